@@ -1,0 +1,42 @@
+import { z } from 'zod';
+
+/** Thrown when the environment does not satisfy a service's schema. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration: ${problems.join('; ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Parses `env` against `schema` once, at start. Every problem is listed in one
+ * error, each naming its variable, so a bad deployment fails with one line.
+ */
+export function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv): z.infer<S> {
+  const result = schema.safeParse(env);
+  if (result.success) return result.data;
+  throw new ConfigError(
+    result.error.issues.map((issue) => `${issue.path.join('.') || '(env)'}: ${issue.message}`),
+  );
+}
+
+/** Reusable variable schemas, so every service spells its contract alike. */
+export const envSchemas = {
+  port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
+  natsUrl: () =>
+    z
+      .string()
+      .regex(/^(nats|tls):\/\/[^\s,]+(,(nats|tls):\/\/[^\s,]+)*$/, 'must be nats://host:port (comma-separate several)')
+      .default('nats://127.0.0.1:4222'),
+  mysqlUrl: () => z.string().regex(/^mysql:\/\/[^\s]+\/[A-Za-z0-9_]+(\?.*)?$/, 'must be mysql://user[:password]@host[:port]/database'),
+  logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** NATS subject token(s): letters, digits, `_`, `-`, dots between tokens. */
+  subjectPrefix: () =>
+    z
+      .string()
+      .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'must be dot-separated subject tokens')
+      .default('inventario'),
+  streamName: () =>
+    z.string().regex(/^[A-Za-z0-9_-]+$/, 'must be letters, digits, _ or -').default('INVENTARIO'),
+  milliseconds: (fallback: number) => z.coerce.number().int().min(0).default(fallback),
+};

@@ -1,0 +1,148 @@
+import knex, { type Knex } from 'knex';
+import { UnavailableError } from './errors';
+
+export type { Knex };
+
+/** The parts of a `mysql://user:password@host:port/database` URL. */
+export interface MysqlTarget {
+  host: string;
+  port: number;
+  user: string;
+  password: string;
+  database: string;
+}
+
+export function parseMysqlUrl(url: string): MysqlTarget {
+  const u = new URL(url);
+  if (u.protocol !== 'mysql:') throw new Error('database URL must start with mysql://');
+  const database = decodeURIComponent(u.pathname.replace(/^\//, ''));
+  if (!/^[A-Za-z0-9_]+$/.test(database)) throw new Error('database name must be letters, digits or _');
+  return {
+    host: u.hostname || '127.0.0.1',
+    port: u.port ? Number(u.port) : 3306,
+    user: decodeURIComponent(u.username || 'root'),
+    password: decodeURIComponent(u.password),
+    database,
+  };
+}
+
+/** Where a URL points, without its credentials: safe to log. */
+export function describeMysqlUrl(url: string): string {
+  const t = parseMysqlUrl(url);
+  return `mysql://${t.host}:${t.port}/${t.database}`;
+}
+
+export interface DbOptions {
+  poolMax?: number;
+  /** How long a query waits for a pooled connection; keep below the gRPC deadline. */
+  acquireTimeoutMs?: number;
+  connectTimeoutMs?: number;
+}
+
+/**
+ * A knex pool on mysql2. Dates are read and written as UTC (`timezone: 'Z'`),
+ * DECIMAL columns come back as strings so money is never a float.
+ */
+export function createDb(url: string, options: DbOptions = {}): Knex {
+  const target = parseMysqlUrl(url);
+  return knex({
+    client: 'mysql2',
+    connection: {
+      ...target,
+      timezone: 'Z',
+      charset: 'utf8mb4',
+      decimalNumbers: false,
+      supportBigNumbers: true,
+      connectTimeout: options.connectTimeoutMs ?? 3000,
+    },
+    pool: { min: 0, max: options.poolMax ?? 10 },
+    acquireConnectionTimeout: options.acquireTimeoutMs ?? 3000,
+  });
+}
+
+/** Creates the database of `url` when it does not exist (dev launcher, tests). */
+export async function ensureDatabase(url: string): Promise<void> {
+  const { database, ...server } = parseMysqlUrl(url);
+  const admin = knex({ client: 'mysql2', connection: { ...server, connectTimeout: 3000 }, pool: { min: 0, max: 1 } });
+  try {
+    await admin.raw('CREATE DATABASE IF NOT EXISTS ?? CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci', [database]);
+  } finally {
+    await admin.destroy();
+  }
+}
+
+/** Drops the database of `url` if it exists (tests). */
+export async function dropDatabase(url: string): Promise<void> {
+  const { database, ...server } = parseMysqlUrl(url);
+  const admin = knex({ client: 'mysql2', connection: { ...server, connectTimeout: 3000 }, pool: { min: 0, max: 1 } });
+  try {
+    await admin.raw('DROP DATABASE IF EXISTS ??', [database]);
+  } finally {
+    await admin.destroy();
+  }
+}
+
+/** A migration kept in code, so compiled services need no migration folder. */
+export interface Migration {
+  up(db: Knex): Promise<void>;
+  down(db: Knex): Promise<void>;
+}
+
+/** Applies every pending migration, in name order, under knex's migration lock. */
+export async function migrate(db: Knex, migrations: Record<string, Migration>): Promise<void> {
+  const names = Object.keys(migrations).sort();
+  await db.migrate.latest({
+    migrationSource: {
+      getMigrations: async () => names,
+      getMigrationName: (name: string) => name,
+      getMigration: async (name: string) => migrations[name] as Migration,
+    },
+  });
+}
+
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EPIPE',
+  'PROTOCOL_CONNECTION_LOST',
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+  'ER_CON_COUNT_ERROR',
+  'ER_SERVER_SHUTDOWN',
+  'ER_LOCK_WAIT_TIMEOUT',
+  'ER_LOCK_DEADLOCK',
+]);
+
+function errorCode(err: unknown): string | undefined {
+  if (typeof err === 'object' && err !== null && 'code' in err) {
+    const code = (err as { code: unknown }).code;
+    return typeof code === 'string' ? code : undefined;
+  }
+  return undefined;
+}
+
+export function isDuplicateEntry(err: unknown): boolean {
+  return errorCode(err) === 'ER_DUP_ENTRY';
+}
+
+/** True when the database could not be reached or a lock could not be had in time. */
+export function isTransientDbError(err: unknown): boolean {
+  const code = errorCode(err);
+  if (code !== undefined && CONNECTION_CODES.has(code)) return true;
+  return err instanceof Error && err.name === 'KnexTimeoutError';
+}
+
+/**
+ * Runs `work`, turning a transient driver failure into UnavailableError so no
+ * driver message reaches a client; other errors pass through unchanged.
+ */
+export async function withDbErrors<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (isTransientDbError(err)) throw new UnavailableError('database unavailable', { cause: err });
+    throw err;
+  }
+}

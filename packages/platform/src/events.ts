@@ -1,0 +1,118 @@
+import { randomUUID } from 'node:crypto';
+import { formatLocalUtc } from './time';
+
+/**
+ * Business events. The envelope and subjects are the public contract of
+ * ARCHITECTURE §4 (documented for other languages in proto/inventario/v1/events.proto).
+ */
+
+/** The six event types, past tense, in the spec's Spanish. */
+export const EVENT_TYPES = [
+  'ProductoCreado',
+  'ProductoActualizado',
+  'ProductoEliminado',
+  'BodegaCreada',
+  'BodegaActualizada',
+  'BodegaEliminada',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+const SUBJECT_SUFFIX: Record<EventType, string> = {
+  ProductoCreado: 'producto.creado',
+  ProductoActualizado: 'producto.actualizado',
+  ProductoEliminado: 'producto.eliminado',
+  BodegaCreada: 'bodega.creada',
+  BodegaActualizada: 'bodega.actualizada',
+  BodegaEliminada: 'bodega.eliminada',
+};
+
+/** NATS subject of an event type, e.g. `inventario.producto.creado`. */
+export function eventSubject(prefix: string, type: EventType): string {
+  return `${prefix}.${SUBJECT_SUFFIX[type]}`;
+}
+
+/** The event type published on `subject` under `prefix`, if any. */
+export function eventTypeOfSubject(prefix: string, subject: string): EventType | undefined {
+  return EVENT_TYPES.find((type) => eventSubject(prefix, type) === subject);
+}
+
+export type Accion = 'CREAR' | 'ACTUALIZAR' | 'ELIMINAR';
+export type Operacion = 'CREATE' | 'UPDATE' | 'DELETE';
+
+/** Who and when, common to every `data`. */
+export interface EventAudit {
+  /** ISO 8601 local form, UTC. */
+  timestamp: string;
+  /** Basic-auth user of the call, or `system` for internal work. */
+  usuario: string;
+  accion: Accion;
+  operacion: Operacion;
+}
+
+/** data of ProductoCreado / ProductoActualizado: the fields of both historical variants. */
+export interface ProductoEventData extends EventAudit {
+  productoId: number;
+  nombre: string;
+  descripcion: string | null;
+  /** JSON number rendered from the stored decimal; never computed. */
+  precio: number;
+  cantidadEnStock: number;
+  cantidad: number;
+  bodegaId: number | null;
+}
+
+/** data of BodegaCreada / BodegaActualizada. */
+export interface BodegaEventData extends EventAudit {
+  bodegaId: number;
+  nombre: string;
+  ubicacion: string | null;
+  capacidad: number;
+}
+
+/** data of ProductoEliminado / BodegaEliminada (`nombre` is an additive field). */
+export interface DeletedEventData extends EventAudit {
+  id: number;
+  nombre: string;
+}
+
+export type EventData = ProductoEventData | BodegaEventData | DeletedEventData;
+
+/** The envelope every event travels in. */
+export interface EventEnvelope<D extends EventData = EventData> {
+  /** UUID; also the `Nats-Msg-Id` header, so JetStream drops re-publications. */
+  id: string;
+  /** `<namespace>.Inventario.<EventType>`. */
+  eventType: string;
+  /** `/productos/{id}` or `/bodegas/{id}`. */
+  subject: string;
+  eventTime: string;
+  dataVersion: '1.0';
+  data: D;
+}
+
+export const ACCION: Record<Operacion, Accion> = { CREATE: 'CREAR', UPDATE: 'ACTUALIZAR', DELETE: 'ELIMINAR' };
+
+/** The audit block for `operacion` at `at` by `usuario`. */
+export function eventAudit(operacion: Operacion, usuario: string, at: Date): EventAudit {
+  return { timestamp: formatLocalUtc(at), usuario, accion: ACCION[operacion], operacion };
+}
+
+export interface NewEvent<D extends EventData> {
+  namespace: string;
+  type: EventType;
+  /** `/productos/{id}` or `/bodegas/{id}`. */
+  subject: string;
+  data: D;
+  at: Date;
+}
+
+export function buildEnvelope<D extends EventData>(event: NewEvent<D>): EventEnvelope<D> {
+  return {
+    id: randomUUID(),
+    eventType: `${event.namespace}.Inventario.${event.type}`,
+    subject: event.subject,
+    eventTime: formatLocalUtc(event.at),
+    dataVersion: '1.0',
+    data: event.data,
+  };
+}

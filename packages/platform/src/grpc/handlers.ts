@@ -1,0 +1,50 @@
+import { randomUUID } from 'node:crypto';
+import { status, type sendUnaryData, type ServerUnaryCall, type ServiceError } from '@grpc/grpc-js';
+import { DomainError } from '../errors';
+import type { Logger } from '../logger';
+import { domainErrorToStatus } from './status';
+
+/** Metadata key with the Basic-auth user of the public call (set by the BFF). */
+export const USUARIO_METADATA_KEY = 'x-inventario-usuario';
+
+/** Who made the call and its trace context, read from gRPC metadata. */
+export interface CallContext {
+  /** The caller's user name; `system` when the call carries none. */
+  usuario: string;
+  /** W3C traceparent, passed on to the event headers. */
+  traceparent?: string;
+}
+
+export function callContext(call: ServerUnaryCall<unknown, unknown>): CallContext {
+  const usuario = call.metadata.get(USUARIO_METADATA_KEY)[0];
+  const traceparent = call.metadata.get('traceparent')[0];
+  const name = typeof usuario === 'string' && usuario.trim() !== '' ? usuario.trim().slice(0, 255) : 'system';
+  return typeof traceparent === 'string' ? { usuario: name, traceparent } : { usuario: name };
+}
+
+/**
+ * Adapts an async handler to grpc-js: the callback is called exactly once,
+ * a DomainError becomes its status, anything else INTERNAL with a log id
+ * (the message and stack stay in the log, never in the response).
+ */
+export function unary<Req, Res>(
+  logger: Logger,
+  method: string,
+  handler: (request: Req, context: CallContext) => Promise<Res>,
+): (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => void {
+  return (call, callback) => {
+    handler(call.request, callContext(call as ServerUnaryCall<unknown, unknown>)).then(
+      (response) => callback(null, response),
+      (err: unknown) => {
+        if (err instanceof DomainError) {
+          if (err.code === 'UNAVAILABLE') logger.warn({ method, err: err.message }, 'dependency unavailable');
+          callback(domainErrorToStatus(err) as ServiceError);
+          return;
+        }
+        const logId = randomUUID();
+        logger.error({ method, logId, err }, 'unexpected error');
+        callback({ code: status.INTERNAL, details: `internal error (log id ${logId})` } as ServiceError);
+      },
+    );
+  };
+}

@@ -1,0 +1,77 @@
+import { readFileSync } from 'node:fs';
+import { Server, ServerCredentials, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import { loadFileDescriptorSetFromBuffer } from '@grpc/proto-loader';
+import { ReflectionService } from '@grpc/reflection';
+import { HealthImplementation } from 'grpc-health-check';
+import type { Logger } from '../logger';
+
+export interface GrpcServiceBinding {
+  /** Fully qualified name, e.g. `inventario.v1.ProductoService`: the health service key. */
+  name: string;
+  definition: ServiceDefinition;
+  implementation: UntypedServiceImplementation;
+}
+
+export interface GrpcServerOptions {
+  host?: string;
+  port: number;
+  services: GrpcServiceBinding[];
+  /** Binary FileDescriptorSet of our protos (built by `buf build`), served by reflection. */
+  descriptorSetPath: string;
+  logger: Logger;
+}
+
+export interface StartedGrpcServer {
+  server: Server;
+  /** The bound port (useful with port 0 in tests). */
+  port: number;
+  /** Sets grpc.health.v1 for the whole server ("") and each service. */
+  setServing(serving: boolean): void;
+  /** Stops accepting calls, lets in-flight calls finish up to `graceMs`, then cancels them. */
+  shutdown(graceMs: number): Promise<void>;
+}
+
+/**
+ * A grpc-js server with our services, grpc.health.v1 (starts NOT_SERVING
+ * until the caller says otherwise) and server reflection (v1 and v1alpha).
+ */
+export async function startGrpcServer(options: GrpcServerOptions): Promise<StartedGrpcServer> {
+  const server = new Server({
+    'grpc.keepalive_permit_without_calls': 1,
+    'grpc.max_receive_message_length': 4 * 1024 * 1024,
+  });
+  for (const s of options.services) server.addService(s.definition, s.implementation);
+
+  const names = ['', ...options.services.map((s) => s.name)];
+  const health = new HealthImplementation(Object.fromEntries(names.map((n) => [n, 'NOT_SERVING'])));
+  health.addToServer(server);
+
+  const descriptors = loadFileDescriptorSetFromBuffer(readFileSync(options.descriptorSetPath));
+  new ReflectionService(descriptors).addToServer(server);
+
+  const address = `${options.host ?? '0.0.0.0'}:${options.port}`;
+  const port = await new Promise<number>((resolve, reject) => {
+    server.bindAsync(address, ServerCredentials.createInsecure(), (err, bound) => (err ? reject(err) : resolve(bound)));
+  });
+  options.logger.info({ port }, 'grpc server listening');
+
+  return {
+    server,
+    port,
+    setServing(serving) {
+      for (const n of names) health.setStatus(n, serving ? 'SERVING' : 'NOT_SERVING');
+    },
+    shutdown(graceMs) {
+      return new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          server.forceShutdown();
+          resolve();
+        }, graceMs);
+        server.tryShutdown(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    },
+  };
+}

@@ -1,0 +1,45 @@
+import type { Knex } from './db';
+import type { Logger } from './logger';
+
+export interface DatabaseMonitorOptions {
+  db: Knex;
+  logger: Logger;
+  intervalMs?: number;
+  /** Called with the new state whenever reachability changes (and once at start). */
+  onChange(up: boolean): void;
+}
+
+/**
+ * Pings the database periodically and reports reachability changes, so the
+ * gRPC health status turns NOT_SERVING while MySQL is unreachable and back
+ * to SERVING when it returns. Returns a function that stops the monitor.
+ */
+export function monitorDatabase(options: DatabaseMonitorOptions): () => void {
+  const { db, logger, onChange } = options;
+  let state: boolean | undefined;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+
+  async function check(): Promise<void> {
+    let up: boolean;
+    try {
+      await db.raw('SELECT 1');
+      up = true;
+    } catch {
+      up = false;
+    }
+    if (stopped) return;
+    if (up !== state) {
+      state = up;
+      logger[up ? 'info' : 'error']({ database: up ? 'up' : 'down' }, 'database reachability changed');
+      onChange(up);
+    }
+    timer = setTimeout(() => void check(), options.intervalMs ?? 2000);
+  }
+
+  void check();
+  return () => {
+    stopped = true;
+    if (timer) clearTimeout(timer);
+  };
+}

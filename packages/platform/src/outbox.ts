@@ -1,0 +1,229 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
+import { jetstream } from '@nats-io/jetstream';
+import type { Knex } from './db';
+import type { EventEnvelope } from './events';
+import type { Logger } from './logger';
+
+/**
+ * Transactional outbox. A write and its event row commit in one transaction
+ * (`enqueueEvent` inside the write's transaction); the relay publishes
+ * pending rows to JetStream afterwards, so a committed write always produces
+ * its event, and a rolled-back one never does.
+ */
+
+const OUTBOX = 'outbox';
+const LEASE = 'outbox_relay_lease';
+
+/** Creates the outbox tables; call from a service migration. */
+export async function createOutboxTables(db: Knex): Promise<void> {
+  await db.schema.createTable(OUTBOX, (t) => {
+    t.bigIncrements('id').primary();
+    t.string('event_id', 36).notNullable().unique();
+    t.string('subject', 255).notNullable();
+    t.text('payload', 'longtext').notNullable();
+    t.text('headers').nullable();
+    t.dateTime('created_at', { precision: 3 }).notNullable().defaultTo(db.raw('CURRENT_TIMESTAMP(3)'));
+    t.dateTime('published_at', { precision: 3 }).nullable();
+    t.index(['published_at', 'id'], 'outbox_pending_idx');
+  });
+  // One row whose lock elects the single active relay of a database, so events
+  // of one record are published in commit order even with several replicas.
+  await db.schema.createTable(LEASE, (t) => {
+    t.string('name', 64).primary();
+  });
+  await db(LEASE).insert({ name: 'relay' });
+}
+
+export async function dropOutboxTables(db: Knex): Promise<void> {
+  await db.schema.dropTableIfExists(LEASE);
+  await db.schema.dropTableIfExists(OUTBOX);
+}
+
+export interface OutboxEvent {
+  /** NATS subject, e.g. `inventario.producto.creado`. */
+  subject: string;
+  envelope: EventEnvelope;
+  /** Extra NATS headers, e.g. `traceparent`. */
+  headers?: Record<string, string>;
+}
+
+/** Adds an event row inside the caller's transaction. */
+export async function enqueueEvent(trx: Knex.Transaction, event: OutboxEvent): Promise<void> {
+  await trx(OUTBOX).insert({
+    event_id: event.envelope.id,
+    subject: event.subject,
+    payload: JSON.stringify(event.envelope),
+    headers: event.headers && Object.keys(event.headers).length > 0 ? JSON.stringify(event.headers) : null,
+  });
+}
+
+/** Rows committed but not yet acknowledged by JetStream. */
+export async function countPendingEvents(db: Knex): Promise<number> {
+  const row = await db(OUTBOX).whereNull('published_at').count<{ n: number | string }[]>({ n: '*' }).first();
+  return Number(row?.n ?? 0);
+}
+
+/** Publishes one outbox row; resolves once JetStream has stored it (or dropped it as a duplicate). */
+export type PublishFn = (row: { eventId: string; subject: string; payload: string; headers: Record<string, string> }) => Promise<void>;
+
+/** The production PublishFn: JetStream publish with `Nats-Msg-Id` = event id. */
+export function jetStreamPublisher(nc: NatsConnection, timeoutMs: number): PublishFn {
+  const js = jetstream(nc, { timeout: timeoutMs });
+  return async ({ eventId, subject, payload, headers }) => {
+    const h = natsHeaders();
+    for (const [k, v] of Object.entries(headers)) h.set(k, v);
+    await js.publish(subject, payload, { msgID: eventId, headers: h, timeout: timeoutMs });
+  };
+}
+
+export interface OutboxRelayOptions {
+  db: Knex;
+  publish: PublishFn;
+  logger: Logger;
+  batchSize?: number;
+  /** How often to look for rows when nobody called notify(). */
+  pollIntervalMs?: number;
+  /** Ceiling of the exponential back-off after a failed publish. */
+  maxBackoffMs?: number;
+  /** Published rows older than this are deleted. */
+  retentionMs?: number;
+}
+
+export interface OutboxRelay {
+  start(): void;
+  /** Wake the relay now (call after committing a write). */
+  notify(): void;
+  /** Finish the current batch and stop. */
+  stop(): Promise<void>;
+}
+
+interface PendingRow {
+  id: number | string;
+  event_id: string;
+  subject: string;
+  payload: string;
+  headers: string | null;
+}
+
+/** MariaDB answers NOWAIT with 1205, MySQL 8 with 3572. */
+function isLockBusy(err: unknown): boolean {
+  const errno = (err as { errno?: number } | null)?.errno;
+  return errno === 1205 || errno === 3572;
+}
+
+/**
+ * Publishes pending outbox rows in id order. Guarantees:
+ * - at least once into JetStream, exactly once in the stream: a row is marked
+ *   only after JetStream acknowledged it, and a re-publication after a crash
+ *   carries the same Nats-Msg-Id, which JetStream drops as a duplicate;
+ * - one active relay per database (a NOWAIT lock on the lease row), so a
+ *   record's events keep commit order whatever the replica count;
+ * - a failed publish backs off exponentially (no hot loop while NATS is down),
+ *   and never affects the writes, which only insert rows.
+ */
+export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
+  const { db, publish, logger } = options;
+  const batchSize = options.batchSize ?? 100;
+  const pollIntervalMs = options.pollIntervalMs ?? 250;
+  const maxBackoffMs = options.maxBackoffMs ?? 5000;
+  const retentionMs = options.retentionMs ?? 7 * 24 * 3600_000;
+
+  let running = false;
+  let loop: Promise<void> | undefined;
+  let wake: AbortController = new AbortController();
+  let backoff = 0;
+  let lastPrune = 0;
+
+  async function relayBatch(): Promise<{ published: number; error?: unknown }> {
+    return db.transaction(
+      async (trx) => {
+        try {
+          await trx.raw(`SELECT name FROM ${LEASE} WHERE name = 'relay' FOR UPDATE NOWAIT`);
+        } catch (err) {
+          if (isLockBusy(err)) return { published: 0 };
+          throw err;
+        }
+        // SKIP LOCKED passes over rows of writes still in flight (their lock),
+        // which are necessarily of other records than the ones committed.
+        const [rows] = (await trx.raw(
+          `SELECT id, event_id, subject, payload, headers FROM ${OUTBOX}
+           WHERE published_at IS NULL ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED`,
+          [batchSize],
+        )) as [PendingRow[]];
+        const done: Array<number | string> = [];
+        let error: unknown;
+        for (const row of rows) {
+          try {
+            await publish({
+              eventId: row.event_id,
+              subject: row.subject,
+              payload: row.payload,
+              headers: row.headers ? (JSON.parse(row.headers) as Record<string, string>) : {},
+            });
+            done.push(row.id);
+          } catch (err) {
+            error = err;
+            break;
+          }
+        }
+        if (done.length > 0) {
+          await trx(OUTBOX).whereIn('id', done).update({ published_at: trx.raw('CURRENT_TIMESTAMP(3)') });
+        }
+        return { published: done.length, error };
+      },
+      // Record locks only: writers inserting new rows never wait for the relay.
+      { isolationLevel: 'read committed' },
+    );
+  }
+
+  async function prune(): Promise<void> {
+    if (Date.now() - lastPrune < 3600_000) return;
+    lastPrune = Date.now();
+    const cutoff = new Date(Date.now() - retentionMs);
+    const deleted = await db(OUTBOX).where('published_at', '<', cutoff).del();
+    if (deleted > 0) logger.info({ deleted }, 'pruned published outbox rows');
+  }
+
+  async function run(): Promise<void> {
+    while (running) {
+      let full = false;
+      try {
+        const { published, error } = await relayBatch();
+        if (published > 0) logger.debug({ published }, 'outbox rows published');
+        if (error) throw error;
+        backoff = 0;
+        full = published === batchSize;
+        await prune();
+      } catch (err) {
+        backoff = Math.min(maxBackoffMs, backoff === 0 ? pollIntervalMs : backoff * 2);
+        logger.warn({ err: err instanceof Error ? err.message : String(err), retryInMs: backoff }, 'outbox relay failed; will retry');
+      }
+      if (!running) break;
+      if (full) continue;
+      try {
+        await sleep(backoff || pollIntervalMs, undefined, { signal: wake.signal });
+      } catch {
+        // woken by notify() or stop()
+      }
+      if (wake.signal.aborted) wake = new AbortController();
+    }
+  }
+
+  return {
+    start() {
+      if (running) return;
+      running = true;
+      loop = run();
+    },
+    notify() {
+      // While backing off, new writes must not turn the back-off into a hot loop.
+      if (backoff === 0) wake.abort();
+    },
+    async stop() {
+      running = false;
+      wake.abort();
+      await loop;
+    },
+  };
+}

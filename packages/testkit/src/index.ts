@@ -1,0 +1,194 @@
+/**
+ * Helpers for tests that talk to the real MariaDB and NATS JetStream.
+ * Every run uses its own database names and its own stream / subject prefix,
+ * so concurrent runs never collide, and cleans up after itself.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { dropDatabase, ensureDatabase } from '@inventario/platform';
+
+/** Server part of the test MySQL URL (no database). */
+export const TEST_MYSQL_SERVER = process.env.TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306';
+export const TEST_NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
+
+/** A short name unique to this run: `<prefix>_<base36 time><random>`. */
+export function uniqueName(prefix: string): string {
+  return `${prefix}_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+}
+
+export interface TestDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+/** Creates a fresh, empty database for one test file. */
+export async function createTestDatabase(label: string): Promise<TestDatabase> {
+  const url = `${TEST_MYSQL_SERVER}/${uniqueName(`t_${label}`)}`;
+  await ensureDatabase(url);
+  return { url, drop: () => dropDatabase(url) };
+}
+
+/** A private stream name and subject prefix for one test file. */
+export interface EventNamespace {
+  stream: string;
+  prefix: string;
+}
+
+export function testEventNamespace(): EventNamespace {
+  const name = uniqueName('t');
+  return { stream: name.toUpperCase(), prefix: name };
+}
+
+export function connectTestNats(url: string = TEST_NATS_URL): Promise<NatsConnection> {
+  return connect({ servers: url, reconnectTimeWait: 200, maxReconnectAttempts: -1 });
+}
+
+export async function deleteStream(nc: NatsConnection, stream: string): Promise<void> {
+  const jsm = await jetstreamManager(nc);
+  try {
+    await jsm.streams.delete(stream);
+  } catch {
+    // already gone
+  }
+}
+
+/** One stored JetStream message, decoded. */
+export interface StoredEvent<T = Record<string, unknown>> {
+  seq: number;
+  subject: string;
+  headers: Record<string, string>;
+  /** The parsed JSON envelope. */
+  body: T & { id: string; eventType: string; subject: string; eventTime: string; dataVersion: string; data: Record<string, unknown> };
+}
+
+/** Every message currently stored in `stream`, in stream order. */
+export async function readStream(nc: NatsConnection, stream: string): Promise<StoredEvent[]> {
+  const jsm = await jetstreamManager(nc);
+  let info;
+  try {
+    info = await jsm.streams.info(stream);
+  } catch {
+    return [];
+  }
+  const out: StoredEvent[] = [];
+  for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
+    const m = await jsm.streams.getMessage(stream, { seq }).catch(() => null);
+    if (!m) continue;
+    const headers: Record<string, string> = {};
+    if (m.header) for (const k of m.header.keys()) headers[k] = m.header.get(k);
+    out.push({ seq, subject: m.subject, headers, body: m.json() });
+  }
+  return out;
+}
+
+/** Polls `probe` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
+export async function waitFor<T>(
+  probe: () => Promise<T | undefined | false> | T | undefined | false,
+  what: string,
+  timeoutMs = 10_000,
+  intervalMs = 50,
+): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await probe();
+      if (v !== undefined && v !== false) return v;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    await sleep(intervalMs);
+  }
+}
+
+/** A TCP port that was free a moment ago. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** A private `nats-server -js` on a free port with its own store dir, for fault tests. */
+export interface PrivateNatsServer {
+  url: string;
+  port: number;
+  /** (Re)starts the server on the same port and store dir. */
+  start(): Promise<void>;
+  /** Stops the server (SIGTERM, then SIGKILL after 5 s). */
+  stop(): Promise<void>;
+  /** Stops the server and deletes its store dir. */
+  dispose(): Promise<void>;
+}
+
+const NATS_SERVER_BIN = process.env.NATS_SERVER_BIN ?? 'nats-server';
+
+export async function startPrivateNatsServer(): Promise<PrivateNatsServer> {
+  const port = await freePort();
+  const storeDir = mkdtempSync(join(tmpdir(), 'inventario-nats-'));
+  let child: ChildProcess | undefined;
+
+  async function start(): Promise<void> {
+    if (child) return;
+    const proc = spawn(NATS_SERVER_BIN, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    child = proc;
+    let output = '';
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`nats-server did not start on ${port}: ${output}`)), 10_000);
+      proc.stderr?.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes('Server is ready')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      proc.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`nats-server exited with ${code}: ${output}`));
+      });
+      proc.once('error', (err) => {
+        clearTimeout(timer);
+        reject(err);
+      });
+    });
+    proc.stderr?.resume();
+  }
+
+  async function stop(): Promise<void> {
+    const proc = child;
+    if (!proc) return;
+    child = undefined;
+    if (proc.exitCode !== null) return;
+    const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+    proc.kill('SIGTERM');
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 5000);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  await start();
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    port,
+    start,
+    stop,
+    async dispose() {
+      await stop();
+      rmSync(storeDir, { recursive: true, force: true });
+    },
+  };
+}
