@@ -93,9 +93,9 @@ export async function migrate(db: Knex, migrations: Record<string, Migration>): 
   const names = Object.keys(migrations).sort();
   await db.migrate.latest({
     migrationSource: {
-      getMigrations: async () => names,
+      getMigrations: () => Promise.resolve(names),
       getMigrationName: (name: string) => name,
-      getMigration: async (name: string) => migrations[name] as Migration,
+      getMigration: (name: string) => Promise.resolve(migrations[name] as Migration),
     },
   });
 }
@@ -117,7 +117,7 @@ const CONNECTION_CODES = new Set([
 
 function errorCode(err: unknown): string | undefined {
   if (typeof err === 'object' && err !== null && 'code' in err) {
-    const code = (err as { code: unknown }).code;
+    const code = err.code;
     return typeof code === 'string' ? code : undefined;
   }
   return undefined;

@@ -15,7 +15,7 @@ export interface DatabaseMonitorOptions {
  * to SERVING when it returns. Returns a function that stops the monitor.
  */
 export function monitorDatabase(options: DatabaseMonitorOptions): () => void {
-  const { db, logger, onChange } = options;
+  const { db, logger } = options;
   let state: boolean | undefined;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
@@ -32,7 +32,7 @@ export function monitorDatabase(options: DatabaseMonitorOptions): () => void {
     if (up !== state) {
       state = up;
       logger[up ? 'info' : 'error']({ database: up ? 'up' : 'down' }, 'database reachability changed');
-      onChange(up);
+      options.onChange(up);
     }
     timer = setTimeout(() => void check(), options.intervalMs ?? 2000);
   }

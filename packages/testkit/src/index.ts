@@ -103,7 +103,7 @@ export async function waitFor<T>(
     } catch (err) {
       last = err;
     }
-    if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`);
     await sleep(intervalMs);
   }
 }

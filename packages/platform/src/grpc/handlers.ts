@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { status, type sendUnaryData, type ServerUnaryCall, type ServiceError } from '@grpc/grpc-js';
+import { status, type sendUnaryData, type ServerUnaryCall } from '@grpc/grpc-js';
 import { DomainError } from '../errors';
 import type { Logger } from '../logger';
 import { domainErrorToStatus } from './status';
@@ -33,17 +33,17 @@ export function unary<Req, Res>(
   handler: (request: Req, context: CallContext) => Promise<Res>,
 ): (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => void {
   return (call, callback) => {
-    handler(call.request, callContext(call as ServerUnaryCall<unknown, unknown>)).then(
+    handler(call.request, callContext(call)).then(
       (response) => callback(null, response),
       (err: unknown) => {
         if (err instanceof DomainError) {
           if (err.code === 'UNAVAILABLE') logger.warn({ method, err: err.message }, 'dependency unavailable');
-          callback(domainErrorToStatus(err) as ServiceError);
+          callback(domainErrorToStatus(err));
           return;
         }
         const logId = randomUUID();
         logger.error({ method, logId, err }, 'unexpected error');
-        callback({ code: status.INTERNAL, details: `internal error (log id ${logId})` } as ServiceError);
+        callback({ code: status.INTERNAL, details: `internal error (log id ${logId})` });
       },
     );
   };

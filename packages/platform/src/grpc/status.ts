@@ -1,5 +1,5 @@
 import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
-import { DomainError, type FieldViolation } from '../errors';
+import type { DomainError, FieldViolation } from '../errors';
 
 /**
  * Trailing metadata key carrying the field violations of an INVALID_ARGUMENT

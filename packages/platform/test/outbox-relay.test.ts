@@ -1,0 +1,144 @@
+/**
+ * The outbox relay against real MariaDB and NATS JetStream: what a committed
+ * transaction enqueues reaches the stream once, in id order, with its
+ * de-duplication id and headers; what a rolled-back one enqueued never does.
+ *
+ * The relay polls once an hour here, so anything it publishes after its first
+ * (empty) round was woken by notify().
+ */
+import {
+  countPendingEvents,
+  createDb,
+  createOutboxRelay,
+  createOutboxTables,
+  enqueueEvent,
+  ensureStream,
+  jetStreamPublisher,
+  type Knex,
+  type NatsConnection,
+  type OutboxRelay,
+} from '@inventario/platform';
+import {
+  connectTestNats,
+  createTestDatabase,
+  deleteStream,
+  readStream,
+  testEventNamespace,
+  waitFor,
+  type EventNamespace,
+  type TestDatabase,
+} from '@inventario/testkit';
+import { commitEvents, countingPublisher, type CountingPublisher, outboxEventIds, productoEvent, silentLogger } from './outbox-support';
+
+const TRACEPARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+
+describe('outbox relay', () => {
+  let testDb: TestDatabase;
+  let db: Knex;
+  let nc: NatsConnection;
+  let ns: EventNamespace;
+  let counter: CountingPublisher;
+  let relay: OutboxRelay;
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase('outbox_relay');
+    db = createDb(testDb.url);
+    await createOutboxTables(db);
+    ns = testEventNamespace();
+    nc = await connectTestNats();
+    await ensureStream(nc, { name: ns.stream, subjects: [`${ns.prefix}.>`] });
+    counter = countingPublisher(jetStreamPublisher(nc, 5000));
+    relay = createOutboxRelay({ db, publish: counter.publish, logger: silentLogger, pollIntervalMs: 3600_000 });
+    relay.start();
+  });
+
+  afterAll(async () => {
+    await relay?.stop();
+    if (nc) {
+      await deleteStream(nc, ns.stream);
+      await nc.close();
+    }
+    await db?.destroy();
+    await testDb?.drop();
+  });
+
+  /** Waits until every committed row is marked published. */
+  async function drained(): Promise<void> {
+    await waitFor(async () => (await countPendingEvents(db)) === 0, 'outbox drained');
+  }
+
+  it('publishes committed rows once each, in id order, with Nats-Msg-Id = envelope id and the stored headers', async () => {
+    const events = [
+      productoEvent(ns.prefix, 1, 1, TRACEPARENT),
+      productoEvent(ns.prefix, 2, 1, TRACEPARENT),
+      productoEvent(ns.prefix, 1, 2),
+      productoEvent(ns.prefix, 3, 1, TRACEPARENT),
+    ];
+    await commitEvents(db, events.slice(0, 1));
+    await commitEvents(db, events.slice(1, 3)); // two events in one transaction
+    await commitEvents(db, events.slice(3));
+    relay.notify();
+    await drained();
+
+    const stored = await readStream(nc, ns.stream);
+    expect(stored.map((m) => m.body.id)).toEqual(await outboxEventIds(db));
+    expect(stored.map((m) => m.body.id)).toEqual(events.map((e) => e.envelope.id));
+    stored.forEach((message, i) => {
+      const event = events[i]!;
+      expect(message.subject).toBe(event.subject);
+      expect(message.body).toEqual(event.envelope);
+      expect(message.headers['Nats-Msg-Id']).toBe(event.envelope.id);
+      expect(message.headers.traceparent).toBe(event.headers?.traceparent);
+    });
+    expect(counter.attempts).toEqual(events.map((e) => e.envelope.id));
+  });
+
+  it('never publishes the row of a rolled-back transaction', async () => {
+    const rolledBack = productoEvent(ns.prefix, 4, 1);
+    await expect(
+      db.transaction(async (trx) => {
+        await enqueueEvent(trx, rolledBack);
+        throw new Error('write rejected after enqueueing');
+      }),
+    ).rejects.toThrow('write rejected after enqueueing');
+    // A later committed row: once it is in the stream, the relay has been past the rolled-back one.
+    const committed = productoEvent(ns.prefix, 5, 1);
+    await commitEvents(db, [committed]);
+    relay.notify();
+    await waitFor(async () => (await readStream(nc, ns.stream)).some((m) => m.body.id === committed.envelope.id), 'later event');
+
+    const ids = (await readStream(nc, ns.stream)).map((m) => m.body.id);
+    expect(ids).not.toContain(rolledBack.envelope.id);
+    expect(counter.attempts).not.toContain(rolledBack.envelope.id);
+    expect(await outboxEventIds(db)).not.toContain(rolledBack.envelope.id);
+  });
+
+  it('leaves a committed row pending until notify() wakes the relay', async () => {
+    await drained();
+    // The relay's last round has committed; it now sleeps for its hour-long poll interval.
+    const event = productoEvent(ns.prefix, 6, 1);
+    await commitEvents(db, [event]);
+    expect(await countPendingEvents(db)).toBe(1);
+
+    relay.notify();
+    await drained();
+    const stored = await readStream(nc, ns.stream);
+    expect(stored.at(-1)?.body.id).toBe(event.envelope.id);
+  });
+
+  it('publishes each row once across rounds: nothing is re-published and the pending count drops to 0', async () => {
+    const before = counter.attempts.length;
+    relay.notify(); // a round with nothing pending
+    const event = productoEvent(ns.prefix, 7, 1);
+    await commitEvents(db, [event]);
+    relay.notify();
+    await drained();
+
+    expect(await countPendingEvents(db)).toBe(0);
+    expect(counter.attempts.slice(before)).toEqual([event.envelope.id]);
+    const ids = (await readStream(nc, ns.stream)).map((m) => m.body.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(new Set(counter.attempts).size).toBe(counter.attempts.length);
+    expect(ids).toEqual(await outboxEventIds(db));
+  });
+});

@@ -1,0 +1,111 @@
+import { InvalidArgumentError, type FieldViolation } from '@inventario/platform';
+
+/**
+ * Warehouse rules, free of I/O. Every write goes through these functions, so
+ * the store only ever sees valid values; violations name the public
+ * (camelCase) field and carry a Spanish message fit for the end user.
+ */
+
+/** A stored warehouse. */
+export interface Bodega {
+  id: number;
+  nombre: string;
+  /** null when the warehouse has no recorded location. */
+  ubicacion: string | null;
+  /** Capacity in units. */
+  capacidad: number;
+  fechaCreacion: Date;
+  fechaActualizacion: Date;
+}
+
+/** The writable fields of a warehouse, validated. */
+export interface DatosBodega {
+  nombre: string;
+  ubicacion: string | null;
+  capacidad: number;
+}
+
+/** Writable fields as they arrive from a caller, before validation. */
+export interface BodegaInput {
+  nombre?: string | undefined;
+  ubicacion?: string | null | undefined;
+  capacidad?: number | undefined;
+}
+
+/** A partial update: only the present keys change. */
+export type CambiosBodega = Partial<DatosBodega>;
+
+/** VARCHAR(255): the column limit, counted in characters as MySQL does. */
+export const MAX_TEXTO = 255;
+/** `capacidad` is an INT column and an int32 on the wire. */
+export const MAX_CAPACIDAD = 2_147_483_647;
+
+/** Characters (code points) as MySQL counts them, not UTF-16 units. */
+function longitud(texto: string): number {
+  return [...texto].length;
+}
+
+/**
+ * nombre is required and names the warehouse to people, so a blank name is
+ * no name. Surrounding whitespace is trimmed: the unique index ignores
+ * trailing spaces anyway, and "Central " must not look different from "Central".
+ */
+function validarNombre(nombre: string | undefined, out: FieldViolation[]): string {
+  if (nombre === undefined || nombre === '') {
+    out.push({ campo: 'nombre', mensaje: 'es obligatorio' });
+    return '';
+  }
+  const limpio = nombre.trim();
+  if (limpio === '') out.push({ campo: 'nombre', mensaje: 'no puede estar en blanco' });
+  else if (longitud(limpio) > MAX_TEXTO) out.push({ campo: 'nombre', mensaje: `no puede superar ${MAX_TEXTO} caracteres` });
+  return limpio;
+}
+
+/**
+ * ubicacion is optional. Blank and absent mean the same thing ("no recorded
+ * location"), so both are stored as null: one representation, not two.
+ */
+function validarUbicacion(ubicacion: string | null | undefined, out: FieldViolation[]): string | null {
+  if (ubicacion === undefined || ubicacion === null) return null;
+  const limpia = ubicacion.trim();
+  if (limpia === '') return null;
+  if (longitud(limpia) > MAX_TEXTO) out.push({ campo: 'ubicacion', mensaje: `no puede superar ${MAX_TEXTO} caracteres` });
+  return limpia;
+}
+
+/** capacidad is a count of units: a whole number, never negative, never defaulted here. */
+function validarCapacidad(capacidad: number | undefined, out: FieldViolation[]): number {
+  if (capacidad === undefined) out.push({ campo: 'capacidad', mensaje: 'es obligatorio' });
+  else if (!Number.isInteger(capacidad)) out.push({ campo: 'capacidad', mensaje: 'debe ser un número entero' });
+  else if (capacidad < 0) out.push({ campo: 'capacidad', mensaje: 'debe ser mayor o igual que 0' });
+  else if (capacidad > MAX_CAPACIDAD) out.push({ campo: 'capacidad', mensaje: `no puede superar ${MAX_CAPACIDAD}` });
+  return capacidad ?? 0;
+}
+
+/** Validates a new warehouse; throws InvalidArgumentError naming every bad field. */
+export function validarNuevaBodega(input: BodegaInput): DatosBodega {
+  const violations: FieldViolation[] = [];
+  const datos: DatosBodega = {
+    nombre: validarNombre(input.nombre, violations),
+    ubicacion: validarUbicacion(input.ubicacion, violations),
+    capacidad: validarCapacidad(input.capacidad, violations),
+  };
+  if (violations.length > 0) throw new InvalidArgumentError(violations);
+  return datos;
+}
+
+/**
+ * Validates the fields a partial update names (a key that is present is
+ * being set; `ubicacion: null` clears it). Throws InvalidArgumentError naming
+ * every bad field. Whether an empty change set is acceptable is the caller's
+ * call (the gRPC edge rejects an empty update mask).
+ */
+export function validarCambiosBodega(cambios: BodegaInput): CambiosBodega {
+  const violations: FieldViolation[] = [];
+  const out: CambiosBodega = {};
+  if ('nombre' in cambios) out.nombre = validarNombre(cambios.nombre, violations);
+  if ('ubicacion' in cambios) out.ubicacion = validarUbicacion(cambios.ubicacion, violations);
+  if ('capacidad' in cambios) out.capacidad = validarCapacidad(cambios.capacidad, violations);
+  if (violations.length > 0) throw new InvalidArgumentError(violations);
+  return out;
+}

@@ -1,0 +1,196 @@
+import {
+  AlreadyExistsError,
+  InvalidArgumentError,
+  NotFoundError,
+  enqueueEvent,
+  isDuplicateEntry,
+  nowToSecond,
+  withDbErrors,
+  type CallContext,
+  type Knex,
+} from '@inventario/platform';
+import { validarCambiosBodega, validarNuevaBodega, type Bodega, type BodegaInput } from '../domain/bodega';
+import type { BodegaEvents } from '../events/bodega-events';
+import { NOMBRE_UNIQUE_INDEX } from './migrations';
+import { decodePageToken, encodePageToken, MAX_PAGE_SIZE, resolvePageSize } from './pagination';
+
+const TABLE = 'bodegas';
+
+export interface ListBodegasQuery {
+  /** 0 means the default page size; see resolvePageSize. */
+  pageSize: number;
+  /** '' for the first page, else a nextPageToken from an earlier page. */
+  pageToken: string;
+  /** When non-empty, only these ids (unknown ids are simply absent). */
+  ids: number[];
+}
+
+export interface BodegaPage {
+  bodegas: Bodega[];
+  /** '' on the last page. */
+  nextPageToken: string;
+}
+
+/**
+ * Warehouses in MySQL. Every write validates its input with the domain rules,
+ * then commits the row and its event (outbox) in one transaction, so a
+ * committed write always produces its event and a rejected one never does.
+ * Driver errors never escape: duplicates become AlreadyExistsError, an
+ * unreachable database UnavailableError.
+ */
+export interface BodegaStore {
+  create(input: BodegaInput, caller: CallContext): Promise<Bodega>;
+  /** NotFoundError when `id` does not exist. */
+  get(id: number): Promise<Bodega>;
+  /** Ordered by id. */
+  list(query: ListBodegasQuery): Promise<BodegaPage>;
+  /** Changes only the keys present in `cambios`; NotFoundError, AlreadyExistsError. */
+  update(id: number, cambios: BodegaInput, caller: CallContext): Promise<Bodega>;
+  /** NotFoundError when `id` does not exist. */
+  delete(id: number, caller: CallContext): Promise<void>;
+}
+
+export interface BodegaStoreDeps {
+  events: BodegaEvents;
+  /** Called after each committed write, so the outbox relay publishes at once instead of at its next poll. */
+  onCommitted?: () => void;
+}
+
+interface BodegaRow {
+  id: number;
+  nombre: string;
+  ubicacion: string | null;
+  capacidad: number;
+  fecha_creacion: Date;
+  fecha_actualizacion: Date;
+}
+
+function toBodega(row: BodegaRow): Bodega {
+  return {
+    id: Number(row.id),
+    nombre: row.nombre,
+    ubicacion: row.ubicacion,
+    capacidad: row.capacidad,
+    fechaCreacion: row.fecha_creacion,
+    fechaActualizacion: row.fecha_actualizacion,
+  };
+}
+
+function notFound(id: number): NotFoundError {
+  return new NotFoundError(`No existe la bodega con id ${id}`);
+}
+
+/** Only the unique index on nombre can collide; anything else is not ours to explain. */
+function isDuplicateNombre(err: unknown): boolean {
+  return isDuplicateEntry(err) && err instanceof Error && err.message.includes(NOMBRE_UNIQUE_INDEX);
+}
+
+function duplicateNombre(nombre: string): AlreadyExistsError {
+  return new AlreadyExistsError(`Ya existe una bodega con el nombre '${nombre}'`);
+}
+
+function validIds(ids: number[]): number[] {
+  if (ids.some((id) => !Number.isSafeInteger(id) || id <= 0)) {
+    throw InvalidArgumentError.field('ids', 'deben ser números enteros positivos');
+  }
+  const unique = [...new Set(ids)];
+  if (unique.length > MAX_PAGE_SIZE) {
+    throw InvalidArgumentError.field('ids', `no puede tener más de ${MAX_PAGE_SIZE} elementos`);
+  }
+  return unique;
+}
+
+export function createBodegaStore(db: Knex, deps: BodegaStoreDeps): BodegaStore {
+  const { events } = deps;
+
+  /** Runs one write transaction at a whole-second instant; notifies the relay after commit. */
+  async function write<T>(work: (trx: Knex.Transaction, at: Date) => Promise<T>): Promise<T> {
+    const result = await withDbErrors(() => db.transaction((trx) => work(trx, nowToSecond())));
+    deps.onCommitted?.();
+    return result;
+  }
+
+  async function lockedRow(trx: Knex.Transaction, id: number): Promise<Bodega> {
+    const row = await trx<BodegaRow>(TABLE).where({ id }).forUpdate().first();
+    if (!row) throw notFound(id);
+    return toBodega(row);
+  }
+
+  return {
+    create(input, caller) {
+      const datos = validarNuevaBodega(input);
+      return write(async (trx, at) => {
+        let id: number;
+        try {
+          const [insertId] = await trx(TABLE).insert({
+            nombre: datos.nombre,
+            ubicacion: datos.ubicacion,
+            capacidad: datos.capacidad,
+            fecha_creacion: at,
+            fecha_actualizacion: at,
+          });
+          id = Number(insertId);
+        } catch (err) {
+          if (isDuplicateNombre(err)) throw duplicateNombre(datos.nombre);
+          throw err;
+        }
+        // fechaActualizacion equals fechaCreacion on creation (ARCHITECTURE §2).
+        const bodega: Bodega = { id, ...datos, fechaCreacion: at, fechaActualizacion: at };
+        await enqueueEvent(trx, events.creada(bodega, { ...caller, at }));
+        return bodega;
+      });
+    },
+
+    async get(id) {
+      const row = await withDbErrors(() => db<BodegaRow>(TABLE).where({ id }).first());
+      if (!row) throw notFound(id);
+      return toBodega(row);
+    },
+
+    async list(query) {
+      const pageSize = resolvePageSize(query.pageSize);
+      const afterId = decodePageToken(query.pageToken);
+      const ids = validIds(query.ids);
+      const rows = await withDbErrors(() => {
+        const q = db<BodegaRow>(TABLE).where('id', '>', afterId).orderBy('id').limit(pageSize + 1);
+        if (ids.length > 0) q.whereIn('id', ids);
+        return q;
+      });
+      // One row beyond the page tells whether another page exists, without a COUNT.
+      const page = rows.slice(0, pageSize).map(toBodega);
+      const last = page[page.length - 1];
+      return { bodegas: page, nextPageToken: rows.length > pageSize && last ? encodePageToken(last.id) : '' };
+    },
+
+    update(id, input, caller) {
+      const cambios = validarCambiosBodega(input);
+      return write(async (trx, at) => {
+        // The row lock serialises concurrent updates of one warehouse, so each
+        // event carries the state its own write produced.
+        const actual = await lockedRow(trx, id);
+        const bodega: Bodega = { ...actual, ...cambios, fechaActualizacion: at };
+        try {
+          await trx(TABLE).where({ id }).update({
+            nombre: bodega.nombre,
+            ubicacion: bodega.ubicacion,
+            capacidad: bodega.capacidad,
+            fecha_actualizacion: at,
+          });
+        } catch (err) {
+          if (isDuplicateNombre(err)) throw duplicateNombre(bodega.nombre);
+          throw err;
+        }
+        await enqueueEvent(trx, events.actualizada(bodega, { ...caller, at }));
+        return bodega;
+      });
+    },
+
+    async delete(id, caller) {
+      await write(async (trx, at) => {
+        const bodega = await lockedRow(trx, id);
+        await trx(TABLE).where({ id }).delete();
+        await enqueueEvent(trx, events.eliminada(bodega, { ...caller, at }));
+      });
+    },
+  };
+}

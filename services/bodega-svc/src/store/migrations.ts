@@ -1,0 +1,37 @@
+import { createOutboxTables, dropOutboxTables, type Knex, type Migration } from '@inventario/platform';
+
+/** Name of the unique index on `bodegas.nombre`; the store recognises its duplicate-key errors by it. */
+export const NOMBRE_UNIQUE_INDEX = 'bodegas_nombre_unique';
+
+/**
+ * The schema of inventario_bodega, applied in name order at start.
+ * Never edit a shipped migration; add a new one.
+ */
+export const migrations: Record<string, Migration> = {
+  '0001_bodegas_y_outbox': {
+    async up(db: Knex) {
+      await db.schema.createTable('bodegas', (t) => {
+        t.increments('id').unsigned().primary();
+        // Uniqueness follows the collation, utf8mb4_unicode_ci: names that
+        // differ only in case or accents ("Almacén Sur", "almacen sur") are
+        // the same warehouse to a person, so they are duplicates here too.
+        // The collation is pinned on the table so it does not depend on how
+        // the database was created.
+        t.string('nombre', 255).notNullable();
+        t.unique(['nombre'], { indexName: NOMBRE_UNIQUE_INDEX });
+        t.string('ubicacion', 255).nullable();
+        t.integer('capacidad').notNullable();
+        // Whole seconds, UTC (the connection runs with timezone 'Z').
+        t.dateTime('fecha_creacion').notNullable();
+        t.dateTime('fecha_actualizacion').notNullable();
+        t.charset('utf8mb4');
+        t.collate('utf8mb4_unicode_ci');
+      });
+      await createOutboxTables(db);
+    },
+    async down(db: Knex) {
+      await dropOutboxTables(db);
+      await db.schema.dropTableIfExists('bodegas');
+    },
+  },
+};

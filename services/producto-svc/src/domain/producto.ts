@@ -1,0 +1,180 @@
+import { InvalidArgumentError, type FieldViolation } from '@inventario/platform';
+
+/**
+ * Producto: the pure rules of the resource (ARCHITECTURE §2 "Validation").
+ * Nothing here touches a transport or the database. Violations name the
+ * public camelCase field (`campo`) and carry a Spanish message (`mensaje`).
+ */
+
+/** A product as stored. */
+export interface Producto {
+  id: number;
+  nombre: string;
+  descripcion: string | null;
+  /** The DECIMAL(10,2) as its canonical string, e.g. "1234.50": money is never a float. */
+  precio: string;
+  cantidadEnStock: number;
+  /** The warehouse holding the product (owned by bodega-svc); null when unassigned. */
+  bodegaId: number | null;
+  /** UTC, whole seconds. */
+  fechaCreacion: Date;
+  /** UTC, whole seconds; equals fechaCreacion on creation. */
+  fechaActualizacion: Date;
+}
+
+/** The writable fields of a product, validated and normalised. */
+export interface NewProducto {
+  nombre: string;
+  descripcion: string | null;
+  precio: string;
+  cantidadEnStock: number;
+  bodegaId: number | null;
+}
+
+/** A partial update: a key that is present is set (null clears a nullable field). */
+export type ProductoChanges = Partial<NewProducto>;
+
+/** Unvalidated input from a transport: any field may be missing or of the wrong type. */
+export type ProductoDraft = { [K in keyof NewProducto]?: unknown };
+
+/** Who makes a write; ends up in the event's `usuario` and headers. */
+export interface WriteContext {
+  /** Basic-auth user of the public call, or `system` for internal work. */
+  usuario: string;
+  /** W3C trace context of the call, forwarded as an event header. */
+  traceparent?: string;
+}
+
+/** Largest value of the INT columns (cantidad_en_stock). */
+export const MAX_INT = 2_147_483_647;
+/** Largest value of the INT UNSIGNED id columns (id, bodega_id). */
+export const MAX_UNSIGNED_INT = 4_294_967_295;
+/** VARCHAR(255) counts characters (code points), not UTF-16 units. */
+export const MAX_NOMBRE_CHARS = 255;
+/** TEXT holds at most 65535 bytes; a longer text would fail in the driver. */
+export const MAX_DESCRIPCION_BYTES = 65_535;
+
+export const MENSAJES = {
+  obligatorio: 'es obligatorio',
+  enBlanco: 'no puede estar en blanco',
+  texto: 'debe ser texto',
+  nombreLargo: `no puede superar ${MAX_NOMBRE_CHARS} caracteres`,
+  descripcionLarga: `no puede superar ${MAX_DESCRIPCION_BYTES} bytes`,
+  decimal: 'debe ser un número decimal, p. ej. 1234.50',
+  negativo: 'no puede ser negativo',
+  dosDecimales: 'admite como máximo 2 decimales',
+  precioMaximo: 'no puede superar 99999999.99',
+  entero: 'debe ser un número entero',
+  enteroMaximo: `no puede superar ${MAX_INT}`,
+  idPositivo: 'debe ser un entero positivo',
+  idMaximo: `no puede superar ${MAX_UNSIGNED_INT}`,
+} as const;
+
+/** A field rule: the normalised value, or the reason it is rejected. */
+type Rule<T> = (value: unknown) => { ok: T } | { mensaje: string };
+
+function isAbsent(value: unknown): boolean {
+  return value === undefined || value === null;
+}
+
+const nombreRule: Rule<string> = (value) => {
+  if (isAbsent(value) || value === '') return { mensaje: MENSAJES.obligatorio };
+  if (typeof value !== 'string') return { mensaje: MENSAJES.texto };
+  if (value.trim() === '') return { mensaje: MENSAJES.enBlanco };
+  if ([...value].length > MAX_NOMBRE_CHARS) return { mensaje: MENSAJES.nombreLargo };
+  return { ok: value };
+};
+
+const descripcionRule: Rule<string | null> = (value) => {
+  if (isAbsent(value)) return { ok: null };
+  if (typeof value !== 'string') return { mensaje: MENSAJES.texto };
+  if (Buffer.byteLength(value, 'utf8') > MAX_DESCRIPCION_BYTES) return { mensaje: MENSAJES.descripcionLarga };
+  return { ok: value };
+};
+
+const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?$/;
+
+/**
+ * precio is a decimal string checked digit by digit, never parsed into a
+ * float: what the client wrote is what is stored, or it is rejected (never
+ * silently rounded). Exponents ("1e3") and bare points (".5") are rejected.
+ * The result is canonical: no leading zeros, exactly two decimals.
+ */
+const precioRule: Rule<string> = (value) => {
+  if (isAbsent(value) || value === '') return { mensaje: MENSAJES.obligatorio };
+  if (typeof value !== 'string') return { mensaje: MENSAJES.decimal };
+  const match = DECIMAL.exec(value);
+  if (!match) return { mensaje: MENSAJES.decimal };
+  const [, sign = '', integer = '', fraction = ''] = match;
+  if (sign === '-') return { mensaje: MENSAJES.negativo };
+  if (fraction.length > 2) return { mensaje: MENSAJES.dosDecimales };
+  const significant = integer.replace(/^0+/, '');
+  // DECIMAL(10,2) leaves 8 integer digits.
+  if (significant.length > 8) return { mensaje: MENSAJES.precioMaximo };
+  return { ok: `${significant || '0'}.${fraction.padEnd(2, '0')}` };
+};
+
+const cantidadEnStockRule: Rule<number> = (value) => {
+  if (isAbsent(value)) return { mensaje: MENSAJES.obligatorio };
+  if (typeof value !== 'number' || !Number.isInteger(value)) return { mensaje: MENSAJES.entero };
+  if (value < 0) return { mensaje: MENSAJES.negativo };
+  if (value > MAX_INT) return { mensaje: MENSAJES.enteroMaximo };
+  return { ok: value };
+};
+
+/** A positive INT UNSIGNED id (of this or another service). */
+const idRule: Rule<number> = (value) => {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) return { mensaje: MENSAJES.idPositivo };
+  if (value > MAX_UNSIGNED_INT) return { mensaje: MENSAJES.idMaximo };
+  return { ok: value };
+};
+
+/** bodegaId is optional; whether the warehouse exists is checked by the BFF, which can see bodega-svc. */
+const bodegaIdRule: Rule<number | null> = (value) => (isAbsent(value) ? { ok: null } : idRule(value));
+
+const RULES: { [K in keyof NewProducto]: Rule<NewProducto[K]> } = {
+  nombre: nombreRule,
+  descripcion: descripcionRule,
+  precio: precioRule,
+  cantidadEnStock: cantidadEnStockRule,
+  bodegaId: bodegaIdRule,
+};
+
+const FIELDS = Object.keys(RULES) as Array<keyof NewProducto>;
+
+/** Applies the rules of `fields`, collecting every violation before throwing. */
+function check(draft: ProductoDraft, fields: Array<keyof NewProducto>): ProductoChanges {
+  const out: Record<string, unknown> = {};
+  const violations: FieldViolation[] = [];
+  for (const field of fields) {
+    const result = RULES[field](draft[field]);
+    if ('mensaje' in result) violations.push({ campo: field, mensaje: result.mensaje });
+    else out[field] = result.ok;
+  }
+  if (violations.length > 0) throw new InvalidArgumentError(violations);
+  return out as ProductoChanges;
+}
+
+/** Validates a new product: every required field present and valid. */
+export function validateNewProducto(draft: ProductoDraft): NewProducto {
+  return check(draft, FIELDS) as NewProducto;
+}
+
+/**
+ * Validates a partial update: only the keys present in `draft` are checked
+ * and returned. A present required field must be valid (an update cannot
+ * blank nombre or precio); a present nullable field may be null to clear it.
+ */
+export function validateProductoChanges(draft: ProductoDraft): ProductoChanges {
+  return check(
+    draft,
+    FIELDS.filter((field) => field in draft),
+  );
+}
+
+/** A positive id, or INVALID_ARGUMENT naming `campo`. */
+export function requirePositiveId(value: unknown, campo: string): number {
+  const result = idRule(value);
+  if ('mensaje' in result) throw InvalidArgumentError.field(campo, result.mensaje);
+  return result.ok;
+}

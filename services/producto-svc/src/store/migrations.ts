@@ -1,0 +1,35 @@
+import { createOutboxTables, dropOutboxTables, type Migration } from '@inventario/platform';
+
+/**
+ * Schema of the `inventario_producto` database, applied in name order at
+ * start (see `migrate`). Never edit a shipped migration; add a new one.
+ */
+export const migrations: Record<string, Migration> = {
+  '0001_create_productos': {
+    async up(db) {
+      await db.schema.createTable('productos', (t) => {
+        t.engine('InnoDB');
+        t.charset('utf8mb4');
+        // Case-insensitive collation: ListProductos' nombre_contains relies on it.
+        t.collate('utf8mb4_unicode_ci');
+        t.increments('id').primary();
+        t.string('nombre', 255).notNullable();
+        t.text('descripcion').nullable();
+        t.decimal('precio', 10, 2).notNullable();
+        t.integer('cantidad_en_stock').notNullable().defaultTo(0);
+        // No foreign key: warehouses live in bodega-svc's database. The link is
+        // kept consistent by the BFF's checks and the BodegaEliminada consumer.
+        t.integer('bodega_id').unsigned().nullable().index('productos_bodega_id_idx');
+        t.dateTime('fecha_creacion').notNullable();
+        t.dateTime('fecha_actualizacion').notNullable();
+      });
+    },
+    async down(db) {
+      await db.schema.dropTableIfExists('productos');
+    },
+  },
+  '0002_create_outbox': {
+    up: createOutboxTables,
+    down: dropOutboxTables,
+  },
+};
