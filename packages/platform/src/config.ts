@@ -13,16 +13,27 @@ export class ConfigError extends Error {
  * error, each naming its variable, so a bad deployment fails with one line.
  */
 export function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv): z.infer<S> {
-  const result = schema.safeParse(env);
+  // An empty variable (`GRPC_PORT=`) means "unset", never 0 or "".
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const result = schema.safeParse(present);
   if (result.success) return result.data;
   throw new ConfigError(
     result.error.issues.map((issue) => `${issue.path.join('.') || '(env)'}: ${issue.message}`),
   );
 }
 
+/** A whole number written in plain decimal digits (no sign, exponent or hex). */
+function wholeNumber(min: number, max: number, what: string) {
+  return z
+    .string()
+    .regex(/^\d{1,15}$/, `must be ${what}`)
+    .transform(Number)
+    .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
+}
+
 /** Reusable variable schemas, so every service spells its contract alike. */
 export const envSchemas = {
-  port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
+  port: (fallback: number) => wholeNumber(0, 65535, 'a port number (0-65535)').default(fallback),
   natsUrl: () =>
     z
       .string()
@@ -38,5 +49,6 @@ export const envSchemas = {
       .default('inventario'),
   streamName: () =>
     z.string().regex(/^[A-Za-z0-9_-]+$/, 'must be letters, digits, _ or -').default('INVENTARIO'),
-  milliseconds: (fallback: number) => z.coerce.number().int().min(0).default(fallback),
+  milliseconds: (fallback: number, min = 0) =>
+    wholeNumber(min, 24 * 3600_000, 'a duration in whole milliseconds').default(fallback),
 };

@@ -1,5 +1,6 @@
 import knex, { type Knex } from 'knex';
 import { UnavailableError } from './errors';
+import type { Logger } from './logger';
 
 export type { Knex };
 
@@ -37,6 +38,12 @@ export interface DbOptions {
   /** How long a query waits for a pooled connection; keep below the gRPC deadline. */
   acquireTimeoutMs?: number;
   connectTimeoutMs?: number;
+  /**
+   * Receives knex's own warnings (e.g. "Acquire connection error" while the
+   * database is down). Without it knex writes them with console.log, which
+   * breaks the one-JSON-object-per-line log stream.
+   */
+  logger?: Logger;
 }
 
 /**
@@ -57,7 +64,18 @@ export function createDb(url: string, options: DbOptions = {}): Knex {
     },
     pool: { min: 0, max: options.poolMax ?? 10 },
     acquireConnectionTimeout: options.acquireTimeoutMs ?? 3000,
+    ...(options.logger ? { log: knexLog(options.logger) } : {}),
   });
+}
+
+function knexLog(logger: Logger): Knex.Config['log'] {
+  const text = (message: unknown) => (typeof message === 'string' ? message : JSON.stringify(message));
+  return {
+    debug: (message: unknown) => logger.debug({ knex: text(message) }, 'knex debug'),
+    warn: (message: unknown) => logger.warn({ knex: text(message) }, 'knex warning'),
+    error: (message: unknown) => logger.error({ knex: text(message) }, 'knex error'),
+    deprecate: (message: unknown) => logger.warn({ knex: text(message) }, 'knex deprecation'),
+  };
 }
 
 /** Creates the database of `url` when it does not exist (dev launcher, tests). */

@@ -86,8 +86,10 @@ export interface OutboxRelayOptions {
   pollIntervalMs?: number;
   /** Ceiling of the exponential back-off after a failed publish. */
   maxBackoffMs?: number;
-  /** Published rows older than this are deleted. */
+  /** Published rows at least this old are deleted. */
   retentionMs?: number;
+  /** How often to delete old published rows (default hourly). */
+  pruneIntervalMs?: number;
 }
 
 export interface OutboxRelay {
@@ -96,6 +98,12 @@ export interface OutboxRelay {
   notify(): void;
   /** Finish the current batch and stop. */
   stop(): Promise<void>;
+}
+
+/** The outcome of one relay round; `failure` is set when a publish or the database failed. */
+interface Round {
+  published: number;
+  failure?: { error: unknown };
 }
 
 interface PendingRow {
@@ -112,15 +120,45 @@ function isLockBusy(err: unknown): boolean {
   return errno === 1205 || errno === 3572;
 }
 
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Takes the relay lease for the rest of `trx`; false when another relay holds it. */
+async function takeLease(trx: Knex.Transaction): Promise<boolean> {
+  try {
+    await trx.raw(`SELECT name FROM ${LEASE} WHERE name = 'relay' FOR UPDATE NOWAIT`);
+    return true;
+  } catch (err) {
+    if (isLockBusy(err)) return false;
+    throw err;
+  }
+}
+
+/**
+ * Record locks only, no gap locks: writers inserting new rows never wait for
+ * the relay. (Under the server default, REPEATABLE READ, the prune's DELETE
+ * would lock index gaps where new rows go, blocking every write's insert.)
+ */
+const RELAY_TRX = { isolationLevel: 'read committed' } as const;
+
+/** Rows deleted per prune transaction, so the lease is never held for long. */
+const PRUNE_CHUNK = 1000;
+
 /**
  * Publishes pending outbox rows in id order. Guarantees:
  * - at least once into JetStream, exactly once in the stream: a row is marked
  *   only after JetStream acknowledged it, and a re-publication after a crash
- *   carries the same Nats-Msg-Id, which JetStream drops as a duplicate;
+ *   carries the same Nats-Msg-Id, which JetStream drops as a duplicate (within
+ *   the stream's duplicate window);
  * - one active relay per database (a NOWAIT lock on the lease row), so a
  *   record's events keep commit order whatever the replica count;
  * - a failed publish backs off exponentially (no hot loop while NATS is down),
  *   and never affects the writes, which only insert rows.
+ *
+ * Callers keep per-record order by writing the record (taking its row lock)
+ * before enqueueing its event in the same transaction: two writes of one
+ * record then get outbox ids in their commit order.
  */
 export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const { db, publish, logger } = options;
@@ -128,85 +166,107 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const pollIntervalMs = options.pollIntervalMs ?? 250;
   const maxBackoffMs = options.maxBackoffMs ?? 5000;
   const retentionMs = options.retentionMs ?? 7 * 24 * 3600_000;
+  const pruneIntervalMs = options.pruneIntervalMs ?? 3600_000;
 
   let running = false;
   let loop: Promise<void> | undefined;
   let wake: AbortController = new AbortController();
   let backoff = 0;
-  let lastPrune = 0;
+  /** notify() was called since the current round started. */
+  let notified = false;
+  let lastPrune: number | undefined;
 
-  async function relayBatch(): Promise<{ published: number; error?: unknown }> {
-    return db.transaction(
-      async (trx) => {
+  async function relayBatch(): Promise<Round> {
+    return db.transaction(async (trx) => {
+      if (!(await takeLease(trx))) return { published: 0 };
+      // The lease makes this relay the only reader; SKIP LOCKED passes over
+      // rows of writes still in flight (their insert lock), which are
+      // necessarily of other records than the ones committed.
+      const [rows] = (await trx.raw(
+        `SELECT id, event_id, subject, payload, headers FROM ${OUTBOX}
+         WHERE published_at IS NULL ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED`,
+        [batchSize],
+      )) as [PendingRow[]];
+      const done: Array<number | string> = [];
+      let failure: Round['failure'];
+      for (const row of rows) {
         try {
-          await trx.raw(`SELECT name FROM ${LEASE} WHERE name = 'relay' FOR UPDATE NOWAIT`);
-        } catch (err) {
-          if (isLockBusy(err)) return { published: 0 };
-          throw err;
+          await publish({
+            eventId: row.event_id,
+            subject: row.subject,
+            payload: row.payload,
+            headers: row.headers ? (JSON.parse(row.headers) as Record<string, string>) : {},
+          });
+          done.push(row.id);
+        } catch (error) {
+          failure = { error };
+          break;
         }
-        // SKIP LOCKED passes over rows of writes still in flight (their lock),
-        // which are necessarily of other records than the ones committed.
-        const [rows] = (await trx.raw(
-          `SELECT id, event_id, subject, payload, headers FROM ${OUTBOX}
-           WHERE published_at IS NULL ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED`,
-          [batchSize],
-        )) as [PendingRow[]];
-        const done: Array<number | string> = [];
-        let error: unknown;
-        for (const row of rows) {
-          try {
-            await publish({
-              eventId: row.event_id,
-              subject: row.subject,
-              payload: row.payload,
-              headers: row.headers ? (JSON.parse(row.headers) as Record<string, string>) : {},
-            });
-            done.push(row.id);
-          } catch (err) {
-            error = err;
-            break;
-          }
-        }
-        if (done.length > 0) {
-          await trx(OUTBOX).whereIn('id', done).update({ published_at: trx.raw('CURRENT_TIMESTAMP(3)') });
-        }
-        return { published: done.length, error };
-      },
-      // Record locks only: writers inserting new rows never wait for the relay.
-      { isolationLevel: 'read committed' },
-    );
+      }
+      if (done.length > 0) {
+        await trx(OUTBOX).whereIn('id', done).update({ published_at: trx.raw('CURRENT_TIMESTAMP(3)') });
+      }
+      return { published: done.length, failure };
+    }, RELAY_TRX);
   }
 
-  async function prune(): Promise<void> {
-    if (Date.now() - lastPrune < 3600_000) return;
+  /**
+   * Deletes old published rows in chunks, each in a READ COMMITTED
+   * transaction holding the lease. In (published_at, id) index order the
+   * DELETE reads published rows only: it never locks a pending row, which the
+   * active relay's SKIP LOCKED would pass over (publishing a record's later
+   * event first), nor waits on a write in flight. READ COMMITTED takes no gap
+   * locks, which would block every write's insert while the DELETE runs.
+   */
+  async function pruneIfDue(): Promise<void> {
+    if (lastPrune !== undefined && Date.now() - lastPrune < pruneIntervalMs) return;
+    let deleted = 0;
+    for (;;) {
+      const n = await db.transaction(async (trx) => {
+        if (!(await takeLease(trx))) return undefined;
+        // Cut-off computed by the server, in the clock that wrote published_at.
+        const [result] = (await trx.raw(
+          `DELETE FROM ${OUTBOX} WHERE published_at <= CURRENT_TIMESTAMP(3) - INTERVAL ? MICROSECOND
+           ORDER BY published_at, id LIMIT ?`,
+          [retentionMs * 1000, PRUNE_CHUNK],
+        )) as [{ affectedRows: number }];
+        return result.affectedRows;
+      }, RELAY_TRX);
+      if (n === undefined) return; // another relay is busy: try again next round
+      deleted += n;
+      if (n < PRUNE_CHUNK) break;
+    }
     lastPrune = Date.now();
-    const cutoff = new Date(Date.now() - retentionMs);
-    const deleted = await db(OUTBOX).where('published_at', '<', cutoff).del();
     if (deleted > 0) logger.info({ deleted }, 'pruned published outbox rows');
   }
 
   async function run(): Promise<void> {
     while (running) {
-      let full = false;
-      try {
-        const { published, error } = await relayBatch();
-        if (published > 0) logger.debug({ published }, 'outbox rows published');
-        if (error) throw error;
-        backoff = 0;
-        full = published === batchSize;
-        await prune();
-      } catch (err) {
+      if (wake.signal.aborted) wake = new AbortController();
+      notified = false;
+      const round = await relayBatch().catch((error: unknown): Round => ({ published: 0, failure: { error } }));
+      if (round.published > 0) logger.debug({ published: round.published }, 'outbox rows published');
+      if (round.failure) {
         backoff = Math.min(maxBackoffMs, backoff === 0 ? pollIntervalMs : backoff * 2);
-        logger.warn({ err: err instanceof Error ? err.message : String(err), retryInMs: backoff }, 'outbox relay failed; will retry');
+        logger.warn({ err: errorText(round.failure.error), retryInMs: backoff }, 'outbox relay failed; will retry');
+      } else {
+        backoff = 0;
       }
+      const full = !round.failure && round.published === batchSize;
       if (!running) break;
-      if (full) continue;
+      try {
+        await pruneIfDue();
+      } catch (err) {
+        logger.warn({ err: errorText(err) }, 'outbox prune failed; will retry');
+      }
+      // A notify() during a round that ended the back-off was not allowed to
+      // wake us (see notify); honour it now instead of sleeping a poll interval.
+      if (full || (notified && backoff === 0)) continue;
       try {
         await sleep(backoff || pollIntervalMs, undefined, { signal: wake.signal });
       } catch {
         // woken by notify() or stop()
       }
-      if (wake.signal.aborted) wake = new AbortController();
     }
   }
 
@@ -214,9 +274,11 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     start() {
       if (running) return;
       running = true;
+      wake = new AbortController();
       loop = run();
     },
     notify() {
+      notified = true;
       // While backing off, new writes must not turn the back-off into a hot loop.
       if (backoff === 0) wake.abort();
     },

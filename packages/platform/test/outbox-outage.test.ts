@@ -99,7 +99,6 @@ describe('outbox relay during a NATS outage', () => {
     const outageAttempts = counter.attempts.length - attemptsBefore;
     const outageMs = Date.now() - outageStart;
 
-    process.stderr.write(`DEBUG writes=${events.length} attempts=${outageAttempts} outageMs=${outageMs}\n`);
     await server.start();
     await waitFor(async () => (await countPendingEvents(db)) === 0, 'outbox drained after the outage', 30_000);
 

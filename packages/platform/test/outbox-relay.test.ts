@@ -17,6 +17,7 @@ import {
   type Knex,
   type NatsConnection,
   type OutboxRelay,
+  type PublishFn,
 } from '@inventario/platform';
 import {
   connectTestNats,
@@ -29,6 +30,15 @@ import {
   type TestDatabase,
 } from '@inventario/testkit';
 import { commitEvents, countingPublisher, type CountingPublisher, outboxEventIds, productoEvent, silentLogger } from './outbox-support';
+
+/** A promise and its resolver, for holding a publish until the test lets it go. */
+function signal(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
 
 const TRACEPARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
 
@@ -140,5 +150,102 @@ describe('outbox relay', () => {
     expect(new Set(ids).size).toBe(ids.length);
     expect(new Set(counter.attempts).size).toBe(counter.attempts.length);
     expect(ids).toEqual(await outboxEventIds(db));
+  });
+});
+
+describe('outbox relay after failed publishes', () => {
+  let testDb: TestDatabase;
+  let db: Knex;
+  let nc: NatsConnection;
+  let ns: EventNamespace;
+  let relay: OutboxRelay;
+  /** Event ids whose next publish fails once. */
+  const failOnce = new Set<string>();
+  /** Event ids whose publish fails until removed. */
+  const failing = new Set<string>();
+  /** Event ids whose publish waits: `entered` resolves when it starts, `release` lets it go on. */
+  const held = new Map<string, { entered: () => void; release: Promise<void> }>();
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase('outbox_relay_retry');
+    db = createDb(testDb.url);
+    await createOutboxTables(db);
+    ns = testEventNamespace();
+    nc = await connectTestNats();
+    await ensureStream(nc, { name: ns.stream, subjects: [`${ns.prefix}.>`] });
+    const inner = jetStreamPublisher(nc, 5000);
+    const publish: PublishFn = async (row) => {
+      if (failOnce.delete(row.eventId) || failing.has(row.eventId)) throw new Error('broker unavailable');
+      const hold = held.get(row.eventId);
+      if (hold) {
+        held.delete(row.eventId);
+        hold.entered();
+        await hold.release;
+      }
+      await inner(row);
+    };
+    relay = createOutboxRelay({
+      db,
+      publish,
+      logger: silentLogger,
+      // Rounds come from notify() or from the back-off, never from polling.
+      pollIntervalMs: 3600_000,
+      maxBackoffMs: 50,
+      // Every round deletes what is published.
+      retentionMs: 0,
+      pruneIntervalMs: 0,
+    });
+    relay.start();
+  });
+
+  afterAll(async () => {
+    await relay?.stop();
+    if (nc) {
+      await deleteStream(nc, ns.stream);
+      await nc.close();
+    }
+    await db?.destroy();
+    await testDb?.drop();
+  });
+
+  it('honours a notify() that arrives while the retry of a failed publish is under way', async () => {
+    const first = productoEvent(ns.prefix, 1, 1);
+    const retryStarted = signal();
+    const retryRelease = signal();
+    failOnce.add(first.envelope.id);
+    held.set(first.envelope.id, { entered: retryStarted.resolve, release: retryRelease.promise });
+    await commitEvents(db, [first]);
+    relay.notify();
+    await retryStarted.promise; // the first attempt failed; the relay is in its retry round
+
+    const second = productoEvent(ns.prefix, 2, 1);
+    await commitEvents(db, [second]); // committed after the retry round read its rows
+    relay.notify();
+    retryRelease.resolve();
+
+    await waitFor(async () => (await countPendingEvents(db)) === 0, 'both events published');
+    const ids = (await readStream(nc, ns.stream)).map((m) => m.body.id);
+    expect(ids).toEqual([first.envelope.id, second.envelope.id]);
+  });
+
+  it('deletes published rows once past the retention and never a pending one', async () => {
+    const published = productoEvent(ns.prefix, 3, 1);
+    const stuck = productoEvent(ns.prefix, 4, 1);
+    failing.add(stuck.envelope.id);
+    await commitEvents(db, [published]);
+    await commitEvents(db, [stuck]);
+    relay.notify();
+
+    await waitFor(async () => {
+      const ids = await outboxEventIds(db);
+      return ids.length === 1 && ids[0] === stuck.envelope.id;
+    }, 'only the unpublished row left');
+    expect(await countPendingEvents(db)).toBe(1);
+
+    failing.delete(stuck.envelope.id);
+    await waitFor(async () => (await outboxEventIds(db)).length === 0, 'outbox emptied');
+    const ids = (await readStream(nc, ns.stream)).map((m) => m.body.id);
+    expect(ids.slice(-2)).toEqual([published.envelope.id, stuck.envelope.id]);
+    expect(new Set(ids).size).toBe(ids.length);
   });
 });

@@ -21,7 +21,7 @@ const schema = z
       .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'must be dot-separated words')
       .default('Service'),
     // How often the database is pinged to drive the gRPC health status.
-    DB_CHECK_INTERVAL_MS: z.coerce.number().int().min(50).default(2000),
+    DB_CHECK_INTERVAL_MS: envSchemas.milliseconds(2000, 50),
     SHUTDOWN_DRAIN_MS: envSchemas.milliseconds(2000),
     SHUTDOWN_TIMEOUT_MS: envSchemas.milliseconds(25_000),
   })

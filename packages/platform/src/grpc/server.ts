@@ -4,6 +4,7 @@ import { loadFileDescriptorSetFromBuffer } from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
 import { HealthImplementation } from 'grpc-health-check';
 import type { Logger } from '../logger';
+import { fileDescriptorProtosOf } from './descriptor-set';
 
 export interface GrpcServiceBinding {
   /** Fully qualified name, e.g. `inventario.v1.ProductoService`: the health service key. */
@@ -46,8 +47,17 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Start
   const health = new HealthImplementation(Object.fromEntries(names.map((n) => [n, 'NOT_SERVING'])));
   health.addToServer(server);
 
-  const descriptors = loadFileDescriptorSetFromBuffer(readFileSync(options.descriptorSetPath));
-  new ReflectionService(descriptors).addToServer(server);
+  // Reflection reads only the `fileDescriptorProtos` of each definition; give
+  // it our files exactly as compiled (see descriptor-set.ts for why).
+  const descriptorSet = readFileSync(options.descriptorSetPath);
+  const descriptors = loadFileDescriptorSetFromBuffer(descriptorSet);
+  const files = fileDescriptorProtosOf(descriptorSet);
+  for (const definition of Object.values(descriptors)) {
+    if ('fileDescriptorProtos' in definition) definition.fileDescriptorProtos = files;
+  }
+  // List only the services this server binds (the set holds all of inventario.v1).
+  const listed = [...options.services.map((s) => s.name), 'grpc.health.v1.Health'];
+  new ReflectionService(descriptors, { services: listed }).addToServer(server);
 
   const address = `${options.host ?? '0.0.0.0'}:${options.port}`;
   const port = await new Promise<number>((resolve, reject) => {

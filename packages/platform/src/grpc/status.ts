@@ -28,9 +28,15 @@ export function domainErrorToStatus(err: DomainError): Partial<ServiceError> {
 export function fieldViolationsOf(err: { metadata?: Metadata }): FieldViolation[] {
   const raw = err.metadata?.get(FIELD_VIOLATIONS_KEY)[0];
   if (!raw) return [];
+  let parsed: unknown;
   try {
-    return JSON.parse(Buffer.isBuffer(raw) ? raw.toString('utf8') : raw) as FieldViolation[];
+    parsed = JSON.parse(Buffer.isBuffer(raw) ? raw.toString('utf8') : raw);
   } catch {
     return [];
   }
+  if (!Array.isArray(parsed)) return [];
+  return parsed.filter(
+    (v): v is FieldViolation =>
+      typeof v === 'object' && v !== null && typeof (v as FieldViolation).campo === 'string' && typeof (v as FieldViolation).mensaje === 'string',
+  );
 }

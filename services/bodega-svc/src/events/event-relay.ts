@@ -64,6 +64,7 @@ export function startEventRelay(options: EventRelayOptions): EventRelay {
 
   const ready = (async () => {
     // connectNats itself waits (forever) for a first server to answer.
+    logger.info({ stream: options.stream }, 'connecting to NATS in the background; events wait in the outbox until then');
     const conn = await persist('nats connect', () => connectNats(options.natsUrl, options.clientName, logger));
     if (stopping.signal.aborted) {
       await conn.close();

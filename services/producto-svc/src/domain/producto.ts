@@ -144,6 +144,7 @@ const FIELDS = Object.keys(RULES) as Array<keyof NewProducto>;
 
 /** Applies the rules of `fields`, collecting every violation before throwing. */
 function check(draft: ProductoDraft, fields: Array<keyof NewProducto>): ProductoChanges {
+  // Each value was produced by the rule of its own field.
   const out: Record<string, unknown> = {};
   const violations: FieldViolation[] = [];
   for (const field of fields) {
@@ -152,7 +153,7 @@ function check(draft: ProductoDraft, fields: Array<keyof NewProducto>): Producto
     else out[field] = result.ok;
   }
   if (violations.length > 0) throw new InvalidArgumentError(violations);
-  return out as ProductoChanges;
+  return out;
 }
 
 /** Validates a new product: every required field present and valid. */

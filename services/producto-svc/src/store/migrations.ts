@@ -12,7 +12,7 @@ export const migrations: Record<string, Migration> = {
         t.charset('utf8mb4');
         // Case-insensitive collation: ListProductos' nombre_contains relies on it.
         t.collate('utf8mb4_unicode_ci');
-        t.increments('id').primary();
+        t.increments('id');
         t.string('nombre', 255).notNullable();
         t.text('descripcion').nullable();
         t.decimal('precio', 10, 2).notNullable();

@@ -1,0 +1,118 @@
+import { InvalidArgumentError, type FieldViolation } from '@inventario/platform';
+import { validarCambiosBodega, validarNuevaBodega, type BodegaInput } from '../src/domain/bodega';
+import { decodePageToken, encodePageToken, resolvePageSize } from '../src/store/pagination';
+
+function violationsOf(work: () => unknown): FieldViolation[] {
+  try {
+    work();
+  } catch (err) {
+    if (err instanceof InvalidArgumentError) return err.violations;
+    throw err;
+  }
+  return [];
+}
+
+const valida: BodegaInput = { nombre: 'Bodega Central', ubicacion: 'Bogotá', capacidad: 1000 };
+
+describe('validarNuevaBodega', () => {
+  it.each<[string, BodegaInput, FieldViolation[]]>([
+    ['accepts a complete warehouse', valida, []],
+    ['accepts a warehouse without ubicacion', { nombre: 'Norte', capacidad: 0 }, []],
+    ['accepts a 255-character nombre', { ...valida, nombre: 'n'.repeat(255) }, []],
+    ['counts characters, not UTF-16 units (255 emoji fit)', { ...valida, nombre: '📦'.repeat(255) }, []],
+    ['accepts the int32 maximum capacidad', { ...valida, capacidad: 2_147_483_647 }, []],
+    ['rejects a missing nombre', { capacidad: 1 }, [{ campo: 'nombre', mensaje: 'es obligatorio' }]],
+    ['rejects an empty nombre', { ...valida, nombre: '' }, [{ campo: 'nombre', mensaje: 'es obligatorio' }]],
+    ['rejects a blank nombre', { ...valida, nombre: '   ' }, [{ campo: 'nombre', mensaje: 'no puede estar en blanco' }]],
+    [
+      'rejects a 256-character nombre',
+      { ...valida, nombre: 'n'.repeat(256) },
+      [{ campo: 'nombre', mensaje: 'no puede superar 255 caracteres' }],
+    ],
+    [
+      'rejects a 256-character ubicacion',
+      { ...valida, ubicacion: 'u'.repeat(256) },
+      [{ campo: 'ubicacion', mensaje: 'no puede superar 255 caracteres' }],
+    ],
+    ['rejects a missing capacidad', { nombre: 'Sur' }, [{ campo: 'capacidad', mensaje: 'es obligatorio' }]],
+    ['rejects a negative capacidad', { ...valida, capacidad: -1 }, [{ campo: 'capacidad', mensaje: 'debe ser mayor o igual que 0' }]],
+    ['rejects a fractional capacidad', { ...valida, capacidad: 1.5 }, [{ campo: 'capacidad', mensaje: 'debe ser un número entero' }]],
+    [
+      'rejects a capacidad beyond int32',
+      { ...valida, capacidad: 2_147_483_648 },
+      [{ campo: 'capacidad', mensaje: 'no puede superar 2147483647' }],
+    ],
+    [
+      'names every offending field at once',
+      { nombre: ' ', ubicacion: 'u'.repeat(300), capacidad: -5 },
+      [
+        { campo: 'nombre', mensaje: 'no puede estar en blanco' },
+        { campo: 'ubicacion', mensaje: 'no puede superar 255 caracteres' },
+        { campo: 'capacidad', mensaje: 'debe ser mayor o igual que 0' },
+      ],
+    ],
+  ])('%s', (_name, input, expected) => {
+    expect(violationsOf(() => validarNuevaBodega(input))).toEqual(expected);
+  });
+
+  it('trims nombre and ubicacion', () => {
+    expect(validarNuevaBodega({ nombre: '  Central ', ubicacion: ' Lima ', capacidad: 5 })).toEqual({
+      nombre: 'Central',
+      ubicacion: 'Lima',
+      capacidad: 5,
+    });
+  });
+
+  it('stores a blank or absent ubicacion as null', () => {
+    expect(validarNuevaBodega({ nombre: 'A', ubicacion: '  ', capacidad: 1 }).ubicacion).toBeNull();
+    expect(validarNuevaBodega({ nombre: 'A', capacidad: 1 }).ubicacion).toBeNull();
+  });
+});
+
+describe('validarCambiosBodega', () => {
+  it.each<[string, BodegaInput, FieldViolation[]]>([
+    ['accepts a change of nombre alone', { nombre: 'Nuevo' }, []],
+    ['accepts clearing ubicacion', { ubicacion: null }, []],
+    ['accepts capacidad 0', { capacidad: 0 }, []],
+    ['rejects a named but empty nombre', { nombre: '' }, [{ campo: 'nombre', mensaje: 'es obligatorio' }]],
+    ['rejects a negative capacidad', { capacidad: -3 }, [{ campo: 'capacidad', mensaje: 'debe ser mayor o igual que 0' }]],
+    [
+      'rejects a long ubicacion',
+      { ubicacion: 'x'.repeat(256) },
+      [{ campo: 'ubicacion', mensaje: 'no puede superar 255 caracteres' }],
+    ],
+  ])('%s', (_name, input, expected) => {
+    expect(violationsOf(() => validarCambiosBodega(input))).toEqual(expected);
+  });
+
+  it('returns only the fields that were named', () => {
+    expect(validarCambiosBodega({ capacidad: 7 })).toEqual({ capacidad: 7 });
+  });
+});
+
+describe('pagination', () => {
+  it.each<[number, number]>([
+    [0, 100],
+    [1, 1],
+    [1000, 1000],
+    [5000, 1000],
+  ])('page size %i resolves to %i', (requested, resolved) => {
+    expect(resolvePageSize(requested)).toBe(resolved);
+  });
+
+  it('rejects a negative page size naming pageSize', () => {
+    expect(violationsOf(() => resolvePageSize(-1)).map((v) => v.campo)).toEqual(['pageSize']);
+  });
+
+  it('round-trips a page token', () => {
+    expect(decodePageToken(encodePageToken(42))).toBe(42);
+    expect(decodePageToken('')).toBe(0);
+  });
+
+  it.each(['%%%', 'abc', Buffer.from('-4').toString('base64url'), Buffer.from('07').toString('base64url'), 'NDI='])(
+    'rejects the malformed page token %p naming pageToken',
+    (token) => {
+      expect(violationsOf(() => decodePageToken(token)).map((v) => v.campo)).toEqual(['pageToken']);
+    },
+  );
+});

@@ -1,0 +1,137 @@
+import { AckPolicy, DeliverPolicy, jetstream, JetStreamApiError, jetstreamManager, type ConsumerConfig, type JsMsg } from '@nats-io/jetstream';
+import { nanos, type NatsConnection } from '@nats-io/transport-node';
+import { z } from 'zod';
+import { eventSubject, type Logger } from '@inventario/platform';
+import type { ProductoStore } from '../store/producto-store';
+
+/**
+ * Reconciliation (ARCHITECTURE §6): when bodega-svc deletes a warehouse, any
+ * product still pointing at it is unassigned. This closes the race between
+ * the BFF's "holds products?" check and the delete.
+ *
+ * Ack policy: ack after the products were unassigned (committed); nak with a
+ * growing delay when that failed (the database may be back later); term an
+ * event that cannot be parsed (redelivery cannot fix it). Unassigning is
+ * idempotent, so a redelivery after a lost ack changes nothing.
+ * Concurrency: one message at a time; at most `maxMessages` are buffered.
+ */
+
+/** Durable name: one consumer shared by every replica (work queue semantics). */
+export const BODEGA_ELIMINADA_CONSUMER = 'producto-svc-bodega-eliminada';
+/** After this many deliveries JetStream gives up on a message (and emits an advisory). */
+export const MAX_DELIVER = 10;
+const ACK_WAIT_MS = 30_000;
+const MAX_RETRY_DELAY_MS = 60_000;
+
+export interface BodegaEliminadaConsumerOptions {
+  nc: NatsConnection;
+  stream: string;
+  prefix: string;
+  store: Pick<ProductoStore, 'unassignBodega'>;
+  logger: Logger;
+  /** Messages pulled ahead of processing. */
+  maxMessages?: number;
+}
+
+export interface BodegaEliminadaConsumer {
+  /** Stops pulling, lets the message in hand finish, then resolves. */
+  stop(): Promise<void>;
+}
+
+/** The part of a BodegaEliminada envelope this consumer needs. */
+const bodegaEliminadaSchema = z.object({
+  id: z.string(),
+  data: z.object({ id: z.number().int().positive() }),
+});
+
+function parseEvent(msg: JsMsg): { eventId: string; bodegaId: number } | undefined {
+  let body: unknown;
+  try {
+    body = msg.json();
+  } catch {
+    return undefined;
+  }
+  const parsed = bodegaEliminadaSchema.safeParse(body);
+  return parsed.success ? { eventId: parsed.data.id, bodegaId: parsed.data.data.id } : undefined;
+}
+
+/** 1 s, 2 s, 4 s ... capped: a database outage is not hammered. */
+function retryDelayMs(deliveryCount: number): number {
+  return Math.min(MAX_RETRY_DELAY_MS, 1000 * 2 ** Math.max(0, deliveryCount - 1));
+}
+
+/** Creates the durable consumer, or brings an existing one's settings in line. Safe from every replica. */
+async function ensureConsumer(nc: NatsConnection, stream: string, config: Partial<ConsumerConfig>): Promise<void> {
+  const jsm = await jetstreamManager(nc);
+  try {
+    await jsm.consumers.add(stream, config);
+  } catch (err) {
+    // It exists with other settings (an older release): update the mutable ones.
+    if (!(err instanceof JetStreamApiError)) throw err;
+    const exists = await jsm.consumers.info(stream, BODEGA_ELIMINADA_CONSUMER).then(
+      () => true,
+      () => false,
+    );
+    if (!exists) throw err;
+    await jsm.consumers.update(stream, BODEGA_ELIMINADA_CONSUMER, {
+      ack_wait: config.ack_wait,
+      max_deliver: config.max_deliver,
+      filter_subject: config.filter_subject,
+    });
+  }
+}
+
+export async function startBodegaEliminadaConsumer(options: BodegaEliminadaConsumerOptions): Promise<BodegaEliminadaConsumer> {
+  const { nc, stream, prefix, store, logger } = options;
+  const subject = eventSubject(prefix, 'BodegaEliminada');
+
+  await ensureConsumer(nc, stream, {
+    durable_name: BODEGA_ELIMINADA_CONSUMER,
+    filter_subject: subject,
+    ack_policy: AckPolicy.Explicit,
+    ack_wait: nanos(ACK_WAIT_MS),
+    max_deliver: MAX_DELIVER,
+    // From the start of the stream: a deletion published before this consumer
+    // first existed must still be reconciled (re-running one is harmless).
+    deliver_policy: DeliverPolicy.All,
+  });
+  const consumer = await jetstream(nc).consumers.get(stream, BODEGA_ELIMINADA_CONSUMER);
+  const messages = await consumer.consume({ max_messages: options.maxMessages ?? 10 });
+
+  async function handle(msg: JsMsg): Promise<void> {
+    const event = parseEvent(msg);
+    if (!event) {
+      logger.error({ subject: msg.subject, seq: msg.seq }, 'unparsable BodegaEliminada event; terminated');
+      // No reason text: servers before 2.10.4 do not recognise `+TERM <reason>`
+      // and would leave the message pending; the reason is in the log instead.
+      msg.term();
+      return;
+    }
+    try {
+      const productos = await store.unassignBodega(event.bodegaId, { usuario: 'system' });
+      msg.ack();
+      logger.info({ eventId: event.eventId, bodegaId: event.bodegaId, unassigned: productos.length }, 'deleted warehouse reconciled');
+    } catch (err) {
+      const delayMs = retryDelayMs(msg.info.deliveryCount);
+      logger.warn(
+        { eventId: event.eventId, bodegaId: event.bodegaId, deliveryCount: msg.info.deliveryCount, retryInMs: delayMs, err: err instanceof Error ? err.message : String(err) },
+        'could not reconcile deleted warehouse; will retry',
+      );
+      msg.nak(delayMs);
+    }
+  }
+
+  const loop = (async () => {
+    for await (const msg of messages) await handle(msg);
+  })().catch((err: unknown) => {
+    logger.error({ err }, 'BodegaEliminada consumer stopped unexpectedly');
+  });
+  logger.info({ stream, subject, consumer: BODEGA_ELIMINADA_CONSUMER }, 'BodegaEliminada consumer started');
+
+  return {
+    async stop() {
+      await messages.close();
+      await loop;
+    },
+  };
+}

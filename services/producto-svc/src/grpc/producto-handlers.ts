@@ -1,0 +1,56 @@
+import { unary, type Logger } from '@inventario/platform';
+import type { ProductoServiceServer } from '@inventario/proto';
+import { encodePageToken, validateProductoQuery } from '../domain/listing';
+import { requirePositiveId, validateNewProducto, validateProductoChanges } from '../domain/producto';
+import type { ProductoStore } from '../store/producto-store';
+import { draftFromCreateRequest, draftFromUpdateRequest, productoToMessage } from './producto-mapping';
+
+export interface ProductoHandlersDeps {
+  store: ProductoStore;
+  logger: Logger;
+}
+
+/**
+ * inventario.v1.ProductoService. Each handler maps the request to the domain,
+ * makes one store call and maps the result back; `unary` turns a thrown
+ * domain error into its gRPC status and calls back exactly once.
+ */
+export function createProductoHandlers({ store, logger }: ProductoHandlersDeps): ProductoServiceServer {
+  return {
+    createProducto: unary(logger, 'CreateProducto', async (request, context) => {
+      const producto = await store.create(validateNewProducto(draftFromCreateRequest(request)), context);
+      return { producto: productoToMessage(producto) };
+    }),
+
+    getProducto: unary(logger, 'GetProducto', async (request) => {
+      const producto = await store.get(requirePositiveId(request.id, 'id'));
+      return { producto: productoToMessage(producto) };
+    }),
+
+    listProductos: unary(logger, 'ListProductos', async (request) => {
+      const page = await store.list(validateProductoQuery(request));
+      const last = page.productos.at(-1);
+      return {
+        productos: page.productos.map(productoToMessage),
+        nextPageToken: page.hasMore && last ? encodePageToken(last.id) : '',
+      };
+    }),
+
+    updateProducto: unary(logger, 'UpdateProducto', async (request, context) => {
+      const id = requirePositiveId(request.producto?.id, 'id');
+      const changes = validateProductoChanges(draftFromUpdateRequest(request));
+      const producto = await store.update(id, changes, context);
+      return { producto: productoToMessage(producto) };
+    }),
+
+    deleteProducto: unary(logger, 'DeleteProducto', async (request, context) => {
+      await store.delete(requirePositiveId(request.id, 'id'), context);
+      return {};
+    }),
+
+    unassignBodega: unary(logger, 'UnassignBodega', async (request, context) => {
+      const productos = await store.unassignBodega(requirePositiveId(request.bodegaId, 'bodegaId'), context);
+      return { productos: productos.map(productoToMessage) };
+    }),
+  };
+}

@@ -1,0 +1,204 @@
+import { enqueueEvent, NotFoundError, nowToSecond, withDbErrors, type Knex } from '@inventario/platform';
+import type { ProductoQuery } from '../domain/listing';
+import type { NewProducto, Producto, ProductoChanges, WriteContext } from '../domain/producto';
+import type { ProductoEvents } from '../events/producto-events';
+
+/**
+ * The `productos` table. Owns its SQL (knex, parameterised). Each write and
+ * its event row commit in one transaction (outbox), so a committed write
+ * always gets its event and a rolled-back one never does. Transient driver
+ * failures surface as UnavailableError; no driver message leaves this file.
+ */
+export interface ProductoStore {
+  create(producto: NewProducto, context: WriteContext): Promise<Producto>;
+  /** NotFoundError when the id does not exist. */
+  get(id: number): Promise<Producto>;
+  list(query: ProductoQuery): Promise<ProductoPage>;
+  /** Sets the fields present in `changes`; NotFoundError when the id does not exist. */
+  update(id: number, changes: ProductoChanges, context: WriteContext): Promise<Producto>;
+  /** NotFoundError when the id does not exist. */
+  delete(id: number, context: WriteContext): Promise<void>;
+  /**
+   * Unassigns every product of warehouse `bodegaId` and returns them as they
+   * are now. Idempotent: once none points at it, returns [] and publishes nothing.
+   */
+  unassignBodega(bodegaId: number, context: WriteContext): Promise<Producto[]>;
+}
+
+export interface ProductoPage {
+  productos: Producto[];
+  /** True when more rows match after the last one returned. */
+  hasMore: boolean;
+}
+
+export interface ProductoStoreDeps {
+  events: ProductoEvents;
+  /** Called after a write transaction committed: wakes the outbox relay. */
+  onCommitted?: () => void;
+}
+
+const TABLE = 'productos';
+const COLUMNS = [
+  'id',
+  'nombre',
+  'descripcion',
+  'precio',
+  'cantidad_en_stock',
+  'bodega_id',
+  'fecha_creacion',
+  'fecha_actualizacion',
+] as const;
+
+interface ProductoRow {
+  id: number;
+  nombre: string;
+  descripcion: string | null;
+  /** DECIMAL read as a string (createDb): never a float. */
+  precio: string;
+  cantidad_en_stock: number;
+  bodega_id: number | null;
+  fecha_creacion: Date;
+  fecha_actualizacion: Date;
+}
+
+function fromRow(row: ProductoRow): Producto {
+  return {
+    id: row.id,
+    nombre: row.nombre,
+    descripcion: row.descripcion,
+    precio: row.precio,
+    cantidadEnStock: row.cantidad_en_stock,
+    bodegaId: row.bodega_id,
+    fechaCreacion: row.fecha_creacion,
+    fechaActualizacion: row.fecha_actualizacion,
+  };
+}
+
+/** The columns of the fields present in `changes`. */
+function toColumns(changes: ProductoChanges): Partial<ProductoRow> {
+  const row: Partial<ProductoRow> = {};
+  if (changes.nombre !== undefined) row.nombre = changes.nombre;
+  if (changes.descripcion !== undefined) row.descripcion = changes.descripcion;
+  if (changes.precio !== undefined) row.precio = changes.precio;
+  if (changes.cantidadEnStock !== undefined) row.cantidad_en_stock = changes.cantidadEnStock;
+  if (changes.bodegaId !== undefined) row.bodega_id = changes.bodegaId;
+  return row;
+}
+
+/** LIKE pattern matching `text` anywhere, with its own `%`, `_` and `!` taken literally. */
+function containsPattern(text: string): string {
+  return `%${text.replace(/[!%_]/g, '!$&')}%`;
+}
+
+function notFound(id: number): NotFoundError {
+  return new NotFoundError(`no existe el producto ${id}`);
+}
+
+export function createProductoStore(db: Knex, deps: ProductoStoreDeps): ProductoStore {
+  const { events } = deps;
+
+  /** Runs one write transaction, then wakes the relay for the events it committed. */
+  async function write<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    const result = await withDbErrors(() => db.transaction(work));
+    deps.onCommitted?.();
+    return result;
+  }
+
+  async function selectById(q: Knex | Knex.Transaction, id: number): Promise<Producto | undefined> {
+    const row = await q<ProductoRow>(TABLE).select(...COLUMNS).where({ id }).first();
+    return row ? fromRow(row) : undefined;
+  }
+
+  /**
+   * Reads and locks the row until the transaction ends, so concurrent writes
+   * of one product serialise and their events enter the outbox in commit order.
+   */
+  async function lockById(trx: Knex.Transaction, id: number): Promise<Producto> {
+    const row = await trx<ProductoRow>(TABLE).select(...COLUMNS).where({ id }).forUpdate().first();
+    if (!row) throw notFound(id);
+    return fromRow(row);
+  }
+
+  /** The stored row, read back inside the write so the response shows exactly what was committed. */
+  async function reread(trx: Knex.Transaction, id: number): Promise<Producto> {
+    const producto = await selectById(trx, id);
+    if (!producto) throw notFound(id);
+    return producto;
+  }
+
+  return {
+    create(producto, context) {
+      return write(async (trx) => {
+        const at = nowToSecond();
+        const [id] = await trx(TABLE).insert({
+          ...toColumns(producto),
+          fecha_creacion: at,
+          fecha_actualizacion: at,
+        });
+        const stored = await reread(trx, Number(id));
+        await enqueueEvent(trx, events.created(stored, context));
+        return stored;
+      });
+    },
+
+    async get(id) {
+      const producto = await withDbErrors(() => selectById(db, id));
+      if (!producto) throw notFound(id);
+      return producto;
+    },
+
+    list(query) {
+      return withDbErrors(async () => {
+        const q = db<ProductoRow>(TABLE)
+          .select(...COLUMNS)
+          .orderBy('id')
+          .limit(query.pageSize + 1);
+        if (query.skip > 0) q.offset(query.skip);
+        if (query.afterId !== null) q.where('id', '>', query.afterId);
+        if (query.bodegaIds.length > 0) q.whereIn('bodega_id', query.bodegaIds);
+        if (query.nombreContains !== null) {
+          q.whereRaw("nombre LIKE ? ESCAPE '!'", [containsPattern(query.nombreContains)]);
+        }
+        const rows = await q;
+        return { productos: rows.slice(0, query.pageSize).map(fromRow), hasMore: rows.length > query.pageSize };
+      });
+    },
+
+    update(id, changes, context) {
+      return write(async (trx) => {
+        await lockById(trx, id);
+        await trx(TABLE)
+          .where({ id })
+          .update({ ...toColumns(changes), fecha_actualizacion: nowToSecond() });
+        const stored = await reread(trx, id);
+        await enqueueEvent(trx, events.updated(stored, context));
+        return stored;
+      });
+    },
+
+    delete(id, context) {
+      return write(async (trx) => {
+        const current = await lockById(trx, id);
+        await trx(TABLE).where({ id }).del();
+        await enqueueEvent(trx, events.deleted(current, context, nowToSecond()));
+      });
+    },
+
+    unassignBodega(bodegaId, context) {
+      return write(async (trx) => {
+        const rows = await trx<ProductoRow>(TABLE).select(...COLUMNS).where({ bodega_id: bodegaId }).orderBy('id').forUpdate();
+        if (rows.length === 0) return [];
+        const at = nowToSecond();
+        await trx(TABLE)
+          .whereIn(
+            'id',
+            rows.map((row) => row.id),
+          )
+          .update({ bodega_id: null, fecha_actualizacion: at });
+        const productos = rows.map((row) => ({ ...fromRow(row), bodegaId: null, fechaActualizacion: at }));
+        for (const producto of productos) await enqueueEvent(trx, events.updated(producto, context));
+        return productos;
+      });
+    },
+  };
+}

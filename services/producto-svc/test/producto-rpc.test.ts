@@ -1,0 +1,300 @@
+import { status } from '@grpc/grpc-js';
+import { fieldViolationsOf } from '@inventario/platform';
+import { waitFor } from '@inventario/testkit';
+import { rejectionOf, type ProductoApi } from './support/producto-client';
+import { startTestService, type TestService } from './support/test-service';
+
+// Component test: the whole service on an ephemeral port, real MariaDB and NATS.
+
+let svc: TestService;
+let api: ProductoApi;
+
+beforeAll(async () => {
+  svc = await startTestService('producto_rpc');
+  api = svc.api;
+  await svc.app.ready;
+});
+
+afterAll(async () => {
+  await svc?.close();
+});
+
+async function expectInvalid(call: Promise<unknown>, campo: string, mensaje?: string): Promise<void> {
+  const err = await rejectionOf(call);
+  expect(err.code).toBe(status.INVALID_ARGUMENT);
+  const violations = fieldViolationsOf(err);
+  expect(violations.map((v) => v.campo)).toContain(campo);
+  if (mensaje !== undefined) expect(violations).toContainEqual({ campo, mensaje });
+}
+
+async function expectNotFound(call: Promise<unknown>): Promise<void> {
+  expect((await rejectionOf(call)).code).toBe(status.NOT_FOUND);
+}
+
+describe('CreateProducto', () => {
+  it('stores every field and answers the stored product, with fechaActualizacion equal to fechaCreacion', async () => {
+    const { producto } = await api.create({
+      nombre: 'Silla ergonómica',
+      descripcion: 'Respaldo de malla',
+      precio: '1234.5',
+      cantidadEnStock: 7,
+      bodegaId: 3,
+    });
+    expect(producto).toMatchObject({
+      nombre: 'Silla ergonómica',
+      descripcion: 'Respaldo de malla',
+      precio: '1234.50',
+      cantidadEnStock: 7,
+      bodegaId: 3,
+    });
+    expect(producto?.id).toBeGreaterThan(0);
+    expect(producto?.fechaCreacion).toBeInstanceOf(Date);
+    expect(producto?.fechaCreacion?.getUTCMilliseconds()).toBe(0);
+    expect(producto?.fechaActualizacion).toEqual(producto?.fechaCreacion);
+    expect((await api.get(producto?.id ?? 0)).producto).toEqual(producto);
+  });
+
+  it('leaves descripcion and bodegaId unset when they are absent', async () => {
+    const { producto } = await api.create({ nombre: 'Mesa', precio: '0', cantidadEnStock: 0 });
+    expect(producto?.descripcion).toBeUndefined();
+    expect(producto?.bodegaId).toBeUndefined();
+    expect(producto?.precio).toBe('0.00');
+  });
+
+  it.each(['0.10', '12345678.99', '99999999.99'])('keeps precio %s exactly, through storage and back', async (precio) => {
+    const { producto } = await api.create({ nombre: `Precio ${precio}`, precio, cantidadEnStock: 1 });
+    expect(producto?.precio).toBe(precio);
+    expect((await api.get(producto?.id ?? 0)).producto?.precio).toBe(precio);
+  });
+
+  it('answers INVALID_ARGUMENT naming every missing required field', async () => {
+    const err = await rejectionOf(api.create({}));
+    expect(err.code).toBe(status.INVALID_ARGUMENT);
+    expect(fieldViolationsOf(err)).toEqual([
+      { campo: 'nombre', mensaje: 'es obligatorio' },
+      { campo: 'precio', mensaje: 'es obligatorio' },
+      { campo: 'cantidadEnStock', mensaje: 'es obligatorio' },
+    ]);
+  });
+
+  it.each([
+    ['nombre', 'blank', { nombre: '   ' }],
+    ['nombre', '256 characters', { nombre: 'x'.repeat(256) }],
+    ['precio', 'negative', { precio: '-1' }],
+    ['precio', 'with 3 decimals', { precio: '1.234' }],
+    ['precio', 'above 99999999.99', { precio: '100000000' }],
+    ['precio', 'in exponent form', { precio: '1e3' }],
+    ['precio', 'not a number', { precio: 'abc' }],
+    ['cantidadEnStock', 'negative', { cantidadEnStock: -1 }],
+    ['bodegaId', 'negative', { bodegaId: -4 }],
+  ])('answers INVALID_ARGUMENT naming %s when it is %s', async (campo, _case, override) => {
+    await expectInvalid(api.create({ nombre: 'Válido', precio: '1.00', cantidadEnStock: 1, ...override }), campo);
+  });
+});
+
+describe('GetProducto', () => {
+  it('answers NOT_FOUND for an id that does not exist', async () => {
+    await expectNotFound(api.get(999_999));
+  });
+
+  it.each([0, -1])('answers INVALID_ARGUMENT naming id for id %d', async (id) => {
+    await expectInvalid(api.get(id), 'id', 'debe ser un entero positivo');
+  });
+});
+
+describe('UpdateProducto', () => {
+  async function seed(): Promise<number> {
+    const { producto } = await api.create({
+      nombre: 'Lámpara',
+      descripcion: 'De pie',
+      precio: '45.00',
+      cantidadEnStock: 4,
+      bodegaId: 8,
+    });
+    return producto?.id ?? 0;
+  }
+
+  it('changes only the fields named in the mask and keeps the others', async () => {
+    const id = await seed();
+    const { producto } = await api.update({
+      producto: { id, nombre: 'ignorado', precio: '50.25', cantidadEnStock: 99 },
+      updateMask: ['precio'],
+    });
+    expect(producto).toMatchObject({
+      id,
+      nombre: 'Lámpara',
+      descripcion: 'De pie',
+      precio: '50.25',
+      cantidadEnStock: 4,
+      bodegaId: 8,
+    });
+    expect((await api.get(id)).producto).toEqual(producto);
+  });
+
+  it('updates several fields at once', async () => {
+    const id = await seed();
+    const { producto } = await api.update({
+      producto: { id, nombre: 'Lámpara LED', cantidadEnStock: 0, bodegaId: 12 },
+      updateMask: ['nombre', 'cantidad_en_stock', 'bodega_id'],
+    });
+    expect(producto).toMatchObject({ nombre: 'Lámpara LED', cantidadEnStock: 0, bodegaId: 12, precio: '45.00' });
+  });
+
+  it('clears descripcion and bodegaId when the mask names them and they are absent', async () => {
+    const id = await seed();
+    const { producto } = await api.update({ producto: { id }, updateMask: ['descripcion', 'bodega_id'] });
+    expect(producto?.descripcion).toBeUndefined();
+    expect(producto?.bodegaId).toBeUndefined();
+    expect(producto?.nombre).toBe('Lámpara');
+  });
+
+  it('ignores output-only paths in the mask', async () => {
+    const id = await seed();
+    const { producto } = await api.update({ producto: { id: id, nombre: 'Otra' }, updateMask: ['id', 'nombre', 'fecha_creacion'] });
+    expect(producto).toMatchObject({ id, nombre: 'Otra' });
+  });
+
+  it('moves fechaActualizacion forward and keeps fechaCreacion', async () => {
+    const { producto: created } = await api.create({ nombre: 'Reloj', precio: '10.00', cantidadEnStock: 1 });
+    const creado = created?.fechaCreacion?.getTime() ?? 0;
+    // Timestamps have whole-second precision: wait for the clock to pass the creation second.
+    await waitFor(() => Date.now() >= creado + 1000, 'the next second');
+    const { producto } = await api.update({ producto: { id: created?.id, cantidadEnStock: 2 }, updateMask: ['cantidad_en_stock'] });
+    expect(producto?.fechaCreacion).toEqual(created?.fechaCreacion);
+    expect(producto?.fechaActualizacion?.getTime()).toBeGreaterThan(creado);
+  });
+
+  it('answers INVALID_ARGUMENT for an empty mask', async () => {
+    const id = await seed();
+    await expectInvalid(api.update({ producto: { id, nombre: 'x' }, updateMask: [] }), 'updateMask', 'no hay campos para actualizar');
+    await expectInvalid(api.update({ producto: { id }, updateMask: ['fecha_actualizacion'] }), 'updateMask');
+  });
+
+  it('answers INVALID_ARGUMENT for an unknown mask path', async () => {
+    const id = await seed();
+    await expectInvalid(api.update({ producto: { id, nombre: 'x' }, updateMask: ['nombre', 'color'] }), 'updateMask');
+  });
+
+  it('answers INVALID_ARGUMENT when a masked field is invalid, and changes nothing', async () => {
+    const id = await seed();
+    await expectInvalid(api.update({ producto: { id, precio: '1.999' }, updateMask: ['precio'] }), 'precio', 'admite como máximo 2 decimales');
+    await expectInvalid(api.update({ producto: { id, nombre: '' }, updateMask: ['nombre'] }), 'nombre', 'es obligatorio');
+    expect((await api.get(id)).producto).toMatchObject({ nombre: 'Lámpara', precio: '45.00' });
+  });
+
+  it('answers INVALID_ARGUMENT naming id when the product has no id', async () => {
+    await expectInvalid(api.update({ producto: { nombre: 'x' }, updateMask: ['nombre'] }), 'id');
+  });
+
+  it('answers NOT_FOUND for an id that does not exist', async () => {
+    await expectNotFound(api.update({ producto: { id: 999_999, nombre: 'x' }, updateMask: ['nombre'] }));
+  });
+});
+
+describe('DeleteProducto', () => {
+  it('deletes the product; a second delete answers NOT_FOUND', async () => {
+    const { producto } = await api.create({ nombre: 'Efímero', precio: '1.00', cantidadEnStock: 1 });
+    const id = producto?.id ?? 0;
+    await expect(api.delete(id)).resolves.toEqual({});
+    await expectNotFound(api.get(id));
+    await expectNotFound(api.delete(id));
+  });
+
+  it('answers INVALID_ARGUMENT naming id for id 0', async () => {
+    await expectInvalid(api.delete(0), 'id');
+  });
+});
+
+describe('UnassignBodega', () => {
+  it('unassigns and returns the products of the warehouse; a second call returns none', async () => {
+    const a = (await api.create({ nombre: 'A', precio: '1.00', cantidadEnStock: 1, bodegaId: 501 })).producto;
+    const b = (await api.create({ nombre: 'B', precio: '2.00', cantidadEnStock: 2, bodegaId: 501 })).producto;
+    const other = (await api.create({ nombre: 'C', precio: '3.00', cantidadEnStock: 3, bodegaId: 502 })).producto;
+
+    const { productos } = await api.unassignBodega(501);
+    expect(productos.map((p) => p.id)).toEqual([a?.id, b?.id]);
+    expect(productos.every((p) => p.bodegaId === undefined)).toBe(true);
+    expect((await api.get(a?.id ?? 0)).producto?.bodegaId).toBeUndefined();
+    expect((await api.get(other?.id ?? 0)).producto?.bodegaId).toBe(502);
+
+    expect((await api.unassignBodega(501)).productos).toEqual([]);
+  });
+
+  it('answers INVALID_ARGUMENT naming bodegaId for 0', async () => {
+    await expectInvalid(api.unassignBodega(0), 'bodegaId');
+  });
+});
+
+describe('ListProductos', () => {
+  // Each case filters on warehouse ids of its own, so rows of other tests never interfere.
+  async function createIn(bodegaId: number, nombres: string[]): Promise<number[]> {
+    const ids: number[] = [];
+    for (const nombre of nombres) {
+      ids.push((await api.create({ nombre, precio: '1.00', cantidadEnStock: 1, bodegaId })).producto?.id ?? 0);
+    }
+    return ids;
+  }
+
+  it('walks several pages in id order with page_token, the last page has no token', async () => {
+    const ids = await createIn(9001, ['p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7']);
+    const seen: number[] = [];
+    const sizes: number[] = [];
+    let pageToken = '';
+    do {
+      const page = await api.list({ bodegaIds: [9001], pageSize: 3, pageToken });
+      seen.push(...page.productos.map((p) => p.id));
+      sizes.push(page.productos.length);
+      pageToken = page.nextPageToken;
+    } while (pageToken !== '');
+    expect(seen).toEqual(ids);
+    expect(sizes).toEqual([3, 3, 1]);
+  });
+
+  it('skips matching rows before the page starts, and continues after the page with the token', async () => {
+    const ids = await createIn(9002, ['s1', 's2', 's3', 's4', 's5', 's6']);
+    const first = await api.list({ bodegaIds: [9002], pageSize: 2, skip: 2 });
+    expect(first.productos.map((p) => p.id)).toEqual(ids.slice(2, 4));
+    const second = await api.list({ bodegaIds: [9002], pageSize: 2, pageToken: first.nextPageToken });
+    expect(second.productos.map((p) => p.id)).toEqual(ids.slice(4, 6));
+    expect(second.nextPageToken).toBe('');
+  });
+
+  it('filters on several warehouses', async () => {
+    const inA = await createIn(9003, ['a1', 'a2']);
+    const inB = await createIn(9004, ['b1']);
+    await createIn(9005, ['c1']);
+    const page = await api.list({ bodegaIds: [9004, 9003] });
+    expect(page.productos.map((p) => p.id)).toEqual([...inA, ...inB]);
+    expect(page.nextPageToken).toBe('');
+  });
+
+  it('filters on nombre, case-insensitively, taking % and _ literally', async () => {
+    const [pct, , underscore] = await createIn(9006, ['Café 100% arábica', 'Café 1000 arábica', 'Taza_grande', 'Tazagrande']);
+    const names = async (nombreContains: string) =>
+      (await api.list({ bodegaIds: [9006], nombreContains })).productos.map((p) => p.nombre);
+    expect(await names('100%')).toEqual(['Café 100% arábica']);
+    expect((await api.list({ bodegaIds: [9006], nombreContains: '100%' })).productos[0]?.id).toBe(pct);
+    expect(await names('a_g')).toEqual(['Taza_grande']);
+    expect((await api.list({ bodegaIds: [9006], nombreContains: 'a_g' })).productos[0]?.id).toBe(underscore);
+    expect(await names('CAFÉ')).toEqual(['Café 100% arábica', 'Café 1000 arábica']);
+    expect(await names('nada así')).toEqual([]);
+  });
+
+  it('lists every product without filters', async () => {
+    const [id] = await createIn(9007, ['sin filtro']);
+    const page = await api.list({ pageSize: 1000 });
+    expect(page.productos.map((p) => p.id)).toContain(id);
+    const ids = page.productos.map((p) => p.id);
+    expect(ids).toEqual([...ids].sort((x, y) => x - y));
+  });
+
+  it.each([
+    ['pageSize', { pageSize: -1 }],
+    ['skip', { skip: -1 }],
+    ['pageToken', { pageToken: 'no-es-un-token' }],
+    ['pageToken', { pageToken: Buffer.from('abc').toString('base64url') }],
+    ['bodegaIds', { bodegaIds: [0] }],
+  ])('answers INVALID_ARGUMENT naming %s for %j', async (campo, request) => {
+    await expectInvalid(api.list(request), campo);
+  });
+});
