@@ -11,3 +11,4 @@ export * from './time';
 export * from './grpc/handlers';
 export * from './grpc/server';
 export * from './grpc/status';
+export * from './service';

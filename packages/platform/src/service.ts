@@ -1,0 +1,323 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { z } from 'zod';
+import { ConfigError, envSchemas, parseEnv } from './config';
+import { createDb, describeMysqlUrl, migrate, type Knex, type Migration } from './db';
+import { monitorDatabase } from './health';
+import { createLogger, type Logger } from './logger';
+import { connectNats, ensureStream, type NatsConnection } from './nats';
+import { createOutboxRelay, jetStreamPublisher, type OutboxRelay } from './outbox';
+import { installShutdown, type ShutdownStep } from './shutdown';
+import { startGrpcServer, type GrpcServiceBinding, type StartedGrpcServer } from './grpc/server';
+
+/**
+ * The lifecycle every gRPC service of Inventario shares: configuration,
+ * database and migrations, gRPC server with health and reflection, the
+ * outbox relay and NATS consumers brought up in the background, and the
+ * written shutdown sequence. A service supplies only its own wiring.
+ */
+
+/**
+ * The environment contract of a gRPC service (ARCHITECTURE §7). DATABASE_URL
+ * has no default: it may carry a password.
+ */
+export function serviceConfigSchema(defaultGrpcPort: number) {
+  return z
+    .object({
+      DATABASE_URL: envSchemas.mysqlUrl(),
+      GRPC_PORT: envSchemas.port(defaultGrpcPort),
+      GRPC_HOST: z.string().min(1).default('0.0.0.0'),
+      NATS_URL: envSchemas.natsUrl(),
+      LOG_LEVEL: envSchemas.logLevel(),
+      NATS_STREAM: envSchemas.streamName(),
+      NATS_SUBJECT_PREFIX: envSchemas.subjectPrefix(),
+      // The part before `.Inventario.` in every eventType (spec: `Service`).
+      EVENT_TYPE_NAMESPACE: z
+        .string()
+        .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'must be dot-separated words')
+        .default('Service'),
+      // How often the database is pinged to drive the gRPC health status.
+      DB_CHECK_INTERVAL_MS: envSchemas.milliseconds(2000, 50),
+      // Time between reporting NOT_SERVING and closing the server.
+      SHUTDOWN_DRAIN_MS: envSchemas.milliseconds(2000),
+      // Hard deadline of the whole shutdown sequence.
+      SHUTDOWN_TIMEOUT_MS: envSchemas.milliseconds(25_000),
+    })
+    .transform((env) => ({
+      databaseUrl: env.DATABASE_URL,
+      grpcPort: env.GRPC_PORT,
+      grpcHost: env.GRPC_HOST,
+      natsUrl: env.NATS_URL,
+      logLevel: env.LOG_LEVEL,
+      natsStream: env.NATS_STREAM,
+      natsSubjectPrefix: env.NATS_SUBJECT_PREFIX,
+      eventTypeNamespace: env.EVENT_TYPE_NAMESPACE,
+      dbCheckIntervalMs: env.DB_CHECK_INTERVAL_MS,
+      shutdownDrainMs: env.SHUTDOWN_DRAIN_MS,
+      shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    }));
+}
+
+/** Validated settings of one service process. */
+export type ServiceConfig = z.infer<ReturnType<typeof serviceConfigSchema>>;
+
+/** Where the NATS side of a service lives once it is connected. */
+export interface EventsContext {
+  nc: NatsConnection;
+  stream: string;
+  prefix: string;
+}
+
+/** Something started in the background that shutdown must stop (e.g. a consumer). */
+export interface Stoppable {
+  stop(): Promise<void>;
+}
+
+/** What a service contributes: its gRPC services and, optionally, its consumers. */
+export interface ServiceWiring {
+  grpcServices: GrpcServiceBinding[];
+  /** Started once NATS and the stream are up; retried until it succeeds. */
+  startConsumers?: (events: EventsContext) => Promise<Stoppable>;
+}
+
+export interface StartServiceOptions {
+  /** Process name, e.g. `producto-svc` (logs, NATS connection name). */
+  name: string;
+  config: ServiceConfig;
+  logger: Logger;
+  migrations: Record<string, Migration>;
+  /** Binary FileDescriptorSet served by reflection. */
+  descriptorSetPath: string;
+  /**
+   * Builds the service from its database pool; `notifyRelay` wakes the outbox
+   * relay and should be called after each committed write.
+   */
+  wire(deps: { db: Knex; notifyRelay: () => void }): ServiceWiring;
+}
+
+/** A running service. */
+export interface ServiceApp {
+  /** The bound gRPC port (the real one when GRPC_PORT=0). */
+  grpcPort: number;
+  /**
+   * Resolves once NATS is connected, the stream exists and the relay and
+   * consumers run. Writes are served before that: the outbox keeps their
+   * events until NATS is there. Rejects if the service stops first.
+   */
+  ready: Promise<void>;
+  /**
+   * Whether this process takes traffic. SERVING needs this, finished
+   * migrations and a reachable database; shutdown clears it first.
+   */
+  setServing(serving: boolean): void;
+  /** The written shutdown sequence, in order (main hands it to installShutdown). */
+  shutdownSteps: ShutdownStep[];
+  /** Runs shutdownSteps once, in order; a failing step is logged and the rest still run. */
+  stop(): Promise<void>;
+}
+
+/** How long one JetStream publish may wait for its ack before the relay backs off. */
+const PUBLISH_TIMEOUT_MS = 5000;
+/** Ceiling of the retry delay while NATS-side setup fails. */
+const SETUP_RETRY_MAX_MS = 10_000;
+
+/**
+ * Starts a service: the gRPC port opens first (health NOT_SERVING, so probes
+ * get an answer rather than a refused connection), migrations run, health
+ * turns SERVING while the database answers, and NATS comes up in the
+ * background, because a broker outage must delay events, never writes
+ * (ARCHITECTURE §4).
+ */
+export async function startService(options: StartServiceOptions): Promise<ServiceApp> {
+  const { config, logger } = options;
+  const db = createDb(config.databaseUrl, { logger });
+  let relay: OutboxRelay | undefined;
+  const wiring = options.wire({ db, notifyRelay: () => relay?.notify() });
+
+  let grpc: StartedGrpcServer;
+  try {
+    grpc = await startGrpcServer({
+      host: config.grpcHost,
+      port: config.grpcPort,
+      services: wiring.grpcServices,
+      descriptorSetPath: options.descriptorSetPath,
+      logger,
+    });
+  } catch (err) {
+    await db.destroy();
+    throw err;
+  }
+  try {
+    await migrate(db, options.migrations);
+  } catch (err) {
+    grpc.server.forceShutdown();
+    await db.destroy();
+    throw err;
+  }
+  logger.info({ database: describeMysqlUrl(config.databaseUrl) }, 'database migrated');
+
+  let accepting = true;
+  let databaseUp = true;
+  const applyHealth = () => grpc.setServing(accepting && databaseUp);
+  applyHealth();
+  const stopMonitor = monitorDatabase({
+    db,
+    logger,
+    intervalMs: config.dbCheckIntervalMs,
+    onChange: (up) => {
+      databaseUp = up;
+      applyHealth();
+    },
+  });
+  const setServing = (serving: boolean) => {
+    accepting = serving;
+    applyHealth();
+  };
+
+  const abort = new AbortController();
+  let nc: NatsConnection | undefined;
+  let consumers: Stoppable | undefined;
+  const setup = (async () => {
+    nc = await connectUnlessAborted(config.natsUrl, options.name, logger, abort.signal);
+    const events: EventsContext = { nc, stream: config.natsStream, prefix: config.natsSubjectPrefix };
+    await retrying('stream setup', () => ensureStream(events.nc, { name: events.stream, subjects: [`${events.prefix}.>`] }), logger, abort.signal);
+    relay = createOutboxRelay({ db, publish: jetStreamPublisher(events.nc, PUBLISH_TIMEOUT_MS), logger });
+    relay.start();
+    relay.notify(); // rows committed before the relay existed
+    if (wiring.startConsumers) {
+      const start = wiring.startConsumers;
+      consumers = await retrying('consumer start', () => start(events), logger, abort.signal);
+    }
+    logger.info({ stream: events.stream, prefix: events.prefix }, 'events ready');
+  })();
+  const ready = setup.catch((err: unknown) => {
+    if (!abort.signal.aborted) logger.error({ err }, 'event setup failed; events wait in the outbox');
+    throw err;
+  });
+  // `ready` need not be awaited (main does not); its failure is logged above.
+  ready.catch(() => undefined);
+
+  // In-flight calls get half of what the deadline leaves after the drain; the
+  // other half is for consumers, relay, NATS drain and pool to finish.
+  const graceMs = Math.max(0, config.shutdownTimeoutMs - config.shutdownDrainMs) / 2;
+  const shutdownSteps: ShutdownStep[] = [
+    {
+      name: 'health NOT_SERVING',
+      run: () => {
+        stopMonitor();
+        setServing(false);
+      },
+    },
+    // Lets load balancers and clients see NOT_SERVING before the port closes.
+    { name: 'drain delay', run: () => sleep(config.shutdownDrainMs) },
+    // In-flight calls finish (up to graceMs) before anything they use is closed.
+    { name: 'grpc server', run: () => grpc.shutdown(graceMs) },
+    {
+      name: 'consumers',
+      run: async () => {
+        abort.abort();
+        await setup.catch(() => undefined);
+        await consumers?.stop();
+      },
+    },
+    // After the server: events of the last writes go out now or on the next start.
+    { name: 'outbox relay', run: () => relay?.stop() },
+    { name: 'nats drain', run: async () => (nc && !nc.isClosed() ? nc.drain() : undefined) },
+    { name: 'database pool', run: () => db.destroy() },
+  ];
+
+  let stopped: Promise<void> | undefined;
+  return {
+    grpcPort: grpc.port,
+    ready,
+    setServing,
+    shutdownSteps,
+    stop() {
+      stopped ??= (async () => {
+        for (const step of shutdownSteps) {
+          try {
+            await step.run();
+          } catch (err) {
+            logger.error({ step: step.name, err }, 'shutdown step failed');
+          }
+        }
+      })();
+      return stopped;
+    },
+  };
+}
+
+/**
+ * connectNats waits for a first server indefinitely; stop waiting when
+ * `signal` aborts, and close the connection should it come up later.
+ */
+async function connectUnlessAborted(url: string, name: string, logger: Logger, signal: AbortSignal): Promise<NatsConnection> {
+  logger.info({ nats: url }, 'connecting to NATS in the background; events wait in the outbox until then');
+  const connecting = connectNats(url, name, logger);
+  const aborted = new Promise<never>((_, reject) => {
+    signal.addEventListener('abort', () => reject(new Error('stopped before NATS was reachable')), { once: true });
+  });
+  try {
+    const nc = await Promise.race([connecting, aborted]);
+    logger.info({ nats: url }, 'nats connected');
+    return nc;
+  } catch (err) {
+    void connecting.then(
+      (late) => late.close(),
+      () => undefined,
+    );
+    throw err;
+  }
+}
+
+/** Runs `work` until it succeeds, backing off up to 10 s; rejects once `signal` aborts. */
+async function retrying<T>(what: string, work: () => Promise<T>, logger: Logger, signal: AbortSignal): Promise<T> {
+  for (let delayMs = 250; ; delayMs = Math.min(SETUP_RETRY_MAX_MS, delayMs * 2)) {
+    signal.throwIfAborted();
+    try {
+      return await work();
+    } catch (err) {
+      signal.throwIfAborted();
+      logger.warn({ err: err instanceof Error ? err.message : String(err), retryInMs: delayMs }, `${what} failed; will retry`);
+      await sleep(delayMs, undefined, { signal });
+    }
+  }
+}
+
+export interface RunServiceOptions<C extends { logLevel: string; shutdownTimeoutMs: number }> {
+  name: string;
+  env: NodeJS.ProcessEnv;
+  loadConfig(env: NodeJS.ProcessEnv): C;
+  start(config: C, logger: Logger): Promise<{ grpcPort: number; shutdownSteps: ShutdownStep[] }>;
+}
+
+/**
+ * The body of a service's main.ts: parse the environment (a bad value stops
+ * the process with one line naming the variable), start, and run the
+ * shutdown sequence on SIGTERM/SIGINT with SHUTDOWN_TIMEOUT_MS as deadline.
+ */
+export async function runService<C extends { logLevel: string; shutdownTimeoutMs: number }>(
+  options: RunServiceOptions<C>,
+): Promise<void> {
+  let config: C;
+  try {
+    config = options.loadConfig(options.env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`${options.name}: ${err.message}\n`);
+    process.exit(1);
+  }
+  const logger = createLogger(options.name, config.logLevel);
+  try {
+    const app = await options.start(config, logger);
+    installShutdown({ logger, steps: app.shutdownSteps, deadlineMs: config.shutdownTimeoutMs });
+    logger.info({ grpcPort: app.grpcPort }, `${options.name} started`);
+  } catch (err) {
+    logger.fatal({ err }, `${options.name} failed to start`);
+    process.exit(1);
+  }
+}
+
+/** Parses a service's environment with the shared schema. */
+export function loadServiceConfig(env: NodeJS.ProcessEnv, defaultGrpcPort: number): ServiceConfig {
+  return parseEnv(serviceConfigSchema(defaultGrpcPort), env);
+}
