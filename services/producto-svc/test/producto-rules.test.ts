@@ -95,6 +95,11 @@ describe('validateNewProducto', () => {
     expect(producto).toMatchObject({ descripcion: '', cantidadEnStock: 2_147_483_647, bodegaId: 4_294_967_295 });
   });
 
+  it('trims the spaces around nombre, and measures it after trimming', () => {
+    expect(validateNewProducto({ ...VALID, nombre: '  Silla plegable \t' }).nombre).toBe('Silla plegable');
+    expect(validateNewProducto({ ...VALID, nombre: ` ${'n'.repeat(255)} ` }).nombre).toHaveLength(255);
+  });
+
   it('counts nombre in characters, not UTF-16 units', () => {
     expect(validateNewProducto({ ...VALID, nombre: '📦'.repeat(255) }).nombre).toHaveLength(510);
   });

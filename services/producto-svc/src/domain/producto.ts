@@ -77,12 +77,14 @@ function isAbsent(value: unknown): boolean {
   return value === undefined || value === null;
 }
 
+/** Surrounding spaces are trimmed (as for warehouse names): " Tornillo " is stored as "Tornillo". */
 const nombreRule: Rule<string> = (value) => {
   if (isAbsent(value) || value === '') return { mensaje: MENSAJES.obligatorio };
   if (typeof value !== 'string') return { mensaje: MENSAJES.texto };
-  if (value.trim() === '') return { mensaje: MENSAJES.enBlanco };
-  if ([...value].length > MAX_NOMBRE_CHARS) return { mensaje: MENSAJES.nombreLargo };
-  return { ok: value };
+  const nombre = value.trim();
+  if (nombre === '') return { mensaje: MENSAJES.enBlanco };
+  if ([...nombre].length > MAX_NOMBRE_CHARS) return { mensaje: MENSAJES.nombreLargo };
+  return { ok: nombre };
 };
 
 const descripcionRule: Rule<string | null> = (value) => {
