@@ -1,0 +1,89 @@
+/**
+ * The environment contract every gRPC service shares (serviceConfigSchema):
+ * documented defaults, every variable read, DATABASE_URL never defaulted,
+ * every problem listed in one error.
+ */
+import { ConfigError, loadServiceConfig } from '@inventario/platform';
+
+const DATABASE_URL = 'mysql://root@127.0.0.1:3306/inventario_producto';
+
+function problemsOf(env: NodeJS.ProcessEnv): string[] {
+  try {
+    loadServiceConfig(env, 50051);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadServiceConfig', () => {
+  it('applies the documented defaults when only DATABASE_URL is set, with the service default port', () => {
+    expect(loadServiceConfig({ DATABASE_URL }, 50052)).toEqual({
+      databaseUrl: DATABASE_URL,
+      grpcPort: 50052,
+      grpcHost: '0.0.0.0',
+      natsUrl: 'nats://127.0.0.1:4222',
+      logLevel: 'info',
+      natsStream: 'INVENTARIO',
+      natsSubjectPrefix: 'inventario',
+      eventTypeNamespace: 'Service',
+      dbCheckIntervalMs: 2000,
+      shutdownDrainMs: 2000,
+      shutdownTimeoutMs: 25_000,
+    });
+  });
+
+  it('reads every variable it documents', () => {
+    const config = loadServiceConfig(
+      {
+        DATABASE_URL,
+        GRPC_PORT: '6000',
+        GRPC_HOST: '127.0.0.1',
+        NATS_URL: 'nats://a:4222,nats://b:4222',
+        LOG_LEVEL: 'debug',
+        NATS_STREAM: 'OTRO',
+        NATS_SUBJECT_PREFIX: 'pruebas.inv',
+        EVENT_TYPE_NAMESPACE: 'Acme',
+        DB_CHECK_INTERVAL_MS: '500',
+        SHUTDOWN_DRAIN_MS: '0',
+        SHUTDOWN_TIMEOUT_MS: '10000',
+      },
+      50051,
+    );
+    expect(config).toEqual({
+      databaseUrl: DATABASE_URL,
+      grpcPort: 6000,
+      grpcHost: '127.0.0.1',
+      natsUrl: 'nats://a:4222,nats://b:4222',
+      logLevel: 'debug',
+      natsStream: 'OTRO',
+      natsSubjectPrefix: 'pruebas.inv',
+      eventTypeNamespace: 'Acme',
+      dbCheckIntervalMs: 500,
+      shutdownDrainMs: 0,
+      shutdownTimeoutMs: 10_000,
+    });
+  });
+
+  it('refuses to start without DATABASE_URL, naming it: credentials are never defaulted', () => {
+    expect(problemsOf({})).toEqual([expect.stringMatching(/^DATABASE_URL: /)]);
+  });
+
+  it('lists every invalid variable in one error', () => {
+    const problems = problemsOf({
+      DATABASE_URL: 'postgres://x/y',
+      GRPC_PORT: '70000',
+      LOG_LEVEL: 'loud',
+      NATS_SUBJECT_PREFIX: 'a..b',
+      DB_CHECK_INTERVAL_MS: '10',
+    });
+    expect(problems.map((p) => p.split(':')[0]).sort()).toEqual([
+      'DATABASE_URL',
+      'DB_CHECK_INTERVAL_MS',
+      'GRPC_PORT',
+      'LOG_LEVEL',
+      'NATS_SUBJECT_PREFIX',
+    ]);
+  });
+});
