@@ -39,7 +39,8 @@ export const envSchemas = {
       .string()
       .regex(/^(nats|tls):\/\/[^\s,]+(,(nats|tls):\/\/[^\s,]+)*$/, 'must be nats://host:port (comma-separate several)')
       .default('nats://127.0.0.1:4222'),
-  mysqlUrl: () => z.string().regex(/^mysql:\/\/[^\s]+\/[A-Za-z0-9_]+(\?.*)?$/, 'must be mysql://user[:password]@host[:port]/database'),
+  // No query string: createDb would ignore its options (e.g. ?ssl=...), so refuse them.
+  mysqlUrl: () => z.string().regex(/^mysql:\/\/[^\s?#]+\/[A-Za-z0-9_]+$/, 'must be mysql://user[:password]@host[:port]/database'),
   logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** NATS subject token(s): letters, digits, `_`, `-`, dots between tokens. */
   subjectPrefix: () =>
@@ -47,6 +48,12 @@ export const envSchemas = {
       .string()
       .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'must be dot-separated subject tokens')
       .default('inventario'),
+  /** The part before `.Inventario.` in every eventType (spec: `Service`). */
+  eventTypeNamespace: () =>
+    z
+      .string()
+      .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'must be dot-separated words')
+      .default('Service'),
   streamName: () =>
     z.string().regex(/^[A-Za-z0-9_-]+$/, 'must be letters, digits, _ or -').default('INVENTARIO'),
   milliseconds: (fallback: number, min = 0) =>

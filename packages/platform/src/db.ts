@@ -61,6 +61,9 @@ export function createDb(url: string, options: DbOptions = {}): Knex {
       decimalNumbers: false,
       supportBigNumbers: true,
       connectTimeout: options.connectTimeoutMs ?? 3000,
+      // Detect a peer that vanished without closing the connection.
+      enableKeepAlive: true,
+      keepAliveInitialDelay: 10_000,
     },
     pool: { min: 0, max: options.poolMax ?? 10 },
     acquireConnectionTimeout: options.acquireTimeoutMs ?? 3000,
@@ -78,10 +81,22 @@ function knexLog(logger: Logger): Knex.Config['log'] {
   };
 }
 
+/** A one-connection pool on the server itself; failures reach the caller, not the console. */
+function adminConnection(server: Omit<MysqlTarget, 'database'>): Knex {
+  const quiet = () => undefined;
+  return knex({
+    client: 'mysql2',
+    connection: { ...server, connectTimeout: 3000 },
+    pool: { min: 0, max: 1 },
+    acquireConnectionTimeout: 5000,
+    log: { warn: quiet, error: quiet, debug: quiet, deprecate: quiet },
+  });
+}
+
 /** Creates the database of `url` when it does not exist (dev launcher, tests). */
 export async function ensureDatabase(url: string): Promise<void> {
   const { database, ...server } = parseMysqlUrl(url);
-  const admin = knex({ client: 'mysql2', connection: { ...server, connectTimeout: 3000 }, pool: { min: 0, max: 1 } });
+  const admin = adminConnection(server);
   try {
     await admin.raw('CREATE DATABASE IF NOT EXISTS ?? CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci', [database]);
   } finally {
@@ -92,7 +107,7 @@ export async function ensureDatabase(url: string): Promise<void> {
 /** Drops the database of `url` if it exists (tests). */
 export async function dropDatabase(url: string): Promise<void> {
   const { database, ...server } = parseMysqlUrl(url);
-  const admin = knex({ client: 'mysql2', connection: { ...server, connectTimeout: 3000 }, pool: { min: 0, max: 1 } });
+  const admin = adminConnection(server);
   try {
     await admin.raw('DROP DATABASE IF EXISTS ??', [database]);
   } finally {
@@ -106,15 +121,37 @@ export interface Migration {
   down(db: Knex): Promise<void>;
 }
 
-/** Applies every pending migration, in name order, under knex's migration lock. */
-export async function migrate(db: Knex, migrations: Record<string, Migration>): Promise<void> {
+/** Another process held the migration lock for longer than we were willing to wait. */
+export class MigrationLockTimeoutError extends Error {
+  constructor(seconds: number) {
+    super(`another process kept the migration lock for more than ${seconds} s`);
+    this.name = 'MigrationLockTimeoutError';
+  }
+}
+
+/**
+ * Applies every pending migration, in name order. Replicas starting together
+ * take turns on a MySQL named lock (GET_LOCK, per database) held by one
+ * pinned connection: knex's own lock table cannot serialise the very first
+ * run, when several processes race to create knex_migrations itself.
+ */
+export async function migrate(db: Knex, migrations: Record<string, Migration>, lockTimeoutSeconds = 60): Promise<void> {
   const names = Object.keys(migrations).sort();
-  await db.migrate.latest({
-    migrationSource: {
-      getMigrations: () => Promise.resolve(names),
-      getMigrationName: (name: string) => name,
-      getMigration: (name: string) => Promise.resolve(migrations[name] as Migration),
-    },
+  const lock = "CONCAT('inventario.migrate.', DATABASE())";
+  await db.transaction(async (session) => {
+    const [[row]] = (await session.raw(`SELECT GET_LOCK(${lock}, ?) AS got`, [lockTimeoutSeconds])) as [[{ got: number | null }]];
+    if (row?.got !== 1) throw new MigrationLockTimeoutError(lockTimeoutSeconds);
+    try {
+      await db.migrate.latest({
+        migrationSource: {
+          getMigrations: () => Promise.resolve(names),
+          getMigrationName: (name: string) => name,
+          getMigration: (name: string) => Promise.resolve(migrations[name] as Migration),
+        },
+      });
+    } finally {
+      await session.raw(`SELECT RELEASE_LOCK(${lock})`);
+    }
   });
 }
 

@@ -20,10 +20,15 @@ export function monitorDatabase(options: DatabaseMonitorOptions): () => void {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
 
+  const intervalMs = options.intervalMs ?? 2000;
+  // A database that stops answering without closing the connection must
+  // count as down too, so the ping has a deadline of its own.
+  const pingTimeoutMs = Math.max(1000, intervalMs);
+
   async function check(): Promise<void> {
     let up: boolean;
     try {
-      await db.raw('SELECT 1');
+      await db.raw('SELECT 1').timeout(pingTimeoutMs);
       up = true;
     } catch {
       up = false;
@@ -34,7 +39,7 @@ export function monitorDatabase(options: DatabaseMonitorOptions): () => void {
       logger[up ? 'info' : 'error']({ database: up ? 'up' : 'down' }, 'database reachability changed');
       options.onChange(up);
     }
-    timer = setTimeout(() => void check(), options.intervalMs ?? 2000);
+    timer = setTimeout(() => void check(), intervalMs);
   }
 
   void check();

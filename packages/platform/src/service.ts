@@ -1,12 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { z } from 'zod';
-import { ConfigError, envSchemas, parseEnv } from './config';
-import { createDb, describeMysqlUrl, migrate, type Knex, type Migration } from './db';
+import type { ServiceConfig } from './service-config';
+import { status, type handleUnaryCall, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import { createDb, describeMysqlUrl, isTransientDbError, migrate, MigrationLockTimeoutError, type Knex, type Migration } from './db';
 import { monitorDatabase } from './health';
-import { createLogger, type Logger } from './logger';
+import type { Logger } from './logger';
 import { connectNats, ensureStream, type NatsConnection } from './nats';
 import { createOutboxRelay, jetStreamPublisher, type OutboxRelay } from './outbox';
-import { installShutdown, type ShutdownStep } from './shutdown';
+import type { ShutdownStep } from './shutdown';
 import { startGrpcServer, type GrpcServiceBinding, type StartedGrpcServer } from './grpc/server';
 
 /**
@@ -15,50 +15,6 @@ import { startGrpcServer, type GrpcServiceBinding, type StartedGrpcServer } from
  * outbox relay and NATS consumers brought up in the background, and the
  * written shutdown sequence. A service supplies only its own wiring.
  */
-
-/**
- * The environment contract of a gRPC service (ARCHITECTURE §7). DATABASE_URL
- * has no default: it may carry a password.
- */
-export function serviceConfigSchema(defaultGrpcPort: number) {
-  return z
-    .object({
-      DATABASE_URL: envSchemas.mysqlUrl(),
-      GRPC_PORT: envSchemas.port(defaultGrpcPort),
-      GRPC_HOST: z.string().min(1).default('0.0.0.0'),
-      NATS_URL: envSchemas.natsUrl(),
-      LOG_LEVEL: envSchemas.logLevel(),
-      NATS_STREAM: envSchemas.streamName(),
-      NATS_SUBJECT_PREFIX: envSchemas.subjectPrefix(),
-      // The part before `.Inventario.` in every eventType (spec: `Service`).
-      EVENT_TYPE_NAMESPACE: z
-        .string()
-        .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'must be dot-separated words')
-        .default('Service'),
-      // How often the database is pinged to drive the gRPC health status.
-      DB_CHECK_INTERVAL_MS: envSchemas.milliseconds(2000, 50),
-      // Time between reporting NOT_SERVING and closing the server.
-      SHUTDOWN_DRAIN_MS: envSchemas.milliseconds(2000),
-      // Hard deadline of the whole shutdown sequence.
-      SHUTDOWN_TIMEOUT_MS: envSchemas.milliseconds(25_000),
-    })
-    .transform((env) => ({
-      databaseUrl: env.DATABASE_URL,
-      grpcPort: env.GRPC_PORT,
-      grpcHost: env.GRPC_HOST,
-      natsUrl: env.NATS_URL,
-      logLevel: env.LOG_LEVEL,
-      natsStream: env.NATS_STREAM,
-      natsSubjectPrefix: env.NATS_SUBJECT_PREFIX,
-      eventTypeNamespace: env.EVENT_TYPE_NAMESPACE,
-      dbCheckIntervalMs: env.DB_CHECK_INTERVAL_MS,
-      shutdownDrainMs: env.SHUTDOWN_DRAIN_MS,
-      shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
-    }));
-}
-
-/** Validated settings of one service process. */
-export type ServiceConfig = z.infer<ReturnType<typeof serviceConfigSchema>>;
 
 /** Where the NATS side of a service lives once it is connected. */
 export interface EventsContext {
@@ -92,6 +48,8 @@ export interface StartServiceOptions {
    * relay and should be called after each committed write.
    */
   wire(deps: { db: Knex; notifyRelay: () => void }): ServiceWiring;
+  /** Aborts start-up (e.g. SIGTERM while waiting for the database): startService rejects. */
+  signal?: AbortSignal;
 }
 
 /** A running service. */
@@ -122,23 +80,25 @@ const SETUP_RETRY_MAX_MS = 10_000;
 
 /**
  * Starts a service: the gRPC port opens first (health NOT_SERVING, so probes
- * get an answer rather than a refused connection), migrations run, health
- * turns SERVING while the database answers, and NATS comes up in the
- * background, because a broker outage must delay events, never writes
- * (ARCHITECTURE §4).
+ * get an answer rather than a refused connection, and calls get UNAVAILABLE),
+ * migrations run (retried while the database is unreachable, one replica at
+ * a time), health turns SERVING while the database answers, and NATS comes
+ * up in the background, because a broker outage must delay events, never
+ * writes (ARCHITECTURE §4).
  */
 export async function startService(options: StartServiceOptions): Promise<ServiceApp> {
   const { config, logger } = options;
   const db = createDb(config.databaseUrl, { logger });
   let relay: OutboxRelay | undefined;
   const wiring = options.wire({ db, notifyRelay: () => relay?.notify() });
+  let migrated = false;
 
   let grpc: StartedGrpcServer;
   try {
     grpc = await startGrpcServer({
       host: config.grpcHost,
       port: config.grpcPort,
-      services: wiring.grpcServices,
+      services: wiring.grpcServices.map((s) => ({ ...s, implementation: unavailableUntil(() => migrated, s.implementation) })),
       descriptorSetPath: options.descriptorSetPath,
       logger,
     });
@@ -147,12 +107,13 @@ export async function startService(options: StartServiceOptions): Promise<Servic
     throw err;
   }
   try {
-    await migrate(db, options.migrations);
+    await retrying('migrations', () => migrate(db, options.migrations), logger, options.signal ?? new AbortController().signal, isWorthRetryingAtStart);
   } catch (err) {
     grpc.server.forceShutdown();
     await db.destroy();
     throw err;
   }
+  migrated = true;
   logger.info({ database: describeMysqlUrl(config.databaseUrl) }, 'database migrated');
 
   let accepting = true;
@@ -269,55 +230,49 @@ async function connectUnlessAborted(url: string, name: string, logger: Logger, s
   }
 }
 
-/** Runs `work` until it succeeds, backing off up to 10 s; rejects once `signal` aborts. */
-async function retrying<T>(what: string, work: () => Promise<T>, logger: Logger, signal: AbortSignal): Promise<T> {
+/** An unreachable database or a replica still migrating: wait; anything else (a bad migration) is fatal. */
+function isWorthRetryingAtStart(err: unknown): boolean {
+  return isTransientDbError(err) || err instanceof MigrationLockTimeoutError;
+}
+
+/**
+ * Answers UNAVAILABLE (retryable) instead of calling a handler until `ready()`,
+ * so a call that races start-up never reaches a missing table. Every
+ * inventario.v1 method is unary.
+ */
+function unavailableUntil(ready: () => boolean, implementation: UntypedServiceImplementation): UntypedServiceImplementation {
+  return Object.fromEntries(
+    Object.entries(implementation).map(([method, handler]) => {
+      const unary = handler as handleUnaryCall<unknown, unknown>;
+      const gated: handleUnaryCall<unknown, unknown> = (call, callback) => {
+        if (ready()) return unary(call, callback);
+        callback({ code: status.UNAVAILABLE, details: 'starting: database migrations not applied yet' });
+      };
+      return [method, gated];
+    }),
+  );
+}
+
+/**
+ * Runs `work` until it succeeds (or fails in a way `retryable` rejects),
+ * backing off up to 10 s; rejects once `signal` aborts.
+ */
+async function retrying<T>(
+  what: string,
+  work: () => Promise<T>,
+  logger: Logger,
+  signal: AbortSignal,
+  retryable: (err: unknown) => boolean = () => true,
+): Promise<T> {
   for (let delayMs = 250; ; delayMs = Math.min(SETUP_RETRY_MAX_MS, delayMs * 2)) {
     signal.throwIfAborted();
     try {
       return await work();
     } catch (err) {
       signal.throwIfAborted();
+      if (!retryable(err)) throw err;
       logger.warn({ err: err instanceof Error ? err.message : String(err), retryInMs: delayMs }, `${what} failed; will retry`);
       await sleep(delayMs, undefined, { signal });
     }
   }
-}
-
-export interface RunServiceOptions<C extends { logLevel: string; shutdownTimeoutMs: number }> {
-  name: string;
-  env: NodeJS.ProcessEnv;
-  loadConfig(env: NodeJS.ProcessEnv): C;
-  start(config: C, logger: Logger): Promise<{ grpcPort: number; shutdownSteps: ShutdownStep[] }>;
-}
-
-/**
- * The body of a service's main.ts: parse the environment (a bad value stops
- * the process with one line naming the variable), start, and run the
- * shutdown sequence on SIGTERM/SIGINT with SHUTDOWN_TIMEOUT_MS as deadline.
- */
-export async function runService<C extends { logLevel: string; shutdownTimeoutMs: number }>(
-  options: RunServiceOptions<C>,
-): Promise<void> {
-  let config: C;
-  try {
-    config = options.loadConfig(options.env);
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    process.stderr.write(`${options.name}: ${err.message}\n`);
-    process.exit(1);
-  }
-  const logger = createLogger(options.name, config.logLevel);
-  try {
-    const app = await options.start(config, logger);
-    installShutdown({ logger, steps: app.shutdownSteps, deadlineMs: config.shutdownTimeoutMs });
-    logger.info({ grpcPort: app.grpcPort }, `${options.name} started`);
-  } catch (err) {
-    logger.fatal({ err }, `${options.name} failed to start`);
-    process.exit(1);
-  }
-}
-
-/** Parses a service's environment with the shared schema. */
-export function loadServiceConfig(env: NodeJS.ProcessEnv, defaultGrpcPort: number): ServiceConfig {
-  return parseEnv(serviceConfigSchema(defaultGrpcPort), env);
 }

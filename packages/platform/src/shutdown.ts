@@ -12,6 +12,8 @@ export interface ShutdownOptions {
   /** Hard deadline: exit 1 if the sequence has not finished by then. */
   deadlineMs: number;
   exit?: (code: number) => void;
+  /** The signals that start the sequence (default SIGTERM and SIGINT). */
+  signals?: NodeJS.Signals[];
 }
 
 /**
@@ -45,7 +47,13 @@ export function installShutdown(options: ShutdownOptions): () => Promise<void> {
     return started;
   };
 
-  process.once('SIGTERM', () => void shutdown());
-  process.once('SIGINT', () => void shutdown());
+  // `on`, not `once`: a repeated signal must not fall back to the default
+  // handler and kill the process halfway through the sequence.
+  for (const signal of options.signals ?? ['SIGTERM', 'SIGINT']) {
+    process.on(signal, () => {
+      if (started) options.logger.warn({ signal }, 'already shutting down');
+      void shutdown();
+    });
+  }
   return shutdown;
 }

@@ -128,7 +128,9 @@ describe('envSchemas', () => {
   it.each([
     ['mysql://root@127.0.0.1:3306/inventario_producto', true],
     ['mysql://app:s3cret@db/inventario_bodega', true],
-    ['mysql://app:p%40ss@db:3307/inv?ssl=true', true],
+    ['mysql://app:p%40ss@db:3307/inv', true],
+    // Options in a query string would be silently ignored by createDb: refused.
+    ['mysql://app@db:3307/inv?ssl=true', false],
     ['postgres://app@db/inv', false],
     ['mysql://app@db', false],
     ['mysql://app@db/', false],

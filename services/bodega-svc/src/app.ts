@@ -16,8 +16,9 @@ export type App = ServiceApp;
  * Wires bodega-svc: the store (writes and their outbox events) and the gRPC
  * handlers. The shared lifecycle is platform's startService.
  */
-export function startApp(config: Config, logger: Logger): Promise<App> {
+export function startApp(config: Config, logger: Logger, signal?: AbortSignal): Promise<App> {
   return startService({
+    signal,
     name: 'bodega-svc',
     config,
     logger,

@@ -18,8 +18,9 @@ export type App = ServiceApp;
  * handlers, and the BodegaEliminada consumer that unassigns products of a
  * deleted warehouse. The shared lifecycle is platform's startService.
  */
-export function startApp(config: Config, logger: Logger): Promise<App> {
+export function startApp(config: Config, logger: Logger, signal?: AbortSignal): Promise<App> {
   return startService({
+    signal,
     name: 'producto-svc',
     config,
     logger,

@@ -4,8 +4,10 @@ import { DomainError } from '../errors';
 import type { Logger } from '../logger';
 import { domainErrorToStatus } from './status';
 
-/** Metadata key with the Basic-auth user of the public call (set by the BFF). */
+/** Metadata key with the Basic-auth user of the public call (set by the BFF); ASCII only. */
 export const USUARIO_METADATA_KEY = 'x-inventario-usuario';
+/** The same as UTF-8 bytes, for user names outside ASCII (gRPC text metadata is ASCII). */
+export const USUARIO_BIN_METADATA_KEY = 'x-inventario-usuario-bin';
 
 /** Who made the call and its trace context, read from gRPC metadata. */
 export interface CallContext {
@@ -16,9 +18,11 @@ export interface CallContext {
 }
 
 export function callContext(call: ServerUnaryCall<unknown, unknown>): CallContext {
-  const usuario = call.metadata.get(USUARIO_METADATA_KEY)[0];
+  const binary = call.metadata.get(USUARIO_BIN_METADATA_KEY)[0];
+  const usuario = Buffer.isBuffer(binary) ? binary.toString('utf8') : call.metadata.get(USUARIO_METADATA_KEY)[0];
   const traceparent = call.metadata.get('traceparent')[0];
-  const name = typeof usuario === 'string' && usuario.trim() !== '' ? usuario.trim().slice(0, 255) : 'system';
+  // 255 characters (code points, as VARCHAR(255) counts), never half a surrogate pair.
+  const name = typeof usuario === 'string' && usuario.trim() !== '' ? [...usuario.trim()].slice(0, 255).join('') : 'system';
   return typeof traceparent === 'string' ? { usuario: name, traceparent } : { usuario: name };
 }
 

@@ -1,0 +1,58 @@
+import { ConfigError } from './config';
+import { createLogger, type Logger } from './logger';
+import { installShutdown, type ShutdownStep } from './shutdown';
+
+export interface RunServiceOptions<C extends { logLevel: string; shutdownTimeoutMs: number }> {
+  name: string;
+  env: NodeJS.ProcessEnv;
+  loadConfig(env: NodeJS.ProcessEnv): C;
+  start(config: C, logger: Logger, signal: AbortSignal): Promise<{ grpcPort: number; shutdownSteps: ShutdownStep[] }>;
+}
+
+/**
+ * The body of a service's main.ts: parse the environment (a bad value stops
+ * the process with one line naming the variable), start, and run the
+ * shutdown sequence with SHUTDOWN_TIMEOUT_MS as deadline on SIGTERM or
+ * SIGINT, or when the supervising process that started us with an IPC
+ * channel (the dev launcher) goes away, so no service outlives it.
+ */
+export async function runService<C extends { logLevel: string; shutdownTimeoutMs: number }>(
+  options: RunServiceOptions<C>,
+): Promise<void> {
+  let config: C;
+  try {
+    config = options.loadConfig(options.env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`${options.name}: ${err.message}\n`);
+    process.exit(1);
+  }
+  const logger = createLogger(options.name, config.logLevel);
+
+  const starting = new AbortController();
+  let shutdown: (() => Promise<void>) | undefined;
+  // Before start-up finished (e.g. still waiting for the database) a stop
+  // aborts it; after, it runs the shutdown sequence (once, however often asked).
+  const stop = (reason: string) => {
+    logger.info({ reason }, 'stop requested');
+    if (shutdown) void shutdown();
+    else starting.abort();
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  if (process.send) process.on('disconnect', () => stop('parent process gone'));
+
+  try {
+    const app = await options.start(config, logger, starting.signal);
+    shutdown = installShutdown({ logger, steps: app.shutdownSteps, deadlineMs: config.shutdownTimeoutMs, signals: [] });
+    logger.info({ grpcPort: app.grpcPort }, `${options.name} started`);
+    if (starting.signal.aborted) void shutdown();
+  } catch (err) {
+    if (starting.signal.aborted) {
+      logger.info(`${options.name} stopped during start-up`);
+      process.exit(0);
+    }
+    logger.fatal({ err }, `${options.name} failed to start`);
+    process.exit(1);
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * The built process, as Kubernetes runs it: SIGTERM runs the written
+ * shutdown sequence and exits 0, also while start-up still waits for the
+ * database.
+ */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import {
+  connectTestNats,
+  createTestDatabase,
+  deleteStream,
+  freePort,
+  TEST_NATS_URL,
+  testEventNamespace,
+  waitFor,
+  type TestDatabase,
+} from '@inventario/testkit';
+
+const MAIN = join(__dirname, '..', 'dist', 'main.js');
+
+interface LogLine {
+  msg: string;
+  step?: string;
+}
+
+function run(env: Record<string, string>) {
+  const child = spawn(process.execPath, [MAIN], {
+    env: { PATH: process.env.PATH, LOG_LEVEL: 'info', NATS_URL: TEST_NATS_URL, SHUTDOWN_DRAIN_MS: '100', ...env },
+  });
+  const lines: LogLine[] = [];
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  let buffered = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString();
+    const complete = buffered.split('\n');
+    buffered = complete.pop() ?? '';
+    for (const line of complete) if (line.trim()) lines.push(JSON.parse(line) as LogLine);
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // Fails at once, with what the process said, if it exits before logging `msg`.
+  const logged = async (msg: string): Promise<void> => {
+    const seen = () => lines.some((l) => l.msg === msg);
+    await Promise.race([
+      waitFor(seen, `the log line "${msg}"`, 30_000),
+      exited.then((code) => {
+        if (!seen()) throw new Error(`exited (${code}) before logging "${msg}": ${JSON.stringify(lines.slice(-5))} ${stderr}`);
+      }),
+    ]);
+  };
+  return { child, lines, exited, logged };
+}
+
+describe('producto-svc process', () => {
+  let database: TestDatabase;
+  const ns = testEventNamespace();
+
+  beforeAll(async () => {
+    database = await createTestDatabase('p_proc');
+  });
+
+  afterAll(async () => {
+    await database.drop();
+    const nc = await connectTestNats();
+    await deleteStream(nc, ns.stream);
+    await nc.close();
+  });
+
+  it('runs the written shutdown sequence on SIGTERM and exits 0', async () => {
+    const p = run({
+      DATABASE_URL: database.url,
+      GRPC_PORT: String(await freePort()),
+      NATS_STREAM: ns.stream,
+      NATS_SUBJECT_PREFIX: ns.prefix,
+    });
+    try {
+      await p.logged('producto-svc started');
+      await p.logged('events ready');
+      p.child.kill('SIGTERM');
+      expect(await p.exited).toBe(0);
+      expect(p.lines.filter((l) => l.msg === 'shutdown step').map((l) => l.step)).toEqual([
+        'health NOT_SERVING',
+        'drain delay',
+        'grpc server',
+        'consumers',
+        'outbox relay',
+        'nats drain',
+        'database pool',
+      ]);
+      expect(p.lines.at(-1)?.msg).toBe('shutdown complete');
+    } finally {
+      p.child.kill('SIGKILL');
+    }
+  });
+
+  it('exits 0 on SIGTERM while start-up still waits for an unreachable database', async () => {
+    const p = run({
+      DATABASE_URL: `mysql://root@127.0.0.1:${await freePort()}/inventario_producto`,
+      GRPC_PORT: String(await freePort()),
+      NATS_STREAM: ns.stream,
+      NATS_SUBJECT_PREFIX: ns.prefix,
+    });
+    try {
+      await p.logged('grpc server listening');
+      await p.logged('migrations failed; will retry');
+      p.child.kill('SIGTERM');
+      expect(await p.exited).toBe(0);
+      expect(p.lines.some((l) => l.msg === 'producto-svc stopped during start-up')).toBe(true);
+    } finally {
+      p.child.kill('SIGKILL');
+    }
+  });
+});
