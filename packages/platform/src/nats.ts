@@ -44,8 +44,10 @@ export interface StreamSpec {
 }
 
 /**
- * Creates the stream, or brings an existing one's subjects and de-duplication
- * window in line. Safe to call from every replica at every start.
+ * Creates the stream, or adds our subjects to an existing one and widens its
+ * de-duplication window to at least ours. Safe to call from every replica at
+ * every start. Retention is left to operators (no max_age here): the stream
+ * is the system's event history and durable consumers read from it.
  */
 export async function ensureStream(nc: NatsConnection, spec: StreamSpec): Promise<void> {
   const jsm = await jetstreamManager(nc);
@@ -53,7 +55,8 @@ export async function ensureStream(nc: NatsConnection, spec: StreamSpec): Promis
   try {
     const info = await jsm.streams.info(spec.name);
     const subjects = [...new Set([...(info.config.subjects ?? []), ...spec.subjects])];
-    await jsm.streams.update(spec.name, { subjects, duplicate_window });
+    // Never shrink a window an operator widened: it bounds exactly-once.
+    await jsm.streams.update(spec.name, { subjects, duplicate_window: Math.max(duplicate_window, info.config.duplicate_window ?? 0) });
   } catch (err) {
     if (!(err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound)) throw err;
     try {

@@ -103,7 +103,8 @@ export interface OutboxRelay {
 /** The outcome of one relay round; `failure` is set when a publish or the database failed. */
 interface Round {
   published: number;
-  failure?: { error: unknown };
+  /** The row whose publication failed (absent when the round failed before publishing). */
+  failure?: { error: unknown; eventId?: string; subject?: string };
 }
 
 interface PendingRow {
@@ -144,6 +145,8 @@ const RELAY_TRX = { isolationLevel: 'read committed' } as const;
 
 /** Rows deleted per prune transaction, so the lease is never held for long. */
 const PRUNE_CHUNK = 1000;
+/** Consecutive failed rounds after which the relay logs at error level. */
+const STUCK_AFTER_FAILURES = 10;
 
 /**
  * Publishes pending outbox rows in id order. Guarantees:
@@ -172,6 +175,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   let loop: Promise<void> | undefined;
   let wake: AbortController = new AbortController();
   let backoff = 0;
+  let failures = 0;
   /** notify() was called since the current round started. */
   let notified = false;
   let lastPrune: number | undefined;
@@ -179,12 +183,15 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   async function relayBatch(): Promise<Round> {
     return db.transaction(async (trx) => {
       if (!(await takeLease(trx))) return { published: 0 };
-      // The lease makes this relay the only reader; SKIP LOCKED passes over
-      // rows of writes still in flight (their insert lock), which are
-      // necessarily of other records than the ones committed.
+      // The lease makes this relay the only reader and writer of published_at,
+      // so a plain consistent read suffices. Its snapshot (per statement in
+      // READ COMMITTED) cannot hold a record's later event without the
+      // earlier one: the later write waited for the earlier one's commit on
+      // the record's row lock. A locking read (FOR UPDATE SKIP LOCKED) could:
+      // it sees the latest commits row by row while it scans.
       const [rows] = (await trx.raw(
         `SELECT id, event_id, subject, payload, headers FROM ${OUTBOX}
-         WHERE published_at IS NULL ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED`,
+         WHERE published_at IS NULL ORDER BY id LIMIT ?`,
         [batchSize],
       )) as [PendingRow[]];
       const done: Array<number | string> = [];
@@ -199,7 +206,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
           });
           done.push(row.id);
         } catch (error) {
-          failure = { error };
+          failure = { error, eventId: row.event_id, subject: row.subject };
           break;
         }
       }
@@ -213,10 +220,9 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   /**
    * Deletes old published rows in chunks, each in a READ COMMITTED
    * transaction holding the lease. In (published_at, id) index order the
-   * DELETE reads published rows only: it never locks a pending row, which the
-   * active relay's SKIP LOCKED would pass over (publishing a record's later
-   * event first), nor waits on a write in flight. READ COMMITTED takes no gap
-   * locks, which would block every write's insert while the DELETE runs.
+   * DELETE reads published rows only, so it never waits on a write in
+   * flight; READ COMMITTED takes no gap locks, which would block every
+   * write's insert while the DELETE runs.
    */
   async function pruneIfDue(): Promise<void> {
     if (lastPrune !== undefined && Date.now() - lastPrune < pruneIntervalMs) return;
@@ -248,9 +254,17 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       if (round.published > 0) logger.debug({ published: round.published }, 'outbox rows published');
       if (round.failure) {
         backoff = Math.min(maxBackoffMs, backoff === 0 ? pollIntervalMs : backoff * 2);
-        logger.warn({ err: errorText(round.failure.error), retryInMs: backoff }, 'outbox relay failed; will retry');
+        failures += 1;
+        const { error, ...row } = round.failure;
+        // A row that keeps failing holds back every later event: past a few
+        // rounds this needs a person (NATS down for long, or a row no stream captures).
+        logger[failures >= STUCK_AFTER_FAILURES ? 'error' : 'warn'](
+          { err: errorText(error), ...row, consecutiveFailures: failures, retryInMs: backoff },
+          failures >= STUCK_AFTER_FAILURES ? 'outbox relay stuck; later events wait behind this row' : 'outbox relay failed; will retry',
+        );
       } else {
         backoff = 0;
+        failures = 0;
       }
       const full = !round.failure && round.published === batchSize;
       if (!running) break;
