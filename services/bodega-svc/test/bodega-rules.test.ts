@@ -1,6 +1,5 @@
 import { InvalidArgumentError, type FieldViolation } from '@inventario/platform';
 import { validarCambiosBodega, validarNuevaBodega, type BodegaInput } from '../src/domain/bodega';
-import { decodePageToken, encodePageToken, resolvePageSize } from '../src/store/pagination';
 
 function violationsOf(work: () => unknown): FieldViolation[] {
   try {
@@ -88,31 +87,4 @@ describe('validarCambiosBodega', () => {
   it('returns only the fields that were named', () => {
     expect(validarCambiosBodega({ capacidad: 7 })).toEqual({ capacidad: 7 });
   });
-});
-
-describe('pagination', () => {
-  it.each<[number, number]>([
-    [0, 100],
-    [1, 1],
-    [1000, 1000],
-    [5000, 1000],
-  ])('page size %i resolves to %i', (requested, resolved) => {
-    expect(resolvePageSize(requested)).toBe(resolved);
-  });
-
-  it('rejects a negative page size naming pageSize', () => {
-    expect(violationsOf(() => resolvePageSize(-1)).map((v) => v.campo)).toEqual(['pageSize']);
-  });
-
-  it('round-trips a page token', () => {
-    expect(decodePageToken(encodePageToken(42))).toBe(42);
-    expect(decodePageToken('')).toBe(0);
-  });
-
-  it.each(['%%%', 'abc', Buffer.from('-4').toString('base64url'), Buffer.from('07').toString('base64url'), 'NDI='])(
-    'rejects the malformed page token %p naming pageToken',
-    (token) => {
-      expect(violationsOf(() => decodePageToken(token)).map((v) => v.campo)).toEqual(['pageToken']);
-    },
-  );
 });

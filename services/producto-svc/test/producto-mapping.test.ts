@@ -31,18 +31,26 @@ describe('draftFromUpdateRequest', () => {
     });
   });
 
+  it('takes the fields named by camelCase mask paths too', () => {
+    expect(draftFromUpdateRequest({ producto: PRODUCTO, updateMask: ['cantidadEnStock', 'bodegaId'] })).toEqual({
+      cantidadEnStock: 2,
+      bodegaId: 3,
+    });
+  });
+
   it('ignores output-only paths', () => {
     expect(draftFromUpdateRequest({ producto: PRODUCTO, updateMask: ['id', 'nombre', 'fecha_creacion', 'fecha_actualizacion'] })).toEqual({
       nombre: 'Silla',
     });
   });
 
+  const ADMITIDAS = '(admitidas: nombre, descripcion, precio, cantidad_en_stock, bodega_id)';
+
   it.each<[string, string[] | undefined, string]>([
-    ['an absent mask', undefined, 'no hay campos para actualizar'],
-    ['an empty mask', [], 'no hay campos para actualizar'],
-    ['a mask of output-only paths', ['fecha_actualizacion'], 'no hay campos para actualizar'],
-    ['an unknown path', ['nombre', 'color'], 'rutas desconocidas: color; admitidas: nombre, descripcion, precio, cantidad_en_stock, bodega_id'],
-    ['a camelCase path', ['cantidadEnStock'], 'rutas desconocidas: cantidadEnStock; admitidas: nombre, descripcion, precio, cantidad_en_stock, bodega_id'],
+    ['an absent mask', undefined, `no hay campos para actualizar ${ADMITIDAS}`],
+    ['an empty mask', [], `no hay campos para actualizar ${ADMITIDAS}`],
+    ['a mask of output-only paths', ['fecha_actualizacion', 'fechaCreacion'], `no hay campos para actualizar ${ADMITIDAS}`],
+    ['an unknown path', ['nombre', 'color'], `rutas desconocidas: color ${ADMITIDAS}`],
   ])('rejects %s naming updateMask', (_case, updateMask, mensaje) => {
     expect(violationsOf({ producto: PRODUCTO, updateMask })).toEqual([{ campo: 'updateMask', mensaje }]);
   });

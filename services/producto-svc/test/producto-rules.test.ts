@@ -1,7 +1,6 @@
-import { InvalidArgumentError, type FieldViolation } from '@inventario/platform';
+import { InvalidArgumentError, requirePositiveId, type FieldViolation } from '@inventario/platform';
 import {
   MENSAJES,
-  requirePositiveId,
   validateNewProducto,
   validateProductoChanges,
   type ProductoDraft,

@@ -1,7 +1,7 @@
-import { unary, type Logger } from '@inventario/platform';
+import { requirePositiveId, unary, type Logger } from '@inventario/platform';
 import type { BodegaServiceServer } from '@inventario/proto';
 import type { BodegaStore } from '../store/bodega-store';
-import { fromCreateRequest, fromUpdateRequest, requireId, toProto } from './bodega-mapping';
+import { fromCreateRequest, fromUpdateRequest, toProto } from './bodega-mapping';
 
 export interface BodegaHandlersDeps {
   store: BodegaStore;
@@ -20,7 +20,7 @@ export function createBodegaHandlers({ store, logger }: BodegaHandlersDeps): Bod
     })),
 
     getBodega: unary(logger, 'GetBodega', async (request) => ({
-      bodega: toProto(await store.get(requireId(request.id))),
+      bodega: toProto(await store.get(requirePositiveId(request.id, 'id'))),
     })),
 
     listBodegas: unary(logger, 'ListBodegas', async (request) => {
@@ -34,7 +34,7 @@ export function createBodegaHandlers({ store, logger }: BodegaHandlersDeps): Bod
     }),
 
     deleteBodega: unary(logger, 'DeleteBodega', async (request, caller) => {
-      await store.delete(requireId(request.id), caller);
+      await store.delete(requirePositiveId(request.id, 'id'), caller);
       return {};
     }),
   };

@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from '@inventario/platform';
+import { InvalidArgumentError, parseUpdateMask, requirePositiveId, type UpdateMaskSpec } from '@inventario/platform';
 import type { Bodega as BodegaProto, CreateBodegaRequest, UpdateBodegaRequest } from '@inventario/proto';
 import type { Bodega, BodegaInput } from '../domain/bodega';
 
@@ -19,48 +19,33 @@ export function toProto(bodega: Bodega): BodegaProto {
   };
 }
 
-/** Ids are positive; 0 is also what proto3 sends when the caller forgot the field. */
-export function requireId(id: number, campo = 'id'): number {
-  if (!Number.isSafeInteger(id) || id <= 0) throw InvalidArgumentError.field(campo, 'debe ser un número entero positivo');
-  return id;
-}
 
 export function fromCreateRequest(request: CreateBodegaRequest): BodegaInput {
   return { nombre: request.nombre, ubicacion: request.ubicacion ?? null, capacidad: request.capacidad };
 }
 
-/** The update_mask paths we accept: the proto field names (snake_case, AIP-161). */
-const MASK_PATHS = ['nombre', 'ubicacion', 'capacidad'] as const;
-type MaskPath = (typeof MASK_PATHS)[number];
-
-function isMaskPath(path: string): path is MaskPath {
-  return (MASK_PATHS as readonly string[]).includes(path);
-}
+/**
+ * update_mask of UpdateBodega (platform's rule, shared with producto-svc):
+ * snake_case or camelCase paths; output-only ones are ignored (AIP-134).
+ */
+export const UPDATE_MASK = {
+  updatable: { nombre: 'nombre', ubicacion: 'ubicacion', capacidad: 'capacidad' },
+  outputOnly: ['id', 'fecha_creacion', 'fecha_actualizacion'],
+} as const satisfies UpdateMaskSpec<keyof BodegaInput>;
 
 /**
  * The id and the changes an UpdateBodega names. Only masked fields are read
- * (a masked `ubicacion` left unset clears it); an empty mask or an unknown
- * path is INVALID_ARGUMENT, never a silent no-op.
+ * (a masked `ubicacion` left unset clears it); a mask with nothing to update
+ * or an unknown path is INVALID_ARGUMENT, never a silent no-op.
  */
 export function fromUpdateRequest(request: UpdateBodegaRequest): { id: number; cambios: BodegaInput } {
   const bodega = request.bodega;
   if (!bodega) throw InvalidArgumentError.field('bodega', 'es obligatorio');
-  const id = requireId(bodega.id);
-  const paths = request.updateMask ?? [];
-  if (paths.length === 0) {
-    throw InvalidArgumentError.field('updateMask', `debe nombrar al menos un campo: ${MASK_PATHS.join(', ')}`);
-  }
-  const unknown = paths.filter((p) => !isMaskPath(p));
-  if (unknown.length > 0) {
-    throw InvalidArgumentError.field(
-      'updateMask',
-      `campos desconocidos: ${unknown.join(', ')}; se admiten ${MASK_PATHS.join(', ')}`,
-    );
-  }
+  const id = requirePositiveId(bodega.id, 'id');
   const cambios: BodegaInput = {};
-  for (const path of paths as MaskPath[]) {
-    if (path === 'nombre') cambios.nombre = bodega.nombre;
-    else if (path === 'ubicacion') cambios.ubicacion = bodega.ubicacion ?? null;
+  for (const field of parseUpdateMask(request.updateMask, UPDATE_MASK)) {
+    if (field === 'nombre') cambios.nombre = bodega.nombre;
+    else if (field === 'ubicacion') cambios.ubicacion = bodega.ubicacion ?? null;
     else cambios.capacidad = bodega.capacidad;
   }
   return { id, cambios };

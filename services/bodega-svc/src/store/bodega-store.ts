@@ -1,27 +1,36 @@
 import {
   AlreadyExistsError,
-  InvalidArgumentError,
   NotFoundError,
+  decodePageToken,
+  encodePageToken,
   enqueueEvent,
   isDuplicateEntry,
   nowToSecond,
+  pageSizeOf,
+  requirePositiveIds,
+  validateFields,
   withDbErrors,
+  writeTransaction,
   type CallContext,
   type Knex,
 } from '@inventario/platform';
 import { validarCambiosBodega, validarNuevaBodega, type Bodega, type BodegaInput } from '../domain/bodega';
 import type { BodegaEvents } from '../events/bodega-events';
 import { NOMBRE_UNIQUE_INDEX } from './migrations';
-import { decodePageToken, encodePageToken, MAX_PAGE_SIZE, resolvePageSize } from './pagination';
 
 const TABLE = 'bodegas';
 
+/**
+ * A list request as it arrives. Platform's list rules apply (shared with
+ * producto-svc): page_size 0 means 100 and above 1000 is served 1000; a page
+ * token continues after the last id of the previous page (keyset).
+ */
 export interface ListBodegasQuery {
-  /** 0 means the default page size; see resolvePageSize. */
+  /** 0 means the default page size. */
   pageSize: number;
   /** '' for the first page, else a nextPageToken from an earlier page. */
   pageToken: string;
-  /** When non-empty, only these ids (unknown ids are simply absent). */
+  /** When non-empty, only these ids (unknown ids are simply absent); at most 1000 distinct. */
   ids: number[];
 }
 
@@ -89,25 +98,12 @@ function duplicateNombre(nombre: string): AlreadyExistsError {
   return new AlreadyExistsError(`Ya existe una bodega con el nombre '${nombre}'`);
 }
 
-function validIds(ids: number[]): number[] {
-  if (ids.some((id) => !Number.isSafeInteger(id) || id <= 0)) {
-    throw InvalidArgumentError.field('ids', 'deben ser números enteros positivos');
-  }
-  const unique = [...new Set(ids)];
-  if (unique.length > MAX_PAGE_SIZE) {
-    throw InvalidArgumentError.field('ids', `no puede tener más de ${MAX_PAGE_SIZE} elementos`);
-  }
-  return unique;
-}
-
 export function createBodegaStore(db: Knex, deps: BodegaStoreDeps): BodegaStore {
   const { events } = deps;
 
   /** Runs one write transaction at a whole-second instant; notifies the relay after commit. */
-  async function write<T>(work: (trx: Knex.Transaction, at: Date) => Promise<T>): Promise<T> {
-    const result = await withDbErrors(() => db.transaction((trx) => work(trx, nowToSecond())));
-    deps.onCommitted?.();
-    return result;
+  function write<T>(work: (trx: Knex.Transaction, at: Date) => Promise<T>): Promise<T> {
+    return writeTransaction(db, (trx) => work(trx, nowToSecond()), deps.onCommitted);
   }
 
   async function lockedRow(trx: Knex.Transaction, id: number): Promise<Bodega> {
@@ -148,11 +144,14 @@ export function createBodegaStore(db: Knex, deps: BodegaStoreDeps): BodegaStore 
     },
 
     async list(query) {
-      const pageSize = resolvePageSize(query.pageSize);
-      const afterId = decodePageToken(query.pageToken);
-      const ids = validIds(query.ids);
+      const { pageSize, afterId, ids } = validateFields({
+        pageSize: () => pageSizeOf(query.pageSize),
+        afterId: () => decodePageToken(query.pageToken),
+        ids: () => requirePositiveIds(query.ids, 'ids'),
+      });
       const rows = await withDbErrors(() => {
-        const q = db<BodegaRow>(TABLE).where('id', '>', afterId).orderBy('id').limit(pageSize + 1);
+        const q = db<BodegaRow>(TABLE).orderBy('id').limit(pageSize + 1);
+        if (afterId !== null) q.where('id', '>', afterId);
         if (ids.length > 0) q.whereIn('id', ids);
         return q;
       });

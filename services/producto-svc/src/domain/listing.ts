@@ -1,15 +1,14 @@
-import { InvalidArgumentError, type FieldViolation } from '@inventario/platform';
-import { MAX_NOMBRE_CHARS, MENSAJES, requirePositiveId } from './producto';
+import { decodePageToken, InvalidArgumentError, pageSizeOf, requirePositiveIds, validateFields } from '@inventario/platform';
+import { MAX_NOMBRE_CHARS, MENSAJES } from './producto';
 
 /**
- * Listing products (AIP-158 pagination): pages are ordered by id and continue
- * after the last id of the previous page (keyset), so inserts and deletes
- * between pages never shift or repeat rows, and deep pages cost no OFFSET scan.
+ * Listing products. Page size, page token and the id filter follow
+ * platform's list rules (AIP-158, keyset by id), shared with bodega-svc so
+ * the BFF sees one behaviour; `skip` and `nombre_contains` are this
+ * resource's own.
  */
 
-export const DEFAULT_PAGE_SIZE = 100;
-/** Larger requests are served this many rows (AIP-158: coerce, do not fail). */
-export const MAX_PAGE_SIZE = 1000;
+// The handler builds next_page_token with it.
 
 /** A validated list request. */
 export interface ProductoQuery {
@@ -33,59 +32,23 @@ export interface ProductoQueryDraft {
   nombreContains: string;
 }
 
-/** The token of the page that follows a page ending at `lastId`. */
-export function encodePageToken(lastId: number): string {
-  return Buffer.from(String(lastId), 'utf8').toString('base64url');
+function skipOf(skip: number): number {
+  if (!Number.isInteger(skip) || skip < 0) throw InvalidArgumentError.field('skip', MENSAJES.negativo);
+  return skip;
 }
 
-/** The id a page token continues after; undefined when the token is not one of ours. */
-export function decodePageToken(token: string): number | undefined {
-  const text = Buffer.from(token, 'base64url').toString('utf8');
-  if (!/^[1-9]\d{0,9}$/.test(text)) return undefined;
-  // Decoding is lenient (ignores stray characters); demand the exact encoding.
-  const id = Number(text);
-  return encodePageToken(id) === token ? id : undefined;
+function nombreContainsOf(text: string): string | null {
+  if ([...text].length > MAX_NOMBRE_CHARS) throw InvalidArgumentError.field('nombreContains', MENSAJES.nombreLargo);
+  return text === '' ? null : text;
 }
 
 /** Validates a list request, naming every offending field. */
 export function validateProductoQuery(draft: ProductoQueryDraft): ProductoQuery {
-  const violations: FieldViolation[] = [];
-
-  if (!Number.isInteger(draft.pageSize) || draft.pageSize < 0) {
-    violations.push({ campo: 'pageSize', mensaje: MENSAJES.negativo });
-  }
-  if (!Number.isInteger(draft.skip) || draft.skip < 0) {
-    violations.push({ campo: 'skip', mensaje: MENSAJES.negativo });
-  }
-
-  let afterId: number | null = null;
-  if (draft.pageToken !== '') {
-    const decoded = decodePageToken(draft.pageToken);
-    if (decoded === undefined) violations.push({ campo: 'pageToken', mensaje: 'no es un token de página válido' });
-    else afterId = decoded;
-  }
-
-  const bodegaIds: number[] = [];
-  for (const id of draft.bodegaIds) {
-    try {
-      bodegaIds.push(requirePositiveId(id, 'bodegaIds'));
-    } catch (err) {
-      if (!(err instanceof InvalidArgumentError)) throw err;
-      violations.push(...err.violations);
-      break;
-    }
-  }
-
-  if ([...draft.nombreContains].length > MAX_NOMBRE_CHARS) {
-    violations.push({ campo: 'nombreContains', mensaje: MENSAJES.nombreLargo });
-  }
-
-  if (violations.length > 0) throw new InvalidArgumentError(violations);
-  return {
-    pageSize: draft.pageSize === 0 ? DEFAULT_PAGE_SIZE : Math.min(draft.pageSize, MAX_PAGE_SIZE),
-    afterId,
-    skip: draft.skip,
-    bodegaIds: [...new Set(bodegaIds)],
-    nombreContains: draft.nombreContains === '' ? null : draft.nombreContains,
-  };
+  return validateFields({
+    pageSize: () => pageSizeOf(draft.pageSize),
+    afterId: () => decodePageToken(draft.pageToken),
+    skip: () => skipOf(draft.skip),
+    bodegaIds: () => requirePositiveIds(draft.bodegaIds, 'bodegaIds'),
+    nombreContains: () => nombreContainsOf(draft.nombreContains),
+  });
 }

@@ -1,4 +1,6 @@
-import { InvalidArgumentError, type FieldViolation } from '@inventario/platform';
+import { checkPositiveId, ID_MENSAJES, InvalidArgumentError, type FieldViolation } from '@inventario/platform';
+
+// The id rule is platform's, shared with bodega-svc: one rule, one message.
 
 /**
  * Producto: the pure rules of the resource (ARCHITECTURE §2 "Validation").
@@ -47,8 +49,6 @@ export interface WriteContext {
 
 /** Largest value of the INT columns (cantidad_en_stock). */
 export const MAX_INT = 2_147_483_647;
-/** Largest value of the INT UNSIGNED id columns (id, bodega_id). */
-export const MAX_UNSIGNED_INT = 4_294_967_295;
 /** VARCHAR(255) counts characters (code points), not UTF-16 units. */
 export const MAX_NOMBRE_CHARS = 255;
 /** TEXT holds at most 65535 bytes; a longer text would fail in the driver. */
@@ -66,8 +66,8 @@ export const MENSAJES = {
   precioMaximo: 'no puede superar 99999999.99',
   entero: 'debe ser un número entero',
   enteroMaximo: `no puede superar ${MAX_INT}`,
-  idPositivo: 'debe ser un entero positivo',
-  idMaximo: `no puede superar ${MAX_UNSIGNED_INT}`,
+  idPositivo: ID_MENSAJES.positivo,
+  idMaximo: ID_MENSAJES.maximo,
 } as const;
 
 /** A field rule: the normalised value, or the reason it is rejected. */
@@ -124,12 +124,8 @@ const cantidadEnStockRule: Rule<number> = (value) => {
   return { ok: value };
 };
 
-/** A positive INT UNSIGNED id (of this or another service). */
-const idRule: Rule<number> = (value) => {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) return { mensaje: MENSAJES.idPositivo };
-  if (value > MAX_UNSIGNED_INT) return { mensaje: MENSAJES.idMaximo };
-  return { ok: value };
-};
+/** A positive INT UNSIGNED id (of this or another service), up to MAX_UNSIGNED_INT. */
+const idRule: Rule<number> = checkPositiveId;
 
 /** bodegaId is optional; whether the warehouse exists is checked by the BFF, which can see bodega-svc. */
 const bodegaIdRule: Rule<number | null> = (value) => (isAbsent(value) ? { ok: null } : idRule(value));
@@ -173,11 +169,4 @@ export function validateProductoChanges(draft: ProductoDraft): ProductoChanges {
     draft,
     FIELDS.filter((field) => field in draft),
   );
-}
-
-/** A positive id, or INVALID_ARGUMENT naming `campo`. */
-export function requirePositiveId(value: unknown, campo: string): number {
-  const result = idRule(value);
-  if ('mensaje' in result) throw InvalidArgumentError.field(campo, result.mensaje);
-  return result.ok;
 }

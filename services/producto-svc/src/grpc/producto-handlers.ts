@@ -1,7 +1,8 @@
 import { unary, type Logger } from '@inventario/platform';
 import type { ProductoServiceServer } from '@inventario/proto';
-import { encodePageToken, validateProductoQuery } from '../domain/listing';
-import { requirePositiveId, validateNewProducto, validateProductoChanges } from '../domain/producto';
+import { encodePageToken, requirePositiveId } from '@inventario/platform';
+import { validateProductoQuery } from '../domain/listing';
+import { validateNewProducto, validateProductoChanges } from '../domain/producto';
 import type { ProductoStore } from '../store/producto-store';
 import { draftFromCreateRequest, draftFromUpdateRequest, productoToMessage } from './producto-mapping';
 

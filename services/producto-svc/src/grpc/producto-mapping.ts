@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from '@inventario/platform';
+import { parseUpdateMask, type UpdateMaskSpec } from '@inventario/platform';
 import type {
   CreateProductoRequest,
   Producto as ProductoMessage,
@@ -35,44 +35,30 @@ export function draftFromCreateRequest(request: CreateProductoRequest): Producto
   };
 }
 
-/** update_mask paths (snake_case, as on the wire) and the fields they name. */
-export const UPDATABLE_PATHS = {
-  nombre: 'nombre',
-  descripcion: 'descripcion',
-  precio: 'precio',
-  cantidad_en_stock: 'cantidadEnStock',
-  bodega_id: 'bodegaId',
-} as const satisfies Record<string, keyof ProductoDraft>;
-
-type UpdatablePath = keyof typeof UPDATABLE_PATHS;
-
-/** Output-only fields: named in a mask they are ignored (AIP-134), as REST ignores them in a body. */
-const OUTPUT_ONLY_PATHS = new Set(['id', 'fecha_creacion', 'fecha_actualizacion']);
-
-function isUpdatablePath(path: string): path is UpdatablePath {
-  return Object.hasOwn(UPDATABLE_PATHS, path);
-}
+/**
+ * update_mask of UpdateProducto (platform's rule, shared with bodega-svc):
+ * snake_case or camelCase paths; output-only ones are ignored (AIP-134), as
+ * REST ignores them in a body.
+ */
+export const UPDATE_MASK = {
+  updatable: {
+    nombre: 'nombre',
+    descripcion: 'descripcion',
+    precio: 'precio',
+    cantidad_en_stock: 'cantidadEnStock',
+    bodega_id: 'bodegaId',
+  },
+  outputOnly: ['id', 'fecha_creacion', 'fecha_actualizacion'],
+} as const satisfies UpdateMaskSpec<keyof ProductoDraft>;
 
 /**
  * The draft of an UpdateProducto: exactly the fields named in update_mask.
  * A named nullable field that is absent from `producto` is cleared (null).
  */
 export function draftFromUpdateRequest(request: UpdateProductoRequest): ProductoDraft {
-  const producto = request.producto;
-  const paths = (request.updateMask ?? []).filter((path) => !OUTPUT_ONLY_PATHS.has(path));
-  const unknown = paths.filter((path) => !isUpdatablePath(path));
-  if (unknown.length > 0) {
-    throw InvalidArgumentError.field(
-      'updateMask',
-      `rutas desconocidas: ${unknown.join(', ')}; admitidas: ${Object.keys(UPDATABLE_PATHS).join(', ')}`,
-    );
-  }
-  if (paths.length === 0) throw InvalidArgumentError.field('updateMask', 'no hay campos para actualizar');
-
   const draft: ProductoDraft = {};
-  for (const path of paths as UpdatablePath[]) {
-    const field = UPDATABLE_PATHS[path];
-    draft[field] = producto?.[field] ?? null;
+  for (const field of parseUpdateMask(request.updateMask, UPDATE_MASK)) {
+    draft[field] = request.producto?.[field] ?? null;
   }
   return draft;
 }

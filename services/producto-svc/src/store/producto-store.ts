@@ -1,4 +1,4 @@
-import { enqueueEvent, NotFoundError, nowToSecond, withDbErrors, type Knex } from '@inventario/platform';
+import { enqueueEvent, NotFoundError, nowToSecond, withDbErrors, writeTransaction, type Knex } from '@inventario/platform';
 import type { ProductoQuery } from '../domain/listing';
 import type { NewProducto, Producto, ProductoChanges, WriteContext } from '../domain/producto';
 import type { ProductoEvents } from '../events/producto-events';
@@ -98,10 +98,8 @@ export function createProductoStore(db: Knex, deps: ProductoStoreDeps): Producto
   const { events } = deps;
 
   /** Runs one write transaction, then wakes the relay for the events it committed. */
-  async function write<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-    const result = await withDbErrors(() => db.transaction(work));
-    deps.onCommitted?.();
-    return result;
+  function write<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    return writeTransaction(db, work, deps.onCommitted);
   }
 
   async function selectById(q: Knex | Knex.Transaction, id: number): Promise<Producto | undefined> {

@@ -1,0 +1,42 @@
+import { InvalidArgumentError } from '../errors';
+
+/** What an Update RPC accepts in its update_mask. */
+export interface UpdateMaskSpec<F extends string> {
+  /** Each updatable path (the proto field name, snake_case: AIP-161) and the public field it names. */
+  updatable: Readonly<Record<string, F>>;
+  /** Output-only paths (id, timestamps): named in a mask they are ignored (AIP-134). */
+  outputOnly: readonly string[];
+}
+
+/**
+ * proto3 JSON clients (grpcurl, buf curl) write camelCase paths and their
+ * FieldMask conversion sends snake_case; a binary client may send either.
+ */
+function toSnakeCase(path: string): string {
+  return path.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+}
+
+/**
+ * The public fields an update_mask names, in mask order without repeats.
+ * Paths may be snake_case or camelCase; output-only paths are dropped. An
+ * unknown path, or a mask with nothing left to update, is
+ * InvalidArgumentError naming `updateMask` and listing the admitted paths:
+ * never a silent no-op. (Messages avoid ';', which joins violations.)
+ */
+export function parseUpdateMask<F extends string>(paths: readonly string[] | undefined, spec: UpdateMaskSpec<F>): Set<F> {
+  const admitidas = `(admitidas: ${Object.keys(spec.updatable).join(', ')})`;
+  const fields = new Set<F>();
+  const unknown: string[] = [];
+  for (const path of paths ?? []) {
+    const snake = toSnakeCase(path);
+    if (spec.outputOnly.includes(snake)) continue;
+    const field = Object.hasOwn(spec.updatable, snake) ? spec.updatable[snake] : undefined;
+    if (field === undefined) unknown.push(path);
+    else fields.add(field);
+  }
+  if (unknown.length > 0) {
+    throw InvalidArgumentError.field('updateMask', `rutas desconocidas: ${unknown.join(', ')} ${admitidas}`);
+  }
+  if (fields.size === 0) throw InvalidArgumentError.field('updateMask', `no hay campos para actualizar ${admitidas}`);
+  return fields;
+}

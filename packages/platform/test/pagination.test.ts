@@ -1,0 +1,71 @@
+/** List pagination shared by every List RPC: page size coercion and opaque keyset page tokens. */
+import {
+  decodePageToken,
+  DEFAULT_PAGE_SIZE,
+  encodePageToken,
+  InvalidArgumentError,
+  MAX_PAGE_SIZE,
+  PAGE_MENSAJES,
+  pageSizeOf,
+  type FieldViolation,
+} from '@inventario/platform';
+
+function violationsOf(work: () => unknown): FieldViolation[] {
+  try {
+    work();
+  } catch (err) {
+    if (err instanceof InvalidArgumentError) return err.violations;
+    throw err;
+  }
+  return [];
+}
+
+describe('pageSizeOf', () => {
+  it.each<[number, number]>([
+    [0, DEFAULT_PAGE_SIZE],
+    [1, 1],
+    [100, 100],
+    [MAX_PAGE_SIZE, MAX_PAGE_SIZE],
+    [MAX_PAGE_SIZE + 1, MAX_PAGE_SIZE],
+    [2_147_483_647, MAX_PAGE_SIZE],
+  ])('serves %i requested rows as %i (0 is the default, above the maximum is capped)', (requested, served) => {
+    expect(pageSizeOf(requested)).toBe(served);
+  });
+
+  it.each<[number, string]>([
+    [-1, PAGE_MENSAJES.pageSizeNegativo],
+    [-2_147_483_648, PAGE_MENSAJES.pageSizeNegativo],
+    [2.5, PAGE_MENSAJES.pageSizeEntero],
+    [Number.NaN, PAGE_MENSAJES.pageSizeEntero],
+  ])('rejects page size %p naming pageSize', (requested, mensaje) => {
+    expect(violationsOf(() => pageSizeOf(requested))).toEqual([{ campo: 'pageSize', mensaje }]);
+  });
+});
+
+describe('page tokens', () => {
+  it('start the first page when empty', () => {
+    expect(decodePageToken('')).toBeNull();
+  });
+
+  it.each([1, 42, 1_000_000, 4_294_967_295])('round-trip the last id %d as opaque base64url', (id) => {
+    const token = encodePageToken(id);
+    expect(token).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(decodePageToken(token)).toBe(id);
+  });
+
+  it.each([
+    ['not base64url', '***'],
+    ['base64url of no digits', 'abc'],
+    ['an arbitrary word', 'no-es-un-token'],
+    ['padded', `${encodePageToken(42)}=`],
+    ['with a stray character the decoder would skip', `${encodePageToken(42)}!`],
+    ['a negative id', Buffer.from('-4').toString('base64url')],
+    ['id 0', Buffer.from('0').toString('base64url')],
+    ['a leading zero', Buffer.from('07').toString('base64url')],
+    ['digits and letters', Buffer.from('12a').toString('base64url')],
+    ['an id beyond INT UNSIGNED', Buffer.from('4294967296').toString('base64url')],
+    ['an id of 11 digits', Buffer.from('10000000000').toString('base64url')],
+  ])('reject a token that is %s, naming pageToken', (_case, token) => {
+    expect(violationsOf(() => decodePageToken(token))).toEqual([{ campo: 'pageToken', mensaje: PAGE_MENSAJES.pageToken }]);
+  });
+});
