@@ -1,23 +1,34 @@
-import { headers as natsHeaders } from '@nats-io/transport-node';
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { headers as natsHeaders, nanos } from '@nats-io/transport-node';
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type ConsumerInfo } from '@nats-io/jetstream';
 import { buildEnvelope, createLogger, eventAudit, eventSubject, type DeletedEventData } from '@inventario/platform';
-import { waitFor } from '@inventario/testkit';
+import { TEST_MYSQL_SERVER, waitFor } from '@inventario/testkit';
 import { startApp } from '../src/app';
-import { BODEGA_ELIMINADA_CONSUMER } from '../src/events/bodega-eliminada-consumer';
+import { ACK_WAIT_MS, BODEGA_ELIMINADA_CONSUMER } from '../src/events/bodega-eliminada-consumer';
+import { startTcpProxy, type TcpProxy } from './support/tcp-proxy';
 import { startTestService, type TestService } from './support/test-service';
 
 // producto-svc consumes BodegaEliminada and unassigns the products still
-// pointing at the deleted warehouse (ARCHITECTURE §6).
+// pointing at the deleted warehouse (ARCHITECTURE §6). The service reaches
+// MariaDB through a TCP proxy the test can cut: a real database outage.
 
+let proxy: TcpProxy;
 let svc: TestService;
 
 beforeAll(async () => {
-  svc = await startTestService('producto_reconcile');
+  const mysql = new URL(TEST_MYSQL_SERVER);
+  proxy = await startTcpProxy(mysql.hostname, Number(mysql.port || 3306));
+  svc = await startTestService('producto_reconcile', (database) => {
+    const url = new URL(database.url);
+    url.host = `127.0.0.1:${proxy.port}`;
+    return { DATABASE_URL: url.toString() };
+  });
   await svc.app.ready;
 });
 
 afterAll(async () => {
+  await proxy?.restore().catch(() => undefined);
   await svc?.close();
+  await proxy?.close();
 });
 
 function bodegaEliminada(bodegaId: number): string {
@@ -36,13 +47,23 @@ async function publish(payload: string, msgID?: string): Promise<number> {
   return ack.seq;
 }
 
+async function consumerInfo(): Promise<ConsumerInfo> {
+  return (await jetstreamManager(svc.nc)).consumers.info(svc.namespace.stream, BODEGA_ELIMINADA_CONSUMER);
+}
+
 /** Waits until the consumer has acknowledged (or terminated) every message up to `seq`. */
-async function processedThrough(seq: number): Promise<void> {
-  const jsm = await jetstreamManager(svc.nc);
+async function processedThrough(seq: number, timeoutMs?: number): Promise<void> {
   await waitFor(
-    async () => (await jsm.consumers.info(svc.namespace.stream, BODEGA_ELIMINADA_CONSUMER)).ack_floor.stream_seq >= seq,
+    async () => (await consumerInfo()).ack_floor.stream_seq >= seq,
     `the reconciliation consumer to process stream sequence ${seq}`,
+    timeoutMs,
   );
+}
+
+/** bodega_id of a product, read directly (not through the service, which may have no database). */
+async function storedBodegaId(id: number): Promise<number | null | undefined> {
+  const row = await svc.db<{ id: number; bodega_id: number | null }>('productos').where({ id }).first('bodega_id');
+  return row?.bodega_id;
 }
 
 async function productEventsSince(count: number) {
@@ -107,5 +128,65 @@ describe('BodegaEliminada reconciliation', () => {
     } finally {
       await replica.stop();
     }
+  });
+});
+
+describe('BodegaEliminada consumer on the server', () => {
+  it('is a durable explicit-ack consumer of the BodegaEliminada subject with no delivery limit and a 90 s ack_wait', async () => {
+    const { config } = await consumerInfo();
+    expect(config).toMatchObject({
+      durable_name: BODEGA_ELIMINADA_CONSUMER,
+      filter_subject: eventSubject(svc.namespace.prefix, 'BodegaEliminada'),
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      max_deliver: -1,
+      ack_wait: nanos(ACK_WAIT_MS),
+    });
+  });
+
+  it("gives an event longer than the database's row-lock wait before redelivering it elsewhere", async () => {
+    const [rows] = (await svc.db.raw('SELECT @@innodb_lock_wait_timeout AS seconds')) as [Array<{ seconds: number | string }>];
+    const lockWaitMs = Number(rows[0]?.seconds) * 1000;
+    expect(lockWaitMs).toBeGreaterThan(0);
+    expect((await consumerInfo()).config.ack_wait).toBeGreaterThan(nanos(lockWaitMs));
+  });
+
+  it('brings a consumer left by an older release (max_deliver 10, ack_wait 30 s) to the current settings on start', async () => {
+    const jsm = await jetstreamManager(svc.nc);
+    await jsm.consumers.update(svc.namespace.stream, BODEGA_ELIMINADA_CONSUMER, { max_deliver: 10, ack_wait: nanos(30_000) });
+    expect((await consumerInfo()).config).toMatchObject({ max_deliver: 10, ack_wait: nanos(30_000) });
+
+    const replica = await startApp(svc.config, createLogger('producto-svc', svc.config.logLevel));
+    try {
+      await replica.ready;
+      expect((await consumerInfo()).config).toMatchObject({ max_deliver: -1, ack_wait: nanos(ACK_WAIT_MS) });
+    } finally {
+      await replica.stop();
+    }
+  });
+});
+
+describe('BodegaEliminada reconciliation during a database outage', () => {
+  it('redelivers the event while MariaDB is unreachable and unassigns the products once it is back', async () => {
+    const { producto } = await svc.api.create({ nombre: 'Durante el corte', precio: '3.00', cantidadEnStock: 4, bodegaId: 45 });
+    const id = producto?.id ?? 0;
+    const deliveredBefore = (await consumerInfo()).delivered.consumer_seq;
+
+    await proxy.cut(); // restored below, or by afterAll should this test fail first
+    const seq = await publish(bodegaEliminada(45));
+    try {
+      // The first delivery failed and was nak'd; JetStream delivered it again (and again).
+      await waitFor(async () => (await consumerInfo()).num_redelivered >= 1, 'the event to be redelivered after a failed attempt');
+      expect((await consumerInfo()).ack_floor.stream_seq).toBeLessThan(seq);
+      expect(await storedBodegaId(id)).toBe(45);
+    } finally {
+      await proxy.restore();
+    }
+
+    // Redeliveries back off (1 s, 2 s, 4 s ...): allow for the next one.
+    await processedThrough(seq, 20_000);
+    expect(await storedBodegaId(id)).toBeNull();
+    expect((await svc.api.get(id)).producto?.bodegaId).toBeUndefined();
+    expect((await consumerInfo()).delivered.consumer_seq - deliveredBefore).toBeGreaterThanOrEqual(2);
   });
 });

@@ -10,18 +10,34 @@ import type { ProductoStore } from '../store/producto-store';
  * the BFF's "holds products?" check and the delete.
  *
  * Ack policy: ack after the products were unassigned (committed); nak with a
- * growing delay when that failed (the database may be back later); term an
- * event that cannot be parsed (redelivery cannot fix it). Unassigning is
- * idempotent, so a redelivery after a lost ack changes nothing.
- * Concurrency: one message at a time; at most `maxMessages` are buffered.
+ * growing delay when that failed, with no delivery limit; term only an event
+ * that cannot be parsed (redelivery cannot fix it). Why no limit: a deletion
+ * given up on leaves products pointing at a deleted warehouse for good, and
+ * a database outage can last longer than any fixed number of retries.
+ * Unassigning is idempotent, so a redelivery after a lost ack changes nothing.
+ * Concurrency: one message handled at a time, at most one more pulled ahead.
  */
 
 /** Durable name: one consumer shared by every replica (work queue semantics). */
 export const BODEGA_ELIMINADA_CONSUMER = 'producto-svc-bodega-eliminada';
-/** After this many deliveries JetStream gives up on a message (and emits an advisory). */
-export const MAX_DELIVER = 10;
-const ACK_WAIT_MS = 30_000;
+/** No delivery limit: JetStream redelivers a nak'd message until it is acked. */
+export const MAX_DELIVER = -1;
+/**
+ * Longer than handling one message takes at worst: acquiring a pooled
+ * connection (3 s), then waiting for the products' row locks (MariaDB's
+ * innodb_lock_wait_timeout, 50 s by default). Shorter, an event still being
+ * handled would be redelivered to another replica meanwhile (harmless, as
+ * unassigning is idempotent, but wasted work and misleading logs).
+ */
+export const ACK_WAIT_MS = 90_000;
 const MAX_RETRY_DELAY_MS = 60_000;
+/** From this delivery on a failure is logged as an error: it is an outage, not a blip. */
+const ERROR_FROM_DELIVERY = 5;
+/**
+ * Pulled ahead of processing. One, so a message waits in the client's buffer
+ * for at most one handling time; handling it restarts its ack_wait (working()).
+ */
+const MAX_MESSAGES = 1;
 
 export interface BodegaEliminadaConsumerOptions {
   nc: NatsConnection;
@@ -29,8 +45,6 @@ export interface BodegaEliminadaConsumerOptions {
   prefix: string;
   store: Pick<ProductoStore, 'unassignBodega'>;
   logger: Logger;
-  /** Messages pulled ahead of processing. */
-  maxMessages?: number;
 }
 
 export interface BodegaEliminadaConsumer {
@@ -60,13 +74,18 @@ function retryDelayMs(deliveryCount: number): number {
   return Math.min(MAX_RETRY_DELAY_MS, 1000 * 2 ** Math.max(0, deliveryCount - 1));
 }
 
-/** Creates the durable consumer, or brings an existing one's settings in line. Safe from every replica. */
+/**
+ * Creates the durable consumer, or brings an existing one's settings in line
+ * (a deployment of an older release keeps its consumer: it must pick up a new
+ * max_deliver or ack_wait). Safe from every replica.
+ */
 async function ensureConsumer(nc: NatsConnection, stream: string, config: Partial<ConsumerConfig>): Promise<void> {
   const jsm = await jetstreamManager(nc);
   try {
+    // nats-server 2.9 updates an existing durable in place here; 2.10+
+    // refuses other settings ("consumer already exists") and we update below.
     await jsm.consumers.add(stream, config);
   } catch (err) {
-    // It exists with other settings (an older release): update the mutable ones.
     if (!(err instanceof JetStreamApiError)) throw err;
     const exists = await jsm.consumers.info(stream, BODEGA_ELIMINADA_CONSUMER).then(
       () => true,
@@ -96,7 +115,7 @@ export async function startBodegaEliminadaConsumer(options: BodegaEliminadaConsu
     deliver_policy: DeliverPolicy.All,
   });
   const consumer = await jetstream(nc).consumers.get(stream, BODEGA_ELIMINADA_CONSUMER);
-  const messages = await consumer.consume({ max_messages: options.maxMessages ?? 10 });
+  const messages = await consumer.consume({ max_messages: MAX_MESSAGES });
 
   async function handle(msg: JsMsg): Promise<void> {
     const event = parseEvent(msg);
@@ -107,16 +126,31 @@ export async function startBodegaEliminadaConsumer(options: BodegaEliminadaConsu
       msg.term();
       return;
     }
+    // It may have waited in the client's buffer while the previous one was
+    // handled: restart its ack_wait so a full ACK_WAIT_MS covers handling it.
+    msg.working();
     try {
       const productos = await store.unassignBodega(event.bodegaId, { usuario: 'system' });
       msg.ack();
       logger.info({ eventId: event.eventId, bodegaId: event.bodegaId, unassigned: productos.length }, 'deleted warehouse reconciled');
     } catch (err) {
-      const delayMs = retryDelayMs(msg.info.deliveryCount);
-      logger.warn(
-        { eventId: event.eventId, bodegaId: event.bodegaId, deliveryCount: msg.info.deliveryCount, retryInMs: delayMs, err: err instanceof Error ? err.message : String(err) },
-        'could not reconcile deleted warehouse; will retry',
-      );
+      const { deliveryCount } = msg.info;
+      const delayMs = retryDelayMs(deliveryCount);
+      const fields = {
+        eventId: event.eventId,
+        bodegaId: event.bodegaId,
+        deliveryCount,
+        redeliveryInMs: delayMs,
+        err: err instanceof Error ? err.message : String(err),
+      };
+      if (deliveryCount < ERROR_FROM_DELIVERY) {
+        logger.warn(fields, 'could not reconcile deleted warehouse; nak, JetStream redelivers it after redeliveryInMs');
+      } else {
+        logger.error(
+          fields,
+          'deleted warehouse still not reconciled: its products keep pointing at it until this succeeds; nak, JetStream redelivers it after redeliveryInMs, with no delivery limit',
+        );
+      }
       msg.nak(delayMs);
     }
   }
