@@ -1,18 +1,20 @@
 /**
  * `npm start`: runs every Inventario service on this machine.
- * Checks MariaDB and NATS first (naming the variable and the command that
- * fixes a missing one), creates missing databases (each service migrates its
- * own at start), starts the services, waits until each reports SERVING over
- * grpc.health.v1, prints where each listens, and stops them all on Ctrl-C.
+ * Checks MariaDB, NATS (with JetStream) and the ports first, naming the
+ * variable and the fix for every problem found, creates missing databases
+ * (each service migrates its own at start), starts the services, waits until
+ * each reports SERVING over grpc.health.v1, prints where each listens, and
+ * stops them all on Ctrl-C (a second Ctrl-C kills them at once).
  */
 import { ConfigError } from '@inventario/platform';
 import { loadConfig } from './config';
 import { waitUntilServing } from './health-probe';
-import { checkNats, PreflightError, prepareDatabase } from './preflight';
+import { checkNats, checkPortFree, prepareDatabase, type Problem } from './preflight';
 import { serviceSpecs } from './services';
-import { createSupervisor } from './supervisor';
+import { createSupervisor, type Outcome } from './supervisor';
 
 const STOP_GRACE_MS = 30_000;
+const START_TIMEOUT_MS = 120_000;
 
 const say = (line: string): void => {
   process.stdout.write(`${line}\n`);
@@ -22,6 +24,13 @@ const fail = (message: string): never => {
   process.exit(1);
 };
 
+/** A clean stop is every service exiting 0 by itself. */
+function describe(outcomes: Outcome[]): { clean: boolean; text: string } {
+  const unclean = outcomes.filter((o) => o.code !== 0);
+  if (unclean.length === 0) return { clean: true, text: 'All services stopped.' };
+  return { clean: false, text: `Stopped, but not cleanly: ${unclean.map((o) => `${o.name} ${o.signal ? `killed by ${o.signal}` : `exit ${o.code}`}`).join(', ')}.` };
+}
+
 async function main(): Promise<void> {
   let config;
   try {
@@ -30,45 +39,67 @@ async function main(): Promise<void> {
     if (err instanceof ConfigError) fail(err.message);
     throw err;
   }
-
-  try {
-    await checkNats(config.NATS_URL);
-    await prepareDatabase('PRODUCTO_DATABASE_URL', config.PRODUCTO_DATABASE_URL);
-    await prepareDatabase('BODEGA_DATABASE_URL', config.BODEGA_DATABASE_URL);
-  } catch (err) {
-    if (err instanceof PreflightError) fail(err.message);
-    throw err;
-  }
-
   const specs = serviceSpecs(config);
+
+  // Every check runs, so one start reports every problem.
+  const problems = (
+    await Promise.all<Problem | undefined>([
+      checkNats(config.NATS_URL),
+      prepareDatabase('PRODUCTO_DATABASE_URL', config.PRODUCTO_DATABASE_URL),
+      prepareDatabase('BODEGA_DATABASE_URL', config.BODEGA_DATABASE_URL),
+      ...specs.map((s) => checkPortFree(s.grpcPortVariable, '127.0.0.1', s.grpcPort)),
+    ])
+  ).filter((p): p is Problem => p !== undefined);
+  if (problems.length > 0) fail(`cannot start:\n${problems.map((p) => `  - ${p.variable}: ${p.message}`).join('\n')}`);
+
   const startup = new AbortController();
   let stopping = false;
   const supervisor = createSupervisor({
     say,
     format: config.LAUNCHER_LOG_FORMAT,
     baseEnv: process.env,
-    onUnexpectedExit(name, code, signal) {
+    onUnexpectedExit(outcome) {
+      if (stopping) return;
+      stopping = true;
       startup.abort();
-      say(`${name} exited unexpectedly (${signal ?? `code ${code}`}); stopping the others.`);
+      say(`${outcome.name} exited unexpectedly (${outcome.signal ?? `code ${outcome.code}`}); stopping the others.`);
       void supervisor.stopAll(STOP_GRACE_MS).then(() => process.exit(1));
     },
   });
 
   const stop = (): void => {
-    if (stopping) return;
+    if (stopping) {
+      say('Stopping now: killing the services.');
+      supervisor.killAll();
+      return;
+    }
     stopping = true;
     startup.abort();
-    say('Stopping all services...');
-    void supervisor.stopAll(STOP_GRACE_MS).then(() => {
-      say('All services stopped.');
-      process.exit(0);
+    say('Stopping all services (Ctrl-C again to kill them)...');
+    void supervisor.stopAll(STOP_GRACE_MS).then((outcomes) => {
+      const { clean, text } = describe(outcomes);
+      say(text);
+      process.exit(clean ? 0 : 1);
     });
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  process.on('SIGHUP', stop);
+  // Our output closed (e.g. `npm start | head`): stop the services rather than crash.
+  process.stdout.on('error', stop);
 
   for (const spec of specs) supervisor.start(spec);
-  await Promise.all(specs.map((spec) => waitUntilServing(spec.grpcAddress, startup.signal)));
+  const deadline = AbortSignal.any([startup.signal, AbortSignal.timeout(START_TIMEOUT_MS)]);
+  try {
+    await Promise.all(specs.map((spec) => waitUntilServing(spec.grpcAddress, deadline)));
+  } catch (err) {
+    if (stopping) return;
+    say(`The services did not report SERVING within ${START_TIMEOUT_MS / 1000} s (see their logs above); stopping.`);
+    stopping = true;
+    void supervisor.stopAll(STOP_GRACE_MS).then(() => process.exit(1));
+    void err;
+    return;
+  }
 
   say('');
   say('Inventario is up:');
@@ -78,7 +109,4 @@ async function main(): Promise<void> {
   say('');
 }
 
-main().catch((err: unknown) => {
-  if (err instanceof Error && err.message.startsWith('gave up waiting')) return; // stopping already
-  fail(err instanceof Error ? err.message : String(err));
-});
+main().catch((err: unknown) => fail(err instanceof Error ? err.message : String(err)));

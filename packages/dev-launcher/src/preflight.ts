@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { connect } from '@nats-io/transport-node';
 import { ensureDatabase, isTransientDbError, parseMysqlUrl } from '@inventario/platform';
 
@@ -5,39 +6,54 @@ export const START_MARIADB = 'start-stop-daemon --start --oknodo --background --
 export const START_NATS =
   'start-stop-daemon --start --oknodo --background --exec /usr/sbin/nats-server -- -a 127.0.0.1 -p 4222 -js -sd /var/lib/nats-server';
 
-/** A dependency that did not answer, with the variable to check and the command that fixes it. */
-export class PreflightError extends Error {
-  constructor(readonly variable: string, where: string, fix: string) {
-    super(`${where} is not answering (${variable}). Start it with:\n  ${fix}\nor point ${variable} at a running server.`);
-    this.name = 'PreflightError';
-  }
+/** One thing that stops the system from starting, naming the variable to check. */
+export interface Problem {
+  variable: string;
+  message: string;
 }
 
-/** Creates the database behind `url` if missing; a server that does not answer is a PreflightError. */
-export async function prepareDatabase(variable: string, url: string): Promise<void> {
+/** Creates the database behind `url` if missing. */
+export async function prepareDatabase(variable: string, url: string): Promise<Problem | undefined> {
+  const t = parseMysqlUrl(url);
   try {
     await ensureDatabase(url);
+    return undefined;
   } catch (err) {
-    const t = parseMysqlUrl(url);
-    if (isTransientDbError(err)) throw new PreflightError(variable, `MariaDB at ${t.host}:${t.port}`, START_MARIADB);
-    throw err;
+    if (isTransientDbError(err)) {
+      return { variable, message: `MariaDB at ${t.host}:${t.port} is not answering. Start it with:\n    ${START_MARIADB}` };
+    }
+    // e.g. access denied: the server's own words name the user, never the password.
+    const reason = err instanceof Error ? err.message : String(err);
+    return { variable, message: `MariaDB at ${t.host}:${t.port} refused to create database ${t.database}: ${reason}` };
   }
 }
 
 /** Checks that NATS answers and has JetStream enabled. */
-export async function checkNats(url: string): Promise<void> {
+export async function checkNats(url: string): Promise<Problem | undefined> {
   let nc;
   try {
     nc = await connect({ servers: url.split(','), timeout: 3000, maxReconnectAttempts: 0, reconnect: false });
   } catch {
-    throw new PreflightError('NATS_URL', `NATS at ${url}`, START_NATS);
+    return { variable: 'NATS_URL', message: `NATS at ${url} is not answering. Start it with:\n    ${START_NATS}` };
   }
   try {
-    const info = nc.info;
-    if (info && info.jetstream === false) {
-      throw new PreflightError('NATS_URL', `JetStream on ${url}`, `${START_NATS}   (the -js flag enables JetStream)`);
+    // The server leaves `jetstream` out of its INFO when it runs without -js.
+    if (nc.info?.jetstream !== true) {
+      return { variable: 'NATS_URL', message: `NATS at ${url} runs without JetStream. Restart it with -js:\n    ${START_NATS}` };
     }
+    return undefined;
   } finally {
     await nc.close();
   }
+}
+
+/** Checks that nothing listens on `port` yet (a leftover process would answer our health probe). */
+export function checkPortFree(variable: string, host: string, port: number): Promise<Problem | undefined> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      resolve({ variable, message: `port ${port} on ${host} is not available (${err.code ?? err.message}); stop what uses it or choose another port` }),
+    );
+    server.listen(port, host, () => server.close(() => resolve(undefined)));
+  });
 }

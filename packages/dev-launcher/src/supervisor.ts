@@ -5,10 +5,19 @@ import type { ServiceSpec } from './services';
 
 export type Say = (line: string) => void;
 
+/** How a service ended: its exit code, or the signal that ended it. */
+export type Outcome = { name: string; code: number | null; signal: NodeJS.Signals | null };
+
 export interface Supervisor {
   start(spec: ServiceSpec): void;
-  /** SIGTERM to every child, then waits for all to exit (SIGKILL after `graceMs`). */
-  stopAll(graceMs: number): Promise<void>;
+  /**
+   * SIGTERM to every child (each runs its graceful shutdown), SIGKILL after
+   * `graceMs`; resolves with how each ended. Calling it again returns the
+   * same promise.
+   */
+  stopAll(graceMs: number): Promise<Outcome[]>;
+  /** SIGKILL to every child still running (a second Ctrl-C). */
+  killAll(): void;
 }
 
 export interface SupervisorOptions {
@@ -16,15 +25,21 @@ export interface SupervisorOptions {
   format: 'pretty' | 'json';
   /** The launcher's own environment, inherited by every child. */
   baseEnv: NodeJS.ProcessEnv;
-  /** Called when a child exits while the launcher is not stopping. */
-  onUnexpectedExit(name: string, code: number | null, signal: NodeJS.Signals | null): void;
+  /** Called when a child ends (or fails to start) while the launcher is not stopping. */
+  onUnexpectedExit(outcome: Outcome): void;
 }
 
-/** Runs the services as child processes and prefixes their log lines with their name. */
+/**
+ * Runs the services as child processes, prefixing their log lines with their
+ * name. Each child gets an IPC channel: if the launcher dies, even by
+ * SIGKILL, the channel closes and the service shuts itself down. Children
+ * run in their own process group, so a terminal's Ctrl-C reaches only the
+ * launcher, which then stops them in order.
+ */
 export function createSupervisor(options: SupervisorOptions): Supervisor {
-  const children = new Map<string, ChildProcess>();
+  const children = new Map<string, { child: ChildProcess; ended: Promise<Outcome> }>();
   const pretty = prettyFactory({ colorize: false, translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname,service' });
-  let stopping = false;
+  let stopping: Promise<Outcome[]> | undefined;
 
   function pipe(name: string, stream: NodeJS.ReadableStream, parseJson: boolean): void {
     createInterface({ input: stream }).on('line', (line) => {
@@ -37,32 +52,35 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
     start(spec) {
       const child = spawn(process.execPath, [spec.entry], {
         env: { ...options.baseEnv, ...spec.env },
-        stdio: ['ignore', 'pipe', 'pipe'],
+        stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+        detached: true,
       });
-      children.set(spec.name, child);
+      const ended = new Promise<Outcome>((resolve) => {
+        child.once('error', (err) => {
+          options.say(`[${spec.name}] could not start: ${err.message}`);
+          resolve({ name: spec.name, code: null, signal: null });
+        });
+        child.once('exit', (code, signal) => resolve({ name: spec.name, code, signal }));
+      });
+      children.set(spec.name, { child, ended });
       if (child.stdout) pipe(spec.name, child.stdout, true);
       if (child.stderr) pipe(spec.name, child.stderr, false);
-      child.once('exit', (code, signal) => {
-        children.delete(spec.name);
-        if (!stopping) options.onUnexpectedExit(spec.name, code, signal);
+      void ended.then((outcome) => {
+        if (!stopping) options.onUnexpectedExit(outcome);
       });
     },
-    async stopAll(graceMs) {
-      stopping = true;
-      await Promise.all(
-        [...children.values()].map(
-          (child) =>
-            new Promise<void>((resolve) => {
-              if (child.exitCode !== null || child.signalCode !== null) return resolve();
-              const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-              child.once('exit', () => {
-                clearTimeout(timer);
-                resolve();
-              });
-              child.kill('SIGTERM');
-            }),
-        ),
+    stopAll(graceMs) {
+      stopping ??= Promise.all(
+        [...children.values()].map(({ child, ended }) => {
+          if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+          const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+          return ended.finally(() => clearTimeout(timer));
+        }),
       );
+      return stopping;
+    },
+    killAll() {
+      for (const { child } of children.values()) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     },
   };
 }

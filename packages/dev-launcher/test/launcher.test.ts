@@ -1,4 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { createServer, type Server } from 'node:net';
 import * as path from 'node:path';
 import { credentials, Metadata } from '@grpc/grpc-js';
 import { BodegaServiceClient, ProductoServiceClient, type Producto } from '@inventario/proto';
@@ -8,6 +9,7 @@ import {
   deleteStream,
   freePort,
   readStream,
+  startPrivateNatsServer,
   TEST_MYSQL_SERVER,
   TEST_NATS_URL,
   testEventNamespace,
@@ -32,10 +34,29 @@ function launch(env: Record<string, string>): Run {
   return { child, output: () => out, exited };
 }
 
+/** True when nothing listens on the port any more. */
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
 describe('npm start (dev launcher)', () => {
   const ns = testEventNamespace();
   const productoDb = `${TEST_MYSQL_SERVER}/${uniqueName('t_launch_p')}`;
   const bodegaDb = `${TEST_MYSQL_SERVER}/${uniqueName('t_launch_b')}`;
+  /** A private, complete environment: never the default databases, stream or ports. */
+  const privateEnv = async (): Promise<Record<string, string>> => ({
+    PRODUCTO_DATABASE_URL: productoDb,
+    BODEGA_DATABASE_URL: bodegaDb,
+    PRODUCTO_GRPC_PORT: String(await freePort()),
+    BODEGA_GRPC_PORT: String(await freePort()),
+    NATS_URL: TEST_NATS_URL,
+    NATS_STREAM: ns.stream,
+    NATS_SUBJECT_PREFIX: ns.prefix,
+  });
 
   afterAll(async () => {
     await dropDatabase(productoDb);
@@ -45,17 +66,10 @@ describe('npm start (dev launcher)', () => {
     await nc.close();
   });
 
-  it('creates missing databases, starts both services, serves gRPC and stops everything on Ctrl-C', async () => {
-    const [pPort, bPort] = [await freePort(), await freePort()];
-    const run = launch({
-      PRODUCTO_DATABASE_URL: productoDb,
-      BODEGA_DATABASE_URL: bodegaDb,
-      PRODUCTO_GRPC_PORT: String(pPort),
-      BODEGA_GRPC_PORT: String(bPort),
-      NATS_URL: TEST_NATS_URL,
-      NATS_STREAM: ns.stream,
-      NATS_SUBJECT_PREFIX: ns.prefix,
-    });
+  it('creates missing databases, starts both services, serves gRPC and stops each cleanly on Ctrl-C', async () => {
+    const env = await privateEnv();
+    const [pPort, bPort] = [Number(env.PRODUCTO_GRPC_PORT), Number(env.BODEGA_GRPC_PORT)];
+    const run = launch(env);
     try {
       await waitFor(() => run.output().includes('Inventario is up'), 'the launcher to report the services up', 45_000);
       expect(run.output()).toContain(`127.0.0.1:${pPort} (inventario.v1.ProductoService)`);
@@ -66,10 +80,8 @@ describe('npm start (dev launcher)', () => {
       const md = new Metadata();
       md.set('x-inventario-usuario', 'launcher-test');
       const created = await new Promise<Producto>((resolve, reject) =>
-        productos.createProducto(
-          { nombre: 'Tornillo', precio: '0.25', cantidadEnStock: 10 },
-          md,
-          (err, res) => (err ? reject(err) : resolve(res.producto!)),
+        productos.createProducto({ nombre: 'Tornillo', precio: '0.25', cantidadEnStock: 10 }, md, (err, res) =>
+          err ? reject(err) : resolve(res.producto!),
         ),
       );
       expect(created.precio).toBe('0.25');
@@ -93,31 +105,73 @@ describe('npm start (dev launcher)', () => {
       run.child.kill('SIGINT');
       expect(await run.exited).toBe(0);
       expect(run.output()).toContain('All services stopped.');
+      // Each service ran its own shutdown sequence to the end.
+      expect(run.output()).toMatch(/\[producto-svc\] \{[^\n]*"msg":"shutdown complete"/);
+      expect(run.output()).toMatch(/\[bodega-svc\] \{[^\n]*"msg":"shutdown complete"/);
+      expect(await portIsFree(pPort)).toBe(true);
+      expect(await portIsFree(bPort)).toBe(true);
     } finally {
       run.child.kill('SIGKILL');
     }
   });
 
-  it('exits non-zero naming NATS_URL and the command that starts NATS when NATS does not answer', async () => {
-    const run = launch({ NATS_URL: `nats://127.0.0.1:${await freePort()}`, PRODUCTO_DATABASE_URL: productoDb, BODEGA_DATABASE_URL: bodegaDb });
-    expect(await run.exited).toBe(1);
-    expect(run.output()).toContain('(NATS_URL)');
-    expect(run.output()).toContain('/usr/sbin/nats-server -- -a 127.0.0.1 -p 4222 -js');
+  it('leaves no service behind when the launcher itself is killed', async () => {
+    const env = await privateEnv();
+    const run = launch(env);
+    await waitFor(() => run.output().includes('Inventario is up'), 'the launcher to report the services up', 45_000);
+    run.child.kill('SIGKILL');
+    await run.exited;
+    await waitFor(async () => (await portIsFree(Number(env.PRODUCTO_GRPC_PORT))) && (await portIsFree(Number(env.BODEGA_GRPC_PORT))), 'both services to stop', 30_000);
   });
 
-  it('exits non-zero naming the database variable and the command that starts MariaDB when MariaDB does not answer', async () => {
+  it('reports every problem at once, naming each variable and the command that fixes it', async () => {
     const run = launch({
-      NATS_URL: TEST_NATS_URL,
+      ...(await privateEnv()),
+      NATS_URL: `nats://127.0.0.1:${await freePort()}`,
       PRODUCTO_DATABASE_URL: `mysql://root@127.0.0.1:${await freePort()}/inventario_producto`,
     });
     expect(await run.exited).toBe(1);
-    expect(run.output()).toContain('(PRODUCTO_DATABASE_URL)');
-    expect(run.output()).toContain('/usr/sbin/mariadbd');
+    const out = run.output();
+    expect(out).toContain('NATS_URL: NATS at');
+    expect(out).toContain('/usr/sbin/nats-server -- -a 127.0.0.1 -p 4222 -js');
+    expect(out).toContain('PRODUCTO_DATABASE_URL: MariaDB at');
+    expect(out).toContain('/usr/sbin/mariadbd');
+    expect(out).not.toContain('Acquire connection error'); // no driver noise beside our message
   });
 
-  it('rejects an invalid variable with one line naming it', async () => {
-    const run = launch({ PRODUCTO_GRPC_PORT: 'seventy' });
+  it('refuses a NATS server that runs without JetStream', async () => {
+    const nats = await startPrivateNatsServer({ jetstream: false });
+    try {
+      const run = launch({ ...(await privateEnv()), NATS_URL: nats.url });
+      expect(await run.exited).toBe(1);
+      expect(run.output()).toContain(`NATS_URL: NATS at ${nats.url} runs without JetStream`);
+    } finally {
+      await nats.dispose();
+    }
+  });
+
+  it('refuses a port that is already in use, naming its variable', async () => {
+    const env = await privateEnv();
+    const squatter: Server = createServer();
+    await new Promise<void>((resolve) => squatter.listen(Number(env.BODEGA_GRPC_PORT), '127.0.0.1', resolve));
+    try {
+      const run = launch(env);
+      expect(await run.exited).toBe(1);
+      expect(run.output()).toContain(`BODEGA_GRPC_PORT: port ${env.BODEGA_GRPC_PORT} on 127.0.0.1 is not available`);
+      expect(run.output()).not.toContain('Inventario is up');
+    } finally {
+      await new Promise((resolve) => squatter.close(resolve));
+    }
+  });
+
+  it.each([
+    [{ PRODUCTO_GRPC_PORT: 'seventy' }, /PRODUCTO_GRPC_PORT: /],
+    [{ PRODUCTO_GRPC_PORT: '50060', BODEGA_GRPC_PORT: '50060' }, /BODEGA_GRPC_PORT: must differ from PRODUCTO_GRPC_PORT/],
+    [{ EVENT_TYPE_NAMESPACE: 'a..b' }, /EVENT_TYPE_NAMESPACE: /],
+  ])('rejects the invalid environment %j with one line naming the variable', async (bad, pattern) => {
+    const run = launch({ ...(await privateEnv()), ...bad });
     expect(await run.exited).toBe(1);
-    expect(run.output()).toMatch(/npm start: invalid configuration: PRODUCTO_GRPC_PORT: /);
+    expect(run.output()).toMatch(/npm start: invalid configuration: /);
+    expect(run.output()).toMatch(pattern);
   });
 });

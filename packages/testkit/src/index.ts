@@ -4,7 +4,7 @@
  * so concurrent runs never collide, and cleans up after itself.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -133,16 +133,23 @@ export interface PrivateNatsServer {
   dispose(): Promise<void>;
 }
 
-const NATS_SERVER_BIN = process.env.NATS_SERVER_BIN ?? 'nats-server';
+/** NATS_SERVER_BIN, else Debian's path (not on a non-root user's PATH), else whatever PATH finds. */
+const NATS_SERVER_BIN = process.env.NATS_SERVER_BIN ?? (existsSync('/usr/sbin/nats-server') ? '/usr/sbin/nats-server' : 'nats-server');
 
-export async function startPrivateNatsServer(): Promise<PrivateNatsServer> {
+export interface PrivateNatsServerOptions {
+  /** Run with JetStream (-js); default true. */
+  jetstream?: boolean;
+}
+
+export async function startPrivateNatsServer(options: PrivateNatsServerOptions = {}): Promise<PrivateNatsServer> {
   const port = await freePort();
   const storeDir = mkdtempSync(join(tmpdir(), 'inventario-nats-'));
   let child: ChildProcess | undefined;
 
   async function start(): Promise<void> {
     if (child) return;
-    const proc = spawn(NATS_SERVER_BIN, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], {
+    const args = ['-a', '127.0.0.1', '-p', String(port), ...(options.jetstream === false ? [] : ['-js', '-sd', storeDir])];
+    const proc = spawn(NATS_SERVER_BIN, args, {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     child = proc;
