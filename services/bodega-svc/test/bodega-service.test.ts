@@ -88,6 +88,14 @@ describe('CreateBodega', () => {
     expect(err.details).not.toMatch(/ER_DUP|Duplicate entry|insert into/i);
     expect(await snapshot()).toEqual(before);
   });
+
+  it('tells apart names that differ only in an emoji', async () => {
+    const base = nombreUnico('Bodega');
+    const manzana = await crear(`${base} 🍎`);
+    const platano = await crear(`${base} 🍌`);
+    expect(platano.id).not.toBe(manzana.id);
+    expect(platano.nombre).toBe(`${base} 🍌`);
+  });
 });
 
 describe('GetBodega', () => {
@@ -133,6 +141,16 @@ describe('UpdateBodega', () => {
       updateMask: ['nombre', 'ubicacion', 'capacidad'],
     });
     expect(res.bodega).toMatchObject({ nombre, ubicacion: 'Cali', capacidad: 20 });
+  });
+
+  it('ignores output-only mask paths and accepts camelCase ones', async () => {
+    const creada = await crear(nombreUnico('Rutas'), 10, 'Quito');
+    const res = await svc.rpc.updateBodega({
+      bodega: { id: creada.id, nombre: '', capacidad: 30 },
+      updateMask: ['id', 'fecha_creacion', 'capacidad', 'fechaActualizacion'],
+    });
+    expect(res.bodega).toMatchObject({ id: creada.id, nombre: creada.nombre, ubicacion: 'Quito', capacidad: 30 });
+    expect(res.bodega?.fechaCreacion).toEqual(creada.fechaCreacion);
   });
 
   it('clears ubicacion when the mask names it and the message leaves it unset', async () => {
@@ -184,8 +202,9 @@ describe('UpdateBodega', () => {
     ['with id 0', { bodega: { id: 0, nombre: 'x', capacidad: 1 }, updateMask: ['nombre'] }, ['id']],
     ['with an empty mask', { bodega: { id: 1, nombre: 'x', capacidad: 1 }, updateMask: [] }, ['updateMask']],
     ['without a mask', { bodega: { id: 1, nombre: 'x', capacidad: 1 } }, ['updateMask']],
-    ['with an unknown mask path', { bodega: { id: 1, nombre: 'x', capacidad: 1 }, updateMask: ['fecha_creacion'] }, ['updateMask']],
-    ['with a camelCase mask path', { bodega: { id: 1, nombre: 'x', capacidad: 1 }, updateMask: ['fechaActualizacion'] }, ['updateMask']],
+    ['with an unknown mask path', { bodega: { id: 1, nombre: 'x', capacidad: 1 }, updateMask: ['capacidad', 'color'] }, ['updateMask']],
+    ['with only output-only mask paths', { bodega: { id: 1, nombre: 'x', capacidad: 1 }, updateMask: ['fecha_creacion', 'fechaActualizacion'] }, ['updateMask']],
+    ['with id beyond INT UNSIGNED', { bodega: { id: 4_294_967_296, nombre: 'x', capacidad: 1 }, updateMask: ['nombre'] }, ['id']],
   ])('answers INVALID_ARGUMENT %s', async (_name, request, campos) => {
     const err = await grpcError(svc.rpc.updateBodega(request));
     expect(err.code).toBe(status.INVALID_ARGUMENT);

@@ -154,6 +154,13 @@ describe('UpdateProducto', () => {
     expect(producto).toMatchObject({ id, nombre: 'Otra' });
   });
 
+  it('accepts camelCase mask paths as well as snake_case ones', async () => {
+    const id = await seed();
+    const { producto } = await api.update({ producto: { id, cantidadEnStock: 9 }, updateMask: ['cantidadEnStock', 'bodegaId', 'fechaActualizacion'] });
+    expect(producto).toMatchObject({ id, cantidadEnStock: 9, nombre: 'Lámpara' });
+    expect(producto?.bodegaId).toBeUndefined();
+  });
+
   it('moves fechaActualizacion forward and keeps fechaCreacion', async () => {
     const { producto: created } = await api.create({ nombre: 'Reloj', precio: '10.00', cantidadEnStock: 1 });
     const creado = created?.fechaCreacion?.getTime() ?? 0;
@@ -166,7 +173,11 @@ describe('UpdateProducto', () => {
 
   it('answers INVALID_ARGUMENT for an empty mask', async () => {
     const id = await seed();
-    await expectInvalid(api.update({ producto: { id, nombre: 'x' }, updateMask: [] }), 'updateMask', 'no hay campos para actualizar');
+    await expectInvalid(
+      api.update({ producto: { id, nombre: 'x' }, updateMask: [] }),
+      'updateMask',
+      'no hay campos para actualizar (admitidas: nombre, descripcion, precio, cantidad_en_stock, bodega_id)',
+    );
     await expectInvalid(api.update({ producto: { id }, updateMask: ['fecha_actualizacion'] }), 'updateMask');
   });
 
@@ -280,6 +291,11 @@ describe('ListProductos', () => {
     expect(await names('nada así')).toEqual([]);
   });
 
+  it('tells emoji apart when filtering on nombre', async () => {
+    await createIn(9010, ['Caja 🍎', 'Caja 🍌']);
+    expect((await api.list({ bodegaIds: [9010], nombreContains: '🍎' })).productos.map((p) => p.nombre)).toEqual(['Caja 🍎']);
+  });
+
   it('lists every product without filters', async () => {
     const [id] = await createIn(9007, ['sin filtro']);
     const page = await api.list({ pageSize: 1000 });
@@ -294,6 +310,7 @@ describe('ListProductos', () => {
     ['pageToken', { pageToken: 'no-es-un-token' }],
     ['pageToken', { pageToken: Buffer.from('abc').toString('base64url') }],
     ['bodegaIds', { bodegaIds: [0] }],
+    ['bodegaIds', { bodegaIds: Array.from({ length: 1001 }, (_, i) => i + 1) }],
   ])('answers INVALID_ARGUMENT naming %s for %j', async (campo, request) => {
     await expectInvalid(api.list(request), campo);
   });

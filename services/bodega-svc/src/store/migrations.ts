@@ -34,4 +34,16 @@ export const migrations: Record<string, Migration> = {
       await db.schema.dropTableIfExists('bodegas');
     },
   },
+  // utf8mb4_unicode_ci gives every character outside the Basic Multilingual
+  // Plane the same weight, so "Bodega 🍎" and "Bodega 🍌" collided as
+  // duplicates. The UCA 5.2.0 collation tells them apart and stays case- and
+  // accent-insensitive (MariaDB 10.x and MySQL 8 both have it).
+  '0002_nombre_unicode_520': {
+    async up(db: Knex) {
+      await db.raw('ALTER TABLE bodegas CONVERT TO CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_520_ci');
+    },
+    async down(db: Knex) {
+      await db.raw('ALTER TABLE bodegas CONVERT TO CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci');
+    },
+  },
 };

@@ -32,4 +32,15 @@ export const migrations: Record<string, Migration> = {
     up: createOutboxTables,
     down: dropOutboxTables,
   },
+  // utf8mb4_unicode_ci gives every character outside the Basic Multilingual
+  // Plane the same weight, so searching "🍎" also found "🍌". The UCA 5.2.0
+  // collation tells them apart and stays case- and accent-insensitive.
+  '0003_productos_unicode_520': {
+    async up(db) {
+      await db.raw('ALTER TABLE productos CONVERT TO CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_520_ci');
+    },
+    async down(db) {
+      await db.raw('ALTER TABLE productos CONVERT TO CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci');
+    },
+  },
 };
