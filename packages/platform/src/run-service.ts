@@ -1,3 +1,5 @@
+import { format } from 'node:util';
+import { setLogger } from '@grpc/grpc-js';
 import { ConfigError } from './config';
 import { createLogger, type Logger } from './logger';
 import { installShutdown, type ShutdownStep } from './shutdown';
@@ -28,6 +30,12 @@ export async function runService<C extends { logLevel: string; shutdownTimeoutMs
     process.exit(1);
   }
   const logger = createLogger(options.name, config.logLevel);
+  // grpc-js writes its own diagnostics to stderr; keep one JSON log stream.
+  setLogger({
+    error: (...args: unknown[]) => logger.error({ grpc: format(...args) }, 'grpc-js'),
+    info: (...args: unknown[]) => logger.info({ grpc: format(...args) }, 'grpc-js'),
+    debug: (...args: unknown[]) => logger.debug({ grpc: format(...args) }, 'grpc-js'),
+  });
 
   const starting = new AbortController();
   let shutdown: (() => Promise<void>) | undefined;

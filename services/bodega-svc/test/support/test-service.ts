@@ -144,8 +144,18 @@ export async function startTestService(label: string, options: TestServiceOption
     NATS_SUBJECT_PREFIX: ns.prefix,
     SHUTDOWN_DRAIN_MS: '0',
   });
-  const app = await startApp(config, createLogger('bodega-svc', config.logLevel));
-  if (options.awaitEvents ?? true) await app.ready;
+  const app = await startApp(config, createLogger('bodega-svc', config.logLevel)).catch(async (err: unknown) => {
+    await testDb.drop();
+    throw err;
+  });
+  if (options.awaitEvents ?? true) {
+    // A failed start must not leave the app, its database or stream behind.
+    await app.ready.catch(async (err: unknown) => {
+      await app.stop();
+      await testDb.drop();
+      throw err;
+    });
+  }
 
   const address = `127.0.0.1:${app.grpcPort}`;
   const client = new BodegaServiceClient(address, credentials.createInsecure());

@@ -62,7 +62,11 @@ export async function startTestService(label: string, env: TestServiceEnv = {}):
   const database = await createTestDatabase(label);
   const namespace = testEventNamespace();
   const config = testConfig(database, namespace, env);
-  const app = await startApp(config, createLogger('producto-svc', config.logLevel));
+  // A failed start must not leave the database behind.
+  const app = await startApp(config, createLogger('producto-svc', config.logLevel)).catch(async (err: unknown) => {
+    await database.drop();
+    throw err;
+  });
   const nc = await connectTestNats();
   const db = createDb(database.url);
   const client = createProductoClient(app.grpcPort);
