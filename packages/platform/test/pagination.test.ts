@@ -3,22 +3,11 @@ import {
   decodePageToken,
   DEFAULT_PAGE_SIZE,
   encodePageToken,
-  InvalidArgumentError,
   MAX_PAGE_SIZE,
   PAGE_MENSAJES,
   pageSizeOf,
-  type FieldViolation,
 } from '@inventario/platform';
-
-function violationsOf(work: () => unknown): FieldViolation[] {
-  try {
-    work();
-  } catch (err) {
-    if (err instanceof InvalidArgumentError) return err.violations;
-    throw err;
-  }
-  return [];
-}
+import { violationsOf } from '@inventario/testkit';
 
 describe('pageSizeOf', () => {
   it.each<[number, number]>([

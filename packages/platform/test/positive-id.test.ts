@@ -2,23 +2,12 @@
 import {
   checkPositiveId,
   ID_MENSAJES,
-  InvalidArgumentError,
   MAX_FILTER_IDS,
   MAX_UNSIGNED_INT,
   requirePositiveId,
   requirePositiveIds,
-  type FieldViolation,
 } from '@inventario/platform';
-
-function violationsOf(work: () => unknown): FieldViolation[] {
-  try {
-    work();
-  } catch (err) {
-    if (err instanceof InvalidArgumentError) return err.violations;
-    throw err;
-  }
-  return [];
-}
+import { violationsOf } from '@inventario/testkit';
 
 describe('requirePositiveId', () => {
   it.each([1, 12, MAX_UNSIGNED_INT])('accepts %d', (id) => {

@@ -1,15 +1,6 @@
 /** validateFields runs every check and names every offending field at once. */
-import { InvalidArgumentError, NotFoundError, validateFields, type FieldViolation } from '@inventario/platform';
-
-function violationsOf(work: () => unknown): FieldViolation[] {
-  try {
-    work();
-  } catch (err) {
-    if (err instanceof InvalidArgumentError) return err.violations;
-    throw err;
-  }
-  return [];
-}
+import { InvalidArgumentError, NotFoundError, validateFields } from '@inventario/platform';
+import { violationsOf } from '@inventario/testkit';
 
 const bad = (campo: string) => (): never => {
   throw InvalidArgumentError.field(campo, 'no es válido');

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { dropDatabase, ensureDatabase } from '@inventario/platform';
+import { dropDatabase, ensureDatabase, InvalidArgumentError, type FieldViolation } from '@inventario/platform';
 
 /** Server part of the test MySQL URL (no database). */
 export const TEST_MYSQL_SERVER = process.env.TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306';
@@ -198,4 +198,15 @@ export async function startPrivateNatsServer(options: PrivateNatsServerOptions =
       rmSync(storeDir, { recursive: true, force: true });
     },
   };
+}
+
+/** The field violations `work` throws as InvalidArgumentError; [] when it throws nothing. */
+export function violationsOf(work: () => unknown): FieldViolation[] {
+  try {
+    work();
+  } catch (err) {
+    if (err instanceof InvalidArgumentError) return err.violations;
+    throw err;
+  }
+  return [];
 }

@@ -1,15 +1,6 @@
-import { InvalidArgumentError, type FieldViolation } from '@inventario/platform';
+import type { FieldViolation } from '@inventario/platform';
+import { violationsOf } from '@inventario/testkit';
 import { validarCambiosBodega, validarNuevaBodega, type BodegaInput } from '../src/domain/bodega';
-
-function violationsOf(work: () => unknown): FieldViolation[] {
-  try {
-    work();
-  } catch (err) {
-    if (err instanceof InvalidArgumentError) return err.violations;
-    throw err;
-  }
-  return [];
-}
 
 const valida: BodegaInput = { nombre: 'Bodega Central', ubicacion: 'Bogotá', capacidad: 1000 };
 

@@ -1,4 +1,5 @@
-import { InvalidArgumentError, requirePositiveId, type FieldViolation } from '@inventario/platform';
+import { requirePositiveId, type FieldViolation } from '@inventario/platform';
+import { violationsOf } from '@inventario/testkit';
 import {
   MENSAJES,
   validateNewProducto,
@@ -9,16 +10,6 @@ import {
 // Pure unit tests of the product rules (ARCHITECTURE §2 "Validation").
 
 const VALID: ProductoDraft = { nombre: 'Silla', precio: '10.00', cantidadEnStock: 1 };
-
-function violationsOf(work: () => unknown): FieldViolation[] {
-  try {
-    work();
-  } catch (err) {
-    if (err instanceof InvalidArgumentError) return err.violations;
-    throw err;
-  }
-  return [];
-}
 
 describe('validateNewProducto', () => {
   it.each<[string, ProductoDraft, FieldViolation]>([
