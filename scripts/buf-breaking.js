@@ -1,32 +1,37 @@
 #!/usr/bin/env node
-// `buf breaking` of the working tree's protos against what clients may
-// already have: on a branch other than main, main's protos (what the branch
-// would change); on main, the latest release tag (v*), since main compared
-// with itself can never fail. Skipped, with a note, when there is nothing to
-// compare with (no git checkout, no release yet, or no proto/ there).
+// `buf breaking` of the working tree's protos against what they must stay
+// compatible with: on a branch other than main, main's protos (what the
+// branch would change); on main, the latest release tag (v*) when there is
+// one, else HEAD, so an uncommitted breaking edit is caught before it is
+// committed. Skipped, with a note, outside a git checkout or when the
+// reference has no proto/ yet.
 const { execFileSync, spawnSync } = require('node:child_process');
 const path = require('node:path');
 
 const root = path.join(__dirname, '..');
-const git = (...args) => spawnSync('git', args, { cwd: root, encoding: 'utf8' });
 const out = (...args) => {
-  const r = git(...args);
+  const r = spawnSync('git', args, { cwd: root, encoding: 'utf8' });
   return r.status === 0 ? r.stdout.trim() : '';
 };
 
-const branch = out('rev-parse', '--abbrev-ref', 'HEAD');
 const gitDir = out('rev-parse', '--absolute-git-dir');
-const against = branch && branch !== 'main' && out('rev-parse', '--verify', '--quiet', 'main') ? 'main' : out('describe', '--tags', '--abbrev=0', '--match', 'v*');
-
-if (!gitDir || !against) {
-  console.log('buf breaking: skipped (no release tag to compare main with yet)');
+if (!gitDir) {
+  console.log('buf breaking: skipped (not a git checkout)');
   process.exit(0);
 }
-if (git('rev-parse', '--verify', '--quiet', `${against}:proto/buf.yaml`).status !== 0) {
+const branch = out('rev-parse', '--abbrev-ref', 'HEAD');
+const tag = out('describe', '--tags', '--abbrev=0', '--match', 'v*');
+const [against, ref] =
+  branch !== 'main' && out('rev-parse', '--verify', '--quiet', 'main')
+    ? ['main', 'branch=main']
+    : tag
+      ? [tag, `tag=${tag}`]
+      : ['HEAD', 'ref=HEAD'];
+
+if (!out('rev-parse', '--verify', '--quiet', `${against}:proto/buf.yaml`)) {
   console.log(`buf breaking: skipped (${against} has no proto/buf.yaml)`);
   process.exit(0);
 }
-const ref = against === 'main' ? 'branch=main' : `tag=${against}`;
 try {
   execFileSync(require.resolve('@bufbuild/buf/bin/buf'), ['breaking', 'proto', '--against', `${gitDir}#${ref},subdir=proto`], { cwd: root, stdio: 'inherit' });
 } catch {

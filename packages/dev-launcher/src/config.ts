@@ -25,6 +25,11 @@ const schema = z
   .refine((c) => c.PRODUCTO_GRPC_PORT !== c.BODEGA_GRPC_PORT, {
     path: ['BODEGA_GRPC_PORT'],
     message: 'must differ from PRODUCTO_GRPC_PORT',
+  })
+  // Each service owns its database: sharing one would mix their outbox and migration tables.
+  .refine((c) => c.PRODUCTO_DATABASE_URL !== c.BODEGA_DATABASE_URL, {
+    path: ['BODEGA_DATABASE_URL'],
+    message: 'must name another database than PRODUCTO_DATABASE_URL',
   });
 
 export type LauncherConfig = z.infer<typeof schema>;

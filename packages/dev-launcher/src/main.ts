@@ -16,8 +16,10 @@ import { createSupervisor, type Outcome } from './supervisor';
 const STOP_GRACE_MS = 30_000;
 const START_TIMEOUT_MS = 120_000;
 
+/** Set once our output is gone (`npm start | head`, a closed terminal): writing again would only fail again. */
+let outputClosed = false;
 const say = (line: string): void => {
-  process.stdout.write(`${line}\n`);
+  if (!outputClosed) process.stdout.write(`${line}\n`);
 };
 const fail = (message: string): never => {
   process.stderr.write(`npm start: ${message}\n`);
@@ -67,8 +69,10 @@ async function main(): Promise<void> {
     },
   });
 
-  const stop = (): void => {
+  /** Graceful stop of everything; a second request by signal escalates to SIGKILL. */
+  const stop = (escalate: boolean): void => {
     if (stopping) {
+      if (!escalate) return;
       say('Stopping now: killing the services.');
       supervisor.killAll();
       return;
@@ -82,11 +86,18 @@ async function main(): Promise<void> {
       process.exit(clean ? 0 : 1);
     });
   };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
-  process.on('SIGHUP', stop);
-  // Our output closed (e.g. `npm start | head`): stop the services rather than crash.
-  process.stdout.on('error', stop);
+  process.on('SIGINT', () => stop(true));
+  process.on('SIGTERM', () => stop(true));
+  // The terminal went away: stop gracefully, never escalate (its writes fail too).
+  process.on('SIGHUP', () => {
+    outputClosed = true;
+    stop(false);
+  });
+  // Our output closed (e.g. `npm start | head`): stop the services gracefully rather than crash.
+  process.stdout.on('error', () => {
+    outputClosed = true;
+    stop(false);
+  });
 
   for (const spec of specs) supervisor.start(spec);
   const deadline = AbortSignal.any([startup.signal, AbortSignal.timeout(START_TIMEOUT_MS)]);

@@ -124,6 +124,24 @@ describe('npm start (dev launcher)', () => {
     await waitFor(async () => (await portIsFree(Number(env.PRODUCTO_GRPC_PORT))) && (await portIsFree(Number(env.BODEGA_GRPC_PORT))), 'both services to stop', 30_000);
   });
 
+  it('stops the services cleanly and exits when its output is closed (npm start | head)', async () => {
+    const env = await privateEnv();
+    const pipeline = spawn('bash', ['-c', `set -o pipefail; "${process.execPath}" "${LAUNCHER}" | head -1`], {
+      env: { ...process.env, LAUNCHER_LOG_FORMAT: 'json', ...env },
+    });
+    let firstLine = '';
+    pipeline.stdout.on('data', (c: Buffer) => (firstLine += c.toString()));
+    const exited = new Promise<number | null>((resolve) => pipeline.once('exit', (code) => resolve(code)));
+    try {
+      expect(await exited).toBe(0);
+      expect(firstLine.trim()).not.toBe('');
+      expect(await portIsFree(Number(env.PRODUCTO_GRPC_PORT))).toBe(true);
+      expect(await portIsFree(Number(env.BODEGA_GRPC_PORT))).toBe(true);
+    } finally {
+      pipeline.kill('SIGKILL');
+    }
+  });
+
   it('reports every problem at once, naming each variable and the command that fixes it', async () => {
     const run = launch({
       ...(await privateEnv()),
@@ -168,6 +186,7 @@ describe('npm start (dev launcher)', () => {
     [{ PRODUCTO_GRPC_PORT: 'seventy' }, /PRODUCTO_GRPC_PORT: /],
     [{ PRODUCTO_GRPC_PORT: '50060', BODEGA_GRPC_PORT: '50060' }, /BODEGA_GRPC_PORT: must differ from PRODUCTO_GRPC_PORT/],
     [{ EVENT_TYPE_NAMESPACE: 'a..b' }, /EVENT_TYPE_NAMESPACE: /],
+    [{ BODEGA_DATABASE_URL: 'mysql://root@127.0.0.1:3306/inventario_producto', PRODUCTO_DATABASE_URL: 'mysql://root@127.0.0.1:3306/inventario_producto' }, /BODEGA_DATABASE_URL: must name another database/],
   ])('rejects the invalid environment %j with one line naming the variable', async (bad, pattern) => {
     const run = launch({ ...(await privateEnv()), ...bad });
     expect(await run.exited).toBe(1);

@@ -134,24 +134,40 @@ export class MigrationLockTimeoutError extends Error {
  * take turns on a MySQL named lock (GET_LOCK, per database) held by one
  * pinned connection: knex's own lock table cannot serialise the very first
  * run, when several processes race to create knex_migrations itself.
+ *
+ * The wait for the lock is short (MigrationLockTimeoutError, for the caller
+ * to retry), so a process asked to stop is never stuck here for long. The
+ * named lock dies with its connection, so a process killed mid-migration
+ * cannot leave it held; knex's lock row it can, which is why it is freed
+ * while we hold the named lock (nobody else can be migrating then).
  */
-export async function migrate(db: Knex, migrations: Record<string, Migration>, lockTimeoutSeconds = 60): Promise<void> {
+export async function migrate(db: Knex, migrations: Record<string, Migration>, lockWaitSeconds = 2): Promise<void> {
   const names = Object.keys(migrations).sort();
   const lock = "CONCAT('inventario.migrate.', DATABASE())";
+  const config = {
+    migrationSource: {
+      getMigrations: () => Promise.resolve(names),
+      getMigrationName: (name: string) => name,
+      getMigration: (name: string) => Promise.resolve(migrations[name] as Migration),
+    },
+  };
   await db.transaction(async (session) => {
-    const [[row]] = (await session.raw(`SELECT GET_LOCK(${lock}, ?) AS got`, [lockTimeoutSeconds])) as [[{ got: number | null }]];
-    if (row?.got !== 1) throw new MigrationLockTimeoutError(lockTimeoutSeconds);
+    const [[row]] = (await session.raw(`SELECT GET_LOCK(${lock}, ?) AS got`, [lockWaitSeconds])) as [[{ got: number | null }]];
+    if (row?.got !== 1) throw new MigrationLockTimeoutError(lockWaitSeconds);
+    let failure: Error | undefined;
     try {
-      await db.migrate.latest({
-        migrationSource: {
-          getMigrations: () => Promise.resolve(names),
-          getMigrationName: (name: string) => name,
-          getMigration: (name: string) => Promise.resolve(migrations[name] as Migration),
-        },
-      });
-    } finally {
-      await session.raw(`SELECT RELEASE_LOCK(${lock})`);
+      await db.migrate.forceFreeMigrationsLock(config);
+      await db.migrate.latest(config);
+    } catch (err) {
+      failure = err instanceof Error ? err : new Error(String(err));
     }
+    try {
+      await session.raw(`SELECT RELEASE_LOCK(${lock})`);
+    } catch (releaseErr) {
+      // A dead connection released the lock already; keep the migration's own error.
+      failure ??= releaseErr instanceof Error ? releaseErr : new Error(String(releaseErr));
+    }
+    if (failure !== undefined) throw failure;
   });
 }
 

@@ -28,7 +28,8 @@ export function monitorDatabase(options: DatabaseMonitorOptions): () => void {
   async function check(): Promise<void> {
     let up: boolean;
     try {
-      await db.raw('SELECT 1').timeout(pingTimeoutMs);
+      // cancel: a ping that timed out must not keep holding a pool connection.
+      await db.raw('SELECT 1').timeout(pingTimeoutMs, { cancel: true });
       up = true;
     } catch {
       up = false;

@@ -43,8 +43,14 @@ export async function runService<C extends { logLevel: string; shutdownTimeoutMs
   // aborts it; after, it runs the shutdown sequence (once, however often asked).
   const stop = (reason: string) => {
     logger.info({ reason }, 'stop requested');
-    if (shutdown) void shutdown();
-    else starting.abort();
+    if (shutdown) return void shutdown();
+    if (starting.signal.aborted) return;
+    starting.abort();
+    // SHUTDOWN_TIMEOUT_MS bounds a stop during start-up too.
+    setTimeout(() => {
+      logger.error({ deadlineMs: config.shutdownTimeoutMs }, 'start-up did not stop in time; exiting');
+      process.exit(1);
+    }, config.shutdownTimeoutMs).unref();
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));

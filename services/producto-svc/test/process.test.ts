@@ -5,6 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { createDb } from '@inventario/platform';
 import {
   connectTestNats,
   createTestDatabase,
@@ -108,6 +109,35 @@ describe('producto-svc process', () => {
       expect(p.lines.some((l) => l.msg === 'producto-svc stopped during start-up')).toBe(true);
     } finally {
       p.child.kill('SIGKILL');
+    }
+  });
+
+  it('exits 0 on SIGTERM while another replica holds the migration lock', async () => {
+    const other = createDb(database.url);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    // Another replica, mid-migration: holds the named lock on its own connection.
+    const holding = other.transaction(async (session) => {
+      await session.raw("SELECT GET_LOCK(CONCAT('inventario.migrate.', DATABASE()), 0)");
+      await released;
+      await session.raw("SELECT RELEASE_LOCK(CONCAT('inventario.migrate.', DATABASE()))");
+    });
+    const p = run({
+      DATABASE_URL: database.url,
+      GRPC_PORT: String(await freePort()),
+      NATS_STREAM: ns.stream,
+      NATS_SUBJECT_PREFIX: ns.prefix,
+    });
+    try {
+      await p.logged('migrations failed; will retry');
+      p.child.kill('SIGTERM');
+      expect(await p.exited).toBe(0);
+      expect(p.lines.some((l) => l.msg === 'producto-svc stopped during start-up')).toBe(true);
+    } finally {
+      p.child.kill('SIGKILL');
+      release();
+      await holding;
+      await other.destroy();
     }
   });
 });

@@ -5,7 +5,16 @@
  */
 import { status } from '@grpc/grpc-js';
 import { createDb, createLogger } from '@inventario/platform';
-import { createTestDatabase, freePort, testEventNamespace, waitFor, type TestDatabase } from '@inventario/testkit';
+import {
+  connectTestNats,
+  createTestDatabase,
+  deleteStream,
+  freePort,
+  testEventNamespace,
+  waitFor,
+  type EventNamespace,
+  type TestDatabase,
+} from '@inventario/testkit';
 import { startApp, type App } from '../src/app';
 import { migrations } from '../src/store/migrations';
 import { createHealthClient } from './support/health-client';
@@ -25,6 +34,12 @@ function through(proxy: TcpProxy, url: string): string {
 describe('start-up', () => {
   let database: TestDatabase;
   const apps: App[] = [];
+  const namespaces: EventNamespace[] = [];
+  const namespace = () => {
+    const ns = testEventNamespace();
+    namespaces.push(ns);
+    return ns;
+  };
 
   beforeEach(async () => {
     database = await createTestDatabase('p_start');
@@ -33,6 +48,9 @@ describe('start-up', () => {
   afterEach(async () => {
     await Promise.all(apps.splice(0).map((app) => app.stop()));
     await database.drop();
+    const nc = await connectTestNats();
+    for (const ns of namespaces.splice(0)) await deleteStream(nc, ns.stream);
+    await nc.close();
   });
 
   it('waits for an unreachable database, answering NOT_SERVING and UNAVAILABLE, then serves once it answers', async () => {
@@ -40,7 +58,7 @@ describe('start-up', () => {
     const proxy = await startTcpProxy(target.hostname, Number(target.port || 3306));
     await proxy.cut();
     const port = await freePort();
-    const config = testConfig(database, testEventNamespace(), (d) => ({ DATABASE_URL: through(proxy, d.url), GRPC_PORT: String(port) }));
+    const config = testConfig(database, namespace(), (d) => ({ DATABASE_URL: through(proxy, d.url), GRPC_PORT: String(port) }));
     const health = createHealthClient(port);
     const client = createProductoClient(port);
     try {
@@ -62,7 +80,7 @@ describe('start-up', () => {
   });
 
   it('starts three replicas together on an empty database, applying each migration once', async () => {
-    const ns = testEventNamespace();
+    const ns = namespace();
     const started = await Promise.all([1, 2, 3].map(() => startApp(testConfig(database, ns), logger)));
     apps.push(...started);
 
@@ -70,6 +88,21 @@ describe('start-up', () => {
     try {
       const rows = await db('knex_migrations').select('name');
       expect(rows.map((r: { name: string }) => r.name).sort()).toEqual(Object.keys(migrations).sort());
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it('starts even when a migration killed halfway left the knex migration lock set', async () => {
+    const ns = namespace();
+    const first = await startApp(testConfig(database, ns), logger);
+    await first.stop();
+    const db = createDb(database.url);
+    try {
+      // What a process killed between knex taking and releasing its lock leaves behind.
+      await db('knex_migrations_lock').update({ is_locked: 1 });
+      apps.push(await startApp(testConfig(database, ns), logger));
+      expect((await db('knex_migrations_lock').first()) as { is_locked: number }).toMatchObject({ is_locked: 0 });
     } finally {
       await db.destroy();
     }

@@ -19,7 +19,6 @@ export function toProto(bodega: Bodega): BodegaProto {
   };
 }
 
-
 export function fromCreateRequest(request: CreateBodegaRequest): BodegaInput {
   return { nombre: request.nombre, ubicacion: request.ubicacion ?? null, capacidad: request.capacidad };
 }

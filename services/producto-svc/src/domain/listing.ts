@@ -8,8 +8,6 @@ import { MAX_NOMBRE_CHARS, MENSAJES } from './producto';
  * resource's own.
  */
 
-// The handler builds next_page_token with it.
-
 /** A validated list request. */
 export interface ProductoQuery {
   pageSize: number;

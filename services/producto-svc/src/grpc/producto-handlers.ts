@@ -1,6 +1,5 @@
-import { unary, type Logger } from '@inventario/platform';
+import { encodePageToken, requirePositiveId, unary, type Logger } from '@inventario/platform';
 import type { ProductoServiceServer } from '@inventario/proto';
-import { encodePageToken, requirePositiveId } from '@inventario/platform';
 import { validateProductoQuery } from '../domain/listing';
 import { validateNewProducto, validateProductoChanges } from '../domain/producto';
 import type { ProductoStore } from '../store/producto-store';
