@@ -30,24 +30,18 @@ export function serviceSpecs(config: LauncherConfig): ServiceSpec[] {
     NATS_SUBJECT_PREFIX: config.NATS_SUBJECT_PREFIX,
     EVENT_TYPE_NAMESPACE: config.EVENT_TYPE_NAMESPACE,
   };
+  /** A gRPC service on 127.0.0.1, with its database and the variables that set them. */
+  const grpcService = (name: string, grpcService: string, databaseUrl: string, port: number, portVariable: string): ServiceSpec => ({
+    name,
+    entry: path.join(root, 'services', name, 'dist', 'main.js'),
+    env: { ...shared, DATABASE_URL: databaseUrl, GRPC_PORT: String(port) },
+    grpcAddress: `127.0.0.1:${port}`,
+    grpcPort: port,
+    grpcPortVariable: portVariable,
+    summary: `gRPC 127.0.0.1:${port} (${grpcService}) -> ${describeMysqlUrl(databaseUrl)}`,
+  });
   return [
-    {
-      name: 'producto-svc',
-      entry: path.join(root, 'services', 'producto-svc', 'dist', 'main.js'),
-      env: { ...shared, DATABASE_URL: config.PRODUCTO_DATABASE_URL, GRPC_PORT: String(config.PRODUCTO_GRPC_PORT) },
-      grpcAddress: `127.0.0.1:${config.PRODUCTO_GRPC_PORT}`,
-      grpcPort: config.PRODUCTO_GRPC_PORT,
-      grpcPortVariable: 'PRODUCTO_GRPC_PORT',
-      summary: `gRPC 127.0.0.1:${config.PRODUCTO_GRPC_PORT} (inventario.v1.ProductoService) -> ${describeMysqlUrl(config.PRODUCTO_DATABASE_URL)}`,
-    },
-    {
-      name: 'bodega-svc',
-      entry: path.join(root, 'services', 'bodega-svc', 'dist', 'main.js'),
-      env: { ...shared, DATABASE_URL: config.BODEGA_DATABASE_URL, GRPC_PORT: String(config.BODEGA_GRPC_PORT) },
-      grpcAddress: `127.0.0.1:${config.BODEGA_GRPC_PORT}`,
-      grpcPort: config.BODEGA_GRPC_PORT,
-      grpcPortVariable: 'BODEGA_GRPC_PORT',
-      summary: `gRPC 127.0.0.1:${config.BODEGA_GRPC_PORT} (inventario.v1.BodegaService) -> ${describeMysqlUrl(config.BODEGA_DATABASE_URL)}`,
-    },
+    grpcService('producto-svc', 'inventario.v1.ProductoService', config.PRODUCTO_DATABASE_URL, config.PRODUCTO_GRPC_PORT, 'PRODUCTO_GRPC_PORT'),
+    grpcService('bodega-svc', 'inventario.v1.BodegaService', config.BODEGA_DATABASE_URL, config.BODEGA_GRPC_PORT, 'BODEGA_GRPC_PORT'),
   ];
 }
