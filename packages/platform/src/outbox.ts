@@ -49,13 +49,24 @@ export interface OutboxEvent {
 }
 
 /** Adds an event row inside the caller's transaction. */
-export async function enqueueEvent(trx: Knex.Transaction, event: OutboxEvent): Promise<void> {
-  await trx(OUTBOX).insert({
-    event_id: event.envelope.id,
-    subject: event.subject,
-    payload: JSON.stringify(event.envelope),
-    headers: event.headers && Object.keys(event.headers).length > 0 ? JSON.stringify(event.headers) : null,
-  });
+export function enqueueEvent(trx: Knex.Transaction, event: OutboxEvent): Promise<void> {
+  return enqueueEvents(trx, [event]);
+}
+
+/**
+ * Adds event rows inside the caller's transaction with one INSERT; their ids,
+ * and so their publication order, follow the array's order.
+ */
+export async function enqueueEvents(trx: Knex.Transaction, events: OutboxEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  await trx(OUTBOX).insert(
+    events.map((event) => ({
+      event_id: event.envelope.id,
+      subject: event.subject,
+      payload: JSON.stringify(event.envelope),
+      headers: event.headers && Object.keys(event.headers).length > 0 ? JSON.stringify(event.headers) : null,
+    })),
+  );
 }
 
 /** Rows committed but not yet acknowledged by JetStream. */

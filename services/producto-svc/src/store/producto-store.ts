@@ -1,4 +1,4 @@
-import { enqueueEvent, NotFoundError, nowToSecond, withDbErrors, writeTransaction, type Knex } from '@inventario/platform';
+import { enqueueEvent, enqueueEvents, NotFoundError, nowToSecond, withDbErrors, writeTransaction, type Knex } from '@inventario/platform';
 import type { ProductoQuery } from '../domain/listing';
 import type { NewProducto, Producto, ProductoChanges, WriteContext } from '../domain/producto';
 import type { ProductoEvents } from '../events/producto-events';
@@ -117,13 +117,6 @@ export function createProductoStore(db: Knex, deps: ProductoStoreDeps): Producto
     return fromRow(row);
   }
 
-  /** The stored row, read back inside the write so the response shows exactly what was committed. */
-  async function reread(trx: Knex.Transaction, id: number): Promise<Producto> {
-    const producto = await selectById(trx, id);
-    if (!producto) throw notFound(id);
-    return producto;
-  }
-
   return {
     create(producto, context) {
       return write(async (trx) => {
@@ -133,7 +126,9 @@ export function createProductoStore(db: Knex, deps: ProductoStoreDeps): Producto
           fecha_creacion: at,
           fecha_actualizacion: at,
         });
-        const stored = await reread(trx, Number(id));
+        // What was written, without reading it back: the domain already gave
+        // precio and nombre their stored form, and `at` is whole seconds.
+        const stored: Producto = { id: Number(id), ...producto, fechaCreacion: at, fechaActualizacion: at };
         await enqueueEvent(trx, events.created(stored, context));
         return stored;
       });
@@ -164,11 +159,11 @@ export function createProductoStore(db: Knex, deps: ProductoStoreDeps): Producto
 
     update(id, changes, context) {
       return write(async (trx) => {
-        await lockById(trx, id);
+        const current = await lockById(trx, id);
+        const stored: Producto = { ...current, ...changes, fechaActualizacion: nowToSecond() };
         await trx(TABLE)
           .where({ id })
-          .update({ ...toColumns(changes), fecha_actualizacion: nowToSecond() });
-        const stored = await reread(trx, id);
+          .update({ ...toColumns(changes), fecha_actualizacion: stored.fechaActualizacion });
         await enqueueEvent(trx, events.updated(stored, context));
         return stored;
       });
@@ -194,7 +189,10 @@ export function createProductoStore(db: Knex, deps: ProductoStoreDeps): Producto
           )
           .update({ bodega_id: null, fecha_actualizacion: at });
         const productos = rows.map((row) => ({ ...fromRow(row), bodegaId: null, fechaActualizacion: at }));
-        for (const producto of productos) await enqueueEvent(trx, events.updated(producto, context));
+        await enqueueEvents(
+          trx,
+          productos.map((producto) => events.updated(producto, context)),
+        );
         return productos;
       });
     },
