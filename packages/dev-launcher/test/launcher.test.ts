@@ -30,7 +30,8 @@ function launch(env: Record<string, string>): Run {
   let out = '';
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr.on('data', (c: Buffer) => (out += c.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // 'close', not 'exit': only then has all of the child's output been read.
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   return { child, output: () => out, exited };
 }
 
@@ -131,7 +132,7 @@ describe('npm start (dev launcher)', () => {
     });
     let firstLine = '';
     pipeline.stdout.on('data', (c: Buffer) => (firstLine += c.toString()));
-    const exited = new Promise<number | null>((resolve) => pipeline.once('exit', (code) => resolve(code)));
+    const exited = new Promise<number | null>((resolve) => pipeline.once('close', (code) => resolve(code)));
     try {
       expect(await exited).toBe(0);
       expect(firstLine.trim()).not.toBe('');

@@ -164,7 +164,8 @@ describe('a relay killed in the middle of a batch', () => {
     });
     const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
       proc.once('error', reject);
-      proc.once('exit', (code, signal) => resolve({ code, signal }));
+      // 'close', not 'exit': only then has all of its stderr been read.
+      proc.once('close', (code, signal) => resolve({ code, signal }));
     });
     expect({ ...exit, stderr }).toEqual({ code: null, signal: 'SIGKILL', stderr: '' });
 

@@ -38,7 +38,8 @@ function run(env: Record<string, string>) {
     buffered = complete.pop() ?? '';
     for (const line of complete) if (line.trim()) lines.push(JSON.parse(line) as LogLine);
   });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // 'close', not 'exit': only then has all of the child's output been read.
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   // Fails at once, with what the process said, if it exits before logging `msg`.
   const logged = async (msg: string): Promise<void> => {
     const seen = () => lines.some((l) => l.msg === msg);
@@ -60,6 +61,14 @@ describe('producto-svc process', () => {
     database = await createTestDatabase('p_proc');
   });
 
+  /** The service's environment: its database, a free port, this file's stream. */
+  const serviceEnv = async (databaseUrl: string) => ({
+    DATABASE_URL: databaseUrl,
+    GRPC_PORT: String(await freePort()),
+    NATS_STREAM: ns.stream,
+    NATS_SUBJECT_PREFIX: ns.prefix,
+  });
+
   afterAll(async () => {
     await database.drop();
     const nc = await connectTestNats();
@@ -68,12 +77,7 @@ describe('producto-svc process', () => {
   });
 
   it('runs the written shutdown sequence on SIGTERM and exits 0', async () => {
-    const p = run({
-      DATABASE_URL: database.url,
-      GRPC_PORT: String(await freePort()),
-      NATS_STREAM: ns.stream,
-      NATS_SUBJECT_PREFIX: ns.prefix,
-    });
+    const p = run(await serviceEnv(database.url));
     try {
       await p.logged('producto-svc started');
       await p.logged('events ready');
@@ -95,12 +99,7 @@ describe('producto-svc process', () => {
   });
 
   it('exits 0 on SIGTERM while start-up still waits for an unreachable database', async () => {
-    const p = run({
-      DATABASE_URL: `mysql://root@127.0.0.1:${await freePort()}/inventario_producto`,
-      GRPC_PORT: String(await freePort()),
-      NATS_STREAM: ns.stream,
-      NATS_SUBJECT_PREFIX: ns.prefix,
-    });
+    const p = run(await serviceEnv(`mysql://root@127.0.0.1:${await freePort()}/inventario_producto`));
     try {
       await p.logged('grpc server listening');
       await p.logged('migrations failed; will retry');
@@ -122,12 +121,7 @@ describe('producto-svc process', () => {
       await released;
       await session.raw("SELECT RELEASE_LOCK(CONCAT('inventario.migrate.', DATABASE()))");
     });
-    const p = run({
-      DATABASE_URL: database.url,
-      GRPC_PORT: String(await freePort()),
-      NATS_STREAM: ns.stream,
-      NATS_SUBJECT_PREFIX: ns.prefix,
-    });
+    const p = run(await serviceEnv(database.url));
     try {
       await p.logged('migrations failed; will retry');
       p.child.kill('SIGTERM');
