@@ -1,11 +1,11 @@
 import type { FieldViolation } from '@inventario/platform';
 import { violationsOf } from '@inventario/testkit';
-import { validarCambiosBodega, validarNuevaBodega, type BodegaInput } from '../src/domain/bodega';
+import { validateBodegaChanges, validateNewBodega, type BodegaDraft } from '../src/domain/bodega';
 
-const valida: BodegaInput = { nombre: 'Bodega Central', ubicacion: 'Bogotá', capacidad: 1000 };
+const valida: BodegaDraft = { nombre: 'Bodega Central', ubicacion: 'Bogotá', capacidad: 1000 };
 
-describe('validarNuevaBodega', () => {
-  it.each<[string, BodegaInput, FieldViolation[]]>([
+describe('validateNewBodega', () => {
+  it.each<[string, BodegaDraft, FieldViolation[]]>([
     ['accepts a complete warehouse', valida, []],
     ['accepts a warehouse without ubicacion', { nombre: 'Norte', capacidad: 0 }, []],
     ['accepts a 255-character nombre', { ...valida, nombre: 'n'.repeat(255) }, []],
@@ -42,11 +42,11 @@ describe('validarNuevaBodega', () => {
       ],
     ],
   ])('%s', (_name, input, expected) => {
-    expect(violationsOf(() => validarNuevaBodega(input))).toEqual(expected);
+    expect(violationsOf(() => validateNewBodega(input))).toEqual(expected);
   });
 
   it('trims nombre and ubicacion', () => {
-    expect(validarNuevaBodega({ nombre: '  Central ', ubicacion: ' Lima ', capacidad: 5 })).toEqual({
+    expect(validateNewBodega({ nombre: '  Central ', ubicacion: ' Lima ', capacidad: 5 })).toEqual({
       nombre: 'Central',
       ubicacion: 'Lima',
       capacidad: 5,
@@ -54,13 +54,13 @@ describe('validarNuevaBodega', () => {
   });
 
   it('stores a blank or absent ubicacion as null', () => {
-    expect(validarNuevaBodega({ nombre: 'A', ubicacion: '  ', capacidad: 1 }).ubicacion).toBeNull();
-    expect(validarNuevaBodega({ nombre: 'A', capacidad: 1 }).ubicacion).toBeNull();
+    expect(validateNewBodega({ nombre: 'A', ubicacion: '  ', capacidad: 1 }).ubicacion).toBeNull();
+    expect(validateNewBodega({ nombre: 'A', capacidad: 1 }).ubicacion).toBeNull();
   });
 });
 
-describe('validarCambiosBodega', () => {
-  it.each<[string, BodegaInput, FieldViolation[]]>([
+describe('validateBodegaChanges', () => {
+  it.each<[string, BodegaDraft, FieldViolation[]]>([
     ['accepts a change of nombre alone', { nombre: 'Nuevo' }, []],
     ['accepts clearing ubicacion', { ubicacion: null }, []],
     ['accepts capacidad 0', { capacidad: 0 }, []],
@@ -72,10 +72,10 @@ describe('validarCambiosBodega', () => {
       [{ campo: 'ubicacion', mensaje: 'no puede superar 255 caracteres' }],
     ],
   ])('%s', (_name, input, expected) => {
-    expect(violationsOf(() => validarCambiosBodega(input))).toEqual(expected);
+    expect(violationsOf(() => validateBodegaChanges(input))).toEqual(expected);
   });
 
   it('returns only the fields that were named', () => {
-    expect(validarCambiosBodega({ capacidad: 7 })).toEqual({ capacidad: 7 });
+    expect(validateBodegaChanges({ capacidad: 7 })).toEqual({ capacidad: 7 });
   });
 });

@@ -19,21 +19,21 @@ export interface Bodega {
 }
 
 /** The writable fields of a warehouse, validated. */
-export interface DatosBodega {
+export interface NewBodega {
   nombre: string;
   ubicacion: string | null;
   capacidad: number;
 }
 
 /** Writable fields as they arrive from a caller, before validation. */
-export interface BodegaInput {
+export interface BodegaDraft {
   nombre?: string | undefined;
   ubicacion?: string | null | undefined;
   capacidad?: number | undefined;
 }
 
 /** A partial update: only the present keys change. */
-export type CambiosBodega = Partial<DatosBodega>;
+export type BodegaChanges = Partial<NewBodega>;
 
 /** VARCHAR(255): the column limit, counted in characters as MySQL does. */
 export const MAX_TEXTO = 255;
@@ -50,7 +50,7 @@ function longitud(texto: string): number {
  * no name. Surrounding whitespace is trimmed: the unique index ignores
  * trailing spaces anyway, and "Central " must not look different from "Central".
  */
-function validarNombre(nombre: string | undefined, out: FieldViolation[]): string {
+function nombreOf(nombre: string | undefined, out: FieldViolation[]): string {
   if (nombre === undefined || nombre === '') {
     out.push({ campo: 'nombre', mensaje: 'es obligatorio' });
     return '';
@@ -65,7 +65,7 @@ function validarNombre(nombre: string | undefined, out: FieldViolation[]): strin
  * ubicacion is optional. Blank and absent mean the same thing ("no recorded
  * location"), so both are stored as null: one representation, not two.
  */
-function validarUbicacion(ubicacion: string | null | undefined, out: FieldViolation[]): string | null {
+function ubicacionOf(ubicacion: string | null | undefined, out: FieldViolation[]): string | null {
   if (ubicacion === undefined || ubicacion === null) return null;
   const limpia = ubicacion.trim();
   if (limpia === '') return null;
@@ -74,7 +74,7 @@ function validarUbicacion(ubicacion: string | null | undefined, out: FieldViolat
 }
 
 /** capacidad is a count of units: a whole number, never negative, never defaulted here. */
-function validarCapacidad(capacidad: number | undefined, out: FieldViolation[]): number {
+function capacidadOf(capacidad: number | undefined, out: FieldViolation[]): number {
   if (capacidad === undefined) out.push({ campo: 'capacidad', mensaje: 'es obligatorio' });
   else if (!Number.isInteger(capacidad)) out.push({ campo: 'capacidad', mensaje: 'debe ser un número entero' });
   else if (capacidad < 0) out.push({ campo: 'capacidad', mensaje: 'debe ser mayor o igual que 0' });
@@ -83,12 +83,12 @@ function validarCapacidad(capacidad: number | undefined, out: FieldViolation[]):
 }
 
 /** Validates a new warehouse; throws InvalidArgumentError naming every bad field. */
-export function validarNuevaBodega(input: BodegaInput): DatosBodega {
+export function validateNewBodega(input: BodegaDraft): NewBodega {
   const violations: FieldViolation[] = [];
-  const datos: DatosBodega = {
-    nombre: validarNombre(input.nombre, violations),
-    ubicacion: validarUbicacion(input.ubicacion, violations),
-    capacidad: validarCapacidad(input.capacidad, violations),
+  const datos: NewBodega = {
+    nombre: nombreOf(input.nombre, violations),
+    ubicacion: ubicacionOf(input.ubicacion, violations),
+    capacidad: capacidadOf(input.capacidad, violations),
   };
   if (violations.length > 0) throw new InvalidArgumentError(violations);
   return datos;
@@ -100,12 +100,12 @@ export function validarNuevaBodega(input: BodegaInput): DatosBodega {
  * every bad field. Whether an empty change set is acceptable is the caller's
  * call (the gRPC edge rejects an empty update mask).
  */
-export function validarCambiosBodega(cambios: BodegaInput): CambiosBodega {
+export function validateBodegaChanges(cambios: BodegaDraft): BodegaChanges {
   const violations: FieldViolation[] = [];
-  const out: CambiosBodega = {};
-  if ('nombre' in cambios) out.nombre = validarNombre(cambios.nombre, violations);
-  if ('ubicacion' in cambios) out.ubicacion = validarUbicacion(cambios.ubicacion, violations);
-  if ('capacidad' in cambios) out.capacidad = validarCapacidad(cambios.capacidad, violations);
+  const out: BodegaChanges = {};
+  if ('nombre' in cambios) out.nombre = nombreOf(cambios.nombre, violations);
+  if ('ubicacion' in cambios) out.ubicacion = ubicacionOf(cambios.ubicacion, violations);
+  if ('capacidad' in cambios) out.capacidad = capacidadOf(cambios.capacidad, violations);
   if (violations.length > 0) throw new InvalidArgumentError(violations);
   return out;
 }

@@ -1,5 +1,7 @@
-import { requirePositiveId, unary, type Logger } from '@inventario/platform';
+import { encodePageToken, requirePositiveId, unary, type Logger } from '@inventario/platform';
 import type { BodegaServiceServer } from '@inventario/proto';
+import { validateBodegaChanges, validateNewBodega } from '../domain/bodega';
+import { validateBodegaQuery } from '../domain/listing';
 import type { BodegaStore } from '../store/bodega-store';
 import { fromCreateRequest, fromUpdateRequest, toProto } from './bodega-mapping';
 
@@ -9,14 +11,14 @@ export interface BodegaHandlersDeps {
 }
 
 /**
- * inventario.v1.BodegaService. Each handler maps the request, calls the
- * store once and maps the answer; `unary` turns a thrown domain error into
+ * inventario.v1.BodegaService. Each handler maps and validates the request,
+ * calls the store once and maps the answer; `unary` turns a thrown domain error into
  * its gRPC status and calls back exactly once.
  */
 export function createBodegaHandlers({ store, logger }: BodegaHandlersDeps): BodegaServiceServer {
   return {
     createBodega: unary(logger, 'CreateBodega', async (request, caller) => ({
-      bodega: toProto(await store.create(fromCreateRequest(request), caller)),
+      bodega: toProto(await store.create(validateNewBodega(fromCreateRequest(request)), caller)),
     })),
 
     getBodega: unary(logger, 'GetBodega', async (request) => ({
@@ -24,13 +26,14 @@ export function createBodegaHandlers({ store, logger }: BodegaHandlersDeps): Bod
     })),
 
     listBodegas: unary(logger, 'ListBodegas', async (request) => {
-      const page = await store.list({ pageSize: request.pageSize, pageToken: request.pageToken, ids: request.ids });
-      return { bodegas: page.bodegas.map(toProto), nextPageToken: page.nextPageToken };
+      const page = await store.list(validateBodegaQuery(request));
+      const last = page.bodegas[page.bodegas.length - 1];
+      return { bodegas: page.bodegas.map(toProto), nextPageToken: page.hasMore && last ? encodePageToken(last.id) : '' };
     }),
 
     updateBodega: unary(logger, 'UpdateBodega', async (request, caller) => {
       const { id, cambios } = fromUpdateRequest(request);
-      return { bodega: toProto(await store.update(id, cambios, caller)) };
+      return { bodega: toProto(await store.update(id, validateBodegaChanges(cambios), caller)) };
     }),
 
     deleteBodega: unary(logger, 'DeleteBodega', async (request, caller) => {

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, parseUpdateMask, requirePositiveId, type UpdateMaskSpec } from '@inventario/platform';
 import type { Bodega as BodegaProto, CreateBodegaRequest, UpdateBodegaRequest } from '@inventario/proto';
-import type { Bodega, BodegaInput } from '../domain/bodega';
+import type { Bodega, BodegaDraft } from '../domain/bodega';
 
 /**
  * Mapping between the inventario.v1 messages and the domain, and nothing
@@ -19,7 +19,7 @@ export function toProto(bodega: Bodega): BodegaProto {
   };
 }
 
-export function fromCreateRequest(request: CreateBodegaRequest): BodegaInput {
+export function fromCreateRequest(request: CreateBodegaRequest): BodegaDraft {
   return { nombre: request.nombre, ubicacion: request.ubicacion ?? null, capacidad: request.capacidad };
 }
 
@@ -30,18 +30,18 @@ export function fromCreateRequest(request: CreateBodegaRequest): BodegaInput {
 export const UPDATE_MASK = {
   updatable: { nombre: 'nombre', ubicacion: 'ubicacion', capacidad: 'capacidad' },
   outputOnly: ['id', 'fecha_creacion', 'fecha_actualizacion'],
-} as const satisfies UpdateMaskSpec<keyof BodegaInput>;
+} as const satisfies UpdateMaskSpec<keyof BodegaDraft>;
 
 /**
  * The id and the changes an UpdateBodega names. Only masked fields are read
  * (a masked `ubicacion` left unset clears it); a mask with nothing to update
  * or an unknown path is INVALID_ARGUMENT, never a silent no-op.
  */
-export function fromUpdateRequest(request: UpdateBodegaRequest): { id: number; cambios: BodegaInput } {
+export function fromUpdateRequest(request: UpdateBodegaRequest): { id: number; cambios: BodegaDraft } {
   const bodega = request.bodega;
   if (!bodega) throw InvalidArgumentError.field('bodega', 'es obligatorio');
   const id = requirePositiveId(bodega.id, 'id');
-  const cambios: BodegaInput = {};
+  const cambios: BodegaDraft = {};
   for (const field of parseUpdateMask(request.updateMask, UPDATE_MASK)) {
     if (field === 'nombre') cambios.nombre = bodega.nombre;
     else if (field === 'ubicacion') cambios.ubicacion = bodega.ubicacion ?? null;

@@ -1,60 +1,42 @@
 import {
   AlreadyExistsError,
   NotFoundError,
-  decodePageToken,
-  encodePageToken,
   enqueueEvent,
   isDuplicateEntry,
   nowToSecond,
-  pageSizeOf,
-  requirePositiveIds,
-  validateFields,
   withDbErrors,
   writeTransaction,
   type CallContext,
   type Knex,
 } from '@inventario/platform';
-import { validarCambiosBodega, validarNuevaBodega, type Bodega, type BodegaInput } from '../domain/bodega';
+import type { Bodega, BodegaChanges, NewBodega } from '../domain/bodega';
+import type { BodegaQuery } from '../domain/listing';
 import type { BodegaEvents } from '../events/bodega-events';
 import { NOMBRE_UNIQUE_INDEX } from './migrations';
 
 const TABLE = 'bodegas';
 
-/**
- * A list request as it arrives. Platform's list rules apply (shared with
- * producto-svc): page_size 0 means 100 and above 1000 is served 1000; a page
- * token continues after the last id of the previous page (keyset).
- */
-export interface ListBodegasQuery {
-  /** 0 means the default page size. */
-  pageSize: number;
-  /** '' for the first page, else a nextPageToken from an earlier page. */
-  pageToken: string;
-  /** When non-empty, only these ids (unknown ids are simply absent); at most 1000 distinct. */
-  ids: number[];
-}
-
 export interface BodegaPage {
   bodegas: Bodega[];
-  /** '' on the last page. */
-  nextPageToken: string;
+  /** True when more rows match after the last one returned. */
+  hasMore: boolean;
 }
 
 /**
- * Warehouses in MySQL. Every write validates its input with the domain rules,
- * then commits the row and its event (outbox) in one transaction, so a
+ * Warehouses in MySQL. Takes input the domain rules have validated; every
+ * write commits the row and its event (outbox) in one transaction, so a
  * committed write always produces its event and a rejected one never does.
  * Driver errors never escape: duplicates become AlreadyExistsError, an
  * unreachable database UnavailableError.
  */
 export interface BodegaStore {
-  create(input: BodegaInput, caller: CallContext): Promise<Bodega>;
+  create(bodega: NewBodega, caller: CallContext): Promise<Bodega>;
   /** NotFoundError when `id` does not exist. */
   get(id: number): Promise<Bodega>;
   /** Ordered by id. */
-  list(query: ListBodegasQuery): Promise<BodegaPage>;
+  list(query: BodegaQuery): Promise<BodegaPage>;
   /** Changes only the keys present in `cambios`; NotFoundError, AlreadyExistsError. */
-  update(id: number, cambios: BodegaInput, caller: CallContext): Promise<Bodega>;
+  update(id: number, cambios: BodegaChanges, caller: CallContext): Promise<Bodega>;
   /** NotFoundError when `id` does not exist. */
   delete(id: number, caller: CallContext): Promise<void>;
 }
@@ -113,8 +95,7 @@ export function createBodegaStore(db: Knex, deps: BodegaStoreDeps): BodegaStore 
   }
 
   return {
-    create(input, caller) {
-      const datos = validarNuevaBodega(input);
+    create(datos, caller) {
       return write(async (trx, at) => {
         let id: number;
         try {
@@ -143,12 +124,7 @@ export function createBodegaStore(db: Knex, deps: BodegaStoreDeps): BodegaStore 
       return toBodega(row);
     },
 
-    async list(query) {
-      const { pageSize, afterId, ids } = validateFields({
-        pageSize: () => pageSizeOf(query.pageSize),
-        afterId: () => decodePageToken(query.pageToken),
-        ids: () => requirePositiveIds(query.ids, 'ids'),
-      });
+    async list({ pageSize, afterId, ids }) {
       const rows = await withDbErrors(() => {
         const q = db<BodegaRow>(TABLE).orderBy('id').limit(pageSize + 1);
         if (afterId !== null) q.where('id', '>', afterId);
@@ -156,13 +132,10 @@ export function createBodegaStore(db: Knex, deps: BodegaStoreDeps): BodegaStore 
         return q;
       });
       // One row beyond the page tells whether another page exists, without a COUNT.
-      const page = rows.slice(0, pageSize).map(toBodega);
-      const last = page[page.length - 1];
-      return { bodegas: page, nextPageToken: rows.length > pageSize && last ? encodePageToken(last.id) : '' };
+      return { bodegas: rows.slice(0, pageSize).map(toBodega), hasMore: rows.length > pageSize };
     },
 
-    update(id, input, caller) {
-      const cambios = validarCambiosBodega(input);
+    update(id, cambios, caller) {
       return write(async (trx, at) => {
         // The row lock serialises concurrent updates of one warehouse, so each
         // event carries the state its own write produced.
