@@ -29,7 +29,16 @@ import {
   type EventNamespace,
   type TestDatabase,
 } from '@inventario/testkit';
-import { commitEvents, countingPublisher, type CountingPublisher, outboxEventIds, productoEvent, silentLogger } from './outbox-support';
+import {
+  commitEvents,
+  countingPublisher,
+  type CountingPublisher,
+  type OutboxFixture,
+  outboxEventIds,
+  productoEvent,
+  silentLogger,
+  startOutboxFixture,
+} from './outbox-support';
 
 const RELAY_CHILD = join(__dirname, 'fixtures', 'relay-child.js');
 
@@ -122,7 +131,7 @@ describe('a relay killed in the middle of a batch', () => {
   const EVENTS = 20;
   const KILL_AFTER = 7;
 
-  let testDb: TestDatabase;
+  let fixture: OutboxFixture | undefined;
   let db: Knex;
   let nc: NatsConnection;
   let ns: EventNamespace;
@@ -130,23 +139,14 @@ describe('a relay killed in the middle of a batch', () => {
   let relay: OutboxRelay | undefined;
 
   beforeAll(async () => {
-    testDb = await createTestDatabase('outbox_killed_relay');
-    db = createDb(testDb.url);
-    await createOutboxTables(db);
-    ns = testEventNamespace();
-    nc = await connectTestNats();
-    await ensureStream(nc, { name: ns.stream, subjects: [`${ns.prefix}.>`] });
+    fixture = await startOutboxFixture('outbox_killed_relay');
+    ({ db, nc, ns } = fixture);
   });
 
   afterAll(async () => {
     if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await relay?.stop();
-    if (nc) {
-      await deleteStream(nc, ns.stream);
-      await nc.close();
-    }
-    await db?.destroy();
-    await testDb?.drop();
+    await fixture?.close();
   });
 
   it('loses nothing and duplicates nothing when a fresh relay takes over', async () => {
@@ -154,7 +154,7 @@ describe('a relay killed in the middle of a batch', () => {
     for (let i = 0; i < EVENTS; i += 5) await commitEvents(db, events.slice(i, i + 5));
 
     // The child publishes KILL_AFTER rows of its one batch, then dies before marking any.
-    const proc = spawn(process.execPath, [RELAY_CHILD, testDb.url, TEST_NATS_URL, String(KILL_AFTER)], {
+    const proc = spawn(process.execPath, [RELAY_CHILD, fixture!.testDb.url, TEST_NATS_URL, String(KILL_AFTER)], {
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     child = proc;

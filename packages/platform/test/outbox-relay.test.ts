@@ -8,28 +8,25 @@
  */
 import {
   countPendingEvents,
-  createDb,
   createOutboxRelay,
-  createOutboxTables,
   enqueueEvent,
-  ensureStream,
   jetStreamPublisher,
   type Knex,
   type NatsConnection,
   type OutboxRelay,
   type PublishFn,
 } from '@inventario/platform';
+import { readStream, waitFor, type EventNamespace } from '@inventario/testkit';
 import {
-  connectTestNats,
-  createTestDatabase,
-  deleteStream,
-  readStream,
-  testEventNamespace,
-  waitFor,
-  type EventNamespace,
-  type TestDatabase,
-} from '@inventario/testkit';
-import { commitEvents, countingPublisher, type CountingPublisher, outboxEventIds, productoEvent, silentLogger } from './outbox-support';
+  commitEvents,
+  countingPublisher,
+  type CountingPublisher,
+  type OutboxFixture,
+  outboxEventIds,
+  productoEvent,
+  silentLogger,
+  startOutboxFixture,
+} from './outbox-support';
 
 /** A promise and its resolver, for holding a publish until the test lets it go. */
 function signal(): { promise: Promise<void>; resolve: () => void } {
@@ -43,7 +40,7 @@ function signal(): { promise: Promise<void>; resolve: () => void } {
 const TRACEPARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
 
 describe('outbox relay', () => {
-  let testDb: TestDatabase;
+  let fixture: OutboxFixture | undefined;
   let db: Knex;
   let nc: NatsConnection;
   let ns: EventNamespace;
@@ -51,12 +48,8 @@ describe('outbox relay', () => {
   let relay: OutboxRelay;
 
   beforeAll(async () => {
-    testDb = await createTestDatabase('outbox_relay');
-    db = createDb(testDb.url);
-    await createOutboxTables(db);
-    ns = testEventNamespace();
-    nc = await connectTestNats();
-    await ensureStream(nc, { name: ns.stream, subjects: [`${ns.prefix}.>`] });
+    fixture = await startOutboxFixture('outbox_relay');
+    ({ db, nc, ns } = fixture);
     counter = countingPublisher(jetStreamPublisher(nc, 5000));
     relay = createOutboxRelay({ db, publish: counter.publish, logger: silentLogger, pollIntervalMs: 3600_000 });
     relay.start();
@@ -64,12 +57,7 @@ describe('outbox relay', () => {
 
   afterAll(async () => {
     await relay?.stop();
-    if (nc) {
-      await deleteStream(nc, ns.stream);
-      await nc.close();
-    }
-    await db?.destroy();
-    await testDb?.drop();
+    await fixture?.close();
   });
 
   /** Waits until every committed row is marked published. */
@@ -154,7 +142,7 @@ describe('outbox relay', () => {
 });
 
 describe('outbox relay after failed publishes', () => {
-  let testDb: TestDatabase;
+  let fixture: OutboxFixture | undefined;
   let db: Knex;
   let nc: NatsConnection;
   let ns: EventNamespace;
@@ -167,12 +155,8 @@ describe('outbox relay after failed publishes', () => {
   const held = new Map<string, { entered: () => void; release: Promise<void> }>();
 
   beforeAll(async () => {
-    testDb = await createTestDatabase('outbox_relay_retry');
-    db = createDb(testDb.url);
-    await createOutboxTables(db);
-    ns = testEventNamespace();
-    nc = await connectTestNats();
-    await ensureStream(nc, { name: ns.stream, subjects: [`${ns.prefix}.>`] });
+    fixture = await startOutboxFixture('outbox_relay_retry');
+    ({ db, nc, ns } = fixture);
     const inner = jetStreamPublisher(nc, 5000);
     const publish: PublishFn = async (row) => {
       if (failOnce.delete(row.eventId) || failing.has(row.eventId)) throw new Error('broker unavailable');
@@ -200,12 +184,7 @@ describe('outbox relay after failed publishes', () => {
 
   afterAll(async () => {
     await relay?.stop();
-    if (nc) {
-      await deleteStream(nc, ns.stream);
-      await nc.close();
-    }
-    await db?.destroy();
-    await testDb?.drop();
+    await fixture?.close();
   });
 
   it('honours a notify() that arrives while the retry of a failed publish is under way', async () => {

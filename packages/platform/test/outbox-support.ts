@@ -5,18 +5,61 @@
  */
 import {
   buildEnvelope,
+  createDb,
   createLogger,
+  createOutboxTables,
   enqueueEvent,
+  ensureStream,
   eventAudit,
   eventSubject,
   type Knex,
   type Logger,
+  type NatsConnection,
   type OutboxEvent,
   type ProductoEventData,
   type PublishFn,
 } from '@inventario/platform';
+import {
+  connectTestNats,
+  createTestDatabase,
+  deleteStream,
+  testEventNamespace,
+  type EventNamespace,
+  type TestDatabase,
+} from '@inventario/testkit';
 
 export const silentLogger: Logger = createLogger('outbox-test', 'silent');
+
+/** A fresh database with the outbox tables, and a private stream on the shared NATS. */
+export interface OutboxFixture {
+  testDb: TestDatabase;
+  db: Knex;
+  nc: NatsConnection;
+  ns: EventNamespace;
+  /** Deletes the stream and the database, closes the connections. */
+  close(): Promise<void>;
+}
+
+export async function startOutboxFixture(label: string): Promise<OutboxFixture> {
+  const testDb = await createTestDatabase(label);
+  const db = createDb(testDb.url);
+  await createOutboxTables(db);
+  const ns = testEventNamespace();
+  const nc = await connectTestNats();
+  await ensureStream(nc, { name: ns.stream, subjects: [`${ns.prefix}.>`] });
+  return {
+    testDb,
+    db,
+    nc,
+    ns,
+    async close() {
+      await deleteStream(nc, ns.stream);
+      await nc.close();
+      await db.destroy();
+      await testDb.drop();
+    },
+  };
+}
 
 /** A ProductoActualizado event of product `productoId`; `version` travels as the stock. */
 export function productoEvent(prefix: string, productoId: number, version: number, traceparent?: string): OutboxEvent {
