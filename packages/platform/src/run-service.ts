@@ -8,7 +8,8 @@ export interface RunServiceOptions<C extends { logLevel: string; shutdownTimeout
   name: string;
   env: NodeJS.ProcessEnv;
   loadConfig(env: NodeJS.ProcessEnv): C;
-  start(config: C, logger: Logger, signal: AbortSignal): Promise<{ grpcPort: number; shutdownSteps: ShutdownStep[] }>;
+  /** Starts the service; the ports it resolves to are logged with the "started" line. */
+  start(config: C, logger: Logger, signal: AbortSignal): Promise<{ shutdownSteps: ShutdownStep[]; grpcPort?: number; httpPort?: number }>;
 }
 
 /**
@@ -59,7 +60,7 @@ export async function runService<C extends { logLevel: string; shutdownTimeoutMs
   try {
     const app = await options.start(config, logger, starting.signal);
     shutdown = installShutdown({ logger, steps: app.shutdownSteps, deadlineMs: config.shutdownTimeoutMs, signals: [] });
-    logger.info({ grpcPort: app.grpcPort }, `${options.name} started`);
+    logger.info({ grpcPort: app.grpcPort, httpPort: app.httpPort }, `${options.name} started`);
     if (starting.signal.aborted) void shutdown();
   } catch (err) {
     if (starting.signal.aborted) {

@@ -1,0 +1,107 @@
+/**
+ * The BFF's own model of the inventory: the REST form of ARCHITECTURE §2,
+ * shared by the REST routes and the GraphQL resolvers. Generated proto types
+ * never leave src/downstream; everything above it speaks these types.
+ */
+
+/** Who makes a call: the Basic-auth user, passed to the services as gRPC metadata. */
+export interface Caller {
+  usuario: string;
+  /** W3C traceparent of the public request, when there is one. */
+  traceparent?: string;
+}
+
+/** A product in REST form. */
+export interface Producto {
+  id: number;
+  nombre: string;
+  descripcion: string | null;
+  /** DECIMAL(10,2) as exact decimal text, e.g. "19.90"; never a binary float on the way to storage. */
+  precio: string;
+  cantidadEnStock: number;
+  /** The warehouse holding it, or null. */
+  bodegaId: number | null;
+  /** `YYYY-MM-DDTHH:mm:ss`, UTC, no zone (ARCHITECTURE §2). */
+  fechaCreacion: string;
+  fechaActualizacion: string;
+}
+
+/** A warehouse in REST form. */
+export interface Bodega {
+  id: number;
+  nombre: string;
+  ubicacion: string | null;
+  capacidad: number;
+  fechaCreacion: string;
+  fechaActualizacion: string;
+}
+
+/** What a product create carries (already shaped; the services validate the rules). */
+export interface ProductoInput {
+  nombre: string;
+  descripcion?: string | null;
+  precio: string;
+  cantidadEnStock: number;
+  bodegaId?: number | null;
+}
+
+/** A partial product update: only present keys change; null clears a nullable field. */
+export type ProductoPatch = Partial<ProductoInput>;
+
+export interface BodegaInput {
+  nombre: string;
+  ubicacion?: string | null;
+  capacidad: number;
+}
+
+export type BodegaPatch = Partial<BodegaInput>;
+
+/** Optional filters of a product list; without any, the whole list. */
+export interface ProductoFilter {
+  /** At most this many products (after `offset`). */
+  limit?: number;
+  /** Skip this many products, in id order. */
+  offset?: number;
+  /** Only products held by one of these warehouses. */
+  bodegaIds?: number[];
+  /** Name contains (case- and accent-insensitive). */
+  q?: string;
+}
+
+/** The outcome of a warehouse delete (ARCHITECTURE §6). */
+export type BodegaDeleteResult =
+  /** It was empty and is gone (REST 204). */
+  | { kind: 'deleted' }
+  /** `force=true`: gone, and these products lost their assignment (REST 200 report). */
+  | { kind: 'forced'; bodegaId: number; productos: Producto[] };
+
+/**
+ * The use cases of the BFF, shared by REST and GraphQL. Failures are the
+ * platform's DomainErrors (InvalidArgumentError naming fields, NotFoundError,
+ * AlreadyExistsError, FailedPreconditionError, UnavailableError) plus the
+ * BFF's own in ./errors (BodegaConProductosError for a safe delete refused,
+ * DeadlineExceededError, and an UnavailableError subclass with Retry-After
+ * when a breaker is open).
+ */
+export interface InventarioApi {
+  listProductos(caller: Caller, filter?: ProductoFilter): Promise<Producto[]>;
+  getProducto(caller: Caller, id: number): Promise<Producto>;
+  /** Products held by any of these warehouses, in one downstream call (DataLoader batches). */
+  productosDeBodegas(caller: Caller, bodegaIds: readonly number[]): Promise<Producto[]>;
+  /** Products of one warehouse; NotFoundError when the warehouse does not exist. */
+  productosDeBodega(caller: Caller, bodegaId: number): Promise<Producto[]>;
+  /** bodegaId, when given, must name an existing warehouse (InvalidArgumentError naming `bodegaId`). */
+  createProducto(caller: Caller, input: ProductoInput): Promise<Producto>;
+  /** InvalidArgumentError when the patch has no updatable field. */
+  updateProducto(caller: Caller, id: number, patch: ProductoPatch): Promise<Producto>;
+  deleteProducto(caller: Caller, id: number): Promise<void>;
+
+  listBodegas(caller: Caller): Promise<Bodega[]>;
+  getBodega(caller: Caller, id: number): Promise<Bodega>;
+  /** Warehouses by id, in one downstream call; missing ids are simply absent. */
+  bodegasPorIds(caller: Caller, ids: readonly number[]): Promise<Bodega[]>;
+  createBodega(caller: Caller, input: BodegaInput): Promise<Bodega>;
+  updateBodega(caller: Caller, id: number, patch: BodegaPatch): Promise<Bodega>;
+  /** Safe delete: without force, BodegaConProductosError when it holds products. */
+  deleteBodega(caller: Caller, id: number, options: { force: boolean }): Promise<BodegaDeleteResult>;
+}
