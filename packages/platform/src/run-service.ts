@@ -4,6 +4,9 @@ import { ConfigError } from './config';
 import { createLogger, type Logger } from './logger';
 import { installShutdown, type ShutdownStep } from './shutdown';
 
+/** The IPC message a service sends its supervisor once it has started. */
+export const READY_MESSAGE_TYPE = 'inventario:ready';
+
 export interface RunServiceOptions<C extends { logLevel: string; shutdownTimeoutMs: number }> {
   name: string;
   env: NodeJS.ProcessEnv;
@@ -61,6 +64,8 @@ export async function runService<C extends { logLevel: string; shutdownTimeoutMs
     const app = await options.start(config, logger, starting.signal);
     shutdown = installShutdown({ logger, steps: app.shutdownSteps, deadlineMs: config.shutdownTimeoutMs, signals: [] });
     logger.info({ grpcPort: app.grpcPort, httpPort: app.httpPort }, `${options.name} started`);
+    // A supervising launcher (IPC channel) waits for this before announcing the system is up.
+    process.send?.({ type: READY_MESSAGE_TYPE });
     if (starting.signal.aborted) void shutdown();
   } catch (err) {
     if (starting.signal.aborted) {

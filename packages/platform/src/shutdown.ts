@@ -29,6 +29,7 @@ export function installShutdown(options: ShutdownOptions): () => Promise<void> {
     started = (async () => {
       const deadline = setTimeout(() => {
         options.logger.error({ deadlineMs: options.deadlineMs }, 'shutdown deadline exceeded; exiting');
+        options.logger.flush();
         exit(1);
       }, options.deadlineMs);
       deadline.unref();
@@ -42,6 +43,8 @@ export function installShutdown(options: ShutdownOptions): () => Promise<void> {
       }
       clearTimeout(deadline);
       options.logger.info('shutdown complete');
+      // Whatever the destination buffers must reach stdout before the process ends.
+      options.logger.flush();
       exit(0);
     })();
     return started;
