@@ -1,0 +1,119 @@
+import { ensureStream, type Logger, type NatsConnection, type ShutdownStep } from '@inventario/platform';
+import type { Registry } from 'prom-client';
+import { describeSmtpUrl, type Config } from './config';
+import { classifySmtpError, createMailer } from './email/mailer';
+import { createEmailRenderer } from './email/templates';
+import { createConcurrencyLimit } from './events/concurrency-limit';
+import { startConsumers, type RunningConsumers } from './events/consumers';
+import { createDeadLetterPublisher } from './events/dead-letter';
+import { createDelivery } from './events/delivery';
+import { openSentRegistry } from './events/sent-registry';
+import { HANDLERS } from './handlers';
+import { createNotifierMetrics, type NotifierMetrics } from './metrics';
+import { connectNatsUnlessAborted, retrying } from './start-up';
+
+/** A running notifier. */
+export interface NotifierApp {
+  metrics: NotifierMetrics;
+  /** The app's own prom-client registry (served by the operations issue's /metrics). */
+  registry: Registry;
+  /** The written shutdown sequence: consumers, NATS drain, SMTP pool. */
+  shutdownSteps: ShutdownStep[];
+  /** Runs shutdownSteps once, in order; a failing step is logged and the rest still run. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the notifier (ARCHITECTURE §5): compiles the templates (a broken one
+ * stops it here), opens the SMTP pool, then waits for NATS, makes sure the
+ * stream (the services create it too; whoever starts first wins), the sent
+ * registry and the six durable consumers exist, and starts consuming.
+ * Resolves once it consumes; rejects if `signal` aborts first. The SMTP
+ * server is not a start-up dependency: while it is down, emails are retried.
+ */
+export async function startApp(config: Config, logger: Logger, signal: AbortSignal = new AbortController().signal): Promise<NotifierApp> {
+  const renderer = createEmailRenderer(HANDLERS.map((h) => h.template));
+  const metrics = createNotifierMetrics();
+  const mailer = createMailer({
+    smtpUrl: config.smtpUrl,
+    from: config.senderEmail,
+    to: config.recipientEmails,
+    maxConnections: config.concurrency,
+  });
+  logger.info(
+    { smtp: describeSmtpUrl(config.smtpUrl), from: config.senderEmail, to: config.recipientEmails, concurrency: config.concurrency },
+    'notifier starting',
+  );
+  if (config.faultAckDelayMs > 0) {
+    logger.warn({ faultAckDelayMs: config.faultAckDelayMs }, 'fault injection: every ack is delayed after the email is recorded as sent (NOTIFIER_FAULT_ACK_DELAY_MS); never set this in production');
+  }
+  // Early word for operators; a failure here changes nothing (sends are retried).
+  mailer.verify().then(
+    () => logger.info({ smtp: describeSmtpUrl(config.smtpUrl) }, 'smtp server reachable'),
+    (err: unknown) => logger.warn({ smtp: describeSmtpUrl(config.smtpUrl), reason: classifySmtpError(err).reason }, 'smtp server not reachable yet; emails wait and are retried'),
+  );
+
+  let nc: NatsConnection | undefined;
+  let consumers: RunningConsumers;
+  try {
+    logger.info({ nats: config.natsUrl }, 'connecting to NATS');
+    const connection = await connectNatsUnlessAborted(config.natsUrl, 'notifier', logger, signal);
+    nc = connection;
+    const stream = config.natsStream;
+    const prefix = config.natsSubjectPrefix;
+    const sent = await retrying(
+      'event set-up',
+      async () => {
+        await ensureStream(connection, { name: stream, subjects: [`${prefix}.>`] });
+        return openSentRegistry(connection, { bucket: config.sentBucket, staleAfterMs: config.ackWaitMs });
+      },
+      logger,
+      signal,
+    );
+    const deliver = createDelivery({
+      namespace: config.eventTypeNamespace,
+      prefix,
+      renderer,
+      mailer,
+      sent,
+      deadLetters: createDeadLetterPublisher(connection, prefix),
+      metrics,
+      logger,
+      retry: { maxDeliver: config.maxDeliver, backoffMs: config.backoffMs },
+      faultAckDelayMs: config.faultAckDelayMs,
+    });
+    const limit = createConcurrencyLimit(config.concurrency);
+    const settings = { stream, prefix, ackWaitMs: config.ackWaitMs, maxDeliver: config.maxDeliver };
+    consumers = await retrying('consumer start', () => startConsumers({ nc: connection, handlers: HANDLERS, settings, deliver, limit, logger }), logger, signal);
+  } catch (err) {
+    mailer.close();
+    if (nc && !nc.isClosed()) await nc.close();
+    throw err;
+  }
+
+  const connection = nc;
+  const shutdownSteps: ShutdownStep[] = [
+    // Emails in flight finish and are acked before the connection goes.
+    { name: 'consumers', run: () => consumers.stop() },
+    { name: 'nats drain', run: async () => (connection.isClosed() ? undefined : connection.drain()) },
+    { name: 'smtp pool', run: () => mailer.close() },
+  ];
+  let stopped: Promise<void> | undefined;
+  return {
+    metrics,
+    registry: metrics.registry,
+    shutdownSteps,
+    stop() {
+      stopped ??= (async () => {
+        for (const step of shutdownSteps) {
+          try {
+            await step.run();
+          } catch (err) {
+            logger.error({ step: step.name, err }, 'shutdown step failed');
+          }
+        }
+      })();
+      return stopped;
+    },
+  };
+}

@@ -1,0 +1,111 @@
+import { z } from 'zod';
+import { envSchemas, parseEnv } from '@inventario/platform';
+
+/**
+ * The notifier's environment (ARCHITECTURE §5, §7), parsed once at start.
+ * SMTP_URL has no default: it may carry the mail server's credentials, and
+ * it is never logged whole (see describeSmtpUrl).
+ */
+
+/** JetStream KV bucket names: letters, digits, `_` and `-`. */
+const BUCKET_NAME = /^[A-Za-z0-9_-]+$/;
+
+/** A whole number in plain decimal digits within [min, max]. */
+function wholeNumber(min: number, max: number, fallback: number) {
+  return z
+    .string()
+    .regex(/^\d{1,9}$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`))
+    .default(fallback);
+}
+
+const smtpUrl = z.string().superRefine((value, ctx) => {
+  // Never echo the value: it may hold a password.
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'must be smtp://[user:password@]host[:port] or smtps://...' });
+    return;
+  }
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') {
+    ctx.addIssue({ code: 'custom', message: 'must start with smtp:// or smtps://' });
+  } else if (url.hostname === '') {
+    ctx.addIssue({ code: 'custom', message: 'must name a host' });
+  }
+});
+
+/** One or more addresses, comma-separated (a team may share notifications). */
+const addressList = z
+  .string()
+  .transform((value) => value.split(',').map((address) => address.trim()))
+  .superRefine((addresses, ctx) => {
+    addresses.forEach((address, i) => {
+      if (!z.email().safeParse(address).success) {
+        ctx.addIssue({ code: 'custom', message: `address ${i + 1} is not an email address (comma-separate several)` });
+      }
+    });
+  });
+
+/** `1000,5000,30000`: the nak delay after the 1st, 2nd, 3rd... failed delivery; the last repeats. */
+const backoffSchedule = z
+  .string()
+  .regex(/^\d{1,9}(,\d{1,9})*$/, 'must be comma-separated whole milliseconds, e.g. 1000,5000,30000')
+  .transform((value) => value.split(',').map(Number))
+  .refine((delays) => delays.every((ms) => ms >= 100 && ms <= 24 * 3600_000), 'each delay must be between 100 ms and 24 h');
+
+const schema = z
+  .object({
+    SMTP_URL: smtpUrl,
+    SENDER_EMAIL: z.email('must be an email address'),
+    RECIPIENT_EMAIL: addressList,
+    NATS_URL: envSchemas.natsUrl(),
+    LOG_LEVEL: envSchemas.logLevel(),
+    NATS_STREAM: envSchemas.streamName(),
+    NATS_SUBJECT_PREFIX: envSchemas.subjectPrefix(),
+    EVENT_TYPE_NAMESPACE: envSchemas.eventTypeNamespace(),
+    // Emails being sent at once, over all six consumers; also the SMTP pool size.
+    NOTIFIER_CONCURRENCY: wholeNumber(1, 64, 4),
+    // Deliveries of one event before it is dead-lettered (JetStream max_deliver).
+    NOTIFIER_MAX_DELIVER: wholeNumber(1, 1000, 10),
+    NOTIFIER_BACKOFF_MS: backoffSchedule.default([1000, 5000, 30_000, 120_000, 600_000]),
+    // How long JetStream waits for an ack before redelivering; longer than one SMTP send.
+    NOTIFIER_ACK_WAIT_MS: envSchemas.milliseconds(60_000, 1000),
+    NOTIFIER_SENT_BUCKET: z.string().regex(BUCKET_NAME, 'must be letters, digits, _ or -').default('notifier-sent'),
+    // Fault injection for tests only: wait this long between recording an email as sent and acking it.
+    NOTIFIER_FAULT_ACK_DELAY_MS: envSchemas.milliseconds(0),
+    SHUTDOWN_TIMEOUT_MS: envSchemas.milliseconds(25_000),
+  })
+  .transform((env) => ({
+    smtpUrl: env.SMTP_URL,
+    senderEmail: env.SENDER_EMAIL,
+    recipientEmails: env.RECIPIENT_EMAIL,
+    natsUrl: env.NATS_URL,
+    logLevel: env.LOG_LEVEL,
+    natsStream: env.NATS_STREAM,
+    natsSubjectPrefix: env.NATS_SUBJECT_PREFIX,
+    eventTypeNamespace: env.EVENT_TYPE_NAMESPACE,
+    concurrency: env.NOTIFIER_CONCURRENCY,
+    maxDeliver: env.NOTIFIER_MAX_DELIVER,
+    backoffMs: env.NOTIFIER_BACKOFF_MS,
+    ackWaitMs: env.NOTIFIER_ACK_WAIT_MS,
+    sentBucket: env.NOTIFIER_SENT_BUCKET,
+    faultAckDelayMs: env.NOTIFIER_FAULT_ACK_DELAY_MS,
+    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+  }));
+
+/** Validated settings of one notifier process. */
+export type Config = z.infer<typeof schema>;
+
+/** Parses `env`; throws ConfigError listing every invalid variable (never its value). */
+export function loadConfig(env: NodeJS.ProcessEnv): Config {
+  return parseEnv(schema, env);
+}
+
+/** `smtp://host:port` without user or password, for logs and start-up summaries. */
+export function describeSmtpUrl(smtpUrl: string): string {
+  const url = new URL(smtpUrl);
+  const port = url.port || (url.protocol === 'smtps:' ? '465' : '587');
+  return `${url.protocol}//${url.hostname}:${port}`;
+}

@@ -1,0 +1,72 @@
+import { jetstream, type JsMsg } from '@nats-io/jetstream';
+import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
+import { eventSubject, type EventType } from '@inventario/platform';
+
+/**
+ * Dead letters: an event the notifier gives up on is copied, byte for byte,
+ * to `<prefix>.dlq.<type>` (e.g. `inventario.dlq.producto.creado`) with
+ * headers saying why and where it came from. It is published through
+ * JetStream, so the INVENTARIO stream (subjects `<prefix>.>`) stores it
+ * durably, while no consumer's filter subject matches it. An operator
+ * inspects or replays it from there (README, "Dead letters").
+ */
+
+/** Header names on a dead letter. */
+export const DEAD_LETTER_HEADERS = {
+  reason: 'Inventario-Dead-Letter-Reason',
+  consumer: 'Inventario-Dead-Letter-Consumer',
+  originalSubject: 'Inventario-Original-Subject',
+  originalStream: 'Inventario-Original-Stream',
+  originalSequence: 'Inventario-Original-Sequence',
+  deliveryCount: 'Inventario-Delivery-Count',
+  eventId: 'Inventario-Event-Id',
+} as const;
+
+/** `<prefix>.dlq.producto.creado` */
+export function deadLetterSubject(prefix: string, type: EventType): string {
+  return eventSubject(`${prefix}.dlq`, type);
+}
+
+export interface DeadLetter {
+  type: EventType;
+  /** Durable consumer that gave up. */
+  consumer: string;
+  reason: string;
+  /** When the payload parsed far enough to tell. */
+  eventId?: string;
+}
+
+export interface DeadLetterPublisher {
+  /** Resolves once JetStream stored the letter. */
+  publish(msg: JsMsg, letter: DeadLetter): Promise<void>;
+}
+
+/** Header values are one line of bounded length. */
+function headerValue(value: string): string {
+  // eslint-disable-next-line no-control-regex
+  return value.replace(/[\u0000-\u001f\u007f]+/g, ' ').slice(0, 1000);
+}
+
+export function createDeadLetterPublisher(nc: NatsConnection, prefix: string, timeoutMs = 5000): DeadLetterPublisher {
+  const js = jetstream(nc);
+  return {
+    async publish(msg, letter) {
+      const h = natsHeaders();
+      h.set(DEAD_LETTER_HEADERS.reason, headerValue(letter.reason));
+      h.set(DEAD_LETTER_HEADERS.consumer, letter.consumer);
+      h.set(DEAD_LETTER_HEADERS.originalSubject, msg.subject);
+      h.set(DEAD_LETTER_HEADERS.originalStream, msg.info.stream);
+      h.set(DEAD_LETTER_HEADERS.originalSequence, String(msg.seq));
+      h.set(DEAD_LETTER_HEADERS.deliveryCount, String(msg.info.deliveryCount));
+      if (letter.eventId) h.set(DEAD_LETTER_HEADERS.eventId, headerValue(letter.eventId));
+      const traceparent = msg.headers?.get('traceparent');
+      if (traceparent) h.set('traceparent', traceparent);
+      await js.publish(deadLetterSubject(prefix, letter.type), msg.data, {
+        headers: h,
+        // A retry after a crash between publishing and term is dropped as a duplicate.
+        msgID: `dlq:${msg.info.stream}:${msg.seq}`,
+        timeout: timeoutMs,
+      });
+    },
+  };
+}

@@ -1,0 +1,175 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { JsMsg } from '@nats-io/jetstream';
+import type { Logger } from '@inventario/platform';
+import { classifySmtpError, type Mailer } from '../email/mailer';
+import type { EmailRenderer, RenderedEmail } from '../email/templates';
+import type { EventHandler, PreparedEvent } from '../handlers';
+import type { NotifierMetrics } from '../metrics';
+import { deadLetterSubject, type DeadLetterPublisher } from './dead-letter';
+import { isLastDelivery, retryDelayMs, type RetryPolicy } from './retry-policy';
+import { EMAIL_HORIZON_MS, type SentRegistry } from './sent-registry';
+
+/**
+ * The ack policy of every notifier consumer, in one place (STYLE §8):
+ *
+ * - unparsable or invalid event: dead letter + term (redelivery cannot fix it);
+ * - stored before the email horizon (older than the sent registry
+ *   remembers): ack without sending, with a warning;
+ * - already emailed (sent registry): ack without sending;
+ * - another delivery of the same event id is sending: nak, look again later;
+ * - SMTP server accepted: mark sent, then ack;
+ * - transient failure (connection refused or reset, timeout, SMTP 4xx, sent
+ *   registry unreachable): nak with the backoff delay and count a retry, or,
+ *   on the last allowed delivery, dead letter + term;
+ * - permanent failure (SMTP 5xx): dead letter + term at once, no retry storm.
+ */
+
+export type DeliveryOutcome = 'sent' | 'duplicate' | 'too-old' | 'busy' | 'retry' | 'dead-lettered';
+
+export interface DeliveryDeps {
+  /** EVENT_TYPE_NAMESPACE: events of another namespace are invalid here. */
+  namespace: string;
+  prefix: string;
+  renderer: EmailRenderer;
+  mailer: Pick<Mailer, 'send'>;
+  sent: SentRegistry;
+  deadLetters: DeadLetterPublisher;
+  metrics: NotifierMetrics;
+  logger: Logger;
+  retry: RetryPolicy;
+  /** Fault injection (tests): wait between recording an email as sent and acking it. */
+  faultAckDelayMs?: number;
+  /** Events stored longer ago are not emailed (default EMAIL_HORIZON_MS). */
+  emailHorizonMs?: number;
+  now?: () => number;
+}
+
+/** Handles one delivery of `msg` for `handler`; never throws, always acks, naks or terms. */
+export type Deliver = (handler: EventHandler, msg: JsMsg) => Promise<DeliveryOutcome>;
+
+type LogFields = Record<string, unknown>;
+
+export function createDelivery(deps: DeliveryDeps): Deliver {
+  const { logger, metrics } = deps;
+  const emailHorizonMs = deps.emailHorizonMs ?? EMAIL_HORIZON_MS;
+  const now = deps.now ?? Date.now;
+
+  async function deadLetter(handler: EventHandler, msg: JsMsg, fields: LogFields, reason: string, eventId?: string): Promise<DeliveryOutcome> {
+    const subject = deadLetterSubject(deps.prefix, handler.eventType);
+    try {
+      await deps.deadLetters.publish(msg, { type: handler.eventType, consumer: handler.name, reason, ...(eventId ? { eventId } : {}) });
+    } catch (err) {
+      const publishError = err instanceof Error ? err.message : String(err);
+      if (!isLastDelivery(deps.retry, msg.info.deliveryCount)) {
+        const retryInMs = retryDelayMs(deps.retry, msg.info.deliveryCount);
+        msg.nak(retryInMs);
+        logger.error({ ...fields, reason, publishError, retryInMs }, 'could not publish the dead letter; nak, it is tried again');
+        return 'retry';
+      }
+      // Nothing redelivers it now: the event stays in the stream at its sequence, and the log says so.
+      logger.error({ ...fields, reason, publishError, streamSeq: msg.seq }, 'could not publish the dead letter after the last delivery; the event is only in the stream and this log');
+    }
+    // No reason text on term: servers before 2.11 do not take one; it is in the letter and the log.
+    msg.term();
+    metrics.deadLettered.labels(handler.eventType).inc();
+    logger.error({ ...fields, reason, deadLetterSubject: subject }, 'event dead-lettered; no email sent');
+    return 'dead-lettered';
+  }
+
+  function retry(handler: EventHandler, msg: JsMsg, fields: LogFields, reason: string, eventId: string): Promise<DeliveryOutcome> | DeliveryOutcome {
+    const { deliveryCount } = msg.info;
+    if (isLastDelivery(deps.retry, deliveryCount)) {
+      return deadLetter(handler, msg, fields, `${reason} (still failing after ${deliveryCount} deliveries)`, eventId);
+    }
+    const retryInMs = retryDelayMs(deps.retry, deliveryCount);
+    msg.nak(retryInMs);
+    metrics.retried.labels(handler.eventType).inc();
+    logger.warn({ ...fields, reason, retryInMs }, 'email not sent; nak, JetStream redelivers it after retryInMs');
+    return 'retry';
+  }
+
+  async function send(handler: EventHandler, msg: JsMsg, event: PreparedEvent, email: RenderedEmail, fields: LogFields): Promise<DeliveryOutcome> {
+    const { deliveryCount } = msg.info;
+    let claimed;
+    try {
+      claimed = await deps.sent.claim(event.eventId, { stream: msg.info.stream, seq: msg.seq });
+    } catch (err) {
+      return retry(handler, msg, fields, `sent registry unavailable: ${err instanceof Error ? err.message : String(err)}`, event.eventId);
+    }
+    if (claimed.status === 'sent') {
+      msg.ack();
+      logger.info({ ...fields, sentAt: claimed.sentAt }, 'event already emailed; acked without sending');
+      return 'duplicate';
+    }
+    if (claimed.status === 'busy') {
+      if (isLastDelivery(deps.retry, deliveryCount)) {
+        // The delivery holding the claim carries the event to its end (email or dead letter).
+        msg.ack();
+        logger.info(fields, 'another delivery of this event holds it; this copy is done');
+        return 'duplicate';
+      }
+      const retryInMs = Math.min(retryDelayMs(deps.retry, deliveryCount), claimed.retryInMs);
+      msg.nak(retryInMs);
+      logger.info({ ...fields, retryInMs }, 'another delivery of this event is sending it; nak, looked at again after retryInMs');
+      return 'busy';
+    }
+    if (claimed.takeover) {
+      logger.warn({ ...fields, takeover: claimed.takeover }, 'a previous attempt died while sending; sending again (same Message-ID, in case that one went through)');
+    }
+
+    let sentEmail;
+    try {
+      sentEmail = await deps.mailer.send({ ...email, eventId: event.eventId, eventType: event.model.event.type });
+    } catch (err) {
+      const failure = classifySmtpError(err);
+      await deps.sent.release(claimed.claim).catch((releaseErr: unknown) => {
+        logger.warn({ ...fields, err: releaseErr }, 'could not release the claim; another delivery may take it once it is stale');
+      });
+      if (failure.permanent) return deadLetter(handler, msg, fields, failure.reason, event.eventId);
+      return retry(handler, msg, fields, failure.reason, event.eventId);
+    }
+    metrics.sent.labels(handler.eventType).inc();
+    try {
+      await deps.sent.markSent(claimed.claim, sentEmail);
+    } catch (err) {
+      // The email is out; acking still prevents the usual redelivery.
+      logger.error({ ...fields, err }, 'email sent but not recorded as sent; should this delivery be redelivered, it is emailed again');
+    }
+    if (deps.faultAckDelayMs) await sleep(deps.faultAckDelayMs);
+    msg.ack();
+    logger.info({ ...fields, messageId: sentEmail.messageId, smtpResponse: sentEmail.response }, 'email sent');
+    return 'sent';
+  }
+
+  return async function deliver(handler, msg) {
+    const fields: LogFields = { consumer: handler.name, streamSeq: msg.seq, deliveryCount: msg.info.deliveryCount };
+    try {
+      // It may have waited for a free slot: restart its ack_wait before the work.
+      msg.working();
+      const preparation = handler.prepare(msg.string(), deps.namespace);
+      if (!preparation.ok) return await deadLetter(handler, msg, fields, `unparsable event: ${preparation.reason}`);
+      const event = preparation.prepared;
+      Object.assign(fields, { eventId: event.eventId, eventType: event.model.event.type, subject: event.subject });
+      logger.info(fields, 'event received');
+      const storedAgoMs = now() - msg.time.getTime();
+      if (storedAgoMs > emailHorizonMs) {
+        msg.ack();
+        logger.warn({ ...fields, storedAgoMs, emailHorizonMs }, 'event older than the sent registry remembers; acked without an email, as it may have been emailed already');
+        return 'too-old';
+      }
+      let email: RenderedEmail;
+      try {
+        email = deps.renderer.render(handler.template, event.model);
+      } catch (err) {
+        return await deadLetter(handler, msg, fields, `template ${handler.template} failed: ${err instanceof Error ? err.message : String(err)}`, event.eventId);
+      }
+      return await send(handler, msg, event, email, fields);
+    } catch (err) {
+      // A bug, not a policy: let JetStream redeliver rather than lose the event.
+      const retryInMs = retryDelayMs(deps.retry, msg.info.deliveryCount);
+      logger.error({ ...fields, err, retryInMs }, 'unexpected error handling an event; nak');
+      msg.nak(retryInMs);
+      return 'retry';
+    }
+  };
+}

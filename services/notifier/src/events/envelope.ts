@@ -1,0 +1,124 @@
+import { z } from 'zod';
+import type { EventType } from '@inventario/platform';
+
+/**
+ * What the notifier accepts from the stream (ARCHITECTURE §4). Parsing is
+ * lenient where producers legitimately differ (the spec's two product
+ * variants, `nombre` on deletions being additive) and strict where an email
+ * could not be written without it (record id, name of a record, event time).
+ * Anything that fails here is permanent: redelivering it cannot fix it.
+ */
+
+/** `2026-11-22T14:03:07`, UTC by contract; a zone suffix, if present, is honoured. */
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})?$/;
+
+const timestamp = z
+  .string()
+  .regex(TIMESTAMP, 'must be an ISO 8601 timestamp such as 2026-11-22T14:03:07')
+  .transform((value, ctx) => {
+    const date = new Date(/(Z|[+-]\d{2}:\d{2})$/.test(value) ? value : `${value}Z`);
+    if (Number.isNaN(date.getTime())) {
+      ctx.addIssue({ code: 'custom', message: 'is not a real date' });
+      return z.NEVER;
+    }
+    return date;
+  });
+
+const id = z.number().int().positive();
+const text = z.string().max(10_000);
+
+/** Present in every `data` of our producers; optional for events of older ones. */
+const audit = {
+  usuario: text.optional(),
+  timestamp: z.string().optional(),
+};
+
+/** data of ProductoCreado / ProductoActualizado: either historical variant. */
+export const productoDataSchema = z.object({
+  ...audit,
+  productoId: id,
+  nombre: text,
+  descripcion: text.nullish(),
+  precio: z.union([z.number(), z.string().max(32)]).nullish(),
+  cantidadEnStock: z.number().int().nullish(),
+  cantidad: z.number().int().nullish(),
+  bodegaId: id.nullish(),
+});
+export type ProductoData = z.infer<typeof productoDataSchema>;
+
+/** data of BodegaCreada / BodegaActualizada. */
+export const bodegaDataSchema = z.object({
+  ...audit,
+  bodegaId: id,
+  nombre: text,
+  ubicacion: text.nullish(),
+  capacidad: z.number().int().nullish(),
+});
+export type BodegaData = z.infer<typeof bodegaDataSchema>;
+
+/** data of ProductoEliminado / BodegaEliminada: `{id}`, `nombre` when the producer adds it. */
+export const deletedDataSchema = z.object({
+  ...audit,
+  id,
+  nombre: text.nullish(),
+});
+export type DeletedData = z.infer<typeof deletedDataSchema>;
+
+/** The envelope; `data` is checked by the event type's handler. */
+export const envelopeSchema = z.object({
+  /** UUID from our producers; any short id is accepted (it keys de-duplication). */
+  id: z.string().min(1).max(200),
+  eventType: z.string().max(300),
+  subject: z.string().max(300),
+  eventTime: timestamp,
+  /** `1.x`: changes within a major version are additive, so the notifier reads them. */
+  dataVersion: z.string().regex(/^1(\.\d+)?$/, 'must be 1.x'),
+  data: z.unknown(),
+});
+
+/** A parsed event with its `data` typed by the handler's schema. */
+export interface ParsedEvent<D> {
+  id: string;
+  eventType: string;
+  subject: string;
+  eventTime: Date;
+  data: D;
+}
+
+export type ParseResult<D> = { ok: true; event: ParsedEvent<D> } | { ok: false; reason: string };
+
+/** `data.productoId: Invalid input: expected number, received string; ...` */
+function describeIssues(error: z.ZodError, root?: string): string {
+  return error.issues
+    .slice(0, 5)
+    .map((issue) => `${[root, ...issue.path.map(String)].filter(Boolean).join('.') || '(body)'}: ${issue.message}`)
+    .join('; ');
+}
+
+/**
+ * Parses one stream message as an event of `type` in `namespace`: JSON, the
+ * envelope, the expected `eventType`, then `data` against `dataSchema`.
+ * Never throws; the reason names what is wrong (for the dead letter).
+ */
+export function parseEvent<D>(
+  payload: string,
+  expected: { type: EventType; namespace: string },
+  dataSchema: z.ZodType<D>,
+): ParseResult<D> {
+  let body: unknown;
+  try {
+    body = JSON.parse(payload);
+  } catch {
+    return { ok: false, reason: 'payload is not JSON' };
+  }
+  const envelope = envelopeSchema.safeParse(body);
+  if (!envelope.success) return { ok: false, reason: `invalid envelope: ${describeIssues(envelope.error)}` };
+  const eventType = `${expected.namespace}.Inventario.${expected.type}`;
+  if (envelope.data.eventType !== eventType) {
+    return { ok: false, reason: `eventType is not ${eventType} on this subject` };
+  }
+  const data = dataSchema.safeParse(envelope.data.data);
+  if (!data.success) return { ok: false, reason: `invalid data: ${describeIssues(data.error, 'data')}` };
+  const { id: eventId, subject, eventTime } = envelope.data;
+  return { ok: true, event: { id: eventId, eventType, subject, eventTime, data: data.data } };
+}

@@ -1,0 +1,13 @@
+import { deletedDataSchema } from '../events/envelope';
+import { defineHandler } from './event-handler';
+import { deletedRecord } from './records';
+
+/** One "Producto Eliminado" email per ProductoEliminado event; durable consumer `ProductoDeletedHandler` (ARCHITECTURE §5). */
+export const productoDeletedHandler = defineHandler({
+  name: 'ProductoDeletedHandler',
+  eventType: 'ProductoEliminado',
+  emailSubject: 'Producto Eliminado',
+  template: 'producto-eliminado',
+  data: deletedDataSchema,
+  record: deletedRecord,
+});

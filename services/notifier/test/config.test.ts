@@ -1,0 +1,85 @@
+import { ConfigError } from '@inventario/platform';
+import { describeSmtpUrl, loadConfig } from '../src/config';
+
+const REQUIRED = {
+  SMTP_URL: 'smtp://notifier:s3cr3t0@mail.example.com:587',
+  SENDER_EMAIL: 'inventario@example.com',
+  RECIPIENT_EMAIL: 'almacen@example.com',
+};
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  return [];
+}
+
+describe('notifier configuration', () => {
+  it('needs only SMTP_URL, SENDER_EMAIL and RECIPIENT_EMAIL, with documented defaults for the rest', () => {
+    expect(loadConfig(REQUIRED)).toEqual({
+      smtpUrl: REQUIRED.SMTP_URL,
+      senderEmail: 'inventario@example.com',
+      recipientEmails: ['almacen@example.com'],
+      natsUrl: 'nats://127.0.0.1:4222',
+      logLevel: 'info',
+      natsStream: 'INVENTARIO',
+      natsSubjectPrefix: 'inventario',
+      eventTypeNamespace: 'Service',
+      concurrency: 4,
+      maxDeliver: 10,
+      backoffMs: [1000, 5000, 30_000, 120_000, 600_000],
+      ackWaitMs: 60_000,
+      sentBucket: 'notifier-sent',
+      faultAckDelayMs: 0,
+      shutdownTimeoutMs: 25_000,
+    });
+  });
+
+  it('reports every missing secret and address at once, each by its variable', () => {
+    expect(problemsOf({}).map((p) => p.split(':')[0])).toEqual(['SMTP_URL', 'SENDER_EMAIL', 'RECIPIENT_EMAIL']);
+    expect(problemsOf({ ...REQUIRED, SMTP_URL: '' })).toEqual([expect.stringMatching(/^SMTP_URL: /)]);
+  });
+
+  it.each([
+    ['SMTP_URL', 'http://mail.example.com'],
+    ['SMTP_URL', 'mail.example.com:25'],
+    ['SMTP_URL', 'smtp://'],
+    ['SENDER_EMAIL', 'inventario'],
+    ['RECIPIENT_EMAIL', 'almacen@example.com, no es un correo'],
+    ['NATS_URL', 'http://127.0.0.1:4222'],
+    ['NOTIFIER_CONCURRENCY', '0'],
+    ['NOTIFIER_CONCURRENCY', '1e3'],
+    ['NOTIFIER_MAX_DELIVER', '-1'],
+    ['NOTIFIER_BACKOFF_MS', '1s,5s'],
+    ['NOTIFIER_BACKOFF_MS', '1000,10'],
+    ['NOTIFIER_ACK_WAIT_MS', '500'],
+    ['NOTIFIER_SENT_BUCKET', 'no.dots'],
+    ['SHUTDOWN_TIMEOUT_MS', 'pronto'],
+  ])('rejects %s=%j naming the variable', (variable, value) => {
+    expect(problemsOf({ ...REQUIRED, [variable]: value })).toEqual([expect.stringMatching(new RegExp(`^${variable}: `))]);
+  });
+
+  it('never repeats the SMTP password in an error', () => {
+    const problems = problemsOf({ ...REQUIRED, SMTP_URL: 'ftp://notifier:s3cr3t0@mail.example.com' });
+    expect(problems).toHaveLength(1);
+    expect(problems.join()).not.toContain('s3cr3t0');
+  });
+
+  it('accepts smtps:// and several comma-separated recipients', () => {
+    const config = loadConfig({ ...REQUIRED, SMTP_URL: 'smtps://mail.example.com', RECIPIENT_EMAIL: 'a@example.com, b@example.com' });
+    expect(config.recipientEmails).toEqual(['a@example.com', 'b@example.com']);
+    expect(config.smtpUrl).toBe('smtps://mail.example.com');
+  });
+
+  it('parses the backoff schedule in order', () => {
+    expect(loadConfig({ ...REQUIRED, NOTIFIER_BACKOFF_MS: '250,1000,8000' }).backoffMs).toEqual([250, 1000, 8000]);
+  });
+
+  it('describes the SMTP server for logs without user or password, with the default port', () => {
+    expect(describeSmtpUrl(REQUIRED.SMTP_URL)).toBe('smtp://mail.example.com:587');
+    expect(describeSmtpUrl('smtps://u:p@mail.example.com')).toBe('smtps://mail.example.com:465');
+  });
+});

@@ -1,0 +1,115 @@
+import { AckPolicy, jetstream, jetstreamManager, type JsMsg } from '@nats-io/jetstream';
+import { nanos } from '@nats-io/transport-node';
+import { createLogger, ensureStream, eventSubject } from '@inventario/platform';
+import { waitFor } from '@inventario/testkit';
+import { createMailer, type Mailer } from '../src/email/mailer';
+import { createEmailRenderer } from '../src/email/templates';
+import { createDeadLetterPublisher } from '../src/events/dead-letter';
+import { createDelivery, type DeliveryDeps } from '../src/events/delivery';
+import { EMAIL_HORIZON_MS, openSentRegistry, type SentRegistry } from '../src/events/sent-registry';
+import { HANDLERS } from '../src/handlers';
+import { productoCreatedHandler } from '../src/handlers/producto-created-handler';
+import { counterValue, createNotifierMetrics } from '../src/metrics';
+import { sampleEnvelope } from '../src/sample-events';
+import { startSmtpSink, type SmtpSink } from './support/smtp-sink';
+import { createTestEvents, RECIPIENT, SENDER, type TestEvents } from './support/test-notifier';
+
+// The ack policy for one real JetStream message at a time, with one
+// dependency failing on purpose where the whole service cannot show it.
+
+const CONSUMER = 'delivery-test';
+let events: TestEvents;
+let sink: SmtpSink;
+let mailer: Mailer;
+let registry: SentRegistry;
+
+beforeAll(async () => {
+  events = await createTestEvents();
+  sink = await startSmtpSink();
+  mailer = createMailer({ smtpUrl: sink.url, from: SENDER, to: [RECIPIENT], maxConnections: 1 });
+  await ensureStream(events.nc, { name: events.namespace.stream, subjects: [`${events.namespace.prefix}.>`] });
+  registry = await openSentRegistry(events.nc, { bucket: events.bucket, staleAfterMs: 5000 });
+  await (await jetstreamManager(events.nc)).consumers.add(events.namespace.stream, {
+    durable_name: CONSUMER,
+    filter_subject: eventSubject(events.namespace.prefix, 'ProductoCreado'),
+    ack_policy: AckPolicy.Explicit,
+    ack_wait: nanos(5000),
+  });
+});
+
+afterAll(async () => {
+  mailer?.close();
+  await events?.dispose();
+  await sink?.stop();
+});
+
+function deliveryWith(overrides: Partial<DeliveryDeps> = {}) {
+  const deps: DeliveryDeps = {
+    namespace: 'Service',
+    prefix: events.namespace.prefix,
+    renderer: createEmailRenderer(HANDLERS.map((h) => h.template)),
+    mailer,
+    sent: registry,
+    deadLetters: createDeadLetterPublisher(events.nc, events.namespace.prefix),
+    metrics: createNotifierMetrics(),
+    logger: createLogger('notifier', process.env.TEST_LOG_LEVEL ?? 'silent'),
+    retry: { maxDeliver: 5, backoffMs: [200] },
+    ...overrides,
+  };
+  return { deps, deliver: createDelivery(deps) };
+}
+
+/** Publishes a ProductoCreado and pulls it (or its next redelivery) from the test consumer. */
+async function nextMessage(): Promise<JsMsg> {
+  const consumer = await jetstream(events.nc).consumers.get(events.namespace.stream, CONSUMER);
+  return waitFor(async () => (await consumer.next({ expires: 1000 })) ?? undefined, 'a message from the test consumer', 15_000);
+}
+
+async function ackedThrough(seq: number) {
+  await waitFor(async () => {
+    const info = await events.consumerInfo(CONSUMER);
+    return info.ack_floor.stream_seq >= seq && info.num_ack_pending === 0;
+  }, `stream sequence ${seq} to be acked`);
+}
+
+describe('delivery of one message', () => {
+  it('acks without emailing an event stored longer ago than the sent registry remembers', async () => {
+    const { deliver } = deliveryWith({ now: () => Date.now() + EMAIL_HORIZON_MS + 60_000 });
+    const seq = await events.publish('ProductoCreado', sampleEnvelope('ProductoCreado'));
+    const msg = await nextMessage();
+    expect(msg.seq).toBe(seq);
+
+    expect(await deliver(productoCreatedHandler, msg)).toBe('too-old');
+    await ackedThrough(seq);
+    expect(sink.attempts).toBe(0);
+  });
+
+  it('naks and counts a retry when the sent registry cannot be reached, sending nothing', async () => {
+    const unreachable: SentRegistry = { ...registry, claim: () => Promise.reject(new Error('TIMEOUT')) };
+    const { deps, deliver } = deliveryWith({ sent: unreachable });
+    const seq = await events.publish('ProductoCreado', sampleEnvelope('ProductoCreado'));
+    const msg = await nextMessage();
+
+    expect(await deliver(productoCreatedHandler, msg)).toBe('retry');
+    expect(await counterValue(deps.metrics.retried, 'ProductoCreado')).toBe(1);
+    expect(sink.attempts).toBe(0);
+
+    // JetStream delivers it again after the backoff; with the registry back it is emailed once.
+    const again = await nextMessage();
+    expect([again.seq, again.info.deliveryCount]).toEqual([seq, 2]);
+    expect(await deliveryWith().deliver(productoCreatedHandler, again)).toBe('sent');
+    await ackedThrough(seq);
+    expect(sink.received).toHaveLength(1);
+  });
+
+  it('acks an email the server accepted even when recording it as sent fails', async () => {
+    const forgetful: SentRegistry = { ...registry, markSent: () => Promise.reject(new Error('TIMEOUT')) };
+    const { deps, deliver } = deliveryWith({ sent: forgetful });
+    const seq = await events.publish('ProductoCreado', sampleEnvelope('ProductoCreado'));
+
+    expect(await deliver(productoCreatedHandler, await nextMessage())).toBe('sent');
+    await ackedThrough(seq);
+    expect(sink.received).toHaveLength(2);
+    expect(await counterValue(deps.metrics.sent, 'ProductoCreado')).toBe(1);
+  });
+});

@@ -1,0 +1,94 @@
+import { Kvm } from '@nats-io/kv';
+import { nanos } from '@nats-io/transport-node';
+import { connectTestNats, deleteStream, uniqueName } from '@inventario/testkit';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { openSentRegistry, SENT_TTL_MS, type SentRegistry } from '../src/events/sent-registry';
+
+// The sent registry on a real JetStream KV bucket: one email per event id,
+// across replicas, redeliveries and crashes.
+
+const STALE_AFTER_MS = 5000;
+let nc: NatsConnection;
+let bucket: string;
+let registry: SentRegistry;
+let counter = 0;
+
+/** A fresh event id per test. */
+const eventId = () => `evento-${Date.now().toString(36)}-${++counter}`;
+const message = (seq: number) => ({ stream: 'INVENTARIO', seq });
+
+beforeAll(async () => {
+  nc = await connectTestNats();
+  bucket = uniqueName('sent_registry');
+  registry = await openSentRegistry(nc, { bucket, staleAfterMs: STALE_AFTER_MS });
+});
+
+afterAll(async () => {
+  await deleteStream(nc, `KV_${bucket}`);
+  await nc.close();
+});
+
+describe('sent registry', () => {
+  it('creates its bucket keeping one value per key for 7 days', async () => {
+    const status = await (await new Kvm(nc).open(bucket)).status();
+    expect(status.ttl).toBe(SENT_TTL_MS);
+    expect(status.history).toBe(1);
+    expect(status.streamInfo.config.max_age).toBe(nanos(SENT_TTL_MS));
+  });
+
+  it('claims an event not seen before, and reports it sent once marked', async () => {
+    const id = eventId();
+    const first = await registry.claim(id, message(1));
+    expect(first).toMatchObject({ status: 'claimed' });
+    if (first.status !== 'claimed') return;
+    expect(first.takeover).toBeUndefined();
+
+    await registry.markSent(first.claim, { messageId: `<${id}@inventario>` });
+    expect(await registry.claim(id, message(1))).toMatchObject({ status: 'sent' });
+    expect(await registry.claim(id, message(2))).toMatchObject({ status: 'sent' });
+  });
+
+  it('lets exactly one of two replicas claiming the same event at once win', async () => {
+    const id = eventId();
+    const other = await openSentRegistry(nc, { bucket, staleAfterMs: STALE_AFTER_MS });
+    const results = await Promise.all([registry.claim(id, message(10)), other.claim(id, message(11))]);
+    expect(results.map((r) => r.status).sort()).toEqual(['busy', 'claimed']);
+    const busy = results.find((r) => r.status === 'busy');
+    expect(busy).toMatchObject({ retryInMs: expect.any(Number) });
+    if (busy?.status === 'busy') expect(busy.retryInMs).toBeLessThanOrEqual(STALE_AFTER_MS);
+  });
+
+  it('hands the claim to a redelivery of the same stream message at once: its previous delivery is over', async () => {
+    const id = eventId();
+    await registry.claim(id, message(20));
+    expect(await registry.claim(id, message(20))).toMatchObject({ status: 'claimed', takeover: 'redelivery' });
+  });
+
+  it("lets another message take over a claim only once it is older than ack_wait (its holder died)", async () => {
+    const id = eventId();
+    await registry.claim(id, message(30));
+    expect(await registry.claim(id, message(31))).toMatchObject({ status: 'busy' });
+
+    const later = await openSentRegistry(nc, { bucket, staleAfterMs: STALE_AFTER_MS, now: () => Date.now() + STALE_AFTER_MS + 1000 });
+    expect(await later.claim(id, message(31))).toMatchObject({ status: 'claimed', takeover: 'stale' });
+  });
+
+  it('frees the event after a failed send, so the next delivery claims it again', async () => {
+    const id = eventId();
+    const first = await registry.claim(id, message(40));
+    if (first.status !== 'claimed') throw new Error(`expected a claim, got ${first.status}`);
+    await registry.release(first.claim);
+    expect(await registry.claim(id, message(41))).toMatchObject({ status: 'claimed' });
+  });
+
+  it('leaves a claim alone that another delivery took over meanwhile', async () => {
+    const id = eventId();
+    const stale = await registry.claim(id, message(50));
+    if (stale.status !== 'claimed') throw new Error(`expected a claim, got ${stale.status}`);
+    const current = await registry.claim(id, message(50));
+    expect(current).toMatchObject({ status: 'claimed', takeover: 'redelivery' });
+
+    await registry.release(stale.claim);
+    expect(await registry.claim(id, message(51))).toMatchObject({ status: 'busy' });
+  });
+});

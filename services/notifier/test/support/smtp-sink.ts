@@ -1,0 +1,112 @@
+import type { AddressObject, ParsedMail } from 'mailparser';
+import { simpleParser } from 'mailparser';
+import { SMTPServer } from 'smtp-server';
+import { freePort, waitFor } from '@inventario/testkit';
+
+/**
+ * A real SMTP server (smtp-server) standing in for the mail provider. It can
+ * accept, reject every message with a chosen 4xx/5xx reply, and be stopped
+ * and started again on the same port (an outage). Accepted messages are
+ * parsed with mailparser.
+ */
+
+export interface ReceivedEmail {
+  from: string;
+  to: string[];
+  subject: string;
+  html: string;
+  text: string;
+  messageId: string;
+  headers: ParsedMail['headers'];
+}
+
+export type SinkMode = { accept: true } | { accept: false; code: number; message: string };
+
+export interface SmtpSink {
+  port: number;
+  /** `smtp://127.0.0.1:<port>` */
+  url: string;
+  /** Messages accepted (a 250 reply to DATA), in order. */
+  received: ReceivedEmail[];
+  /** Messages whose DATA reached the server, accepted or rejected. */
+  attempts: number;
+  setMode(mode: SinkMode): void;
+  /** (Re)starts listening on the same port. */
+  start(): Promise<void>;
+  /** Stops listening and drops open connections (a 421 first): the server is down. */
+  stop(): Promise<void>;
+  /** Waits until at least `count` messages were accepted. */
+  waitForEmails(count: number, timeoutMs?: number): Promise<ReceivedEmail[]>;
+}
+
+function addresses(value: AddressObject | AddressObject[] | undefined): string[] {
+  const list = value === undefined ? [] : Array.isArray(value) ? value : [value];
+  return list.flatMap((a) => a.value.map((v) => v.address ?? ''));
+}
+
+export async function startSmtpSink(options: { started?: boolean } = {}): Promise<SmtpSink> {
+  const port = await freePort();
+  let mode: SinkMode = { accept: true };
+  let server: SMTPServer | undefined;
+
+  const sink: SmtpSink = {
+    port,
+    url: `smtp://127.0.0.1:${port}`,
+    received: [],
+    attempts: 0,
+    setMode(next) {
+      mode = next;
+    },
+    async start() {
+      if (server) return;
+      const instance = new SMTPServer({
+        authOptional: true,
+        disabledCommands: ['STARTTLS'],
+        logger: false,
+        closeTimeout: 100,
+        onData(stream, _session, callback) {
+          const chunks: Buffer[] = [];
+          stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+          stream.on('end', () => {
+            sink.attempts++;
+            const current = mode;
+            if (!current.accept) {
+              callback(Object.assign(new Error(current.message), { responseCode: current.code }));
+              return;
+            }
+            simpleParser(Buffer.concat(chunks)).then(
+              (mail) => {
+                sink.received.push({
+                  from: addresses(mail.from)[0] ?? '',
+                  to: addresses(mail.to),
+                  subject: mail.subject ?? '',
+                  html: mail.html || '',
+                  text: mail.text ?? '',
+                  messageId: mail.messageId ?? '',
+                  headers: mail.headers,
+                });
+                callback();
+              },
+              (err: Error) => callback(err),
+            );
+          });
+        },
+      });
+      await new Promise<void>((resolve, reject) => {
+        instance.server.once('error', reject);
+        instance.listen(port, '127.0.0.1', () => resolve());
+      });
+      server = instance;
+    },
+    async stop() {
+      const instance = server;
+      server = undefined;
+      if (instance) await new Promise<void>((resolve) => instance.close(() => resolve()));
+    },
+    waitForEmails(count, timeoutMs = 30_000) {
+      return waitFor(() => sink.received.length >= count && sink.received, `${count} email(s) at the SMTP sink`, timeoutMs);
+    },
+  };
+  if (options.started !== false) await sink.start();
+  return sink;
+}
