@@ -1,0 +1,96 @@
+import { z } from 'zod';
+import { envSchemas, parseEnv } from '@inventario/platform';
+
+/** A `host:port` gRPC target, e.g. `127.0.0.1:50051` or `producto-svc:50051`. */
+function grpcAddress(fallback: string) {
+  return z
+    .string()
+    .regex(/^[A-Za-z0-9._-]+:\d{1,5}$|^\[[0-9A-Fa-f:.]+\]:\d{1,5}$/, 'must be host:port')
+    .default(fallback);
+}
+
+/** A whole number in plain decimal digits within [min, max]. */
+function wholeNumber(fallback: number, min: number, max: number) {
+  return z
+    .string()
+    .regex(/^\d{1,10}$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`))
+    .default(fallback);
+}
+
+/** `true` or `false`, nothing else (a typo must not silently mean false). */
+function booleanFlag(fallback: boolean) {
+  return z
+    .enum(['true', 'false'], { error: 'must be true or false' })
+    .transform((value) => value === 'true')
+    .default(fallback);
+}
+
+/**
+ * The BFF's environment (ARCHITECTURE §7). BFF_USER and BFF_PASSWORD have
+ * no default: the BFF refuses to start without them (the dev launcher
+ * supplies development values explicitly).
+ */
+const schema = z
+  .object({
+    PORT: envSchemas.port(8080),
+    HOST: z.string().min(1).default('0.0.0.0'),
+    BFF_USER: z.string({ error: 'is required (the Basic-auth user name)' }).regex(/^[^:]+$/, 'must not contain ":"'),
+    BFF_PASSWORD: z.string({ error: 'is required (the Basic-auth password)' }),
+    PRODUCTO_SVC_ADDR: grpcAddress('127.0.0.1:50051'),
+    BODEGA_SVC_ADDR: grpcAddress('127.0.0.1:50052'),
+    // Requests per minute and client IP; 0 turns the limit off.
+    RATE_LIMIT_PER_MINUTE: wholeNumber(600, 0, 1_000_000),
+    // Proxy hops in front of the BFF (Envoy: 1) whose X-Forwarded-For is trusted to name the client.
+    TRUST_PROXY_HOPS: wholeNumber(0, 0, 10),
+    // Deadline of every downstream gRPC call.
+    GRPC_DEADLINE_MS: envSchemas.milliseconds(5000, 1),
+    // Deadline of one grpc.health.v1 Check behind /actuator/health.
+    HEALTH_CHECK_TIMEOUT_MS: envSchemas.milliseconds(1000, 1),
+    // How long an open breaker refuses calls before it lets one through to test the service.
+    BREAKER_RESET_MS: envSchemas.milliseconds(10_000, 1),
+    // Percentage of failed calls in the rolling window that opens the breaker.
+    BREAKER_ERROR_THRESHOLD_PERCENT: wholeNumber(50, 1, 100),
+    // Calls the rolling window must hold before the percentage counts.
+    BREAKER_VOLUME_THRESHOLD: wholeNumber(5, 0, 1_000_000),
+    // Length of the rolling window the breaker counts failures in.
+    BREAKER_WINDOW_MS: envSchemas.milliseconds(10_000, 100),
+    // Lets the inicializarBaseDatos mutation load the sample data.
+    ENABLE_INIT: booleanFlag(false),
+    LOG_LEVEL: envSchemas.logLevel(),
+    // Time between reporting readiness DOWN and closing the HTTP server.
+    SHUTDOWN_DRAIN_MS: envSchemas.milliseconds(2000),
+    // Hard deadline of the whole shutdown sequence.
+    SHUTDOWN_TIMEOUT_MS: envSchemas.milliseconds(25_000),
+  })
+  .transform((env) => ({
+    port: env.PORT,
+    host: env.HOST,
+    /** Basic-auth credentials; never logged. */
+    credentials: { usuario: env.BFF_USER, password: env.BFF_PASSWORD },
+    productoSvcAddr: env.PRODUCTO_SVC_ADDR,
+    bodegaSvcAddr: env.BODEGA_SVC_ADDR,
+    rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
+    trustProxyHops: env.TRUST_PROXY_HOPS,
+    grpcDeadlineMs: env.GRPC_DEADLINE_MS,
+    healthCheckTimeoutMs: env.HEALTH_CHECK_TIMEOUT_MS,
+    breaker: {
+      resetMs: env.BREAKER_RESET_MS,
+      errorThresholdPercent: env.BREAKER_ERROR_THRESHOLD_PERCENT,
+      volumeThreshold: env.BREAKER_VOLUME_THRESHOLD,
+      windowMs: env.BREAKER_WINDOW_MS,
+    },
+    enableInit: env.ENABLE_INIT,
+    logLevel: env.LOG_LEVEL,
+    shutdownDrainMs: env.SHUTDOWN_DRAIN_MS,
+    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+  }));
+
+/** Validated settings of one BFF process. */
+export type Config = z.infer<typeof schema>;
+
+/** Parses `env` once; throws ConfigError listing every invalid variable (never their values). */
+export function loadConfig(env: NodeJS.ProcessEnv): Config {
+  return parseEnv(schema, env);
+}

@@ -1,0 +1,84 @@
+import {
+  CreateBodegaRequest,
+  ListBodegasRequest,
+  UpdateBodegaRequest,
+  type BodegaServiceClient,
+  type ListBodegasResponse,
+  type GetBodegaResponse,
+  type CreateBodegaResponse,
+  type UpdateBodegaResponse,
+  type DeleteBodegaResponse,
+} from '@inventario/proto';
+import type { Bodega, BodegaInput, BodegaPatch, Caller } from '../inventario/model';
+import { bodegaFromProto, required } from './mapping';
+import type { UnaryCall } from './unary-call';
+
+/** One page of a warehouse list. */
+export interface BodegaPage {
+  bodegas: Bodega[];
+  /** '' on the last page. */
+  nextPageToken: string;
+}
+
+export interface BodegaPageRequest {
+  pageSize: number;
+  pageToken?: string;
+  /** Only these warehouses (unknown ids are simply absent). */
+  ids?: readonly number[];
+}
+
+/** bodega-svc as the BFF uses it, in model types. */
+export interface BodegaClient {
+  list(caller: Caller, request: BodegaPageRequest): Promise<BodegaPage>;
+  get(caller: Caller, id: number): Promise<Bodega>;
+  create(caller: Caller, input: BodegaInput): Promise<Bodega>;
+  update(caller: Caller, id: number, patch: BodegaPatch): Promise<Bodega>;
+  delete(caller: Caller, id: number): Promise<void>;
+}
+
+/** BodegaPatch keys and the update_mask path each names. */
+const MASK_PATHS: Record<keyof BodegaPatch, string> = {
+  nombre: 'nombre',
+  ubicacion: 'ubicacion',
+  capacidad: 'capacidad',
+};
+
+export function createBodegaClient(client: BodegaServiceClient, call: UnaryCall): BodegaClient {
+  return {
+    async list(caller, request) {
+      const message = ListBodegasRequest.fromPartial({
+        pageSize: request.pageSize,
+        pageToken: request.pageToken ?? '',
+        ids: [...(request.ids ?? [])],
+      });
+      const res = await call<ListBodegasResponse>(caller, (md, o, cb) => client.listBodegas(message, md, o, cb));
+      return { bodegas: res.bodegas.map(bodegaFromProto), nextPageToken: res.nextPageToken };
+    },
+    async get(caller, id) {
+      const res = await call<GetBodegaResponse>(caller, (md, o, cb) => client.getBodega({ id }, md, o, cb));
+      return bodegaFromProto(required(res.bodega, 'bodega'));
+    },
+    async create(caller, input) {
+      const message = CreateBodegaRequest.fromPartial({
+        nombre: input.nombre,
+        ubicacion: input.ubicacion ?? undefined,
+        capacidad: input.capacidad,
+      });
+      const res = await call<CreateBodegaResponse>(caller, (md, o, cb) => client.createBodega(message, md, o, cb));
+      return bodegaFromProto(required(res.bodega, 'bodega'));
+    },
+    async update(caller, id, patch) {
+      const keys = (Object.keys(MASK_PATHS) as (keyof BodegaPatch)[]).filter((key) => patch[key] !== undefined);
+      // A field named in the mask but absent from the message is cleared (null).
+      const message = UpdateBodegaRequest.fromPartial({
+        bodega: { id, nombre: patch.nombre, ubicacion: patch.ubicacion ?? undefined, capacidad: patch.capacidad },
+        updateMask: keys.map((key) => MASK_PATHS[key]),
+      });
+      const res = await call<UpdateBodegaResponse>(caller, (md, o, cb) => client.updateBodega(message, md, o, cb));
+      return bodegaFromProto(required(res.bodega, 'bodega'));
+    },
+    async delete(caller, id) {
+      await call<DeleteBodegaResponse>(caller, (md, o, cb) => client.deleteBodega({ id }, md, o, cb));
+    },
+  };
+}

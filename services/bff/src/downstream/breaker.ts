@@ -1,0 +1,56 @@
+import CircuitBreaker from 'opossum';
+import type { Logger } from '@inventario/platform';
+import { DOMAIN_STATUS_CODES, isServiceError } from './grpc-errors';
+
+export interface BreakerOptions {
+  /** How long an open breaker refuses calls before letting one through. */
+  resetMs: number;
+  /** Failed share of the calls in the window, in percent, that opens it. */
+  errorThresholdPercent: number;
+  /** Calls the window must hold before the share counts. */
+  volumeThreshold: number;
+  /** Length of the rolling window. */
+  windowMs: number;
+}
+
+/** Where a breaker stands, as /actuator/health reports it. */
+export type BreakerState = 'closed' | 'open' | 'halfOpen';
+
+/** One circuit breaker in front of one downstream service. */
+export interface Breaker {
+  /** Runs `call` unless the breaker is open; rejects with opossum's EOPENBREAKER error when it is. */
+  run<T>(call: () => Promise<T>): Promise<T>;
+  state(): BreakerState;
+  /** Stops its timers. */
+  shutdown(): void;
+}
+
+/**
+ * An opossum breaker for one service. Domain answers (NOT_FOUND,
+ * INVALID_ARGUMENT, ALREADY_EXISTS, FAILED_PRECONDITION) count as successes:
+ * a client asking for a missing id must not trip the breaker for everyone.
+ * No opossum timeout: every call already carries a gRPC deadline, which also
+ * cancels the call (an opossum timeout would leave it running).
+ */
+export function createBreaker(servicio: string, options: BreakerOptions, logger: Logger): Breaker {
+  const breaker = new CircuitBreaker((call: () => Promise<unknown>) => call(), {
+    name: servicio,
+    timeout: false,
+    resetTimeout: options.resetMs,
+    errorThresholdPercentage: options.errorThresholdPercent,
+    volumeThreshold: options.volumeThreshold,
+    rollingCountTimeout: options.windowMs,
+    rollingCountBuckets: 10,
+    errorFilter: (err: unknown) => isServiceError(err) && DOMAIN_STATUS_CODES.has(err.code),
+  });
+  breaker.on('open', () => logger.warn({ servicio, retryInMs: options.resetMs }, 'circuit breaker open'));
+  breaker.on('halfOpen', () => logger.info({ servicio }, 'circuit breaker half-open: trying one call'));
+  breaker.on('close', () => logger.info({ servicio }, 'circuit breaker closed'));
+
+  return {
+    // The breaker passes `call`'s result through untouched.
+    run: <T>(call: () => Promise<T>) => breaker.fire(call) as Promise<T>,
+    state: () => (breaker.opened ? 'open' : breaker.halfOpen ? 'halfOpen' : 'closed'),
+    shutdown: () => breaker.shutdown(),
+  };
+}

@@ -1,0 +1,75 @@
+import { Client, credentials, type ChannelOptions } from '@grpc/grpc-js';
+import type { Logger } from '@inventario/platform';
+import { BodegaServiceClient, ProductoServiceClient } from '@inventario/proto';
+import type { Config } from '../config';
+import { createBodegaClient, type BodegaClient } from './bodega-client';
+import { createBreaker, type Breaker } from './breaker';
+import { createHealthChecker, type HealthChecker } from './health-checker';
+import { createProductoClient, type ProductoClient } from './producto-client';
+import { createUnaryCall } from './unary-call';
+
+/** Everything the BFF calls, created once per process. */
+export interface Downstream {
+  productos: ProductoClient;
+  bodegas: BodegaClient;
+  health: HealthChecker;
+  /** Stops the breakers and closes both channels (in-flight calls end with CANCELLED). */
+  close(): void;
+}
+
+const CHANNEL_OPTIONS: ChannelOptions = {
+  // grpc-js backs off reconnecting up to 120 s by default; capped so a
+  // service that comes back is used again within seconds, without restarting the BFF.
+  'grpc.initial_reconnect_backoff_ms': 500,
+  'grpc.max_reconnect_backoff_ms': 5000,
+  // A full page (1000 products, each descripcion up to 64 KiB) is ~66 MB in
+  // the worst case; grpc-js' default of 4 MiB would fail it.
+  'grpc.max_receive_message_length': 80 * 1024 * 1024,
+};
+
+/**
+ * One channel per downstream service (calls and health checks share it), a
+ * breaker per service, and the typed clients on top. All outbound traffic of
+ * the BFF starts here.
+ */
+export function createDownstream(config: Config, logger: Logger): Downstream {
+  const retryAfterSeconds = Math.max(1, Math.ceil(config.breaker.resetMs / 1000));
+  const insecure = credentials.createInsecure();
+
+  const productoGrpc = new ProductoServiceClient(config.productoSvcAddr, insecure, CHANNEL_OPTIONS);
+  const bodegaGrpc = new BodegaServiceClient(config.bodegaSvcAddr, insecure, CHANNEL_OPTIONS);
+  const productoBreaker: Breaker = createBreaker('producto-svc', config.breaker, logger);
+  const bodegaBreaker: Breaker = createBreaker('bodega-svc', config.breaker, logger);
+  const call = (servicio: string, breaker: Breaker) =>
+    createUnaryCall({ servicio, breaker, deadlineMs: config.grpcDeadlineMs, retryAfterSeconds });
+
+  const health = createHealthChecker(
+    [
+      {
+        name: 'productoSvc',
+        client: new Client(config.productoSvcAddr, insecure, { channelOverride: productoGrpc.getChannel() }),
+        service: 'inventario.v1.ProductoService',
+        breaker: productoBreaker,
+      },
+      {
+        name: 'bodegaSvc',
+        client: new Client(config.bodegaSvcAddr, insecure, { channelOverride: bodegaGrpc.getChannel() }),
+        service: 'inventario.v1.BodegaService',
+        breaker: bodegaBreaker,
+      },
+    ],
+    config.healthCheckTimeoutMs,
+  );
+
+  return {
+    productos: createProductoClient(productoGrpc, call('producto-svc', productoBreaker)),
+    bodegas: createBodegaClient(bodegaGrpc, call('bodega-svc', bodegaBreaker)),
+    health,
+    close() {
+      productoBreaker.shutdown();
+      bodegaBreaker.shutdown();
+      productoGrpc.close();
+      bodegaGrpc.close();
+    },
+  };
+}

@@ -1,0 +1,177 @@
+import { InvalidArgumentError, NotFoundError, requirePositiveId } from '@inventario/platform';
+import type { BodegaClient } from '../downstream/bodega-client';
+import type { ProductoClient } from '../downstream/producto-client';
+import { BodegaConProductosError } from './errors';
+import type { Bodega, BodegaPatch, Caller, InventarioApi, Producto, ProductoFilter, ProductoPatch } from './model';
+
+export interface InventarioDeps {
+  productos: ProductoClient;
+  bodegas: BodegaClient;
+}
+
+/** The services' largest page, and the most ids one list filter may name. */
+const PAGE_SIZE = 1000;
+
+/** The campo of a violation about the request as a whole (e.g. an update with nothing to change). */
+export const CUERPO = 'cuerpo';
+
+/** Follows next-page tokens until `wanted` items are collected or the list ends. */
+async function collect<T>(
+  wanted: number,
+  fetchPage: (pageSize: number, pageToken: string | undefined) => Promise<{ items: T[]; nextPageToken: string }>,
+): Promise<T[]> {
+  const out: T[] = [];
+  let pageToken: string | undefined;
+  while (out.length < wanted) {
+    const page = await fetchPage(Math.min(PAGE_SIZE, wanted - out.length), pageToken);
+    out.push(...page.items);
+    if (page.nextPageToken === '') break;
+    pageToken = page.nextPageToken;
+  }
+  return out;
+}
+
+/** Splits ids into lists the services accept in one filter. */
+function chunks(ids: readonly number[]): number[][] {
+  const unique = [...new Set(ids)];
+  const out: number[][] = [];
+  for (let i = 0; i < unique.length; i += PAGE_SIZE) out.push(unique.slice(i, i + PAGE_SIZE));
+  return out;
+}
+
+function requireSomething(patch: object, updatable: readonly string[]): void {
+  const present = Object.entries(patch).some(([key, value]) => updatable.includes(key) && value !== undefined);
+  if (!present) {
+    throw InvalidArgumentError.field(CUERPO, `no contiene ningún campo actualizable (admitidos: ${updatable.join(', ')})`);
+  }
+}
+
+const PRODUCTO_UPDATABLE = ['nombre', 'descripcion', 'precio', 'cantidadEnStock', 'bodegaId'] as const;
+const BODEGA_UPDATABLE = ['nombre', 'ubicacion', 'capacidad'] as const;
+
+/**
+ * The BFF's use cases over producto-svc and bodega-svc, shared by REST and
+ * GraphQL. The services own the field rules; what spans both services lives
+ * here: a product's `bodegaId` must name an existing warehouse, and the
+ * warehouse safe delete (ARCHITECTURE §6).
+ */
+export function createInventario({ productos, bodegas }: InventarioDeps): InventarioApi {
+  /**
+   * `bodegaId` names an existing warehouse, else InvalidArgumentError naming
+   * `bodegaId` (a 400: the request is wrong, not the product missing).
+   * There is no foreign key across services; a warehouse deleted right after
+   * this check is reconciled by producto-svc on BodegaEliminada.
+   */
+  async function requireBodega(caller: Caller, bodegaId: number): Promise<void> {
+    const id = requirePositiveId(bodegaId, 'bodegaId');
+    try {
+      await bodegas.get(caller, id);
+    } catch (err) {
+      if (err instanceof NotFoundError) throw InvalidArgumentError.field('bodegaId', `no existe la bodega ${id}`);
+      throw err;
+    }
+  }
+
+  function allProductosOf(caller: Caller, bodegaIds: readonly number[]): Promise<Producto[]> {
+    return collect(Infinity, async (pageSize, pageToken) => {
+      const page = await productos.list(caller, { pageSize, pageToken, bodegaIds });
+      return { items: page.productos, nextPageToken: page.nextPageToken };
+    });
+  }
+
+  return {
+    async listProductos(caller, filter: ProductoFilter = {}) {
+      const wanted = filter.limit ?? Infinity;
+      if (wanted <= 0) return [];
+      let first = true;
+      return collect(wanted, async (pageSize, pageToken) => {
+        // `skip` counts from the start of the list: the first page only.
+        const skip = first ? (filter.offset ?? 0) : 0;
+        first = false;
+        const page = await productos.list(caller, {
+          pageSize,
+          pageToken,
+          skip,
+          bodegaIds: filter.bodegaIds,
+          nombreContains: filter.q,
+        });
+        return { items: page.productos, nextPageToken: page.nextPageToken };
+      });
+    },
+
+    getProducto: (caller, id) => productos.get(caller, id),
+
+    async productosDeBodegas(caller, bodegaIds) {
+      const pages = await Promise.all(chunks(bodegaIds).map((ids) => allProductosOf(caller, ids)));
+      return pages.flat();
+    },
+
+    async productosDeBodega(caller, bodegaId) {
+      await bodegas.get(caller, bodegaId);
+      return allProductosOf(caller, [bodegaId]);
+    },
+
+    async createProducto(caller, input) {
+      if (input.bodegaId !== undefined && input.bodegaId !== null) await requireBodega(caller, input.bodegaId);
+      return productos.create(caller, input);
+    },
+
+    async updateProducto(caller, id, patch: ProductoPatch) {
+      requireSomething(patch, PRODUCTO_UPDATABLE);
+      if (patch.bodegaId !== undefined && patch.bodegaId !== null) await requireBodega(caller, patch.bodegaId);
+      return productos.update(caller, id, patch);
+    },
+
+    deleteProducto: (caller, id) => productos.delete(caller, id),
+
+    listBodegas(caller) {
+      return collect(Infinity, async (pageSize, pageToken) => {
+        const page = await bodegas.list(caller, { pageSize, pageToken });
+        return { items: page.bodegas, nextPageToken: page.nextPageToken };
+      });
+    },
+
+    getBodega: (caller, id) => bodegas.get(caller, id),
+
+    async bodegasPorIds(caller, ids) {
+      const pages = await Promise.all(
+        chunks(ids).map((chunk) =>
+          collect<Bodega>(Infinity, async (pageSize, pageToken) => {
+            const page = await bodegas.list(caller, { pageSize, pageToken, ids: chunk });
+            return { items: page.bodegas, nextPageToken: page.nextPageToken };
+          }),
+        ),
+      );
+      return pages.flat();
+    },
+
+    createBodega: (caller, input) => bodegas.create(caller, input),
+
+    async updateBodega(caller, id, patch: BodegaPatch) {
+      requireSomething(patch, BODEGA_UPDATABLE);
+      return bodegas.update(caller, id, patch);
+    },
+
+    /**
+     * Safe delete (spec "Warehouse deletion rules", ARCHITECTURE §6). The
+     * warehouse must exist before any product is touched (NotFoundError).
+     * Without force, a warehouse holding products is refused with them
+     * listed; with force, its products are unassigned first (they remain),
+     * then it is deleted. A product assigned between the check and the
+     * delete is unassigned by producto-svc when it sees BodegaEliminada.
+     */
+    async deleteBodega(caller, id, { force }) {
+      await bodegas.get(caller, id);
+      if (force) {
+        const afectados = await productos.unassignBodega(caller, id);
+        await bodegas.delete(caller, id);
+        return { kind: 'forced', bodegaId: id, productos: afectados };
+      }
+      const held = await allProductosOf(caller, [id]);
+      if (held.length > 0) throw new BodegaConProductosError(id, held);
+      await bodegas.delete(caller, id);
+      return { kind: 'deleted' };
+    },
+  };
+}
+
