@@ -1,0 +1,90 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { RequestHandler, Response } from 'express';
+import type { Caller } from '../inventario/model';
+import { UnauthenticatedError } from './http-errors';
+
+/** The Basic-auth user and password the BFF accepts. */
+export interface Credentials {
+  usuario: string;
+  password: string;
+}
+
+export const AUTH_MENSAJES = {
+  ausente: 'Se requiere autenticación HTTP Basic',
+  malformada: 'La cabecera Authorization no es HTTP Basic válida',
+  incorrecta: 'Usuario o contraseña incorrectos',
+} as const;
+
+/** Where the middleware leaves the caller for the routes (res.locals key). */
+const CALLER_KEY = 'inventarioCaller';
+
+/** `Basic <token68>`; the scheme is case-insensitive (RFC 7617). */
+const BASIC = /^basic +([A-Za-z0-9+/]+={0,2}) *$/i;
+/** W3C trace context: only a well-formed traceparent is passed downstream. */
+const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
+
+/** The user and password of a Basic header, or undefined when it is malformed. */
+export function parseBasic(header: string): Credentials | undefined {
+  const match = BASIC.exec(header);
+  if (!match?.[1] || match[1].length % 4 !== 0) return undefined;
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  return { usuario: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
+
+/**
+ * Compares in time independent of where the texts differ and of their
+ * lengths: both sides are hashed to fixed-length digests first, and both
+ * comparisons always run.
+ */
+function credentialsMatch(given: Credentials, expected: { usuario: Buffer; password: Buffer }): boolean {
+  const usuarioOk = timingSafeEqual(digest(given.usuario), expected.usuario);
+  const passwordOk = timingSafeEqual(digest(given.password), expected.password);
+  return usuarioOk && passwordOk;
+}
+
+/**
+ * HTTP Basic authentication for everything it is mounted in front of. A
+ * missing, malformed or wrong header is UnauthenticatedError (401 with the
+ * Basic challenge); on success the Caller (user name, traceparent) is left
+ * for the routes, read with callerOf(res).
+ */
+export function createBasicAuth(credentials: Credentials): RequestHandler {
+  const expected = { usuario: digest(credentials.usuario), password: digest(credentials.password) };
+  return (req, res, next) => {
+    const header = req.headers.authorization;
+    if (header === undefined || header === '') {
+      next(new UnauthenticatedError(AUTH_MENSAJES.ausente));
+      return;
+    }
+    const given = parseBasic(header);
+    if (!given) {
+      next(new UnauthenticatedError(AUTH_MENSAJES.malformada));
+      return;
+    }
+    if (!credentialsMatch(given, expected)) {
+      next(new UnauthenticatedError(AUTH_MENSAJES.incorrecta));
+      return;
+    }
+    const traceparent = req.headers.traceparent;
+    const caller: Caller =
+      typeof traceparent === 'string' && TRACEPARENT.test(traceparent) ? { usuario: credentials.usuario, traceparent } : { usuario: credentials.usuario };
+    res.locals[CALLER_KEY] = caller;
+    next();
+  };
+}
+
+/** The authenticated caller, or undefined before (or without) authentication, e.g. for the request log. */
+export function authenticatedCaller(res: Response): Caller | undefined {
+  return res.locals[CALLER_KEY] as Caller | undefined;
+}
+
+/** The authenticated caller of this request; throws when no auth middleware ran before (a wiring bug). */
+export function callerOf(res: Response): Caller {
+  const caller = authenticatedCaller(res);
+  if (!caller) throw new Error('callerOf: the request did not pass the Basic-auth middleware');
+  return caller;
+}

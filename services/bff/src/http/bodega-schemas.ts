@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import type { BodegaInput, BodegaPatch } from '../inventario/model';
+import { MAX_INT32 } from './json-number';
+import { entero, nombre, textoCorto } from './rest-fields';
+import { parseBody } from './validate';
+
+/** POST /api/bodegas: nombre and capacidad required in REST (GraphQL defaults capacidad). */
+const bodegaCreateSchema = z.strictObject({
+  nombre: nombre(),
+  ubicacion: textoCorto().nullish(),
+  capacidad: entero(0, MAX_INT32),
+});
+
+/** PUT /api/bodegas/{id}: every field optional; null clears ubicacion. */
+const bodegaPatchSchema = z.strictObject({
+  nombre: nombre().optional(),
+  ubicacion: textoCorto().nullish(),
+  capacidad: entero(0, MAX_INT32).optional(),
+});
+
+export function parseBodegaInput(body: unknown): BodegaInput {
+  return parseBody(bodegaCreateSchema, body);
+}
+
+export function parseBodegaPatch(body: unknown): BodegaPatch {
+  return parseBody(bodegaPatchSchema, body);
+}

@@ -1,0 +1,70 @@
+import express from 'express';
+import { validateFields } from '@inventario/platform';
+import type { InventarioApi } from '../inventario/model';
+import { callerOf } from './auth';
+import { parseBodegaInput, parseBodegaPatch } from './bodega-schemas';
+import { jsonBody } from './json-body';
+import { parseForce, parsePathId } from './request-params';
+import { bodegaJson, productoDeBodegaJson, productoJson, sendJson } from './rest-json';
+
+/**
+ * /api/bodegas (and /api/v1/bodegas): ARCHITECTURE §2 and the spec's
+ * warehouse deletion rules. Failures go to the app's error middleware.
+ */
+export function createBodegasRouter(inventario: InventarioApi): express.Router {
+  const router = express.Router();
+  router.use(jsonBody());
+
+  router.get('/', async (_req, res) => {
+    const bodegas = await inventario.listBodegas(callerOf(res));
+    sendJson(res, 200, bodegas.map(bodegaJson));
+  });
+
+  router.get('/:id', async (req, res) => {
+    const bodega = await inventario.getBodega(callerOf(res), parsePathId(req.params.id));
+    sendJson(res, 200, bodegaJson(bodega));
+  });
+
+  router.get('/:id/productos', async (req, res) => {
+    const productos = await inventario.productosDeBodega(callerOf(res), parsePathId(req.params.id));
+    sendJson(res, 200, productos.map(productoDeBodegaJson));
+  });
+
+  router.post('/', async (req, res) => {
+    const bodega = await inventario.createBodega(callerOf(res), parseBodegaInput(req.body));
+    res.location(`${req.baseUrl}/${bodega.id}`);
+    sendJson(res, 201, { mensaje: 'Bodega creada exitosamente', id: bodega.id });
+  });
+
+  router.put('/:id', async (req, res) => {
+    const { id, patch } = validateFields({ id: () => parsePathId(req.params.id), patch: () => parseBodegaPatch(req.body) });
+    await inventario.updateBodega(callerOf(res), id, patch);
+    sendJson(res, 200, { mensaje: 'Bodega actualizada exitosamente' });
+  });
+
+  /**
+   * Safe delete: empty 204; holding products 409 (BodegaConProductosError,
+   * nothing deleted); `force=true` 200 with what was unassigned.
+   */
+  router.delete('/:id', async (req, res) => {
+    const { id, force } = validateFields({ id: () => parsePathId(req.params.id), force: () => parseForce(req.query.force) });
+    const result = await inventario.deleteBodega(callerOf(res), id, { force });
+    if (result.kind === 'deleted') {
+      res.status(204).end();
+      return;
+    }
+    const n = result.productos.length;
+    sendJson(res, 200, {
+      mensaje: 'Bodega eliminada exitosamente',
+      bodegaId: String(result.bodegaId),
+      productosAfectados: n,
+      detalleProductos: result.productos.map(productoJson),
+      advertencia:
+        n === 0
+          ? 'La bodega no tenía productos asignados'
+          : `${n} producto(s) quedaron sin bodega asignada; siguen existiendo y pueden asignarse a otra bodega`,
+    });
+  });
+
+  return router;
+}

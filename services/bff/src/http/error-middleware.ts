@@ -1,0 +1,143 @@
+import { randomUUID } from 'node:crypto';
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import {
+  AlreadyExistsError,
+  FailedPreconditionError,
+  InvalidArgumentError,
+  NotFoundError,
+  UnavailableError,
+  type FieldViolation,
+  type Logger,
+} from '@inventario/platform';
+import { BodegaConProductosError, DeadlineExceededError, ServicioNoDisponibleError } from '../inventario/errors';
+import {
+  fromBodyParserError,
+  RequestBodyError,
+  RouteNotFoundError,
+  TooManyRequestsError,
+  UnauthenticatedError,
+} from './http-errors';
+import { productoJson, sendJson } from './rest-json';
+
+/** The `error` codes of REST error bodies: stable, for clients to switch on. */
+export const ERROR_CODES = {
+  validation: 'VALIDATION_ERROR',
+  unauthorized: 'UNAUTHORIZED',
+  notFound: 'NOT_FOUND',
+  alreadyExists: 'ALREADY_EXISTS',
+  bodegaConProductos: 'BODEGA_CON_PRODUCTOS',
+  failedPrecondition: 'FAILED_PRECONDITION',
+  tooManyRequests: 'TOO_MANY_REQUESTS',
+  serviceUnavailable: 'SERVICE_UNAVAILABLE',
+  gatewayTimeout: 'GATEWAY_TIMEOUT',
+  internal: 'INTERNAL_ERROR',
+} as const;
+
+/** The realm of the Basic challenge (ARCHITECTURE §2). */
+export const WWW_AUTHENTICATE = 'Basic realm="inventario", charset="UTF-8"';
+
+/** Retry-After of an UnavailableError that does not name its own. */
+const DEFAULT_RETRY_AFTER_SECONDS = 5;
+
+/** Every REST error body: `{error, mensaje, detalles?}` (plus the safe-delete conflict's own fields). */
+export interface ErrorBody {
+  error: string;
+  mensaje: string;
+  detalles?: FieldViolation[];
+  [extra: string]: unknown;
+}
+
+/** An HTTP answer to a failure. */
+export interface HttpFailure {
+  status: number;
+  body: ErrorBody;
+  headers?: Record<string, string>;
+}
+
+/**
+ * THE mapping of the closed set of errors to HTTP (ARCHITECTURE §2), once
+ * for every route. Returns undefined for anything outside the set, which
+ * the middleware answers as a 500 with a log id.
+ */
+export function httpFailureOf(err: unknown): HttpFailure | undefined {
+  if (err instanceof InvalidArgumentError) {
+    return {
+      status: 400,
+      body: { error: ERROR_CODES.validation, mensaje: `Datos no válidos: ${err.message}`, detalles: err.violations },
+    };
+  }
+  if (err instanceof NotFoundError) return { status: 404, body: { error: ERROR_CODES.notFound, mensaje: err.message } };
+  if (err instanceof RouteNotFoundError) return { status: 404, body: { error: ERROR_CODES.notFound, mensaje: err.message } };
+  if (err instanceof AlreadyExistsError) return { status: 409, body: { error: ERROR_CODES.alreadyExists, mensaje: err.message } };
+  // The spec's conflict body: the products that hold the warehouse, its id as a string.
+  if (err instanceof BodegaConProductosError) {
+    return {
+      status: 409,
+      body: {
+        error: ERROR_CODES.bodegaConProductos,
+        mensaje: err.message,
+        productos: err.productos.map(productoJson),
+        bodegaId: String(err.bodegaId),
+      },
+    };
+  }
+  if (err instanceof FailedPreconditionError) {
+    return { status: 409, body: { error: ERROR_CODES.failedPrecondition, mensaje: err.message } };
+  }
+  if (err instanceof UnavailableError) {
+    const retryAfter = err instanceof ServicioNoDisponibleError ? err.retryAfterSeconds : DEFAULT_RETRY_AFTER_SECONDS;
+    return {
+      status: 503,
+      body: { error: ERROR_CODES.serviceUnavailable, mensaje: err.message },
+      headers: { 'Retry-After': String(retryAfter) },
+    };
+  }
+  if (err instanceof DeadlineExceededError) return { status: 504, body: { error: ERROR_CODES.gatewayTimeout, mensaje: err.message } };
+  if (err instanceof UnauthenticatedError) {
+    return {
+      status: 401,
+      body: { error: ERROR_CODES.unauthorized, mensaje: err.message },
+      headers: { 'WWW-Authenticate': WWW_AUTHENTICATE },
+    };
+  }
+  if (err instanceof TooManyRequestsError) {
+    return {
+      status: 429,
+      body: { error: ERROR_CODES.tooManyRequests, mensaje: err.message },
+      headers: { 'Retry-After': String(err.retryAfterSeconds) },
+    };
+  }
+  const bodyError = err instanceof RequestBodyError ? err : fromBodyParserError(err);
+  if (bodyError) return { status: bodyError.status, body: { error: bodyError.error, mensaje: bodyError.message } };
+  return undefined;
+}
+
+/**
+ * The one error middleware of the app (REST, GraphQL and docs routers
+ * share it): a known error gets its status and `{error, mensaje, detalles?}`;
+ * anything else is a 500 whose body carries only a log id, the error itself
+ * (stack, driver or downstream text) going to the log.
+ */
+export function createErrorMiddleware(logger: Logger): ErrorRequestHandler {
+  return (err: unknown, req, res, next) => {
+    if (res.headersSent) {
+      next(err);
+      return;
+    }
+    const failure = httpFailureOf(err);
+    if (failure) {
+      if (failure.status >= 500) logger.warn({ method: req.method, path: req.path, status: failure.status, err: (err as Error).message }, 'downstream failure');
+      for (const [name, value] of Object.entries(failure.headers ?? {})) res.setHeader(name, value);
+      sendJson(res, failure.status, failure.body);
+      return;
+    }
+    const logId = randomUUID();
+    logger.error({ method: req.method, path: req.path, logId, err }, 'unexpected error');
+    sendJson(res, 500, { error: ERROR_CODES.internal, mensaje: `Error interno (id de registro ${logId})` });
+  };
+}
+
+/** The JSON 404 for a path no router answers; mount after every router, before the error middleware. */
+export const notFoundHandler: RequestHandler = (req, _res, next) => {
+  next(new RouteNotFoundError(req.method, req.path));
+};

@@ -1,0 +1,55 @@
+import express, { type RequestHandler } from 'express';
+import { parse } from 'lossless-json';
+import { fromBodyParserError, MAX_BODY_BYTES, RequestBodyError } from './http-errors';
+
+/** Methods whose body the REST routes read. */
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+
+/** A body is there when it is chunked or has a non-zero length (an empty POST is "no body", a 400 later). */
+function hasBody(headers: Record<string, string | string[] | undefined>): boolean {
+  const length = headers['content-length'];
+  return headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/** The start of a parse error's text: enough to find the problem, never the whole body. */
+function reason(err: unknown): string {
+  const text = err instanceof Error ? err.message : String(err);
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}
+
+/**
+ * The REST body reader: JSON only (other content types 415), at most
+ * MAX_BODY_BYTES (413), malformed JSON 400, all as RequestBodyError for the
+ * error middleware. Parsed with lossless-json so every number keeps the
+ * exact text the client sent (a price never passes through a float); the
+ * routes read numbers as LosslessNumber. Leaves `req.body` undefined when
+ * there is no body.
+ */
+export function jsonBody(): RequestHandler {
+  const readText = express.text({ type: () => true, limit: MAX_BODY_BYTES });
+  return (req, res, next) => {
+    if (!BODY_METHODS.has(req.method) || !hasBody(req.headers) || req.body !== undefined) {
+      next();
+      return;
+    }
+    if (!req.is(['application/json', 'application/*+json'])) {
+      next(new RequestBodyError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Tipo de contenido no admitido: envíe Content-Type: application/json'));
+      return;
+    }
+    readText(req, res, (err?: unknown) => {
+      if (err) {
+        next(fromBodyParserError(err) ?? err);
+        return;
+      }
+      const text = typeof req.body === 'string' ? req.body : '';
+      try {
+        req.body = text.trim() === '' ? undefined : parse(text);
+      } catch (parseError) {
+        // Also a RangeError from absurdly deep nesting: still the client's malformed input.
+        next(new RequestBodyError(400, 'MALFORMED_JSON', `El cuerpo no es JSON válido: ${reason(parseError)}`));
+        return;
+      }
+      next();
+    });
+  };
+}

@@ -1,0 +1,49 @@
+import express from 'express';
+import { validateFields } from '@inventario/platform';
+import type { InventarioApi } from '../inventario/model';
+import { callerOf } from './auth';
+import { jsonBody } from './json-body';
+import { parseProductoInput, parseProductoPatch } from './producto-schemas';
+import { parsePathId, parseProductoFilter } from './request-params';
+import { productoJson, sendJson } from './rest-json';
+
+/**
+ * /api/productos (and /api/v1/productos): ARCHITECTURE §2. Every failure
+ * is thrown to the app's error middleware (Express 5 forwards rejected
+ * handlers), which maps it to HTTP once.
+ */
+export function createProductosRouter(inventario: InventarioApi): express.Router {
+  const router = express.Router();
+  router.use(jsonBody());
+
+  router.get('/', async (req, res) => {
+    const filter = parseProductoFilter(req.query);
+    const productos = await inventario.listProductos(callerOf(res), filter);
+    sendJson(res, 200, productos.map(productoJson));
+  });
+
+  router.get('/:id', async (req, res) => {
+    const producto = await inventario.getProducto(callerOf(res), parsePathId(req.params.id));
+    sendJson(res, 200, productoJson(producto));
+  });
+
+  router.post('/', async (req, res) => {
+    const producto = await inventario.createProducto(callerOf(res), parseProductoInput(req.body));
+    // Under the prefix the client used: /api/productos/7 or /api/v1/productos/7.
+    res.location(`${req.baseUrl}/${producto.id}`);
+    sendJson(res, 201, productoJson(producto));
+  });
+
+  router.put('/:id', async (req, res) => {
+    const { id, patch } = validateFields({ id: () => parsePathId(req.params.id), patch: () => parseProductoPatch(req.body) });
+    const producto = await inventario.updateProducto(callerOf(res), id, patch);
+    sendJson(res, 200, productoJson(producto));
+  });
+
+  router.delete('/:id', async (req, res) => {
+    await inventario.deleteProducto(callerOf(res), parsePathId(req.params.id));
+    res.status(204).end();
+  });
+
+  return router;
+}

@@ -1,0 +1,27 @@
+import type { RequestHandler } from 'express';
+import type { Logger } from '@inventario/platform';
+import { authenticatedCaller } from './auth';
+
+/** Paths of the probes: logged at debug, or they would drown the rest. */
+const PROBE_PREFIX = '/actuator/health';
+
+/**
+ * One log line per request once it is answered (or the client went away):
+ * method, path (no query string: it may carry search text), status, time
+ * taken, and the authenticated user. Never a header: Authorization stays
+ * out of the logs.
+ */
+export function createRequestLog(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const started = process.hrtime.bigint();
+    const path = req.originalUrl.split('?', 1)[0] ?? '';
+    res.once('close', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const usuario = authenticatedCaller(res)?.usuario;
+      const line = { method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10, usuario, aborted: !res.writableFinished || undefined };
+      if (path.startsWith(PROBE_PREFIX)) logger.debug(line, 'request');
+      else logger.info(line, 'request');
+    });
+    next();
+  };
+}

@@ -1,0 +1,80 @@
+import { z } from 'zod';
+import { isLosslessNumber, type LosslessNumber } from 'lossless-json';
+import { integerFromNumberText, precioFromNumberText, type Checked } from './json-number';
+
+/**
+ * zod field schemas of the REST bodies, read from lossless-json values
+ * (numbers arrive as LosslessNumber, their exact text). Messages match the
+ * services' (`mensaje` of each violation), so REST and gRPC name a problem
+ * alike. A string where a number is expected is rejected, never coerced.
+ */
+
+export const MENSAJES = {
+  obligatorio: 'es obligatorio',
+  texto: 'debe ser texto',
+  numero: 'debe ser un número',
+  enBlanco: 'no puede estar en blanco',
+  maxCaracteres: (max: number) => `no puede superar ${max} caracteres`,
+  maxBytes: (max: number) => `no puede superar ${max} bytes`,
+} as const;
+
+/** VARCHAR(255) counts characters (code points), not UTF-16 units. */
+export const MAX_TEXTO = 255;
+/** TEXT holds at most 65535 bytes. */
+export const MAX_DESCRIPCION_BYTES = 65_535;
+
+const absent = (input: unknown) => input === undefined || input === null;
+
+function fromChecked<I, T>(check: (input: I) => Checked<T>) {
+  return (input: I, ctx: z.RefinementCtx): T => {
+    const result = check(input);
+    if ('mensaje' in result) {
+      ctx.addIssue({ code: 'custom', message: result.mensaje });
+      return z.NEVER;
+    }
+    return result.ok;
+  };
+}
+
+function jsonNumber() {
+  return z.custom<LosslessNumber>(isLosslessNumber, {
+    error: (issue) => (absent(issue.input) ? MENSAJES.obligatorio : MENSAJES.numero),
+  });
+}
+
+/** A whole JSON number within [min, max], read exactly. */
+export function entero(min: number, max: number) {
+  return jsonNumber().transform(fromChecked((n: LosslessNumber) => integerFromNumberText(n.value, min, max)));
+}
+
+/** A price as exact decimal text (`"19.90"`): never a binary float, never rounded. */
+export function precio() {
+  return jsonNumber().transform(fromChecked((n: LosslessNumber) => precioFromNumberText(n.value)));
+}
+
+function texto() {
+  return z.string({ error: (issue) => (absent(issue.input) ? MENSAJES.obligatorio : MENSAJES.texto) });
+}
+
+/** A required name: trimmed, not blank, at most 255 characters. */
+export function nombre() {
+  return texto()
+    .trim()
+    .min(1, MENSAJES.enBlanco)
+    .refine((value) => [...value].length <= MAX_TEXTO, MENSAJES.maxCaracteres(MAX_TEXTO));
+}
+
+/** Optional short text (e.g. ubicacion): at most 255 characters. */
+export function textoCorto() {
+  return texto()
+    .trim()
+    .refine((value) => [...value].length <= MAX_TEXTO, MENSAJES.maxCaracteres(MAX_TEXTO));
+}
+
+/** Free text (descripcion): at most 65535 bytes of UTF-8. */
+export function textoLibre() {
+  return texto().refine(
+    (value) => Buffer.byteLength(value, 'utf8') <= MAX_DESCRIPCION_BYTES,
+    MENSAJES.maxBytes(MAX_DESCRIPCION_BYTES),
+  );
+}
