@@ -24,7 +24,7 @@ export default tseslint.config(
   },
   {
     // Entry points and config modules are where the environment is read.
-    files: ['**/src/main.ts', '**/src/config.ts', 'packages/testkit/src/**', '**/test/**'],
+    files: ['**/src/main.ts', '**/src/*-main.ts', '**/src/config.ts', 'packages/testkit/src/**', '**/test/**'],
     rules: { 'no-restricted-properties': 'off' },
   },
   {

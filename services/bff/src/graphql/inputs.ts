@@ -1,0 +1,132 @@
+import { ID_MENSAJES, InvalidArgumentError, requirePositiveId, validateFields } from '@inventario/platform';
+import type { BodegaInput, BodegaPatch, ProductoInput, ProductoPatch } from '../inventario/model';
+
+/**
+ * GraphQL inputs to the BFF model (REST form). Only the shape changes here
+ * (`cantidad` -> `cantidadEnStock`, ID strings -> numbers, Float -> decimal
+ * text); the business rules stay with the services, whose violations name the
+ * same fields. Every problem is an InvalidArgumentError naming the GraphQL
+ * field, which a mutation turns into `success: false`.
+ */
+
+/** The spec's default `capacidad` of a warehouse created through GraphQL without one. */
+export const CAPACIDAD_POR_DEFECTO = 1000;
+
+export interface ProductoInputArgs {
+  nombre: string;
+  descripcion?: string | null;
+  precio: number;
+  cantidad: number;
+  bodegaId?: string | null;
+}
+
+export interface ProductoUpdateInputArgs {
+  id: string;
+  nombre?: string | null;
+  descripcion?: string | null;
+  precio?: number | null;
+  cantidad?: number | null;
+  bodegaId?: string | null;
+}
+
+export interface BodegaInputArgs {
+  nombre: string;
+  ubicacion: string;
+  capacidad?: number | null;
+}
+
+export interface BodegaUpdateInputArgs {
+  id: string;
+  nombre?: string | null;
+  ubicacion?: string | null;
+  capacidad?: number | null;
+}
+
+/** An `ID` argument as a record id: plain decimal digits naming a positive id, else InvalidArgumentError on `campo`. */
+export function parseId(value: string, campo: string): number {
+  if (!/^\d{1,10}$/.test(value)) throw InvalidArgumentError.field(campo, ID_MENSAJES.positivo);
+  return requirePositiveId(Number(value), campo);
+}
+
+/**
+ * A GraphQL Float as the decimal text the services validate. `String()` gives
+ * the shortest text that reads back as the same double, so any price a client
+ * wrote with at most 2 decimals (at most 10 digits) arrives exactly as written
+ * ("19.9", "1234.56"): no arithmetic, no rounding. Anything else (3 decimals,
+ * an exponent, a sign) reaches the service as written and is rejected there.
+ */
+export function precioText(precio: number): string {
+  return String(precio);
+}
+
+function optionalId(value: string | null | undefined, campo: string): number | null | undefined {
+  return value === null || value === undefined ? value : parseId(value, campo);
+}
+
+/** A field that may be left out of an update, but not set to null (its column is NOT NULL). */
+function notNull<T>(value: T | null | undefined, campo: string): T | undefined {
+  if (value === null) throw InvalidArgumentError.field(campo, 'no puede ser null');
+  return value;
+}
+
+/** Copies the keys whose value is not undefined: absent fields of an update keep their value. */
+function present<T extends object>(patch: T): Partial<T> {
+  return Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)) as Partial<T>;
+}
+
+/**
+ * An update must change something (ARCHITECTURE §2). Checked here too, not
+ * only downstream, so the message names the GraphQL fields.
+ */
+function requireSomething(patch: object, admitidos: string): void {
+  if (Object.keys(patch).length === 0) {
+    throw InvalidArgumentError.field('input', `no contiene ningún campo que actualizar (admitidos: ${admitidos})`);
+  }
+}
+
+export function toProductoInput(input: ProductoInputArgs): ProductoInput {
+  // On create, an omitted optional field and an explicit null both mean "none".
+  return {
+    nombre: input.nombre,
+    descripcion: input.descripcion ?? null,
+    precio: precioText(input.precio),
+    cantidadEnStock: input.cantidad,
+    bodegaId: optionalId(input.bodegaId, 'bodegaId') ?? null,
+  };
+}
+
+/** The id and the fields to change (only those present in the input). */
+export function toProductoUpdate(input: ProductoUpdateInputArgs): { id: number; patch: ProductoPatch } {
+  const fields = validateFields({
+    id: () => parseId(input.id, 'id'),
+    nombre: () => notNull(input.nombre, 'nombre'),
+    precio: () => notNull(input.precio, 'precio'),
+    cantidad: () => notNull(input.cantidad, 'cantidad'),
+    bodegaId: () => optionalId(input.bodegaId, 'bodegaId'),
+  });
+  const patch = present<ProductoPatch>({
+    nombre: fields.nombre,
+    descripcion: input.descripcion,
+    precio: fields.precio === undefined ? undefined : precioText(fields.precio),
+    cantidadEnStock: fields.cantidad,
+    bodegaId: fields.bodegaId,
+  });
+  requireSomething(patch, 'nombre, descripcion, precio, cantidad, bodegaId');
+  return { id: fields.id, patch };
+}
+
+export function toBodegaInput(input: BodegaInputArgs): BodegaInput {
+  // The spec's default applies when capacidad is omitted; an explicit null means "not given" too.
+  return { nombre: input.nombre, ubicacion: input.ubicacion, capacidad: input.capacidad ?? CAPACIDAD_POR_DEFECTO };
+}
+
+export function toBodegaUpdate(input: BodegaUpdateInputArgs): { id: number; patch: BodegaPatch } {
+  const fields = validateFields({
+    id: () => parseId(input.id, 'id'),
+    nombre: () => notNull(input.nombre, 'nombre'),
+    capacidad: () => notNull(input.capacidad, 'capacidad'),
+  });
+  const patch = present<BodegaPatch>({ nombre: fields.nombre, ubicacion: input.ubicacion, capacidad: fields.capacidad });
+  requireSomething(patch, 'nombre, ubicacion, capacidad');
+  return { id: fields.id, patch };
+}

@@ -1,0 +1,116 @@
+import { GraphQLError } from 'graphql';
+import type { Bodega, InventarioApi, Producto } from '../inventario/model';
+import { describeSeedResult, seedSampleData } from '../inventario/seed';
+import type { FieldResolver } from './bind-resolvers';
+import type { GraphqlContext } from './context';
+import { CLASSIFICATION } from './errors';
+import {
+  parseId,
+  toBodegaInput,
+  toBodegaUpdate,
+  toProductoInput,
+  toProductoUpdate,
+  type BodegaInputArgs,
+  type BodegaUpdateInputArgs,
+  type ProductoInputArgs,
+  type ProductoUpdateInputArgs,
+} from './inputs';
+import { mutationResponse } from './mutation-result';
+
+export interface MutationDeps {
+  inventario: InventarioApi;
+  /** ENABLE_INIT: whether inicializarBaseDatos may load the sample data. */
+  enableInit: boolean;
+}
+
+/** Texts of `message`, per mutation. */
+const MENSAJES = {
+  crearProducto: { ok: 'Producto creado correctamente', fail: 'No se pudo crear el producto' },
+  actualizarProducto: { ok: 'Producto actualizado correctamente', fail: 'No se pudo actualizar el producto' },
+  eliminarProducto: { ok: 'Producto eliminado correctamente', fail: 'No se pudo eliminar el producto' },
+  crearBodega: { ok: 'Bodega creada correctamente', fail: 'No se pudo crear la bodega' },
+  actualizarBodega: { ok: 'Bodega actualizada correctamente', fail: 'No se pudo actualizar la bodega' },
+  eliminarBodega: { ok: 'Bodega eliminada correctamente', fail: 'No se pudo eliminar la bodega' },
+} as const;
+
+/**
+ * The write side. Each mutation is one InventarioApi call as the caller (so
+ * the event names the Basic-auth user); input mapping happens inside the
+ * attempt, so a malformed input is a failure like any validation failure.
+ * After a write the request's loaders are cleared, so a field read later in
+ * the same request sees the change.
+ */
+export function createMutationResolvers({ inventario, enableInit }: MutationDeps): Record<string, FieldResolver> {
+  const write = async <T>(ctx: GraphqlContext, work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } finally {
+      ctx.loaders.clearAll();
+    }
+  };
+  // The entity field of each response type: the record on success, null on failure.
+  const producto = { onSuccess: (p: Producto): { producto: Producto | null } => ({ producto: p }), onFailure: { producto: null } };
+  const bodega = { onSuccess: (b: Bodega): { bodega: Bodega | null } => ({ bodega: b }), onFailure: { bodega: null } };
+  const nothing = { onSuccess: () => ({}), onFailure: {} };
+
+  return {
+    crearProducto: (_: unknown, args: { input: ProductoInputArgs }, ctx: GraphqlContext) =>
+      mutationResponse(
+        () => write(ctx, () => inventario.createProducto(ctx.caller, toProductoInput(args.input))),
+        MENSAJES.crearProducto,
+        producto,
+      ),
+    actualizarProducto: (_: unknown, args: { input: ProductoUpdateInputArgs }, ctx: GraphqlContext) =>
+      mutationResponse(
+        () => {
+          const { id, patch } = toProductoUpdate(args.input);
+          return write(ctx, () => inventario.updateProducto(ctx.caller, id, patch));
+        },
+        MENSAJES.actualizarProducto,
+        producto,
+      ),
+    eliminarProducto: (_: unknown, args: { id: string }, ctx: GraphqlContext) =>
+      mutationResponse(
+        () => {
+          const id = parseId(args.id, 'id');
+          return write(ctx, () => inventario.deleteProducto(ctx.caller, id));
+        },
+        MENSAJES.eliminarProducto,
+        nothing,
+      ),
+    crearBodega: (_: unknown, args: { input: BodegaInputArgs }, ctx: GraphqlContext) =>
+      mutationResponse(
+        () => write(ctx, () => inventario.createBodega(ctx.caller, toBodegaInput(args.input))),
+        MENSAJES.crearBodega,
+        bodega,
+      ),
+    actualizarBodega: (_: unknown, args: { input: BodegaUpdateInputArgs }, ctx: GraphqlContext) =>
+      mutationResponse(
+        () => {
+          const { id, patch } = toBodegaUpdate(args.input);
+          return write(ctx, () => inventario.updateBodega(ctx.caller, id, patch));
+        },
+        MENSAJES.actualizarBodega,
+        bodega,
+      ),
+    // The safe delete without force: a warehouse holding products is refused (success false, with the reason).
+    eliminarBodega: (_: unknown, args: { id: string }, ctx: GraphqlContext) =>
+      mutationResponse(
+        () => {
+          const id = parseId(args.id, 'id');
+          return write(ctx, () => inventario.deleteBodega(ctx.caller, id, { force: false }));
+        },
+        MENSAJES.eliminarBodega,
+        nothing,
+      ),
+    // Its result is a plain String!, so a refusal cannot be data: it is an error (FORBIDDEN).
+    inicializarBaseDatos: async (_: unknown, __: unknown, ctx: GraphqlContext) => {
+      if (!enableInit) {
+        throw new GraphQLError('La carga de datos de ejemplo está desactivada: el BFF debe arrancar con ENABLE_INIT=true', {
+          extensions: { classification: CLASSIFICATION.forbidden },
+        });
+      }
+      return describeSeedResult(await write(ctx, () => seedSampleData(inventario, ctx.caller)));
+    },
+  };
+}

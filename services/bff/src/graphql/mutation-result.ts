@@ -1,0 +1,66 @@
+import { DomainError, InvalidArgumentError } from '@inventario/platform';
+import { BodegaConProductosError, DeadlineExceededError } from '../inventario/errors';
+
+/**
+ * Mutation failures are data, not errors (ARCHITECTURE §3): the spec's
+ * `{success: false, message, error, <entity>: null}`, with `error` the
+ * human text of the failure. Only the closed set of expected failures is
+ * turned into data; anything else is a bug and propagates as a GraphQL
+ * error (INTERNAL_ERROR, logged with an id).
+ */
+
+/** The common part of ProductoResponse, BodegaResponse and DeleteResponse. */
+export interface MutationResponse {
+  success: boolean;
+  message: string;
+  error: string | null;
+}
+
+/** GraphQL names of fields whose REST (model) name differs. */
+const GRAPHQL_CAMPO: Readonly<Record<string, string>> = { cantidadEnStock: 'cantidad' };
+
+/** How many product ids a refused warehouse delete lists in its text. */
+const MAX_IDS_SHOWN = 10;
+
+/** The text of an expected failure, or undefined when `err` is not one. */
+export function failureText(err: unknown): string | undefined {
+  if (err instanceof InvalidArgumentError) {
+    return err.violations.map((v) => `${GRAPHQL_CAMPO[v.campo] ?? v.campo}: ${v.mensaje}`).join('; ');
+  }
+  if (err instanceof BodegaConProductosError) {
+    // GraphQL has no `force` (the schema is the spec's); say how to proceed without it.
+    const shown = err.productos.slice(0, MAX_IDS_SHOWN).map((p) => p.id);
+    const ids = shown.join(', ') + (err.productos.length > shown.length ? ', …' : '');
+    return (
+      `La bodega ${err.bodegaId} tiene ${err.productos.length} producto(s) asignado(s) (ids ${ids}); ` +
+      'reasígnelos o elimínelos antes de eliminar la bodega'
+    );
+  }
+  if (err instanceof DeadlineExceededError) {
+    // The write may still have been applied: the client must check before retrying.
+    return `${err.message}; la operación pudo haberse aplicado, compruébelo antes de reintentar`;
+  }
+  if (err instanceof DomainError) return err.message;
+  return undefined;
+}
+
+/**
+ * Runs a write and shapes its outcome: `{success: true, message: ok}` plus
+ * `onSuccess(value)`'s fields, or `{success: false, message: fail, error}`
+ * plus `onFailure`'s (the entity as null) for an expected failure.
+ */
+export async function mutationResponse<T, R extends object>(
+  work: () => Promise<T>,
+  messages: { ok: string; fail: string },
+  shape: { onSuccess: (value: T) => R; onFailure: R },
+): Promise<MutationResponse & R> {
+  let value: T;
+  try {
+    value = await work();
+  } catch (err) {
+    const error = failureText(err);
+    if (error === undefined) throw err;
+    return { success: false, message: messages.fail, error, ...shape.onFailure };
+  }
+  return { success: true, message: messages.ok, error: null, ...shape.onSuccess(value) };
+}

@@ -1,0 +1,107 @@
+import type { ServerResponse } from 'node:http';
+import express from 'express';
+import type { ResponseInit } from 'graphql-http';
+import { callerOf } from '../http/auth';
+import { graphiqlPage } from './graphiql';
+import { createGraphqlHandler, type GraphqlHandlerDeps } from './handler';
+
+/** Largest POST body read (ARCHITECTURE §2: bodies over 1 MiB are 413). */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** The example of the spec's info body, also GraphiQL's starting query. */
+export const EJEMPLO = {
+  query: 'query ProductoPorId($id: ID!) {\n  producto(id: $id) {\n    id\n    nombre\n    precio\n    cantidad\n    bodega { id nombre }\n  }\n}',
+  variables: { id: '1' },
+  operationName: 'ProductoPorId',
+} as const;
+
+/** The spec's answer to GET /api/graphql without a query. */
+export function infoBody(endpoint: string) {
+  return {
+    message:
+      'Endpoint GraphQL de Inventario: envíe POST con un cuerpo JSON {query, variables, operationName}, ' +
+      'o GET con ?query=... para consultas. Un navegador recibe aquí GraphiQL.',
+    ejemplo: EJEMPLO,
+    endpoint,
+  };
+}
+
+/** Texts for graphql-http's answers that carry no body (wrong method, Accept or Content-Type). */
+const PROTOCOL_ERROR_TEXT: Readonly<Record<number, string>> = {
+  405: 'Método no permitido: use GET (consultas) o POST',
+  406: 'Ningún tipo de respuesta aceptable: acepte application/json o application/graphql-response+json',
+  415: 'Tipo de contenido no admitido: envíe Content-Type: application/json (UTF-8)',
+};
+
+function send(res: ServerResponse, body: string | null, init: ResponseInit): void {
+  // Answers are per user and per moment: never stored by a cache.
+  const headers: Record<string, string> = { 'cache-control': 'no-store', ...init.headers };
+  if (init.status === 405 && body !== null) {
+    // graphql-http's own 405 body (a mutation over GET) is English and has no content type.
+    body = JSON.stringify({
+      errors: [{ message: 'Las mutaciones no se pueden enviar por GET: use POST', extensions: { classification: 'BAD_REQUEST' } }],
+    });
+  } else if (body === null && init.status >= 400) {
+    const message = PROTOCOL_ERROR_TEXT[init.status] ?? init.statusText;
+    body = JSON.stringify({ errors: [{ message, extensions: { classification: 'BAD_REQUEST' } }] });
+  }
+  if (body !== null && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
+    headers['content-type'] = 'application/json; charset=utf-8';
+  }
+  res.writeHead(init.status, headers).end(body ?? undefined);
+}
+
+/** Whether a GET carries a `query` parameter (then it is a GraphQL request, else a visit). */
+function hasQueryParameter(url: string): boolean {
+  const search = url.indexOf('?');
+  return search >= 0 && new URLSearchParams(url.slice(search + 1)).has('query');
+}
+
+export type GraphqlRouterDeps = GraphqlHandlerDeps;
+
+/**
+ * GraphQL over HTTP at the router's mount point (/api/graphql and
+ * /api/v1/graphql, behind the app's auth and rate limit). POST and GET with
+ * `query` go to graphql-http; GET without `query` answers the spec's info
+ * body, or GraphiQL when the client prefers HTML (a browser). The POST body
+ * is read here as text, at most MAX_BODY_BYTES; body-parser's errors (413,
+ * unsupported charset) go to the app's error middleware, as does anything
+ * unexpected.
+ */
+export function createGraphqlRouter(deps: GraphqlRouterDeps): express.Router {
+  const handle = createGraphqlHandler<express.Request>(deps);
+  const readBody = express.text({ type: 'application/json', limit: MAX_BODY_BYTES });
+  const router = express.Router();
+
+  const execute: express.RequestHandler = async (req, res, next) => {
+    try {
+      const [body, init] = await handle({
+        method: req.method,
+        url: req.url,
+        headers: req.headers,
+        body: typeof req.body === 'string' ? req.body : null,
+        raw: req,
+        context: { caller: callerOf(res) },
+      });
+      send(res, body, init);
+    } catch (err) {
+      next(err);
+    }
+  };
+
+  router.get('/', (req, res, next) => {
+    if (hasQueryParameter(req.url)) return void execute(req, res, next);
+    const endpoint = req.baseUrl || '/';
+    res.vary('Accept');
+    res.set('cache-control', 'no-store');
+    if (req.accepts(['application/json', 'text/html']) === 'text/html') {
+      res.type('html').send(graphiqlPage(endpoint, EJEMPLO.query));
+    } else {
+      res.json(infoBody(endpoint));
+    }
+  });
+  router.post('/', readBody, execute);
+  // Any other method: graphql-http's 405 with `Allow: GET, POST`.
+  router.all('/', execute);
+  return router;
+}

@@ -1,0 +1,125 @@
+import { buildSchema, type GraphQLSchema } from 'graphql';
+import { bindResolvers, type Resolvers } from './bind-resolvers';
+
+/**
+ * The public GraphQL contract: the spec's typed schema exactly (ids are `ID`
+ * strings, `cantidad` is the stock, `precio: Float!`), plus the additive
+ * fields of ARCHITECTURE §3 (marked "Adición" below). Changes here are
+ * additive only: clients of the old service query this schema unchanged.
+ */
+export const typeDefs = /* GraphQL */ `
+  """
+  Fecha y hora UTC en la forma YYYY-MM-DDTHH:mm:ss (ISO 8601 sin zona), la misma de la API REST.
+  """
+  scalar DateTime
+
+  type Producto {
+    id: ID!
+    nombre: String!
+    descripcion: String
+    precio: Float!
+    "Unidades en stock (cantidadEnStock en la API REST)."
+    cantidad: Int!
+    fechaCreacion: DateTime
+    fechaActualizacion: DateTime
+    "Adición: id de la bodega que guarda el producto, o null."
+    bodegaId: ID
+    "Adición: la bodega que guarda el producto, o null."
+    bodega: Bodega
+  }
+
+  type Bodega {
+    id: ID!
+    nombre: String!
+    "Texto vacío cuando la bodega no tiene ubicación."
+    ubicacion: String!
+    capacidad: Int!
+    fechaCreacion: DateTime
+    fechaActualizacion: DateTime
+    "Adición: los productos asignados a la bodega."
+    productos: [Producto!]!
+  }
+
+  input ProductoInput {
+    nombre: String!
+    descripcion: String
+    precio: Float!
+    cantidad: Int!
+    "Adición: la bodega que guardará el producto (debe existir)."
+    bodegaId: ID
+  }
+
+  "Solo id es obligatorio; los campos ausentes conservan su valor y null borra descripcion o bodegaId."
+  input ProductoUpdateInput {
+    id: ID!
+    nombre: String
+    descripcion: String
+    precio: Float
+    cantidad: Int
+    "Adición: null quita el producto de su bodega."
+    bodegaId: ID
+  }
+
+  input BodegaInput {
+    nombre: String!
+    ubicacion: String!
+    capacidad: Int = 1000
+  }
+
+  "Solo id es obligatorio; los campos ausentes conservan su valor y null borra ubicacion."
+  input BodegaUpdateInput {
+    id: ID!
+    nombre: String
+    ubicacion: String
+    capacidad: Int
+  }
+
+  "Resultado de una mutación de producto: si falla, success es false, error explica el motivo y producto es null."
+  type ProductoResponse {
+    success: Boolean
+    message: String
+    error: String
+    producto: Producto
+  }
+
+  "Resultado de una mutación de bodega: si falla, success es false, error explica el motivo y bodega es null."
+  type BodegaResponse {
+    success: Boolean
+    message: String
+    error: String
+    bodega: Bodega
+  }
+
+  type DeleteResponse {
+    success: Boolean
+    message: String
+    error: String
+  }
+
+  type Query {
+    productos: [Producto!]!
+    "null si no existe un producto con ese id."
+    producto(id: ID!): Producto
+    bodegas: [Bodega!]!
+    "null si no existe una bodega con ese id."
+    bodega(id: ID!): Bodega
+    health: String!
+  }
+
+  type Mutation {
+    crearProducto(input: ProductoInput!): ProductoResponse!
+    actualizarProducto(input: ProductoUpdateInput!): ProductoResponse!
+    eliminarProducto(id: ID!): DeleteResponse!
+    crearBodega(input: BodegaInput!): BodegaResponse!
+    actualizarBodega(input: BodegaUpdateInput!): BodegaResponse!
+    "Se niega (success false) si la bodega tiene productos asignados."
+    eliminarBodega(id: ID!): DeleteResponse!
+    "Adición: carga los datos de ejemplo que falten y devuelve un texto de estado; requiere ENABLE_INIT=true."
+    inicializarBaseDatos: String!
+  }
+`;
+
+/** The executable schema: `typeDefs` with `resolvers` bound to its fields. */
+export function createInventarioSchema(resolvers: Resolvers): GraphQLSchema {
+  return bindResolvers(buildSchema(typeDefs), resolvers);
+}

@@ -1,0 +1,113 @@
+import { AlreadyExistsError } from '@inventario/platform';
+import type { Bodega, BodegaInput, Caller, InventarioApi } from './model';
+
+/**
+ * The sample data (ARCHITECTURE §7): a handful of warehouses and products
+ * with Spanish names, loaded only on request (`npm run seed`, or the
+ * `inicializarBaseDatos` mutation with ENABLE_INIT=true), never behind the
+ * user's back. Loading goes through InventarioApi like any other write, so
+ * every record created publishes its event, with the caller as `usuario`.
+ */
+
+/** A sample product; `bodega` names one of BODEGAS_EJEMPLO, or null for none. */
+export interface ProductoEjemplo {
+  nombre: string;
+  descripcion: string;
+  precio: string;
+  cantidadEnStock: number;
+  bodega: string | null;
+}
+
+export const BODEGAS_EJEMPLO: readonly BodegaInput[] = [
+  { nombre: 'Bodega Central', ubicacion: 'Madrid', capacidad: 5000 },
+  { nombre: 'Almacén Norte', ubicacion: 'Bilbao', capacidad: 2000 },
+  { nombre: 'Depósito Sur', ubicacion: 'Sevilla', capacidad: 1500 },
+];
+
+export const PRODUCTOS_EJEMPLO: readonly ProductoEjemplo[] = [
+  { nombre: 'Tornillo hexagonal M6', descripcion: 'Caja de 100 tornillos de acero galvanizado', precio: '4.50', cantidadEnStock: 120, bodega: 'Bodega Central' },
+  { nombre: 'Martillo de carpintero', descripcion: 'Mango de fibra de vidrio, 450 g', precio: '12.90', cantidadEnStock: 35, bodega: 'Bodega Central' },
+  { nombre: 'Taladro percutor 750 W', descripcion: 'Con maletín y juego de brocas', precio: '89.99', cantidadEnStock: 12, bodega: 'Bodega Central' },
+  { nombre: 'Destornillador de precisión', descripcion: 'Juego de 6 puntas', precio: '7.25', cantidadEnStock: 60, bodega: 'Almacén Norte' },
+  { nombre: 'Cinta métrica 5 m', descripcion: 'Carcasa antigolpes con freno', precio: '6.40', cantidadEnStock: 80, bodega: 'Almacén Norte' },
+  { nombre: 'Caja de herramientas', descripcion: 'Polipropileno, tres bandejas', precio: '24.95', cantidadEnStock: 18, bodega: 'Almacén Norte' },
+  { nombre: 'Guantes de trabajo', descripcion: 'Talla única, piel y algodón', precio: '3.15', cantidadEnStock: 200, bodega: 'Depósito Sur' },
+  { nombre: 'Llave inglesa 250 mm', descripcion: 'Acero al cromo vanadio', precio: '15.50', cantidadEnStock: 40, bodega: 'Depósito Sur' },
+  { nombre: 'Nivel de burbuja 60 cm', descripcion: 'Aluminio, tres burbujas', precio: '11.00', cantidadEnStock: 25, bodega: null },
+  { nombre: 'Escalera plegable de aluminio', descripcion: 'Cinco peldaños', precio: '59.00', cantidadEnStock: 7, bodega: null },
+];
+
+/** What one load created (0 and 0 when everything was already there). */
+export interface SeedResult {
+  bodegasCreadas: number;
+  productosCreados: number;
+}
+
+/**
+ * How names are compared: case- and accent-insensitively, as the database
+ * compares warehouse names ("almacen norte" is "Almacén Norte").
+ */
+function clave(nombre: string): string {
+  return nombre.trim().normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+}
+
+/** The id of every sample warehouse by clave, creating the missing ones. */
+async function ensureBodegas(inventario: InventarioApi, caller: Caller): Promise<{ ids: Map<string, number>; creadas: number }> {
+  const ids = new Map<string, number>();
+  const remember = (bodegas: readonly Bodega[]) => {
+    for (const bodega of bodegas) ids.set(clave(bodega.nombre), bodega.id);
+  };
+  remember(await inventario.listBodegas(caller));
+  let creadas = 0;
+  for (const bodega of BODEGAS_EJEMPLO) {
+    if (ids.has(clave(bodega.nombre))) continue;
+    try {
+      remember([await inventario.createBodega(caller, bodega)]);
+      creadas++;
+    } catch (err) {
+      // Created meanwhile by someone else (names are unique): use theirs.
+      if (!(err instanceof AlreadyExistsError)) throw err;
+      remember(await inventario.listBodegas(caller));
+    }
+  }
+  return { ids, creadas };
+}
+
+/**
+ * Creates each sample record whose name does not exist yet: a second run
+ * creates nothing. Product names are not unique in storage, so two loads
+ * running at the same moment could both create a product; loads are meant
+ * to be run one at a time, by a person.
+ */
+export async function seedSampleData(inventario: InventarioApi, caller: Caller): Promise<SeedResult> {
+  const bodegas = await ensureBodegas(inventario, caller);
+  let productosCreados = 0;
+  for (const producto of PRODUCTOS_EJEMPLO) {
+    const existentes = await inventario.listProductos(caller, { q: producto.nombre });
+    if (existentes.some((p) => clave(p.nombre) === clave(producto.nombre))) continue;
+    await inventario.createProducto(caller, {
+      nombre: producto.nombre,
+      descripcion: producto.descripcion,
+      precio: producto.precio,
+      cantidadEnStock: producto.cantidadEnStock,
+      bodegaId: producto.bodega === null ? null : (bodegas.ids.get(clave(producto.bodega)) ?? null),
+    });
+    productosCreados++;
+  }
+  return { bodegasCreadas: bodegas.creadas, productosCreados };
+}
+
+function contar(n: number, singular: string, plural: string): string {
+  return `${n} ${n === 1 ? singular : plural}`;
+}
+
+/** The status text of a load, as `inicializarBaseDatos` and `npm run seed` report it. */
+export function describeSeedResult(result: SeedResult): string {
+  if (result.bodegasCreadas === 0 && result.productosCreados === 0) {
+    return 'Los datos de ejemplo ya estaban cargados: no se creó nada';
+  }
+  return (
+    `Datos de ejemplo cargados: ${contar(result.bodegasCreadas, 'bodega nueva', 'bodegas nuevas')} ` +
+    `y ${contar(result.productosCreados, 'producto nuevo', 'productos nuevos')}`
+  );
+}
