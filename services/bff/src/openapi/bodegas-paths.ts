@@ -1,0 +1,159 @@
+import { ERROR_CODES } from '../http/error-middleware';
+import { API_ERRORS, BODY_ERRORS, DOWNSTREAM_ERRORS, errorResponses, headerRef, parameterRef } from './components';
+import { bodegaEjemplo, otroProductoEjemplo, productoEjemplo } from './examples';
+import type { PathItem } from './openapi-types';
+import { schemaRef } from './schemas';
+
+/** The warehouse routes of ARCHITECTURE §2, with the spec's warehouse deletion rules. */
+
+const tags = ['Bodegas'];
+
+const bodegaRequest = (schema: 'BodegaCreate' | 'BodegaUpdate', value: unknown) => ({
+  required: true,
+  content: { 'application/json': { schema: schemaRef(schema), examples: { bodega: { value } } } },
+});
+
+export const bodegasPaths = {
+  '/api/bodegas': {
+    get: {
+      operationId: 'listarBodegas',
+      summary: 'Lista las bodegas',
+      description: 'En orden de id.',
+      tags,
+      responses: {
+        '200': {
+          description: 'Las bodegas.',
+          content: {
+            'application/json': { schema: { type: 'array', items: schemaRef('Bodega') }, examples: { bodegas: { value: [bodegaEjemplo] } } },
+          },
+        },
+        ...errorResponses(...API_ERRORS, ...DOWNSTREAM_ERRORS),
+      },
+    },
+    post: {
+      operationId: 'crearBodega',
+      summary: 'Crea una bodega',
+      description: 'El nombre debe ser único (si no, 409). Publica el evento BodegaCreada.',
+      tags,
+      requestBody: bodegaRequest('BodegaCreate', { nombre: 'Bodega Central', ubicacion: 'Calle Mayor 10, Madrid', capacidad: 1000 }),
+      responses: {
+        '201': {
+          description: 'Creada: un mensaje y el id asignado.',
+          headers: { Location: headerRef('Location') },
+          content: {
+            'application/json': {
+              schema: schemaRef('BodegaCreada'),
+              examples: { creada: { value: { mensaje: 'Bodega creada exitosamente', id: 3 } } },
+            },
+          },
+        },
+        ...errorResponses(...BODY_ERRORS, 409, ...API_ERRORS, ...DOWNSTREAM_ERRORS),
+      },
+    },
+  },
+  '/api/bodegas/{id}': {
+    parameters: [parameterRef('BodegaId')],
+    get: {
+      operationId: 'obtenerBodega',
+      summary: 'Obtiene una bodega',
+      tags,
+      responses: {
+        '200': {
+          description: 'La bodega.',
+          content: { 'application/json': { schema: schemaRef('Bodega'), examples: { bodega: { value: bodegaEjemplo } } } },
+        },
+        ...errorResponses(400, 404, ...API_ERRORS, ...DOWNSTREAM_ERRORS),
+      },
+    },
+    put: {
+      operationId: 'actualizarBodega',
+      summary: 'Actualiza una bodega (parcialmente)',
+      description: 'Solo cambian los campos presentes; el nombre nuevo debe ser único (si no, 409). Publica el evento BodegaActualizada.',
+      tags,
+      requestBody: bodegaRequest('BodegaUpdate', { capacidad: 1500 }),
+      responses: {
+        '200': {
+          description: 'Actualizada.',
+          content: {
+            'application/json': {
+              schema: schemaRef('Mensaje'),
+              examples: { actualizada: { value: { mensaje: 'Bodega actualizada exitosamente' } } },
+            },
+          },
+        },
+        ...errorResponses(...BODY_ERRORS, 404, 409, ...API_ERRORS, ...DOWNSTREAM_ERRORS),
+      },
+    },
+    delete: {
+      operationId: 'eliminarBodega',
+      summary: 'Elimina una bodega (borrado seguro)',
+      description:
+        'Sin `force`, una bodega que guarda productos no se elimina (409 con la lista); una vacía se elimina (204). ' +
+        'Con `force=true` se elimina igualmente y sus productos quedan sin bodega (200 con el detalle). ' +
+        'Publica el evento BodegaEliminada.',
+      tags,
+      parameters: [parameterRef('Force')],
+      responses: {
+        '200': {
+          description: 'Eliminada con `force=true`; los productos afectados conservan sus datos pero pierden la bodega.',
+          content: {
+            'application/json': {
+              schema: schemaRef('BodegaEliminadaForzada'),
+              examples: {
+                forzada: {
+                  value: {
+                    mensaje: 'Bodega eliminada exitosamente',
+                    bodegaId: '3',
+                    productosAfectados: 2,
+                    detalleProductos: [productoEjemplo, otroProductoEjemplo],
+                    advertencia: '2 producto(s) quedaron sin bodega asignada; siguen existiendo y pueden asignarse a otra bodega',
+                  },
+                },
+              },
+            },
+          },
+        },
+        '204': { description: 'La bodega estaba vacía y se eliminó; sin cuerpo.' },
+        '409': {
+          description: 'La bodega guarda productos y no se pasó `force=true`: no se elimina nada.',
+          content: {
+            'application/json': {
+              schema: schemaRef('BodegaConProductos'),
+              examples: {
+                conProductos: {
+                  value: {
+                    error: ERROR_CODES.bodegaConProductos,
+                    mensaje: 'La bodega 3 tiene 1 producto(s) asignado(s); use force=true para eliminarla de todos modos',
+                    productos: [productoEjemplo],
+                    bodegaId: '3',
+                  },
+                },
+              },
+            },
+          },
+        },
+        ...errorResponses(400, 404, ...API_ERRORS, ...DOWNSTREAM_ERRORS),
+      },
+    },
+  },
+  '/api/bodegas/{id}/productos': {
+    parameters: [parameterRef('BodegaId')],
+    get: {
+      operationId: 'listarProductosDeBodega',
+      summary: 'Lista los productos de una bodega',
+      tags,
+      responses: {
+        '200': {
+          description: 'Los productos guardados en la bodega, en orden de id.',
+          content: {
+            'application/json': {
+              schema: { type: 'array', items: schemaRef('ProductoDeBodega') },
+              examples: { productos: { value: [{ id: 12, nombre: 'Tornillo M6', cantidad: 500, precio: 19.9 }] } },
+            },
+          },
+        },
+        ...errorResponses(400, 404, ...API_ERRORS, ...DOWNSTREAM_ERRORS),
+      },
+    },
+  },
+} as const satisfies Record<string, PathItem>;

@@ -1,0 +1,181 @@
+import { ERROR_CODES } from '../http/error-middleware';
+import type { Example, Header, Parameter, Reference, Response } from './openapi-types';
+import { schemaRef } from './schemas';
+
+/**
+ * The shared pieces of the document: parameters, headers and the error
+ * responses of ARCHITECTURE §2's status mapping. Every error answers the same
+ * body (`Error`); the tests constrain its shape, not the code values, which
+ * may grow.
+ */
+
+export const parameters = {
+  ProductoId: {
+    name: 'id',
+    in: 'path',
+    required: true,
+    description: 'Id del producto: un entero positivo (si no, 400).',
+    schema: { type: 'integer', minimum: 1, maximum: 4294967295 },
+  },
+  BodegaId: {
+    name: 'id',
+    in: 'path',
+    required: true,
+    description: 'Id de la bodega: un entero positivo (si no, 400).',
+    schema: { type: 'integer', minimum: 1, maximum: 4294967295 },
+  },
+  Limit: {
+    name: 'limit',
+    in: 'query',
+    description: 'Devuelve a lo sumo este número de productos. Sin limit, offset, bodegaId ni q se devuelve la lista completa.',
+    schema: { type: 'integer', minimum: 1, maximum: 1000 },
+  },
+  Offset: {
+    name: 'offset',
+    in: 'query',
+    description: 'Salta este número de productos (en orden de id) antes de devolver.',
+    schema: { type: 'integer', minimum: 0, maximum: 2147483647, default: 0 },
+  },
+  BodegaIdFiltro: {
+    name: 'bodegaId',
+    in: 'query',
+    description: 'Solo los productos guardados en esta bodega.',
+    schema: { type: 'integer', minimum: 1, maximum: 4294967295 },
+  },
+  Q: {
+    name: 'q',
+    in: 'query',
+    description: 'Solo los productos cuyo nombre contiene este texto (sin distinguir mayúsculas ni acentos).',
+    schema: { type: 'string', maxLength: 255 },
+  },
+  Force: {
+    name: 'force',
+    in: 'query',
+    description:
+      'Con `true` la bodega se elimina aunque guarde productos, que quedan sin bodega (respuesta 200 con el detalle). ' +
+      'Sin él, una bodega con productos no se elimina (409).',
+    schema: { type: 'boolean', default: false },
+  },
+} as const satisfies Record<string, Parameter>;
+
+export const headers = {
+  Location: {
+    description: 'Ruta del recurso creado.',
+    required: true,
+    schema: { type: 'string', pattern: '^/api/(v1/)?(productos|bodegas)/[1-9][0-9]*$', examples: ['/api/productos/12'] },
+  },
+  WwwAuthenticate: {
+    description: 'Pide credenciales HTTP Basic.',
+    required: true,
+    schema: { type: 'string', pattern: '^Basic realm="inventario"', examples: ['Basic realm="inventario", charset="UTF-8"'] },
+  },
+  RetryAfter: {
+    description: 'Segundos tras los que conviene reintentar.',
+    required: true,
+    schema: { type: 'integer', minimum: 0 },
+  },
+} as const satisfies Record<string, Header>;
+
+/** `$ref` to a parameter of this file. */
+export function parameterRef(name: keyof typeof parameters): Reference {
+  return { $ref: `#/components/parameters/${name}` };
+}
+
+/** `$ref` to a header of this file. */
+export function headerRef(name: keyof typeof headers): Reference {
+  return { $ref: `#/components/headers/${name}` };
+}
+
+/** An error response with the shared Error body and its examples. */
+function errorResponse(description: string, examples: Record<string, Example>, extraHeaders?: Response['headers']): Response {
+  return {
+    description,
+    ...(extraHeaders ? { headers: extraHeaders } : {}),
+    content: { 'application/json': { schema: schemaRef('Error'), examples } },
+  };
+}
+
+// Examples use the BFF's real codes (ERROR_CODES) so they stay what a client sees.
+export const responses = {
+  BadRequest: errorResponse(
+    'Petición inválida: campos que no cumplen las reglas (cada uno en `detalles`), un id o parámetro mal formado, o JSON mal formado.',
+    {
+      validacion: {
+        value: {
+          error: ERROR_CODES.validation,
+          mensaje: 'Datos no válidos: precio: admite a lo sumo 2 decimales',
+          detalles: [{ campo: 'precio', mensaje: 'admite a lo sumo 2 decimales' }],
+        },
+      },
+      jsonMalFormado: { value: { error: 'MALFORMED_JSON', mensaje: 'El cuerpo no es JSON válido' } },
+    },
+  ),
+  Unauthorized: errorResponse(
+    'Faltan las credenciales HTTP Basic o no son válidas.',
+    { ejemplo: { value: { error: ERROR_CODES.unauthorized, mensaje: 'Se requiere autenticación HTTP Basic' } } },
+    { 'WWW-Authenticate': headerRef('WwwAuthenticate') },
+  ),
+  NotFound: errorResponse('No existe un recurso con ese id.', {
+    ejemplo: { value: { error: ERROR_CODES.notFound, mensaje: 'No existe el producto 42' } },
+  }),
+  Conflict: errorResponse('Conflicto con el estado actual: ya existe una bodega con ese nombre.', {
+    ejemplo: { value: { error: ERROR_CODES.alreadyExists, mensaje: 'Ya existe una bodega llamada "Bodega Central"' } },
+  }),
+  PayloadTooLarge: errorResponse('El cuerpo supera 1 MiB.', {
+    ejemplo: { value: { error: 'PAYLOAD_TOO_LARGE', mensaje: 'El cuerpo supera el máximo de 1048576 bytes (1 MiB)' } },
+  }),
+  UnsupportedMediaType: errorResponse('El cuerpo no es `application/json`.', {
+    ejemplo: { value: { error: 'UNSUPPORTED_MEDIA_TYPE', mensaje: 'Tipo de contenido no admitido: envíe Content-Type: application/json' } },
+  }),
+  TooManyRequests: errorResponse(
+    'Demasiadas peticiones de esta IP en el último minuto (RATE_LIMIT_PER_MINUTE).',
+    { ejemplo: { value: { error: ERROR_CODES.tooManyRequests, mensaje: 'Demasiadas solicitudes; reintente en 30 s' } } },
+    { 'Retry-After': headerRef('RetryAfter') },
+  ),
+  InternalError: errorResponse('Error inesperado. El cuerpo solo trae un id de registro, nunca detalles internos.', {
+    ejemplo: { value: { error: ERROR_CODES.internal, mensaje: 'Error interno (id de registro 0f8fad5b-d9cb-469f-a165-70867728950e)' } },
+  }),
+  ServiceUnavailable: errorResponse(
+    'Un servicio interno no está disponible o su circuito está abierto.',
+    {
+      ejemplo: {
+        value: {
+          error: ERROR_CODES.serviceUnavailable,
+          mensaje: 'El servicio producto-svc no está disponible en este momento; reintente en 10 s',
+        },
+      },
+    },
+    { 'Retry-After': headerRef('RetryAfter') },
+  ),
+  GatewayTimeout: errorResponse('Un servicio interno no respondió dentro del plazo.', {
+    ejemplo: { value: { error: ERROR_CODES.gatewayTimeout, mensaje: 'El servicio producto-svc no respondió a tiempo' } },
+  }),
+} as const satisfies Record<string, Response>;
+
+/** HTTP status -> the shared error response for it. */
+const errorByStatus = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  404: 'NotFound',
+  409: 'Conflict',
+  413: 'PayloadTooLarge',
+  415: 'UnsupportedMediaType',
+  429: 'TooManyRequests',
+  500: 'InternalError',
+  503: 'ServiceUnavailable',
+  504: 'GatewayTimeout',
+} as const satisfies Record<number, keyof typeof responses>;
+
+export type ErrorStatus = keyof typeof errorByStatus;
+
+/** The `responses` entries of these error statuses, as `$ref`s to the shared responses. */
+export function errorResponses(...statuses: ErrorStatus[]): Record<string, Reference> {
+  return Object.fromEntries(statuses.map((status) => [String(status), { $ref: `#/components/responses/${errorByStatus[status]}` }]));
+}
+
+/** Errors any authenticated /api call can answer, whatever it does. */
+export const API_ERRORS: ErrorStatus[] = [401, 429, 500];
+/** Errors of a call that reaches a downstream service (breaker open / deadline). */
+export const DOWNSTREAM_ERRORS: ErrorStatus[] = [503, 504];
+/** Errors of a call that carries a JSON body. */
+export const BODY_ERRORS: ErrorStatus[] = [400, 413, 415];

@@ -1,0 +1,60 @@
+import { bodegasPaths } from './bodegas-paths';
+import { headers, parameters, responses } from './components';
+import { graphqlPaths } from './graphql-paths';
+import type { OpenApiDocument } from './openapi-types';
+import { productosPaths } from './productos-paths';
+import { schemas } from './schemas';
+import { servicePaths } from './service-paths';
+
+const description = `
+API pública de Inventario: productos (\`Producto\`) y bodegas (\`Bodega\`) por REST y GraphQL.
+
+- **Prefijo**: todas las rutas están bajo \`/api\`; \`/api/v1\` es un alias exacto
+  (\`/api/v1/productos\` equivale a \`/api/productos\`). Las sondas de salud están en \`/actuator/health\`.
+- **Autenticación**: HTTP Basic en todo salvo \`/actuator/health*\`.
+- **JSON** de entrada y salida (\`Content-Type: application/json\`, cuerpo de a lo sumo 1 MiB).
+  Las fechas son ISO 8601 sin zona y en UTC (\`2026-11-22T14:03:07\`).
+- **Errores**: siempre \`{error, mensaje, detalles?}\`, con \`detalles\` = \`[{campo, mensaje}]\` en los de validación.
+  400 validación o JSON mal formado, 401 credenciales, 404 id o ruta desconocidos, 409 conflicto,
+  413 cuerpo demasiado grande, 415 tipo de contenido no soportado, 429 límite de peticiones (\`Retry-After\`),
+  503 servicio interno no disponible (\`Retry-After\`), 504 plazo agotado, 500 cualquier otro fallo.
+- **Eventos**: cada escritura que se confirma publica un evento (ProductoCreado, BodegaEliminada, …).
+`.trim();
+
+/**
+ * The OpenAPI 3.1 document of the BFF, served at `/api/openapi.json` and
+ * rendered at `/api/docs`. Paths are written with the `/api` prefix (the
+ * `/api/v1` alias is stated in `info.description`). The contract tests in
+ * test/openapi*.test.ts drive every operation and check each real response
+ * against this document, so it cannot drift from the routes.
+ */
+export const openApiDocument: OpenApiDocument = {
+  openapi: '3.1.1',
+  jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+  info: {
+    title: 'Inventario API',
+    version: '1.0.0',
+    summary: 'Productos y bodegas por REST y GraphQL.',
+    description,
+    license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+  },
+  servers: [{ url: '/', description: 'Este mismo servidor (las rutas ya incluyen /api).' }],
+  tags: [
+    { name: 'Productos', description: 'Productos del inventario.' },
+    { name: 'Bodegas', description: 'Bodegas y sus productos, con borrado seguro.' },
+    { name: 'GraphQL', description: 'El mismo inventario por GraphQL.' },
+    { name: 'Salud', description: 'Sondas para el orquestador; sin autenticación.' },
+    { name: 'Documentación', description: 'Este documento y su página de referencia.' },
+  ],
+  security: [{ basicAuth: [] }],
+  paths: { ...productosPaths, ...bodegasPaths, ...graphqlPaths, ...servicePaths },
+  components: {
+    schemas,
+    parameters,
+    headers,
+    responses,
+    securitySchemes: {
+      basicAuth: { type: 'http', scheme: 'basic', description: 'Usuario y contraseña del BFF (BFF_USER / BFF_PASSWORD).' },
+    },
+  },
+};

@@ -1,0 +1,131 @@
+import { errorResponses } from './components';
+import type { Content, PathItem, Response } from './openapi-types';
+import { schemaRef } from './schemas';
+
+/**
+ * The GraphQL endpoint (ARCHITECTURE §3) as seen from HTTP. The schema itself
+ * is GraphQL's (introspection); this only describes the transport, which is
+ * graphql-http's: its own answers (400, 405, 406, 415) carry GraphQL
+ * `{errors}` bodies, while authentication, rate limit, body size and
+ * unexpected failures carry the REST error body like every other route.
+ */
+
+const tags = ['GraphQL'];
+
+const ejemploConsulta = {
+  query: 'query ProductoPorId($id: ID!) { producto(id: $id) { id nombre precio cantidad } }',
+  variables: { id: '12' },
+  operationName: 'ProductoPorId',
+};
+
+const datos = { value: { data: { producto: { id: '12', nombre: 'Tornillo M6', precio: 19.9, cantidad: 500 } } } };
+const validacion = {
+  summary: 'Campo inexistente',
+  value: {
+    errors: [
+      {
+        message: 'Cannot query field "peso" on type "Producto".',
+        locations: [{ line: 1, column: 30 }],
+        extensions: { classification: 'ValidationError' },
+      },
+    ],
+  },
+};
+const peticionMalFormada = {
+  value: { errors: [{ message: 'Falta el parámetro query con el documento GraphQL', extensions: { classification: 'BAD_REQUEST' } }] },
+};
+
+/** A GraphQL result in either media type graphql-http answers, chosen by `Accept`. */
+function graphqlContent(examples: Record<string, { summary?: string; value: unknown }>): Content {
+  return {
+    'application/json': { schema: schemaRef('GraphqlResponse'), examples },
+    'application/graphql-response+json': { schema: schemaRef('GraphqlResponse') },
+  };
+}
+
+const result: Response = {
+  description:
+    'Resultado GraphQL. Con `Accept: application/json` (o `*/*`) toda respuesta GraphQL es 200, también la que solo trae ' +
+    '`errors`; los fallos de una mutación son datos (`success: false`), no errores.',
+  content: graphqlContent({ datos, validacion }),
+};
+
+const badRequest: Response = {
+  description:
+    'La petición HTTP no es GraphQL válida (sin `query`, cuerpo que no es JSON, parámetros de tipo incorrecto), ' +
+    'o, solo con `Accept: application/graphql-response+json`, el documento no valida.',
+  content: graphqlContent({ peticionMalFormada }),
+};
+
+const notAcceptable: Response = {
+  description: '`Accept` no admite ni `application/json` ni `application/graphql-response+json`.',
+  content: { 'application/json': { schema: schemaRef('GraphqlResponse') } },
+};
+
+export const graphqlPaths = {
+  '/api/graphql': {
+    get: {
+      operationId: 'graphqlGet',
+      summary: 'Información del endpoint GraphQL, o una consulta por GET',
+      description:
+        'Sin `query` devuelve cómo usar el endpoint (un navegador que prefiere `text/html` recibe GraphiQL). ' +
+        'Con `query` ejecuta la consulta (GraphQL over HTTP por GET; solo consultas: una mutación es 405).',
+      tags,
+      parameters: [
+        { name: 'query', in: 'query', description: 'Documento GraphQL (solo operaciones query).', schema: { type: 'string' } },
+        { name: 'variables', in: 'query', description: 'Variables, como objeto JSON codificado.', schema: { type: 'string' } },
+        { name: 'operationName', in: 'query', description: 'Operación a ejecutar si el documento trae varias.', schema: { type: 'string' } },
+      ],
+      responses: {
+        '200': {
+          description: 'Sin `query`: la información del endpoint (o GraphiQL para un navegador). Con `query`: el resultado.',
+          content: {
+            'application/json': {
+              schema: { oneOf: [schemaRef('GraphqlInfo'), schemaRef('GraphqlResponse')] },
+              examples: {
+                info: {
+                  summary: 'Sin query',
+                  value: {
+                    message: 'Endpoint GraphQL de Inventario: envíe POST con un cuerpo JSON {query, variables, operationName}',
+                    ejemplo: ejemploConsulta,
+                    endpoint: '/api/graphql',
+                  },
+                },
+                datos,
+              },
+            },
+            'application/graphql-response+json': { schema: schemaRef('GraphqlResponse') },
+            'text/html': { schema: { type: 'string', description: 'GraphiQL.' } },
+          },
+        },
+        '400': badRequest,
+        '405': {
+          description: 'El documento es una mutación: las mutaciones solo se aceptan por POST.',
+          content: { 'application/json': { schema: schemaRef('GraphqlResponse') } },
+        },
+        '406': notAcceptable,
+        ...errorResponses(401, 429, 500),
+      },
+    },
+    post: {
+      operationId: 'graphqlPost',
+      summary: 'Ejecuta una operación GraphQL',
+      description: 'GraphQL over HTTP. La profundidad, el coste y los alias de una consulta están acotados.',
+      tags,
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: schemaRef('GraphqlRequest'), examples: { consulta: { value: ejemploConsulta } } } },
+      },
+      responses: {
+        '200': result,
+        '400': badRequest,
+        '406': notAcceptable,
+        '415': {
+          description: 'El cuerpo no es `application/json`.',
+          content: { 'application/json': { schema: schemaRef('GraphqlResponse') } },
+        },
+        ...errorResponses(401, 413, 429, 500),
+      },
+    },
+  },
+} as const satisfies Record<string, PathItem>;
