@@ -1,0 +1,64 @@
+import { ConfigError } from '@inventario/platform';
+import { loadConfig } from '../src/config';
+
+const REQUIRED = { BFF_USER: 'ana', BFF_PASSWORD: 'p4ss' };
+
+/** The problems loadConfig reports for `env`; fails when it accepts it. */
+function problemsOf(env: NodeJS.ProcessEnv): string[] {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+test('defaults follow ARCHITECTURE §7', () => {
+  const config = loadConfig(REQUIRED);
+  expect(config).toMatchObject({
+    port: 8080,
+    host: '0.0.0.0',
+    credentials: { usuario: 'ana', password: 'p4ss' },
+    productoSvcAddr: '127.0.0.1:50051',
+    bodegaSvcAddr: '127.0.0.1:50052',
+    rateLimitPerMinute: 600,
+    trustProxyHops: 0,
+    grpcDeadlineMs: 5000,
+    breaker: { resetMs: 10_000, errorThresholdPercent: 50, volumeThreshold: 5, windowMs: 10_000 },
+    enableInit: false,
+    logLevel: 'info',
+  });
+});
+
+test('BFF_USER and BFF_PASSWORD have no default: both are reported missing at once', () => {
+  const problems = problemsOf({});
+  expect(problems).toEqual([expect.stringMatching(/^BFF_USER: /), expect.stringMatching(/^BFF_PASSWORD: /)]);
+  // Empty counts as unset.
+  expect(problemsOf({ BFF_USER: '', BFF_PASSWORD: '' })).toHaveLength(2);
+});
+
+test('every bad value is named, and no value is echoed', () => {
+  const problems = problemsOf({
+    BFF_USER: 'ana:admin',
+    BFF_PASSWORD: 'no-me-muestres',
+    PORT: '80a',
+    PRODUCTO_SVC_ADDR: 'http://producto-svc',
+    RATE_LIMIT_PER_MINUTE: '-1',
+    GRPC_DEADLINE_MS: '0',
+    ENABLE_INIT: 'yes',
+    LOG_LEVEL: 'verbose',
+  });
+  expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(
+    ['BFF_USER', 'ENABLE_INIT', 'GRPC_DEADLINE_MS', 'LOG_LEVEL', 'PORT', 'PRODUCTO_SVC_ADDR', 'RATE_LIMIT_PER_MINUTE'].sort(),
+  );
+  expect(problems.join('\n')).not.toContain('no-me-muestres');
+  expect(problems.join('\n')).not.toContain('ana:admin');
+});
+
+test('RATE_LIMIT_PER_MINUTE=0 turns the limit off; ENABLE_INIT=true enables init', () => {
+  const config = loadConfig({ ...REQUIRED, RATE_LIMIT_PER_MINUTE: '0', ENABLE_INIT: 'true', PRODUCTO_SVC_ADDR: 'producto-svc:50051' });
+  expect(config.rateLimitPerMinute).toBe(0);
+  expect(config.enableInit).toBe(true);
+  expect(config.productoSvcAddr).toBe('producto-svc:50051');
+});

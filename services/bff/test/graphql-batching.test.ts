@@ -1,0 +1,139 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { createLogger } from '@inventario/platform';
+import { loadConfig } from '../src/config';
+import { createDownstream, type Downstream } from '../src/downstream/downstream';
+import { createGraphqlRouter } from '../src/graphql/router';
+import { createBasicAuth } from '../src/http/auth';
+import { createErrorMiddleware } from '../src/http/error-middleware';
+import { createInventario } from '../src/inventario/inventario';
+import type { Caller, InventarioApi } from '../src/inventario/model';
+import { startTestBackend, type TestBackend } from './graphql-support/backend';
+import { basicAuth } from './support/stack';
+
+/**
+ * Producto.bodega and Bodega.productos are batched per request (no N+1):
+ * the GraphQL router in front of the real InventarioApi and both real
+ * services, with every InventarioApi call counted.
+ */
+const CREDENTIALS = { usuario: 'lotes', password: 'lotes-secret' };
+const caller: Caller = { usuario: 'lotes' };
+
+let backend: TestBackend;
+let downstream: Downstream;
+let inventario: InventarioApi;
+let server: Server;
+let url: string;
+const calls: string[] = [];
+
+/** The same API, recording the name of every method called. */
+function counted(api: InventarioApi): InventarioApi {
+  const wrapped: Record<string, unknown> = {};
+  for (const [name, method] of Object.entries(api) as [string, (...args: unknown[]) => unknown][]) {
+    wrapped[name] = (...args: unknown[]) => {
+      calls.push(name);
+      return method(...args);
+    };
+  }
+  return wrapped as unknown as InventarioApi;
+}
+
+async function query(text: string): Promise<{ data: Record<string, unknown>; errors?: unknown }> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { authorization: basicAuth(CREDENTIALS.usuario, CREDENTIALS.password), 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({ query: text }),
+  });
+  const body = (await response.json()) as { data: Record<string, unknown>; errors?: unknown };
+  expect(body.errors).toBeUndefined();
+  return body;
+}
+
+/** How many times each method was called by `work`. */
+async function countCalls(work: () => Promise<unknown>): Promise<Record<string, number>> {
+  calls.length = 0;
+  await work();
+  const counts: Record<string, number> = {};
+  for (const name of calls) counts[name] = (counts[name] ?? 0) + 1;
+  return counts;
+}
+
+beforeAll(async () => {
+  backend = await startTestBackend('gqlbatch');
+  const config = loadConfig({
+    BFF_USER: CREDENTIALS.usuario,
+    BFF_PASSWORD: CREDENTIALS.password,
+    PRODUCTO_SVC_ADDR: backend.productoSvcAddr,
+    BODEGA_SVC_ADDR: backend.bodegaSvcAddr,
+  });
+  const logger = createLogger('bff', process.env.TEST_LOG_LEVEL ?? 'silent');
+  downstream = createDownstream(config, logger);
+  inventario = createInventario(downstream);
+
+  const app = express();
+  app.use(createBasicAuth(CREDENTIALS));
+  app.use('/api/graphql', createGraphqlRouter({ inventario: counted(inventario), logger, enableInit: false }));
+  app.use(createErrorMiddleware(logger));
+  server = createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/graphql`;
+
+  // 4 warehouses (one empty) and 9 products: 3 in A, 3 in B, 2 in C, 1 in none.
+  const bodegas = [];
+  for (const nombre of ['Lote A', 'Lote B', 'Lote C', 'Lote Vacío']) {
+    bodegas.push(await inventario.createBodega(caller, { nombre, ubicacion: 'X', capacidad: 10 }));
+  }
+  for (let i = 0; i < 9; i++) {
+    const bodegaId = i < 8 ? bodegas[i % 3]!.id : null;
+    await inventario.createProducto(caller, { nombre: `Lote ${i}`, precio: '1.00', cantidadEnStock: i, bodegaId });
+  }
+}, 120_000);
+
+afterAll(async () => {
+  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+  downstream?.close();
+  await backend?.close();
+});
+
+describe('GraphQL relation batching', () => {
+  it('Producto.bodega of every product is one bodegasPorIds call, and their Bodega.productos one productosDeBodegas call', async () => {
+    let data: Record<string, unknown> = {};
+    const counts = await countCalls(async () => {
+      ({ data } = await query('{ productos { id bodega { id nombre productos { id } } } }'));
+    });
+    expect(counts).toEqual({ listProductos: 1, bodegasPorIds: 1, productosDeBodegas: 1 });
+    const productos = data.productos as { bodega: { productos: unknown[] } | null }[];
+    expect(productos).toHaveLength(9);
+    expect(productos.filter((p) => p.bodega === null)).toHaveLength(1);
+    expect(productos.filter((p) => p.bodega !== null).map((p) => p.bodega!.productos.length).sort()).toEqual([2, 2, 3, 3, 3, 3, 3, 3]);
+  });
+
+  it('Bodega.productos of every warehouse is one productosDeBodegas call; their Producto.bodega needs no call at all', async () => {
+    let data: Record<string, unknown> = {};
+    const counts = await countCalls(async () => {
+      ({ data } = await query('{ bodegas { nombre productos { nombre bodega { nombre } } } }'));
+    });
+    expect(counts).toEqual({ listBodegas: 1, productosDeBodegas: 1 });
+    const vacia = (data.bodegas as { nombre: string; productos: unknown[] }[]).find((b) => b.nombre === 'Lote Vacío');
+    expect(vacia?.productos).toEqual([]);
+  });
+
+  it('a warehouse asked for by several root fields of one request is read once', async () => {
+    const productos = await inventario.listProductos(caller);
+    const [uno, dos] = productos.filter((p) => p.bodegaId !== null && p.bodegaId === productos[0]!.bodegaId);
+    const counts = await countCalls(() =>
+      query(`{ a: producto(id: "${uno!.id}") { bodega { id } } b: producto(id: "${dos!.id}") { bodega { id } } }`),
+    );
+    expect(counts).toEqual({ getProducto: 2, bodegasPorIds: 1 });
+  });
+
+  it('batches belong to one request: the next request reads again', async () => {
+    const q = '{ productos { bodega { nombre } } }';
+    const counts = await countCalls(async () => {
+      await query(q);
+      await query(q);
+    });
+    expect(counts).toEqual({ listProductos: 2, bodegasPorIds: 2 });
+  });
+});

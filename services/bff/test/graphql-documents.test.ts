@@ -1,0 +1,134 @@
+import { buildSchema, getIntrospectionQuery, GraphQLError, specifiedRules } from 'graphql';
+import { createDocumentCache } from '../src/graphql/document-cache';
+import { limitRules, QUERY_LIMITS } from '../src/graphql/limits';
+import { createLru } from '../src/graphql/lru';
+import { typeDefs } from '../src/graphql/schema';
+
+const schema = buildSchema(typeDefs);
+const rules = [...specifiedRules, ...limitRules()];
+
+function validationMessages(query: string): string[] {
+  const cache = createDocumentCache();
+  return cache.validate(schema, cache.parse(query), rules).map((err) => err.message);
+}
+
+/** `{ bodegas { productos { bodega { productos ... } } } }` nested `levels` deep (scalars at the bottom). */
+function nestedQuery(levels: number): string {
+  let selection = 'id';
+  for (let level = levels - 1; level >= 1; level--) {
+    const field = level === 1 ? 'bodegas' : level % 2 === 0 ? 'productos' : 'bodega';
+    selection = `${field} { ${selection} }`;
+  }
+  return `{ ${selection} }`;
+}
+
+describe('LRU', () => {
+  it('keeps at most maxEntries, dropping the least recently used', () => {
+    const lru = createLru<string, number>(2);
+    lru.set('a', 1);
+    lru.set('b', 2);
+    expect(lru.get('a')).toBe(1); // a is now the most recent
+    lru.set('c', 3);
+    expect(lru.size).toBe(2);
+    expect(lru.get('b')).toBeUndefined();
+    expect(lru.get('a')).toBe(1);
+    expect(lru.get('c')).toBe(3);
+  });
+
+  it('refuses a size below 1', () => {
+    expect(() => createLru(0)).toThrow(RangeError);
+  });
+});
+
+describe('document cache', () => {
+  it('parses a query text once and validates its document once', () => {
+    const cache = createDocumentCache();
+    const query = '{ productos { id nombre } }';
+    const first = cache.parse(query);
+    expect(cache.parse(query)).toBe(first);
+    const errors = cache.validate(schema, first, rules);
+    expect(cache.validate(schema, first, rules)).toBe(errors);
+  });
+
+  it('keeps no more documents than its bound, and does not cache texts over the length bound', () => {
+    const cache = createDocumentCache({ maxEntries: 2, maxQueryLength: 40, maxTokens: 1000 });
+    const a = cache.parse('{ health }');
+    cache.parse('{ productos { id } }');
+    cache.parse('{ bodegas { id } }');
+    expect(cache.parse('{ health }')).not.toBe(a);
+
+    const long = `{ productos { id nombre descripcion precio cantidad } }`;
+    expect(long.length).toBeGreaterThan(40);
+    expect(cache.parse(long)).not.toBe(cache.parse(long));
+  });
+
+  it('classifies a syntax error InvalidSyntax, with its location', () => {
+    const cache = createDocumentCache();
+    let thrown: unknown;
+    try {
+      cache.parse('{ productos { id }');
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(GraphQLError);
+    expect((thrown as GraphQLError).extensions.classification).toBe('InvalidSyntax');
+    expect((thrown as GraphQLError).locations).toEqual([{ line: 1, column: 19 }]);
+  });
+
+  it('refuses a document with more tokens than its bound as a syntax error', () => {
+    const cache = createDocumentCache({ maxEntries: 10, maxQueryLength: 100_000, maxTokens: 50 });
+    const query = `{ ${Array.from({ length: 60 }, () => 'health').join(' ')} }`;
+    expect(() => cache.parse(query)).toThrow(/tokens/);
+  });
+
+  it('classifies every validation error ValidationError, with its locations', () => {
+    const cache = createDocumentCache();
+    const [error] = cache.validate(schema, cache.parse('{\n  productos { precioo }\n}'), rules);
+    expect(error!.message).toContain('Cannot query field "precioo" on type "Producto"');
+    expect(error!.extensions.classification).toBe('ValidationError');
+    expect(error!.locations).toEqual([{ line: 2, column: 15 }]);
+  });
+});
+
+describe('query limits', () => {
+  it(`accepts a query ${QUERY_LIMITS.maxDepth} levels deep and rejects one level more`, () => {
+    expect(validationMessages(nestedQuery(QUERY_LIMITS.maxDepth))).toEqual([]);
+    expect(validationMessages(nestedQuery(QUERY_LIMITS.maxDepth + 1))).toEqual([
+      `La consulta supera la profundidad máxima de ${QUERY_LIMITS.maxDepth} niveles`,
+    ]);
+  });
+
+  it(`accepts ${QUERY_LIMITS.maxAliases} aliases and rejects one more`, () => {
+    const aliases = (n: number) => `{ ${Array.from({ length: n }, (_, i) => `a${i}: health`).join(' ')} }`;
+    expect(validationMessages(aliases(QUERY_LIMITS.maxAliases))).toEqual([]);
+    expect(validationMessages(aliases(QUERY_LIMITS.maxAliases + 1))).toEqual([
+      `La consulta supera el máximo de ${QUERY_LIMITS.maxAliases} alias`,
+    ]);
+  });
+
+  it(`accepts every field of every type at each of ${QUERY_LIMITS.maxDepth} levels`, () => {
+    const fields = 'id nombre descripcion precio cantidad fechaCreacion fechaActualizacion bodegaId';
+    const level = (inner: string) => `productos { ${fields} bodega { id nombre ubicacion capacidad fechaCreacion ${inner} } }`;
+    const widest = `{ bodegas { id nombre ${level(level(level(level(''))))} } }`;
+    expect(validationMessages(widest)).toEqual([]);
+  });
+
+  it('rejects a query padded past the cost bound within the depth and alias limits', () => {
+    const padded = `{ productos { ${Array.from({ length: 1000 }, () => 'id').join(' ')} } }`;
+    // (graphql-js also gives up comparing that many fields: "Validation aborted.")
+    expect(validationMessages(padded)).toContain(`La consulta supera el coste máximo de ${QUERY_LIMITS.maxCost}`);
+  });
+
+  it('lets the introspection query GraphiQL sends through', () => {
+    expect(validationMessages(getIntrospectionQuery())).toEqual([]);
+  });
+
+  it('accepts a realistic query with every field of every type', () => {
+    const query = `query Todo {
+      productos { id nombre descripcion precio cantidad fechaCreacion fechaActualizacion bodegaId bodega { id nombre ubicacion capacidad } }
+      bodegas { id nombre ubicacion capacidad fechaCreacion fechaActualizacion productos { id nombre precio cantidad } }
+      health
+    }`;
+    expect(validationMessages(query)).toEqual([]);
+  });
+});

@@ -1,0 +1,154 @@
+import { InvalidArgumentError, NotFoundError } from '@inventario/platform';
+import { violationsOf } from '@inventario/testkit';
+import { BodegaConProductosError, DeadlineExceededError, ServicioNoDisponibleError } from '../src/inventario/errors';
+import type { Producto } from '../src/inventario/model';
+import {
+  parseId,
+  precioText,
+  toBodegaInput,
+  toBodegaUpdate,
+  toProductoInput,
+  toProductoUpdate,
+} from '../src/graphql/inputs';
+import { failureText } from '../src/graphql/mutation-result';
+
+describe('GraphQL ids', () => {
+  it.each([
+    ['1', 1],
+    ['42', 42],
+    ['007', 7],
+    ['4294967295', 4294967295],
+  ])('"%s" is id %d', (text, id) => {
+    expect(parseId(text, 'id')).toBe(id);
+  });
+
+  it.each(['abc', '', '0', '-1', '1.0', ' 1', '1e3', '4294967296', '99999999999'])('"%s" is refused, naming the field', (text) => {
+    expect(violationsOf(() => parseId(text, 'bodegaId'))).toEqual([{ campo: 'bodegaId', mensaje: expect.any(String) }]);
+  });
+});
+
+describe('GraphQL precio', () => {
+  it.each([
+    [19.9, '19.9'],
+    [0.1, '0.1'],
+    [1234.56, '1234.56'],
+    [99999999.99, '99999999.99'],
+    [0, '0'],
+    [7, '7'],
+  ])('the Float %d reaches the service as the text "%s", exactly as written', (precio, text) => {
+    expect(precioText(precio)).toBe(text);
+  });
+
+  it('a price with 3 decimals is passed on as written (for the service to refuse), never rounded', () => {
+    expect(precioText(1.005)).toBe('1.005');
+  });
+});
+
+describe('GraphQL product inputs', () => {
+  it('maps a create input to the REST form (cantidad is cantidadEnStock, absent optionals are null)', () => {
+    expect(toProductoInput({ nombre: 'Tornillo', precio: 0.25, cantidad: 500 })).toEqual({
+      nombre: 'Tornillo',
+      descripcion: null,
+      precio: '0.25',
+      cantidadEnStock: 500,
+      bodegaId: null,
+    });
+    expect(toProductoInput({ nombre: 'Tornillo', descripcion: 'M6', precio: 1, cantidad: 0, bodegaId: '3' })).toMatchObject({
+      descripcion: 'M6',
+      bodegaId: 3,
+    });
+  });
+
+  it('refuses a create input whose bodegaId is not an id', () => {
+    expect(violationsOf(() => toProductoInput({ nombre: 'x', precio: 1, cantidad: 1, bodegaId: 'abc' }))).toEqual([
+      { campo: 'bodegaId', mensaje: 'debe ser un entero positivo' },
+    ]);
+  });
+
+  it('an update carries only the fields present; null clears descripcion and bodegaId', () => {
+    expect(toProductoUpdate({ id: '5', cantidad: 3 })).toEqual({ id: 5, patch: { cantidadEnStock: 3 } });
+    expect(toProductoUpdate({ id: '5', descripcion: null, bodegaId: null })).toEqual({
+      id: 5,
+      patch: { descripcion: null, bodegaId: null },
+    });
+    expect(toProductoUpdate({ id: '5', precio: 2.5, nombre: 'Otro', bodegaId: '2' })).toEqual({
+      id: 5,
+      patch: { precio: '2.5', nombre: 'Otro', bodegaId: 2 },
+    });
+  });
+
+  it('an update names every bad field at once: a bad id, and null for fields that cannot be null', () => {
+    expect(violationsOf(() => toProductoUpdate({ id: 'abc', nombre: null, precio: null, cantidad: null }))).toEqual([
+      { campo: 'id', mensaje: 'debe ser un entero positivo' },
+      { campo: 'nombre', mensaje: 'no puede ser null' },
+      { campo: 'precio', mensaje: 'no puede ser null' },
+      { campo: 'cantidad', mensaje: 'no puede ser null' },
+    ]);
+  });
+
+  it('an update with nothing to change is refused, naming the GraphQL fields it admits', () => {
+    expect(violationsOf(() => toProductoUpdate({ id: '5' }))).toEqual([
+      { campo: 'input', mensaje: expect.stringContaining('nombre, descripcion, precio, cantidad, bodegaId') },
+    ]);
+  });
+});
+
+describe('GraphQL warehouse inputs', () => {
+  it('a create without capacidad (or with null) gets the spec default of 1000', () => {
+    expect(toBodegaInput({ nombre: 'Central', ubicacion: 'Madrid' })).toEqual({ nombre: 'Central', ubicacion: 'Madrid', capacidad: 1000 });
+    expect(toBodegaInput({ nombre: 'Central', ubicacion: 'Madrid', capacidad: null }).capacidad).toBe(1000);
+    expect(toBodegaInput({ nombre: 'Central', ubicacion: 'Madrid', capacidad: 0 }).capacidad).toBe(0);
+  });
+
+  it('an update carries only the fields present; null clears ubicacion but not nombre or capacidad', () => {
+    expect(toBodegaUpdate({ id: '2', ubicacion: null })).toEqual({ id: 2, patch: { ubicacion: null } });
+    expect(violationsOf(() => toBodegaUpdate({ id: '2', nombre: null, capacidad: null }))).toEqual([
+      { campo: 'nombre', mensaje: 'no puede ser null' },
+      { campo: 'capacidad', mensaje: 'no puede ser null' },
+    ]);
+    expect(violationsOf(() => toBodegaUpdate({ id: '2' }))).toEqual([
+      { campo: 'input', mensaje: expect.stringContaining('nombre, ubicacion, capacidad') },
+    ]);
+  });
+});
+
+describe('mutation failure texts', () => {
+  const producto = (id: number): Producto => ({
+    id,
+    nombre: `P${id}`,
+    descripcion: null,
+    precio: '1.00',
+    cantidadEnStock: 1,
+    bodegaId: 3,
+    fechaCreacion: '2026-01-01T00:00:00',
+    fechaActualizacion: '2026-01-01T00:00:00',
+  });
+
+  it('a validation failure names each field by its GraphQL name', () => {
+    const err = new InvalidArgumentError([
+      { campo: 'nombre', mensaje: 'es obligatorio' },
+      { campo: 'cantidadEnStock', mensaje: 'debe ser un entero >= 0' },
+    ]);
+    expect(failureText(err)).toBe('nombre: es obligatorio; cantidad: debe ser un entero >= 0');
+  });
+
+  it('a warehouse that holds products says which ones (at most 10) and what to do', () => {
+    const two = failureText(new BodegaConProductosError(3, [producto(4), producto(5)]));
+    expect(two).toBe('La bodega 3 tiene 2 producto(s) asignado(s) (ids 4, 5); reasígnelos o elimínelos antes de eliminar la bodega');
+    const many = failureText(new BodegaConProductosError(3, Array.from({ length: 12 }, (_, i) => producto(i + 1))));
+    expect(many).toContain('12 producto(s) asignado(s) (ids 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, …)');
+  });
+
+  it('a missing record or an unavailable service keeps its message', () => {
+    expect(failureText(new NotFoundError('No existe el producto 9'))).toBe('No existe el producto 9');
+    expect(failureText(new ServicioNoDisponibleError('producto-svc', 10))).toContain('producto-svc no está disponible');
+  });
+
+  it('a deadline warns that the write may have been applied', () => {
+    expect(failureText(new DeadlineExceededError('bodega-svc'))).toContain('la operación pudo haberse aplicado');
+  });
+
+  it('an unexpected error is not a failure text (it propagates as an internal error)', () => {
+    expect(failureText(new TypeError('x is undefined'))).toBeUndefined();
+  });
+});

@@ -1,0 +1,155 @@
+/**
+ * createInventario over in-memory fakes of the two downstream clients: the
+ * paging it does on behalf of "the whole list", and the order of its
+ * cross-service checks (which a real stack cannot observe).
+ */
+import { InvalidArgumentError, NotFoundError } from '@inventario/platform';
+import type { BodegaClient } from '../src/downstream/bodega-client';
+import type { ProductoClient, ProductoPageRequest } from '../src/downstream/producto-client';
+import { BodegaConProductosError } from '../src/inventario/errors';
+import { createInventario } from '../src/inventario/inventario';
+import type { Bodega, Caller, Producto } from '../src/inventario/model';
+
+const caller: Caller = { usuario: 'ana' };
+const FECHA = '2026-01-01T00:00:00';
+
+function producto(id: number, bodegaId: number | null = null): Producto {
+  return { id, nombre: `P${id}`, descripcion: null, precio: '1.00', cantidadEnStock: 1, bodegaId, fechaCreacion: FECHA, fechaActualizacion: FECHA };
+}
+
+function bodega(id: number): Bodega {
+  return { id, nombre: `B${id}`, ubicacion: null, capacidad: 1, fechaCreacion: FECHA, fechaActualizacion: FECHA };
+}
+
+/** A producto-svc that pages like the real one (keyset by position, `skip` before the page), logging each call. */
+function fakeProductos(all: Producto[], maxPage = 1000, log: string[] = []) {
+  const list = (request: ProductoPageRequest) => {
+    const matching = all.filter((p) => !request.bodegaIds?.length || (p.bodegaId !== null && request.bodegaIds.includes(p.bodegaId)));
+    const start = (request.pageToken ? Number(request.pageToken) : 0) + (request.skip ?? 0);
+    const size = Math.min(request.pageSize, maxPage);
+    const page = matching.slice(start, start + size);
+    const end = start + page.length;
+    return { productos: page, nextPageToken: end < matching.length ? String(end) : '' };
+  };
+  const client: ProductoClient = {
+    list: (_caller, request) => {
+      log.push(`list ${JSON.stringify(request)}`);
+      return Promise.resolve(list(request));
+    },
+    get: (_caller, id) => Promise.resolve(all.find((p) => p.id === id) ?? Promise.reject(new NotFoundError(`no existe el producto ${id}`))),
+    create: (_caller, input) => {
+      log.push('create');
+      return Promise.resolve({ ...producto(99), ...input, descripcion: null, bodegaId: input.bodegaId ?? null });
+    },
+    update: (_caller, id) => {
+      log.push(`update ${id}`);
+      return Promise.resolve(producto(id));
+    },
+    delete: () => Promise.resolve(),
+    unassignBodega: (_caller, bodegaId) => {
+      log.push(`unassign ${bodegaId}`);
+      const held = all.filter((p) => p.bodegaId === bodegaId);
+      held.forEach((p) => (p.bodegaId = null));
+      return Promise.resolve(held);
+    },
+  };
+  return { client, log };
+}
+
+function fakeBodegas(existing: number[], log: string[] = []) {
+  const ids = new Set(existing);
+  const client: BodegaClient = {
+    list: (_caller, request) => Promise.resolve({ bodegas: (request.ids ?? [...ids]).filter((id) => ids.has(id)).map(bodega), nextPageToken: '' }),
+    get: (_caller, id) => {
+      log.push(`get ${id}`);
+      return ids.has(id) ? Promise.resolve(bodega(id)) : Promise.reject(new NotFoundError(`No existe la bodega con id ${id}`));
+    },
+    create: () => Promise.resolve(bodega(1)),
+    update: (_caller, id) => Promise.resolve(bodega(id)),
+    delete: (_caller, id) => {
+      log.push(`delete ${id}`);
+      ids.delete(id);
+      return Promise.resolve();
+    },
+  };
+  return { client, log };
+}
+
+const many = (n: number, bodegaId: number | null = null) => Array.from({ length: n }, (_, i) => producto(i + 1, bodegaId));
+
+describe('listProductos', () => {
+  test('without limit follows every page, in pages of 1000', async () => {
+    const productos = fakeProductos(many(2500));
+    const inventario = createInventario({ productos: productos.client, bodegas: fakeBodegas([]).client });
+    const list = await inventario.listProductos(caller);
+    expect(list.map((p) => p.id)).toEqual(many(2500).map((p) => p.id));
+    expect(productos.log).toHaveLength(3);
+    expect(productos.log[0]).toContain('"pageSize":1000');
+  });
+
+  test('limit and offset become page_size and skip, skip on the first page only', async () => {
+    const productos = fakeProductos(many(50), 20);
+    const inventario = createInventario({ productos: productos.client, bodegas: fakeBodegas([]).client });
+    const list = await inventario.listProductos(caller, { limit: 30, offset: 5 });
+    expect(list.map((p) => p.id)).toEqual(Array.from({ length: 30 }, (_, i) => i + 6));
+    expect(productos.log).toHaveLength(2);
+    expect(productos.log[0]).toContain('"skip":5');
+    expect(productos.log[1]).toContain('"skip":0');
+  });
+
+  test('offset without limit answers the rest of the list', async () => {
+    const inventario = createInventario({ productos: fakeProductos(many(10)).client, bodegas: fakeBodegas([]).client });
+    expect((await inventario.listProductos(caller, { offset: 8 })).map((p) => p.id)).toEqual([9, 10]);
+  });
+});
+
+describe('bodegaId on writes', () => {
+  test('a missing warehouse is InvalidArgumentError on bodegaId, and the product is not written', async () => {
+    const productos = fakeProductos([producto(1)]);
+    const inventario = createInventario({ productos: productos.client, bodegas: fakeBodegas([2]).client });
+    await expect(inventario.createProducto(caller, { nombre: 'x', precio: '1.00', cantidadEnStock: 1, bodegaId: 3 })).rejects.toEqual(
+      InvalidArgumentError.field('bodegaId', 'no existe la bodega 3'),
+    );
+    await expect(inventario.updateProducto(caller, 1, { bodegaId: 3 })).rejects.toBeInstanceOf(InvalidArgumentError);
+    expect(productos.log).toEqual([]);
+    await inventario.updateProducto(caller, 1, { bodegaId: null });
+    expect(productos.log).toEqual(['update 1']);
+  });
+
+  test('a patch with nothing to update is refused before any call', async () => {
+    const productos = fakeProductos([producto(1)]);
+    const inventario = createInventario({ productos: productos.client, bodegas: fakeBodegas([]).client });
+    await expect(inventario.updateProducto(caller, 1, {})).rejects.toBeInstanceOf(InvalidArgumentError);
+    await expect(inventario.updateBodega(caller, 1, { nombre: undefined })).rejects.toBeInstanceOf(InvalidArgumentError);
+    expect(productos.log).toEqual([]);
+  });
+});
+
+describe('deleteBodega', () => {
+  test('an unknown warehouse is NotFoundError before any product is read or touched, even with force', async () => {
+    const productos = fakeProductos([producto(1, 5)]);
+    const inventario = createInventario({ productos: productos.client, bodegas: fakeBodegas([]).client });
+    await expect(inventario.deleteBodega(caller, 5, { force: true })).rejects.toBeInstanceOf(NotFoundError);
+    await expect(inventario.deleteBodega(caller, 5, { force: false })).rejects.toBeInstanceOf(NotFoundError);
+    expect(productos.log).toEqual([]);
+  });
+
+  test('without force, every product it holds (across pages) is in the conflict, and nothing is deleted', async () => {
+    const bodegas = fakeBodegas([5]);
+    const inventario = createInventario({ productos: fakeProductos(many(1200, 5)).client, bodegas: bodegas.client });
+    const err = await inventario.deleteBodega(caller, 5, { force: false }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BodegaConProductosError);
+    expect((err as BodegaConProductosError).productos).toHaveLength(1200);
+    expect(bodegas.log).toEqual(['get 5']);
+  });
+
+  test('with force, products are unassigned first, then the warehouse is deleted', async () => {
+    const calls: string[] = [];
+    const productos = fakeProductos([producto(1, 5), producto(2, 6), producto(3, 5)], 1000, calls);
+    const bodegas = fakeBodegas([5, 6], calls);
+    const inventario = createInventario({ productos: productos.client, bodegas: bodegas.client });
+    const result = await inventario.deleteBodega(caller, 5, { force: true });
+    expect(result).toEqual({ kind: 'forced', bodegaId: 5, productos: [producto(1), producto(3)] });
+    expect(calls).toEqual(['get 5', 'unassign 5', 'delete 5']);
+  });
+});

@@ -1,0 +1,40 @@
+/** Resources created through the REST API for tests; each fails the test if the API refuses. */
+import type { TestStack } from './stack';
+
+let counter = 0;
+
+/** A name no other test of the run uses. */
+export function uniqueNombre(prefix: string): string {
+  counter += 1;
+  return `${prefix} ${Date.now().toString(36)}-${counter}`;
+}
+
+/** Creates a warehouse; returns its id. */
+export async function crearBodega(stack: TestStack, body: Record<string, unknown> = {}): Promise<number> {
+  const res = await stack.request('POST', '/api/bodegas', {
+    body: { nombre: uniqueNombre('Bodega'), ubicacion: 'Madrid', capacidad: 100, ...body },
+  });
+  if (res.status !== 201) throw new Error(`POST /api/bodegas answered ${res.status}: ${res.text}`);
+  return res.body.id as number;
+}
+
+/** A product as REST answers it. */
+export interface ProductoRest {
+  id: number;
+  nombre: string;
+  descripcion: string | null;
+  precio: number;
+  cantidadEnStock: number;
+  bodegaId: number | null;
+  fechaCreacion: string;
+  fechaActualizacion: string;
+}
+
+/** Creates a product; returns its REST body. */
+export async function crearProducto(stack: TestStack, body: Record<string, unknown> = {}): Promise<ProductoRest> {
+  const res = await stack.request('POST', '/api/productos', {
+    body: { nombre: uniqueNombre('Producto'), precio: 10.5, cantidadEnStock: 3, ...body },
+  });
+  if (res.status !== 201) throw new Error(`POST /api/productos answered ${res.status}: ${res.text}`);
+  return res.body as ProductoRest;
+}
