@@ -19,12 +19,42 @@ const schema = z
     NATS_STREAM: envSchemas.streamName(),
     NATS_SUBJECT_PREFIX: envSchemas.subjectPrefix(),
     EVENT_TYPE_NAMESPACE: envSchemas.eventTypeNamespace(),
+    /** The BFF's public port (REST + GraphQL). */
+    PORT: port(8080),
+    /** Dev credentials: the BFF itself has no default; the launcher supplies admin/admin and says so. */
+    BFF_USER: z.string().min(1).optional(),
+    BFF_PASSWORD: z.string().min(1).optional(),
+    /** Passed through when set (the BFF validates it); the BFF's default otherwise. */
+    RATE_LIMIT_PER_MINUTE: z.string().optional(),
+    /** `inicializarBaseDatos` is allowed locally unless turned off; it never runs by itself. */
+    ENABLE_INIT: z.enum(['true', 'false']).default('true'),
+    /** A real SMTP server; when unset the launcher runs a local mail catcher instead. */
+    SMTP_URL: z.string().min(1).optional(),
+    SENDER_EMAIL: z.email().default('inventario@localhost.localdomain'),
+    RECIPIENT_EMAIL: z.email().default('almacen@localhost.localdomain'),
+    /** The mail catcher's SMTP and web inbox ports (only when SMTP_URL is unset). */
+    MAIL_CATCHER_SMTP_PORT: port(1025),
+    MAIL_CATCHER_WEB_PORT: port(1080),
     /** `json` prints the services' log lines untouched (for tools); `pretty` for people. */
     LAUNCHER_LOG_FORMAT: z.enum(['pretty', 'json']).default('pretty'),
   })
-  .refine((c) => c.PRODUCTO_GRPC_PORT !== c.BODEGA_GRPC_PORT, {
-    path: ['BODEGA_GRPC_PORT'],
-    message: 'must differ from PRODUCTO_GRPC_PORT',
+  .superRefine((c, ctx) => {
+    // Every process gets its own port; the mail catcher's only matter when it runs.
+    const ports: [string, number][] = [
+      ['PRODUCTO_GRPC_PORT', c.PRODUCTO_GRPC_PORT],
+      ['BODEGA_GRPC_PORT', c.BODEGA_GRPC_PORT],
+      ['PORT', c.PORT],
+      ...(c.SMTP_URL === undefined
+        ? ([
+            ['MAIL_CATCHER_SMTP_PORT', c.MAIL_CATCHER_SMTP_PORT],
+            ['MAIL_CATCHER_WEB_PORT', c.MAIL_CATCHER_WEB_PORT],
+          ] as [string, number][])
+        : []),
+    ];
+    ports.forEach(([variable, value], i) => {
+      const earlier = ports.slice(0, i).find(([, other]) => other === value);
+      if (earlier) ctx.addIssue({ code: 'custom', path: [variable], message: `must differ from ${earlier[0]} (both are ${value})` });
+    });
   })
   // Each service owns its database: sharing one would mix their outbox and migration tables.
   .refine((c) => c.PRODUCTO_DATABASE_URL !== c.BODEGA_DATABASE_URL, {

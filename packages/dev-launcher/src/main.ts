@@ -3,14 +3,15 @@
  * Checks MariaDB, NATS (with JetStream) and the ports first, naming the
  * variable and the fix for every problem found, creates missing databases
  * (each service migrates its own at start), starts the services, waits until
- * each reports SERVING over grpc.health.v1, prints where each listens, and
+ * each is ready (SERVING over grpc.health.v1, or its IPC ready message),
+ * prints where each listens (and the dev credentials and inbox), and
  * stops them all on Ctrl-C (a second Ctrl-C kills them at once).
  */
 import { ConfigError } from '@inventario/platform';
 import { loadConfig } from './config';
 import { waitUntilServing } from './health-probe';
 import { checkNats, checkPortFree, prepareDatabase, type Problem } from './preflight';
-import { serviceSpecs } from './services';
+import { DEV_CREDENTIALS, inboxUrlOf, serviceSpecs, type ServiceSpec } from './services';
 import { createSupervisor, type Outcome } from './supervisor';
 
 const STOP_GRACE_MS = 30_000;
@@ -26,9 +27,12 @@ const fail = (message: string): never => {
   process.exit(1);
 };
 
-/** A clean stop is every service exiting 0 by itself. */
+/**
+ * A clean stop is every service exiting 0 by itself, or ending by our
+ * SIGTERM while it was still booting (before it could install a handler).
+ */
 function describe(outcomes: Outcome[]): { clean: boolean; text: string } {
-  const unclean = outcomes.filter((o) => o.code !== 0);
+  const unclean = outcomes.filter((o) => o.code !== 0 && !(o.signal === 'SIGTERM' && !o.ready));
   if (unclean.length === 0) return { clean: true, text: 'All services stopped.' };
   return { clean: false, text: `Stopped, but not cleanly: ${unclean.map((o) => `${o.name} ${o.signal ? `killed by ${o.signal}` : `exit ${o.code}`}`).join(', ')}.` };
 }
@@ -49,7 +53,7 @@ async function main(): Promise<void> {
       checkNats(config.NATS_URL),
       prepareDatabase('PRODUCTO_DATABASE_URL', config.PRODUCTO_DATABASE_URL),
       prepareDatabase('BODEGA_DATABASE_URL', config.BODEGA_DATABASE_URL),
-      ...specs.map((s) => checkPortFree(s.grpcPortVariable, '127.0.0.1', s.grpcPort)),
+      ...specs.flatMap((s) => s.ports.map((p) => checkPortFree(p.variable, '127.0.0.1', p.port))),
     ])
   ).filter((p): p is Problem => p !== undefined);
   if (problems.length > 0) fail(`cannot start:\n${problems.map((p) => `  - ${p.variable}: ${p.message}`).join('\n')}`);
@@ -99,16 +103,34 @@ async function main(): Promise<void> {
     stop(false);
   });
 
-  for (const spec of specs) supervisor.start(spec);
   const deadline = AbortSignal.any([startup.signal, AbortSignal.timeout(START_TIMEOUT_MS)]);
+  /** Starts these specs and waits until each is ready (aborted by a stop or the start-up timeout). */
+  const startAndWait = (group: ServiceSpec[]) =>
+    Promise.all(
+      group.map((spec) => {
+        const { ready } = supervisor.start(spec);
+        if (spec.readiness.kind === 'grpc') return waitUntilServing(spec.readiness.address, deadline);
+        return new Promise<void>((resolve, reject) => {
+          const onAbort = () => reject(new Error(`gave up waiting for ${spec.name}`));
+          deadline.addEventListener('abort', onAbort, { once: true });
+          void ready.then(() => {
+            deadline.removeEventListener('abort', onAbort);
+            resolve();
+          });
+        });
+      }),
+    );
   try {
-    await Promise.all(specs.map((spec) => waitUntilServing(spec.grpcAddress, deadline)));
-  } catch (err) {
+    // The mail catcher and the gRPC services first: the BFF calls the services
+    // and the notifier sends to the catcher as soon as they start.
+    const late = new Set(['bff', 'notifier']);
+    await startAndWait(specs.filter((s) => !late.has(s.name)));
+    await startAndWait(specs.filter((s) => late.has(s.name)));
+  } catch {
     if (stopping) return;
-    say(`The services did not report SERVING within ${START_TIMEOUT_MS / 1000} s (see their logs above); stopping.`);
+    say(`The services did not report ready within ${START_TIMEOUT_MS / 1000} s (see their logs above); stopping.`);
     stopping = true;
     void supervisor.stopAll(STOP_GRACE_MS).then(() => process.exit(1));
-    void err;
     return;
   }
 
@@ -116,6 +138,17 @@ async function main(): Promise<void> {
   say('Inventario is up:');
   for (const spec of specs) say(`  ${spec.name.padEnd(14)} ${spec.summary}`);
   say(`  events         NATS ${config.NATS_URL}, stream ${config.NATS_STREAM}, subjects ${config.NATS_SUBJECT_PREFIX}.>`);
+  if (config.BFF_USER === undefined || config.BFF_PASSWORD === undefined) {
+    say(
+      `  credentials    ${config.BFF_USER ?? DEV_CREDENTIALS.user} / ${config.BFF_PASSWORD === undefined ? DEV_CREDENTIALS.password : '(your BFF_PASSWORD)'}` +
+        ' (development defaults: set BFF_USER and BFF_PASSWORD to choose your own)',
+    );
+  }
+  const inbox = inboxUrlOf(config);
+  if (inbox) say(`  emails         ${inbox} (every notification lands in this local inbox; set SMTP_URL to send for real)`);
+  const userPass = `${config.BFF_USER ?? DEV_CREDENTIALS.user}:${config.BFF_PASSWORD === undefined ? DEV_CREDENTIALS.password : '"$BFF_PASSWORD"'}`;
+  say(`  try            curl -u ${userPass} http://127.0.0.1:${config.PORT}/api/productos`);
+  say('  sample data    npm run seed (or the GraphQL mutation inicializarBaseDatos)');
   say('Press Ctrl-C to stop everything.');
   say('');
 }

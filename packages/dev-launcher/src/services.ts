@@ -2,46 +2,120 @@ import * as path from 'node:path';
 import { describeMysqlUrl } from '@inventario/platform';
 import type { LauncherConfig } from './config';
 
+/** How the launcher knows a process is ready. */
+export type Readiness =
+  /** grpc.health.v1 at this address answers SERVING (migrations done). */
+  | { kind: 'grpc'; address: string }
+  /** It sent the IPC ready message (platform's runService, the mail catcher). */
+  | { kind: 'ipc' };
+
 /** One process the launcher runs. */
 export interface ServiceSpec {
   name: string;
   /** Compiled entry point. */
   entry: string;
+  args?: string[];
   env: Record<string, string>;
-  /** gRPC address probed with grpc.health.v1 to know the service is ready. */
-  grpcAddress: string;
-  grpcPort: number;
-  /** The launcher variable that sets the port, for error messages. */
-  grpcPortVariable: string;
+  readiness: Readiness;
+  /** Ports it binds on 127.0.0.1, with the variable that sets each (checked free before start). */
+  ports: { variable: string; port: number }[];
   /** What to print once it is ready. */
   summary: string;
 }
 
+/** The launcher's dev defaults for the BFF's credentials (ARCHITECTURE §7); never the BFF's own. */
+export const DEV_CREDENTIALS = { user: 'admin', password: 'admin' } as const;
+
 const root = path.resolve(__dirname, '..', '..', '..');
 
-/** The services and the environment each receives (ARCHITECTURE §7). */
+/** The SMTP URL the notifier uses: the user's, or the local mail catcher's. */
+export function smtpUrlOf(config: LauncherConfig): string {
+  return config.SMTP_URL ?? `smtp://127.0.0.1:${config.MAIL_CATCHER_SMTP_PORT}`;
+}
+
+/** Where the mail catcher shows what the notifier sent, when it runs. */
+export function inboxUrlOf(config: LauncherConfig): string | undefined {
+  return config.SMTP_URL === undefined ? `http://127.0.0.1:${config.MAIL_CATCHER_WEB_PORT}/` : undefined;
+}
+
+/**
+ * Every process and the environment each receives (ARCHITECTURE §7), in
+ * start order: the mail catcher first (the notifier sends to it), then the
+ * gRPC services, then the BFF and the notifier. Everything binds to
+ * loopback: the gRPC services have no authentication of their own and the
+ * BFF runs with dev credentials.
+ */
 export function serviceSpecs(config: LauncherConfig): ServiceSpec[] {
   const shared = {
-    // Loopback only: the services have no authentication of their own.
-    GRPC_HOST: '127.0.0.1',
     NATS_URL: config.NATS_URL,
     LOG_LEVEL: config.LOG_LEVEL,
     NATS_STREAM: config.NATS_STREAM,
     NATS_SUBJECT_PREFIX: config.NATS_SUBJECT_PREFIX,
     EVENT_TYPE_NAMESPACE: config.EVENT_TYPE_NAMESPACE,
   };
+  const entry = (service: string) => path.join(root, 'services', service, 'dist', 'main.js');
   /** A gRPC service on 127.0.0.1, with its database and the variables that set them. */
   const grpcService = (name: string, grpcService: string, databaseUrl: string, port: number, portVariable: string): ServiceSpec => ({
     name,
-    entry: path.join(root, 'services', name, 'dist', 'main.js'),
-    env: { ...shared, DATABASE_URL: databaseUrl, GRPC_PORT: String(port) },
-    grpcAddress: `127.0.0.1:${port}`,
-    grpcPort: port,
-    grpcPortVariable: portVariable,
+    entry: entry(name),
+    env: { ...shared, GRPC_HOST: '127.0.0.1', DATABASE_URL: databaseUrl, GRPC_PORT: String(port) },
+    readiness: { kind: 'grpc', address: `127.0.0.1:${port}` },
+    ports: [{ variable: portVariable, port }],
     summary: `gRPC 127.0.0.1:${port} (${grpcService}) -> ${describeMysqlUrl(databaseUrl)}`,
   });
+
+  const mailCatcher: ServiceSpec[] =
+    config.SMTP_URL === undefined
+      ? [
+          {
+            name: 'mail-catcher',
+            entry: path.join(__dirname, 'mail-catcher.js'),
+            args: [String(config.MAIL_CATCHER_SMTP_PORT), String(config.MAIL_CATCHER_WEB_PORT)],
+            env: {},
+            readiness: { kind: 'ipc' },
+            ports: [
+              { variable: 'MAIL_CATCHER_SMTP_PORT', port: config.MAIL_CATCHER_SMTP_PORT },
+              { variable: 'MAIL_CATCHER_WEB_PORT', port: config.MAIL_CATCHER_WEB_PORT },
+            ],
+            summary: `inbox http://127.0.0.1:${config.MAIL_CATCHER_WEB_PORT}/ (MailDev; SMTP 127.0.0.1:${config.MAIL_CATCHER_SMTP_PORT})`,
+          },
+        ]
+      : [];
+
+  const productoAddr = `127.0.0.1:${config.PRODUCTO_GRPC_PORT}`;
+  const bodegaAddr = `127.0.0.1:${config.BODEGA_GRPC_PORT}`;
+  const bff: ServiceSpec = {
+    name: 'bff',
+    entry: entry('bff'),
+    env: {
+      ...shared,
+      HOST: '127.0.0.1',
+      PORT: String(config.PORT),
+      BFF_USER: config.BFF_USER ?? DEV_CREDENTIALS.user,
+      BFF_PASSWORD: config.BFF_PASSWORD ?? DEV_CREDENTIALS.password,
+      PRODUCTO_SVC_ADDR: productoAddr,
+      BODEGA_SVC_ADDR: bodegaAddr,
+      ENABLE_INIT: config.ENABLE_INIT,
+      ...(config.RATE_LIMIT_PER_MINUTE === undefined ? {} : { RATE_LIMIT_PER_MINUTE: config.RATE_LIMIT_PER_MINUTE }),
+    },
+    readiness: { kind: 'ipc' },
+    ports: [{ variable: 'PORT', port: config.PORT }],
+    summary: `http://127.0.0.1:${config.PORT}/api (REST), /api/graphql, /api/docs -> ${productoAddr}, ${bodegaAddr}`,
+  };
+  const notifier: ServiceSpec = {
+    name: 'notifier',
+    entry: entry('notifier'),
+    env: { ...shared, SMTP_URL: smtpUrlOf(config), SENDER_EMAIL: config.SENDER_EMAIL, RECIPIENT_EMAIL: config.RECIPIENT_EMAIL },
+    readiness: { kind: 'ipc' },
+    ports: [],
+    summary: `emails ${config.SENDER_EMAIL} -> ${config.RECIPIENT_EMAIL} via ${config.SMTP_URL === undefined ? 'the mail catcher' : 'SMTP_URL'}`,
+  };
+
   return [
+    ...mailCatcher,
     grpcService('producto-svc', 'inventario.v1.ProductoService', config.PRODUCTO_DATABASE_URL, config.PRODUCTO_GRPC_PORT, 'PRODUCTO_GRPC_PORT'),
     grpcService('bodega-svc', 'inventario.v1.BodegaService', config.BODEGA_DATABASE_URL, config.BODEGA_GRPC_PORT, 'BODEGA_GRPC_PORT'),
+    bff,
+    notifier,
   ];
 }

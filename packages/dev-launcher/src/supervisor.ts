@@ -1,15 +1,21 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { prettyFactory } from 'pino-pretty';
+import { READY_MESSAGE_TYPE } from '@inventario/platform';
 import type { ServiceSpec } from './services';
 
 export type Say = (line: string) => void;
 
-/** How a service ended: its exit code, or the signal that ended it. */
-export type Outcome = { name: string; code: number | null; signal: NodeJS.Signals | null };
+/**
+ * How a service ended: its exit code, or the signal that ended it, and
+ * whether it had reported ready (a SIGTERM during its boot, before it could
+ * install its own handlers, ends it by the signal with nothing to clean up).
+ */
+export type Outcome = { name: string; code: number | null; signal: NodeJS.Signals | null; ready: boolean };
 
 export interface Supervisor {
-  start(spec: ServiceSpec): void;
+  /** Starts a child; `ready` resolves when it sends the IPC ready message (if it ever does). */
+  start(spec: ServiceSpec): { ready: Promise<void> };
   /**
    * SIGTERM to every child (each runs its graceful shutdown), SIGKILL after
    * `graceMs`; resolves with how each ended. Calling it again returns the
@@ -50,17 +56,18 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
 
   return {
     start(spec) {
-      const child = spawn(process.execPath, [spec.entry], {
+      const child = spawn(process.execPath, [spec.entry, ...(spec.args ?? [])], {
         env: { ...options.baseEnv, ...spec.env },
         stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
         detached: true,
       });
+      let isReady = false;
       const ended = new Promise<Outcome>((resolve) => {
         child.once('error', (err) => {
           options.say(`[${spec.name}] could not start: ${err.message}`);
-          resolve({ name: spec.name, code: null, signal: null });
+          resolve({ name: spec.name, code: null, signal: null, ready: isReady });
         });
-        child.once('exit', (code, signal) => resolve({ name: spec.name, code, signal }));
+        child.once('exit', (code, signal) => resolve({ name: spec.name, code, signal, ready: isReady }));
       });
       children.set(spec.name, { child, ended });
       if (child.stdout) pipe(spec.name, child.stdout, true);
@@ -68,6 +75,16 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       void ended.then((outcome) => {
         if (!stopping) options.onUnexpectedExit(outcome);
       });
+      const ready = new Promise<void>((resolve) => {
+        const onMessage = (message: unknown) => {
+          if ((message as { type?: unknown } | null)?.type !== READY_MESSAGE_TYPE) return;
+          child.off('message', onMessage);
+          isReady = true;
+          resolve();
+        };
+        child.on('message', onMessage);
+      });
+      return { ready };
     },
     stopAll(graceMs) {
       stopping ??= Promise.all(

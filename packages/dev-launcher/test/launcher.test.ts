@@ -45,30 +45,83 @@ function portIsFree(port: number): Promise<boolean> {
 }
 
 describe('npm start (dev launcher)', () => {
-  const ns = testEventNamespace();
+  /** Each launch gets its own stream, so one test's events never show up in another's. */
+  const namespaces: ReturnType<typeof testEventNamespace>[] = [];
   const productoDb = `${TEST_MYSQL_SERVER}/${uniqueName('t_launch_p')}`;
   const bodegaDb = `${TEST_MYSQL_SERVER}/${uniqueName('t_launch_b')}`;
-  /** A private, complete environment: never the default databases, stream or ports. */
-  const privateEnv = async (): Promise<Record<string, string>> => ({
-    PRODUCTO_DATABASE_URL: productoDb,
-    BODEGA_DATABASE_URL: bodegaDb,
-    PRODUCTO_GRPC_PORT: String(await freePort()),
-    BODEGA_GRPC_PORT: String(await freePort()),
-    NATS_URL: TEST_NATS_URL,
-    NATS_STREAM: ns.stream,
-    NATS_SUBJECT_PREFIX: ns.prefix,
-  });
+  const sentBucket = uniqueName('t_launch_sent');
+  /** A private, complete environment: never the default databases, stream, KV bucket or ports. */
+  const privateEnv = async (ns = testEventNamespace()): Promise<Record<string, string>> => {
+    namespaces.push(ns);
+    return {
+      PRODUCTO_DATABASE_URL: productoDb,
+      BODEGA_DATABASE_URL: bodegaDb,
+      PRODUCTO_GRPC_PORT: String(await freePort()),
+      BODEGA_GRPC_PORT: String(await freePort()),
+      PORT: String(await freePort()),
+      MAIL_CATCHER_SMTP_PORT: String(await freePort()),
+      MAIL_CATCHER_WEB_PORT: String(await freePort()),
+      NATS_URL: TEST_NATS_URL,
+      NATS_STREAM: ns.stream,
+      NATS_SUBJECT_PREFIX: ns.prefix,
+      // Read by the notifier from the environment the launcher passes on.
+      NOTIFIER_SENT_BUCKET: sentBucket,
+    };
+  };
 
   afterAll(async () => {
     await dropDatabase(productoDb);
     await dropDatabase(bodegaDb);
     const nc = await connectTestNats();
-    await deleteStream(nc, ns.stream);
+    for (const ns of namespaces) await deleteStream(nc, ns.stream);
+    await deleteStream(nc, `KV_${sentBucket}`);
     await nc.close();
   });
 
-  it('creates missing databases, starts both services, serves gRPC and stops each cleanly on Ctrl-C', async () => {
+  it('serves REST on PORT with the dev credentials it announces, and the email of a create lands in the local inbox', async () => {
     const env = await privateEnv();
+    const run = launch(env);
+    try {
+      await waitFor(() => run.output().includes('Inventario is up'), 'the launcher to report everything up', 60_000);
+      const out = run.output();
+      expect(out).toContain('admin / admin (development defaults');
+      expect(out).toContain(`http://127.0.0.1:${env.MAIL_CATCHER_WEB_PORT}/`);
+      expect(out).toContain(`curl -u admin:admin http://127.0.0.1:${env.PORT}/api/productos`);
+
+      const auth = `Basic ${Buffer.from('admin:admin').toString('base64')}`;
+      const created = await fetch(`http://127.0.0.1:${env.PORT}/api/productos`, {
+        method: 'POST',
+        headers: { authorization: auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ nombre: 'Tornillo del lanzador', precio: 0.25, cantidadEnStock: 10 }),
+      });
+      expect(created.status).toBe(201);
+      const producto = (await created.json()) as { id: number };
+      expect((await fetch(`http://127.0.0.1:${env.PORT}/api/productos`)).status).toBe(401);
+
+      // MailDev's REST API lists what the notifier sent to the catcher.
+      const emails = await waitFor(async () => {
+        const res = await fetch(`http://127.0.0.1:${env.MAIL_CATCHER_WEB_PORT}/email`);
+        const list = (await res.json()) as { subject: string; html: string; to: { address: string }[] }[];
+        return list.length > 0 ? list : undefined;
+      }, 'the creation email in the local inbox', 30_000);
+      expect(emails).toHaveLength(1);
+      expect(emails[0]!.subject).toBe('Nuevo Producto Creado');
+      expect(emails[0]!.to[0]!.address).toBe('almacen@localhost.localdomain');
+      expect(emails[0]!.html).toContain('Tornillo del lanzador');
+      expect(emails[0]!.html).toContain(String(producto.id));
+
+      run.child.kill('SIGINT');
+      expect(await run.exited).toBe(0);
+      expect(run.output()).toContain('All services stopped.');
+      for (const port of [env.PORT, env.MAIL_CATCHER_SMTP_PORT, env.MAIL_CATCHER_WEB_PORT]) expect(await portIsFree(Number(port))).toBe(true);
+    } finally {
+      run.child.kill('SIGKILL');
+    }
+  });
+
+  it('creates missing databases, starts both services, serves gRPC and stops each cleanly on Ctrl-C', async () => {
+    const ns = testEventNamespace();
+    const env = await privateEnv(ns);
     const [pPort, bPort] = [Number(env.PRODUCTO_GRPC_PORT), Number(env.BODEGA_GRPC_PORT)];
     const run = launch(env);
     try {
@@ -109,6 +162,8 @@ describe('npm start (dev launcher)', () => {
       // Each service ran its own shutdown sequence to the end.
       expect(run.output()).toMatch(/\[producto-svc\] \{[^\n]*"msg":"shutdown complete"/);
       expect(run.output()).toMatch(/\[bodega-svc\] \{[^\n]*"msg":"shutdown complete"/);
+      expect(run.output()).toMatch(/\[bff\] \{[^\n]*"msg":"shutdown complete"/);
+      expect(run.output()).toMatch(/\[notifier\] \{[^\n]*"msg":"shutdown complete"/);
       expect(await portIsFree(pPort)).toBe(true);
       expect(await portIsFree(bPort)).toBe(true);
     } finally {
@@ -122,7 +177,8 @@ describe('npm start (dev launcher)', () => {
     await waitFor(() => run.output().includes('Inventario is up'), 'the launcher to report the services up', 45_000);
     run.child.kill('SIGKILL');
     await run.exited;
-    await waitFor(async () => (await portIsFree(Number(env.PRODUCTO_GRPC_PORT))) && (await portIsFree(Number(env.BODEGA_GRPC_PORT))), 'both services to stop', 30_000);
+    const ports = [env.PRODUCTO_GRPC_PORT, env.BODEGA_GRPC_PORT, env.PORT, env.MAIL_CATCHER_SMTP_PORT, env.MAIL_CATCHER_WEB_PORT].map(Number);
+    await waitFor(async () => (await Promise.all(ports.map(portIsFree))).every(Boolean), 'every process to stop', 30_000);
   });
 
   it('stops the services cleanly and exits when its output is closed (npm start | head)', async () => {
@@ -186,6 +242,8 @@ describe('npm start (dev launcher)', () => {
   it.each([
     [{ PRODUCTO_GRPC_PORT: 'seventy' }, /PRODUCTO_GRPC_PORT: /],
     [{ PRODUCTO_GRPC_PORT: '50060', BODEGA_GRPC_PORT: '50060' }, /BODEGA_GRPC_PORT: must differ from PRODUCTO_GRPC_PORT/],
+    [{ PORT: '50061', BODEGA_GRPC_PORT: '50061' }, /PORT: must differ from BODEGA_GRPC_PORT/],
+    [{ SENDER_EMAIL: 'not an address' }, /SENDER_EMAIL: /],
     [{ EVENT_TYPE_NAMESPACE: 'a..b' }, /EVENT_TYPE_NAMESPACE: /],
     [{ BODEGA_DATABASE_URL: 'mysql://root@127.0.0.1:3306/inventario_producto', PRODUCTO_DATABASE_URL: 'mysql://root@127.0.0.1:3306/inventario_producto' }, /BODEGA_DATABASE_URL: must name another database/],
   ])('rejects the invalid environment %j with one line naming the variable', async (bad, pattern) => {
