@@ -56,6 +56,8 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
 
   return {
     start(spec) {
+      // Once stopping, nothing new starts: stopAll would not know about it.
+      if (stopping) return { ready: new Promise<void>(() => undefined) };
       const child = spawn(process.execPath, [spec.entry, ...(spec.args ?? [])], {
         env: { ...options.baseEnv, ...spec.env },
         stdio: ['ignore', 'pipe', 'pipe', 'ipc'],

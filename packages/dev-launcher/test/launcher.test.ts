@@ -1,4 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import * as path from 'node:path';
 import { credentials, Metadata } from '@grpc/grpc-js';
@@ -44,6 +45,20 @@ function portIsFree(port: number): Promise<boolean> {
   });
 }
 
+/** Pids of processes whose environment holds `entry` (Linux /proc), to find orphans of a launch. */
+function processesWithEnv(entry: string): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name) && Number(name) !== process.pid)
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(entry);
+      } catch {
+        return false; // gone, or not ours to read
+      }
+    })
+    .map(Number);
+}
+
 describe('npm start (dev launcher)', () => {
   /** Each launch gets its own stream, so one test's events never show up in another's. */
   const namespaces: ReturnType<typeof testEventNamespace>[] = [];
@@ -70,12 +85,20 @@ describe('npm start (dev launcher)', () => {
   };
 
   afterAll(async () => {
+    // However each test ended its launcher, no process it started may be left running.
+    const orphans = await waitFor(
+      () => (processesWithEnv(`NOTIFIER_SENT_BUCKET=${sentBucket}`).length === 0 ? [] : undefined),
+      'every process the launches started to end',
+      30_000,
+    ).catch(() => processesWithEnv(`NOTIFIER_SENT_BUCKET=${sentBucket}`));
+    for (const pid of orphans) process.kill(pid, 'SIGKILL');
     await dropDatabase(productoDb);
     await dropDatabase(bodegaDb);
     const nc = await connectTestNats();
     for (const ns of namespaces) await deleteStream(nc, ns.stream);
     await deleteStream(nc, `KV_${sentBucket}`);
     await nc.close();
+    expect(orphans).toEqual([]);
   });
 
   it('serves REST on PORT with the dev credentials it announces, and the email of a create lands in the local inbox', async () => {

@@ -58,7 +58,11 @@ export async function runService<C extends { logLevel: string; shutdownTimeoutMs
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
-  if (process.send) process.on('disconnect', () => stop('parent process gone'));
+  if (process.send) {
+    process.on('disconnect', () => stop('parent process gone'));
+    // The channel may have closed while this process was still loading, before the listener existed.
+    if (!process.connected) stop('parent process gone');
+  }
 
   try {
     const app = await options.start(config, logger, starting.signal);
