@@ -7,6 +7,7 @@ export * from './logger';
 export * from './nats';
 export * from './outbox';
 export * from './shutdown';
+export * from './start-up';
 export * from './time';
 export * from './grpc/handlers';
 export * from './grpc/server';

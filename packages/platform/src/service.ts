@@ -4,9 +4,10 @@ import { status, type handleUnaryCall, type UntypedServiceImplementation } from 
 import { createDb, describeMysqlUrl, isTransientDbError, migrate, MigrationLockTimeoutError, type Knex, type Migration } from './db';
 import { monitorDatabase } from './health';
 import type { Logger } from './logger';
-import { connectNats, ensureStream, type NatsConnection } from './nats';
+import { ensureStream, type NatsConnection } from './nats';
 import { createOutboxRelay, jetStreamPublisher, type OutboxRelay } from './outbox';
-import type { ShutdownStep } from './shutdown';
+import { stopOnce, type ShutdownStep } from './shutdown';
+import { connectNatsUnlessAborted, retrying } from './start-up';
 import { startGrpcServer, type GrpcServiceBinding, type StartedGrpcServer } from './grpc/server';
 
 /**
@@ -76,7 +77,6 @@ export interface ServiceApp {
 /** How long one JetStream publish may wait for its ack before the relay backs off. */
 const PUBLISH_TIMEOUT_MS = 5000;
 /** Ceiling of the retry delay while NATS-side setup fails. */
-const SETUP_RETRY_MAX_MS = 10_000;
 
 /**
  * Starts a service: the gRPC port opens first (health NOT_SERVING, so probes
@@ -138,7 +138,8 @@ export async function startService(options: StartServiceOptions): Promise<Servic
   let nc: NatsConnection | undefined;
   let consumers: Stoppable | undefined;
   const setup = (async () => {
-    nc = await connectUnlessAborted(config.natsUrl, options.name, logger, abort.signal);
+    logger.info({ nats: config.natsUrl }, 'connecting to NATS in the background; events wait in the outbox until then');
+    nc = await connectNatsUnlessAborted(config.natsUrl, options.name, logger, abort.signal);
     const events: EventsContext = { nc, stream: config.natsStream, prefix: config.natsSubjectPrefix };
     await retrying('stream setup', () => ensureStream(events.nc, { name: events.stream, subjects: [`${events.prefix}.>`] }), logger, abort.signal);
     relay = createOutboxRelay({ db, publish: jetStreamPublisher(events.nc, PUBLISH_TIMEOUT_MS), logger });
@@ -186,48 +187,13 @@ export async function startService(options: StartServiceOptions): Promise<Servic
     { name: 'database pool', run: () => db.destroy() },
   ];
 
-  let stopped: Promise<void> | undefined;
   return {
     grpcPort: grpc.port,
     ready,
     setServing,
     shutdownSteps,
-    stop() {
-      stopped ??= (async () => {
-        for (const step of shutdownSteps) {
-          try {
-            await step.run();
-          } catch (err) {
-            logger.error({ step: step.name, err }, 'shutdown step failed');
-          }
-        }
-      })();
-      return stopped;
-    },
+    stop: stopOnce(shutdownSteps, logger),
   };
-}
-
-/**
- * connectNats waits for a first server indefinitely; stop waiting when
- * `signal` aborts, and close the connection should it come up later.
- */
-async function connectUnlessAborted(url: string, name: string, logger: Logger, signal: AbortSignal): Promise<NatsConnection> {
-  logger.info({ nats: url }, 'connecting to NATS in the background; events wait in the outbox until then');
-  const connecting = connectNats(url, name, logger);
-  const aborted = new Promise<never>((_, reject) => {
-    signal.addEventListener('abort', () => reject(new Error('stopped before NATS was reachable')), { once: true });
-  });
-  try {
-    const nc = await Promise.race([connecting, aborted]);
-    logger.info({ nats: url }, 'nats connected');
-    return nc;
-  } catch (err) {
-    void connecting.then(
-      (late) => late.close(),
-      () => undefined,
-    );
-    throw err;
-  }
 }
 
 /** An unreachable database or a replica still migrating: wait; anything else (a bad migration) is fatal. */
@@ -253,26 +219,3 @@ function unavailableUntil(ready: () => boolean, implementation: UntypedServiceIm
   );
 }
 
-/**
- * Runs `work` until it succeeds (or fails in a way `retryable` rejects),
- * backing off up to 10 s; rejects once `signal` aborts.
- */
-async function retrying<T>(
-  what: string,
-  work: () => Promise<T>,
-  logger: Logger,
-  signal: AbortSignal,
-  retryable: (err: unknown) => boolean = () => true,
-): Promise<T> {
-  for (let delayMs = 250; ; delayMs = Math.min(SETUP_RETRY_MAX_MS, delayMs * 2)) {
-    signal.throwIfAborted();
-    try {
-      return await work();
-    } catch (err) {
-      signal.throwIfAborted();
-      if (!retryable(err)) throw err;
-      logger.warn({ err: err instanceof Error ? err.message : String(err), retryInMs: delayMs }, `${what} failed; will retry`);
-      await sleep(delayMs, undefined, { signal });
-    }
-  }
-}

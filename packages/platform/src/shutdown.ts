@@ -60,3 +60,24 @@ export function installShutdown(options: ShutdownOptions): () => Promise<void> {
   }
   return shutdown;
 }
+
+/**
+ * The shutdown steps as one `stop()` for tests and embedders: runs them once,
+ * in order; a failing step is logged and the rest still run. Later calls
+ * return the same promise.
+ */
+export function stopOnce(steps: ShutdownStep[], logger: Logger): () => Promise<void> {
+  let stopped: Promise<void> | undefined;
+  return () => {
+    stopped ??= (async () => {
+      for (const step of steps) {
+        try {
+          await step.run();
+        } catch (err) {
+          logger.error({ step: step.name, err }, 'shutdown step failed');
+        }
+      }
+    })();
+    return stopped;
+  };
+}

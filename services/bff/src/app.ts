@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Logger, ShutdownStep } from '@inventario/platform';
+import { stopOnce, type Logger, type ShutdownStep } from '@inventario/platform';
 import type { Config } from './config';
 import { createDownstream } from './downstream/downstream';
 import { createHttpApp } from './http/http-app';
@@ -64,21 +64,9 @@ export async function startApp(config: Config, logger: Logger, signal?: AbortSig
     { name: 'grpc channels', run: () => downstream.close() },
   ];
 
-  let stopped: Promise<void> | undefined;
   return {
     httpPort: server.port,
     shutdownSteps,
-    stop() {
-      stopped ??= (async () => {
-        for (const step of shutdownSteps) {
-          try {
-            await step.run();
-          } catch (err) {
-            logger.error({ step: step.name, err }, 'shutdown step failed');
-          }
-        }
-      })();
-      return stopped;
-    },
+    stop: stopOnce(shutdownSteps, logger),
   };
 }

@@ -9,7 +9,7 @@ import { createBasicAuth } from '../src/http/auth';
 import { createErrorMiddleware } from '../src/http/error-middleware';
 import { createInventario } from '../src/inventario/inventario';
 import type { Caller, InventarioApi } from '../src/inventario/model';
-import { startTestBackend, type TestBackend } from './graphql-support/backend';
+import { startTestBackend, type TestBackend } from './support/backend';
 import { basicAuth } from './support/stack';
 
 /**

@@ -7,7 +7,7 @@ import { createDownstream, type Downstream } from '../src/downstream/downstream'
 import { createInventario } from '../src/inventario/inventario';
 import type { Caller, InventarioApi } from '../src/inventario/model';
 import { BODEGAS_EJEMPLO, describeSeedResult, PRODUCTOS_EJEMPLO, seedSampleData } from '../src/inventario/seed';
-import { startTestBackend, type TestBackend } from './graphql-support/backend';
+import { startTestBackend, type TestBackend } from './support/backend';
 
 /**
  * The sample data: `npm run seed` (the built seed-main.js) against both real

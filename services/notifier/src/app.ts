@@ -1,4 +1,4 @@
-import { ensureStream, type Logger, type NatsConnection, type ShutdownStep } from '@inventario/platform';
+import { connectNatsUnlessAborted, ensureStream, retrying, stopOnce, type Logger, type NatsConnection, type ShutdownStep } from '@inventario/platform';
 import type { Registry } from 'prom-client';
 import { describeSmtpUrl, type Config } from './config';
 import { classifySmtpError, createMailer } from './email/mailer';
@@ -10,7 +10,6 @@ import { createDelivery } from './events/delivery';
 import { openSentRegistry } from './events/sent-registry';
 import { HANDLERS } from './handlers';
 import { createNotifierMetrics, type NotifierMetrics } from './metrics';
-import { connectNatsUnlessAborted, retrying } from './start-up';
 
 /** A running notifier. */
 export interface NotifierApp {
@@ -98,22 +97,10 @@ export async function startApp(config: Config, logger: Logger, signal: AbortSign
     { name: 'nats drain', run: async () => (connection.isClosed() ? undefined : connection.drain()) },
     { name: 'smtp pool', run: () => mailer.close() },
   ];
-  let stopped: Promise<void> | undefined;
   return {
     metrics,
     registry: metrics.registry,
     shutdownSteps,
-    stop() {
-      stopped ??= (async () => {
-        for (const step of shutdownSteps) {
-          try {
-            await step.run();
-          } catch (err) {
-            logger.error({ step: step.name, err }, 'shutdown step failed');
-          }
-        }
-      })();
-      return stopped;
-    },
+    stop: stopOnce(shutdownSteps, logger),
   };
 }

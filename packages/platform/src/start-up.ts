@@ -1,16 +1,20 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { connectNats, type Logger, type NatsConnection } from '@inventario/platform';
+import type { Logger } from './logger';
+import { connectNats, type NatsConnection } from './nats';
 
 /**
- * Waiting at start for what the notifier cannot work without (NATS with
- * JetStream), patiently and abortably: an outage delays emails, it does not
- * crash-loop the process, and SIGTERM still stops it at once.
+ * Waiting at start for what a process cannot work without, patiently and
+ * abortably: an outage delays start-up instead of crash-looping the
+ * process, and SIGTERM still stops it at once.
  */
 
 /** Ceiling of the delay between set-up attempts. */
 const RETRY_MAX_MS = 10_000;
 
-/** connectNats waits for a first server indefinitely; give up when `signal` aborts. */
+/**
+ * connectNats waits for a first server indefinitely; stop waiting when
+ * `signal` aborts, and close the connection should it come up later.
+ */
 export async function connectNatsUnlessAborted(url: string, name: string, logger: Logger, signal: AbortSignal): Promise<NatsConnection> {
   signal.throwIfAborted();
   const connecting = connectNats(url, name, logger);
@@ -18,9 +22,10 @@ export async function connectNatsUnlessAborted(url: string, name: string, logger
     signal.addEventListener('abort', () => reject(new Error('stopped before NATS was reachable')), { once: true });
   });
   try {
-    return await Promise.race([connecting, aborted]);
+    const nc = await Promise.race([connecting, aborted]);
+    logger.info({ nats: url }, 'nats connected');
+    return nc;
   } catch (err) {
-    // Should it connect after all, close that connection.
     void connecting.then(
       (late) => late.close(),
       () => undefined,
@@ -29,14 +34,24 @@ export async function connectNatsUnlessAborted(url: string, name: string, logger
   }
 }
 
-/** Runs `work` until it succeeds, backing off from 250 ms to 10 s; rejects once `signal` aborts. */
-export async function retrying<T>(what: string, work: () => Promise<T>, logger: Logger, signal: AbortSignal): Promise<T> {
+/**
+ * Runs `work` until it succeeds (or fails in a way `retryable` rejects),
+ * backing off up to 10 s; rejects once `signal` aborts.
+ */
+export async function retrying<T>(
+  what: string,
+  work: () => Promise<T>,
+  logger: Logger,
+  signal: AbortSignal,
+  retryable: (err: unknown) => boolean = () => true,
+): Promise<T> {
   for (let delayMs = 250; ; delayMs = Math.min(RETRY_MAX_MS, delayMs * 2)) {
     signal.throwIfAborted();
     try {
       return await work();
     } catch (err) {
       signal.throwIfAborted();
+      if (!retryable(err)) throw err;
       logger.warn({ err: err instanceof Error ? err.message : String(err), retryInMs: delayMs }, `${what} failed; will retry`);
       await sleep(delayMs, undefined, { signal });
     }

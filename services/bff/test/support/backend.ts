@@ -1,0 +1,136 @@
+/**
+ * producto-svc and bodega-svc in-process for BFF tests: ephemeral gRPC ports,
+ * fresh databases, and ONE private stream / subject prefix shared by both (so
+ * producto-svc's BodegaEliminada reconciliation sees bodega-svc's events).
+ * Used by the full stack (support/stack.ts) and by tests that build their own
+ * client of the services (the seed command, a router wired by hand).
+ * close() removes everything it created.
+ */
+import { countPendingEvents, createDb, createLogger, type Knex, type NatsConnection } from '@inventario/platform';
+import {
+  connectTestNats,
+  createTestDatabase,
+  deleteStream,
+  readStream,
+  testEventNamespace,
+  TEST_NATS_URL,
+  waitFor,
+  type EventNamespace,
+  type StoredEvent,
+  type TestDatabase,
+} from '@inventario/testkit';
+import { startApp as startProductoApp, type App as ProductoApp } from '../../../producto-svc/src/app';
+import { loadConfig as loadProductoConfig } from '../../../producto-svc/src/config';
+import { startApp as startBodegaApp, type App as BodegaApp } from '../../../bodega-svc/src/app';
+import { loadConfig as loadBodegaConfig } from '../../../bodega-svc/src/config';
+
+export interface TestBackend {
+  /** `127.0.0.1:<port>` of each service (producto-svc keeps its port across a restart). */
+  productoSvcAddr: string;
+  bodegaSvcAddr: string;
+  /** The test's own NATS connection. */
+  nc: NatsConnection;
+  /** The stream and subject prefix both services publish to. */
+  namespace: EventNamespace;
+  /** Every event in the stream now (waits for nothing: poll with waitFor). */
+  events(): Promise<StoredEvent[]>;
+  /** Waits until both outboxes are drained, then reads the stream. */
+  settledEvents(): Promise<StoredEvent[]>;
+  /** Stops producto-svc (its port then refuses connections). */
+  stopProductoSvc(): Promise<void>;
+  /** Starts producto-svc again on the same port and database. */
+  startProductoSvc(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const LOG_LEVEL = process.env.TEST_LOG_LEVEL ?? 'silent';
+
+function serviceEnv(database: TestDatabase, namespace: EventNamespace, grpcPort: number): NodeJS.ProcessEnv {
+  return {
+    DATABASE_URL: database.url,
+    GRPC_PORT: String(grpcPort),
+    GRPC_HOST: '127.0.0.1',
+    NATS_URL: TEST_NATS_URL,
+    NATS_STREAM: namespace.stream,
+    NATS_SUBJECT_PREFIX: namespace.prefix,
+    LOG_LEVEL,
+    SHUTDOWN_DRAIN_MS: '0',
+    SHUTDOWN_TIMEOUT_MS: '10000',
+    DB_CHECK_INTERVAL_MS: '200',
+  };
+}
+
+/** Runs cleanups in reverse order, each once, ignoring failures (the rest must still run). */
+export function cleanupList(): { push(cleanup: () => Promise<void>): void; run(): Promise<void> } {
+  const cleanups: (() => Promise<void>)[] = [];
+  return {
+    push: (cleanup) => void cleanups.push(cleanup),
+    async run() {
+      while (cleanups.length > 0) await cleanups.pop()!().catch(() => undefined);
+    },
+  };
+}
+
+export async function startTestBackend(label: string): Promise<TestBackend> {
+  const namespace = testEventNamespace();
+  const cleanups = cleanupList();
+  try {
+    const productoDb = await createTestDatabase(`${label}_p`);
+    cleanups.push(() => productoDb.drop());
+    const bodegaDb = await createTestDatabase(`${label}_b`);
+    cleanups.push(() => bodegaDb.drop());
+    const nc = await connectTestNats();
+    cleanups.push(async () => {
+      await deleteStream(nc, namespace.stream);
+      await nc.close();
+    });
+    const pools: Knex[] = [createDb(productoDb.url), createDb(bodegaDb.url)];
+    cleanups.push(async () => {
+      for (const pool of pools) await pool.destroy();
+    });
+
+    const bodega: BodegaApp = await startBodegaApp(loadBodegaConfig(serviceEnv(bodegaDb, namespace, 0)), createLogger('bodega-svc', LOG_LEVEL));
+    cleanups.push(() => bodega.stop());
+
+    // Port 0 the first time; the same port on a restart, so a BFF's channel finds it again.
+    let productoPort = 0;
+    let producto: ProductoApp | undefined;
+    const startProductoSvc = async () => {
+      if (producto) return;
+      producto = await startProductoApp(loadProductoConfig(serviceEnv(productoDb, namespace, productoPort)), createLogger('producto-svc', LOG_LEVEL));
+      productoPort = producto.grpcPort;
+    };
+    const stopProductoSvc = async () => {
+      const running = producto;
+      producto = undefined;
+      await running?.stop();
+    };
+    await startProductoSvc();
+    cleanups.push(stopProductoSvc);
+
+    return {
+      productoSvcAddr: `127.0.0.1:${productoPort}`,
+      bodegaSvcAddr: `127.0.0.1:${bodega.grpcPort}`,
+      nc,
+      namespace,
+      events: () => readStream(nc, namespace.stream),
+      async settledEvents() {
+        await waitFor(
+          async () => {
+            for (const pool of pools) if ((await countPendingEvents(pool)) > 0) return false;
+            return true;
+          },
+          'both outbox relays to publish every event',
+          30_000,
+        );
+        return readStream(nc, namespace.stream);
+      },
+      stopProductoSvc,
+      startProductoSvc,
+      close: () => cleanups.run(),
+    };
+  } catch (err) {
+    await cleanups.run();
+    throw err;
+  }
+}
