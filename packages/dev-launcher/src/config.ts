@@ -29,9 +29,13 @@ const schema = z
     /** `inicializarBaseDatos` is allowed locally unless turned off; it never runs by itself. */
     ENABLE_INIT: z.enum(['true', 'false']).default('true'),
     /** A real SMTP server; when unset the launcher runs a local mail catcher instead. */
-    SMTP_URL: z.string().min(1).optional(),
-    SENDER_EMAIL: z.email().default('inventario@localhost.localdomain'),
-    RECIPIENT_EMAIL: z.email().default('almacen@localhost.localdomain'),
+    SMTP_URL: envSchemas.smtpUrl().optional(),
+    SENDER_EMAIL: z.email('must be an email address').default('inventario@localhost.localdomain'),
+    /** Passed on as written (the notifier reads the list itself); checked here so nothing starts with a bad one. */
+    RECIPIENT_EMAIL: z
+      .string()
+      .default('almacen@localhost.localdomain')
+      .refine((value) => envSchemas.emailList().safeParse(value).success, 'must be one email address or several, comma-separated'),
     /** The mail catcher's SMTP and web inbox ports (only when SMTP_URL is unset). */
     MAIL_CATCHER_SMTP_PORT: port(1025),
     MAIL_CATCHER_WEB_PORT: port(1080),

@@ -267,6 +267,9 @@ describe('npm start (dev launcher)', () => {
     [{ PRODUCTO_GRPC_PORT: '50060', BODEGA_GRPC_PORT: '50060' }, /BODEGA_GRPC_PORT: must differ from PRODUCTO_GRPC_PORT/],
     [{ PORT: '50061', BODEGA_GRPC_PORT: '50061' }, /PORT: must differ from BODEGA_GRPC_PORT/],
     [{ SENDER_EMAIL: 'not an address' }, /SENDER_EMAIL: /],
+    [{ RECIPIENT_EMAIL: 'a@example.com,not an address' }, /RECIPIENT_EMAIL: must be one email address or several/],
+    // Checked before anything starts, and the password is never echoed.
+    [{ SMTP_URL: 'ftp://usuario:S3CRETO@mail.example.com' }, /SMTP_URL: must start with smtp:\/\/ or smtps:\/\/(?![\s\S]*S3CRETO)/],
     [{ EVENT_TYPE_NAMESPACE: 'a..b' }, /EVENT_TYPE_NAMESPACE: /],
     [{ BODEGA_DATABASE_URL: 'mysql://root@127.0.0.1:3306/inventario_producto', PRODUCTO_DATABASE_URL: 'mysql://root@127.0.0.1:3306/inventario_producto' }, /BODEGA_DATABASE_URL: must name another database/],
   ])('rejects the invalid environment %j with one line naming the variable', async (bad, pattern) => {

@@ -58,4 +58,32 @@ export const envSchemas = {
     z.string().regex(/^[A-Za-z0-9_-]+$/, 'must be letters, digits, _ or -').default('INVENTARIO'),
   milliseconds: (fallback: number, min = 0) =>
     wholeNumber(min, 24 * 3600_000, 'a duration in whole milliseconds').default(fallback),
+  /** `smtp://[user:password@]host[:port]` or `smtps://...`; never echoed (it may hold a password). */
+  smtpUrl: () =>
+    z.string().superRefine((value, ctx) => {
+      let url: URL;
+      try {
+        url = new URL(value);
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be smtp://[user:password@]host[:port] or smtps://...' });
+        return;
+      }
+      if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') {
+        ctx.addIssue({ code: 'custom', message: 'must start with smtp:// or smtps://' });
+      } else if (url.hostname === '') {
+        ctx.addIssue({ code: 'custom', message: 'must name a host' });
+      }
+    }),
+  /** One email address or several, comma-separated (a team may share notifications). */
+  emailList: () =>
+    z
+      .string()
+      .transform((value) => value.split(',').map((address) => address.trim()))
+      .superRefine((addresses, ctx) => {
+        addresses.forEach((address, i) => {
+          if (!z.email().safeParse(address).success) {
+            ctx.addIssue({ code: 'custom', message: `address ${i + 1} is not an email address (comma-separate several)` });
+          }
+        });
+      }),
 };

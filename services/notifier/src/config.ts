@@ -20,34 +20,6 @@ function wholeNumber(min: number, max: number, fallback: number) {
     .default(fallback);
 }
 
-const smtpUrl = z.string().superRefine((value, ctx) => {
-  // Never echo the value: it may hold a password.
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    ctx.addIssue({ code: 'custom', message: 'must be smtp://[user:password@]host[:port] or smtps://...' });
-    return;
-  }
-  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') {
-    ctx.addIssue({ code: 'custom', message: 'must start with smtp:// or smtps://' });
-  } else if (url.hostname === '') {
-    ctx.addIssue({ code: 'custom', message: 'must name a host' });
-  }
-});
-
-/** One or more addresses, comma-separated (a team may share notifications). */
-const addressList = z
-  .string()
-  .transform((value) => value.split(',').map((address) => address.trim()))
-  .superRefine((addresses, ctx) => {
-    addresses.forEach((address, i) => {
-      if (!z.email().safeParse(address).success) {
-        ctx.addIssue({ code: 'custom', message: `address ${i + 1} is not an email address (comma-separate several)` });
-      }
-    });
-  });
-
 /** `1000,5000,30000`: the nak delay after the 1st, 2nd, 3rd... failed delivery; the last repeats. */
 const backoffSchedule = z
   .string()
@@ -57,9 +29,9 @@ const backoffSchedule = z
 
 const schema = z
   .object({
-    SMTP_URL: smtpUrl,
+    SMTP_URL: envSchemas.smtpUrl(),
     SENDER_EMAIL: z.email('must be an email address'),
-    RECIPIENT_EMAIL: addressList,
+    RECIPIENT_EMAIL: envSchemas.emailList(),
     NATS_URL: envSchemas.natsUrl(),
     LOG_LEVEL: envSchemas.logLevel(),
     NATS_STREAM: envSchemas.streamName(),
