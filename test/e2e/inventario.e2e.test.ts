@@ -6,11 +6,13 @@
  * warehouse delete ends as `Bodega Eliminada` with its products kept and
  * unassigned.
  */
+import { jetstreamManager } from '@nats-io/jetstream';
 import { createLogger } from '@inventario/platform';
 import { deleteStream, uniqueName, waitFor } from '@inventario/testkit';
 import { startTestStack, type TestStack } from '../../services/bff/test/support/stack';
 import { startApp as startNotifier, type NotifierApp } from '../../services/notifier/src/app';
 import { loadConfig as loadNotifierConfig } from '../../services/notifier/src/config';
+import { HANDLERS } from '../../services/notifier/src/handlers';
 import { startSmtpSink, type ReceivedEmail, type SmtpSink } from '../../services/notifier/test/support/smtp-sink';
 
 const SENDER = 'inventario@example.com';
@@ -50,7 +52,7 @@ function emailsAbout(subject: string, id: number | string): ReceivedEmail[] {
   return sink.received.filter((e) => e.subject === subject && idLine.test(e.text));
 }
 
-/** Waits for the email of one write, then checks it is the only one. */
+/** Waits for the email of one write and checks its sender, recipient, name and id. */
 async function expectOneEmail(subject: string, id: number | string, nombre?: string): Promise<ReceivedEmail> {
   const [email] = await waitFor(() => {
     const found = emailsAbout(subject, id);
@@ -63,10 +65,21 @@ async function expectOneEmail(subject: string, id: number | string, nombre?: str
   return email!;
 }
 
-/** After the outboxes drained and each event had time to reach the sink: exactly one email per event. */
+/**
+ * Once the outboxes drained and every consumer has acked everything (so no
+ * redelivery can still add a copy): exactly one email per event.
+ */
 async function expectEmailPerEvent(): Promise<void> {
   const events = await stack.settledEvents();
   await waitFor(() => sink.received.length >= events.length, `${events.length} emails, one per event`);
+  const jsm = await jetstreamManager(stack.nc);
+  await waitFor(async () => {
+    for (const handler of HANDLERS) {
+      const info = await jsm.consumers.info(stack.namespace.stream, handler.name);
+      if (info.num_pending > 0 || info.num_ack_pending > 0) return false;
+    }
+    return true;
+  }, 'every notifier consumer to have acked everything');
   const ids = sink.received.map((e) => e.messageId);
   expect(new Set(ids).size).toBe(ids.length);
   expect(sink.received).toHaveLength(events.length);

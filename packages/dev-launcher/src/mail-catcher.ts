@@ -3,11 +3,15 @@
  * every message and a web inbox to read them. Run by the launcher as a child
  * process like the services, so it stops with them: on SIGTERM/SIGINT and
  * when the launcher's IPC channel closes (even if the launcher was killed).
- * Tells the launcher it is ready over IPC once SMTP accepts connections.
+ * Tells the launcher it is ready over IPC once SMTP and the web inbox accept
+ * connections. (MailDev's web inbox allows any origin (CORS): it is a local
+ * development tool bound to 127.0.0.1, never run beside real mail.)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { connect } from 'node:net';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { READY_MESSAGE_TYPE } from '@inventario/platform';
 
 interface MailDevConfig {
@@ -46,8 +50,26 @@ const server = startMailDev({
   mailDirectory,
   silent: true,
 });
+/** Resolves once something accepts TCP connections on 127.0.0.1:port (MailDev starts its web server without telling). */
+async function accepting(port: number): Promise<void> {
+  for (;;) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (open) return;
+    await sleep(50);
+  }
+}
+
 server.listen().then(
-  () => process.send?.({ type: READY_MESSAGE_TYPE }),
+  async () => {
+    await accepting(webPort);
+    process.send?.({ type: READY_MESSAGE_TYPE });
+  },
   (err: unknown) => {
     process.stderr.write(`mail catcher could not listen: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(1);
