@@ -41,7 +41,7 @@ export async function startApp(config: Config, logger: Logger, signal?: AbortSig
 
   let server: StartedHttpServer;
   try {
-    server = await startHttpServer(app, config.port, config.host);
+    server = await startHttpServer(app, config.port, config.host, logger);
   } catch (err) {
     downstream.close();
     throw err;

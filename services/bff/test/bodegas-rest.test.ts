@@ -2,6 +2,8 @@
  * /api/bodegas end to end (ARCHITECTURE §2), except the safe delete
  * (safe-delete.test.ts): the BFF over the real services.
  */
+import { MENSAJES } from '../src/http/rest-fields';
+import { TEXTO_MENSAJES } from '../src/inventario/texto';
 import { crearBodega, crearProducto, uniqueNombre } from './support/rest-fixtures';
 import { startTestStack, type TestStack } from './support/stack';
 
@@ -98,9 +100,11 @@ describe('GET /api/bodegas', () => {
 
   test('an unknown id is 404 and a malformed one 400', async () => {
     expect((await stack.request('GET', '/api/bodegas/999999')).status).toBe(404);
-    const bad = await stack.request('GET', '/api/bodegas/x1');
-    expect(bad.status).toBe(400);
-    expect(bad.body.detalles).toEqual([{ campo: 'id', mensaje: expect.any(String) }]);
+    for (const id of ['x1', '%zz', '%e2%82']) {
+      const bad = await stack.request('GET', `/api/bodegas/${id}`);
+      expect(bad.status).toBe(400);
+      expect(bad.body.detalles).toEqual([{ campo: 'id', mensaje: expect.any(String) }]);
+    }
   });
 });
 
@@ -155,6 +159,17 @@ describe('PUT /api/bodegas/{id}', () => {
     const invalid = await stack.request('PUT', `/api/bodegas/${id}`, { body: { capacidad: -5 } });
     expect(invalid.status).toBe(400);
     expect(invalid.body.detalles).toEqual([{ campo: 'capacidad', mensaje: 'no puede ser negativo' }]);
+
+    const nulls = await stack.request('PUT', `/api/bodegas/${id}`, { body: { nombre: null, capacidad: null } });
+    expect(nulls.status).toBe(400);
+    expect(nulls.body.detalles).toEqual([
+      { campo: 'nombre', mensaje: MENSAJES.noNulo },
+      { campo: 'capacidad', mensaje: MENSAJES.noNulo },
+    ]);
+
+    const surrogate = await stack.request('PUT', `/api/bodegas/${id}`, { body: { ubicacion: 'Nave \udc00' } });
+    expect(surrogate.status).toBe(400);
+    expect(surrogate.body.detalles).toEqual([{ campo: 'ubicacion', mensaje: TEXTO_MENSAJES.malFormado }]);
 
     expect((await stack.request('PUT', '/api/bodegas/999999', { body: { capacidad: 1 } })).status).toBe(404);
 

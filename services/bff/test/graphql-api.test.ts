@@ -1,3 +1,4 @@
+import { TEXTO_MENSAJES } from '../src/inventario/texto';
 import { startTestStack, TEST_USER, type TestStack } from './support/stack';
 import { eventsFor, graphql, graphqlData, type BodegaGql, type ProductoGql } from './graphql-support/graphql-client';
 
@@ -262,6 +263,27 @@ describe('GraphQL mutation failures are data', () => {
   it('crearProducto with a warehouse that does not exist fails naming bodegaId', async () => {
     const response = await graphql(stack, CREAR_PRODUCTO, { variables: { input: { nombre: 'x', precio: 1, cantidad: 1, bodegaId: '999999' } } });
     expect(response.body.data.crearProducto).toMatchObject({ success: false, error: expect.stringMatching(/^bodegaId: /), producto: null });
+  });
+
+  it('text with a lone UTF-16 surrogate is refused naming the field, and nothing is written', async () => {
+    const before = await stack.settledEvents();
+    const producto = await graphql(stack, CREAR_PRODUCTO, { variables: { input: { nombre: 'Caja \ud800', precio: 1, cantidad: 1 } } });
+    expect(producto.body.data.crearProducto).toMatchObject({ success: false, error: `nombre: ${TEXTO_MENSAJES.malFormado}`, producto: null });
+    const bodega = await graphql(stack, CREAR_BODEGA, { variables: { input: { nombre: 'Norte', ubicacion: '\udc00' } } });
+    expect(bodega.body.data.crearBodega).toMatchObject({ success: false, error: `ubicacion: ${TEXTO_MENSAJES.malFormado}`, bodega: null });
+    expect(await stack.settledEvents()).toHaveLength(before.length);
+  });
+
+  it('a price of 100 000 digits is refused naming precio, as a literal and as a variable, and the request completes', async () => {
+    const huge = `1${'0'.repeat(100_000)}1`;
+    const literal = await graphql(stack, `mutation { crearProducto(input: {nombre: "x", precio: ${huge}, cantidad: 1}) { success error } }`);
+    expect(literal.body.data.crearProducto).toEqual({ success: false, error: 'precio: no puede superar 99999999.99' });
+    const variable = await stack.request('POST', '/api/graphql', {
+      rawBody: `{"query": ${JSON.stringify(CREAR_PRODUCTO)}, "variables": {"input": {"nombre": "x", "precio": ${huge}, "cantidad": 1}}}`,
+      headers: { accept: 'application/json' },
+    });
+    expect(variable.status).toBe(200);
+    expect(variable.body.errors).toEqual([expect.objectContaining({ message: expect.stringContaining('precio'), extensions: { classification: 'ValidationError' } })]);
   });
 
   it('a price with 3 decimals is refused, not rounded', async () => {

@@ -15,7 +15,9 @@ import { basicAuth } from './support/stack';
 /**
  * Producto.bodega and Bodega.productos are batched per request (no N+1):
  * the GraphQL router in front of the real InventarioApi and both real
- * services, with every InventarioApi call counted.
+ * services, with every downstream gRPC call counted (each method of the
+ * service clients is one call), so an N+1 anywhere between the resolvers and
+ * the services, InventarioApi included, fails these tests.
  */
 const CREDENTIALS = { usuario: 'lotes', password: 'lotes-secret' };
 const caller: Caller = { usuario: 'lotes' };
@@ -27,16 +29,16 @@ let server: Server;
 let url: string;
 const calls: string[] = [];
 
-/** The same API, recording the name of every method called. */
-function counted(api: InventarioApi): InventarioApi {
+/** The same service client, recording `<servicio>.<method>` for every call (one gRPC call each). */
+function counted<C extends object>(servicio: string, client: C): C {
   const wrapped: Record<string, unknown> = {};
-  for (const [name, method] of Object.entries(api) as [string, (...args: unknown[]) => unknown][]) {
+  for (const [name, method] of Object.entries(client) as [string, (...args: unknown[]) => unknown][]) {
     wrapped[name] = (...args: unknown[]) => {
-      calls.push(name);
+      calls.push(`${servicio}.${name}`);
       return method(...args);
     };
   }
-  return wrapped as unknown as InventarioApi;
+  return wrapped as C;
 }
 
 async function query(text: string): Promise<{ data: Record<string, unknown>; errors?: unknown }> {
@@ -69,11 +71,11 @@ beforeAll(async () => {
   });
   const logger = createLogger('bff', process.env.TEST_LOG_LEVEL ?? 'silent');
   downstream = createDownstream(config, logger);
-  inventario = createInventario(downstream);
+  inventario = createInventario({ productos: counted('producto-svc', downstream.productos), bodegas: counted('bodega-svc', downstream.bodegas) });
 
   const app = express();
   app.use(createBasicAuth(CREDENTIALS));
-  app.use('/api/graphql', createGraphqlRouter({ inventario: counted(inventario), logger, enableInit: false }));
+  app.use('/api/graphql', createGraphqlRouter({ inventario, logger, enableInit: false }));
   app.use(createErrorMiddleware(logger));
   server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -97,24 +99,25 @@ afterAll(async () => {
 });
 
 describe('GraphQL relation batching', () => {
-  it('Producto.bodega of every product is one bodegasPorIds call, and their Bodega.productos one productosDeBodegas call', async () => {
+  it('Producto.bodega of every product is one ListBodegas call, and their Bodega.productos one ListProductos call', async () => {
     let data: Record<string, unknown> = {};
     const counts = await countCalls(async () => {
       ({ data } = await query('{ productos { id bodega { id nombre productos { id } } } }'));
     });
-    expect(counts).toEqual({ listProductos: 1, bodegasPorIds: 1, productosDeBodegas: 1 });
+    // The list itself, then one call per relation level.
+    expect(counts).toEqual({ 'producto-svc.list': 2, 'bodega-svc.list': 1 });
     const productos = data.productos as { bodega: { productos: unknown[] } | null }[];
     expect(productos).toHaveLength(9);
     expect(productos.filter((p) => p.bodega === null)).toHaveLength(1);
     expect(productos.filter((p) => p.bodega !== null).map((p) => p.bodega!.productos.length).sort()).toEqual([2, 2, 3, 3, 3, 3, 3, 3]);
   });
 
-  it('Bodega.productos of every warehouse is one productosDeBodegas call; their Producto.bodega needs no call at all', async () => {
+  it('Bodega.productos of every warehouse is one ListProductos call; their Producto.bodega needs no call at all', async () => {
     let data: Record<string, unknown> = {};
     const counts = await countCalls(async () => {
       ({ data } = await query('{ bodegas { nombre productos { nombre bodega { nombre } } } }'));
     });
-    expect(counts).toEqual({ listBodegas: 1, productosDeBodegas: 1 });
+    expect(counts).toEqual({ 'bodega-svc.list': 1, 'producto-svc.list': 1 });
     const vacia = (data.bodegas as { nombre: string; productos: unknown[] }[]).find((b) => b.nombre === 'Lote Vacío');
     expect(vacia?.productos).toEqual([]);
   });
@@ -125,7 +128,7 @@ describe('GraphQL relation batching', () => {
     const counts = await countCalls(() =>
       query(`{ a: producto(id: "${uno!.id}") { bodega { id } } b: producto(id: "${dos!.id}") { bodega { id } } }`),
     );
-    expect(counts).toEqual({ getProducto: 2, bodegasPorIds: 1 });
+    expect(counts).toEqual({ 'producto-svc.get': 2, 'bodega-svc.list': 1 });
   });
 
   it('batches belong to one request: the next request reads again', async () => {
@@ -134,6 +137,6 @@ describe('GraphQL relation batching', () => {
       await query(q);
       await query(q);
     });
-    expect(counts).toEqual({ listProductos: 2, bodegasPorIds: 2 });
+    expect(counts).toEqual({ 'producto-svc.list': 2, 'bodega-svc.list': 2 });
   });
 });

@@ -1,5 +1,7 @@
 import { InvalidArgumentError, NotFoundError } from '@inventario/platform';
 import { violationsOf } from '@inventario/testkit';
+import { NUMBER_MENSAJES } from '../src/http/json-number';
+import { TEXTO_MENSAJES } from '../src/inventario/texto';
 import { BodegaConProductosError, DeadlineExceededError, ServicioNoDisponibleError } from '../src/inventario/errors';
 import type { Producto } from '../src/inventario/model';
 import {
@@ -109,6 +111,34 @@ describe('GraphQL warehouse inputs', () => {
     expect(violationsOf(() => toBodegaUpdate({ id: '2' }))).toEqual([
       { campo: 'input', mensaje: expect.stringContaining('nombre, ubicacion, capacidad') },
     ]);
+  });
+});
+
+describe('GraphQL inputs the services would receive altered', () => {
+  const malFormado = TEXTO_MENSAJES.malFormado;
+
+  it('a lone UTF-16 surrogate in any text field is refused, naming every such field', () => {
+    expect(violationsOf(() => toProductoInput({ nombre: 'a\ud800', descripcion: '\udc00b', precio: 1, cantidad: 1 }))).toEqual([
+      { campo: 'nombre', mensaje: malFormado },
+      { campo: 'descripcion', mensaje: malFormado },
+    ]);
+    expect(violationsOf(() => toProductoUpdate({ id: '1', nombre: '\ud83d', descripcion: 'ok' }))).toEqual([{ campo: 'nombre', mensaje: malFormado }]);
+    expect(violationsOf(() => toBodegaInput({ nombre: 'Central', ubicacion: 'Nave \udfff' }))).toEqual([{ campo: 'ubicacion', mensaje: malFormado }]);
+    expect(violationsOf(() => toBodegaUpdate({ id: '1', nombre: '\ud800', ubicacion: '\ud800' }))).toEqual([
+      { campo: 'nombre', mensaje: malFormado },
+      { campo: 'ubicacion', mensaje: malFormado },
+    ]);
+  });
+
+  it('well-formed text outside the BMP (a surrogate pair) is passed on as is', () => {
+    expect(toBodegaInput({ nombre: 'Bodega 🍎', ubicacion: '𝔐adrid' })).toMatchObject({ nombre: 'Bodega 🍎', ubicacion: '𝔐adrid' });
+  });
+
+  it('a Float literal too long for a double (graphql-js hands it over as Infinity) is refused on precio', () => {
+    expect(violationsOf(() => toProductoInput({ nombre: 'x', precio: Infinity, cantidad: 1 }))).toEqual([
+      { campo: 'precio', mensaje: NUMBER_MENSAJES.precioMaximo },
+    ]);
+    expect(violationsOf(() => toProductoUpdate({ id: '1', precio: Infinity }))).toEqual([{ campo: 'precio', mensaje: NUMBER_MENSAJES.precioMaximo }]);
   });
 });
 

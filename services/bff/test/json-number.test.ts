@@ -1,4 +1,4 @@
-import { integerFromNumberText, MAX_INT32, precioFromNumberText } from '../src/http/json-number';
+import { integerFromNumberText, MAX_INT32, MAX_NUMBER_TEXT, NUMBER_MENSAJES, precioFromNumberText } from '../src/http/json-number';
 
 describe('precioFromNumberText reads a JSON number exactly as DECIMAL(10,2)', () => {
   test.each([
@@ -57,5 +57,24 @@ describe('integerFromNumberText reads whole numbers exactly', () => {
     ['9007199254740993', 0, MAX_INT32, `no puede superar ${MAX_INT32}`],
   ])('%s within [%d, %d] is rejected: %s', (text, min, max, mensaje) => {
     expect(integerFromNumberText(text, min, max)).toEqual({ mensaje });
+  });
+});
+
+describe('number texts longer than MAX_NUMBER_TEXT are refused before any work on them', () => {
+  /** 1 followed by 100 000 zeros and a 1: took seconds to trim with a regex; a body of 1 MiB of them, minutes. */
+  const huge = `1${'0'.repeat(100_000)}1`;
+
+  test('a 100 000-digit number is refused as too long, as a price and as a whole number', () => {
+    expect(precioFromNumberText(huge)).toEqual({ mensaje: NUMBER_MENSAJES.demasiadoLargo });
+    expect(integerFromNumberText(huge, 0, MAX_INT32)).toEqual({ mensaje: NUMBER_MENSAJES.demasiadoLargo });
+    expect(precioFromNumberText(`${huge}.5`)).toEqual({ mensaje: NUMBER_MENSAJES.demasiadoLargo });
+  });
+
+  test('the limit still reads every serializer form of a valid value: exactly 64 characters is read exactly', () => {
+    const padded = `1${'0'.repeat(59)}e-59`;
+    expect(padded).toHaveLength(MAX_NUMBER_TEXT);
+    expect(precioFromNumberText(padded)).toEqual({ ok: '1.00' });
+    expect(integerFromNumberText(padded, 0, MAX_INT32)).toEqual({ ok: 1 });
+    expect(precioFromNumberText(`0${padded}`)).toEqual({ mensaje: NUMBER_MENSAJES.demasiadoLargo });
   });
 });

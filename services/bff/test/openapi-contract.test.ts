@@ -207,7 +207,9 @@ describe('graphql', () => {
     expect(page.text).toMatch(/graphiql/i);
     await call('GET', `/api/graphql?query=${encodeURIComponent(query)}`, 200, { headers: { accept: 'application/json' } });
     await call('GET', `/api/graphql?query=${encodeURIComponent(query)}`, 200, { headers: { accept: 'application/graphql-response+json' } });
-    await call('GET', `/api/graphql?query=${encodeURIComponent(query)}&variables=%7Bno-json`, 400);
+    const noJson = `/api/graphql?query=${encodeURIComponent(query)}&variables=%7Bno-json`;
+    await call('GET', noJson, 200, { headers: { accept: 'application/json' } });
+    await call('GET', noJson, 400, { headers: { accept: 'application/graphql-response+json' } });
     await call('GET', `/api/graphql?query=${encodeURIComponent(query)}`, 406, { headers: { accept: 'text/plain' } });
   });
 
@@ -217,7 +219,7 @@ describe('graphql', () => {
     expect(res.headers.get('allow')).toBe('POST');
   });
 
-  it('POST /api/graphql answers data, GraphQL errors with 200, and 400/406/415 for requests that are not GraphQL over HTTP', async () => {
+  it('POST /api/graphql answers data and GraphQL errors with 200 (application/json), 400 (graphql-response+json), 406/415 for requests that are not GraphQL over HTTP', async () => {
     const bodegaId = await crearBodega();
     const ok = await callWithBody('POST', '/api/graphql', 200, {
       query: 'query B($id: ID!) { bodega(id: $id) { id nombre } }',
@@ -226,20 +228,27 @@ describe('graphql', () => {
     expect(ok.body.data.bodega.id).toBe(String(bodegaId));
     const invalid = await callWithBody('POST', '/api/graphql', 200, { query: '{ productos { peso } }' });
     expect(invalid.body.errors[0].extensions.classification).toBe('ValidationError');
-    await callWithInvalidBody('POST', '/api/graphql', { variables: {} });
-    await call('POST', '/api/graphql', 400, { rawBody: '{"query": ' });
+    const sinQuery = { variables: {} };
+    expect(validator.requestBodyProblems('POST', '/api/graphql', sinQuery)).not.toEqual([]);
+    await call('POST', '/api/graphql', 200, { body: sinQuery, headers: { accept: 'application/json' } });
+    await call('POST', '/api/graphql', 400, { body: sinQuery, headers: { accept: 'application/graphql-response+json' } });
+    await call('POST', '/api/graphql', 200, { rawBody: '{"query": ' });
+    await call('POST', '/api/graphql', 400, { rawBody: '{"query": ', headers: { accept: 'application/graphql-response+json' } });
     await call('POST', '/api/graphql', 406, { body: { query }, headers: { accept: 'text/plain' } });
     await call('POST', '/api/graphql', 415, { rawBody: query, headers: { 'content-type': 'application/graphql' } });
   });
 });
 
 describe('every route that reads a body', () => {
-  it('answers 413 to a body over 1 MiB and 415 to a body that is not JSON', async () => {
+  it('answers 413 to a body over 1 MiB, 415 to a body that is not JSON or has an unknown Content-Encoding, 400 to one that does not decompress', async () => {
     const ids = { producto: (await crearProducto(null)).id, bodega: await crearBodega() };
     const tooLarge = JSON.stringify({ nombre: 'x'.repeat(MAX_BODY_BYTES) });
     for (const [method, path] of bodyRoutes(ids)) {
       await call(method, path, 413, { rawBody: tooLarge });
       await call(method, path, 415, { rawBody: 'nombre=Sur', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      await call(method, path, 415, { rawBody: '{"nombre":"Sur"}', headers: { 'content-encoding': 'compress' } });
+      const notGzip = await call(method, path, 400, { rawBody: '{"nombre":"Sur"}', headers: { 'content-encoding': 'gzip' } });
+      expect(notGzip.body.error).toBe('MALFORMED_JSON');
     }
   });
 });
@@ -315,7 +324,8 @@ describe('the /api/v1 alias', () => {
       const request = ((): [string, number, StackRequestOptions?] => {
         if (method === 'GET') return [path.replace('{id}', String(id)), 200, { headers: { accept: 'application/json' } }];
         if (method === 'DELETE') return [path.replace('{id}', '0'), 400];
-        return [path.replace('{id}', String(id)), 400, { body: path.endsWith('/graphql') ? { variables: {} } : {} }];
+        if (path.endsWith('/graphql')) return [path, 400, { body: { variables: {} }, headers: { accept: 'application/graphql-response+json' } }];
+        return [path.replace('{id}', String(id)), 400, { body: {} }];
       })();
       await call(method, `/api/v1${request[0].slice('/api'.length)}`, request[1], request[2]);
     }

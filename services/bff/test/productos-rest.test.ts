@@ -2,6 +2,8 @@
  * /api/productos end to end (ARCHITECTURE §2): the BFF over real
  * producto-svc and bodega-svc, MariaDB and NATS.
  */
+import { MENSAJES } from '../src/http/rest-fields';
+import { TEXTO_MENSAJES } from '../src/inventario/texto';
 import { crearBodega, crearProducto, uniqueNombre } from './support/rest-fixtures';
 import { startTestStack, type TestStack } from './support/stack';
 
@@ -104,6 +106,8 @@ describe('POST /api/productos', () => {
     ['bodegaId zero', { nombre: 'x', precio: 1, cantidadEnStock: 1, bodegaId: 0 }, 'bodegaId', 'debe ser un entero positivo'],
     ['bodegaId as a string', { nombre: 'x', precio: 1, cantidadEnStock: 1, bodegaId: '1' }, 'bodegaId', 'debe ser un número'],
     ['an unknown field', { nombre: 'x', precio: 1, cantidadEnStock: 1, cantidad: 3 }, 'cantidad', 'no es un campo admitido'],
+    ['nombre with a lone UTF-16 surrogate', { nombre: 'Caja \ud800', precio: 1, cantidadEnStock: 1 }, 'nombre', TEXTO_MENSAJES.malFormado],
+    ['descripcion with a lone UTF-16 surrogate', { nombre: 'x', descripcion: '\udfff', precio: 1, cantidadEnStock: 1 }, 'descripcion', TEXTO_MENSAJES.malFormado],
   ])('%s: 400 naming the field', async (_case, body, campo, mensaje) => {
     const res = await stack.request('POST', '/api/productos', { body });
     expect(res.status).toBe(400);
@@ -150,7 +154,7 @@ describe('GET /api/productos/{id}', () => {
     expect(res.body).toEqual({ error: 'NOT_FOUND', mensaje: expect.stringContaining('999999') });
   });
 
-  test.each(['abc', '0', '-1', '1.5', '4294967296', '1e3'])('id %s is 400 naming id', async (id) => {
+  test.each(['abc', '0', '-1', '1.5', '4294967296', '1e3', '%zz', '%'])('id %s is 400 naming id', async (id) => {
     const res = await stack.request('GET', `/api/productos/${id}`);
     expect(res.status).toBe(400);
     expect(res.body.detalles).toEqual([{ campo: 'id', mensaje: expect.any(String) }]);
@@ -197,6 +201,10 @@ describe('GET /api/productos', () => {
     ['bodegaId=0', 'bodegaId'],
     ['bodegaId=x', 'bodegaId'],
     ['q=<256 characters>', 'q'],
+    ['bodegaid=13', 'bodegaid'],
+    ['bodegaId[]=1', 'bodegaId[]'],
+    ['limit[]=1', 'limit[]'],
+    ['limit=5&pagina=2', 'pagina'],
   ])('?%s is 400 naming %s', async (query, campo) => {
     const res = await stack.request('GET', `/api/productos?${query.replace('<256 characters>', 'x'.repeat(256))}`);
     expect(res.status).toBe(400);
@@ -256,6 +264,26 @@ describe('PUT /api/productos/{id}', () => {
       { campo: 'nombre', mensaje: 'no puede estar en blanco' },
       { campo: 'precio', mensaje: 'admite como máximo 2 decimales' },
     ]);
+    expect((await stack.request('GET', `/api/productos/${p.id}`)).body).toEqual(p);
+  });
+
+  test('null for a field that cannot be null is 400 saying so (absent keeps the value)', async () => {
+    const p = await crearProducto(stack);
+    const res = await stack.request('PUT', `/api/productos/${p.id}`, { body: { nombre: null, precio: null, cantidadEnStock: null } });
+    expect(res.status).toBe(400);
+    expect(res.body.detalles).toEqual([
+      { campo: 'nombre', mensaje: MENSAJES.noNulo },
+      { campo: 'precio', mensaje: MENSAJES.noNulo },
+      { campo: 'cantidadEnStock', mensaje: MENSAJES.noNulo },
+    ]);
+    expect((await stack.request('GET', `/api/productos/${p.id}`)).body).toEqual(p);
+  });
+
+  test('a lone UTF-16 surrogate is 400 naming the field, and nothing changes (it would be stored as U+FFFD)', async () => {
+    const p = await crearProducto(stack);
+    const res = await stack.request('PUT', `/api/productos/${p.id}`, { rawBody: '{"nombre":"Caja \\ud800"}' });
+    expect(res.status).toBe(400);
+    expect(res.body.detalles).toEqual([{ campo: 'nombre', mensaje: TEXTO_MENSAJES.malFormado }]);
     expect((await stack.request('GET', `/api/productos/${p.id}`)).body).toEqual(p);
   });
 

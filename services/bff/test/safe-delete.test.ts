@@ -102,12 +102,22 @@ test('an unknown warehouse is 404, with or without force', async () => {
   }
 });
 
-test('force accepts only true or false, and the id must be a positive integer', async () => {
+test('force accepts only true or false and no other parameter, and the id must be a positive integer', async () => {
   const id = await crearBodega(stack);
   for (const force of ['yes', '1', 'TRUE', '']) {
     const res = await stack.request('DELETE', `/api/bodegas/${id}?force=${force}`);
     expect(res.status).toBe(400);
     expect(res.body.detalles).toEqual([{ campo: 'force', mensaje: 'debe ser true o false' }]);
+  }
+  // An unknown parameter (a typo of force) is refused, not ignored: ignoring it would delete without force.
+  for (const [query, campo] of [
+    ['forse=true', 'forse'],
+    ['force[]=true', 'force[]'],
+    ['force=true&dryRun=true', 'dryRun'],
+  ]) {
+    const res = await stack.request('DELETE', `/api/bodegas/${id}?${query}`);
+    expect(res.status).toBe(400);
+    expect(res.body.detalles).toEqual([{ campo, mensaje: 'no es un parámetro admitido (admitidos: force)' }]);
   }
   expect((await stack.request('GET', `/api/bodegas/${id}`)).status).toBe(200);
 

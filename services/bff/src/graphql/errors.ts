@@ -59,7 +59,7 @@ export function withClassification(
  * Spanish texts for graphql-http's request errors (its messages of
  * graphql-http 1.23; an unknown one passes through unchanged).
  */
-const REQUEST_ERROR_TEXT: Readonly<Record<string, string>> = {
+export const REQUEST_ERROR_TEXT: Readonly<Record<string, string>> = {
   'Missing body': 'Falta el cuerpo de la petición: envíe un objeto JSON {query, variables, operationName}',
   'Unparsable JSON body': 'El cuerpo de la petición no es JSON válido',
   'JSON body must be an object': 'El cuerpo JSON debe ser un objeto {query, variables, operationName}',
@@ -93,7 +93,8 @@ function classificationOf(original: Error): { classification: Classification; ex
 export function createErrorFormatter(logger: Logger): FormatError {
   return (err) => {
     if (!(err instanceof GraphQLError)) {
-      // graphql-http's request errors (answered 400): safe, fixed texts.
+      // graphql-http's request errors, should one arrive as a plain Error (request-params.ts
+      // throws them as GraphQLErrors already): safe, fixed texts.
       return new GraphQLError(REQUEST_ERROR_TEXT[err.message] ?? err.message, {
         extensions: { classification: CLASSIFICATION.badRequest },
       });

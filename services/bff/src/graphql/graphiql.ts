@@ -1,26 +1,45 @@
-/**
- * The GraphiQL page served to a browser at GET /api/graphql. It loads the
- * official GraphiQL 3 UMD bundle and React 18 from unpkg at pinned versions
- * (no npm dependency, nothing bundled into the BFF); the browser then POSTs
- * its queries to the same endpoint, re-sending the Basic credentials it
- * already holds for this origin.
- */
-export const GRAPHIQL_ASSETS = {
-  css: 'https://unpkg.com/graphiql@3.9.0/graphiql.min.css',
-  scripts: [
-    'https://unpkg.com/react@18.3.1/umd/react.production.min.js',
-    'https://unpkg.com/react-dom@18.3.1/umd/react-dom.production.min.js',
-    'https://unpkg.com/graphiql@3.9.0/graphiql.min.js',
-  ],
-} as const;
+import { INIT_SCRIPT_PATH, type GraphiqlAsset } from './graphiql-assets';
 
-/** JSON for an inline <script>: `<`, `>` and `&` escaped so no value can close the script element. */
-function scriptJson(value: unknown): string {
-  return JSON.stringify(value).replace(/[<>&]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+/**
+ * The Content-Security-Policy of the GraphiQL page: scripts, styles, fonts,
+ * images and requests from this origin only (GraphiQL's CSS embeds its fonts
+ * and icons as data: URIs; its components set inline styles), no inline
+ * script, no framing. The page runs where the browser holds the API's Basic
+ * credentials, so nothing from elsewhere may run in it.
+ */
+export const GRAPHIQL_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** Text for an HTML attribute value or element content: every character that could end it escaped. */
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-export function graphiqlPage(endpoint: string, defaultQuery: string): string {
-  const scripts = GRAPHIQL_ASSETS.scripts.map((src) => `  <script crossorigin src="${src}"></script>`).join('\n');
+/**
+ * The GraphiQL page served to a browser at GET /api/graphql (GraphiQL 3 and
+ * React 18, from `assetsBase`, this endpoint's own assets). The endpoint and
+ * the starting query travel in data- attributes read by the init script; the
+ * browser then POSTs its queries to the same endpoint, re-sending the Basic
+ * credentials it already holds for this origin.
+ */
+export function graphiqlPage(endpoint: string, defaultQuery: string, assets: readonly GraphiqlAsset[], assetsBase: string): string {
+  const url = (asset: GraphiqlAsset) => escapeHtml(`${assetsBase}${asset.path}`);
+  const styles = assets.filter((a) => a.contentType.startsWith('text/css')).map((a) => `  <link rel="stylesheet" href="${url(a)}">`);
+  // Our init script last: it needs the globals the others define.
+  const scripts = assets
+    .filter((a) => a.contentType.startsWith('text/javascript'))
+    .sort((a, b) => Number(a.path === INIT_SCRIPT_PATH) - Number(b.path === INIT_SCRIPT_PATH))
+    .map((a) => `  <script src="${url(a)}"></script>`);
   return `<!doctype html>
 <html lang="es">
 <head>
@@ -28,17 +47,11 @@ export function graphiqlPage(endpoint: string, defaultQuery: string): string {
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>Inventario · GraphiQL</title>
   <style>body { margin: 0; } #graphiql { height: 100vh; }</style>
-  <link rel="stylesheet" crossorigin href="${GRAPHIQL_ASSETS.css}">
+${styles.join('\n')}
 </head>
 <body>
-  <div id="graphiql">Cargando GraphiQL…</div>
-${scripts}
-  <script>
-    const fetcher = GraphiQL.createFetcher({ url: new URL(${scriptJson(endpoint)}, window.location.href).href });
-    ReactDOM.createRoot(document.getElementById('graphiql')).render(
-      React.createElement(GraphiQL, { fetcher, defaultQuery: ${scriptJson(defaultQuery)} }),
-    );
-  </script>
+  <div id="graphiql" data-endpoint="${escapeHtml(endpoint)}" data-default-query="${escapeHtml(defaultQuery)}">Cargando GraphiQL…</div>
+${scripts.join('\n')}
 </body>
 </html>
 `;

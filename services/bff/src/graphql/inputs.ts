@@ -1,12 +1,16 @@
 import { ID_MENSAJES, InvalidArgumentError, requirePositiveId, validateFields } from '@inventario/platform';
 import type { BodegaInput, BodegaPatch, ProductoInput, ProductoPatch } from '../inventario/model';
+import { NUMBER_MENSAJES } from '../http/json-number';
+import { isWellFormedText, TEXTO_MENSAJES } from '../inventario/texto';
 
 /**
  * GraphQL inputs to the BFF model (REST form). Only the shape changes here
  * (`cantidad` -> `cantidadEnStock`, ID strings -> numbers, Float -> decimal
  * text); the business rules stay with the services, whose violations name the
- * same fields. Every problem is an InvalidArgumentError naming the GraphQL
- * field, which a mutation turns into `success: false`.
+ * same fields. Only what the services cannot see is checked here: ids, nulls
+ * for NOT NULL fields, and text that is not well-formed Unicode (which would
+ * reach them already altered). Every problem is an InvalidArgumentError
+ * naming the GraphQL field, which a mutation turns into `success: false`.
  */
 
 /** The spec's default `capacidad` of a warehouse created through GraphQL without one. */
@@ -59,8 +63,25 @@ export function precioText(precio: number): string {
   return String(precio);
 }
 
+/**
+ * A price argument as decimal text. A Float literal too long for a double
+ * (`precio: 1000…0001`) arrives as Infinity (graphql-js checks variables for
+ * that, not literals): refused here, naming the field, since no text of it
+ * could be a price.
+ */
+function precioArg(precio: number, campo: string): string {
+  if (!Number.isFinite(precio)) throw InvalidArgumentError.field(campo, NUMBER_MENSAJES.precioMaximo);
+  return precioText(precio);
+}
+
 function optionalId(value: string | null | undefined, campo: string): number | null | undefined {
   return value === null || value === undefined ? value : parseId(value, campo);
+}
+
+/** A text argument as is, unless it holds a lone UTF-16 surrogate (which the services would store as U+FFFD). */
+function texto<T extends string | null | undefined>(value: T, campo: string): T {
+  if (typeof value === 'string' && !isWellFormedText(value)) throw InvalidArgumentError.field(campo, TEXTO_MENSAJES.malFormado);
+  return value;
 }
 
 /** A field that may be left out of an update, but not set to null (its column is NOT NULL). */
@@ -85,13 +106,19 @@ function requireSomething(patch: object, admitidos: string): void {
 }
 
 export function toProductoInput(input: ProductoInputArgs): ProductoInput {
+  const fields = validateFields({
+    nombre: () => texto(input.nombre, 'nombre'),
+    descripcion: () => texto(input.descripcion, 'descripcion'),
+    precio: () => precioArg(input.precio, 'precio'),
+    bodegaId: () => optionalId(input.bodegaId, 'bodegaId'),
+  });
   // On create, an omitted optional field and an explicit null both mean "none".
   return {
-    nombre: input.nombre,
-    descripcion: input.descripcion ?? null,
-    precio: precioText(input.precio),
+    nombre: fields.nombre,
+    descripcion: fields.descripcion ?? null,
+    precio: fields.precio,
     cantidadEnStock: input.cantidad,
-    bodegaId: optionalId(input.bodegaId, 'bodegaId') ?? null,
+    bodegaId: fields.bodegaId ?? null,
   };
 }
 
@@ -99,15 +126,19 @@ export function toProductoInput(input: ProductoInputArgs): ProductoInput {
 export function toProductoUpdate(input: ProductoUpdateInputArgs): { id: number; patch: ProductoPatch } {
   const fields = validateFields({
     id: () => parseId(input.id, 'id'),
-    nombre: () => notNull(input.nombre, 'nombre'),
-    precio: () => notNull(input.precio, 'precio'),
+    nombre: () => notNull(texto(input.nombre, 'nombre'), 'nombre'),
+    descripcion: () => texto(input.descripcion, 'descripcion'),
+    precio: () => {
+      const precio = notNull(input.precio, 'precio');
+      return precio === undefined ? undefined : precioArg(precio, 'precio');
+    },
     cantidad: () => notNull(input.cantidad, 'cantidad'),
     bodegaId: () => optionalId(input.bodegaId, 'bodegaId'),
   });
   const patch = present<ProductoPatch>({
     nombre: fields.nombre,
-    descripcion: input.descripcion,
-    precio: fields.precio === undefined ? undefined : precioText(fields.precio),
+    descripcion: fields.descripcion,
+    precio: fields.precio,
     cantidadEnStock: fields.cantidad,
     bodegaId: fields.bodegaId,
   });
@@ -116,17 +147,22 @@ export function toProductoUpdate(input: ProductoUpdateInputArgs): { id: number; 
 }
 
 export function toBodegaInput(input: BodegaInputArgs): BodegaInput {
+  const fields = validateFields({
+    nombre: () => texto(input.nombre, 'nombre'),
+    ubicacion: () => texto(input.ubicacion, 'ubicacion'),
+  });
   // The spec's default applies when capacidad is omitted; an explicit null means "not given" too.
-  return { nombre: input.nombre, ubicacion: input.ubicacion, capacidad: input.capacidad ?? CAPACIDAD_POR_DEFECTO };
+  return { nombre: fields.nombre, ubicacion: fields.ubicacion, capacidad: input.capacidad ?? CAPACIDAD_POR_DEFECTO };
 }
 
 export function toBodegaUpdate(input: BodegaUpdateInputArgs): { id: number; patch: BodegaPatch } {
   const fields = validateFields({
     id: () => parseId(input.id, 'id'),
-    nombre: () => notNull(input.nombre, 'nombre'),
+    nombre: () => notNull(texto(input.nombre, 'nombre'), 'nombre'),
+    ubicacion: () => texto(input.ubicacion, 'ubicacion'),
     capacidad: () => notNull(input.capacidad, 'capacidad'),
   });
-  const patch = present<BodegaPatch>({ nombre: fields.nombre, ubicacion: input.ubicacion, capacidad: fields.capacidad });
+  const patch = present<BodegaPatch>({ nombre: fields.nombre, ubicacion: fields.ubicacion, capacidad: fields.capacidad });
   requireSomething(patch, 'nombre, ubicacion, capacidad');
   return { id: fields.id, patch };
 }

@@ -2,7 +2,9 @@ import type { ServerResponse } from 'node:http';
 import express from 'express';
 import type { ResponseInit } from 'graphql-http';
 import { callerOf } from '../http/auth';
-import { graphiqlPage } from './graphiql';
+import { bodyReadFailure } from '../http/http-errors';
+import { GRAPHIQL_CSP, graphiqlPage } from './graphiql';
+import { graphiqlAssets, serveGraphiqlAssets } from './graphiql-assets';
 import { createGraphqlHandler, type GraphqlHandlerDeps } from './handler';
 
 /** Largest POST body read (ARCHITECTURE §2: bodies over 1 MiB are 413). */
@@ -63,14 +65,19 @@ export type GraphqlRouterDeps = GraphqlHandlerDeps;
  * GraphQL over HTTP at the router's mount point (/api/graphql and
  * /api/v1/graphql, behind the app's auth and rate limit). POST and GET with
  * `query` go to graphql-http; GET without `query` answers the spec's info
- * body, or GraphiQL when the client prefers HTML (a browser). The POST body
- * is read here as text, at most MAX_BODY_BYTES; body-parser's errors (413,
- * unsupported charset) go to the app's error middleware, as does anything
- * unexpected.
+ * body, or GraphiQL when the client prefers HTML (a browser), whose files
+ * are served under `/assets`. The POST body is read here as text, at most
+ * MAX_BODY_BYTES; failures to read it (413, unsupported charset or
+ * Content-Encoding 415, a body that does not decompress 400) go to the
+ * app's error middleware as RequestBodyErrors, as does anything unexpected.
  */
 export function createGraphqlRouter(deps: GraphqlRouterDeps): express.Router {
   const handle = createGraphqlHandler<express.Request>(deps);
-  const readBody = express.text({ type: 'application/json', limit: MAX_BODY_BYTES });
+  const readText = express.text({ type: 'application/json', limit: MAX_BODY_BYTES });
+  const readBody: express.RequestHandler = (req, res, next) => {
+    readText(req, res, (err?: unknown) => next(err ? bodyReadFailure(err) : undefined));
+  };
+  const assets = graphiqlAssets();
   const router = express.Router();
 
   const execute: express.RequestHandler = async (req, res, next) => {
@@ -95,11 +102,13 @@ export function createGraphqlRouter(deps: GraphqlRouterDeps): express.Router {
     res.vary('Accept');
     res.set('cache-control', 'no-store');
     if (req.accepts(['application/json', 'text/html']) === 'text/html') {
-      res.type('html').send(graphiqlPage(endpoint, EJEMPLO.query));
+      res.set('content-security-policy', GRAPHIQL_CSP);
+      res.type('html').send(graphiqlPage(endpoint, EJEMPLO.query, assets, `${req.baseUrl}/assets`));
     } else {
       res.json(infoBody(endpoint));
     }
   });
+  router.use('/assets', serveGraphiqlAssets(assets));
   router.post('/', readBody, execute);
   // Any other method: graphql-http's 405 with `Allow: GET, POST`.
   router.all('/', execute);

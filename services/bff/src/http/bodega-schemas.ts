@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { BodegaInput, BodegaPatch } from '../inventario/model';
 import { MAX_INT32 } from './json-number';
-import { entero, nombre, textoCorto } from './rest-fields';
+import { entero, nombre, opcionalNoNulo, textoCorto } from './rest-fields';
 import { parseBody } from './validate';
 
 /** POST /api/bodegas: nombre and capacidad required in REST (GraphQL defaults capacidad). */
@@ -13,9 +13,9 @@ const bodegaCreateSchema = z.strictObject({
 
 /** PUT /api/bodegas/{id}: every field optional; null clears ubicacion. */
 const bodegaPatchSchema = z.strictObject({
-  nombre: nombre().optional(),
+  nombre: opcionalNoNulo(nombre()),
   ubicacion: textoCorto().nullish(),
-  capacidad: entero(0, MAX_INT32).optional(),
+  capacidad: opcionalNoNulo(entero(0, MAX_INT32)),
 });
 
 export function parseBodegaInput(body: unknown): BodegaInput {

@@ -4,7 +4,7 @@ import type { InventarioApi } from '../inventario/model';
 import { callerOf } from './auth';
 import { parseBodegaInput, parseBodegaPatch } from './bodega-schemas';
 import { jsonBody } from './json-body';
-import { parseForce, parsePathId } from './request-params';
+import { malformedPathId, parseForce, parsePathId } from './request-params';
 import { bodegaJson, productoDeBodegaJson, productoJson, sendJson } from './rest-json';
 
 /**
@@ -47,7 +47,7 @@ export function createBodegasRouter(inventario: InventarioApi): express.Router {
    * nothing deleted); `force=true` 200 with what was unassigned.
    */
   router.delete('/:id', async (req, res) => {
-    const { id, force } = validateFields({ id: () => parsePathId(req.params.id), force: () => parseForce(req.query.force) });
+    const { id, force } = validateFields({ id: () => parsePathId(req.params.id), force: () => parseForce(req.query) });
     const result = await inventario.deleteBodega(callerOf(res), id, { force });
     if (result.kind === 'deleted') {
       res.status(204).end();
@@ -66,5 +66,7 @@ export function createBodegasRouter(inventario: InventarioApi): express.Router {
     });
   });
 
+  // After the routes: `%zz` where an id goes is a 400 naming id.
+  router.use(malformedPathId);
   return router;
 }

@@ -11,6 +11,7 @@ import {
 } from '@inventario/platform';
 import { BodegaConProductosError, DeadlineExceededError, ServicioNoDisponibleError } from '../inventario/errors';
 import {
+  clientStatusOf,
   fromBodyParserError,
   RequestBodyError,
   RouteNotFoundError,
@@ -22,6 +23,12 @@ import { productoJson, sendJson } from './rest-json';
 /** The `error` codes of REST error bodies: stable, for clients to switch on. */
 export const ERROR_CODES = {
   validation: 'VALIDATION_ERROR',
+  /** A request the HTTP layer cannot take at all (a malformed URL or request line). */
+  badRequest: 'BAD_REQUEST',
+  /** The request line and headers together exceed Node's limit (16 KiB by default): 431. */
+  headersTooLarge: 'REQUEST_HEADERS_TOO_LARGE',
+  /** The request did not arrive completely in time: 408. */
+  requestTimeout: 'REQUEST_TIMEOUT',
   unauthorized: 'UNAUTHORIZED',
   notFound: 'NOT_FOUND',
   alreadyExists: 'ALREADY_EXISTS',
@@ -109,7 +116,19 @@ export function httpFailureOf(err: unknown): HttpFailure | undefined {
   }
   const bodyError = err instanceof RequestBodyError ? err : fromBodyParserError(err);
   if (bodyError) return { status: bodyError.status, body: { error: bodyError.error, mensaje: bodyError.message } };
+  // A client error a library raised that none of the above names (its own text is English and may echo input).
+  const status = clientStatusOf(err);
+  if (status !== undefined) return { status, body: { error: ERROR_CODES.badRequest, mensaje: clientErrorText(err) } };
   return undefined;
+}
+
+/** What the router's URIError means: a `%` in the path not followed by two hex digits of valid UTF-8. */
+const URL_MAL_CODIFICADA = 'La ruta contiene una secuencia de escape % mal formada (se espera % seguido de dos dígitos hexadecimales de UTF-8 válido)';
+
+/** The text of a library's client error: the router's undecodable path, or a generic one. */
+function clientErrorText(err: unknown): string {
+  if (err instanceof URIError) return URL_MAL_CODIFICADA;
+  return 'La petición no es válida';
 }
 
 /**

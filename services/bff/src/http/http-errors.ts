@@ -43,6 +43,22 @@ export class RouteNotFoundError extends Error {
 /** The most a request body may hold. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
+export const BODY_MENSAJES = {
+  demasiadoGrande: `El cuerpo supera el máximo de ${MAX_BODY_BYTES} bytes (1 MiB)`,
+  jsonMalFormado: 'El cuerpo no es JSON válido',
+  charset: 'Juego de caracteres no admitido: envíe JSON en UTF-8',
+  contentEncoding: 'Content-Encoding no admitido: envíe el cuerpo sin comprimir o comprimido con gzip, deflate o br',
+  incompleto: 'El cuerpo llegó incompleto',
+  ilegible: 'El cuerpo no se pudo leer: su contenido no corresponde a su Content-Encoding (¿comprimido de forma incorrecta?)',
+} as const;
+
+/** The status an http-errors style error (body-parser, router, send) marks as the client's fault, if any. */
+export function clientStatusOf(err: unknown): number | undefined {
+  if (typeof err !== 'object' || err === null) return undefined;
+  const { status, expose } = err as { status?: unknown; expose?: unknown };
+  return typeof status === 'number' && status >= 400 && status < 500 && expose !== false ? status : undefined;
+}
+
 /**
  * The RequestBodyError for an error of body-parser (express.json/text/raw,
  * recognised by its `type`), or undefined when `err` is not one. Shared by
@@ -52,16 +68,31 @@ export function fromBodyParserError(err: unknown): RequestBodyError | undefined 
   if (typeof err !== 'object' || err === null || typeof (err as { type?: unknown }).type !== 'string') return undefined;
   switch ((err as { type: string }).type) {
     case 'entity.too.large':
-      return new RequestBodyError(413, 'PAYLOAD_TOO_LARGE', `El cuerpo supera el máximo de ${MAX_BODY_BYTES} bytes (1 MiB)`);
+      return new RequestBodyError(413, 'PAYLOAD_TOO_LARGE', BODY_MENSAJES.demasiadoGrande);
     case 'entity.parse.failed':
-      return new RequestBodyError(400, 'MALFORMED_JSON', 'El cuerpo no es JSON válido');
+      return new RequestBodyError(400, 'MALFORMED_JSON', BODY_MENSAJES.jsonMalFormado);
     case 'charset.unsupported':
+      return new RequestBodyError(415, 'UNSUPPORTED_MEDIA_TYPE', BODY_MENSAJES.charset);
+    // body-parser's type for a Content-Encoding it cannot decompress (zstd, compress, ...).
     case 'encoding.unsupported':
-      return new RequestBodyError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Codificación no admitida: envíe JSON en UTF-8');
+      return new RequestBodyError(415, 'UNSUPPORTED_MEDIA_TYPE', BODY_MENSAJES.contentEncoding);
     case 'request.aborted':
     case 'request.size.invalid':
-      return new RequestBodyError(400, 'MALFORMED_JSON', 'El cuerpo llegó incompleto');
+      return new RequestBodyError(400, 'MALFORMED_JSON', BODY_MENSAJES.incompleto);
     default:
       return undefined;
   }
+}
+
+/**
+ * What a body reader's failure is, for a middleware that just read a body:
+ * body-parser's typed errors as above, and any other failure the reader
+ * marks as the client's (a 4xx status), e.g. zlib's `Z_DATA_ERROR` for a
+ * `Content-Encoding: gzip` body that is not gzip, as 400 MALFORMED_JSON.
+ * Anything else (a 5xx: our bug) is returned unchanged, for the 500 path.
+ */
+export function bodyReadFailure(err: unknown): unknown {
+  const known = fromBodyParserError(err);
+  if (known) return known;
+  return clientStatusOf(err) === undefined ? err : new RequestBodyError(400, 'MALFORMED_JSON', BODY_MENSAJES.ilegible);
 }

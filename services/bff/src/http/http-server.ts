@@ -1,4 +1,6 @@
 import { createServer, type RequestListener } from 'node:http';
+import type { Logger } from '@inventario/platform';
+import { createClientErrorHandler } from './client-error';
 
 /** Slow clients may take this long to send their headers (slowloris bound)... */
 const HEADERS_TIMEOUT_MS = 20_000;
@@ -22,12 +24,16 @@ export interface StartedHttpServer {
   close(graceMs: number): Promise<void>;
 }
 
-/** A Node HTTP server for `app` with bounded header and request times, listening on `host:port`. */
-export async function startHttpServer(app: RequestListener, port: number, host: string): Promise<StartedHttpServer> {
+/**
+ * A Node HTTP server for `app` with bounded header and request times,
+ * listening on `host:port`; requests its parser refuses get a JSON error too.
+ */
+export async function startHttpServer(app: RequestListener, port: number, host: string, logger: Logger): Promise<StartedHttpServer> {
   const server = createServer(
     { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS },
     app,
   );
+  server.on('clientError', createClientErrorHandler(logger));
   let closing = false;
   // A keep-alive connection busy when close() began becomes idle after its response: close it then.
   server.on('request', (_req, res) => {

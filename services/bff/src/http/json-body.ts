@@ -1,6 +1,6 @@
 import express, { type RequestHandler } from 'express';
 import { parse } from 'lossless-json';
-import { fromBodyParserError, MAX_BODY_BYTES, RequestBodyError } from './http-errors';
+import { bodyReadFailure, MAX_BODY_BYTES, RequestBodyError } from './http-errors';
 
 /** Methods whose body the REST routes read. */
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
@@ -19,7 +19,8 @@ function reason(err: unknown): string {
 
 /**
  * The REST body reader: JSON only (other content types 415), at most
- * MAX_BODY_BYTES (413), malformed JSON 400, all as RequestBodyError for the
+ * MAX_BODY_BYTES (413), malformed JSON or a body that does not decompress
+ * 400, an unknown Content-Encoding 415, all as RequestBodyError for the
  * error middleware. Parsed with lossless-json so every number keeps the
  * exact text the client sent (a price never passes through a float); the
  * routes read numbers as LosslessNumber. Leaves `req.body` undefined when
@@ -38,7 +39,7 @@ export function jsonBody(): RequestHandler {
     }
     readText(req, res, (err?: unknown) => {
       if (err) {
-        next(fromBodyParserError(err) ?? err);
+        next(bodyReadFailure(err));
         return;
       }
       const text = typeof req.body === 'string' ? req.body : '';

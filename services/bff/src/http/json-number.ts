@@ -14,6 +14,14 @@ export type Checked<T> = { ok: T } | { mensaje: string };
 /** Largest value of the INT columns (cantidadEnStock, capacidad). */
 export const MAX_INT32 = 2_147_483_647;
 
+/**
+ * Longest number text read. Every valid value fits in far fewer characters
+ * (`99999999.99`, `4294967295`, or those with an exponent and zeros a
+ * serializer may add); anything longer is refused before any work on it, so
+ * a huge number in a body costs nothing beyond reading the body.
+ */
+export const MAX_NUMBER_TEXT = 64;
+
 export const NUMBER_MENSAJES = {
   negativo: 'no puede ser negativo',
   dosDecimales: 'admite como máximo 2 decimales',
@@ -21,6 +29,7 @@ export const NUMBER_MENSAJES = {
   entero: 'debe ser un número entero',
   maximo: (max: number) => `no puede superar ${max}`,
   minimo: (min: number) => `debe ser al menos ${min}`,
+  demasiadoLargo: `tiene demasiados dígitos (como máximo ${MAX_NUMBER_TEXT} caracteres)`,
 } as const;
 
 /** value = (negative ? -1 : 1) × digits × 10^scale, with `digits` free of leading and trailing zeros ('' for zero). */
@@ -30,17 +39,30 @@ interface Decomposed {
   scale: number;
 }
 
+/** Anchored at both ends and free of nested quantifiers: linear in the text's length. */
 const JSON_NUMBER = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
+
+/**
+ * `digits` without leading and trailing zeros, and how many trailing zeros
+ * went. A loop, not `/0+$/`: an unanchored regex retries from every zero of
+ * a long run and takes quadratic time (seconds for `1` + 100000 zeros + `1`).
+ */
+function trimZeros(digits: string): { significant: string; trailingZeros: number } {
+  let start = 0;
+  while (start < digits.length && digits[start] === '0') start += 1;
+  let end = digits.length;
+  while (end > start && digits[end - 1] === '0') end -= 1;
+  return { significant: digits.slice(start, end), trailingZeros: digits.length - end };
+}
 
 function decompose(text: string): Decomposed | undefined {
   const match = JSON_NUMBER.exec(text);
   if (!match) return undefined;
   const [, sign = '', integer = '', fraction = '', exponent = '0'] = match;
-  const all = `${integer}${fraction}`.replace(/^0+/, '');
-  const trimmed = all.replace(/0+$/, '');
-  // Number() of an absurd exponent is huge or Infinity: only compared, never used to build text.
-  const scale = Number(exponent) - fraction.length + (all.length - trimmed.length);
-  return { negative: sign === '-' && trimmed !== '', digits: trimmed, scale: trimmed === '' ? 0 : scale };
+  const { significant, trailingZeros } = trimZeros(`${integer}${fraction}`);
+  if (significant === '') return { negative: false, digits: '', scale: 0 };
+  // Number() of a long exponent may be huge: only compared, never used to build text.
+  return { negative: sign === '-', digits: significant, scale: Number(exponent) - fraction.length + trailingZeros };
 }
 
 /** Digits before the point and after it, in the exact value. */
@@ -61,6 +83,7 @@ function plainText(d: Decomposed): string {
  * as canonical text with two decimals (`"19.90"`).
  */
 export function precioFromNumberText(text: string): Checked<string> {
+  if (text.length > MAX_NUMBER_TEXT) return { mensaje: NUMBER_MENSAJES.demasiadoLargo };
   const d = decompose(text);
   if (!d) return { mensaje: 'debe ser un número' };
   if (d.negative) return { mensaje: NUMBER_MENSAJES.negativo };
@@ -80,6 +103,7 @@ function belowMinimum(min: number): string {
 
 /** A whole number within [min, max] (max at most MAX_UNSIGNED_INT). */
 export function integerFromNumberText(text: string, min: number, max: number): Checked<number> {
+  if (text.length > MAX_NUMBER_TEXT) return { mensaje: NUMBER_MENSAJES.demasiadoLargo };
   const d = decompose(text);
   if (!d) return { mensaje: NUMBER_MENSAJES.entero };
   const { integerDigits, decimals } = shape(d);

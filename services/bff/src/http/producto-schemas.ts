@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { MAX_UNSIGNED_INT } from '@inventario/platform';
 import type { ProductoInput, ProductoPatch } from '../inventario/model';
 import { MAX_INT32 } from './json-number';
-import { entero, nombre, precio, textoLibre } from './rest-fields';
+import { entero, nombre, opcionalNoNulo, precio, textoLibre } from './rest-fields';
 import { parseBody } from './validate';
 
 /** POST /api/productos (ARCHITECTURE §2): nombre, precio and cantidadEnStock required. */
@@ -16,10 +16,10 @@ const productoCreateSchema = z.strictObject({
 
 /** PUT /api/productos/{id}: every field optional; null clears descripcion or bodegaId. */
 const productoPatchSchema = z.strictObject({
-  nombre: nombre().optional(),
+  nombre: opcionalNoNulo(nombre()),
   descripcion: textoLibre().nullish(),
-  precio: precio().optional(),
-  cantidadEnStock: entero(0, MAX_INT32).optional(),
+  precio: opcionalNoNulo(precio()),
+  cantidadEnStock: opcionalNoNulo(entero(0, MAX_INT32)),
   bodegaId: entero(1, MAX_UNSIGNED_INT).nullish(),
 });
 

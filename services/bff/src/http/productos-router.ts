@@ -4,7 +4,7 @@ import type { InventarioApi } from '../inventario/model';
 import { callerOf } from './auth';
 import { jsonBody } from './json-body';
 import { parseProductoInput, parseProductoPatch } from './producto-schemas';
-import { parsePathId, parseProductoFilter } from './request-params';
+import { malformedPathId, parsePathId, parseProductoFilter } from './request-params';
 import { productoJson, sendJson } from './rest-json';
 
 /**
@@ -45,5 +45,7 @@ export function createProductosRouter(inventario: InventarioApi): express.Router
     res.status(204).end();
   });
 
+  // After the routes: `%zz` where an id goes is a 400 naming id.
+  router.use(malformedPathId);
   return router;
 }

@@ -1,6 +1,8 @@
+import type { ErrorRequestHandler } from 'express';
 import { z } from 'zod';
 import { ID_MENSAJES, InvalidArgumentError, MAX_UNSIGNED_INT } from '@inventario/platform';
 import type { ProductoFilter } from '../inventario/model';
+import { clientStatusOf } from './http-errors';
 import { integerFromNumberText, MAX_INT32 } from './json-number';
 import { MAX_TEXTO, MENSAJES } from './rest-fields';
 import { parseWith } from './validate';
@@ -8,10 +10,12 @@ import { parseWith } from './validate';
 /** Largest `limit` of a product list: the services' page size. */
 export const MAX_LIMIT = 1000;
 
-const PARAM_MENSAJES = {
+export const PARAM_MENSAJES = {
   repetido: 'debe indicarse una sola vez',
   entero: 'debe ser un número entero',
   booleano: 'debe ser true o false',
+  desconocido: (admitidos: readonly string[]) => `no es un parámetro admitido (admitidos: ${admitidos.join(', ')})`,
+  idMalCodificado: `${ID_MENSAJES.positivo} (la ruta contiene una secuencia % mal formada)`,
 } as const;
 
 /** A query parameter as a string, or the reason it is not one (repeated, nested). */
@@ -31,18 +35,28 @@ function queryInteger(min: number, max: number) {
     });
 }
 
-/** GET /api/productos: optional limit, offset, bodegaId and q; unknown parameters are ignored. */
-const productoFilterSchema = z.object({
+/**
+ * The query of a route: exactly `shape`'s parameters. An unknown one (a
+ * typo such as `bodegaid`, or `bodegaId[]`) is a 400 naming it, never
+ * silently ignored: ignoring it would answer the unfiltered list as if it
+ * were the filtered one.
+ */
+function parseQuery<S extends z.ZodRawShape>(shape: S, query: unknown): z.output<z.ZodObject<S>> {
+  return parseWith(z.strictObject(shape), query, { root: 'query', desconocido: PARAM_MENSAJES.desconocido(Object.keys(shape)) });
+}
+
+/** GET /api/productos: optional limit, offset, bodegaId and q, nothing else. */
+const productoFilterShape = {
   limit: queryInteger(1, MAX_LIMIT).optional(),
   offset: queryInteger(0, MAX_INT32).optional(),
   bodegaId: queryInteger(1, MAX_UNSIGNED_INT).optional(),
   q: queryText()
     .refine((text) => [...text].length <= MAX_TEXTO, MENSAJES.maxCaracteres(MAX_TEXTO))
     .optional(),
-});
+};
 
 export function parseProductoFilter(query: unknown): ProductoFilter {
-  const { limit, offset, bodegaId, q } = parseWith(productoFilterSchema, query, 'query');
+  const { limit, offset, bodegaId, q } = parseQuery(productoFilterShape, query);
   const filter: ProductoFilter = {};
   if (limit !== undefined) filter.limit = limit;
   if (offset !== undefined) filter.offset = offset;
@@ -59,10 +73,24 @@ export function parsePathId(text: string | undefined): number {
   return result.ok;
 }
 
-/** `force` of DELETE /api/bodegas/{id}: absent means false; only `true` and `false` are accepted. */
-export function parseForce(value: unknown): boolean {
-  if (value === undefined) return false;
-  if (value === 'true') return true;
-  if (value === 'false') return false;
-  throw InvalidArgumentError.field('force', Array.isArray(value) ? PARAM_MENSAJES.repetido : PARAM_MENSAJES.booleano);
+/** DELETE /api/bodegas/{id}: only `force`, absent meaning false; only `true` and `false` are accepted. */
+const deleteBodegaShape = {
+  force: z
+    .enum(['true', 'false'], { error: (issue) => (Array.isArray(issue.input) ? PARAM_MENSAJES.repetido : PARAM_MENSAJES.booleano) })
+    .optional(),
+};
+
+export function parseForce(query: unknown): boolean {
+  return parseQuery(deleteBodegaShape, query).force === 'true';
 }
+
+/**
+ * The error handler of a router whose only path parameter is `id`. The
+ * router decodes path parameters before any route runs, and a `%` that does
+ * not start a valid escape (`/productos/%zz`) makes it fail with a URIError
+ * (status 400): that is a malformed id like any other, so it becomes the
+ * same 400 naming `id`. Mount it after the routes.
+ */
+export const malformedPathId: ErrorRequestHandler = (err, _req, _res, next) => {
+  next(err instanceof URIError && clientStatusOf(err) === 400 ? InvalidArgumentError.field('id', PARAM_MENSAJES.idMalCodificado) : err);
+};

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isLosslessNumber, type LosslessNumber } from 'lossless-json';
+import { isWellFormedText, TEXTO_MENSAJES } from '../inventario/texto';
 import { integerFromNumberText, precioFromNumberText, type Checked } from './json-number';
 
 /**
@@ -14,6 +15,7 @@ export const MENSAJES = {
   texto: 'debe ser texto',
   numero: 'debe ser un número',
   enBlanco: 'no puede estar en blanco',
+  noNulo: 'no puede ser null: omita el campo para conservar su valor',
   maxCaracteres: (max: number) => `no puede superar ${max} caracteres`,
   maxBytes: (max: number) => `no puede superar ${max} bytes`,
 } as const;
@@ -52,8 +54,11 @@ export function precio() {
   return jsonNumber().transform(fromChecked((n: LosslessNumber) => precioFromNumberText(n.value)));
 }
 
+/** A JSON string of well-formed Unicode (see inventario/texto.ts), checked before any other rule. */
 function texto() {
-  return z.string({ error: (issue) => (absent(issue.input) ? MENSAJES.obligatorio : MENSAJES.texto) });
+  return z
+    .string({ error: (issue) => (absent(issue.input) ? MENSAJES.obligatorio : MENSAJES.texto) })
+    .refine(isWellFormedText, { message: TEXTO_MENSAJES.malFormado, abort: true });
 }
 
 /** A required name: trimmed, not blank, at most 255 characters. */
@@ -77,4 +82,18 @@ export function textoLibre() {
     (value) => Buffer.byteLength(value, 'utf8') <= MAX_DESCRIPCION_BYTES,
     MENSAJES.maxBytes(MAX_DESCRIPCION_BYTES),
   );
+}
+
+/**
+ * A field a PUT may leave out but not set to null (its column is NOT NULL):
+ * absent keeps the value, null is refused as such rather than reported as
+ * "es obligatorio", which would read as if the field had to be sent.
+ */
+export function opcionalNoNulo<T extends z.ZodType>(schema: T) {
+  // z.any(), not z.unknown(): the pipe hands the value on to `schema` unchanged, whatever its input type.
+  return z
+    .any()
+    .refine((value) => value !== null, { message: MENSAJES.noNulo, abort: true })
+    .pipe(schema)
+    .optional();
 }

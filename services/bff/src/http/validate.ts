@@ -11,8 +11,19 @@ export const VALIDATION_MENSAJES = {
   cuerpoNoObjeto: 'debe ser un objeto JSON',
 } as const;
 
+/** How violationsOf names what the issues are about. */
+export interface ViolationNaming {
+  /** The campo of an issue about the value as a whole (default `cuerpo`). */
+  root?: string;
+  /** The mensaje of an unknown key (default: "no es un campo admitido"). */
+  desconocido?: string;
+}
+
 /** Every zod issue as a field violation, one per field (its first problem). */
-export function violationsOf(issues: readonly z.core.$ZodIssue[], root = CUERPO): FieldViolation[] {
+export function violationsOf(
+  issues: readonly z.core.$ZodIssue[],
+  { root = CUERPO, desconocido = VALIDATION_MENSAJES.desconocido }: ViolationNaming = {},
+): FieldViolation[] {
   const out: FieldViolation[] = [];
   const seen = new Set<string>();
   const add = (campo: string, mensaje: string) => {
@@ -22,7 +33,7 @@ export function violationsOf(issues: readonly z.core.$ZodIssue[], root = CUERPO)
   };
   for (const issue of issues) {
     if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) add(key, VALIDATION_MENSAJES.desconocido);
+      for (const key of issue.keys) add(key, desconocido);
     } else {
       add(issue.path.map(String).join('.') || root, issue.message);
     }
@@ -31,10 +42,10 @@ export function violationsOf(issues: readonly z.core.$ZodIssue[], root = CUERPO)
 }
 
 /** `value` parsed by `schema`, or InvalidArgumentError naming every offending field. */
-export function parseWith<S extends z.ZodType>(schema: S, value: unknown, root?: string): z.output<S> {
+export function parseWith<S extends z.ZodType>(schema: S, value: unknown, naming?: ViolationNaming): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  throw new InvalidArgumentError(violationsOf(result.error.issues, root));
+  throw new InvalidArgumentError(violationsOf(result.error.issues, naming));
 }
 
 /**

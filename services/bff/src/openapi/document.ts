@@ -15,9 +15,11 @@ API pública de Inventario: productos (\`Producto\`) y bodegas (\`Bodega\`) por 
 - **JSON** de entrada y salida (\`Content-Type: application/json\`, cuerpo de a lo sumo 1 MiB).
   Las fechas son ISO 8601 sin zona y en UTC (\`2026-11-22T14:03:07\`).
 - **Errores**: siempre \`{error, mensaje, detalles?}\`, con \`detalles\` = \`[{campo, mensaje}]\` en los de validación.
-  400 validación o JSON mal formado, 401 credenciales, 404 id o ruta desconocidos, 409 conflicto,
-  413 cuerpo demasiado grande, 415 tipo de contenido no soportado, 429 límite de peticiones (\`Retry-After\`),
-  503 servicio interno no disponible (\`Retry-After\`), 504 plazo agotado, 500 cualquier otro fallo.
+  400 validación (también un parámetro de consulta desconocido), JSON mal formado o un cuerpo que no se descomprime,
+  401 credenciales, 404 id o ruta desconocidos, 409 conflicto, 413 cuerpo demasiado grande,
+  415 tipo de contenido o \`Content-Encoding\` no soportado, 429 límite de peticiones (\`Retry-After\`),
+  431 URL y cabeceras de más de 16 KiB, 503 servicio interno no disponible (\`Retry-After\`), 504 plazo agotado,
+  500 cualquier otro fallo.
 - **Eventos**: cada escritura que se confirma publica un evento (ProductoCreado, BodegaEliminada, …).
 `.trim();
 

@@ -6,8 +6,10 @@ import { schemaRef } from './schemas';
  * The GraphQL endpoint (ARCHITECTURE §3) as seen from HTTP. The schema itself
  * is GraphQL's (introspection); this only describes the transport, which is
  * graphql-http's: its own answers (400, 405, 406, 415) carry GraphQL
- * `{errors}` bodies, while authentication, rate limit, body size and
- * unexpected failures carry the REST error body like every other route.
+ * `{errors}` bodies, while authentication, rate limit, a body that cannot be
+ * read (too large, not decompressible, an unknown charset or
+ * Content-Encoding) and unexpected failures carry the REST error body like
+ * every other route.
  */
 
 const tags = ['GraphQL'];
@@ -46,15 +48,33 @@ function graphqlContent(examples: Record<string, { summary?: string; value: unkn
 const result: Response = {
   description:
     'Resultado GraphQL. Con `Accept: application/json` (o `*/*`) toda respuesta GraphQL es 200, también la que solo trae ' +
-    '`errors`; los fallos de una mutación son datos (`success: false`), no errores.',
-  content: graphqlContent({ datos, validacion }),
+    '`errors`: un documento que no valida y una petición mal formada (sin `query`, cuerpo que no es JSON, un lote, ' +
+    'parámetros de tipo incorrecto, clasificada `BAD_REQUEST`). Los fallos de una mutación son datos (`success: false`), no errores.',
+  content: graphqlContent({ datos, validacion, peticionMalFormada }),
 };
+
+/** A GraphQL `{errors}` body, or the REST error body of a request body that could not be read. */
+const graphqlOrRestError = { oneOf: [schemaRef('GraphqlResponse'), schemaRef('Error')] };
 
 const badRequest: Response = {
   description:
-    'La petición HTTP no es GraphQL válida (sin `query`, cuerpo que no es JSON, parámetros de tipo incorrecto), ' +
-    'o, solo con `Accept: application/graphql-response+json`, el documento no valida.',
-  content: graphqlContent({ peticionMalFormada }),
+    'Solo con `Accept: application/graphql-response+json`: la petición no es GraphQL válida (sin `query`, cuerpo que no es ' +
+    'JSON, parámetros de tipo incorrecto) o el documento no valida. Con cualquier `Accept`: el cuerpo no se pudo leer ' +
+    '(no se descomprime según su `Content-Encoding`), con el cuerpo de error REST (`MALFORMED_JSON`).',
+  content: {
+    'application/json': {
+      schema: graphqlOrRestError,
+      examples: { jsonIlegible: { value: { error: 'MALFORMED_JSON', mensaje: 'El cuerpo no se pudo leer' } } },
+    },
+    'application/graphql-response+json': { schema: schemaRef('GraphqlResponse'), examples: { peticionMalFormada } },
+  },
+};
+
+const getBadRequest: Response = {
+  description:
+    'Solo con `Accept: application/graphql-response+json`: la petición no es GraphQL válida (sin `query`, `variables` que ' +
+    'no es JSON) o el documento no valida. Con `application/json` es 200 con `errors`.',
+  content: { 'application/graphql-response+json': { schema: schemaRef('GraphqlResponse'), examples: { peticionMalFormada } } },
 };
 
 const notAcceptable: Response = {
@@ -98,7 +118,7 @@ export const graphqlPaths = {
             'text/html': { schema: { type: 'string', description: 'GraphiQL.' } },
           },
         },
-        '400': badRequest,
+        '400': getBadRequest,
         '405': {
           description: 'El documento es una mutación: las mutaciones solo se aceptan por POST.',
           content: { 'application/json': { schema: schemaRef('GraphqlResponse') } },
@@ -121,8 +141,10 @@ export const graphqlPaths = {
         '400': badRequest,
         '406': notAcceptable,
         '415': {
-          description: 'El cuerpo no es `application/json`.',
-          content: { 'application/json': { schema: schemaRef('GraphqlResponse') } },
+          description:
+            'El cuerpo no es `application/json` (cuerpo GraphQL `{errors}`), o su juego de caracteres o `Content-Encoding` ' +
+            'no se admite (cuerpo de error REST).',
+          content: { 'application/json': { schema: graphqlOrRestError } },
         },
         ...errorResponses(401, 413, 429, 500),
       },

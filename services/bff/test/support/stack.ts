@@ -22,7 +22,7 @@ export interface StackRequestOptions {
   /** Sent as JSON (`Content-Type: application/json`). */
   body?: unknown;
   /** Sent as is; set the content type in `headers` (default application/json). */
-  rawBody?: string;
+  rawBody?: string | Uint8Array;
   headers?: Record<string, string>;
   /** Another Authorization value, or false to send none; default the test user's. */
   auth?: string | false;
@@ -115,7 +115,7 @@ export async function httpRequest(
   const headers: Record<string, string> = {};
   const auth = options.auth ?? defaultAuth;
   if (auth !== false) headers.authorization = auth;
-  let body: string | undefined;
+  let body: string | Uint8Array | undefined;
   if (options.rawBody !== undefined) {
     body = options.rawBody;
     headers['content-type'] = 'application/json';
