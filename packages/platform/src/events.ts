@@ -49,6 +49,14 @@ export interface EventAudit {
   operacion: Operacion;
 }
 
+/** The public (REST) names of a product's writable fields, in the order events list them. */
+export const PRODUCTO_CAMPOS = ['nombre', 'descripcion', 'precio', 'cantidadEnStock', 'bodegaId'] as const;
+export type ProductoCampo = (typeof PRODUCTO_CAMPOS)[number];
+
+/** The public (REST) names of a warehouse's writable fields, in the order events list them. */
+export const BODEGA_CAMPOS = ['nombre', 'ubicacion', 'capacidad'] as const;
+export type BodegaCampo = (typeof BODEGA_CAMPOS)[number];
+
 /** data of ProductoCreado / ProductoActualizado: the fields of both historical variants. */
 export interface ProductoEventData extends EventAudit {
   productoId: number;
@@ -59,6 +67,14 @@ export interface ProductoEventData extends EventAudit {
   cantidadEnStock: number;
   cantidad: number;
   bodegaId: number | null;
+  /**
+   * ProductoActualizado only (additive; absent on ProductoCreado and from
+   * older producers): the fields whose stored value the update changed, in
+   * PRODUCTO_CAMPOS order. A field the update set to the value it already
+   * had is not listed (the store compares with the row it locked), so `[]`
+   * means the update changed no value. See {@link changedFields}.
+   */
+  camposModificados?: ProductoCampo[];
 }
 
 /** data of BodegaCreada / BodegaActualizada. */
@@ -67,6 +83,12 @@ export interface BodegaEventData extends EventAudit {
   nombre: string;
   ubicacion: string | null;
   capacidad: number;
+  /**
+   * BodegaActualizada only (additive; absent on BodegaCreada and from older
+   * producers): the fields whose stored value the update changed, in
+   * BODEGA_CAMPOS order; `[]` when no value differed. See {@link changedFields}.
+   */
+  camposModificados?: BodegaCampo[];
 }
 
 /** data of ProductoEliminado / BodegaEliminada (`nombre` is an additive field). */
@@ -115,4 +137,18 @@ export function buildEnvelope<D extends EventData>(event: NewEvent<D>): EventEnv
     dataVersion: '1.0',
     data: event.data,
   };
+}
+
+/**
+ * The names in `campos` whose value differs between `before` and `after`,
+ * in `campos` order: what an update event lists as `camposModificados`.
+ * Values are compared with `===`, so they must be in their stored form
+ * (precio as its canonical decimal string, absent as null).
+ */
+export function changedFields<C extends string>(
+  campos: readonly C[],
+  before: { readonly [K in C]: unknown },
+  after: { readonly [K in C]: unknown },
+): C[] {
+  return campos.filter((campo) => before[campo] !== after[campo]);
 }

@@ -46,9 +46,14 @@ function published(type: EventType, subject: string, data: EventData): JsonObjec
   return JSON.parse(JSON.stringify(buildEnvelope({ namespace: 'Service', type, subject, data, at }))) as JsonObject;
 }
 
-/** The published data without its null members: proto3 JSON writes an unset optional field by leaving it out. */
-function withoutNulls(data: JsonValue | undefined): JsonObject {
-  return Object.fromEntries(Object.entries(data as JsonObject).filter(([, value]) => value !== null));
+/**
+ * The published data as proto3 JSON writes it back with implicit values: an
+ * unset optional field (published as null) is left out, and an absent list
+ * (camposModificados on a creation) is the empty list.
+ */
+function asWrittenBack(dataMessage: DescMessage, data: JsonValue | undefined): JsonObject {
+  const lists = dataMessage.fields.filter((field) => field.fieldKind === 'list').map((field): [string, JsonValue] => [field.jsonName, []]);
+  return { ...Object.fromEntries(lists), ...Object.fromEntries(Object.entries(data as JsonObject).filter(([, value]) => value !== null)) };
 }
 
 const productoSinNada: ProductoEventData = {
@@ -70,6 +75,7 @@ const productoCompleto: ProductoEventData = {
   cantidad: 12,
   bodegaId: 3,
   ...eventAudit('UPDATE', 'admin', at),
+  camposModificados: ['precio', 'cantidadEnStock'],
 };
 const bodegaSinUbicacion: BodegaEventData = {
   bodegaId: 7,
@@ -78,7 +84,12 @@ const bodegaSinUbicacion: BodegaEventData = {
   capacidad: 500,
   ...eventAudit('CREATE', 'admin', at),
 };
-const bodegaCompleta: BodegaEventData = { ...bodegaSinUbicacion, ubicacion: 'Santiago', ...eventAudit('UPDATE', 'system', at) };
+const bodegaCompleta: BodegaEventData = {
+  ...bodegaSinUbicacion,
+  ubicacion: 'Santiago',
+  ...eventAudit('UPDATE', 'system', at),
+  camposModificados: ['ubicacion'],
+};
 const productoEliminado: DeletedEventData = { id: 17, nombre: 'Tornillo M6', ...eventAudit('DELETE', 'ana', at) };
 const bodegaEliminada: DeletedEventData = { id: 7, nombre: 'Bodega Norte', ...eventAudit('DELETE', 'system', at) };
 
@@ -116,7 +127,7 @@ describe('events.proto against the published JSON', () => {
     const parsed = fromJson(dataMessage, dataJson ?? null, STRICT);
 
     // Numbers stay JSON numbers (no int64 strings); null comes back as absent.
-    expect(toJson(dataMessage, parsed, { alwaysEmitImplicit: true })).toEqual(withoutNulls(body.data));
+    expect(toJson(dataMessage, parsed, { alwaysEmitImplicit: true })).toEqual(asWrittenBack(dataMessage, body.data));
   });
 
   it.each([

@@ -58,10 +58,11 @@ describe('events', () => {
         operacion: 'CREATE',
       },
     });
+    expect(event.body.data).not.toHaveProperty('camposModificados');
     expect(event.body.eventTime).toMatch(LOCAL_ISO);
   });
 
-  it('publishes BodegaActualizada with the record after the update', async () => {
+  it('publishes BodegaActualizada with the record after the update and the fields it changed', async () => {
     const { bodega: creada } = await svc.rpc.createBodega({ nombre: 'Evento Actualizada', ubicacion: 'Lima', capacidad: 1 });
     if (!creada) throw new Error('CreateBodega answered without a bodega');
     const { bodega } = await svc.rpc.updateBodega(
@@ -91,7 +92,26 @@ describe('events', () => {
       usuario: 'luis',
       accion: 'ACTUALIZAR',
       operacion: 'UPDATE',
+      // Clearing a value changes it.
+      camposModificados: ['ubicacion'],
     });
+  });
+
+  it('lists in camposModificados only the fields whose value the update changed', async () => {
+    const { bodega } = await svc.rpc.createBodega({ nombre: 'Evento Campos', ubicacion: 'Quito', capacidad: 10 });
+    if (!bodega) throw new Error('CreateBodega answered without a bodega');
+    // nombre and ubicacion are set to what they already were.
+    await svc.rpc.updateBodega({
+      bodega: { id: bodega.id, nombre: 'Evento Campos', ubicacion: 'Quito', capacidad: 20 },
+      updateMask: ['nombre', 'ubicacion', 'capacidad'],
+    });
+    await svc.rpc.updateBodega({ bodega: { id: bodega.id, nombre: 'Evento Campos Norte', capacidad: 20 }, updateMask: ['nombre', 'capacidad'] });
+    await svc.rpc.updateBodega({ bodega: { id: bodega.id, nombre: '', capacidad: 20 }, updateMask: ['capacidad'] });
+
+    const updates = (await eventsOf(bodega.id)).slice(1);
+
+    expect(updates.map((e) => e.body.data['camposModificados'])).toEqual([['capacidad'], ['nombre'], []]);
+    expect(updates.map((e) => e.body.data['nombre'])).toEqual(['Evento Campos', 'Evento Campos Norte', 'Evento Campos Norte']);
   });
 
   it('publishes BodegaEliminada with the id and name of the deleted warehouse', async () => {

@@ -71,6 +71,7 @@ describe('events of product writes', () => {
       accion: 'CREAR',
       operacion: 'CREATE',
     });
+    expect(event?.body.data).not.toHaveProperty('camposModificados');
   });
 
   it('publishes precio as the JSON number of the stored decimal, and null for absent optional fields', async () => {
@@ -86,7 +87,7 @@ describe('events of product writes', () => {
     expect(event?.headers.traceparent).toBeUndefined();
   });
 
-  it('UpdateProducto publishes one ProductoActualizado with the product after the change', async () => {
+  it('UpdateProducto publishes one ProductoActualizado with the product after the change and the fields it changed', async () => {
     const { producto: created } = await api.create({
       nombre: 'Monitor',
       descripcion: '27 pulgadas',
@@ -115,7 +116,23 @@ describe('events of product writes', () => {
       usuario: 'beto',
       accion: 'ACTUALIZAR',
       operacion: 'UPDATE',
+      // Cleared fields count as changed; the order is the REST form's, not the mask's.
+      camposModificados: ['descripcion', 'precio', 'bodegaId'],
     });
+  });
+
+  it('lists in camposModificados only the fields whose value the update changed', async () => {
+    const { producto } = await api.create({ nombre: 'Lámpara', descripcion: 'LED', precio: '45.00', cantidadEnStock: 7, bodegaId: 5 });
+    const id = producto?.id;
+    // nombre, precio (written differently, same decimal) and bodegaId are set to what they already were.
+    await api.update({
+      producto: { id, nombre: 'Lámpara', precio: '45.0', cantidadEnStock: 8, bodegaId: 5 },
+      updateMask: ['nombre', 'precio', 'cantidad_en_stock', 'bodega_id'],
+    });
+    await api.update({ producto: { id, nombre: 'Lámpara', descripcion: 'LED' }, updateMask: ['nombre', 'descripcion'] });
+    const updates = (await eventsOf(id)).filter((e) => e.body.eventType.endsWith('ProductoActualizado'));
+    expect(updates.map((e) => e.body.data.camposModificados)).toEqual([['cantidadEnStock'], []]);
+    expect(updates[0]?.body.data).toMatchObject({ cantidadEnStock: 8, cantidad: 8, precio: 45 });
   });
 
   it('DeleteProducto publishes one ProductoEliminado with id, nombre and the audit fields', async () => {
@@ -166,7 +183,13 @@ describe('events of product writes', () => {
     );
     published.forEach((event, i) => {
       const producto: Producto | undefined = productos[i];
-      expect(event.body.data).toMatchObject({ productoId: producto?.id, bodegaId: null, usuario: 'ana', accion: 'ACTUALIZAR' });
+      expect(event.body.data).toMatchObject({
+        productoId: producto?.id,
+        bodegaId: null,
+        usuario: 'ana',
+        accion: 'ACTUALIZAR',
+        camposModificados: ['bodegaId'],
+      });
     });
 
     const settled = (await svc.settledEvents()).length;

@@ -91,7 +91,9 @@ describe('BodegaEliminada reconciliation', () => {
       ['Service.Inventario.ProductoActualizado', `/productos/${a?.id}`],
       ['Service.Inventario.ProductoActualizado', `/productos/${b?.id}`],
     ]);
-    for (const update of updates) expect(update.body.data).toMatchObject({ bodegaId: null, usuario: 'system', operacion: 'UPDATE' });
+    for (const update of updates) {
+      expect(update.body.data).toMatchObject({ bodegaId: null, usuario: 'system', operacion: 'UPDATE', camposModificados: ['bodegaId'] });
+    }
     expect((await svc.api.get(other?.id ?? 0)).producto?.bodegaId).toBe(42);
 
     // The same event delivered again (e.g. after a lost ack) changes nothing more.

@@ -2,6 +2,7 @@ import {
   buildEnvelope,
   eventAudit,
   eventSubject,
+  type BodegaCampo,
   type BodegaEventData,
   type DeletedEventData,
   type EventData,
@@ -35,8 +36,12 @@ export interface BodegaEventsOptions {
 export interface BodegaEvents {
   /** BodegaCreada: data is the warehouse record (accion CREAR, operacion CREATE). */
   creada(bodega: Bodega, ctx: WriteContext): OutboxEvent;
-  /** BodegaActualizada: data is the record after the update (ACTUALIZAR, UPDATE). */
-  actualizada(bodega: Bodega, ctx: WriteContext): OutboxEvent;
+  /**
+   * BodegaActualizada: data is the record after the update (ACTUALIZAR,
+   * UPDATE) plus `camposModificados`, the fields whose value it changed
+   * (BODEGA_CAMPOS order).
+   */
+  actualizada(bodega: Bodega, camposModificados: BodegaCampo[], ctx: WriteContext): OutboxEvent;
   /** BodegaEliminada: data is `{id, nombre}` of the deleted warehouse (ELIMINAR, DELETE). */
   eliminada(bodega: Bodega, ctx: WriteContext): OutboxEvent;
 }
@@ -69,7 +74,8 @@ export function createBodegaEvents(options: BodegaEventsOptions): BodegaEvents {
 
   return {
     creada: (bodega, ctx) => event('BodegaCreada', bodega, ctx, record(bodega, ctx, 'CREATE')),
-    actualizada: (bodega, ctx) => event('BodegaActualizada', bodega, ctx, record(bodega, ctx, 'UPDATE')),
+    actualizada: (bodega, camposModificados, ctx) =>
+      event('BodegaActualizada', bodega, ctx, { ...record(bodega, ctx, 'UPDATE'), camposModificados }),
     eliminada: (bodega, ctx) => {
       const data: DeletedEventData = { id: bodega.id, nombre: bodega.nombre, ...eventAudit('DELETE', ctx.usuario, ctx.at) };
       return event('BodegaEliminada', bodega, ctx, data);

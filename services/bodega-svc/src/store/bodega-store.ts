@@ -1,5 +1,7 @@
 import {
   AlreadyExistsError,
+  BODEGA_CAMPOS,
+  changedFields,
   NotFoundError,
   enqueueEvent,
   isDuplicateEntry,
@@ -35,7 +37,11 @@ export interface BodegaStore {
   get(id: number): Promise<Bodega>;
   /** Ordered by id. */
   list(query: BodegaQuery): Promise<BodegaPage>;
-  /** Changes only the keys present in `cambios`; NotFoundError, AlreadyExistsError. */
+  /**
+   * Changes only the keys present in `cambios`; NotFoundError,
+   * AlreadyExistsError. The event lists the fields whose value differed from
+   * the locked row.
+   */
   update(id: number, cambios: BodegaChanges, caller: CallContext): Promise<Bodega>;
   /** NotFoundError when `id` does not exist. */
   delete(id: number, caller: CallContext): Promise<void>;
@@ -152,7 +158,7 @@ export function createBodegaStore(db: Knex, deps: BodegaStoreDeps): BodegaStore 
           if (isDuplicateNombre(err)) throw duplicateNombre(bodega.nombre);
           throw err;
         }
-        await enqueueEvent(trx, events.actualizada(bodega, { ...caller, at }));
+        await enqueueEvent(trx, events.actualizada(bodega, changedFields(BODEGA_CAMPOS, actual, bodega), { ...caller, at }));
         return bodega;
       });
     },

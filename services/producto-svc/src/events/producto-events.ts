@@ -7,6 +7,7 @@ import {
   type EventType,
   type Operacion,
   type OutboxEvent,
+  type ProductoCampo,
   type ProductoEventData,
 } from '@inventario/platform';
 import type { Producto, WriteContext } from '../domain/producto';
@@ -18,8 +19,11 @@ import type { Producto, WriteContext } from '../domain/producto';
 export interface ProductoEvents {
   /** ProductoCreado, data = the stored product. */
   created(producto: Producto, context: WriteContext): OutboxEvent;
-  /** ProductoActualizado, data = the product after the change. */
-  updated(producto: Producto, context: WriteContext): OutboxEvent;
+  /**
+   * ProductoActualizado, data = the product after the change plus
+   * `camposModificados`, the fields whose value it changed (PRODUCTO_CAMPOS order).
+   */
+  updated(producto: Producto, camposModificados: ProductoCampo[], context: WriteContext): OutboxEvent;
   /** ProductoEliminado, data = `{id, nombre}` plus the audit block. */
   deleted(producto: Pick<Producto, 'id' | 'nombre'>, context: WriteContext, at: Date): OutboxEvent;
 }
@@ -67,11 +71,11 @@ export function createProductoEvents(options: ProductoEventsOptions): ProductoEv
         producto.fechaActualizacion,
         context,
       ),
-    updated: (producto, context) =>
+    updated: (producto, camposModificados, context) =>
       event(
         'ProductoActualizado',
         producto.id,
-        productoEventData(producto, 'UPDATE', context.usuario),
+        { ...productoEventData(producto, 'UPDATE', context.usuario), camposModificados },
         producto.fechaActualizacion,
         context,
       ),

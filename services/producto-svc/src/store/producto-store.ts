@@ -1,4 +1,14 @@
-import { enqueueEvent, enqueueEvents, NotFoundError, nowToSecond, withDbErrors, writeTransaction, type Knex } from '@inventario/platform';
+import {
+  changedFields,
+  enqueueEvent,
+  enqueueEvents,
+  NotFoundError,
+  nowToSecond,
+  PRODUCTO_CAMPOS,
+  withDbErrors,
+  writeTransaction,
+  type Knex,
+} from '@inventario/platform';
 import type { ProductoQuery } from '../domain/listing';
 import type { NewProducto, Producto, ProductoChanges, WriteContext } from '../domain/producto';
 import type { ProductoEvents } from '../events/producto-events';
@@ -14,7 +24,10 @@ export interface ProductoStore {
   /** NotFoundError when the id does not exist. */
   get(id: number): Promise<Producto>;
   list(query: ProductoQuery): Promise<ProductoPage>;
-  /** Sets the fields present in `changes`; NotFoundError when the id does not exist. */
+  /**
+   * Sets the fields present in `changes`; NotFoundError when the id does not
+   * exist. The event lists the fields whose value differed from the locked row.
+   */
   update(id: number, changes: ProductoChanges, context: WriteContext): Promise<Producto>;
   /** NotFoundError when the id does not exist. */
   delete(id: number, context: WriteContext): Promise<void>;
@@ -164,7 +177,7 @@ export function createProductoStore(db: Knex, deps: ProductoStoreDeps): Producto
         await trx(TABLE)
           .where({ id })
           .update({ ...toColumns(changes), fecha_actualizacion: stored.fechaActualizacion });
-        await enqueueEvent(trx, events.updated(stored, context));
+        await enqueueEvent(trx, events.updated(stored, changedFields(PRODUCTO_CAMPOS, current, stored), context));
         return stored;
       });
     },
@@ -189,9 +202,11 @@ export function createProductoStore(db: Knex, deps: ProductoStoreDeps): Producto
           )
           .update({ bodega_id: null, fecha_actualizacion: at });
         const productos = rows.map((row) => ({ ...fromRow(row), bodegaId: null, fechaActualizacion: at }));
+        // Every row pointed at the warehouse (WHERE above), so bodegaId is the
+        // one value that changed in each.
         await enqueueEvents(
           trx,
-          productos.map((producto) => events.updated(producto, context)),
+          productos.map((producto) => events.updated(producto, ['bodegaId'], context)),
         );
         return productos;
       });
