@@ -1,12 +1,14 @@
+import { jetstreamManager } from '@nats-io/jetstream';
 import { connectNatsUnlessAborted, ensureStream, retrying, stopOnce, type Logger, type NatsConnection, type ShutdownStep } from '@inventario/platform';
 import type { Registry } from 'prom-client';
 import { describeSmtpUrl, type Config } from './config';
 import { classifySmtpError, createMailer } from './email/mailer';
 import { createEmailRenderer } from './email/templates';
 import { createConcurrencyLimit } from './events/concurrency-limit';
-import { startConsumers, type RunningConsumers } from './events/consumers';
+import { eventConsumerSpecs, startConsumers, type RunningConsumers } from './events/consumers';
 import { createDeadLetterPublisher } from './events/dead-letter';
 import { createDelivery } from './events/delivery';
+import { maxDeliveriesConsumerSpec, maxDeliveriesSubjects } from './events/max-deliveries';
 import { openSentRegistry } from './events/sent-registry';
 import { HANDLERS } from './handlers';
 import { createNotifierMetrics, type NotifierMetrics } from './metrics';
@@ -26,7 +28,9 @@ export interface NotifierApp {
  * Starts the notifier (ARCHITECTURE §5): compiles the templates (a broken one
  * stops it here), opens the SMTP pool, then waits for NATS, makes sure the
  * stream (the services create it too; whoever starts first wins), the sent
- * registry and the six durable consumers exist, and starts consuming.
+ * registry and the durable consumers exist (six for the events, one for
+ * their max-deliveries advisories, which the stream captures), and starts
+ * consuming.
  * Resolves once it consumes; rejects if `signal` aborts first. The SMTP
  * server is not a start-up dependency: while it is down, emails are retried.
  */
@@ -60,30 +64,53 @@ export async function startApp(config: Config, logger: Logger, signal: AbortSign
     nc = connection;
     const stream = config.natsStream;
     const prefix = config.natsSubjectPrefix;
+    // The stream also captures the consumers' max-deliveries advisories (max-deliveries.ts).
+    const advisorySubjects = maxDeliveriesSubjects(stream, HANDLERS);
     const sent = await retrying(
       'event set-up',
       async () => {
-        await ensureStream(connection, { name: stream, subjects: [`${prefix}.>`] });
+        await ensureStream(connection, { name: stream, subjects: [`${prefix}.>`, ...advisorySubjects] });
         return openSentRegistry(connection, { bucket: config.sentBucket, staleAfterMs: config.ackWaitMs });
       },
       logger,
       signal,
     );
+    const deadLetters = createDeadLetterPublisher(connection, prefix);
     const deliver = createDelivery({
       namespace: config.eventTypeNamespace,
       prefix,
       renderer,
       mailer,
       sent,
-      deadLetters: createDeadLetterPublisher(connection, prefix),
+      deadLetters,
       metrics,
       logger,
       retry: { maxDeliver: config.maxDeliver, backoffMs: config.backoffMs },
       faultAckDelayMs: config.faultAckDelayMs,
     });
-    const limit = createConcurrencyLimit(config.concurrency);
+    const jsm = await jetstreamManager(connection);
     const settings = { stream, prefix, ackWaitMs: config.ackWaitMs, maxDeliver: config.maxDeliver };
-    consumers = await retrying('consumer start', () => startConsumers({ nc: connection, handlers: HANDLERS, settings, deliver, limit, logger }), logger, signal);
+    const specs = [
+      ...eventConsumerSpecs(HANDLERS, settings, deliver),
+      maxDeliveriesConsumerSpec({
+        jsm,
+        stream,
+        handlers: HANDLERS,
+        namespace: config.eventTypeNamespace,
+        sent,
+        deadLetters,
+        metrics,
+        logger,
+        ackWaitMs: config.ackWaitMs,
+      }),
+    ];
+    const limit = createConcurrencyLimit(config.concurrency);
+    consumers = await retrying(
+      'consumer start',
+      () => startConsumers({ nc: connection, stream, consumers: specs, limit, ackWaitMs: config.ackWaitMs, logger }),
+      logger,
+      signal,
+    );
   } catch (err) {
     mailer.close();
     if (nc && !nc.isClosed()) await nc.close();

@@ -42,7 +42,11 @@ const schema = z
     // Deliveries of one event before it is dead-lettered (JetStream max_deliver).
     NOTIFIER_MAX_DELIVER: wholeNumber(1, 1000, 10),
     NOTIFIER_BACKOFF_MS: backoffSchedule.default([1000, 5000, 30_000, 120_000, 600_000]),
-    // How long JetStream waits for an ack before redelivering; longer than one SMTP send.
+    // How long JetStream waits for an ack before redelivering. A held message
+    // heartbeats every ack_wait / 3 while it waits for a slot and while it is
+    // sent, so a slow SMTP server never causes a redelivery and any value is
+    // safe there; it bounds how soon a crashed process's message (and claim)
+    // is taken over, and a process stalled longer than this counts as crashed.
     NOTIFIER_ACK_WAIT_MS: envSchemas.milliseconds(60_000, 1000),
     NOTIFIER_SENT_BUCKET: z.string().regex(BUCKET_NAME, 'must be letters, digits, _ or -').default('notifier-sent'),
     // Fault injection for tests only: wait this long between recording an email as sent and acking it.

@@ -11,7 +11,9 @@ import {
 
 /**
  * Realistic events of every type, shaped exactly as producto-svc and
- * bodega-svc publish them, for the template preview and the tests.
+ * bodega-svc publish them, for the template preview and the tests. The
+ * update samples carry `camposModificados` (the stock, the capacity), as
+ * current producers send it.
  */
 
 export interface SampleOptions {
@@ -50,8 +52,10 @@ export function sampleEnvelope(type: EventType, options: SampleOptions = {}): Ev
   } else if (producto) {
     const stock = audit.operacion === 'CREATE' ? 500 : 480;
     data = { productoId: id, nombre, descripcion: 'Caja de 100 unidades', precio: 1234.5, cantidadEnStock: stock, cantidad: stock, bodegaId: 3, ...audit };
+    if (audit.operacion === 'UPDATE') data.camposModificados = ['cantidadEnStock'];
   } else {
     data = { bodegaId: id, nombre, ubicacion: 'Calle de Alcalá 45, Madrid', capacidad: audit.operacion === 'CREATE' ? 1000 : 1200, ...audit };
+    if (audit.operacion === 'UPDATE') data.camposModificados = ['capacidad'];
   }
   return buildEnvelope({
     namespace: options.namespace ?? 'Service',

@@ -5,7 +5,8 @@ import { waitFor } from '@inventario/testkit';
 import { createMailer, type Mailer } from '../src/email/mailer';
 import { createEmailRenderer } from '../src/email/templates';
 import { createDeadLetterPublisher } from '../src/events/dead-letter';
-import { createDelivery, type DeliveryDeps } from '../src/events/delivery';
+import { createDelivery, type Deliver, type DeliveryDeps } from '../src/events/delivery';
+import { startHeartbeat } from '../src/events/message-heartbeat';
 import { EMAIL_HORIZON_MS, openSentRegistry, type SentRegistry } from '../src/events/sent-registry';
 import { HANDLERS } from '../src/handlers';
 import { productoCreatedHandler } from '../src/handlers/producto-created-handler';
@@ -43,6 +44,18 @@ afterAll(async () => {
   await sink?.stop();
 });
 
+const logger = createLogger('notifier', process.env.TEST_LOG_LEVEL ?? 'silent');
+
+/** Delivers `msg` as the consumer runner does: with a heartbeat from now until it settles. */
+async function handle(deliver: Deliver, msg: JsMsg) {
+  const heartbeat = startHeartbeat(msg, 1000, logger);
+  try {
+    return await deliver(productoCreatedHandler, msg, heartbeat);
+  } finally {
+    heartbeat.stop();
+  }
+}
+
 function deliveryWith(overrides: Partial<DeliveryDeps> = {}) {
   const deps: DeliveryDeps = {
     namespace: 'Service',
@@ -52,7 +65,7 @@ function deliveryWith(overrides: Partial<DeliveryDeps> = {}) {
     sent: registry,
     deadLetters: createDeadLetterPublisher(events.nc, events.namespace.prefix),
     metrics: createNotifierMetrics(),
-    logger: createLogger('notifier', process.env.TEST_LOG_LEVEL ?? 'silent'),
+    logger,
     retry: { maxDeliver: 5, backoffMs: [200] },
     ...overrides,
   };
@@ -75,41 +88,86 @@ async function ackedThrough(seq: number) {
 describe('delivery of one message', () => {
   it('acks without emailing an event stored longer ago than the sent registry remembers', async () => {
     const { deliver } = deliveryWith({ now: () => Date.now() + EMAIL_HORIZON_MS + 60_000 });
+    const attemptsBefore = sink.attempts;
     const seq = await events.publish('ProductoCreado', sampleEnvelope('ProductoCreado'));
     const msg = await nextMessage();
     expect(msg.seq).toBe(seq);
 
-    expect(await deliver(productoCreatedHandler, msg)).toBe('too-old');
+    expect(await handle(deliver, msg)).toBe('too-old');
     await ackedThrough(seq);
-    expect(sink.attempts).toBe(0);
+    expect(sink.attempts - attemptsBefore).toBe(0);
   });
 
   it('naks and counts a retry when the sent registry cannot be reached, sending nothing', async () => {
     const unreachable: SentRegistry = { ...registry, claim: () => Promise.reject(new Error('TIMEOUT')) };
     const { deps, deliver } = deliveryWith({ sent: unreachable });
+    const attemptsBefore = sink.attempts;
     const seq = await events.publish('ProductoCreado', sampleEnvelope('ProductoCreado'));
     const msg = await nextMessage();
 
-    expect(await deliver(productoCreatedHandler, msg)).toBe('retry');
+    expect(await handle(deliver, msg)).toBe('retry');
     expect(await counterValue(deps.metrics.retried, 'ProductoCreado')).toBe(1);
-    expect(sink.attempts).toBe(0);
+    expect(sink.attempts - attemptsBefore).toBe(0);
 
     // JetStream delivers it again after the backoff; with the registry back it is emailed once.
     const again = await nextMessage();
     expect([again.seq, again.info.deliveryCount]).toEqual([seq, 2]);
-    expect(await deliveryWith().deliver(productoCreatedHandler, again)).toBe('sent');
+    const emailsBefore = sink.received.length;
+    expect(await handle(deliveryWith().deliver, again)).toBe('sent');
     await ackedThrough(seq);
-    expect(sink.received).toHaveLength(1);
+    expect(sink.received.length - emailsBefore).toBe(1);
   });
 
   it('acks an email the server accepted even when recording it as sent fails', async () => {
     const forgetful: SentRegistry = { ...registry, markSent: () => Promise.reject(new Error('TIMEOUT')) };
     const { deps, deliver } = deliveryWith({ sent: forgetful });
     const seq = await events.publish('ProductoCreado', sampleEnvelope('ProductoCreado'));
+    const emailsBefore = sink.received.length;
 
-    expect(await deliver(productoCreatedHandler, await nextMessage())).toBe('sent');
+    expect(await handle(deliver, await nextMessage())).toBe('sent');
     await ackedThrough(seq);
-    expect(sink.received).toHaveLength(2);
+    expect(sink.received.length - emailsBefore).toBe(1);
     expect(await counterValue(deps.metrics.sent, 'ProductoCreado')).toBe(1);
+  });
+
+  it('leaves a message alone, neither acked nor nak\'ed, while another process still sends that very message', async () => {
+    const envelope = sampleEnvelope('ProductoCreado');
+    const seq = await events.publish('ProductoCreado', envelope);
+    const msg = await nextMessage();
+    // The other process: it claimed the event for this stream message and keeps the claim fresh.
+    const other = await registry.claim(envelope.id, { stream: msg.info.stream, seq: msg.seq });
+    expect(other).toMatchObject({ status: 'claimed' });
+    const attemptsBefore = sink.attempts;
+
+    expect(await handle(deliveryWith().deliver, msg)).toBe('held-elsewhere');
+    expect(sink.attempts - attemptsBefore).toBe(0);
+    expect((await events.consumerInfo(CONSUMER)).num_ack_pending).toBe(1);
+
+    // The holder settles it (JetStream takes an ack by stream sequence).
+    msg.ack();
+    await ackedThrough(seq);
+  });
+
+  it('keeps its claim fresh on the heartbeat while a slow SMTP server takes longer than ack_wait, so no replica takes it over', async () => {
+    const staleAfterMs = 1000;
+    const quick = await openSentRegistry(events.nc, { bucket: events.bucket, staleAfterMs });
+    const { deliver } = deliveryWith({ sent: quick });
+    const envelope = sampleEnvelope('ProductoCreado');
+    const seq = await events.publish('ProductoCreado', envelope);
+    const msg = await nextMessage();
+    sink.setDelay(6 * staleAfterMs);
+    try {
+      const heartbeat = startHeartbeat(msg, staleAfterMs / 4, logger);
+      const sending = deliver(productoCreatedHandler, msg, heartbeat).finally(() => heartbeat.stop());
+      await waitFor(async () => (await quick.lookup(envelope.id))?.state === 'sending', 'the claim');
+      // Well past staleAfterMs since the claim, a replica with a copy of the event still finds it busy.
+      await new Promise((resolve) => setTimeout(resolve, 2 * staleAfterMs));
+      expect(await quick.claim(envelope.id, { stream: msg.info.stream, seq: msg.seq + 1_000_000 })).toMatchObject({ status: 'busy', sameMessage: false });
+      expect(await sending).toBe('sent');
+    } finally {
+      sink.setDelay(0);
+    }
+    await ackedThrough(seq);
+    expect(await quick.lookup(envelope.id)).toMatchObject({ state: 'sent' });
   });
 });

@@ -1,9 +1,11 @@
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { EVENT_TYPES, type EventType } from '@inventario/platform';
+import { EVENT_TYPES, type BodegaEventData, type EventEnvelope, type EventType, type ProductoEventData } from '@inventario/platform';
+import { shorten } from '../src/email/format';
 import { createEmailRenderer, TEMPLATES_DIR } from '../src/email/templates';
 import { HANDLERS, type EventHandler } from '../src/handlers';
+import { DESCRIPCION_MAX_CHARS, NINGUN_CAMPO_MODIFICADO } from '../src/handlers/records';
 import { writePreviews } from '../src/preview-main';
 import { sampleEnvelope } from '../src/sample-events';
 
@@ -29,6 +31,29 @@ function render(type: EventType, body: unknown) {
   const preparation = handler.prepare(JSON.stringify(body), 'Service');
   if (!preparation.ok) throw new Error(preparation.reason);
   return renderer.render(handler.template, preparation.prepared.model);
+}
+
+type UpdateType = 'ProductoActualizado' | 'BodegaActualizada';
+
+/** A sample update event whose data is `data` over the sample's (camposModificados included). */
+function updateEnvelope(type: UpdateType, data: Record<string, unknown>): EventEnvelope {
+  const envelope = sampleEnvelope(type);
+  return { ...envelope, data: { ...envelope.data, ...data } };
+}
+
+/** Renders an update event through its handler's real parsing path (camposModificados included). */
+function renderUpdate(type: UpdateType, envelope: EventEnvelope) {
+  return render(type, envelope);
+}
+
+/** The text part's lines that carry the "modificado" tag. */
+function markedTextRows(text: string): string[] {
+  return text.split('\n').filter((line) => line.includes('[modificado]'));
+}
+
+/** The HTML part's table rows that carry the "modificado" tag. */
+function markedHtmlRows(html: string): string[] {
+  return html.split('\n').filter((line) => line.includes('<tr') && line.includes('>modificado</span>'));
 }
 
 describe('email templates', () => {
@@ -90,6 +115,105 @@ describe('email templates', () => {
     const html = files.filter((f) => f.endsWith('.html.hbs'));
     expect(html).toHaveLength(HANDLERS.length + 2);
     for (const file of html) expect(readFileSync(path.join(TEMPLATES_DIR, file), 'utf8')).not.toMatch(/\{\{\{|\{\{~?\s*&/);
+  });
+
+  describe('update emails name the changed fields', () => {
+    it('lists the changed product fields and marks their rows, in bold with a "modificado" tag, in HTML and text', () => {
+      const envelope = updateEnvelope('ProductoActualizado', {
+        precio: 99.9,
+        cantidadEnStock: 7,
+        cantidad: 7,
+        camposModificados: ['precio', 'cantidadEnStock'],
+      });
+      const email = renderUpdate('ProductoActualizado', envelope);
+
+      expect(email.text).toContain('\nCampos modificados: Precio, Cantidad en stock\n');
+      expect(markedTextRows(email.text)).toEqual(['Precio [modificado]: 99.90', 'Cantidad en stock [modificado]: 7']);
+      expect(email.text).toContain('\nNombre: Tornillo M6 inoxidable\n');
+
+      expect(email.html).toContain('<strong>Campos modificados:</strong> Precio, Cantidad en stock</p>');
+      const rows = markedHtmlRows(email.html);
+      expect(rows).toHaveLength(2);
+      expect(rows[0]).toMatch(/>Precio <span[^>]*>modificado<\/span><\/th><td[^>]*><strong>99\.90<\/strong><\/td>/);
+      expect(rows[1]).toMatch(/>Cantidad en stock <span[^>]*>modificado<\/span><\/th><td[^>]*><strong>7<\/strong><\/td>/);
+    });
+
+    it('lists the changed warehouse fields and marks their rows', () => {
+      const envelope = updateEnvelope('BodegaActualizada', { nombre: 'Bodega Sur', ubicacion: null, camposModificados: ['nombre', 'ubicacion'] });
+      const email = renderUpdate('BodegaActualizada', envelope);
+
+      expect(email.text).toContain('\nCampos modificados: Nombre, Ubicación\n');
+      expect(markedTextRows(email.text)).toEqual(['Nombre [modificado]: Bodega Sur', 'Ubicación [modificado]: (sin ubicación)']);
+      expect(email.html).toContain('<strong>Campos modificados:</strong> Nombre, Ubicación</p>');
+      expect(markedHtmlRows(email.html).map((row) => /<strong>([^<]*)<\/strong>/.exec(row)?.[1])).toEqual(['Bodega Sur', '(sin ubicación)']);
+    });
+
+    it('says that no value changed when the list is empty, and marks no row', () => {
+      const email = renderUpdate('BodegaActualizada', updateEnvelope('BodegaActualizada', { camposModificados: [] }));
+      expect(email.text).toContain(`\nCampos modificados: ${NINGUN_CAMPO_MODIFICADO}\n`);
+      expect(email.html).toContain(`<strong>Campos modificados:</strong> ${NINGUN_CAMPO_MODIFICADO}</p>`);
+      expect(markedTextRows(email.text)).toEqual([]);
+      expect(markedHtmlRows(email.html)).toEqual([]);
+    });
+
+    it('reads variant 2 cantidad as the stock and shows a field it does not know by its name', () => {
+      const envelope = updateEnvelope('ProductoActualizado', { camposModificados: ['cantidad', 'cantidadEnStock', 'color'] });
+      const email = renderUpdate('ProductoActualizado', envelope);
+      expect(email.text).toContain('\nCampos modificados: Cantidad en stock, color\n');
+      expect(markedTextRows(email.text)).toEqual(['Cantidad en stock [modificado]: 480']);
+    });
+
+    it.each([['ProductoActualizado'], ['BodegaActualizada']] as Array<[UpdateType]>)(
+      'renders %s without camposModificados (an older producer) with no changed-fields line and no marked row',
+      (type) => {
+        const { camposModificados: _sent, ...older } = sampleEnvelope(type).data as ProductoEventData | BodegaEventData;
+        const envelope = { ...sampleEnvelope(type), data: older };
+        for (const email of [render(type, envelope), renderUpdate(type, envelope)]) {
+          expect(email.text).not.toContain('Campos modificados');
+          expect(email.html).not.toContain('Campos modificados');
+          expect(email.text).not.toContain('modificado');
+          expect(email.html).not.toContain('modificado');
+          expect(email.text).toContain('Así queda ahora:\n\nId: ');
+        }
+      },
+    );
+
+    it('escapes the changed field names in the HTML part', () => {
+      const envelope = updateEnvelope('ProductoActualizado', { camposModificados: ['<img src=x onerror=alert(1)>'] });
+      const email = renderUpdate('ProductoActualizado', envelope);
+      expect(email.html).toContain('<strong>Campos modificados:</strong> &lt;img src&#x3D;x onerror&#x3D;alert(1)&gt;</p>');
+      expect(email.html).not.toMatch(/<img/);
+      expect(email.text).toContain('Campos modificados: <img src=x onerror=alert(1)>');
+    });
+  });
+
+  describe('a long descripcion', () => {
+    const head = `${'a'.repeat(DESCRIPCION_MAX_CHARS - 1)}<`;
+
+    it.each([['ProductoCreado'], ['ProductoActualizado']] as Array<[EventType]>)(
+      'is shown in %s emails as its first 2 000 characters and an ellipsis, escaped in HTML',
+      (type) => {
+        const envelope = sampleEnvelope(type);
+        const descripcion = `${head}${'b'.repeat(3000)}`;
+        const email = render(type, { ...envelope, data: { ...envelope.data, descripcion } });
+        expect(email.text).toContain(`\nDescripción: ${head}…\n`);
+        expect(email.html).toContain(`>${'a'.repeat(DESCRIPCION_MAX_CHARS - 1)}&lt;…</td>`);
+        for (const part of [email.text, email.html]) expect(part).not.toContain('b'.repeat(10));
+      },
+    );
+
+    it('is shown whole up to 2 000 characters', () => {
+      const envelope = sampleEnvelope('ProductoCreado');
+      const email = render('ProductoCreado', { ...envelope, data: { ...envelope.data, descripcion: `${head}` } });
+      expect(email.text).toContain(`\nDescripción: ${head}\n`);
+      expect(email.text).not.toContain('…');
+    });
+
+    it('is cut between characters, never inside one (an emoji is two UTF-16 units)', () => {
+      expect(shorten('📦'.repeat(DESCRIPCION_MAX_CHARS + 1), DESCRIPCION_MAX_CHARS)).toBe(`${'📦'.repeat(DESCRIPCION_MAX_CHARS)}…`);
+      expect(shorten('abc de', 4)).toBe('abc…');
+      expect(shorten('abcd', 4)).toBe('abcd');
+    });
   });
 
   describe('broken templates stop the notifier at start', () => {

@@ -3,6 +3,7 @@ import { nanos } from '@nats-io/transport-node';
 import { createLogger, EVENT_TYPES, eventSubject, type EventType } from '@inventario/platform';
 import { startApp } from '../src/app';
 import { DEAD_LETTER_HEADERS } from '../src/events/dead-letter';
+import { MAX_DELIVERIES_CONSUMER, maxDeliveriesSubjects } from '../src/events/max-deliveries';
 import { HANDLERS } from '../src/handlers';
 import { counterValue } from '../src/metrics';
 import { waitFor } from '@inventario/testkit';
@@ -80,7 +81,9 @@ describe('notifier emails', () => {
 
     const productoEmail = await emailFor(producto.id);
     expect(productoEmail.text).toContain('Precio: 1234.50');
-    expect(productoEmail.text).toContain('Cantidad en stock: 480');
+    // The update changed the stock: the email says so and marks that row.
+    expect(productoEmail.text).toContain('Campos modificados: Cantidad en stock');
+    expect(productoEmail.text).toContain('Cantidad en stock [modificado]: 480');
     expect(productoEmail.text).toContain('Descripción: Caja de 100 unidades');
     expect(productoEmail.text).toContain('Así queda ahora');
     const bodegaEmail = await emailFor(bodega.id);
@@ -99,6 +102,18 @@ describe('notifier emails', () => {
     expect(email.html).not.toContain('<b ');
     // The plain text part is text: it shows the name as typed.
     expect(email.text).toContain('Nombre: <script>alert(1)</script>');
+  });
+
+  it('emails a product whose descripcion is as long as the service stores (20 000 characters), with no dead letter', async () => {
+    const before = (await t.events.deadLetters()).length;
+    const envelope = sampleEnvelope('ProductoCreado', { id: 55 });
+    const descripcion = 'Ficha técnica. '.repeat(1334).slice(0, 20_000);
+    const seq = await t.events.publish('ProductoCreado', JSON.stringify({ ...envelope, data: { ...envelope.data, descripcion } }));
+
+    const email = await emailFor(envelope.id);
+    expect(email.text).toContain('Ficha técnica.');
+    await t.events.processedThrough('ProductoCreatedHandler', seq);
+    expect((await t.events.deadLetters()).length - before).toBe(0);
   });
 
   it('sends one email for an event id published twice in separate stream messages', async () => {
@@ -172,9 +187,19 @@ describe('durable consumers', () => {
     }
   });
 
-  it('created the stream, capturing <prefix>.> (dead letters included), as no service had', async () => {
+  it("created the stream, capturing <prefix>.> (dead letters included) and the six consumers' max-deliveries advisories, as no service had", async () => {
     const info = await (await jetstreamManager(t.events.nc)).streams.info(t.events.namespace.stream);
-    expect(info.config.subjects).toEqual([`${t.events.namespace.prefix}.>`]);
+    expect(info.config.subjects).toEqual([`${t.events.namespace.prefix}.>`, ...maxDeliveriesSubjects(t.events.namespace.stream, HANDLERS)]);
+  });
+
+  it('reads the captured advisories with one more durable consumer, which never gives up on one', async () => {
+    const { config } = await t.events.consumerInfo(MAX_DELIVERIES_CONSUMER);
+    expect(config).toMatchObject({
+      durable_name: MAX_DELIVERIES_CONSUMER,
+      filter_subject: `$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.${t.events.namespace.stream}.*`,
+      ack_policy: AckPolicy.Explicit,
+      max_deliver: -1,
+    });
   });
 
   it("shares the consumers with a second replica, whose start brings an older consumer's settings up to date", async () => {

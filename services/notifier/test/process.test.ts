@@ -37,15 +37,18 @@ afterAll(async () => {
 describe('notifier process', () => {
   it('does not email an event again when killed after the SMTP server accepted it but before the ack', async () => {
     // Fault injection: the first process holds every ack for a minute after
-    // recording the email as sent. With one slot, that also keeps it from
-    // handling the redelivery JetStream sends it once ack_wait (2 s) expires.
-    const first = start({ NOTIFIER_FAULT_ACK_DELAY_MS: '60000', NOTIFIER_CONCURRENCY: '1' });
+    // recording the email as sent; its heartbeat keeps the message its own
+    // meanwhile, so JetStream redelivers it only once the process is killed.
+    const first = start({ NOTIFIER_FAULT_ACK_DELAY_MS: '60000' });
     await first.logged('notifier started');
     const envelope = sampleEnvelope('ProductoCreado', { nombre: 'Enviado antes del fallo' });
     const seq = await events.publish('ProductoCreado', envelope);
 
     await sink.waitForEmails(1);
     await waitFor(async () => (await events.sentEntry(envelope.id))?.state === 'sent', 'the email to be recorded as sent');
+    // Held for longer than ack_wait (2 s) without a redelivery: the heartbeat at work.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    expect((await events.consumerInfo('ProductoCreatedHandler')).delivered.consumer_seq).toBe(1);
     first.child.kill('SIGKILL');
     await first.exited;
     expect((await events.consumerInfo('ProductoCreatedHandler')).num_ack_pending).toBe(1);

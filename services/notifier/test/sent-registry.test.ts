@@ -54,23 +54,61 @@ describe('sent registry', () => {
     const results = await Promise.all([registry.claim(id, message(10)), other.claim(id, message(11))]);
     expect(results.map((r) => r.status).sort()).toEqual(['busy', 'claimed']);
     const busy = results.find((r) => r.status === 'busy');
-    expect(busy).toMatchObject({ retryInMs: expect.any(Number) });
+    expect(busy).toMatchObject({ retryInMs: expect.any(Number), sameMessage: false });
     if (busy?.status === 'busy') expect(busy.retryInMs).toBeLessThanOrEqual(STALE_AFTER_MS);
   });
 
-  it('hands the claim to a redelivery of the same stream message at once: its previous delivery is over', async () => {
+  it('keeps a fresh claim from a redelivery of the same stream message: ack_wait may have run out while its holder still sends', async () => {
     const id = eventId();
     await registry.claim(id, message(20));
-    expect(await registry.claim(id, message(20))).toMatchObject({ status: 'claimed', takeover: 'redelivery' });
+    expect(await registry.claim(id, message(20))).toMatchObject({ status: 'busy', sameMessage: true });
   });
 
-  it("lets another message take over a claim only once it is older than ack_wait (its holder died)", async () => {
+  it('lets any delivery, of the same message or another, take over a claim not refreshed within ack_wait (its holder died)', async () => {
     const id = eventId();
     await registry.claim(id, message(30));
     expect(await registry.claim(id, message(31))).toMatchObject({ status: 'busy' });
 
     const later = await openSentRegistry(nc, { bucket, staleAfterMs: STALE_AFTER_MS, now: () => Date.now() + STALE_AFTER_MS + 1000 });
-    expect(await later.claim(id, message(31))).toMatchObject({ status: 'claimed', takeover: 'stale' });
+    expect(await later.claim(id, message(30))).toMatchObject({ status: 'claimed', takeover: 'stale' });
+  });
+
+  it('counts the age of a claim from its last refresh, not from when it was taken', async () => {
+    const id = eventId();
+    const first = await registry.claim(id, message(60));
+    if (first.status !== 'claimed') throw new Error(`expected a claim, got ${first.status}`);
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(await registry.refresh(first.claim)).toMatchObject({ key: first.claim.key, revision: expect.any(Number) });
+
+    // A clock STALE_AFTER_MS - 2 s ahead: the claim (2.5 s older) looks stale, the refresh does not.
+    const later = await openSentRegistry(nc, { bucket, staleAfterMs: STALE_AFTER_MS, now: () => Date.now() + STALE_AFTER_MS - 2000 });
+    expect(await later.claim(id, message(61))).toMatchObject({ status: 'busy' });
+    expect(await later.lookup(id)).toEqual({ state: 'sending' });
+  });
+
+  it('tells a holder its claim is gone once another delivery took it over', async () => {
+    const id = eventId();
+    const first = await registry.claim(id, message(70));
+    if (first.status !== 'claimed') throw new Error(`expected a claim, got ${first.status}`);
+    const later = await openSentRegistry(nc, { bucket, staleAfterMs: STALE_AFTER_MS, now: () => Date.now() + STALE_AFTER_MS + 1000 });
+    expect(await later.claim(id, message(71))).toMatchObject({ status: 'claimed', takeover: 'stale' });
+
+    expect(await registry.refresh(first.claim)).toBeUndefined();
+  });
+
+  it('looks an event up without claiming it: sent, being sent, or unknown (a stale claim counts as unknown)', async () => {
+    const sentId = eventId();
+    const claimed = await registry.claim(sentId, message(80));
+    if (claimed.status !== 'claimed') throw new Error(`expected a claim, got ${claimed.status}`);
+    expect(await registry.lookup(sentId)).toEqual({ state: 'sending' });
+    await registry.markSent(claimed.claim, { messageId: `<${sentId}@inventario>` });
+    expect(await registry.lookup(sentId)).toEqual({ state: 'sent', sentAt: expect.any(String) });
+
+    const abandoned = eventId();
+    await registry.claim(abandoned, message(81));
+    const later = await openSentRegistry(nc, { bucket, staleAfterMs: STALE_AFTER_MS, now: () => Date.now() + STALE_AFTER_MS + 1000 });
+    expect(await later.lookup(abandoned)).toBeUndefined();
+    expect(await registry.lookup(eventId())).toBeUndefined();
   });
 
   it('frees the event after a failed send, so the next delivery claims it again', async () => {
@@ -85,8 +123,8 @@ describe('sent registry', () => {
     const id = eventId();
     const stale = await registry.claim(id, message(50));
     if (stale.status !== 'claimed') throw new Error(`expected a claim, got ${stale.status}`);
-    const current = await registry.claim(id, message(50));
-    expect(current).toMatchObject({ status: 'claimed', takeover: 'redelivery' });
+    const later = await openSentRegistry(nc, { bucket, staleAfterMs: STALE_AFTER_MS, now: () => Date.now() + STALE_AFTER_MS + 1000 });
+    expect(await later.claim(id, message(50))).toMatchObject({ status: 'claimed', takeover: 'stale' });
 
     await registry.release(stale.claim);
     expect(await registry.claim(id, message(51))).toMatchObject({ status: 'busy' });

@@ -47,15 +47,21 @@ describe('an SMTP server that rejects messages', () => {
     expect(await t.events.sentEntry(rejected.id)).toBeUndefined();
   });
 
-  it('retries an event the server answers with a 4xx, with backoff, and dead-letters it after the last delivery', async () => {
+  it('retries an event the server answers with a 4xx, waiting the backoff delays between attempts, and dead-letters it after the last delivery', async () => {
     t.sink.setMode({ accept: false, code: 451, message: 'Inténtelo más tarde' });
     const attemptsBefore = t.sink.attempts;
+    const emailsBefore = t.sink.received.length;
     const lettersBefore = (await t.events.deadLetters()).length;
     const envelope = sampleEnvelope('BodegaCreada');
     const seq = await t.events.publish('BodegaCreada', envelope);
     await t.events.processedThrough('BodegaCreatedHandler', seq);
 
     expect(t.sink.attempts - attemptsBefore).toBe(3); // NOTIFIER_MAX_DELIVER
+    // NOTIFIER_BACKOFF_MS=200,400: each retry waited at least its delay
+    // (measured from the end of the failed attempt, before the nak was even sent).
+    const [first, second, third] = t.sink.attemptTimes.slice(attemptsBefore);
+    expect(second! - first!).toBeGreaterThanOrEqual(200);
+    expect(third! - second!).toBeGreaterThanOrEqual(400);
     const letters = (await t.events.deadLetters()).slice(lettersBefore);
     expect(letters).toHaveLength(1);
     expect(letters[0]?.subject).toBe(`${t.events.namespace.prefix}.dlq.bodega.creada`);
@@ -63,7 +69,7 @@ describe('an SMTP server that rejects messages', () => {
     expect(letters[0]?.headers[DEAD_LETTER_HEADERS.deliveryCount]).toBe('3');
     expect(await counterValue(t.app.metrics.retried, 'BodegaCreada')).toBe(2);
     expect(await counterValue(t.app.metrics.deadLettered, 'BodegaCreada')).toBe(1);
-    expect(t.sink.received).toHaveLength(1); // only the previous test's
+    expect(t.sink.received.length - emailsBefore).toBe(0);
   });
 });
 

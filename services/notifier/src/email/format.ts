@@ -46,3 +46,15 @@ export function formatPrecio(precio: number | string | null | undefined): string
 export function orElse(value: string | number | null | undefined, absent: string): string {
   return value === null || value === undefined || value === '' ? absent : String(value);
 }
+
+/**
+ * `text` cut to its first `maxChars` characters (code points, so no emoji or
+ * accented letter is split in half) followed by `…`, when it is longer;
+ * otherwise `text` unchanged. Whitespace left at the cut is dropped, so the
+ * ellipsis follows the last word.
+ */
+export function shorten(text: string, maxChars: number): string {
+  const chars = Array.from(text);
+  if (chars.length <= maxChars) return text;
+  return `${chars.slice(0, maxChars).join('').trimEnd()}…`;
+}

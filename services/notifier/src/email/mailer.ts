@@ -5,8 +5,8 @@ import type { RenderedEmail } from './templates';
 /**
  * SMTP delivery through one pooled nodemailer transport (ARCHITECTURE §5).
  * Every wait is bounded (a connect 10 s, the greeting 10 s, a silent server
- * 20 s), so a send ends well within the consumers' ack_wait
- * (NOTIFIER_ACK_WAIT_MS, 60 s by default) unless a server trickles replies.
+ * 20 s), so a send cannot hang for ever. It may outlast the consumers'
+ * ack_wait: the message's heartbeat keeps it held meanwhile.
  */
 const CONNECTION_TIMEOUT_MS = 10_000;
 const GREETING_TIMEOUT_MS = 10_000;

@@ -6,19 +6,25 @@ import {
   JetStreamApiError,
   jetstreamManager,
   type ConsumerConfig,
-  type ConsumerMessages,
   type JetStreamManager,
+  type JsMsg,
 } from '@nats-io/jetstream';
 import { nanos, type NatsConnection } from '@nats-io/transport-node';
 import { eventSubject, type Logger } from '@inventario/platform';
 import type { EventHandler } from '../handlers';
 import type { ConcurrencyLimit } from './concurrency-limit';
+import { startConsumerRunner, type ConsumerRunner } from './consumer-runner';
 import type { Deliver } from './delivery';
+import { heartbeatIntervalMs, type MessageHeartbeat } from './message-heartbeat';
 
 /**
- * The six durable consumers on the INVENTARIO stream, one per handler, named
- * after it and filtered on its event subject. Every replica binds the same
- * durable, so each event is handled once per deployment, not per replica.
+ * The notifier's durable consumers on the INVENTARIO stream: six for the
+ * events, one per handler, named after it and filtered on its event subject,
+ * and one for max-deliveries advisories (max-deliveries.ts). Every replica
+ * binds the same durables, so each message is handled once per deployment,
+ * not per replica. Each is consumed by a runner (consumer-runner.ts) that
+ * re-creates it when it disappears; a message is held, with a heartbeat,
+ * from its pull to its ack (message-heartbeat.ts).
  */
 
 export interface ConsumerSettings {
@@ -28,8 +34,11 @@ export interface ConsumerSettings {
   maxDeliver: number;
 }
 
+/** A durable consumer's config: what ensureConsumer creates or updates. */
+export type DurableConfig = Partial<ConsumerConfig> & { durable_name: string };
+
 /** The durable consumer of `handler`, as created or updated at start. */
-export function consumerConfig(handler: EventHandler, settings: ConsumerSettings): Partial<ConsumerConfig> {
+export function consumerConfig(handler: EventHandler, settings: ConsumerSettings): DurableConfig {
   return {
     durable_name: handler.name,
     description: `Inventario notifier: "${handler.emailSubject}" emails`,
@@ -50,8 +59,8 @@ export function consumerConfig(handler: EventHandler, settings: ConsumerSettings
  * position, across releases). Its start point is never changed. Safe from
  * every replica at once.
  */
-export async function ensureConsumer(jsm: JetStreamManager, stream: string, config: Partial<ConsumerConfig>): Promise<'created' | 'updated'> {
-  const name = config.durable_name ?? '';
+export async function ensureConsumer(jsm: JetStreamManager, stream: string, config: DurableConfig): Promise<'created' | 'updated'> {
+  const name = config.durable_name;
   const exists = await jsm.consumers.info(stream, name).then(
     () => true,
     (err: unknown) => {
@@ -83,83 +92,97 @@ export async function ensureConsumer(jsm: JetStreamManager, stream: string, conf
   return 'updated';
 }
 
+/** One durable consumer this process runs. */
+export interface ConsumerSpec {
+  /** Its config as created or updated at start (`durable_name` names it). */
+  config: DurableConfig;
+  /**
+   * Handles one message and settles it (ack, nak or term), unless another
+   * process holds it; never rejects. `heartbeat` runs until it resolves.
+   */
+  handle: (msg: JsMsg, heartbeat: MessageHeartbeat) => Promise<unknown>;
+  /** Runs before the consumer is re-created after it was lost (e.g. restoring what the stream captures). */
+  beforeRecreate?: () => Promise<void>;
+}
+
+/** The six event consumers: each delivers its messages with its handler. */
+export function eventConsumerSpecs(handlers: readonly EventHandler[], settings: ConsumerSettings, deliver: Deliver): ConsumerSpec[] {
+  return handlers.map((handler) => ({
+    config: consumerConfig(handler, settings),
+    handle: (msg, heartbeat) => deliver(handler, msg, heartbeat),
+  }));
+}
+
 export interface StartConsumersOptions {
   nc: NatsConnection;
-  handlers: readonly EventHandler[];
-  settings: ConsumerSettings;
-  deliver: Deliver;
-  /** Shared by all consumers: bounds the emails in flight overall. */
+  stream: string;
+  consumers: readonly ConsumerSpec[];
+  /** Shared by all consumers: bounds the messages handled at once (emails in flight). */
   limit: ConcurrencyLimit;
+  /** The consumers' ack_wait: a held message heartbeats every third of it. */
+  ackWaitMs: number;
   logger: Logger;
+  /**
+   * Milliseconds between heartbeats of a held message; ack_wait / 3 unless a
+   * test needs to see what happens when ack_wait runs out anyway.
+   */
+  heartbeatMs?: number;
 }
 
 export interface RunningConsumers {
   /**
-   * Stops pulling, lets the emails in flight finish (ack or nak), and naks
+   * Stops pulling, lets the messages in hand finish (ack or nak), and naks
    * what was pulled but not started, so another replica gets it at once.
    */
   stop(): Promise<void>;
 }
 
+/**
+ * Creates or updates every consumer, then runs each (consumer-runner.ts).
+ * Rejects if one cannot be set up, having stopped those already running.
+ */
 export async function startConsumers(options: StartConsumersOptions): Promise<RunningConsumers> {
-  const { nc, handlers, settings, deliver, limit, logger } = options;
+  const { nc, stream, consumers, limit, logger } = options;
   const jsm = await jetstreamManager(nc);
   const js = jetstream(nc);
-  for (const handler of handlers) {
-    const outcome = await ensureConsumer(jsm, settings.stream, consumerConfig(handler, settings));
-    logger.debug({ consumer: handler.name, outcome }, 'durable consumer ready');
+  for (const { config } of consumers) {
+    const outcome = await ensureConsumer(jsm, stream, config);
+    logger.debug({ consumer: config.durable_name, outcome }, 'durable consumer ready');
   }
 
-  let stopping = false;
+  const held = new Set<string>();
   const inFlight = new Set<Promise<unknown>>();
-  const running: Array<{ messages: ConsumerMessages; loop: Promise<void> }> = [];
-
-  async function run(handler: EventHandler, messages: ConsumerMessages): Promise<void> {
-    for await (const msg of messages) {
-      if (stopping) {
-        msg.nak();
-        continue;
-      }
-      const release = await limit.acquire();
-      if (stopping) {
-        release();
-        msg.nak();
-        continue;
-      }
-      const work = deliver(handler, msg).finally(() => {
-        release();
-        inFlight.delete(work);
-      });
-      inFlight.add(work);
-    }
-  }
-
+  const runners: ConsumerRunner[] = [];
   const stopAll = async () => {
-    stopping = true;
-    await Promise.all(running.map(({ messages }) => messages.close()));
-    await Promise.all(running.map(({ loop }) => loop));
+    await Promise.all(runners.map((runner) => runner.stop()));
     await Promise.all([...inFlight]);
   };
 
   try {
-    for (const handler of handlers) {
-      const consumer = await js.consumers.get(settings.stream, handler.name);
-      // One message pulled ahead per consumer, so a pulled message waits for
-      // a free slot a few sends at most, well within ack_wait (and handling
-      // restarts its ack_wait).
-      const messages = await consumer.consume({ max_messages: 1 });
-      const loop = run(handler, messages).catch((err: unknown) => {
-        logger.error({ consumer: handler.name, err }, 'consumer stopped unexpectedly');
-      });
-      running.push({ messages, loop });
+    for (const { config, handle, beforeRecreate } of consumers) {
+      runners.push(
+        await startConsumerRunner({
+          nc,
+          js,
+          stream,
+          consumer: config.durable_name,
+          recreate: async () => {
+            await beforeRecreate?.();
+            await ensureConsumer(jsm, stream, config);
+          },
+          handle,
+          limit,
+          heartbeatMs: options.heartbeatMs ?? heartbeatIntervalMs(options.ackWaitMs),
+          held,
+          inFlight,
+          logger,
+        }),
+      );
     }
   } catch (err) {
     await stopAll();
     throw err;
   }
-  logger.info(
-    { stream: settings.stream, consumers: handlers.map((h) => h.name), ackWaitMs: settings.ackWaitMs, maxDeliver: settings.maxDeliver },
-    'consumers started',
-  );
+  logger.info({ stream, consumers: consumers.map((c) => c.config.durable_name), ackWaitMs: options.ackWaitMs }, 'consumers started');
   return { stop: stopAll };
 }

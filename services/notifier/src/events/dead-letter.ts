@@ -1,5 +1,5 @@
 import { jetstream, type JsMsg } from '@nats-io/jetstream';
-import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
+import { headers as natsHeaders, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
 import { eventSubject, type EventType } from '@inventario/platform';
 
 /**
@@ -22,6 +22,9 @@ export const DEAD_LETTER_HEADERS = {
   eventId: 'Inventario-Event-Id',
 } as const;
 
+/** The reason on a letter whose deliveries ran out without a failure seen (the process died each time). */
+export const MAX_DELIVERIES_REASON = 'max deliveries reached';
+
 /** `<prefix>.dlq.producto.creado` */
 export function deadLetterSubject(prefix: string, type: EventType): string {
   return eventSubject(`${prefix}.dlq`, type);
@@ -36,9 +39,37 @@ export interface DeadLetter {
   eventId?: string;
 }
 
+/**
+ * The stream message given up on: a delivery in hand (originOf), or one read
+ * back from the stream after its deliveries ran out (max-deliveries.ts).
+ */
+export interface DeadLetterOrigin {
+  stream: string;
+  seq: number;
+  subject: string;
+  data: Uint8Array;
+  headers?: MsgHdrs;
+  /** Deliveries so far. */
+  deliveryCount: number;
+}
+
+export function originOf(msg: JsMsg): DeadLetterOrigin {
+  return {
+    stream: msg.info.stream,
+    seq: msg.seq,
+    subject: msg.subject,
+    data: msg.data,
+    ...(msg.headers ? { headers: msg.headers } : {}),
+    deliveryCount: msg.info.deliveryCount,
+  };
+}
+
 export interface DeadLetterPublisher {
-  /** Resolves once JetStream stored the letter. */
-  publish(msg: JsMsg, letter: DeadLetter): Promise<void>;
+  /**
+   * Resolves once JetStream stored the letter; `duplicate` when it had
+   * stored this message's letter already (a retry), so it is counted once.
+   */
+  publish(origin: DeadLetterOrigin, letter: DeadLetter): Promise<{ duplicate: boolean }>;
 }
 
 /** Header values are one line of bounded length. */
@@ -50,23 +81,24 @@ function headerValue(value: string): string {
 export function createDeadLetterPublisher(nc: NatsConnection, prefix: string, timeoutMs = 5000): DeadLetterPublisher {
   const js = jetstream(nc);
   return {
-    async publish(msg, letter) {
+    async publish(origin, letter) {
       const h = natsHeaders();
       h.set(DEAD_LETTER_HEADERS.reason, headerValue(letter.reason));
       h.set(DEAD_LETTER_HEADERS.consumer, letter.consumer);
-      h.set(DEAD_LETTER_HEADERS.originalSubject, msg.subject);
-      h.set(DEAD_LETTER_HEADERS.originalStream, msg.info.stream);
-      h.set(DEAD_LETTER_HEADERS.originalSequence, String(msg.seq));
-      h.set(DEAD_LETTER_HEADERS.deliveryCount, String(msg.info.deliveryCount));
+      h.set(DEAD_LETTER_HEADERS.originalSubject, origin.subject);
+      h.set(DEAD_LETTER_HEADERS.originalStream, origin.stream);
+      h.set(DEAD_LETTER_HEADERS.originalSequence, String(origin.seq));
+      h.set(DEAD_LETTER_HEADERS.deliveryCount, String(origin.deliveryCount));
       if (letter.eventId) h.set(DEAD_LETTER_HEADERS.eventId, headerValue(letter.eventId));
-      const traceparent = msg.headers?.get('traceparent');
+      const traceparent = origin.headers?.get('traceparent');
       if (traceparent) h.set('traceparent', traceparent);
-      await js.publish(deadLetterSubject(prefix, letter.type), msg.data, {
+      const ack = await js.publish(deadLetterSubject(prefix, letter.type), origin.data, {
         headers: h,
         // A retry after a crash between publishing and term is dropped as a duplicate.
-        msgID: `dlq:${msg.info.stream}:${msg.seq}`,
+        msgID: `dlq:${origin.stream}:${origin.seq}`,
         timeout: timeoutMs,
       });
+      return { duplicate: ack.duplicate };
     },
   };
 }

@@ -5,9 +5,10 @@ import { classifySmtpError, type Mailer } from '../email/mailer';
 import type { EmailRenderer, RenderedEmail } from '../email/templates';
 import type { EventHandler, PreparedEvent } from '../handlers';
 import type { NotifierMetrics } from '../metrics';
-import { deadLetterSubject, type DeadLetterPublisher } from './dead-letter';
+import { deadLetterSubject, originOf, type DeadLetterPublisher } from './dead-letter';
+import type { MessageHeartbeat } from './message-heartbeat';
 import { isLastDelivery, retryDelayMs, type RetryPolicy } from './retry-policy';
-import { EMAIL_HORIZON_MS, type SentRegistry } from './sent-registry';
+import { EMAIL_HORIZON_MS, type Claim, type SentRegistry } from './sent-registry';
 
 /**
  * The ack policy of every notifier consumer, in one place (STYLE §8):
@@ -17,6 +18,8 @@ import { EMAIL_HORIZON_MS, type SentRegistry } from './sent-registry';
  *   remembers): ack without sending, with a warning;
  * - already emailed (sent registry): ack without sending;
  * - another delivery of the same event id is sending: nak, look again later;
+ * - another process still sends this very stream message (ack_wait ran out
+ *   on it): neither ack nor nak, that process acks or naks it;
  * - SMTP server accepted: mark sent, then ack;
  * - transient failure (connection refused or reset, timeout, SMTP 4xx, sent
  *   registry unreachable): nak with the backoff delay and count a retry, or,
@@ -24,7 +27,7 @@ import { EMAIL_HORIZON_MS, type SentRegistry } from './sent-registry';
  * - permanent failure (SMTP 5xx): dead letter + term at once, no retry storm.
  */
 
-export type DeliveryOutcome = 'sent' | 'duplicate' | 'too-old' | 'busy' | 'retry' | 'dead-lettered';
+export type DeliveryOutcome = 'sent' | 'duplicate' | 'too-old' | 'busy' | 'held-elsewhere' | 'retry' | 'dead-lettered';
 
 export interface DeliveryDeps {
   /** EVENT_TYPE_NAMESPACE: events of another namespace are invalid here. */
@@ -44,8 +47,13 @@ export interface DeliveryDeps {
   now?: () => number;
 }
 
-/** Handles one delivery of `msg` for `handler`; never throws, always acks, naks or terms. */
-export type Deliver = (handler: EventHandler, msg: JsMsg) => Promise<DeliveryOutcome>;
+/**
+ * Handles one delivery of `msg` for `handler`; never throws. It acks, naks
+ * or terms, except when another process holds the same message
+ * ('held-elsewhere'). `heartbeat` runs from the pull until the caller stops
+ * it after this resolves; the claim on the event is refreshed on it.
+ */
+export type Deliver = (handler: EventHandler, msg: JsMsg, heartbeat: MessageHeartbeat) => Promise<DeliveryOutcome>;
 
 type LogFields = Record<string, unknown>;
 
@@ -56,8 +64,9 @@ export function createDelivery(deps: DeliveryDeps): Deliver {
 
   async function deadLetter(handler: EventHandler, msg: JsMsg, fields: LogFields, reason: string, eventId?: string): Promise<DeliveryOutcome> {
     const subject = deadLetterSubject(deps.prefix, handler.eventType);
+    let duplicate = false;
     try {
-      await deps.deadLetters.publish(msg, { type: handler.eventType, consumer: handler.name, reason, ...(eventId ? { eventId } : {}) });
+      ({ duplicate } = await deps.deadLetters.publish(originOf(msg), { type: handler.eventType, consumer: handler.name, reason, ...(eventId ? { eventId } : {}) }));
     } catch (err) {
       const publishError = err instanceof Error ? err.message : String(err);
       if (!isLastDelivery(deps.retry, msg.info.deliveryCount)) {
@@ -71,7 +80,8 @@ export function createDelivery(deps: DeliveryDeps): Deliver {
     }
     // No reason text on term: servers before 2.11 do not take one; it is in the letter and the log.
     msg.term();
-    metrics.deadLettered.labels(handler.eventType).inc();
+    // A duplicate is this message's letter published before a crash: counted then.
+    if (!duplicate) metrics.deadLettered.labels(handler.eventType).inc();
     logger.error({ ...fields, reason, deadLetterSubject: subject }, 'event dead-lettered; no email sent');
     return 'dead-lettered';
   }
@@ -88,7 +98,24 @@ export function createDelivery(deps: DeliveryDeps): Deliver {
     return 'retry';
   }
 
-  async function send(handler: EventHandler, msg: JsMsg, event: PreparedEvent, email: RenderedEmail, fields: LogFields): Promise<DeliveryOutcome> {
+  /** Refreshes `claim` on every heartbeat; `current()` is its latest revision. */
+  function keepFresh(heartbeat: MessageHeartbeat, claim: Claim, fields: LogFields) {
+    let current = claim;
+    let lost = false;
+    const stop = heartbeat.alsoRefresh(async () => {
+      if (lost) return;
+      const next = await deps.sent.refresh(current);
+      if (next) {
+        current = next;
+        return;
+      }
+      lost = true;
+      logger.warn(fields, 'claim on the event taken over while sending (this process looked dead for ack_wait); the email may go out twice, with the same Message-ID');
+    });
+    return { stop, current: () => current };
+  }
+
+  async function send(handler: EventHandler, msg: JsMsg, heartbeat: MessageHeartbeat, event: PreparedEvent, email: RenderedEmail, fields: LogFields): Promise<DeliveryOutcome> {
     const { deliveryCount } = msg.info;
     let claimed;
     try {
@@ -100,6 +127,14 @@ export function createDelivery(deps: DeliveryDeps): Deliver {
       msg.ack();
       logger.info({ ...fields, sentAt: claimed.sentAt }, 'event already emailed; acked without sending');
       return 'duplicate';
+    }
+    if (claimed.status === 'busy' && claimed.sameMessage) {
+      // ack_wait ran out while another process was sending this message and
+      // it still refreshes its claim: it acks or naks the message (JetStream
+      // settles acks by stream sequence). If it dies, its claim goes stale
+      // and the next redelivery takes over.
+      logger.info(fields, 'another process is still sending this very message; left to it');
+      return 'held-elsewhere';
     }
     if (claimed.status === 'busy') {
       if (isLastDelivery(deps.retry, deliveryCount)) {
@@ -114,23 +149,28 @@ export function createDelivery(deps: DeliveryDeps): Deliver {
       return 'busy';
     }
     if (claimed.takeover) {
-      logger.warn({ ...fields, takeover: claimed.takeover }, 'a previous attempt died while sending; sending again (same Message-ID, in case that one went through)');
+      logger.warn({ ...fields, takeover: claimed.takeover }, 'a previous attempt stopped refreshing its claim (its process died?); sending again (same Message-ID, in case that one went through)');
     }
 
+    const claim = keepFresh(heartbeat, claimed.claim, fields);
     let sentEmail;
     try {
       sentEmail = await deps.mailer.send({ ...email, eventId: event.eventId, eventType: event.model.event.type });
     } catch (err) {
       const failure = classifySmtpError(err);
-      await deps.sent.release(claimed.claim).catch((releaseErr: unknown) => {
+      // No refresh may land after the release and re-create the claim.
+      await claim.stop();
+      await deps.sent.release(claim.current()).catch((releaseErr: unknown) => {
         logger.warn({ ...fields, err: releaseErr }, 'could not release the claim; another delivery may take it once it is stale');
       });
       if (failure.permanent) return deadLetter(handler, msg, fields, failure.reason, event.eventId);
       return retry(handler, msg, fields, failure.reason, event.eventId);
     }
     metrics.sent.labels(handler.eventType).inc();
+    // A refresh is a compare-and-set, so none could overwrite `sent`; stopping first keeps it quiet.
+    await claim.stop();
     try {
-      await deps.sent.markSent(claimed.claim, sentEmail);
+      await deps.sent.markSent(claim.current(), sentEmail);
     } catch (err) {
       // The email is out; acking still prevents the usual redelivery.
       logger.error({ ...fields, err }, 'email sent but not recorded as sent; should this delivery be redelivered, it is emailed again');
@@ -141,11 +181,9 @@ export function createDelivery(deps: DeliveryDeps): Deliver {
     return 'sent';
   }
 
-  return async function deliver(handler, msg) {
+  return async function deliver(handler, msg, heartbeat) {
     const fields: LogFields = { consumer: handler.name, streamSeq: msg.seq, deliveryCount: msg.info.deliveryCount };
     try {
-      // It may have waited for a free slot: restart its ack_wait before the work.
-      msg.working();
       const preparation = handler.prepare(msg.string(), deps.namespace);
       if (!preparation.ok) return await deadLetter(handler, msg, fields, `unparsable event: ${preparation.reason}`);
       const event = preparation.prepared;
@@ -163,7 +201,7 @@ export function createDelivery(deps: DeliveryDeps): Deliver {
       } catch (err) {
         return await deadLetter(handler, msg, fields, `template ${handler.template} failed: ${err instanceof Error ? err.message : String(err)}`, event.eventId);
       }
-      return await send(handler, msg, event, email, fields);
+      return await send(handler, msg, heartbeat, event, email, fields);
     } catch (err) {
       // A bug, not a policy: let JetStream redeliver rather than lose the event.
       const retryInMs = retryDelayMs(deps.retry, msg.info.deliveryCount);

@@ -25,7 +25,22 @@ const timestamp = z
   });
 
 const id = z.number().int().positive();
-const text = z.string().max(10_000);
+
+/**
+ * Length bounds check shape, not business rules (the services enforce
+ * those): every value a service stores passes, and a malformed event still
+ * cannot make an email of any size. zod counts characters as code points,
+ * as MySQL does.
+ *
+ * - A product's `descripcion` is TEXT, at most 65 535 UTF-8 bytes, so at
+ *   most 65 535 characters.
+ * - Names, location and user are VARCHAR(255); 1 000 characters leave room
+ *   for an older producer with a looser rule.
+ */
+export const MAX_LONG_TEXT_UNITS = 65_535;
+export const MAX_SHORT_TEXT_UNITS = 1000;
+const longText = z.string().max(MAX_LONG_TEXT_UNITS);
+const text = z.string().max(MAX_SHORT_TEXT_UNITS);
 
 /** Present in every `data` of our producers; optional for events of older ones. */
 const audit = {
@@ -33,16 +48,24 @@ const audit = {
   timestamp: z.string().optional(),
 };
 
+/**
+ * Update events only (additive): public names of the fields whose value
+ * changed. A malformed list costs only the "changed fields" display, never
+ * the email.
+ */
+const camposModificados = z.array(z.string().max(100)).max(100).nullish().catch(null);
+
 /** data of ProductoCreado / ProductoActualizado: either historical variant. */
 export const productoDataSchema = z.object({
   ...audit,
   productoId: id,
   nombre: text,
-  descripcion: text.nullish(),
+  descripcion: longText.nullish(),
   precio: z.union([z.number(), z.string().max(32)]).nullish(),
   cantidadEnStock: z.number().int().nullish(),
   cantidad: z.number().int().nullish(),
   bodegaId: id.nullish(),
+  camposModificados,
 });
 export type ProductoData = z.infer<typeof productoDataSchema>;
 
@@ -53,6 +76,7 @@ export const bodegaDataSchema = z.object({
   nombre: text,
   ubicacion: text.nullish(),
   capacidad: z.number().int().nullish(),
+  camposModificados,
 });
 export type BodegaData = z.infer<typeof bodegaDataSchema>;
 

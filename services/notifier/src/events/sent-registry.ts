@@ -12,12 +12,14 @@ import { z } from 'zod';
  * A key goes `sending` (claimed with a compare-and-set create, so two
  * replicas never both send one event) -> `sent` (after the SMTP server
  * accepted the email). A failed send deletes the claim so a later delivery
- * can claim it again. A claim left by a process that died mid-send is taken
- * over when JetStream redelivers that same stream message (the previous
- * delivery is then known to be over), or, for a copy of the event in another
- * message, once it is older than ack_wait. The one window where an event can
- * be emailed twice is a crash between the SMTP server's acceptance and the
- * `sent` mark; both copies then carry the same Message-ID.
+ * can claim it again. While it sends, the holder refreshes its claim on the
+ * message's heartbeat (every ack_wait / 3): a claim is stale, its holder
+ * presumed dead, only when it was not refreshed within ack_wait, and only
+ * then is it taken over. Who holds it does not matter: a redelivery of the
+ * same stream message does not prove the earlier delivery over (ack_wait
+ * may have run out while that process was still sending). The one window
+ * where an event can be emailed twice is a crash between the SMTP server's
+ * acceptance and the `sent` mark; both copies then carry the same Message-ID.
  */
 
 /**
@@ -46,31 +48,50 @@ export interface Holder {
   seq: number;
 }
 
-/** A claim this process holds on an event id. */
+/** A claim this process holds on an event id (at the revision it last wrote). */
 export interface Claim {
-  key: string;
-  revision: number;
+  readonly key: string;
+  readonly revision: number;
+  readonly holder: Holder;
+  /** When the claim was first taken (ISO 8601), kept across refreshes. */
+  readonly since: string;
 }
 
 export type ClaimResult =
-  /** Ours: send now. `takeover` says whose claim it replaced, if any. */
-  | { status: 'claimed'; claim: Claim; takeover?: 'redelivery' | 'stale' }
+  /** Ours: send now. `takeover: 'stale'` when it replaced a claim nobody refreshed within ack_wait. */
+  | { status: 'claimed'; claim: Claim; takeover?: 'stale' }
   /** Emailed already: ack without sending. */
   | { status: 'sent'; sentAt: string }
-  /** Another delivery of this event id is sending right now: look again in `retryInMs`. */
-  | { status: 'busy'; retryInMs: number };
+  /**
+   * Another delivery of this event id is sending right now and refreshing
+   * its claim; it would be stale in `retryInMs` at the earliest.
+   * `sameMessage`: that delivery is of this very stream message (ack_wait
+   * ran out while it was sending), so it will ack or nak this message itself.
+   */
+  | { status: 'busy'; retryInMs: number; sameMessage: boolean };
 
 export interface SentRegistry {
   claim(eventId: string, holder: Holder): Promise<ClaimResult>;
+  /**
+   * Keeps our claim fresh (the heartbeat calls it every ack_wait / 3).
+   * Resolves to the claim at its new revision, or undefined when it is no
+   * longer ours (taken over as stale, or marked sent).
+   */
+  refresh(claim: Claim): Promise<Claim | undefined>;
   /** Records the email as sent (idempotent; overwrites whatever claim is there). */
   markSent(claim: Claim, sent: { messageId: string }): Promise<void>;
   /** Drops our claim after a failed send, unless someone else holds the key by now. */
   release(claim: Claim): Promise<void>;
+  /**
+   * What the registry knows of an event without claiming it: emailed,
+   * being sent (a claim refreshed within ack_wait), or nothing (undefined).
+   */
+  lookup(eventId: string): Promise<{ state: 'sent'; sentAt: string } | { state: 'sending' } | undefined>;
 }
 
 export interface SentRegistryOptions {
   bucket: string;
-  /** A claim by another stream message older than this belongs to a dead process (ack_wait). */
+  /** A claim not refreshed for this long belongs to a dead process (the consumers' ack_wait). */
   staleAfterMs: number;
   now?: () => number;
 }
@@ -106,24 +127,26 @@ export async function openSentRegistry(nc: NatsConnection, options: SentRegistry
   const now = options.now ?? Date.now;
   const encode = (entry: Entry) => JSON.stringify(entry);
 
+  const claimValue = (holder: Holder, since: string) => encode({ state: 'sending', since, stream: holder.stream, seq: holder.seq });
+
   async function attempt(key: string, holder: Holder): Promise<ClaimResult | 'conflict'> {
-    const claimValue = encode({ state: 'sending', since: new Date(now()).toISOString(), stream: holder.stream, seq: holder.seq });
+    const since = new Date(now()).toISOString();
     const current = await kv.get(key);
     try {
       if (!current || current.operation !== 'PUT') {
-        return { status: 'claimed', claim: { key, revision: await kv.create(key, claimValue) } };
+        const revision = await kv.create(key, claimValue(holder, since));
+        return { status: 'claimed', claim: { key, revision, holder, since } };
       }
       const entry = decode(current);
       if (entry?.state === 'sent') return { status: 'sent', sentAt: entry.sentAt };
-      // JetStream redelivers a message only once its previous delivery is
-      // over (nak'd, or ack_wait expired): a claim by this same message is dead.
-      const sameMessage = entry !== undefined && entry.stream === holder.stream && entry.seq === holder.seq;
+      // Every write of a claim is a refresh: its age is the time since its holder last showed life.
       const ageMs = now() - current.created.getTime();
-      if (!sameMessage && ageMs < options.staleAfterMs) {
-        return { status: 'busy', retryInMs: Math.max(1, options.staleAfterMs - ageMs) };
+      if (ageMs < options.staleAfterMs) {
+        const sameMessage = entry !== undefined && entry.stream === holder.stream && entry.seq === holder.seq;
+        return { status: 'busy', retryInMs: Math.max(1, options.staleAfterMs - ageMs), sameMessage };
       }
-      const revision = await kv.update(key, claimValue, current.revision);
-      return { status: 'claimed', claim: { key, revision }, takeover: sameMessage ? 'redelivery' : 'stale' };
+      const revision = await kv.update(key, claimValue(holder, since), current.revision);
+      return { status: 'claimed', claim: { key, revision, holder, since }, takeover: 'stale' };
     } catch (err) {
       if (isCasConflict(err)) return 'conflict';
       throw err;
@@ -139,7 +162,17 @@ export async function openSentRegistry(nc: NatsConnection, options: SentRegistry
         const result = await attempt(key, holder);
         if (result !== 'conflict') return result;
       }
-      return { status: 'busy', retryInMs: 1000 };
+      return { status: 'busy', retryInMs: 1000, sameMessage: false };
+    },
+    async refresh(claim) {
+      try {
+        const revision = await kv.update(claim.key, claimValue(claim.holder, claim.since), claim.revision);
+        return { ...claim, revision };
+      } catch (err) {
+        // Someone wrote the key since our last write: the claim is no longer ours.
+        if (isCasConflict(err)) return undefined;
+        throw err;
+      }
     },
     async markSent(claim, sent) {
       await kv.put(claim.key, encode({ state: 'sent', sentAt: new Date(now()).toISOString(), messageId: sent.messageId }));
@@ -150,6 +183,14 @@ export async function openSentRegistry(nc: NatsConnection, options: SentRegistry
       } catch (err) {
         if (!isCasConflict(err)) throw err;
       }
+    },
+    async lookup(eventId) {
+      const current = await kv.get(sentKeyFor(eventId));
+      if (!current || current.operation !== 'PUT') return undefined;
+      const entry = decode(current);
+      if (entry?.state === 'sent') return { state: 'sent', sentAt: entry.sentAt };
+      const fresh = entry !== undefined && now() - current.created.getTime() < options.staleAfterMs;
+      return fresh ? { state: 'sending' } : undefined;
     },
   };
 }

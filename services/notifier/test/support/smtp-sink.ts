@@ -5,9 +5,10 @@ import { freePort, waitFor } from '@inventario/testkit';
 
 /**
  * A real SMTP server (smtp-server) standing in for the mail provider. It can
- * accept, reject every message with a chosen 4xx/5xx reply, and be stopped
- * and started again on the same port (an outage). Accepted messages are
- * parsed with mailparser.
+ * accept, reject every message with a chosen 4xx/5xx reply, answer slowly,
+ * and be stopped and started again on the same port (an outage). Accepted
+ * messages are parsed with mailparser. It records when each message's DATA
+ * ended and how many DATA phases were open at once.
  */
 
 export interface ReceivedEmail {
@@ -30,7 +31,13 @@ export interface SmtpSink {
   received: ReceivedEmail[];
   /** Messages whose DATA reached the server, accepted or rejected. */
   attempts: number;
+  /** Date.now() when each attempt's DATA ended, in order (before the delay and the reply). */
+  attemptTimes: number[];
+  /** The most DATA phases open at once so far (from the DATA command to the reply). */
+  maxConcurrentData: number;
   setMode(mode: SinkMode): void;
+  /** Waits this long after each message's data before replying (a slow provider). */
+  setDelay(ms: number): void;
   /** (Re)starts listening on the same port. */
   start(): Promise<void>;
   /** Stops listening and drops open connections (a 421 first): the server is down. */
@@ -47,6 +54,8 @@ function addresses(value: AddressObject | AddressObject[] | undefined): string[]
 export async function startSmtpSink(options: { started?: boolean } = {}): Promise<SmtpSink> {
   const port = await freePort();
   let mode: SinkMode = { accept: true };
+  let delayMs = 0;
+  let openData = 0;
   let server: SMTPServer | undefined;
 
   const sink: SmtpSink = {
@@ -54,8 +63,13 @@ export async function startSmtpSink(options: { started?: boolean } = {}): Promis
     url: `smtp://127.0.0.1:${port}`,
     received: [],
     attempts: 0,
+    attemptTimes: [],
+    maxConcurrentData: 0,
     setMode(next) {
       mode = next;
+    },
+    setDelay(ms) {
+      delayMs = ms;
     },
     async start() {
       if (server) return;
@@ -64,12 +78,16 @@ export async function startSmtpSink(options: { started?: boolean } = {}): Promis
         disabledCommands: ['STARTTLS'],
         logger: false,
         closeTimeout: 100,
-        onData(stream, _session, callback) {
+        onData(stream, _session, done) {
+          openData++;
+          sink.maxConcurrentData = Math.max(sink.maxConcurrentData, openData);
+          const callback = (err?: Error) => {
+            openData--;
+            if (err) done(err);
+            else done();
+          };
           const chunks: Buffer[] = [];
-          stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-          stream.on('end', () => {
-            sink.attempts++;
-            const current = mode;
+          const reply = (current: SinkMode) => {
             if (!current.accept) {
               callback(Object.assign(new Error(current.message), { responseCode: current.code }));
               return;
@@ -89,6 +107,13 @@ export async function startSmtpSink(options: { started?: boolean } = {}): Promis
               },
               (err: Error) => callback(err),
             );
+          };
+          stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+          stream.on('end', () => {
+            sink.attempts++;
+            sink.attemptTimes.push(Date.now());
+            const current = mode;
+            setTimeout(() => reply(current), delayMs);
           });
         },
       });

@@ -1,0 +1,180 @@
+import { AckPolicy, DeliverPolicy, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
+import { nanos } from '@nats-io/transport-node';
+import { z } from 'zod';
+import type { Logger } from '@inventario/platform';
+import type { EventHandler } from '../handlers';
+import type { NotifierMetrics } from '../metrics';
+import type { ConsumerSpec, DurableConfig } from './consumers';
+import { MAX_DELIVERIES_REASON, type DeadLetterPublisher } from './dead-letter';
+import type { SentRegistry } from './sent-registry';
+
+/**
+ * The dead letter for an event whose deliveries ran out without anybody
+ * giving up on it: the process handling it kept dying (killed mid-send, out
+ * of memory), so delivery.ts never saw a last delivery fail, and JetStream
+ * just stops delivering. It says so with the advisory
+ * `$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.<stream>.<consumer>`.
+ *
+ * Advisories are plain NATS messages, published when JetStream gives up,
+ * which is typically while the crashed process is still down. So the stream
+ * captures the six consumers' advisories (like the dead letters, they live
+ * beside the events) and the durable consumer `MaxDeliveriesHandler` reads
+ * them: for each it reads the event back from the stream by its sequence
+ * and dead-letters it (reason "max deliveries reached", the same publisher
+ * and metric as delivery.ts), unless the sent registry says it was emailed
+ * (the process died between the `sent` mark and the ack). While another
+ * delivery still refreshes its claim on the event, it looks again after
+ * ack_wait. When the registry cannot be read it dead-letters: replaying a
+ * letter of an event emailed meanwhile sends nothing twice. A handled
+ * advisory is deleted from the stream, so a re-created consumer (which reads
+ * the stream from its start) sees only those still to handle.
+ */
+
+export const MAX_DELIVERIES_CONSUMER = 'MaxDeliveriesHandler';
+
+export function maxDeliveriesSubject(stream: string, consumer: string): string {
+  return `$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.${stream}.${consumer}`;
+}
+
+/** What the stream must capture besides the events: the event consumers' advisories. */
+export function maxDeliveriesSubjects(stream: string, handlers: readonly EventHandler[]): string[] {
+  return handlers.map((handler) => maxDeliveriesSubject(stream, handler.name));
+}
+
+export function maxDeliveriesConsumerConfig(stream: string, ackWaitMs: number): DurableConfig {
+  return {
+    durable_name: MAX_DELIVERIES_CONSUMER,
+    description: 'Inventario notifier: dead letters for events whose deliveries ran out',
+    // The stream captures only the six event consumers' advisories.
+    filter_subject: maxDeliveriesSubject(stream, '*'),
+    ack_policy: AckPolicy.Explicit,
+    ack_wait: nanos(ackWaitMs),
+    // Giving up on a dead letter would lose the event's last trace.
+    max_deliver: -1,
+    deliver_policy: DeliverPolicy.All,
+  };
+}
+
+/**
+ * Adds `subjects` to the stream's (a service re-creating the stream at its
+ * start knows only `<prefix>.>`); rejects while the stream does not exist.
+ */
+export async function ensureStreamCaptures(jsm: JetStreamManager, stream: string, subjects: readonly string[]): Promise<void> {
+  const info = await jsm.streams.info(stream);
+  const current = info.config.subjects ?? [];
+  if (subjects.every((subject) => current.includes(subject))) return;
+  await jsm.streams.update(stream, { subjects: [...new Set([...current, ...subjects])] });
+}
+
+/** io.nats.jetstream.advisory.v1.max_deliver: the fields we use. */
+const advisorySchema = z.object({
+  stream: z.string(),
+  consumer: z.string(),
+  stream_seq: z.number().int().positive(),
+  deliveries: z.number().int().nonnegative(),
+});
+
+export interface MaxDeliveriesDeps {
+  jsm: JetStreamManager;
+  stream: string;
+  handlers: readonly EventHandler[];
+  /** EVENT_TYPE_NAMESPACE, to read the event id. */
+  namespace: string;
+  sent: Pick<SentRegistry, 'lookup'>;
+  deadLetters: DeadLetterPublisher;
+  metrics: NotifierMetrics;
+  logger: Logger;
+  /** How long before looking again at an event another delivery is sending (ack_wait). */
+  ackWaitMs: number;
+}
+
+/** A transient failure: 1 s, 2 s, 4 s ... up to a minute. */
+function retryDelayMs(deliveryCount: number): number {
+  return Math.min(60_000, 1000 * 2 ** Math.min(6, Math.max(0, deliveryCount - 1)));
+}
+
+/** Handles one captured advisory; never rejects, always acks, naks or terms. */
+export function createMaxDeliveriesHandler(deps: MaxDeliveriesDeps): (msg: JsMsg) => Promise<void> {
+  const { jsm, stream, logger } = deps;
+
+  async function handle(msg: JsMsg): Promise<void> {
+    let payload: unknown;
+    try {
+      payload = msg.json();
+    } catch {
+      payload = undefined;
+    }
+    const advisory = advisorySchema.safeParse(payload);
+    const handler = advisory.success ? deps.handlers.find((h) => h.name === advisory.data.consumer) : undefined;
+    if (!advisory.success || !handler || advisory.data.stream !== stream) {
+      logger.warn({ streamSeq: msg.seq, subject: msg.subject }, 'not a max-deliveries advisory of an event consumer of this stream; terminated');
+      msg.term();
+      return;
+    }
+    const { stream_seq: seq, deliveries } = advisory.data;
+    const fields: Record<string, unknown> = { consumer: handler.name, streamSeq: seq, deliveryCount: deliveries };
+    const done = async () => {
+      // Handled: a re-created consumer must not dead-letter it again.
+      await jsm.streams.deleteMessage(stream, msg.seq, false);
+      msg.ack();
+    };
+
+    const stored = await jsm.streams.getMessage(stream, { seq });
+    if (!stored) {
+      logger.error(fields, 'deliveries ran out for an event no longer in the stream; nothing to dead-letter');
+      await done();
+      return;
+    }
+    const prepared = handler.prepare(stored.string(), deps.namespace);
+    const eventId = prepared.ok ? prepared.prepared.eventId : undefined;
+    if (eventId) {
+      fields.eventId = eventId;
+      const state = await deps.sent.lookup(eventId).catch((err: unknown) => {
+        logger.warn({ ...fields, err }, 'sent registry unreachable; dead-lettering the event to be safe');
+        return undefined;
+      });
+      if (state?.state === 'sent') {
+        logger.info({ ...fields, sentAt: state.sentAt }, 'deliveries ran out for an event already emailed; no dead letter');
+        await done();
+        return;
+      }
+      if (state?.state === 'sending') {
+        msg.nak(deps.ackWaitMs);
+        logger.info({ ...fields, retryInMs: deps.ackWaitMs }, 'deliveries ran out while another delivery is still sending the event; looked at again after retryInMs');
+        return;
+      }
+    }
+    const origin = { stream, seq, subject: stored.subject, data: stored.data, headers: stored.header, deliveryCount: deliveries };
+    const letter = { type: handler.eventType, consumer: handler.name, reason: MAX_DELIVERIES_REASON, ...(eventId ? { eventId } : {}) };
+    const { duplicate } = await deps.deadLetters.publish(origin, letter);
+    if (duplicate) {
+      logger.info(fields, 'dead letter already published; not counted again');
+    } else {
+      deps.metrics.deadLettered.labels(handler.eventType).inc();
+      logger.error({ ...fields, reason: MAX_DELIVERIES_REASON }, 'event dead-lettered; no email sent');
+    }
+    await done();
+  }
+
+  return async (msg) => {
+    try {
+      await handle(msg);
+    } catch (err) {
+      const retryInMs = retryDelayMs(msg.info.deliveryCount);
+      logger.warn({ streamSeq: msg.seq, err, retryInMs }, 'could not handle a max-deliveries advisory; nak, tried again after retryInMs');
+      msg.nak(retryInMs);
+    }
+  };
+}
+
+/**
+ * The advisory consumer as the consumer runner runs it; when it was lost,
+ * the stream's capture of the advisories is restored before re-creating it.
+ */
+export function maxDeliveriesConsumerSpec(deps: MaxDeliveriesDeps): ConsumerSpec {
+  return {
+    config: maxDeliveriesConsumerConfig(deps.stream, deps.ackWaitMs),
+    handle: createMaxDeliveriesHandler(deps),
+    beforeRecreate: () => ensureStreamCaptures(deps.jsm, deps.stream, maxDeliveriesSubjects(deps.stream, deps.handlers)),
+  };
+}
