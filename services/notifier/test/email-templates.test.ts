@@ -8,16 +8,7 @@ import { HANDLERS, type EventHandler } from '../src/handlers';
 import { DESCRIPCION_MAX_CHARS, NINGUN_CAMPO_MODIFICADO } from '../src/handlers/records';
 import { writePreviews } from '../src/preview-main';
 import { sampleEnvelope } from '../src/sample-events';
-
-// The spec's subject table ("Email notifications").
-const SUBJECTS: Record<EventType, string> = {
-  ProductoCreado: 'Nuevo Producto Creado',
-  ProductoActualizado: 'Producto Actualizado',
-  ProductoEliminado: 'Producto Eliminado',
-  BodegaCreada: 'Nueva Bodega Creada',
-  BodegaActualizada: 'Bodega Actualizada',
-  BodegaEliminada: 'Bodega Eliminada',
-};
+import { SPEC_SUBJECTS } from './support/spec-subjects';
 
 const renderer = createEmailRenderer(HANDLERS.map((h) => h.template));
 
@@ -70,9 +61,9 @@ describe('email templates', () => {
 
   it.each(EVENT_TYPES.map((type) => [type]))("renders %s with the spec's subject, a heading, the record id, name and date, in HTML and text", (type) => {
     const email = render(type, sampleEnvelope(type, { id: 4321, nombre: 'Almacén Ñ', at: new Date('2026-03-05T09:08:07Z') }));
-    expect(email.subject).toBe(SUBJECTS[type]);
-    expect(email.html).toContain(`>${SUBJECTS[type]}</h1>`);
-    expect(email.text.split('\n')[0]).toBe(SUBJECTS[type]);
+    expect(email.subject).toBe(SPEC_SUBJECTS[type]);
+    expect(email.html).toContain(`>${SPEC_SUBJECTS[type]}</h1>`);
+    expect(email.text.split('\n')[0]).toBe(SPEC_SUBJECTS[type]);
     for (const part of [email.html, email.text]) {
       expect(part).toContain('4321');
       expect(part).toContain('Almacén Ñ');

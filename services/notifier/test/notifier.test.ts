@@ -1,6 +1,6 @@
 import { AckPolicy, DeliverPolicy, jetstreamManager } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
-import { createLogger, EVENT_TYPES, eventSubject, type EventType } from '@inventario/platform';
+import { createLogger, EVENT_TYPES, eventSubject } from '@inventario/platform';
 import { startApp } from '../src/app';
 import { DEAD_LETTER_HEADERS } from '../src/events/dead-letter';
 import { MAX_DELIVERIES_CONSUMER, maxDeliveriesSubjects } from '../src/events/max-deliveries';
@@ -9,6 +9,7 @@ import { counterValue } from '../src/metrics';
 import { waitFor } from '@inventario/testkit';
 import { sampleEnvelope } from '../src/sample-events';
 import { handlerFor, RECIPIENT, SENDER, startTestNotifier, type TestNotifier } from './support/test-notifier';
+import { SPEC_SUBJECTS } from './support/spec-subjects';
 
 // The notifier in-process against the real NATS and a real SMTP server:
 // every event type becomes one email, invalid events become dead letters.
@@ -22,15 +23,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.close();
 });
-
-const SUBJECTS: Record<EventType, string> = {
-  ProductoCreado: 'Nuevo Producto Creado',
-  ProductoActualizado: 'Producto Actualizado',
-  ProductoEliminado: 'Producto Eliminado',
-  BodegaCreada: 'Nueva Bodega Creada',
-  BodegaActualizada: 'Bodega Actualizada',
-  BodegaEliminada: 'Bodega Eliminada',
-};
 
 /** Waits for the email of one event id and returns it. */
 function emailFor(eventId: string) {
@@ -52,18 +44,18 @@ describe('notifier emails', () => {
 
     for (const { type, envelope, seq } of published) {
       const email = await emailFor(envelope.id);
-      expect(email.subject).toBe(SUBJECTS[type]);
+      expect(email.subject).toBe(SPEC_SUBJECTS[type]);
       expect(email.from).toBe(SENDER);
       expect(email.to).toEqual([RECIPIENT]);
       expect(email.messageId).toBe(`<${envelope.id}@inventario>`);
       for (const part of [email.html, email.text]) {
-        expect(part).toContain(SUBJECTS[type]);
+        expect(part).toContain(SPEC_SUBJECTS[type]);
         expect(part).toContain(String(700 + EVENT_TYPES.indexOf(type)));
         expect(part).toContain(`Registro ${type} ñandú`);
         expect(part).toContain('22 de noviembre de 2026, 14:03:07 UTC');
       }
       expect(email.html).toMatch(/^<!DOCTYPE html>/);
-      expect(email.html).toContain(`<h1 style="margin:0 0 16px;font-size:22px;">${SUBJECTS[type]}</h1>`);
+      expect(email.html).toContain(`<h1 style="margin:0 0 16px;font-size:22px;">${SPEC_SUBJECTS[type]}</h1>`);
       await t.events.processedThrough(handlerFor(type), seq);
     }
 
