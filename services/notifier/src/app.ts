@@ -107,7 +107,13 @@ export async function startApp(config: Config, logger: Logger, signal: AbortSign
     const limit = createConcurrencyLimit(config.concurrency);
     consumers = await retrying(
       'consumer start',
-      () => startConsumers({ nc: connection, stream, consumers: specs, limit, ackWaitMs: config.ackWaitMs, logger }),
+      async () => {
+        // Again here: a service starting at the same moment may have updated
+        // the stream from a read taken before ours and dropped the advisory
+        // subjects, and MaxDeliveriesHandler's filter needs them.
+        await ensureStream(connection, { name: stream, subjects: [`${prefix}.>`, ...advisorySubjects] });
+        return startConsumers({ nc: connection, stream, consumers: specs, limit, ackWaitMs: config.ackWaitMs, logger });
+      },
       logger,
       signal,
     );
