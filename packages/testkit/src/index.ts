@@ -108,8 +108,10 @@ export async function waitFor<T>(
   }
 }
 
-/** A TCP port that was free a moment ago. */
-export function freePort(): Promise<number> {
+/** Ports this process has handed out: the kernel may offer a just-closed port again. */
+const handedOut = new Set<number>();
+
+function ephemeralPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.once('error', reject);
@@ -119,6 +121,21 @@ export function freePort(): Promise<number> {
       srv.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * A TCP port that was free a moment ago, and never one this process got
+ * before: a test that asks for several ports (PORT, METRICS_PORT, ...) gets
+ * distinct ones, which the kernel alone does not promise once each is closed.
+ */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = await ephemeralPort();
+    if (!handedOut.has(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
 }
 
 /** A private `nats-server -js` on a free port with its own store dir, for fault tests. */
@@ -209,4 +226,23 @@ export function violationsOf(work: () => unknown): FieldViolation[] {
     throw err;
   }
   return [];
+}
+
+/** The value of the first sample of metric `name` in Prometheus text whose labels include `labels`; undefined when none. */
+export function metricSample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  for (const line of text.split('\n')) {
+    const m = /^([A-Za-z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!m || m[1] !== name) continue;
+    const found = new Map<string, string>();
+    for (const label of (m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) found.set(label[1] ?? '', label[2] ?? '');
+    if (Object.entries(labels).every(([k, v]) => found.get(k) === v)) return Number(m[3]);
+  }
+  return undefined;
+}
+
+/** GET /metrics on 127.0.0.1:`port`; anything but a 200 is an error. */
+export async function scrapeMetrics(port: number): Promise<string> {
+  const res = await fetch(`http://127.0.0.1:${port}/metrics`);
+  if (res.status !== 200) throw new Error(`GET /metrics on port ${port} answered ${res.status}`);
+  return res.text();
 }
