@@ -1,9 +1,11 @@
 import pino from 'pino';
+import { activeTraceFields } from './tracing-context';
 
 export type Logger = pino.Logger;
 
 /**
- * JSON logs on stdout, one object per line, `service` on every line.
+ * JSON logs on stdout, one object per line, `service` on every line, and
+ * `trace_id` / `span_id` on every line written inside a span.
  * Credentials never reach a log: known secret-bearing keys are redacted.
  */
 export function createLogger(service: string, level: string): Logger {
@@ -12,6 +14,7 @@ export function createLogger(service: string, level: string): Logger {
       level,
       base: { service },
       timestamp: pino.stdTimeFunctions.isoTime,
+      mixin: activeTraceFields,
       redact: {
         paths: ['password', '*.password', 'authorization', '*.authorization', 'databaseUrl', '*.databaseUrl'],
         censor: '[redacted]',

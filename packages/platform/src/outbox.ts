@@ -4,6 +4,8 @@ import { jetstream } from '@nats-io/jetstream';
 import type { Knex } from './db';
 import type { EventEnvelope } from './events';
 import type { Logger } from './logger';
+import { inPublishSpan } from './tracing-nats';
+import type { OutboxRelayMetrics } from './metrics/outbox-metrics';
 
 /**
  * Transactional outbox. A write and its event row commit in one transaction
@@ -75,17 +77,36 @@ export async function countPendingEvents(db: Knex): Promise<number> {
   return Number(row?.n ?? 0);
 }
 
+/**
+ * The unpublished rows and the age of the oldest in one query (on the
+ * pending index), the age measured by the database clock that wrote
+ * created_at; 0 when none is pending.
+ */
+export async function pendingOutboxSummary(db: Knex): Promise<{ pending: number; oldestAgeSeconds: number }> {
+  const [rows] = (await db.raw(
+    `SELECT COUNT(*) AS n, TIMESTAMPDIFF(MICROSECOND, MIN(created_at), CURRENT_TIMESTAMP(3)) AS age_us
+     FROM ${OUTBOX} WHERE published_at IS NULL`,
+  )) as [{ n: number | string; age_us: number | string | null }[]];
+  const row = rows[0];
+  return { pending: Number(row?.n ?? 0), oldestAgeSeconds: Math.max(0, Number(row?.age_us ?? 0) / 1e6) };
+}
+
 /** Publishes one outbox row; resolves once JetStream has stored it (or dropped it as a duplicate). */
 export type PublishFn = (row: { eventId: string; subject: string; payload: string; headers: Record<string, string> }) => Promise<void>;
 
-/** The production PublishFn: JetStream publish with `Nats-Msg-Id` = event id. */
+/**
+ * The production PublishFn: JetStream publish with `Nats-Msg-Id` = event id,
+ * in a `publish <subject>` span whose `traceparent` the message carries
+ * (child of the row's, see tracing-nats.ts).
+ */
 export function jetStreamPublisher(nc: NatsConnection, timeoutMs: number): PublishFn {
   const js = jetstream(nc, { timeout: timeoutMs });
-  return async ({ eventId, subject, payload, headers }) => {
-    const h = natsHeaders();
-    for (const [k, v] of Object.entries(headers)) h.set(k, v);
-    await js.publish(subject, payload, { msgID: eventId, headers: h, timeout: timeoutMs });
-  };
+  return ({ eventId, subject, payload, headers }) =>
+    inPublishSpan({ subject, eventId, headers }, async (traced) => {
+      const h = natsHeaders();
+      for (const [k, v] of Object.entries(traced)) h.set(k, v);
+      await js.publish(subject, payload, { msgID: eventId, headers: h, timeout: timeoutMs });
+    });
 }
 
 export interface OutboxRelayOptions {
@@ -101,6 +122,14 @@ export interface OutboxRelayOptions {
   retentionMs?: number;
   /** How often to delete old published rows (default hourly). */
   pruneIntervalMs?: number;
+  /**
+   * Fault injection for tests only (OUTBOX_FAULT_MARK_DELAY_MS): wait this
+   * long between JetStream's acks and marking the rows, so a test can kill
+   * the process in that window. Default 0.
+   */
+  faultMarkDelayMs?: number;
+  /** Where published events, their lag and failed rounds are counted. */
+  metrics?: OutboxRelayMetrics;
 }
 
 export interface OutboxRelay {
@@ -114,6 +143,8 @@ export interface OutboxRelay {
 /** The outcome of one relay round; `failure` is set when a publish or the database failed. */
 interface Round {
   published: number;
+  /** Per published row: seconds from its commit to JetStream's ack. */
+  lagsSeconds?: number[];
   /** The row whose publication failed (absent when the round failed before publishing). */
   failure?: { error: unknown; eventId?: string; subject?: string };
 }
@@ -124,6 +155,8 @@ interface PendingRow {
   subject: string;
   payload: string;
   headers: string | null;
+  /** Microseconds since the row's commit when it was read (database clock). */
+  age_us: number | string;
 }
 
 /** MariaDB answers NOWAIT with 1205, MySQL 8 with 3572. */
@@ -181,6 +214,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const maxBackoffMs = options.maxBackoffMs ?? 5000;
   const retentionMs = options.retentionMs ?? 7 * 24 * 3600_000;
   const pruneIntervalMs = options.pruneIntervalMs ?? 3600_000;
+  const faultMarkDelayMs = options.faultMarkDelayMs ?? 0;
 
   let running = false;
   let loop: Promise<void> | undefined;
@@ -201,10 +235,13 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       // the record's row lock. A locking read (FOR UPDATE SKIP LOCKED) could:
       // it sees the latest commits row by row while it scans.
       const [rows] = (await trx.raw(
-        `SELECT id, event_id, subject, payload, headers FROM ${OUTBOX}
+        `SELECT id, event_id, subject, payload, headers, TIMESTAMPDIFF(MICROSECOND, created_at, CURRENT_TIMESTAMP(3)) AS age_us FROM ${OUTBOX}
          WHERE published_at IS NULL ORDER BY id LIMIT ?`,
         [batchSize],
       )) as [PendingRow[]];
+      // Lag = the row's age when read (database clock) + time since (this process's monotonic clock): no clock skew.
+      const readAt = performance.now();
+      const lagsSeconds: number[] = [];
       const done: Array<number | string> = [];
       let failure: Round['failure'];
       for (const row of rows) {
@@ -216,15 +253,17 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
             headers: row.headers ? (JSON.parse(row.headers) as Record<string, string>) : {},
           });
           done.push(row.id);
+          lagsSeconds.push(Number(row.age_us) / 1e6 + (performance.now() - readAt) / 1000);
         } catch (error) {
           failure = { error, eventId: row.event_id, subject: row.subject };
           break;
         }
       }
       if (done.length > 0) {
+        if (faultMarkDelayMs > 0) await sleep(faultMarkDelayMs);
         await trx(OUTBOX).whereIn('id', done).update({ published_at: trx.raw('CURRENT_TIMESTAMP(3)') });
       }
-      return { published: done.length, failure };
+      return { published: done.length, lagsSeconds, failure };
     }, RELAY_TRX);
   }
 
@@ -263,9 +302,13 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       notified = false;
       const round = await relayBatch().catch((error: unknown): Round => ({ published: 0, failure: { error } }));
       if (round.published > 0) logger.debug({ published: round.published }, 'outbox rows published');
+      // Counted once the rows are marked (committed), so a failed mark is not counted twice.
+      options.metrics?.published.inc(round.published);
+      for (const lag of round.lagsSeconds ?? []) options.metrics?.lag.observe(lag);
       if (round.failure) {
         backoff = Math.min(maxBackoffMs, backoff === 0 ? pollIntervalMs : backoff * 2);
         failures += 1;
+        options.metrics?.failures.inc();
         const { error, ...row } = round.failure;
         // A row that keeps failing holds back every later event: past a few
         // rounds this needs a person (NATS down for long, or a row no stream captures).
@@ -298,6 +341,9 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   return {
     start() {
       if (running) return;
+      if (faultMarkDelayMs > 0) {
+        logger.warn({ faultMarkDelayMs }, 'fault injection: the relay waits after each publish before marking the rows (OUTBOX_FAULT_MARK_DELAY_MS); never set this in production');
+      }
       running = true;
       wake = new AbortController();
       loop = run();

@@ -3,26 +3,28 @@ import { setLogger } from '@grpc/grpc-js';
 import { ConfigError } from './config';
 import { createLogger, type Logger } from './logger';
 import { installShutdown, type ShutdownStep } from './shutdown';
+import { startTracing, type TracingConfig } from './tracing';
 
 /** The IPC message a service sends its supervisor once it has started. */
 export const READY_MESSAGE_TYPE = 'inventario:ready';
 
-export interface RunServiceOptions<C extends { logLevel: string; shutdownTimeoutMs: number }> {
+export interface RunServiceOptions<C extends { logLevel: string; shutdownTimeoutMs: number } & TracingConfig> {
   name: string;
   env: NodeJS.ProcessEnv;
   loadConfig(env: NodeJS.ProcessEnv): C;
   /** Starts the service; the ports it resolves to are logged with the "started" line. */
-  start(config: C, logger: Logger, signal: AbortSignal): Promise<{ shutdownSteps: ShutdownStep[]; grpcPort?: number; httpPort?: number }>;
+  start(config: C, logger: Logger, signal: AbortSignal): Promise<{ shutdownSteps: ShutdownStep[]; grpcPort?: number; httpPort?: number; metricsPort?: number }>;
 }
 
 /**
  * The body of a service's main.ts: parse the environment (a bad value stops
- * the process with one line naming the variable), start, and run the
+ * the process with one line naming the variable), start tracing when
+ * OTEL_EXPORTER_OTLP_ENDPOINT is set, start, and run the
  * shutdown sequence with SHUTDOWN_TIMEOUT_MS as deadline on SIGTERM or
  * SIGINT, or when the supervising process that started us with an IPC
  * channel (the dev launcher) goes away, so no service outlives it.
  */
-export async function runService<C extends { logLevel: string; shutdownTimeoutMs: number }>(
+export async function runService<C extends { logLevel: string; shutdownTimeoutMs: number } & TracingConfig>(
   options: RunServiceOptions<C>,
 ): Promise<void> {
   let config: C;
@@ -64,10 +66,14 @@ export async function runService<C extends { logLevel: string; shutdownTimeoutMs
     if (!process.connected) stop('parent process gone');
   }
 
+  // Before the service starts, so its first spans are exported too.
+  const tracing = await startTracing(options.name, config, logger);
   try {
     const app = await options.start(config, logger, starting.signal);
-    shutdown = installShutdown({ logger, steps: app.shutdownSteps, deadlineMs: config.shutdownTimeoutMs, signals: [] });
-    logger.info({ grpcPort: app.grpcPort, httpPort: app.httpPort }, `${options.name} started`);
+    // Spans are flushed last, so those of requests that finish during shutdown go out too.
+    const steps = tracing ? [...app.shutdownSteps, { name: 'tracing flush', run: () => tracing.shutdown() }] : app.shutdownSteps;
+    shutdown = installShutdown({ logger, steps, deadlineMs: config.shutdownTimeoutMs, signals: [] });
+    logger.info({ grpcPort: app.grpcPort, httpPort: app.httpPort, metricsPort: app.metricsPort }, `${options.name} started`);
     // A supervising launcher (IPC channel) waits for this before announcing the system is up.
     process.send?.({ type: READY_MESSAGE_TYPE });
     if (starting.signal.aborted) void shutdown();

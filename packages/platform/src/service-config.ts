@@ -1,16 +1,20 @@
 import { z } from 'zod';
 import { envSchemas, parseEnv } from './config';
+import { tracingEnv } from './tracing';
 
 /**
  * The environment contract of a gRPC service (ARCHITECTURE §7). DATABASE_URL
- * has no default: it may carry a password.
+ * has no default: it may carry a password. Metrics are served on a port of
+ * their own (METRICS_PORT), never on the gRPC port.
  */
-export function serviceConfigSchema(defaultGrpcPort: number) {
+export function serviceConfigSchema(defaultGrpcPort: number, defaultMetricsPort: number) {
   return z
     .object({
       DATABASE_URL: envSchemas.mysqlUrl(),
       GRPC_PORT: envSchemas.port(defaultGrpcPort),
       GRPC_HOST: z.string().min(1).default('0.0.0.0'),
+      METRICS_PORT: envSchemas.port(defaultMetricsPort),
+      METRICS_HOST: z.string().min(1).default('0.0.0.0'),
       NATS_URL: envSchemas.natsUrl(),
       LOG_LEVEL: envSchemas.logLevel(),
       NATS_STREAM: envSchemas.streamName(),
@@ -22,11 +26,20 @@ export function serviceConfigSchema(defaultGrpcPort: number) {
       SHUTDOWN_DRAIN_MS: envSchemas.milliseconds(2000),
       // Hard deadline of the whole shutdown sequence.
       SHUTDOWN_TIMEOUT_MS: envSchemas.milliseconds(25_000),
+      // Fault injection for tests only: the relay waits this long between JetStream's ack and marking the rows.
+      OUTBOX_FAULT_MARK_DELAY_MS: envSchemas.milliseconds(0),
+      ...tracingEnv,
+    })
+    .refine((env) => env.METRICS_PORT === 0 || env.METRICS_PORT !== env.GRPC_PORT, {
+      path: ['METRICS_PORT'],
+      message: 'must differ from GRPC_PORT (metrics are never served on the gRPC port)',
     })
     .transform((env) => ({
       databaseUrl: env.DATABASE_URL,
       grpcPort: env.GRPC_PORT,
       grpcHost: env.GRPC_HOST,
+      metricsPort: env.METRICS_PORT,
+      metricsHost: env.METRICS_HOST,
       natsUrl: env.NATS_URL,
       logLevel: env.LOG_LEVEL,
       natsStream: env.NATS_STREAM,
@@ -35,6 +48,9 @@ export function serviceConfigSchema(defaultGrpcPort: number) {
       dbCheckIntervalMs: env.DB_CHECK_INTERVAL_MS,
       shutdownDrainMs: env.SHUTDOWN_DRAIN_MS,
       shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+      outboxFaultMarkDelayMs: env.OUTBOX_FAULT_MARK_DELAY_MS,
+      otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT,
+      otelServiceName: env.OTEL_SERVICE_NAME,
     }));
 }
 
@@ -42,6 +58,6 @@ export function serviceConfigSchema(defaultGrpcPort: number) {
 export type ServiceConfig = z.infer<ReturnType<typeof serviceConfigSchema>>;
 
 /** Parses a service's environment with the shared schema. */
-export function loadServiceConfig(env: NodeJS.ProcessEnv, defaultGrpcPort: number): ServiceConfig {
-  return parseEnv(serviceConfigSchema(defaultGrpcPort), env);
+export function loadServiceConfig(env: NodeJS.ProcessEnv, defaultGrpcPort: number, defaultMetricsPort: number): ServiceConfig {
+  return parseEnv(serviceConfigSchema(defaultGrpcPort, defaultMetricsPort), env);
 }

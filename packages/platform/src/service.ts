@@ -9,6 +9,11 @@ import { createOutboxRelay, jetStreamPublisher, type OutboxRelay } from './outbo
 import { stopOnce, type ShutdownStep } from './shutdown';
 import { connectNatsUnlessAborted, retrying } from './start-up';
 import { startGrpcServer, type GrpcServiceBinding, type StartedGrpcServer } from './grpc/server';
+import type { Registry } from 'prom-client';
+import { createGrpcServerMetrics, instrumentGrpcService } from './metrics/grpc-metrics';
+import { startMetricsServer } from './metrics/metrics-server';
+import { createOutboxMetrics, startOutboxSampler } from './metrics/outbox-metrics';
+import { createServiceRegistry } from './metrics/registry';
 
 /**
  * The lifecycle every gRPC service of Inventario shares: configuration,
@@ -46,9 +51,10 @@ export interface StartServiceOptions {
   descriptorSetPath: string;
   /**
    * Builds the service from its database pool; `notifyRelay` wakes the outbox
-   * relay and should be called after each committed write.
+   * relay and should be called after each committed write; `registry` is
+   * the service's metrics registry, for the metrics of its own parts.
    */
-  wire(deps: { db: Knex; notifyRelay: () => void }): ServiceWiring;
+  wire(deps: { db: Knex; notifyRelay: () => void; registry: Registry }): ServiceWiring;
   /** Aborts start-up (e.g. SIGTERM while waiting for the database): startService rejects. */
   signal?: AbortSignal;
 }
@@ -57,6 +63,8 @@ export interface StartServiceOptions {
 export interface ServiceApp {
   /** The bound gRPC port (the real one when GRPC_PORT=0). */
   grpcPort: number;
+  /** The bound port of GET /metrics (the real one when METRICS_PORT=0). */
+  metricsPort: number;
   /**
    * Resolves once NATS is connected, the stream exists and the relay and
    * consumers run. Writes are served before that: the outbox keeps their
@@ -88,9 +96,14 @@ const PUBLISH_TIMEOUT_MS = 5000;
  */
 export async function startService(options: StartServiceOptions): Promise<ServiceApp> {
   const { config, logger } = options;
+  const registry = createServiceRegistry(options.name);
+  // First, so process metrics are there while the service waits for its database.
+  const metricsServer = await startMetricsServer({ registry, host: config.metricsHost, port: config.metricsPort, logger });
   const db = createDb(config.databaseUrl, { logger });
   let relay: OutboxRelay | undefined;
-  const wiring = options.wire({ db, notifyRelay: () => relay?.notify() });
+  const wiring = options.wire({ db, notifyRelay: () => relay?.notify(), registry });
+  const grpcMetrics = createGrpcServerMetrics(registry, wiring.grpcServices.map((s) => s.definition));
+  const outboxMetrics = createOutboxMetrics(registry);
   let migrated = false;
 
   let grpc: StartedGrpcServer;
@@ -98,12 +111,16 @@ export async function startService(options: StartServiceOptions): Promise<Servic
     grpc = await startGrpcServer({
       host: config.grpcHost,
       port: config.grpcPort,
-      services: wiring.grpcServices.map((s) => ({ ...s, implementation: unavailableUntil(() => migrated, s.implementation) })),
+      services: wiring.grpcServices.map((s) => ({
+        ...s,
+        implementation: instrumentGrpcService(s.definition, unavailableUntil(() => migrated, s.implementation), grpcMetrics),
+      })),
       descriptorSetPath: options.descriptorSetPath,
       logger,
     });
   } catch (err) {
     await db.destroy();
+    await metricsServer.close();
     throw err;
   }
   try {
@@ -111,9 +128,11 @@ export async function startService(options: StartServiceOptions): Promise<Servic
   } catch (err) {
     grpc.server.forceShutdown();
     await db.destroy();
+    await metricsServer.close();
     throw err;
   }
   migrated = true;
+  const stopOutboxSampler = startOutboxSampler({ db, metrics: outboxMetrics, logger });
   logger.info({ database: describeMysqlUrl(config.databaseUrl) }, 'database migrated');
 
   let accepting = true;
@@ -142,7 +161,13 @@ export async function startService(options: StartServiceOptions): Promise<Servic
     nc = await connectNatsUnlessAborted(config.natsUrl, options.name, logger, abort.signal);
     const events: EventsContext = { nc, stream: config.natsStream, prefix: config.natsSubjectPrefix };
     await retrying('stream setup', () => ensureStream(events.nc, { name: events.stream, subjects: [`${events.prefix}.>`] }), logger, abort.signal);
-    relay = createOutboxRelay({ db, publish: jetStreamPublisher(events.nc, PUBLISH_TIMEOUT_MS), logger });
+    relay = createOutboxRelay({
+      db,
+      publish: jetStreamPublisher(events.nc, PUBLISH_TIMEOUT_MS),
+      logger,
+      faultMarkDelayMs: config.outboxFaultMarkDelayMs,
+      metrics: outboxMetrics,
+    });
     relay.start();
     relay.notify(); // rows committed before the relay existed
     if (wiring.startConsumers) {
@@ -184,11 +209,20 @@ export async function startService(options: StartServiceOptions): Promise<Servic
     // After the server: events of the last writes go out now or on the next start.
     { name: 'outbox relay', run: () => relay?.stop() },
     { name: 'nats drain', run: async () => (nc && !nc.isClosed() ? nc.drain() : undefined) },
-    { name: 'database pool', run: () => db.destroy() },
+    {
+      name: 'database pool',
+      run: async () => {
+        await stopOutboxSampler();
+        await db.destroy();
+      },
+    },
+    // Last, so the final scrape still sees the shutdown.
+    { name: 'metrics server', run: () => metricsServer.close() },
   ];
 
   return {
     grpcPort: grpc.port,
+    metricsPort: metricsServer.port,
     ready,
     setServing,
     shutdownSteps,

@@ -9,7 +9,7 @@ const DATABASE_URL = 'mysql://root@127.0.0.1:3306/inventario_producto';
 
 function problemsOf(env: NodeJS.ProcessEnv): string[] {
   try {
-    loadServiceConfig(env, 50051);
+    loadServiceConfig(env, 50051, 9101);
   } catch (err) {
     if (err instanceof ConfigError) return err.problems;
     throw err;
@@ -18,11 +18,13 @@ function problemsOf(env: NodeJS.ProcessEnv): string[] {
 }
 
 describe('loadServiceConfig', () => {
-  it('applies the documented defaults when only DATABASE_URL is set, with the service default port', () => {
-    expect(loadServiceConfig({ DATABASE_URL }, 50052)).toEqual({
+  it('applies the documented defaults when only DATABASE_URL is set, with the service default ports', () => {
+    expect(loadServiceConfig({ DATABASE_URL }, 50052, 9102)).toEqual({
       databaseUrl: DATABASE_URL,
       grpcPort: 50052,
       grpcHost: '0.0.0.0',
+      metricsPort: 9102,
+      metricsHost: '0.0.0.0',
       natsUrl: 'nats://127.0.0.1:4222',
       logLevel: 'info',
       natsStream: 'INVENTARIO',
@@ -31,6 +33,7 @@ describe('loadServiceConfig', () => {
       dbCheckIntervalMs: 2000,
       shutdownDrainMs: 2000,
       shutdownTimeoutMs: 25_000,
+      outboxFaultMarkDelayMs: 0,
     });
   });
 
@@ -40,6 +43,8 @@ describe('loadServiceConfig', () => {
         DATABASE_URL,
         GRPC_PORT: '6000',
         GRPC_HOST: '127.0.0.1',
+        METRICS_PORT: '9200',
+        METRICS_HOST: '127.0.0.2',
         NATS_URL: 'nats://a:4222,nats://b:4222',
         LOG_LEVEL: 'debug',
         NATS_STREAM: 'OTRO',
@@ -48,13 +53,17 @@ describe('loadServiceConfig', () => {
         DB_CHECK_INTERVAL_MS: '500',
         SHUTDOWN_DRAIN_MS: '0',
         SHUTDOWN_TIMEOUT_MS: '10000',
+        OUTBOX_FAULT_MARK_DELAY_MS: '60000',
       },
       50051,
+      9101,
     );
     expect(config).toEqual({
       databaseUrl: DATABASE_URL,
       grpcPort: 6000,
       grpcHost: '127.0.0.1',
+      metricsPort: 9200,
+      metricsHost: '127.0.0.2',
       natsUrl: 'nats://a:4222,nats://b:4222',
       logLevel: 'debug',
       natsStream: 'OTRO',
@@ -63,6 +72,7 @@ describe('loadServiceConfig', () => {
       dbCheckIntervalMs: 500,
       shutdownDrainMs: 0,
       shutdownTimeoutMs: 10_000,
+      outboxFaultMarkDelayMs: 60_000,
     });
   });
 
@@ -70,10 +80,21 @@ describe('loadServiceConfig', () => {
     expect(problemsOf({})).toEqual([expect.stringMatching(/^DATABASE_URL: /)]);
   });
 
+  it('refuses METRICS_PORT equal to GRPC_PORT: metrics are never served on the gRPC port', () => {
+    expect(problemsOf({ DATABASE_URL, GRPC_PORT: '7000', METRICS_PORT: '7000' })).toEqual([
+      'METRICS_PORT: must differ from GRPC_PORT (metrics are never served on the gRPC port)',
+    ]);
+  });
+
+  it('accepts METRICS_PORT=0 (an ephemeral port) beside GRPC_PORT=0, as tests run', () => {
+    expect(loadServiceConfig({ DATABASE_URL, GRPC_PORT: '0', METRICS_PORT: '0' }, 50051, 9101)).toMatchObject({ grpcPort: 0, metricsPort: 0 });
+  });
+
   it('lists every invalid variable in one error', () => {
     const problems = problemsOf({
       DATABASE_URL: 'postgres://x/y',
       GRPC_PORT: '70000',
+      METRICS_PORT: '-1',
       LOG_LEVEL: 'loud',
       NATS_SUBJECT_PREFIX: 'a..b',
       DB_CHECK_INTERVAL_MS: '10',
@@ -83,6 +104,7 @@ describe('loadServiceConfig', () => {
       'DB_CHECK_INTERVAL_MS',
       'GRPC_PORT',
       'LOG_LEVEL',
+      'METRICS_PORT',
       'NATS_SUBJECT_PREFIX',
     ]);
   });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { status, type sendUnaryData, type ServerUnaryCall } from '@grpc/grpc-js';
 import { DomainError } from '../errors';
 import type { Logger } from '../logger';
+import { endRpcSpan, startGrpcServerSpan } from '../tracing-grpc';
 import { domainErrorToStatus } from './status';
 
 /** Metadata key with the Basic-auth user of the public call (set by the BFF); ASCII only. */
@@ -29,7 +30,8 @@ export function callContext(call: ServerUnaryCall<unknown, unknown>): CallContex
 /**
  * Adapts an async handler to grpc-js: the callback is called exactly once,
  * a DomainError becomes its status, anything else INTERNAL with a log id
- * (the message and stack stay in the log, never in the response).
+ * (the message and stack stay in the log, never in the response). Each
+ * call runs in its own SERVER span (tracing-grpc.ts).
  */
 export function unary<Req, Res>(
   logger: Logger,
@@ -37,18 +39,31 @@ export function unary<Req, Res>(
   handler: (request: Req, context: CallContext) => Promise<Res>,
 ): (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => void {
   return (call, callback) => {
-    handler(call.request, callContext(call)).then(
-      (response) => callback(null, response),
-      (err: unknown) => {
-        if (err instanceof DomainError) {
-          if (err.code === 'UNAVAILABLE') logger.warn({ method, err: err.message }, 'dependency unavailable');
-          callback(domainErrorToStatus(err));
-          return;
-        }
-        const logId = randomUUID();
-        logger.error({ method, logId, err }, 'unexpected error');
-        callback({ code: status.INTERNAL, details: `internal error (log id ${logId})` });
-      },
+    // The call's SERVER span is active while the handler runs; its
+    // traceparent, not the caller's, goes on to the events it writes.
+    const traced = startGrpcServerSpan(call);
+    const { traceparent } = traced.headers;
+    const context = traceparent ? { ...callContext(call), traceparent } : callContext(call);
+    void traced.run(() =>
+      handler(call.request, context).then(
+        (response) => {
+          callback(null, response);
+          endRpcSpan(traced.span, status.OK);
+        },
+        (err: unknown) => {
+          if (err instanceof DomainError) {
+            if (err.code === 'UNAVAILABLE') logger.warn({ method, err: err.message }, 'dependency unavailable');
+            const failure = domainErrorToStatus(err);
+            callback(failure);
+            endRpcSpan(traced.span, failure.code ?? status.UNKNOWN, failure.details);
+            return;
+          }
+          const logId = randomUUID();
+          logger.error({ method, logId, err }, 'unexpected error');
+          callback({ code: status.INTERNAL, details: `internal error (log id ${logId})` });
+          endRpcSpan(traced.span, status.INTERNAL, `log id ${logId}`);
+        },
+      ),
     );
   };
 }

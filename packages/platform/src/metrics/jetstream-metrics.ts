@@ -1,0 +1,69 @@
+import { jetstreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Logger } from '../logger';
+import { startSampler } from './sampler';
+
+export interface JetStreamConsumerMetrics {
+  pending: Gauge<'consumer'>;
+  ackPending: Gauge<'consumer'>;
+  redelivered: Gauge<'consumer'>;
+  /** Deliveries with deliveryCount > 1 this process saw; the consumer code counts them. */
+  redeliveries: Counter<'consumer'>;
+}
+
+/** How often consumer info is asked for: cheap for the server, fresh enough for a 15 s scrape. */
+export const CONSUMER_SAMPLE_INTERVAL_MS = 5000;
+
+/** Gauges and the redeliveries counter of the named durable consumers (every series at 0 from the start). */
+export function createJetStreamConsumerMetrics(registry: Registry, consumers: readonly string[]): JetStreamConsumerMetrics {
+  const gauge = (name: string, help: string) => new Gauge({ name, help, labelNames: ['consumer'] as const, registers: [registry] });
+  const metrics: JetStreamConsumerMetrics = {
+    pending: gauge('inventario_jetstream_consumer_pending_messages', 'Stream messages the durable consumer has not delivered yet (num_pending).'),
+    ackPending: gauge('inventario_jetstream_consumer_ack_pending_messages', 'Messages delivered and not yet acknowledged (num_ack_pending).'),
+    redelivered: gauge('inventario_jetstream_consumer_redelivered_messages', 'Messages delivered more than once and not yet acknowledged (num_redelivered).'),
+    redeliveries: new Counter({
+      name: 'inventario_jetstream_redeliveries_total',
+      help: 'Deliveries this process received with a delivery count above 1.',
+      labelNames: ['consumer'] as const,
+      registers: [registry],
+    }),
+  };
+  for (const consumer of consumers) {
+    for (const g of [metrics.pending, metrics.ackPending, metrics.redelivered]) g.set({ consumer }, 0);
+    metrics.redeliveries.labels({ consumer }).inc(0);
+  }
+  return metrics;
+}
+
+export interface ConsumerSamplerOptions {
+  nc: NatsConnection;
+  stream: string;
+  consumers: readonly string[];
+  metrics: JetStreamConsumerMetrics;
+  logger: Logger;
+  intervalMs?: number;
+}
+
+/**
+ * Reads each durable consumer's info every few seconds into the gauges.
+ * Server-side numbers, so every replica reports the same values (alert on
+ * max, not sum). Returns stop().
+ */
+export function startConsumerSampler(options: ConsumerSamplerOptions): () => Promise<void> {
+  const { nc, stream, consumers, metrics } = options;
+  return startSampler(
+    'jetstream consumer',
+    options.intervalMs ?? CONSUMER_SAMPLE_INTERVAL_MS,
+    async () => {
+      const jsm = await jetstreamManager(nc);
+      for (const consumer of consumers) {
+        const info = await jsm.consumers.info(stream, consumer);
+        metrics.pending.set({ consumer }, info.num_pending);
+        metrics.ackPending.set({ consumer }, info.num_ack_pending);
+        metrics.redelivered.set({ consumer }, info.num_redelivered);
+      }
+    },
+    options.logger,
+  );
+}

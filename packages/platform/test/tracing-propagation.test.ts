@@ -1,0 +1,157 @@
+/**
+ * How trace context crosses each hop (tracing-*.ts), without a network: the
+ * gRPC server span read from metadata, the relay's publish span and the
+ * traceparent it hands to the NATS message, the consumer span read from the
+ * message headers, the HTTP server span of the BFF's middleware. First with tracing off (no provider: the context a hop
+ * received passes on unchanged), then with a provider registered.
+ */
+import { EventEmitter } from 'node:events';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Metadata, type ServerUnaryCall } from '@grpc/grpc-js';
+import { context, propagation, SpanKind, trace } from '@opentelemetry/api';
+import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
+import { activeTraceFields, httpServerTracing, inConsumeSpan, inPublishSpan, startGrpcServerSpan, traceHeaders } from '@inventario/platform';
+
+const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
+const PARENT_SPAN_ID = 'b7ad6b7169203331';
+const TRACEPARENT = `00-${TRACE_ID}-${PARENT_SPAN_ID}-01`;
+
+function grpcCall(entries: Record<string, string>): Pick<ServerUnaryCall<unknown, unknown>, 'metadata' | 'getPath'> {
+  const metadata = new Metadata();
+  for (const [key, value] of Object.entries(entries)) metadata.set(key, value);
+  return { metadata, getPath: () => '/inventario.v1.ProductoService/CreateProducto' };
+}
+
+/** An HTTP exchange as the middleware sees it (express sets `baseUrl` and `route` once a route matched). */
+function httpExchange(method: string, url: string, headers: Record<string, string>) {
+  const req = Object.assign(new EventEmitter(), { method, url, headers }) as unknown as IncomingMessage & { baseUrl?: string; route?: { path: string } };
+  const res = Object.assign(new EventEmitter(), { statusCode: 200 }) as unknown as ServerResponse;
+  return { req, res };
+}
+
+/** NATS-style headers: `get` answers "" for a missing one, as MsgHdrs does. */
+function natsHeaders(entries: Record<string, string>) {
+  return { get: (name: string) => entries[name] ?? '' };
+}
+
+describe('with tracing off (no SDK started)', () => {
+  test('a gRPC call passes the caller traceparent on as is', () => {
+    expect(startGrpcServerSpan(grpcCall({ traceparent: TRACEPARENT })).headers).toEqual({ traceparent: TRACEPARENT });
+    expect(startGrpcServerSpan(grpcCall({})).headers).toEqual({});
+  });
+
+  test('the relay publishes the row headers unchanged', async () => {
+    const row = { traceparent: TRACEPARENT, other: 'kept' };
+    const sent = await inPublishSpan({ subject: 'inventario.producto.creado', eventId: 'e1', headers: row }, (headers) => Promise.resolve(headers));
+    expect(sent).toEqual(row);
+    const bare = await inPublishSpan({ subject: 'inventario.producto.creado', eventId: 'e2', headers: {} }, (headers) => Promise.resolve(headers));
+    expect(bare).toEqual({});
+  });
+
+  test('log lines carry no trace fields', async () => {
+    await inConsumeSpan({ subject: 's', headers: natsHeaders({ traceparent: TRACEPARENT }) }, () => {
+      expect(activeTraceFields()).toEqual({});
+      return Promise.resolve();
+    });
+  });
+});
+
+describe('with a tracer provider registered', () => {
+  const exporter = new InMemorySpanExporter();
+  const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+
+  beforeAll(() => provider.register());
+  afterAll(async () => {
+    await provider.shutdown();
+    trace.disable();
+    context.disable();
+    propagation.disable();
+  });
+  beforeEach(() => exporter.reset());
+
+  test('a gRPC call runs in a SERVER span, child of the metadata traceparent, and passes its own on', () => {
+    const traced = startGrpcServerSpan(grpcCall({ traceparent: TRACEPARENT }));
+    const inside = traced.run(() => activeTraceFields());
+    traced.span.end();
+
+    const [span] = exporter.getFinishedSpans();
+    expect(span).toMatchObject({ name: 'inventario.v1.ProductoService/CreateProducto', kind: SpanKind.SERVER });
+    expect(span!.spanContext().traceId).toBe(TRACE_ID);
+    expect(span!.parentSpanContext?.spanId).toBe(PARENT_SPAN_ID);
+    expect(traced.headers.traceparent).toBe(`00-${TRACE_ID}-${span!.spanContext().spanId}-01`);
+    expect(inside).toEqual({ trace_id: TRACE_ID, span_id: span!.spanContext().spanId });
+  });
+
+  test('the relay publish span is the child of the row and its traceparent is the one the message carries', async () => {
+    const sent = await inPublishSpan(
+      { subject: 'inventario.producto.creado', eventId: 'e1', headers: { traceparent: TRACEPARENT, other: 'kept' } },
+      (headers) => Promise.resolve(headers),
+    );
+
+    const [span] = exporter.getFinishedSpans();
+    expect(span).toMatchObject({ name: 'publish inventario.producto.creado', kind: SpanKind.PRODUCER });
+    expect(span!.attributes).toMatchObject({ 'messaging.system': 'nats', 'messaging.destination.name': 'inventario.producto.creado', 'messaging.message.id': 'e1' });
+    expect(span!.parentSpanContext?.spanId).toBe(PARENT_SPAN_ID);
+    expect(sent).toEqual({ traceparent: `00-${TRACE_ID}-${span!.spanContext().spanId}-01`, other: 'kept' });
+  });
+
+  test('a failed publish fails its span and rejects', async () => {
+    const failing = inPublishSpan({ subject: 's', eventId: 'e', headers: {} }, () => Promise.reject(new Error('no responders')));
+    await expect(failing).rejects.toThrow('no responders');
+    expect(exporter.getFinishedSpans()[0]!.status).toMatchObject({ code: 2, message: 'no responders' });
+  });
+
+  test('a consumer runs in a CONSUMER span, child of the message traceparent, active for its logs and spans', async () => {
+    const headers = natsHeaders({ traceparent: TRACEPARENT, 'Nats-Msg-Id': 'e9' });
+    const inside = await inConsumeSpan({ subject: 'inventario.producto.creado', headers }, () =>
+      Promise.resolve({ fields: activeTraceFields(), headers: traceHeaders() }),
+    );
+
+    const [span] = exporter.getFinishedSpans();
+    expect(span).toMatchObject({ name: 'process inventario.producto.creado', kind: SpanKind.CONSUMER });
+    expect(span!.attributes['messaging.message.id']).toBe('e9');
+    expect(span!.parentSpanContext?.spanId).toBe(PARENT_SPAN_ID);
+    expect(inside.fields).toEqual({ trace_id: TRACE_ID, span_id: span!.spanContext().spanId });
+    expect(inside.headers.traceparent).toBe(`00-${TRACE_ID}-${span!.spanContext().spanId}-01`);
+  });
+
+  test('a message without traceparent starts a new trace', async () => {
+    await inConsumeSpan({ subject: 's', headers: natsHeaders({}) }, () => Promise.resolve());
+    const [span] = exporter.getFinishedSpans();
+    expect(span!.parentSpanContext).toBeUndefined();
+    expect(span!.spanContext().traceId).not.toBe(TRACE_ID);
+  });
+
+  test('an HTTP request runs in a SERVER span named by its route template, child of the client traceparent', () => {
+    const { req, res } = httpExchange('PUT', '/api/productos/7?x=1', { traceparent: TRACEPARENT });
+    let inside = {};
+    httpServerTracing()(req, res, () => {
+      inside = activeTraceFields();
+    });
+    // What express leaves on the request once the route matched; then the response goes out.
+    Object.assign(req, { baseUrl: '/api/productos', route: { path: '/:id' } });
+    res.statusCode = 404;
+    res.emit('close');
+
+    const [span] = exporter.getFinishedSpans();
+    expect(span).toMatchObject({ name: 'PUT /api/productos/:id', kind: SpanKind.SERVER });
+    expect(span!.attributes).toMatchObject({ 'http.request.method': 'PUT', 'url.path': '/api/productos/7', 'http.route': '/api/productos/:id', 'http.response.status_code': 404 });
+    expect(span!.parentSpanContext?.spanId).toBe(PARENT_SPAN_ID);
+    expect(inside).toEqual({ trace_id: TRACE_ID, span_id: span!.spanContext().spanId });
+  });
+
+  test('a request no route matched is named by its method only; an untraced path gets no span', () => {
+    const unmatched = httpExchange('GET', '/nada', {});
+    httpServerTracing()(unmatched.req, unmatched.res, () => undefined);
+    unmatched.res.emit('close');
+    const probe = httpExchange('GET', '/actuator/health/liveness', {});
+    let inside = {};
+    httpServerTracing({ untraced: (path) => path.startsWith('/actuator/health') })(probe.req, probe.res, () => {
+      inside = activeTraceFields();
+    });
+    probe.res.emit('close');
+
+    expect(exporter.getFinishedSpans().map((s) => s.name)).toEqual(['GET']);
+    expect(inside).toEqual({});
+  });
+});
