@@ -28,6 +28,7 @@ beforeAll(async () => {
   sink = await startSmtpSink();
   const config = loadNotifierConfig({
     SMTP_URL: sink.url,
+    METRICS_PORT: '0',
     SENDER_EMAIL: SENDER,
     RECIPIENT_EMAIL: RECIPIENT,
     NATS_STREAM: stack.namespace.stream,

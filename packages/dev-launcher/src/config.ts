@@ -21,6 +21,11 @@ const schema = z
     EVENT_TYPE_NAMESPACE: envSchemas.eventTypeNamespace(),
     /** The BFF's public port (REST + GraphQL). */
     PORT: port(8080),
+    /** Each service's METRICS_PORT (GET /metrics), the services' own defaults. */
+    BFF_METRICS_PORT: port(9100),
+    PRODUCTO_METRICS_PORT: port(9101),
+    BODEGA_METRICS_PORT: port(9102),
+    NOTIFIER_METRICS_PORT: port(9103),
     /** Dev credentials: the BFF itself has no default; the launcher supplies admin/admin and says so. */
     BFF_USER: z.string().min(1).optional(),
     BFF_PASSWORD: z.string().min(1).optional(),
@@ -48,6 +53,10 @@ const schema = z
       ['PRODUCTO_GRPC_PORT', c.PRODUCTO_GRPC_PORT],
       ['BODEGA_GRPC_PORT', c.BODEGA_GRPC_PORT],
       ['PORT', c.PORT],
+      ['BFF_METRICS_PORT', c.BFF_METRICS_PORT],
+      ['PRODUCTO_METRICS_PORT', c.PRODUCTO_METRICS_PORT],
+      ['BODEGA_METRICS_PORT', c.BODEGA_METRICS_PORT],
+      ['NOTIFIER_METRICS_PORT', c.NOTIFIER_METRICS_PORT],
       ...(c.SMTP_URL === undefined
         ? ([
             ['MAIL_CATCHER_SMTP_PORT', c.MAIL_CATCHER_SMTP_PORT],

@@ -11,7 +11,7 @@ import { ConfigError } from '@inventario/platform';
 import { loadConfig } from './config';
 import { waitUntilServing } from './health-probe';
 import { checkNats, checkPortFree, prepareDatabase, type Problem } from './preflight';
-import { DEV_CREDENTIALS, inboxUrlOf, serviceSpecs, type ServiceSpec } from './services';
+import { DEV_CREDENTIALS, inboxUrlOf, metricsSummaryOf, serviceSpecs, type ServiceSpec } from './services';
 import { createSupervisor, type Outcome } from './supervisor';
 
 const STOP_GRACE_MS = 30_000;
@@ -138,6 +138,7 @@ async function main(): Promise<void> {
   say('Inventario is up:');
   for (const spec of specs) say(`  ${spec.name.padEnd(14)} ${spec.summary}`);
   say(`  events         NATS ${config.NATS_URL}, stream ${config.NATS_STREAM}, subjects ${config.NATS_SUBJECT_PREFIX}.>`);
+  say(`  metrics        ${metricsSummaryOf(specs)}`);
   if (config.BFF_USER === undefined || config.BFF_PASSWORD === undefined) {
     say(
       `  credentials    ${config.BFF_USER ?? DEV_CREDENTIALS.user} / ${config.BFF_PASSWORD === undefined ? DEV_CREDENTIALS.password : '(your BFF_PASSWORD)'}` +

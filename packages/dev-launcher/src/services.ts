@@ -21,6 +21,8 @@ export interface ServiceSpec {
   ports: { variable: string; port: number }[];
   /** What to print once it is ready. */
   summary: string;
+  /** Where it serves GET /metrics on 127.0.0.1 (the Inventario services). */
+  metricsPort?: number;
 }
 
 /** The launcher's dev defaults for the BFF's credentials (ARCHITECTURE §7); never the BFF's own. */
@@ -31,6 +33,12 @@ const root = path.resolve(__dirname, '..', '..', '..');
 /** The SMTP URL the notifier uses: the user's, or the local mail catcher's. */
 export function smtpUrlOf(config: LauncherConfig): string {
   return config.SMTP_URL ?? `smtp://127.0.0.1:${config.MAIL_CATCHER_SMTP_PORT}`;
+}
+
+/** One line naming every service's /metrics port, for the "up" summary. */
+export function metricsSummaryOf(specs: readonly ServiceSpec[]): string {
+  const ports = specs.flatMap((s) => (s.metricsPort === undefined ? [] : [`${s.name} ${s.metricsPort}`]));
+  return `http://127.0.0.1:<port>/metrics: ${ports.join(', ')}`;
 }
 
 /** Where the mail catcher shows what the notifier sent, when it runs. */
@@ -54,15 +62,30 @@ export function serviceSpecs(config: LauncherConfig): ServiceSpec[] {
     EVENT_TYPE_NAMESPACE: config.EVENT_TYPE_NAMESPACE,
   };
   const entry = (service: string) => path.join(root, 'services', service, 'dist', 'main.js');
-  /** A gRPC service on 127.0.0.1, with its database and the variables that set them. */
-  const grpcService = (name: string, grpcService: string, databaseUrl: string, port: number, portVariable: string): ServiceSpec => ({
-    name,
-    entry: entry(name),
-    env: { ...shared, GRPC_HOST: '127.0.0.1', DATABASE_URL: databaseUrl, GRPC_PORT: String(port) },
-    readiness: { kind: 'grpc', address: `127.0.0.1:${port}` },
-    ports: [{ variable: portVariable, port }],
-    summary: `gRPC 127.0.0.1:${port} (${grpcService}) -> ${describeMysqlUrl(databaseUrl)}`,
+  /** METRICS_PORT and METRICS_HOST of a service, and the launcher variable that sets the port. */
+  const metrics = (port: number, variable: string) => ({
+    env: { METRICS_HOST: '127.0.0.1', METRICS_PORT: String(port) },
+    port: { variable, port },
   });
+  /** A gRPC service on 127.0.0.1, with its database and the variables that set them. */
+  const grpcService = (
+    name: string,
+    grpcService: string,
+    databaseUrl: string,
+    [port, portVariable]: [number, string],
+    [metricsPort, metricsVariable]: [number, string],
+  ): ServiceSpec => {
+    const m = metrics(metricsPort, metricsVariable);
+    return {
+      name,
+      entry: entry(name),
+      env: { ...shared, ...m.env, GRPC_HOST: '127.0.0.1', DATABASE_URL: databaseUrl, GRPC_PORT: String(port) },
+      readiness: { kind: 'grpc', address: `127.0.0.1:${port}` },
+      ports: [{ variable: portVariable, port }, m.port],
+      summary: `gRPC 127.0.0.1:${port} (${grpcService}) -> ${describeMysqlUrl(databaseUrl)}`,
+      metricsPort,
+    };
+  };
 
   const mailCatcher: ServiceSpec[] =
     config.SMTP_URL === undefined
@@ -84,11 +107,14 @@ export function serviceSpecs(config: LauncherConfig): ServiceSpec[] {
 
   const productoAddr = `127.0.0.1:${config.PRODUCTO_GRPC_PORT}`;
   const bodegaAddr = `127.0.0.1:${config.BODEGA_GRPC_PORT}`;
+  const bffMetrics = metrics(config.BFF_METRICS_PORT, 'BFF_METRICS_PORT');
+  const notifierMetrics = metrics(config.NOTIFIER_METRICS_PORT, 'NOTIFIER_METRICS_PORT');
   const bff: ServiceSpec = {
     name: 'bff',
     entry: entry('bff'),
     env: {
       ...shared,
+      ...bffMetrics.env,
       HOST: '127.0.0.1',
       PORT: String(config.PORT),
       BFF_USER: config.BFF_USER ?? DEV_CREDENTIALS.user,
@@ -99,22 +125,36 @@ export function serviceSpecs(config: LauncherConfig): ServiceSpec[] {
       ...(config.RATE_LIMIT_PER_MINUTE === undefined ? {} : { RATE_LIMIT_PER_MINUTE: config.RATE_LIMIT_PER_MINUTE }),
     },
     readiness: { kind: 'ipc' },
-    ports: [{ variable: 'PORT', port: config.PORT }],
+    ports: [{ variable: 'PORT', port: config.PORT }, bffMetrics.port],
     summary: `http://127.0.0.1:${config.PORT}/api (REST), /api/graphql, /api/docs -> ${productoAddr}, ${bodegaAddr}`,
+    metricsPort: config.BFF_METRICS_PORT,
   };
   const notifier: ServiceSpec = {
     name: 'notifier',
     entry: entry('notifier'),
-    env: { ...shared, SMTP_URL: smtpUrlOf(config), SENDER_EMAIL: config.SENDER_EMAIL, RECIPIENT_EMAIL: config.RECIPIENT_EMAIL },
+    env: { ...shared, ...notifierMetrics.env, SMTP_URL: smtpUrlOf(config), SENDER_EMAIL: config.SENDER_EMAIL, RECIPIENT_EMAIL: config.RECIPIENT_EMAIL },
     readiness: { kind: 'ipc' },
-    ports: [],
+    ports: [notifierMetrics.port],
+    metricsPort: config.NOTIFIER_METRICS_PORT,
     summary: `emails ${config.SENDER_EMAIL} -> ${config.RECIPIENT_EMAIL} via ${config.SMTP_URL === undefined ? 'the mail catcher' : 'SMTP_URL'}`,
   };
 
   return [
     ...mailCatcher,
-    grpcService('producto-svc', 'inventario.v1.ProductoService', config.PRODUCTO_DATABASE_URL, config.PRODUCTO_GRPC_PORT, 'PRODUCTO_GRPC_PORT'),
-    grpcService('bodega-svc', 'inventario.v1.BodegaService', config.BODEGA_DATABASE_URL, config.BODEGA_GRPC_PORT, 'BODEGA_GRPC_PORT'),
+    grpcService(
+      'producto-svc',
+      'inventario.v1.ProductoService',
+      config.PRODUCTO_DATABASE_URL,
+      [config.PRODUCTO_GRPC_PORT, 'PRODUCTO_GRPC_PORT'],
+      [config.PRODUCTO_METRICS_PORT, 'PRODUCTO_METRICS_PORT'],
+    ),
+    grpcService(
+      'bodega-svc',
+      'inventario.v1.BodegaService',
+      config.BODEGA_DATABASE_URL,
+      [config.BODEGA_GRPC_PORT, 'BODEGA_GRPC_PORT'],
+      [config.BODEGA_METRICS_PORT, 'BODEGA_METRICS_PORT'],
+    ),
     bff,
     notifier,
   ];

@@ -74,6 +74,10 @@ describe('npm start (dev launcher)', () => {
       PRODUCTO_GRPC_PORT: String(await freePort()),
       BODEGA_GRPC_PORT: String(await freePort()),
       PORT: String(await freePort()),
+      BFF_METRICS_PORT: String(await freePort()),
+      PRODUCTO_METRICS_PORT: String(await freePort()),
+      BODEGA_METRICS_PORT: String(await freePort()),
+      NOTIFIER_METRICS_PORT: String(await freePort()),
       MAIL_CATCHER_SMTP_PORT: String(await freePort()),
       MAIL_CATCHER_WEB_PORT: String(await freePort()),
       NATS_URL: TEST_NATS_URL,
@@ -151,6 +155,20 @@ describe('npm start (dev launcher)', () => {
       await waitFor(() => run.output().includes('Inventario is up'), 'the launcher to report the services up', 45_000);
       expect(run.output()).toContain(`127.0.0.1:${pPort} (inventario.v1.ProductoService)`);
       expect(run.output()).toContain(`127.0.0.1:${bPort} (inventario.v1.BodegaService)`);
+      // Each service serves its metrics on the port the launcher gave it, named in the summary.
+      expect(run.output()).toContain(
+        `metrics        http://127.0.0.1:<port>/metrics: producto-svc ${env.PRODUCTO_METRICS_PORT}, bodega-svc ${env.BODEGA_METRICS_PORT}, bff ${env.BFF_METRICS_PORT}, notifier ${env.NOTIFIER_METRICS_PORT}`,
+      );
+      for (const [service, port] of [
+        ['producto-svc', env.PRODUCTO_METRICS_PORT],
+        ['bodega-svc', env.BODEGA_METRICS_PORT],
+        ['bff', env.BFF_METRICS_PORT],
+        ['notifier', env.NOTIFIER_METRICS_PORT],
+      ]) {
+        const scrape = await fetch(`http://127.0.0.1:${port}/metrics`);
+        expect(scrape.status).toBe(200);
+        expect(await scrape.text()).toContain(`process_resident_memory_bytes{service="${service}"}`);
+      }
 
       const productos = new ProductoServiceClient(`127.0.0.1:${pPort}`, credentials.createInsecure());
       const bodegas = new BodegaServiceClient(`127.0.0.1:${bPort}`, credentials.createInsecure());
@@ -200,7 +218,17 @@ describe('npm start (dev launcher)', () => {
     await waitFor(() => run.output().includes('Inventario is up'), 'the launcher to report the services up', 45_000);
     run.child.kill('SIGKILL');
     await run.exited;
-    const ports = [env.PRODUCTO_GRPC_PORT, env.BODEGA_GRPC_PORT, env.PORT, env.MAIL_CATCHER_SMTP_PORT, env.MAIL_CATCHER_WEB_PORT].map(Number);
+    const ports = [
+      env.PRODUCTO_GRPC_PORT,
+      env.BODEGA_GRPC_PORT,
+      env.PORT,
+      env.BFF_METRICS_PORT,
+      env.PRODUCTO_METRICS_PORT,
+      env.BODEGA_METRICS_PORT,
+      env.NOTIFIER_METRICS_PORT,
+      env.MAIL_CATCHER_SMTP_PORT,
+      env.MAIL_CATCHER_WEB_PORT,
+    ].map(Number);
     await waitFor(async () => (await Promise.all(ports.map(portIsFree))).every(Boolean), 'every process to stop', 30_000);
   });
 
@@ -266,6 +294,7 @@ describe('npm start (dev launcher)', () => {
     [{ PRODUCTO_GRPC_PORT: 'seventy' }, /PRODUCTO_GRPC_PORT: /],
     [{ PRODUCTO_GRPC_PORT: '50060', BODEGA_GRPC_PORT: '50060' }, /BODEGA_GRPC_PORT: must differ from PRODUCTO_GRPC_PORT/],
     [{ PORT: '50061', BODEGA_GRPC_PORT: '50061' }, /PORT: must differ from BODEGA_GRPC_PORT/],
+    [{ PORT: '50062', NOTIFIER_METRICS_PORT: '50062' }, /NOTIFIER_METRICS_PORT: must differ from PORT/],
     [{ SENDER_EMAIL: 'not an address' }, /SENDER_EMAIL: /],
     [{ RECIPIENT_EMAIL: 'a@example.com,not an address' }, /RECIPIENT_EMAIL: must be one email address or several/],
     // Checked before anything starts, and the password is never echoed.

@@ -7,6 +7,10 @@ describe('loadConfig', () => {
   it('listens on gRPC port 50052 by default', () => {
     expect(loadConfig({ DATABASE_URL: 'mysql://root@127.0.0.1:3306/inventario_bodega' }).grpcPort).toBe(50052);
   });
+
+  it('serves metrics on port 9102 by default, on every interface', () => {
+    expect(loadConfig({ DATABASE_URL: 'mysql://root@127.0.0.1:3306/inventario_bodega' })).toMatchObject({ metricsPort: 9102, metricsHost: '0.0.0.0' });
+  });
 });
 
 describe('main with an invalid environment', () => {

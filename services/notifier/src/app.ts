@@ -1,5 +1,17 @@
-import { jetstreamManager } from '@nats-io/jetstream';
-import { connectNatsUnlessAborted, ensureStream, retrying, stopOnce, type Logger, type NatsConnection, type ShutdownStep } from '@inventario/platform';
+import { jetstreamManager, type JsMsg } from '@nats-io/jetstream';
+import {
+  connectNatsUnlessAborted,
+  createJetStreamConsumerMetrics,
+  createServiceRegistry,
+  ensureStream,
+  retrying,
+  startConsumerSampler,
+  startMetricsServer,
+  stopOnce,
+  type Logger,
+  type NatsConnection,
+  type ShutdownStep,
+} from '@inventario/platform';
 import type { Registry } from 'prom-client';
 import { describeSmtpUrl, type Config } from './config';
 import { classifySmtpError, createMailer } from './email/mailer';
@@ -9,6 +21,7 @@ import { eventConsumerSpecs, startConsumers, type RunningConsumers } from './eve
 import { createDeadLetterPublisher } from './events/dead-letter';
 import { createDelivery } from './events/delivery';
 import { maxDeliveriesConsumerSpec, maxDeliveriesSubjects } from './events/max-deliveries';
+import type { MessageHeartbeat } from './events/message-heartbeat';
 import { openSentRegistry } from './events/sent-registry';
 import { HANDLERS } from './handlers';
 import { createNotifierMetrics, type NotifierMetrics } from './metrics';
@@ -16,9 +29,11 @@ import { createNotifierMetrics, type NotifierMetrics } from './metrics';
 /** A running notifier. */
 export interface NotifierApp {
   metrics: NotifierMetrics;
-  /** The app's own prom-client registry (served by the operations issue's /metrics). */
+  /** The app's own prom-client registry, served on METRICS_PORT. */
   registry: Registry;
-  /** The written shutdown sequence: consumers, NATS drain, SMTP pool. */
+  /** The bound port of GET /metrics (the real one when METRICS_PORT=0). */
+  metricsPort: number;
+  /** The written shutdown sequence: consumers, NATS drain, SMTP pool, metrics server. */
   shutdownSteps: ShutdownStep[];
   /** Runs shutdownSteps once, in order; a failing step is logged and the rest still run. */
   stop(): Promise<void>;
@@ -33,10 +48,14 @@ export interface NotifierApp {
  * consuming.
  * Resolves once it consumes; rejects if `signal` aborts first. The SMTP
  * server is not a start-up dependency: while it is down, emails are retried.
+ * GET /metrics answers on METRICS_PORT from the start, while NATS is awaited.
  */
 export async function startApp(config: Config, logger: Logger, signal: AbortSignal = new AbortController().signal): Promise<NotifierApp> {
   const renderer = createEmailRenderer(HANDLERS.map((h) => h.template));
-  const metrics = createNotifierMetrics();
+  const registry = createServiceRegistry('notifier');
+  const metrics = createNotifierMetrics(registry);
+  const consumerMetrics = createJetStreamConsumerMetrics(registry, HANDLERS.map((h) => h.name));
+  const metricsServer = await startMetricsServer({ registry, host: config.metricsHost, port: config.metricsPort, logger });
   const mailer = createMailer({
     smtpUrl: config.smtpUrl,
     from: config.senderEmail,
@@ -58,6 +77,7 @@ export async function startApp(config: Config, logger: Logger, signal: AbortSign
 
   let nc: NatsConnection | undefined;
   let consumers: RunningConsumers;
+  let stopSampler: () => Promise<void>;
   try {
     logger.info({ nats: config.natsUrl }, 'connecting to NATS');
     const connection = await connectNatsUnlessAborted(config.natsUrl, 'notifier', logger, signal);
@@ -91,7 +111,13 @@ export async function startApp(config: Config, logger: Logger, signal: AbortSign
     const jsm = await jetstreamManager(connection);
     const settings = { stream, prefix, ackWaitMs: config.ackWaitMs, maxDeliver: config.maxDeliver };
     const specs = [
-      ...eventConsumerSpecs(HANDLERS, settings, deliver),
+      ...eventConsumerSpecs(HANDLERS, settings, deliver).map((spec) => ({
+        ...spec,
+        handle: (msg: JsMsg, heartbeat: MessageHeartbeat) => {
+          if (msg.info.deliveryCount > 1) consumerMetrics.redeliveries.inc({ consumer: spec.config.durable_name });
+          return spec.handle(msg, heartbeat);
+        },
+      })),
       maxDeliveriesConsumerSpec({
         jsm,
         stream,
@@ -117,22 +143,33 @@ export async function startApp(config: Config, logger: Logger, signal: AbortSign
       logger,
       signal,
     );
+    stopSampler = startConsumerSampler({ nc: connection, stream, consumers: HANDLERS.map((h) => h.name), metrics: consumerMetrics, logger });
   } catch (err) {
     mailer.close();
     if (nc && !nc.isClosed()) await nc.close();
+    await metricsServer.close();
     throw err;
   }
 
   const connection = nc;
   const shutdownSteps: ShutdownStep[] = [
     // Emails in flight finish and are acked before the connection goes.
-    { name: 'consumers', run: () => consumers.stop() },
+    {
+      name: 'consumers',
+      run: async () => {
+        await stopSampler();
+        await consumers.stop();
+      },
+    },
     { name: 'nats drain', run: async () => (connection.isClosed() ? undefined : connection.drain()) },
     { name: 'smtp pool', run: () => mailer.close() },
+    // Last, so the final scrape still sees the shutdown.
+    { name: 'metrics server', run: () => metricsServer.close() },
   ];
   return {
     metrics,
-    registry: metrics.registry,
+    registry,
+    metricsPort: metricsServer.port,
     shutdownSteps,
     stop: stopOnce(shutdownSteps, logger),
   };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { envSchemas, parseEnv } from '@inventario/platform';
+import { envSchemas, parseEnv, tracingEnv } from '@inventario/platform';
 
 /**
  * The notifier's environment (ARCHITECTURE §5, §7), parsed once at start.
@@ -33,6 +33,9 @@ const schema = z
     SENDER_EMAIL: z.email('must be an email address'),
     RECIPIENT_EMAIL: envSchemas.emailList(),
     NATS_URL: envSchemas.natsUrl(),
+    // The admin port of GET /metrics (the notifier has no other port).
+    METRICS_PORT: envSchemas.port(9103),
+    METRICS_HOST: z.string().min(1).default('0.0.0.0'),
     LOG_LEVEL: envSchemas.logLevel(),
     NATS_STREAM: envSchemas.streamName(),
     NATS_SUBJECT_PREFIX: envSchemas.subjectPrefix(),
@@ -52,12 +55,15 @@ const schema = z
     // Fault injection for tests only: wait this long between recording an email as sent and acking it.
     NOTIFIER_FAULT_ACK_DELAY_MS: envSchemas.milliseconds(0),
     SHUTDOWN_TIMEOUT_MS: envSchemas.milliseconds(25_000),
+    ...tracingEnv,
   })
   .transform((env) => ({
     smtpUrl: env.SMTP_URL,
     senderEmail: env.SENDER_EMAIL,
     recipientEmails: env.RECIPIENT_EMAIL,
     natsUrl: env.NATS_URL,
+    metricsPort: env.METRICS_PORT,
+    metricsHost: env.METRICS_HOST,
     logLevel: env.LOG_LEVEL,
     natsStream: env.NATS_STREAM,
     natsSubjectPrefix: env.NATS_SUBJECT_PREFIX,
@@ -69,6 +75,8 @@ const schema = z
     sentBucket: env.NOTIFIER_SENT_BUCKET,
     faultAckDelayMs: env.NOTIFIER_FAULT_ACK_DELAY_MS,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT,
+    otelServiceName: env.OTEL_SERVICE_NAME,
   }));
 
 /** Validated settings of one notifier process. */

@@ -24,6 +24,8 @@ describe('notifier configuration', () => {
       senderEmail: 'inventario@example.com',
       recipientEmails: ['almacen@example.com'],
       natsUrl: 'nats://127.0.0.1:4222',
+      metricsPort: 9103,
+      metricsHost: '0.0.0.0',
       logLevel: 'info',
       natsStream: 'INVENTARIO',
       natsSubjectPrefix: 'inventario',
@@ -58,6 +60,7 @@ describe('notifier configuration', () => {
     ['NOTIFIER_ACK_WAIT_MS', '500'],
     ['NOTIFIER_SENT_BUCKET', 'no.dots'],
     ['SHUTDOWN_TIMEOUT_MS', 'pronto'],
+    ['METRICS_PORT', '65536'],
   ])('rejects %s=%j naming the variable', (variable, value) => {
     expect(problemsOf({ ...REQUIRED, [variable]: value })).toEqual([expect.stringMatching(new RegExp(`^${variable}: `))]);
   });
@@ -72,6 +75,10 @@ describe('notifier configuration', () => {
     const config = loadConfig({ ...REQUIRED, SMTP_URL: 'smtps://mail.example.com', RECIPIENT_EMAIL: 'a@example.com, b@example.com' });
     expect(config.recipientEmails).toEqual(['a@example.com', 'b@example.com']);
     expect(config.smtpUrl).toBe('smtps://mail.example.com');
+  });
+
+  it('reads METRICS_PORT and METRICS_HOST; 0 is an ephemeral port', () => {
+    expect(loadConfig({ ...REQUIRED, METRICS_PORT: '0', METRICS_HOST: '127.0.0.1' })).toMatchObject({ metricsPort: 0, metricsHost: '127.0.0.1' });
   });
 
   it('parses the backoff schedule in order', () => {

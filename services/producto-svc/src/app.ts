@@ -1,7 +1,7 @@
-import { startService, type Logger, type ServiceApp } from '@inventario/platform';
+import { createJetStreamConsumerMetrics, startService, type Logger, type ServiceApp } from '@inventario/platform';
 import { descriptorSetPath, ProductoServiceService } from '@inventario/proto';
 import type { Config } from './config';
-import { startBodegaEliminadaConsumer } from './events/bodega-eliminada-consumer';
+import { BODEGA_ELIMINADA_CONSUMER, startBodegaEliminadaConsumer } from './events/bodega-eliminada-consumer';
 import { createProductoEvents } from './events/producto-events';
 import { createProductoHandlers } from './grpc/producto-handlers';
 import { migrations } from './store/migrations';
@@ -26,14 +26,15 @@ export function startApp(config: Config, logger: Logger, signal?: AbortSignal): 
     logger,
     migrations,
     descriptorSetPath,
-    wire({ db, notifyRelay }) {
+    wire({ db, notifyRelay, registry }) {
+      const consumerMetrics = createJetStreamConsumerMetrics(registry, [BODEGA_ELIMINADA_CONSUMER]);
       const store = createProductoStore(db, {
         events: createProductoEvents({ namespace: config.eventTypeNamespace, prefix: config.natsSubjectPrefix }),
         onCommitted: notifyRelay,
       });
       return {
         grpcServices: [{ name: SERVICE_NAME, definition: ProductoServiceService, implementation: createProductoHandlers({ store, logger }) }],
-        startConsumers: ({ nc, stream, prefix }) => startBodegaEliminadaConsumer({ nc, stream, prefix, store, logger }),
+        startConsumers: ({ nc, stream, prefix }) => startBodegaEliminadaConsumer({ nc, stream, prefix, store, logger, metrics: consumerMetrics }),
       };
     },
   });

@@ -7,6 +7,10 @@ describe('loadConfig', () => {
   it('listens on gRPC port 50051 by default', () => {
     expect(loadConfig({ DATABASE_URL: 'mysql://root@127.0.0.1:3306/inventario_producto' }).grpcPort).toBe(50051);
   });
+
+  it('serves metrics on port 9101 by default, on every interface', () => {
+    expect(loadConfig({ DATABASE_URL: 'mysql://root@127.0.0.1:3306/inventario_producto' })).toMatchObject({ metricsPort: 9101, metricsHost: '0.0.0.0' });
+  });
 });
 
 describe('main with an invalid environment', () => {

@@ -65,6 +65,7 @@ describe('producto-svc process', () => {
   const serviceEnv = async (databaseUrl: string) => ({
     DATABASE_URL: databaseUrl,
     GRPC_PORT: String(await freePort()),
+    METRICS_PORT: '0',
     NATS_STREAM: ns.stream,
     NATS_SUBJECT_PREFIX: ns.prefix,
   });
@@ -91,6 +92,7 @@ describe('producto-svc process', () => {
         'outbox relay',
         'nats drain',
         'database pool',
+        'metrics server',
       ]);
       expect(p.lines.at(-1)?.msg).toBe('shutdown complete');
     } finally {

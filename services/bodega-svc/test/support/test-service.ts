@@ -138,6 +138,8 @@ export async function startTestService(label: string, options: TestServiceOption
     DATABASE_URL: testDb.url,
     GRPC_PORT: '0',
     GRPC_HOST: '127.0.0.1',
+    METRICS_PORT: '0',
+    METRICS_HOST: '127.0.0.1',
     NATS_URL: natsUrl,
     LOG_LEVEL: 'silent',
     NATS_STREAM: ns.stream,

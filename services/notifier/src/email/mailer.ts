@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createTransport, type NodemailerError } from 'nodemailer';
+import { SpanKind } from '@opentelemetry/api';
+import { inSpan } from '@inventario/platform';
 import type { RenderedEmail } from './templates';
 
 /**
@@ -52,17 +54,21 @@ export function createMailer(options: MailerOptions): Mailer {
     socketTimeout: SOCKET_TIMEOUT_MS,
   });
   return {
-    async send(email) {
-      const info = await transport.sendMail({
-        from: options.from,
-        to: [...options.to],
-        subject: email.subject,
-        html: email.html,
-        text: email.text,
-        messageId: messageIdFor(email.eventId),
-        headers: { 'X-Inventario-Event-Id': email.eventId, 'X-Inventario-Event-Type': email.eventType },
+    send(email) {
+      // The "send email" span, child of the event's CONSUMER span.
+      const attributes = { 'inventario.event.id': email.eventId, 'inventario.event.type': email.eventType };
+      return inSpan('send email', { kind: SpanKind.CLIENT, attributes }, async () => {
+        const info = await transport.sendMail({
+          from: options.from,
+          to: [...options.to],
+          subject: email.subject,
+          html: email.html,
+          text: email.text,
+          messageId: messageIdFor(email.eventId),
+          headers: { 'X-Inventario-Event-Id': email.eventId, 'X-Inventario-Event-Type': email.eventType },
+        });
+        return { messageId: info.messageId, response: info.response };
       });
-      return { messageId: info.messageId, response: info.response };
     },
     async verify() {
       await transport.verify();

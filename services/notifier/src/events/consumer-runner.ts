@@ -1,6 +1,6 @@
 import type { ConsumerMessages, JetStreamClient, JsMsg } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { retrying, type Logger } from '@inventario/platform';
+import { inConsumeSpan, retrying, type Logger } from '@inventario/platform';
 import type { ConcurrencyLimit } from './concurrency-limit';
 import { startHeartbeat, type MessageHeartbeat } from './message-heartbeat';
 
@@ -98,7 +98,8 @@ export async function startConsumerRunner(options: ConsumerRunnerOptions): Promi
         giveBack(msg);
         continue;
       }
-      const work = options.handle(msg, heartbeat).finally(() => {
+      // In the message's CONSUMER span, child of the publisher's (its traceparent header).
+      const work = inConsumeSpan(msg, () => options.handle(msg, heartbeat)).finally(() => {
         settled();
         release();
         inFlight.delete(work);

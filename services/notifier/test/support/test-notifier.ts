@@ -20,6 +20,8 @@ export const RECIPIENT = 'almacen@example.com';
 /** Everything one test file publishes to and cleans up. */
 export interface TestEvents {
   namespace: EventNamespace;
+  /** The NATS server the events live on. */
+  natsUrl: string;
   bucket: string;
   /** The test's own connection. */
   nc: NatsConnection;
@@ -48,15 +50,17 @@ export function handlerFor(type: EventType): HandlerName {
   return handler.name;
 }
 
-export async function createTestEvents(): Promise<TestEvents> {
+/** Events on the shared test NATS, or on `natsUrl` (a fault test's private server). */
+export async function createTestEvents(natsUrl: string = TEST_NATS_URL): Promise<TestEvents> {
   const namespace = testEventNamespace();
   const bucket = uniqueName('notifier_sent');
-  const nc = await connectTestNats();
+  const nc = await connectTestNats(natsUrl);
   const js = jetstream(nc);
   const jsm = await jetstreamManager(nc);
 
   const events: TestEvents = {
     namespace,
+    natsUrl,
     bucket,
     nc,
     async publish(type, body, options = {}) {
@@ -110,9 +114,11 @@ export async function createTestEvents(): Promise<TestEvents> {
 export function testEnv(events: TestEvents, sink: SmtpSink, env: Record<string, string> = {}): Record<string, string> {
   return {
     SMTP_URL: sink.url,
+    METRICS_PORT: '0',
+    METRICS_HOST: '127.0.0.1',
     SENDER_EMAIL: SENDER,
     RECIPIENT_EMAIL: RECIPIENT,
-    NATS_URL: TEST_NATS_URL,
+    NATS_URL: events.natsUrl,
     NATS_STREAM: events.namespace.stream,
     NATS_SUBJECT_PREFIX: events.namespace.prefix,
     NOTIFIER_SENT_BUCKET: events.bucket,

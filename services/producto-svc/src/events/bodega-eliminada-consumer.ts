@@ -1,7 +1,7 @@
 import { AckPolicy, DeliverPolicy, jetstream, JetStreamApiError, jetstreamManager, type ConsumerConfig, type JsMsg } from '@nats-io/jetstream';
 import { nanos, type NatsConnection } from '@nats-io/transport-node';
 import { z } from 'zod';
-import { eventSubject, type Logger } from '@inventario/platform';
+import { eventSubject, inConsumeSpan, startConsumerSampler, traceHeaders, type JetStreamConsumerMetrics, type Logger } from '@inventario/platform';
 import type { ProductoStore } from '../store/producto-store';
 
 /**
@@ -45,6 +45,8 @@ export interface BodegaEliminadaConsumerOptions {
   prefix: string;
   store: Pick<ProductoStore, 'unassignBodega'>;
   logger: Logger;
+  /** Consumer gauges (sampled while it runs) and redeliveries, labelled with BODEGA_ELIMINADA_CONSUMER. */
+  metrics: JetStreamConsumerMetrics;
 }
 
 export interface BodegaEliminadaConsumer {
@@ -101,7 +103,7 @@ async function ensureConsumer(nc: NatsConnection, stream: string, config: Partia
 }
 
 export async function startBodegaEliminadaConsumer(options: BodegaEliminadaConsumerOptions): Promise<BodegaEliminadaConsumer> {
-  const { nc, stream, prefix, store, logger } = options;
+  const { nc, stream, prefix, store, logger, metrics } = options;
   const subject = eventSubject(prefix, 'BodegaEliminada');
 
   await ensureConsumer(nc, stream, {
@@ -118,6 +120,7 @@ export async function startBodegaEliminadaConsumer(options: BodegaEliminadaConsu
   const messages = await consumer.consume({ max_messages: MAX_MESSAGES });
 
   async function handle(msg: JsMsg): Promise<void> {
+    if (msg.info.deliveryCount > 1) metrics.redeliveries.inc({ consumer: BODEGA_ELIMINADA_CONSUMER });
     const event = parseEvent(msg);
     if (!event) {
       logger.error({ subject: msg.subject, seq: msg.seq }, 'unparsable BodegaEliminada event; terminated');
@@ -130,7 +133,9 @@ export async function startBodegaEliminadaConsumer(options: BodegaEliminadaConsu
     // handled: restart its ack_wait so a full ACK_WAIT_MS covers handling it.
     msg.working();
     try {
-      const productos = await store.unassignBodega(event.bodegaId, { usuario: 'system' });
+      // The unassignments' events continue this trace.
+      const { traceparent } = traceHeaders();
+      const productos = await store.unassignBodega(event.bodegaId, { usuario: 'system', traceparent });
       msg.ack();
       logger.info({ eventId: event.eventId, bodegaId: event.bodegaId, unassigned: productos.length }, 'deleted warehouse reconciled');
     } catch (err) {
@@ -156,14 +161,17 @@ export async function startBodegaEliminadaConsumer(options: BodegaEliminadaConsu
   }
 
   const loop = (async () => {
-    for await (const msg of messages) await handle(msg);
+    // Each in its CONSUMER span, child of bodega-svc's publish (traceparent header).
+    for await (const msg of messages) await inConsumeSpan(msg, () => handle(msg));
   })().catch((err: unknown) => {
     logger.error({ err }, 'BodegaEliminada consumer stopped unexpectedly');
   });
+  const stopSampler = startConsumerSampler({ nc, stream, consumers: [BODEGA_ELIMINADA_CONSUMER], metrics, logger });
   logger.info({ stream, subject, consumer: BODEGA_ELIMINADA_CONSUMER }, 'BodegaEliminada consumer started');
 
   return {
     async stop() {
+      await stopSampler();
       await messages.close();
       await loop;
     },

@@ -98,6 +98,20 @@ function toColumns(changes: ProductoChanges): Partial<ProductoRow> {
   return row;
 }
 
+/** The by-id read, built once: the hottest query of the service (every GET by id). */
+const SELECT_BY_ID = `SELECT ${COLUMNS.map((c) => `\`${c}\``).join(', ')} FROM \`${TABLE}\` WHERE \`id\` = ? LIMIT 1`;
+
+/** The part of a pooled mysql2 connection (knex's mysql2 client) the prepared read uses. */
+interface PreparingConnection {
+  execute(sql: string, values: unknown[], callback: (err: Error | null, rows: unknown) => void): void;
+}
+
+/** The part of knex's client (typed `any` by knex) the prepared read uses: its pool. */
+interface KnexConnectionPool {
+  acquireConnection(): Promise<PreparingConnection>;
+  releaseConnection(connection: PreparingConnection): Promise<void>;
+}
+
 /** LIKE pattern matching `text` anywhere, with its own `%`, `_` and `!` taken literally. */
 function containsPattern(text: string): string {
   return `%${text.replace(/[!%_]/g, '!$&')}%`;
@@ -115,9 +129,24 @@ export function createProductoStore(db: Knex, deps: ProductoStoreDeps): Producto
     return writeTransaction(db, work, deps.onCommitted);
   }
 
-  async function selectById(q: Knex | Knex.Transaction, id: number): Promise<Producto | undefined> {
-    const row = await q<ProductoRow>(TABLE).select(...COLUMNS).where({ id }).first();
-    return row ? fromRow(row) : undefined;
+  /**
+   * SELECT_BY_ID as a prepared statement (mysql2 `execute`, cached per
+   * connection) on a connection of knex's own pool: no query builder work
+   * and no SQL parsing by the server per call. Pool limits, the acquire
+   * timeout (KnexTimeoutError) and the dropping of broken connections stay
+   * knex's; driver errors keep their codes for withDbErrors.
+   */
+  async function selectById(id: number): Promise<Producto | undefined> {
+    const pool = db.client as KnexConnectionPool;
+    const connection = await pool.acquireConnection();
+    try {
+      const rows = await new Promise<ProductoRow[]>((resolve, reject) => {
+        connection.execute(SELECT_BY_ID, [id], (err, result) => (err ? reject(err) : resolve(result as ProductoRow[])));
+      });
+      return rows[0] ? fromRow(rows[0]) : undefined;
+    } finally {
+      await pool.releaseConnection(connection);
+    }
   }
 
   /**
@@ -148,7 +177,7 @@ export function createProductoStore(db: Knex, deps: ProductoStoreDeps): Producto
     },
 
     async get(id) {
-      const producto = await withDbErrors(() => selectById(db, id));
+      const producto = await withDbErrors(() => selectById(id));
       if (!producto) throw notFound(id);
       return producto;
     },

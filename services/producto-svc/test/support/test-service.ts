@@ -47,6 +47,8 @@ export function testConfig(database: TestDatabase, namespace: EventNamespace, en
     DATABASE_URL: database.url,
     GRPC_PORT: '0',
     GRPC_HOST: '127.0.0.1',
+    METRICS_PORT: '0',
+    METRICS_HOST: '127.0.0.1',
     NATS_URL: TEST_NATS_URL,
     NATS_STREAM: namespace.stream,
     NATS_SUBJECT_PREFIX: namespace.prefix,
