@@ -1,7 +1,8 @@
+import type { RequestListener, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { stopOnce, type Logger, type ShutdownStep } from '@inventario/platform';
+import { createHttpMetrics, createServiceRegistry, startMetricsServer, stopOnce, type Logger, type ShutdownStep } from '@inventario/platform';
 import type { Config } from './config';
-import { createDownstream } from './downstream/downstream';
+import { createDownstream, createDownstreamMetrics } from './downstream/downstream';
 import { createHttpApp } from './http/http-app';
 import { startHttpServer, type StartedHttpServer } from './http/http-server';
 import { createInventario } from './inventario/inventario';
@@ -10,6 +11,8 @@ import { createInventario } from './inventario/inventario';
 export interface BffApp {
   /** The bound HTTP port (the real one when PORT=0). */
   httpPort: number;
+  /** The bound port of GET /metrics (the real one when METRICS_PORT=0). */
+  metricsPort: number;
   /** The written shutdown sequence, in order (main hands it to installShutdown). */
   shutdownSteps: ShutdownStep[];
   /** Runs shutdownSteps once, in order; a failing step is logged and the rest still run. */
@@ -21,29 +24,45 @@ export interface BffApp {
  * express app and its HTTP server. Nothing is awaited but the port: the
  * services may come up after the BFF (calls answer 503 until they do).
  * Shutdown: readiness DOWN, drain delay (the proxy stops sending), close the
- * HTTP server (in-flight requests finish), close the gRPC channels.
+ * HTTP server (in-flight requests finish), close the gRPC channels, and
+ * last the metrics server (METRICS_PORT), so the final scrape sees all that.
  */
 export async function startApp(config: Config, logger: Logger, signal?: AbortSignal): Promise<BffApp> {
   signal?.throwIfAborted();
-  const downstream = createDownstream(config, logger);
+  const registry = createServiceRegistry('bff');
+  const metricsServer = await startMetricsServer({ registry, host: config.metricsHost, port: config.metricsPort, logger });
+  const downstream = createDownstream(config, logger, createDownstreamMetrics(registry));
   let accepting = true;
 
   const app = createHttpApp({
+    httpMetrics: createHttpMetrics(registry),
     inventario: createInventario(downstream),
     health: downstream.health,
     logger,
     credentials: config.credentials,
     rateLimitPerMinute: config.rateLimitPerMinute,
+    authFailuresPer15Min: config.authFailuresPer15Min,
     trustProxyHops: config.trustProxyHops,
     enableInit: config.enableInit,
     accepting: () => accepting,
   });
 
+  // Answers still being prepared when shutdown starts close their connection
+  // too (the app marks those that arrive later): a keep-alive client must not
+  // send its next request on a connection the server is about to close.
+  const inFlight = new Set<ServerResponse>();
+  const listener: RequestListener = (req, res) => {
+    inFlight.add(res);
+    res.once('close', () => inFlight.delete(res));
+    app(req, res);
+  };
+
   let server: StartedHttpServer;
   try {
-    server = await startHttpServer(app, config.port, config.host, logger);
+    server = await startHttpServer(listener, config.port, config.host, config.httpTimeouts, logger);
   } catch (err) {
     downstream.close();
+    await metricsServer.close();
     throw err;
   }
   logger.info({ port: server.port, productoSvc: config.productoSvcAddr, bodegaSvc: config.bodegaSvcAddr }, 'http server listening');
@@ -55,6 +74,7 @@ export async function startApp(config: Config, logger: Logger, signal?: AbortSig
       name: 'readiness DOWN',
       run: () => {
         accepting = false;
+        for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
       },
     },
     // Lets the proxy and load balancer see readiness DOWN before the port closes.
@@ -62,10 +82,13 @@ export async function startApp(config: Config, logger: Logger, signal?: AbortSig
     { name: 'http server', run: () => server.close(graceMs) },
     // After the server: in-flight requests may still be calling downstream.
     { name: 'grpc channels', run: () => downstream.close() },
+    // Last, so the final scrape still sees the shutdown.
+    { name: 'metrics server', run: () => metricsServer.close() },
   ];
 
   return {
     httpPort: server.port,
+    metricsPort: metricsServer.port,
     shutdownSteps,
     stop: stopOnce(shutdownSteps, logger),
   };

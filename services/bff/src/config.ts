@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { envSchemas, parseEnv } from '@inventario/platform';
+import { envSchemas, parseEnv, tracingEnv } from '@inventario/platform';
 
 /** A `host:port` gRPC target, e.g. `127.0.0.1:50051` or `producto-svc:50051`. */
 function grpcAddress(fallback: string) {
@@ -36,12 +36,21 @@ const schema = z
   .object({
     PORT: envSchemas.port(8080),
     HOST: z.string().min(1).default('0.0.0.0'),
+    // GET /metrics is served on this admin port only, never on PORT (the public one).
+    METRICS_PORT: envSchemas.port(9100),
+    METRICS_HOST: z.string().min(1).default('0.0.0.0'),
     BFF_USER: z.string({ error: 'is required (the Basic-auth user name)' }).regex(/^[^:]+$/, 'must not contain ":"'),
     BFF_PASSWORD: z.string({ error: 'is required (the Basic-auth password)' }),
     PRODUCTO_SVC_ADDR: grpcAddress('127.0.0.1:50051'),
     BODEGA_SVC_ADDR: grpcAddress('127.0.0.1:50052'),
     // Requests per minute and client IP; 0 turns the limit off.
     RATE_LIMIT_PER_MINUTE: wholeNumber(600, 0, 1_000_000),
+    // Failed authentications (wrong or malformed credentials) per client IP in 15 minutes before it gets 429; 0 turns it off.
+    AUTH_FAILURES_PER_15_MIN: wholeNumber(20, 0, 1_000_000),
+    // Slow clients: time to send the request headers (slowloris bound), the whole request, and idle keep-alive time.
+    HTTP_HEADERS_TIMEOUT_MS: envSchemas.milliseconds(20_000, 100),
+    HTTP_REQUEST_TIMEOUT_MS: envSchemas.milliseconds(60_000, 100),
+    HTTP_KEEP_ALIVE_TIMEOUT_MS: envSchemas.milliseconds(65_000, 100),
     // Proxy hops in front of the BFF (Envoy: 1) whose X-Forwarded-For is trusted to name the client.
     TRUST_PROXY_HOPS: wholeNumber(0, 0, 10),
     // Deadline of every downstream gRPC call.
@@ -63,15 +72,33 @@ const schema = z
     SHUTDOWN_DRAIN_MS: envSchemas.milliseconds(2000),
     // Hard deadline of the whole shutdown sequence.
     SHUTDOWN_TIMEOUT_MS: envSchemas.milliseconds(25_000),
+    ...tracingEnv,
+  })
+  // Node refuses a headers timeout longer than the request timeout.
+  .refine((env) => env.HTTP_HEADERS_TIMEOUT_MS <= env.HTTP_REQUEST_TIMEOUT_MS, {
+    path: ['HTTP_HEADERS_TIMEOUT_MS'],
+    message: 'must not exceed HTTP_REQUEST_TIMEOUT_MS',
+  })
+  .refine((env) => env.METRICS_PORT === 0 || env.METRICS_PORT !== env.PORT, {
+    path: ['METRICS_PORT'],
+    message: 'must differ from PORT (metrics are never served on the public port)',
   })
   .transform((env) => ({
     port: env.PORT,
     host: env.HOST,
+    metricsPort: env.METRICS_PORT,
+    metricsHost: env.METRICS_HOST,
     /** Basic-auth credentials; never logged. */
     credentials: { usuario: env.BFF_USER, password: env.BFF_PASSWORD },
     productoSvcAddr: env.PRODUCTO_SVC_ADDR,
     bodegaSvcAddr: env.BODEGA_SVC_ADDR,
     rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
+    authFailuresPer15Min: env.AUTH_FAILURES_PER_15_MIN,
+    httpTimeouts: {
+      headersMs: env.HTTP_HEADERS_TIMEOUT_MS,
+      requestMs: env.HTTP_REQUEST_TIMEOUT_MS,
+      keepAliveMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    },
     trustProxyHops: env.TRUST_PROXY_HOPS,
     grpcDeadlineMs: env.GRPC_DEADLINE_MS,
     healthCheckTimeoutMs: env.HEALTH_CHECK_TIMEOUT_MS,
@@ -85,6 +112,8 @@ const schema = z
     logLevel: env.LOG_LEVEL,
     shutdownDrainMs: env.SHUTDOWN_DRAIN_MS,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT,
+    otelServiceName: env.OTEL_SERVICE_NAME,
   }));
 
 /** Validated settings of one BFF process. */

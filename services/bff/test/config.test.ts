@@ -19,6 +19,8 @@ test('defaults follow ARCHITECTURE §7', () => {
   expect(config).toMatchObject({
     port: 8080,
     host: '0.0.0.0',
+    metricsPort: 9100,
+    metricsHost: '0.0.0.0',
     credentials: { usuario: 'ana', password: 'p4ss' },
     productoSvcAddr: '127.0.0.1:50051',
     bodegaSvcAddr: '127.0.0.1:50052',
@@ -54,6 +56,36 @@ test('every bad value is named, and no value is echoed', () => {
   );
   expect(problems.join('\n')).not.toContain('no-me-muestres');
   expect(problems.join('\n')).not.toContain('ana:admin');
+});
+
+test('METRICS_PORT and METRICS_HOST choose the admin port, which must not be the public PORT', () => {
+  expect(loadConfig({ ...REQUIRED, METRICS_PORT: '9200', METRICS_HOST: '127.0.0.1' })).toMatchObject({ metricsPort: 9200, metricsHost: '127.0.0.1' });
+  expect(loadConfig({ ...REQUIRED, PORT: '0', METRICS_PORT: '0' })).toMatchObject({ port: 0, metricsPort: 0 });
+  expect(problemsOf({ ...REQUIRED, PORT: '9100', METRICS_PORT: '9100' })).toEqual([
+    'METRICS_PORT: must differ from PORT (metrics are never served on the public port)',
+  ]);
+  expect(problemsOf({ ...REQUIRED, METRICS_PORT: 'nueve' })).toEqual([expect.stringMatching(/^METRICS_PORT: /)]);
+});
+
+test('abuse limits: AUTH_FAILURES_PER_15_MIN and the HTTP timeouts have safe defaults, are read, and are checked', () => {
+  expect(loadConfig({ ...REQUIRED })).toMatchObject({
+    authFailuresPer15Min: 20,
+    httpTimeouts: { headersMs: 20_000, requestMs: 60_000, keepAliveMs: 65_000 },
+    trustProxyHops: 0,
+  });
+  expect(
+    loadConfig({
+      ...REQUIRED,
+      AUTH_FAILURES_PER_15_MIN: '0',
+      HTTP_HEADERS_TIMEOUT_MS: '500',
+      HTTP_REQUEST_TIMEOUT_MS: '1000',
+      HTTP_KEEP_ALIVE_TIMEOUT_MS: '2000',
+      TRUST_PROXY_HOPS: '1',
+    }),
+  ).toMatchObject({ authFailuresPer15Min: 0, httpTimeouts: { headersMs: 500, requestMs: 1000, keepAliveMs: 2000 }, trustProxyHops: 1 });
+  expect(problemsOf({ ...REQUIRED, HTTP_HEADERS_TIMEOUT_MS: '70000' })).toEqual(['HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS']);
+  const problems = problemsOf({ ...REQUIRED, AUTH_FAILURES_PER_15_MIN: '-1', TRUST_PROXY_HOPS: 'uno', HTTP_KEEP_ALIVE_TIMEOUT_MS: '5' });
+  expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(['AUTH_FAILURES_PER_15_MIN', 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 'TRUST_PROXY_HOPS']);
 });
 
 test('RATE_LIMIT_PER_MINUTE=0 turns the limit off; ENABLE_INIT=true enables init', () => {

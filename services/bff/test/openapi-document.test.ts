@@ -4,7 +4,8 @@
  * and a validator that really rejects what does not match, so the contract
  * tests cannot pass by accepting everything.
  */
-import { createLogger } from '@inventario/platform';
+import { createHttpMetrics, createLogger } from '@inventario/platform';
+import { Registry } from 'prom-client';
 import { createHttpApp } from '../src/http/http-app';
 import type { InventarioApi } from '../src/inventario/model';
 import { openApiDocument } from '../src/openapi/document';
@@ -223,6 +224,7 @@ describe('the route table of the BFF app', () => {
       trustProxyHops: 0,
       enableInit: false,
       accepting: () => true,
+      httpMetrics: createHttpMetrics(new Registry()),
     });
     const routes = new Set(routesOf((app as unknown as { router: { stack: RouterLayer[] } }).router.stack).map(normalizeRoute));
     const documented = new Set(createOpenApiValidator().operations().map((o) => normalizeRoute(operationKey(o.method, o.path))));

@@ -1,5 +1,6 @@
+import type { EventEmitter } from 'node:events';
 import CircuitBreaker from 'opossum';
-import type { Logger } from '@inventario/platform';
+import { BREAKER_EVENTS, BREAKER_STATE_VALUES, type CircuitBreakerMetrics, type Logger } from '@inventario/platform';
 import { DOMAIN_STATUS_CODES, isServiceError } from './grpc-errors';
 
 export interface BreakerOptions {
@@ -31,8 +32,9 @@ export interface Breaker {
  * a client asking for a missing id must not trip the breaker for everyone.
  * No opossum timeout: every call already carries a gRPC deadline, which also
  * cancels the call (an opossum timeout would leave it running).
+ * Its state and every event are exported as metrics labelled `breaker=<servicio>`.
  */
-export function createBreaker(servicio: string, options: BreakerOptions, logger: Logger): Breaker {
+export function createBreaker(servicio: string, options: BreakerOptions, logger: Logger, metrics: CircuitBreakerMetrics): Breaker {
   const breaker = new CircuitBreaker((call: () => Promise<unknown>) => call(), {
     name: servicio,
     timeout: false,
@@ -46,11 +48,20 @@ export function createBreaker(servicio: string, options: BreakerOptions, logger:
   breaker.on('open', () => logger.warn({ servicio, retryInMs: options.resetMs }, 'circuit breaker open'));
   breaker.on('halfOpen', () => logger.info({ servicio }, 'circuit breaker half-open: trying one call'));
   breaker.on('close', () => logger.info({ servicio }, 'circuit breaker closed'));
+  const state = (): BreakerState => (breaker.opened ? 'open' : breaker.halfOpen ? 'halfOpen' : 'closed');
+  // opossum types each event's listener apart; these listeners ignore the arguments.
+  const events: EventEmitter = breaker;
+  for (const event of BREAKER_EVENTS) {
+    events.on(event, () => {
+      metrics.events.inc({ breaker: servicio, event });
+      metrics.state.set({ breaker: servicio }, BREAKER_STATE_VALUES[state()]);
+    });
+  }
 
   return {
     // The breaker passes `call`'s result through untouched.
     run: <T>(call: () => Promise<T>) => breaker.fire(call) as Promise<T>,
-    state: () => (breaker.opened ? 'open' : breaker.halfOpen ? 'halfOpen' : 'closed'),
+    state,
     shutdown: () => breaker.shutdown(),
   };
 }

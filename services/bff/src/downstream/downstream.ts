@@ -1,6 +1,13 @@
 import { Client, credentials, type ChannelOptions } from '@grpc/grpc-js';
-import type { Logger } from '@inventario/platform';
-import { BodegaServiceClient, ProductoServiceClient } from '@inventario/proto';
+import {
+  createCircuitBreakerMetrics,
+  createGrpcClientMetrics,
+  type CircuitBreakerMetrics,
+  type GrpcMetrics,
+  type Logger,
+} from '@inventario/platform';
+import { BodegaServiceClient, BodegaServiceService, ProductoServiceClient, ProductoServiceService } from '@inventario/proto';
+import { Registry } from 'prom-client';
 import type { Config } from '../config';
 import { createBodegaClient, type BodegaClient } from './bodega-client';
 import { createBreaker, type Breaker } from './breaker';
@@ -17,6 +24,20 @@ export interface Downstream {
   close(): void;
 }
 
+/** The metrics of every outbound call: gRPC client RED metrics and the breakers'. */
+export interface DownstreamMetrics {
+  grpcClient: GrpcMetrics;
+  breakers: CircuitBreakerMetrics;
+}
+
+/** The downstream metrics on `registry`, every known series at 0. */
+export function createDownstreamMetrics(registry: Registry): DownstreamMetrics {
+  return {
+    grpcClient: createGrpcClientMetrics(registry, [ProductoServiceService, BodegaServiceService]),
+    breakers: createCircuitBreakerMetrics(registry, ['producto-svc', 'bodega-svc']),
+  };
+}
+
 const CHANNEL_OPTIONS: ChannelOptions = {
   // grpc-js backs off reconnecting up to 120 s by default; capped so a
   // service that comes back is used again within seconds, without restarting the BFF.
@@ -25,23 +46,26 @@ const CHANNEL_OPTIONS: ChannelOptions = {
   // A full page (1000 products, each descripcion up to 64 KiB) is ~66 MB in
   // the worst case; grpc-js' default of 4 MiB would fail it.
   'grpc.max_receive_message_length': 80 * 1024 * 1024,
+  // Channelz bookkeeping (per-call counters and traces) costs CPU on every call and nothing here reads it.
+  'grpc.enable_channelz': 0,
 };
 
 /**
  * One channel per downstream service (calls and health checks share it), a
  * breaker per service, and the typed clients on top. All outbound traffic of
- * the BFF starts here.
+ * the BFF starts here. Without `metrics` (the seed command) they are
+ * recorded on a registry nobody serves.
  */
-export function createDownstream(config: Config, logger: Logger): Downstream {
+export function createDownstream(config: Config, logger: Logger, metrics = createDownstreamMetrics(new Registry())): Downstream {
   const retryAfterSeconds = Math.max(1, Math.ceil(config.breaker.resetMs / 1000));
   const insecure = credentials.createInsecure();
 
   const productoGrpc = new ProductoServiceClient(config.productoSvcAddr, insecure, CHANNEL_OPTIONS);
   const bodegaGrpc = new BodegaServiceClient(config.bodegaSvcAddr, insecure, CHANNEL_OPTIONS);
-  const productoBreaker: Breaker = createBreaker('producto-svc', config.breaker, logger);
-  const bodegaBreaker: Breaker = createBreaker('bodega-svc', config.breaker, logger);
+  const productoBreaker: Breaker = createBreaker('producto-svc', config.breaker, logger, metrics.breakers);
+  const bodegaBreaker: Breaker = createBreaker('bodega-svc', config.breaker, logger, metrics.breakers);
   const call = (servicio: string, breaker: Breaker) =>
-    createUnaryCall({ servicio, breaker, deadlineMs: config.grpcDeadlineMs, retryAfterSeconds });
+    createUnaryCall({ servicio, breaker, deadlineMs: config.grpcDeadlineMs, retryAfterSeconds, metrics: metrics.grpcClient });
 
   const health = createHealthChecker(
     [

@@ -1,4 +1,5 @@
 import type { CallOptions, Metadata, ServiceError } from '@grpc/grpc-js';
+import { grpcClientMetricsInterceptor, grpcClientTracing, type GrpcMetrics } from '@inventario/platform';
 import type { Caller } from '../inventario/model';
 import type { Breaker } from './breaker';
 import { toDomainError } from './grpc-errors';
@@ -22,6 +23,8 @@ export interface UnaryCallOptions {
   deadlineMs: number;
   /** Retry-After (seconds) when the service cannot answer now. */
   retryAfterSeconds: number;
+  /** grpc_client_* metrics, recorded by an interceptor on each call. */
+  metrics: GrpcMetrics;
 }
 
 /**
@@ -31,12 +34,14 @@ export interface UnaryCallOptions {
  */
 export function createUnaryCall(options: UnaryCallOptions): UnaryCall {
   const context = { servicio: options.servicio, retryAfterSeconds: options.retryAfterSeconds };
+  // A CLIENT span per call, its traceparent in the metadata (tracing-grpc.ts).
+  const interceptors = [grpcClientTracing, grpcClientMetricsInterceptor(options.metrics)];
   return async <Res>(caller: Caller, start: UnaryStarter<Res>) => {
     try {
       return await options.breaker.run(
         () =>
           new Promise<Res>((resolve, reject) => {
-            start(callerMetadata(caller), { deadline: Date.now() + options.deadlineMs }, (err, response) =>
+            start(callerMetadata(caller), { deadline: Date.now() + options.deadlineMs, interceptors }, (err, response) =>
               err ? reject(err) : resolve(response),
             );
           }),

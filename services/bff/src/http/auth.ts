@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
 import type { Caller } from '../inventario/model';
+import type { AuthFailureLimit } from './auth-failure-limit';
 import { UnauthenticatedError } from './http-errors';
 
 /** The Basic-auth user and password the BFF accepts. */
@@ -50,23 +51,22 @@ function credentialsMatch(given: Credentials, expected: { usuario: Buffer; passw
  * HTTP Basic authentication for everything it is mounted in front of. A
  * missing, malformed or wrong header is UnauthenticatedError (401 with the
  * Basic challenge); on success the Caller (user name, traceparent) is left
- * for the routes, read with callerOf(res).
+ * for the routes, read with callerOf(res). With `failures`, a malformed or
+ * wrong header counts against the client's failed-authentication limit
+ * (whose gate runs before this middleware).
  */
-export function createBasicAuth(credentials: Credentials): RequestHandler {
+export function createBasicAuth(credentials: Credentials, failures?: AuthFailureLimit): RequestHandler {
   const expected = { usuario: digest(credentials.usuario), password: digest(credentials.password) };
-  return (req, res, next) => {
+  return async (req, res, next) => {
     const header = req.headers.authorization;
     if (header === undefined || header === '') {
       next(new UnauthenticatedError(AUTH_MENSAJES.ausente));
       return;
     }
     const given = parseBasic(header);
-    if (!given) {
-      next(new UnauthenticatedError(AUTH_MENSAJES.malformada));
-      return;
-    }
-    if (!credentialsMatch(given, expected)) {
-      next(new UnauthenticatedError(AUTH_MENSAJES.incorrecta));
+    if (!given || !credentialsMatch(given, expected)) {
+      await failures?.recordFailure(req);
+      next(new UnauthenticatedError(given ? AUTH_MENSAJES.incorrecta : AUTH_MENSAJES.malformada));
       return;
     }
     const traceparent = req.headers.traceparent;

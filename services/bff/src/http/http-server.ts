@@ -2,16 +2,27 @@ import { createServer, type RequestListener } from 'node:http';
 import type { Logger } from '@inventario/platform';
 import { createClientErrorHandler } from './client-error';
 
-/** Slow clients may take this long to send their headers (slowloris bound)... */
-const HEADERS_TIMEOUT_MS = 20_000;
-/** ... and this long for the whole request. */
-const REQUEST_TIMEOUT_MS = 60_000;
 /**
- * Idle keep-alive connections close after this. Longer than the idle
- * timeout of a proxy in front (Envoy, a cloud load balancer: 60 s), so the
- * proxy never sends on a connection we are closing.
+ * How long a client may take (HTTP_*_TIMEOUT_MS): to send its headers
+ * (the slowloris bound), to send the whole request, and to stay idle on a
+ * keep-alive connection. The keep-alive default (65 s) is longer than the
+ * idle timeout of a proxy in front (Envoy, a cloud load balancer: 60 s), so
+ * the proxy never sends on a connection we are closing.
  */
-const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+export interface HttpTimeouts {
+  headersMs: number;
+  requestMs: number;
+  keepAliveMs: number;
+}
+
+/**
+ * How often Node looks for connections past those timeouts (its default,
+ * 30 s, would let a slow client hold a connection up to 30 s longer than
+ * the configured bound).
+ */
+function checkingIntervalMs(timeouts: HttpTimeouts): number {
+  return Math.max(50, Math.min(1000, Math.floor(timeouts.headersMs / 4)));
+}
 
 export interface StartedHttpServer {
   /** The bound port (the real one when asked for 0). */
@@ -25,12 +36,23 @@ export interface StartedHttpServer {
 }
 
 /**
- * A Node HTTP server for `app` with bounded header and request times,
+ * A Node HTTP server for `app` with bounded header, request and idle times,
  * listening on `host:port`; requests its parser refuses get a JSON error too.
  */
-export async function startHttpServer(app: RequestListener, port: number, host: string, logger: Logger): Promise<StartedHttpServer> {
+export async function startHttpServer(
+  app: RequestListener,
+  port: number,
+  host: string,
+  timeouts: HttpTimeouts,
+  logger: Logger,
+): Promise<StartedHttpServer> {
   const server = createServer(
-    { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS },
+    {
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
+      keepAliveTimeout: timeouts.keepAliveMs,
+      connectionsCheckingInterval: checkingIntervalMs(timeouts),
+    },
     app,
   );
   server.on('clientError', createClientErrorHandler(logger));

@@ -32,6 +32,8 @@ export interface TestBackend {
   nc: NatsConnection;
   /** The stream and subject prefix both services publish to. */
   namespace: EventNamespace;
+  /** `mysql://...` of each service's database (to count rows). */
+  databaseUrls: { producto: string; bodega: string };
   /** Every event in the stream now (waits for nothing: poll with waitFor). */
   events(): Promise<StoredEvent[]>;
   /** Waits until both outboxes are drained, then reads the stream. */
@@ -50,6 +52,8 @@ function serviceEnv(database: TestDatabase, namespace: EventNamespace, grpcPort:
     DATABASE_URL: database.url,
     GRPC_PORT: String(grpcPort),
     GRPC_HOST: '127.0.0.1',
+    METRICS_PORT: '0',
+    METRICS_HOST: '127.0.0.1',
     NATS_URL: TEST_NATS_URL,
     NATS_STREAM: namespace.stream,
     NATS_SUBJECT_PREFIX: namespace.prefix,
@@ -113,6 +117,7 @@ export async function startTestBackend(label: string): Promise<TestBackend> {
       bodegaSvcAddr: `127.0.0.1:${bodega.grpcPort}`,
       nc,
       namespace,
+      databaseUrls: { producto: productoDb.url, bodega: bodegaDb.url },
       events: () => readStream(nc, namespace.stream),
       async settledEvents() {
         await waitFor(

@@ -28,6 +28,8 @@ export async function startBareBff(env: Record<string, string>, logger?: Logger)
   const config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
+    METRICS_PORT: '0',
+    METRICS_HOST: '127.0.0.1',
     BFF_USER: TEST_USER,
     BFF_PASSWORD: TEST_PASSWORD,
     RATE_LIMIT_PER_MINUTE: '0',

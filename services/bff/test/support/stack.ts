@@ -40,6 +40,8 @@ export interface StackResponse {
 export interface TestStack {
   /** e.g. `http://127.0.0.1:34567`. */
   baseUrl: string;
+  /** The BFF's METRICS_PORT (GET /metrics). */
+  metricsPort: number;
   /** `Basic ...` for the BFF's user (the test user unless `env` overrides BFF_USER / BFF_PASSWORD). */
   auth: string;
   request(method: string, path: string, options?: StackRequestOptions): Promise<StackResponse>;
@@ -47,6 +49,8 @@ export interface TestStack {
   nc: NatsConnection;
   /** The stream and subject prefix both services publish to. */
   namespace: EventNamespace;
+  /** `mysql://...` of each service's database (to count rows). */
+  databaseUrls: { producto: string; bodega: string };
   /** Waits until both outboxes are drained, then reads the stream. */
   settledEvents(): Promise<StoredEvent[]>;
   /** Stops producto-svc (its port then refuses connections). */
@@ -70,6 +74,8 @@ export async function startTestStack(label: string, options: TestStackOptions = 
       loadBffConfig({
         PORT: '0',
         HOST: '127.0.0.1',
+        METRICS_PORT: '0',
+        METRICS_HOST: '127.0.0.1',
         BFF_USER: TEST_USER,
         BFF_PASSWORD: TEST_PASSWORD,
         PRODUCTO_SVC_ADDR: backend.productoSvcAddr,
@@ -89,9 +95,11 @@ export async function startTestStack(label: string, options: TestStackOptions = 
     const auth = basicAuth(options.env?.BFF_USER ?? TEST_USER, options.env?.BFF_PASSWORD ?? TEST_PASSWORD);
     return {
       baseUrl,
+      metricsPort: bff.metricsPort,
       auth,
       nc: backend.nc,
       namespace: backend.namespace,
+      databaseUrls: backend.databaseUrls,
       request: (method, path, requestOptions = {}) => httpRequest(baseUrl, auth, method, path, requestOptions),
       settledEvents: () => backend.settledEvents(),
       stopProductoSvc: () => backend.stopProductoSvc(),

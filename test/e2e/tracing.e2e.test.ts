@@ -1,0 +1,117 @@
+/**
+ * One trace across the whole chain (ARCHITECTURE §4, issue 5): a REST
+ * create through the BFF, its gRPC call to producto-svc, the outbox row,
+ * the relay's JetStream publish and the notifier's email, all four services
+ * in this process against the real MariaDB, NATS and an SMTP sink. Spans
+ * are collected by an in-memory exporter behind a NodeTracerProvider
+ * registered here, as the NodeSDK registers one in a service process.
+ */
+import { SpanKind } from '@opentelemetry/api';
+import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-node';
+import { createLogger } from '@inventario/platform';
+import { deleteStream, uniqueName, waitFor } from '@inventario/testkit';
+import { startTestStack, type TestStack } from '../../services/bff/test/support/stack';
+import { startApp as startNotifier, type NotifierApp } from '../../services/notifier/src/app';
+import { loadConfig as loadNotifierConfig } from '../../services/notifier/src/config';
+import { startSmtpSink, type SmtpSink } from '../../services/notifier/test/support/smtp-sink';
+
+const exporter = new InMemorySpanExporter();
+const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+
+let stack: TestStack;
+let sink: SmtpSink;
+let notifier: NotifierApp;
+const sentBucket = uniqueName('t_trace_sent');
+
+beforeAll(async () => {
+  provider.register();
+  stack = await startTestStack('tracing');
+  sink = await startSmtpSink();
+  const config = loadNotifierConfig({
+    SMTP_URL: sink.url,
+    SENDER_EMAIL: 'inventario@example.com',
+    RECIPIENT_EMAIL: 'almacen@example.com',
+    NATS_STREAM: stack.namespace.stream,
+    NATS_SUBJECT_PREFIX: stack.namespace.prefix,
+    NOTIFIER_SENT_BUCKET: sentBucket,
+    METRICS_PORT: '0',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+  });
+  notifier = await startNotifier(config, createLogger('notifier', config.logLevel));
+});
+
+afterAll(async () => {
+  await notifier?.stop();
+  await sink?.stop();
+  if (stack) await deleteStream(stack.nc, `KV_${sentBucket}`);
+  await stack?.close();
+  await provider.shutdown();
+});
+
+/** The one finished span of `traceId` with this kind and name. */
+function spanOf(traceId: string, kind: SpanKind, name: string): ReadableSpan {
+  const found = exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === traceId && s.kind === kind && s.name === name);
+  expect(found.map((s) => s.name)).toEqual([name]);
+  return found[0]!;
+}
+
+function expectChildOf(child: ReadableSpan, parent: ReadableSpan): void {
+  expect(child.parentSpanContext?.spanId).toBe(parent.spanContext().spanId);
+}
+
+test('one REST create is one trace: HTTP, gRPC client and server, outbox publish, consume, email send', async () => {
+  // The client's own span: the BFF's HTTP span must continue its trace.
+  const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+  const clientSpanId = '00f067aa0ba902b7';
+  const res = await stack.request('POST', '/api/productos', {
+    body: { nombre: 'Nivel láser', precio: 45.5, cantidadEnStock: 3 },
+    headers: { traceparent: `00-${traceId}-${clientSpanId}-01` },
+  });
+  expect(res.status).toBe(201);
+  const id = String(res.body.id);
+
+  const creado = `${stack.namespace.prefix}.producto.creado`;
+  // The email span ends when the SMTP server accepted it; the consumer's once the message is acked.
+  await waitFor(
+    () => exporter.getFinishedSpans().some((s) => s.spanContext().traceId === traceId && s.name === `process ${creado}`),
+    'the notifier to finish handling the event',
+  );
+
+  const http = spanOf(traceId, SpanKind.SERVER, 'POST /api/productos');
+  const grpcClient = spanOf(traceId, SpanKind.CLIENT, 'inventario.v1.ProductoService/CreateProducto');
+  const grpcServer = spanOf(traceId, SpanKind.SERVER, 'inventario.v1.ProductoService/CreateProducto');
+  const publish = spanOf(traceId, SpanKind.PRODUCER, `publish ${creado}`);
+  const consume = spanOf(traceId, SpanKind.CONSUMER, `process ${creado}`);
+  const email = spanOf(traceId, SpanKind.CLIENT, 'send email');
+
+  expect(http.parentSpanContext?.spanId).toBe(clientSpanId);
+  expectChildOf(grpcClient, http);
+  expectChildOf(grpcServer, grpcClient);
+  expectChildOf(publish, grpcServer);
+  expectChildOf(consume, publish);
+  expectChildOf(email, consume);
+
+  expect(http.attributes).toMatchObject({ 'http.route': '/api/productos', 'http.response.status_code': 201 });
+  expect(grpcClient.attributes['rpc.status_code']).toBe('OK');
+  expect(grpcServer.attributes['rpc.status_code']).toBe('OK');
+  const [event] = (await stack.settledEvents()).filter((e) => e.subject === creado && e.body.data.productoId === Number(id));
+  expect(publish.attributes['messaging.message.id']).toBe(event!.body.id);
+  expect(email.attributes['inventario.event.id']).toBe(event!.body.id);
+  expect(sink.received.filter((m) => m.headers.get('x-inventario-event-id') === event!.body.id)).toHaveLength(1);
+});
+
+test('the NATS message carries the traceparent of its publish span', async () => {
+  const res = await stack.request('POST', '/api/productos', { body: { nombre: 'Escuadra', precio: 7, cantidadEnStock: 10 } });
+  expect(res.status).toBe(201);
+  const creado = `${stack.namespace.prefix}.producto.creado`;
+  const [event] = (await stack.settledEvents()).filter((e) => e.subject === creado && e.body.data.productoId === res.body.id);
+
+  const traceparent = event!.headers.traceparent;
+  expect(traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+  const [, traceId, spanId] = traceparent!.split('-');
+  // Without a client traceparent the trace starts at the BFF's HTTP span.
+  const http = spanOf(traceId!, SpanKind.SERVER, 'POST /api/productos');
+  expect(http.parentSpanContext).toBeUndefined();
+  const publish = spanOf(traceId!, SpanKind.PRODUCER, `publish ${creado}`);
+  expect(publish.spanContext().spanId).toBe(spanId);
+});
