@@ -1,0 +1,119 @@
+{{/*
+Deployment + Service of one gRPC service (producto-svc, bodega-svc):
+(dict "root" $ "component" "producto-svc" "values" .Values.productoSvc "databaseKey" "producto-database-url").
+Probes: native gRPC (grpc.health.v1, service "") for startup and
+readiness: NOT_SERVING until migrations are applied, while the database
+does not answer, and from the first step of shutdown. Liveness is a TCP
+check of the gRPC port instead: a database outage must take pods out of
+rotation, not restart them.
+*/}}
+{{- define "inventario.grpcService" -}}
+{{- $root := .root -}}
+{{- $v := .values -}}
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ .component }}
+  labels:
+    {{- include "inventario.labels" . | nindent 4 }}
+spec:
+  {{- if not $v.autoscaling.enabled }}
+  replicas: {{ $v.replicaCount }}
+  {{- end }}
+  revisionHistoryLimit: 5
+  selector:
+    matchLabels:
+      {{- include "inventario.selectorLabels" . | nindent 6 }}
+  template:
+    metadata:
+      labels:
+        {{- include "inventario.labels" . | nindent 8 }}
+      annotations:
+        {{- include "inventario.configChecksums" $root | nindent 8 }}
+    spec:
+      {{- include "inventario.podSpecCommon" $root | nindent 6 }}
+      # SHUTDOWN_TIMEOUT_MS (25 s) bounds the service's own shutdown sequence.
+      terminationGracePeriodSeconds: 30
+      containers:
+        - name: {{ .component }}
+          image: {{ include "inventario.image" (dict "root" $root "image" $v.image) }}
+          imagePullPolicy: {{ $root.Values.image.pullPolicy }}
+          ports:
+            - name: grpc
+              containerPort: {{ $v.grpcPort }}
+            - name: metrics
+              containerPort: {{ $v.metricsPort }}
+          env:
+            - name: GRPC_PORT
+              value: {{ $v.grpcPort | quote }}
+            - name: METRICS_PORT
+              value: {{ $v.metricsPort | quote }}
+            - name: DATABASE_URL
+              valueFrom:
+                secretKeyRef:
+                  name: {{ include "inventario.secretName" $root }}
+                  key: {{ .databaseKey }}
+            - name: NATS_URL
+              valueFrom:
+                configMapKeyRef: { name: inventario-config, key: NATS_URL }
+            - name: NATS_STREAM
+              valueFrom:
+                configMapKeyRef: { name: inventario-config, key: NATS_STREAM }
+            - name: NATS_SUBJECT_PREFIX
+              valueFrom:
+                configMapKeyRef: { name: inventario-config, key: NATS_SUBJECT_PREFIX }
+            - name: EVENT_TYPE_NAMESPACE
+              valueFrom:
+                configMapKeyRef: { name: inventario-config, key: EVENT_TYPE_NAMESPACE }
+            - name: LOG_LEVEL
+              valueFrom:
+                configMapKeyRef: { name: inventario-config, key: LOG_LEVEL }
+            - name: OTEL_EXPORTER_OTLP_ENDPOINT
+              valueFrom:
+                configMapKeyRef: { name: inventario-config, key: OTEL_EXPORTER_OTLP_ENDPOINT }
+            - name: OTEL_SERVICE_NAME
+              value: {{ .component }}
+          startupProbe:
+            grpc:
+              port: {{ $v.grpcPort }}
+            periodSeconds: 5
+            # Up to 5 min for the database and migrations at first start.
+            failureThreshold: 60
+          readinessProbe:
+            grpc:
+              port: {{ $v.grpcPort }}
+            periodSeconds: 5
+            failureThreshold: 2
+          livenessProbe:
+            tcpSocket:
+              port: grpc
+            periodSeconds: 10
+            failureThreshold: 3
+          resources:
+            {{- toYaml $v.resources | nindent 12 }}
+          securityContext:
+            {{- toYaml $root.Values.securityContext | nindent 12 }}
+          volumeMounts:
+            {{- include "inventario.tmpMount" $root | nindent 12 }}
+      volumes:
+        {{- include "inventario.tmpVolume" $root | nindent 8 }}
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: {{ .component }}
+  labels:
+    {{- include "inventario.labels" . | nindent 4 }}
+spec:
+  type: ClusterIP
+  selector:
+    {{- include "inventario.selectorLabels" . | nindent 4 }}
+  ports:
+    - name: grpc
+      port: {{ $v.grpcPort }}
+      targetPort: grpc
+      appProtocol: grpc
+    - name: metrics
+      port: {{ $v.metricsPort }}
+      targetPort: metrics
+{{- end -}}
