@@ -1,0 +1,65 @@
+import { randomUUID } from 'node:crypto';
+import { createPool, type Pool, type ResultSetHeader, type RowDataPacket } from 'mysql2/promise';
+import { parseMysqlUrl } from '@inventario/platform';
+
+/**
+ * The harness's own reads and writes on producto-svc's database: what only
+ * the database can tell (when a write committed, whether the outbox is
+ * drained) and the bench-only shortcuts (trimming POSTed rows so list
+ * targets keep their size, filling the outbox to time the relay).
+ */
+export interface BenchDb {
+  /** Outbox rows not yet acknowledged by JetStream. */
+  pendingOutbox(): Promise<number>;
+  /** Deletes products above `maxId` (created by a POST window), without events. */
+  trimProductos(maxId: number): Promise<number>;
+  /** Commit time (the outbox row's created_at, epoch ms) of each event id. */
+  commitTimes(eventIds: readonly string[]): Promise<Map<string, number>>;
+  /** Inserts `count` outbox rows on `subject` in one transaction; returns their event ids. */
+  fillOutbox(subject: string, count: number): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+export function openBenchDb(url: string): BenchDb {
+  const pool: Pool = createPool({ ...parseMysqlUrl(url), timezone: 'Z', connectionLimit: 2 });
+  return {
+    async pendingOutbox() {
+      const [rows] = await pool.query<RowDataPacket[]>('SELECT COUNT(*) AS n FROM outbox WHERE published_at IS NULL');
+      return Number(rows[0]?.n ?? 0);
+    },
+    async trimProductos(maxId) {
+      const [result] = await pool.query<ResultSetHeader>('DELETE FROM productos WHERE id > ?', [maxId]);
+      return result.affectedRows;
+    },
+    async commitTimes(eventIds) {
+      const out = new Map<string, number>();
+      for (let i = 0; i < eventIds.length; i += 500) {
+        const chunk = eventIds.slice(i, i + 500);
+        if (chunk.length === 0) continue;
+        // UNIX_TIMESTAMP reads created_at in the session's zone, whatever the server's default.
+        const [rows] = await pool.query<RowDataPacket[]>('SELECT event_id, UNIX_TIMESTAMP(created_at) AS t FROM outbox WHERE event_id IN (?)', [chunk]);
+        for (const row of rows) out.set(String(row.event_id), Number(row.t) * 1000);
+      }
+      return out;
+    },
+    async fillOutbox(subject, count) {
+      const ids = Array.from({ length: count }, () => randomUUID());
+      const connection = await pool.getConnection();
+      try {
+        await connection.beginTransaction();
+        for (let i = 0; i < ids.length; i += 500) {
+          const rows = ids.slice(i, i + 500).map((id) => [id, subject, JSON.stringify({ id, bench: true })]);
+          await connection.query('INSERT INTO outbox (event_id, subject, payload) VALUES ?', [rows]);
+        }
+        await connection.commit();
+      } catch (err) {
+        await connection.rollback();
+        throw err;
+      } finally {
+        connection.release();
+      }
+      return ids;
+    },
+    close: () => pool.end(),
+  };
+}

@@ -1,0 +1,82 @@
+import autocannon from 'autocannon';
+import { percentile } from './stats';
+
+/** One request shape of a target; `setup` fills in what varies per request (a random id, a fresh body). */
+export interface RequestShape {
+  method: 'GET' | 'POST';
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+  /** Called before each request: returns its path and body. */
+  setup?: () => { path?: string; body?: string };
+}
+
+export interface LoadOptions {
+  url: string;
+  request: RequestShape;
+  connections: number;
+  durationSeconds: number;
+  /** Requests per second over all connections; unlimited when absent. */
+  overallRate?: number;
+}
+
+/** What one load window measured. Latencies in ms, from every response. */
+export interface LoadResult {
+  requests: number;
+  reqPerSec: number;
+  p50: number;
+  p99: number;
+  /** Non-2xx answers, connection errors and timeouts. */
+  errors: number;
+  /** Status codes other than 2xx, with their counts (to explain errors). */
+  statuses: Record<string, number>;
+}
+
+/**
+ * Runs autocannon for one window. Latencies are taken from its `response`
+ * events (milliseconds with sub-ms precision) rather than its histogram,
+ * which keeps whole milliseconds only: the one-connection targets are about
+ * fractions of a millisecond.
+ */
+export function runLoad(options: LoadOptions): Promise<LoadResult> {
+  const latencies: number[] = [];
+  const statuses: Record<string, number> = {};
+  const { request } = options;
+  return new Promise((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: options.url,
+        connections: options.connections,
+        duration: options.durationSeconds,
+        ...(options.overallRate === undefined ? {} : { overallRate: options.overallRate }),
+        timeout: 10,
+        requests: [
+          {
+            method: request.method,
+            path: request.path,
+            headers: request.headers,
+            body: request.body,
+            ...(request.setup ? { setupRequest: (req: autocannon.Request) => ({ ...req, ...request.setup?.() }) } : {}),
+          },
+        ],
+      },
+      (err: unknown, result: autocannon.Result) => {
+        if (err) return reject(err instanceof Error ? err : new Error('autocannon failed', { cause: err }));
+        const seconds = result.duration > 0 ? result.duration : options.durationSeconds;
+        resolve({
+          requests: latencies.length,
+          reqPerSec: latencies.length / seconds,
+          p50: percentile(latencies, 0.5),
+          p99: percentile(latencies, 0.99),
+          errors: result.non2xx + result.errors + result.timeouts,
+          statuses,
+        });
+      },
+    );
+    // autocannon emits (client, statusCode, bytes, ms); its typings omit the client.
+    (instance as unknown as NodeJS.EventEmitter).on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
+      latencies.push(ms);
+      if (status < 200 || status > 299) statuses[status] = (statuses[status] ?? 0) + 1;
+    });
+  });
+}

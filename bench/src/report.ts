@@ -1,0 +1,160 @@
+import type { BenchResults, Window } from './run';
+import { median } from './stats';
+import type { TargetKey } from './targets';
+
+/** Where and on what a run happened, for the results' header. */
+export interface RunInfo {
+  date: string;
+  commit: string;
+  machine: string;
+  command: string;
+  quick: boolean;
+  notes: string[];
+}
+
+/** The median over rounds of each figure of a target's windows. */
+export interface Summary {
+  reqPerSec: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  /** Median over rounds of each process's event-loop delay p99. */
+  loopP99: Record<string, number>;
+  /** Median over rounds of each process's CPU ms per request. */
+  cpuMsPerRequest: Record<string, number>;
+}
+
+export function summarise(windows: readonly Window[]): Summary {
+  const names = Object.keys(windows[0]?.loop ?? {});
+  return {
+    reqPerSec: median(windows.map((w) => w.load.reqPerSec)),
+    p50: median(windows.map((w) => w.load.p50)),
+    p99: median(windows.map((w) => w.load.p99)),
+    errors: windows.reduce((sum, w) => sum + w.load.errors, 0),
+    loopP99: Object.fromEntries(names.map((n) => [n, median(windows.map((w) => w.loop[n]?.p99Ms ?? Number.NaN))])),
+    cpuMsPerRequest: Object.fromEntries(names.map((n) => [n, median(windows.map((w) => w.cpuMsPerRequest[n] ?? Number.NaN))])),
+  };
+}
+
+export interface Verdict {
+  target: string;
+  measured: string;
+  pass: boolean;
+}
+
+const ms = (v: number) => (Number.isFinite(v) ? v.toFixed(2) : 'n/a');
+const num = (v: number) => (Number.isFinite(v) ? String(Math.round(v)) : 'n/a');
+const ratio = (v: number) => (Number.isFinite(v) ? `${v.toFixed(2)}x` : 'n/a');
+
+/** The issue's targets, judged on this run's figures only. */
+export function judge(results: BenchResults): Verdict[] {
+  const load = (key: TargetKey) => summarise(results.loaded.get(key) ?? []);
+  const seq = (key: TargetKey) => summarise(results.sequential.get(key) ?? []);
+  const restVsDb = load('restGetById').reqPerSec / load('bdb').reqPerSec;
+  const gqlVsRest = load('gqlProducto').reqPerSec / load('restGetById').reqPerSec;
+  const addedP50 = seq('restGetById').p50 - seq('bdb').p50;
+  const halfLoadErrors = results.soak.load.errors + results.soakEvents.writeErrors;
+  const worstGrowth = results.soak.rss.reduce((worst, r) => (r.growthPct > worst.growthPct ? r : worst), results.soak.rss[0] ?? { name: 'n/a', growthPct: Number.NaN });
+  return [
+    { target: 'REST GET-by-id >= 0.45x B_db', measured: ratio(restVsDb), pass: restVsDb >= 0.45 },
+    { target: 'GraphQL producto(id) >= 0.85x REST GET-by-id', measured: ratio(gqlVsRest), pass: gqlVsRest >= 0.85 },
+    { target: 'added p50 at one connection <= 1.0 ms over B_db', measured: `${ms(addedP50)} ms`, pass: addedP50 <= 1.0 },
+    { target: 'outbox lag p99 <= 50 ms', measured: `${ms(results.events.outboxLagP99)} ms`, pass: results.events.outboxLagP99 <= 50 },
+    { target: 'write -> email p99 <= 250 ms', measured: `${ms(results.events.emailP99)} ms`, pass: results.events.emailP99 <= 250 && results.events.emailsMissing === 0 },
+    { target: 'zero errors at half load', measured: `${halfLoadErrors} errors`, pass: halfLoadErrors === 0 },
+    {
+      target: 'RSS growth <= 5% after the first minute (every process)',
+      measured: `worst ${worstGrowth.name} ${Number.isFinite(worstGrowth.growthPct) ? worstGrowth.growthPct.toFixed(1) : 'n/a'}%`,
+      pass: results.soak.rss.every((r) => r.growthPct <= 5),
+    },
+  ];
+}
+
+/** The markdown of one run: header, targets, then every figure. */
+export function renderReport(info: RunInfo, results: BenchResults): string {
+  const lines: string[] = [];
+  const push = (...more: string[]) => lines.push(...more);
+  push(
+    `### Run of ${info.date}${info.quick ? ' (--quick: figures only, targets not judged)' : ''}`,
+    '',
+    `- commit: \`${info.commit}\``,
+    `- machine: ${info.machine}`,
+    `- command: \`${info.command}\``,
+    ...info.notes.map((n) => `- ${n}`),
+    '',
+  );
+
+  const bdb = summarise(results.loaded.get('bdb') ?? []);
+  const bdbSeq = summarise(results.sequential.get('bdb') ?? []);
+  if (!info.quick) {
+    push('| Target | Measured | Result |', '|---|---|---|');
+    for (const v of judge(results)) push(`| ${v.target} | ${v.measured} | ${v.pass ? 'PASS' : 'MISS'} |`);
+    push('');
+  }
+
+  push(
+    'Under load (median of rounds; errors summed over rounds):',
+    '',
+    '| Target | req/s | p50 ms | p99 ms | errors | ratio to B_db | 1 conn p50 ms | 1 conn p99 ms | 1 conn p50 over B_db ms |',
+    '|---|---|---|---|---|---|---|---|---|',
+  );
+  for (const target of results.targets) {
+    const s = summarise(results.loaded.get(target.key) ?? []);
+    const q = summarise(results.sequential.get(target.key) ?? []);
+    push(
+      `| ${target.label} | ${num(s.reqPerSec)} | ${ms(s.p50)} | ${ms(s.p99)} | ${s.errors + q.errors} | ${ratio(s.reqPerSec / bdb.reqPerSec)} | ${ms(q.p50)} | ${ms(q.p99)} | ${ms(q.p50 - bdbSeq.p50)} |`,
+    );
+  }
+
+  const names = Object.keys(summarise(results.loaded.get('bdb') ?? []).loopP99);
+  push('', 'Event-loop delay p99 (ms) of each process while each target ran under load:', '', `| Target | ${names.join(' | ')} |`, `|---|${names.map(() => '---|').join('')}`);
+  for (const target of results.targets) {
+    const s = summarise(results.loaded.get(target.key) ?? []);
+    push(`| ${target.label} | ${names.map((n) => ms(s.loopP99[n] ?? Number.NaN)).join(' | ')} |`);
+  }
+
+  push(
+    '',
+    'CPU time per request (ms, user + system, /proc/<pid>/stat) of each process while each target ran under load; the harness (autocannon) and MariaDB are not included:',
+    '',
+    `| Target | ${names.join(' | ')} |`,
+    `|---|${names.map(() => '---|').join('')}`,
+  );
+  for (const target of results.targets) {
+    const s = summarise(results.loaded.get(target.key) ?? []);
+    push(`| ${target.label} | ${names.map((n) => (s.cpuMsPerRequest[n] ?? Number.NaN).toFixed(3)).join(' | ')} |`);
+  }
+
+  const e = results.events;
+  const se = results.soakEvents;
+  push(
+    '',
+    'Events (POST /api/productos at a fixed rate; "commit" is the outbox row\'s created_at, taken at its INSERT just before the COMMIT, so the lag is an upper bound):',
+    '',
+    '| Measurement | alone | during the soak |',
+    '|---|---|---|',
+    `| writes (errors) | ${e.writes} (${e.writeErrors}) | ${se.writes} (${se.writeErrors}) |`,
+    `| commit -> stored in JetStream (outbox lag) p50 / p99 ms | ${ms(e.outboxLagP50)} / ${ms(e.outboxLagP99)} | ${ms(se.outboxLagP50)} / ${ms(se.outboxLagP99)} |`,
+    `| commit -> seen by the harness's consumer p99 ms | ${ms(e.observedLagP99)} | ${ms(se.observedLagP99)} |`,
+    `| 201 received -> stored in JetStream p99 ms (lower bound of the lag) | ${ms(e.storedAfterAnswerP99)} | ${ms(se.storedAfterAnswerP99)} |`,
+    `| write sent -> SMTP 250 p50 / p99 ms (missing) | ${ms(e.emailP50)} / ${ms(e.emailP99)} (${e.emailsMissing}) | ${ms(se.emailP50)} / ${ms(se.emailP99)} (${se.emailsMissing}) |`,
+    `| relay throughput (outbox filled at once) | ${Number.isFinite(results.relayPerSecond) ? `${num(results.relayPerSecond)} events/s` : 'not measured (running stack)'} | |`,
+  );
+
+  const soak = results.soak;
+  push(
+    '',
+    `Soak: REST GET-by-id at ${soak.rate} req/s (half the measured maximum) for ${soak.seconds} s, plus ${results.soakEvents.writes} paced writes: ` +
+      `${num(soak.load.reqPerSec)} req/s, p50 ${ms(soak.load.p50)} ms, p99 ${ms(soak.load.p99)} ms, ${soak.load.errors} errors` +
+      `${Object.keys(soak.load.statuses).length > 0 ? ` (statuses ${JSON.stringify(soak.load.statuses)})` : ''}.`,
+    '',
+    `| Process | RSS after GC at ${num(soak.baselineAtSeconds)} s MiB | RSS after GC at the end MiB | max RSS MiB | growth | V8 heap retained (after a full GC) at ${num(soak.baselineAtSeconds)} s / end MiB | V8 heap committed / end MiB | external / end MiB |`,
+    '|---|---|---|---|---|---|---|---|',
+    ...soak.rss.map(
+      (r) =>
+        `| ${r.name} | ${r.baselineMiB.toFixed(1)} | ${r.finalMiB.toFixed(1)} | ${r.maxMiB.toFixed(1)} | ${Number.isFinite(r.growthPct) ? r.growthPct.toFixed(1) : 'n/a'}% | ${r.baselineHeapMiB.toFixed(1)} / ${r.finalHeapMiB.toFixed(1)} | ${r.baselineHeapTotalMiB.toFixed(1)} / ${r.finalHeapTotalMiB.toFixed(1)} | ${r.baselineExternalMiB.toFixed(1)} / ${r.finalExternalMiB.toFixed(1)} |`,
+    ),
+    '',
+  );
+  return lines.join('\n');
+}

@@ -1,0 +1,162 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { waitFor } from '@inventario/testkit';
+import type { NatsConnection } from '@inventario/platform';
+import type { BenchDb } from './bench-db';
+import type { BenchConfig } from './config';
+import { measureEvents, measureRelay, type EventFigures } from './events';
+import { runLoad, type LoadResult } from './load';
+import type { LoopSample } from './loop-protocol';
+import type { Seed } from './seed';
+import { median } from './stats';
+import { soak, type SoakFigures } from './soak';
+import type { Stack } from './stack';
+import type { Target, TargetKey } from './targets';
+
+export type Say = (line: string) => void;
+
+/** One window of one target: the load figures and, per process, its event-loop delay and CPU ms per request. */
+export interface Window {
+  load: LoadResult;
+  loop: Record<string, LoopSample>;
+  cpuMsPerRequest: Record<string, number>;
+}
+
+export interface BenchResults {
+  targets: Target[];
+  /** Per target, one window per round, under full load and at one connection. */
+  loaded: Map<TargetKey, Window[]>;
+  sequential: Map<TargetKey, Window[]>;
+  events: EventFigures;
+  /** events/s; NaN when not measured (a running stack's outbox is not ours to fill). */
+  relayPerSecond: number;
+  soak: SoakFigures;
+  /** The paced writes that ran during the soak. */
+  soakEvents: EventFigures;
+}
+
+export interface RunDeps {
+  config: BenchConfig;
+  stack: Stack;
+  seed: Seed;
+  targets: Target[];
+  db: BenchDb;
+  nc: NatsConnection;
+  say: Say;
+}
+
+/** Emails expected so far: one per product and warehouse event in the stream. */
+async function expectedEmails(nc: NatsConnection, stack: Stack): Promise<number> {
+  const jsm = await jetstreamManager(nc);
+  const info = await jsm.streams.info(stack.stream, { subjects_filter: `${stack.prefix}.>` });
+  const subjects = info.state.subjects ?? {};
+  return Object.entries(subjects)
+    .filter(([subject]) => /\.(producto|bodega)\.[a-z]+$/.test(subject))
+    .reduce((sum, [, n]) => sum + n, 0);
+}
+
+/**
+ * Waits until the system is quiet again: the outbox drained and, with a
+ * sink, every event's email accepted. A write window leaves work behind
+ * that would otherwise load the next target's window.
+ */
+export async function settle(deps: Pick<RunDeps, 'stack' | 'db' | 'nc'>, timeoutMs = 180_000): Promise<void> {
+  const { stack, db, nc } = deps;
+  await waitFor(async () => (await db.pendingOutbox()) === 0, 'the outbox to drain', timeoutMs, 100);
+  const sink = stack.sink;
+  if (sink && stack.owned) {
+    const expected = await expectedEmails(nc, stack);
+    await waitFor(() => sink.count() >= expected, `${expected} emails at the sink`, timeoutMs, 100);
+  }
+}
+
+/** Sends one request of each target and checks it answers 2xx (and GraphQL without errors). */
+export async function verifyTargets(targets: Target[], say: Say): Promise<void> {
+  for (const target of targets) {
+    const { request } = target;
+    const varying = request.setup?.() ?? {};
+    const response = await fetch(`${target.url}${varying.path ?? request.path}`, {
+      method: request.method,
+      headers: request.headers,
+      body: varying.body ?? request.body,
+    });
+    const text = await response.text();
+    const graphqlErrors = request.path.endsWith('/graphql') && /"errors"\s*:/.test(text);
+    if (response.status < 200 || response.status > 299 || graphqlErrors) {
+      throw new Error(`${target.label} answered ${response.status}: ${text.slice(0, 300)}`);
+    }
+  }
+  say(`verified ${targets.length} targets answer 2xx`);
+}
+
+async function loadWindow(deps: RunDeps, target: Target, connections: number, seconds: number): Promise<Window> {
+  const { stack, db, seed } = deps;
+  const cpuBefore = new Map(stack.children.map((child) => [child.name, child.cpuMs()]));
+  for (const child of stack.children) child.resetLoop();
+  const load = await runLoad({ url: target.url, request: target.request, connections, durationSeconds: seconds });
+  const loop: Record<string, LoopSample> = {};
+  const cpuMsPerRequest: Record<string, number> = {};
+  for (const child of stack.children) {
+    loop[child.name] = await child.readLoop();
+    cpuMsPerRequest[child.name] = (child.cpuMs() - (cpuBefore.get(child.name) ?? 0)) / Math.max(1, load.requests);
+  }
+  if (target.writes) {
+    await settle(deps);
+    // List targets keep their size: rows a POST window added go (no events; bench only).
+    if (stack.owned) await db.trimProductos(seed.maxProductoId);
+  }
+  return { load, loop, cpuMsPerRequest };
+}
+
+const rate = (r: LoadResult) => `${Math.round(r.reqPerSec)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, ${r.errors} errors`;
+
+/**
+ * The whole measurement, in the order README.md gives: a discarded warm-up
+ * of every target, then `rounds` rounds, each running every target under
+ * load and then every target at one connection (A B C ... A B C ...), so
+ * slow drifts of a shared machine touch every target alike; then the event
+ * figures at a fixed write rate, the relay alone, and the soak.
+ */
+export async function runBench(deps: RunDeps): Promise<BenchResults> {
+  const { config, targets, say } = deps;
+  const loaded = new Map<TargetKey, Window[]>(targets.map((t) => [t.key, []]));
+  const sequential = new Map<TargetKey, Window[]>(targets.map((t) => [t.key, []]));
+
+  say(`warm-up: ${config.warmupSeconds} s per target (discarded)`);
+  for (const target of targets) await loadWindow(deps, target, config.connections, config.warmupSeconds);
+
+  for (let round = 1; round <= config.rounds; round++) {
+    for (const target of targets) {
+      const w = await loadWindow(deps, target, config.connections, config.durationSeconds);
+      loaded.get(target.key)?.push(w);
+      say(`round ${round} ${target.label} x${config.connections}: ${rate(w.load)}`);
+    }
+    for (const target of targets) {
+      const w = await loadWindow(deps, target, 1, config.durationSeconds);
+      sequential.get(target.key)?.push(w);
+      say(`round ${round} ${target.label} x1: ${rate(w.load)}`);
+    }
+  }
+
+  say(`events: ${config.eventRate} writes/s for ${config.eventSeconds} s`);
+  const events = await measureEvents(deps.stack, deps.nc, deps.db, deps.seed, config.eventRate, config.eventSeconds);
+  say(`events: outbox lag p99 ${events.outboxLagP99.toFixed(1)} ms, write -> email p99 ${events.emailP99.toFixed(1)} ms`);
+  await settle(deps);
+
+  let relayPerSecond = Number.NaN;
+  if (deps.stack.owned) {
+    relayPerSecond = await measureRelay(deps.stack, deps.nc, deps.db, config.relayEvents);
+    say(`relay: ${Math.round(relayPerSecond)} events/s`);
+  }
+
+  const getById = targets.find((t) => t.key === 'restGetById') as Target;
+  const maxRate = median(loaded.get('restGetById')?.map((w) => w.load.reqPerSec) ?? []);
+  const half = Math.max(1, Math.round(maxRate / 2));
+  say(`soak: ${getById.label} at ${half} req/s (half of ${Math.round(maxRate)}) for ${config.soakSeconds} s, with ${config.soakWriteRate} writes/s`);
+  await sleep(1000);
+  const soakEventsPromise = measureEvents(deps.stack, deps.nc, deps.db, deps.seed, config.soakWriteRate, config.soakSeconds);
+  const soakFigures = await soak(getById, deps.stack.children, half, config.soakSeconds, soakEventsPromise);
+  const soakEvents = await soakEventsPromise;
+  say(`soak: ${rate(soakFigures.load)}; write errors ${soakEvents.writeErrors}`);
+  return { targets, loaded, sequential, events, relayPerSecond, soak: soakFigures, soakEvents };
+}

@@ -1,0 +1,105 @@
+import type { Child } from './children';
+import { runLoad, type LoadResult } from './load';
+import type { Target } from './targets';
+
+/** RSS of one process over the soak, in MiB; growth is measured after the warm-up share. */
+export interface RssFigures {
+  name: string;
+  baselineMiB: number;
+  finalMiB: number;
+  maxMiB: number;
+  /** (final - baseline) / baseline, in percent. */
+  growthPct: number;
+  /** V8 heap retained (in use after a full GC) at the baseline moment and at the end. */
+  baselineHeapMiB: number;
+  finalHeapMiB: number;
+  /** V8 heap committed (heapTotal) and native memory of JS objects (external), after the GC at each end. */
+  baselineHeapTotalMiB: number;
+  finalHeapTotalMiB: number;
+  baselineExternalMiB: number;
+  finalExternalMiB: number;
+}
+
+export interface SoakFigures {
+  seconds: number;
+  rate: number;
+  load: LoadResult;
+  /** When the baseline RSS was taken (s into the soak). */
+  baselineAtSeconds: number;
+  rss: RssFigures[];
+}
+
+const MiB = 1024 * 1024;
+
+/**
+ * `target` at `rate` requests/s (half the measured maximum) for `seconds`,
+ * while `alongside` runs (the paced writes, so the relay and the notifier
+ * work too). RSS of every child is sampled throughout (the max); growth
+ * compares RSS after a full GC at the baseline moment (after the first
+ * minute, or a fifth of a shorter soak) with RSS after a full GC at the
+ * end, so both ends are measured alike and a pending collection is not
+ * read as growth. The heap retained at both moments tells a JS leak from
+ * other memory.
+ */
+export async function soak(target: Target, children: readonly Child[], rate: number, seconds: number, alongside: Promise<unknown>): Promise<SoakFigures> {
+  const baselineAtSeconds = Math.min(60, seconds / 5);
+  const maxRss = new Map<string, number>();
+  /** Heap retained and RSS right after a full GC, at the baseline moment and at the end: both ends measured alike. */
+  const settled = new Map<string, Partial<Record<'baseline' | 'final', { heap: number; heapTotal: number; external: number; rss: number }>>>(children.map((c) => [c.name, {}]));
+  const sample = () => {
+    for (const child of children) {
+      try {
+        maxRss.set(child.name, Math.max(maxRss.get(child.name) ?? 0, child.rss()));
+      } catch {
+        // the process is gone: its row shows what was sampled before
+      }
+    }
+  };
+  /** One full GC in each child (only at the baseline and at the end), then its heap in use and RSS. */
+  const afterGc = (moment: 'baseline' | 'final') =>
+    Promise.all(
+      children.map(async (child) => {
+        try {
+          const read = await child.readLoop(true);
+          const entry = settled.get(child.name);
+          if (entry) entry[moment] = { heap: read.heapUsedBytes, heapTotal: read.heapTotalBytes, external: read.externalBytes, rss: child.rss() };
+        } catch {
+          // the process is gone: n/a in its row
+        }
+      }),
+    );
+  sample();
+  const timer = setInterval(sample, Math.max(1000, (seconds * 1000) / 100));
+  const baselineTimer = setTimeout(() => void afterGc('baseline'), baselineAtSeconds * 1000);
+  let load: LoadResult;
+  try {
+    [load] = await Promise.all([
+      runLoad({ url: target.url, request: target.request, connections: 10, durationSeconds: seconds, overallRate: rate }),
+      alongside,
+    ]);
+  } finally {
+    clearInterval(timer);
+    clearTimeout(baselineTimer);
+  }
+  sample();
+  await afterGc('final');
+  const rss = children.map((child): RssFigures => {
+    const ends = settled.get(child.name) ?? {};
+    const baseline = ends.baseline?.rss ?? Number.NaN;
+    const final = ends.final?.rss ?? Number.NaN;
+    return {
+      baselineHeapMiB: (ends.baseline?.heap ?? Number.NaN) / MiB,
+      finalHeapMiB: (ends.final?.heap ?? Number.NaN) / MiB,
+      baselineHeapTotalMiB: (ends.baseline?.heapTotal ?? Number.NaN) / MiB,
+      finalHeapTotalMiB: (ends.final?.heapTotal ?? Number.NaN) / MiB,
+      baselineExternalMiB: (ends.baseline?.external ?? Number.NaN) / MiB,
+      finalExternalMiB: (ends.final?.external ?? Number.NaN) / MiB,
+      name: child.name,
+      baselineMiB: baseline / MiB,
+      finalMiB: final / MiB,
+      maxMiB: (maxRss.get(child.name) ?? Number.NaN) / MiB,
+      growthPct: ((final - baseline) / baseline) * 100,
+    };
+  });
+  return { seconds, rate, load, baselineAtSeconds, rss };
+}

@@ -1,0 +1,231 @@
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { dropDatabase, ensureDatabase } from '@inventario/platform';
+import { connectTestNats, deleteStream, freePort, uniqueName, waitFor } from '@inventario/testkit';
+import { startChild, type Child, type ChildSpec } from './children';
+import { startSmtpSink, type SmtpSink } from './smtp-sink';
+
+/** Repository root (bench/dist/ -> ../..). */
+const ROOT = resolve(__dirname, '..', '..');
+const USER = 'bench';
+
+/** Where the stack under test is and how to reach its parts. */
+export interface Stack {
+  bffUrl: string;
+  /** `Basic ...` for the BFF. */
+  auth: string;
+  /** B_db's base URL (`/productos/:id`). */
+  bdbUrl: string;
+  /** producto-svc's database (B_db reads it; the harness reads the outbox and trims POSTed rows). */
+  productoDbUrl: string;
+  natsUrl: string;
+  stream: string;
+  prefix: string;
+  /** Receives the notifier's emails; absent when a running stack sends elsewhere. */
+  sink?: SmtpSink;
+  /** Processes whose event-loop delay and RSS are measured (the services started here, and B_db). */
+  children: Child[];
+  /** True when the harness started the services (and may trim their tables). */
+  owned: boolean;
+  /** Stops what was started and removes the databases and stream created here. */
+  close(): Promise<void>;
+}
+
+export interface StackOptions {
+  mysqlServer: string;
+  natsUrl: string;
+  logLevel: string;
+  logDir: string;
+  /** `--cpu-prof` into this directory for every child. */
+  profileDir?: string;
+  baseEnv: NodeJS.ProcessEnv;
+}
+
+/** A running stack given with --target. */
+export interface TargetOptions {
+  bffUrl: string;
+  user: string;
+  password: string;
+  productoDbUrl: string;
+  natsUrl: string;
+  stream: string;
+  prefix: string;
+  /** Port for the harness's SMTP sink, if the running notifier sends to it. */
+  smtpPort?: number;
+}
+
+const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+
+/** Runs cleanups in reverse order, each even if another failed. */
+function cleanupList() {
+  const steps: Array<() => Promise<unknown>> = [];
+  return {
+    push: (step: () => Promise<unknown>) => steps.push(step),
+    async run() {
+      for (const step of steps.reverse()) await step().catch(() => undefined);
+      steps.length = 0;
+    },
+  };
+}
+
+function childOptions(options: StackOptions) {
+  mkdirSync(options.logDir, { recursive: true });
+  if (options.profileDir) mkdirSync(options.profileDir, { recursive: true });
+  return {
+    logDir: options.logDir,
+    preload: join(__dirname, 'loop-monitor.js'),
+    ...(options.profileDir ? { profileDir: options.profileDir } : {}),
+    baseEnv: options.baseEnv,
+  };
+}
+
+/** B_db as a child process on `producto`'s database. */
+async function startBdb(productoDbUrl: string, options: StackOptions): Promise<{ child: Child; url: string }> {
+  const port = await freePort();
+  const child = startChild(
+    { name: 'bdb', entry: join(__dirname, 'bdb-main.js'), env: { DATABASE_URL: productoDbUrl, PORT: String(port) } },
+    childOptions(options),
+  );
+  await child.ready;
+  return { child, url: `http://127.0.0.1:${port}` };
+}
+
+/**
+ * Starts the whole stack from its built entry points: fresh databases on
+ * the MySQL server, a stream and subject prefix of its own on NATS (and its
+ * own sent-registry bucket for the notifier), the SMTP sink, producto-svc,
+ * bodega-svc and B_db, then the BFF and the notifier.
+ */
+export async function startOwnStack(options: StackOptions): Promise<Stack> {
+  const cleanups = cleanupList();
+  const name = uniqueName('bench');
+  const productoDbUrl = `${options.mysqlServer}/${name}_producto`;
+  const bodegaDbUrl = `${options.mysqlServer}/${name}_bodega`;
+  const stream = name.toUpperCase();
+  const prefix = name;
+  const bucket = `${name}-sent`;
+  const children: Child[] = [];
+  try {
+    for (const url of [productoDbUrl, bodegaDbUrl]) {
+      await ensureDatabase(url);
+      cleanups.push(() => dropDatabase(url));
+    }
+    cleanups.push(async () => {
+      const nc = await connectTestNats(options.natsUrl);
+      await deleteStream(nc, stream);
+      await deleteStream(nc, `KV_${bucket}`);
+      await nc.close();
+    });
+    const sink = await startSmtpSink();
+    cleanups.push(() => sink.close());
+
+    const opts = childOptions(options);
+    const start = (spec: ChildSpec) => {
+      const child = startChild(spec, opts);
+      children.push(child);
+      cleanups.push(() => child.stop(30_000));
+      return child;
+    };
+    const shared = { NATS_URL: options.natsUrl, NATS_STREAM: stream, NATS_SUBJECT_PREFIX: prefix, LOG_LEVEL: options.logLevel, METRICS_HOST: '127.0.0.1', METRICS_PORT: '0' };
+    const entry = (service: string) => join(ROOT, 'services', service, 'dist', 'main.js');
+    const [productoPort, bodegaPort, bffPort] = [await freePort(), await freePort(), await freePort()];
+    const services = [
+      start({ name: 'producto-svc', entry: entry('producto-svc'), env: { ...shared, GRPC_HOST: '127.0.0.1', GRPC_PORT: String(productoPort), DATABASE_URL: productoDbUrl } }),
+      start({ name: 'bodega-svc', entry: entry('bodega-svc'), env: { ...shared, GRPC_HOST: '127.0.0.1', GRPC_PORT: String(bodegaPort), DATABASE_URL: bodegaDbUrl } }),
+    ];
+    await Promise.all(services.map((s) => s.ready));
+    const bdb = await startBdb(productoDbUrl, options);
+    children.push(bdb.child);
+    cleanups.push(() => bdb.child.stop(10_000));
+    const password = uniqueName('pw');
+    const late = [
+      start({
+        name: 'bff',
+        entry: entry('bff'),
+        env: {
+          ...shared,
+          HOST: '127.0.0.1',
+          PORT: String(bffPort),
+          BFF_USER: USER,
+          BFF_PASSWORD: password,
+          PRODUCTO_SVC_ADDR: `127.0.0.1:${productoPort}`,
+          BODEGA_SVC_ADDR: `127.0.0.1:${bodegaPort}`,
+          // The harness is one client IP sending thousands of requests a second.
+          RATE_LIMIT_PER_MINUTE: '0',
+        },
+      }),
+      start({
+        name: 'notifier',
+        entry: entry('notifier'),
+        env: {
+          ...shared,
+          SMTP_URL: sink.url,
+          SENDER_EMAIL: 'bench@localhost.localdomain',
+          RECIPIENT_EMAIL: 'almacen@localhost.localdomain',
+          NOTIFIER_SENT_BUCKET: bucket,
+        },
+      }),
+    ];
+    await Promise.all(late.map((s) => s.ready));
+    await waitForStream(options.natsUrl, stream);
+    return {
+      bffUrl: `http://127.0.0.1:${bffPort}`,
+      auth: basic(USER, password),
+      bdbUrl: bdb.url,
+      productoDbUrl,
+      natsUrl: options.natsUrl,
+      stream,
+      prefix,
+      sink,
+      children,
+      owned: true,
+      close: () => cleanups.run(),
+    };
+  } catch (err) {
+    await cleanups.run();
+    throw err;
+  }
+}
+
+/** Uses a running stack (--target); starts only B_db and, when asked, the SMTP sink. */
+export async function useRunningStack(target: TargetOptions, options: StackOptions): Promise<Stack> {
+  const cleanups = cleanupList();
+  try {
+    const bdb = await startBdb(target.productoDbUrl, options);
+    cleanups.push(() => bdb.child.stop(10_000));
+    let sink: SmtpSink | undefined;
+    if (target.smtpPort !== undefined) {
+      sink = await startSmtpSink(target.smtpPort);
+      const started = sink;
+      cleanups.push(() => started.close());
+    }
+    return {
+      bffUrl: target.bffUrl.replace(/\/+$/, ''),
+      auth: basic(target.user, target.password),
+      bdbUrl: bdb.url,
+      productoDbUrl: target.productoDbUrl,
+      natsUrl: target.natsUrl,
+      stream: target.stream,
+      prefix: target.prefix,
+      ...(sink ? { sink } : {}),
+      children: [bdb.child],
+      owned: false,
+      close: () => cleanups.run(),
+    };
+  } catch (err) {
+    await cleanups.run();
+    throw err;
+  }
+}
+
+/** The services create the stream in the background after start-up; wait for it. */
+async function waitForStream(natsUrl: string, stream: string): Promise<void> {
+  const nc = await connectTestNats(natsUrl);
+  try {
+    const jsm = await jetstreamManager(nc);
+    await waitFor(() => jsm.streams.info(stream).then(() => true), `stream ${stream}`, 30_000, 200);
+  } finally {
+    await nc.close();
+  }
+}
