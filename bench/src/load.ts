@@ -9,6 +9,11 @@ export interface RequestShape {
   body?: string;
   /** Called before each request: returns its path and body. */
   setup?: () => { path?: string; body?: string };
+  /**
+   * False for a 2xx answer that is still a failure (a GraphQL `errors`
+   * body): counted as an error, not as a served request.
+   */
+  verifyBody?: (body: string) => boolean;
 }
 
 export interface LoadOptions {
@@ -20,15 +25,19 @@ export interface LoadOptions {
   overallRate?: number;
 }
 
-/** What one load window measured. Latencies in ms, from every response. */
+/**
+ * What one load window measured. Only successful answers (2xx, and a body
+ * that passed `verifyBody`) count as served requests; latencies are those
+ * of the 2xx answers, in ms.
+ */
 export interface LoadResult {
   requests: number;
   reqPerSec: number;
   p50: number;
   p99: number;
-  /** Non-2xx answers, connection errors and timeouts. */
+  /** Non-2xx answers, 2xx answers whose body failed verifyBody, connection errors and timeouts. */
   errors: number;
-  /** Status codes other than 2xx, with their counts (to explain errors). */
+  /** Status codes other than 2xx, `body` (failed verifyBody) and `timeout`, with their counts (to explain errors). */
   statuses: Record<string, number>;
 }
 
@@ -50,6 +59,7 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
         duration: options.durationSeconds,
         ...(options.overallRate === undefined ? {} : { overallRate: options.overallRate }),
         timeout: 10,
+        ...(request.verifyBody ? { verifyBody: (body: string | Buffer | undefined) => request.verifyBody?.(String(body ?? '')) ?? true } : {}),
         requests: [
           {
             method: request.method,
@@ -63,20 +73,24 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
       (err: unknown, result: autocannon.Result) => {
         if (err) return reject(err instanceof Error ? err : new Error('autocannon failed', { cause: err }));
         const seconds = result.duration > 0 ? result.duration : options.durationSeconds;
+        if (result.mismatches > 0) statuses.body = result.mismatches;
+        if (result.timeouts > 0) statuses.timeout = result.timeouts;
+        const served = Math.max(0, latencies.length - result.mismatches);
         resolve({
-          requests: latencies.length,
-          reqPerSec: latencies.length / seconds,
+          requests: served,
+          reqPerSec: served / seconds,
           p50: percentile(latencies, 0.5),
           p99: percentile(latencies, 0.99),
-          errors: result.non2xx + result.errors + result.timeouts,
+          // autocannon's `errors` already counts its timeouts.
+          errors: result.non2xx + result.errors + result.mismatches,
           statuses,
         });
       },
     );
     // autocannon emits (client, statusCode, bytes, ms); its typings omit the client.
     (instance as unknown as NodeJS.EventEmitter).on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
-      latencies.push(ms);
-      if (status < 200 || status > 299) statuses[status] = (statuses[status] ?? 0) + 1;
+      if (status >= 200 && status <= 299) latencies.push(ms);
+      else statuses[status] = (statuses[status] ?? 0) + 1;
     });
   });
 }

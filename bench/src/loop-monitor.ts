@@ -7,23 +7,35 @@
  * process changes; without an IPC channel it does nothing.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { getHeapSpaceStatistics } from 'node:v8';
 import { LOOP_READ, LOOP_RESET, LOOP_SAMPLE, type LoopSample } from './loop-protocol';
 
-function memory(): Pick<LoopSample, 'heapUsedBytes' | 'heapTotalBytes' | 'externalBytes'> {
+function memory(): Pick<LoopSample, 'heapUsedBytes' | 'heapTotalBytes' | 'externalBytes' | 'spaceBytes'> {
   const { heapUsed, heapTotal, external } = process.memoryUsage();
-  return { heapUsedBytes: heapUsed, heapTotalBytes: heapTotal, externalBytes: external };
+  const spaceBytes = Object.fromEntries(getHeapSpaceStatistics().map((s) => [s.space_name, s.space_size]));
+  return { heapUsedBytes: heapUsed, heapTotalBytes: heapTotal, externalBytes: external, spaceBytes };
 }
 
 /** Time after a forced GC for V8's unmapper to return the freed pages (measured: well under 1 s). */
 const GC_SETTLE_MS = 1000;
 
+/**
+ * The sampling timer's period. The histogram records the whole time between
+ * two timer runs, so an idle loop reads RESOLUTION_MS: the delay is what
+ * exceeds it.
+ */
+const RESOLUTION_MS = 10;
+
+/** Nanoseconds between timer runs -> milliseconds of delay beyond the period. */
+const delayMs = (ns: number) => Math.max(0, ns / 1e6 - RESOLUTION_MS);
+
 if (process.send) {
-  const histogram = monitorEventLoopDelay({ resolution: 10 });
+  const histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
   histogram.enable();
   process.on('message', (message: { type?: unknown; gc?: unknown } | null) => {
     if (message?.type === LOOP_RESET) histogram.reset();
     if (message?.type === LOOP_READ) {
-      const delay = { p99Ms: histogram.percentile(99) / 1e6, maxMs: histogram.max / 1e6, meanMs: histogram.mean / 1e6 };
+      const delay = { p99Ms: delayMs(histogram.percentile(99)), maxMs: delayMs(histogram.max), meanMs: delayMs(histogram.mean) };
       if (message.gc !== true) {
         process.send?.({ type: LOOP_SAMPLE, ...delay, ...memory() } satisfies LoopSample);
         return;

@@ -51,7 +51,8 @@ async function expectedEmails(nc: NatsConnection, stack: Stack): Promise<number>
   const info = await jsm.streams.info(stack.stream, { subjects_filter: `${stack.prefix}.>` });
   const subjects = info.state.subjects ?? {};
   return Object.entries(subjects)
-    .filter(([subject]) => /\.(producto|bodega)\.[a-z]+$/.test(subject))
+    // The business subjects only: `<prefix>.dlq.<type>` dead letters get no email.
+    .filter(([subject]) => subject.startsWith(`${stack.prefix}.producto.`) || subject.startsWith(`${stack.prefix}.bodega.`))
     .reduce((sum, [, n]) => sum + n, 0);
 }
 

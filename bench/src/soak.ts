@@ -10,6 +10,12 @@ export interface RssFigures {
   maxMiB: number;
   /** (final - baseline) / baseline, in percent. */
   growthPct: number;
+  /**
+   * The same growth from the plain RSS samples, no GC forced: the mean of
+   * the window after the baseline moment against the mean of the last
+   * window of the same length. What a production process shows.
+   */
+  sampledGrowthPct: number;
   /** V8 heap retained (in use after a full GC) at the baseline moment and at the end. */
   baselineHeapMiB: number;
   finalHeapMiB: number;
@@ -18,6 +24,8 @@ export interface RssFigures {
   finalHeapTotalMiB: number;
   baselineExternalMiB: number;
   finalExternalMiB: number;
+  /** Growth of each V8 heap space's committed size from the baseline moment to the end, MiB (only those that moved by 1 MiB or more). */
+  spaceGrowthMiB: Record<string, number>;
 }
 
 export interface SoakFigures {
@@ -44,12 +52,20 @@ const MiB = 1024 * 1024;
 export async function soak(target: Target, children: readonly Child[], rate: number, seconds: number, alongside: Promise<unknown>): Promise<SoakFigures> {
   const baselineAtSeconds = Math.min(60, seconds / 5);
   const maxRss = new Map<string, number>();
+  /** Every RSS sample of each child, with its time in seconds since the soak began. */
+  const samples = new Map<string, { at: number; rss: number }[]>(children.map((c) => [c.name, []]));
+  const began = performance.now();
   /** Heap retained and RSS right after a full GC, at the baseline moment and at the end: both ends measured alike. */
-  const settled = new Map<string, Partial<Record<'baseline' | 'final', { heap: number; heapTotal: number; external: number; rss: number }>>>(children.map((c) => [c.name, {}]));
+  const settled = new Map<
+    string,
+    Partial<Record<'baseline' | 'final', { heap: number; heapTotal: number; external: number; spaces: Record<string, number>; rss: number }>>
+  >(children.map((c) => [c.name, {}]));
   const sample = () => {
     for (const child of children) {
       try {
-        maxRss.set(child.name, Math.max(maxRss.get(child.name) ?? 0, child.rss()));
+        const rss = child.rss();
+        maxRss.set(child.name, Math.max(maxRss.get(child.name) ?? 0, rss));
+        samples.get(child.name)?.push({ at: (performance.now() - began) / 1000, rss });
       } catch {
         // the process is gone: its row shows what was sampled before
       }
@@ -62,7 +78,9 @@ export async function soak(target: Target, children: readonly Child[], rate: num
         try {
           const read = await child.readLoop(true);
           const entry = settled.get(child.name);
-          if (entry) entry[moment] = { heap: read.heapUsedBytes, heapTotal: read.heapTotalBytes, external: read.externalBytes, rss: child.rss() };
+          if (entry) {
+            entry[moment] = { heap: read.heapUsedBytes, heapTotal: read.heapTotalBytes, external: read.externalBytes, spaces: read.spaceBytes, rss: child.rss() };
+          }
         } catch {
           // the process is gone: n/a in its row
         }
@@ -82,12 +100,27 @@ export async function soak(target: Target, children: readonly Child[], rate: num
     clearTimeout(baselineTimer);
   }
   sample();
+  const endedAt = (performance.now() - began) / 1000;
   await afterGc('final');
+  /** Mean RSS of the samples taken in [from, to) seconds. */
+  const meanRss = (name: string, from: number, to: number) => {
+    const inWindow = (samples.get(name) ?? []).filter((s) => s.at >= from && s.at < to);
+    return inWindow.reduce((sum, s) => sum + s.rss, 0) / inWindow.length;
+  };
   const rss = children.map((child): RssFigures => {
     const ends = settled.get(child.name) ?? {};
     const baseline = ends.baseline?.rss ?? Number.NaN;
     const final = ends.final?.rss ?? Number.NaN;
+    const early = meanRss(child.name, baselineAtSeconds, 2 * baselineAtSeconds);
+    const late = meanRss(child.name, endedAt - baselineAtSeconds, endedAt + 1);
+    const spaceGrowthMiB = Object.fromEntries(
+      Object.entries(ends.final?.spaces ?? {})
+        .map(([space, bytes]): [string, number] => [space, (bytes - (ends.baseline?.spaces[space] ?? Number.NaN)) / MiB])
+        .filter(([, grown]) => Math.abs(grown) >= 1),
+    );
     return {
+      spaceGrowthMiB,
+      sampledGrowthPct: ((late - early) / early) * 100,
       baselineHeapMiB: (ends.baseline?.heap ?? Number.NaN) / MiB,
       finalHeapMiB: (ends.final?.heap ?? Number.NaN) / MiB,
       baselineHeapTotalMiB: (ends.baseline?.heapTotal ?? Number.NaN) / MiB,

@@ -22,6 +22,9 @@ const PRODUCTO_QUERY =
   'query Producto($id: ID!) { producto(id: $id) { id nombre descripcion precio cantidad bodegaId fechaCreacion fechaActualizacion } }';
 const PRODUCTOS_QUERY = 'query Productos { productos { id nombre } }';
 
+/** A GraphQL answer is 200 even when it failed (ARCHITECTURE §3): only a body without `errors` is a success. */
+const graphqlSucceeded = (body: string) => !body.includes('"errors"');
+
 /**
  * The issue's targets, B_db first. Reads pick a random seeded id per
  * request; POSTs send a fresh product in a random seeded warehouse.
@@ -60,13 +63,14 @@ export function buildTargets(stack: Stack, seed: Seed): Target[] {
         path: '/api/graphql',
         headers: json,
         setup: () => ({ body: JSON.stringify({ query: PRODUCTO_QUERY, variables: { id: String(pick(seed.productoIds)) } }) }),
+        verifyBody: graphqlSucceeded,
       },
     },
     {
       key: 'gqlProductos',
       label: 'GraphQL productos { id nombre }',
       url: stack.bffUrl,
-      request: { method: 'POST', path: '/api/graphql', headers: json, body: JSON.stringify({ query: PRODUCTOS_QUERY }) },
+      request: { method: 'POST', path: '/api/graphql', headers: json, body: JSON.stringify({ query: PRODUCTOS_QUERY }), verifyBody: graphqlSucceeded },
     },
   ];
 }
