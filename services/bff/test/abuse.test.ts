@@ -113,6 +113,53 @@ describe('brute-force protection (AUTH_FAILURES_PER_15_MIN)', () => {
     expect((await send('GET', '/actuator/health/liveness', { auth: false })).status).toBe(200);
   }, 60_000);
 
+  /** `count` wrong passwords to `baseUrl`, then one request with the right one: their statuses, in order. */
+  async function guessThenLogIn(baseUrl: string, count: number): Promise<{ guesses: Map<number, number>; firstRefused: number; rightPassword: RawResponse }> {
+    const guesses = new Map<number, number>();
+    let firstRefused = -1;
+    for (let i = 0; i < count; i++) {
+      const res = await rawRequest(baseUrl, {
+        method: 'GET',
+        path: '/api/productos',
+        headers: { authorization: basicAuth(TEST_USER, `clave-${i}`) },
+        timeoutMs: CLIENT_TIMEOUT_MS,
+      });
+      guesses.set(res.status, (guesses.get(res.status) ?? 0) + 1);
+      if (res.status === 429 && firstRefused < 0) firstRefused = i + 1;
+    }
+    const rightPassword = await rawRequest(baseUrl, {
+      method: 'GET',
+      path: '/api/openapi.json',
+      headers: { authorization: basicAuth(TEST_USER, TEST_PASSWORD) },
+      timeoutMs: CLIENT_TIMEOUT_MS,
+    });
+    return { guesses, firstRefused, rightPassword };
+  }
+
+  test('with AUTH_FAILURES_PER_15_MIN=1000, 1,000 wrong passwords are 401 each, then the client gets 429, right password included', async () => {
+    const tolerant = await startBareBff({ PRODUCTO_SVC_ADDR: await deadAddress(), BODEGA_SVC_ADDR: await deadAddress(), AUTH_FAILURES_PER_15_MIN: '1000' });
+    try {
+      const { guesses, rightPassword } = await guessThenLogIn(tolerant.baseUrl, 1000);
+      expect(Object.fromEntries(guesses)).toEqual({ 401: 1000 });
+      expectJsonError(rightPassword, 429, 'TOO_MANY_REQUESTS');
+      expect(Number(rightPassword.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    } finally {
+      await tolerant.close();
+    }
+  }, 60_000);
+
+  test('the default limit (20 failures in 15 minutes) applies when AUTH_FAILURES_PER_15_MIN is unset', async () => {
+    const defaults = await startBareBff({ PRODUCTO_SVC_ADDR: await deadAddress(), BODEGA_SVC_ADDR: await deadAddress() });
+    try {
+      const { guesses, firstRefused, rightPassword } = await guessThenLogIn(defaults.baseUrl, 100);
+      expect(Object.fromEntries(guesses)).toEqual({ 401: 20, 429: 80 });
+      expect(firstRefused).toBe(21);
+      expectJsonError(rightPassword, 429, 'TOO_MANY_REQUESTS');
+    } finally {
+      await defaults.close();
+    }
+  });
+
   test('0 turns the limit off: every wrong password is a 401', async () => {
     const unlimited = await startBareBff({ PRODUCTO_SVC_ADDR: await deadAddress(), BODEGA_SVC_ADDR: await deadAddress(), AUTH_FAILURES_PER_15_MIN: '0' });
     try {

@@ -1,9 +1,10 @@
 /**
- * What a test's stack has written so far: the row count of every table of
- * both services' databases (outbox included, so a write's pending event
- * counts at once) and the number of messages in the test's stream. Two
- * equal snapshots around a rejected request prove it wrote nothing and
- * published nothing.
+ * What a test's stack has written so far: the row count and the content
+ * checksum (CHECKSUM TABLE) of every table of both services' databases
+ * (outbox included, so a write's pending event counts at once, and an
+ * UPDATE that adds no row still changes a checksum) and the number of
+ * messages in the test's stream. Two equal snapshots around a rejected
+ * request prove it wrote nothing and published nothing.
  */
 import { jetstreamManager } from '@nats-io/jetstream';
 import { countPendingEvents, createDb, type Knex } from '@inventario/platform';
@@ -13,6 +14,8 @@ import type { TestStack } from './stack';
 export interface WriteSnapshot {
   /** `<service>.<table>` -> rows. */
   rows: Record<string, number>;
+  /** `<service>.<table>` -> CHECKSUM TABLE of its content. */
+  checksums: Record<string, string>;
   /** Messages in the test's stream. */
   events: number;
 }
@@ -30,21 +33,29 @@ export async function createWriteProbe(stack: TestStack): Promise<WriteProbe> {
     ['bodega', createDb(stack.databaseUrls.bodega)],
   ];
   const jsm = await jetstreamManager(stack.nc);
-  // One query per database: every table's COUNT(*) in one statement.
-  const countQueries = new Map<Knex, string>();
+  // Two statements per database: every table's COUNT(*), and every table's CHECKSUM.
+  const queries = new Map<Knex, { count: string; checksum: string }>();
   for (const [, db] of pools) {
     const tables = ((await db.raw('SHOW TABLES')) as [Record<string, string>[]])[0].map((row) => Object.values(row)[0]!);
-    countQueries.set(db, tables.map((t) => `SELECT '${t}' AS t, COUNT(*) AS n FROM \`${t}\``).join(' UNION ALL '));
+    queries.set(db, {
+      count: tables.map((t) => `SELECT '${t}' AS t, COUNT(*) AS n FROM \`${t}\``).join(' UNION ALL '),
+      checksum: `CHECKSUM TABLE ${tables.map((t) => `\`${t}\``).join(', ')}`,
+    });
   }
 
   async function snapshot(): Promise<WriteSnapshot> {
     const rows: Record<string, number> = {};
+    const checksums: Record<string, string> = {};
     for (const [service, db] of pools) {
-      const [result] = (await db.raw(countQueries.get(db)!)) as [{ t: string; n: number | string }[]];
-      for (const { t, n } of result) rows[`${service}.${t}`] = Number(n);
+      const { count, checksum } = queries.get(db)!;
+      const [counted] = (await db.raw(count)) as [{ t: string; n: number | string }[]];
+      for (const { t, n } of counted) rows[`${service}.${t}`] = Number(n);
+      // `Table` is `<database>.<table>`.
+      const [summed] = (await db.raw(checksum)) as [{ Table: string; Checksum: number | string | null }[]];
+      for (const { Table, Checksum } of summed) checksums[`${service}.${Table.slice(Table.indexOf('.') + 1)}`] = String(Checksum);
     }
     const info = await jsm.streams.info(stack.namespace.stream);
-    return { rows, events: info.state.messages };
+    return { rows, checksums, events: info.state.messages };
   }
 
   return {
