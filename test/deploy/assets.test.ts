@@ -1,23 +1,57 @@
 /**
  * Every YAML and JSON deployment asset parses; Kubernetes objects in
- * non-templated files validate against the Kubernetes schemas; the
- * dashboard and the alert rules are complete; skaffold builds every
- * service and deploys the chart with the images it built.
+ * non-templated files validate against the Kubernetes schemas; the chart's
+ * templates, with their template actions taken out, are YAML documents of
+ * kinds Kubernetes (or the Prometheus Operator) knows; the dashboard and
+ * the alert rules are complete; skaffold builds every service and deploys
+ * the chart with the images it built.
  */
 import { parse } from 'yaml';
-import { CHART, chartValues, filesUnder, readText, readYaml, SERVICES, valueAt, yamlDocuments } from './support/repo';
+import { parseAllDocuments } from 'yaml';
+import { CHART, chartTemplates, chartValues, filesUnder, readText, readYaml, SERVICES, valueAt, yamlDocuments } from './support/repo';
 
 /** A Kubernetes object model of kubernetes-models, by apiVersion and kind. */
 type Model = new (data: unknown) => { validate(): void };
 
 function modelFor(apiVersion: string, kind: string): Model | undefined {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const group = require(`kubernetes-models/${apiVersion}`) as Record<string, Model | undefined>;
-  return group[kind];
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const group = require(`kubernetes-models/${apiVersion}`) as Record<string, Model | undefined>;
+    return group[kind];
+  } catch {
+    return undefined;
+  }
 }
 
+/** Custom resources the chart renders, whose CRDs kubernetes-models does not ship. */
+const CUSTOM_KINDS = ['monitoring.coreos.com/v1 ServiceMonitor', 'monitoring.coreos.com/v1 PrometheusRule'];
+
+/**
+ * A template's static skeleton: its comments and every line holding only
+ * template actions (control flow, includes, nindented blocks) removed, and
+ * each remaining inline action replaced by a plain scalar. What is left is
+ * the YAML the template writes around its values; it must parse.
+ */
+function skeleton(text: string): string {
+  return text
+    .replace(/\{\{-?\s*\/\*[\s\S]*?\*\/\s*-?\}\}\n?/g, '')
+    .split('\n')
+    .filter((line) => !/^\s*(?:\{\{[^}]*\}\}\s*)+$/.test(line))
+    .map((line) => line.replace(/\{\{[^}]*\}\}/g, 'TEMPLATED'))
+    .join('\n');
+}
+
+/** A Kubernetes object (core `v1` or `group/version`), not another tool's config in the same shape (skaffold's). */
 function isKubernetesObject(doc: unknown): doc is { apiVersion: string; kind: string } {
-  return typeof doc === 'object' && doc !== null && 'apiVersion' in doc && 'kind' in doc && typeof doc.apiVersion === 'string' && /^(v1|[a-z.]+\/v\d+)$/.test(doc.apiVersion);
+  return (
+    typeof doc === 'object' &&
+    doc !== null &&
+    'apiVersion' in doc &&
+    'kind' in doc &&
+    typeof doc.apiVersion === 'string' &&
+    /^(v1|[a-z0-9.]+\/v\d+(?:(?:alpha|beta)\d+)?)$/.test(doc.apiVersion) &&
+    !doc.apiVersion.startsWith('skaffold/')
+  );
 }
 
 const deployFiles = filesUnder('deploy');
@@ -53,16 +87,68 @@ describe('deployment assets', () => {
   });
 });
 
+describe('the chart\'s templates', () => {
+  // The .yaml templates, and the .tpl helpers that define whole objects (not _helpers.tpl's fragments).
+  const templates = chartTemplates().filter((t) => /\.ya?ml$/.test(t.name) || (t.name.endsWith('.tpl') && /^kind: /m.test(t.text)));
+  const documents = templates.flatMap((t) =>
+    parseAllDocuments(skeleton(t.text)).map((doc) => {
+      if (doc.errors.length > 0) throw new Error(`${t.name}: ${doc.errors[0]?.message}`);
+      return [t.name, doc.toJS() as unknown] as const;
+    }),
+  );
+  const objects = documents.filter(([, doc]) => doc !== null && doc !== undefined);
+
+  it('parse as YAML once their template actions are taken out', () => {
+    expect(skeleton('a:\n  {{- if .x }}\n  b: {{ .y | quote }}\n  {{- end }}\n{{- /* c\n d */}}\n')).toBe('a:\n  b: TEMPLATED\n');
+    expect(objects.length).toBeGreaterThan(30);
+  });
+
+  it.each(templates.map((t) => [t.name] as const))('%s writes only Kubernetes objects of known kinds, each named', (name) => {
+    for (const [, doc] of objects.filter(([file]) => file === name)) {
+      expect([name, (doc as { kind?: unknown }).kind, isKubernetesObject(doc)]).toEqual([name, (doc as { kind?: unknown }).kind, true]);
+      if (!isKubernetesObject(doc)) continue;
+      const kind = `${doc.apiVersion} ${doc.kind}`;
+      expect([kind, modelFor(doc.apiVersion, doc.kind) !== undefined || CUSTOM_KINDS.includes(kind)]).toEqual([kind, true]);
+      expect((doc as { metadata?: { name?: unknown } }).metadata?.name).toBeTruthy();
+    }
+  });
+
+  it('hold the Services the Envoy and BFF configurations name, headless where they must be', () => {
+    const services = objects.filter(([, doc]) => isKubernetesObject(doc) && doc.kind === 'Service').map(([, doc]) => doc as { metadata: { name: string }; spec: { clusterIP?: string } });
+    const headless = services.filter((svc) => svc.spec.clusterIP === 'None').map((svc) => svc.metadata.name);
+    expect(headless.sort()).toEqual(['TEMPLATED-headless', 'bff-headless']);
+    expect(readText('deploy/helm/inventario/templates/_grpc-service.tpl')).toContain('name: {{ .component }}-headless\n');
+  });
+});
+
 describe('alert rules', () => {
   const { groups } = readYaml<{ groups: { name: string; rules: { alert: string; expr: string; labels: { severity: string }; annotations: Record<string, string> }[] }[] }>(
     'deploy/helm/inventario/alerts/inventario-rules.yaml',
   );
   const rules = groups.flatMap((g) => g.rules);
 
-  it('cover 5xx ratio, open breakers, outbox lag, consumer pending and dead letters', () => {
+  it('cover services down or missing, 5xx ratio, open breakers, outbox lag, consumer pending and dead letters', () => {
     expect(rules.map((r) => r.alert).sort()).toEqual(
-      ['InventarioCircuitBreakerOpen', 'InventarioConsumerPending', 'InventarioDeadLetters', 'InventarioHigh5xxRatio', 'InventarioOutboxLag'].sort(),
+      [
+        'InventarioServiceDown',
+        'InventarioServiceMissing',
+        'InventarioCircuitBreakerOpen',
+        'InventarioConsumerPending',
+        'InventarioDeadLetters',
+        'InventarioHigh5xxRatio',
+        'InventarioOutboxLag',
+      ].sort(),
     );
+  });
+
+  it('watch every scraped service through its target health, by the job name the ServiceMonitor gives it (its Service name)', () => {
+    const down = rules.find((r) => r.alert === 'InventarioServiceDown')?.expr ?? '';
+    const missing = rules.find((r) => r.alert === 'InventarioServiceMissing')?.expr ?? '';
+    for (const service of SERVICES.map((s) => s.name)) {
+      expect(down).toMatch(new RegExp(`up\\{job=~"[^"]*\\b${service}\\b`));
+      expect(missing).toContain(`absent(up{job="${service}"})`);
+    }
+    expect(readText('deploy/helm/inventario/templates/servicemonitor.yaml')).not.toContain('jobLabel');
   });
 
   it.each(rules.map((r) => [r.alert, r] as const))('%s has a severity, a summary and a runbook documented in docs/operations.md', (alert, rule) => {

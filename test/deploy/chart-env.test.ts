@@ -1,14 +1,17 @@
 /**
  * The chart provides every variable a service cannot start without, read
  * from the services' own config schemas (their built dist/), and keeps
- * credentials and SMTP_URL in the Secret only.
+ * credentials and SMTP_URL in the Secret only. The values the ConfigMap,
+ * the Secret and the Deployments' literal `value:` entries render from
+ * values.yaml and values-dev.yaml are accepted by the services' loadConfig.
  */
-import { ConfigError, serviceConfigSchema, tracingEnv } from '@inventario/platform';
+import { ConfigError, parseMysqlUrl, serviceConfigSchema, tracingEnv } from '@inventario/platform';
 import { loadConfig as loadBffConfig } from '../../services/bff/dist/config';
 import { loadConfig as loadNotifierConfig } from '../../services/notifier/dist/config';
 import { loadConfig as loadProductoConfig } from '../../services/producto-svc/dist/config';
 import { loadConfig as loadBodegaConfig } from '../../services/bodega-svc/dist/config';
-import { chartTemplate, envEntries, readText, readYaml, SERVICES, templateMapKeys, type EnvEntry, type ServiceName } from './support/repo';
+import { chartTemplate, chartValues, envEntries, readText, readYaml, SERVICES, templateMapKeys, valueAt, type EnvEntry, type ServiceName } from './support/repo';
+import { bindVariables, evaluate, GoInt, goString, queryEscape, scalar, type Helper, type Scope } from './support/template-expr';
 
 const LOADERS: Record<ServiceName, (env: NodeJS.ProcessEnv) => unknown> = {
   'producto-svc': loadProductoConfig,
@@ -102,5 +105,149 @@ describe('the ConfigMap and the Secret', () => {
   it('the example existingSecret holds exactly the keys of the chart Secret', () => {
     const example = readYaml<{ stringData: Record<string, string> }>('deploy/examples/existing-secret.yaml');
     expect(Object.keys(example.stringData).sort()).toEqual([...secretKeys].sort());
+  });
+});
+
+/** Deep merge, as Helm layers values files and --set over values.yaml. */
+function merged(...layers: Record<string, unknown>[]): Record<string, unknown> {
+  const merge = (a: unknown, b: unknown): unknown =>
+    typeof a === 'object' && a !== null && !Array.isArray(a) && typeof b === 'object' && b !== null && !Array.isArray(b)
+      ? Object.fromEntries([...new Set([...Object.keys(a), ...Object.keys(b)])].map((k) => [k, k in b ? merge((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]) : (a as Record<string, unknown>)[k]]))
+      : b;
+  return layers.reduce<Record<string, unknown>>((acc, layer) => merge(acc, layer) as Record<string, unknown>, {});
+}
+
+/** TypeScript mirrors of the _helpers.tpl helpers the ConfigMap and the Secret include (see the checks below). */
+const HELPERS: Record<string, Helper> = {
+  'inventario.natsUrl': (root) => {
+    const v = (root as { Values: unknown }).Values;
+    if (valueAt(v, 'nats.enabled')) return `nats://${String(valueAt(v, 'nats.fullnameOverride'))}:4222`;
+    const url = valueAt(v, 'externalNats.url');
+    if (!url) throw new Error('externalNats.url is required');
+    return url;
+  },
+  'inventario.databaseUrl': (arg) => {
+    const { root, database, external } = arg as { root: { Values: unknown }; database: string; external: string };
+    const mysql = valueAt(root.Values, 'mysql') as { enabled: boolean; fullnameOverride: string; auth: { username: string; password: string } };
+    if (!mysql.enabled) {
+      if (!external) throw new Error('an external database URL is required');
+      return external;
+    }
+    const escape = (text: string) => queryEscape(text).split('+').join('%20');
+    return `mysql://${escape(mysql.auth.username)}:${escape(mysql.auth.password)}@${mysql.fullnameOverride}:3306/${database}`;
+  },
+  'inventario.smtpUrl': (root) => {
+    const v = (root as { Values: unknown }).Values;
+    const url = valueAt(v, 'notifier.smtpUrl');
+    if (url) return url;
+    if (valueAt(v, 'mailpit.enabled')) return `smtp://mailpit:${goString(valueAt(v, 'mailpit.smtpPort'))}`;
+    throw new Error('notifier.smtpUrl is required');
+  },
+};
+
+/** `KEY: {{ expr }}` lines of a template's `data:` / `stringData:` map, by key. */
+function mapExpressions(text: string, section: 'data' | 'stringData'): Record<string, string> {
+  const block = text.split(new RegExp(`^${section}:\\s*$`, 'm'))[1] ?? '';
+  return Object.fromEntries([...block.matchAll(/^ {2}([A-Za-z0-9_.-]+): (.+)$/gm)].map((m) => [m[1] as string, m[2] as string]));
+}
+
+/** The environment a service's container gets from the chart rendered with `values`. */
+function renderedEnv(service: (typeof SERVICES)[number], values: Record<string, unknown>): NodeJS.ProcessEnv {
+  const top = { Values: values, Release: { Name: 'inventario', Namespace: 'inventario', Service: 'Helm' }, Chart: { Name: 'inventario', Version: '0.1.0', AppVersion: '0.1.0' } };
+  const topScope: Scope = { dot: top, root: top, vars: {}, helpers: HELPERS };
+  const configMap = mapExpressions(chartTemplate('templates/config.yaml'), 'data');
+  const secret = mapExpressions(chartTemplate('templates/secret.yaml'), 'stringData');
+  const texts = service.templates.map((t) => chartTemplate(t));
+  // The gRPC services' shared template runs with the dict its include passes as `.` and `$`.
+  const include = /include "inventario\.grpcService" (\(dict [^)]*\))/.exec(texts.join('\n'))?.[1];
+  const dot = include ? evaluate(include, topScope) : top;
+  const scope: Scope = { dot, root: dot, vars: {}, helpers: HELPERS };
+  const deployment = texts.find((t) => /^kind: Deployment$/m.test(t)) ?? '';
+  bindVariables(deployment, scope);
+  const literals = Object.fromEntries([...deployment.matchAll(/- name: ([A-Z][A-Z0-9_]*)\n\s+value: (.+)/g)].map((m) => [m[1] as string, m[2] as string]));
+  const env: NodeJS.ProcessEnv = {};
+  for (const entry of chartEnv(service)) {
+    const text = entry.source === 'configMap' ? configMap[entry.key ?? ''] : entry.source === 'secret' ? secret[entry.key ?? ''] : literals[entry.name];
+    if (text === undefined) throw new Error(`${service.name}: no value for ${entry.name}`);
+    env[entry.name] = scalar(text, entry.source === 'value' ? scope : topScope);
+  }
+  return env;
+}
+
+const PASSWORD = 'p4ss w+rd@:/%ñ';
+/** values.yaml with what production must add (rendering fails without it). */
+const PRODUCTION = merged(chartValues(), {
+  secrets: { bffUser: 'ops', bffPassword: PASSWORD },
+  externalDatabase: {
+    productoUrl: 'mysql://inventario:s3cret@mysql.example.internal:3306/inventario_producto',
+    bodegaUrl: 'mysql://inventario:s3cret@mysql.example.internal:3306/inventario_bodega',
+  },
+  externalNats: { url: 'nats://nats.example.internal:4222' },
+  notifier: { smtpUrl: 'smtp://mailer:s3cret@smtp.example.internal:587' },
+});
+const DEVELOPMENT = merged(chartValues(), chartValues('values-dev.yaml'));
+
+describe.each([
+  ['values.yaml (with the required production values)', PRODUCTION],
+  ['values.yaml + values-dev.yaml', DEVELOPMENT],
+])('the chart rendered with %s', (_name, values) => {
+  it.each(SERVICES.map((s) => [s.name, s] as const))('gives %s an environment its loadConfig accepts', (name, service) => {
+    const env = renderedEnv(service, values);
+    expect(() => LOADERS[name](env)).not.toThrow();
+  });
+
+  it('points the BFF at the headless Services, trusts Envoy and the proxies in front of it, and drains on shutdown', () => {
+    const bff = loadBffConfig(renderedEnv(SERVICES[2], values));
+    expect(bff).toMatchObject({
+      productoSvcAddr: `dns:///producto-svc-headless:${String(valueAt(values, 'productoSvc.grpcPort'))}`,
+      bodegaSvcAddr: `dns:///bodega-svc-headless:${String(valueAt(values, 'bodegaSvc.grpcPort'))}`,
+      trustProxyHops: (valueAt(values, 'envoy.trustedProxyHops') as number) + 1,
+      shutdownDrainMs: valueAt(values, 'bff.shutdown.drainMs'),
+      shutdownTimeoutMs: valueAt(values, 'bff.shutdown.timeoutMs'),
+    });
+  });
+});
+
+describe('values the chart renders', () => {
+  it('are whole numbers even when large (Helm reads values as float64, which would print as 1e+06)', () => {
+    const values = merged(PRODUCTION, { bff: { rateLimitPerMinute: 1_000_000 }, envoy: { trustedProxyHops: 2 } });
+    expect(goString(1_000_000)).toBe('1e+06');
+    const bff = loadBffConfig(renderedEnv(SERVICES[2], values));
+    expect(bff.rateLimitPerMinute).toBe(1_000_000);
+    expect(bff.trustProxyHops).toBe(3);
+    expect(goString(new GoInt(1_000_000))).toBe('1000000');
+  });
+
+  it('escape the bundled MySQL password so the services decode it unchanged (a space as %20, not +)', () => {
+    expect(chartTemplate('templates/_helpers.tpl')).toContain('(urlquery $mysql.auth.username | replace "+" "%20") (urlquery $password | replace "+" "%20")');
+    const values = merged(DEVELOPMENT, { mysql: { auth: { username: 'in ventario', password: PASSWORD } } });
+    const env = renderedEnv(SERVICES[0], values);
+    expect(parseMysqlUrl(env.DATABASE_URL ?? '')).toMatchObject({ user: 'in ventario', password: PASSWORD, host: 'inventario-mysql', database: 'inventario_producto' });
+    // What urlquery alone would give: a "+" the services read as a plus sign.
+    expect(decodeURIComponent(queryEscape('a b'))).toBe('a+b');
+  });
+
+  it('mirror the chart\'s helpers (the TypeScript above follows _helpers.tpl)', () => {
+    const helpers = chartTemplate('templates/_helpers.tpl');
+    expect(helpers).toContain('{{- printf "nats://%s:4222" .Values.nats.fullnameOverride -}}');
+    expect(helpers).toContain('{{- printf "mysql://%s:%s@%s:3306/%s"');
+    expect(helpers).toContain('{{- printf "smtp://mailpit:%v" .Values.mailpit.smtpPort -}}');
+  });
+});
+
+describe('the value-expression evaluator', () => {
+  it('reads `.`, `$`, variables (even one named $root), pipelines and the functions the chart uses', () => {
+    const top = { Values: { a: { port: 8080, big: 1_000_000, name: 'x' } } };
+    const scope: Scope = { dot: { root: top, component: 'c' }, root: { root: top, component: 'c' }, vars: {}, helpers: {} };
+    bindVariables('{{- $root := .root -}}{{- $v := $root.Values.a -}}', scope);
+    expect(scalar('{{ $v.port | quote }}', scope)).toBe('8080');
+    expect(scalar('{{ $.component }}', scope)).toBe('c');
+    expect(scalar('{{ printf "dns:///%s-headless:%d" .component ($v.port | int) | quote }}', scope)).toBe('dns:///c-headless:8080');
+    expect(scalar('{{ $v.big | quote }}', scope)).toBe('1e+06');
+    expect(scalar('{{ $v.big | int64 | quote }}', scope)).toBe('1000000');
+    expect(scalar('{{ add 1 ($v.missing | int) | quote }}', scope)).toBe('1');
+    expect(scalar('"1"', scope)).toBe('1');
+    expect(() => scalar('{{ $v.name | upper }}', scope)).toThrow(/not modelled/);
+    expect(() => scalar('{{ $nope.x }}', scope)).toThrow(/undefined variable/);
   });
 });

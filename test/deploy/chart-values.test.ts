@@ -18,7 +18,8 @@ const templates = chartTemplates();
  */
 function valuesPaths(text: string, roots: { grpcService: string[]; ranged: string[] }): string[] {
   const paths = [...text.matchAll(/\.Values\.([A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*)/g)].map((m) => m[1] as string);
-  for (const [, variable, root] of text.matchAll(/\$([A-Za-z]+) := \.Values\.([A-Za-z0-9_.]+)/g)) {
+  // `$x := .Values.a`, and in helpers called with a dict, `$x := .root.Values.a` / `$root.Values.a` / `$.Values.a`.
+  for (const [, variable, root] of text.matchAll(/\$([A-Za-z]+) := (?:\.root|\$root|\$)?\.Values\.([A-Za-z0-9_.]+)/g)) {
     paths.push(...[...text.matchAll(new RegExp(`\\$${variable}\\.([A-Za-z0-9_.]+)`, 'g'))].map((m) => `${root}.${m[1]}`));
   }
   const aliases: [string, string[]][] = [
@@ -42,6 +43,11 @@ const roots = {
 };
 
 describe('chart templates', () => {
+  it('follow variables bound to a values path, in templates and in helpers called with a dict', () => {
+    const text = '{{- $mysql := .root.Values.mysql -}}{{ $mysql.auth.password }}{{- $np := .Values.networkPolicy }}{{ $np.smtp.port }}';
+    expect(valuesPaths(text, { grpcService: [], ranged: [] }).sort()).toEqual(['mysql', 'mysql.auth.password', 'networkPolicy', 'networkPolicy.smtp.port']);
+  });
+
   it('find the values of both gRPC services and of every autoscaled component', () => {
     expect(roots.grpcService.sort()).toEqual(['bodegaSvc', 'productoSvc']);
     expect(roots.ranged).toEqual(expect.arrayContaining(['productoSvc', 'bodegaSvc', 'bff', 'envoy']));

@@ -44,6 +44,34 @@ function stages(dockerfile: string): { name: string; lines: string[] }[] {
   return out;
 }
 
+/**
+ * Whether the build context leaves `path` out, per .dockerignore: Go
+ * filepath.Match patterns (`*`, `?`) with `**` for any number of
+ * directories, matching the path or one of its parent directories, `!`
+ * re-including, the last matching line deciding.
+ */
+function dockerIgnored(path: string, dockerignore: string): boolean {
+  const rules = dockerignore
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'))
+    .map((l) => {
+      const negated = l.startsWith('!');
+      const pattern = (negated ? l.slice(1) : l).replace(/^\/+|\/+$/g, '');
+      const source = pattern
+        .split(/(\*\*\/|\*\*|\*|\?)/)
+        .map((part) => (part === '**/' ? '(?:.*/)?' : part === '**' ? '.*' : part === '*' ? '[^/]*' : part === '?' ? '[^/]' : part.replace(/[.+^${}()|[\]\\]/g, '\\$&')))
+        .join('');
+      return { negated, regex: new RegExp(`^${source}$`) };
+    });
+  const segments = path.replace(/^\.\//, '').replace(/\/+$/, '').split('/');
+  const prefixes = segments.map((_s, i) => segments.slice(0, i + 1).join('/'));
+  // A rule applies when it matches the path or one of its parent directories (moby's MatchesOrParentMatches).
+  let ignored = false;
+  for (const rule of rules) if (prefixes.some((prefix) => rule.regex.test(prefix))) ignored = !rule.negated;
+  return ignored;
+}
+
 const values = chartValues();
 const workspaces = (JSON.parse(readText('package.json')) as { workspaces: string[] }).workspaces;
 
@@ -97,12 +125,30 @@ describe.each(SERVICES.map((s) => [s.name, s] as const))('services/%s/Dockerfile
     expect(sources.length).toBeGreaterThan(0);
     for (const source of sources) expect([source, existsSync(join(ROOT, source))]).toEqual([source, true]);
   });
+
+  it('copies only sources the build context holds (.dockerignore leaves none of them out)', () => {
+    const dockerignore = readText('.dockerignore');
+    const sources = all
+      .flatMap((s) => s.lines)
+      .filter((l) => l.startsWith('COPY ') && !l.includes('--from='))
+      .flatMap((l) => l.split(/\s+/).slice(1, -1));
+    expect(sources.filter((source) => dockerIgnored(source, dockerignore))).toEqual([]);
+  });
 });
 
 describe('the build context', () => {
   it('.dockerignore keeps local builds and dependencies out of the context', () => {
-    const ignored = readText('.dockerignore').split('\n');
-    expect(ignored).toEqual(expect.arrayContaining(['**/node_modules', '**/dist', 'proto/gen', '.git']));
+    const dockerignore = readText('.dockerignore');
+    expect(dockerignore.split('\n')).toEqual(expect.arrayContaining(['**/node_modules', '**/dist', 'proto/gen', '.git']));
+    for (const path of ['node_modules/yaml/package.json', 'services/bff/dist/main.js', 'services/bff/test/config.test.ts', 'proto/gen/x.ts', '.git/HEAD', 'services/x.tsbuildinfo']) {
+      expect([path, dockerIgnored(path, dockerignore)]).toEqual([path, true]);
+    }
+    for (const path of ['package.json', 'services/bff/src/main.ts', 'proto/inventario/v1/producto.proto', 'packages/platform/src/index.ts']) {
+      expect([path, dockerIgnored(path, dockerignore)]).toEqual([path, false]);
+    }
+    expect(dockerIgnored('a/b.txt', 'a\n!a/b.txt')).toBe(false);
+    expect(dockerIgnored('a/c.txt', 'a\n!a/b.txt')).toBe(true);
+    expect(dockerIgnored('a/b.txt', '*.txt\n!a/b.txt')).toBe(false);
   });
 });
 

@@ -1,8 +1,10 @@
 /**
  * Every metric the Grafana dashboard and the alert rules query is one the
- * services export: the four apps run in-process (ephemeral ports, this
- * file's databases, stream and KV bucket) and their /metrics are scraped.
- * The chart's HTTP probe paths are asked on the same running apps.
+ * services export (or a series Prometheus makes itself per target, like
+ * `up`), and every label they match on or group by is on those series or is
+ * a target label Prometheus adds: the four apps run in-process (ephemeral
+ * ports, this file's databases, stream and KV bucket) and their /metrics
+ * are scraped. The chart's HTTP probe paths are asked on the same running apps.
  */
 import { createLogger } from '@inventario/platform';
 import { connectTestNats, createTestDatabase, deleteStream, TEST_NATS_URL, testEventNamespace, uniqueName, type TestDatabase } from '@inventario/testkit';
@@ -16,18 +18,66 @@ import { startApp as startBodega } from '../../services/bodega-svc/dist/app';
 import { loadConfig as loadBodegaConfig } from '../../services/bodega-svc/dist/config';
 import { chartTemplate, readText, readYaml } from './support/repo';
 
+/** PromQL words that are not metric names. */
+const KEYWORDS = new Set(['and', 'or', 'unless', 'bool', 'offset', 'by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'inf', 'nan']);
+
+/**
+ * Series Prometheus writes itself for every scrape target: they carry only
+ * the target's labels, and no service exports them.
+ */
+const TARGET_HEALTH_SERIES = new Set(['up']);
+
+/**
+ * Labels Prometheus (the Operator's ServiceMonitor) attaches to every scraped
+ * series from the target: job, instance, namespace, pod, container, endpoint,
+ * service (which the services also export, honorLabels keeps theirs).
+ */
+const TARGET_LABELS = new Set(['job', 'instance', 'namespace', 'pod', 'container', 'endpoint', 'service']);
+
+/** The expression without its string literals (their text is not PromQL). */
+function withoutStrings(expr: string): string {
+  return expr.replace(/"(?:[^"\\]|\\.)*"/g, '""');
+}
+
 /**
  * The metric names a PromQL expression reads: identifiers left once
  * strings, label matchers, ranges and label lists (`by (...)`) are
- * removed, that are not function calls.
+ * removed, that are neither function calls nor keywords.
  */
 function metricNames(expr: string): string[] {
-  const bare = expr
-    .replace(/"(?:[^"\\]|\\.)*"/g, '""')
+  const bare = withoutStrings(expr)
     .replace(/\{[^}]*\}/g, '')
     .replace(/\[[^\]]*\]/g, '')
     .replace(/\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, '');
-  return [...bare.matchAll(/\b([A-Za-z_:][A-Za-z0-9_:]*)\b(?!\s*\()/g)].map((m) => m[1] as string).filter((name) => name.includes('_'));
+  return [...bare.matchAll(/(?<![$\w.])([A-Za-z_:][A-Za-z0-9_:]*)\b(?!\s*\()/g)].map((m) => m[1] as string).filter((name) => !KEYWORDS.has(name.toLowerCase()));
+}
+
+/** The label names of each selector's matchers (`metric{a="x",b=~"y"}`): [metric, label][]. */
+function matcherLabels(expr: string): [string, string][] {
+  return [...withoutStrings(expr).matchAll(/([A-Za-z_:][A-Za-z0-9_:]*)\s*\{([^}]*)\}/g)].flatMap(([, metric, matchers]) =>
+    [...(matchers ?? '').matchAll(/([A-Za-z_][A-Za-z0-9_]*)\s*(?:=~|!~|!=|=)/g)].map((m) => [metric as string, m[1] as string] as [string, string]),
+  );
+}
+
+/** The label names of `by (...)`, `without (...)`, `on (...)`, `ignoring (...)`, `group_left (...)`, `group_right (...)`. */
+function groupingLabels(expr: string): string[] {
+  return [...withoutStrings(expr).matchAll(/\b(?:by|without|on|ignoring|group_left|group_right)\s*\(([^)]*)\)/g)].flatMap((m) =>
+    (m[1] ?? '')
+      .split(',')
+      .map((l) => l.trim())
+      .filter(Boolean),
+  );
+}
+
+/** Every sample name of a scrape with the label names seen on its samples. */
+function labelsBySeries(scrape: string): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const [, name, labels] of scrape.matchAll(/^([A-Za-z_:][A-Za-z0-9_:]*)(?:\{(.*)\})? \S+$/gm)) {
+    const set = out.get(name as string) ?? new Set<string>();
+    for (const m of (labels ?? '').matchAll(/([A-Za-z_][A-Za-z0-9_]*)="(?:[^"\\]|\\.)*"/g)) set.add(m[1] as string);
+    out.set(name as string, set);
+  }
+  return out;
 }
 
 /** The sample names a scrape can hold: every family (# TYPE), with a histogram's _bucket/_sum/_count. */
@@ -39,10 +89,11 @@ function exportedNames(scrape: string): string[] {
 
 const dashboard = JSON.parse(readText('deploy/helm/inventario/dashboards/inventario.json')) as { panels: { targets?: { expr: string }[] }[] };
 const rules = readYaml<{ groups: { rules: { alert: string; expr: string }[] }[] }>('deploy/helm/inventario/alerts/inventario-rules.yaml');
-const queried = [
+const expressions = [
   ...dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => ['dashboard', t.expr] as const)),
   ...rules.groups.flatMap((g) => g.rules.map((r) => [r.alert, r.expr] as const)),
-].flatMap(([where, expr]) => metricNames(expr).map((name) => [where, name] as const));
+];
+const queried = expressions.flatMap(([where, expr]) => metricNames(expr).map((name) => [where, name] as const));
 
 describe('metrics in the dashboard and the alert rules', () => {
   const ns = testEventNamespace();
@@ -105,11 +156,21 @@ describe('metrics in the dashboard and the alert rules', () => {
     await nc.close();
   });
 
-  it('reads metric names out of PromQL', () => {
-    expect(metricNames('histogram_quantile(0.95, sum by (le, route) (rate(x_seconds_bucket{a=~"5.."}[$__rate_interval]))) / y_total > 0.05')).toEqual([
-      'x_seconds_bucket',
-      'y_total',
+  it('reads metric names and label names out of PromQL', () => {
+    const expr = 'histogram_quantile(0.95, sum by (le, route) (rate(x_seconds_bucket{a=~"5..",b!="}"}[$__rate_interval]))) / y_total > 0.05 or absent(up{job="bff"})';
+    expect(metricNames(expr)).toEqual(['x_seconds_bucket', 'y_total', 'up']);
+    expect(matcherLabels(expr)).toEqual([
+      ['x_seconds_bucket', 'a'],
+      ['x_seconds_bucket', 'b'],
+      ['up', 'job'],
     ]);
+    expect(groupingLabels(expr)).toEqual(['le', 'route']);
+    expect(labelsBySeries('# TYPE x counter\nx_total{a="1",b="q\\"x=\\""} 3\nup 1\n')).toEqual(
+      new Map([
+        ['x_total', new Set(['a', 'b'])],
+        ['up', new Set()],
+      ]),
+    );
   });
 
   it('every service serves its metrics, labelled with its name', () => {
@@ -130,10 +191,32 @@ describe('metrics in the dashboard and the alert rules', () => {
     }
   });
 
-  it('every queried metric is exported by a running service', () => {
+  it('every queried metric is exported by a running service, or is a target-health series', () => {
     const exported = new Set(Object.values(scrapes).flatMap(exportedNames));
     expect(queried.length).toBeGreaterThan(20);
-    const missing = queried.filter(([, name]) => !exported.has(name));
+    const missing = queried.filter(([, name]) => !exported.has(name) && !TARGET_HEALTH_SERIES.has(name));
     expect(missing).toEqual([]);
+    // The alerts on whole services being gone read `up`.
+    expect(queried.filter(([, name]) => TARGET_HEALTH_SERIES.has(name)).map(([where]) => where)).toEqual(
+      expect.arrayContaining(['InventarioServiceDown', 'InventarioServiceMissing']),
+    );
+  });
+
+  it('every label matched on or grouped by is on the series scraped, or a target label', () => {
+    const seen = new Map<string, Set<string>>();
+    for (const scrape of Object.values(scrapes)) {
+      for (const [series, labels] of labelsBySeries(scrape)) seen.set(series, new Set([...(seen.get(series) ?? []), ...labels]));
+    }
+    const labelsOf = (series: string) => (TARGET_HEALTH_SERIES.has(series) ? new Set<string>() : (seen.get(series) ?? new Set<string>()));
+    const unknown: [string, string, string][] = [];
+    for (const [where, expr] of expressions) {
+      for (const [series, label] of matcherLabels(expr)) {
+        if (!TARGET_LABELS.has(label) && !labelsOf(series).has(label)) unknown.push([where, series, label]);
+      }
+      // A grouping label must be on some series the expression reads.
+      const available = new Set(metricNames(expr).flatMap((series) => [...labelsOf(series)]));
+      for (const label of groupingLabels(expr)) if (!TARGET_LABELS.has(label) && !available.has(label)) unknown.push([where, '(by/on)', label]);
+    }
+    expect(unknown).toEqual([]);
   });
 });

@@ -1,11 +1,15 @@
 import { z } from 'zod';
 import { envSchemas, parseEnv, tracingEnv } from '@inventario/platform';
 
-/** A `host:port` gRPC target, e.g. `127.0.0.1:50051` or `producto-svc:50051`. */
+/**
+ * A gRPC target: `host:port` (`127.0.0.1:50051`, `producto-svc:50051`,
+ * `[::1]:50051`), or the same behind grpc-js' DNS resolver scheme,
+ * `dns:///host:port` (e.g. a headless Service, one address per pod).
+ */
 function grpcAddress(fallback: string) {
   return z
     .string()
-    .regex(/^[A-Za-z0-9._-]+:\d{1,5}$|^\[[0-9A-Fa-f:.]+\]:\d{1,5}$/, 'must be host:port')
+    .regex(/^(?:dns:\/\/\/)?(?:[A-Za-z0-9._-]+|\[[0-9A-Fa-f:.]+\]):\d{1,5}$/, 'must be host:port or dns:///host:port')
     .default(fallback);
 }
 

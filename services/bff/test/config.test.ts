@@ -94,3 +94,28 @@ test('RATE_LIMIT_PER_MINUTE=0 turns the limit off; ENABLE_INIT=true enables init
   expect(config.enableInit).toBe(true);
   expect(config.productoSvcAddr).toBe('producto-svc:50051');
 });
+
+test('PRODUCTO_SVC_ADDR / BODEGA_SVC_ADDR: host:port, [ipv6]:port or dns:///host:port (a headless Service); nothing else', () => {
+  const config = loadConfig({
+    ...REQUIRED,
+    PRODUCTO_SVC_ADDR: 'dns:///producto-svc-headless:50051',
+    BODEGA_SVC_ADDR: '[::1]:50052',
+  });
+  expect(config.productoSvcAddr).toBe('dns:///producto-svc-headless:50051');
+  expect(config.bodegaSvcAddr).toBe('[::1]:50052');
+  expect(loadConfig({ ...REQUIRED, BODEGA_SVC_ADDR: 'dns:///10.0.0.7:50052' }).bodegaSvcAddr).toBe('dns:///10.0.0.7:50052');
+  for (const junk of [
+    'dns://producto-svc:50051',
+    'dns:producto-svc:50051',
+    'dns:///producto-svc',
+    'dns:////producto-svc:50051',
+    'dns://8.8.8.8/producto-svc:50051',
+    'ipv4:10.0.0.1:50051',
+    'http://producto-svc:50051',
+    'producto-svc:50051/x',
+    'producto-svc:123456',
+    'dns:///producto svc:50051',
+  ]) {
+    expect([junk, problemsOf({ ...REQUIRED, PRODUCTO_SVC_ADDR: junk })]).toEqual([junk, ['PRODUCTO_SVC_ADDR: must be host:port or dns:///host:port']]);
+  }
+});

@@ -1,5 +1,5 @@
 {{/*
-Deployment + Service of one gRPC service (producto-svc, bodega-svc):
+Deployment, Service and headless Service of one gRPC service (producto-svc, bodega-svc):
 (dict "root" $ "component" "producto-svc" "values" .Values.productoSvc "databaseKey" "producto-database-url").
 Probes: native gRPC (grpc.health.v1, service "") for startup and
 readiness: NOT_SERVING until migrations are applied, while the database
@@ -116,4 +116,23 @@ spec:
     - name: metrics
       port: {{ $v.metricsPort }}
       targetPort: metrics
+---
+# One DNS answer per ready pod: the BFF's channel (dns:///{{ .component }}-headless)
+# balances calls round-robin over every replica, instead of one HTTP/2
+# connection through the ClusterIP to one replica.
+apiVersion: v1
+kind: Service
+metadata:
+  name: {{ .component }}-headless
+  labels:
+    {{- include "inventario.labels" . | nindent 4 }}
+spec:
+  clusterIP: None
+  selector:
+    {{- include "inventario.selectorLabels" . | nindent 4 }}
+  ports:
+    - name: grpc
+      port: {{ $v.grpcPort }}
+      targetPort: grpc
+      appProtocol: grpc
 {{- end -}}

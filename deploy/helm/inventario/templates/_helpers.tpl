@@ -45,7 +45,8 @@ app.kubernetes.io/instance: {{ .root.Release.Name }}
 {{- $mysql := .root.Values.mysql -}}
 {{- if $mysql.enabled -}}
 {{- $password := required "mysql.auth.password is required when mysql.enabled is true" $mysql.auth.password -}}
-{{- printf "mysql://%s:%s@%s:3306/%s" (urlquery $mysql.auth.username) (urlquery $password) $mysql.fullnameOverride .database -}}
+{{- /* urlquery escapes a space as "+", which the services' decodeURIComponent keeps: "%20" instead (a literal "+" is already "%2B"). */ -}}
+{{- printf "mysql://%s:%s@%s:3306/%s" (urlquery $mysql.auth.username | replace "+" "%20") (urlquery $password | replace "+" "%20") $mysql.fullnameOverride .database -}}
 {{- else -}}
 {{- required (printf "%s is required when mysql.enabled is false (or set secrets.existingSecret)" .key) .external -}}
 {{- end -}}

@@ -42,6 +42,12 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Start
     'grpc.max_receive_message_length': 4 * 1024 * 1024,
     // Channelz bookkeeping costs CPU on every call and nothing here reads it (bench/RESULTS.md).
     'grpc.enable_channelz': 0,
+    // Clients re-resolve DNS only when a connection ends: closing each one
+    // after 5 minutes (GOAWAY; calls in flight get 30 s to finish, far above
+    // any deadline the BFF sets) lets a round_robin client find replicas
+    // added since, e.g. by an autoscaler.
+    'grpc.max_connection_age_ms': 5 * 60_000,
+    'grpc.max_connection_age_grace_ms': 30_000,
   });
   for (const s of options.services) server.addService(s.definition, s.implementation);
 

@@ -48,6 +48,17 @@ const CHANNEL_OPTIONS: ChannelOptions = {
   'grpc.max_receive_message_length': 80 * 1024 * 1024,
   // Channelz bookkeeping (per-call counters and traces) costs CPU on every call and nothing here reads it.
   'grpc.enable_channelz': 0,
+  // One connection to every address the target resolves to, calls spread
+  // round-robin over the ready ones: behind a headless Service
+  // (dns:///producto-svc-headless:50051) that is every replica. An address
+  // whose connection drops (its pod stopping: GOAWAY) leaves the rotation at
+  // once and the name is resolved again. A plain `127.0.0.1:50051` is one
+  // address: one connection, as before.
+  'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
+  // This config, not one from a DNS TXT record (no TXT lookups either).
+  'grpc.service_config_disable_resolution': 1,
+  // grpc-js resolves again when a connection drops, at most this often (default 30 s).
+  'grpc.dns_min_time_between_resolutions_ms': 5000,
 };
 
 /**
