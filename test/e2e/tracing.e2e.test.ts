@@ -4,13 +4,18 @@
  * the relay's JetStream publish and the notifier's email, all four services
  * in this process against the real MariaDB, NATS and an SMTP sink. Spans
  * are collected by an in-memory exporter behind a NodeTracerProvider
- * registered here, as the NodeSDK registers one in a service process.
+ * registered here, as the NodeSDK registers one in a service process. The
+ * BFF logs at info into the test, to check its log lines carry the trace.
  */
 import { SpanKind } from '@opentelemetry/api';
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-node';
-import { createLogger } from '@inventario/platform';
+import pino from 'pino';
+import { createLogger, type Logger } from '@inventario/platform';
 import { deleteStream, uniqueName, waitFor } from '@inventario/testkit';
-import { startTestStack, type TestStack } from '../../services/bff/test/support/stack';
+import { startApp as startBffApp, type BffApp } from '../../services/bff/src/app';
+import { loadConfig as loadBffConfig } from '../../services/bff/src/config';
+import { startTestBackend, type TestBackend } from '../../services/bff/test/support/backend';
+import { basicAuth, httpRequest, TEST_PASSWORD, TEST_USER, type StackRequestOptions, type StackResponse } from '../../services/bff/test/support/stack';
 import { startApp as startNotifier, type NotifierApp } from '../../services/notifier/src/app';
 import { loadConfig as loadNotifierConfig } from '../../services/notifier/src/config';
 import { startSmtpSink, type SmtpSink } from '../../services/notifier/test/support/smtp-sink';
@@ -18,21 +23,52 @@ import { startSmtpSink, type SmtpSink } from '../../services/notifier/test/suppo
 const exporter = new InMemorySpanExporter();
 const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
 
-let stack: TestStack;
+let backend: TestBackend;
+let bff: BffApp;
 let sink: SmtpSink;
 let notifier: NotifierApp;
 const sentBucket = uniqueName('t_trace_sent');
+/** The BFF's log lines, parsed. */
+const bffLog: Array<Record<string, unknown>> = [];
+
+/** The platform's logger (its mixin adds the trace fields), writing into `lines` instead of stdout. */
+function capturingLogger(service: string, lines: Array<Record<string, unknown>>): Logger {
+  const logger = createLogger(service, 'info');
+  const stream = { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) };
+  (logger as unknown as Record<symbol, unknown>)[pino.symbols.streamSym] = stream;
+  return logger;
+}
+
+function request(method: string, path: string, options: StackRequestOptions = {}): Promise<StackResponse> {
+  return httpRequest(`http://127.0.0.1:${bff.httpPort}`, basicAuth(TEST_USER, TEST_PASSWORD), method, path, options);
+}
 
 beforeAll(async () => {
   provider.register();
-  stack = await startTestStack('tracing');
+  backend = await startTestBackend('tracing');
+  bff = await startBffApp(
+    loadBffConfig({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      METRICS_PORT: '0',
+      METRICS_HOST: '127.0.0.1',
+      BFF_USER: TEST_USER,
+      BFF_PASSWORD: TEST_PASSWORD,
+      PRODUCTO_SVC_ADDR: backend.productoSvcAddr,
+      BODEGA_SVC_ADDR: backend.bodegaSvcAddr,
+      RATE_LIMIT_PER_MINUTE: '0',
+      SHUTDOWN_DRAIN_MS: '0',
+      SHUTDOWN_TIMEOUT_MS: '10000',
+    }),
+    capturingLogger('bff', bffLog),
+  );
   sink = await startSmtpSink();
   const config = loadNotifierConfig({
     SMTP_URL: sink.url,
     SENDER_EMAIL: 'inventario@example.com',
     RECIPIENT_EMAIL: 'almacen@example.com',
-    NATS_STREAM: stack.namespace.stream,
-    NATS_SUBJECT_PREFIX: stack.namespace.prefix,
+    NATS_STREAM: backend.namespace.stream,
+    NATS_SUBJECT_PREFIX: backend.namespace.prefix,
     NOTIFIER_SENT_BUCKET: sentBucket,
     METRICS_PORT: '0',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
@@ -43,8 +79,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await notifier?.stop();
   await sink?.stop();
-  if (stack) await deleteStream(stack.nc, `KV_${sentBucket}`);
-  await stack?.close();
+  await bff?.stop();
+  if (backend) await deleteStream(backend.nc, `KV_${sentBucket}`);
+  await backend?.close();
   await provider.shutdown();
 });
 
@@ -63,14 +100,14 @@ test('one REST create is one trace: HTTP, gRPC client and server, outbox publish
   // The client's own span: the BFF's HTTP span must continue its trace.
   const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
   const clientSpanId = '00f067aa0ba902b7';
-  const res = await stack.request('POST', '/api/productos', {
+  const res = await request('POST', '/api/productos', {
     body: { nombre: 'Nivel láser', precio: 45.5, cantidadEnStock: 3 },
     headers: { traceparent: `00-${traceId}-${clientSpanId}-01` },
   });
   expect(res.status).toBe(201);
   const id = String(res.body.id);
 
-  const creado = `${stack.namespace.prefix}.producto.creado`;
+  const creado = `${backend.namespace.prefix}.producto.creado`;
   // The email span ends when the SMTP server accepted it; the consumer's once the message is acked.
   await waitFor(
     () => exporter.getFinishedSpans().some((s) => s.spanContext().traceId === traceId && s.name === `process ${creado}`),
@@ -94,17 +131,17 @@ test('one REST create is one trace: HTTP, gRPC client and server, outbox publish
   expect(http.attributes).toMatchObject({ 'http.route': '/api/productos', 'http.response.status_code': 201 });
   expect(grpcClient.attributes['rpc.status_code']).toBe('OK');
   expect(grpcServer.attributes['rpc.status_code']).toBe('OK');
-  const [event] = (await stack.settledEvents()).filter((e) => e.subject === creado && e.body.data.productoId === Number(id));
+  const [event] = (await backend.settledEvents()).filter((e) => e.subject === creado && e.body.data.productoId === Number(id));
   expect(publish.attributes['messaging.message.id']).toBe(event!.body.id);
   expect(email.attributes['inventario.event.id']).toBe(event!.body.id);
   expect(sink.received.filter((m) => m.headers.get('x-inventario-event-id') === event!.body.id)).toHaveLength(1);
 });
 
 test('the NATS message carries the traceparent of its publish span', async () => {
-  const res = await stack.request('POST', '/api/productos', { body: { nombre: 'Escuadra', precio: 7, cantidadEnStock: 10 } });
+  const res = await request('POST', '/api/productos', { body: { nombre: 'Escuadra', precio: 7, cantidadEnStock: 10 } });
   expect(res.status).toBe(201);
-  const creado = `${stack.namespace.prefix}.producto.creado`;
-  const [event] = (await stack.settledEvents()).filter((e) => e.subject === creado && e.body.data.productoId === res.body.id);
+  const creado = `${backend.namespace.prefix}.producto.creado`;
+  const [event] = (await backend.settledEvents()).filter((e) => e.subject === creado && e.body.data.productoId === res.body.id);
 
   const traceparent = event!.headers.traceparent;
   expect(traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
@@ -114,4 +151,22 @@ test('the NATS message carries the traceparent of its publish span', async () =>
   expect(http.parentSpanContext).toBeUndefined();
   const publish = spanOf(traceId!, SpanKind.PRODUCER, `publish ${creado}`);
   expect(publish.spanContext().spanId).toBe(spanId);
+});
+
+test('an error the error middleware answers is still named by its route template, and the request log line carries the trace', async () => {
+  const traceId = '5bf92f3577b34da6a3ce929d0e0e4736';
+  const res = await request('GET', '/api/productos/999999', { headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` } });
+  expect(res.status).toBe(404);
+
+  // Express reset req.baseUrl when the NotFound left the productos router; the template was taken before.
+  await waitFor(() => exporter.getFinishedSpans().some((s) => s.spanContext().traceId === traceId && s.kind === SpanKind.SERVER), 'the HTTP span to end');
+  const http = spanOf(traceId, SpanKind.SERVER, 'GET /api/productos/:id');
+  expect(http.attributes).toMatchObject({ 'http.route': '/api/productos/:id', 'http.response.status_code': 404 });
+  // NOT_FOUND is the caller's error: the producto-svc SERVER span is not failed, the BFF's CLIENT span is.
+  expect(spanOf(traceId, SpanKind.SERVER, 'inventario.v1.ProductoService/GetProducto').status.code).toBe(0);
+  expect(spanOf(traceId, SpanKind.CLIENT, 'inventario.v1.ProductoService/GetProducto').status.code).toBe(2);
+
+  // Written in the response's close listener, in the span's context.
+  const line = await waitFor(() => bffLog.find((l) => l.msg === 'request' && l.path === '/api/productos/999999'), "the request's log line");
+  expect(line).toMatchObject({ status: 404, trace_id: traceId, span_id: http.spanContext().spanId });
 });

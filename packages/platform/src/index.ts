@@ -32,4 +32,5 @@ export * from './tracing-context';
 export * from './tracing-grpc';
 export * from './tracing-http';
 export * from './tracing-nats';
+export * from './route-template';
 export * from './migration-job';

@@ -16,6 +16,8 @@ import type { OutboxRelayMetrics } from './metrics/outbox-metrics';
 
 const OUTBOX = 'outbox';
 const LEASE = 'outbox_relay_lease';
+/** (published_at, id): the pending rows in id order, and published ones by age for pruning. */
+const PENDING_INDEX = 'outbox_pending_idx';
 
 /** Creates the outbox tables; call from a service migration. */
 export async function createOutboxTables(db: Knex): Promise<void> {
@@ -27,7 +29,7 @@ export async function createOutboxTables(db: Knex): Promise<void> {
     t.text('headers').nullable();
     t.dateTime('created_at', { precision: 3 }).notNullable().defaultTo(db.raw('CURRENT_TIMESTAMP(3)'));
     t.dateTime('published_at', { precision: 3 }).nullable();
-    t.index(['published_at', 'id'], 'outbox_pending_idx');
+    t.index(['published_at', 'id'], PENDING_INDEX);
   });
   // One row whose lock elects the single active relay of a database, so events
   // of one record are published in commit order even with several replicas.
@@ -78,17 +80,26 @@ export async function countPendingEvents(db: Knex): Promise<number> {
 }
 
 /**
- * The unpublished rows and the age of the oldest in one query (on the
- * pending index), the age measured by the database clock that wrote
- * created_at; 0 when none is pending.
+ * The unpublished rows and the age of the oldest, 0 when none is pending;
+ * the age is measured from the row's INSERT (created_at), by the database
+ * clock that wrote it. Two queries, both on outbox_pending_idx
+ * (published_at, id): the count reads the index only, and the oldest is the
+ * first pending id in index order, one row read. One query with
+ * MIN(created_at) would read every pending row (created_at is not in the
+ * index), and with a large backlog (a NATS outage) MariaDB then prefers a
+ * scan of the whole table, 7 days of published rows included, every few
+ * seconds per replica.
  */
 export async function pendingOutboxSummary(db: Knex): Promise<{ pending: number; oldestAgeSeconds: number }> {
-  const [rows] = (await db.raw(
-    `SELECT COUNT(*) AS n, TIMESTAMPDIFF(MICROSECOND, MIN(created_at), CURRENT_TIMESTAMP(3)) AS age_us
-     FROM ${OUTBOX} WHERE published_at IS NULL`,
-  )) as [{ n: number | string; age_us: number | string | null }[]];
-  const row = rows[0];
-  return { pending: Number(row?.n ?? 0), oldestAgeSeconds: Math.max(0, Number(row?.age_us ?? 0) / 1e6) };
+  const [counted] = (await db.raw(`SELECT COUNT(*) AS n FROM ${OUTBOX} WHERE published_at IS NULL`)) as [{ n: number | string }[]];
+  const pending = Number(counted[0]?.n ?? 0);
+  if (pending === 0) return { pending, oldestAgeSeconds: 0 };
+  const [oldest] = (await db.raw(
+    `SELECT TIMESTAMPDIFF(MICROSECOND, created_at, CURRENT_TIMESTAMP(3)) AS age_us
+     FROM ${OUTBOX} FORCE INDEX (${PENDING_INDEX}) WHERE published_at IS NULL ORDER BY id LIMIT 1`,
+  )) as [{ age_us: number | string }[]];
+  // None left when all were published since the count: age 0.
+  return { pending, oldestAgeSeconds: Math.max(0, Number(oldest[0]?.age_us ?? 0) / 1e6) };
 }
 
 /** Publishes one outbox row; resolves once JetStream has stored it (or dropped it as a duplicate). */
@@ -143,7 +154,7 @@ export interface OutboxRelay {
 /** The outcome of one relay round; `failure` is set when a publish or the database failed. */
 interface Round {
   published: number;
-  /** Per published row: seconds from its commit to JetStream's ack. */
+  /** Per published row: seconds from its INSERT (created_at) to JetStream's ack. */
   lagsSeconds?: number[];
   /** The row whose publication failed (absent when the round failed before publishing). */
   failure?: { error: unknown; eventId?: string; subject?: string };
@@ -155,7 +166,7 @@ interface PendingRow {
   subject: string;
   payload: string;
   headers: string | null;
-  /** Microseconds since the row's commit when it was read (database clock). */
+  /** Microseconds since the row's INSERT (created_at) when it was read (database clock). */
   age_us: number | string;
 }
 

@@ -99,11 +99,23 @@ export async function startService(options: StartServiceOptions): Promise<Servic
   const registry = createServiceRegistry(options.name);
   // First, so process metrics are there while the service waits for its database.
   const metricsServer = await startMetricsServer({ registry, host: config.metricsHost, port: config.metricsPort, logger });
-  const db = createDb(config.databaseUrl, { logger });
+  // Nothing may stay open when the service's own wiring throws (a bad URL, a duplicate metric).
+  const db = await undoOnThrow(() => createDb(config.databaseUrl, { logger }), () => metricsServer.close());
   let relay: OutboxRelay | undefined;
-  const wiring = options.wire({ db, notifyRelay: () => relay?.notify(), registry });
-  const grpcMetrics = createGrpcServerMetrics(registry, wiring.grpcServices.map((s) => s.definition));
-  const outboxMetrics = createOutboxMetrics(registry);
+  const { wiring, grpcMetrics, outboxMetrics } = await undoOnThrow(
+    () => {
+      const wired = options.wire({ db, notifyRelay: () => relay?.notify(), registry });
+      return {
+        wiring: wired,
+        grpcMetrics: createGrpcServerMetrics(registry, wired.grpcServices.map((s) => s.definition)),
+        outboxMetrics: createOutboxMetrics(registry),
+      };
+    },
+    async () => {
+      await db.destroy();
+      await metricsServer.close();
+    },
+  );
   let migrated = false;
 
   let grpc: StartedGrpcServer;
@@ -228,6 +240,16 @@ export async function startService(options: StartServiceOptions): Promise<Servic
     shutdownSteps,
     stop: stopOnce(shutdownSteps, logger),
   };
+}
+
+/** Runs `work`; when it throws, runs `undo` (whose own failure is ignored: the first error is the one to report) and rethrows. */
+async function undoOnThrow<T>(work: () => T, undo: () => Promise<void>): Promise<T> {
+  try {
+    return work();
+  } catch (err) {
+    await undo().catch(() => undefined);
+    throw err;
+  }
 }
 
 /** An unreachable database or a replica still migrating: wait; anything else (a bad migration) is fatal. */

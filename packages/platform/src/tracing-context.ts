@@ -58,6 +58,16 @@ export function traceHeaders(ctx: Context = context.active()): TraceHeaders {
   return headers;
 }
 
+/**
+ * The trace headers an outbox row stores for a write made in `context`:
+ * `traceparent`, with `tracestate` when there is one (tracestate means
+ * nothing without its traceparent); undefined without a traceparent.
+ */
+export function eventTraceHeaders(context: { traceparent?: string; tracestate?: string }): TraceHeaders | undefined {
+  if (!context.traceparent) return undefined;
+  return context.tracestate ? { traceparent: context.traceparent, tracestate: context.tracestate } : { traceparent: context.traceparent };
+}
+
 /** `trace_id` and `span_id` of the active span, for log lines; empty outside a span. */
 export function activeTraceFields(): { trace_id?: string; span_id?: string } {
   const spanContext = trace.getActiveSpan()?.spanContext();

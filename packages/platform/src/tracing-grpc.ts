@@ -10,17 +10,56 @@ import { extractTraceContext, startSpan, traceHeaders, type TraceHeaders } from 
  * `inventario.v1.ProductoService/CreateProducto`.
  */
 
-/** `/inventario.v1.ProductoService/CreateProducto` -> span name and rpc.* attributes. */
-function rpcSpanOf(path: string): { name: string; attributes: Record<string, string> } {
-  const name = path.replace(/^\//, '');
-  return { name, attributes: { [ATTR_RPC_SYSTEM_NAME]: RPC_SYSTEM_NAME_VALUE_GRPC, [ATTR_RPC_METHOD]: name } };
+interface RpcSpanOf {
+  name: string;
+  attributes: Record<string, string>;
 }
 
-/** Records the call's final status (`OK`, `NOT_FOUND`, ...) on its span and ends it. */
-export function endRpcSpan(span: Span, code: status, details?: string): void {
+/**
+ * Span name and rpc.* attributes by method path, computed once per path: the
+ * paths are the methods of the generated service definitions, a few dozen.
+ * Each span copies the attributes it is given, so sharing them is safe.
+ */
+const rpcSpans = new Map<string, RpcSpanOf>();
+
+/** `/inventario.v1.ProductoService/CreateProducto` -> span name and rpc.* attributes. */
+function rpcSpanOf(path: string): RpcSpanOf {
+  let known = rpcSpans.get(path);
+  if (!known) {
+    const name = path.replace(/^\//, '');
+    known = { name, attributes: { [ATTR_RPC_SYSTEM_NAME]: RPC_SYSTEM_NAME_VALUE_GRPC, [ATTR_RPC_METHOD]: name } };
+    rpcSpans.set(path, known);
+  }
+  return known;
+}
+
+/**
+ * The codes that make a SERVER span an error (OpenTelemetry RPC conventions
+ * for gRPC): the server's own failures. NOT_FOUND, INVALID_ARGUMENT,
+ * ALREADY_EXISTS, FAILED_PRECONDITION... are the server doing its job with a
+ * bad request, an error of the caller, whose CLIENT span records any code
+ * but OK as one.
+ */
+const SERVER_ERROR_CODES: ReadonlySet<status> = new Set([
+  status.UNKNOWN,
+  status.DEADLINE_EXCEEDED,
+  status.UNIMPLEMENTED,
+  status.INTERNAL,
+  status.UNAVAILABLE,
+  status.DATA_LOSS,
+]);
+
+/**
+ * Records the call's final status (`OK`, `NOT_FOUND`, ...) on its span and
+ * ends it; the span's status is ERROR for any code but OK on the client
+ * side, and only for the server's own failures (SERVER_ERROR_CODES) on the
+ * server side.
+ */
+export function endRpcSpan(span: Span, side: 'client' | 'server', code: status, details?: string): void {
   const name = status[code] ?? String(code);
   span.setAttribute(ATTR_RPC_STATUS_CODE, name);
-  if (code !== status.OK) span.setStatus({ code: SpanStatusCode.ERROR, message: details ? `${name}: ${details}` : name });
+  const failed = side === 'client' ? code !== status.OK : SERVER_ERROR_CODES.has(code);
+  if (failed) span.setStatus({ code: SpanStatusCode.ERROR, message: details ? `${name}: ${details}` : name });
   span.end();
 }
 
@@ -45,7 +84,7 @@ export const grpcClientTracing: Interceptor = (options, nextCall) => {
         metadata,
         new ListenerBuilder()
           .withOnReceiveStatus((received, nextStatus) => {
-            endRpcSpan(span, received.code, received.code === status.OK ? undefined : received.details);
+            endRpcSpan(span, 'client', received.code, received.code === status.OK ? undefined : received.details);
             nextStatus(received);
           })
           .build(),
@@ -57,8 +96,8 @@ export const grpcClientTracing: Interceptor = (options, nextCall) => {
 /** The trace context of a handled call: its SERVER span, active while the handler runs. */
 export interface GrpcServerSpan {
   span: Span;
-  /** `traceparent`/`tracestate` of the server span: what the call's events carry on. */
-  headers: TraceHeaders;
+  /** `traceparent`/`tracestate` of the server span: what the call's events carry on (built on first read). */
+  readonly headers: TraceHeaders;
   /** Runs `work` with the server span active. */
   run<T>(work: () => T): T;
 }
@@ -71,5 +110,13 @@ export function startGrpcServerSpan(call: Pick<ServerUnaryCall<unknown, unknown>
     return typeof value === 'string' ? value : undefined;
   });
   const { span, ctx } = startSpan(name, { kind: SpanKind.SERVER, attributes, parent });
-  return { span, headers: traceHeaders(ctx), run: (work) => context.with(ctx, work) };
+  // Built on first read: only writes need them (their events carry them).
+  let headers: TraceHeaders | undefined;
+  return {
+    span,
+    get headers() {
+      return (headers ??= traceHeaders(ctx));
+    },
+    run: (work) => context.with(ctx, work),
+  };
 }

@@ -42,15 +42,36 @@ export interface MessageHeaderReader {
   get(name: string): string;
 }
 
+/** The trace context of a message being handled. */
+export interface ConsumeTrace {
+  /**
+   * `traceparent` (and `tracestate`) of the CONSUMER span: what the writes
+   * the message causes carry on. With tracing off, the message's own,
+   * unchanged (no context manager then, so the active context cannot carry
+   * them: take them from here).
+   */
+  readonly headers: TraceHeaders;
+}
+
 /**
  * Runs `handle` in a CONSUMER span, child of the context in the message's
- * `traceparent` header (a new trace without one), active while it runs.
+ * `traceparent` header (a new trace without one), active while it runs, and
+ * hands it that span's trace context.
  */
 export function inConsumeSpan<T>(
   message: { subject: string; headers?: MessageHeaderReader },
-  handle: () => Promise<T>,
+  handle: (trace: ConsumeTrace) => Promise<T>,
 ): Promise<T> {
   const header = (name: string) => message.headers?.get(name) || undefined;
   const attributes = messagingAttributes('process', message.subject, header('Nats-Msg-Id'));
-  return inSpan(`process ${message.subject}`, { kind: SpanKind.CONSUMER, parent: extractTraceContext(header), attributes }, handle);
+  const parent = extractTraceContext(header);
+  return inSpan(`process ${message.subject}`, { kind: SpanKind.CONSUMER, parent, attributes }, (span) => {
+    // Built on first read: most handlers write nothing that carries them.
+    let headers: TraceHeaders | undefined;
+    return handle({
+      get headers() {
+        return (headers ??= traceHeaders(trace.setSpan(parent, span)));
+      },
+    });
+  });
 }

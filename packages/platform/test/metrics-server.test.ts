@@ -13,11 +13,13 @@ import {
   createLogger,
   createServiceRegistry,
   instrumentGrpcService,
+  loadServiceConfig,
   startMetricsServer,
+  startService,
   type MetricsServer,
 } from '@inventario/platform';
-import { Counter, type Registry } from 'prom-client';
-import { metricSample as sample } from '@inventario/testkit';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { freePort, metricSample as sample, TEST_MYSQL_SERVER } from '@inventario/testkit';
 
 const logger = createLogger('metrics-test', 'silent');
 
@@ -73,12 +75,36 @@ describe('metrics server', () => {
     expect(await res.json()).toEqual({ error: 'METHOD_NOT_ALLOWED', mensaje: expect.any(String) });
   });
 
-  it('frees its port on close, even with a keep-alive scraper connected', async () => {
-    const other = await startMetricsServer({ registry, host: '127.0.0.1', port: 0, logger });
-    const res = await fetch(`http://127.0.0.1:${other.port}/metrics`, { headers: { connection: 'keep-alive' } });
-    await res.text();
-    await other.close();
-    expect(await portIsFree(other.port)).toBe(true);
+  it('closes at once with a scrape in progress: the connection is dropped, not waited for, and the port is free', async () => {
+    // A collect that holds the scrape until the test lets it go.
+    const slow = createServiceRegistry('producto-svc');
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let collecting!: () => void;
+    const inCollect = new Promise<void>((resolve) => (collecting = resolve));
+    new Gauge({
+      name: 'test_slow_gauge',
+      help: 'Collected slowly.',
+      registers: [slow],
+      async collect() {
+        collecting();
+        await held;
+      },
+    });
+    const other = await startMetricsServer({ registry: slow, host: '127.0.0.1', port: 0, logger });
+    try {
+      const scrape = fetch(`http://127.0.0.1:${other.port}/metrics`).then((res) => res.text());
+      scrape.catch(() => undefined);
+      await inCollect;
+      const closed = other.close().then(() => 'closed');
+      const waited = new Promise((resolve) => setTimeout(() => resolve('still waiting for the scrape'), 2000).unref());
+      expect(await Promise.race([closed, waited])).toBe('closed');
+      await expect(scrape).rejects.toThrow();
+      expect(await portIsFree(other.port)).toBe(true);
+    } finally {
+      release();
+      await other.close();
+    }
   });
 
   it('refuses to start on a port in use, so a misconfigured service stops at start', async () => {
@@ -90,6 +116,29 @@ describe('metrics server', () => {
     } finally {
       await new Promise((resolve) => squatter.close(resolve));
     }
+  });
+});
+
+describe('a service whose start fails after its metrics server opened', () => {
+  it('closes the metrics server when its wiring throws', async () => {
+    const metricsPort = await freePort();
+    const config = loadServiceConfig(
+      { DATABASE_URL: `${TEST_MYSQL_SERVER}/never_created`, GRPC_PORT: '0', METRICS_PORT: String(metricsPort), METRICS_HOST: '127.0.0.1' },
+      50051,
+      9101,
+    );
+    const start = startService({
+      name: 'producto-svc',
+      config,
+      logger,
+      migrations: {},
+      descriptorSetPath: '/nonexistent',
+      wire: () => {
+        throw new Error('wiring failed');
+      },
+    });
+    await expect(start).rejects.toThrow('wiring failed');
+    expect(await portIsFree(metricsPort)).toBe(true);
   });
 });
 

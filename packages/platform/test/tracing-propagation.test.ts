@@ -7,14 +7,41 @@
  */
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Metadata, type ServerUnaryCall } from '@grpc/grpc-js';
-import { context, propagation, SpanKind, trace } from '@opentelemetry/api';
+import { Metadata, status, type sendUnaryData, type ServerUnaryCall } from '@grpc/grpc-js';
+import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
-import { activeTraceFields, httpServerTracing, inConsumeSpan, inPublishSpan, startGrpcServerSpan, traceHeaders } from '@inventario/platform';
+import {
+  activeTraceFields,
+  createLogger,
+  endRpcSpan,
+  httpServerTracing,
+  inConsumeSpan,
+  inPublishSpan,
+  NotFoundError,
+  startGrpcServerSpan,
+  startSpan,
+  traceHeaders,
+  unary,
+  type CallContext,
+} from '@inventario/platform';
 
 const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
 const PARENT_SPAN_ID = 'b7ad6b7169203331';
 const TRACEPARENT = `00-${TRACE_ID}-${PARENT_SPAN_ID}-01`;
+const TRACESTATE = 'vendor=abc123';
+
+/** The context a handler wrapped by `unary` receives for a call with this metadata (its values read out), once the call is answered. */
+function handlerContextOf(entries: Record<string, string>): Promise<CallContext> {
+  const call = { ...grpcCall(entries), request: {} } as unknown as ServerUnaryCall<unknown, unknown>;
+  return new Promise<CallContext>((resolve, reject) => {
+    let seen: CallContext | undefined;
+    const callback: sendUnaryData<unknown> = (err) => (err ? reject(new Error(err.details)) : resolve(seen!));
+    unary(createLogger('tracing-test', 'silent'), 'CreateProducto', (_request, ctx: CallContext) => {
+      seen = { ...ctx };
+      return Promise.resolve({});
+    })(call, callback);
+  });
+}
 
 function grpcCall(entries: Record<string, string>): Pick<ServerUnaryCall<unknown, unknown>, 'metadata' | 'getPath'> {
   const metadata = new Metadata();
@@ -38,6 +65,32 @@ describe('with tracing off (no SDK started)', () => {
   test('a gRPC call passes the caller traceparent on as is', () => {
     expect(startGrpcServerSpan(grpcCall({ traceparent: TRACEPARENT })).headers).toEqual({ traceparent: TRACEPARENT });
     expect(startGrpcServerSpan(grpcCall({})).headers).toEqual({});
+  });
+
+  test('a gRPC call passes the caller tracestate on with its traceparent, to the handler as well', async () => {
+    expect(startGrpcServerSpan(grpcCall({ traceparent: TRACEPARENT, tracestate: TRACESTATE })).headers).toEqual({ traceparent: TRACEPARENT, tracestate: TRACESTATE });
+    expect(await handlerContextOf({ traceparent: TRACEPARENT, tracestate: TRACESTATE })).toEqual({ usuario: 'system', traceparent: TRACEPARENT, tracestate: TRACESTATE });
+    expect(await handlerContextOf({})).toEqual({ usuario: 'system' });
+  });
+
+  test('a consumer is handed the message trace context, though no context manager carries it', async () => {
+    const handed = await inConsumeSpan({ subject: 's', headers: natsHeaders({ traceparent: TRACEPARENT, tracestate: TRACESTATE }) }, (trace) =>
+      Promise.resolve({ handed: trace.headers, active: traceHeaders() }),
+    );
+    expect(handed.handed).toEqual({ traceparent: TRACEPARENT, tracestate: TRACESTATE });
+    // What the consumer read before: the active context, empty without a context manager.
+    expect(handed.active).toEqual({});
+    expect(await inConsumeSpan({ subject: 's', headers: natsHeaders({}) }, (trace) => Promise.resolve(trace.headers))).toEqual({});
+  });
+
+  test('an HTTP request is passed on without a span', () => {
+    const { req, res } = httpExchange('GET', '/api/productos/7', { traceparent: TRACEPARENT });
+    let called = false;
+    httpServerTracing()(req, res, () => {
+      called = true;
+    });
+    expect(called).toBe(true);
+    expect(res.listenerCount('close')).toBe(0);
   });
 
   test('the relay publishes the row headers unchanged', async () => {
@@ -82,6 +135,50 @@ describe('with a tracer provider registered', () => {
     expect(inside).toEqual({ trace_id: TRACE_ID, span_id: span!.spanContext().spanId });
   });
 
+  test("a handler's context carries its SERVER span's traceparent, and the caller's tracestate with it", async () => {
+    const ctx = await handlerContextOf({ traceparent: TRACEPARENT, tracestate: TRACESTATE });
+    const [span] = exporter.getFinishedSpans();
+    expect(ctx).toEqual({ usuario: 'system', traceparent: `00-${TRACE_ID}-${span!.spanContext().spanId}-01`, tracestate: TRACESTATE });
+  });
+
+  // OpenTelemetry RPC conventions: a CLIENT span fails on any code but OK; a SERVER span only on the server's own failures.
+  test.each([
+    ['NOT_FOUND', 'UNSET'],
+    ['INVALID_ARGUMENT', 'UNSET'],
+    ['ALREADY_EXISTS', 'UNSET'],
+    ['FAILED_PRECONDITION', 'UNSET'],
+    ['CANCELLED', 'UNSET'],
+    ['UNKNOWN', 'ERROR'],
+    ['DEADLINE_EXCEEDED', 'ERROR'],
+    ['UNIMPLEMENTED', 'ERROR'],
+    ['INTERNAL', 'ERROR'],
+    ['UNAVAILABLE', 'ERROR'],
+    ['DATA_LOSS', 'ERROR'],
+    ['OK', 'UNSET'],
+  ] as const)('an RPC ending %s leaves its SERVER span %s; its CLIENT span is ERROR unless OK', (name, server) => {
+    for (const side of ['server', 'client'] as const) {
+      endRpcSpan(startSpan('rpc', { kind: side === 'server' ? SpanKind.SERVER : SpanKind.CLIENT }).span, side, status[name], 'details');
+    }
+    const [serverSpan, clientSpan] = exporter.getFinishedSpans();
+    expect(serverSpan!.attributes['rpc.status_code']).toBe(name);
+    expect(serverSpan!.status.code).toBe(SpanStatusCode[server]);
+    expect(clientSpan!.status.code).toBe(name === 'OK' ? SpanStatusCode.UNSET : SpanStatusCode.ERROR);
+  });
+
+  test('a NOT_FOUND a handler answers leaves its SERVER span unset; an unexpected failure marks it ERROR', async () => {
+    const answer = (failure: Error) =>
+      new Promise<void>((resolve) => {
+        const call = { ...grpcCall({}), request: {} } as unknown as ServerUnaryCall<unknown, unknown>;
+        unary(createLogger('tracing-test', 'silent'), 'GetProducto', () => Promise.reject(failure))(call, () => resolve());
+      });
+    await answer(new NotFoundError('no existe'));
+    await answer(new Error('boom'));
+    expect(exporter.getFinishedSpans().map((s) => [s.attributes['rpc.status_code'], s.status.code])).toEqual([
+      ['NOT_FOUND', SpanStatusCode.UNSET],
+      ['INTERNAL', SpanStatusCode.ERROR],
+    ]);
+  });
+
   test('the relay publish span is the child of the row and its traceparent is the one the message carries', async () => {
     const sent = await inPublishSpan(
       { subject: 'inventario.producto.creado', eventId: 'e1', headers: { traceparent: TRACEPARENT, other: 'kept' } },
@@ -103,8 +200,8 @@ describe('with a tracer provider registered', () => {
 
   test('a consumer runs in a CONSUMER span, child of the message traceparent, active for its logs and spans', async () => {
     const headers = natsHeaders({ traceparent: TRACEPARENT, 'Nats-Msg-Id': 'e9' });
-    const inside = await inConsumeSpan({ subject: 'inventario.producto.creado', headers }, () =>
-      Promise.resolve({ fields: activeTraceFields(), headers: traceHeaders() }),
+    const inside = await inConsumeSpan({ subject: 'inventario.producto.creado', headers }, (traced) =>
+      Promise.resolve({ fields: activeTraceFields(), headers: traceHeaders(), handed: traced.headers }),
     );
 
     const [span] = exporter.getFinishedSpans();
@@ -113,6 +210,7 @@ describe('with a tracer provider registered', () => {
     expect(span!.parentSpanContext?.spanId).toBe(PARENT_SPAN_ID);
     expect(inside.fields).toEqual({ trace_id: TRACE_ID, span_id: span!.spanContext().spanId });
     expect(inside.headers.traceparent).toBe(`00-${TRACE_ID}-${span!.spanContext().spanId}-01`);
+    expect(inside.handed).toEqual(inside.headers);
   });
 
   test('a message without traceparent starts a new trace', async () => {
@@ -128,8 +226,11 @@ describe('with a tracer provider registered', () => {
     httpServerTracing()(req, res, () => {
       inside = activeTraceFields();
     });
-    // What express leaves on the request once the route matched; then the response goes out.
-    Object.assign(req, { baseUrl: '/api/productos', route: { path: '/:id' } });
+    // Express matches the route inside the router mounted at /api/productos...
+    req.baseUrl = '/api/productos';
+    req.route = { path: '/:id' };
+    // ...and resets baseUrl when the error (a 404 here) leaves the router for the error middleware, before the answer goes out.
+    req.baseUrl = '';
     res.statusCode = 404;
     res.emit('close');
 

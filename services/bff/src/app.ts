@@ -2,7 +2,7 @@ import type { RequestListener, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createHttpMetrics, createServiceRegistry, startMetricsServer, stopOnce, type Logger, type ShutdownStep } from '@inventario/platform';
 import type { Config } from './config';
-import { createDownstream, createDownstreamMetrics } from './downstream/downstream';
+import { createDownstream, createDownstreamMetrics, type Downstream } from './downstream/downstream';
 import { createHttpApp } from './http/http-app';
 import { startHttpServer, type StartedHttpServer } from './http/http-server';
 import { createInventario } from './inventario/inventario';
@@ -31,21 +31,31 @@ export async function startApp(config: Config, logger: Logger, signal?: AbortSig
   signal?.throwIfAborted();
   const registry = createServiceRegistry('bff');
   const metricsServer = await startMetricsServer({ registry, host: config.metricsHost, port: config.metricsPort, logger });
-  const downstream = createDownstream(config, logger, createDownstreamMetrics(registry));
   let accepting = true;
 
-  const app = createHttpApp({
-    httpMetrics: createHttpMetrics(registry),
-    inventario: createInventario(downstream),
-    health: downstream.health,
-    logger,
-    credentials: config.credentials,
-    rateLimitPerMinute: config.rateLimitPerMinute,
-    authFailuresPer15Min: config.authFailuresPer15Min,
-    trustProxyHops: config.trustProxyHops,
-    enableInit: config.enableInit,
-    accepting: () => accepting,
-  });
+  // Wiring may throw (a bad address, a duplicate metric): nothing may stay open then.
+  let downstream: Downstream | undefined;
+  let app: ReturnType<typeof createHttpApp>;
+  try {
+    downstream = createDownstream(config, logger, createDownstreamMetrics(registry));
+    app = createHttpApp({
+      httpMetrics: createHttpMetrics(registry),
+      inventario: createInventario(downstream),
+      health: downstream.health,
+      logger,
+      credentials: config.credentials,
+      rateLimitPerMinute: config.rateLimitPerMinute,
+      authFailuresPer15Min: config.authFailuresPer15Min,
+      trustProxyHops: config.trustProxyHops,
+      enableInit: config.enableInit,
+      accepting: () => accepting,
+    });
+  } catch (err) {
+    downstream?.close();
+    await metricsServer.close();
+    throw err;
+  }
+  const channels = downstream;
 
   // Answers still being prepared when shutdown starts close their connection
   // too (the app marks those that arrive later): a keep-alive client must not
@@ -61,7 +71,7 @@ export async function startApp(config: Config, logger: Logger, signal?: AbortSig
   try {
     server = await startHttpServer(listener, config.port, config.host, config.httpTimeouts, logger);
   } catch (err) {
-    downstream.close();
+    channels.close();
     await metricsServer.close();
     throw err;
   }
@@ -81,7 +91,7 @@ export async function startApp(config: Config, logger: Logger, signal?: AbortSig
     { name: 'drain delay', run: () => sleep(config.shutdownDrainMs) },
     { name: 'http server', run: () => server.close(graceMs) },
     // After the server: in-flight requests may still be calling downstream.
-    { name: 'grpc channels', run: () => downstream.close() },
+    { name: 'grpc channels', run: () => channels.close() },
     // Last, so the final scrape still sees the shutdown.
     { name: 'metrics server', run: () => metricsServer.close() },
   ];

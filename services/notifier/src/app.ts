@@ -14,7 +14,7 @@ import {
 } from '@inventario/platform';
 import type { Registry } from 'prom-client';
 import { describeSmtpUrl, type Config } from './config';
-import { classifySmtpError, createMailer } from './email/mailer';
+import { classifySmtpError, createMailer, type Mailer } from './email/mailer';
 import { createEmailRenderer } from './email/templates';
 import { createConcurrencyLimit } from './events/concurrency-limit';
 import { eventConsumerSpecs, startConsumers, type RunningConsumers } from './events/consumers';
@@ -56,12 +56,19 @@ export async function startApp(config: Config, logger: Logger, signal: AbortSign
   const metrics = createNotifierMetrics(registry);
   const consumerMetrics = createJetStreamConsumerMetrics(registry, HANDLERS.map((h) => h.name));
   const metricsServer = await startMetricsServer({ registry, host: config.metricsHost, port: config.metricsPort, logger });
-  const mailer = createMailer({
-    smtpUrl: config.smtpUrl,
-    from: config.senderEmail,
-    to: config.recipientEmails,
-    maxConnections: config.concurrency,
-  });
+  let mailer: Mailer;
+  try {
+    mailer = createMailer({
+      smtpUrl: config.smtpUrl,
+      from: config.senderEmail,
+      to: config.recipientEmails,
+      maxConnections: config.concurrency,
+    });
+  } catch (err) {
+    // E.g. an SMTP URL nodemailer refuses: the metrics port must not stay open.
+    await metricsServer.close();
+    throw err;
+  }
   logger.info(
     { smtp: describeSmtpUrl(config.smtpUrl), from: config.senderEmail, to: config.recipientEmails, concurrency: config.concurrency },
     'notifier starting',

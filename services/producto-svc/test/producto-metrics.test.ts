@@ -2,9 +2,11 @@
  * producto-svc's GET /metrics on its own port (METRICS_PORT=0 here), scraped
  * after real traffic: gRPC server metrics by method and code, the outbox
  * (published, lag, pending rows while NATS is unreachable) and the
- * reconciliation consumer's gauges.
+ * reconciliation consumer's gauges while it is held up.
  */
 import { status } from '@grpc/grpc-js';
+import { jetstream } from '@nats-io/jetstream';
+import { buildEnvelope, eventAudit, eventSubject, type DeletedEventData } from '@inventario/platform';
 import { metricSample as sample, scrapeMetrics as scrape, startPrivateNatsServer, waitFor } from '@inventario/testkit';
 import { BODEGA_ELIMINADA_CONSUMER } from '../src/events/bodega-eliminada-consumer';
 import { startTestService, type TestService } from './support/test-service';
@@ -47,7 +49,7 @@ describe('producto-svc metrics', () => {
     expect(delta('grpc_server_handling_seconds_count', GET)).toBe(2);
   });
 
-  it('counts a create\'s event as published, with its commit-to-ack lag', async () => {
+  it('counts a create\'s event as published, with its insert-to-ack lag', async () => {
     const before = await scrape(svc.app.metricsPort);
     const published = sample(before, 'inventario_outbox_published_total') ?? NaN;
     const lags = sample(before, 'inventario_outbox_publish_lag_seconds_count') ?? NaN;
@@ -61,18 +63,40 @@ describe('producto-svc metrics', () => {
     expect(sample(after, 'inventario_outbox_publish_lag_seconds_sum')).toBeGreaterThan(0);
   });
 
-  it('reports the reconciliation consumer, sampled from JetStream', async () => {
+  it('reports the reconciliation consumer as sampled from JetStream: events waiting while it is held up, then none', async () => {
     const labels = { consumer: BODEGA_ELIMINADA_CONSUMER };
-    const text = await waitFor(async () => {
+    const events = 5;
+    const { producto } = await svc.api.create({ ...PRODUCTO, bodegaId: 71 });
+    // Hold the product's row lock: the consumer's first unassignment waits on it, and the events behind it wait in the stream.
+    const trx = await svc.db.transaction();
+    try {
+      await trx('productos').where({ id: producto!.id }).forUpdate().first('id');
+      const js = jetstream(svc.nc);
+      for (let i = 0; i < events; i += 1) {
+        const data: DeletedEventData = { id: 71, nombre: 'Bodega Sur', ...eventAudit('DELETE', 'ana', new Date()) };
+        await js.publish(eventSubject(svc.namespace.prefix, 'BodegaEliminada'), JSON.stringify(buildEnvelope({ namespace: 'Service', type: 'BodegaEliminada', subject: '/bodegas/71', data, at: new Date() })));
+      }
+      // Only a sample of the consumer's info can say so (every gauge started at 0): each event is
+      // either not delivered yet, or delivered and not acked (the one in hand, one pulled ahead).
+      const gauge = (t: string, name: string) => sample(t, `inventario_jetstream_consumer_${name}_messages`, labels) ?? NaN;
+      const held = await waitFor(async () => {
+        const t = await scrape(svc.app.metricsPort);
+        return gauge(t, 'pending') + gauge(t, 'ack_pending') === events ? t : undefined;
+      }, 'the sampler to see every event waiting', 20_000);
+      expect(gauge(held, 'pending')).toBeGreaterThan(0);
+      expect(gauge(held, 'ack_pending')).toBeGreaterThanOrEqual(1);
+      expect(gauge(held, 'redelivered')).toBe(0);
+    } finally {
+      await trx.rollback();
+    }
+    await waitFor(async () => {
       const t = await scrape(svc.app.metricsPort);
-      return sample(t, 'inventario_jetstream_consumer_pending_messages', labels) !== undefined ? t : undefined;
-    }, 'the consumer gauges');
-    expect(sample(text, 'inventario_jetstream_consumer_ack_pending_messages', labels)).toBe(0);
-    expect(sample(text, 'inventario_jetstream_consumer_redelivered_messages', labels)).toBe(0);
-    expect(sample(text, 'inventario_jetstream_redeliveries_total', labels)).toBe(0);
+      return sample(t, 'inventario_jetstream_consumer_pending_messages', labels) === 0 && sample(t, 'inventario_jetstream_consumer_ack_pending_messages', labels) === 0;
+    }, 'the sampler to see every event handled', 20_000);
+    expect(sample(await scrape(svc.app.metricsPort), 'inventario_jetstream_redeliveries_total', labels)).toBe(0);
   });
 
-  it('reports pending rows and the oldest one\'s age during a NATS outage, then the lag from commit to ack', async () => {
+  it('reports pending rows and the oldest one\'s age during a NATS outage, then the lag from insert to ack', async () => {
     const nats = await startPrivateNatsServer();
     await nats.stop();
     const offline = await startTestService('p_metrics_off', { NATS_URL: nats.url });
@@ -94,7 +118,7 @@ describe('producto-svc metrics', () => {
       }, 'both events published and the gauge back to 0', 30_000);
       expect(sample(after, 'inventario_outbox_oldest_pending_age_seconds')).toBe(0);
       expect(sample(after, 'inventario_outbox_publish_lag_seconds_count')).toBe(2);
-      // Each lag runs from the row's commit, so it covers the outage the row waited through.
+      // Each lag runs from the row's insert, so it covers the outage the row waited through.
       expect(sample(after, 'inventario_outbox_publish_lag_seconds_sum')).toBeGreaterThan(oldestAge);
     } finally {
       await offline.close();

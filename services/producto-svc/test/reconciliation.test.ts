@@ -37,9 +37,10 @@ function bodegaEliminada(bodegaId: number): string {
   return JSON.stringify(envelope);
 }
 
-/** Publishes on the BodegaEliminada subject as bodega-svc's relay would; resolves to the stream sequence. */
-async function publish(payload: string, msgID?: string): Promise<number> {
+/** Publishes on the BodegaEliminada subject as bodega-svc's relay would (with its `headers`, e.g. traceparent); resolves to the stream sequence. */
+async function publish(payload: string, msgID?: string, headers: Record<string, string> = {}): Promise<number> {
   const h = natsHeaders();
+  for (const [name, value] of Object.entries(headers)) h.set(name, value);
   const ack = await jetstream(svc.nc).publish(eventSubject(svc.namespace.prefix, 'BodegaEliminada'), payload, {
     headers: h,
     ...(msgID ? { msgID } : {}),
@@ -100,6 +101,21 @@ describe('BodegaEliminada reconciliation', () => {
     const settled = (await svc.settledEvents()).length;
     await processedThrough(await publish(event));
     expect(await productEventsSince(settled)).toEqual([]);
+  });
+
+  it("continues the deletion's trace with tracing off: the unassignments carry its traceparent and tracestate", async () => {
+    // No tracer provider in this test process: tracing is off, as without OTEL_EXPORTER_OTLP_ENDPOINT.
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    const tracestate = 'vendor=abc123';
+    const { producto } = await svc.api.create({ nombre: 'Trazado', precio: '9.00', cantidadEnStock: 1, bodegaId: 46 });
+    const before = (await svc.settledEvents()).length;
+
+    await processedThrough(await publish(bodegaEliminada(46), undefined, { traceparent, tracestate }));
+
+    const updates = await productEventsSince(before);
+    expect(updates.map((e) => e.body.subject)).toEqual([`/productos/${producto?.id}`]);
+    expect(updates[0]?.headers.traceparent).toBe(traceparent);
+    expect(updates[0]?.headers.tracestate).toBe(tracestate);
   });
 
   it('terminates an unparsable event and goes on with the next one', async () => {

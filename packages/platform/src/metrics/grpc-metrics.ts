@@ -19,10 +19,20 @@ import { Counter, Histogram, type Registry } from 'prom-client';
 type HandledLabels = 'grpc_service' | 'grpc_method' | 'grpc_code';
 type MethodLabels = 'grpc_service' | 'grpc_method';
 
+/** The series of one method, bound once: no label parsing or label objects per call. */
+export interface GrpcMethodSeries {
+  /** Observes one call's duration in seconds. */
+  observe(seconds: number): void;
+  /** Counts one call that ended with `code`. */
+  handled(code: number): void;
+}
+
 /** One side (server or client) of the gRPC metrics. */
 export interface GrpcMetrics {
   handled: Counter<HandledLabels>;
   handling: Histogram<MethodLabels>;
+  /** The bound series of the method at `path` (`/inventario.v1.ProductoService/GetProducto`), built once per path. */
+  method(path: string): GrpcMethodSeries;
 }
 
 /**
@@ -53,30 +63,60 @@ function methodLabels(path: string): Record<MethodLabels, string> {
   return { grpc_service: service, grpc_method: method };
 }
 
+/** Binds the children of one method's series, each known code's at 0; a code first seen later is bound then. */
+function bindMethod(handled: Counter<HandledLabels>, handling: Histogram<MethodLabels>, path: string): GrpcMethodSeries {
+  const labels = methodLabels(path);
+  const duration = handling.labels(labels);
+  const byCode = new Map<number, Counter.Internal>();
+  const counter = (code: number) => {
+    let child = byCode.get(code);
+    if (!child) {
+      child = handled.labels({ ...labels, grpc_code: grpcCodeName(code) });
+      byCode.set(code, child);
+    }
+    return child;
+  };
+  // Every code we answer exists from the start, at 0.
+  handling.zero(labels);
+  for (const code of KNOWN_CODES) counter(code).inc(0);
+  return {
+    observe: (seconds) => duration.observe(seconds),
+    handled: (code) => counter(code).inc(),
+  };
+}
+
 function createGrpcMetrics(registry: Registry, side: 'server' | 'client', definitions: readonly ServiceDefinition[]): GrpcMetrics {
   const what = side === 'server' ? 'handled by this server' : 'made by this client';
-  const metrics: GrpcMetrics = {
-    handled: new Counter({
-      name: `grpc_${side}_handled_total`,
-      help: `gRPC calls ${what}, by method and status code.`,
-      labelNames: ['grpc_service', 'grpc_method', 'grpc_code'] as const,
-      registers: [registry],
-    }),
-    handling: new Histogram({
-      name: `grpc_${side}_handling_seconds`,
-      help: `Duration of gRPC calls ${what}, until the status, by method.`,
-      labelNames: ['grpc_service', 'grpc_method'] as const,
-      registers: [registry],
-    }),
-  };
+  const handled = new Counter({
+    name: `grpc_${side}_handled_total`,
+    help: `gRPC calls ${what}, by method and status code.`,
+    labelNames: ['grpc_service', 'grpc_method', 'grpc_code'] as const,
+    registers: [registry],
+  });
+  const handling = new Histogram({
+    name: `grpc_${side}_handling_seconds`,
+    help: `Duration of gRPC calls ${what}, until the status, by method.`,
+    labelNames: ['grpc_service', 'grpc_method'] as const,
+    registers: [registry],
+  });
+  // Bound up front for every method of the definitions (their series exist
+  // from the start); a path outside them (none is expected) on first use.
+  const methods = new Map<string, GrpcMethodSeries>();
   for (const definition of definitions) {
-    for (const { path } of Object.values(definition)) {
-      const labels = methodLabels(path);
-      metrics.handling.zero(labels);
-      for (const code of KNOWN_CODES) metrics.handled.labels({ ...labels, grpc_code: grpcCodeName(code) }).inc(0);
-    }
+    for (const { path } of Object.values(definition)) methods.set(path, bindMethod(handled, handling, path));
   }
-  return metrics;
+  return {
+    handled,
+    handling,
+    method(path) {
+      let series = methods.get(path);
+      if (!series) {
+        series = bindMethod(handled, handling, path);
+        methods.set(path, series);
+      }
+      return series;
+    },
+  };
 }
 
 /** Server-side metrics of the given services (producto-svc, bodega-svc). */
@@ -101,13 +141,13 @@ export function instrumentGrpcService(
 ): UntypedServiceImplementation {
   return Object.fromEntries(
     Object.entries(implementation).map(([key, handler]) => {
-      const labels = methodLabels(definition[key]?.path ?? `/unknown/${key}`);
+      const series = metrics.method(definition[key]?.path ?? `/unknown/${key}`);
       const unary = handler as handleUnaryCall<unknown, unknown>;
       const measured: handleUnaryCall<unknown, unknown> = (call, callback) => {
-        const end = metrics.handling.startTimer(labels);
+        const started = process.hrtime.bigint();
         const counted: sendUnaryData<unknown> = (err, ...rest) => {
-          end();
-          metrics.handled.inc({ ...labels, grpc_code: grpcCodeName(err?.code ?? status.OK) });
+          series.observe(secondsSince(started));
+          series.handled(err?.code ?? status.OK);
           callback(err, ...rest);
         };
         unary(call, counted);
@@ -115,6 +155,10 @@ export function instrumentGrpcService(
       return [key, measured];
     }),
   );
+}
+
+function secondsSince(started: bigint): number {
+  return Number(process.hrtime.bigint() - started) / 1e9;
 }
 
 /**
@@ -125,14 +169,14 @@ export function instrumentGrpcService(
  */
 export function grpcClientMetricsInterceptor(metrics: GrpcMetrics): Interceptor {
   return (options, nextCall) => {
-    const labels = methodLabels(options.method_definition.path);
-    const end = metrics.handling.startTimer(labels);
+    const series = metrics.method(options.method_definition.path);
+    const started = process.hrtime.bigint();
     return new InterceptingCall(nextCall(options), {
       start(metadata, _listener, next) {
         next(metadata, {
           onReceiveStatus(received, nextStatus) {
-            end();
-            metrics.handled.inc({ ...labels, grpc_code: grpcCodeName(received.code) });
+            series.observe(secondsSince(started));
+            series.handled(received.code);
             nextStatus(received);
           },
         });

@@ -1,5 +1,6 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { Counter, Histogram, type Registry } from 'prom-client';
+import { routeTemplate, trackRouteTemplate, type RoutableRequest } from '../route-template';
 
 type HttpLabels = 'method' | 'route' | 'status_code';
 
@@ -16,57 +17,43 @@ export function createHttpMetrics(registry: Registry): HttpMetrics {
   return {
     requests: new Counter({
       name: 'http_server_requests_total',
-      help: 'HTTP requests answered, by method, route template and status code.',
+      help: 'HTTP requests, by method, route template and status code (499: the client went away before the response was finished).',
       labelNames,
       registers: [registry],
     }),
     duration: new Histogram({
       name: 'http_server_request_duration_seconds',
-      help: 'Time from receiving an HTTP request to finishing its response, by method, route template and status code.',
+      help: 'Time from receiving an HTTP request to finishing its response (or to the client going away), by method, route template and status code.',
       labelNames,
       registers: [registry],
     }),
   };
 }
 
-/** What the middleware reads of an express request (kept structural: platform does not depend on express). */
-interface RouteAwareRequest extends IncomingMessage {
-  method?: string;
-  baseUrl: string;
-  route?: { path?: unknown };
-}
-
-/** `/api/productos` + `/:id`, without a trailing slash (`/api/graphql` + `/`). */
-function template(baseUrl: string, path: unknown): string {
-  const joined = `${baseUrl}${typeof path === 'string' ? path : ''}`;
-  return joined.length > 1 && joined.endsWith('/') ? joined.slice(0, -1) : joined || '/';
-}
+/** The status_code label of a response the client abandoned before it was finished (nginx's "client closed request"). */
+export const CLIENT_CLOSED_STATUS = '499';
 
 /**
  * Express middleware (mount first) recording RED metrics by route template
  * (`/api/productos/:id`), never the raw URL, whose ids would make a series per
- * record. The template is taken when express matches a route: express sets
- * `req.route` while `req.baseUrl` still names the router's mount path, and
- * resets `baseUrl` once an error leaves the router for the error middleware.
- * A request no route handled is `unmatched`. A response the client abandoned
- * before it finished is not counted: it has no status the client saw.
+ * record. The template is the one express matched, taken at match time
+ * (route-template.ts), so a 404 the error middleware answers still counts
+ * under it. A request no route handled is `unmatched`. Counted when the
+ * response closes: by its status once it was finished, or as `499` when the
+ * client went away before that (its duration then runs to the abandonment),
+ * so a slow endpoint whose callers give up still shows in the rate and the
+ * latency.
  */
 export function httpMetricsMiddleware(metrics: HttpMetrics) {
-  return (req: RouteAwareRequest, res: ServerResponse, next: () => void): void => {
+  return (req: RoutableRequest, res: ServerResponse, next: () => void): void => {
     const started = process.hrtime.bigint();
-    let route = UNMATCHED_ROUTE;
-    let matched: RouteAwareRequest['route'];
-    Object.defineProperty(req, 'route', {
-      configurable: true,
-      enumerable: true,
-      get: () => matched,
-      set(value: RouteAwareRequest['route']) {
-        matched = value;
-        if (value) route = template(req.baseUrl, value.path);
-      },
-    });
-    res.once('finish', () => {
-      const labels = { method: req.method ?? 'UNKNOWN', route, status_code: String(res.statusCode) };
+    trackRouteTemplate(req);
+    res.once('close', () => {
+      const labels = {
+        method: req.method ?? 'UNKNOWN',
+        route: routeTemplate(req) ?? UNMATCHED_ROUTE,
+        status_code: res.writableFinished ? String(res.statusCode) : CLIENT_CLOSED_STATUS,
+      };
       metrics.requests.inc(labels);
       metrics.duration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
     });

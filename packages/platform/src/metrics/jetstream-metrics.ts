@@ -1,4 +1,4 @@
-import { jetstreamManager } from '@nats-io/jetstream';
+import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Logger } from '../logger';
@@ -52,11 +52,17 @@ export interface ConsumerSamplerOptions {
  */
 export function startConsumerSampler(options: ConsumerSamplerOptions): () => Promise<void> {
   const { nc, stream, consumers, metrics } = options;
+  // Created once (each creation asks the server for $JS.API.INFO); a failed one is retried next sample.
+  let manager: Promise<JetStreamManager> | undefined;
   return startSampler(
     'jetstream consumer',
     options.intervalMs ?? CONSUMER_SAMPLE_INTERVAL_MS,
     async () => {
-      const jsm = await jetstreamManager(nc);
+      manager ??= jetstreamManager(nc).catch((err: unknown) => {
+        manager = undefined;
+        throw err;
+      });
+      const jsm = await manager;
       for (const consumer of consumers) {
         const info = await jsm.consumers.info(stream, consumer);
         metrics.pending.set({ consumer }, info.num_pending);

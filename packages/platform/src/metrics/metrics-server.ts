@@ -15,7 +15,7 @@ export interface MetricsServerOptions {
 export interface MetricsServer {
   /** The bound port (the real one when METRICS_PORT=0). */
   port: number;
-  /** Stops listening and drops open scrape connections. */
+  /** Stops listening and drops open scrape connections, a scrape in progress included. */
   close(): Promise<void>;
 }
 
@@ -69,7 +69,8 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
-        // Prometheus keeps its scrape connection alive; do not wait for it.
+        // close() drops idle keep-alive connections but waits for a scrape
+        // in progress (a slow collect); shutdown must not wait for that.
         server.closeAllConnections();
       }),
   };

@@ -6,7 +6,10 @@ import { startSampler } from './sampler';
 
 /** What the outbox relay records as it publishes (see createOutboxRelay's `metrics`). */
 export interface OutboxRelayMetrics {
-  /** Seconds from a row's commit (its created_at) to JetStream's ack. */
+  /**
+   * Seconds from a row's INSERT (its created_at, set inside the write's
+   * transaction, so a little before the commit) to JetStream's ack.
+   */
   lag: Histogram;
   published: Counter;
   failures: Counter;
@@ -17,7 +20,7 @@ export interface OutboxMetrics extends OutboxRelayMetrics {
   oldestPendingAge: Gauge;
 }
 
-/** How often the pending rows are counted: one indexed query per interval and replica. */
+/** How often the pending rows are counted: two indexed queries per interval and replica (one when none is pending). */
 export const OUTBOX_SAMPLE_INTERVAL_MS = 5000;
 
 export function createOutboxMetrics(registry: Registry): OutboxMetrics {
@@ -26,12 +29,12 @@ export function createOutboxMetrics(registry: Registry): OutboxMetrics {
     pendingRows: new Gauge({ name: 'inventario_outbox_pending_rows', help: 'Outbox rows committed and not yet published to JetStream.', registers }),
     oldestPendingAge: new Gauge({
       name: 'inventario_outbox_oldest_pending_age_seconds',
-      help: 'Age of the oldest unpublished outbox row, 0 when none is pending.',
+      help: 'Age of the oldest unpublished outbox row since its insert (created_at), 0 when none is pending.',
       registers,
     }),
     lag: new Histogram({
       name: 'inventario_outbox_publish_lag_seconds',
-      help: "Time from an outbox row's commit to JetStream's ack of its event.",
+      help: "Time from an outbox row's insert (created_at, in the write's transaction) to JetStream's ack of its event.",
       // From a relay woken at once (milliseconds) to one waiting out a NATS outage (minutes).
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600],
       registers,

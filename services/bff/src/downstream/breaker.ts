@@ -49,13 +49,25 @@ export function createBreaker(servicio: string, options: BreakerOptions, logger:
   breaker.on('halfOpen', () => logger.info({ servicio }, 'circuit breaker half-open: trying one call'));
   breaker.on('close', () => logger.info({ servicio }, 'circuit breaker closed'));
   const state = (): BreakerState => (breaker.opened ? 'open' : breaker.halfOpen ? 'halfOpen' : 'closed');
+  // Series bound once (every call fires `success` or `failure`): no label objects per call.
+  const stateGauge = metrics.state.labels({ breaker: servicio });
+  const setState = () => stateGauge.set(BREAKER_STATE_VALUES[state()]);
+  setState();
   // opossum types each event's listener apart; these listeners ignore the arguments.
   const events: EventEmitter = breaker;
   for (const event of BREAKER_EVENTS) {
-    events.on(event, () => {
-      metrics.events.inc({ breaker: servicio, event });
-      metrics.state.set({ breaker: servicio }, BREAKER_STATE_VALUES[state()]);
-    });
+    const counter = metrics.events.labels({ breaker: servicio, event });
+    // Only these three change the state.
+    const changesState = event === 'open' || event === 'halfOpen' || event === 'close';
+    events.on(
+      event,
+      changesState
+        ? () => {
+            counter.inc();
+            setState();
+          }
+        : () => counter.inc(),
+    );
   }
 
   return {

@@ -2,6 +2,7 @@ import {
   buildEnvelope,
   eventAudit,
   eventSubject,
+  eventTraceHeaders,
   type BodegaCampo,
   type BodegaEventData,
   type DeletedEventData,
@@ -22,6 +23,8 @@ export interface WriteContext {
   usuario: string;
   /** W3C traceparent of the call, forwarded as a NATS header. */
   traceparent?: string;
+  /** W3C tracestate of the call, forwarded with its traceparent. */
+  tracestate?: string;
   /** The instant of the write: `fechaActualizacion`, `eventTime` and `data.timestamp`. */
   at: Date;
 }
@@ -46,6 +49,12 @@ export interface BodegaEvents {
   eliminada(bodega: Bodega, ctx: WriteContext): OutboxEvent;
 }
 
+/** The row's `headers`: the write's trace context (traceparent, and tracestate with it), or none. */
+function withTraceHeaders(ctx: WriteContext): { headers?: Record<string, string> } {
+  const headers = eventTraceHeaders(ctx);
+  return headers ? { headers } : {};
+}
+
 export function createBodegaEvents(options: BodegaEventsOptions): BodegaEvents {
   function event(type: EventType, bodega: Bodega, ctx: WriteContext, data: EventData): OutboxEvent {
     const envelope = buildEnvelope({
@@ -58,7 +67,7 @@ export function createBodegaEvents(options: BodegaEventsOptions): BodegaEvents {
     return {
       subject: eventSubject(options.subjectPrefix, type),
       envelope,
-      ...(ctx.traceparent ? { headers: { traceparent: ctx.traceparent } } : {}),
+      ...withTraceHeaders(ctx),
     };
   }
 

@@ -43,8 +43,9 @@ export type ProductoDraft = { [K in keyof NewProducto]?: unknown };
 export interface WriteContext {
   /** Basic-auth user of the public call, or `system` for internal work. */
   usuario: string;
-  /** W3C trace context of the call, forwarded as an event header. */
+  /** W3C trace context of the call, forwarded as event headers. */
   traceparent?: string;
+  tracestate?: string;
 }
 
 /** Largest value of the INT columns (cantidad_en_stock). */

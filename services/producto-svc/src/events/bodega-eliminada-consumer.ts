@@ -1,7 +1,7 @@
 import { AckPolicy, DeliverPolicy, jetstream, JetStreamApiError, jetstreamManager, type ConsumerConfig, type JsMsg } from '@nats-io/jetstream';
 import { nanos, type NatsConnection } from '@nats-io/transport-node';
 import { z } from 'zod';
-import { eventSubject, inConsumeSpan, startConsumerSampler, traceHeaders, type JetStreamConsumerMetrics, type Logger } from '@inventario/platform';
+import { eventSubject, inConsumeSpan, startConsumerSampler, type ConsumeTrace, type JetStreamConsumerMetrics, type Logger } from '@inventario/platform';
 import type { ProductoStore } from '../store/producto-store';
 
 /**
@@ -119,7 +119,7 @@ export async function startBodegaEliminadaConsumer(options: BodegaEliminadaConsu
   const consumer = await jetstream(nc).consumers.get(stream, BODEGA_ELIMINADA_CONSUMER);
   const messages = await consumer.consume({ max_messages: MAX_MESSAGES });
 
-  async function handle(msg: JsMsg): Promise<void> {
+  async function handle(msg: JsMsg, trace: ConsumeTrace): Promise<void> {
     if (msg.info.deliveryCount > 1) metrics.redeliveries.inc({ consumer: BODEGA_ELIMINADA_CONSUMER });
     const event = parseEvent(msg);
     if (!event) {
@@ -133,9 +133,9 @@ export async function startBodegaEliminadaConsumer(options: BodegaEliminadaConsu
     // handled: restart its ack_wait so a full ACK_WAIT_MS covers handling it.
     msg.working();
     try {
-      // The unassignments' events continue this trace.
-      const { traceparent } = traceHeaders();
-      const productos = await store.unassignBodega(event.bodegaId, { usuario: 'system', traceparent });
+      // The unassignments' events continue this trace: the consume span's
+      // context, or with tracing off the message's own traceparent (and tracestate).
+      const productos = await store.unassignBodega(event.bodegaId, { ...trace.headers, usuario: 'system' });
       msg.ack();
       logger.info({ eventId: event.eventId, bodegaId: event.bodegaId, unassigned: productos.length }, 'deleted warehouse reconciled');
     } catch (err) {
@@ -162,7 +162,7 @@ export async function startBodegaEliminadaConsumer(options: BodegaEliminadaConsu
 
   const loop = (async () => {
     // Each in its CONSUMER span, child of bodega-svc's publish (traceparent header).
-    for await (const msg of messages) await inConsumeSpan(msg, () => handle(msg));
+    for await (const msg of messages) await inConsumeSpan(msg, (trace) => handle(msg, trace));
   })().catch((err: unknown) => {
     logger.error({ err }, 'BodegaEliminada consumer stopped unexpectedly');
   });
