@@ -1,6 +1,6 @@
 /**
  * SIGTERM under load, to the built BFF and to each gRPC service (a private
- * nats-server, the shared MariaDB): no request fails because of the
+ * nats-server, the suite's private mariadbd): no request fails because of the
  * shutdown, and the process exits 0 within 30 s.
  *
  * What counts as "caused by the shutdown" (docs/faults.md): for the BFF,
@@ -20,6 +20,8 @@ import { killAllServiceProcesses, startProcessStack, type ProcessStack, type Ser
 
 const EXIT_WITHIN_MS = 30_000;
 const DRAIN_MS = 1500;
+/** The BFF's GRPC_DEADLINE_MS here: well above what a request held across a shutdown takes. */
+const BFF_DEADLINE_MS = 20_000;
 
 let nats: PrivateNatsServer;
 let stack: ProcessStack;
@@ -36,7 +38,9 @@ beforeAll(async () => {
   stack = await startProcessStack({
     label: 'f_term',
     natsUrl: nats.url,
-    env: { 'producto-svc': drain, 'bodega-svc': drain, bff: drain },
+    // The held PUT and the slow GET span a lock wait or a SIGSTOP, the drain and log waits: far more
+    // than the default 5 s deadline on a loaded machine would allow without turning into a 504.
+    env: { 'producto-svc': drain, 'bodega-svc': drain, bff: { ...drain, GRPC_DEADLINE_MS: String(BFF_DEADLINE_MS) } },
   });
   const bodega = await stack.request('POST', '/api/bodegas', { body: { nombre: `Terminal ${Date.now()}`, capacidad: 5 } });
   expect(bodega.status).toBe(201);

@@ -4,10 +4,13 @@
  * (no second email after the restart); poison messages published straight
  * to the stream (dead-lettered, later messages still emailed); the SMTP
  * server down for two minutes under the notifier's default retry settings
- * (every email sent once it is back, none dead-lettered).
+ * (every email sent once it is back, none dead-lettered); SIGTERM while
+ * events flow (emails in flight finish and are acked, exit 0 within 30 s,
+ * and a new notifier sends each remaining event once).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EventEnvelope, EventType } from '@inventario/platform';
+import { EVENT_TYPES } from '@inventario/platform';
 import { startPrivateNatsServer, waitFor, type PrivateNatsServer } from '@inventario/testkit';
 import { DEAD_LETTER_HEADERS } from '../../services/notifier/src/events/dead-letter';
 import { sampleEnvelope } from '../../services/notifier/src/sample-events';
@@ -141,6 +144,80 @@ describe('poison messages', () => {
     for (const letter of letters) expect(letter.headers[DEAD_LETTER_HEADERS.deliveryCount]).toBe('1');
     expect(s.emailedIds().sort()).toEqual([valid.id, after[0]!.id, after[1]!.id].sort());
     expect(notifier.running()).toBe(true);
+  });
+});
+
+describe('SIGTERM to the notifier while events flow', () => {
+  const EXIT_WITHIN_MS = 30_000;
+  /** The sink answers each message this late, so emails are in flight whenever the signal comes. */
+  const SMTP_DELAY_MS = 200;
+  /** One event every this many ms, round the six types: faster than 4 emails per 200 ms, so the notifier is always busy. */
+  const PUBLISH_EVERY_MS = 30;
+  let s: Scenario;
+
+  beforeAll(async () => {
+    s = await scenario();
+  });
+
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  it('finishes the emails in flight, exits 0 within 30 s, and a new notifier sends every other event once, none dead-lettered', async () => {
+    s.sink.setDelay(SMTP_DELAY_MS);
+    // Production shutdown settings (an empty variable counts as unset: SHUTDOWN_TIMEOUT_MS 25 s), quick redelivery (ack_wait 5 s).
+    const first = await s.start({ SHUTDOWN_TIMEOUT_MS: '' });
+
+    // A steady stream of valid events, every type, until told to stop.
+    const published: string[] = [];
+    const last = new Map<string, number>();
+    let publishing = true;
+    const publisher = (async () => {
+      for (let n = 0; publishing; n++) {
+        const type = EVENT_TYPES[n % EVENT_TYPES.length] as EventType;
+        const envelope = sampleEnvelope(type, { id: n + 1, nombre: `Flujo ${n}` });
+        last.set(handlerFor(type), await s.events.publish(type, envelope));
+        published.push(envelope.id);
+        await sleep(PUBLISH_EVERY_MS);
+      }
+    })();
+
+    try {
+      await s.sink.waitForEmails(30);
+      const emailedAtSignal = s.sink.received.length;
+      const signalledAt = Date.now();
+      first.signal('SIGTERM');
+      const killer = setTimeout(() => first.signal('SIGKILL'), EXIT_WITHIN_MS + 5000);
+      const how = await first.exited;
+      clearTimeout(killer);
+      const exitMs = Date.now() - signalledAt;
+      const emailedByFirst = s.sink.received.length;
+      // Events keep coming while no notifier runs.
+      await sleep(1000);
+      publishing = false;
+      await publisher;
+
+      expect(how).toEqual({ code: 0, signal: null });
+      expect(exitMs).toBeLessThan(EXIT_WITHIN_MS);
+      // The emails in flight at the signal were finished, not cut off; no send failed.
+      expect(emailedByFirst).toBeGreaterThan(emailedAtSignal);
+      expect(first.lines.filter((l) => l.msg === 'email not sent; nak, JetStream redelivers it after retryInMs')).toEqual([]);
+      expect(emailedByFirst).toBeLessThan(published.length);
+
+      const second = await s.start();
+      await s.processed(last, 120_000);
+      // Exactly one email per event: none missing, none twice.
+      const emailed = s.emailedIds();
+      expect(emailed.length).toBe(published.length);
+      expect([...emailed].sort()).toEqual([...published].sort());
+      // Everything the first process emailed it also acked: the new one found nothing already sent but unacked.
+      expect(second.lines.filter((l) => l.msg === 'event already emailed; acked without sending')).toEqual([]);
+      expect(await s.events.deadLetters()).toEqual([]);
+      for (const proc of [first, second]) expect(proc.lines.filter((l) => l.msg === 'event dead-lettered; no email sent')).toEqual([]);
+    } finally {
+      publishing = false;
+      await publisher;
+    }
   });
 });
 

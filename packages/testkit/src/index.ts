@@ -3,8 +3,7 @@
  * Every run uses its own database names and its own stream / subject prefix,
  * so concurrent runs never collide, and cleans up after itself.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +11,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { dropDatabase, ensureDatabase, InvalidArgumentError, type FieldViolation } from '@inventario/platform';
+import { startPrivateServer } from './private-server';
+
+export { startPrivateServer, type PrivateServer, type PrivateServerOptions } from './private-server';
 
 /** Server part of the test MySQL URL (no database). */
 export const TEST_MYSQL_SERVER = process.env.TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306';
@@ -161,60 +163,19 @@ export interface PrivateNatsServerOptions {
 export async function startPrivateNatsServer(options: PrivateNatsServerOptions = {}): Promise<PrivateNatsServer> {
   const port = await freePort();
   const storeDir = mkdtempSync(join(tmpdir(), 'inventario-nats-'));
-  let child: ChildProcess | undefined;
-
-  async function start(): Promise<void> {
-    if (child) return;
-    const args = ['-a', '127.0.0.1', '-p', String(port), ...(options.jetstream === false ? [] : ['-js', '-sd', storeDir])];
-    const proc = spawn(NATS_SERVER_BIN, args, {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    child = proc;
-    let output = '';
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`nats-server did not start on ${port}: ${output}`)), 10_000);
-      proc.stderr?.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        if (output.includes('Server is ready')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-      proc.once('exit', (code) => {
-        clearTimeout(timer);
-        reject(new Error(`nats-server exited with ${code}: ${output}`));
-      });
-      proc.once('error', (err) => {
-        clearTimeout(timer);
-        reject(err);
-      });
-    });
-    proc.stderr?.resume();
-  }
-
-  async function stop(): Promise<void> {
-    const proc = child;
-    if (!proc) return;
-    child = undefined;
-    if (proc.exitCode !== null) return;
-    const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-    proc.kill('SIGTERM');
-    const timer = setTimeout(() => proc.kill('SIGKILL'), 5000);
-    await exited;
-    clearTimeout(timer);
-  }
-
-  await start();
-  return {
-    url: `nats://127.0.0.1:${port}`,
-    port,
-    start,
-    stop,
-    async dispose() {
-      await stop();
-      rmSync(storeDir, { recursive: true, force: true });
-    },
-  };
+  const pidFile = join(storeDir, 'nats-server.pid');
+  const server = await startPrivateServer({
+    name: `nats-server on ${port}`,
+    command: NATS_SERVER_BIN,
+    args: ['-a', '127.0.0.1', '-p', String(port), '-P', pidFile, ...(options.jetstream === false ? [] : ['-js', '-sd', storeDir])],
+    readyText: 'Server is ready',
+    // On a loaded machine a JetStream server recovering its store takes a while.
+    startTimeoutMs: 30_000,
+    stopGraceMs: 5000,
+    dir: storeDir,
+    pidFile,
+  });
+  return { url: `nats://127.0.0.1:${port}`, port, ...server };
 }
 
 /** The field violations `work` throws as InvalidArgumentError; [] when it throws nothing. */

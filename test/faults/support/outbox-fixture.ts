@@ -1,25 +1,27 @@
-import { countPendingEvents, createDb, type Knex, type NatsConnection } from '@inventario/platform';
+import { countPendingEvents, createDb, dropDatabase, ensureDatabase, type Knex, type NatsConnection } from '@inventario/platform';
 import type { ProductoServiceClient } from '@inventario/proto';
 import {
   connectTestNats,
-  createTestDatabase,
   deleteStream,
   freePort,
   readStream,
   startPrivateNatsServer,
   testEventNamespace,
+  uniqueName,
   type EventNamespace,
   type PrivateNatsServer,
   type TestDatabase,
 } from '@inventario/testkit';
 import { createProductoClient, productoApi, type ProductoApi } from '../../../services/producto-svc/test/support/producto-client';
 import { grpcServiceEnv, startServiceProcess, type ServiceProcess } from './processes';
+import { faultsMysqlServer } from './suite-mariadb';
 
 /**
- * producto-svc as a built process against a private nats-server, with what
- * the outbox fault tests look at from outside: the outbox table (the test's
- * own pool on the service's database) and the stream (the test's own
- * connection to the private server, which reconnects across its restarts).
+ * producto-svc as a built process against a private nats-server and the
+ * suite's private mariadbd (suite-mariadb.ts), with what the outbox fault
+ * tests look at from outside: the outbox table (the test's own pool on the
+ * service's database) and the stream (the test's own connection to the
+ * private server, which reconnects across its restarts).
  */
 export interface OutboxFaultFixture {
   nats: PrivateNatsServer;
@@ -45,7 +47,12 @@ export interface OutboxFaultFixture {
 
 export async function startOutboxFaultFixture(label: string): Promise<OutboxFaultFixture> {
   const nats = await startPrivateNatsServer();
-  const database = await createTestDatabase(label);
+  const databaseUrl = `${faultsMysqlServer()}/${uniqueName(`t_${label}`)}`;
+  await ensureDatabase(databaseUrl).catch(async (err: unknown) => {
+    await nats.dispose();
+    throw err;
+  });
+  const database: TestDatabase = { url: databaseUrl, drop: () => dropDatabase(databaseUrl) };
   const namespace = testEventNamespace();
   const grpcPort = await freePort();
   const env = {

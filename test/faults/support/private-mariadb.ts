@@ -3,14 +3,16 @@
  * and data dir (made by `mariadb-install-db` in a temporary directory), root
  * without password on 127.0.0.1. The machine's shared MariaDB is never
  * touched. stop() and start() keep the port and data dir, so a service that
- * was pointed at it sees the same server come back.
+ * was pointed at it sees the same server come back. Like every private
+ * server of the tests (testkit's startPrivateServer), it is never left
+ * behind, not even when jest is killed.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from '@inventario/testkit';
+import { freePort, startPrivateServer } from '@inventario/testkit';
 
 export interface PrivateMariaDb {
   /** Server part of the MySQL URL, e.g. `mysql://root@127.0.0.1:34567` (append `/<database>`). */
@@ -32,6 +34,7 @@ const INSTALL_DB = process.env.MARIADB_INSTALL_DB_BIN ?? 'mariadb-install-db';
 export async function startPrivateMariaDb(): Promise<PrivateMariaDb> {
   const dir = mkdtempSync(join(tmpdir(), 'inventario-mariadb-'));
   const datadir = join(dir, 'data');
+  const pidFile = join(dir, 'mysqld.pid');
   const port = await freePort();
   try {
     await promisify(execFile)(INSTALL_DB, [
@@ -45,81 +48,26 @@ export async function startPrivateMariaDb(): Promise<PrivateMariaDb> {
     rmSync(dir, { recursive: true, force: true });
     throw err;
   }
-  let child: ChildProcess | undefined;
-
-  async function start(): Promise<void> {
-    if (child) return;
-    const proc = spawn(
-      MARIADBD,
-      [
-        '--no-defaults',
-        `--datadir=${datadir}`,
-        `--port=${port}`,
-        '--bind-address=127.0.0.1',
-        `--socket=${join(dir, 'mysqld.sock')}`,
-        `--pid-file=${join(dir, 'mysqld.pid')}`,
-        '--user=root',
-        '--skip-name-resolve',
-        '--skip-log-bin',
-        '--innodb-buffer-pool-size=32M',
-      ],
-      { stdio: ['ignore', 'ignore', 'pipe'] },
-    );
-    child = proc;
-    let output = '';
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`mariadbd did not start on ${port}: ${output.slice(-2000)}`)), 60_000);
-      proc.stderr?.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        if (output.includes('ready for connections')) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-      proc.once('exit', (code) => {
-        clearTimeout(timer);
-        child = undefined;
-        reject(new Error(`mariadbd exited with ${code}: ${output.slice(-2000)}`));
-      });
-      proc.once('error', (err) => {
-        clearTimeout(timer);
-        reject(err);
-      });
-    });
-    // Its log keeps coming; read it so the pipe never fills.
-    proc.stderr?.resume();
-  }
-
-  async function stop(): Promise<void> {
-    const proc = child;
-    if (!proc) return;
-    child = undefined;
-    if (proc.exitCode !== null || proc.signalCode !== null) return;
-    const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
-    proc.kill('SIGTERM');
-    const timer = setTimeout(() => proc.kill('SIGKILL'), 30_000);
-    await exited;
-    clearTimeout(timer);
-  }
-
-  try {
-    await start();
-  } catch (err) {
-    rmSync(dir, { recursive: true, force: true });
-    throw err;
-  }
-  return {
-    url: `mysql://root@127.0.0.1:${port}`,
-    port,
-    start,
-    stop,
-    signal(sig) {
-      child?.kill(sig);
-    },
-    async dispose() {
-      child?.kill('SIGCONT');
-      await stop();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  const server = await startPrivateServer({
+    name: `mariadbd on ${port}`,
+    command: MARIADBD,
+    args: [
+      '--no-defaults',
+      `--datadir=${datadir}`,
+      `--port=${port}`,
+      '--bind-address=127.0.0.1',
+      `--socket=${join(dir, 'mysqld.sock')}`,
+      `--pid-file=${pidFile}`,
+      '--user=root',
+      '--skip-name-resolve',
+      '--skip-log-bin',
+      '--innodb-buffer-pool-size=128M', // as the machine's shared server: the suite's write load runs on it
+    ],
+    readyText: 'ready for connections',
+    startTimeoutMs: 60_000,
+    stopGraceMs: 30_000,
+    dir,
+    pidFile,
+  });
+  return { url: `mysql://root@127.0.0.1:${port}`, port, ...server };
 }

@@ -16,13 +16,13 @@ import {
   freePort,
   readStream,
   testEventNamespace,
-  TEST_MYSQL_SERVER,
   uniqueName,
   waitFor,
   type EventNamespace,
   type StoredEvent,
 } from '@inventario/testkit';
 import { basicAuth, httpRequest, type StackRequestOptions, type StackResponse } from '../../../services/bff/test/support/stack';
+import { faultsMysqlServer } from './suite-mariadb';
 
 export type ServiceName = 'producto-svc' | 'bodega-svc' | 'bff' | 'notifier';
 
@@ -238,7 +238,7 @@ export interface ProcessStackOptions {
   label: string;
   /** The (private) NATS server the services publish to. */
   natsUrl: string;
-  /** Server part of the MySQL URL (no database); default the shared test MariaDB. */
+  /** Server part of the MySQL URL (no database); default the suite's private mariadbd (suite-mariadb.ts). */
   mysqlServer?: string;
   /** Extra environment per service, over the defaults above (e.g. GRPC_DEADLINE_MS for the BFF). */
   env?: Partial<Record<'producto-svc' | 'bodega-svc' | 'bff', Record<string, string>>>;
@@ -268,7 +268,7 @@ export interface ProcessStack {
 
 /** Starts the gRPC services, then the BFF, each waited for; on failure removes what it created. */
 export async function startProcessStack(options: ProcessStackOptions): Promise<ProcessStack> {
-  const server = options.mysqlServer ?? TEST_MYSQL_SERVER;
+  const server = options.mysqlServer ?? faultsMysqlServer();
   const namespace = testEventNamespace();
   const databaseUrls = {
     'producto-svc': `${server}/${uniqueName(`t_${options.label}_p`)}`,

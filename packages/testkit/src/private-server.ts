@@ -1,0 +1,148 @@
+/**
+ * A server process a test owns (a private nats-server, a private mariadbd):
+ * started with its own directory, ready when its log says so, stopped and
+ * started again on the same port and directory, and never left behind: a
+ * failed start kills it, dispose() deletes its directory, and a detached
+ * watchdog shell kills it and deletes the directory if the test process
+ * dies without dispose() (jest killed, a crash).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
+
+export interface PrivateServerOptions {
+  /** For messages: `nats-server`, `mariadbd`. */
+  name: string;
+  command: string;
+  args: readonly string[];
+  /** Text on stderr that says the server accepts connections. */
+  readyText: string;
+  startTimeoutMs: number;
+  /** After SIGTERM, how long stop() waits before SIGKILL. */
+  stopGraceMs: number;
+  /** The server's own directory (data, store, socket): deleted by dispose() and by the watchdog. */
+  dir: string;
+  /** Where the server writes its pid (inside `dir`), so the watchdog can find it. */
+  pidFile: string;
+}
+
+export interface PrivateServer {
+  /** (Re)starts the server; resolves once it logged `readyText`. A failed start leaves nothing running. */
+  start(): Promise<void>;
+  /** SIGTERM (a clean shutdown), SIGKILL after `stopGraceMs`. */
+  stop(): Promise<void>;
+  /** Sends `sig` to the running server (SIGSTOP: it keeps its connections and answers nothing; SIGCONT). */
+  signal(sig: NodeJS.Signals): void;
+  /** Stops the server and deletes its directory. */
+  dispose(): Promise<void>;
+}
+
+/** SIGKILL (after SIGCONT, in case it was stopped); resolves once it is gone (at once if it never ran). */
+async function killAndWait(proc: ChildProcess): Promise<void> {
+  if (proc.pid === undefined || proc.exitCode !== null || proc.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  proc.kill('SIGCONT');
+  proc.kill('SIGKILL');
+  await exited;
+}
+
+/**
+ * A detached shell that outlives this process: while this process lives and
+ * `dir` exists it sleeps; if this process is gone first, it SIGKILLs the
+ * server whose pid is in `pidFile` (only if that pid's command line names
+ * `dir`) and deletes `dir`. kill() ends it once dispose() cleaned up.
+ */
+function startWatchdog(dir: string, pidFile: string): { kill(): void } {
+  const script = [
+    'while kill -0 "$0" 2>/dev/null && [ -d "$1" ]; do sleep 1; done',
+    '[ -d "$1" ] || exit 0',
+    'pid=$(cat "$2" 2>/dev/null)',
+    'if [ -n "$pid" ] && grep -qaF -- "$1" "/proc/$pid/cmdline" 2>/dev/null; then kill -CONT "$pid"; kill -KILL "$pid"; sleep 1; fi',
+    'rm -rf "$1"',
+  ].join('\n');
+  const proc = spawn('sh', ['-c', script, String(process.pid), dir, pidFile], { detached: true, stdio: 'ignore' });
+  proc.on('error', () => undefined);
+  proc.unref();
+  return {
+    kill() {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+    },
+  };
+}
+
+/** Starts the server; if the first start fails, its directory is gone too. */
+export async function startPrivateServer(options: PrivateServerOptions): Promise<PrivateServer> {
+  const watchdog = startWatchdog(options.dir, options.pidFile);
+  let child: ChildProcess | undefined;
+
+  async function start(): Promise<void> {
+    if (child) return;
+    const proc = spawn(options.command, [...options.args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    child = proc;
+    let output = '';
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(
+          () => reject(new Error(`${options.name} did not start within ${options.startTimeoutMs} ms: ${output.slice(-2000)}`)),
+          options.startTimeoutMs,
+        );
+        proc.stderr?.on('data', (chunk: Buffer) => {
+          output += chunk.toString();
+          if (output.includes(options.readyText)) {
+            clearTimeout(timer);
+            resolve();
+          }
+        });
+        proc.once('exit', (code) => {
+          clearTimeout(timer);
+          reject(new Error(`${options.name} exited with ${code}: ${output.slice(-2000)}`));
+        });
+        proc.once('error', (err) => {
+          clearTimeout(timer);
+          reject(err);
+        });
+      });
+    } catch (err) {
+      // Not ready in time (or it failed): make sure it is gone before anyone deletes its directory.
+      child = undefined;
+      await killAndWait(proc);
+      throw err;
+    }
+    // Its log keeps coming; read it so the pipe never fills.
+    proc.stderr?.resume();
+  }
+
+  async function stop(): Promise<void> {
+    const proc = child;
+    if (!proc) return;
+    child = undefined;
+    if (proc.exitCode !== null || proc.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+    proc.kill('SIGCONT');
+    proc.kill('SIGTERM');
+    const timer = setTimeout(() => proc.kill('SIGKILL'), options.stopGraceMs);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  const removeDir = () => {
+    rmSync(options.dir, { recursive: true, force: true });
+    watchdog.kill();
+  };
+  try {
+    await start();
+  } catch (err) {
+    removeDir();
+    throw err;
+  }
+  return {
+    start,
+    stop,
+    signal(sig) {
+      child?.kill(sig);
+    },
+    async dispose() {
+      await stop();
+      removeDir();
+    },
+  };
+}
