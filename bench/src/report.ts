@@ -171,6 +171,12 @@ export function renderReport(info: RunInfo, results: BenchResults): string {
         `| ${r.name} | ${r.baselineMiB.toFixed(1)} | ${r.finalMiB.toFixed(1)} | ${r.maxMiB.toFixed(1)} | ${Number.isFinite(r.growthPct) ? r.growthPct.toFixed(1) : 'n/a'}% | ${Number.isFinite(r.sampledGrowthPct) ? r.sampledGrowthPct.toFixed(1) : 'n/a'}% | ${r.baselineHeapMiB.toFixed(1)} / ${r.finalHeapMiB.toFixed(1)} | ${r.baselineHeapTotalMiB.toFixed(1)} / ${r.finalHeapTotalMiB.toFixed(1)} | ${spaceGrowth(r.spaceGrowthMiB)} | ${r.baselineExternalMiB.toFixed(1)} / ${r.finalExternalMiB.toFixed(1)} |`,
     ),
     '',
+    `Mean RSS (MiB, plain samples, no forced GC) in each fifth of the ${soak.seconds} s soak: where each process levels off.`,
+    '',
+    '| Process | 1st | 2nd | 3rd | 4th | 5th |',
+    '|---|---|---|---|---|---|',
+    ...soak.rss.map((r) => `| ${r.name} | ${r.fifthsMiB.map((v) => (Number.isFinite(v) ? v.toFixed(1) : 'n/a')).join(' | ')} |`),
+    '',
   );
   return lines.join('\n');
 }

@@ -16,6 +16,8 @@ export interface RssFigures {
    * window of the same length. What a production process shows.
    */
   sampledGrowthPct: number;
+  /** Mean RSS (MiB) of the plain samples in each fifth of the soak: where it levels off. */
+  fifthsMiB: number[];
   /** V8 heap retained (in use after a full GC) at the baseline moment and at the end. */
   baselineHeapMiB: number;
   finalHeapMiB: number;
@@ -121,6 +123,7 @@ export async function soak(target: Target, children: readonly Child[], rate: num
     return {
       spaceGrowthMiB,
       sampledGrowthPct: ((late - early) / early) * 100,
+      fifthsMiB: [0, 1, 2, 3, 4].map((i) => meanRss(child.name, (i * endedAt) / 5, ((i + 1) * endedAt) / 5 + (i === 4 ? 1 : 0)) / MiB),
       baselineHeapMiB: (ends.baseline?.heap ?? Number.NaN) / MiB,
       finalHeapMiB: (ends.final?.heap ?? Number.NaN) / MiB,
       baselineHeapTotalMiB: (ends.baseline?.heapTotal ?? Number.NaN) / MiB,
