@@ -203,7 +203,7 @@ describe('skaffold.yaml', () => {
 
   it('forwards Envoy to localhost:8080', () => {
     expect(skaffold.portForward).toEqual(
-      expect.arrayContaining([expect.objectContaining({ resourceType: 'service', resourceName: 'envoy', port: valueAt(chartValues(), 'envoy.port'), localPort: 8080 })]),
+      expect.arrayContaining([expect.objectContaining({ resourceType: 'service', resourceName: 'envoy', port: valueAt(chartValues(), 'envoy.service.port'), localPort: 8080 })]),
     );
   });
 

@@ -1,8 +1,8 @@
 /**
  * Each service's Dockerfile builds a workspace that exists, runs its built
  * entry point as a non-root user, and exposes the ports the service
- * listens on by default, which are the chart's; the chart's Jobs run
- * entry points the build produces.
+ * listens on by default, which are the chart's; the four differ only where
+ * their service does; the chart's Jobs run entry points the build produces.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,7 +10,7 @@ import { loadConfig as loadBffConfig } from '../../services/bff/dist/config';
 import { loadConfig as loadNotifierConfig } from '../../services/notifier/dist/config';
 import { loadConfig as loadProductoConfig } from '../../services/producto-svc/dist/config';
 import { loadConfig as loadBodegaConfig } from '../../services/bodega-svc/dist/config';
-import { chartTemplate, chartValues, readText, ROOT, SERVICES, valueAt, type ServiceName } from './support/repo';
+import { chartTemplate, chartValues, readText, ROOT, SERVICES, templateObjects, valueAt, type ServiceName } from './support/repo';
 
 /** The ports each service listens on by default (its public port first, then metrics), from its own config. */
 function defaultPorts(name: ServiceName): number[] {
@@ -72,6 +72,34 @@ function dockerIgnored(path: string, dockerignore: string): boolean {
   return ignored;
 }
 
+/**
+ * The container port named http in a service's chart Deployment when it is
+ * a literal (the BFF's 8080, fixed because Envoy's config calls it there),
+ * else undefined (the gRPC services' ports are values).
+ */
+function fixedHttpPort(name: ServiceName): number | undefined {
+  const service = SERVICES.find((s) => s.name === name);
+  const objects = (service?.templates ?? []).filter((t) => !t.includes('/_')).flatMap((t) => templateObjects(chartTemplate(t)));
+  const deployment = objects.find((o): o is { kind: string; spec: { template: { spec: { containers: { ports?: { name: string; containerPort: unknown }[] }[] } } } } => (o as { kind?: string }).kind === 'Deployment');
+  const port = deployment?.spec.template.spec.containers[0]?.ports?.find((p) => p.name === 'http')?.containerPort;
+  return typeof port === 'number' ? port : undefined;
+}
+
+/**
+ * A Dockerfile's instructions with the service's own name, ports and the
+ * lines only some services need taken out: what the four must share.
+ */
+function sharedShape(name: ServiceName): string[] {
+  const own = ['COPY --from=build /app/proto/dist proto/dist', 'COPY --from=build /app/proto/gen/descriptor-set.binpb proto/gen/descriptor-set.binpb', 'COPY services/<name>/templates services/<name>/templates'];
+  return readText(`services/${name}/Dockerfile`)
+    .split('\n')
+    .filter((l) => l.trim() && !l.startsWith('#'))
+    // Every workspace's manifest is copied, this one's too: those lines stay as they are.
+    .map((l) => (/^COPY services\/[a-z-]+\/package\.json /.test(l) ? l : l.split(`services/${name}`).join('services/<name>')))
+    .map((l) => (l.startsWith('EXPOSE ') ? 'EXPOSE <ports>' : l))
+    .filter((l) => !own.includes(l));
+}
+
 const values = chartValues();
 const workspaces = (JSON.parse(readText('package.json')) as { workspaces: string[] }).workspaces;
 
@@ -113,7 +141,7 @@ describe.each(SERVICES.map((s) => [s.name, s] as const))('services/%s/Dockerfile
     const ports = defaultPorts(name);
     expect(exposed).toEqual(ports);
     const v = service.valuesKey;
-    const chartPorts = [valueAt(values, `${v}.grpcPort`) ?? valueAt(values, `${v}.port`), valueAt(values, `${v}.metricsPort`)].filter((p) => p !== undefined);
+    const chartPorts = [valueAt(values, `${v}.grpcPort`) ?? fixedHttpPort(name), valueAt(values, `${v}.metricsPort`)].filter((p) => p !== undefined);
     expect(chartPorts).toEqual(ports);
   });
 
@@ -133,6 +161,23 @@ describe.each(SERVICES.map((s) => [s.name, s] as const))('services/%s/Dockerfile
       .filter((l) => l.startsWith('COPY ') && !l.includes('--from='))
       .flatMap((l) => l.split(/\s+/).slice(1, -1));
     expect(sources.filter((source) => dockerIgnored(source, dockerignore))).toEqual([]);
+  });
+});
+
+describe('the four Dockerfiles', () => {
+  it('say at the top that they are near-identical by design and change together', () => {
+    for (const { name } of SERVICES) {
+      const header = readText(`services/${name}/Dockerfile`).split('\n').slice(0, 8).join('\n');
+      expect([name, header]).toEqual([name, expect.stringContaining('near-identical')]);
+      expect(header).toContain('in all four');
+    }
+  });
+
+  it('differ only in the service\'s name, ports and entry lines (and the notifier\'s email templates)', () => {
+    const [first, ...rest] = SERVICES.map((s) => s.name);
+    const reference = sharedShape(first ?? 'producto-svc');
+    expect(reference.length).toBeGreaterThan(20);
+    for (const name of rest) expect([name, sharedShape(name)]).toEqual([name, reference]);
   });
 });
 

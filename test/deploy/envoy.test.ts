@@ -1,9 +1,9 @@
 /**
  * The Envoy front proxy: routes reach only defined clusters, retries only
  * for idempotent methods (POST only before the request reached a BFF),
- * local replies have the contract's error shape, ports, paths and timeouts
- * agree with the chart and the BFF, and the chart ships exactly
- * deploy/envoy/envoy.yaml (with its one templated line).
+ * local replies have the contract's error shape, ports (fixed at 8080, not
+ * values), paths and timeouts agree with the chart and the BFF, and the
+ * chart ships exactly deploy/envoy/envoy.yaml (with its one templated line).
  */
 import { execFile } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { parse } from 'yaml';
 import { MAX_BODY_BYTES } from '../../services/bff/dist/http/http-errors';
 import { loadConfig as loadBffConfig } from '../../services/bff/dist/config';
-import { chartTemplate, chartValues, readText, readYaml, valueAt } from './support/repo';
+import { chartTemplate, chartValues, readText, readYaml, templateObjects, valueAt } from './support/repo';
 
 interface RetryPolicy {
   retry_on: string;
@@ -235,13 +235,8 @@ describe('deploy/envoy/envoy.yaml', () => {
     expect(bff).toContain('terminationGracePeriodSeconds: {{ $grace }}');
   });
 
-  it('listens on the chart\'s Envoy port and reaches the BFF on its port, the BFF\'s default', () => {
-    expect(listener?.address.socket_address).toEqual({ address: '0.0.0.0', port_value: valueAt(values, 'envoy.port') });
-    const target = bffCluster?.load_assignment.endpoints[0]?.lb_endpoints[0]?.endpoint.address.socket_address;
-    expect(target?.port_value).toBe(valueAt(values, 'bff.port'));
-    expect(target?.port_value).toBe(bffDefaults.port);
-    // The BFF's headless Service, one DNS answer per pod.
-    expect(target?.address).toBe('bff-headless');
+  it('reaches the BFF through its headless Service, one DNS answer per pod', () => {
+    expect(bffCluster?.load_assignment.endpoints[0]?.lb_endpoints[0]?.endpoint.address.socket_address.address).toBe('bff-headless');
     expect(chartTemplate('templates/bff.yaml')).toMatch(/name: bff-headless\n[\s\S]*clusterIP: None/);
   });
 
@@ -261,6 +256,105 @@ describe('deploy/envoy/envoy.yaml', () => {
   it('logs JSON to stdout and binds its admin interface to localhost only', () => {
     expect(Object.keys(hcm.access_log[0]?.typed_config.log_format.json_format ?? {})).toEqual(expect.arrayContaining(['status', 'path', 'duration_ms']));
     expect(envoy.admin.address.socket_address.address).toBe('127.0.0.1');
+  });
+});
+
+/** The fields of the chart's objects the port checks read. */
+interface Port {
+  name?: string;
+  port?: number | string;
+  containerPort?: number | string;
+  targetPort?: number | string;
+}
+interface Probe {
+  httpGet?: { port: number | string };
+  tcpSocket?: { port: number | string };
+  grpc?: { port: number | string };
+}
+interface Container {
+  name: string;
+  ports: Port[];
+  env: { name: string; value?: string }[];
+  startupProbe?: Probe;
+  readinessProbe?: Probe;
+  livenessProbe?: Probe;
+}
+interface PolicyRule {
+  from?: { podSelector?: { matchLabels?: Record<string, string> } }[];
+  to?: { podSelector?: { matchLabels?: Record<string, string> } }[];
+  ports: Port[];
+}
+interface K8sObject {
+  kind: string;
+  metadata: { name: string };
+  spec: {
+    ports?: Port[];
+    template?: { spec: { containers: Container[] } };
+    podSelector?: { matchLabels?: Record<string, string> };
+    ingress?: PolicyRule[];
+    egress?: PolicyRule[];
+  };
+}
+
+describe('the ports Envoy listens on and calls, and the chart\'s', () => {
+  const listenPort = listener?.address.socket_address.port_value;
+  const upstream = bffCluster?.load_assignment.endpoints[0]?.lb_endpoints[0]?.endpoint.address.socket_address;
+  const objects = (template: string) => templateObjects(chartTemplate(template)) as K8sObject[];
+  const find = (list: K8sObject[], kind: string, name: string) => {
+    const found = list.find((o) => o.kind === kind && o.metadata.name === name);
+    if (!found) throw new Error(`no ${kind} ${name}`);
+    return found;
+  };
+  const envoyObjects = objects('templates/envoy.yaml');
+  const bffObjects = objects('templates/bff.yaml');
+  const policies = objects('templates/networkpolicies.yaml');
+  const container = (list: K8sObject[], name: string) => find(list, 'Deployment', name).spec.template?.spec.containers.find((c) => c.name === name);
+  const httpPort = (ports: Port[] | undefined) => ports?.find((p) => p.name === 'http');
+  const selects = (name: string) => (peer: { podSelector?: { matchLabels?: Record<string, string> } }) => peer.podSelector?.matchLabels?.['app.kubernetes.io/name'] === name;
+  const portsOf = (rules: PolicyRule[] | undefined) => (rules ?? []).flatMap((r) => r.ports.map((p) => p.port));
+
+  it('are fixed: 8080 to listen on, bff-headless:8080 (the BFF\'s default) to call, and no value can move them', () => {
+    expect(listener?.address.socket_address).toEqual({ address: '0.0.0.0', port_value: 8080 });
+    expect(upstream).toEqual({ address: 'bff-headless', port_value: 8080 });
+    expect(upstream?.port_value).toBe(bffDefaults.port);
+    expect(valueAt(values, 'envoy.port')).toBeUndefined();
+    expect(valueAt(values, 'bff.port')).toBeUndefined();
+    // A release that still sets the old values fails to render rather than ignoring them.
+    for (const template of ['templates/envoy.yaml', 'templates/bff.yaml']) expect(chartTemplate(template)).toMatch(/\{\{- if hasKey \$v "port" \}\}\{\{ fail "[a-z]+\.port is no longer a value: /);
+  });
+
+  it.each([
+    ['envoy', () => envoyObjects, () => listenPort],
+    ['bff', () => bffObjects, () => upstream?.port_value],
+  ] as const)('%s: the container\'s `http` port, which every probe and every Service targets', (name, list, port) => {
+    const c = container(list(), name);
+    expect(httpPort(c?.ports)?.containerPort).toBe(port());
+    const probes = [c?.startupProbe, c?.readinessProbe, c?.livenessProbe].filter((p): p is Probe => p !== undefined);
+    expect(probes.length).toBeGreaterThan(0);
+    for (const probe of probes) expect((probe.httpGet ?? probe.tcpSocket ?? probe.grpc)?.port).toBe('http');
+    const services = list().filter((o) => o.kind === 'Service');
+    expect(services.length).toBeGreaterThan(0);
+    for (const service of services) expect([service.metadata.name, httpPort(service.spec.ports)?.targetPort]).toEqual([service.metadata.name, 'http']);
+  });
+
+  it('the BFF is told to listen where Envoy calls it, and bff-headless serves that port', () => {
+    expect(container(bffObjects, 'bff')?.env.find((e) => e.name === 'PORT')?.value).toBe(String(upstream?.port_value));
+    expect(httpPort(find(bffObjects, 'Service', 'bff-headless').spec.ports)?.port).toBe(upstream?.port_value);
+  });
+
+  it('Envoy\'s Service port is the one setting (envoy.service.port), mapped to the listener', () => {
+    expect(httpPort(find(envoyObjects, 'Service', 'envoy').spec.ports)?.port).toBe('{{ $v.service.port }}');
+    expect(valueAt(values, 'envoy.service.port')).toEqual(expect.any(Number));
+  });
+
+  it('the NetworkPolicies open them: into Envoy, from Envoy to the BFF, into the BFF from Envoy', () => {
+    const envoyPolicy = find(policies, 'NetworkPolicy', 'envoy');
+    expect(envoyPolicy.spec.podSelector?.matchLabels?.['app.kubernetes.io/name']).toBe('envoy');
+    expect(portsOf(envoyPolicy.spec.ingress)).toEqual([listenPort]);
+    expect(portsOf(envoyPolicy.spec.egress?.filter((r) => r.to?.some(selects('bff'))))).toEqual([upstream?.port_value]);
+    const bffPolicy = find(policies, 'NetworkPolicy', 'bff');
+    expect(bffPolicy.spec.podSelector?.matchLabels?.['app.kubernetes.io/name']).toBe('bff');
+    expect(portsOf(bffPolicy.spec.ingress?.filter((r) => r.from?.some(selects('envoy'))))).toEqual([upstream?.port_value]);
   });
 });
 

@@ -110,3 +110,37 @@ export function templateMapKeys(text: string, section: 'data' | 'stringData'): s
   const block = text.split(new RegExp(`^${section}:\\s*$`, 'm'))[1] ?? '';
   return [...block.matchAll(/^ {2}([A-Za-z0-9_.-]+):/gm)].map((m) => m[1] as string);
 }
+
+/**
+ * The objects of a chart template, parsed as YAML without rendering it (no
+ * helm binary here): template comments and lines holding only actions
+ * (`{{- if }}`, `{{- include ... | nindent }}`, `{{- end }}`) are dropped,
+ * an action that is a whole value (`port: {{ $v.port }}`) becomes that
+ * action as a string, and a selectorLabels include with a literal component
+ * (or through `$ctx := dict ... "component" "x"`) becomes the label
+ * `app.kubernetes.io/name: x`, so policies still say whom they select.
+ * Both branches of a conditional are kept: enough for static checks of
+ * literal fields, not a rendering.
+ */
+export function templateObjects(text: string): unknown[] {
+  const ctxComponent = /\$ctx := dict "root" \. "component" "([a-z-]+)"/.exec(text)?.[1];
+  const stripped = text.replace(/\{\{-?\s*\/\*[\s\S]*?\*\/\s*-?\}\}/g, '');
+  return stripped
+    .split(/^---\s*$/m)
+    .map((doc, i) => {
+      const lines = doc
+        .split('\n')
+        .map((line) => {
+          const selector = /^(\s*)\{\{-? include "inventario\.selectorLabels" (?:\(dict "root" \S+ "component" "([a-z-]+)"\)|(\$ctx)) \| nindent \d+ -?\}\}\s*$/.exec(line);
+          const component = selector?.[2] ?? (selector?.[3] ? ctxComponent : undefined);
+          return selector && component ? `${selector[1] ?? ''}app.kubernetes.io/name: ${component}` : line;
+        })
+        .filter((line) => !/^\s*(\{\{[^}]*\}\}\s*)+$/.test(line))
+        .map((line) => line.replace(/(:\s|-\s)(\{\{[^}]*\}\})/g, (_m, before: string, action: string) => `${before}${JSON.stringify(action)}`));
+      const docs = parseAllDocuments(lines.join('\n'));
+      const problem = docs.flatMap((d) => d.errors)[0];
+      if (problem || docs.length > 1) throw new Error(`document ${i}: ${problem?.message ?? 'more than one document'}`);
+      return docs[0]?.toJS() as unknown;
+    })
+    .filter((object) => object !== null && object !== undefined);
+}

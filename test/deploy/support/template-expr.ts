@@ -1,6 +1,6 @@
 /**
  * Evaluates the one-line value expressions of the chart's ConfigMap, Secret
- * and env `value:` entries (`{{ .Values.bff.port | quote }}`,
+ * and env `value:` entries (`{{ .Values.bff.metricsPort | quote }}`,
  * `{{ printf "dns:///%s:%d" ... | quote }}`, `{{ add 1 (...) | quote }}`),
  * so the values files can be run through the services' own config schemas.
  * Not a renderer: no control flow, and only the handful of functions those

@@ -71,8 +71,6 @@ spec:
             - name: OTEL_EXPORTER_OTLP_ENDPOINT
               valueFrom:
                 configMapKeyRef: { name: inventario-config, key: OTEL_EXPORTER_OTLP_ENDPOINT }
-            - name: OTEL_SERVICE_NAME
-              value: {{ .component }}
           startupProbe:
             grpc:
               port: {{ $v.grpcPort }}
