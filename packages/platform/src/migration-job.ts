@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { ConfigError, envSchemas, parseEnv } from './config';
-import { createDb, describeMysqlUrl, isTransientDbError, migrate, MigrationLockTimeoutError, type Migration } from './db';
+import { createDb, describeMysqlUrl, type Migration } from './db';
 import { createLogger } from './logger';
-import { retrying } from './start-up';
+import { migrateWhenPossible } from './start-up';
 
 const schema = z.object({ DATABASE_URL: envSchemas.mysqlUrl(), LOG_LEVEL: envSchemas.logLevel() });
 
@@ -32,7 +32,7 @@ export async function runMigrationJob(service: string, migrations: Record<string
   const db = createDb(config.DATABASE_URL, { logger });
   const database = describeMysqlUrl(config.DATABASE_URL);
   try {
-    await retrying('migrations', () => migrate(db, migrations), logger, stopping.signal, (err) => isTransientDbError(err) || err instanceof MigrationLockTimeoutError);
+    await migrateWhenPossible(db, migrations, logger, stopping.signal);
     logger.info({ database }, 'database migrated');
     return 0;
   } catch (err) {

@@ -1,14 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ServiceConfig } from './service-config';
 import { status, type handleUnaryCall, type UntypedServiceImplementation } from '@grpc/grpc-js';
-import { createDb, describeMysqlUrl, isTransientDbError, migrate, MigrationLockTimeoutError, type Knex, type Migration } from './db';
+import { createDb, describeMysqlUrl, type Knex, type Migration } from './db';
 import { monitorDatabase } from './health';
 import type { Logger } from './logger';
 import { ensureStream, type NatsConnection } from './nats';
 import { createOutboxRelay, jetStreamPublisher, type OutboxRelay } from './outbox';
 import { stopOnce, type ShutdownStep } from './shutdown';
-import { connectNatsUnlessAborted, retrying } from './start-up';
-import { startGrpcServer, type GrpcServiceBinding, type StartedGrpcServer } from './grpc/server';
+import { connectNatsUnlessAborted, createStartupGuard, migrateWhenPossible, retrying } from './start-up';
+import { startGrpcServer, type GrpcServiceBinding } from './grpc/server';
 import type { Registry } from 'prom-client';
 import { createGrpcServerMetrics, instrumentGrpcService } from './metrics/grpc-metrics';
 import { startMetricsServer } from './metrics/metrics-server';
@@ -97,52 +97,43 @@ const PUBLISH_TIMEOUT_MS = 5000;
 export async function startService(options: StartServiceOptions): Promise<ServiceApp> {
   const { config, logger } = options;
   const registry = createServiceRegistry(options.name);
+  // Whatever a step opened is closed if a later one throws.
+  const guard = createStartupGuard();
   // First, so process metrics are there while the service waits for its database.
-  const metricsServer = await startMetricsServer({ registry, host: config.metricsHost, port: config.metricsPort, logger });
-  // Nothing may stay open when the service's own wiring throws (a bad URL, a duplicate metric).
-  const db = await undoOnThrow(() => createDb(config.databaseUrl, { logger }), () => metricsServer.close());
-  let relay: OutboxRelay | undefined;
-  const { wiring, grpcMetrics, outboxMetrics } = await undoOnThrow(
-    () => {
-      const wired = options.wire({ db, notifyRelay: () => relay?.notify(), registry });
-      return {
-        wiring: wired,
-        grpcMetrics: createGrpcServerMetrics(registry, wired.grpcServices.map((s) => s.definition)),
-        outboxMetrics: createOutboxMetrics(registry),
-      };
-    },
-    async () => {
-      await db.destroy();
-      await metricsServer.close();
-    },
+  const metricsServer = await guard.step(
+    () => startMetricsServer({ registry, host: config.metricsHost, port: config.metricsPort, logger }),
+    (server) => server.close(),
   );
+  const db = await guard.step(
+    () => createDb(config.databaseUrl, { logger }),
+    (pool) => pool.destroy(),
+  );
+  let relay: OutboxRelay | undefined;
+  const { wiring, grpcMetrics, outboxMetrics } = await guard.step(() => {
+    const wired = options.wire({ db, notifyRelay: () => relay?.notify(), registry });
+    return {
+      wiring: wired,
+      grpcMetrics: createGrpcServerMetrics(registry, wired.grpcServices.map((s) => s.definition)),
+      outboxMetrics: createOutboxMetrics(registry),
+    };
+  });
   let migrated = false;
 
-  let grpc: StartedGrpcServer;
-  try {
-    grpc = await startGrpcServer({
-      host: config.grpcHost,
-      port: config.grpcPort,
-      services: wiring.grpcServices.map((s) => ({
-        ...s,
-        implementation: instrumentGrpcService(s.definition, unavailableUntil(() => migrated, s.implementation), grpcMetrics),
-      })),
-      descriptorSetPath: options.descriptorSetPath,
-      logger,
-    });
-  } catch (err) {
-    await db.destroy();
-    await metricsServer.close();
-    throw err;
-  }
-  try {
-    await retrying('migrations', () => migrate(db, options.migrations), logger, options.signal ?? new AbortController().signal, isWorthRetryingAtStart);
-  } catch (err) {
-    grpc.server.forceShutdown();
-    await db.destroy();
-    await metricsServer.close();
-    throw err;
-  }
+  const grpc = await guard.step(
+    () =>
+      startGrpcServer({
+        host: config.grpcHost,
+        port: config.grpcPort,
+        services: wiring.grpcServices.map((s) => ({
+          ...s,
+          implementation: instrumentGrpcService(s.definition, unavailableUntil(() => migrated, s.implementation), grpcMetrics),
+        })),
+        descriptorSetPath: options.descriptorSetPath,
+        logger,
+      }),
+    (server) => server.server.forceShutdown(),
+  );
+  await guard.step(() => migrateWhenPossible(db, options.migrations, logger, options.signal ?? new AbortController().signal));
   migrated = true;
   const stopOutboxSampler = startOutboxSampler({ db, metrics: outboxMetrics, logger });
   logger.info({ database: describeMysqlUrl(config.databaseUrl) }, 'database migrated');
@@ -240,21 +231,6 @@ export async function startService(options: StartServiceOptions): Promise<Servic
     shutdownSteps,
     stop: stopOnce(shutdownSteps, logger),
   };
-}
-
-/** Runs `work`; when it throws, runs `undo` (whose own failure is ignored: the first error is the one to report) and rethrows. */
-async function undoOnThrow<T>(work: () => T, undo: () => Promise<void>): Promise<T> {
-  try {
-    return work();
-  } catch (err) {
-    await undo().catch(() => undefined);
-    throw err;
-  }
-}
-
-/** An unreachable database or a replica still migrating: wait; anything else (a bad migration) is fatal. */
-function isWorthRetryingAtStart(err: unknown): boolean {
-  return isTransientDbError(err) || err instanceof MigrationLockTimeoutError;
 }
 
 /**

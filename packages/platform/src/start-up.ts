@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { isTransientDbError, migrate, MigrationLockTimeoutError, type Knex, type Migration } from './db';
 import type { Logger } from './logger';
 import { connectNats, type NatsConnection } from './nats';
 
@@ -56,4 +57,51 @@ export async function retrying<T>(
       await sleep(delayMs, undefined, { signal });
     }
   }
+}
+
+/**
+ * Applies `migrations`, waiting (with retrying's back-off) while the
+ * database is unreachable or another process holds the migration lock (a
+ * replica or the migration Job); anything else, a migration that fails, is
+ * thrown at once.
+ */
+export function migrateWhenPossible(db: Knex, migrations: Record<string, Migration>, logger: Logger, signal: AbortSignal): Promise<void> {
+  return retrying('migrations', () => migrate(db, migrations), logger, signal, (err) => isTransientDbError(err) || err instanceof MigrationLockTimeoutError);
+}
+
+/**
+ * Start-up in steps, each of which may open something (a port, a pool, a
+ * connection): if a step throws, what the earlier steps opened is closed,
+ * newest first, a failing close ignored, and the error goes on. Nothing
+ * stays open behind a start that failed (a bad URL, a port in use, an
+ * aborted wait). Once start-up is done the guard is dropped: from then on
+ * the shutdown sequence closes things.
+ */
+export interface StartupGuard {
+  /** Runs `open`; on success remembers `close` (if any) for a later step's failure. */
+  step<T>(open: () => T | Promise<T>, close?: (opened: T) => unknown): Promise<T>;
+}
+
+export function createStartupGuard(): StartupGuard {
+  const closers: (() => unknown)[] = [];
+  return {
+    async step(open, close) {
+      let opened;
+      try {
+        opened = await open();
+      } catch (err) {
+        for (const closeOne of closers.reverse()) {
+          try {
+            await closeOne();
+          } catch {
+            // the start already failed; that error is the one to report
+          }
+        }
+        closers.length = 0;
+        throw err;
+      }
+      if (close) closers.push(() => close(opened));
+      return opened;
+    },
+  };
 }

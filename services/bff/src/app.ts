@@ -1,10 +1,10 @@
 import type { RequestListener, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createHttpMetrics, createServiceRegistry, startMetricsServer, stopOnce, type Logger, type ShutdownStep } from '@inventario/platform';
+import { createHttpMetrics, createServiceRegistry, createStartupGuard, startMetricsServer, stopOnce, type Logger, type ShutdownStep } from '@inventario/platform';
 import type { Config } from './config';
-import { createDownstream, createDownstreamMetrics, type Downstream } from './downstream/downstream';
+import { createDownstream, createDownstreamMetrics } from './downstream/downstream';
 import { createHttpApp } from './http/http-app';
-import { startHttpServer, type StartedHttpServer } from './http/http-server';
+import { startHttpServer } from './http/http-server';
 import { createInventario } from './inventario/inventario';
 
 /** A running BFF. */
@@ -30,15 +30,19 @@ export interface BffApp {
 export async function startApp(config: Config, logger: Logger, signal?: AbortSignal): Promise<BffApp> {
   signal?.throwIfAborted();
   const registry = createServiceRegistry('bff');
-  const metricsServer = await startMetricsServer({ registry, host: config.metricsHost, port: config.metricsPort, logger });
+  // Whatever a step opened is closed if a later one throws (a bad address, a duplicate metric, a port in use).
+  const guard = createStartupGuard();
+  const metricsServer = await guard.step(
+    () => startMetricsServer({ registry, host: config.metricsHost, port: config.metricsPort, logger }),
+    (server) => server.close(),
+  );
   let accepting = true;
-
-  // Wiring may throw (a bad address, a duplicate metric): nothing may stay open then.
-  let downstream: Downstream | undefined;
-  let app: ReturnType<typeof createHttpApp>;
-  try {
-    downstream = createDownstream(config, logger, createDownstreamMetrics(registry));
-    app = createHttpApp({
+  const downstream = await guard.step(
+    () => createDownstream(config, logger, createDownstreamMetrics(registry)),
+    (channels) => channels.close(),
+  );
+  const app = await guard.step(() =>
+    createHttpApp({
       httpMetrics: createHttpMetrics(registry),
       inventario: createInventario(downstream),
       health: downstream.health,
@@ -49,13 +53,8 @@ export async function startApp(config: Config, logger: Logger, signal?: AbortSig
       trustProxyHops: config.trustProxyHops,
       enableInit: config.enableInit,
       accepting: () => accepting,
-    });
-  } catch (err) {
-    downstream?.close();
-    await metricsServer.close();
-    throw err;
-  }
-  const channels = downstream;
+    }),
+  );
 
   // Answers still being prepared when shutdown starts close their connection
   // too (the app marks those that arrive later): a keep-alive client must not
@@ -67,14 +66,7 @@ export async function startApp(config: Config, logger: Logger, signal?: AbortSig
     app(req, res);
   };
 
-  let server: StartedHttpServer;
-  try {
-    server = await startHttpServer(listener, config.port, config.host, config.httpTimeouts, logger);
-  } catch (err) {
-    channels.close();
-    await metricsServer.close();
-    throw err;
-  }
+  const server = await guard.step(() => startHttpServer(listener, config.port, config.host, config.httpTimeouts, logger));
   logger.info({ port: server.port, productoSvc: config.productoSvcAddr, bodegaSvc: config.bodegaSvcAddr }, 'http server listening');
 
   // In-flight requests get half of what the deadline leaves after the drain; the rest is margin.
@@ -91,7 +83,7 @@ export async function startApp(config: Config, logger: Logger, signal?: AbortSig
     { name: 'drain delay', run: () => sleep(config.shutdownDrainMs) },
     { name: 'http server', run: () => server.close(graceMs) },
     // After the server: in-flight requests may still be calling downstream.
-    { name: 'grpc channels', run: () => channels.close() },
+    { name: 'grpc channels', run: () => downstream.close() },
     // Last, so the final scrape still sees the shutdown.
     { name: 'metrics server', run: () => metricsServer.close() },
   ];

@@ -3,21 +3,20 @@ import {
   connectNatsUnlessAborted,
   createJetStreamConsumerMetrics,
   createServiceRegistry,
+  createStartupGuard,
   ensureStream,
   retrying,
   startConsumerSampler,
   startMetricsServer,
   stopOnce,
   type Logger,
-  type NatsConnection,
   type ShutdownStep,
 } from '@inventario/platform';
-import type { Registry } from 'prom-client';
 import { describeSmtpUrl, type Config } from './config';
-import { classifySmtpError, createMailer, type Mailer } from './email/mailer';
+import { classifySmtpError, createMailer } from './email/mailer';
 import { createEmailRenderer } from './email/templates';
 import { createConcurrencyLimit } from './events/concurrency-limit';
-import { eventConsumerSpecs, startConsumers, type RunningConsumers } from './events/consumers';
+import { eventConsumerSpecs, startConsumers } from './events/consumers';
 import { createDeadLetterPublisher } from './events/dead-letter';
 import { createDelivery } from './events/delivery';
 import { maxDeliveriesConsumerSpec, maxDeliveriesSubjects } from './events/max-deliveries';
@@ -29,8 +28,6 @@ import { createNotifierMetrics, type NotifierMetrics } from './metrics';
 /** A running notifier. */
 export interface NotifierApp {
   metrics: NotifierMetrics;
-  /** The app's own prom-client registry, served on METRICS_PORT. */
-  registry: Registry;
   /** The bound port of GET /metrics (the real one when METRICS_PORT=0). */
   metricsPort: number;
   /** The written shutdown sequence: consumers, NATS drain, SMTP pool, metrics server. */
@@ -55,20 +52,16 @@ export async function startApp(config: Config, logger: Logger, signal: AbortSign
   const registry = createServiceRegistry('notifier');
   const metrics = createNotifierMetrics(registry);
   const consumerMetrics = createJetStreamConsumerMetrics(registry, HANDLERS.map((h) => h.name));
-  const metricsServer = await startMetricsServer({ registry, host: config.metricsHost, port: config.metricsPort, logger });
-  let mailer: Mailer;
-  try {
-    mailer = createMailer({
-      smtpUrl: config.smtpUrl,
-      from: config.senderEmail,
-      to: config.recipientEmails,
-      maxConnections: config.concurrency,
-    });
-  } catch (err) {
-    // E.g. an SMTP URL nodemailer refuses: the metrics port must not stay open.
-    await metricsServer.close();
-    throw err;
-  }
+  // Whatever a step opened is closed if a later one throws (an SMTP URL nodemailer refuses, an aborted wait).
+  const guard = createStartupGuard();
+  const metricsServer = await guard.step(
+    () => startMetricsServer({ registry, host: config.metricsHost, port: config.metricsPort, logger }),
+    (server) => server.close(),
+  );
+  const mailer = await guard.step(
+    () => createMailer({ smtpUrl: config.smtpUrl, from: config.senderEmail, to: config.recipientEmails, maxConnections: config.concurrency }),
+    (pool) => pool.close(),
+  );
   logger.info(
     { smtp: describeSmtpUrl(config.smtpUrl), from: config.senderEmail, to: config.recipientEmails, concurrency: config.concurrency },
     'notifier starting',
@@ -82,13 +75,12 @@ export async function startApp(config: Config, logger: Logger, signal: AbortSign
     (err: unknown) => logger.warn({ smtp: describeSmtpUrl(config.smtpUrl), reason: classifySmtpError(err).reason }, 'smtp server not reachable yet; emails wait and are retried'),
   );
 
-  let nc: NatsConnection | undefined;
-  let consumers: RunningConsumers;
-  let stopSampler: () => Promise<void>;
-  try {
-    logger.info({ nats: config.natsUrl }, 'connecting to NATS');
-    const connection = await connectNatsUnlessAborted(config.natsUrl, 'notifier', logger, signal);
-    nc = connection;
+  logger.info({ nats: config.natsUrl }, 'connecting to NATS');
+  const connection = await guard.step(
+    () => connectNatsUnlessAborted(config.natsUrl, 'notifier', logger, signal),
+    (nc) => (nc.isClosed() ? undefined : nc.close()),
+  );
+  const { consumers, stopSampler } = await guard.step(async () => {
     const stream = config.natsStream;
     const prefix = config.natsSubjectPrefix;
     // The stream also captures the consumers' max-deliveries advisories (max-deliveries.ts).
@@ -138,7 +130,7 @@ export async function startApp(config: Config, logger: Logger, signal: AbortSign
       }),
     ];
     const limit = createConcurrencyLimit(config.concurrency);
-    consumers = await retrying(
+    const consumers = await retrying(
       'consumer start',
       async () => {
         // Again here: a service starting at the same moment may have updated
@@ -150,15 +142,10 @@ export async function startApp(config: Config, logger: Logger, signal: AbortSign
       logger,
       signal,
     );
-    stopSampler = startConsumerSampler({ nc: connection, stream, consumers: HANDLERS.map((h) => h.name), metrics: consumerMetrics, logger });
-  } catch (err) {
-    mailer.close();
-    if (nc && !nc.isClosed()) await nc.close();
-    await metricsServer.close();
-    throw err;
-  }
+    const stopSampler = startConsumerSampler({ nc: connection, stream, consumers: HANDLERS.map((h) => h.name), metrics: consumerMetrics, logger });
+    return { consumers, stopSampler };
+  });
 
-  const connection = nc;
   const shutdownSteps: ShutdownStep[] = [
     // Emails in flight finish and are acked before the connection goes.
     {
@@ -175,7 +162,6 @@ export async function startApp(config: Config, logger: Logger, signal: AbortSign
   ];
   return {
     metrics,
-    registry,
     metricsPort: metricsServer.port,
     shutdownSteps,
     stop: stopOnce(shutdownSteps, logger),

@@ -3,12 +3,11 @@ import { EVENT_TYPES, type EventType } from '@inventario/platform';
 
 /**
  * The notifier's counters, labelled by event type (`ProductoCreado` ...).
- * They live on a registry the app creates (never prom-client's global one),
- * so two apps in one process, as in tests, count separately; the operations
- * issue serves `registry` on /metrics.
+ * They live on the registry the app creates and serves on METRICS_PORT
+ * (never prom-client's global one), so two apps in one process, as in
+ * tests, count separately.
  */
 export interface NotifierMetrics {
-  registry: Registry;
   /** Emails the SMTP server accepted. */
   sent: Counter<'event_type'>;
   /** Deliveries nak'ed for a later attempt after a transient failure. */
@@ -21,7 +20,6 @@ export function createNotifierMetrics(registry: Registry = new Registry()): Noti
   const counter = (name: string, help: string) =>
     new Counter({ name, help, labelNames: ['event_type'] as const, registers: [registry] });
   const metrics: NotifierMetrics = {
-    registry,
     sent: counter('notifier_emails_sent_total', 'Notification emails accepted by the SMTP server, by event type.'),
     retried: counter('notifier_emails_retried_total', 'Notification deliveries retried after a transient failure, by event type.'),
     deadLettered: counter('notifier_emails_dead_lettered_total', 'Events dead-lettered without an email, by event type.'),
