@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import express from 'express';
 import { createPool, type Pool, type RowDataPacket } from 'mysql2/promise';
-import { parseMysqlUrl } from '@inventario/platform';
+import { formatLocalUtc, parseMysqlUrl } from '@inventario/platform';
 
 /**
  * B_db, the yardstick: the least a Node.js HTTP service can do to answer a
@@ -26,9 +26,6 @@ interface Row extends RowDataPacket {
   fecha_creacion: Date;
   fecha_actualizacion: Date;
 }
-
-/** `2026-11-22T14:03:07`: the REST API's timestamp form. */
-const localIso = (d: Date) => d.toISOString().slice(0, 19);
 
 export function createBdbPool(databaseUrl: string): Pool {
   return createPool({
@@ -58,8 +55,8 @@ export function createBdbApp(pool: Pool): express.Express {
         precio: Number(row.precio),
         cantidadEnStock: row.cantidad_en_stock,
         bodegaId: row.bodega_id,
-        fechaCreacion: localIso(row.fecha_creacion),
-        fechaActualizacion: localIso(row.fecha_actualizacion),
+        fechaCreacion: formatLocalUtc(row.fecha_creacion),
+        fechaActualizacion: formatLocalUtc(row.fecha_actualizacion),
       });
     } catch {
       res.status(503).json({ error: 'SERVICE_UNAVAILABLE' });

@@ -54,7 +54,7 @@ const spaceGrowth = (grown: Record<string, number>) =>
     .join(', ') || 'none';
 
 /** The targets, judged on this run's figures only. */
-export function judge(results: BenchResults): Verdict[] {
+function judge(results: BenchResults): Verdict[] {
   const load = (key: TargetKey) => summarise(results.loaded.get(key) ?? []);
   const seq = (key: TargetKey) => summarise(results.sequential.get(key) ?? []);
   const restVsDb = load('restGetById').reqPerSec / load('bdb').reqPerSec;

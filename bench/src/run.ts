@@ -82,8 +82,8 @@ export async function verifyTargets(targets: Target[], say: Say): Promise<void> 
       body: varying.body ?? request.body,
     });
     const text = await response.text();
-    const graphqlErrors = request.path.endsWith('/graphql') && /"errors"\s*:/.test(text);
-    if (response.status < 200 || response.status > 299 || graphqlErrors) {
+    const failedBody = request.verifyBody ? !request.verifyBody(text) : false;
+    if (response.status < 200 || response.status > 299 || failedBody) {
       throw new Error(`${target.label} answered ${response.status}: ${text.slice(0, 300)}`);
     }
   }

@@ -217,3 +217,35 @@ export async function withDbErrors<T>(work: () => Promise<T>): Promise<T> {
     throw err;
   }
 }
+
+/** The part of a pooled mysql2 connection (knex's mysql2 client) executePrepared uses. */
+interface PreparingConnection {
+  execute(sql: string, values: unknown[], callback: (err: Error | null, rows: unknown) => void): void;
+}
+
+/** The part of knex's client (typed `any` by knex) executePrepared uses: its pool. */
+interface KnexConnectionPool {
+  acquireConnection(): Promise<PreparingConnection>;
+  releaseConnection(connection: PreparingConnection): Promise<void>;
+}
+
+/**
+ * Runs `sql` (built once by the caller, `?` placeholders) as a prepared
+ * statement (mysql2 `execute`, cached per connection) on a connection of
+ * knex's own pool, and resolves its rows: for a hot read, no query builder
+ * work and no SQL parsing by the server per call. Pool limits, the acquire
+ * timeout (KnexTimeoutError) and the dropping of broken connections stay
+ * knex's; driver errors keep their codes (ER_..., ECONNREFUSED) for the
+ * caller's error mapping. Only for a db created by createDb (mysql2).
+ */
+export async function executePrepared<Row>(db: Knex, sql: string, values: unknown[]): Promise<Row[]> {
+  const pool = db.client as KnexConnectionPool;
+  const connection = await pool.acquireConnection();
+  try {
+    return await new Promise<Row[]>((resolve, reject) => {
+      connection.execute(sql, values, (err, rows) => (err ? reject(err) : resolve(rows as Row[])));
+    });
+  } finally {
+    await pool.releaseConnection(connection);
+  }
+}

@@ -91,8 +91,7 @@ export async function countPendingEvents(db: Knex): Promise<number> {
  * seconds per replica.
  */
 export async function pendingOutboxSummary(db: Knex): Promise<{ pending: number; oldestAgeSeconds: number }> {
-  const [counted] = (await db.raw(`SELECT COUNT(*) AS n FROM ${OUTBOX} WHERE published_at IS NULL`)) as [{ n: number | string }[]];
-  const pending = Number(counted[0]?.n ?? 0);
+  const pending = await countPendingEvents(db);
   if (pending === 0) return { pending, oldestAgeSeconds: 0 };
   const [oldest] = (await db.raw(
     `SELECT TIMESTAMPDIFF(MICROSECOND, created_at, CURRENT_TIMESTAMP(3)) AS age_us

@@ -89,7 +89,7 @@ export function startSpan(name: string, options: SpanOptions): { span: Span; ctx
 }
 
 /** Marks a span failed with the error's message (never its stack: spans leave the process). */
-export function failSpan(span: Span, err: unknown): void {
+function failSpan(span: Span, err: unknown): void {
   span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
 }
 

@@ -1,6 +1,7 @@
 import { InterceptingCall, ListenerBuilder, status, type Interceptor, type Metadata, type ServerUnaryCall } from '@grpc/grpc-js';
 import { context, SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
 import { ATTR_RPC_METHOD, ATTR_RPC_STATUS_CODE, ATTR_RPC_SYSTEM_NAME, RPC_SYSTEM_NAME_VALUE_GRPC } from '@opentelemetry/semantic-conventions';
+import { grpcCodeName } from './grpc/status';
 import { extractTraceContext, startSpan, traceHeaders, type TraceHeaders } from './tracing-context';
 
 /**
@@ -56,7 +57,7 @@ const SERVER_ERROR_CODES: ReadonlySet<status> = new Set([
  * server side.
  */
 export function endRpcSpan(span: Span, side: 'client' | 'server', code: status, details?: string): void {
-  const name = status[code] ?? String(code);
+  const name = grpcCodeName(code);
   span.setAttribute(ATTR_RPC_STATUS_CODE, name);
   const failed = side === 'client' ? code !== status.OK : SERVER_ERROR_CODES.has(code);
   if (failed) span.setStatus({ code: SpanStatusCode.ERROR, message: details ? `${name}: ${details}` : name });

@@ -44,8 +44,8 @@ afterAll(async () => {
 });
 
 test('counts the pending rows and the age of the oldest, reading only the pending index', async () => {
-  const statements: string[] = [];
-  const record = (query: { sql: string }) => statements.push(query.sql);
+  const statements: { sql: string; bindings: unknown[] }[] = [];
+  const record = (query: { sql: string; bindings?: unknown[] }) => statements.push({ sql: query.sql, bindings: query.bindings ?? [] });
   db.on('query', record);
   let summary: Awaited<ReturnType<typeof pendingOutboxSummary>>;
   try {
@@ -58,8 +58,8 @@ test('counts the pending rows and the age of the oldest, reading only the pendin
   expect(summary.oldestAgeSeconds).toBeLessThan(3700);
 
   expect(statements.length).toBeGreaterThan(0);
-  for (const sql of statements) {
-    const [plan] = (await db.raw(`EXPLAIN ${sql}`)) as [Array<{ table: string; type: string; key: string | null }>];
+  for (const { sql, bindings } of statements) {
+    const [plan] = (await db.raw(`EXPLAIN ${sql}`, bindings as Knex.RawBinding[])) as [Array<{ table: string; type: string; key: string | null }>];
     expect(plan.map(({ table, type, key }) => ({ sql, table, full: type === 'ALL', key }))).toEqual([{ sql, table: 'outbox', full: false, key: 'outbox_pending_idx' }]);
   }
 });

@@ -40,3 +40,8 @@ export function fieldViolationsOf(err: { metadata?: Metadata }): FieldViolation[
       typeof v === 'object' && v !== null && typeof (v as FieldViolation).campo === 'string' && typeof (v as FieldViolation).mensaje === 'string',
   );
 }
+
+/** `OK`, `NOT_FOUND`... (grpc-js's status enum maps numbers back to names). */
+export function grpcCodeName(code: number): string {
+  return status[code] ?? String(code);
+}

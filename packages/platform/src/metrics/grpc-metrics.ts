@@ -8,6 +8,7 @@ import {
   type UntypedServiceImplementation,
 } from '@grpc/grpc-js';
 import { Counter, Histogram, type Registry } from 'prom-client';
+import { grpcCodeName } from '../grpc/status';
 
 /**
  * gRPC RED metrics in the names of go-grpc-prometheus, which Grafana
@@ -51,11 +52,6 @@ const KNOWN_CODES = [
   status.CANCELLED,
   status.INTERNAL,
 ];
-
-/** `OK`, `NOT_FOUND`... (grpc-js's status enum maps numbers back to names). */
-export function grpcCodeName(code: number): string {
-  return status[code] ?? String(code);
-}
 
 /** `/inventario.v1.ProductoService/GetProducto` -> service and method labels. */
 function methodLabels(path: string): Record<MethodLabels, string> {

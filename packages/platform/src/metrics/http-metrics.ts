@@ -10,7 +10,7 @@ export interface HttpMetrics {
 }
 
 /** The route label of a request that no route handled (404s, auth refusals, static files). */
-export const UNMATCHED_ROUTE = 'unmatched';
+const UNMATCHED_ROUTE = 'unmatched';
 
 export function createHttpMetrics(registry: Registry): HttpMetrics {
   const labelNames = ['method', 'route', 'status_code'] as const;
@@ -31,7 +31,7 @@ export function createHttpMetrics(registry: Registry): HttpMetrics {
 }
 
 /** The status_code label of a response the client abandoned before it was finished (nginx's "client closed request"). */
-export const CLIENT_CLOSED_STATUS = '499';
+const CLIENT_CLOSED_STATUS = '499';
 
 /**
  * Express middleware (mount first) recording RED metrics by route template

@@ -13,7 +13,7 @@ export interface JetStreamConsumerMetrics {
 }
 
 /** How often consumer info is asked for: cheap for the server, fresh enough for a 15 s scrape. */
-export const CONSUMER_SAMPLE_INTERVAL_MS = 5000;
+const CONSUMER_SAMPLE_INTERVAL_MS = 5000;
 
 /** Gauges and the redeliveries counter of the named durable consumers (every series at 0 from the start). */
 export function createJetStreamConsumerMetrics(registry: Registry, consumers: readonly string[]): JetStreamConsumerMetrics {

@@ -21,7 +21,7 @@ export interface OutboxMetrics extends OutboxRelayMetrics {
 }
 
 /** How often the pending rows are counted: two indexed queries per interval and replica (one when none is pending). */
-export const OUTBOX_SAMPLE_INTERVAL_MS = 5000;
+const OUTBOX_SAMPLE_INTERVAL_MS = 5000;
 
 export function createOutboxMetrics(registry: Registry): OutboxMetrics {
   const registers = [registry];

@@ -3,7 +3,7 @@ import { ipKeyGenerator, MemoryStore, type Options } from 'express-rate-limit';
 import { TooManyRequestsError } from './http-errors';
 
 /** The window failed authentications are counted in (AUTH_FAILURES_PER_15_MIN). */
-export const AUTH_FAILURE_WINDOW_MS = 15 * 60_000;
+const AUTH_FAILURE_WINDOW_MS = 15 * 60_000;
 
 /**
  * Brute-force protection for Basic auth: at most `maxFailures` failed

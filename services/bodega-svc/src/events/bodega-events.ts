@@ -49,12 +49,6 @@ export interface BodegaEvents {
   eliminada(bodega: Bodega, ctx: WriteContext): OutboxEvent;
 }
 
-/** The row's `headers`: the write's trace context (traceparent, and tracestate with it), or none. */
-function withTraceHeaders(ctx: WriteContext): { headers?: Record<string, string> } {
-  const headers = eventTraceHeaders(ctx);
-  return headers ? { headers } : {};
-}
-
 export function createBodegaEvents(options: BodegaEventsOptions): BodegaEvents {
   function event(type: EventType, bodega: Bodega, ctx: WriteContext, data: EventData): OutboxEvent {
     const envelope = buildEnvelope({
@@ -67,7 +61,8 @@ export function createBodegaEvents(options: BodegaEventsOptions): BodegaEvents {
     return {
       subject: eventSubject(options.subjectPrefix, type),
       envelope,
-      ...withTraceHeaders(ctx),
+      // The write's trace context (traceparent, and tracestate with it), or none.
+      headers: eventTraceHeaders(ctx),
     };
   }
 

@@ -54,21 +54,13 @@ export function productoEventData(producto: Producto, operacion: Operacion, usua
   };
 }
 
-/**
- * The row's `headers`: the write's trace context (`traceparent`, and
- * `tracestate` when the call carried one), or none.
- */
-function withTraceHeaders(context: WriteContext): { headers?: Record<string, string> } {
-  const headers = eventTraceHeaders(context);
-  return headers ? { headers } : {};
-}
-
 export function createProductoEvents(options: ProductoEventsOptions): ProductoEvents {
   function event<D extends EventData>(type: EventType, id: number, data: D, at: Date, context: WriteContext): OutboxEvent {
     return {
       subject: eventSubject(options.prefix, type),
       envelope: buildEnvelope({ namespace: options.namespace, type, subject: `/productos/${id}`, data, at }),
-      ...withTraceHeaders(context),
+      // The write's trace context (traceparent, and tracestate with it), or none.
+      headers: eventTraceHeaders(context),
     };
   }
 

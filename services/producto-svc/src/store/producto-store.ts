@@ -2,6 +2,7 @@ import {
   changedFields,
   enqueueEvent,
   enqueueEvents,
+  executePrepared,
   NotFoundError,
   nowToSecond,
   PRODUCTO_CAMPOS,
@@ -101,17 +102,6 @@ function toColumns(changes: ProductoChanges): Partial<ProductoRow> {
 /** The by-id read, built once: the hottest query of the service (every GET by id). */
 const SELECT_BY_ID = `SELECT ${COLUMNS.map((c) => `\`${c}\``).join(', ')} FROM \`${TABLE}\` WHERE \`id\` = ? LIMIT 1`;
 
-/** The part of a pooled mysql2 connection (knex's mysql2 client) the prepared read uses. */
-interface PreparingConnection {
-  execute(sql: string, values: unknown[], callback: (err: Error | null, rows: unknown) => void): void;
-}
-
-/** The part of knex's client (typed `any` by knex) the prepared read uses: its pool. */
-interface KnexConnectionPool {
-  acquireConnection(): Promise<PreparingConnection>;
-  releaseConnection(connection: PreparingConnection): Promise<void>;
-}
-
 /** LIKE pattern matching `text` anywhere, with its own `%`, `_` and `!` taken literally. */
 function containsPattern(text: string): string {
   return `%${text.replace(/[!%_]/g, '!$&')}%`;
@@ -129,24 +119,10 @@ export function createProductoStore(db: Knex, deps: ProductoStoreDeps): Producto
     return writeTransaction(db, work, deps.onCommitted);
   }
 
-  /**
-   * SELECT_BY_ID as a prepared statement (mysql2 `execute`, cached per
-   * connection) on a connection of knex's own pool: no query builder work
-   * and no SQL parsing by the server per call. Pool limits, the acquire
-   * timeout (KnexTimeoutError) and the dropping of broken connections stay
-   * knex's; driver errors keep their codes for withDbErrors.
-   */
+  /** SELECT_BY_ID as a prepared statement (platform's executePrepared): no query builder work per call. */
   async function selectById(id: number): Promise<Producto | undefined> {
-    const pool = db.client as KnexConnectionPool;
-    const connection = await pool.acquireConnection();
-    try {
-      const rows = await new Promise<ProductoRow[]>((resolve, reject) => {
-        connection.execute(SELECT_BY_ID, [id], (err, result) => (err ? reject(err) : resolve(result as ProductoRow[])));
-      });
-      return rows[0] ? fromRow(rows[0]) : undefined;
-    } finally {
-      await pool.releaseConnection(connection);
-    }
+    const rows = await executePrepared<ProductoRow>(db, SELECT_BY_ID, [id]);
+    return rows[0] ? fromRow(rows[0]) : undefined;
   }
 
   /**
