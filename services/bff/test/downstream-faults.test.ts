@@ -103,13 +103,22 @@ test('a method the service does not implement is a 500, not a hang', async () =>
 });
 
 describe('metadata of downstream calls', () => {
-  test('carries the Basic-auth user, and a well-formed traceparent', async () => {
+  test('carries the Basic-auth user, and a well-formed traceparent with its tracestate', async () => {
     const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const tracestate = 'rojo=00f067aa0ba902b7,congo=t61rcWkgMzE';
     fake.calls.length = 0;
-    await bff.request('POST', '/api/productos', { body: { nombre: 'x', precio: 1, cantidadEnStock: 1 }, headers: { traceparent } });
+    await bff.request('POST', '/api/productos', { body: { nombre: 'x', precio: 1, cantidadEnStock: 1 }, headers: { traceparent, tracestate } });
     const call = fake.calls.find((c) => c.method === 'createProducto');
     expect(call?.metadata.get('x-inventario-usuario')).toEqual(['tester']);
     expect(call?.metadata.get('traceparent')).toEqual([traceparent]);
+    expect(call?.metadata.get('tracestate')).toEqual([tracestate]);
+  });
+
+  test('a tracestate without a valid traceparent is not passed on', async () => {
+    fake.calls.length = 0;
+    await bff.request('POST', '/api/productos', { body: { nombre: 'x', precio: 1, cantidadEnStock: 1 }, headers: { traceparent: 'basura', tracestate: 'rojo=1' } });
+    const call = fake.calls.find((c) => c.method === 'createProducto');
+    expect(call?.metadata.get('tracestate')).toEqual([]);
   });
 
   test('a malformed traceparent is not passed on', async () => {

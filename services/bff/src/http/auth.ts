@@ -21,8 +21,17 @@ const CALLER_KEY = 'inventarioCaller';
 
 /** `Basic <token68>`; the scheme is case-insensitive (RFC 7617). */
 const BASIC = /^basic +([A-Za-z0-9+/]+={0,2}) *$/i;
-/** W3C trace context: only a well-formed traceparent is passed downstream. */
+/** W3C trace context: only a well-formed traceparent is passed downstream... */
 const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
+/** ... with its tracestate, printable ASCII within the W3C's 512 characters. */
+const TRACESTATE = /^[\x20-\x7e]{1,512}$/;
+
+/** The caller a request authenticated as, with the trace context it sent (passed on with tracing off too). */
+function authenticatedAs(usuario: string, headers: Record<string, string | string[] | undefined>): Caller {
+  const { traceparent, tracestate } = headers;
+  if (typeof traceparent !== 'string' || !TRACEPARENT.test(traceparent)) return { usuario };
+  return typeof tracestate === 'string' && TRACESTATE.test(tracestate) ? { usuario, traceparent, tracestate } : { usuario, traceparent };
+}
 
 /** The user and password of a Basic header, or undefined when it is malformed. */
 export function parseBasic(header: string): Credentials | undefined {
@@ -69,10 +78,7 @@ export function createBasicAuth(credentials: Credentials, failures?: AuthFailure
       next(new UnauthenticatedError(given ? AUTH_MENSAJES.incorrecta : AUTH_MENSAJES.malformada));
       return;
     }
-    const traceparent = req.headers.traceparent;
-    const caller: Caller =
-      typeof traceparent === 'string' && TRACEPARENT.test(traceparent) ? { usuario: credentials.usuario, traceparent } : { usuario: credentials.usuario };
-    res.locals[CALLER_KEY] = caller;
+    res.locals[CALLER_KEY] = authenticatedAs(credentials.usuario, req.headers);
     next();
   };
 }

@@ -9,6 +9,8 @@ export interface Caller {
   usuario: string;
   /** W3C traceparent of the public request, when there is one. */
   traceparent?: string;
+  /** Its W3C tracestate, when it came with a valid traceparent. */
+  tracestate?: string;
 }
 
 /** A product in REST form. */
