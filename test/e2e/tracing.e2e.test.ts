@@ -9,13 +9,9 @@
  */
 import { SpanKind } from '@opentelemetry/api';
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-node';
-import pino from 'pino';
-import { createLogger, type Logger } from '@inventario/platform';
+import { createLogger } from '@inventario/platform';
 import { deleteStream, uniqueName, waitFor } from '@inventario/testkit';
-import { startApp as startBffApp, type BffApp } from '../../services/bff/src/app';
-import { loadConfig as loadBffConfig } from '../../services/bff/src/config';
-import { startTestBackend, type TestBackend } from '../../services/bff/test/support/backend';
-import { basicAuth, httpRequest, TEST_PASSWORD, TEST_USER, type StackRequestOptions, type StackResponse } from '../../services/bff/test/support/stack';
+import { startTestStack, type TestStack } from '../../services/bff/test/support/stack';
 import { startApp as startNotifier, type NotifierApp } from '../../services/notifier/src/app';
 import { loadConfig as loadNotifierConfig } from '../../services/notifier/src/config';
 import { startSmtpSink, type SmtpSink } from '../../services/notifier/test/support/smtp-sink';
@@ -23,52 +19,25 @@ import { startSmtpSink, type SmtpSink } from '../../services/notifier/test/suppo
 const exporter = new InMemorySpanExporter();
 const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
 
-let backend: TestBackend;
-let bff: BffApp;
+let stack: TestStack;
 let sink: SmtpSink;
 let notifier: NotifierApp;
 const sentBucket = uniqueName('t_trace_sent');
 /** The BFF's log lines, parsed. */
 const bffLog: Array<Record<string, unknown>> = [];
 
-/** The platform's logger (its mixin adds the trace fields), writing into `lines` instead of stdout. */
-function capturingLogger(service: string, lines: Array<Record<string, unknown>>): Logger {
-  const logger = createLogger(service, 'info');
-  const stream = { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) };
-  (logger as unknown as Record<symbol, unknown>)[pino.symbols.streamSym] = stream;
-  return logger;
-}
-
-function request(method: string, path: string, options: StackRequestOptions = {}): Promise<StackResponse> {
-  return httpRequest(`http://127.0.0.1:${bff.httpPort}`, basicAuth(TEST_USER, TEST_PASSWORD), method, path, options);
-}
-
 beforeAll(async () => {
   provider.register();
-  backend = await startTestBackend('tracing');
-  bff = await startBffApp(
-    loadBffConfig({
-      PORT: '0',
-      HOST: '127.0.0.1',
-      METRICS_PORT: '0',
-      METRICS_HOST: '127.0.0.1',
-      BFF_USER: TEST_USER,
-      BFF_PASSWORD: TEST_PASSWORD,
-      PRODUCTO_SVC_ADDR: backend.productoSvcAddr,
-      BODEGA_SVC_ADDR: backend.bodegaSvcAddr,
-      RATE_LIMIT_PER_MINUTE: '0',
-      SHUTDOWN_DRAIN_MS: '0',
-      SHUTDOWN_TIMEOUT_MS: '10000',
-    }),
-    capturingLogger('bff', bffLog),
-  );
+  // The platform's logger (its mixin adds the trace fields), writing into bffLog instead of stdout.
+  const bffLogger = createLogger('bff', 'info', { write: (line: string) => void bffLog.push(JSON.parse(line) as Record<string, unknown>) });
+  stack = await startTestStack('tracing', { logger: bffLogger });
   sink = await startSmtpSink();
   const config = loadNotifierConfig({
     SMTP_URL: sink.url,
     SENDER_EMAIL: 'inventario@example.com',
     RECIPIENT_EMAIL: 'almacen@example.com',
-    NATS_STREAM: backend.namespace.stream,
-    NATS_SUBJECT_PREFIX: backend.namespace.prefix,
+    NATS_STREAM: stack.namespace.stream,
+    NATS_SUBJECT_PREFIX: stack.namespace.prefix,
     NOTIFIER_SENT_BUCKET: sentBucket,
     METRICS_PORT: '0',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
@@ -79,9 +48,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await notifier?.stop();
   await sink?.stop();
-  await bff?.stop();
-  if (backend) await deleteStream(backend.nc, `KV_${sentBucket}`);
-  await backend?.close();
+  if (stack) await deleteStream(stack.nc, `KV_${sentBucket}`);
+  await stack?.close();
   await provider.shutdown();
 });
 
@@ -100,14 +68,14 @@ test('one REST create is one trace: HTTP, gRPC client and server, outbox publish
   // The client's own span: the BFF's HTTP span must continue its trace.
   const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
   const clientSpanId = '00f067aa0ba902b7';
-  const res = await request('POST', '/api/productos', {
+  const res = await stack.request('POST', '/api/productos', {
     body: { nombre: 'Nivel láser', precio: 45.5, cantidadEnStock: 3 },
     headers: { traceparent: `00-${traceId}-${clientSpanId}-01` },
   });
   expect(res.status).toBe(201);
   const id = String(res.body.id);
 
-  const creado = `${backend.namespace.prefix}.producto.creado`;
+  const creado = `${stack.namespace.prefix}.producto.creado`;
   // The email span ends when the SMTP server accepted it; the consumer's once the message is acked.
   await waitFor(
     () => exporter.getFinishedSpans().some((s) => s.spanContext().traceId === traceId && s.name === `process ${creado}`),
@@ -131,17 +99,17 @@ test('one REST create is one trace: HTTP, gRPC client and server, outbox publish
   expect(http.attributes).toMatchObject({ 'http.route': '/api/productos', 'http.response.status_code': 201 });
   expect(grpcClient.attributes['rpc.status_code']).toBe('OK');
   expect(grpcServer.attributes['rpc.status_code']).toBe('OK');
-  const [event] = (await backend.settledEvents()).filter((e) => e.subject === creado && e.body.data.productoId === Number(id));
+  const [event] = (await stack.settledEvents()).filter((e) => e.subject === creado && e.body.data.productoId === Number(id));
   expect(publish.attributes['messaging.message.id']).toBe(event!.body.id);
   expect(email.attributes['inventario.event.id']).toBe(event!.body.id);
   expect(sink.received.filter((m) => m.headers.get('x-inventario-event-id') === event!.body.id)).toHaveLength(1);
 });
 
 test('the NATS message carries the traceparent of its publish span', async () => {
-  const res = await request('POST', '/api/productos', { body: { nombre: 'Escuadra', precio: 7, cantidadEnStock: 10 } });
+  const res = await stack.request('POST', '/api/productos', { body: { nombre: 'Escuadra', precio: 7, cantidadEnStock: 10 } });
   expect(res.status).toBe(201);
-  const creado = `${backend.namespace.prefix}.producto.creado`;
-  const [event] = (await backend.settledEvents()).filter((e) => e.subject === creado && e.body.data.productoId === res.body.id);
+  const creado = `${stack.namespace.prefix}.producto.creado`;
+  const [event] = (await stack.settledEvents()).filter((e) => e.subject === creado && e.body.data.productoId === res.body.id);
 
   const traceparent = event!.headers.traceparent;
   expect(traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
@@ -155,7 +123,7 @@ test('the NATS message carries the traceparent of its publish span', async () =>
 
 test('an error the error middleware answers is still named by its route template, and the request log line carries the trace', async () => {
   const traceId = '5bf92f3577b34da6a3ce929d0e0e4736';
-  const res = await request('GET', '/api/productos/999999', { headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` } });
+  const res = await stack.request('GET', '/api/productos/999999', { headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` } });
   expect(res.status).toBe(404);
 
   // Express reset req.baseUrl when the NotFound left the productos router; the template was taken before.

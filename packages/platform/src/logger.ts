@@ -7,8 +7,10 @@ export type Logger = pino.Logger;
  * JSON logs on stdout, one object per line, `service` on every line, and
  * `trace_id` / `span_id` on every line written inside a span.
  * Credentials never reach a log: known secret-bearing keys are redacted.
+ * `destination` replaces stdout (a test reading the lines it logs); each
+ * line reaches its `write` as one string.
  */
-export function createLogger(service: string, level: string): Logger {
+export function createLogger(service: string, level: string, destination?: pino.DestinationStream): Logger {
   return pino(
     {
       level,
@@ -24,6 +26,6 @@ export function createLogger(service: string, level: string): Logger {
     // buffered destination, a process whose stdout reader died (the
     // launcher SIGKILLed) retried the EPIPE flush at exit forever and never
     // ended; a synchronous write fails once and the process exits.
-    pino.destination({ dest: 1, sync: true }),
+    destination ?? pino.destination({ dest: 1, sync: true }),
   );
 }

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { dropDatabase, ensureDatabase, InvalidArgumentError, type FieldViolation } from '@inventario/platform';
+import { countPendingEvents, dropDatabase, ensureDatabase, InvalidArgumentError, type FieldViolation, type Knex } from '@inventario/platform';
 import { startPrivateServer } from './private-server';
 
 export { startPrivateServer, type PrivateServer, type PrivateServerOptions } from './private-server';
@@ -108,6 +108,28 @@ export async function waitFor<T>(
     if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`);
     await sleep(intervalMs);
   }
+}
+
+/**
+ * Waits until the outbox of every pool's database holds no pending event, i.e.
+ * every service's relay has published everything committed so far; fails after
+ * `timeoutMs` like waitFor.
+ */
+export async function waitForOutboxesDrained(
+  pools: readonly Knex[],
+  what = 'every outbox relay to publish every event',
+  timeoutMs = 30_000,
+  intervalMs = 50,
+): Promise<void> {
+  await waitFor(
+    async () => {
+      for (const pool of pools) if ((await countPendingEvents(pool)) > 0) return false;
+      return true;
+    },
+    what,
+    timeoutMs,
+    intervalMs,
+  );
 }
 
 /** Ports this process has handed out: the kernel may offer a just-closed port again. */

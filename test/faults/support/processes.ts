@@ -9,7 +9,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { countPendingEvents, createDb, dropDatabase, ensureDatabase, READY_MESSAGE_TYPE } from '@inventario/platform';
+import { createDb, dropDatabase, ensureDatabase, READY_MESSAGE_TYPE } from '@inventario/platform';
 import {
   connectTestNats,
   deleteStream,
@@ -18,6 +18,7 @@ import {
   testEventNamespace,
   uniqueName,
   waitFor,
+  waitForOutboxesDrained,
   type EventNamespace,
   type StoredEvent,
 } from '@inventario/testkit';
@@ -336,15 +337,7 @@ export async function startProcessStack(options: ProcessStackOptions): Promise<P
       const pools = Object.values(databaseUrls).map((url) => createDb(url, { poolMax: 1 }));
       const nc = await connectTestNats(options.natsUrl);
       try {
-        await waitFor(
-          async () => {
-            for (const pool of pools) if ((await countPendingEvents(pool)) > 0) return false;
-            return true;
-          },
-          'both outbox relays to publish every event',
-          timeoutMs,
-          200,
-        );
+        await waitForOutboxesDrained(pools, 'both outbox relays to publish every event', timeoutMs, 200);
         return await readStream(nc, namespace.stream);
       } finally {
         await nc.close();

@@ -6,7 +6,7 @@
  * client of the services (the seed command, a router wired by hand).
  * close() removes everything it created.
  */
-import { countPendingEvents, createDb, createLogger, type Knex, type NatsConnection } from '@inventario/platform';
+import { createDb, createLogger, type Knex, type NatsConnection } from '@inventario/platform';
 import {
   connectTestNats,
   createTestDatabase,
@@ -14,7 +14,7 @@ import {
   readStream,
   testEventNamespace,
   TEST_NATS_URL,
-  waitFor,
+  waitForOutboxesDrained,
   type EventNamespace,
   type StoredEvent,
   type TestDatabase,
@@ -120,14 +120,7 @@ export async function startTestBackend(label: string): Promise<TestBackend> {
       databaseUrls: { producto: productoDb.url, bodega: bodegaDb.url },
       events: () => readStream(nc, namespace.stream),
       async settledEvents() {
-        await waitFor(
-          async () => {
-            for (const pool of pools) if ((await countPendingEvents(pool)) > 0) return false;
-            return true;
-          },
-          'both outbox relays to publish every event',
-          30_000,
-        );
+        await waitForOutboxesDrained(pools, 'both outbox relays to publish every event', 30_000);
         return readStream(nc, namespace.stream);
       },
       stopProductoSvc,

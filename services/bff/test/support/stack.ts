@@ -4,7 +4,7 @@
  * front of them. One stack per test file (beforeAll / afterAll);
  * close() removes everything it created.
  */
-import { createLogger, type NatsConnection } from '@inventario/platform';
+import { createLogger, type Logger, type NatsConnection } from '@inventario/platform';
 import type { EventNamespace, StoredEvent } from '@inventario/testkit';
 import { startApp as startBffApp, type BffApp } from '../../src/app';
 import { loadConfig as loadBffConfig } from '../../src/config';
@@ -63,6 +63,8 @@ export interface TestStack {
 export interface TestStackOptions {
   /** BFF environment overrides (e.g. `RATE_LIMIT_PER_MINUTE`, `BREAKER_RESET_MS`). */
   env?: Record<string, string>;
+  /** The BFF's logger (e.g. one writing into the test); default the platform logger at TEST_LOG_LEVEL. */
+  logger?: Logger;
 }
 
 export async function startTestStack(label: string, options: TestStackOptions = {}): Promise<TestStack> {
@@ -87,7 +89,7 @@ export async function startTestStack(label: string, options: TestStackOptions = 
         SHUTDOWN_TIMEOUT_MS: '10000',
         ...options.env,
       }),
-      createLogger('bff', LOG_LEVEL),
+      options.logger ?? createLogger('bff', LOG_LEVEL),
     );
     cleanups.push(() => bff.stop());
 

@@ -7,8 +7,8 @@
  * request prove it wrote nothing and published nothing.
  */
 import { jetstreamManager } from '@nats-io/jetstream';
-import { countPendingEvents, createDb, type Knex } from '@inventario/platform';
-import { waitFor } from '@inventario/testkit';
+import { createDb, type Knex } from '@inventario/platform';
+import { waitForOutboxesDrained } from '@inventario/testkit';
 import type { TestStack } from './stack';
 
 export interface WriteSnapshot {
@@ -61,11 +61,8 @@ export async function createWriteProbe(stack: TestStack): Promise<WriteProbe> {
   return {
     snapshot,
     async settledSnapshot() {
-      await waitFor(
-        async () => {
-          for (const [, db] of pools) if ((await countPendingEvents(db)) > 0) return false;
-          return true;
-        },
+      await waitForOutboxesDrained(
+        pools.map(([, db]) => db),
         'both outbox relays to publish every event',
         30_000,
         // Polled after every accepted write: a short interval keeps the fuzz suites quick.
