@@ -21,8 +21,7 @@ import { errorBodyProblems } from './support/error-schema';
 import { fieldValue, hostileJson, jsonText, objectOf, percentEncode, type JsonTree } from './support/fuzz-arbitraries';
 import { createOpenApiValidator } from './support/openapi-validator';
 import { rawRequest, type RawResponse } from './support/raw-http';
-import { startTestStack, type TestStack } from './support/stack';
-import { createWriteProbe, type WriteProbe, type WriteSnapshot } from './support/write-probe';
+import { startFuzzFixture, type FuzzFixture } from './support/fuzz-fixture';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
 const RUNS = 80;
@@ -83,29 +82,17 @@ const OPERATIONS: GraphqlOperation[] = [
 
 const KNOWN_CLASSIFICATIONS = new Set<string>(Object.values(CLASSIFICATION));
 const validator = createOpenApiValidator();
-let stack: TestStack;
-let probe: WriteProbe;
-let baseline: WriteSnapshot;
+let fixture: FuzzFixture;
 const casesRun = new Map<string, number>();
 const outcomes = { accepted: 0, refused: 0, errors: 0, read: 0 };
 
 beforeAll(async () => {
   process.stdout.write(`fuzz-graphql: fast-check seed ${SEED} (set FUZZ_SEED to replay another)\n`);
-  stack = await startTestStack('fuzzgql');
-  for (const nombre of ['Gql Norte', 'Gql Sur', 'Gql Este']) {
-    expect((await stack.request('POST', '/api/bodegas', { body: { nombre, ubicacion: 'X', capacidad: 100 } })).status).toBe(201);
-  }
-  for (let i = 1; i <= 4; i++) {
-    const body = { nombre: `Gql ${i}`, precio: 2.25 * i, cantidadEnStock: i, bodegaId: (i % 3) + 1 };
-    expect((await stack.request('POST', '/api/productos', { body })).status).toBe(201);
-  }
-  probe = await createWriteProbe(stack);
-  baseline = await probe.settledSnapshot();
+  fixture = await startFuzzFixture('fuzzgql', 'Gql', 2.25);
 }, 120_000);
 
 afterAll(async () => {
-  await probe?.close();
-  await stack?.close();
+  await fixture?.close();
 });
 
 /** The variables of one case: the declared ones (each sometimes missing), maybe extra keys, or something that is not an object. */
@@ -153,7 +140,7 @@ function tally(operation: GraphqlOperation, res: RawResponse, accepted: boolean)
 }
 
 test('the fuzzed operations are every root field of the schema', async () => {
-  const res = await stack.request('POST', '/api/graphql', {
+  const res = await fixture.stack.request('POST', '/api/graphql', {
     body: { query: '{ q: __type(name: "Query") { fields { name } } m: __type(name: "Mutation") { fields { name } } }' },
   });
   const { q, m } = (res.body as { data: Record<'q' | 'm', { fields: { name: string }[] }> }).data;
@@ -165,27 +152,24 @@ describe.each(OPERATIONS.map((o) => [o.field, o] as const))('%s', (field, operat
   test(`${RUNS} generated variable sets: HTTP 200, GraphQL error shape, never internal, nothing written when refused`, async () => {
     await fc.assert(
       fc.asyncProperty(variablesArbitrary(operation), fc.boolean(), async (variables, overGet) => {
-        const headers: Record<string, string> = { authorization: stack.auth, accept: 'application/json' };
+        const headers: Record<string, string> = { authorization: fixture.stack.auth, accept: 'application/json' };
         let res: RawResponse;
         let path = '/api/graphql';
         if (operation.kind === 'query' && overGet) {
           path += `?query=${percentEncode(operation.document)}${variables === undefined ? '' : `&variables=${percentEncode(jsonText(variables))}`}`;
-          res = await rawRequest(stack.baseUrl, { method: 'GET', path, headers, timeoutMs: CLIENT_TIMEOUT_MS });
+          res = await rawRequest(fixture.stack.baseUrl, { method: 'GET', path, headers, timeoutMs: CLIENT_TIMEOUT_MS });
         } else {
           const body = `{"query":${JSON.stringify(operation.document)}${variables === undefined ? '' : `,"variables":${jsonText(variables)}`}}`;
           headers['content-type'] = 'application/json';
-          res = await rawRequest(stack.baseUrl, { method: 'POST', path, headers, body, timeoutMs: CLIENT_TIMEOUT_MS });
+          res = await rawRequest(fixture.stack.baseUrl, { method: 'POST', path, headers, body, timeoutMs: CLIENT_TIMEOUT_MS });
         }
         casesRun.set(field, (casesRun.get(field) ?? 0) + 1);
 
         expect(answerProblems(res, overGet && operation.kind === 'query' ? 'GET' : 'POST', path)).toEqual([]);
         const accepted = acceptedWrite(operation, res);
         tally(operation, res, accepted);
-        if (accepted) {
-          baseline = await probe.settledSnapshot();
-        } else {
-          expect(await probe.snapshot()).toEqual(baseline);
-        }
+        if (accepted) await fixture.rebase();
+        else expect(await fixture.snapshot()).toEqual(fixture.baseline);
       }),
       { seed: SEED, numRuns: RUNS, endOnFailure: true },
     );

@@ -21,8 +21,7 @@ import { errorBodyProblems } from './support/error-schema';
 import { hostileJson, jsonText, objectOf, pathId, queryString, type JsonTree } from './support/fuzz-arbitraries';
 import { createOpenApiValidator, type DocumentedOperation } from './support/openapi-validator';
 import { rawRequest, type RawResponse } from './support/raw-http';
-import { startTestStack, type TestStack } from './support/stack';
-import { createWriteProbe, type WriteProbe, type WriteSnapshot } from './support/write-probe';
+import { startFuzzFixture, type FuzzFixture } from './support/fuzz-fixture';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
 /** Cases per operation (see runsOf). */
@@ -43,31 +42,19 @@ const BODY_FIELDS: Readonly<Record<string, Record<string, 'text' | 'number' | 'i
 const CONTENT_TYPES = ['application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded'];
 
 const validator = createOpenApiValidator();
-let stack: TestStack;
-let probe: WriteProbe;
-let baseline: WriteSnapshot;
+let fixture: FuzzFixture;
 /** Cases run, by operation, and answers by status, for the summary. */
 const casesRun = new Map<string, number>();
 const statuses = new Map<number, number>();
 
 beforeAll(async () => {
   process.stdout.write(`fuzz-rest: fast-check seed ${SEED} (set FUZZ_SEED to replay another)\n`);
-  stack = await startTestStack('fuzzrest');
   // Ids 1..3 of warehouses and 1..4 of products exist, so generated small ids often hit a record.
-  for (const nombre of ['Fuzz Norte', 'Fuzz Sur', 'Fuzz Este']) {
-    expect((await stack.request('POST', '/api/bodegas', { body: { nombre, ubicacion: 'X', capacidad: 100 } })).status).toBe(201);
-  }
-  for (let i = 1; i <= 4; i++) {
-    const body = { nombre: `Fuzz ${i}`, precio: 1.5 * i, cantidadEnStock: i, bodegaId: (i % 3) + 1 };
-    expect((await stack.request('POST', '/api/productos', { body })).status).toBe(201);
-  }
-  probe = await createWriteProbe(stack);
-  baseline = await probe.settledSnapshot();
+  fixture = await startFuzzFixture('fuzzrest', 'Fuzz', 1.5);
 }, 120_000);
 
 afterAll(async () => {
-  await probe?.close();
-  await stack?.close();
+  await fixture?.close();
 });
 
 interface FuzzCase {
@@ -135,19 +122,16 @@ describe.each(operations.map((o) => [`${o.method} ${o.path}`, o] as const))('%s'
   test(`${runs} generated requests: no 5xx, no hang, documented error bodies, nothing written when rejected`, async () => {
     await fc.assert(
       fc.asyncProperty(caseArbitrary(operation, key), async (fuzz) => {
-        const headers: Record<string, string> = { authorization: stack.auth, accept: 'application/json' };
+        const headers: Record<string, string> = { authorization: fixture.stack.auth, accept: 'application/json' };
         if (fuzz.body !== undefined && fuzz.contentType) headers['content-type'] = fuzz.contentType;
         const path = `${fuzz.path}${fuzz.query}`;
-        const res = await rawRequest(stack.baseUrl, { method: operation.method, path, headers, body: fuzz.body, timeoutMs: CLIENT_TIMEOUT_MS });
+        const res = await rawRequest(fixture.stack.baseUrl, { method: operation.method, path, headers, body: fuzz.body, timeoutMs: CLIENT_TIMEOUT_MS });
         casesRun.set(key, (casesRun.get(key) ?? 0) + 1);
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
 
         expect(answerProblems(operation, path, res)).toEqual([]);
-        if (acceptedWrite(operation, res)) {
-          baseline = await probe.settledSnapshot();
-        } else {
-          expect(await probe.snapshot()).toEqual(baseline);
-        }
+        if (acceptedWrite(operation, res)) await fixture.rebase();
+        else expect(await fixture.snapshot()).toEqual(fixture.baseline);
       }),
       { seed: SEED, numRuns: runs, endOnFailure: true },
     );
