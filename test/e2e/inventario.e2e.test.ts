@@ -7,44 +7,23 @@
  * unassigned.
  */
 import { jetstreamManager } from '@nats-io/jetstream';
-import { createLogger } from '@inventario/platform';
-import { deleteStream, uniqueName, waitFor } from '@inventario/testkit';
-import { startTestStack, type TestStack } from '../../services/bff/test/support/stack';
-import { startApp as startNotifier, type NotifierApp } from '../../services/notifier/src/app';
-import { loadConfig as loadNotifierConfig } from '../../services/notifier/src/config';
+import { waitFor } from '@inventario/testkit';
+import type { TestStack } from '../../services/bff/test/support/stack';
 import { HANDLERS } from '../../services/notifier/src/handlers';
-import { startSmtpSink, type ReceivedEmail, type SmtpSink } from '../../services/notifier/test/support/smtp-sink';
+import type { ReceivedEmail, SmtpSink } from '../../services/notifier/test/support/smtp-sink';
+import { E2E_RECIPIENT as RECIPIENT, E2E_SENDER as SENDER, startE2eSystem, type E2eSystem } from './support/system';
 
-const SENDER = 'inventario@example.com';
-const RECIPIENT = 'almacen@example.com';
-
+let system: E2eSystem;
 let stack: TestStack;
 let sink: SmtpSink;
-let notifier: NotifierApp;
-const sentBucket = uniqueName('t_e2e_sent');
 
 beforeAll(async () => {
-  stack = await startTestStack('e2e');
-  sink = await startSmtpSink();
-  const config = loadNotifierConfig({
-    SMTP_URL: sink.url,
-    METRICS_PORT: '0',
-    SENDER_EMAIL: SENDER,
-    RECIPIENT_EMAIL: RECIPIENT,
-    NATS_STREAM: stack.namespace.stream,
-    NATS_SUBJECT_PREFIX: stack.namespace.prefix,
-    NOTIFIER_SENT_BUCKET: sentBucket,
-    NOTIFIER_BACKOFF_MS: '200',
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-  });
-  notifier = await startNotifier(config, createLogger('notifier', config.logLevel));
+  system = await startE2eSystem('e2e', { notifierEnv: { NOTIFIER_BACKOFF_MS: '200' } });
+  ({ stack, sink } = system);
 });
 
 afterAll(async () => {
-  await notifier?.stop();
-  await sink?.stop();
-  if (stack) await deleteStream(stack.nc, `KV_${sentBucket}`);
-  await stack?.close();
+  await system?.close();
 });
 
 /** The emails received so far with this subject about the record with this id (the text part's `Id:` line). */

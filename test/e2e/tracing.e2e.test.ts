@@ -10,19 +10,17 @@
 import { SpanKind } from '@opentelemetry/api';
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-node';
 import { createLogger } from '@inventario/platform';
-import { deleteStream, uniqueName, waitFor } from '@inventario/testkit';
-import { startTestStack, type TestStack } from '../../services/bff/test/support/stack';
-import { startApp as startNotifier, type NotifierApp } from '../../services/notifier/src/app';
-import { loadConfig as loadNotifierConfig } from '../../services/notifier/src/config';
-import { startSmtpSink, type SmtpSink } from '../../services/notifier/test/support/smtp-sink';
+import { waitFor } from '@inventario/testkit';
+import type { TestStack } from '../../services/bff/test/support/stack';
+import type { SmtpSink } from '../../services/notifier/test/support/smtp-sink';
+import { startE2eSystem, type E2eSystem } from './support/system';
 
 const exporter = new InMemorySpanExporter();
 const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
 
+let system: E2eSystem;
 let stack: TestStack;
 let sink: SmtpSink;
-let notifier: NotifierApp;
-const sentBucket = uniqueName('t_trace_sent');
 /** The BFF's log lines, parsed. */
 const bffLog: Array<Record<string, unknown>> = [];
 
@@ -30,26 +28,12 @@ beforeAll(async () => {
   provider.register();
   // The platform's logger (its mixin adds the trace fields), writing into bffLog instead of stdout.
   const bffLogger = createLogger('bff', 'info', { write: (line: string) => void bffLog.push(JSON.parse(line) as Record<string, unknown>) });
-  stack = await startTestStack('tracing', { logger: bffLogger });
-  sink = await startSmtpSink();
-  const config = loadNotifierConfig({
-    SMTP_URL: sink.url,
-    SENDER_EMAIL: 'inventario@example.com',
-    RECIPIENT_EMAIL: 'almacen@example.com',
-    NATS_STREAM: stack.namespace.stream,
-    NATS_SUBJECT_PREFIX: stack.namespace.prefix,
-    NOTIFIER_SENT_BUCKET: sentBucket,
-    METRICS_PORT: '0',
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-  });
-  notifier = await startNotifier(config, createLogger('notifier', config.logLevel));
+  system = await startE2eSystem('tracing', { bffLogger });
+  ({ stack, sink } = system);
 });
 
 afterAll(async () => {
-  await notifier?.stop();
-  await sink?.stop();
-  if (stack) await deleteStream(stack.nc, `KV_${sentBucket}`);
-  await stack?.close();
+  await system?.close();
   await provider.shutdown();
 });
 

@@ -1,0 +1,61 @@
+/**
+ * The whole system in the test process for the e2e suites: the BFF test
+ * stack (producto-svc, bodega-svc, the BFF on the real MariaDB and NATS),
+ * an SMTP sink, and the notifier consuming the stack's stream into it with
+ * its own sent-registry bucket.
+ */
+import { createLogger, type Logger } from '@inventario/platform';
+import { deleteStream, uniqueName } from '@inventario/testkit';
+import { startTestStack, type TestStack } from '../../../services/bff/test/support/stack';
+import { startApp as startNotifier, type NotifierApp } from '../../../services/notifier/src/app';
+import { loadConfig as loadNotifierConfig } from '../../../services/notifier/src/config';
+import { startSmtpSink, type SmtpSink } from '../../../services/notifier/test/support/smtp-sink';
+
+export const E2E_SENDER = 'inventario@example.com';
+export const E2E_RECIPIENT = 'almacen@example.com';
+
+export interface E2eSystem {
+  stack: TestStack;
+  sink: SmtpSink;
+  notifier: NotifierApp;
+  /** Stops everything and removes the stack's databases, stream and the notifier's bucket. */
+  close(): Promise<void>;
+}
+
+export interface E2eSystemOptions {
+  /** The BFF's logger (e.g. one writing into the test). */
+  bffLogger?: Logger;
+  /** Notifier environment overrides (e.g. `NOTIFIER_BACKOFF_MS`). */
+  notifierEnv?: Record<string, string>;
+}
+
+export async function startE2eSystem(label: string, options: E2eSystemOptions = {}): Promise<E2eSystem> {
+  const sentBucket = uniqueName(`t_${label}_sent`);
+  const stack = await startTestStack(label, options.bffLogger ? { logger: options.bffLogger } : {});
+  let sink: SmtpSink | undefined;
+  const close = async (notifier?: NotifierApp) => {
+    await notifier?.stop();
+    await sink?.stop();
+    await deleteStream(stack.nc, `KV_${sentBucket}`);
+    await stack.close();
+  };
+  try {
+    sink = await startSmtpSink();
+    const config = loadNotifierConfig({
+      SMTP_URL: sink.url,
+      METRICS_PORT: '0',
+      SENDER_EMAIL: E2E_SENDER,
+      RECIPIENT_EMAIL: E2E_RECIPIENT,
+      NATS_STREAM: stack.namespace.stream,
+      NATS_SUBJECT_PREFIX: stack.namespace.prefix,
+      NOTIFIER_SENT_BUCKET: sentBucket,
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+      ...options.notifierEnv,
+    });
+    const notifier = await startNotifier(config, createLogger('notifier', config.logLevel));
+    return { stack, sink, notifier, close: () => close(notifier) };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
