@@ -41,8 +41,7 @@ export function createAuthFailureLimit(maxFailures: number): AuthFailureLimit {
     gate: async (req, _res, next) => {
       const info = await store.get(clientKey(req));
       if (info && info.totalHits >= maxFailures) {
-        const seconds = info.resetTime ? Math.ceil((info.resetTime.getTime() - Date.now()) / 1000) : AUTH_FAILURE_WINDOW_MS / 1000;
-        next(new TooManyRequestsError(Math.max(1, seconds)));
+        next(TooManyRequestsError.until(info.resetTime, AUTH_FAILURE_WINDOW_MS));
         return;
       }
       next();

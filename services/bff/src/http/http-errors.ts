@@ -18,6 +18,12 @@ export class TooManyRequestsError extends Error {
     super(`Demasiadas solicitudes; reintente en ${retryAfterSeconds} s`);
     this.name = 'TooManyRequestsError';
   }
+
+  /** Refused until a limiter's window resets at `resetTime` (a whole window when unknown); Retry-After at least 1 s. */
+  static until(resetTime: Date | undefined, windowMs: number): TooManyRequestsError {
+    const seconds = resetTime ? Math.ceil((resetTime.getTime() - Date.now()) / 1000) : windowMs / 1000;
+    return new TooManyRequestsError(Math.max(1, seconds));
+  }
 }
 
 /** A request body that cannot be read: malformed JSON 400, too large 413, not JSON 415. */

@@ -25,9 +25,7 @@ export function createRateLimit(perMinute: number, logger: Logger): RequestHandl
     },
     handler: (req, _res, next) => {
       // express-rate-limit leaves its count on the request (requestPropertyName).
-      const resetTime = (req as Request & { rateLimit?: RateLimitInfo }).rateLimit?.resetTime;
-      const seconds = resetTime ? Math.ceil((resetTime.getTime() - Date.now()) / 1000) : WINDOW_MS / 1000;
-      next(new TooManyRequestsError(Math.max(1, seconds)));
+      next(TooManyRequestsError.until((req as Request & { rateLimit?: RateLimitInfo }).rateLimit?.resetTime, WINDOW_MS));
     },
   });
 }
