@@ -53,7 +53,6 @@ const MiB = 1024 * 1024;
  */
 export async function soak(target: Target, children: readonly Child[], rate: number, seconds: number, alongside: Promise<unknown>): Promise<SoakFigures> {
   const baselineAtSeconds = Math.min(60, seconds / 5);
-  const maxRss = new Map<string, number>();
   /** Every RSS sample of each child, with its time in seconds since the soak began. */
   const samples = new Map<string, { at: number; rss: number }[]>(children.map((c) => [c.name, []]));
   const began = performance.now();
@@ -66,7 +65,6 @@ export async function soak(target: Target, children: readonly Child[], rate: num
     for (const child of children) {
       try {
         const rss = child.rss();
-        maxRss.set(child.name, Math.max(maxRss.get(child.name) ?? 0, rss));
         samples.get(child.name)?.push({ at: (performance.now() - began) / 1000, rss });
       } catch {
         // the process is gone: its row shows what was sampled before
@@ -133,7 +131,7 @@ export async function soak(target: Target, children: readonly Child[], rate: num
       name: child.name,
       baselineMiB: baseline / MiB,
       finalMiB: final / MiB,
-      maxMiB: (maxRss.get(child.name) ?? Number.NaN) / MiB,
+      maxMiB: (samples.get(child.name) ?? []).reduce((max, s) => Math.max(max, s.rss), Number.NEGATIVE_INFINITY) / MiB,
       growthPct: ((final - baseline) / baseline) * 100,
     };
   });
