@@ -56,6 +56,7 @@ export const envSchemas = {
       .default('Service'),
   streamName: () =>
     z.string().regex(/^[A-Za-z0-9_-]+$/, 'must be letters, digits, _ or -').default('INVENTARIO'),
+  seconds: (fallback: number, min = 0, max = 30 * 24 * 3600) => wholeNumber(min, max, 'a duration in whole seconds').default(fallback),
   milliseconds: (fallback: number, min = 0) =>
     wholeNumber(min, 24 * 3600_000, 'a duration in whole milliseconds').default(fallback),
   /** `smtp://[user:password@]host[:port]` or `smtps://...`; never echoed (it may hold a password). */

@@ -194,6 +194,12 @@ function errorCode(err: unknown): string | undefined {
   return undefined;
 }
 
+/** A NOWAIT locking read found the row locked: MariaDB answers 1205, MySQL 8 3572. */
+export function isLockBusy(err: unknown): boolean {
+  const errno = (err as { errno?: number } | null)?.errno;
+  return errno === 1205 || errno === 3572;
+}
+
 export function isDuplicateEntry(err: unknown): boolean {
   return errorCode(err) === 'ER_DUP_ENTRY';
 }

@@ -16,7 +16,14 @@ export abstract class DomainError extends Error {
     | 'NOT_FOUND'
     | 'ALREADY_EXISTS'
     | 'FAILED_PRECONDITION'
+    | 'ABORTED'
     | 'UNAVAILABLE';
+  /**
+   * A stable machine-readable cause within the code (google.rpc.ErrorInfo's
+   * `reason`), for errors a client must tell apart: travels as gRPC
+   * trailing metadata and becomes the REST `error` code.
+   */
+  readonly reason?: string;
 }
 
 /** The request is malformed; `violations` names every offending field. */
@@ -53,6 +60,53 @@ export class FailedPreconditionError extends DomainError {
   constructor(message: string) {
     super(message);
     this.name = 'FailedPreconditionError';
+  }
+}
+
+/**
+ * A conditional write found another version than the one it was told to
+ * expect (AIP-154: ABORTED); nothing was written. REST 412.
+ */
+export class VersionMismatchError extends DomainError {
+  readonly code = 'ABORTED';
+  override readonly reason = 'VERSION_MISMATCH';
+  constructor(
+    /** The stored version, which the client may re-read and retry against; null when the record does not exist. */
+    readonly currentVersion: number | null,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'VersionMismatchError';
+  }
+
+  /** The stored version is not the expected one. */
+  static of(currentVersion: number, expectedVersion: number | '*'): VersionMismatchError {
+    return new VersionMismatchError(currentVersion, `la versión actual es ${currentVersion}, no ${expectedVersion}`);
+  }
+}
+
+/**
+ * A request with an idempotency key arrived while the first request with
+ * that key is still executing (ABORTED); retry shortly to get its result. REST 409.
+ */
+export class IdempotencyKeyInUseError extends DomainError {
+  readonly code = 'ABORTED';
+  override readonly reason = 'IDEMPOTENCY_KEY_IN_USE';
+  constructor() {
+    super('otra petición con la misma clave de idempotencia se está ejecutando; reintente en unos instantes');
+    this.name = 'IdempotencyKeyInUseError';
+  }
+}
+
+/**
+ * An idempotency key already used for a different request (method, target or
+ * body): refused, never applied to the new one. REST 422.
+ */
+export class IdempotencyKeyReusedError extends InvalidArgumentError {
+  override readonly reason = 'IDEMPOTENCY_KEY_REUSED';
+  constructor(campo: string) {
+    super([{ campo, mensaje: 'ya se usó con una petición distinta; use una clave nueva para cada operación' }]);
+    this.name = 'IdempotencyKeyReusedError';
   }
 }
 

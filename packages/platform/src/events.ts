@@ -75,6 +75,11 @@ export interface ProductoEventData extends EventAudit {
    * means the update changed no value. See {@link changedFields}.
    */
   camposModificados?: ProductoCampo[];
+  /**
+   * The product's version after the write (additive): 1 on creation, +1 on
+   * each update, so a consumer can order updates and ignore an older one.
+   */
+  version: number;
 }
 
 /** data of BodegaCreada / BodegaActualizada. */
@@ -89,12 +94,16 @@ export interface BodegaEventData extends EventAudit {
    * BODEGA_CAMPOS order; `[]` when no value differed. See {@link changedFields}.
    */
   camposModificados?: BodegaCampo[];
+  /** The warehouse's version after the write (additive), as for products. */
+  version: number;
 }
 
 /** data of ProductoEliminado / BodegaEliminada (`nombre` is an additive field). */
 export interface DeletedEventData extends EventAudit {
   id: number;
   nombre: string;
+  /** The record's last version before the delete (additive). */
+  version: number;
 }
 
 export type EventData = ProductoEventData | BodegaEventData | DeletedEventData;

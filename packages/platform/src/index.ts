@@ -18,6 +18,7 @@ export * from './run-service';
 export * from './positive-id';
 export * from './validate-fields';
 export * from './write-transaction';
+export * from './idempotency';
 export * from './grpc/pagination';
 export * from './grpc/update-mask';
 export * from './metrics/breaker-metrics';

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream } from '@nats-io/jetstream';
-import type { Knex } from './db';
+import { isLockBusy, type Knex } from './db';
 import type { EventEnvelope } from './events';
 import type { Logger } from './logger';
 import { inPublishSpan } from './tracing-nats';
@@ -167,12 +167,6 @@ interface PendingRow {
   headers: string | null;
   /** Microseconds since the row's INSERT (created_at) when it was read (database clock). */
   age_us: number | string;
-}
-
-/** MariaDB answers NOWAIT with 1205, MySQL 8 with 3572. */
-function isLockBusy(err: unknown): boolean {
-  const errno = (err as { errno?: number } | null)?.errno;
-  return errno === 1205 || errno === 3572;
 }
 
 function errorText(err: unknown): string {

@@ -26,6 +26,8 @@ export function serviceConfigSchema(defaultGrpcPort: number, defaultMetricsPort:
       SHUTDOWN_DRAIN_MS: envSchemas.milliseconds(2000),
       // Hard deadline of the whole shutdown sequence.
       SHUTDOWN_TIMEOUT_MS: envSchemas.milliseconds(25_000),
+      // How long the result of a write with an idempotency key is replayed (24 h).
+      IDEMPOTENCY_TTL_SECONDS: envSchemas.seconds(24 * 3600, 1),
       // Fault injection for tests only: the relay waits this long between JetStream's ack and marking the rows.
       OUTBOX_FAULT_MARK_DELAY_MS: envSchemas.milliseconds(0),
       ...tracingEnv,
@@ -49,6 +51,7 @@ export function serviceConfigSchema(defaultGrpcPort: number, defaultMetricsPort:
       shutdownDrainMs: env.SHUTDOWN_DRAIN_MS,
       shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
       outboxFaultMarkDelayMs: env.OUTBOX_FAULT_MARK_DELAY_MS,
+      idempotencyTtlSeconds: env.IDEMPOTENCY_TTL_SECONDS,
       otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT,
       otelServiceName: env.OTEL_SERVICE_NAME,
     }));

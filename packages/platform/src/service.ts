@@ -14,6 +14,8 @@ import { createGrpcServerMetrics, instrumentGrpcService } from './metrics/grpc-m
 import { startMetricsServer } from './metrics/metrics-server';
 import { createOutboxMetrics, startOutboxSampler } from './metrics/outbox-metrics';
 import { createServiceRegistry } from './metrics/registry';
+import { startSampler } from './metrics/sampler';
+import { pruneIdempotencyKeys } from './idempotency';
 
 /**
  * The lifecycle every gRPC service of Inventario shares: configuration,
@@ -82,6 +84,8 @@ export interface ServiceApp {
   stop(): Promise<void>;
 }
 
+/** How often expired idempotency keys are deleted. */
+const IDEMPOTENCY_PRUNE_INTERVAL_MS = 10 * 60_000;
 /** How long one JetStream publish may wait for its ack before the relay backs off. */
 const PUBLISH_TIMEOUT_MS = 5000;
 /** Ceiling of the retry delay while NATS-side setup fails. */
@@ -136,6 +140,11 @@ export async function startService(options: StartServiceOptions): Promise<Servic
   await guard.step(() => migrateWhenPossible(db, options.migrations, logger, options.signal ?? new AbortController().signal));
   migrated = true;
   const stopOutboxSampler = startOutboxSampler({ db, metrics: outboxMetrics, logger });
+  // Expired idempotency records go in the background; a lookup already ignores them.
+  const stopKeyPruner = startSampler('idempotency prune', IDEMPOTENCY_PRUNE_INTERVAL_MS, async () => {
+    const deleted = await pruneIdempotencyKeys(db);
+    if (deleted > 0) logger.info({ deleted }, 'pruned expired idempotency keys');
+  }, logger);
   logger.info({ database: describeMysqlUrl(config.databaseUrl) }, 'database migrated');
 
   let accepting = true;
@@ -216,6 +225,7 @@ export async function startService(options: StartServiceOptions): Promise<Servic
       name: 'database pool',
       run: async () => {
         await stopOutboxSampler();
+        await stopKeyPruner();
         await db.destroy();
       },
     },

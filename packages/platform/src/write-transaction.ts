@@ -1,18 +1,67 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { withDbErrors, type Knex } from './db';
+import { IdempotencyKeyInUseError } from './errors';
+import { claimIdempotencyKey, recordIdempotentResult, type IdempotencyKey, type ResultCodec } from './idempotency';
+
+export interface WriteTransactionOptions {
+  /**
+   * Called once the transaction has committed: stores pass the outbox
+   * relay's wake-up, so the events committed with a write are published at
+   * once rather than at the relay's next poll. A rolled-back transaction
+   * (and a replay, which commits nothing) notifies nobody.
+   */
+  onCommitted?: () => void;
+  /** The request's idempotency key, when it carries one, with how its result is recorded. */
+  idempotency?: { key: IdempotencyKey | undefined; codec: ResultCodec; ttlSeconds: number };
+}
+
+/** Attempts of a transaction that InnoDB chose as a deadlock victim. */
+const DEADLOCK_ATTEMPTS = 4;
+
+/** MariaDB and MySQL: ER_LOCK_DEADLOCK. */
+function isDeadlock(err: unknown): boolean {
+  return (err as { errno?: number } | null)?.errno === 1213;
+}
 
 /**
- * Runs `work` in one transaction and, only once it has committed, calls
- * `onCommitted`: stores pass the outbox relay's wake-up, so the events
- * committed with a write are published at once rather than at the relay's
- * next poll. A rolled-back transaction notifies nobody. Transient driver
- * failures surface as UnavailableError (withDbErrors).
+ * Runs `work` in one transaction. A transaction that InnoDB aborted as a
+ * deadlock victim is run again (it changed nothing), a few times. With an
+ * idempotency key, the key is claimed first in the same transaction: a
+ * repeat gets the recorded result (`key.replayed` set) without running
+ * `work`, and a first request records its result before commit. Transient
+ * driver failures surface as UnavailableError (withDbErrors).
  */
 export async function writeTransaction<T>(
   db: Knex,
   work: (trx: Knex.Transaction) => Promise<T>,
-  onCommitted?: () => void,
+  options: WriteTransactionOptions = {},
 ): Promise<T> {
-  const result = await withDbErrors(() => db.transaction(work));
-  onCommitted?.();
-  return result;
+  const { idempotency } = options;
+  const key = idempotency?.key;
+  const attempt = (): Promise<{ value: T; replayed: boolean }> =>
+    db.transaction(async (trx) => {
+      if (!key || !idempotency) return { value: await work(trx), replayed: false };
+      const recorded = await claimIdempotencyKey(trx, key);
+      // What this store recorded for the same request: of the type `work` returns.
+      if (recorded !== undefined) return { value: idempotency.codec.decode(recorded) as T, replayed: true };
+      const value = await work(trx);
+      await recordIdempotentResult(trx, key, idempotency.codec.encode(value), idempotency.ttlSeconds);
+      return { value, replayed: false };
+    });
+  const outcome = await withDbErrors(async () => {
+    for (let n = 1; ; n++) {
+      try {
+        return await attempt();
+      } catch (err) {
+        if (!isDeadlock(err)) throw err;
+        // Two first requests with one key deadlock by design (see idempotency.ts): past the
+        // attempts the other one is still running, which is what IN_USE tells the client.
+        if (n >= DEADLOCK_ATTEMPTS) throw key ? new IdempotencyKeyInUseError() : err;
+        await sleep(5 * n + Math.random() * 20);
+      }
+    }
+  });
+  if (outcome.replayed && key) key.replayed = true;
+  else options.onCommitted?.();
+  return outcome.value;
 }

@@ -65,6 +65,7 @@ const productoSinNada: ProductoEventData = {
   cantidad: 0,
   bodegaId: null,
   ...eventAudit('CREATE', 'ana', at),
+  version: 1,
 };
 const productoCompleto: ProductoEventData = {
   productoId: 4_294_967_295,
@@ -76,6 +77,7 @@ const productoCompleto: ProductoEventData = {
   bodegaId: 3,
   ...eventAudit('UPDATE', 'admin', at),
   camposModificados: ['precio', 'cantidadEnStock'],
+  version: 4_294_967_295,
 };
 const bodegaSinUbicacion: BodegaEventData = {
   bodegaId: 7,
@@ -83,15 +85,17 @@ const bodegaSinUbicacion: BodegaEventData = {
   ubicacion: null,
   capacidad: 500,
   ...eventAudit('CREATE', 'admin', at),
+  version: 1,
 };
 const bodegaCompleta: BodegaEventData = {
   ...bodegaSinUbicacion,
   ubicacion: 'Santiago',
   ...eventAudit('UPDATE', 'system', at),
   camposModificados: ['ubicacion'],
+  version: 2,
 };
-const productoEliminado: DeletedEventData = { id: 17, nombre: 'Tornillo M6', ...eventAudit('DELETE', 'ana', at) };
-const bodegaEliminada: DeletedEventData = { id: 7, nombre: 'Bodega Norte', ...eventAudit('DELETE', 'system', at) };
+const productoEliminado: DeletedEventData = { id: 17, nombre: 'Tornillo M6', ...eventAudit('DELETE', 'ana', at), version: 3 };
+const bodegaEliminada: DeletedEventData = { id: 7, nombre: 'Bodega Norte', ...eventAudit('DELETE', 'system', at), version: 2 };
 
 const EVENTS: Array<[string, EventType, string, EventData]> = [
   ['ProductoCreado without descripcion and warehouse', 'ProductoCreado', '/productos/17', productoSinNada],

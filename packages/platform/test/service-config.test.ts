@@ -34,6 +34,7 @@ describe('loadServiceConfig', () => {
       shutdownDrainMs: 2000,
       shutdownTimeoutMs: 25_000,
       outboxFaultMarkDelayMs: 0,
+      idempotencyTtlSeconds: 86_400,
     });
   });
 
@@ -54,6 +55,7 @@ describe('loadServiceConfig', () => {
         SHUTDOWN_DRAIN_MS: '0',
         SHUTDOWN_TIMEOUT_MS: '10000',
         OUTBOX_FAULT_MARK_DELAY_MS: '60000',
+        IDEMPOTENCY_TTL_SECONDS: '3600',
       },
       50051,
       9101,
@@ -73,6 +75,7 @@ describe('loadServiceConfig', () => {
       shutdownDrainMs: 0,
       shutdownTimeoutMs: 10_000,
       outboxFaultMarkDelayMs: 60_000,
+      idempotencyTtlSeconds: 3600,
     });
   });
 

@@ -28,6 +28,7 @@ export function startApp(config: Config, logger: Logger, signal?: AbortSignal): 
       const store = createBodegaStore(db, {
         events: createBodegaEvents({ namespace: config.eventTypeNamespace, subjectPrefix: config.natsSubjectPrefix }),
         onCommitted: notifyRelay,
+        idempotencyTtlSeconds: config.idempotencyTtlSeconds,
       });
       return {
         grpcServices: [

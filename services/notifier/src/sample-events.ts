@@ -47,14 +47,15 @@ export function sampleEnvelope(type: EventType, options: SampleOptions = {}): Ev
   const id = options.id ?? (producto ? 12 : 3);
   const nombre = options.nombre ?? (producto ? 'Tornillo M6 inoxidable' : 'Bodega Central');
   let data: ProductoEventData | BodegaEventData | DeletedEventData;
+  const version = audit.operacion === 'CREATE' ? 1 : 2;
   if (audit.operacion === 'DELETE') {
-    data = { id, nombre, ...audit };
+    data = { id, nombre, ...audit, version };
   } else if (producto) {
     const stock = audit.operacion === 'CREATE' ? 500 : 480;
-    data = { productoId: id, nombre, descripcion: 'Caja de 100 unidades', precio: 1234.5, cantidadEnStock: stock, cantidad: stock, bodegaId: 3, ...audit };
+    data = { productoId: id, nombre, descripcion: 'Caja de 100 unidades', precio: 1234.5, cantidadEnStock: stock, cantidad: stock, bodegaId: 3, ...audit, version };
     if (audit.operacion === 'UPDATE') data.camposModificados = ['cantidadEnStock'];
   } else {
-    data = { bodegaId: id, nombre, ubicacion: 'Calle de Alcalá 45, Madrid', capacidad: audit.operacion === 'CREATE' ? 1000 : 1200, ...audit };
+    data = { bodegaId: id, nombre, ubicacion: 'Calle de Alcalá 45, Madrid', capacidad: audit.operacion === 'CREATE' ? 1000 : 1200, ...audit, version };
     if (audit.operacion === 'UPDATE') data.camposModificados = ['capacidad'];
   }
   return buildEnvelope({

@@ -31,6 +31,7 @@ export function startApp(config: Config, logger: Logger, signal?: AbortSignal): 
       const store = createProductoStore(db, {
         events: createProductoEvents({ namespace: config.eventTypeNamespace, prefix: config.natsSubjectPrefix }),
         onCommitted: notifyRelay,
+        idempotencyTtlSeconds: config.idempotencyTtlSeconds,
       });
       return {
         grpcServices: [{ name: SERVICE_NAME, definition: ProductoServiceService, implementation: createProductoHandlers({ store, logger }) }],

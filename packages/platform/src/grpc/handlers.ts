@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { status, type sendUnaryData, type ServerUnaryCall } from '@grpc/grpc-js';
+import { Metadata, status, type sendUnaryData, type ServerUnaryCall } from '@grpc/grpc-js';
 import { DomainError } from '../errors';
+import { idempotencyKeyOf, type IdempotencyKey } from '../idempotency';
 import type { Logger } from '../logger';
 import { endRpcSpan, startGrpcServerSpan, type GrpcServerSpan } from '../tracing-grpc';
 import { domainErrorToStatus } from './status';
@@ -9,6 +10,8 @@ import { domainErrorToStatus } from './status';
 export const USUARIO_METADATA_KEY = 'x-inventario-usuario';
 /** The same as UTF-8 bytes, for user names outside ASCII (gRPC text metadata is ASCII). */
 export const USUARIO_BIN_METADATA_KEY = 'x-inventario-usuario-bin';
+/** Initial response metadata of a keyed write answered from its record (value `true`). */
+export const REPLAYED_METADATA_KEY = 'inventario-idempotent-replayed';
 
 /** Who made the call and its trace context, read from gRPC metadata. */
 export interface CallContext {
@@ -18,6 +21,8 @@ export interface CallContext {
   traceparent?: string;
   /** W3C tracestate (vendor trace data beside traceparent), passed on with it. */
   tracestate?: string;
+  /** The write's idempotency key (its `request_id`), when it carries one. */
+  idempotency?: IdempotencyKey;
 }
 
 export function callContext(call: ServerUnaryCall<unknown, unknown>): CallContext {
@@ -41,10 +46,11 @@ export function callContext(call: ServerUnaryCall<unknown, unknown>): CallContex
  * none, e.g. a traceparent the W3C propagator refused). The trace context
  * is read on demand, since only writes use it (their events carry it).
  */
-function handlerContext(caller: CallContext, traced: GrpcServerSpan): CallContext {
+function handlerContext(caller: CallContext, traced: GrpcServerSpan, idempotency: IdempotencyKey | undefined): CallContext {
   const trace = (): { traceparent?: string; tracestate?: string } => (traced.headers.traceparent ? traced.headers : caller);
   return {
     usuario: caller.usuario,
+    idempotency,
     get traceparent() {
       return trace().traceparent;
     },
@@ -52,6 +58,22 @@ function handlerContext(caller: CallContext, traced: GrpcServerSpan): CallContex
       return trace().tracestate;
     },
   };
+}
+
+/** Options of a unary handler. */
+export interface UnaryOptions<Req> {
+  /**
+   * For writes that take an idempotency key (AIP-155 `request_id`): the
+   * key and the request's canonical encoding without it (see idempotentBy).
+   */
+  idempotent?: (request: Req) => { requestId: string; request: Uint8Array };
+}
+
+/** The UnaryOptions of a write whose request message has a `request_id`, from its generated codec. */
+export function idempotentBy<Req extends { requestId: string }>(codec: {
+  encode(message: Req): { finish(): Uint8Array };
+}): UnaryOptions<Req> {
+  return { idempotent: (request) => ({ requestId: request.requestId, request: codec.encode({ ...request, requestId: '' }).finish() }) };
 }
 
 /**
@@ -64,15 +86,27 @@ export function unary<Req, Res>(
   logger: Logger,
   method: string,
   handler: (request: Req, context: CallContext) => Promise<Res>,
+  options: UnaryOptions<Req> = {},
 ): (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => void {
   return (call, callback) => {
     // The call's SERVER span is active while the handler runs; its trace
     // context, not the caller's, goes on to the events it writes.
     const traced = startGrpcServerSpan(call);
-    const context = handlerContext(callContext(call), traced);
+    const caller = callContext(call);
+    const handle = async (): Promise<{ response: Res; replayed: boolean }> => {
+      const keyed = options.idempotent?.(call.request);
+      const key = keyed && idempotencyKeyOf(caller.usuario, method, keyed.requestId, keyed.request);
+      const response = await handler(call.request, handlerContext(caller, traced, key));
+      return { response, replayed: key?.replayed === true };
+    };
     void traced.run(() =>
-      handler(call.request, context).then(
-        (response) => {
+      handle().then(
+        ({ response, replayed }) => {
+          if (replayed) {
+            const metadata = new Metadata();
+            metadata.set(REPLAYED_METADATA_KEY, 'true');
+            call.sendMetadata(metadata);
+          }
           callback(null, response);
           endRpcSpan(traced.span, 'server', status.OK);
         },

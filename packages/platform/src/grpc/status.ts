@@ -1,17 +1,22 @@
 import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
-import type { DomainError, FieldViolation } from '../errors';
+import { VersionMismatchError, type DomainError, type FieldViolation } from '../errors';
 
 /**
  * Trailing metadata key carrying the field violations of an INVALID_ARGUMENT
  * as JSON `[{campo, mensaje}]`, so the BFF can name every offending field.
  */
 export const FIELD_VIOLATIONS_KEY = 'inventario-field-violations-bin';
+/** Trailing metadata key with a DomainError's `reason` (e.g. VERSION_MISMATCH). */
+export const ERROR_REASON_KEY = 'inventario-error-reason';
+/** Trailing metadata key with the stored version, on VERSION_MISMATCH. */
+export const CURRENT_VERSION_KEY = 'inventario-current-version';
 
 const CODES: Record<DomainError['code'], status> = {
   INVALID_ARGUMENT: status.INVALID_ARGUMENT,
   NOT_FOUND: status.NOT_FOUND,
   ALREADY_EXISTS: status.ALREADY_EXISTS,
   FAILED_PRECONDITION: status.FAILED_PRECONDITION,
+  ABORTED: status.ABORTED,
   UNAVAILABLE: status.UNAVAILABLE,
 };
 
@@ -21,6 +26,8 @@ export function domainErrorToStatus(err: DomainError): Partial<ServiceError> {
   if ('violations' in err) {
     metadata.set(FIELD_VIOLATIONS_KEY, Buffer.from(JSON.stringify((err as { violations: FieldViolation[] }).violations)));
   }
+  if (err.reason !== undefined) metadata.set(ERROR_REASON_KEY, err.reason);
+  if (err instanceof VersionMismatchError) metadata.set(CURRENT_VERSION_KEY, String(err.currentVersion));
   return { code: CODES[err.code], details: err.message, metadata };
 }
 
@@ -39,6 +46,18 @@ export function fieldViolationsOf(err: { metadata?: Metadata }): FieldViolation[
     (v): v is FieldViolation =>
       typeof v === 'object' && v !== null && typeof (v as FieldViolation).campo === 'string' && typeof (v as FieldViolation).mensaje === 'string',
   );
+}
+
+/** The `reason` of a gRPC error (see ERROR_REASON_KEY), if it carries one. */
+export function errorReasonOf(err: { metadata?: Metadata }): string | undefined {
+  const raw = err.metadata?.get(ERROR_REASON_KEY)[0];
+  return typeof raw === 'string' ? raw : undefined;
+}
+
+/** The stored version a VERSION_MISMATCH reports, if present and well-formed. */
+export function currentVersionOf(err: { metadata?: Metadata }): number | undefined {
+  const raw = err.metadata?.get(CURRENT_VERSION_KEY)[0];
+  return typeof raw === 'string' && /^\d{1,10}$/.test(raw) ? Number(raw) : undefined;
 }
 
 /** `OK`, `NOT_FOUND`... (grpc-js's status enum maps numbers back to names). */

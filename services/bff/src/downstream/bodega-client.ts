@@ -1,5 +1,6 @@
 import {
   CreateBodegaRequest,
+  DeleteBodegaRequest,
   ListBodegasRequest,
   UpdateBodegaRequest,
   type BodegaServiceClient,
@@ -9,8 +10,8 @@ import {
   type UpdateBodegaResponse,
   type DeleteBodegaResponse,
 } from '@inventario/proto';
-import type { Bodega, BodegaInput, BodegaPatch, Caller } from '../inventario/model';
-import { bodegaFromProto, required } from './mapping';
+import type { Bodega, BodegaInput, BodegaPatch, Caller, WriteOptions } from '../inventario/model';
+import { bodegaFromProto, required, safeWriteFields } from './mapping';
 import type { UnaryCall } from './unary-call';
 
 /** One page of a warehouse list. */
@@ -31,9 +32,10 @@ export interface BodegaPageRequest {
 export interface BodegaClient {
   list(caller: Caller, request: BodegaPageRequest): Promise<BodegaPage>;
   get(caller: Caller, id: number): Promise<Bodega>;
-  create(caller: Caller, input: BodegaInput): Promise<Bodega>;
-  update(caller: Caller, id: number, patch: BodegaPatch): Promise<Bodega>;
-  delete(caller: Caller, id: number): Promise<void>;
+  /** Writes take the request's WriteOptions: its idempotency key, the version it expects. */
+  create(caller: Caller, input: BodegaInput, write?: WriteOptions): Promise<Bodega>;
+  update(caller: Caller, id: number, patch: BodegaPatch, write?: WriteOptions): Promise<Bodega>;
+  delete(caller: Caller, id: number, write?: WriteOptions): Promise<void>;
 }
 
 /** BodegaPatch keys and the update_mask path each names. */
@@ -58,27 +60,30 @@ export function createBodegaClient(client: BodegaServiceClient, call: UnaryCall)
       const res = await call<GetBodegaResponse>(caller, (md, o, cb) => client.getBodega({ id }, md, o, cb));
       return bodegaFromProto(required(res.bodega, 'bodega'));
     },
-    async create(caller, input) {
+    async create(caller, input, write = {}) {
       const message = CreateBodegaRequest.fromPartial({
         nombre: input.nombre,
         ubicacion: input.ubicacion ?? undefined,
         capacidad: input.capacidad,
+        requestId: safeWriteFields(write).requestId,
       });
-      const res = await call<CreateBodegaResponse>(caller, (md, o, cb) => client.createBodega(message, md, o, cb));
+      const res = await call<CreateBodegaResponse>(caller, (md, o, cb) => client.createBodega(message, md, o, cb), write.onReplay);
       return bodegaFromProto(required(res.bodega, 'bodega'));
     },
-    async update(caller, id, patch) {
+    async update(caller, id, patch, write = {}) {
       const keys = (Object.keys(MASK_PATHS) as (keyof BodegaPatch)[]).filter((key) => patch[key] !== undefined);
       // A field named in the mask but absent from the message is cleared (null).
       const message = UpdateBodegaRequest.fromPartial({
         bodega: { id, nombre: patch.nombre, ubicacion: patch.ubicacion ?? undefined, capacidad: patch.capacidad },
         updateMask: keys.map((key) => MASK_PATHS[key]),
+        ...safeWriteFields(write),
       });
-      const res = await call<UpdateBodegaResponse>(caller, (md, o, cb) => client.updateBodega(message, md, o, cb));
+      const res = await call<UpdateBodegaResponse>(caller, (md, o, cb) => client.updateBodega(message, md, o, cb), write.onReplay);
       return bodegaFromProto(required(res.bodega, 'bodega'));
     },
-    async delete(caller, id) {
-      await call<DeleteBodegaResponse>(caller, (md, o, cb) => client.deleteBodega({ id }, md, o, cb));
+    async delete(caller, id, write = {}) {
+      const message = DeleteBodegaRequest.fromPartial({ id, ...safeWriteFields(write) });
+      await call<DeleteBodegaResponse>(caller, (md, o, cb) => client.deleteBodega(message, md, o, cb), write.onReplay);
     },
   };
 }

@@ -7,7 +7,7 @@ import {
   type Logger,
 } from '@inventario/platform';
 import { BodegaServiceClient, BodegaServiceService, ProductoServiceClient, ProductoServiceService } from '@inventario/proto';
-import { Registry } from 'prom-client';
+import { Counter, Registry } from 'prom-client';
 import type { Config } from '../config';
 import { createBodegaClient, type BodegaClient } from './bodega-client';
 import { createBreaker, type Breaker } from './breaker';
@@ -28,14 +28,31 @@ export interface Downstream {
 export interface DownstreamMetrics {
   grpcClient: GrpcMetrics;
   breakers: CircuitBreakerMetrics;
+  /** Keyed writes answered from their record, and writes refused by a version or key conflict. */
+  safeWrites: Counter<'outcome'>;
 }
+
+/** The outcomes bff_safe_write_outcomes_total counts. */
+export const SAFE_WRITE_OUTCOMES = ['replayed', 'version_mismatch', 'idempotency_key_in_use', 'idempotency_key_reused'] as const;
 
 /** The downstream metrics on `registry`, every known series at 0. */
 export function createDownstreamMetrics(registry: Registry): DownstreamMetrics {
   return {
     grpcClient: createGrpcClientMetrics(registry, [ProductoServiceService, BodegaServiceService]),
     breakers: createCircuitBreakerMetrics(registry, ['producto-svc', 'bodega-svc']),
+    safeWrites: createSafeWriteMetric(registry),
   };
+}
+
+function createSafeWriteMetric(registry: Registry): Counter<'outcome'> {
+  const counter = new Counter({
+    name: 'bff_safe_write_outcomes_total',
+    help: 'Writes answered from their idempotency record (replayed), or refused: version_mismatch (HTTP 412), idempotency_key_in_use (409), idempotency_key_reused (422)',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
+  for (const outcome of SAFE_WRITE_OUTCOMES) counter.inc({ outcome }, 0);
+  return counter;
 }
 
 const CHANNEL_OPTIONS: ChannelOptions = {
@@ -76,7 +93,14 @@ export function createDownstream(config: Config, logger: Logger, metrics = creat
   const productoBreaker: Breaker = createBreaker('producto-svc', config.breaker, logger, metrics.breakers);
   const bodegaBreaker: Breaker = createBreaker('bodega-svc', config.breaker, logger, metrics.breakers);
   const call = (servicio: string, breaker: Breaker) =>
-    createUnaryCall({ servicio, breaker, deadlineMs: config.grpcDeadlineMs, retryAfterSeconds, metrics: metrics.grpcClient });
+    createUnaryCall({
+      servicio,
+      breaker,
+      deadlineMs: config.grpcDeadlineMs,
+      retryAfterSeconds,
+      metrics: metrics.grpcClient,
+      safeWrites: metrics.safeWrites,
+    });
 
   const health = createHealthChecker(
     [

@@ -1,10 +1,15 @@
 import { status, type ServiceError } from '@grpc/grpc-js';
 import {
   AlreadyExistsError,
+  currentVersionOf,
+  errorReasonOf,
   FailedPreconditionError,
   fieldViolationsOf,
+  IdempotencyKeyInUseError,
+  IdempotencyKeyReusedError,
   InvalidArgumentError,
   NotFoundError,
+  VersionMismatchError,
 } from '@inventario/platform';
 import { DeadlineExceededError, ServicioNoDisponibleError } from '../inventario/errors';
 
@@ -17,7 +22,12 @@ export const DOMAIN_STATUS_CODES: ReadonlySet<number> = new Set([
   status.NOT_FOUND,
   status.ALREADY_EXISTS,
   status.FAILED_PRECONDITION,
+  // A version mismatch or an idempotency key in use: a conflict of this request, not ill health.
+  status.ABORTED,
 ]);
+
+/** The public name of the idempotency key (the REST header) in errors about it. */
+export const IDEMPOTENCY_KEY_CAMPO = 'Idempotency-Key';
 
 /** opossum's rejection when the breaker is open (or half-open and already probing). */
 const OPEN_BREAKER_CODE = 'EOPENBREAKER';
@@ -50,6 +60,7 @@ export function toDomainError(err: unknown, context: DownstreamErrorContext): Er
   }
   switch (err.code) {
     case status.INVALID_ARGUMENT: {
+      if (errorReasonOf(err) === 'IDEMPOTENCY_KEY_REUSED') return new IdempotencyKeyReusedError(IDEMPOTENCY_KEY_CAMPO);
       const violations = fieldViolationsOf(err);
       return new InvalidArgumentError(violations.length > 0 ? violations : [{ campo: 'solicitud', mensaje: err.details }]);
     }
@@ -59,6 +70,10 @@ export function toDomainError(err: unknown, context: DownstreamErrorContext): Er
       return new AlreadyExistsError(err.details);
     case status.FAILED_PRECONDITION:
       return new FailedPreconditionError(err.details);
+    case status.ABORTED:
+      if (errorReasonOf(err) === 'VERSION_MISMATCH') return new VersionMismatchError(currentVersionOf(err) ?? null, err.details);
+      if (errorReasonOf(err) === 'IDEMPOTENCY_KEY_IN_USE') return new IdempotencyKeyInUseError();
+      return new Error(`${servicio} answered ABORTED: ${err.details}`, { cause: err });
     case status.UNAVAILABLE:
       return new ServicioNoDisponibleError(servicio, retryAfterSeconds, { cause: err });
     case status.DEADLINE_EXCEEDED:

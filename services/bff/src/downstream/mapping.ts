@@ -1,6 +1,6 @@
 import { formatLocalUtc } from '@inventario/platform';
 import type { Bodega as BodegaProto, Producto as ProductoProto } from '@inventario/proto';
-import type { Bodega, Producto } from '../inventario/model';
+import type { Bodega, Producto, WriteOptions } from '../inventario/model';
 
 /**
  * Generated proto types stop here: everything above src/downstream speaks
@@ -11,6 +11,11 @@ import type { Bodega, Producto } from '../inventario/model';
 export function required<T>(value: T | undefined, what: string): T {
   if (value === undefined) throw new Error(`downstream response without ${what}`);
   return value;
+}
+
+/** The request fields of a safe write: its key (AIP-155 request_id) and the version it expects. */
+export function safeWriteFields(write: WriteOptions): { requestId: string; expectedVersion: number | undefined } {
+  return { requestId: write.idempotencyKey ?? '', expectedVersion: typeof write.ifMatch === 'number' ? write.ifMatch : undefined };
 }
 
 function timestamp(date: Date | undefined, what: string): string {
@@ -27,6 +32,7 @@ export function productoFromProto(p: ProductoProto): Producto {
     bodegaId: p.bodegaId ?? null,
     fechaCreacion: timestamp(p.fechaCreacion, 'producto.fechaCreacion'),
     fechaActualizacion: timestamp(p.fechaActualizacion, 'producto.fechaActualizacion'),
+    version: p.version,
   };
 }
 
@@ -38,5 +44,6 @@ export function bodegaFromProto(b: BodegaProto): Bodega {
     capacidad: b.capacidad,
     fechaCreacion: timestamp(b.fechaCreacion, 'bodega.fechaCreacion'),
     fechaActualizacion: timestamp(b.fechaActualizacion, 'bodega.fechaActualizacion'),
+    version: b.version,
   };
 }

@@ -1,6 +1,8 @@
 import {
   CreateProductoRequest,
+  DeleteProductoRequest,
   ListProductosRequest,
+  UnassignBodegaRequest,
   UpdateProductoRequest,
   type ProductoServiceClient,
   type ListProductosResponse,
@@ -10,8 +12,8 @@ import {
   type DeleteProductoResponse,
   type UnassignBodegaResponse,
 } from '@inventario/proto';
-import type { Caller, Producto, ProductoInput, ProductoPatch } from '../inventario/model';
-import { productoFromProto, required } from './mapping';
+import type { Caller, Producto, ProductoInput, ProductoPatch, WriteOptions } from '../inventario/model';
+import { productoFromProto, required, safeWriteFields } from './mapping';
 import type { UnaryCall } from './unary-call';
 
 /** One page of a product list. */
@@ -34,11 +36,15 @@ export interface ProductoPageRequest {
 export interface ProductoClient {
   list(caller: Caller, request: ProductoPageRequest): Promise<ProductoPage>;
   get(caller: Caller, id: number): Promise<Producto>;
-  create(caller: Caller, input: ProductoInput): Promise<Producto>;
-  update(caller: Caller, id: number, patch: ProductoPatch): Promise<Producto>;
-  delete(caller: Caller, id: number): Promise<void>;
-  /** Clears the warehouse of every product that points at it; returns those products, now unassigned. */
-  unassignBodega(caller: Caller, bodegaId: number): Promise<Producto[]>;
+  /** Writes take the request's WriteOptions: its idempotency key, the version it expects. */
+  create(caller: Caller, input: ProductoInput, write?: WriteOptions): Promise<Producto>;
+  update(caller: Caller, id: number, patch: ProductoPatch, write?: WriteOptions): Promise<Producto>;
+  delete(caller: Caller, id: number, write?: WriteOptions): Promise<void>;
+  /**
+   * Clears the warehouse of every product that points at it; returns those
+   * products, now unassigned. With a key, a repeat returns the first call's list.
+   */
+  unassignBodega(caller: Caller, bodegaId: number, write?: WriteOptions): Promise<Producto[]>;
 }
 
 /** ProductoPatch keys and the update_mask path each names. */
@@ -67,18 +73,19 @@ export function createProductoClient(client: ProductoServiceClient, call: UnaryC
       const res = await call<GetProductoResponse>(caller, (md, o, cb) => client.getProducto({ id }, md, o, cb));
       return productoFromProto(required(res.producto, 'producto'));
     },
-    async create(caller, input) {
+    async create(caller, input, write = {}) {
       const message = CreateProductoRequest.fromPartial({
         nombre: input.nombre,
         descripcion: input.descripcion ?? undefined,
         precio: input.precio,
         cantidadEnStock: input.cantidadEnStock,
         bodegaId: input.bodegaId ?? undefined,
+        requestId: safeWriteFields(write).requestId,
       });
-      const res = await call<CreateProductoResponse>(caller, (md, o, cb) => client.createProducto(message, md, o, cb));
+      const res = await call<CreateProductoResponse>(caller, (md, o, cb) => client.createProducto(message, md, o, cb), write.onReplay);
       return productoFromProto(required(res.producto, 'producto'));
     },
-    async update(caller, id, patch) {
+    async update(caller, id, patch, write = {}) {
       const keys = (Object.keys(MASK_PATHS) as (keyof ProductoPatch)[]).filter((key) => patch[key] !== undefined);
       // A field named in the mask but absent from the message is cleared (null).
       const message = UpdateProductoRequest.fromPartial({
@@ -91,15 +98,18 @@ export function createProductoClient(client: ProductoServiceClient, call: UnaryC
           bodegaId: patch.bodegaId ?? undefined,
         },
         updateMask: keys.map((key) => MASK_PATHS[key]),
+        ...safeWriteFields(write),
       });
-      const res = await call<UpdateProductoResponse>(caller, (md, o, cb) => client.updateProducto(message, md, o, cb));
+      const res = await call<UpdateProductoResponse>(caller, (md, o, cb) => client.updateProducto(message, md, o, cb), write.onReplay);
       return productoFromProto(required(res.producto, 'producto'));
     },
-    async delete(caller, id) {
-      await call<DeleteProductoResponse>(caller, (md, o, cb) => client.deleteProducto({ id }, md, o, cb));
+    async delete(caller, id, write = {}) {
+      const message = DeleteProductoRequest.fromPartial({ id, ...safeWriteFields(write) });
+      await call<DeleteProductoResponse>(caller, (md, o, cb) => client.deleteProducto(message, md, o, cb), write.onReplay);
     },
-    async unassignBodega(caller, bodegaId) {
-      const res = await call<UnassignBodegaResponse>(caller, (md, o, cb) => client.unassignBodega({ bodegaId }, md, o, cb));
+    async unassignBodega(caller, bodegaId, write = {}) {
+      const message = UnassignBodegaRequest.fromPartial({ bodegaId, requestId: safeWriteFields(write).requestId });
+      const res = await call<UnassignBodegaResponse>(caller, (md, o, cb) => client.unassignBodega(message, md, o, cb), write.onReplay);
       return res.productos.map(productoFromProto);
     },
   };

@@ -1,5 +1,6 @@
-import type { CallOptions, Metadata, ServiceError } from '@grpc/grpc-js';
-import { grpcClientMetricsInterceptor, grpcClientTracing, type GrpcMetrics } from '@inventario/platform';
+import type { CallOptions, ClientUnaryCall, Metadata, ServiceError } from '@grpc/grpc-js';
+import { grpcClientMetricsInterceptor, grpcClientTracing, REPLAYED_METADATA_KEY, type GrpcMetrics } from '@inventario/platform';
+import type { Counter } from 'prom-client';
 import type { Caller } from '../inventario/model';
 import type { Breaker } from './breaker';
 import { toDomainError } from './grpc-errors';
@@ -10,10 +11,14 @@ export type UnaryStarter<Res> = (
   metadata: Metadata,
   options: Partial<CallOptions>,
   callback: (err: ServiceError | null, response: Res) => void,
-) => unknown;
+) => ClientUnaryCall;
 
-/** Runs unary calls to one service; every outbound call of the BFF goes through one of these. */
-export type UnaryCall = <Res>(caller: Caller, start: UnaryStarter<Res>) => Promise<Res>;
+/**
+ * Runs unary calls to one service; every outbound call of the BFF goes
+ * through one of these. `onReplay` is called when the service answered a
+ * keyed write from its record (REPLAYED_METADATA_KEY) instead of executing it.
+ */
+export type UnaryCall = <Res>(caller: Caller, start: UnaryStarter<Res>, onReplay?: () => void) => Promise<Res>;
 
 export interface UnaryCallOptions {
   /** e.g. `producto-svc`, named in errors and logs. */
@@ -25,6 +30,8 @@ export interface UnaryCallOptions {
   retryAfterSeconds: number;
   /** grpc_client_* metrics, recorded by an interceptor on each call. */
   metrics: GrpcMetrics;
+  /** Safe-write outcomes by `outcome` (replayed, or the reason of a refusal); see createSafeWriteMetric. */
+  safeWrites?: Counter<'outcome'>;
 }
 
 /**
@@ -36,18 +43,32 @@ export function createUnaryCall(options: UnaryCallOptions): UnaryCall {
   const context = { servicio: options.servicio, retryAfterSeconds: options.retryAfterSeconds };
   // A CLIENT span per call, its traceparent in the metadata (tracing-grpc.ts).
   const interceptors = [grpcClientTracing, grpcClientMetricsInterceptor(options.metrics)];
-  return async <Res>(caller: Caller, start: UnaryStarter<Res>) => {
+  return async <Res>(caller: Caller, start: UnaryStarter<Res>, onReplay?: () => void) => {
+    let replayed = false;
+    let response: Res;
     try {
-      return await options.breaker.run(
+      response = await options.breaker.run(
         () =>
           new Promise<Res>((resolve, reject) => {
-            start(callerMetadata(caller), { deadline: Date.now() + options.deadlineMs, interceptors }, (err, response) =>
-              err ? reject(err) : resolve(response),
+            const call = start(callerMetadata(caller), { deadline: Date.now() + options.deadlineMs, interceptors }, (err, res) =>
+              err ? reject(err) : resolve(res),
             );
+            // Response headers arrive before the message, so this is known when the callback runs.
+            call.on('metadata', (metadata: Metadata) => {
+              replayed = metadata.get(REPLAYED_METADATA_KEY)[0] === 'true';
+            });
           }),
       );
     } catch (err) {
-      throw toDomainError(err, context);
+      const failure = toDomainError(err, context);
+      const reason = (failure as { reason?: unknown }).reason;
+      if (typeof reason === 'string') options.safeWrites?.inc({ outcome: reason.toLowerCase() });
+      throw failure;
     }
+    if (replayed) {
+      options.safeWrites?.inc({ outcome: 'replayed' });
+      onReplay?.();
+    }
+    return response;
   };
 }

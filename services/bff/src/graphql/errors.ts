@@ -36,6 +36,8 @@ const BY_DOMAIN_CODE: Readonly<Record<DomainError['code'], Classification>> = {
   NOT_FOUND: CLASSIFICATION.notFound,
   ALREADY_EXISTS: CLASSIFICATION.conflict,
   FAILED_PRECONDITION: CLASSIFICATION.conflict,
+  // A version mismatch or an idempotency key in use: the request conflicts with another write.
+  ABORTED: CLASSIFICATION.conflict,
   UNAVAILABLE: CLASSIFICATION.unavailable,
 };
 

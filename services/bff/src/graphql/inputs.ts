@@ -1,5 +1,5 @@
-import { ID_MENSAJES, InvalidArgumentError, requirePositiveId, validateFields } from '@inventario/platform';
-import type { BodegaInput, BodegaPatch, ProductoInput, ProductoPatch } from '../inventario/model';
+import { ID_MENSAJES, IDEMPOTENCY_KEY_MENSAJE, InvalidArgumentError, isIdempotencyKey, requirePositiveId, validateFields } from '@inventario/platform';
+import type { BodegaInput, BodegaPatch, ProductoInput, ProductoPatch, WriteOptions } from '../inventario/model';
 import { NUMBER_MENSAJES } from '../http/json-number';
 import { isWellFormedText, TEXTO_MENSAJES } from '../inventario/texto';
 
@@ -31,6 +31,7 @@ export interface ProductoUpdateInputArgs {
   precio?: number | null;
   cantidad?: number | null;
   bodegaId?: string | null;
+  version?: number | null;
 }
 
 export interface BodegaInputArgs {
@@ -44,6 +45,33 @@ export interface BodegaUpdateInputArgs {
   nombre?: string | null;
   ubicacion?: string | null;
   capacidad?: number | null;
+  version?: number | null;
+}
+
+/** The arguments that make a mutation a safe write (docs/contract.md §9). */
+export interface SafeWriteArgs {
+  idempotencyKey?: string | null;
+  /** Of the delete mutations; updates carry it in their input. */
+  version?: number | null;
+}
+
+/**
+ * A mutation's `version` and `idempotencyKey` as WriteOptions: a version is
+ * a positive Int, a key 1 to 255 visible ASCII characters, else an
+ * InvalidArgumentError naming the argument (success false).
+ */
+export function toWriteOptions(args: SafeWriteArgs): WriteOptions {
+  const write: WriteOptions = {};
+  const { idempotencyKey, version } = args;
+  if (idempotencyKey !== null && idempotencyKey !== undefined) {
+    if (!isIdempotencyKey(idempotencyKey)) throw InvalidArgumentError.field('idempotencyKey', IDEMPOTENCY_KEY_MENSAJE);
+    write.idempotencyKey = idempotencyKey;
+  }
+  if (version !== null && version !== undefined) {
+    if (version < 1) throw InvalidArgumentError.field('version', 'debe ser un número entero positivo');
+    write.ifMatch = version;
+  }
+  return write;
 }
 
 /** An `ID` argument as a record id: plain decimal digits naming a positive id, else InvalidArgumentError on `campo`. */

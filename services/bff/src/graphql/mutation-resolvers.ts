@@ -1,3 +1,4 @@
+import { validateFields } from '@inventario/platform';
 import { GraphQLError } from 'graphql';
 import type { Bodega, InventarioApi, Producto } from '../inventario/model';
 import { describeSeedResult, seedSampleData } from '../inventario/seed';
@@ -10,10 +11,12 @@ import {
   toBodegaUpdate,
   toProductoInput,
   toProductoUpdate,
+  toWriteOptions,
   type BodegaInputArgs,
   type BodegaUpdateInputArgs,
   type ProductoInputArgs,
   type ProductoUpdateInputArgs,
+  type SafeWriteArgs,
 } from './inputs';
 import { mutationResponse } from './mutation-result';
 
@@ -38,10 +41,12 @@ const MENSAJES = {
  * the event names the Basic-auth user); input mapping happens inside the
  * attempt, so a malformed input is a failure like any validation failure.
  * After a write the request's loaders are cleared, so a field read later in
- * the same request sees the change.
+ * the same request sees the change. Every write takes `idempotencyKey`, and
+ * updates and deletes a `version` (toWriteOptions): a replay answers the
+ * recorded result, a conflict is `success: false` naming it.
  */
 export function createMutationResolvers({ inventario, enableInit }: MutationDeps): Record<string, FieldResolver> {
-  const write = async <T>(ctx: GraphqlContext, work: () => Promise<T>): Promise<T> => {
+  const run = async <T>(ctx: GraphqlContext, work: () => Promise<T>): Promise<T> => {
     try {
       return await work();
     } finally {
@@ -54,51 +59,63 @@ export function createMutationResolvers({ inventario, enableInit }: MutationDeps
   const nothing = { onSuccess: () => ({}), onFailure: {} };
 
   return {
-    crearProducto: (_: unknown, args: { input: ProductoInputArgs }, ctx: GraphqlContext) =>
+    crearProducto: (_: unknown, args: { input: ProductoInputArgs } & SafeWriteArgs, ctx: GraphqlContext) =>
       mutationResponse(
-        () => write(ctx, () => inventario.createProducto(ctx.caller, toProductoInput(args.input))),
+        () => {
+          const { input, write } = validateFields({ input: () => toProductoInput(args.input), write: () => toWriteOptions(args) });
+          return run(ctx, () => inventario.createProducto(ctx.caller, input, write));
+        },
         MENSAJES.crearProducto,
         producto,
       ),
-    actualizarProducto: (_: unknown, args: { input: ProductoUpdateInputArgs }, ctx: GraphqlContext) =>
+    actualizarProducto: (_: unknown, args: { input: ProductoUpdateInputArgs } & SafeWriteArgs, ctx: GraphqlContext) =>
       mutationResponse(
         () => {
-          const { id, patch } = toProductoUpdate(args.input);
-          return write(ctx, () => inventario.updateProducto(ctx.caller, id, patch));
+          const { update, write } = validateFields({
+            update: () => toProductoUpdate(args.input),
+            write: () => toWriteOptions({ idempotencyKey: args.idempotencyKey, version: args.input.version }),
+          });
+          return run(ctx, () => inventario.updateProducto(ctx.caller, update.id, update.patch, write));
         },
         MENSAJES.actualizarProducto,
         producto,
       ),
-    eliminarProducto: (_: unknown, args: { id: string }, ctx: GraphqlContext) =>
+    eliminarProducto: (_: unknown, args: { id: string } & SafeWriteArgs, ctx: GraphqlContext) =>
       mutationResponse(
         () => {
-          const id = parseId(args.id, 'id');
-          return write(ctx, () => inventario.deleteProducto(ctx.caller, id));
+          const { id, write } = validateFields({ id: () => parseId(args.id, 'id'), write: () => toWriteOptions(args) });
+          return run(ctx, () => inventario.deleteProducto(ctx.caller, id, write));
         },
         MENSAJES.eliminarProducto,
         nothing,
       ),
-    crearBodega: (_: unknown, args: { input: BodegaInputArgs }, ctx: GraphqlContext) =>
+    crearBodega: (_: unknown, args: { input: BodegaInputArgs } & SafeWriteArgs, ctx: GraphqlContext) =>
       mutationResponse(
-        () => write(ctx, () => inventario.createBodega(ctx.caller, toBodegaInput(args.input))),
+        () => {
+          const { input, write } = validateFields({ input: () => toBodegaInput(args.input), write: () => toWriteOptions(args) });
+          return run(ctx, () => inventario.createBodega(ctx.caller, input, write));
+        },
         MENSAJES.crearBodega,
         bodega,
       ),
-    actualizarBodega: (_: unknown, args: { input: BodegaUpdateInputArgs }, ctx: GraphqlContext) =>
+    actualizarBodega: (_: unknown, args: { input: BodegaUpdateInputArgs } & SafeWriteArgs, ctx: GraphqlContext) =>
       mutationResponse(
         () => {
-          const { id, patch } = toBodegaUpdate(args.input);
-          return write(ctx, () => inventario.updateBodega(ctx.caller, id, patch));
+          const { update, write } = validateFields({
+            update: () => toBodegaUpdate(args.input),
+            write: () => toWriteOptions({ idempotencyKey: args.idempotencyKey, version: args.input.version }),
+          });
+          return run(ctx, () => inventario.updateBodega(ctx.caller, update.id, update.patch, write));
         },
         MENSAJES.actualizarBodega,
         bodega,
       ),
     // The safe delete without force: a warehouse holding products is refused (success false, with the reason).
-    eliminarBodega: (_: unknown, args: { id: string }, ctx: GraphqlContext) =>
+    eliminarBodega: (_: unknown, args: { id: string } & SafeWriteArgs, ctx: GraphqlContext) =>
       mutationResponse(
         () => {
-          const id = parseId(args.id, 'id');
-          return write(ctx, () => inventario.deleteBodega(ctx.caller, id, { force: false }));
+          const { id, write } = validateFields({ id: () => parseId(args.id, 'id'), write: () => toWriteOptions(args) });
+          return run(ctx, () => inventario.deleteBodega(ctx.caller, id, { force: false }, write));
         },
         MENSAJES.eliminarBodega,
         nothing,
@@ -110,7 +127,7 @@ export function createMutationResolvers({ inventario, enableInit }: MutationDeps
           extensions: { classification: CLASSIFICATION.forbidden },
         });
       }
-      return describeSeedResult(await write(ctx, () => seedSampleData(inventario, ctx.caller)));
+      return describeSeedResult(await run(ctx, () => seedSampleData(inventario, ctx.caller)));
     },
   };
 }

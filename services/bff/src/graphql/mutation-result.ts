@@ -1,4 +1,4 @@
-import { DomainError, InvalidArgumentError } from '@inventario/platform';
+import { DomainError, IdempotencyKeyReusedError, InvalidArgumentError, VersionMismatchError } from '@inventario/platform';
 import { BodegaConProductosError, DeadlineExceededError } from '../inventario/errors';
 
 /**
@@ -17,13 +17,14 @@ export interface MutationResponse {
 }
 
 /** GraphQL names of fields whose REST (model) name differs. */
-const GRAPHQL_CAMPO: Readonly<Record<string, string>> = { cantidadEnStock: 'cantidad' };
+const GRAPHQL_CAMPO: Readonly<Record<string, string>> = { cantidadEnStock: 'cantidad', 'Idempotency-Key': 'idempotencyKey' };
 
 /** How many product ids a refused warehouse delete lists in its text. */
 const MAX_IDS_SHOWN = 10;
 
 /** The text of an expected failure, or undefined when `err` is not one. */
 export function failureText(err: unknown): string | undefined {
+  if (err instanceof IdempotencyKeyReusedError) return `IDEMPOTENCY_KEY_REUSED: idempotencyKey ${err.violations[0]?.mensaje ?? ''}`;
   if (err instanceof InvalidArgumentError) {
     return err.violations.map((v) => `${GRAPHQL_CAMPO[v.campo] ?? v.campo}: ${v.mensaje}`).join('; ');
   }
@@ -40,6 +41,9 @@ export function failureText(err: unknown): string | undefined {
     // The write may still have been applied: the client must check before retrying.
     return `${err.message}; la operación pudo haberse aplicado, compruébelo antes de reintentar`;
   }
+  // The conflicts of a safe write start with their REST code, so a client can tell them apart.
+  if (err instanceof VersionMismatchError) return `PRECONDITION_FAILED: conflicto de versión, ${err.message}`;
+  if (err instanceof DomainError && err.reason !== undefined) return `${err.reason}: ${err.message}`;
   if (err instanceof DomainError) return err.message;
   return undefined;
 }

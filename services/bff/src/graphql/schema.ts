@@ -26,6 +26,8 @@ export const typeDefs = /* GraphQL */ `
     bodegaId: ID
     "Adición: la bodega que guarda el producto, o null."
     bodega: Bodega
+    "Adición: 1 al crearse, +1 en cada escritura; pásela como version a una mutación para que solo se aplique sobre esta versión."
+    version: Int!
   }
 
   type Bodega {
@@ -38,6 +40,8 @@ export const typeDefs = /* GraphQL */ `
     fechaActualizacion: DateTime
     "Adición: los productos asignados a la bodega."
     productos: [Producto!]!
+    "Adición: 1 al crearse, +1 en cada actualización."
+    version: Int!
   }
 
   input ProductoInput {
@@ -58,6 +62,8 @@ export const typeDefs = /* GraphQL */ `
     cantidad: Int
     "Adición: null quita el producto de su bodega."
     bodegaId: ID
+    "Adición: si se indica, la actualización solo se aplica si el producto sigue en esta versión."
+    version: Int
   }
 
   input BodegaInput {
@@ -72,6 +78,8 @@ export const typeDefs = /* GraphQL */ `
     nombre: String
     ubicacion: String
     capacidad: Int
+    "Adición: si se indica, la actualización solo se aplica si la bodega sigue en esta versión."
+    version: Int
   }
 
   "Resultado de una mutación de producto: si falla, success es false, error explica el motivo y producto es null."
@@ -106,14 +114,15 @@ export const typeDefs = /* GraphQL */ `
     health: String!
   }
 
+  "Adición en todas las mutaciones de escritura: idempotencyKey (1 a 255 caracteres ASCII visibles) hace segura la repetición: la misma clave con la misma petición devuelve el resultado guardado de la primera sin volver a ejecutarla; con otra petición, success false. version (eliminaciones) solo aplica la escritura sobre esa versión."
   type Mutation {
-    crearProducto(input: ProductoInput!): ProductoResponse!
-    actualizarProducto(input: ProductoUpdateInput!): ProductoResponse!
-    eliminarProducto(id: ID!): DeleteResponse!
-    crearBodega(input: BodegaInput!): BodegaResponse!
-    actualizarBodega(input: BodegaUpdateInput!): BodegaResponse!
+    crearProducto(input: ProductoInput!, idempotencyKey: String): ProductoResponse!
+    actualizarProducto(input: ProductoUpdateInput!, idempotencyKey: String): ProductoResponse!
+    eliminarProducto(id: ID!, version: Int, idempotencyKey: String): DeleteResponse!
+    crearBodega(input: BodegaInput!, idempotencyKey: String): BodegaResponse!
+    actualizarBodega(input: BodegaUpdateInput!, idempotencyKey: String): BodegaResponse!
     "Se niega (success false) si la bodega tiene productos asignados."
-    eliminarBodega(id: ID!): DeleteResponse!
+    eliminarBodega(id: ID!, version: Int, idempotencyKey: String): DeleteResponse!
     "Adición: carga los datos de ejemplo que falten y devuelve un texto de estado; requiere ENABLE_INIT=true."
     inicializarBaseDatos: String!
   }

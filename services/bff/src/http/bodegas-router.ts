@@ -6,10 +6,13 @@ import { parseBodegaInput, parseBodegaPatch } from './bodega-schemas';
 import { jsonBody } from './json-body';
 import { malformedPathId, parseForce, parsePathId } from './request-params';
 import { bodegaJson, productoDeBodegaJson, productoJson, sendJson } from './rest-json';
+import { etagOf, sendRecord, writeOptionsOf } from './safe-write-headers';
 
 /**
  * /api/bodegas (and /api/v1/bodegas): ARCHITECTURE §2 and the spec's
- * warehouse deletion rules. Failures go to the app's error middleware.
+ * warehouse deletion rules. Reads of one warehouse carry its ETag; writes
+ * take Idempotency-Key, PUT and DELETE If-Match (safe-write-headers.ts).
+ * Failures go to the app's error middleware.
  */
 export function createBodegasRouter(inventario: InventarioApi): express.Router {
   const router = express.Router();
@@ -22,7 +25,7 @@ export function createBodegasRouter(inventario: InventarioApi): express.Router {
 
   router.get('/:id', async (req, res) => {
     const bodega = await inventario.getBodega(callerOf(res), parsePathId(req.params.id));
-    sendJson(res, 200, bodegaJson(bodega));
+    sendRecord(req, res, bodega.version, () => sendJson(res, 200, bodegaJson(bodega)));
   });
 
   router.get('/:id/productos', async (req, res) => {
@@ -31,14 +34,24 @@ export function createBodegasRouter(inventario: InventarioApi): express.Router {
   });
 
   router.post('/', async (req, res) => {
-    const bodega = await inventario.createBodega(callerOf(res), parseBodegaInput(req.body));
+    const { input, write } = validateFields({
+      input: () => parseBodegaInput(req.body),
+      write: () => writeOptionsOf(req, res, { conditional: false }),
+    });
+    const bodega = await inventario.createBodega(callerOf(res), input, write);
     res.location(`${req.baseUrl}/${bodega.id}`);
+    res.setHeader('ETag', etagOf(bodega.version));
     sendJson(res, 201, { mensaje: 'Bodega creada exitosamente', id: bodega.id });
   });
 
   router.put('/:id', async (req, res) => {
-    const { id, patch } = validateFields({ id: () => parsePathId(req.params.id), patch: () => parseBodegaPatch(req.body) });
-    await inventario.updateBodega(callerOf(res), id, patch);
+    const { id, patch, write } = validateFields({
+      id: () => parsePathId(req.params.id),
+      patch: () => parseBodegaPatch(req.body),
+      write: () => writeOptionsOf(req, res, { conditional: true }),
+    });
+    const bodega = await inventario.updateBodega(callerOf(res), id, patch, write);
+    res.setHeader('ETag', etagOf(bodega.version));
     sendJson(res, 200, { mensaje: 'Bodega actualizada exitosamente' });
   });
 
@@ -47,8 +60,12 @@ export function createBodegasRouter(inventario: InventarioApi): express.Router {
    * nothing deleted); `force=true` 200 with what was unassigned.
    */
   router.delete('/:id', async (req, res) => {
-    const { id, force } = validateFields({ id: () => parsePathId(req.params.id), force: () => parseForce(req.query) });
-    const result = await inventario.deleteBodega(callerOf(res), id, { force });
+    const { id, force, write } = validateFields({
+      id: () => parsePathId(req.params.id),
+      force: () => parseForce(req.query),
+      write: () => writeOptionsOf(req, res, { conditional: true }),
+    });
+    const result = await inventario.deleteBodega(callerOf(res), id, { force }, write);
     if (result.kind === 'deleted') {
       res.status(204).end();
       return;

@@ -3,9 +3,12 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import {
   AlreadyExistsError,
   FailedPreconditionError,
+  IdempotencyKeyInUseError,
+  IdempotencyKeyReusedError,
   InvalidArgumentError,
   NotFoundError,
   UnavailableError,
+  VersionMismatchError,
   type FieldViolation,
   type Logger,
 } from '@inventario/platform';
@@ -34,6 +37,12 @@ export const ERROR_CODES = {
   alreadyExists: 'ALREADY_EXISTS',
   bodegaConProductos: 'BODEGA_CON_PRODUCTOS',
   failedPrecondition: 'FAILED_PRECONDITION',
+  /** If-Match named another version than the stored one (or `*` a missing record): 412. */
+  preconditionFailed: 'PRECONDITION_FAILED',
+  /** The first request with this Idempotency-Key is still executing: 409 with Retry-After. */
+  idempotencyKeyInUse: 'IDEMPOTENCY_KEY_IN_USE',
+  /** This Idempotency-Key was used for a different request: 422. */
+  idempotencyKeyReused: 'IDEMPOTENCY_KEY_REUSED',
   tooManyRequests: 'TOO_MANY_REQUESTS',
   serviceUnavailable: 'SERVICE_UNAVAILABLE',
   gatewayTimeout: 'GATEWAY_TIMEOUT',
@@ -45,6 +54,8 @@ export const WWW_AUTHENTICATE = 'Basic realm="inventario", charset="UTF-8"';
 
 /** Retry-After of an UnavailableError that does not name its own. */
 const DEFAULT_RETRY_AFTER_SECONDS = 5;
+/** Retry-After of an idempotency key in use: a write takes well under a second. */
+const KEY_IN_USE_RETRY_AFTER_SECONDS = 1;
 
 /** Every REST error body: `{error, mensaje, detalles?}` (plus the safe-delete conflict's own fields). */
 export interface ErrorBody {
@@ -67,6 +78,13 @@ export interface HttpFailure {
  * the middleware answers as a 500 with a log id.
  */
 export function httpFailureOf(err: unknown): HttpFailure | undefined {
+  // Before InvalidArgumentError, which it extends: the request is well formed, the key is not this request's.
+  if (err instanceof IdempotencyKeyReusedError) {
+    return {
+      status: 422,
+      body: { error: ERROR_CODES.idempotencyKeyReused, mensaje: `La clave de idempotencia ${err.violations[0]?.mensaje ?? ''}`, detalles: err.violations },
+    };
+  }
   if (err instanceof InvalidArgumentError) {
     return {
       status: 400,
@@ -90,6 +108,25 @@ export function httpFailureOf(err: unknown): HttpFailure | undefined {
   }
   if (err instanceof FailedPreconditionError) {
     return { status: 409, body: { error: ERROR_CODES.failedPrecondition, mensaje: err.message } };
+  }
+  if (err instanceof VersionMismatchError) {
+    const mensaje = `La condición If-Match no se cumple: ${err.message}`;
+    return {
+      status: 412,
+      body: {
+        error: ERROR_CODES.preconditionFailed,
+        mensaje,
+        detalles: [{ campo: 'If-Match', mensaje: err.message }],
+        versionActual: err.currentVersion,
+      },
+    };
+  }
+  if (err instanceof IdempotencyKeyInUseError) {
+    return {
+      status: 409,
+      body: { error: ERROR_CODES.idempotencyKeyInUse, mensaje: `La clave de idempotencia está en uso: ${err.message}` },
+      headers: { 'Retry-After': String(KEY_IN_USE_RETRY_AFTER_SECONDS) },
+    };
   }
   if (err instanceof UnavailableError) {
     const retryAfter = err instanceof ServicioNoDisponibleError ? err.retryAfterSeconds : DEFAULT_RETRY_AFTER_SECONDS;

@@ -6,6 +6,7 @@ import { jsonBody } from './json-body';
 import { parseProductoInput, parseProductoPatch } from './producto-schemas';
 import { malformedPathId, parsePathId, parseProductoFilter } from './request-params';
 import { productoJson, sendJson } from './rest-json';
+import { etagOf, sendRecord, writeOptionsOf } from './safe-write-headers';
 
 /**
  * /api/productos (and /api/v1/productos): ARCHITECTURE §2. Every failure
@@ -24,24 +25,38 @@ export function createProductosRouter(inventario: InventarioApi): express.Router
 
   router.get('/:id', async (req, res) => {
     const producto = await inventario.getProducto(callerOf(res), parsePathId(req.params.id));
-    sendJson(res, 200, productoJson(producto));
+    sendRecord(req, res, producto.version, () => sendJson(res, 200, productoJson(producto)));
   });
 
   router.post('/', async (req, res) => {
-    const producto = await inventario.createProducto(callerOf(res), parseProductoInput(req.body));
+    const { input, write } = validateFields({
+      input: () => parseProductoInput(req.body),
+      write: () => writeOptionsOf(req, res, { conditional: false }),
+    });
+    const producto = await inventario.createProducto(callerOf(res), input, write);
     // Under the prefix the client used: /api/productos/7 or /api/v1/productos/7.
     res.location(`${req.baseUrl}/${producto.id}`);
+    res.setHeader('ETag', etagOf(producto.version));
     sendJson(res, 201, productoJson(producto));
   });
 
   router.put('/:id', async (req, res) => {
-    const { id, patch } = validateFields({ id: () => parsePathId(req.params.id), patch: () => parseProductoPatch(req.body) });
-    const producto = await inventario.updateProducto(callerOf(res), id, patch);
+    const { id, patch, write } = validateFields({
+      id: () => parsePathId(req.params.id),
+      patch: () => parseProductoPatch(req.body),
+      write: () => writeOptionsOf(req, res, { conditional: true }),
+    });
+    const producto = await inventario.updateProducto(callerOf(res), id, patch, write);
+    res.setHeader('ETag', etagOf(producto.version));
     sendJson(res, 200, productoJson(producto));
   });
 
   router.delete('/:id', async (req, res) => {
-    await inventario.deleteProducto(callerOf(res), parsePathId(req.params.id));
+    const { id, write } = validateFields({
+      id: () => parsePathId(req.params.id),
+      write: () => writeOptionsOf(req, res, { conditional: true }),
+    });
+    await inventario.deleteProducto(callerOf(res), id, write);
     res.status(204).end();
   });
 

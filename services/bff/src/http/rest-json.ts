@@ -17,6 +17,7 @@ export function productoJson(p: Producto) {
     bodegaId: p.bodegaId,
     fechaCreacion: p.fechaCreacion,
     fechaActualizacion: p.fechaActualizacion,
+    version: p.version,
   };
 }
 
@@ -28,6 +29,7 @@ export function bodegaJson(b: Bodega) {
     capacidad: b.capacidad,
     fechaCreacion: b.fechaCreacion,
     fechaActualizacion: b.fechaActualizacion,
+    version: b.version,
   };
 }
 

@@ -1,8 +1,8 @@
-import { InvalidArgumentError, NotFoundError, requirePositiveId } from '@inventario/platform';
+import { InvalidArgumentError, NotFoundError, requirePositiveId, VersionMismatchError } from '@inventario/platform';
 import type { BodegaClient } from '../downstream/bodega-client';
 import type { ProductoClient } from '../downstream/producto-client';
 import { BodegaConProductosError } from './errors';
-import type { Bodega, BodegaPatch, Caller, InventarioApi, Producto, ProductoFilter, ProductoPatch } from './model';
+import type { Bodega, BodegaPatch, Caller, InventarioApi, Producto, ProductoFilter, ProductoPatch, WriteOptions } from './model';
 
 export interface InventarioDeps {
   productos: ProductoClient;
@@ -44,6 +44,30 @@ function requireSomething(patch: object, updatable: readonly string[]): void {
   if (!present) {
     throw InvalidArgumentError.field(CUERPO, `no contiene ningún campo actualizable (admitidos: ${updatable.join(', ')})`);
   }
+}
+
+/**
+ * Runs a write of an existing record under `If-Match: *`, which asks only
+ * that the record exist: without it the answer is a failed precondition
+ * (HTTP semantics), not a plain 404. A numeric If-Match is the service's
+ * to check, inside the write's transaction.
+ */
+async function conditional<T>(write: WriteOptions, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    throw failureUnder(write, err);
+  }
+}
+
+/** What a failure of a write means under its If-Match (see conditional). */
+function failureUnder(write: WriteOptions, err: unknown): unknown {
+  return write.ifMatch === '*' && err instanceof NotFoundError ? new VersionMismatchError(null, `el recurso no existe (${err.message})`) : err;
+}
+
+/** The early check of a condition on a record the BFF has read; the service checks again when it writes. */
+function requireIfMatch(current: { version: number }, write: WriteOptions): void {
+  if (typeof write.ifMatch === 'number' && write.ifMatch !== current.version) throw VersionMismatchError.of(current.version, write.ifMatch);
 }
 
 const PRODUCTO_UPDATABLE = ['nombre', 'descripcion', 'precio', 'cantidadEnStock', 'bodegaId'] as const;
@@ -111,18 +135,18 @@ export function createInventario({ productos, bodegas }: InventarioDeps): Invent
       return allProductosOf(caller, [bodegaId]);
     },
 
-    async createProducto(caller, input) {
+    async createProducto(caller, input, write = {}) {
       if (input.bodegaId !== undefined && input.bodegaId !== null) await requireBodega(caller, input.bodegaId);
-      return productos.create(caller, input);
+      return productos.create(caller, input, write);
     },
 
-    async updateProducto(caller, id, patch: ProductoPatch) {
+    async updateProducto(caller, id, patch: ProductoPatch, write = {}) {
       requireSomething(patch, PRODUCTO_UPDATABLE);
       if (patch.bodegaId !== undefined && patch.bodegaId !== null) await requireBodega(caller, patch.bodegaId);
-      return productos.update(caller, id, patch);
+      return conditional(write, () => productos.update(caller, id, patch, write));
     },
 
-    deleteProducto: (caller, id) => productos.delete(caller, id),
+    deleteProducto: (caller, id, write = {}) => conditional(write, () => productos.delete(caller, id, write)),
 
     listBodegas(caller) {
       return collect(Infinity, async (pageSize, pageToken) => {
@@ -145,31 +169,44 @@ export function createInventario({ productos, bodegas }: InventarioDeps): Invent
       return pages.flat();
     },
 
-    createBodega: (caller, input) => bodegas.create(caller, input),
+    createBodega: (caller, input, write = {}) => bodegas.create(caller, input, write),
 
-    async updateBodega(caller, id, patch: BodegaPatch) {
+    async updateBodega(caller, id, patch: BodegaPatch, write = {}) {
       requireSomething(patch, BODEGA_UPDATABLE);
-      return bodegas.update(caller, id, patch);
+      return conditional(write, () => bodegas.update(caller, id, patch, write));
     },
 
     /**
      * Safe delete (spec "Warehouse deletion rules", ARCHITECTURE §6). The
-     * warehouse must exist before any product is touched (NotFoundError).
-     * Without force, a warehouse holding products is refused with them
-     * listed; with force, its products are unassigned first (they remain),
-     * then it is deleted. A product assigned between the check and the
-     * delete is unassigned by producto-svc when it sees BodegaEliminada.
+     * warehouse must exist before any product is touched (NotFoundError),
+     * and match If-Match. Without force, a warehouse holding products is
+     * refused with them listed; with force, its products are unassigned
+     * first (they remain), then it is deleted. A product assigned between
+     * the check and the delete is unassigned by producto-svc when it sees
+     * BodegaEliminada.
+     *
+     * With an idempotency key both steps carry it, so a retry after any
+     * failure completes what is left and replays what was done: the
+     * unassignment returns the list it first returned, the delete its 204.
+     * The warehouse is then already gone, so the existence check lets a
+     * keyed request through to the services, which replay or answer 404.
      */
-    async deleteBodega(caller, id, { force }) {
-      await bodegas.get(caller, id);
+    async deleteBodega(caller, id, { force }, write = {}) {
+      const bodega = await bodegas.get(caller, id).catch((err: unknown) => {
+        if (err instanceof NotFoundError && write.idempotencyKey !== undefined) return undefined;
+        throw failureUnder(write, err);
+      });
+      if (bodega) requireIfMatch(bodega, write);
       if (force) {
-        const afectados = await productos.unassignBodega(caller, id);
-        await bodegas.delete(caller, id);
+        const afectados = await productos.unassignBodega(caller, id, write);
+        await conditional(write, () => bodegas.delete(caller, id, write));
         return { kind: 'forced', bodegaId: id, productos: afectados };
       }
-      const held = await allProductosOf(caller, [id]);
-      if (held.length > 0) throw new BodegaConProductosError(id, held);
-      await bodegas.delete(caller, id);
+      if (bodega) {
+        const held = await allProductosOf(caller, [id]);
+        if (held.length > 0) throw new BodegaConProductosError(id, held);
+      }
+      await conditional(write, () => bodegas.delete(caller, id, write));
       return { kind: 'deleted' };
     },
   };

@@ -26,6 +26,8 @@ export interface Producto {
   /** `YYYY-MM-DDTHH:mm:ss`, UTC, no zone (ARCHITECTURE §2). */
   fechaCreacion: string;
   fechaActualizacion: string;
+  /** 1 at creation, +1 on each write; the REST ETag is this number in quotes. */
+  version: number;
 }
 
 /** A warehouse in REST form. */
@@ -36,6 +38,8 @@ export interface Bodega {
   capacidad: number;
   fechaCreacion: string;
   fechaActualizacion: string;
+  /** 1 at creation, +1 on each update. */
+  version: number;
 }
 
 /** What a product create carries (already shaped; the services validate the rules). */
@@ -70,6 +74,23 @@ export interface ProductoFilter {
   q?: string;
 }
 
+/**
+ * What makes a write safe (docs/contract.md §9): a condition on the version
+ * the client last read, and an idempotency key for safe retries.
+ */
+export interface WriteOptions {
+  /**
+   * If-Match / GraphQL `version`: the write applies only while the record
+   * has this version (VersionMismatchError otherwise); `*`, only while it
+   * exists. Absent: unconditional.
+   */
+  ifMatch?: number | '*';
+  /** Idempotency-Key / GraphQL `idempotencyKey`: a repeat replays the first result. */
+  idempotencyKey?: string;
+  /** Called when a service answered from the key's record instead of executing. */
+  onReplay?: () => void;
+}
+
 /** The outcome of a warehouse delete (ARCHITECTURE §6). */
 export type BodegaDeleteResult =
   /** It was empty and is gone (REST 204). */
@@ -93,17 +114,17 @@ export interface InventarioApi {
   /** Products of one warehouse; NotFoundError when the warehouse does not exist. */
   productosDeBodega(caller: Caller, bodegaId: number): Promise<Producto[]>;
   /** bodegaId, when given, must name an existing warehouse (InvalidArgumentError naming `bodegaId`). */
-  createProducto(caller: Caller, input: ProductoInput): Promise<Producto>;
+  createProducto(caller: Caller, input: ProductoInput, write?: WriteOptions): Promise<Producto>;
   /** InvalidArgumentError when the patch has no updatable field. */
-  updateProducto(caller: Caller, id: number, patch: ProductoPatch): Promise<Producto>;
-  deleteProducto(caller: Caller, id: number): Promise<void>;
+  updateProducto(caller: Caller, id: number, patch: ProductoPatch, write?: WriteOptions): Promise<Producto>;
+  deleteProducto(caller: Caller, id: number, write?: WriteOptions): Promise<void>;
 
   listBodegas(caller: Caller): Promise<Bodega[]>;
   getBodega(caller: Caller, id: number): Promise<Bodega>;
   /** Warehouses by id, in one downstream call; missing ids are simply absent. */
   bodegasPorIds(caller: Caller, ids: readonly number[]): Promise<Bodega[]>;
-  createBodega(caller: Caller, input: BodegaInput): Promise<Bodega>;
-  updateBodega(caller: Caller, id: number, patch: BodegaPatch): Promise<Bodega>;
+  createBodega(caller: Caller, input: BodegaInput, write?: WriteOptions): Promise<Bodega>;
+  updateBodega(caller: Caller, id: number, patch: BodegaPatch, write?: WriteOptions): Promise<Bodega>;
   /** Safe delete: without force, BodegaConProductosError when it holds products. */
-  deleteBodega(caller: Caller, id: number, options: { force: boolean }): Promise<BodegaDeleteResult>;
+  deleteBodega(caller: Caller, id: number, options: { force: boolean }, write?: WriteOptions): Promise<BodegaDeleteResult>;
 }

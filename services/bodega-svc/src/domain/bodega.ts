@@ -16,6 +16,8 @@ export interface Bodega {
   capacidad: number;
   fechaCreacion: Date;
   fechaActualizacion: Date;
+  /** 1 at creation, +1 on each update: what a conditional write compares (REST ETag). */
+  version: number;
 }
 
 /** The writable fields of a warehouse, validated. */

@@ -73,6 +73,7 @@ export function createBodegaEvents(options: BodegaEventsOptions): BodegaEvents {
       ubicacion: bodega.ubicacion,
       capacidad: bodega.capacidad,
       ...eventAudit(operacion, ctx.usuario, ctx.at),
+      version: bodega.version,
     };
   }
 
@@ -81,7 +82,7 @@ export function createBodegaEvents(options: BodegaEventsOptions): BodegaEvents {
     actualizada: (bodega, camposModificados, ctx) =>
       event('BodegaActualizada', bodega, ctx, { ...record(bodega, ctx, 'UPDATE'), camposModificados }),
     eliminada: (bodega, ctx) => {
-      const data: DeletedEventData = { id: bodega.id, nombre: bodega.nombre, ...eventAudit('DELETE', ctx.usuario, ctx.at) };
+      const data: DeletedEventData = { id: bodega.id, nombre: bodega.nombre, ...eventAudit('DELETE', ctx.usuario, ctx.at), version: bodega.version };
       return event('BodegaEliminada', bodega, ctx, data);
     },
   };

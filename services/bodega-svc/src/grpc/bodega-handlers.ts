@@ -1,5 +1,5 @@
-import { encodePageToken, requirePositiveId, unary, type Logger } from '@inventario/platform';
-import type { BodegaServiceServer } from '@inventario/proto';
+import { encodePageToken, idempotentBy, requirePositiveId, unary, type Logger } from '@inventario/platform';
+import { CreateBodegaRequest, DeleteBodegaRequest, UpdateBodegaRequest, type BodegaServiceServer } from '@inventario/proto';
 import { validateBodegaChanges, validateNewBodega } from '../domain/bodega';
 import { validateBodegaQuery } from '../domain/listing';
 import type { BodegaStore } from '../store/bodega-store';
@@ -13,13 +13,20 @@ export interface BodegaHandlersDeps {
 /**
  * inventario.v1.BodegaService. Each handler maps and validates the request,
  * calls the store once and maps the answer; `unary` turns a thrown domain error into
- * its gRPC status and calls back exactly once.
+ * its gRPC status and calls back exactly once. Writes take an idempotency
+ * key (`request_id`, see idempotentBy) and the conditional ones an
+ * `expected_version`.
  */
 export function createBodegaHandlers({ store, logger }: BodegaHandlersDeps): BodegaServiceServer {
   return {
-    createBodega: unary(logger, 'CreateBodega', async (request, caller) => ({
-      bodega: toProto(await store.create(validateNewBodega(fromCreateRequest(request)), caller)),
-    })),
+    createBodega: unary(
+      logger,
+      'CreateBodega',
+      async (request, caller) => ({
+        bodega: toProto(await store.create(validateNewBodega(fromCreateRequest(request)), caller)),
+      }),
+      idempotentBy(CreateBodegaRequest),
+    ),
 
     getBodega: unary(logger, 'GetBodega', async (request) => ({
       bodega: toProto(await store.get(requirePositiveId(request.id, 'id'))),

@@ -16,6 +16,7 @@ export function toProto(bodega: Bodega): BodegaProto {
     capacidad: bodega.capacidad,
     fechaCreacion: bodega.fechaCreacion,
     fechaActualizacion: bodega.fechaActualizacion,
+    version: bodega.version,
   };
 }
 
@@ -29,7 +30,7 @@ export function fromCreateRequest(request: CreateBodegaRequest): BodegaDraft {
  */
 export const UPDATE_MASK = {
   updatable: { nombre: 'nombre', ubicacion: 'ubicacion', capacidad: 'capacidad' },
-  outputOnly: ['id', 'fecha_creacion', 'fecha_actualizacion'],
+  outputOnly: ['id', 'fecha_creacion', 'fecha_actualizacion', 'version'],
 } as const satisfies UpdateMaskSpec<keyof BodegaDraft>;
 
 /**

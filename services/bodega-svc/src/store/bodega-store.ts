@@ -5,6 +5,8 @@ import {
   NotFoundError,
   enqueueEvent,
   isDuplicateEntry,
+  jsonResultCodec,
+  VersionMismatchError,
   nowToSecond,
   withDbErrors,
   writeTransaction,
@@ -38,19 +40,22 @@ export interface BodegaStore {
   /** Ordered by id. */
   list(query: BodegaQuery): Promise<BodegaPage>;
   /**
-   * Changes only the keys present in `cambios`; NotFoundError,
-   * AlreadyExistsError. The event lists the fields whose value differed from
+   * Changes only the keys present in `cambios` and bumps the version;
+   * NotFoundError, AlreadyExistsError, and VersionMismatchError when
+   * `expectedVersion` is given and differs from the stored one. The event lists the fields whose value differed from
    * the locked row.
    */
-  update(id: number, cambios: BodegaChanges, caller: CallContext): Promise<Bodega>;
-  /** NotFoundError when `id` does not exist. */
-  delete(id: number, caller: CallContext): Promise<void>;
+  update(id: number, cambios: BodegaChanges, caller: CallContext, expectedVersion?: number): Promise<Bodega>;
+  /** NotFoundError when `id` does not exist; VersionMismatchError as for update. */
+  delete(id: number, caller: CallContext, expectedVersion?: number): Promise<void>;
 }
 
 export interface BodegaStoreDeps {
   events: BodegaEvents;
   /** Called after each committed write, so the outbox relay publishes at once instead of at its next poll. */
   onCommitted?: () => void;
+  /** How long the result of a keyed write is replayed (IDEMPOTENCY_TTL_SECONDS). */
+  idempotencyTtlSeconds: number;
 }
 
 interface BodegaRow {
@@ -60,6 +65,7 @@ interface BodegaRow {
   capacidad: number;
   fecha_creacion: Date;
   fecha_actualizacion: Date;
+  version: number;
 }
 
 function toBodega(row: BodegaRow): Bodega {
@@ -70,6 +76,7 @@ function toBodega(row: BodegaRow): Bodega {
     capacidad: row.capacidad,
     fechaCreacion: row.fecha_creacion,
     fechaActualizacion: row.fecha_actualizacion,
+    version: row.version,
   };
 }
 
@@ -86,12 +93,29 @@ function duplicateNombre(nombre: string): AlreadyExistsError {
   return new AlreadyExistsError(`Ya existe una bodega con el nombre '${nombre}'`);
 }
 
+/** A conditional write applies only to the version the client last read. */
+function requireVersion(actual: Bodega, expectedVersion: number | undefined): void {
+  if (expectedVersion !== undefined && actual.version !== expectedVersion) {
+    throw VersionMismatchError.of(actual.version, expectedVersion);
+  }
+}
+
+/** How keyed writes record their results (the dates revive as Dates). */
+const RESULTS = jsonResultCodec(['fechaCreacion', 'fechaActualizacion']);
+
 export function createBodegaStore(db: Knex, deps: BodegaStoreDeps): BodegaStore {
   const { events } = deps;
 
-  /** Runs one write transaction at a whole-second instant; notifies the relay after commit. */
-  function write<T>(work: (trx: Knex.Transaction, at: Date) => Promise<T>): Promise<T> {
-    return writeTransaction(db, (trx) => work(trx, nowToSecond()), deps.onCommitted);
+  /**
+   * Runs one write transaction at a whole-second instant (claiming the
+   * call's idempotency key in it, when there is one); notifies the relay
+   * after commit.
+   */
+  function write<T>(caller: CallContext, work: (trx: Knex.Transaction, at: Date) => Promise<T>): Promise<T> {
+    return writeTransaction(db, (trx) => work(trx, nowToSecond()), {
+      onCommitted: deps.onCommitted,
+      idempotency: { key: caller.idempotency, codec: RESULTS, ttlSeconds: deps.idempotencyTtlSeconds },
+    });
   }
 
   async function lockedRow(trx: Knex.Transaction, id: number): Promise<Bodega> {
@@ -102,7 +126,7 @@ export function createBodegaStore(db: Knex, deps: BodegaStoreDeps): BodegaStore 
 
   return {
     create(datos, caller) {
-      return write(async (trx, at) => {
+      return write(caller, async (trx, at) => {
         let id: number;
         try {
           const [insertId] = await trx(TABLE).insert({
@@ -118,7 +142,7 @@ export function createBodegaStore(db: Knex, deps: BodegaStoreDeps): BodegaStore 
           throw err;
         }
         // fechaActualizacion equals fechaCreacion on creation (ARCHITECTURE §2).
-        const bodega: Bodega = { id, ...datos, fechaCreacion: at, fechaActualizacion: at };
+        const bodega: Bodega = { id, ...datos, fechaCreacion: at, fechaActualizacion: at, version: 1 };
         await enqueueEvent(trx, events.creada(bodega, { ...caller, at }));
         return bodega;
       });
@@ -141,18 +165,20 @@ export function createBodegaStore(db: Knex, deps: BodegaStoreDeps): BodegaStore 
       return { bodegas: rows.slice(0, pageSize).map(toBodega), hasMore: rows.length > pageSize };
     },
 
-    update(id, cambios, caller) {
-      return write(async (trx, at) => {
+    update(id, cambios, caller, expectedVersion) {
+      return write(caller, async (trx, at) => {
         // The row lock serialises concurrent updates of one warehouse, so each
         // event carries the state its own write produced.
         const actual = await lockedRow(trx, id);
-        const bodega: Bodega = { ...actual, ...cambios, fechaActualizacion: at };
+        requireVersion(actual, expectedVersion);
+        const bodega: Bodega = { ...actual, ...cambios, fechaActualizacion: at, version: actual.version + 1 };
         try {
           await trx(TABLE).where({ id }).update({
             nombre: bodega.nombre,
             ubicacion: bodega.ubicacion,
             capacidad: bodega.capacidad,
             fecha_actualizacion: at,
+            version: bodega.version,
           });
         } catch (err) {
           if (isDuplicateNombre(err)) throw duplicateNombre(bodega.nombre);
@@ -163,9 +189,10 @@ export function createBodegaStore(db: Knex, deps: BodegaStoreDeps): BodegaStore 
       });
     },
 
-    async delete(id, caller) {
-      await write(async (trx, at) => {
+    async delete(id, caller, expectedVersion) {
+      await write(caller, async (trx, at) => {
         const bodega = await lockedRow(trx, id);
+        requireVersion(bodega, expectedVersion);
         await trx(TABLE).where({ id }).delete();
         await enqueueEvent(trx, events.eliminada(bodega, { ...caller, at }));
       });

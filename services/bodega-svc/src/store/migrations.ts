@@ -1,4 +1,4 @@
-import { createOutboxTables, dropOutboxTables, type Knex, type Migration } from '@inventario/platform';
+import { createIdempotencyTable, createOutboxTables, dropIdempotencyTable, dropOutboxTables, type Knex, type Migration } from '@inventario/platform';
 
 /** Name of the unique index on `bodegas.nombre`; the store recognises its duplicate-key errors by it. */
 export const NOMBRE_UNIQUE_INDEX = 'bodegas_nombre_unique';
@@ -45,5 +45,24 @@ export const migrations: Record<string, Migration> = {
     async down(db: Knex) {
       await db.raw('ALTER TABLE bodegas CONVERT TO CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci');
     },
+  },
+  // Every warehouse carries a version for conditional writes (If-Match);
+  // existing rows start at 1, as a new warehouse does.
+  '0003_bodegas_version': {
+    async up(db: Knex) {
+      await db.schema.alterTable('bodegas', (t) => {
+        t.integer('version').unsigned().notNullable().defaultTo(1);
+      });
+    },
+    async down(db: Knex) {
+      await db.schema.alterTable('bodegas', (t) => {
+        t.dropColumn('version');
+      });
+    },
+  },
+  // Idempotency keys (request_id) and the results they replay.
+  '0004_idempotency_keys': {
+    up: createIdempotencyTable,
+    down: dropIdempotencyTable,
   },
 };

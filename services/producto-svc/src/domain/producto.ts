@@ -1,4 +1,4 @@
-import { checkPositiveId, ID_MENSAJES, InvalidArgumentError, type FieldViolation } from '@inventario/platform';
+import { checkPositiveId, ID_MENSAJES, InvalidArgumentError, type FieldViolation, type IdempotencyKey } from '@inventario/platform';
 
 // The id rule is platform's, shared with bodega-svc: one rule, one message.
 
@@ -22,6 +22,8 @@ export interface Producto {
   fechaCreacion: Date;
   /** UTC, whole seconds; equals fechaCreacion on creation. */
   fechaActualizacion: Date;
+  /** 1 at creation, +1 on each write: what a conditional write compares (REST ETag). */
+  version: number;
 }
 
 /** The writable fields of a product, validated and normalised. */
@@ -46,6 +48,8 @@ export interface WriteContext {
   /** W3C trace context of the call, forwarded as event headers. */
   traceparent?: string;
   tracestate?: string;
+  /** The write's idempotency key, when the call carries one. */
+  idempotency?: IdempotencyKey;
 }
 
 /** Largest value of the INT columns (cantidad_en_stock). */

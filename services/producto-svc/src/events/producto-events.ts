@@ -25,8 +25,8 @@ export interface ProductoEvents {
    * `camposModificados`, the fields whose value it changed (PRODUCTO_CAMPOS order).
    */
   updated(producto: Producto, camposModificados: ProductoCampo[], context: WriteContext): OutboxEvent;
-  /** ProductoEliminado, data = `{id, nombre}` plus the audit block. */
-  deleted(producto: Pick<Producto, 'id' | 'nombre'>, context: WriteContext, at: Date): OutboxEvent;
+  /** ProductoEliminado, data = `{id, nombre, version}` plus the audit block. */
+  deleted(producto: Pick<Producto, 'id' | 'nombre' | 'version'>, context: WriteContext, at: Date): OutboxEvent;
 }
 
 export interface ProductoEventsOptions {
@@ -51,6 +51,7 @@ export function productoEventData(producto: Producto, operacion: Operacion, usua
     cantidad: producto.cantidadEnStock,
     bodegaId: producto.bodegaId,
     ...eventAudit(operacion, usuario, producto.fechaActualizacion),
+    version: producto.version,
   };
 }
 
@@ -86,6 +87,7 @@ export function createProductoEvents(options: ProductoEventsOptions): ProductoEv
         id: producto.id,
         nombre: producto.nombre,
         ...eventAudit('DELETE', context.usuario, at),
+        version: producto.version,
       };
       return event('ProductoEliminado', producto.id, data, at, context);
     },

@@ -1,5 +1,11 @@
-import { encodePageToken, requirePositiveId, unary, type Logger } from '@inventario/platform';
-import type { ProductoServiceServer } from '@inventario/proto';
+import { encodePageToken, idempotentBy, requirePositiveId, unary, type Logger } from '@inventario/platform';
+import {
+  CreateProductoRequest,
+  DeleteProductoRequest,
+  UnassignBodegaRequest,
+  UpdateProductoRequest,
+  type ProductoServiceServer,
+} from '@inventario/proto';
 import { validateProductoQuery } from '../domain/listing';
 import { validateNewProducto, validateProductoChanges } from '../domain/producto';
 import type { ProductoStore } from '../store/producto-store';
@@ -13,14 +19,16 @@ export interface ProductoHandlersDeps {
 /**
  * inventario.v1.ProductoService. Each handler maps the request to the domain,
  * makes one store call and maps the result back; `unary` turns a thrown
- * domain error into its gRPC status and calls back exactly once.
+ * domain error into its gRPC status and calls back exactly once. Writes
+ * take an idempotency key (`request_id`, see idempotentBy) and the
+ * conditional ones an `expected_version`.
  */
 export function createProductoHandlers({ store, logger }: ProductoHandlersDeps): ProductoServiceServer {
   return {
     createProducto: unary(logger, 'CreateProducto', async (request, context) => {
       const producto = await store.create(validateNewProducto(draftFromCreateRequest(request)), context);
       return { producto: productoToMessage(producto) };
-    }),
+    }, idempotentBy(CreateProductoRequest)),
 
     getProducto: unary(logger, 'GetProducto', async (request) => {
       const producto = await store.get(requirePositiveId(request.id, 'id'));
@@ -39,18 +47,18 @@ export function createProductoHandlers({ store, logger }: ProductoHandlersDeps):
     updateProducto: unary(logger, 'UpdateProducto', async (request, context) => {
       const id = requirePositiveId(request.producto?.id, 'id');
       const changes = validateProductoChanges(draftFromUpdateRequest(request));
-      const producto = await store.update(id, changes, context);
+      const producto = await store.update(id, changes, context, request.expectedVersion);
       return { producto: productoToMessage(producto) };
-    }),
+    }, idempotentBy(UpdateProductoRequest)),
 
     deleteProducto: unary(logger, 'DeleteProducto', async (request, context) => {
-      await store.delete(requirePositiveId(request.id, 'id'), context);
+      await store.delete(requirePositiveId(request.id, 'id'), context, request.expectedVersion);
       return {};
-    }),
+    }, idempotentBy(DeleteProductoRequest)),
 
     unassignBodega: unary(logger, 'UnassignBodega', async (request, context) => {
       const productos = await store.unassignBodega(requirePositiveId(request.bodegaId, 'bodegaId'), context);
       return { productos: productos.map(productoToMessage) };
-    }),
+    }, idempotentBy(UnassignBodegaRequest)),
   };
 }

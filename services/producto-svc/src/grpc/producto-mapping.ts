@@ -21,6 +21,7 @@ export function productoToMessage(producto: Producto): ProductoMessage {
     bodegaId: producto.bodegaId ?? undefined,
     fechaCreacion: producto.fechaCreacion,
     fechaActualizacion: producto.fechaActualizacion,
+    version: producto.version,
   };
 }
 
@@ -48,7 +49,7 @@ export const UPDATE_MASK = {
     cantidad_en_stock: 'cantidadEnStock',
     bodega_id: 'bodegaId',
   },
-  outputOnly: ['id', 'fecha_creacion', 'fecha_actualizacion'],
+  outputOnly: ['id', 'fecha_creacion', 'fecha_actualizacion', 'version'],
 } as const satisfies UpdateMaskSpec<keyof ProductoDraft>;
 
 /**

@@ -1,4 +1,4 @@
-import { createOutboxTables, dropOutboxTables, type Migration } from '@inventario/platform';
+import { createIdempotencyTable, createOutboxTables, dropIdempotencyTable, dropOutboxTables, type Migration } from '@inventario/platform';
 
 /**
  * Schema of the `inventario_producto` database, applied in name order at
@@ -42,5 +42,24 @@ export const migrations: Record<string, Migration> = {
     async down(db) {
       await db.raw('ALTER TABLE productos CONVERT TO CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci');
     },
+  },
+  // Every product carries a version for conditional writes (If-Match);
+  // existing rows start at 1, as a new product does.
+  '0004_productos_version': {
+    async up(db) {
+      await db.schema.alterTable('productos', (t) => {
+        t.integer('version').unsigned().notNullable().defaultTo(1);
+      });
+    },
+    async down(db) {
+      await db.schema.alterTable('productos', (t) => {
+        t.dropColumn('version');
+      });
+    },
+  },
+  // Idempotency keys (request_id) and the results they replay.
+  '0005_idempotency_keys': {
+    up: createIdempotencyTable,
+    down: dropIdempotencyTable,
   },
 };

@@ -3,7 +3,9 @@ import {
   enqueueEvent,
   enqueueEvents,
   executePrepared,
+  jsonResultCodec,
   NotFoundError,
+  VersionMismatchError,
   nowToSecond,
   PRODUCTO_CAMPOS,
   withDbErrors,
@@ -26,12 +28,14 @@ export interface ProductoStore {
   get(id: number): Promise<Producto>;
   list(query: ProductoQuery): Promise<ProductoPage>;
   /**
-   * Sets the fields present in `changes`; NotFoundError when the id does not
-   * exist. The event lists the fields whose value differed from the locked row.
+   * Sets the fields present in `changes` and bumps the version; NotFoundError
+   * when the id does not exist, VersionMismatchError when `expectedVersion`
+   * is given and differs from the stored one. The event lists the fields
+   * whose value differed from the locked row.
    */
-  update(id: number, changes: ProductoChanges, context: WriteContext): Promise<Producto>;
-  /** NotFoundError when the id does not exist. */
-  delete(id: number, context: WriteContext): Promise<void>;
+  update(id: number, changes: ProductoChanges, context: WriteContext, expectedVersion?: number): Promise<Producto>;
+  /** NotFoundError when the id does not exist; VersionMismatchError as for update. */
+  delete(id: number, context: WriteContext, expectedVersion?: number): Promise<void>;
   /**
    * Unassigns every product of warehouse `bodegaId` and returns them as they
    * are now. Idempotent: once none points at it, returns [] and publishes nothing.
@@ -47,6 +51,8 @@ export interface ProductoPage {
 
 export interface ProductoStoreDeps {
   events: ProductoEvents;
+  /** How long the result of a keyed write is replayed (IDEMPOTENCY_TTL_SECONDS). */
+  idempotencyTtlSeconds: number;
   /** Called after a write transaction committed: wakes the outbox relay. */
   onCommitted?: () => void;
 }
@@ -61,6 +67,7 @@ const COLUMNS = [
   'bodega_id',
   'fecha_creacion',
   'fecha_actualizacion',
+  'version',
 ] as const;
 
 interface ProductoRow {
@@ -73,6 +80,7 @@ interface ProductoRow {
   bodega_id: number | null;
   fecha_creacion: Date;
   fecha_actualizacion: Date;
+  version: number;
 }
 
 function fromRow(row: ProductoRow): Producto {
@@ -85,6 +93,7 @@ function fromRow(row: ProductoRow): Producto {
     bodegaId: row.bodega_id,
     fechaCreacion: row.fecha_creacion,
     fechaActualizacion: row.fecha_actualizacion,
+    version: row.version,
   };
 }
 
@@ -111,12 +120,28 @@ function notFound(id: number): NotFoundError {
   return new NotFoundError(`no existe el producto ${id}`);
 }
 
+/** A conditional write applies only to the version the client last read. */
+function requireVersion(current: Producto, expectedVersion: number | undefined): void {
+  if (expectedVersion !== undefined && current.version !== expectedVersion) {
+    throw VersionMismatchError.of(current.version, expectedVersion);
+  }
+}
+
+/** How keyed writes record their results (the dates revive as Dates). */
+const RESULTS = jsonResultCodec(['fechaCreacion', 'fechaActualizacion']);
+
 export function createProductoStore(db: Knex, deps: ProductoStoreDeps): ProductoStore {
   const { events } = deps;
 
-  /** Runs one write transaction, then wakes the relay for the events it committed. */
-  function write<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-    return writeTransaction(db, work, deps.onCommitted);
+  /**
+   * Runs one write transaction (claiming the call's idempotency key in it,
+   * when there is one), then wakes the relay for the events it committed.
+   */
+  function write<T>(context: WriteContext, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    return writeTransaction(db, work, {
+      onCommitted: deps.onCommitted,
+      idempotency: { key: context.idempotency, codec: RESULTS, ttlSeconds: deps.idempotencyTtlSeconds },
+    });
   }
 
   /** SELECT_BY_ID as a prepared statement (platform's executePrepared): no query builder work per call. */
@@ -137,7 +162,7 @@ export function createProductoStore(db: Knex, deps: ProductoStoreDeps): Producto
 
   return {
     create(producto, context) {
-      return write(async (trx) => {
+      return write(context, async (trx) => {
         const at = nowToSecond();
         const [id] = await trx(TABLE).insert({
           ...toColumns(producto),
@@ -146,7 +171,7 @@ export function createProductoStore(db: Knex, deps: ProductoStoreDeps): Producto
         });
         // What was written, without reading it back: the domain already gave
         // precio and nombre their stored form, and `at` is whole seconds.
-        const stored: Producto = { id: Number(id), ...producto, fechaCreacion: at, fechaActualizacion: at };
+        const stored: Producto = { id: Number(id), ...producto, fechaCreacion: at, fechaActualizacion: at, version: 1 };
         await enqueueEvent(trx, events.created(stored, context));
         return stored;
       });
@@ -175,28 +200,30 @@ export function createProductoStore(db: Knex, deps: ProductoStoreDeps): Producto
       });
     },
 
-    update(id, changes, context) {
-      return write(async (trx) => {
+    update(id, changes, context, expectedVersion) {
+      return write(context, async (trx) => {
         const current = await lockById(trx, id);
-        const stored: Producto = { ...current, ...changes, fechaActualizacion: nowToSecond() };
+        requireVersion(current, expectedVersion);
+        const stored: Producto = { ...current, ...changes, fechaActualizacion: nowToSecond(), version: current.version + 1 };
         await trx(TABLE)
           .where({ id })
-          .update({ ...toColumns(changes), fecha_actualizacion: stored.fechaActualizacion });
+          .update({ ...toColumns(changes), fecha_actualizacion: stored.fechaActualizacion, version: stored.version });
         await enqueueEvent(trx, events.updated(stored, changedFields(PRODUCTO_CAMPOS, current, stored), context));
         return stored;
       });
     },
 
-    delete(id, context) {
-      return write(async (trx) => {
+    delete(id, context, expectedVersion) {
+      return write(context, async (trx) => {
         const current = await lockById(trx, id);
+        requireVersion(current, expectedVersion);
         await trx(TABLE).where({ id }).del();
         await enqueueEvent(trx, events.deleted(current, context, nowToSecond()));
       });
     },
 
     unassignBodega(bodegaId, context) {
-      return write(async (trx) => {
+      return write(context, async (trx) => {
         const rows = await trx<ProductoRow>(TABLE).select(...COLUMNS).where({ bodega_id: bodegaId }).orderBy('id').forUpdate();
         if (rows.length === 0) return [];
         const at = nowToSecond();
@@ -205,8 +232,8 @@ export function createProductoStore(db: Knex, deps: ProductoStoreDeps): Producto
             'id',
             rows.map((row) => row.id),
           )
-          .update({ bodega_id: null, fecha_actualizacion: at });
-        const productos = rows.map((row) => ({ ...fromRow(row), bodegaId: null, fechaActualizacion: at }));
+          .update({ bodega_id: null, fecha_actualizacion: at, version: trx.raw('version + 1') });
+        const productos = rows.map((row) => ({ ...fromRow(row), bodegaId: null, fechaActualizacion: at, version: row.version + 1 }));
         // Every row pointed at the warehouse (WHERE above), so bodegaId is the
         // one value that changed in each.
         await enqueueEvents(

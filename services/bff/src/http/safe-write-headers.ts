@@ -1,0 +1,100 @@
+import type { Request, Response } from 'express';
+import { IDEMPOTENCY_KEY_MENSAJE, InvalidArgumentError, isIdempotencyKey, MAX_UNSIGNED_INT } from '@inventario/platform';
+import type { WriteOptions } from '../inventario/model';
+
+/**
+ * The HTTP face of safe writes (docs/contract.md §9): a record's version is
+ * its strong ETag, `"<version>"`; PUT and DELETE take If-Match, and every
+ * write takes Idempotency-Key.
+ */
+
+export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
+export const IF_MATCH_HEADER = 'If-Match';
+/** Set on a response replayed from an idempotency record. */
+export const REPLAYED_HEADER = 'Idempotent-Replayed';
+
+/** The ETag of a record at `version`. */
+export function etagOf(version: number): string {
+  return `"${version}"`;
+}
+
+/** One entity tag, weak or strong (RFC 9110 §8.8.3). */
+const ENTITY_TAG = /^(W\/)?"([\x21\x23-\x7e\x80-\xff]*)"$/;
+
+/**
+ * The tags of an If-Match / If-None-Match list, or undefined when the value
+ * is not a list of entity tags. Tags hold no commas in practice (ours are
+ * digits), so the list splits on commas.
+ */
+function entityTags(value: string): { weak: boolean; opaque: string }[] | undefined {
+  const tags = [];
+  for (const part of value.split(',')) {
+    const match = ENTITY_TAG.exec(part.trim());
+    if (!match) return undefined;
+    tags.push({ weak: match[1] !== undefined, opaque: match[2] ?? '' });
+  }
+  return tags;
+}
+
+const MENSAJES = {
+  ifMatch: 'debe ser * o la ETag de la versión leída, p. ej. "3"',
+  unaEtiqueta: 'admite una sola ETag',
+} as const;
+
+/**
+ * If-Match as the version a write expects: `*` (the record must exist) or
+ * the number of its one strong ETag. A tag that cannot be one of ours (weak,
+ * which strong comparison never matches, or not a version number) can never
+ * match: version 0, which no record has, so the service answers 412 with the
+ * current version.
+ */
+function parseIfMatch(value: string): number | '*' {
+  if (value.trim() === '*') return '*';
+  const tags = entityTags(value);
+  if (!tags || tags.length === 0) throw InvalidArgumentError.field(IF_MATCH_HEADER, MENSAJES.ifMatch);
+  if (tags.length > 1) throw InvalidArgumentError.field(IF_MATCH_HEADER, MENSAJES.unaEtiqueta);
+  const [tag] = tags;
+  if (!tag || tag.weak || !/^[1-9]\d{0,9}$/.test(tag.opaque) || Number(tag.opaque) > MAX_UNSIGNED_INT) return 0;
+  return Number(tag.opaque);
+}
+
+/**
+ * The WriteOptions of a REST write: its Idempotency-Key (1 to 255 visible
+ * ASCII characters, else a 400 naming the header), its If-Match when the
+ * method is conditional (PUT, DELETE), and a replay marks the response
+ * `Idempotent-Replayed: true`.
+ */
+export function writeOptionsOf(req: Request, res: Response, { conditional }: { conditional: boolean }): WriteOptions {
+  const write: WriteOptions = { onReplay: () => res.setHeader(REPLAYED_HEADER, 'true') };
+  // Node joins a repeated header with ", ", which no key can hold (no spaces).
+  const key = req.get(IDEMPOTENCY_KEY_HEADER);
+  if (key !== undefined) {
+    if (!isIdempotencyKey(key)) throw InvalidArgumentError.field(IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_MENSAJE);
+    write.idempotencyKey = key;
+  }
+  const ifMatch = req.headers['if-match'];
+  if (conditional && ifMatch !== undefined) write.ifMatch = parseIfMatch(ifMatch);
+  return write;
+}
+
+/**
+ * Whether If-None-Match names the record's current version (weak
+ * comparison, `*` matching any): then a GET answers 304. A malformed
+ * header is ignored (the full answer is always correct).
+ */
+export function notModified(req: Request, version: number): boolean {
+  const value = req.headers['if-none-match'];
+  if (value === undefined) return false;
+  if (value.trim() === '*') return true;
+  return entityTags(value)?.some((tag) => tag.opaque === String(version)) ?? false;
+}
+
+/** Answers a GET of a record: 304 when the client holds its version, else 200 with `body`; both with the ETag. */
+export function sendRecord(req: Request, res: Response, version: number, send: () => void): void {
+  res.setHeader('ETag', etagOf(version));
+  if (notModified(req, version)) {
+    res.status(304).end();
+    return;
+  }
+  send();
+}
