@@ -78,6 +78,7 @@ describe('buildEnvelope', () => {
     ubicacion: 'Santiago',
     capacidad: 500,
     ...eventAudit('CREATE', 'admin', at),
+    version: 1,
   };
 
   it('wraps data in the spec envelope', () => {

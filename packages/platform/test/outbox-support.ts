@@ -73,6 +73,7 @@ export function productoEvent(prefix: string, productoId: number, version: numbe
     cantidad: version,
     bodegaId: null,
     ...eventAudit('UPDATE', 'tester', at),
+    version,
   };
   return {
     subject: eventSubject(prefix, 'ProductoActualizado'),

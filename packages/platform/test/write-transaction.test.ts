@@ -33,7 +33,7 @@ describe('writeTransaction', () => {
     const onCommitted = jest.fn(() => {
       seenAtNotify = count(1);
     });
-    const result = await writeTransaction(db, (trx) => trx('filas').insert({ n: 1 }).then(() => 'hecho'), onCommitted);
+    const result = await writeTransaction(db, (trx) => trx('filas').insert({ n: 1 }).then(() => 'hecho'), { onCommitted });
     expect(result).toBe('hecho');
     expect(onCommitted).toHaveBeenCalledTimes(1);
     expect(await seenAtNotify).toBe(1);
@@ -49,7 +49,7 @@ describe('writeTransaction', () => {
           await trx('filas').insert({ n: 2 });
           throw failure;
         },
-        onCommitted,
+        { onCommitted },
       ),
     ).rejects.toBe(failure);
     expect(onCommitted).not.toHaveBeenCalled();
@@ -70,7 +70,7 @@ describe('writeTransaction', () => {
     });
     const onCommitted = jest.fn();
     try {
-      await expect(writeTransaction(unreachable, (trx) => trx('filas').insert({ n: 4 }), onCommitted)).rejects.toBeInstanceOf(
+      await expect(writeTransaction(unreachable, (trx) => trx('filas').insert({ n: 4 }), { onCommitted })).rejects.toBeInstanceOf(
         UnavailableError,
       );
       expect(onCommitted).not.toHaveBeenCalled();

@@ -36,6 +36,7 @@ describe('POST /api/bodegas', () => {
       capacidad: 1000,
       fechaCreacion: expect.stringMatching(TIMESTAMP),
       fechaActualizacion: expect.stringMatching(TIMESTAMP),
+      version: 1,
     });
     expect(read.body.fechaActualizacion).toBe(read.body.fechaCreacion);
   });
@@ -95,6 +96,7 @@ describe('GET /api/bodegas', () => {
       capacidad: 100,
       fechaCreacion: expect.stringMatching(TIMESTAMP),
       fechaActualizacion: expect.stringMatching(TIMESTAMP),
+      version: 1,
     });
   });
 

@@ -46,7 +46,7 @@ beforeAll(async () => {
     bodega: {
       deleteBodega: (_call, callback) => callback({ code: status.FAILED_PRECONDITION, details: 'la bodega está bloqueada' }),
       getBodega: (_call, callback) =>
-        callback(null, { bodega: { id: 3, nombre: 'B', capacidad: 1, fechaCreacion: new Date(), fechaActualizacion: new Date() } }),
+        callback(null, { bodega: { id: 3, nombre: 'B', capacidad: 1, fechaCreacion: new Date(), fechaActualizacion: new Date(), version: 1 } }),
       listBodegas: (_call, callback) => callback({ code: status.DEADLINE_EXCEEDED, details: 'slow' }),
     },
   });

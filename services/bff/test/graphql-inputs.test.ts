@@ -152,6 +152,7 @@ describe('mutation failure texts', () => {
     bodegaId: 3,
     fechaCreacion: '2026-01-01T00:00:00',
     fechaActualizacion: '2026-01-01T00:00:00',
+    version: 1,
   });
 
   it('a validation failure names each field by its GraphQL name', () => {

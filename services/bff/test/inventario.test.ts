@@ -14,11 +14,11 @@ const caller: Caller = { usuario: 'ana' };
 const FECHA = '2026-01-01T00:00:00';
 
 function producto(id: number, bodegaId: number | null = null): Producto {
-  return { id, nombre: `P${id}`, descripcion: null, precio: '1.00', cantidadEnStock: 1, bodegaId, fechaCreacion: FECHA, fechaActualizacion: FECHA };
+  return { id, nombre: `P${id}`, descripcion: null, precio: '1.00', cantidadEnStock: 1, bodegaId, fechaCreacion: FECHA, fechaActualizacion: FECHA, version: 1 };
 }
 
 function bodega(id: number): Bodega {
-  return { id, nombre: `B${id}`, ubicacion: null, capacidad: 1, fechaCreacion: FECHA, fechaActualizacion: FECHA };
+  return { id, nombre: `B${id}`, ubicacion: null, capacidad: 1, fechaCreacion: FECHA, fechaActualizacion: FECHA, version: 1 };
 }
 
 /** A producto-svc that pages like the real one (keyset by position, `skip` before the page), logging each call. */

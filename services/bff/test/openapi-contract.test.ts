@@ -197,6 +197,65 @@ describe('productos', () => {
   });
 });
 
+describe('safe writes (versions, If-Match, If-None-Match, Idempotency-Key)', () => {
+  const key = () => `clave-${unique('k').replace(/\s/g, '-')}`;
+
+  it('products: ETag and 304 on GET, 412 on a stale If-Match, 201/200/204 replays, 422 on a reused key', async () => {
+    const { id } = await crearProducto(null);
+    const read = await call('GET', `/api/productos/${id}`, 200);
+    expect(read.headers.get('etag')).toBe('"1"');
+    await call('GET', `/api/productos/${id}`, 304, { headers: { 'if-none-match': '"1"' } });
+
+    const updated = await call('PUT', `/api/productos/${id}`, 200, { body: { precio: 20 }, headers: { 'if-match': '"1"' } });
+    expect(updated.headers.get('etag')).toBe('"2"');
+    const stale = await call('PUT', `/api/productos/${id}`, 412, { body: { precio: 21 }, headers: { 'if-match': '"1"' } });
+    expect(stale.body).toMatchObject({ error: 'PRECONDITION_FAILED', versionActual: 2 });
+    await call('DELETE', `/api/productos/${id}`, 412, { headers: { 'if-match': '"1"' } });
+
+    const k = key();
+    const body = { nombre: unique('Clave'), precio: 1, cantidadEnStock: 1 };
+    const first = await call('POST', '/api/productos', 201, { body, headers: { 'idempotency-key': k } });
+    const again = await call('POST', '/api/productos', 201, { body, headers: { 'idempotency-key': k } });
+    expect(again.body).toEqual(first.body);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    await call('POST', '/api/productos', 422, { body: { ...body, precio: 2 }, headers: { 'idempotency-key': k } });
+
+    const pk = key();
+    await call('PUT', `/api/productos/${id}`, 200, { body: { precio: 22 }, headers: { 'idempotency-key': pk } });
+    await call('PUT', `/api/productos/${id}`, 200, { body: { precio: 22 }, headers: { 'idempotency-key': pk } });
+    await call('PUT', `/api/productos/${id}`, 422, { body: { precio: 23 }, headers: { 'idempotency-key': pk } });
+    const dk = key();
+    await call('DELETE', `/api/productos/${id}`, 204, { headers: { 'idempotency-key': dk } });
+    const replayed = await call('DELETE', `/api/productos/${id}`, 204, { headers: { 'idempotency-key': dk } });
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    await call('DELETE', `/api/productos/${first.body.id}`, 422, { headers: { 'idempotency-key': dk } });
+  });
+
+  it('warehouses: ETag and 304 on GET, 412 on a stale If-Match, replays, 422 on a reused key', async () => {
+    const id = await crearBodega();
+    const read = await call('GET', `/api/bodegas/${id}`, 200);
+    expect(read.headers.get('etag')).toBe('"1"');
+    await call('GET', `/api/bodegas/${id}`, 304, { headers: { 'if-none-match': '"1"' } });
+    await call('PUT', `/api/bodegas/${id}`, 200, { body: { capacidad: 5 }, headers: { 'if-match': '"1"' } });
+    await call('PUT', `/api/bodegas/${id}`, 412, { body: { capacidad: 6 }, headers: { 'if-match': '"1"' } });
+    await call('DELETE', `/api/bodegas/${id}`, 412, { headers: { 'if-match': '"1"' } });
+
+    const k = key();
+    const body = { nombre: unique('Bodega Clave'), capacidad: 10 };
+    await call('POST', '/api/bodegas', 201, { body, headers: { 'idempotency-key': k } });
+    const again = await call('POST', '/api/bodegas', 201, { body, headers: { 'idempotency-key': k } });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    await call('POST', '/api/bodegas', 422, { body: { ...body, capacidad: 11 }, headers: { 'idempotency-key': k } });
+    const pk = key();
+    await call('PUT', `/api/bodegas/${id}`, 200, { body: { capacidad: 7 }, headers: { 'idempotency-key': pk } });
+    await call('PUT', `/api/bodegas/${id}`, 422, { body: { capacidad: 8 }, headers: { 'idempotency-key': pk } });
+    const dk = key();
+    await call('DELETE', `/api/bodegas/${id}`, 204, { headers: { 'idempotency-key': dk } });
+    await call('DELETE', `/api/bodegas/${id}`, 204, { headers: { 'idempotency-key': dk } });
+    await call('DELETE', `/api/bodegas/${again.body.id}`, 422, { headers: { 'idempotency-key': dk } });
+  });
+});
+
 describe('graphql', () => {
   const query = '{ productos { id nombre precio cantidad } }';
 
@@ -376,6 +435,8 @@ function notProvokedHere({ method, path }: DocumentedOperation, status: number):
   if (status === 500) return 'needs an internal fault; the body shape is checked by the unit test';
   if (status === 503 && path === '/actuator/health/readiness') return 'only while the BFF shuts down';
   if (status === 429 || status === 504) return 'provoked on every route by openapi-failures.test.ts';
+  const keyedOnly = ['POST /api/productos', 'PUT /api/productos/{id}', 'DELETE /api/productos/{id}'];
+  if (status === 409 && keyedOnly.includes(operationKey(method, path))) return 'IDEMPOTENCY_KEY_IN_USE needs two requests at once: safe-writes.test.ts';
   const bodegaOnly = ['GET /api/bodegas', 'POST /api/bodegas', 'GET /api/bodegas/{id}', 'PUT /api/bodegas/{id}'];
   if (status === 503 && bodegaOnly.includes(operationKey(method, path))) return 'needs bodega-svc down: openapi-failures.test.ts';
   return undefined;

@@ -21,9 +21,11 @@ const producto = {
   bodegaId: null,
   fechaCreacion: '2026-01-05T10:00:00',
   fechaActualizacion: '2026-01-05T10:00:00',
+  version: 1,
 };
 
-const json = { 'content-type': 'application/json; charset=utf-8' };
+/** JSON, with the ETag a product response carries (other responses ignore it: undocumented headers pass). */
+const json = { 'content-type': 'application/json; charset=utf-8', etag: '"1"' };
 
 function response(overrides: Partial<ObservedResponse>): ObservedResponse {
   const body = overrides.body === undefined && !('body' in overrides) ? producto : overrides.body;
@@ -147,7 +149,7 @@ describe('the response validator', () => {
   });
 
   it('rejects an undocumented content type, a non-JSON body and a body where none is documented', () => {
-    expect(validator.responseProblems(response({ headers: { 'content-type': 'text/html' } }))).toEqual([
+    expect(validator.responseProblems(response({ headers: { 'content-type': 'text/html', etag: '"1"' } }))).toEqual([
       expect.stringMatching(/content type text\/html is not documented/),
     ]);
     expect(validator.responseProblems(response({ body: undefined, text: '<html>' }))).toEqual([expect.stringMatching(/body is not JSON/)]);

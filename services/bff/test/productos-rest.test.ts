@@ -45,6 +45,7 @@ describe('POST /api/productos', () => {
       bodegaId,
       fechaCreacion: expect.stringMatching(TIMESTAMP),
       fechaActualizacion: expect.stringMatching(TIMESTAMP),
+      version: 1,
     });
     expect(res.body.fechaActualizacion).toBe(res.body.fechaCreacion);
     expect(res.headers.get('location')).toBe(`/api/productos/${res.body.id}`);
@@ -217,7 +218,7 @@ describe('PUT /api/productos/{id}', () => {
     const p = await crearProducto(stack, { descripcion: 'original', cantidadEnStock: 9 });
     const res = await stack.request('PUT', `/api/productos/${p.id}`, { rawBody: '{"precio":12.30}' });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ ...p, precio: 12.3, fechaActualizacion: expect.stringMatching(TIMESTAMP) });
+    expect(res.body).toEqual({ ...p, precio: 12.3, fechaActualizacion: expect.stringMatching(TIMESTAMP), version: 2 });
     expect(res.text).toContain('"precio":12.30');
   });
 

@@ -58,8 +58,9 @@ test('force=true deletes it and reports the products, which remain without a war
     bodegaId: String(id),
     productosAfectados: 2,
     detalleProductos: [
-      { ...a, bodegaId: null, fechaActualizacion: expect.any(String) },
-      { ...b, bodegaId: null, fechaActualizacion: expect.any(String) },
+      // As they are now: unassigned, one version further.
+      { ...a, bodegaId: null, fechaActualizacion: expect.any(String), version: 2 },
+      { ...b, bodegaId: null, fechaActualizacion: expect.any(String), version: 2 },
     ],
     advertencia: expect.any(String),
   });

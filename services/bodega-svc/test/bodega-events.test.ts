@@ -66,7 +66,7 @@ describe('events', () => {
     const { bodega: creada } = await svc.rpc.createBodega({ nombre: 'Evento Actualizada', ubicacion: 'Lima', capacidad: 1 });
     if (!creada) throw new Error('CreateBodega answered without a bodega');
     const { bodega } = await svc.rpc.updateBodega(
-      { bodega: { id: creada.id, nombre: '', capacidad: 0 }, updateMask: ['ubicacion'] },
+      { bodega: { version: 0, id: creada.id, nombre: '', capacidad: 0 }, updateMask: ['ubicacion'] },
       asUser('luis'),
     );
     if (!bodega?.fechaActualizacion) throw new Error('UpdateBodega answered without a bodega');
@@ -102,11 +102,11 @@ describe('events', () => {
     if (!bodega) throw new Error('CreateBodega answered without a bodega');
     // nombre and ubicacion are set to what they already were.
     await svc.rpc.updateBodega({
-      bodega: { id: bodega.id, nombre: 'Evento Campos', ubicacion: 'Quito', capacidad: 20 },
+      bodega: { version: 0, id: bodega.id, nombre: 'Evento Campos', ubicacion: 'Quito', capacidad: 20 },
       updateMask: ['nombre', 'ubicacion', 'capacidad'],
     });
-    await svc.rpc.updateBodega({ bodega: { id: bodega.id, nombre: 'Evento Campos Norte', capacidad: 20 }, updateMask: ['nombre', 'capacidad'] });
-    await svc.rpc.updateBodega({ bodega: { id: bodega.id, nombre: '', capacidad: 20 }, updateMask: ['capacidad'] });
+    await svc.rpc.updateBodega({ bodega: { version: 0, id: bodega.id, nombre: 'Evento Campos Norte', capacidad: 20 }, updateMask: ['nombre', 'capacidad'] });
+    await svc.rpc.updateBodega({ bodega: { version: 0, id: bodega.id, nombre: '', capacidad: 20 }, updateMask: ['capacidad'] });
 
     const updates = (await eventsOf(bodega.id)).slice(1);
 
@@ -151,7 +151,7 @@ describe('events', () => {
     const { bodega } = await svc.rpc.createBodega({ nombre: 'Evento Muchas', capacidad: 0 });
     if (!bodega) throw new Error('CreateBodega answered without a bodega');
     for (let capacidad = 1; capacidad <= 5; capacidad++) {
-      await svc.rpc.updateBodega({ bodega: { id: bodega.id, nombre: '', capacidad }, updateMask: ['capacidad'] });
+      await svc.rpc.updateBodega({ bodega: { version: 0, id: bodega.id, nombre: '', capacidad }, updateMask: ['capacidad'] });
     }
 
     const events = await eventsOf(bodega.id);
@@ -171,9 +171,9 @@ describe('events', () => {
     const rejected = [
       await grpcError(svc.rpc.createBodega({ nombre: '', capacidad: 1 })),
       await grpcError(svc.rpc.createBodega({ nombre: 'evento rechazos', capacidad: 1 })),
-      await grpcError(svc.rpc.updateBodega({ bodega: { id: otra.id, nombre: bodega.nombre, capacidad: 0 }, updateMask: ['nombre'] })),
-      await grpcError(svc.rpc.updateBodega({ bodega: { id: bodega.id, nombre: '', capacidad: -1 }, updateMask: ['capacidad'] })),
-      await grpcError(svc.rpc.updateBodega({ bodega: { id: 765_432, nombre: '', capacidad: 1 }, updateMask: ['capacidad'] })),
+      await grpcError(svc.rpc.updateBodega({ bodega: { version: 0, id: otra.id, nombre: bodega.nombre, capacidad: 0 }, updateMask: ['nombre'] })),
+      await grpcError(svc.rpc.updateBodega({ bodega: { version: 0, id: bodega.id, nombre: '', capacidad: -1 }, updateMask: ['capacidad'] })),
+      await grpcError(svc.rpc.updateBodega({ bodega: { version: 0, id: 765_432, nombre: '', capacidad: 1 }, updateMask: ['capacidad'] })),
       await grpcError(svc.rpc.deleteBodega({ id: 765_432 })),
     ];
     // A committed write afterwards: once its event is out, anything enqueued before it would be too.

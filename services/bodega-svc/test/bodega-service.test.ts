@@ -124,7 +124,7 @@ describe('UpdateBodega', () => {
     const creada = await crear(nombreUnico('Parcial'), 10, 'Lima');
 
     const res = await svc.rpc.updateBodega({
-      bodega: { id: creada.id, nombre: 'ignored because not in the mask', capacidad: 99 },
+      bodega: { version: 0, id: creada.id, nombre: 'ignored because not in the mask', capacidad: 99 },
       updateMask: ['capacidad'],
     });
 
@@ -138,7 +138,7 @@ describe('UpdateBodega', () => {
     const creada = await crear(nombreUnico('Varios'), 10);
     const nombre = nombreUnico('Renombrada');
     const res = await svc.rpc.updateBodega({
-      bodega: { id: creada.id, nombre, ubicacion: 'Cali', capacidad: 20 },
+      bodega: { version: 0, id: creada.id, nombre, ubicacion: 'Cali', capacidad: 20 },
       updateMask: ['nombre', 'ubicacion', 'capacidad'],
     });
     expect(res.bodega).toMatchObject({ nombre, ubicacion: 'Cali', capacidad: 20 });
@@ -147,7 +147,7 @@ describe('UpdateBodega', () => {
   it('ignores output-only mask paths and accepts camelCase ones', async () => {
     const creada = await crear(nombreUnico('Rutas'), 10, 'Quito');
     const res = await svc.rpc.updateBodega({
-      bodega: { id: creada.id, nombre: '', capacidad: 30 },
+      bodega: { version: 0, id: creada.id, nombre: '', capacidad: 30 },
       updateMask: ['id', 'fecha_creacion', 'capacidad', 'fechaActualizacion'],
     });
     expect(res.bodega).toMatchObject({ id: creada.id, nombre: creada.nombre, ubicacion: 'Quito', capacidad: 30 });
@@ -158,7 +158,7 @@ describe('UpdateBodega', () => {
     const creada = await crear(nombreUnico('Con ubicación'), 5, 'Medellín');
 
     const res = await svc.rpc.updateBodega({
-      bodega: { id: creada.id, nombre: '', capacidad: 0 },
+      bodega: { version: 0, id: creada.id, nombre: '', capacidad: 0 },
       updateMask: ['ubicacion'],
     });
 
@@ -170,7 +170,7 @@ describe('UpdateBodega', () => {
   it('lets a warehouse change the case of its own name', async () => {
     const creada = await crear(nombreUnico('mayúsculas'));
     const res = await svc.rpc.updateBodega({
-      bodega: { id: creada.id, nombre: creada.nombre.toUpperCase(), capacidad: 0 },
+      bodega: { version: 0, id: creada.id, nombre: creada.nombre.toUpperCase(), capacidad: 0 },
       updateMask: ['nombre'],
     });
     expect(res.bodega?.nombre).toBe(creada.nombre.toUpperCase());
@@ -182,7 +182,7 @@ describe('UpdateBodega', () => {
     const before = await snapshot();
 
     const err = await grpcError(
-      svc.rpc.updateBodega({ bodega: { id: segunda.id, nombre: primera.nombre, capacidad: 0 }, updateMask: ['nombre'] }),
+      svc.rpc.updateBodega({ bodega: { version: 0, id: segunda.id, nombre: primera.nombre, capacidad: 0 }, updateMask: ['nombre'] }),
     );
 
     expect(err.code).toBe(status.ALREADY_EXISTS);
@@ -193,18 +193,18 @@ describe('UpdateBodega', () => {
 
   it('answers NOT_FOUND for an unknown id', async () => {
     const err = await grpcError(
-      svc.rpc.updateBodega({ bodega: { id: 876_543, nombre: 'x', capacidad: 1 }, updateMask: ['capacidad'] }),
+      svc.rpc.updateBodega({ bodega: { version: 0, id: 876_543, nombre: 'x', capacidad: 1 }, updateMask: ['capacidad'] }),
     );
     expect(err.code).toBe(status.NOT_FOUND);
   });
 
   it.each<[string, Parameters<TestService['rpc']['updateBodega']>[0], string[]]>([
     ['without a bodega', { updateMask: ['nombre'] }, ['bodega']],
-    ['with id 0', { bodega: { id: 0, nombre: 'x', capacidad: 1 }, updateMask: ['nombre'] }, ['id']],
-    ['with an empty mask', { bodega: { id: 1, nombre: 'x', capacidad: 1 }, updateMask: [] }, ['updateMask']],
-    ['without a mask', { bodega: { id: 1, nombre: 'x', capacidad: 1 } }, ['updateMask']],
-    ['with an unknown mask path', { bodega: { id: 1, nombre: 'x', capacidad: 1 }, updateMask: ['capacidad', 'color'] }, ['updateMask']],
-    ['with only output-only mask paths', { bodega: { id: 1, nombre: 'x', capacidad: 1 }, updateMask: ['fecha_creacion', 'fechaActualizacion'] }, ['updateMask']],
+    ['with id 0', { bodega: { version: 0, id: 0, nombre: 'x', capacidad: 1 }, updateMask: ['nombre'] }, ['id']],
+    ['with an empty mask', { bodega: { version: 0, id: 1, nombre: 'x', capacidad: 1 }, updateMask: [] }, ['updateMask']],
+    ['without a mask', { bodega: { version: 0, id: 1, nombre: 'x', capacidad: 1 } }, ['updateMask']],
+    ['with an unknown mask path', { bodega: { version: 0, id: 1, nombre: 'x', capacidad: 1 }, updateMask: ['capacidad', 'color'] }, ['updateMask']],
+    ['with only output-only mask paths', { bodega: { version: 0, id: 1, nombre: 'x', capacidad: 1 }, updateMask: ['fecha_creacion', 'fechaActualizacion'] }, ['updateMask']],
   ])('answers INVALID_ARGUMENT %s', async (_name, request, campos) => {
     const err = await grpcError(svc.rpc.updateBodega(request));
     expect(err.code).toBe(status.INVALID_ARGUMENT);
@@ -215,7 +215,7 @@ describe('UpdateBodega', () => {
     const creada = await crear(nombreUnico('Valores'));
     const before = await snapshot();
     const err = await grpcError(
-      svc.rpc.updateBodega({ bodega: { id: creada.id, nombre: ' ', capacidad: -2 }, updateMask: ['nombre', 'capacidad'] }),
+      svc.rpc.updateBodega({ bodega: { version: 0, id: creada.id, nombre: ' ', capacidad: -2 }, updateMask: ['nombre', 'capacidad'] }),
     );
     expect(err.code).toBe(status.INVALID_ARGUMENT);
     expect(fieldViolationsOf(err).map((v) => v.campo)).toEqual(['nombre', 'capacidad']);

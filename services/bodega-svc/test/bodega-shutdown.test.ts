@@ -40,7 +40,7 @@ describe('graceful shutdown', () => {
     // Hold the row lock so the update below stays in flight inside the service.
     const trx = await svc.db.transaction();
     await trx('bodegas').where({ id: bodega.id }).forUpdate().first();
-    const inFlight = svc.rpc.updateBodega({ bodega: { id: bodega.id, nombre: '', capacidad: 77 }, updateMask: ['capacidad'] });
+    const inFlight = svc.rpc.updateBodega({ bodega: { version: 0, id: bodega.id, nombre: '', capacidad: 77 }, updateMask: ['capacidad'] });
     await waitFor(async () => {
       const [rows] = await svc.db.raw(
         `SELECT COUNT(*) AS n FROM information_schema.INNODB_TRX t
@@ -60,7 +60,7 @@ describe('graceful shutdown', () => {
 
     await trx.commit();
 
-    await expect(inFlight).resolves.toMatchObject({ bodega: { id: bodega.id, capacidad: 77 } });
+    await expect(inFlight).resolves.toMatchObject({ bodega: { version: 0, id: bodega.id, capacidad: 77 } });
     await stopping;
     expect(stopped).toBe(true);
     expect((await svc.db('bodegas').where({ id: bodega.id }).first()).capacidad).toBe(77);

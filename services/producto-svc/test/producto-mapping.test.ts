@@ -14,7 +14,7 @@ function violationsOf(request: UpdateProductoRequest): FieldViolation[] {
   return [];
 }
 
-const PRODUCTO = { id: 5, nombre: 'Silla', precio: '1.00', cantidadEnStock: 2, descripcion: 'Roja', bodegaId: 3 };
+const PRODUCTO = { id: 5, nombre: 'Silla', precio: '1.00', cantidadEnStock: 2, descripcion: 'Roja', bodegaId: 3, version: 1 };
 
 describe('draftFromUpdateRequest', () => {
   it('takes exactly the fields named by the snake_case mask paths', () => {
@@ -39,7 +39,7 @@ describe('draftFromUpdateRequest', () => {
   });
 
   it('ignores output-only paths', () => {
-    expect(draftFromUpdateRequest({ producto: PRODUCTO, updateMask: ['id', 'nombre', 'fecha_creacion', 'fecha_actualizacion'] })).toEqual({
+    expect(draftFromUpdateRequest({ producto: PRODUCTO, updateMask: ['id', 'nombre', 'fecha_creacion', 'fecha_actualizacion', 'version'] })).toEqual({
       nombre: 'Silla',
     });
   });

@@ -73,7 +73,7 @@ describe('producto-svc metrics', () => {
       await trx('productos').where({ id: producto!.id }).forUpdate().first('id');
       const js = jetstream(svc.nc);
       for (let i = 0; i < events; i += 1) {
-        const data: DeletedEventData = { id: 71, nombre: 'Bodega Sur', ...eventAudit('DELETE', 'ana', new Date()) };
+        const data: DeletedEventData = { id: 71, nombre: 'Bodega Sur', ...eventAudit('DELETE', 'ana', new Date()), version: 1 };
         await js.publish(eventSubject(svc.namespace.prefix, 'BodegaEliminada'), JSON.stringify(buildEnvelope({ namespace: 'Service', type: 'BodegaEliminada', subject: '/bodegas/71', data, at: new Date() })));
       }
       // Only a sample of the consumer's info can say so (every gauge started at 0): each event is

@@ -32,7 +32,7 @@ afterAll(async () => {
 });
 
 function bodegaEliminada(bodegaId: number): string {
-  const data: DeletedEventData = { id: bodegaId, nombre: 'Bodega Norte', ...eventAudit('DELETE', 'ana', new Date()) };
+  const data: DeletedEventData = { id: bodegaId, nombre: 'Bodega Norte', ...eventAudit('DELETE', 'ana', new Date()), version: 1 };
   const envelope = buildEnvelope({ namespace: 'Service', type: 'BodegaEliminada', subject: `/bodegas/${bodegaId}`, data, at: new Date() });
   return JSON.stringify(envelope);
 }

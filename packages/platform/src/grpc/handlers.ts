@@ -70,10 +70,10 @@ export interface UnaryOptions<Req> {
 }
 
 /** The UnaryOptions of a write whose request message has a `request_id`, from its generated codec. */
-export function idempotentBy<Req extends { requestId: string }>(codec: {
+export function idempotentBy<Req extends { requestId?: string | undefined }>(codec: {
   encode(message: Req): { finish(): Uint8Array };
 }): UnaryOptions<Req> {
-  return { idempotent: (request) => ({ requestId: request.requestId, request: codec.encode({ ...request, requestId: '' }).finish() }) };
+  return { idempotent: (request) => ({ requestId: request.requestId ?? '', request: codec.encode({ ...request, requestId: undefined }).finish() }) };
 }
 
 /**

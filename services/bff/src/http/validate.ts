@@ -3,7 +3,7 @@ import { InvalidArgumentError, type FieldViolation } from '@inventario/platform'
 import { CUERPO } from '../inventario/inventario';
 
 /** Fields the REST forms return but never take: ignored in a body (a client may echo a resource). */
-export const READ_ONLY_FIELDS = ['id', 'fechaCreacion', 'fechaActualizacion'] as const;
+export const READ_ONLY_FIELDS = ['id', 'fechaCreacion', 'fechaActualizacion', 'version'] as const;
 
 export const VALIDATION_MENSAJES = {
   desconocido: 'no es un campo admitido',

@@ -1,5 +1,5 @@
 import { ERROR_CODES } from '../http/error-middleware';
-import { API_ERRORS, BODY_ERRORS, DOWNSTREAM_ERRORS, errorResponses, headerRef, parameterRef } from './components';
+import { API_ERRORS, BODY_ERRORS, DOWNSTREAM_ERRORS, errorResponses, headerRef, KEYED_ERRORS, parameterRef } from './components';
 import { bodegaEjemplo, otroProductoEjemplo, productoEjemplo } from './examples';
 import type { PathItem } from './openapi-types';
 import { schemaRef } from './schemas';
@@ -33,13 +33,14 @@ export const bodegasPaths = {
     post: {
       operationId: 'crearBodega',
       summary: 'Crea una bodega',
-      description: 'El nombre debe ser único (si no, 409). Publica el evento BodegaCreada.',
+      description: 'El nombre debe ser único (si no, 409). Publica el evento BodegaCreada. Admite Idempotency-Key.',
       tags,
+      parameters: [parameterRef('IdempotencyKey')],
       requestBody: bodegaRequest('BodegaCreate', { nombre: 'Bodega Central', ubicacion: 'Calle Mayor 10, Madrid', capacidad: 1000 }),
       responses: {
         '201': {
           description: 'Creada: un mensaje y el id asignado.',
-          headers: { Location: headerRef('Location') },
+          headers: { Location: headerRef('Location'), ETag: headerRef('ETag'), 'Idempotent-Replayed': headerRef('IdempotentReplayed') },
           content: {
             'application/json': {
               schema: schemaRef('BodegaCreada'),
@@ -47,7 +48,7 @@ export const bodegasPaths = {
             },
           },
         },
-        ...errorResponses(...BODY_ERRORS, 409, ...API_ERRORS, ...DOWNSTREAM_ERRORS),
+        ...errorResponses(...BODY_ERRORS, ...KEYED_ERRORS, ...API_ERRORS, ...DOWNSTREAM_ERRORS),
       },
     },
   },
@@ -57,23 +58,30 @@ export const bodegasPaths = {
       operationId: 'obtenerBodega',
       summary: 'Obtiene una bodega',
       tags,
+      parameters: [parameterRef('IfNoneMatch')],
       responses: {
         '200': {
-          description: 'La bodega.',
+          description: 'La bodega; su ETag es su versión.',
+          headers: { ETag: headerRef('ETag') },
           content: { 'application/json': { schema: schemaRef('Bodega'), examples: { bodega: { value: bodegaEjemplo } } } },
         },
+        '304': { description: 'If-None-Match nombra la versión actual; sin cuerpo.', headers: { ETag: headerRef('ETag') } },
         ...errorResponses(400, 404, ...API_ERRORS, ...DOWNSTREAM_ERRORS),
       },
     },
     put: {
       operationId: 'actualizarBodega',
       summary: 'Actualiza una bodega (parcialmente)',
-      description: 'Solo cambian los campos presentes; el nombre nuevo debe ser único (si no, 409). Publica el evento BodegaActualizada.',
+      description:
+        'Solo cambian los campos presentes; el nombre nuevo debe ser único (si no, 409). Publica el evento BodegaActualizada. ' +
+        'Admite If-Match e Idempotency-Key.',
       tags,
+      parameters: [parameterRef('IfMatch'), parameterRef('IdempotencyKey')],
       requestBody: bodegaRequest('BodegaUpdate', { capacidad: 1500 }),
       responses: {
         '200': {
-          description: 'Actualizada.',
+          description: 'Actualizada; la ETag es la nueva versión.',
+          headers: { ETag: headerRef('ETag'), 'Idempotent-Replayed': headerRef('IdempotentReplayed') },
           content: {
             'application/json': {
               schema: schemaRef('Mensaje'),
@@ -81,7 +89,7 @@ export const bodegasPaths = {
             },
           },
         },
-        ...errorResponses(...BODY_ERRORS, 404, 409, ...API_ERRORS, ...DOWNSTREAM_ERRORS),
+        ...errorResponses(...BODY_ERRORS, 404, 412, ...KEYED_ERRORS, ...API_ERRORS, ...DOWNSTREAM_ERRORS),
       },
     },
     delete: {
@@ -90,12 +98,14 @@ export const bodegasPaths = {
       description:
         'Sin `force`, una bodega que guarda productos no se elimina (409 con la lista); una vacía se elimina (204). ' +
         'Con `force=true` se elimina igualmente y sus productos quedan sin bodega (200 con el detalle). ' +
-        'Publica el evento BodegaEliminada.',
+        'Publica el evento BodegaEliminada. Admite If-Match (comprobado antes de tocar ningún producto) e Idempotency-Key ' +
+        '(con `force=true`, una repetición completa lo que faltara o devuelve el mismo informe).',
       tags,
-      parameters: [parameterRef('Force')],
+      parameters: [parameterRef('Force'), parameterRef('IfMatch'), parameterRef('IdempotencyKey')],
       responses: {
         '200': {
           description: 'Eliminada con `force=true`; los productos afectados conservan sus datos pero pierden la bodega.',
+          headers: { 'Idempotent-Replayed': headerRef('IdempotentReplayed') },
           content: {
             'application/json': {
               schema: schemaRef('BodegaEliminadaForzada'),
@@ -113,12 +123,18 @@ export const bodegasPaths = {
             },
           },
         },
-        '204': { description: 'La bodega estaba vacía y se eliminó; sin cuerpo.' },
+        '204': {
+          description: 'La bodega estaba vacía y se eliminó; sin cuerpo.',
+          headers: { 'Idempotent-Replayed': headerRef('IdempotentReplayed') },
+        },
         '409': {
-          description: 'La bodega guarda productos y no se pasó `force=true`: no se elimina nada.',
+          description:
+            'La bodega guarda productos y no se pasó `force=true`: no se elimina nada (BodegaConProductos). ' +
+            'O la petición con esta Idempotency-Key aún se está ejecutando (Error IDEMPOTENCY_KEY_IN_USE, con Retry-After).',
+          headers: { 'Retry-After': headerRef('RetryAfterSiClaveEnUso') },
           content: {
             'application/json': {
-              schema: schemaRef('BodegaConProductos'),
+              schema: { anyOf: [schemaRef('BodegaConProductos'), schemaRef('Error')] },
               examples: {
                 conProductos: {
                   value: {
@@ -132,7 +148,7 @@ export const bodegasPaths = {
             },
           },
         },
-        ...errorResponses(400, 404, ...API_ERRORS, ...DOWNSTREAM_ERRORS),
+        ...errorResponses(400, 404, 412, 422, ...API_ERRORS, ...DOWNSTREAM_ERRORS),
       },
     },
   },

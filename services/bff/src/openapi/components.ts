@@ -56,6 +56,29 @@ export const parameters = {
       'Sin él, una bodega con productos no se elimina (409).',
     schema: { type: 'boolean', default: false },
   },
+  IdempotencyKey: {
+    name: 'Idempotency-Key',
+    in: 'header',
+    description:
+      'Hace segura la repetición de una escritura: la primera petición con la clave se ejecuta y su respuesta se guarda 24 h; ' +
+      'una repetición con la misma petición recibe la respuesta guardada (Idempotent-Replayed: true) sin ejecutar nada; ' +
+      'con otra petición, 422; mientras la primera sigue en curso, 409 con Retry-After. La clave es del usuario y de la operación.',
+    schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$', examples: ['8f14e45f-ceea-467e-9a4b-2c1d2b9a4e31'] },
+  },
+  IfMatch: {
+    name: 'If-Match',
+    in: 'header',
+    description:
+      'Escritura condicional: solo se aplica si el registro sigue en la versión de esta ETag (p. ej. "3"); si no, 412 con versionActual. ' +
+      '`*` exige solo que exista. Sin ella, la escritura es incondicional.',
+    schema: { type: 'string', examples: ['"3"', '*'] },
+  },
+  IfNoneMatch: {
+    name: 'If-None-Match',
+    in: 'header',
+    description: 'Si nombra la ETag actual, la respuesta es 304 sin cuerpo.',
+    schema: { type: 'string', examples: ['"3"'] },
+  },
 } as const satisfies Record<string, Parameter>;
 
 export const headers = {
@@ -73,6 +96,21 @@ export const headers = {
     description: 'Segundos tras los que conviene reintentar.',
     required: true,
     schema: { type: 'integer', minimum: 0 },
+  },
+  RetryAfterSiClaveEnUso: {
+    description: 'Solo con IDEMPOTENCY_KEY_IN_USE: segundos tras los que conviene repetir la petición.',
+    required: false,
+    schema: { type: 'integer', minimum: 0 },
+  },
+  ETag: {
+    description: 'La versión del registro, entre comillas: envíela en If-Match para escribir sobre ella.',
+    required: true,
+    schema: { type: 'string', pattern: '^"[1-9][0-9]*"$', examples: ['"3"'] },
+  },
+  IdempotentReplayed: {
+    description: 'Presente (true) cuando la respuesta es la guardada para esta Idempotency-Key: no se ejecutó nada.',
+    required: false,
+    schema: { const: 'true' },
   },
 } as const satisfies Record<string, Header>;
 
@@ -118,8 +156,37 @@ export const responses = {
   NotFound: errorResponse('No existe un recurso con ese id.', {
     ejemplo: { value: { error: ERROR_CODES.notFound, mensaje: 'No existe el producto 42' } },
   }),
-  Conflict: errorResponse('Conflicto con el estado actual: ya existe una bodega con ese nombre.', {
-    ejemplo: { value: { error: ERROR_CODES.alreadyExists, mensaje: 'Ya existe una bodega llamada "Bodega Central"' } },
+  Conflict: errorResponse(
+    'Conflicto con el estado actual: ya existe una bodega con ese nombre, o la petición con esta Idempotency-Key aún se está ejecutando (repítala tras Retry-After).',
+    {
+      ejemplo: { value: { error: ERROR_CODES.alreadyExists, mensaje: 'Ya existe una bodega llamada "Bodega Central"' } },
+      claveEnUso: {
+        value: {
+          error: ERROR_CODES.idempotencyKeyInUse,
+          mensaje: 'La clave de idempotencia está en uso: otra petición con la misma clave de idempotencia se está ejecutando; reintente en unos instantes',
+        },
+      },
+    },
+    { 'Retry-After': headerRef('RetryAfterSiClaveEnUso') },
+  ),
+  PreconditionFailed: errorResponse('If-Match no coincide con la versión guardada (o `*` y el registro no existe): no se escribió nada.', {
+    ejemplo: {
+      value: {
+        error: ERROR_CODES.preconditionFailed,
+        mensaje: 'La condición If-Match no se cumple: la versión actual es 4, no 3',
+        detalles: [{ campo: 'If-Match', mensaje: 'la versión actual es 4, no 3' }],
+        versionActual: 4,
+      },
+    },
+  }),
+  UnprocessableEntity: errorResponse('La Idempotency-Key ya se usó con una petición distinta: no se ejecutó nada.', {
+    ejemplo: {
+      value: {
+        error: ERROR_CODES.idempotencyKeyReused,
+        mensaje: 'La clave de idempotencia ya se usó con una petición distinta; use una clave nueva para cada operación',
+        detalles: [{ campo: 'Idempotency-Key', mensaje: 'ya se usó con una petición distinta; use una clave nueva para cada operación' }],
+      },
+    },
   }),
   PayloadTooLarge: errorResponse('El cuerpo supera 1 MiB.', {
     ejemplo: { value: { error: 'PAYLOAD_TOO_LARGE', mensaje: 'El cuerpo supera el máximo de 1048576 bytes (1 MiB)' } },
@@ -158,8 +225,10 @@ const errorByStatus = {
   401: 'Unauthorized',
   404: 'NotFound',
   409: 'Conflict',
+  412: 'PreconditionFailed',
   413: 'PayloadTooLarge',
   415: 'UnsupportedMediaType',
+  422: 'UnprocessableEntity',
   429: 'TooManyRequests',
   500: 'InternalError',
   503: 'ServiceUnavailable',
@@ -177,5 +246,7 @@ export function errorResponses(...statuses: ErrorStatus[]): Record<string, Refer
 export const API_ERRORS: ErrorStatus[] = [401, 429, 500];
 /** Errors of a call that reaches a downstream service (breaker open / deadline). */
 export const DOWNSTREAM_ERRORS: ErrorStatus[] = [503, 504];
+/** Errors of a write that carries an Idempotency-Key: in use (409), reused (422). */
+export const KEYED_ERRORS: ErrorStatus[] = [409, 422];
 /** Errors of a call that carries a JSON body. */
 export const BODY_ERRORS: ErrorStatus[] = [400, 413, 415];

@@ -13,6 +13,7 @@ export const productoEjemplo = {
   bodegaId: 3,
   fechaCreacion: '2026-11-22T14:03:07',
   fechaActualizacion: '2026-11-22T14:03:07',
+  version: 1,
 };
 
 export const otroProductoEjemplo = {
@@ -24,6 +25,7 @@ export const otroProductoEjemplo = {
   bodegaId: 3,
   fechaCreacion: '2026-11-22T14:05:41',
   fechaActualizacion: '2026-11-23T09:12:00',
+  version: 4,
 };
 
 export const bodegaEjemplo = {
@@ -33,4 +35,5 @@ export const bodegaEjemplo = {
   capacidad: 1000,
   fechaCreacion: '2026-11-20T08:00:00',
   fechaActualizacion: '2026-11-20T08:00:00',
+  version: 1,
 };

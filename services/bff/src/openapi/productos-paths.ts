@@ -1,4 +1,4 @@
-import { API_ERRORS, BODY_ERRORS, DOWNSTREAM_ERRORS, errorResponses, headerRef, parameterRef } from './components';
+import { API_ERRORS, BODY_ERRORS, DOWNSTREAM_ERRORS, errorResponses, headerRef, KEYED_ERRORS, parameterRef } from './components';
 import { otroProductoEjemplo, productoEjemplo } from './examples';
 import type { PathItem } from './openapi-types';
 import { schemaRef } from './schemas';
@@ -7,8 +7,9 @@ import { schemaRef } from './schemas';
 
 const tags = ['Productos'];
 
-const productoResponse = (description: string) => ({
+const productoResponse = (description: string, headers: Record<string, ReturnType<typeof headerRef>> = {}) => ({
   description,
+  headers: { ETag: headerRef('ETag'), ...headers },
   content: { 'application/json': { schema: schemaRef('Producto'), examples: { producto: { value: productoEjemplo } } } },
 });
 
@@ -36,8 +37,11 @@ export const productosPaths = {
     post: {
       operationId: 'crearProducto',
       summary: 'Crea un producto',
-      description: 'Publica el evento ProductoCreado. Si trae `bodegaId`, la bodega debe existir (si no, 400).',
+      description:
+        'Publica el evento ProductoCreado. Si trae `bodegaId`, la bodega debe existir (si no, 400). ' +
+        'Con Idempotency-Key, repetirla es seguro: nunca crea un segundo producto.',
       tags,
+      parameters: [parameterRef('IdempotencyKey')],
       requestBody: {
         required: true,
         content: {
@@ -58,8 +62,11 @@ export const productosPaths = {
         },
       },
       responses: {
-        '201': { ...productoResponse('El producto creado.'), headers: { Location: headerRef('Location') } },
-        ...errorResponses(...BODY_ERRORS, ...API_ERRORS, ...DOWNSTREAM_ERRORS),
+        '201': productoResponse('El producto creado (versión 1).', {
+          Location: headerRef('Location'),
+          'Idempotent-Replayed': headerRef('IdempotentReplayed'),
+        }),
+        ...errorResponses(...BODY_ERRORS, ...KEYED_ERRORS, ...API_ERRORS, ...DOWNSTREAM_ERRORS),
       },
     },
   },
@@ -69,16 +76,21 @@ export const productosPaths = {
       operationId: 'obtenerProducto',
       summary: 'Obtiene un producto',
       tags,
+      parameters: [parameterRef('IfNoneMatch')],
       responses: {
-        '200': productoResponse('El producto.'),
+        '200': productoResponse('El producto; su ETag es su versión.'),
+        '304': { description: 'If-None-Match nombra la versión actual; sin cuerpo.', headers: { ETag: headerRef('ETag') } },
         ...errorResponses(400, 404, ...API_ERRORS, ...DOWNSTREAM_ERRORS),
       },
     },
     put: {
       operationId: 'actualizarProducto',
       summary: 'Actualiza un producto (parcialmente)',
-      description: 'Solo cambian los campos presentes. Publica el evento ProductoActualizado.',
+      description:
+        'Solo cambian los campos presentes. Publica el evento ProductoActualizado. ' +
+        'Con If-Match solo se aplica sobre esa versión (si no, 412); admite Idempotency-Key.',
       tags,
+      parameters: [parameterRef('IfMatch'), parameterRef('IdempotencyKey')],
       requestBody: {
         required: true,
         content: {
@@ -89,18 +101,19 @@ export const productosPaths = {
         },
       },
       responses: {
-        '200': productoResponse('El producto actualizado.'),
-        ...errorResponses(...BODY_ERRORS, 404, ...API_ERRORS, ...DOWNSTREAM_ERRORS),
+        '200': productoResponse('El producto actualizado; la ETag es la nueva versión.', { 'Idempotent-Replayed': headerRef('IdempotentReplayed') }),
+        ...errorResponses(...BODY_ERRORS, 404, 412, ...KEYED_ERRORS, ...API_ERRORS, ...DOWNSTREAM_ERRORS),
       },
     },
     delete: {
       operationId: 'eliminarProducto',
       summary: 'Elimina un producto',
-      description: 'Publica el evento ProductoEliminado.',
+      description: 'Publica el evento ProductoEliminado. Admite If-Match e Idempotency-Key.',
       tags,
+      parameters: [parameterRef('IfMatch'), parameterRef('IdempotencyKey')],
       responses: {
-        '204': { description: 'Eliminado; sin cuerpo.' },
-        ...errorResponses(400, 404, ...API_ERRORS, ...DOWNSTREAM_ERRORS),
+        '204': { description: 'Eliminado; sin cuerpo.', headers: { 'Idempotent-Replayed': headerRef('IdempotentReplayed') } },
+        ...errorResponses(400, 404, 412, ...KEYED_ERRORS, ...API_ERRORS, ...DOWNSTREAM_ERRORS),
       },
     },
   },

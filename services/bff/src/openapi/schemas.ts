@@ -88,11 +88,20 @@ const ubicacion: JsonSchema = {
   description: 'Ubicación opcional; se eliminan los espacios de los extremos y una cadena en blanco se guarda como null.',
 };
 
+/** 1 at creation, +1 on each write; the ETag is this number in quotes (docs/contract.md §9). */
+const version: JsonSchema = {
+  type: 'integer',
+  minimum: 1,
+  maximum: 4294967295,
+  description: 'Versión del registro: 1 al crearse, +1 en cada escritura. La ETag es este número entre comillas; envíela en If-Match.',
+};
+
 /** Fields a client may send (e.g. echoing a resource) but the service owns: ignored (ARCHITECTURE §2). */
 const readOnlyIgnored: Record<string, JsonSchema> = {
   id: { readOnly: true, description: 'Se ignora.' },
   fechaCreacion: { readOnly: true, description: 'Se ignora.' },
   fechaActualizacion: { readOnly: true, description: 'Se ignora.' },
+  version: { readOnly: true, description: 'Se ignora: una escritura condicional usa la cabecera If-Match.' },
 };
 
 /** The fields of every error body (ARCHITECTURE §2). */
@@ -112,6 +121,11 @@ const errorProperties: Record<string, JsonSchema> = {
       },
     },
   },
+  versionActual: {
+    type: ['integer', 'null'],
+    minimum: 1,
+    description: 'Solo en PRECONDITION_FAILED (412): la versión guardada, o null si el registro no existe.',
+  },
 };
 
 /** Every schema of the document, by component name. */
@@ -119,7 +133,7 @@ export const schemas: Readonly<Record<SchemaName, JsonSchema>> = {
   Producto: {
     type: 'object',
     description: 'Un producto en su forma REST.',
-    required: ['id', 'nombre', 'descripcion', 'precio', 'cantidadEnStock', 'bodegaId', 'fechaCreacion', 'fechaActualizacion'],
+    required: ['id', 'nombre', 'descripcion', 'precio', 'cantidadEnStock', 'bodegaId', 'fechaCreacion', 'fechaActualizacion', 'version'],
     additionalProperties: false,
     properties: {
       id,
@@ -130,6 +144,7 @@ export const schemas: Readonly<Record<SchemaName, JsonSchema>> = {
       bodegaId: nullableBodegaId,
       fechaCreacion: timestamp,
       fechaActualizacion: { ...timestamp, description: 'Igual a fechaCreacion al crear.' },
+      version,
     },
   },
   ProductoCreate: {
@@ -152,7 +167,7 @@ export const schemas: Readonly<Record<SchemaName, JsonSchema>> = {
   Bodega: {
     type: 'object',
     description: 'Una bodega en su forma REST.',
-    required: ['id', 'nombre', 'ubicacion', 'capacidad', 'fechaCreacion', 'fechaActualizacion'],
+    required: ['id', 'nombre', 'ubicacion', 'capacidad', 'fechaCreacion', 'fechaActualizacion', 'version'],
     additionalProperties: false,
     properties: {
       id,
@@ -161,6 +176,7 @@ export const schemas: Readonly<Record<SchemaName, JsonSchema>> = {
       capacidad,
       fechaCreacion: timestamp,
       fechaActualizacion: { ...timestamp, description: 'Igual a fechaCreacion al crear.' },
+      version,
     },
   },
   BodegaCreate: {

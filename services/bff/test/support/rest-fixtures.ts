@@ -28,6 +28,7 @@ export interface ProductoRest {
   bodegaId: number | null;
   fechaCreacion: string;
   fechaActualizacion: string;
+  version: number;
 }
 
 /** Creates a product; returns its REST body. */

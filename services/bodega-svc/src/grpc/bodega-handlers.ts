@@ -38,14 +38,24 @@ export function createBodegaHandlers({ store, logger }: BodegaHandlersDeps): Bod
       return { bodegas: page.bodegas.map(toProto), nextPageToken: page.hasMore && last ? encodePageToken(last.id) : '' };
     }),
 
-    updateBodega: unary(logger, 'UpdateBodega', async (request, caller) => {
-      const { id, cambios } = fromUpdateRequest(request);
-      return { bodega: toProto(await store.update(id, validateBodegaChanges(cambios), caller)) };
-    }),
+    updateBodega: unary(
+      logger,
+      'UpdateBodega',
+      async (request, caller) => {
+        const { id, cambios } = fromUpdateRequest(request);
+        return { bodega: toProto(await store.update(id, validateBodegaChanges(cambios), caller, request.expectedVersion)) };
+      },
+      idempotentBy(UpdateBodegaRequest),
+    ),
 
-    deleteBodega: unary(logger, 'DeleteBodega', async (request, caller) => {
-      await store.delete(requirePositiveId(request.id, 'id'), caller);
-      return {};
-    }),
+    deleteBodega: unary(
+      logger,
+      'DeleteBodega',
+      async (request, caller) => {
+        await store.delete(requirePositiveId(request.id, 'id'), caller, request.expectedVersion);
+        return {};
+      },
+      idempotentBy(DeleteBodegaRequest),
+    ),
   };
 }
