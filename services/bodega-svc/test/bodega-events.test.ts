@@ -56,6 +56,7 @@ describe('events', () => {
         usuario: 'ana',
         accion: 'CREAR',
         operacion: 'CREATE',
+        version: 1,
       },
     });
     expect(event.body.data).not.toHaveProperty('camposModificados');
@@ -94,6 +95,7 @@ describe('events', () => {
       operacion: 'UPDATE',
       // Clearing a value changes it.
       camposModificados: ['ubicacion'],
+      version: 2,
     });
   });
 
@@ -137,6 +139,7 @@ describe('events', () => {
       usuario: 'marta',
       accion: 'ELIMINAR',
       operacion: 'DELETE',
+      version: 1,
     });
   });
 

@@ -60,7 +60,7 @@ describe('graceful shutdown', () => {
 
     await trx.commit();
 
-    await expect(inFlight).resolves.toMatchObject({ bodega: { version: 0, id: bodega.id, capacidad: 77 } });
+    await expect(inFlight).resolves.toMatchObject({ bodega: { id: bodega.id, capacidad: 77 } });
     await stopping;
     expect(stopped).toBe(true);
     expect((await svc.db('bodegas').where({ id: bodega.id }).first()).capacidad).toBe(77);

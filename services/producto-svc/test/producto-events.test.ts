@@ -70,6 +70,7 @@ describe('events of product writes', () => {
       usuario: 'ana',
       accion: 'CREAR',
       operacion: 'CREATE',
+      version: 1,
     });
     expect(event?.body.data).not.toHaveProperty('camposModificados');
   });
@@ -118,6 +119,7 @@ describe('events of product writes', () => {
       operacion: 'UPDATE',
       // Cleared fields count as changed; the order is the REST form's, not the mask's.
       camposModificados: ['descripcion', 'precio', 'bodegaId'],
+      version: 2,
     });
   });
 
@@ -149,6 +151,7 @@ describe('events of product writes', () => {
       usuario: 'ana',
       accion: 'ELIMINAR',
       operacion: 'DELETE',
+      version: 1,
     });
   });
 
