@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { createPool, type Pool, type ResultSetHeader, type RowDataPacket } from 'mysql2/promise';
 import { parseMysqlUrl } from '@inventario/platform';
 
@@ -6,19 +6,34 @@ import { parseMysqlUrl } from '@inventario/platform';
  * The harness's own reads and writes on producto-svc's database: what only
  * the database can tell (when a write committed, whether the outbox is
  * drained) and the bench-only shortcuts (trimming POSTed rows so list
- * targets keep their size, filling the outbox to time the relay).
+ * targets keep their size, and the keys of keyed windows so every keyed
+ * window starts from the same table; a backlog of keys; filling the outbox
+ * to time the relay).
  */
 export interface BenchDb {
   /** Outbox rows not yet acknowledged by JetStream. */
   pendingOutbox(): Promise<number>;
   /** Deletes products above `maxId` (created by a POST window), without events. */
   trimProductos(maxId: number): Promise<number>;
+  /**
+   * Inserts `count` keys of earlier requests (method BACKLOG_METHOD, valid
+   * for a day): the table a running service has, not an empty one.
+   */
+  fillIdempotencyKeys(count: number): Promise<void>;
+  /** Deletes every idempotency key but the backlog: those of keyed write windows (nothing else in the bench sends keys). */
+  trimIdempotencyKeys(): Promise<number>;
   /** Commit time (the outbox row's created_at, epoch ms) of each event id. */
   commitTimes(eventIds: readonly string[]): Promise<Map<string, number>>;
   /** Inserts `count` outbox rows on `subject` in one transaction; returns their event ids. */
   fillOutbox(subject: string, count: number): Promise<string[]>;
   close(): Promise<void>;
 }
+
+/** The `method` of the backlog keys, which trimIdempotencyKeys keeps. */
+export const BACKLOG_METHOD = 'bench/backlog';
+
+/** About the size of a recorded product, so the backlog's pages look like a service's. */
+const BACKLOG_RESPONSE = Buffer.from(JSON.stringify({ id: 0, nombre: 'x'.repeat(40), descripcion: 'y'.repeat(60), precio: '0.00', padding: 'z'.repeat(150) }));
 
 export function openBenchDb(url: string): BenchDb {
   const pool: Pool = createPool({ ...parseMysqlUrl(url), timezone: 'Z', connectionLimit: 2 });
@@ -29,6 +44,17 @@ export function openBenchDb(url: string): BenchDb {
     },
     async trimProductos(maxId) {
       const [result] = await pool.query<ResultSetHeader>('DELETE FROM productos WHERE id > ?', [maxId]);
+      return result.affectedRows;
+    },
+    async fillIdempotencyKeys(count) {
+      for (let done = 0; done < count; done += 1000) {
+        const rows = Array.from({ length: Math.min(1000, count - done) }, () => [randomBytes(32), BACKLOG_METHOD, randomBytes(32), BACKLOG_RESPONSE]);
+        const values = rows.map(() => '(?, ?, ?, ?, CURRENT_TIMESTAMP(3) + INTERVAL 1 DAY)').join(', ');
+        await pool.query(`INSERT INTO idempotency_keys (scope_hash, method, request_hash, response, expires_at) VALUES ${values}`, rows.flat());
+      }
+    },
+    async trimIdempotencyKeys() {
+      const [result] = await pool.query<ResultSetHeader>('DELETE FROM idempotency_keys WHERE method <> ?', [BACKLOG_METHOD]);
       return result.affectedRows;
     },
     async commitTimes(eventIds) {

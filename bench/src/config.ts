@@ -20,6 +20,8 @@ export interface BenchConfig {
   /** Paced writes per second during the soak (keeps the relay and the notifier working). */
   soakWriteRate: number;
   relayEvents: number;
+  /** Keys of earlier requests in producto-svc's idempotency table before the keyed windows (0: an empty table). */
+  idempotencyBacklog: number;
   productos: number;
   bodegas: number;
   profile: boolean;
@@ -51,6 +53,12 @@ function positive(name: string, value: string | undefined, fallback: number): nu
   return Number(value);
 }
 
+function nonNegative(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value)) throw new UsageError(`--${name} must be a whole number, 0 or more`);
+  return Number(value);
+}
+
 /** The arguments without secrets: the password flag's value and URL credentials become `***`. */
 function redacted(argv: string[]): string[] {
   return argv.map((arg, i) => {
@@ -75,6 +83,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv, repoRoot: str
       'event-rate': { type: 'string' },
       'soak-write-rate': { type: 'string' },
       'relay-events': { type: 'string' },
+      'idempotency-backlog': { type: 'string' },
       productos: { type: 'string' },
       bodegas: { type: 'string' },
       profile: { type: 'boolean', default: false },
@@ -130,6 +139,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv, repoRoot: str
     eventRate: positive('event-rate', values['event-rate'], 50),
     soakWriteRate: positive('soak-write-rate', values['soak-write-rate'], 5),
     relayEvents: positive('relay-events', values['relay-events'], quick ? 500 : 5000),
+    idempotencyBacklog: nonNegative('idempotency-backlog', values['idempotency-backlog'], 10_000),
     productos,
     bodegas,
     profile: values.profile,

@@ -1,14 +1,36 @@
 import autocannon from 'autocannon';
 import { percentile } from './stats';
 
-/** One request shape of a target; `setup` fills in what varies per request (a random id, a fresh body). */
+/**
+ * What one request carries from its `setup` to its `onResponse`:
+ * autocannon's per-request context (it clears it before each next request
+ * of a connection), or a plain object outside autocannon.
+ */
+export type RequestContext = Record<string, unknown>;
+
+/** The headers of an answer, as autocannon gives them: names as the server sent them. */
+export type ResponseHeaders = Record<string, string | string[] | undefined>;
+
+/** What varies per request: its path, body and extra headers. */
+export interface RequestVariant {
+  path?: string;
+  body?: string;
+  headers?: Record<string, string>;
+}
+
+/** One request shape of a target; `setup` fills in what varies per request (a random id, a fresh body, a key). */
 export interface RequestShape {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT';
   path: string;
   headers?: Record<string, string>;
   body?: string;
-  /** Called before each request: returns its path and body. */
-  setup?: () => { path?: string; body?: string };
+  /** Called before each request: returns its path, body and extra headers (merged over `headers`). */
+  setup?: (context: RequestContext) => RequestVariant;
+  /**
+   * Called with each answer and the context its `setup` filled: a
+   * conditional PUT keeps the ETag its product now has.
+   */
+  onResponse?: (status: number, body: string, headers: ResponseHeaders, context: RequestContext) => void;
   /**
    * False for a 2xx answer that is still a failure (a GraphQL `errors`
    * body): counted as an error, not as a served request.
@@ -66,7 +88,20 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
             path: request.path,
             headers: request.headers,
             body: request.body,
-            ...(request.setup ? { setupRequest: (req: autocannon.Request) => ({ ...req, ...request.setup?.() }) } : {}),
+            ...(request.setup
+              ? {
+                  setupRequest: (req: autocannon.Request, context: object) => {
+                    const { headers, ...rest } = request.setup?.(context as RequestContext) ?? {};
+                    return { ...req, ...rest, ...(headers ? { headers: { ...req.headers, ...headers } } : {}) };
+                  },
+                }
+              : {}),
+            ...(request.onResponse
+              ? {
+                  onResponse: (status: number, body: string, context: object, headers: autocannon.Request['headers']) =>
+                    request.onResponse?.(status, String(body ?? ''), headers ?? {}, context as RequestContext),
+                }
+              : {}),
           },
         ],
       },

@@ -45,6 +45,9 @@ function runInfo(config: BenchConfig, stack: Stack): RunInfo {
     notes: [
       stack.owned ? 'stack: started by the harness (built services, fresh databases and stream)' : `stack: running one at ${stack.bffUrl}`,
       `${config.rounds} rounds of ${config.durationSeconds} s per target after a ${config.warmupSeconds} s warm-up, ${config.connections} connections under load; LOG_LEVEL=${config.logLevel}`,
+      ...(stack.owned
+        ? [`keyed writes: producto-svc's idempotency table holds ${config.idempotencyBacklog} keys of earlier requests before each window (--idempotency-backlog)`]
+        : []),
     ],
   };
 }
@@ -87,9 +90,17 @@ async function main(): Promise<void> {
     say(`seeding ${config.bodegas} warehouses and ${config.productos} products through the REST API`);
     const seeded = await seed(stack.bffUrl, stack.auth, 'bench', config.bodegas, config.productos);
     await settle({ stack, db, nc });
-    // B_db and REST GET-by-id always run: every ratio and the soak's rate start from them.
-    const always = new Set(['bdb', 'restGetById', ...(config.only ?? [])]);
-    const targets = buildTargets(stack, seeded).filter((t) => !config.only || always.has(t.key));
+    // The keyed writes meet a key table like a running service's (docs: README "Safe writes").
+    if (stack.owned && config.idempotencyBacklog > 0) {
+      say(`filling producto-svc's idempotency table with ${config.idempotencyBacklog} keys of earlier requests`);
+      await db.fillIdempotencyKeys(config.idempotencyBacklog);
+    }
+    // B_db and REST GET-by-id always run: every ratio and the soak's rate start from them;
+    // a safe write brings its plain baseline.
+    const all = buildTargets(stack, seeded, { connections: config.connections });
+    const chosen = new Set<string>(['bdb', 'restGetById', ...(config.only ?? [])]);
+    for (const t of all) if (chosen.has(t.key) && t.baseline) chosen.add(t.baseline);
+    const targets = all.filter((t) => !config.only || chosen.has(t.key));
     await verifyTargets(targets, say);
     const results = await runBench({ config, stack, seed: seeded, targets, db, nc, say });
     const markdown = renderReport(runInfo(config, stack), results);

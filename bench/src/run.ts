@@ -5,7 +5,7 @@ import type { NatsConnection } from '@inventario/platform';
 import type { BenchDb } from './bench-db';
 import type { BenchConfig } from './config';
 import { measureEvents, measureRelay, type EventFigures } from './events';
-import { runLoad, type LoadResult } from './load';
+import { runLoad, type LoadResult, type RequestContext } from './load';
 import type { LoopSample } from './loop-protocol';
 import type { Seed } from './seed';
 import { median } from './stats';
@@ -75,13 +75,16 @@ export async function settle(deps: Pick<RunDeps, 'stack' | 'db' | 'nc'>, timeout
 export async function verifyTargets(targets: Target[], say: Say): Promise<void> {
   for (const target of targets) {
     const { request } = target;
-    const varying = request.setup?.() ?? {};
+    await target.prepare?.();
+    const context: RequestContext = {};
+    const varying = request.setup?.(context) ?? {};
     const response = await fetch(`${target.url}${varying.path ?? request.path}`, {
       method: request.method,
-      headers: request.headers,
+      headers: { ...request.headers, ...varying.headers },
       body: varying.body ?? request.body,
     });
     const text = await response.text();
+    request.onResponse?.(response.status, text, Object.fromEntries(response.headers), context);
     const failedBody = request.verifyBody ? !request.verifyBody(text) : false;
     if (response.status < 200 || response.status > 299 || failedBody) {
       throw new Error(`${target.label} answered ${response.status}: ${text.slice(0, 300)}`);
@@ -92,6 +95,7 @@ export async function verifyTargets(targets: Target[], say: Say): Promise<void> 
 
 async function loadWindow(deps: RunDeps, target: Target, connections: number, seconds: number): Promise<Window> {
   const { stack, db, seed } = deps;
+  await target.prepare?.();
   const cpuBefore = new Map(stack.children.map((child) => [child.name, child.cpuMs()]));
   for (const child of stack.children) child.resetLoop();
   const load = await runLoad({ url: target.url, request: target.request, connections, durationSeconds: seconds });
@@ -104,18 +108,44 @@ async function loadWindow(deps: RunDeps, target: Target, connections: number, se
   if (target.writes) {
     await settle(deps);
     // List targets keep their size: rows a POST window added go (no events; bench only).
-    if (stack.owned) await db.trimProductos(seed.maxProductoId);
+    // Keys go too, so every keyed window inserts into the same (empty) key table.
+    if (stack.owned) {
+      await db.trimProductos(seed.maxProductoId);
+      await db.trimIdempotencyKeys();
+    }
   }
   return { load, loop, cpuMsPerRequest };
 }
 
-const rate = (r: LoadResult) => `${Math.round(r.reqPerSec)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, ${r.errors} errors`;
+const rate = (r: LoadResult) =>
+  `${Math.round(r.reqPerSec)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms, ${r.errors} errors` +
+  (r.errors > 0 ? ` ${JSON.stringify(r.statuses)}` : '');
+
+/**
+ * The order of one round: as listed in odd rounds; in even rounds each safe
+ * variant runs just before its plain baseline instead of just after, so
+ * neither side of a safe/plain ratio always runs second (ABBA).
+ */
+export function roundOrder(targets: readonly Target[], round: number): Target[] {
+  const order = [...targets];
+  if (round % 2 === 1) return order;
+  for (let i = 0; i + 1 < order.length; i++) {
+    const [plain, safe] = [order[i] as Target, order[i + 1] as Target];
+    if (safe.baseline === plain.key) {
+      order[i] = safe;
+      order[i + 1] = plain;
+      i++;
+    }
+  }
+  return order;
+}
 
 /**
  * The whole measurement, in the order README.md gives: a discarded warm-up
  * of every target, then `rounds` rounds, each running every target under
  * load and then every target at one connection (A B C ... A B C ...), so
- * slow drifts of a shared machine touch every target alike; then the event
+ * slow drifts of a shared machine touch every target alike (each safe
+ * write and its plain baseline swap places in even rounds: roundOrder); then the event
  * figures at a fixed write rate, the relay alone, and the soak.
  */
 export async function runBench(deps: RunDeps): Promise<BenchResults> {
@@ -127,12 +157,13 @@ export async function runBench(deps: RunDeps): Promise<BenchResults> {
   for (const target of targets) await loadWindow(deps, target, config.connections, config.warmupSeconds);
 
   for (let round = 1; round <= config.rounds; round++) {
-    for (const target of targets) {
+    const order = roundOrder(targets, round);
+    for (const target of order) {
       const w = await loadWindow(deps, target, config.connections, config.durationSeconds);
       loaded.get(target.key)?.push(w);
       say(`round ${round} ${target.label} x${config.connections}: ${rate(w.load)}`);
     }
-    for (const target of targets) {
+    for (const target of order) {
       const w = await loadWindow(deps, target, 1, config.durationSeconds);
       sequential.get(target.key)?.push(w);
       say(`round ${round} ${target.label} x1: ${rate(w.load)}`);

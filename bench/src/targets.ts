@@ -1,7 +1,9 @@
-import type { RequestShape } from './load';
+import { randomUUID } from 'node:crypto';
+import type { RequestContext, RequestShape } from './load';
 import { productoBody, type Seed } from './seed';
 import { pick } from './stats';
 import type { Stack } from './stack';
+import { UpdatePool, versionOfEtag } from './update-pool';
 
 /** One measured target: where autocannon sends what. */
 export interface Target {
@@ -9,12 +11,19 @@ export interface Target {
   label: string;
   url: string;
   request: RequestShape;
-  /** A write target: its rows are trimmed and its events drained after each window. */
+  /** A write target: its rows (and idempotency keys) are trimmed and its events drained after each window. */
   writes?: boolean;
+  /**
+   * The plain target this one is the safe variant of (issue 12): measured
+   * in the same rounds, next to it, and reported as a ratio to it.
+   */
+  baseline?: TargetKey;
+  /** Called before each window of this target and before its check: resets what a window uses up. */
+  prepare?: () => Promise<void>;
 }
 
 /** Every target, as `--only` names them. */
-export const TARGET_KEYS = ['bdb', 'restGetById', 'restList', 'restPost', 'gqlProducto', 'gqlProductos'] as const;
+export const TARGET_KEYS = ['bdb', 'restGetById', 'restList', 'restPost', 'gqlProducto', 'gqlProductos', 'restPostSafe', 'restPut', 'restPutSafe'] as const;
 export type TargetKey = (typeof TARGET_KEYS)[number];
 
 /** The fields of the REST product, in GraphQL's names: both targets answer the same record. */
@@ -25,14 +34,46 @@ const PRODUCTOS_QUERY = 'query Productos { productos { id nombre } }';
 /** A GraphQL answer is 200 even when it failed (ARCHITECTURE §3): only a body without `errors` is a success. */
 const graphqlSucceeded = (body: string) => !body.includes('"errors"');
 
+/** A stock adjustment, the update a client makes most (issue 12's example): the same body plain or conditional. */
+const stockPatch = () => JSON.stringify({ cantidadEnStock: Math.floor(Math.random() * 500) });
+
 /**
- * The issue's targets, B_db first. Reads pick a random seeded id per
- * request; POSTs send a fresh product in a random seeded warehouse.
+ * The issue's targets, B_db first, then the reads, then the writes (their
+ * events are drained and their rows trimmed after each window). Reads pick
+ * a random seeded id per request; POSTs send a fresh product in a random
+ * seeded warehouse; PUTs adjust the stock of one of `2 x connections`
+ * seeded products that no other request in flight holds (UpdatePool).
+ * Each write comes plain (no headers, the spec's unconditional write) and
+ * safe (issue 12: a fresh Idempotency-Key per POST, If-Match of the
+ * current version on each PUT).
  */
-export function buildTargets(stack: Stack, seed: Seed): Target[] {
+export function buildTargets(stack: Stack, seed: Seed, options: { connections: number }): Target[] {
   const auth = { authorization: stack.auth };
   const json = { ...auth, 'content-type': 'application/json', accept: 'application/json' };
   const byId = (prefix: string) => () => ({ path: `${prefix}${pick(seed.productoIds)}` });
+  const postBody = () => JSON.stringify(productoBody('bench post', seed.bodegaIds));
+
+  // The last seeded products: plain and safe PUTs update the same rows.
+  const pool = new UpdatePool(seed.productoIds.slice(-Math.min(seed.productoIds.length, 2 * options.connections)));
+  const readVersion = async (id: number) => {
+    const response = await fetch(`${stack.bffUrl}/api/productos/${id}`, { headers: auth });
+    await response.arrayBuffer();
+    const version = versionOfEtag(response.headers.get('etag') ?? undefined);
+    if (response.status !== 200 || !Number.isInteger(version)) throw new Error(`GET /api/productos/${id} answered ${response.status} with ETag ${response.headers.get('etag')}`);
+    return version;
+  };
+  const put = (conditional: boolean): RequestShape => ({
+    method: 'PUT',
+    path: `/api/productos/${seed.productoIds[0]}`,
+    headers: json,
+    setup: (context: RequestContext) => {
+      const id = pool.take();
+      context.productoId = id;
+      return { path: `/api/productos/${id}`, body: stockPatch(), ...(conditional ? { headers: { 'if-match': pool.ifMatch(id) } } : {}) };
+    },
+    onResponse: (status, body, headers, context) => pool.give(Number(context.productoId), status, body, headers),
+  });
+
   return [
     { key: 'bdb', label: 'B_db GET by id', url: stack.bdbUrl, request: { method: 'GET', path: '/productos/1', setup: byId('/productos/') } },
     {
@@ -42,18 +83,6 @@ export function buildTargets(stack: Stack, seed: Seed): Target[] {
       request: { method: 'GET', path: '/api/productos/1', headers: auth, setup: byId('/api/productos/') },
     },
     { key: 'restList', label: `REST GET /api/productos (${seed.productoIds.length} rows)`, url: stack.bffUrl, request: { method: 'GET', path: '/api/productos', headers: auth } },
-    {
-      key: 'restPost',
-      label: 'REST POST /api/productos',
-      url: stack.bffUrl,
-      writes: true,
-      request: {
-        method: 'POST',
-        path: '/api/productos',
-        headers: json,
-        setup: () => ({ body: JSON.stringify(productoBody('bench post', seed.bodegaIds)) }),
-      },
-    },
     {
       key: 'gqlProducto',
       label: 'GraphQL producto(id)',
@@ -71,6 +100,31 @@ export function buildTargets(stack: Stack, seed: Seed): Target[] {
       label: 'GraphQL productos { id nombre }',
       url: stack.bffUrl,
       request: { method: 'POST', path: '/api/graphql', headers: json, body: JSON.stringify({ query: PRODUCTOS_QUERY }), verifyBody: graphqlSucceeded },
+    },
+    { key: 'restPost', label: 'REST POST /api/productos', url: stack.bffUrl, writes: true, request: { method: 'POST', path: '/api/productos', headers: json, setup: () => ({ body: postBody() }) } },
+    {
+      key: 'restPostSafe',
+      label: 'REST POST /api/productos + Idempotency-Key',
+      url: stack.bffUrl,
+      writes: true,
+      baseline: 'restPost',
+      request: {
+        method: 'POST',
+        path: '/api/productos',
+        headers: json,
+        // A fresh key per request: every request executes (a repeat would be a replay, not a create).
+        setup: () => ({ body: postBody(), headers: { 'idempotency-key': `bench-${randomUUID()}` } }),
+      },
+    },
+    { key: 'restPut', label: 'REST PUT /api/productos/{id}', url: stack.bffUrl, writes: true, prepare: () => pool.reset(), request: put(false) },
+    {
+      key: 'restPutSafe',
+      label: 'REST PUT /api/productos/{id} + If-Match',
+      url: stack.bffUrl,
+      writes: true,
+      baseline: 'restPut',
+      prepare: () => pool.reset(readVersion),
+      request: put(true),
     },
   ];
 }
