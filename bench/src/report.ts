@@ -66,6 +66,11 @@ function judge(results: BenchResults): Verdict[] {
   const restErrors = errorsOf('bdb', 'restGetById');
   const gqlErrors = errorsOf('restGetById', 'gqlProducto');
   const halfLoadErrors = results.soak.load.errors + results.soakEvents.writeErrors;
+  const safeWrites = safeWriteFigures(results).map((f) => ({
+    target: `${f.what} ${f.safeHow} >= 0.85x plain`,
+    measured: withErrors(ratio(f.ratio), f.plainErrors + f.safeErrors),
+    pass: f.ratio >= 0.85 && f.plainErrors + f.safeErrors === 0,
+  }));
   const worstGrowth = results.soak.rss.reduce((worst, r) => (r.growthPct > worst.growthPct ? r : worst), results.soak.rss[0] ?? { name: 'n/a', growthPct: Number.NaN });
   return [
     { target: 'REST GET-by-id >= 0.45x B_db', measured: withErrors(ratio(restVsDb), restErrors), pass: restVsDb >= 0.45 && restErrors === 0 },
@@ -83,7 +88,58 @@ function judge(results: BenchResults): Verdict[] {
       measured: `worst ${worstGrowth.name} ${Number.isFinite(worstGrowth.growthPct) ? worstGrowth.growthPct.toFixed(1) : 'n/a'}%`,
       pass: results.soak.rss.every((r) => r.growthPct <= 5),
     },
+    ...safeWrites,
   ];
+}
+
+/** One safe write (issue 12) against its plain baseline, both measured in the same rounds. */
+interface SafeWriteFigures {
+  what: string;
+  safeHow: string;
+  plain: Summary;
+  safe: Summary;
+  plainSeq: Summary;
+  safeSeq: Summary;
+  /** Median safe req/s over median plain req/s, under load. */
+  ratio: number;
+  /** Safe over plain req/s of each round's two windows under load. */
+  perRound: number[];
+  /** Errors of both windows (under load and at one connection) over all rounds. */
+  plainErrors: number;
+  safeErrors: number;
+}
+
+const SAFE_WRITES: { safe: TargetKey; what: string; safeHow: string }[] = [
+  { safe: 'restPostSafe', what: 'product create', safeHow: 'with Idempotency-Key' },
+  { safe: 'restPutSafe', what: 'product update', safeHow: 'with If-Match' },
+];
+
+/** The safe writes measured in this run, each with its baseline; none when --only left them out. */
+function safeWriteFigures(results: BenchResults): SafeWriteFigures[] {
+  const out: SafeWriteFigures[] = [];
+  for (const { safe: safeKey, what, safeHow } of SAFE_WRITES) {
+    const plainKey = results.targets.find((t) => t.key === safeKey)?.baseline;
+    if (!plainKey || !results.targets.some((t) => t.key === plainKey)) continue;
+    const plainWindows = results.loaded.get(plainKey) ?? [];
+    const safeWindows = results.loaded.get(safeKey) ?? [];
+    const plain = summarise(plainWindows);
+    const safe = summarise(safeWindows);
+    const plainSeq = summarise(results.sequential.get(plainKey) ?? []);
+    const safeSeq = summarise(results.sequential.get(safeKey) ?? []);
+    out.push({
+      what,
+      safeHow,
+      plain,
+      safe,
+      plainSeq,
+      safeSeq,
+      ratio: safe.reqPerSec / plain.reqPerSec,
+      perRound: safeWindows.map((w, i) => w.load.reqPerSec / (plainWindows[i]?.load.reqPerSec ?? Number.NaN)),
+      plainErrors: plain.errors + plainSeq.errors,
+      safeErrors: safe.errors + safeSeq.errors,
+    });
+  }
+  return out;
 }
 
 /** The markdown of one run: header, targets, then every figure. */
@@ -120,6 +176,23 @@ export function renderReport(info: RunInfo, results: BenchResults): string {
     push(
       `| ${target.label} | ${num(s.reqPerSec)} | ${ms(s.p50)} | ${ms(s.p99)} | ${s.errors + q.errors} | ${ratio(s.reqPerSec / bdb.reqPerSec)} | ${ms(q.p50)} | ${ms(q.p99)} | ${ms(q.p50 - bdbSeq.p50)} |`,
     );
+  }
+
+  const safeWrites = safeWriteFigures(results);
+  if (safeWrites.length > 0) {
+    push(
+      '',
+      'Safe writes (issue 12), each against its plain baseline (no headers: the feature off) in the same rounds, the two side by side and swapping places every other round; only 2xx answers count:',
+      '',
+      '| Write | plain req/s | safe req/s | safe/plain (medians) | safe/plain each round | plain p50 / p99 ms | safe p50 / p99 ms | 1 conn p50 plain / safe ms | errors plain / safe |',
+      '|---|---|---|---|---|---|---|---|---|',
+    );
+    for (const f of safeWrites) {
+      push(
+        `| ${f.what}: plain vs ${f.safeHow} | ${num(f.plain.reqPerSec)} | ${num(f.safe.reqPerSec)} | ${ratio(f.ratio)} | ${f.perRound.map((r) => (Number.isFinite(r) ? r.toFixed(2) : 'n/a')).join(', ')} | ` +
+          `${ms(f.plain.p50)} / ${ms(f.plain.p99)} | ${ms(f.safe.p50)} / ${ms(f.safe.p99)} | ${ms(f.plainSeq.p50)} / ${ms(f.safeSeq.p50)} | ${f.plainErrors} / ${f.safeErrors} |`,
+      );
+    }
   }
 
   const names = Object.keys(summarise(results.loaded.get('bdb') ?? []).loopP99);
