@@ -10,9 +10,10 @@ import { IdempotencyKeyInUseError, IdempotencyKeyReusedError, InvalidArgumentErr
  * committed later is still found by the retry, which gets the committed
  * result; a write that rolled back leaves no record, and its retry executes.
  *
- * Concurrency: the claim is a locking read with NOWAIT, then an INSERT. A
- * second request while the first is still in its transaction finds the
- * first's uncommitted row locked and is refused at once
+ * Concurrency: a committed record is found by a plain read. Otherwise the
+ * claim is a locking read with NOWAIT, then an INSERT. A second request
+ * while the first is still in its transaction finds the first's
+ * uncommitted row locked and is refused at once
  * (IdempotencyKeyInUseError) instead of waiting on it. Two first requests
  * racing on a new key deadlock on the INSERT; InnoDB aborts one, and its
  * retry (writeTransaction) then finds the other's row.
@@ -117,21 +118,21 @@ interface KeyRow {
  * An expired record is removed and the request executes anew.
  */
 export async function claimIdempotencyKey(trx: Knex.Transaction, key: IdempotencyKey, campo = 'requestId'): Promise<Buffer | undefined> {
+  const lookup = `SELECT request_hash, response, expires_at <= CURRENT_TIMESTAMP(3) AS expired FROM ${TABLE} WHERE scope_hash = ?`;
+  // A committed record is replayed from a plain read: repeats of a finished
+  // request never lock each other out.
+  const [committed] = (await trx.raw(lookup, [key.scope])) as [KeyRow[]];
+  const done = committed[0];
+  if (done && Number(done.expired) === 0) return recorded(done, key, campo);
   let row: KeyRow | undefined;
   try {
-    const [rows] = (await trx.raw(
-      `SELECT request_hash, response, expires_at <= CURRENT_TIMESTAMP(3) AS expired FROM ${TABLE} WHERE scope_hash = ? FOR UPDATE NOWAIT`,
-      [key.scope],
-    )) as [KeyRow[]];
+    const [rows] = (await trx.raw(`${lookup} FOR UPDATE NOWAIT`, [key.scope])) as [KeyRow[]];
     row = rows[0];
   } catch (err) {
     if (isLockBusy(err)) throw new IdempotencyKeyInUseError();
     throw err;
   }
-  if (row && Number(row.expired) === 0) {
-    if (!Buffer.from(row.request_hash).equals(key.requestHash)) throw new IdempotencyKeyReusedError(campo);
-    return Buffer.from(row.response);
-  }
+  if (row && Number(row.expired) === 0) return recorded(row, key, campo);
   if (row) await trx.raw(`DELETE FROM ${TABLE} WHERE scope_hash = ?`, [key.scope]);
   await trx.raw(`INSERT INTO ${TABLE} (scope_hash, method, request_hash, response, expires_at) VALUES (?, ?, ?, '', CURRENT_TIMESTAMP(3))`, [
     key.scope,
@@ -139,6 +140,12 @@ export async function claimIdempotencyKey(trx: Knex.Transaction, key: Idempotenc
     key.requestHash,
   ]);
   return undefined;
+}
+
+/** The recorded result for a repeat of the same request; IdempotencyKeyReusedError for another request. */
+function recorded(row: KeyRow, key: IdempotencyKey, campo: string): Buffer {
+  if (!Buffer.from(row.request_hash).equals(key.requestHash)) throw new IdempotencyKeyReusedError(campo);
+  return Buffer.from(row.response);
 }
 
 /** Inside the write's transaction, after the write: its result, kept for `ttlSeconds`. */

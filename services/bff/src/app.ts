@@ -37,14 +37,15 @@ export async function startApp(config: Config, logger: Logger, signal?: AbortSig
     (server) => server.close(),
   );
   let accepting = true;
+  const downstreamMetrics = createDownstreamMetrics(registry);
   const downstream = await guard.step(
-    () => createDownstream(config, logger, createDownstreamMetrics(registry)),
+    () => createDownstream(config, logger, downstreamMetrics),
     (channels) => channels.close(),
   );
   const app = await guard.step(() =>
     createHttpApp({
       httpMetrics: createHttpMetrics(registry),
-      inventario: createInventario(downstream),
+      inventario: createInventario({ ...downstream, onSafeWriteOutcome: (outcome) => downstreamMetrics.safeWrites.inc({ outcome }) }),
       health: downstream.health,
       logger,
       credentials: config.credentials,

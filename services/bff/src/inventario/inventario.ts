@@ -7,6 +7,12 @@ import type { Bodega, BodegaPatch, Caller, InventarioApi, Producto, ProductoFilt
 export interface InventarioDeps {
   productos: ProductoClient;
   bodegas: BodegaClient;
+  /**
+   * Called with `version_mismatch` when the BFF itself refuses a write on its
+   * If-Match (the early check of a warehouse delete, `*` on a missing
+   * record); the services' refusals are counted where their answer arrives.
+   */
+  onSafeWriteOutcome?: (outcome: 'version_mismatch') => void;
 }
 
 /** The services' largest page, and the most ids one list filter may name. */
@@ -52,23 +58,6 @@ function requireSomething(patch: object, updatable: readonly string[]): void {
  * (HTTP semantics), not a plain 404. A numeric If-Match is the service's
  * to check, inside the write's transaction.
  */
-async function conditional<T>(write: WriteOptions, work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (err) {
-    throw failureUnder(write, err);
-  }
-}
-
-/** What a failure of a write means under its If-Match (see conditional). */
-function failureUnder(write: WriteOptions, err: unknown): unknown {
-  return write.ifMatch === '*' && err instanceof NotFoundError ? new VersionMismatchError(null, `el recurso no existe (${err.message})`) : err;
-}
-
-/** The early check of a condition on a record the BFF has read; the service checks again when it writes. */
-function requireIfMatch(current: { version: number }, write: WriteOptions): void {
-  if (typeof write.ifMatch === 'number' && write.ifMatch !== current.version) throw VersionMismatchError.of(current.version, write.ifMatch);
-}
 
 const PRODUCTO_UPDATABLE = ['nombre', 'descripcion', 'precio', 'cantidadEnStock', 'bodegaId'] as const;
 const BODEGA_UPDATABLE = ['nombre', 'ubicacion', 'capacidad'] as const;
@@ -79,7 +68,35 @@ const BODEGA_UPDATABLE = ['nombre', 'ubicacion', 'capacidad'] as const;
  * here: a product's `bodegaId` must name an existing warehouse, and the
  * warehouse safe delete (ARCHITECTURE §6).
  */
-export function createInventario({ productos, bodegas }: InventarioDeps): InventarioApi {
+export function createInventario({ productos, bodegas, onSafeWriteOutcome }: InventarioDeps): InventarioApi {
+  /**
+   * Runs a write of an existing record under `If-Match: *`, which asks only
+   * that the record exist: without it the answer is a failed precondition
+   * (HTTP semantics), not a plain 404. A numeric If-Match is the service's
+   * to check, inside the write's transaction.
+   */
+  async function conditional<T>(write: WriteOptions, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      throw failureUnder(write, err);
+    }
+  }
+
+  /** What a failure of a write means under its If-Match (see conditional). */
+  function failureUnder(write: WriteOptions, err: unknown): unknown {
+    if (write.ifMatch !== '*' || !(err instanceof NotFoundError)) return err;
+    onSafeWriteOutcome?.('version_mismatch');
+    return new VersionMismatchError(null, `el recurso no existe (${err.message})`);
+  }
+
+  /** The early check of a condition on a record the BFF has read; the service checks again when it writes. */
+  function requireIfMatch(current: { version: number }, write: WriteOptions): void {
+    if (typeof write.ifMatch !== 'number' || write.ifMatch === current.version) return;
+    onSafeWriteOutcome?.('version_mismatch');
+    throw VersionMismatchError.of(current.version, write.ifMatch);
+  }
+
   /**
    * `bodegaId` names an existing warehouse, else InvalidArgumentError naming
    * `bodegaId` (a 400: the request is wrong, not the product missing).
@@ -198,7 +215,8 @@ export function createInventario({ productos, bodegas }: InventarioDeps): Invent
       });
       if (bodega) requireIfMatch(bodega, write);
       if (force) {
-        const afectados = await productos.unassignBodega(caller, id, write);
+        // The answer is a replay only if the delete was: a retry that completes a half-done delete executes it.
+        const afectados = await productos.unassignBodega(caller, id, { ...write, onReplay: undefined });
         await conditional(write, () => bodegas.delete(caller, id, write));
         return { kind: 'forced', bodegaId: id, productos: afectados };
       }
