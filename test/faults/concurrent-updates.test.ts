@@ -59,9 +59,11 @@ test('50 concurrent updates of one product: the final state is one whole write, 
   const final = await stack.request('GET', `/api/productos/${id}`);
   expect(final.status).toBe(200);
   const fields = { ...(final.body as Record<string, unknown>) };
-  for (const readOnly of ['id', 'fechaCreacion', 'fechaActualizacion']) delete fields[readOnly];
+  for (const readOnly of ['id', 'fechaCreacion', 'fechaActualizacion', 'version']) delete fields[readOnly];
   const winner = writes.findIndex((w) => isDeepStrictEqual(w, fields));
   expect(winner).toBeGreaterThanOrEqual(0);
+  // Every one of the 50 writes applied, one after another: 1 at creation, +1 each.
+  expect(final.body.version).toBe(1 + writes.length);
 
   const updates = (await stack.settledEvents())
     .filter((e) => e.subject === `${stack.namespace.prefix}.producto.actualizado` && e.body.data.productoId === id)

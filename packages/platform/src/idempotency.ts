@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { isLockBusy, type Knex } from './db';
+import { isDuplicateEntry, isLockBusy, type Knex } from './db';
 import { IdempotencyKeyInUseError, IdempotencyKeyReusedError, InvalidArgumentError } from './errors';
 
 /**
@@ -10,13 +10,12 @@ import { IdempotencyKeyInUseError, IdempotencyKeyReusedError, InvalidArgumentErr
  * committed later is still found by the retry, which gets the committed
  * result; a write that rolled back leaves no record, and its retry executes.
  *
- * Concurrency: a committed record is found by a plain read. Otherwise the
- * claim is a locking read with NOWAIT, then an INSERT. A second request
- * while the first is still in its transaction finds the first's
- * uncommitted row locked and is refused at once
- * (IdempotencyKeyInUseError) instead of waiting on it. Two first requests
- * racing on a new key deadlock on the INSERT; InnoDB aborts one, and its
- * retry (writeTransaction) then finds the other's row.
+ * Concurrency: a committed record is found by a plain read and replayed.
+ * A new key is claimed by its INSERT alone (no locking read, so no gap lock
+ * that would make unrelated new keys deadlock). A repeat while the first
+ * request is still in its transaction finds the first's uncommitted row and
+ * is refused at once (IdempotencyKeyInUseError) rather than queued behind
+ * it; once the first committed, a repeat replays it.
  */
 
 const TABLE = 'idempotency_keys';
@@ -118,28 +117,63 @@ interface KeyRow {
  * An expired record is removed and the request executes anew.
  */
 export async function claimIdempotencyKey(trx: Knex.Transaction, key: IdempotencyKey, campo = 'requestId'): Promise<Buffer | undefined> {
-  const lookup = `SELECT request_hash, response, expires_at <= CURRENT_TIMESTAMP(3) AS expired FROM ${TABLE} WHERE scope_hash = ?`;
   // A committed record is replayed from a plain read: repeats of a finished
   // request never lock each other out.
-  const [committed] = (await trx.raw(lookup, [key.scope])) as [KeyRow[]];
-  const done = committed[0];
-  if (done && Number(done.expired) === 0) return recorded(done, key, campo);
-  let row: KeyRow | undefined;
+  const [committed] = (await trx.raw(LOOKUP, [key.scope])) as [KeyRow[]];
+  const found = committed[0];
+  if (found && Number(found.expired) === 0) return recorded(found, key, campo);
+  if (found) {
+    // Expired: take the row (a record lock, never a gap lock) and replace it.
+    const row = await lockedRow(trx, key);
+    if (row && Number(row.expired) === 0) return recorded(row, key, campo);
+    if (row) await trx.raw(`DELETE FROM ${TABLE} WHERE scope_hash = ?`, [key.scope]);
+  }
+  // A new key is claimed by inserting it, without a locking read first: on a
+  // missing key that read would lock the whole gap around it, and unrelated
+  // new keys would then deadlock on their inserts. A request still holding
+  // this key uncommitted makes the insert fail at once (in use), not wait
+  // behind it; one that committed meanwhile makes it a duplicate (replay).
   try {
-    const [rows] = (await trx.raw(`${lookup} FOR UPDATE NOWAIT`, [key.scope])) as [KeyRow[]];
-    row = rows[0];
+    await trx.raw(`SET SESSION innodb_lock_wait_timeout = ${CLAIM_WAIT_SECONDS}`);
+    await trx.raw(`INSERT INTO ${TABLE} (scope_hash, method, request_hash, response, expires_at) VALUES (?, ?, ?, '', CURRENT_TIMESTAMP(3))`, [
+      key.scope,
+      key.method,
+      key.requestHash,
+    ]);
+  } catch (err) {
+    if (isLockWaitTimeout(err)) throw new IdempotencyKeyInUseError();
+    if (!isDuplicateEntry(err)) throw err;
+    const row = await lockedRow(trx, key);
+    if (!row) throw new IdempotencyKeyInUseError();
+    return recorded(row, key, campo);
+  } finally {
+    await trx.raw('SET SESSION innodb_lock_wait_timeout = DEFAULT');
+  }
+  return undefined;
+}
+
+const LOOKUP = `SELECT request_hash, response, expires_at <= CURRENT_TIMESTAMP(3) AS expired FROM ${TABLE} WHERE scope_hash = ?`;
+
+/**
+ * How long a new key's insert waits on the same key held by a request still
+ * running: not at all on MariaDB; MySQL's minimum is 1 s (it clamps 0 to 1).
+ */
+const CLAIM_WAIT_SECONDS = 0;
+
+/** The row of an existing key, read latest and locked; IdempotencyKeyInUseError when a running request holds it. */
+async function lockedRow(trx: Knex.Transaction, key: IdempotencyKey): Promise<KeyRow | undefined> {
+  try {
+    const [rows] = (await trx.raw(`${LOOKUP} FOR UPDATE NOWAIT`, [key.scope])) as [KeyRow[]];
+    return rows[0];
   } catch (err) {
     if (isLockBusy(err)) throw new IdempotencyKeyInUseError();
     throw err;
   }
-  if (row && Number(row.expired) === 0) return recorded(row, key, campo);
-  if (row) await trx.raw(`DELETE FROM ${TABLE} WHERE scope_hash = ?`, [key.scope]);
-  await trx.raw(`INSERT INTO ${TABLE} (scope_hash, method, request_hash, response, expires_at) VALUES (?, ?, ?, '', CURRENT_TIMESTAMP(3))`, [
-    key.scope,
-    key.method,
-    key.requestHash,
-  ]);
-  return undefined;
+}
+
+/** A lock wait that ran out (ER_LOCK_WAIT_TIMEOUT). */
+function isLockWaitTimeout(err: unknown): boolean {
+  return (err as { errno?: number } | null)?.errno === 1205;
 }
 
 /** The recorded result for a repeat of the same request; IdempotencyKeyReusedError for another request. */
