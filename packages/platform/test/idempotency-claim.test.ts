@@ -6,6 +6,7 @@
  */
 import {
   createDb,
+  createIdempotencyTable,
   idempotencyKeyOf,
   IdempotencyKeyInUseError,
   jsonResultCodec,
@@ -13,7 +14,6 @@ import {
   type Knex,
 } from '@inventario/platform';
 import { createTestDatabase, type TestDatabase } from '@inventario/testkit';
-import { createIdempotencyTable } from '@inventario/platform';
 
 let testDb: TestDatabase;
 let db: Knex;
@@ -44,7 +44,7 @@ function keyedInsert(clave: string, request = clave): Promise<{ id: number; repl
       return Number(id);
     },
     { idempotency: { key, codec, ttlSeconds: 60 } },
-  ).then((id) => ({ id: id as number, replayed: key.replayed }));
+  ).then((id) => ({ id: id, replayed: key.replayed }));
 }
 
 describe('claiming idempotency keys', () => {
@@ -53,7 +53,7 @@ describe('claiming idempotency keys', () => {
       await db('idempotency_keys').del();
       const claves = Array.from({ length: 40 }, (_, i) => `r${round}-k${i}`);
       const outcomes = await Promise.allSettled(claves.map((clave) => keyedInsert(clave)));
-      const refused = outcomes.filter((o) => o.status === 'rejected').map((o) => String((o as PromiseRejectedResult).reason));
+      const refused = outcomes.filter((o) => o.status === 'rejected').map((o) => String((o).reason));
       expect(refused).toEqual([]);
     }
     expect(Number((await db('filas').count({ n: '*' }))[0]?.n)).toBe(400);
@@ -66,7 +66,7 @@ describe('claiming idempotency keys', () => {
     const refused = outcomes.filter((o) => o.status === 'rejected');
     expect(executed).toHaveLength(1);
     expect(replays.length + refused.length).toBe(19);
-    for (const o of refused) expect((o as PromiseRejectedResult).reason).toBeInstanceOf(IdempotencyKeyInUseError);
+    for (const o of refused) expect((o).reason).toBeInstanceOf(IdempotencyKeyInUseError);
     const id = (executed[0] as PromiseFulfilledResult<{ id: number }>).value.id;
     for (const o of replays) expect((o as PromiseFulfilledResult<{ id: number }>).value.id).toBe(id);
     expect(await db('filas').where({ clave: 'misma' }).count({ n: '*' })).toEqual([{ n: 1 }]);
