@@ -123,6 +123,12 @@ describe('the node cap while executing', () => {
     expect(calls.map((c) => c.method)).toEqual(['listProductos']);
   });
 
+  it('reads no more than one item past what the cap leaves', async () => {
+    const { inventario, calls } = memoryInventario(productos);
+    await execute(inventario, { maxNodes: 10, deadlineMs: 60_000 }, '{ productos { id } }');
+    expect(calls[0]!.filter?.limit).toBe(11);
+  });
+
   it('answers in full when the result fits: nodes are objects and list items', async () => {
     const { inventario } = memoryInventario(productos);
     // 20 products + their 20 warehouses.

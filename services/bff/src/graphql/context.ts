@@ -15,5 +15,5 @@ export type GraphqlContext = {
 
 export function createGraphqlContext(inventario: InventarioApi, caller: Caller, limits: ExecutionLimits): GraphqlContext {
   const guard = createExecutionGuard(limits);
-  return { caller, loaders: createLoaders(inventario, caller), guard };
+  return { caller, loaders: createLoaders(inventario, caller, guard), guard };
 }
