@@ -53,6 +53,7 @@ export async function startApp(config: Config, logger: Logger, signal?: AbortSig
       authFailuresPer15Min: config.authFailuresPer15Min,
       trustProxyHops: config.trustProxyHops,
       enableInit: config.enableInit,
+      graphqlLimits: config.graphqlLimits,
       accepting: () => accepting,
     }),
   );

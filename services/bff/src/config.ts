@@ -71,6 +71,10 @@ const schema = z
     BREAKER_WINDOW_MS: envSchemas.milliseconds(10_000, 100),
     // Lets the inicializarBaseDatos mutation load the sample data.
     ENABLE_INIT: booleanFlag(false),
+    // Result nodes (objects and list items) one GraphQL request may resolve before it is stopped.
+    GRAPHQL_MAX_NODES: wholeNumber(100_000, 1, 10_000_000),
+    // Time one GraphQL request may execute before it is stopped.
+    GRAPHQL_DEADLINE_MS: envSchemas.milliseconds(10_000, 1),
     LOG_LEVEL: envSchemas.logLevel(),
     // Time between reporting readiness DOWN and closing the HTTP server.
     SHUTDOWN_DRAIN_MS: envSchemas.milliseconds(2000),
@@ -113,6 +117,7 @@ const schema = z
       windowMs: env.BREAKER_WINDOW_MS,
     },
     enableInit: env.ENABLE_INIT,
+    graphqlLimits: { maxNodes: env.GRAPHQL_MAX_NODES, deadlineMs: env.GRAPHQL_DEADLINE_MS },
     logLevel: env.LOG_LEVEL,
     shutdownDrainMs: env.SHUTDOWN_DRAIN_MS,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,

@@ -88,6 +88,13 @@ test('abuse limits: AUTH_FAILURES_PER_15_MIN and the HTTP timeouts have safe def
   expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(['AUTH_FAILURES_PER_15_MIN', 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 'TRUST_PROXY_HOPS']);
 });
 
+test('GraphQL execution limits: GRAPHQL_MAX_NODES (100,000) and GRAPHQL_DEADLINE_MS (10 s) are read and checked', () => {
+  expect(loadConfig(REQUIRED).graphqlLimits).toEqual({ maxNodes: 100_000, deadlineMs: 10_000 });
+  expect(loadConfig({ ...REQUIRED, GRAPHQL_MAX_NODES: '300', GRAPHQL_DEADLINE_MS: '250' }).graphqlLimits).toEqual({ maxNodes: 300, deadlineMs: 250 });
+  const problems = problemsOf({ ...REQUIRED, GRAPHQL_MAX_NODES: '0', GRAPHQL_DEADLINE_MS: 'diez' });
+  expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(['GRAPHQL_DEADLINE_MS', 'GRAPHQL_MAX_NODES']);
+});
+
 test('RATE_LIMIT_PER_MINUTE=0 turns the limit off; ENABLE_INIT=true enables init', () => {
   const config = loadConfig({ ...REQUIRED, RATE_LIMIT_PER_MINUTE: '0', ENABLE_INIT: 'true', PRODUCTO_SVC_ADDR: 'producto-svc:50051' });
   expect(config.rateLimitPerMinute).toBe(0);

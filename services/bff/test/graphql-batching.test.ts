@@ -122,6 +122,22 @@ describe('GraphQL relation batching', () => {
     expect(vacia?.productos).toEqual([]);
   });
 
+  it('Bodega.productos(first, after) of every warehouse is still one ListProductos call, each warehouse its own page', async () => {
+    let data: Record<string, unknown> = {};
+    const counts = await countCalls(async () => {
+      ({ data } = await query('{ bodegas { nombre productos(first: 2) { id } } }'));
+    });
+    expect(counts).toEqual({ 'bodega-svc.list': 1, 'producto-svc.list': 1 });
+    const bodegas = data.bodegas as { nombre: string; productos: { id: string }[] }[];
+    expect(bodegas.map((b) => b.productos.length).sort()).toEqual([0, 2, 2, 2]);
+
+    // After each warehouse's first product: one call again, the rest of each warehouse.
+    const firsts = bodegas.filter((b) => b.productos.length > 0).map((b) => b.productos[0]!.id);
+    const after = Buffer.from(String(Math.max(...firsts.map(Number))), 'utf8').toString('base64url');
+    const next = await countCalls(() => query(`{ bodegas { productos(first: 5, after: "${after}") { id } } }`));
+    expect(next).toEqual({ 'bodega-svc.list': 1, 'producto-svc.list': 1 });
+  });
+
   it('a warehouse asked for by several root fields of one request is read once', async () => {
     const productos = await inventario.listProductos(caller);
     const [uno, dos] = productos.filter((p) => p.bodegaId !== null && p.bodegaId === productos[0]!.bodegaId);

@@ -12,11 +12,14 @@ function validationMessages(query: string): string[] {
   return cache.validate(schema, cache.parse(query), rules).map((err) => err.message);
 }
 
-/** `{ bodegas { productos { bodega { productos ... } } } }` nested `levels` deep (scalars at the bottom). */
+/**
+ * `{ bodegas(first: 1) { productos(first: 1) { bodega { productos(first: 1) ... } } } }` nested `levels`
+ * deep (scalars at the bottom); every list has `first: 1`, so only the depth limit applies.
+ */
 function nestedQuery(levels: number): string {
   let selection = 'id';
   for (let level = levels - 1; level >= 1; level--) {
-    const field = level === 1 ? 'bodegas' : level % 2 === 0 ? 'productos' : 'bodega';
+    const field = level === 1 ? 'bodegas(first: 1)' : level % 2 === 0 ? 'productos(first: 1)' : 'bodega';
     selection = `${field} { ${selection} }`;
   }
   return `{ ${selection} }`;
@@ -106,10 +109,10 @@ describe('query limits', () => {
     ]);
   });
 
-  it(`accepts every field of every type at each of ${QUERY_LIMITS.maxDepth} levels`, () => {
+  it(`accepts every field of every type at each of ${QUERY_LIMITS.maxDepth} levels (lists paginated, as the result estimate requires)`, () => {
     const fields = 'id nombre descripcion precio cantidad fechaCreacion fechaActualizacion bodegaId';
-    const level = (inner: string) => `productos { ${fields} bodega { id nombre ubicacion capacidad fechaCreacion ${inner} } }`;
-    const widest = `{ bodegas { id nombre ${level(level(level(level(''))))} } }`;
+    const level = (inner: string) => `productos(first: 5) { ${fields} bodega { id nombre ubicacion capacidad fechaCreacion ${inner} } }`;
+    const widest = `{ bodegas(first: 5) { id nombre ${level(level(level(level(''))))} } }`;
     expect(validationMessages(widest)).toEqual([]);
   });
 

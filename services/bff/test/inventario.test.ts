@@ -3,7 +3,7 @@
  * paging it does on behalf of "the whole list", and the order of its
  * cross-service checks (which a real stack cannot observe).
  */
-import { InvalidArgumentError, NotFoundError } from '@inventario/platform';
+import { encodePageToken, InvalidArgumentError, NotFoundError } from '@inventario/platform';
 import type { BodegaClient } from '../src/downstream/bodega-client';
 import type { ProductoClient, ProductoPageRequest } from '../src/downstream/producto-client';
 import { BodegaConProductosError } from '../src/inventario/errors';
@@ -100,6 +100,46 @@ describe('listProductos', () => {
   test('offset without limit answers the rest of the list', async () => {
     const inventario = createInventario({ productos: fakeProductos(many(10)).client, bodegas: fakeBodegas([]).client });
     expect((await inventario.listProductos(caller, { offset: 8 })).map((p) => p.id)).toEqual([9, 10]);
+  });
+});
+
+describe('pages of a list (GraphQL first/after)', () => {
+  test('productosDeBodegas: at most perBodega of each warehouse, and reading stops once each has them', async () => {
+    // 3,000 products, alternately in warehouses 1 and 2: the first 3 of each are in the first 6.
+    const productos = fakeProductos(Array.from({ length: 3000 }, (_, i) => producto(i + 1, (i % 2) + 1)));
+    const inventario = createInventario({ productos: productos.client, bodegas: fakeBodegas([1, 2]).client });
+    const page = await inventario.productosDeBodegas(caller, [1, 2], { perBodega: 3 });
+    expect(page.map((p) => p.id)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(productos.log).toHaveLength(1);
+    expect(productos.log[0]).toContain('"pageSize":6');
+  });
+
+  test('productosDeBodegas: maxTotal stops reading a huge warehouse; without a page, every product', async () => {
+    const productos = fakeProductos(many(3000, 1));
+    const inventario = createInventario({ productos: productos.client, bodegas: fakeBodegas([1]).client });
+    expect(await inventario.productosDeBodegas(caller, [1], { maxTotal: 1500 })).toHaveLength(1500);
+    expect(productos.log).toHaveLength(2);
+    productos.log.length = 0;
+    expect(await inventario.productosDeBodegas(caller, [1])).toHaveLength(3000);
+    expect(productos.log).toHaveLength(3);
+  });
+
+  test('afterId starts every list at the page token after that id: products, a batch of warehouses, warehouses', async () => {
+    const productos = fakeProductos(many(5, 1));
+    const bodegas = fakeBodegas([1]);
+    const pedidos: string[] = [];
+    const listBodegas = bodegas.client.list;
+    bodegas.client.list = (c, request) => {
+      pedidos.push(request.pageToken ?? '');
+      return listBodegas(c, request);
+    };
+    const inventario = createInventario({ productos: productos.client, bodegas: bodegas.client });
+    await inventario.listProductos(caller, { limit: 2, afterId: 7 });
+    await inventario.productosDeBodegas(caller, [1], { perBodega: 2, afterId: 7 });
+    await inventario.listBodegas(caller, { limit: 1, afterId: 7 });
+    for (const call of productos.log) expect(call).toContain(`"pageToken":"${encodePageToken(7)}"`);
+    expect(pedidos).toEqual([encodePageToken(7)]);
+    expect(await inventario.listBodegas(caller, { limit: 0 })).toEqual([]);
   });
 });
 

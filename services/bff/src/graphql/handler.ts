@@ -4,6 +4,7 @@ import type { Caller, InventarioApi } from '../inventario/model';
 import { createGraphqlContext, type GraphqlContext } from './context';
 import { createDocumentCache } from './document-cache';
 import { createErrorFormatter } from './errors';
+import { createLimitedExecute, DEFAULT_EXECUTION_LIMITS, limitExecution, type ExecutionLimits } from './execution-limits';
 import { limitRules } from './limits';
 import { parseGraphqlRequest } from './request-params';
 import { createResolvers } from './resolvers';
@@ -14,6 +15,8 @@ export interface GraphqlHandlerDeps {
   logger: Logger;
   /** ENABLE_INIT: whether inicializarBaseDatos may load the sample data. */
   enableInit: boolean;
+  /** Node cap and deadline of each request (GRAPHQL_MAX_NODES, GRAPHQL_DEADLINE_MS); default DEFAULT_EXECUTION_LIMITS. */
+  executionLimits?: ExecutionLimits;
 }
 
 /** What the transport hands the handler with each request: the authenticated caller. */
@@ -24,19 +27,22 @@ export interface GraphqlRequestContext {
 /**
  * The GraphQL over HTTP core (graphql-http), independent of express: the
  * schema and its resolvers, parse/validate once per distinct query text,
- * depth/cost/alias limits as validation rules, one error formatter, and a
- * fresh context (caller + DataLoaders) per request.
+ * depth/cost/alias/result-estimate limits as validation rules, a node cap
+ * and a deadline while executing, one error formatter, and a fresh context
+ * (caller + DataLoaders + guard) per request.
  */
 export function createGraphqlHandler<Raw>(deps: GraphqlHandlerDeps): Handler<Raw, GraphqlRequestContext> {
-  const schema = createInventarioSchema(createResolvers(deps));
+  const schema = limitExecution(createInventarioSchema(createResolvers(deps)));
   const documents = createDocumentCache();
+  const executionLimits = deps.executionLimits ?? DEFAULT_EXECUTION_LIMITS;
   return createHandler<Raw, GraphqlRequestContext, GraphqlContext>({
     schema,
     parse: documents.parse,
     validate: documents.validate,
     validationRules: limitRules(),
+    execute: createLimitedExecute(deps.logger),
     parseRequestParams: parseGraphqlRequest,
-    context: (req) => createGraphqlContext(deps.inventario, req.context.caller),
+    context: (req) => createGraphqlContext(deps.inventario, req.context.caller, executionLimits),
     formatError: createErrorFormatter(deps.logger),
   });
 }

@@ -1,18 +1,23 @@
-import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
 import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
 import { GraphQLError, type ValidationContext, type ValidationRule } from 'graphql';
+import { documentCostRule } from './document-cost';
+import { resultEstimateRule, type ResultEstimateLimits } from './result-estimate';
 
 /**
  * Bounds on what one operation may ask for (ARCHITECTURE §3: "query depth
  * and cost are bounded"). `Bodega.productos` and `Producto.bodega` make the
  * schema cyclic, so without a depth bound one request could fan out without
- * end. Introspection (`__schema`) is exempt, so GraphiQL keeps working.
+ * end; and since depth alone lets every list level multiply the result by the
+ * list's size, the result estimate counts list sizes (result-estimate.ts).
+ * Introspection (`__schema`) is exempt, so GraphiQL keeps working. What
+ * execution itself may build is bounded again while it runs
+ * (execution-limits.ts).
  */
-export interface QueryLimits {
+export interface QueryLimits extends ResultEstimateLimits {
   /** Nested selection levels. */
   maxDepth: number;
-  /** graphql-armor's cost: objects 2, scalars 1, ×1.5 per level. */
+  /** The document's cost (document-cost.ts): objects 2, scalars 1, ×1.5 per level, whatever the lists' sizes (it bounds padding). */
   maxCost: number;
   /** Aliased fields, which could otherwise repeat an expensive field many times in one operation. */
   maxAliases: number;
@@ -23,8 +28,23 @@ export interface QueryLimits {
  * warehouse's products and their warehouse are 4 levels; every field of
  * every type at each of 10 levels costs about 770, so only padding (the same
  * field selected hundreds of times) reaches the cost bound.
+ *
+ * The result estimate: a list without `first` counts 100 items, and 200,000
+ * nodes pass. Every query of the spec passes: two nested lists without
+ * `first` (`{ bodegas { productos { id bodega { nombre } } } }`) are 20,100,
+ * and still 101,000 with the outer `first` a variable (counted 1,000).
+ * Three nested lists (only the `Bodega.productos` / `Producto.bodega` cycle
+ * nests them) are at least 1,000,000 and are refused: a client asks for them
+ * with a small literal `first`. The issue's query, four nested lists, is
+ * about 10^8.
  */
-export const QUERY_LIMITS: QueryLimits = { maxDepth: 10, maxCost: 1000, maxAliases: 15 };
+export const QUERY_LIMITS: QueryLimits = {
+  maxDepth: 10,
+  maxCost: 1000,
+  maxAliases: 15,
+  defaultListSize: 100,
+  maxEstimatedNodes: 200_000,
+};
 
 /**
  * Reports a limit as an ordinary validation error, so the document is
@@ -44,20 +64,18 @@ function reportAsValidationError(mensaje: string) {
   };
 }
 
-/** graphql-armor's depth, cost and alias rules, appended to graphql-js's specified rules. */
+/** graphql-armor's depth and alias rules, the document cost and the result estimate, appended to graphql-js's specified rules. */
 export function limitRules(limits: QueryLimits = QUERY_LIMITS): ValidationRule[] {
   return [
     maxDepthRule({
       n: limits.maxDepth,
       ...reportAsValidationError(`La consulta supera la profundidad máxima de ${limits.maxDepth} niveles`),
     }),
-    costLimitRule({
-      maxCost: limits.maxCost,
-      ...reportAsValidationError(`La consulta supera el coste máximo de ${limits.maxCost}`),
-    }),
     maxAliasesRule({
       n: limits.maxAliases,
       ...reportAsValidationError(`La consulta supera el máximo de ${limits.maxAliases} alias`),
     }),
+    documentCostRule(limits.maxCost),
+    resultEstimateRule(limits),
   ];
 }

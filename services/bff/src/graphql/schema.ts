@@ -39,7 +39,7 @@ export const typeDefs = /* GraphQL */ `
     fechaCreacion: DateTime
     fechaActualizacion: DateTime
     "Adición: los productos asignados a la bodega."
-    productos: [Producto!]!
+    productos(first: Int, after: String): [Producto!]!
     "Adición: 1 al crearse, +1 en cada actualización."
     version: Int!
   }
@@ -105,10 +105,15 @@ export const typeDefs = /* GraphQL */ `
   }
 
   type Query {
-    productos: [Producto!]!
+    """
+    Adición, first y after (también en bodegas y en Bodega.productos): las listas van en orden de id; sin first
+    ni after, completas. first (0..1000): como mucho tantos elementos. after: solo los posteriores al cursor,
+    que es el id del último elemento recibido en base64url (el id "20" es "MjA").
+    """
+    productos(first: Int, after: String): [Producto!]!
     "null si no existe un producto con ese id."
     producto(id: ID!): Producto
-    bodegas: [Bodega!]!
+    bodegas(first: Int, after: String): [Bodega!]!
     "null si no existe una bodega con ese id."
     bodega(id: ID!): Bodega
     health: String!

@@ -1,6 +1,7 @@
 import express from 'express';
 import { httpMetricsMiddleware, httpServerTracing, type HttpMetrics, type Logger } from '@inventario/platform';
 import type { HealthChecker } from '../downstream/health-checker';
+import type { ExecutionLimits } from '../graphql/execution-limits';
 import { createGraphqlRouter } from '../graphql/router';
 import type { InventarioApi } from '../inventario/model';
 import { openApiDocument } from '../openapi/document';
@@ -29,6 +30,8 @@ export interface HttpAppDeps {
   trustProxyHops: number;
   /** ENABLE_INIT, for GraphQL's inicializarBaseDatos. */
   enableInit: boolean;
+  /** Node cap and deadline of each GraphQL request; default the GraphQL handler's. */
+  graphqlLimits?: ExecutionLimits;
   /** False once shutdown started: readiness DOWN, connections closed after each response. */
   accepting: () => boolean;
   /** HTTP RED metrics by route template (served on METRICS_PORT, never here). */
@@ -73,7 +76,12 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
   app.use(createBasicAuth(deps.credentials, failures));
   app.use(options);
 
-  const graphql = createGraphqlRouter({ inventario: deps.inventario, logger: deps.logger, enableInit: deps.enableInit });
+  const graphql = createGraphqlRouter({
+    inventario: deps.inventario,
+    logger: deps.logger,
+    enableInit: deps.enableInit,
+    executionLimits: deps.graphqlLimits,
+  });
   app.use(API_PREFIXES.map((prefix) => `${prefix}/graphql`), graphql);
   // One mount per prefix: with a list, `/api` would take /api/v1/... and the router would not match it.
   const docs = createApiDocsRouter();

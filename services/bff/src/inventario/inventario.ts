@@ -1,8 +1,19 @@
-import { InvalidArgumentError, NotFoundError, requirePositiveId, VersionMismatchError } from '@inventario/platform';
+import { encodePageToken, InvalidArgumentError, NotFoundError, requirePositiveId, VersionMismatchError } from '@inventario/platform';
 import type { BodegaClient } from '../downstream/bodega-client';
 import type { ProductoClient } from '../downstream/producto-client';
 import { BodegaConProductosError } from './errors';
-import type { Bodega, BodegaPatch, Caller, InventarioApi, Producto, ProductoFilter, ProductoPatch, WriteOptions } from './model';
+import type {
+  Bodega,
+  BodegaPatch,
+  Caller,
+  InventarioApi,
+  ListPage,
+  Producto,
+  ProductoFilter,
+  ProductoPatch,
+  ProductosDeBodegasPage,
+  WriteOptions,
+} from './model';
 
 export interface InventarioDeps {
   productos: ProductoClient;
@@ -21,13 +32,19 @@ const PAGE_SIZE = 1000;
 /** The campo of a violation about the request as a whole (e.g. an update with nothing to change). */
 export const CUERPO = 'cuerpo';
 
-/** Follows next-page tokens until `wanted` items are collected or the list ends. */
+/** The services' page token of a list that continues after `afterId` (their tokens are keyset cursors on the id). */
+function tokenAfter(afterId: number | undefined): string | undefined {
+  return afterId === undefined ? undefined : encodePageToken(afterId);
+}
+
+/** Follows next-page tokens, from the one that starts after `afterId`, until `wanted` items are collected or the list ends. */
 async function collect<T>(
   wanted: number,
   fetchPage: (pageSize: number, pageToken: string | undefined) => Promise<{ items: T[]; nextPageToken: string }>,
+  afterId?: number,
 ): Promise<T[]> {
   const out: T[] = [];
-  let pageToken: string | undefined;
+  let pageToken = tokenAfter(afterId);
   while (out.length < wanted) {
     const page = await fetchPage(Math.min(PAGE_SIZE, wanted - out.length), pageToken);
     out.push(...page.items);
@@ -113,6 +130,35 @@ export function createInventario({ productos, bodegas, onSafeWriteOutcome }: Inv
     }
   }
 
+  /**
+   * Products of at most PAGE_SIZE warehouses, in id order, at most
+   * `perBodega` of each. Reading stops as soon as every warehouse has its
+   * `perBodega` or `maxTotal` are held, so a page of a big warehouse costs
+   * about one downstream page, not the whole warehouse.
+   */
+  async function pageOfProductosOf(caller: Caller, bodegaIds: number[], page: ProductosDeBodegasPage): Promise<Producto[]> {
+    const perBodega = page.perBodega ?? Infinity;
+    const maxTotal = page.maxTotal ?? Infinity;
+    if (perBodega <= 0 || maxTotal <= 0) return [];
+    const out: Producto[] = [];
+    const held = new Map<number, number>();
+    let full = 0;
+    let pageToken = tokenAfter(page.afterId);
+    for (;;) {
+      const pageSize = Math.min(PAGE_SIZE, perBodega * bodegaIds.length, maxTotal - out.length);
+      const { productos: items, nextPageToken } = await productos.list(caller, { pageSize, pageToken, bodegaIds });
+      for (const producto of items) {
+        const count = held.get(producto.bodegaId!) ?? 0;
+        if (count >= perBodega) continue;
+        held.set(producto.bodegaId!, count + 1);
+        if (count + 1 === perBodega) full++;
+        out.push(producto);
+      }
+      if (nextPageToken === '' || full === bodegaIds.length || out.length >= maxTotal) return out;
+      pageToken = nextPageToken;
+    }
+  }
+
   function allProductosOf(caller: Caller, bodegaIds: readonly number[]): Promise<Producto[]> {
     return collect(Infinity, async (pageSize, pageToken) => {
       const page = await productos.list(caller, { pageSize, pageToken, bodegaIds });
@@ -125,25 +171,29 @@ export function createInventario({ productos, bodegas, onSafeWriteOutcome }: Inv
       const wanted = filter.limit ?? Infinity;
       if (wanted <= 0) return [];
       let first = true;
-      return collect(wanted, async (pageSize, pageToken) => {
-        // `skip` counts from the start of the list: the first page only.
-        const skip = first ? (filter.offset ?? 0) : 0;
-        first = false;
-        const page = await productos.list(caller, {
-          pageSize,
-          pageToken,
-          skip,
-          bodegaIds: filter.bodegaIds,
-          nombreContains: filter.q,
-        });
-        return { items: page.productos, nextPageToken: page.nextPageToken };
-      });
+      return collect(
+        wanted,
+        async (pageSize, pageToken) => {
+          // `skip` counts from the start of the list: the first page only.
+          const skip = first ? (filter.offset ?? 0) : 0;
+          first = false;
+          const page = await productos.list(caller, {
+            pageSize,
+            pageToken,
+            skip,
+            bodegaIds: filter.bodegaIds,
+            nombreContains: filter.q,
+          });
+          return { items: page.productos, nextPageToken: page.nextPageToken };
+        },
+        filter.afterId,
+      );
     },
 
     getProducto: (caller, id) => productos.get(caller, id),
 
-    async productosDeBodegas(caller, bodegaIds) {
-      const pages = await Promise.all(chunks(bodegaIds).map((ids) => allProductosOf(caller, ids)));
+    async productosDeBodegas(caller, bodegaIds, page = {}) {
+      const pages = await Promise.all(chunks(bodegaIds).map((ids) => pageOfProductosOf(caller, ids, page)));
       return pages.flat();
     },
 
@@ -165,11 +215,17 @@ export function createInventario({ productos, bodegas, onSafeWriteOutcome }: Inv
 
     deleteProducto: (caller, id, write = {}) => conditional(write, () => productos.delete(caller, id, write)),
 
-    listBodegas(caller) {
-      return collect(Infinity, async (pageSize, pageToken) => {
-        const page = await bodegas.list(caller, { pageSize, pageToken });
-        return { items: page.bodegas, nextPageToken: page.nextPageToken };
-      });
+    async listBodegas(caller, page: ListPage = {}) {
+      const wanted = page.limit ?? Infinity;
+      if (wanted <= 0) return [];
+      return collect(
+        wanted,
+        async (pageSize, pageToken) => {
+          const list = await bodegas.list(caller, { pageSize, pageToken });
+          return { items: list.bodegas, nextPageToken: list.nextPageToken };
+        },
+        page.afterId,
+      );
     },
 
     getBodega: (caller, id) => bodegas.get(caller, id),

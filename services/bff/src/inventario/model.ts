@@ -72,6 +72,31 @@ export interface ProductoFilter {
   bodegaIds?: number[];
   /** Name contains (case- and accent-insensitive). */
   q?: string;
+  /** Only products with a greater id: a keyset cursor, the last id the client saw (GraphQL's `after`). */
+  afterId?: number;
+}
+
+/** One page of a list in id order (GraphQL's `first`/`after`); without either, the whole list. */
+export interface ListPage {
+  /** At most this many items. */
+  limit?: number;
+  /** Only items with a greater id (the last id the client saw). */
+  afterId?: number;
+}
+
+/** A page of each warehouse's products, for a batch of warehouses (GraphQL's `Bodega.productos(first, after)`). */
+export interface ProductosDeBodegasPage {
+  /** At most this many products of each warehouse. */
+  perBodega?: number;
+  /** Only products with a greater id. */
+  afterId?: number;
+  /**
+   * Stop reading once this many products are held in all: the caller can use
+   * no more (GraphQL's result node cap), so a huge warehouse is not read whole
+   * only to be refused. Lists may then be cut short: a caller that sets it
+   * must fail when it receives that many.
+   */
+  maxTotal?: number;
 }
 
 /**
@@ -109,8 +134,8 @@ export type BodegaDeleteResult =
 export interface InventarioApi {
   listProductos(caller: Caller, filter?: ProductoFilter): Promise<Producto[]>;
   getProducto(caller: Caller, id: number): Promise<Producto>;
-  /** Products held by any of these warehouses, in one downstream call (DataLoader batches). */
-  productosDeBodegas(caller: Caller, bodegaIds: readonly number[]): Promise<Producto[]>;
+  /** Products held by any of these warehouses, in id order, in one downstream call per page (DataLoader batches). */
+  productosDeBodegas(caller: Caller, bodegaIds: readonly number[], page?: ProductosDeBodegasPage): Promise<Producto[]>;
   /** Products of one warehouse; NotFoundError when the warehouse does not exist. */
   productosDeBodega(caller: Caller, bodegaId: number): Promise<Producto[]>;
   /** bodegaId, when given, must name an existing warehouse (InvalidArgumentError naming `bodegaId`). */
@@ -119,7 +144,7 @@ export interface InventarioApi {
   updateProducto(caller: Caller, id: number, patch: ProductoPatch, write?: WriteOptions): Promise<Producto>;
   deleteProducto(caller: Caller, id: number, write?: WriteOptions): Promise<void>;
 
-  listBodegas(caller: Caller): Promise<Bodega[]>;
+  listBodegas(caller: Caller, page?: ListPage): Promise<Bodega[]>;
   getBodega(caller: Caller, id: number): Promise<Bodega>;
   /** Warehouses by id, in one downstream call; missing ids are simply absent. */
   bodegasPorIds(caller: Caller, ids: readonly number[]): Promise<Bodega[]>;

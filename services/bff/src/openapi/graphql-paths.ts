@@ -33,6 +33,18 @@ const validacion = {
     ],
   },
 };
+const limiteDeNodos = {
+  summary: 'Detenida al superar el máximo de nodos de resultado durante la ejecución',
+  value: {
+    data: null,
+    errors: [
+      {
+        message: 'La consulta supera el máximo de 100000 nodos de resultado: pida menos elementos con first y after',
+        extensions: { classification: 'ValidationError' },
+      },
+    ],
+  },
+};
 const peticionMalFormada = {
   value: { errors: [{ message: 'Falta el parámetro query con el documento GraphQL', extensions: { classification: 'BAD_REQUEST' } }] },
 };
@@ -49,8 +61,10 @@ const result: Response = {
   description:
     'Resultado GraphQL. Con `Accept: application/json` (o `*/*`) toda respuesta GraphQL es 200, también la que solo trae ' +
     '`errors`: un documento que no valida y una petición mal formada (sin `query`, cuerpo que no es JSON, un lote, ' +
-    'parámetros de tipo incorrecto, clasificada `BAD_REQUEST`). Los fallos de una mutación son datos (`success: false`), no errores.',
-  content: graphqlContent({ datos, validacion, peticionMalFormada }),
+    'parámetros de tipo incorrecto, clasificada `BAD_REQUEST`). Los fallos de una mutación son datos (`success: false`), no errores. ' +
+    'Una ejecución que supera el máximo de nodos de resultado (`ValidationError`) o su tiempo máximo (`DEADLINE_EXCEEDED`) ' +
+    'responde `data: null` con ese único error.',
+  content: graphqlContent({ datos, validacion, limiteDeNodos, peticionMalFormada }),
 };
 
 /** A GraphQL `{errors}` body, or the REST error body of a request body that could not be read. */
@@ -89,7 +103,7 @@ export const graphqlPaths = {
       summary: 'Información del endpoint GraphQL, o una consulta por GET',
       description:
         'Sin `query` devuelve cómo usar el endpoint (un navegador que prefiere `text/html` recibe GraphiQL). ' +
-        'Con `query` ejecuta la consulta (GraphQL over HTTP por GET; solo consultas: una mutación es 405).',
+        'Con `query` ejecuta la consulta (GraphQL over HTTP por GET; solo consultas: una mutación es 405), con los límites de POST.',
       tags,
       parameters: [
         { name: 'query', in: 'query', description: 'Documento GraphQL (solo operaciones query).', schema: { type: 'string' } },
@@ -130,7 +144,12 @@ export const graphqlPaths = {
     post: {
       operationId: 'graphqlPost',
       summary: 'Ejecuta una operación GraphQL',
-      description: 'GraphQL over HTTP. La profundidad, el coste y los alias de una consulta están acotados.',
+      description:
+        'GraphQL over HTTP. Antes de ejecutar se acotan la profundidad (10 niveles), el coste del documento (1000), los alias (15) ' +
+        'y el tamaño estimado del resultado (200000 nodos: objetos y elementos de lista; cada lista cuenta su `first`, 1000 si ' +
+        '`first` es una variable, y 100 sin `first`). Durante la ejecución se acotan los nodos del resultado (`GRAPHQL_MAX_NODES`, ' +
+        '100000) y el tiempo (`GRAPHQL_DEADLINE_MS`, 10 s). `productos`, `bodegas` y `Bodega.productos` admiten `first` (0..1000) ' +
+        'y `after` (cursor: el id del último elemento recibido en base64url); sin ellos, las listas son completas.',
       tags,
       requestBody: {
         required: true,
