@@ -18,10 +18,10 @@ export interface JsonArraySenderDeps {
 export type JsonArraySender = <T>(res: Response, pages: AsyncIterable<readonly T[]>, itemJson: (item: T) => string) => Promise<void>;
 
 /**
- * A page is written in pieces of about this many characters: a string of
- * over 128 KiB (64 Ki two-byte characters) is allocated where only a full
- * collection frees it, so whole-page strings, one per page and request,
- * grew the heap by hundreds of MiB between collections; pieces die young.
+ * A page is written in pieces of about this many characters, so no string
+ * reaches V8's large-object size (128 KiB, 64 Ki two-byte characters),
+ * which only a full collection frees: a page of products with 60 KB
+ * descriptions is up to 1 MiB of text (the services' byte budget).
  */
 const PIECE_CHARS = 16 * 1024;
 
@@ -54,7 +54,7 @@ function drained(res: Response, timeoutMs: number): Promise<Drain> {
  * - The first page is read, and turned into JSON, before anything is sent:
  *   a failure then is thrown, and answered like any other (a JSON error
  *   with its status).
- * - Each page is one write. While the client has not taken it ('drain'),
+ * - Each page is written as one batch. While the client has not taken it ('drain'),
  *   the next page is not read (backpressure); if it takes nothing for
  *   `writeTimeoutMs`, its connection is destroyed.
  * - A client that goes away stops the reading: no further page is fetched.
