@@ -30,6 +30,7 @@ describe('notifier configuration', () => {
       natsStream: 'INVENTARIO',
       natsSubjectPrefix: 'inventario',
       eventTypeNamespace: 'Service',
+      streamLimits: { maxAgeMs: 720 * 3600_000, maxBytes: 512 * 1024 * 1024 },
       concurrency: 4,
       maxDeliver: 10,
       backoffMs: [1000, 5000, 30_000, 120_000, 600_000],
@@ -61,6 +62,8 @@ describe('notifier configuration', () => {
     ['NOTIFIER_SENT_BUCKET', 'no.dots'],
     ['SHUTDOWN_TIMEOUT_MS', 'pronto'],
     ['METRICS_PORT', '65536'],
+    ['NATS_STREAM_MAX_AGE_HOURS', '87601'],
+    ['NATS_STREAM_MAX_BYTES', '1024'],
   ])('rejects %s=%j naming the variable', (variable, value) => {
     expect(problemsOf({ ...REQUIRED, [variable]: value })).toEqual([expect.stringMatching(new RegExp(`^${variable}: `))]);
   });
