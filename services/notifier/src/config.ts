@@ -96,3 +96,22 @@ export function describeSmtpUrl(smtpUrl: string): string {
   const port = url.port || (url.protocol === 'smtps:' ? '465' : '587');
   return `${url.protocol}//${url.hostname}:${port}`;
 }
+
+/**
+ * The environment of `npm run dlq:replay` (dlq-replay-main.ts): where the
+ * stream is, nothing else. Logs go to stderr, at `warn` unless LOG_LEVEL says otherwise.
+ */
+const replaySchema = z
+  .object({
+    NATS_URL: envSchemas.natsUrl(),
+    NATS_STREAM: envSchemas.streamName(),
+    NATS_SUBJECT_PREFIX: envSchemas.subjectPrefix(),
+    LOG_LEVEL: envSchemas.logLevel().default('warn'),
+  })
+  .transform((env) => ({ natsUrl: env.NATS_URL, natsStream: env.NATS_STREAM, natsSubjectPrefix: env.NATS_SUBJECT_PREFIX, logLevel: env.LOG_LEVEL }));
+
+export type ReplayConfig = z.infer<typeof replaySchema>;
+
+export function loadReplayConfig(env: NodeJS.ProcessEnv): ReplayConfig {
+  return parseEnv(replaySchema, env);
+}

@@ -1,5 +1,5 @@
 import { ConfigError } from '@inventario/platform';
-import { describeSmtpUrl, loadConfig } from '../src/config';
+import { describeSmtpUrl, loadConfig, loadReplayConfig } from '../src/config';
 
 const REQUIRED = {
   SMTP_URL: 'smtp://notifier:s3cr3t0@mail.example.com:587',
@@ -91,5 +91,21 @@ describe('notifier configuration', () => {
   it('describes the SMTP server for logs without user or password, with the default port', () => {
     expect(describeSmtpUrl(REQUIRED.SMTP_URL)).toBe('smtp://mail.example.com:587');
     expect(describeSmtpUrl('smtps://u:p@mail.example.com')).toBe('smtps://mail.example.com:465');
+  });
+});
+
+describe('dlq:replay configuration', () => {
+  it('needs nothing: the notifier\'s NATS defaults, and warn-level logs', () => {
+    expect(loadReplayConfig({})).toEqual({ natsUrl: 'nats://127.0.0.1:4222', natsStream: 'INVENTARIO', natsSubjectPrefix: 'inventario', logLevel: 'warn' });
+  });
+
+  it('reads the same variables as the notifier, refusing bad ones by name', () => {
+    expect(loadReplayConfig({ NATS_URL: 'nats://n:4222', NATS_STREAM: 'OTRO', NATS_SUBJECT_PREFIX: 'x.y', LOG_LEVEL: 'debug', SMTP_URL: 'ignored' })).toEqual({
+      natsUrl: 'nats://n:4222',
+      natsStream: 'OTRO',
+      natsSubjectPrefix: 'x.y',
+      logLevel: 'debug',
+    });
+    expect(() => loadReplayConfig({ NATS_STREAM: 'no.dots' })).toThrow(/^invalid configuration: NATS_STREAM: /);
   });
 });
