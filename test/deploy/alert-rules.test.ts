@@ -10,7 +10,7 @@
  * are named and labelled as the services export them.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { stringify } from 'yaml';
@@ -43,12 +43,10 @@ interface RuleTests {
 const rules = readYaml<{ groups: { rules: Rule[] }[] }>(RULES_FILE).groups.flatMap((g) => g.rules);
 const ruleTests = readYaml<RuleTests>(TESTS_FILE);
 
-/** PROMTOOL, else promtool on PATH or in /usr/bin; undefined when not installed. */
+/** PROMTOOL, else promtool on PATH; undefined when not installed. */
 function findPromtool(): string | undefined {
   if (process.env.PROMTOOL) return process.env.PROMTOOL;
-  const found = spawnSync('sh', ['-c', 'command -v promtool'], { encoding: 'utf8' }).stdout.trim();
-  if (found) return found;
-  return existsSync('/usr/bin/promtool') ? '/usr/bin/promtool' : undefined;
+  return spawnSync('sh', ['-c', 'command -v promtool'], { encoding: 'utf8' }).stdout.trim() || undefined;
 }
 
 /**
