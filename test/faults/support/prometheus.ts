@@ -6,6 +6,7 @@
  * seconds instead of minutes. Stopped and its directory deleted by
  * dispose(), or by testkit's watchdog if the test process dies.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -62,6 +63,9 @@ export function rulesForTest(options: { intervalSeconds: number; speedUp: number
  * `rules` as its rule file.
  */
 export async function startPrometheus(options: { targets: Record<string, number>; rules: string; namespace: string }): Promise<PrivatePrometheus> {
+  if (spawnSync('sh', ['-c', 'command -v "$0"', PROMETHEUS_BIN]).status !== 0) {
+    throw new Error(`${PROMETHEUS_BIN} not found: install Debian's prometheus package (apt-get install prometheus; .ci/run does) or set PROMETHEUS_BIN`);
+  }
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'inventario-prometheus-'));
   const pidFile = join(dir, 'prometheus.pid');
