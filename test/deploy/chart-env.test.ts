@@ -196,6 +196,13 @@ describe.each([
     expect(() => LOADERS[name](env)).not.toThrow();
   });
 
+  it('gives producto-svc, bodega-svc and the notifier the same stream limits, those of values (every one of them sets them at start)', () => {
+    const limits = [SERVICES[0], SERVICES[1], SERVICES[3]].map((service) => (LOADERS[service.name](renderedEnv(service, values)) as { streamLimits: unknown }).streamLimits);
+    const expected = { maxAgeMs: Number(valueAt(values, 'config.natsStreamMaxAgeHours')) * 3600_000, maxBytes: Number(valueAt(values, 'config.natsStreamMaxBytes')) };
+    expect(expected.maxAgeMs).toBeGreaterThan(0);
+    expect(limits).toEqual([expected, expected, expected]);
+  });
+
   it('points the BFF at the headless Services, trusts Envoy and the proxies in front of it, and drains on shutdown', () => {
     const bff = loadBffConfig(renderedEnv(SERVICES[2], values));
     expect(bff).toMatchObject({

@@ -56,6 +56,21 @@ export const envSchemas = {
       .default('Service'),
   streamName: () =>
     z.string().regex(/^[A-Za-z0-9_-]+$/, 'must be letters, digits, _ or -').default('INVENTARIO'),
+  /**
+   * NATS_STREAM_MAX_AGE_HOURS: how long the stream keeps events and dead
+   * letters (30 days: past the notifier's 7-day sent registry, with time to
+   * replay dead letters); 0 = no age limit.
+   */
+  streamMaxAgeHours: () => wholeNumber(0, 87_600, 'whole hours (0 = no limit)').default(720),
+  /**
+   * NATS_STREAM_MAX_BYTES: the stream's size cap, oldest messages removed
+   * first (512 MiB); 0 = no cap. JetStream reserves it on the server's
+   * storage when the stream is created, so it must fit there.
+   */
+  streamMaxBytes: () =>
+    wholeNumber(0, Number.MAX_SAFE_INTEGER, 'whole bytes (0 = no limit)')
+      .refine((bytes) => bytes === 0 || bytes >= 1024 * 1024, 'must be 0 (no limit) or at least 1048576 (1 MiB)')
+      .default(512 * 1024 * 1024),
   seconds: (fallback: number, min = 0, max = 30 * 24 * 3600) => wholeNumber(min, max, 'a duration in whole seconds').default(fallback),
   milliseconds: (fallback: number, min = 0) =>
     wholeNumber(min, 24 * 3600_000, 'a duration in whole milliseconds').default(fallback),

@@ -20,6 +20,8 @@ export function serviceConfigSchema(defaultGrpcPort: number, defaultMetricsPort:
       NATS_STREAM: envSchemas.streamName(),
       NATS_SUBJECT_PREFIX: envSchemas.subjectPrefix(),
       EVENT_TYPE_NAMESPACE: envSchemas.eventTypeNamespace(),
+      NATS_STREAM_MAX_AGE_HOURS: envSchemas.streamMaxAgeHours(),
+      NATS_STREAM_MAX_BYTES: envSchemas.streamMaxBytes(),
       // How often the database is pinged to drive the gRPC health status.
       DB_CHECK_INTERVAL_MS: envSchemas.milliseconds(2000, 50),
       // Time between reporting NOT_SERVING and closing the server.
@@ -47,6 +49,7 @@ export function serviceConfigSchema(defaultGrpcPort: number, defaultMetricsPort:
       natsStream: env.NATS_STREAM,
       natsSubjectPrefix: env.NATS_SUBJECT_PREFIX,
       eventTypeNamespace: env.EVENT_TYPE_NAMESPACE,
+      streamLimits: { maxAgeMs: env.NATS_STREAM_MAX_AGE_HOURS * 3600_000, maxBytes: env.NATS_STREAM_MAX_BYTES },
       dbCheckIntervalMs: env.DB_CHECK_INTERVAL_MS,
       shutdownDrainMs: env.SHUTDOWN_DRAIN_MS,
       shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,

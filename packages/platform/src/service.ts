@@ -172,7 +172,7 @@ export async function startService(options: StartServiceOptions): Promise<Servic
     logger.info({ nats: config.natsUrl }, 'connecting to NATS in the background; events wait in the outbox until then');
     nc = await connectNatsUnlessAborted(config.natsUrl, options.name, logger, abort.signal);
     const events: EventsContext = { nc, stream: config.natsStream, prefix: config.natsSubjectPrefix };
-    await retrying('stream setup', () => ensureStream(events.nc, { name: events.stream, subjects: [`${events.prefix}.>`] }), logger, abort.signal);
+    await retrying('stream setup', () => ensureStream(events.nc, { name: events.stream, subjects: [`${events.prefix}.>`], limits: config.streamLimits }), logger, abort.signal);
     relay = createOutboxRelay({
       db,
       publish: jetStreamPublisher(events.nc, PUBLISH_TIMEOUT_MS),

@@ -30,6 +30,7 @@ describe('loadServiceConfig', () => {
       natsStream: 'INVENTARIO',
       natsSubjectPrefix: 'inventario',
       eventTypeNamespace: 'Service',
+      streamLimits: { maxAgeMs: 720 * 3600_000, maxBytes: 512 * 1024 * 1024 },
       dbCheckIntervalMs: 2000,
       shutdownDrainMs: 2000,
       shutdownTimeoutMs: 25_000,
@@ -51,6 +52,8 @@ describe('loadServiceConfig', () => {
         NATS_STREAM: 'OTRO',
         NATS_SUBJECT_PREFIX: 'pruebas.inv',
         EVENT_TYPE_NAMESPACE: 'Acme',
+        NATS_STREAM_MAX_AGE_HOURS: '48',
+        NATS_STREAM_MAX_BYTES: '1048576',
         DB_CHECK_INTERVAL_MS: '500',
         SHUTDOWN_DRAIN_MS: '0',
         SHUTDOWN_TIMEOUT_MS: '10000',
@@ -71,6 +74,7 @@ describe('loadServiceConfig', () => {
       natsStream: 'OTRO',
       natsSubjectPrefix: 'pruebas.inv',
       eventTypeNamespace: 'Acme',
+      streamLimits: { maxAgeMs: 48 * 3600_000, maxBytes: 1024 * 1024 },
       dbCheckIntervalMs: 500,
       shutdownDrainMs: 0,
       shutdownTimeoutMs: 10_000,
@@ -91,6 +95,14 @@ describe('loadServiceConfig', () => {
 
   it('accepts METRICS_PORT=0 (an ephemeral port) beside GRPC_PORT=0, as tests run', () => {
     expect(loadServiceConfig({ DATABASE_URL, GRPC_PORT: '0', METRICS_PORT: '0' }, 50051, 9101)).toMatchObject({ grpcPort: 0, metricsPort: 0 });
+  });
+
+  it('takes 0 as "no limit" for the stream limits and refuses a byte cap below 1 MiB', () => {
+    expect(loadServiceConfig({ DATABASE_URL, NATS_STREAM_MAX_AGE_HOURS: '0', NATS_STREAM_MAX_BYTES: '0' }, 50051, 9101).streamLimits).toEqual({ maxAgeMs: 0, maxBytes: 0 });
+    expect(problemsOf({ DATABASE_URL, NATS_STREAM_MAX_AGE_HOURS: '1.5', NATS_STREAM_MAX_BYTES: '1000' })).toEqual([
+      'NATS_STREAM_MAX_AGE_HOURS: must be whole hours (0 = no limit)',
+      'NATS_STREAM_MAX_BYTES: must be 0 (no limit) or at least 1048576 (1 MiB)',
+    ]);
   });
 
   it('lists every invalid variable in one error', () => {

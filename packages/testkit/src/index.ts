@@ -3,7 +3,7 @@
  * Every run uses its own database names and its own stream / subject prefix,
  * so concurrent runs never collide, and cleans up after itself.
  */
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -172,6 +172,14 @@ export interface PrivateNatsServer {
   stop(): Promise<void>;
   /** Stops the server and deletes its store dir. */
   dispose(): Promise<void>;
+  /** Sends `sig` to the running server. */
+  signal(sig: NodeJS.Signals): void;
+  /**
+   * Replaces the configuration file given as `config` and makes the running
+   * server reload it (SIGHUP); clients keep their connections and get the
+   * new permissions. Resolves once the signal is sent, not once it applied.
+   */
+  reconfigure(config: string): void;
 }
 
 /** NATS_SERVER_BIN, else Debian's path (not on a non-root user's PATH), else whatever PATH finds. */
@@ -180,16 +188,32 @@ const NATS_SERVER_BIN = process.env.NATS_SERVER_BIN ?? (existsSync('/usr/sbin/na
 export interface PrivateNatsServerOptions {
   /** Run with JetStream (-js); default true. */
   jetstream?: boolean;
+  /**
+   * nats-server configuration (e.g. accounts and permissions), written to a
+   * file in the store dir and loaded with -c; port, host and JetStream still
+   * come from the command line.
+   */
+  config?: string;
 }
 
 export async function startPrivateNatsServer(options: PrivateNatsServerOptions = {}): Promise<PrivateNatsServer> {
   const port = await freePort();
   const storeDir = mkdtempSync(join(tmpdir(), 'inventario-nats-'));
   const pidFile = join(storeDir, 'nats-server.pid');
+  const jetStream = options.jetstream !== false;
+  const configFile = join(storeDir, 'nats-server.conf');
+  // With a file, JetStream is configured there: a reload applies the file's
+  // settings, and one without a jetstream block would shut JetStream down.
+  const writeConfig = (config: string) =>
+    writeFileSync(configFile, `${config}\n${jetStream ? `jetstream { store_dir: ${JSON.stringify(storeDir)} }\n` : ''}`);
+  if (options.config !== undefined) writeConfig(options.config);
   const server = await startPrivateServer({
     name: `nats-server on ${port}`,
     command: NATS_SERVER_BIN,
-    args: ['-a', '127.0.0.1', '-p', String(port), '-P', pidFile, ...(options.jetstream === false ? [] : ['-js', '-sd', storeDir])],
+    args: [
+      ...['-a', '127.0.0.1', '-p', String(port), '-P', pidFile],
+      ...(options.config !== undefined ? ['-c', configFile] : jetStream ? ['-js', '-sd', storeDir] : []),
+    ],
     readyText: 'Server is ready',
     // On a loaded machine a JetStream server recovering its store takes a while.
     startTimeoutMs: 30_000,
@@ -197,7 +221,16 @@ export async function startPrivateNatsServer(options: PrivateNatsServerOptions =
     dir: storeDir,
     pidFile,
   });
-  return { url: `nats://127.0.0.1:${port}`, port, ...server };
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    port,
+    ...server,
+    reconfigure(config) {
+      if (options.config === undefined) throw new Error('reconfigure needs a server started with a config');
+      writeConfig(config);
+      server.signal('SIGHUP');
+    },
+  };
 }
 
 /** The field violations `work` throws as InvalidArgumentError; [] when it throws nothing. */

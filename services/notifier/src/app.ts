@@ -88,7 +88,7 @@ export async function startApp(config: Config, logger: Logger, signal: AbortSign
     const sent = await retrying(
       'event set-up',
       async () => {
-        await ensureStream(connection, { name: stream, subjects: [`${prefix}.>`, ...advisorySubjects] });
+        await ensureStream(connection, { name: stream, subjects: [`${prefix}.>`, ...advisorySubjects], limits: config.streamLimits });
         return openSentRegistry(connection, { bucket: config.sentBucket, staleAfterMs: config.ackWaitMs });
       },
       logger,
@@ -136,7 +136,7 @@ export async function startApp(config: Config, logger: Logger, signal: AbortSign
         // Again here: a service starting at the same moment may have updated
         // the stream from a read taken before ours and dropped the advisory
         // subjects, and MaxDeliveriesHandler's filter needs them.
-        await ensureStream(connection, { name: stream, subjects: [`${prefix}.>`, ...advisorySubjects] });
+        await ensureStream(connection, { name: stream, subjects: [`${prefix}.>`, ...advisorySubjects], limits: config.streamLimits });
         return startConsumers({ nc: connection, stream, consumers: specs, limit, ackWaitMs: config.ackWaitMs, logger });
       },
       logger,

@@ -179,9 +179,11 @@ describe('durable consumers', () => {
     }
   });
 
-  it("created the stream, capturing <prefix>.> (dead letters included) and the six consumers' max-deliveries advisories, as no service had", async () => {
+  it("created the stream, capturing <prefix>.> (dead letters included) and the six consumers' max-deliveries advisories, as no service had, with the default limits", async () => {
     const info = await (await jetstreamManager(t.events.nc)).streams.info(t.events.namespace.stream);
     expect(info.config.subjects).toEqual([`${t.events.namespace.prefix}.>`, ...maxDeliveriesSubjects(t.events.namespace.stream, HANDLERS)]);
+    // NATS_STREAM_MAX_AGE_HOURS=720, NATS_STREAM_MAX_BYTES=512 MiB.
+    expect(info.config).toMatchObject({ max_age: nanos(720 * 3600_000), max_bytes: 512 * 1024 * 1024 });
   });
 
   it('reads the captured advisories with one more durable consumer, which never gives up on one', async () => {

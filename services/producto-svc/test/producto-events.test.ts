@@ -1,3 +1,5 @@
+import { jetstreamManager } from '@nats-io/jetstream';
+import { nanos } from '@nats-io/transport-node';
 import { formatLocalUtc } from '@inventario/platform';
 import type { Producto } from '@inventario/proto';
 import type { StoredEvent } from '@inventario/testkit';
@@ -44,6 +46,11 @@ function stamp(date: Date | undefined): string {
 }
 
 describe('events of product writes', () => {
+  it('go to the stream the service created with the configured limits (defaults: 720 h, 512 MiB)', async () => {
+    const { config } = await (await jetstreamManager(svc.nc)).streams.info(svc.namespace.stream);
+    expect(config).toMatchObject({ subjects: [`${svc.namespace.prefix}.>`], max_age: nanos(720 * 3600_000), max_bytes: 512 * 1024 * 1024 });
+  });
+
   it('CreateProducto publishes one ProductoCreado carrying the stored product, the caller and the trace context', async () => {
     const { producto } = await api.create({
       nombre: 'Teclado',

@@ -62,6 +62,12 @@ spec:
             - name: NATS_SUBJECT_PREFIX
               valueFrom:
                 configMapKeyRef: { name: inventario-config, key: NATS_SUBJECT_PREFIX }
+            - name: NATS_STREAM_MAX_AGE_HOURS
+              valueFrom:
+                configMapKeyRef: { name: inventario-config, key: NATS_STREAM_MAX_AGE_HOURS }
+            - name: NATS_STREAM_MAX_BYTES
+              valueFrom:
+                configMapKeyRef: { name: inventario-config, key: NATS_STREAM_MAX_BYTES }
             - name: EVENT_TYPE_NAMESPACE
               valueFrom:
                 configMapKeyRef: { name: inventario-config, key: EVENT_TYPE_NAMESPACE }
