@@ -105,6 +105,8 @@ export function jsonResultCodec(dateKeys: readonly string[] = []): ResultCodec {
   };
 }
 
+const LOOKUP = `SELECT request_hash, response, expires_at <= CURRENT_TIMESTAMP(3) AS expired FROM ${TABLE} WHERE scope_hash = ?`;
+
 interface KeyRow {
   request_hash: Buffer;
   response: Buffer;
@@ -118,15 +120,32 @@ interface KeyRow {
  * An expired record is removed and the request executes anew.
  */
 export async function claimIdempotencyKey(trx: Knex.Transaction, key: IdempotencyKey, campo = 'requestId'): Promise<Buffer | undefined> {
-  const lookup = `SELECT request_hash, response, expires_at <= CURRENT_TIMESTAMP(3) AS expired FROM ${TABLE} WHERE scope_hash = ?`;
   // A committed record is replayed from a plain read: repeats of a finished
   // request never lock each other out.
-  const [committed] = (await trx.raw(lookup, [key.scope])) as [KeyRow[]];
+  const [committed] = (await trx.raw(LOOKUP, [key.scope])) as [KeyRow[]];
   const done = committed[0];
   if (done && Number(done.expired) === 0) return recorded(done, key, campo);
+  return claimLocked(trx, key, campo);
+}
+
+/**
+ * claimIdempotencyKey for an operation done in several transactions under
+ * one key, each recording its progress (recordIdempotentResult) so that a
+ * retry after a failure half-way resumes it: the recorded result, partial or
+ * final (the store's codec tells them apart), or undefined once the key is
+ * claimed. Always a locking read (NOWAIT), also of a committed record, so two
+ * calls with one key never interleave their transactions on the record: the
+ * second is refused with IdempotencyKeyInUseError while the first holds it.
+ */
+export function claimResumableIdempotencyKey(trx: Knex.Transaction, key: IdempotencyKey, campo = 'requestId'): Promise<Buffer | undefined> {
+  return claimLocked(trx, key, campo);
+}
+
+/** The locking half of a claim: the record under NOWAIT, or a new claim row when none (or an expired one) is there. */
+async function claimLocked(trx: Knex.Transaction, key: IdempotencyKey, campo: string): Promise<Buffer | undefined> {
   let row: KeyRow | undefined;
   try {
-    const [rows] = (await trx.raw(`${lookup} FOR UPDATE NOWAIT`, [key.scope])) as [KeyRow[]];
+    const [rows] = (await trx.raw(`${LOOKUP} FOR UPDATE NOWAIT`, [key.scope])) as [KeyRow[]];
     row = rows[0];
   } catch (err) {
     if (isLockBusy(err)) throw new IdempotencyKeyInUseError();

@@ -135,9 +135,9 @@ export async function startBodegaEliminadaConsumer(options: BodegaEliminadaConsu
     try {
       // The unassignments' events continue this trace: the consume span's
       // context, or with tracing off the message's own traceparent (and tracestate).
-      const productos = await store.unassignBodega(event.bodegaId, { ...trace.headers, usuario: 'system' });
+      const report = await store.unassignBodega(event.bodegaId, { ...trace.headers, usuario: 'system' });
       msg.ack();
-      logger.info({ eventId: event.eventId, bodegaId: event.bodegaId, unassigned: productos.length }, 'deleted warehouse reconciled');
+      logger.info({ eventId: event.eventId, bodegaId: event.bodegaId, unassigned: report.total }, 'deleted warehouse reconciled');
     } catch (err) {
       const { deliveryCount } = msg.info;
       const delayMs = retryDelayMs(deliveryCount);
