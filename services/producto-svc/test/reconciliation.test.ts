@@ -1,9 +1,11 @@
+import { status } from '@grpc/grpc-js';
 import { headers as natsHeaders, nanos } from '@nats-io/transport-node';
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type ConsumerInfo } from '@nats-io/jetstream';
-import { buildEnvelope, createLogger, eventAudit, eventSubject, type DeletedEventData } from '@inventario/platform';
+import { buildEnvelope, createLogger, eventAudit, eventSubject, fieldViolationsOf, type DeletedEventData } from '@inventario/platform';
 import { TEST_MYSQL_SERVER, waitFor } from '@inventario/testkit';
 import { startApp } from '../src/app';
 import { ACK_WAIT_MS, BODEGA_ELIMINADA_CONSUMER } from '../src/events/bodega-eliminada-consumer';
+import { rejectionOf } from './support/producto-client';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy';
 import { startTestService, type TestService } from './support/test-service';
 
@@ -101,6 +103,24 @@ describe('BodegaEliminada reconciliation', () => {
     const settled = (await svc.settledEvents()).length;
     await processedThrough(await publish(event));
     expect(await productEventsSince(settled)).toEqual([]);
+  });
+
+  it('remembers the deleted warehouse: a later create or update naming it is refused on bodegaId, and nothing is written', async () => {
+    const p = (await svc.api.create({ nombre: 'Mesa', precio: '1.00', cantidadEnStock: 1, bodegaId: 46 })).producto;
+    await processedThrough(await publish(bodegaEliminada(47)));
+    const before = (await svc.settledEvents()).length;
+
+    const created = await rejectionOf(svc.api.create({ nombre: 'Tarde', precio: '1.00', cantidadEnStock: 1, bodegaId: 47 }));
+    expect(created.code).toBe(status.INVALID_ARGUMENT);
+    expect(fieldViolationsOf(created)).toEqual([{ campo: 'bodegaId', mensaje: 'no existe la bodega 47' }]);
+    const moved = await rejectionOf(svc.api.update({ producto: { id: p?.id, bodegaId: 47 }, updateMask: ['bodega_id'] }));
+    expect(fieldViolationsOf(moved)).toEqual([{ campo: 'bodegaId', mensaje: 'no existe la bodega 47' }]);
+
+    expect(await storedBodegaId(p?.id ?? 0)).toBe(46);
+    expect(await svc.db('productos').where({ nombre: 'Tarde' }).first()).toBeUndefined();
+    expect(await productEventsSince(before)).toEqual([]);
+    // Other warehouses are unaffected.
+    expect((await svc.api.update({ producto: { id: p?.id, bodegaId: 48 }, updateMask: ['bodega_id'] })).producto?.bodegaId).toBe(48);
   });
 
   it("continues the deletion's trace with tracing off: the unassignments carry its traceparent and tracestate", async () => {

@@ -110,7 +110,8 @@ export function createInventario({ productos, bodegas, onSafeWriteOutcome }: Inv
    * `bodegaId` names an existing warehouse, else InvalidArgumentError naming
    * `bodegaId` (a 400: the request is wrong, not the product missing).
    * There is no foreign key across services; a warehouse deleted right after
-   * this check is reconciled by producto-svc on BodegaEliminada.
+   * this check is reconciled by producto-svc on BodegaEliminada, which then
+   * refuses writes naming it with the same violation.
    */
   async function requireBodega(caller: Caller, bodegaId: number): Promise<void> {
     const id = requirePositiveId(bodegaId, 'bodegaId');

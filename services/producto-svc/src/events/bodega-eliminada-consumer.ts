@@ -5,9 +5,10 @@ import { eventSubject, inConsumeSpan, startConsumerSampler, type ConsumeTrace, t
 import type { ProductoStore } from '../store/producto-store';
 
 /**
- * Reconciliation (ARCHITECTURE §6): when bodega-svc deletes a warehouse, any
- * product still pointing at it is unassigned. This closes the race between
- * the BFF's "holds products?" check and the delete.
+ * Reconciliation (ARCHITECTURE §6): when bodega-svc deletes a warehouse, its
+ * id is recorded (writes naming it are refused from then on) and any product
+ * still pointing at it is unassigned. This closes the race between the BFF's
+ * "holds products?" / "does it exist?" checks and the delete.
  *
  * Ack policy: ack after the products were unassigned (committed); nak with a
  * growing delay when that failed, with no delivery limit; term only an event
@@ -43,7 +44,7 @@ export interface BodegaEliminadaConsumerOptions {
   nc: NatsConnection;
   stream: string;
   prefix: string;
-  store: Pick<ProductoStore, 'unassignBodega'>;
+  store: Pick<ProductoStore, 'unassignBodega' | 'recordBodegaEliminada'>;
   logger: Logger;
   /** Consumer gauges (sampled while it runs) and redeliveries, labelled with BODEGA_ELIMINADA_CONSUMER. */
   metrics: JetStreamConsumerMetrics;
@@ -135,6 +136,9 @@ export async function startBodegaEliminadaConsumer(options: BodegaEliminadaConsu
     try {
       // The unassignments' events continue this trace: the consume span's
       // context, or with tracing off the message's own traceparent (and tracestate).
+      // Recorded first: from then on writes naming the warehouse are refused,
+      // and the unassignment below also clears those already under way.
+      await store.recordBodegaEliminada(event.bodegaId);
       const report = await store.unassignBodega(event.bodegaId, { ...trace.headers, usuario: 'system' });
       msg.ack();
       logger.info({ eventId: event.eventId, bodegaId: event.bodegaId, unassigned: report.total }, 'deleted warehouse reconciled');

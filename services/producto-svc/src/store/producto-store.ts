@@ -16,7 +16,7 @@ import {
   type Knex,
 } from '@inventario/platform';
 import type { ProductoQuery } from '../domain/listing';
-import type { NewProducto, Producto, ProductoChanges, WriteContext } from '../domain/producto';
+import { bodegaEliminadaError, type NewProducto, type Producto, type ProductoChanges, type WriteContext } from '../domain/producto';
 import { addToReport, EMPTY_REPORT, type UnassignReport } from '../domain/unassign-report';
 import type { ProductoEvents } from '../events/producto-events';
 
@@ -53,6 +53,14 @@ export interface ProductoStore {
    * and reports the whole operation; once complete, a repeat replays it.
    */
   unassignBodega(bodegaId: number, context: WriteContext, maxChunks?: number): Promise<UnassignReport>;
+  /**
+   * Records that warehouse `bodegaId` was deleted (BodegaEliminada), in its own
+   * transaction; idempotent. From its commit on, a create or update naming it
+   * is refused (InvalidArgumentError on bodegaId), and a write that was
+   * already under way is seen by an unassignment started afterwards (see
+   * refuseBodegaEliminada): unassign after recording and none is missed.
+   */
+  recordBodegaEliminada(bodegaId: number): Promise<void>;
 }
 
 /**
@@ -85,6 +93,8 @@ export interface ProductoStoreDeps {
 }
 
 const TABLE = 'productos';
+/** Ids of deleted warehouses (BodegaEliminada). */
+const BODEGAS_ELIMINADAS = 'bodegas_eliminadas';
 const COLUMNS = [
   'id',
   'nombre',
@@ -235,6 +245,21 @@ export function createProductoStore(db: Knex, deps: ProductoStoreDeps): Producto
     return { productos, complete: rows.length < limit && productos.length === rows.length };
   }
 
+  /**
+   * Refuses a write that points a product at a deleted warehouse; called in
+   * the write's transaction AFTER its INSERT/UPDATE of the product. That
+   * order closes the race with recordBodegaEliminada + unassignBodega in any
+   * isolation level: either this locking read sees the committed record (the
+   * write rolls back), or the record commits after it, and then the
+   * unassignment's locking scan meets this write's row (waiting for it while
+   * uncommitted) and clears it.
+   */
+  async function refuseBodegaEliminada(trx: Knex.Transaction, bodegaId: number | null | undefined): Promise<void> {
+    if (bodegaId === null || bodegaId === undefined) return;
+    const row = await trx<{ bodega_id: number }>(BODEGAS_ELIMINADAS).select('bodega_id').where({ bodega_id: bodegaId }).forShare().first();
+    if (row) throw bodegaEliminadaError(bodegaId);
+  }
+
   return {
     create(producto, context) {
       return write(context, async (trx) => {
@@ -244,6 +269,7 @@ export function createProductoStore(db: Knex, deps: ProductoStoreDeps): Producto
           fecha_creacion: at,
           fecha_actualizacion: at,
         });
+        await refuseBodegaEliminada(trx, producto.bodegaId);
         // What was written, without reading it back: the domain already gave
         // precio and nombre their stored form, and `at` is whole seconds.
         const stored: Producto = { id: Number(id), ...producto, fechaCreacion: at, fechaActualizacion: at, version: 1 };
@@ -294,6 +320,7 @@ export function createProductoStore(db: Knex, deps: ProductoStoreDeps): Producto
         await trx(TABLE)
           .where({ id })
           .update({ ...toColumns(changes), fecha_actualizacion: stored.fechaActualizacion, version: stored.version });
+        await refuseBodegaEliminada(trx, changes.bodegaId);
         await enqueueEvent(trx, events.updated(stored, changedFields(PRODUCTO_CAMPOS, current, stored), context));
         return stored;
       });
@@ -305,6 +332,12 @@ export function createProductoStore(db: Knex, deps: ProductoStoreDeps): Producto
         requireVersion(current, expectedVersion);
         await trx(TABLE).where({ id }).del();
         await enqueueEvent(trx, events.deleted(current, context, nowToSecond()));
+      });
+    },
+
+    recordBodegaEliminada(bodegaId) {
+      return withDbErrors(async () => {
+        await db.raw(`INSERT IGNORE INTO ${BODEGAS_ELIMINADAS} (bodega_id) VALUES (?)`, [bodegaId]);
       });
     },
 
