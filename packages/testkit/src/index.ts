@@ -3,7 +3,7 @@
  * Every run uses its own database names and its own stream / subject prefix,
  * so concurrent runs never collide, and cleans up after itself.
  */
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -180,16 +180,31 @@ const NATS_SERVER_BIN = process.env.NATS_SERVER_BIN ?? (existsSync('/usr/sbin/na
 export interface PrivateNatsServerOptions {
   /** Run with JetStream (-js); default true. */
   jetstream?: boolean;
+  /**
+   * A configuration file's text (e.g. an `authorization` block), given to
+   * the server with `-c`; the command-line flags (address, port, JetStream)
+   * still apply over it.
+   */
+  config?: string;
+  /** Environment of the server: the variables its configuration reads (`password: $VAR`). */
+  env?: Record<string, string>;
 }
 
 export async function startPrivateNatsServer(options: PrivateNatsServerOptions = {}): Promise<PrivateNatsServer> {
   const port = await freePort();
   const storeDir = mkdtempSync(join(tmpdir(), 'inventario-nats-'));
   const pidFile = join(storeDir, 'nats-server.pid');
+  const configFile = join(storeDir, 'nats-server.conf');
+  if (options.config !== undefined) writeFileSync(configFile, options.config);
   const server = await startPrivateServer({
     name: `nats-server on ${port}`,
     command: NATS_SERVER_BIN,
-    args: ['-a', '127.0.0.1', '-p', String(port), '-P', pidFile, ...(options.jetstream === false ? [] : ['-js', '-sd', storeDir])],
+    args: [
+      ...(options.config === undefined ? [] : ['-c', configFile]),
+      ...['-a', '127.0.0.1', '-p', String(port), '-P', pidFile],
+      ...(options.jetstream === false ? [] : ['-js', '-sd', storeDir]),
+    ],
+    env: options.env,
     readyText: 'Server is ready',
     // On a loaded machine a JetStream server recovering its store takes a while.
     startTimeoutMs: 30_000,
