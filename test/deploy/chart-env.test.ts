@@ -5,7 +5,7 @@
  * the Secret and the Deployments' literal `value:` entries render from
  * values.yaml and values-dev.yaml are accepted by the services' loadConfig.
  */
-import { ConfigError, parseMysqlUrl, serviceConfigSchema, tracingEnv } from '@inventario/platform';
+import { ConfigError, natsCredentialsEnv, parseMysqlUrl, serviceConfigSchema, tracingEnv } from '@inventario/platform';
 import { loadConfig as loadBffConfig } from '../../services/bff/dist/config';
 import { loadConfig as loadNotifierConfig } from '../../services/notifier/dist/config';
 import { loadConfig as loadProductoConfig } from '../../services/producto-svc/dist/config';
@@ -42,20 +42,32 @@ function requiredVariables(load: (env: NodeJS.ProcessEnv) => unknown): string[] 
  * literals, plus platform's tracingEnv they spread in.
  */
 function schemaKeys(name: ServiceName): string[] {
-  if (name === 'producto-svc' || name === 'bodega-svc') return Object.keys(serviceConfigSchema(1, 2).in.shape);
+  const shared = Object.keys(serviceConfigSchema(1, 2).in.shape);
+  // producto-svc adds its own keys (config.ts) to the shared schema.
+  if (name === 'producto-svc') return [...shared, ...[...readText('services/producto-svc/src/config.ts').matchAll(/^\s+([A-Z][A-Z0-9_]+): /gm)].map((m) => m[1] as string)];
+  if (name === 'bodega-svc') return shared;
   const keysIn = (file: string) => [...readText(file).matchAll(/^\s+([A-Z][A-Z0-9_]+): /gm)].map((m) => m[1] as string);
-  return [...keysIn(`services/${name}/src/config.ts`), ...Object.keys(tracingEnv)];
+  // The notifier also spreads in platform's natsCredentialsEnv.
+  return [...keysIn(`services/${name}/src/config.ts`), ...Object.keys(tracingEnv), ...(name === 'notifier' ? Object.keys(natsCredentialsEnv) : [])];
 }
 
 function chartEnv(service: (typeof SERVICES)[number]): EnvEntry[] {
   const texts = service.templates.map((t) => chartTemplate(t));
-  const databaseKey = /"databaseKey" "([a-z-]+)"/.exec(texts.join('\n'))?.[1];
-  return texts
+  const include = texts.join('\n');
+  // The dict the service's include passes: `"name" "value"` (a Secret key) or `"name" true` (a switch).
+  const dictValue = (name: string) => new RegExp(`"${name}" "([^"]+)"`).exec(include)?.[1];
+  const dictHas = (name: string) => new RegExp(`"${name}" `).test(include);
+  // `{{- if .name }} ... {{- end }}`: entries only for the services whose include sets `name`.
+  const pruned = texts.map((text) => text.replace(/\{\{-? if \.(\w+) -?\}\}([\s\S]*?)\{\{-? end -?\}\}/g, (_all, name: string, body: string) => (dictHas(name) ? body : '')));
+  return pruned
     .flatMap((text) => envEntries(text))
-    .map((e) => (e.key === '{{ .databaseKey }}' ? { ...e, key: databaseKey } : e));
+    .map((e) => {
+      const fromDict = /^\{\{ \.(\w+) \}\}$/.exec(e.key ?? '')?.[1];
+      return fromDict ? { ...e, key: dictValue(fromDict) } : e;
+    });
 }
 
-const SECRET_VARIABLES = ['BFF_USER', 'BFF_PASSWORD', 'DATABASE_URL', 'SMTP_URL'];
+const SECRET_VARIABLES = ['BFF_USER', 'BFF_PASSWORD', 'DATABASE_URL', 'SMTP_URL', 'NATS_USER', 'NATS_PASSWORD'];
 const configMapKeys = templateMapKeys(chartTemplate('templates/config.yaml'), 'data');
 const secretKeys = templateMapKeys(chartTemplate('templates/secret.yaml'), 'stringData');
 
@@ -177,7 +189,7 @@ function renderedEnv(service: (typeof SERVICES)[number], values: Record<string, 
 const PASSWORD = 'p4ss w+rd@:/%ñ';
 /** values.yaml with what production must add (rendering fails without it). */
 const PRODUCTION = merged(chartValues(), {
-  secrets: { bffUser: 'ops', bffPassword: PASSWORD },
+  secrets: { bffUser: 'ops', bffPassword: PASSWORD, natsPasswords: { productoSvc: PASSWORD, bodegaSvc: 'b0dega', notifier: 'n0tifier' } },
   externalDatabase: {
     productoUrl: 'mysql://inventario:s3cret@mysql.example.internal:3306/inventario_producto',
     bodegaUrl: 'mysql://inventario:s3cret@mysql.example.internal:3306/inventario_bodega',

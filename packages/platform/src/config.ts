@@ -33,6 +33,16 @@ function wholeNumber(min: number, max: number, what: string) {
 
 /** Reusable variable schemas, so every service spells its contract alike. */
 export const envSchemas = {
+  /**
+   * A gRPC target: `host:port` (`127.0.0.1:50051`, `producto-svc:50051`,
+   * `[::1]:50051`), or the same behind grpc-js' DNS resolver scheme,
+   * `dns:///host:port` (e.g. a headless Service, one address per pod).
+   */
+  grpcAddress: (fallback: string) =>
+    z
+      .string()
+      .regex(/^(?:dns:\/\/\/)?(?:[A-Za-z0-9._-]+|\[[0-9A-Fa-f:.]+\]):\d{1,5}$/, 'must be host:port or dns:///host:port')
+      .default(fallback),
   port: (fallback: number) => wholeNumber(0, 65535, 'a port number (0-65535)').default(fallback),
   natsUrl: () =>
     z
@@ -103,3 +113,28 @@ export const envSchemas = {
         });
       }),
 };
+
+/**
+ * NATS credentials (a Secret's, never defaulted): a user and password the
+ * server's authorization block knows; both unset connects without
+ * authentication (a development server). Spread into a schema, then
+ * checked with natsCredentialsTogether.
+ */
+export const natsCredentialsEnv = {
+  NATS_USER: z.string().max(255).optional(),
+  NATS_PASSWORD: z.string().max(1024).optional(),
+};
+
+/** A refinement (`.refine(...natsCredentialsTogether)`): NATS_USER and NATS_PASSWORD are set together or not at all. */
+export const natsCredentialsTogether: [(env: { NATS_USER?: string; NATS_PASSWORD?: string }) => boolean, { path: string[]; message: string }] = [
+  (env) => (env.NATS_USER === undefined) === (env.NATS_PASSWORD === undefined),
+  { path: ['NATS_PASSWORD'], message: 'NATS_USER and NATS_PASSWORD go together: set both or neither' },
+];
+
+/** How a service authenticates to NATS: user and password, or nothing. */
+export type NatsCredentials = { user: string; pass: string } | undefined;
+
+/** The credentials of a parsed environment (see natsCredentialsEnv). */
+export function natsCredentialsOf(env: { NATS_USER?: string; NATS_PASSWORD?: string }): NatsCredentials {
+  return env.NATS_USER !== undefined && env.NATS_PASSWORD !== undefined ? { user: env.NATS_USER, pass: env.NATS_PASSWORD } : undefined;
+}

@@ -1,5 +1,5 @@
 import knex, { type Knex } from 'knex';
-import { UnavailableError } from './errors';
+import { ResourceExhaustedError, UnavailableError } from './errors';
 import type { Logger } from './logger';
 
 export type { Knex };
@@ -211,15 +211,23 @@ export function isTransientDbError(err: unknown): boolean {
   return err instanceof Error && err.name === 'KnexTimeoutError';
 }
 
+/** A statement larger than the server's max_allowed_packet (ER_NET_PACKET_TOO_LARGE). */
+export function isPacketTooLarge(err: unknown): boolean {
+  return errorCode(err) === 'ER_NET_PACKET_TOO_LARGE' || (err as { errno?: number } | null)?.errno === 1153;
+}
+
 /**
- * Runs `work`, turning a transient driver failure into UnavailableError so no
- * driver message reaches a client; other errors pass through unchanged.
+ * Runs `work`, turning a transient driver failure into UnavailableError and a
+ * statement too large for the server into ResourceExhaustedError (about the
+ * request, not the database's health), so no driver message reaches a
+ * client; other errors pass through unchanged.
  */
 export async function withDbErrors<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
     if (isTransientDbError(err)) throw new UnavailableError('database unavailable', { cause: err });
+    if (isPacketTooLarge(err)) throw new ResourceExhaustedError('the request is too large for one database statement', { cause: err });
     throw err;
   }
 }

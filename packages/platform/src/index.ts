@@ -35,3 +35,4 @@ export * from './tracing-http';
 export * from './tracing-nats';
 export * from './route-template';
 export * from './migration-job';
+export * from './bounded-list';

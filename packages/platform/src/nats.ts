@@ -7,6 +7,7 @@ import {
   RetentionPolicy,
   StorageType,
 } from '@nats-io/jetstream';
+import type { NatsCredentials } from './config';
 import type { Logger } from './logger';
 
 export type { NatsConnection };
@@ -16,12 +17,15 @@ const STREAM_NAME_IN_USE = 10058;
 
 /**
  * Connects to NATS and keeps reconnecting forever: a broker outage delays
- * events (the outbox holds them) but never stops a service.
+ * events (the outbox holds them) but never stops a service. With
+ * `credentials`, as that user: the server's authorization decides what the
+ * service may publish and subscribe to (the chart's nats-auth.conf).
  */
-export async function connectNats(url: string, name: string, logger: Logger): Promise<NatsConnection> {
+export async function connectNats(url: string, name: string, logger: Logger, credentials?: NatsCredentials): Promise<NatsConnection> {
   const nc = await connect({
     servers: url.split(','),
     name,
+    ...(credentials ? { user: credentials.user, pass: credentials.pass } : {}),
     waitOnFirstConnect: true,
     reconnect: true,
     maxReconnectAttempts: -1,

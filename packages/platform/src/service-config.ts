@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { envSchemas, parseEnv } from './config';
+import { envSchemas, natsCredentialsEnv, natsCredentialsOf, natsCredentialsTogether, parseEnv } from './config';
 import { tracingEnv } from './tracing';
 
 /**
  * The environment contract of a gRPC service (ARCHITECTURE §7). DATABASE_URL
- * has no default: it may carry a password. Metrics are served on a port of
+ * and the NATS credentials have no default: they are secrets. Metrics are served on a port of
  * their own (METRICS_PORT), never on the gRPC port.
  */
 export function serviceConfigSchema(defaultGrpcPort: number, defaultMetricsPort: number) {
@@ -16,6 +16,7 @@ export function serviceConfigSchema(defaultGrpcPort: number, defaultMetricsPort:
       METRICS_PORT: envSchemas.port(defaultMetricsPort),
       METRICS_HOST: z.string().min(1).default('0.0.0.0'),
       NATS_URL: envSchemas.natsUrl(),
+      ...natsCredentialsEnv,
       LOG_LEVEL: envSchemas.logLevel(),
       NATS_STREAM: envSchemas.streamName(),
       NATS_SUBJECT_PREFIX: envSchemas.subjectPrefix(),
@@ -38,6 +39,7 @@ export function serviceConfigSchema(defaultGrpcPort: number, defaultMetricsPort:
       path: ['METRICS_PORT'],
       message: 'must differ from GRPC_PORT (metrics are never served on the gRPC port)',
     })
+    .refine(...natsCredentialsTogether)
     .transform((env) => ({
       databaseUrl: env.DATABASE_URL,
       grpcPort: env.GRPC_PORT,
@@ -45,6 +47,7 @@ export function serviceConfigSchema(defaultGrpcPort: number, defaultMetricsPort:
       metricsPort: env.METRICS_PORT,
       metricsHost: env.METRICS_HOST,
       natsUrl: env.NATS_URL,
+      natsCredentials: natsCredentialsOf(env),
       logLevel: env.LOG_LEVEL,
       natsStream: env.NATS_STREAM,
       natsSubjectPrefix: env.NATS_SUBJECT_PREFIX,

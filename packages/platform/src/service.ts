@@ -170,7 +170,7 @@ export async function startService(options: StartServiceOptions): Promise<Servic
   let consumers: Stoppable | undefined;
   const setup = (async () => {
     logger.info({ nats: config.natsUrl }, 'connecting to NATS in the background; events wait in the outbox until then');
-    nc = await connectNatsUnlessAborted(config.natsUrl, options.name, logger, abort.signal);
+    nc = await connectNatsUnlessAborted(config.natsUrl, options.name, logger, abort.signal, config.natsCredentials);
     const events: EventsContext = { nc, stream: config.natsStream, prefix: config.natsSubjectPrefix };
     await retrying('stream setup', () => ensureStream(events.nc, { name: events.stream, subjects: [`${events.prefix}.>`], limits: config.streamLimits }), logger, abort.signal);
     relay = createOutboxRelay({

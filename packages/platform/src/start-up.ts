@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isTransientDbError, migrate, MigrationLockTimeoutError, type Knex, type Migration } from './db';
+import type { NatsCredentials } from './config';
 import type { Logger } from './logger';
 import { connectNats, type NatsConnection } from './nats';
 
@@ -16,9 +17,15 @@ const RETRY_MAX_MS = 10_000;
  * connectNats waits for a first server indefinitely; stop waiting when
  * `signal` aborts, and close the connection should it come up later.
  */
-export async function connectNatsUnlessAborted(url: string, name: string, logger: Logger, signal: AbortSignal): Promise<NatsConnection> {
+export async function connectNatsUnlessAborted(
+  url: string,
+  name: string,
+  logger: Logger,
+  signal: AbortSignal,
+  credentials?: NatsCredentials,
+): Promise<NatsConnection> {
   signal.throwIfAborted();
-  const connecting = connectNats(url, name, logger);
+  const connecting = connectNats(url, name, logger, credentials);
   const aborted = new Promise<never>((_, reject) => {
     signal.addEventListener('abort', () => reject(new Error('stopped before NATS was reachable')), { once: true });
   });

@@ -38,16 +38,30 @@ export async function writeTransaction<T>(
 ): Promise<T> {
   const { idempotency } = options;
   const key = idempotency?.key;
-  const attempt = (): Promise<{ value: T; replayed: boolean }> =>
-    db.transaction(async (trx) => {
-      if (!key || !idempotency) return { value: await work(trx), replayed: false };
-      const recorded = await claimIdempotencyKey(trx, key);
-      // What this store recorded for the same request: of the type `work` returns.
-      if (recorded !== undefined) return { value: idempotency.codec.decode(recorded) as T, replayed: true };
-      const value = await work(trx);
-      await recordIdempotentResult(trx, key, idempotency.codec.encode(value), idempotency.ttlSeconds);
-      return { value, replayed: false };
-    });
+  const attempt = async (): Promise<{ value: T; replayed: boolean }> => {
+    let failure: { err: unknown } | undefined;
+    try {
+      return await db.transaction(async (trx) => {
+        try {
+          if (!key || !idempotency) return { value: await work(trx), replayed: false };
+          const recorded = await claimIdempotencyKey(trx, key);
+          // What this store recorded for the same request: of the type `work` returns.
+          if (recorded !== undefined) return { value: idempotency.codec.decode(recorded) as T, replayed: true };
+          const value = await work(trx);
+          await recordIdempotentResult(trx, key, idempotency.codec.encode(value), idempotency.ttlSeconds);
+          return { value, replayed: false };
+        } catch (err) {
+          failure = { err };
+          throw err;
+        }
+      });
+    } catch (err) {
+      // A failure that also cost the connection (the server closes it after a
+      // statement past max_allowed_packet) fails the ROLLBACK too, and knex
+      // rejects with that: the work's own failure is the cause to report.
+      throw failure ? failure.err : err;
+    }
+  };
   const outcome = await withDbErrors(async () => {
     for (let n = 1; ; n++) {
       try {

@@ -39,6 +39,13 @@ describe('loadServiceConfig', () => {
     });
   });
 
+  it('connects without NATS credentials unless both NATS_USER and NATS_PASSWORD are set, and refuses one without the other', () => {
+    expect(loadServiceConfig({ DATABASE_URL }, 1, 2).natsCredentials).toBeUndefined();
+    expect(loadServiceConfig({ DATABASE_URL, NATS_USER: 'producto-svc', NATS_PASSWORD: 's3cret' }, 1, 2).natsCredentials).toEqual({ user: 'producto-svc', pass: 's3cret' });
+    expect(problemsOf({ DATABASE_URL, NATS_USER: 'producto-svc' })).toEqual(['NATS_PASSWORD: NATS_USER and NATS_PASSWORD go together: set both or neither']);
+    expect(problemsOf({ DATABASE_URL, NATS_PASSWORD: 's3cret' }).join()).not.toContain('s3cret');
+  });
+
   it('reads every variable it documents', () => {
     const config = loadServiceConfig(
       {

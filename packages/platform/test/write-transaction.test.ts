@@ -3,7 +3,7 @@
  * the write is visible to other connections, and never for a rolled-back or
  * failed write.
  */
-import { createDb, createLogger, UnavailableError, writeTransaction, type Knex } from '@inventario/platform';
+import { createDb, createLogger, ResourceExhaustedError, UnavailableError, writeTransaction, type Knex } from '@inventario/platform';
 import { createTestDatabase, freePort, type TestDatabase } from '@inventario/testkit';
 
 let testDb: TestDatabase;
@@ -77,5 +77,17 @@ describe('writeTransaction', () => {
     } finally {
       await unreachable.destroy();
     }
+  });
+});
+
+describe('a statement larger than max_allowed_packet', () => {
+  it('is ResourceExhaustedError (about the request, not the database), and the pool keeps serving', async () => {
+    const [[{ max }]] = (await db.raw('SELECT @@max_allowed_packet AS max')) as [[{ max: number | string }]];
+    const tooBig = 'x'.repeat(Number(max) + 1024);
+    const err = await writeTransaction(db, (trx) => trx('filas').insert({ n: trx.raw('LENGTH(?)', [tooBig]) })).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ResourceExhaustedError);
+    expect((err as Error).message).not.toContain('ER_');
+    await writeTransaction(db, (trx) => trx('filas').insert({ n: 9 }));
+    expect(await count(9)).toBe(1);
   });
 });

@@ -189,11 +189,13 @@ export interface PrivateNatsServerOptions {
   /** Run with JetStream (-js); default true. */
   jetstream?: boolean;
   /**
-   * nats-server configuration (e.g. accounts and permissions), written to a
-   * file in the store dir and loaded with -c; port, host and JetStream still
-   * come from the command line.
+   * A configuration file's text (e.g. an `authorization` block), given to
+   * the server with `-c`; the command-line flags (address, port, JetStream)
+   * still apply over it.
    */
   config?: string;
+  /** Environment of the server: the variables its configuration reads (`password: $VAR`). */
+  env?: Record<string, string>;
 }
 
 export async function startPrivateNatsServer(options: PrivateNatsServerOptions = {}): Promise<PrivateNatsServer> {
@@ -214,6 +216,7 @@ export async function startPrivateNatsServer(options: PrivateNatsServerOptions =
       ...['-a', '127.0.0.1', '-p', String(port), '-P', pidFile],
       ...(options.config !== undefined ? ['-c', configFile] : jetStream ? ['-js', '-sd', storeDir] : []),
     ],
+    env: options.env,
     readyText: 'Server is ready',
     // On a loaded machine a JetStream server recovering its store takes a while.
     startTimeoutMs: 30_000,

@@ -1,18 +1,6 @@
 import { z } from 'zod';
 import { envSchemas, parseEnv, tracingEnv } from '@inventario/platform';
 
-/**
- * A gRPC target: `host:port` (`127.0.0.1:50051`, `producto-svc:50051`,
- * `[::1]:50051`), or the same behind grpc-js' DNS resolver scheme,
- * `dns:///host:port` (e.g. a headless Service, one address per pod).
- */
-function grpcAddress(fallback: string) {
-  return z
-    .string()
-    .regex(/^(?:dns:\/\/\/)?(?:[A-Za-z0-9._-]+|\[[0-9A-Fa-f:.]+\]):\d{1,5}$/, 'must be host:port or dns:///host:port')
-    .default(fallback);
-}
-
 /** A whole number in plain decimal digits within [min, max]. */
 function wholeNumber(fallback: number, min: number, max: number) {
   return z
@@ -45,8 +33,8 @@ const schema = z
     METRICS_HOST: z.string().min(1).default('0.0.0.0'),
     BFF_USER: z.string({ error: 'is required (the Basic-auth user name)' }).regex(/^[^:]+$/, 'must not contain ":"'),
     BFF_PASSWORD: z.string({ error: 'is required (the Basic-auth password)' }),
-    PRODUCTO_SVC_ADDR: grpcAddress('127.0.0.1:50051'),
-    BODEGA_SVC_ADDR: grpcAddress('127.0.0.1:50052'),
+    PRODUCTO_SVC_ADDR: envSchemas.grpcAddress('127.0.0.1:50051'),
+    BODEGA_SVC_ADDR: envSchemas.grpcAddress('127.0.0.1:50052'),
     // Requests per minute and client IP; 0 turns the limit off.
     RATE_LIMIT_PER_MINUTE: wholeNumber(600, 0, 1_000_000),
     // Failed authentications (wrong or malformed credentials) per client IP in 15 minutes before it gets 429; 0 turns it off.

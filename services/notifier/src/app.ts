@@ -77,7 +77,7 @@ export async function startApp(config: Config, logger: Logger, signal: AbortSign
 
   logger.info({ nats: config.natsUrl }, 'connecting to NATS');
   const connection = await guard.step(
-    () => connectNatsUnlessAborted(config.natsUrl, 'notifier', logger, signal),
+    () => connectNatsUnlessAborted(config.natsUrl, 'notifier', logger, signal, config.natsCredentials),
     (nc) => (nc.isClosed() ? undefined : nc.close()),
   );
   const { consumers, stopSampler } = await guard.step(async () => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { envSchemas, parseEnv, tracingEnv } from '@inventario/platform';
+import { envSchemas, natsCredentialsEnv, natsCredentialsOf, natsCredentialsTogether, parseEnv, tracingEnv } from '@inventario/platform';
 
 /**
  * The notifier's environment (ARCHITECTURE §5, §7), parsed once at start.
@@ -33,6 +33,8 @@ const schema = z
     SENDER_EMAIL: z.email('must be an email address'),
     RECIPIENT_EMAIL: envSchemas.emailList(),
     NATS_URL: envSchemas.natsUrl(),
+    // The notifier's NATS user (a Secret's): it may only read the events, ack, use its KV bucket and publish dead letters.
+    ...natsCredentialsEnv,
     // The admin port of GET /metrics (the notifier has no other port).
     METRICS_PORT: envSchemas.port(9103),
     METRICS_HOST: z.string().min(1).default('0.0.0.0'),
@@ -59,11 +61,13 @@ const schema = z
     SHUTDOWN_TIMEOUT_MS: envSchemas.milliseconds(25_000),
     ...tracingEnv,
   })
+  .refine(...natsCredentialsTogether)
   .transform((env) => ({
     smtpUrl: env.SMTP_URL,
     senderEmail: env.SENDER_EMAIL,
     recipientEmails: env.RECIPIENT_EMAIL,
     natsUrl: env.NATS_URL,
+    natsCredentials: natsCredentialsOf(env),
     metricsPort: env.METRICS_PORT,
     metricsHost: env.METRICS_HOST,
     logLevel: env.LOG_LEVEL,

@@ -148,6 +148,8 @@ describe('invalid events', () => {
 
   it.each([
     ['an event of another type on this subject', sampleEnvelope('BodegaCreada'), /eventType is not Service\.Inventario\.ProductoCreado/],
+    ['an event claiming another producer', { ...sampleEnvelope('ProductoCreado'), source: 'bodega-svc' }, /source is not producto-svc/],
+    ['an event naming no producer', { ...sampleEnvelope('ProductoCreado'), source: undefined }, /source is not producto-svc/],
     ['a product without productoId', { ...sampleEnvelope('ProductoCreado'), data: { nombre: 'Sin id' } }, /data\.productoId/],
     ['an event without a valid eventTime', { ...sampleEnvelope('ProductoCreado'), eventTime: 'ayer' }, /eventTime/],
     ['a major version the notifier does not read', { ...sampleEnvelope('ProductoCreado'), dataVersion: '2.0' }, /dataVersion/],

@@ -39,6 +39,7 @@ function expectEnvelope(event: StoredEvent | undefined, type: string, natsSubjec
   expect(event?.body.subject).toBe(`/productos/${id}`);
   expect(event?.body.eventTime).toMatch(LOCAL_UTC);
   expect(event?.body.dataVersion).toBe('1.0');
+  expect(event?.body.source).toBe('producto-svc');
 }
 
 function stamp(date: Date | undefined): string {

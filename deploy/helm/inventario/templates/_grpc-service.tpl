@@ -56,6 +56,23 @@ spec:
             - name: NATS_URL
               valueFrom:
                 configMapKeyRef: { name: inventario-config, key: NATS_URL }
+            # The service's own NATS user: it may publish only its own subjects (values.yaml nats.config.merge).
+            - name: NATS_USER
+              valueFrom:
+                secretKeyRef:
+                  name: {{ include "inventario.secretName" $root }}
+                  key: {{ .natsUserKey }}
+            - name: NATS_PASSWORD
+              valueFrom:
+                secretKeyRef:
+                  name: {{ include "inventario.secretName" $root }}
+                  key: {{ .natsPasswordKey }}
+            {{- if .bodegaSvcAddr }}
+            # producto-svc's reconciliation asks bodega-svc whether a deleted warehouse is really gone.
+            - name: BODEGA_SVC_ADDR
+              valueFrom:
+                configMapKeyRef: { name: inventario-config, key: BODEGA_SVC_ADDR }
+            {{- end }}
             - name: NATS_STREAM
               valueFrom:
                 configMapKeyRef: { name: inventario-config, key: NATS_STREAM }

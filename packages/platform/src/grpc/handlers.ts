@@ -69,11 +69,19 @@ export interface UnaryOptions<Req> {
   idempotent?: (request: Req) => { requestId: string; request: Uint8Array };
 }
 
-/** The UnaryOptions of a write whose request message has a `request_id`, from its generated codec. */
-export function idempotentBy<Req extends { requestId?: string | undefined }>(codec: {
-  encode(message: Req): { finish(): Uint8Array };
-}): UnaryOptions<Req> {
-  return { idempotent: (request) => ({ requestId: request.requestId ?? '', request: codec.encode({ ...request, requestId: undefined }).finish() }) };
+/**
+ * The UnaryOptions of a write whose request message has a `request_id`, from
+ * its generated codec. `canonical`, when given, clears the fields that do not
+ * change what the request does (how it is paged), so requests differing only
+ * in them count as the same request under one key.
+ */
+export function idempotentBy<Req extends { requestId?: string | undefined }>(
+  codec: { encode(message: Req): { finish(): Uint8Array } },
+  canonical: (request: Req) => Req = (request) => request,
+): UnaryOptions<Req> {
+  return {
+    idempotent: (request) => ({ requestId: request.requestId ?? '', request: codec.encode({ ...canonical(request), requestId: undefined }).finish() }),
+  };
 }
 
 /**

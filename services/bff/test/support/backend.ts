@@ -101,7 +101,11 @@ export async function startTestBackend(label: string): Promise<TestBackend> {
     let producto: ProductoApp | undefined;
     const startProductoSvc = async () => {
       if (producto) return;
-      producto = await startProductoApp(loadProductoConfig(serviceEnv(productoDb, namespace, productoPort)), createLogger('producto-svc', LOG_LEVEL));
+      producto = await startProductoApp(
+        // Its reconciliation asks bodega-svc (started first) whether a deleted warehouse is really gone.
+        loadProductoConfig({ ...serviceEnv(productoDb, namespace, productoPort), BODEGA_SVC_ADDR: `127.0.0.1:${bodega.grpcPort}` }),
+        createLogger('producto-svc', LOG_LEVEL),
+      );
       productoPort = producto.grpcPort;
     };
     const stopProductoSvc = async () => {

@@ -75,6 +75,11 @@ export const MENSAJES = {
   idMaximo: ID_MENSAJES.maximo,
 } as const;
 
+/** bodegaId names a warehouse that BodegaEliminada reported deleted (the BFF's words for a missing one). */
+export function bodegaEliminadaError(bodegaId: number): InvalidArgumentError {
+  return InvalidArgumentError.field('bodegaId', `no existe la bodega ${bodegaId}`);
+}
+
 /** A field rule: the normalised value, or the reason it is rejected. */
 type Rule<T> = (value: unknown) => { ok: T } | { mensaje: string };
 

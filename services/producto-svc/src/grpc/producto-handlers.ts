@@ -41,6 +41,7 @@ export function createProductoHandlers({ store, logger }: ProductoHandlersDeps):
       return {
         productos: page.productos.map(productoToMessage),
         nextPageToken: page.hasMore && last ? encodePageToken(last.id) : '',
+        totalSize: page.totalSize,
       };
     }),
 
@@ -57,8 +58,9 @@ export function createProductoHandlers({ store, logger }: ProductoHandlersDeps):
     }, idempotentBy(DeleteProductoRequest)),
 
     unassignBodega: unary(logger, 'UnassignBodega', async (request, context) => {
-      const productos = await store.unassignBodega(requirePositiveId(request.bodegaId, 'bodegaId'), context);
-      return { productos: productos.map(productoToMessage) };
-    }, idempotentBy(UnassignBodegaRequest)),
+      const report = await store.unassignBodega(requirePositiveId(request.bodegaId, 'bodegaId'), context, request.maxChunks);
+      return { productos: report.productos.map(productoToMessage), totalUnassigned: report.total, complete: report.complete };
+      // max_chunks only pages the work: calls of one operation that differ in it share one key.
+    }, idempotentBy(UnassignBodegaRequest, (request) => ({ ...request, maxChunks: 0 }))),
   };
 }
