@@ -59,6 +59,12 @@ export const envSchemas = {
   seconds: (fallback: number, min = 0, max = 30 * 24 * 3600) => wholeNumber(min, max, 'a duration in whole seconds').default(fallback),
   milliseconds: (fallback: number, min = 0) =>
     wholeNumber(min, 24 * 3600_000, 'a duration in whole milliseconds').default(fallback),
+  /** `true` or `false`, nothing else (a typo must not silently mean false). */
+  flag: (fallback: boolean) =>
+    z
+      .enum(['true', 'false'], { error: 'must be true or false' })
+      .transform((value) => value === 'true')
+      .default(fallback),
   /** `smtp://[user:password@]host[:port]` or `smtps://...`; never echoed (it may hold a password). */
   smtpUrl: () =>
     z.string().superRefine((value, ctx) => {

@@ -121,6 +121,42 @@ export interface Migration {
   down(db: Knex): Promise<void>;
 }
 
+/** knex's table of applied migrations (its default name). */
+const MIGRATIONS_TABLE = 'knex_migrations';
+
+/** The names of the migrations recorded as applied, in name order; none before knex's table exists. */
+export async function appliedMigrations(db: Knex): Promise<string[]> {
+  if (!(await db.schema.hasTable(MIGRATIONS_TABLE))) return [];
+  const rows = (await db(MIGRATIONS_TABLE).select('name').orderBy('name')) as { name: string }[];
+  return rows.map((row) => row.name);
+}
+
+/** How the database's applied migrations compare with the ones this version knows. */
+export interface MigrationState {
+  /** Known here and not applied. */
+  missing: string[];
+  /** Applied and not known here: a newer release applied them (a rollback, or old pods mid-rollout). */
+  unknown: string[];
+}
+
+export function compareMigrations(known: Record<string, Migration>, applied: string[]): MigrationState {
+  const names = Object.keys(known).sort();
+  return { missing: names.filter((name) => !applied.includes(name)), unknown: applied.filter((name) => !(name in known)) };
+}
+
+/**
+ * The database lacks migrations this version needs, and this process was
+ * told not to apply them (MIGRATE_ON_START=false): it must not serve.
+ */
+export class MigrationsMissingError extends Error {
+  constructor(readonly missing: string[]) {
+    super(
+      `the database lacks the migrations ${missing.join(', ')}; apply them first (the migration job, dist/migrate-main.js) or start with MIGRATE_ON_START=true`,
+    );
+    this.name = 'MigrationsMissingError';
+  }
+}
+
 /** Another process held the migration lock for longer than we were willing to wait. */
 export class MigrationLockTimeoutError extends Error {
   constructor(seconds: number) {
@@ -140,24 +176,33 @@ export class MigrationLockTimeoutError extends Error {
  * named lock dies with its connection, so a process killed mid-migration
  * cannot leave it held; knex's lock row it can, which is why it is freed
  * while we hold the named lock (nobody else can be migrating then).
+ *
+ * Forward-compatible: applied migrations this version does not know (a
+ * newer release's, seen after a rollback or by old pods mid-rollout) are
+ * left alone and reported, instead of knex's refusal ("The migration
+ * directory is corrupt"). That is safe because migrations only add.
  */
-export async function migrate(db: Knex, migrations: Record<string, Migration>, lockWaitSeconds = 2): Promise<void> {
+export async function migrate(db: Knex, migrations: Record<string, Migration>, lockWaitSeconds = 2): Promise<MigrationState> {
   const names = Object.keys(migrations).sort();
   const lock = "CONCAT('inventario.migrate.', DATABASE())";
   const config = {
+    tableName: MIGRATIONS_TABLE,
+    disableMigrationsListValidation: true,
     migrationSource: {
       getMigrations: () => Promise.resolve(names),
       getMigrationName: (name: string) => name,
       getMigration: (name: string) => Promise.resolve(migrations[name] as Migration),
     },
   };
-  await db.transaction(async (session) => {
+  return db.transaction(async (session) => {
     const [[row]] = (await session.raw(`SELECT GET_LOCK(${lock}, ?) AS got`, [lockWaitSeconds])) as [[{ got: number | null }]];
     if (row?.got !== 1) throw new MigrationLockTimeoutError(lockWaitSeconds);
     let failure: Error | undefined;
+    let state: MigrationState | undefined;
     try {
       await db.migrate.forceFreeMigrationsLock(config);
       await db.migrate.latest(config);
+      state = compareMigrations(migrations, await appliedMigrations(db));
     } catch (err) {
       failure = err instanceof Error ? err : new Error(String(err));
     }
@@ -167,7 +212,8 @@ export async function migrate(db: Knex, migrations: Record<string, Migration>, l
       // A dead connection released the lock already; keep the migration's own error.
       failure ??= releaseErr instanceof Error ? releaseErr : new Error(String(releaseErr));
     }
-    if (failure !== undefined) throw failure;
+    if (failure !== undefined || state === undefined) throw failure ?? new Error('migrations did not finish');
+    return state;
   });
 }
 

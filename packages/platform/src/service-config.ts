@@ -22,6 +22,8 @@ export function serviceConfigSchema(defaultGrpcPort: number, defaultMetricsPort:
       EVENT_TYPE_NAMESPACE: envSchemas.eventTypeNamespace(),
       // How often the database is pinged to drive the gRPC health status.
       DB_CHECK_INTERVAL_MS: envSchemas.milliseconds(2000, 50),
+      // false: never run DDL; refuse to start unless every known migration is applied (the chart's Job applies them).
+      MIGRATE_ON_START: envSchemas.flag(true),
       // Time between reporting NOT_SERVING and closing the server.
       SHUTDOWN_DRAIN_MS: envSchemas.milliseconds(2000),
       // Hard deadline of the whole shutdown sequence.
@@ -48,6 +50,7 @@ export function serviceConfigSchema(defaultGrpcPort: number, defaultMetricsPort:
       natsSubjectPrefix: env.NATS_SUBJECT_PREFIX,
       eventTypeNamespace: env.EVENT_TYPE_NAMESPACE,
       dbCheckIntervalMs: env.DB_CHECK_INTERVAL_MS,
+      migrateOnStart: env.MIGRATE_ON_START,
       shutdownDrainMs: env.SHUTDOWN_DRAIN_MS,
       shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
       outboxFaultMarkDelayMs: env.OUTBOX_FAULT_MARK_DELAY_MS,

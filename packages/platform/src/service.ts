@@ -7,7 +7,7 @@ import type { Logger } from './logger';
 import { ensureStream, type NatsConnection } from './nats';
 import { createOutboxRelay, jetStreamPublisher, type OutboxRelay } from './outbox';
 import { stopOnce, type ShutdownStep } from './shutdown';
-import { connectNatsUnlessAborted, createStartupGuard, migrateWhenPossible, retrying } from './start-up';
+import { connectNatsUnlessAborted, createStartupGuard, migrateWhenPossible, requireMigrations, retrying } from './start-up';
 import { startGrpcServer, type GrpcServiceBinding } from './grpc/server';
 import type { Registry } from 'prom-client';
 import { createGrpcServerMetrics, instrumentGrpcService } from './metrics/grpc-metrics';
@@ -137,7 +137,12 @@ export async function startService(options: StartServiceOptions): Promise<Servic
       }),
     (server) => server.server.forceShutdown(),
   );
-  await guard.step(() => migrateWhenPossible(db, options.migrations, logger, options.signal ?? new AbortController().signal));
+  const startSignal = options.signal ?? new AbortController().signal;
+  await guard.step(() =>
+    config.migrateOnStart
+      ? migrateWhenPossible(db, options.migrations, logger, startSignal)
+      : requireMigrations(db, options.migrations, logger, startSignal),
+  );
   migrated = true;
   const stopOutboxSampler = startOutboxSampler({ db, metrics: outboxMetrics, logger });
   // Expired idempotency records go in the background; a lookup already ignores them.

@@ -31,6 +31,7 @@ describe('loadServiceConfig', () => {
       natsSubjectPrefix: 'inventario',
       eventTypeNamespace: 'Service',
       dbCheckIntervalMs: 2000,
+      migrateOnStart: true,
       shutdownDrainMs: 2000,
       shutdownTimeoutMs: 25_000,
       outboxFaultMarkDelayMs: 0,
@@ -52,6 +53,7 @@ describe('loadServiceConfig', () => {
         NATS_SUBJECT_PREFIX: 'pruebas.inv',
         EVENT_TYPE_NAMESPACE: 'Acme',
         DB_CHECK_INTERVAL_MS: '500',
+        MIGRATE_ON_START: 'false',
         SHUTDOWN_DRAIN_MS: '0',
         SHUTDOWN_TIMEOUT_MS: '10000',
         OUTBOX_FAULT_MARK_DELAY_MS: '60000',
@@ -72,11 +74,16 @@ describe('loadServiceConfig', () => {
       natsSubjectPrefix: 'pruebas.inv',
       eventTypeNamespace: 'Acme',
       dbCheckIntervalMs: 500,
+      migrateOnStart: false,
       shutdownDrainMs: 0,
       shutdownTimeoutMs: 10_000,
       outboxFaultMarkDelayMs: 60_000,
       idempotencyTtlSeconds: 3600,
     });
+  });
+
+  it('takes MIGRATE_ON_START as true or false only: a typo must not silently skip migrations', () => {
+    expect(problemsOf({ DATABASE_URL, MIGRATE_ON_START: 'no' })).toEqual(['MIGRATE_ON_START: must be true or false']);
   });
 
   it('refuses to start without DATABASE_URL, naming it: credentials are never defaulted', () => {
