@@ -40,7 +40,12 @@ beforeAll(async () => {
     natsUrl: nats.url,
     // The held PUT and the slow GET span a lock wait or a SIGSTOP, the drain and log waits: far more
     // than the default 5 s deadline on a loaded machine would allow without turning into a 504.
-    env: { 'producto-svc': drain, 'bodega-svc': drain, bff: { ...drain, GRPC_DEADLINE_MS: String(BFF_DEADLINE_MS) } },
+    // The services' statement limit follows that deadline (it defaults to 4 s, below the default 5 s one).
+    env: {
+      'producto-svc': { ...drain, DB_STATEMENT_TIMEOUT_MS: String(BFF_DEADLINE_MS - 2000) },
+      'bodega-svc': { ...drain, DB_STATEMENT_TIMEOUT_MS: String(BFF_DEADLINE_MS - 2000) },
+      bff: { ...drain, GRPC_DEADLINE_MS: String(BFF_DEADLINE_MS) },
+    },
   });
   const bodega = await stack.request('POST', '/api/bodegas', { body: { nombre: `Terminal ${Date.now()}`, capacidad: 5 } });
   expect(bodega.status).toBe(201);

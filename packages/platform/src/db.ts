@@ -39,6 +39,13 @@ export interface DbOptions {
   acquireTimeoutMs?: number;
   connectTimeoutMs?: number;
   /**
+   * The server's time limit on each statement of every pooled connection,
+   * lock waits included (see statementLimit); unset or 0: none. A service
+   * keeps it below the deadline its callers set, so a query stuck on a lock
+   * or a slow plan ends, rolled back, before the caller gives up.
+   */
+  statementTimeoutMs?: number;
+  /**
    * Receives knex's own warnings (e.g. "Acquire connection error" while the
    * database is down). Without it knex writes them with console.log, which
    * breaks the one-JSON-object-per-line log stream.
@@ -65,10 +72,47 @@ export function createDb(url: string, options: DbOptions = {}): Knex {
       enableKeepAlive: true,
       keepAliveInitialDelay: 10_000,
     },
-    pool: { min: 0, max: options.poolMax ?? 10 },
+    pool: {
+      min: 0,
+      max: options.poolMax ?? 10,
+      ...(options.statementTimeoutMs ? { afterCreate: limitStatements(options.statementTimeoutMs) } : {}),
+    },
     acquireConnectionTimeout: options.acquireTimeoutMs ?? 3000,
     ...(options.logger ? { log: knexLog(options.logger) } : {}),
   });
+}
+
+/** The part of a raw mysql2 connection (callback API) the pool's afterCreate hook uses. */
+interface RawConnection {
+  query(sql: string, callback: (err: Error | null, rows: unknown) => void): void;
+}
+
+/**
+ * The session statements that bound each statement to `ms` on this server.
+ * MariaDB (10.1+): `max_statement_time`, for every statement, lock waits
+ * included. MySQL (5.7.8+) has no such limit for writes: `max_execution_time`
+ * bounds read-only SELECTs only, so a write's lock wait is bounded by
+ * `innodb_lock_wait_timeout` (whole seconds) instead, and a write stuck in
+ * anything else by the rollback of a cancelled call (writeTransaction).
+ */
+export function statementLimit(serverVersion: string, ms: number): string[] {
+  if (/mariadb/i.test(serverVersion)) return [`SET SESSION max_statement_time = ${(ms / 1000).toFixed(3)}`];
+  return [`SET SESSION max_execution_time = ${Math.ceil(ms)}`, `SET SESSION innodb_lock_wait_timeout = ${Math.max(1, Math.ceil(ms / 1000))}`];
+}
+
+/** knex's pool hook: sets the statement limit on each new connection before it is used. */
+function limitStatements(ms: number): (connection: RawConnection, done: (err: Error | null, connection: RawConnection) => void) => void {
+  const run = (connection: RawConnection, sql: string) =>
+    new Promise<unknown>((resolve, reject) => connection.query(sql, (err, rows) => (err ? reject(err) : resolve(rows))));
+  return (connection, done) => {
+    void (async () => {
+      const [row] = (await run(connection, 'SELECT VERSION() AS version')) as [{ version: string }];
+      for (const sql of statementLimit(row.version, ms)) await run(connection, sql);
+    })().then(
+      () => done(null, connection),
+      (err: unknown) => done(err instanceof Error ? err : new Error(String(err)), connection),
+    );
+  };
 }
 
 function knexLog(logger: Logger): Knex.Config['log'] {
@@ -250,10 +294,17 @@ export function isDuplicateEntry(err: unknown): boolean {
   return errorCode(err) === 'ER_DUP_ENTRY';
 }
 
-/** True when the database could not be reached or a lock could not be had in time. */
+/** The statement outlived its time limit (statementLimit): MariaDB ER_STATEMENT_TIMEOUT, MySQL ER_QUERY_TIMEOUT. */
+export function isStatementTimeout(err: unknown): boolean {
+  const errno = (err as { errno?: number } | null)?.errno;
+  return errno === 1969 || errno === 3024;
+}
+
+/** True when the database could not be reached, or a lock or an answer could not be had in time. */
 export function isTransientDbError(err: unknown): boolean {
   const code = errorCode(err);
   if (code !== undefined && CONNECTION_CODES.has(code)) return true;
+  if (isStatementTimeout(err)) return true;
   return err instanceof Error && err.name === 'KnexTimeoutError';
 }
 

@@ -22,6 +22,10 @@ export function serviceConfigSchema(defaultGrpcPort: number, defaultMetricsPort:
       EVENT_TYPE_NAMESPACE: envSchemas.eventTypeNamespace(),
       // How often the database is pinged to drive the gRPC health status.
       DB_CHECK_INTERVAL_MS: envSchemas.milliseconds(2000, 50),
+      // The server's limit on each statement (0: none); below the BFF's GRPC_DEADLINE_MS (5 s).
+      DB_STATEMENT_TIMEOUT_MS: envSchemas.milliseconds(4000),
+      // How long a query waits for a pooled connection; below the BFF's GRPC_DEADLINE_MS.
+      DB_ACQUIRE_TIMEOUT_MS: envSchemas.milliseconds(3000, 1),
       // false: never run DDL; refuse to start unless every known migration is applied (the chart's Job applies them).
       MIGRATE_ON_START: envSchemas.flag(true),
       // Time between reporting NOT_SERVING and closing the server.
@@ -50,6 +54,8 @@ export function serviceConfigSchema(defaultGrpcPort: number, defaultMetricsPort:
       natsSubjectPrefix: env.NATS_SUBJECT_PREFIX,
       eventTypeNamespace: env.EVENT_TYPE_NAMESPACE,
       dbCheckIntervalMs: env.DB_CHECK_INTERVAL_MS,
+      dbStatementTimeoutMs: env.DB_STATEMENT_TIMEOUT_MS,
+      dbAcquireTimeoutMs: env.DB_ACQUIRE_TIMEOUT_MS,
       migrateOnStart: env.MIGRATE_ON_START,
       shutdownDrainMs: env.SHUTDOWN_DRAIN_MS,
       shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,

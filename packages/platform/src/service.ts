@@ -109,7 +109,12 @@ export async function startService(options: StartServiceOptions): Promise<Servic
     (server) => server.close(),
   );
   const db = await guard.step(
-    () => createDb(config.databaseUrl, { logger }),
+    () =>
+      createDb(config.databaseUrl, {
+        logger,
+        statementTimeoutMs: config.dbStatementTimeoutMs,
+        acquireTimeoutMs: config.dbAcquireTimeoutMs,
+      }),
     (pool) => pool.destroy(),
   );
   let relay: OutboxRelay | undefined;
@@ -140,7 +145,7 @@ export async function startService(options: StartServiceOptions): Promise<Servic
   const startSignal = options.signal ?? new AbortController().signal;
   await guard.step(() =>
     config.migrateOnStart
-      ? migrateWhenPossible(db, options.migrations, logger, startSignal)
+      ? migrateOnItsOwnPool(config.databaseUrl, options.migrations, logger, startSignal)
       : requireMigrations(db, options.migrations, logger, startSignal),
   );
   migrated = true;
@@ -246,6 +251,19 @@ export async function startService(options: StartServiceOptions): Promise<Servic
     shutdownSteps,
     stop: stopOnce(shutdownSteps, logger),
   };
+}
+
+/**
+ * Migrations run on a pool of their own, without the service pool's
+ * statement limit: a migration of a big table may rightly take minutes.
+ */
+async function migrateOnItsOwnPool(url: string, migrations: Record<string, Migration>, logger: Logger, signal: AbortSignal): Promise<void> {
+  const pool = createDb(url, { logger });
+  try {
+    await migrateWhenPossible(pool, migrations, logger, signal);
+  } finally {
+    await pool.destroy();
+  }
 }
 
 /**

@@ -18,7 +18,8 @@ describe('producto-svc metrics', () => {
   let svc: TestService;
 
   beforeAll(async () => {
-    svc = await startTestService('p_metrics');
+    // No statement limit: a test below holds a row lock, with the consumer waiting on it, for as long as the sampler takes.
+    svc = await startTestService('p_metrics', { DB_STATEMENT_TIMEOUT_MS: '0' });
     await svc.app.ready;
   });
 
