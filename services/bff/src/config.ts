@@ -4,13 +4,16 @@ import { envSchemas, parseEnv, tracingEnv } from '@inventario/platform';
 /**
  * A gRPC target: `host:port` (`127.0.0.1:50051`, `producto-svc:50051`,
  * `[::1]:50051`), or the same behind grpc-js' DNS resolver scheme,
- * `dns:///host:port` (e.g. a headless Service, one address per pod).
+ * `dns:///host:port` (e.g. a headless Service, one address per pod), or a
+ * fixed list of addresses, grpc-js' `ipv4:10.0.0.1:50051,10.0.0.2:50051`
+ * or `ipv6:[::1]:50051,[::2]:50051` (calls go round-robin over them too).
  */
 function grpcAddress(fallback: string) {
-  return z
-    .string()
-    .regex(/^(?:dns:\/\/\/)?(?:[A-Za-z0-9._-]+|\[[0-9A-Fa-f:.]+\]):\d{1,5}$/, 'must be host:port or dns:///host:port')
-    .default(fallback);
+  const hostPort = '(?:[A-Za-z0-9._-]+|\\[[0-9A-Fa-f:.]+\\]):\\d{1,5}';
+  const ipv4 = '\\d{1,3}(?:\\.\\d{1,3}){3}:\\d{1,5}';
+  const ipv6 = '\\[[0-9A-Fa-f:.]+\\]:\\d{1,5}';
+  const target = new RegExp(`^(?:(?:dns:///)?${hostPort}|ipv4:${ipv4}(?:,${ipv4})*|ipv6:${ipv6}(?:,${ipv6})*)$`);
+  return z.string().regex(target, 'must be host:port, dns:///host:port or ipv4:a.b.c.d:port,... (a fixed list)').default(fallback);
 }
 
 /** A whole number in plain decimal digits within [min, max]. */
@@ -59,6 +62,12 @@ const schema = z
     TRUST_PROXY_HOPS: wholeNumber(0, 0, 10),
     // Deadline of every downstream gRPC call.
     GRPC_DEADLINE_MS: envSchemas.milliseconds(5000, 1),
+    // Keepalive ping period on each downstream connection (0: none), and how long a ping may go
+    // unanswered before the connection counts as dead and its replica leaves the rotation. Their sum
+    // stays below BREAKER_WINDOW_MS: a dead replica must be dropped before its failures outweigh the
+    // window's successes and open the breaker for every replica.
+    GRPC_KEEPALIVE_TIME_MS: envSchemas.milliseconds(3000),
+    GRPC_KEEPALIVE_TIMEOUT_MS: envSchemas.milliseconds(5000, 1),
     // Deadline of one grpc.health.v1 Check behind /actuator/health.
     HEALTH_CHECK_TIMEOUT_MS: envSchemas.milliseconds(1000, 1),
     // How long an open breaker refuses calls before it lets one through to test the service.
@@ -105,6 +114,7 @@ const schema = z
     },
     trustProxyHops: env.TRUST_PROXY_HOPS,
     grpcDeadlineMs: env.GRPC_DEADLINE_MS,
+    keepalive: { timeMs: env.GRPC_KEEPALIVE_TIME_MS, timeoutMs: env.GRPC_KEEPALIVE_TIMEOUT_MS },
     healthCheckTimeoutMs: env.HEALTH_CHECK_TIMEOUT_MS,
     breaker: {
       resetMs: env.BREAKER_RESET_MS,
