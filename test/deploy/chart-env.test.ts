@@ -237,6 +237,22 @@ describe('values the chart renders', () => {
     expect(goString(new GoInt(1_000_000))).toBe('1000000');
   });
 
+  it('pass migrations.migrateOnStart to both gRPC services; false (no DDL at start) only with the migration Job on', () => {
+    for (const flag of [true, false]) {
+      const values = merged(PRODUCTION, { migrations: { migrateOnStart: flag } });
+      expect(loadProductoConfig(renderedEnv(SERVICES[0], values)).migrateOnStart).toBe(flag);
+      expect(loadBodegaConfig(renderedEnv(SERVICES[1], values)).migrateOnStart).toBe(flag);
+    }
+    expect(valueAt(chartValues(), 'migrations.migrateOnStart')).toBe(true);
+    expect(chartTemplate('templates/_grpc-service.tpl')).toContain(
+      '{{- if and (not $root.Values.migrations.migrateOnStart) (not $root.Values.migrations.enabled) }}{{ fail',
+    );
+    // The Job may use a user allowed DDL of its own; the services' Secret otherwise.
+    expect(chartTemplate('templates/migrations-job.yaml')).toContain(
+      '{{- $secret := .Values.migrations.existingSecret | default .Values.secrets.existingSecret | default "inventario-migrations" }}',
+    );
+  });
+
   it('escape the bundled MySQL password so the services decode it unchanged (a space as %20, not +)', () => {
     expect(chartTemplate('templates/_helpers.tpl')).toContain('(urlquery $mysql.auth.username | replace "+" "%20") (urlquery $password | replace "+" "%20")');
     const values = merged(DEVELOPMENT, { mysql: { auth: { username: 'in ventario', password: PASSWORD } } });

@@ -36,13 +36,17 @@ export const envSchemas = {
   /**
    * A gRPC target: `host:port` (`127.0.0.1:50051`, `producto-svc:50051`,
    * `[::1]:50051`), or the same behind grpc-js' DNS resolver scheme,
-   * `dns:///host:port` (e.g. a headless Service, one address per pod).
+   * `dns:///host:port` (e.g. a headless Service, one address per pod), or a
+   * fixed list of addresses, grpc-js' `ipv4:10.0.0.1:50051,10.0.0.2:50051`
+   * or `ipv6:[::1]:50051,[::2]:50051` (calls go round-robin over them too).
    */
-  grpcAddress: (fallback: string) =>
-    z
-      .string()
-      .regex(/^(?:dns:\/\/\/)?(?:[A-Za-z0-9._-]+|\[[0-9A-Fa-f:.]+\]):\d{1,5}$/, 'must be host:port or dns:///host:port')
-      .default(fallback),
+  grpcAddress: (fallback: string) => {
+    const hostPort = '(?:[A-Za-z0-9._-]+|\\[[0-9A-Fa-f:.]+\\]):\\d{1,5}';
+    const ipv4 = '\\d{1,3}(?:\\.\\d{1,3}){3}:\\d{1,5}';
+    const ipv6 = '\\[[0-9A-Fa-f:.]+\\]:\\d{1,5}';
+    const target = new RegExp(`^(?:(?:dns:///)?${hostPort}|ipv4:${ipv4}(?:,${ipv4})*|ipv6:${ipv6}(?:,${ipv6})*)$`);
+    return z.string().regex(target, 'must be host:port, dns:///host:port or ipv4:a.b.c.d:port,... (a fixed list)').default(fallback);
+  },
   port: (fallback: number) => wholeNumber(0, 65535, 'a port number (0-65535)').default(fallback),
   natsUrl: () =>
     z
@@ -84,6 +88,12 @@ export const envSchemas = {
   seconds: (fallback: number, min = 0, max = 30 * 24 * 3600) => wholeNumber(min, max, 'a duration in whole seconds').default(fallback),
   milliseconds: (fallback: number, min = 0) =>
     wholeNumber(min, 24 * 3600_000, 'a duration in whole milliseconds').default(fallback),
+  /** `true` or `false`, nothing else (a typo must not silently mean false). */
+  flag: (fallback: boolean) =>
+    z
+      .enum(['true', 'false'], { error: 'must be true or false' })
+      .transform((value) => value === 'true')
+      .default(fallback),
   /** `smtp://[user:password@]host[:port]` or `smtps://...`; never echoed (it may hold a password). */
   smtpUrl: () =>
     z.string().superRefine((value, ctx) => {

@@ -158,7 +158,8 @@ async function claimLocked(trx: Knex.Transaction, key: IdempotencyKey, campo: st
     if (row) await trx.raw(`DELETE FROM ${TABLE} WHERE scope_hash = ?`, [key.scope]);
   }
   try {
-    await trx.raw(`SET SESSION innodb_lock_wait_timeout = ${CLAIM_WAIT_SECONDS}`);
+    // The connection's own setting (the pool may have set one) comes back after the insert.
+    await trx.raw(`SET @inventario_lock_wait = @@SESSION.innodb_lock_wait_timeout, SESSION innodb_lock_wait_timeout = ${CLAIM_WAIT_SECONDS}`);
     await trx.raw(`INSERT INTO ${TABLE} (scope_hash, method, request_hash, response, expires_at) VALUES (?, ?, ?, '', CURRENT_TIMESTAMP(3))`, [
       key.scope,
       key.method,
@@ -171,7 +172,7 @@ async function claimLocked(trx: Knex.Transaction, key: IdempotencyKey, campo: st
     if (!row) throw new IdempotencyKeyInUseError();
     return recorded(row, key, campo);
   } finally {
-    await trx.raw('SET SESSION innodb_lock_wait_timeout = DEFAULT');
+    await trx.raw('SET SESSION innodb_lock_wait_timeout = @inventario_lock_wait');
   }
   return undefined;
 }

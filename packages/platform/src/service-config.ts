@@ -25,6 +25,12 @@ export function serviceConfigSchema(defaultGrpcPort: number, defaultMetricsPort:
       NATS_STREAM_MAX_BYTES: envSchemas.streamMaxBytes(),
       // How often the database is pinged to drive the gRPC health status.
       DB_CHECK_INTERVAL_MS: envSchemas.milliseconds(2000, 50),
+      // The server's limit on each statement (0: none); below the BFF's GRPC_DEADLINE_MS (5 s).
+      DB_STATEMENT_TIMEOUT_MS: envSchemas.milliseconds(4000),
+      // How long a query waits for a pooled connection; below the BFF's GRPC_DEADLINE_MS.
+      DB_ACQUIRE_TIMEOUT_MS: envSchemas.milliseconds(3000, 1),
+      // false: never run DDL; refuse to start unless every known migration is applied (the chart's Job applies them).
+      MIGRATE_ON_START: envSchemas.flag(true),
       // Time between reporting NOT_SERVING and closing the server.
       SHUTDOWN_DRAIN_MS: envSchemas.milliseconds(2000),
       // Hard deadline of the whole shutdown sequence.
@@ -54,6 +60,9 @@ export function serviceConfigSchema(defaultGrpcPort: number, defaultMetricsPort:
       eventTypeNamespace: env.EVENT_TYPE_NAMESPACE,
       streamLimits: { maxAgeMs: env.NATS_STREAM_MAX_AGE_HOURS * 3600_000, maxBytes: env.NATS_STREAM_MAX_BYTES },
       dbCheckIntervalMs: env.DB_CHECK_INTERVAL_MS,
+      dbStatementTimeoutMs: env.DB_STATEMENT_TIMEOUT_MS,
+      dbAcquireTimeoutMs: env.DB_ACQUIRE_TIMEOUT_MS,
+      migrateOnStart: env.MIGRATE_ON_START,
       shutdownDrainMs: env.SHUTDOWN_DRAIN_MS,
       shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
       outboxFaultMarkDelayMs: env.OUTBOX_FAULT_MARK_DELAY_MS,

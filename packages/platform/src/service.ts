@@ -7,7 +7,7 @@ import type { Logger } from './logger';
 import { ensureStream, type NatsConnection } from './nats';
 import { createOutboxRelay, jetStreamPublisher, type OutboxRelay } from './outbox';
 import { stopOnce, type ShutdownStep } from './shutdown';
-import { connectNatsUnlessAborted, createStartupGuard, migrateWhenPossible, retrying } from './start-up';
+import { connectNatsUnlessAborted, createStartupGuard, migrateWhenPossible, requireMigrations, retrying } from './start-up';
 import { startGrpcServer, type GrpcServiceBinding } from './grpc/server';
 import type { Registry } from 'prom-client';
 import { createGrpcServerMetrics, instrumentGrpcService } from './metrics/grpc-metrics';
@@ -109,7 +109,12 @@ export async function startService(options: StartServiceOptions): Promise<Servic
     (server) => server.close(),
   );
   const db = await guard.step(
-    () => createDb(config.databaseUrl, { logger }),
+    () =>
+      createDb(config.databaseUrl, {
+        logger,
+        statementTimeoutMs: config.dbStatementTimeoutMs,
+        acquireTimeoutMs: config.dbAcquireTimeoutMs,
+      }),
     (pool) => pool.destroy(),
   );
   let relay: OutboxRelay | undefined;
@@ -137,7 +142,12 @@ export async function startService(options: StartServiceOptions): Promise<Servic
       }),
     (server) => server.server.forceShutdown(),
   );
-  await guard.step(() => migrateWhenPossible(db, options.migrations, logger, options.signal ?? new AbortController().signal));
+  const startSignal = options.signal ?? new AbortController().signal;
+  await guard.step(() =>
+    config.migrateOnStart
+      ? migrateOnItsOwnPool(config.databaseUrl, options.migrations, logger, startSignal)
+      : requireMigrations(db, options.migrations, logger, startSignal),
+  );
   migrated = true;
   const stopOutboxSampler = startOutboxSampler({ db, metrics: outboxMetrics, logger });
   // Expired idempotency records go in the background; a lookup already ignores them.
@@ -241,6 +251,19 @@ export async function startService(options: StartServiceOptions): Promise<Servic
     shutdownSteps,
     stop: stopOnce(shutdownSteps, logger),
   };
+}
+
+/**
+ * Migrations run on a pool of their own, without the service pool's
+ * statement limit: a migration of a big table may rightly take minutes.
+ */
+async function migrateOnItsOwnPool(url: string, migrations: Record<string, Migration>, logger: Logger, signal: AbortSignal): Promise<void> {
+  const pool = createDb(url, { logger });
+  try {
+    await migrateWhenPossible(pool, migrations, logger, signal);
+  } finally {
+    await pool.destroy();
+  }
 }
 
 /**

@@ -1,5 +1,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isTransientDbError, migrate, MigrationLockTimeoutError, type Knex, type Migration } from './db';
+import {
+  appliedMigrations,
+  compareMigrations,
+  isTransientDbError,
+  migrate,
+  MigrationLockTimeoutError,
+  MigrationsMissingError,
+  type Knex,
+  type Migration,
+  type MigrationState,
+} from './db';
 import type { NatsCredentials } from './config';
 import type { Logger } from './logger';
 import { connectNats, type NatsConnection } from './nats';
@@ -70,10 +80,31 @@ export async function retrying<T>(
  * Applies `migrations`, waiting (with retrying's back-off) while the
  * database is unreachable or another process holds the migration lock (a
  * replica or the migration Job); anything else, a migration that fails, is
- * thrown at once.
+ * thrown at once. Migrations of a newer release are named in a warning.
  */
-export function migrateWhenPossible(db: Knex, migrations: Record<string, Migration>, logger: Logger, signal: AbortSignal): Promise<void> {
-  return retrying('migrations', () => migrate(db, migrations), logger, signal, (err) => isTransientDbError(err) || err instanceof MigrationLockTimeoutError);
+export async function migrateWhenPossible(db: Knex, migrations: Record<string, Migration>, logger: Logger, signal: AbortSignal): Promise<void> {
+  const state = await retrying('migrations', () => migrate(db, migrations), logger, signal, (err) => isTransientDbError(err) || err instanceof MigrationLockTimeoutError);
+  warnUnknown(state, logger);
+}
+
+/**
+ * For a process that must not run DDL (MIGRATE_ON_START=false): waits while
+ * the database is unreachable, then resolves if every migration this version
+ * knows is applied, and throws MigrationsMissingError naming the others.
+ */
+export async function requireMigrations(db: Knex, migrations: Record<string, Migration>, logger: Logger, signal: AbortSignal): Promise<void> {
+  const applied = await retrying('migration check', () => appliedMigrations(db), logger, signal, isTransientDbError);
+  const state = compareMigrations(migrations, applied);
+  if (state.missing.length > 0) throw new MigrationsMissingError(state.missing);
+  warnUnknown(state, logger);
+}
+
+function warnUnknown(state: MigrationState, logger: Logger): void {
+  if (state.unknown.length === 0) return;
+  logger.warn(
+    { unknownMigrations: state.unknown },
+    'the database has migrations this version does not know (applied by a newer release); starting on it, since migrations only add',
+  );
 }
 
 /**

@@ -32,6 +32,9 @@ describe('loadServiceConfig', () => {
       eventTypeNamespace: 'Service',
       streamLimits: { maxAgeMs: 720 * 3600_000, maxBytes: 512 * 1024 * 1024 },
       dbCheckIntervalMs: 2000,
+      dbStatementTimeoutMs: 4000,
+      dbAcquireTimeoutMs: 3000,
+      migrateOnStart: true,
       shutdownDrainMs: 2000,
       shutdownTimeoutMs: 25_000,
       outboxFaultMarkDelayMs: 0,
@@ -62,6 +65,9 @@ describe('loadServiceConfig', () => {
         NATS_STREAM_MAX_AGE_HOURS: '48',
         NATS_STREAM_MAX_BYTES: '1048576',
         DB_CHECK_INTERVAL_MS: '500',
+        DB_STATEMENT_TIMEOUT_MS: '0',
+        DB_ACQUIRE_TIMEOUT_MS: '1500',
+        MIGRATE_ON_START: 'false',
         SHUTDOWN_DRAIN_MS: '0',
         SHUTDOWN_TIMEOUT_MS: '10000',
         OUTBOX_FAULT_MARK_DELAY_MS: '60000',
@@ -83,11 +89,18 @@ describe('loadServiceConfig', () => {
       eventTypeNamespace: 'Acme',
       streamLimits: { maxAgeMs: 48 * 3600_000, maxBytes: 1024 * 1024 },
       dbCheckIntervalMs: 500,
+      dbStatementTimeoutMs: 0,
+      dbAcquireTimeoutMs: 1500,
+      migrateOnStart: false,
       shutdownDrainMs: 0,
       shutdownTimeoutMs: 10_000,
       outboxFaultMarkDelayMs: 60_000,
       idempotencyTtlSeconds: 3600,
     });
+  });
+
+  it('takes MIGRATE_ON_START as true or false only: a typo must not silently skip migrations', () => {
+    expect(problemsOf({ DATABASE_URL, MIGRATE_ON_START: 'no' })).toEqual(['MIGRATE_ON_START: must be true or false']);
   });
 
   it('refuses to start without DATABASE_URL, naming it: credentials are never defaulted', () => {

@@ -47,6 +47,12 @@ const schema = z
     TRUST_PROXY_HOPS: wholeNumber(0, 0, 10),
     // Deadline of every downstream gRPC call.
     GRPC_DEADLINE_MS: envSchemas.milliseconds(5000, 1),
+    // Keepalive ping period on each downstream connection (0: none), and how long a ping may go
+    // unanswered before the connection counts as dead and its replica leaves the rotation. Their sum
+    // stays below BREAKER_WINDOW_MS: a dead replica must be dropped before its failures outweigh the
+    // window's successes and open the breaker for every replica.
+    GRPC_KEEPALIVE_TIME_MS: envSchemas.milliseconds(3000),
+    GRPC_KEEPALIVE_TIMEOUT_MS: envSchemas.milliseconds(5000, 1),
     // Deadline of one grpc.health.v1 Check behind /actuator/health.
     HEALTH_CHECK_TIMEOUT_MS: envSchemas.milliseconds(1000, 1),
     // How long an open breaker refuses calls before it lets one through to test the service.
@@ -97,6 +103,7 @@ const schema = z
     },
     trustProxyHops: env.TRUST_PROXY_HOPS,
     grpcDeadlineMs: env.GRPC_DEADLINE_MS,
+    keepalive: { timeMs: env.GRPC_KEEPALIVE_TIME_MS, timeoutMs: env.GRPC_KEEPALIVE_TIMEOUT_MS },
     healthCheckTimeoutMs: env.HEALTH_CHECK_TIMEOUT_MS,
     breaker: {
       resetMs: env.BREAKER_RESET_MS,

@@ -22,7 +22,8 @@ describe('producto-svc metrics', () => {
 
   beforeAll(async () => {
     bodegaSvc = await startTestBodegaSvc('p_metrics_b');
-    svc = await startTestService('p_metrics', { BODEGA_SVC_ADDR: bodegaSvc.address });
+    // No statement limit: a test below holds a row lock, with the consumer waiting on it, for as long as the sampler takes.
+    svc = await startTestService('p_metrics', { BODEGA_SVC_ADDR: bodegaSvc.address, DB_STATEMENT_TIMEOUT_MS: '0' });
     await svc.app.ready;
   });
 

@@ -10,6 +10,7 @@ rotation, not restart them.
 {{- define "inventario.grpcService" -}}
 {{- $root := .root -}}
 {{- $v := .values -}}
+{{- if and (not $root.Values.migrations.migrateOnStart) (not $root.Values.migrations.enabled) }}{{ fail "migrations.migrateOnStart=false needs migrations.enabled=true: nothing else would apply the migrations" }}{{ end -}}
 apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -48,6 +49,9 @@ spec:
               value: {{ $v.grpcPort | quote }}
             - name: METRICS_PORT
               value: {{ $v.metricsPort | quote }}
+            # false: no DDL at start, only a check that the migration Job applied every migration.
+            - name: MIGRATE_ON_START
+              value: {{ $root.Values.migrations.migrateOnStart | quote }}
             - name: DATABASE_URL
               valueFrom:
                 secretKeyRef:

@@ -50,6 +50,8 @@ export interface WriteContext {
   tracestate?: string;
   /** The write's idempotency key, when the call carries one. */
   idempotency?: IdempotencyKey;
+  /** Aborted when the caller is gone: the write rolls back instead of committing. */
+  signal?: AbortSignal;
 }
 
 /** Largest value of the INT columns (cantidad_en_stock). */

@@ -187,6 +187,7 @@ export function createProductoStore(db: Knex, deps: ProductoStoreDeps): Producto
     return writeTransaction(db, work, {
       onCommitted: deps.onCommitted,
       idempotency: { key: context.idempotency, codec: RESULTS, ttlSeconds: deps.idempotencyTtlSeconds },
+      signal: context.signal,
     });
   }
 
