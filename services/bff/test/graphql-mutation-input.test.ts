@@ -1,3 +1,5 @@
+import { QUERY_LIMITS } from '../src/graphql/limits';
+import { tooManyMutationsMessage } from '../src/graphql/mutation-count';
 import { startTestStack, type StackResponse, type TestStack } from './support/stack';
 import { uniqueNombre } from './support/rest-fixtures';
 
@@ -9,7 +11,9 @@ import { uniqueNombre } from './support/rest-fixtures';
  *   text in the same test (refused with REST's message naming `precio`,
  *   nothing written; or accepted and stored as REST stores it), never the
  *   answer for the double graphql-js reads (`19.999999999999999999` is 20);
- *   and so is the stock (`cantidad`), which REST reads exactly too.
+ *   and so is the stock (`cantidad`), which REST reads exactly too;
+ * - at most QUERY_LIMITS.maxMutations writes, aliases included: one more is
+ *   refused before anything runs.
  */
 let stack: TestStack;
 
@@ -177,5 +181,37 @@ describe('GraphQL precio is judged as written, by the REST rule', () => {
       '{}',
     );
     expect(response.body.data.crearProducto).toEqual({ success: false, error: 'precio: admite como máximo 2 decimales', producto: null });
+  });
+});
+
+describe(`a GraphQL request carries at most ${QUERY_LIMITS.maxMutations} writes`, () => {
+  const aliased = (n: number) =>
+    `mutation { ${Array.from({ length: n }, (_, i) => `w${i}: crearProducto(input: {nombre: "${uniqueNombre(`Alias ${i}`)}", precio: 1, cantidad: 1}) { success }`).join(' ')} }`;
+
+  it(`${QUERY_LIMITS.maxMutations + 1} aliased mutations are refused before any runs: ValidationError, no data, nothing written`, async () => {
+    const idsBefore = await productoIds();
+    const eventsBefore = (await stack.settledEvents()).length;
+
+    const response = await graphqlRaw(aliased(QUERY_LIMITS.maxMutations + 1));
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({
+      errors: [
+        {
+          message: tooManyMutationsMessage(QUERY_LIMITS.maxMutations),
+          locations: expect.any(Array),
+          extensions: { classification: 'ValidationError' },
+        },
+      ],
+    });
+    expect(await productoIds()).toEqual(idsBefore);
+    expect(await stack.settledEvents()).toHaveLength(eventsBefore);
+  });
+
+  it(`${QUERY_LIMITS.maxMutations} aliased mutations all run`, async () => {
+    const idsBefore = await productoIds();
+    const response = await graphqlRaw(aliased(QUERY_LIMITS.maxMutations));
+    expect(response.body.errors).toBeUndefined();
+    expect(Object.values(response.body.data as Record<string, unknown>)).toEqual(Array.from({ length: QUERY_LIMITS.maxMutations }, () => ({ success: true })));
+    expect(await productoIds()).toHaveLength(idsBefore.length + QUERY_LIMITS.maxMutations);
   });
 });
