@@ -1,7 +1,8 @@
 /**
  * The chart provides every variable a service cannot start without, read
  * from the services' own config schemas (their built dist/), and keeps
- * credentials and SMTP_URL in the Secret only. The values the ConfigMap,
+ * credentials and every URL that may carry them (DATABASE_URL, NATS_URL,
+ * SMTP_URL) in the Secret only. The values the ConfigMap,
  * the Secret and the Deployments' literal `value:` entries render from
  * values.yaml and values-dev.yaml are accepted by the services' loadConfig.
  */
@@ -67,7 +68,9 @@ function chartEnv(service: (typeof SERVICES)[number]): EnvEntry[] {
     });
 }
 
-const SECRET_VARIABLES = ['BFF_USER', 'BFF_PASSWORD', 'DATABASE_URL', 'SMTP_URL', 'NATS_USER', 'NATS_PASSWORD'];
+const SECRET_VARIABLES = ['BFF_USER', 'BFF_PASSWORD', 'DATABASE_URL', 'SMTP_URL', 'NATS_USER', 'NATS_PASSWORD', 'NATS_URL'];
+/** Names of variables whose value is or may hold a credential: any URL (user:password@), passwords, tokens, users. */
+const CREDENTIAL_NAME = /_URL$|PASSWORD|SECRET|TOKEN|CREDS|_USER$|_KEY$/;
 const configMapKeys = templateMapKeys(chartTemplate('templates/config.yaml'), 'data');
 const secretKeys = templateMapKeys(chartTemplate('templates/secret.yaml'), 'stringData');
 
@@ -87,7 +90,7 @@ describe.each(SERVICES.map((s) => [s.name, s] as const))('the chart environment 
     expect(env.map((e) => e.name).filter((v) => !declared.includes(v))).toEqual([]);
   });
 
-  it('takes credentials and SMTP_URL from the Secret, never from a literal or the ConfigMap', () => {
+  it('takes credentials and the URLs that may carry them from the Secret, never from a literal or the ConfigMap', () => {
     for (const entry of env.filter((e) => SECRET_VARIABLES.includes(e.name))) {
       expect({ name: entry.name, source: entry.source }).toEqual({ name: entry.name, source: 'secret' });
     }
@@ -109,9 +112,14 @@ describe('the gRPC services', () => {
 });
 
 describe('the ConfigMap and the Secret', () => {
-  it('keep every credential out of the ConfigMap', () => {
+  it('keep every credential out of the ConfigMap: no variable that is or may hold one, no URL with user:password@', () => {
     expect(configMapKeys.length).toBeGreaterThan(0);
-    expect(configMapKeys.filter((k) => SECRET_VARIABLES.includes(k) || /PASSWORD|DATABASE_URL|SMTP/.test(k))).toEqual([]);
+    expect(configMapKeys.filter((k) => SECRET_VARIABLES.includes(k) || CREDENTIAL_NAME.test(k))).toEqual([]);
+  });
+
+  it('every Deployment reads a credential-bearing variable from the Secret', () => {
+    const fromConfigMap = SERVICES.flatMap((s) => chartEnv(s).filter((e) => e.source !== 'secret' && CREDENTIAL_NAME.test(e.name)).map((e) => `${s.name} ${e.name}`));
+    expect(fromConfigMap).toEqual([]);
   });
 
   it('the example existingSecret holds exactly the keys of the chart Secret', () => {
@@ -194,9 +202,17 @@ const PRODUCTION = merged(chartValues(), {
     productoUrl: 'mysql://inventario:s3cret@mysql.example.internal:3306/inventario_producto',
     bodegaUrl: 'mysql://inventario:s3cret@mysql.example.internal:3306/inventario_bodega',
   },
-  externalNats: { url: 'nats://nats.example.internal:4222' },
+  externalNats: { url: 'nats://inventario:s3cret@nats.example.internal:4222' },
   notifier: { smtpUrl: 'smtp://mailer:s3cret@smtp.example.internal:587' },
 });
+
+/** The ConfigMap's data as rendered with `values`. */
+function renderedConfigMap(values: Record<string, unknown>): Record<string, string> {
+  const top = { Values: values, Release: { Name: 'inventario', Namespace: 'inventario', Service: 'Helm' }, Chart: { Name: 'inventario', Version: '0.1.0', AppVersion: '0.1.0' } };
+  const scope: Scope = { dot: top, root: top, vars: {}, helpers: HELPERS };
+  const data = mapExpressions(chartTemplate('templates/config.yaml'), 'data');
+  return Object.fromEntries(Object.entries(data).map(([key, text]) => [key, scalar(text, scope)]));
+}
 const DEVELOPMENT = merged(chartValues(), chartValues('values-dev.yaml'));
 
 describe.each([
@@ -213,6 +229,17 @@ describe.each([
     const expected = { maxAgeMs: Number(valueAt(values, 'config.natsStreamMaxAgeHours')) * 3600_000, maxBytes: Number(valueAt(values, 'config.natsStreamMaxBytes')) };
     expect(expected.maxAgeMs).toBeGreaterThan(0);
     expect(limits).toEqual([expected, expected, expected]);
+  });
+
+  it('renders a ConfigMap with no credential in any value, while every URL with one reaches its service from the Secret', () => {
+    const configMap = renderedConfigMap(values);
+    expect(Object.keys(configMap).length).toBeGreaterThan(5);
+    expect(Object.entries(configMap).filter(([, value]) => value.includes('s3cret') || /:\/\/[^/?#\s]*@/.test(value))).toEqual([]);
+    if (values === PRODUCTION) {
+      for (const service of SERVICES.filter((s) => s.name !== 'bff')) {
+        expect(renderedEnv(service, values).NATS_URL).toBe('nats://inventario:s3cret@nats.example.internal:4222');
+      }
+    }
   });
 
   it('points the BFF at the headless Services, trusts Envoy and the proxies in front of it, and drains on shutdown', () => {

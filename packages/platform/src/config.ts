@@ -31,6 +31,18 @@ function wholeNumber(min: number, max: number, what: string) {
     .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
 }
 
+/** Whether `value` is a URL whose userinfo and path decode (what parseMysqlUrl needs). */
+function parsesAsMysqlUrl(value: string): boolean {
+  if (!URL.canParse(value)) return false;
+  const url = new URL(value);
+  try {
+    [url.username, url.password, url.pathname].forEach((part) => decodeURIComponent(part));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Reusable variable schemas, so every service spells its contract alike. */
 export const envSchemas = {
   /**
@@ -48,13 +60,20 @@ export const envSchemas = {
     return z.string().regex(target, 'must be host:port, dns:///host:port or ipv4:a.b.c.d:port,... (a fixed list)').default(fallback);
   },
   port: (fallback: number) => wholeNumber(0, 65535, 'a port number (0-65535)').default(fallback),
+  // Every server must parse as a URL here, at start, not later inside the client (whose error would carry it).
   natsUrl: () =>
     z
       .string()
       .regex(/^(nats|tls):\/\/[^\s,]+(,(nats|tls):\/\/[^\s,]+)*$/, 'must be nats://host:port (comma-separate several)')
+      .refine((value) => value.split(',').every((server) => URL.canParse(server)), 'must be nats://host:port (comma-separate several)')
       .default('nats://127.0.0.1:4222'),
-  // No query string: createDb would ignore its options (e.g. ?ssl=...), so refuse them.
-  mysqlUrl: () => z.string().regex(/^mysql:\/\/[^\s?#]+\/[A-Za-z0-9_]+$/, 'must be mysql://user[:password]@host[:port]/database'),
+  // No query string: createDb would ignore its options (e.g. ?ssl=...), so refuse them. A URL that
+  // does not parse (a bad port, a stray %) is refused here too, with the variable named and never echoed.
+  mysqlUrl: () =>
+    z
+      .string()
+      .regex(/^mysql:\/\/[^\s?#]+\/[A-Za-z0-9_]+$/, 'must be mysql://user[:password]@host[:port]/database')
+      .refine(parsesAsMysqlUrl, 'must be mysql://user[:password]@host[:port]/database (a port up to 65535, %-escapes well formed)'),
   logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** NATS subject token(s): letters, digits, `_`, `-`, dots between tokens. */
   subjectPrefix: () =>

@@ -13,16 +13,33 @@ export interface MysqlTarget {
   database: string;
 }
 
+/**
+ * The parts of a database URL. Its errors never carry the URL (Node's
+ * ERR_INVALID_URL keeps it as `input`, which a logged error would print,
+ * password included): each names the problem only.
+ */
 export function parseMysqlUrl(url: string): MysqlTarget {
-  const u = new URL(url);
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new Error('database URL is not a valid URL (mysql://user[:password]@host[:port]/database)');
+  }
   if (u.protocol !== 'mysql:') throw new Error('database URL must start with mysql://');
-  const database = decodeURIComponent(u.pathname.replace(/^\//, ''));
+  const decode = (part: string, what: string) => {
+    try {
+      return decodeURIComponent(part);
+    } catch {
+      throw new Error(`database URL: the ${what} holds a malformed %-escape`);
+    }
+  };
+  const database = decode(u.pathname.replace(/^\//, ''), 'database name');
   if (!/^[A-Za-z0-9_]+$/.test(database)) throw new Error('database name must be letters, digits or _');
   return {
     host: u.hostname || '127.0.0.1',
     port: u.port ? Number(u.port) : 3306,
-    user: decodeURIComponent(u.username || 'root'),
-    password: decodeURIComponent(u.password),
+    user: decode(u.username || 'root', 'user'),
+    password: decode(u.password, 'password'),
     database,
   };
 }

@@ -16,6 +16,7 @@ export * from './service';
 export * from './service-config';
 export * from './run-service';
 export * from './positive-id';
+export * from './redact';
 export * from './validate-fields';
 export * from './write-transaction';
 export * from './idempotency';

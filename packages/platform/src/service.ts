@@ -5,6 +5,7 @@ import { createDb, describeMysqlUrl, type Knex, type Migration } from './db';
 import { monitorDatabase } from './health';
 import type { Logger } from './logger';
 import { ensureStream, type NatsConnection } from './nats';
+import { redactUrlCredentials } from './redact';
 import { createOutboxRelay, jetStreamPublisher, type OutboxRelay } from './outbox';
 import { stopOnce, type ShutdownStep } from './shutdown';
 import { connectNatsUnlessAborted, createStartupGuard, migrateWhenPossible, requireMigrations, retrying } from './start-up';
@@ -179,7 +180,7 @@ export async function startService(options: StartServiceOptions): Promise<Servic
   let nc: NatsConnection | undefined;
   let consumers: Stoppable | undefined;
   const setup = (async () => {
-    logger.info({ nats: config.natsUrl }, 'connecting to NATS in the background; events wait in the outbox until then');
+    logger.info({ nats: redactUrlCredentials(config.natsUrl) }, 'connecting to NATS in the background; events wait in the outbox until then');
     nc = await connectNatsUnlessAborted(config.natsUrl, options.name, logger, abort.signal, config.natsCredentials);
     const events: EventsContext = { nc, stream: config.natsStream, prefix: config.natsSubjectPrefix };
     await retrying('stream setup', () => ensureStream(events.nc, { name: events.stream, subjects: [`${events.prefix}.>`], limits: config.streamLimits }), logger, abort.signal);

@@ -13,6 +13,7 @@ import {
 import type { NatsCredentials } from './config';
 import type { Logger } from './logger';
 import { connectNats, type NatsConnection } from './nats';
+import { redactUrlCredentials } from './redact';
 
 /**
  * Waiting at start for what a process cannot work without, patiently and
@@ -41,7 +42,7 @@ export async function connectNatsUnlessAborted(
   });
   try {
     const nc = await Promise.race([connecting, aborted]);
-    logger.info({ nats: url }, 'nats connected');
+    logger.info({ nats: redactUrlCredentials(url) }, 'nats connected');
     return nc;
   } catch (err) {
     void connecting.then(

@@ -4,16 +4,17 @@
  * so concurrent runs never collide, and cleans up after itself.
  */
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { countPendingEvents, dropDatabase, ensureDatabase, InvalidArgumentError, type FieldViolation, type Knex } from '@inventario/platform';
+import { freePort } from './free-port';
 import { startPrivateServer } from './private-server';
 
 export { startPrivateServer, type PrivateServer, type PrivateServerOptions } from './private-server';
+export { ephemeralPortRange, freePort } from './free-port';
 
 /** Server part of the test MySQL URL (no database). */
 export const TEST_MYSQL_SERVER = process.env.TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306';
@@ -130,36 +131,6 @@ export async function waitForOutboxesDrained(
     timeoutMs,
     intervalMs,
   );
-}
-
-/** Ports this process has handed out: the kernel may offer a just-closed port again. */
-const handedOut = new Set<number>();
-
-function ephemeralPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-/**
- * A TCP port that was free a moment ago, and never one this process got
- * before: a test that asks for several ports (PORT, METRICS_PORT, ...) gets
- * distinct ones, which the kernel alone does not promise once each is closed.
- */
-export async function freePort(): Promise<number> {
-  for (;;) {
-    const port = await ephemeralPort();
-    if (!handedOut.has(port)) {
-      handedOut.add(port);
-      return port;
-    }
-  }
 }
 
 /** A private `nats-server -js` on a free port with its own store dir, for fault tests. */

@@ -5,6 +5,7 @@ import {
   createServiceRegistry,
   createStartupGuard,
   ensureStream,
+  redactUrlCredentials,
   retrying,
   startConsumerSampler,
   startMetricsServer,
@@ -75,7 +76,7 @@ export async function startApp(config: Config, logger: Logger, signal: AbortSign
     (err: unknown) => logger.warn({ smtp: describeSmtpUrl(config.smtpUrl), reason: classifySmtpError(err).reason }, 'smtp server not reachable yet; emails wait and are retried'),
   );
 
-  logger.info({ nats: config.natsUrl }, 'connecting to NATS');
+  logger.info({ nats: redactUrlCredentials(config.natsUrl) }, 'connecting to NATS');
   const connection = await guard.step(
     () => connectNatsUnlessAborted(config.natsUrl, 'notifier', logger, signal, config.natsCredentials),
     (nc) => (nc.isClosed() ? undefined : nc.close()),

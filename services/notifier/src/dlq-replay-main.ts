@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { connect } from '@nats-io/transport-node';
-import { ConfigError, createLogger, EVENT_TYPES, type EventType } from '@inventario/platform';
+import { ConfigError, createLogger, EVENT_TYPES, redactUrlCredentials, type EventType } from '@inventario/platform';
 import { loadReplayConfig } from './config';
 import { replayDeadLetters } from './events/dead-letter-replay';
 
@@ -78,7 +78,8 @@ if (require.main === module) {
       process.exitCode = code;
     },
     (err: unknown) => {
-      process.stderr.write(`dlq-replay: ${err instanceof Error ? err.message : String(err)}\n`);
+      // A NATS client error may quote the server URL, credentials included.
+      process.stderr.write(redactUrlCredentials(`dlq-replay: ${err instanceof Error ? err.message : String(err)}\n`));
       process.exitCode = 1;
     },
   );

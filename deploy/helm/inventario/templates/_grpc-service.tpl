@@ -59,7 +59,9 @@ spec:
                   key: {{ .databaseKey }}
             - name: NATS_URL
               valueFrom:
-                configMapKeyRef: { name: inventario-config, key: NATS_URL }
+                secretKeyRef:
+                  name: {{ include "inventario.secretName" $root }}
+                  key: nats-url
             # The service's own NATS user: it may publish only its own subjects (values.yaml nats.config.merge).
             - name: NATS_USER
               valueFrom:
