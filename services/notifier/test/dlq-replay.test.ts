@@ -82,7 +82,8 @@ describe('dlq:replay', () => {
 
     expect(emailedIds(t)).toEqual([rejected[0]?.id, rejected[1]?.id]);
     const left = await t.events.deadLetters();
-    expect(left.map((l) => l.headers[DEAD_LETTER_HEADERS.eventId])).toEqual([rejected[2]?.id, otherType.id]);
+    // Letters of different types are stored by different consumers, in no fixed order between them.
+    expect(left.map((l) => l.headers[DEAD_LETTER_HEADERS.eventId]).sort()).toEqual([rejected[2]?.id, otherType.id].sort());
     expect(await t.events.sentEntry(rejected[0]?.id ?? '')).toMatchObject({ state: 'sent' });
   });
 
