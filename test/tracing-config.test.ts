@@ -1,7 +1,7 @@
 /**
  * Every service reads the two tracing variables (ARCHITECTURE §7) with the
- * same schema: OTEL_EXPORTER_OTLP_ENDPOINT optional, an http(s) URL, tracing
- * off when unset; OTEL_SERVICE_NAME optional (the service's name otherwise).
+ * same schema: OTEL_EXPORTER_OTLP_ENDPOINT optional, an http(s) URL without
+ * credentials, tracing off when unset; OTEL_SERVICE_NAME optional (the service's name otherwise).
  */
 import { ConfigError, loadServiceConfig } from '@inventario/platform';
 import { loadConfig as loadBffConfig } from '../services/bff/src/config';
@@ -42,6 +42,12 @@ describe.each(LOADERS)('%s', (_, load) => {
 
   test.each(['otel-collector:4318', 'grpc://otel-collector:4317', 'not a url'])('refuses the endpoint %s, naming the variable', (endpoint) => {
     expect(problemsOf(load, { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint })).toEqual([expect.stringMatching(/^OTEL_EXPORTER_OTLP_ENDPOINT: /)]);
+  });
+
+  test('refuses an endpoint with user:password@ (it is logged and kept in the ConfigMap), without echoing it', () => {
+    const problems = problemsOf(load, { OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otel:s3cret@collector.example:4318' });
+    expect(problems).toEqual([expect.stringMatching(/^OTEL_EXPORTER_OTLP_ENDPOINT: must not carry credentials/)]);
+    expect(problems.join()).not.toContain('s3cret');
   });
 
   test('refuses a service name with spaces', () => {

@@ -1,11 +1,12 @@
 /**
  * The chart provides every variable a service cannot start without, read
  * from the services' own config schemas (their built dist/), and keeps
- * credentials and SMTP_URL in the Secret only. The values the ConfigMap,
+ * credentials and every URL that may carry them (DATABASE_URL, NATS_URL,
+ * SMTP_URL) in the Secret only. The values the ConfigMap,
  * the Secret and the Deployments' literal `value:` entries render from
  * values.yaml and values-dev.yaml are accepted by the services' loadConfig.
  */
-import { ConfigError, parseMysqlUrl, serviceConfigSchema, tracingEnv } from '@inventario/platform';
+import { ConfigError, natsCredentialsEnv, parseMysqlUrl, serviceConfigSchema, tracingEnv } from '@inventario/platform';
 import { loadConfig as loadBffConfig } from '../../services/bff/dist/config';
 import { loadConfig as loadNotifierConfig } from '../../services/notifier/dist/config';
 import { loadConfig as loadProductoConfig } from '../../services/producto-svc/dist/config';
@@ -42,20 +43,34 @@ function requiredVariables(load: (env: NodeJS.ProcessEnv) => unknown): string[] 
  * literals, plus platform's tracingEnv they spread in.
  */
 function schemaKeys(name: ServiceName): string[] {
-  if (name === 'producto-svc' || name === 'bodega-svc') return Object.keys(serviceConfigSchema(1, 2).in.shape);
+  const shared = Object.keys(serviceConfigSchema(1, 2).in.shape);
+  // producto-svc adds its own keys (config.ts) to the shared schema.
+  if (name === 'producto-svc') return [...shared, ...[...readText('services/producto-svc/src/config.ts').matchAll(/^\s+([A-Z][A-Z0-9_]+): /gm)].map((m) => m[1] as string)];
+  if (name === 'bodega-svc') return shared;
   const keysIn = (file: string) => [...readText(file).matchAll(/^\s+([A-Z][A-Z0-9_]+): /gm)].map((m) => m[1] as string);
-  return [...keysIn(`services/${name}/src/config.ts`), ...Object.keys(tracingEnv)];
+  // The notifier also spreads in platform's natsCredentialsEnv.
+  return [...keysIn(`services/${name}/src/config.ts`), ...Object.keys(tracingEnv), ...(name === 'notifier' ? Object.keys(natsCredentialsEnv) : [])];
 }
 
 function chartEnv(service: (typeof SERVICES)[number]): EnvEntry[] {
   const texts = service.templates.map((t) => chartTemplate(t));
-  const databaseKey = /"databaseKey" "([a-z-]+)"/.exec(texts.join('\n'))?.[1];
-  return texts
+  const include = texts.join('\n');
+  // The dict the service's include passes: `"name" "value"` (a Secret key) or `"name" true` (a switch).
+  const dictValue = (name: string) => new RegExp(`"${name}" "([^"]+)"`).exec(include)?.[1];
+  const dictHas = (name: string) => new RegExp(`"${name}" `).test(include);
+  // `{{- if .name }} ... {{- end }}`: entries only for the services whose include sets `name`.
+  const pruned = texts.map((text) => text.replace(/\{\{-? if \.(\w+) -?\}\}([\s\S]*?)\{\{-? end -?\}\}/g, (_all, name: string, body: string) => (dictHas(name) ? body : '')));
+  return pruned
     .flatMap((text) => envEntries(text))
-    .map((e) => (e.key === '{{ .databaseKey }}' ? { ...e, key: databaseKey } : e));
+    .map((e) => {
+      const fromDict = /^\{\{ \.(\w+) \}\}$/.exec(e.key ?? '')?.[1];
+      return fromDict ? { ...e, key: dictValue(fromDict) } : e;
+    });
 }
 
-const SECRET_VARIABLES = ['BFF_USER', 'BFF_PASSWORD', 'DATABASE_URL', 'SMTP_URL'];
+const SECRET_VARIABLES = ['BFF_USER', 'BFF_PASSWORD', 'DATABASE_URL', 'SMTP_URL', 'NATS_USER', 'NATS_PASSWORD', 'NATS_URL'];
+/** Names of variables whose value is or may hold a credential: any URL (user:password@), passwords, tokens, users. */
+const CREDENTIAL_NAME = /_URL$|PASSWORD|SECRET|TOKEN|CREDS|_USER$|_KEY$/;
 const configMapKeys = templateMapKeys(chartTemplate('templates/config.yaml'), 'data');
 const secretKeys = templateMapKeys(chartTemplate('templates/secret.yaml'), 'stringData');
 
@@ -75,7 +90,7 @@ describe.each(SERVICES.map((s) => [s.name, s] as const))('the chart environment 
     expect(env.map((e) => e.name).filter((v) => !declared.includes(v))).toEqual([]);
   });
 
-  it('takes credentials and SMTP_URL from the Secret, never from a literal or the ConfigMap', () => {
+  it('takes credentials and the URLs that may carry them from the Secret, never from a literal or the ConfigMap', () => {
     for (const entry of env.filter((e) => SECRET_VARIABLES.includes(e.name))) {
       expect({ name: entry.name, source: entry.source }).toEqual({ name: entry.name, source: 'secret' });
     }
@@ -97,9 +112,14 @@ describe('the gRPC services', () => {
 });
 
 describe('the ConfigMap and the Secret', () => {
-  it('keep every credential out of the ConfigMap', () => {
+  it('keep every credential out of the ConfigMap: no variable that is or may hold one, no URL with user:password@', () => {
     expect(configMapKeys.length).toBeGreaterThan(0);
-    expect(configMapKeys.filter((k) => SECRET_VARIABLES.includes(k) || /PASSWORD|DATABASE_URL|SMTP/.test(k))).toEqual([]);
+    expect(configMapKeys.filter((k) => SECRET_VARIABLES.includes(k) || CREDENTIAL_NAME.test(k))).toEqual([]);
+  });
+
+  it('every Deployment reads a credential-bearing variable from the Secret', () => {
+    const fromConfigMap = SERVICES.flatMap((s) => chartEnv(s).filter((e) => e.source !== 'secret' && CREDENTIAL_NAME.test(e.name)).map((e) => `${s.name} ${e.name}`));
+    expect(fromConfigMap).toEqual([]);
   });
 
   it('the example existingSecret holds exactly the keys of the chart Secret', () => {
@@ -177,14 +197,22 @@ function renderedEnv(service: (typeof SERVICES)[number], values: Record<string, 
 const PASSWORD = 'p4ss w+rd@:/%ñ';
 /** values.yaml with what production must add (rendering fails without it). */
 const PRODUCTION = merged(chartValues(), {
-  secrets: { bffUser: 'ops', bffPassword: PASSWORD },
+  secrets: { bffUser: 'ops', bffPassword: PASSWORD, natsPasswords: { productoSvc: PASSWORD, bodegaSvc: 'b0dega', notifier: 'n0tifier' } },
   externalDatabase: {
     productoUrl: 'mysql://inventario:s3cret@mysql.example.internal:3306/inventario_producto',
     bodegaUrl: 'mysql://inventario:s3cret@mysql.example.internal:3306/inventario_bodega',
   },
-  externalNats: { url: 'nats://nats.example.internal:4222' },
+  externalNats: { url: 'nats://inventario:s3cret@nats.example.internal:4222' },
   notifier: { smtpUrl: 'smtp://mailer:s3cret@smtp.example.internal:587' },
 });
+
+/** The ConfigMap's data as rendered with `values`. */
+function renderedConfigMap(values: Record<string, unknown>): Record<string, string> {
+  const top = { Values: values, Release: { Name: 'inventario', Namespace: 'inventario', Service: 'Helm' }, Chart: { Name: 'inventario', Version: '0.1.0', AppVersion: '0.1.0' } };
+  const scope: Scope = { dot: top, root: top, vars: {}, helpers: HELPERS };
+  const data = mapExpressions(chartTemplate('templates/config.yaml'), 'data');
+  return Object.fromEntries(Object.entries(data).map(([key, text]) => [key, scalar(text, scope)]));
+}
 const DEVELOPMENT = merged(chartValues(), chartValues('values-dev.yaml'));
 
 describe.each([
@@ -194,6 +222,24 @@ describe.each([
   it.each(SERVICES.map((s) => [s.name, s] as const))('gives %s an environment its loadConfig accepts', (name, service) => {
     const env = renderedEnv(service, values);
     expect(() => LOADERS[name](env)).not.toThrow();
+  });
+
+  it('gives producto-svc, bodega-svc and the notifier the same stream limits, those of values (every one of them sets them at start)', () => {
+    const limits = [SERVICES[0], SERVICES[1], SERVICES[3]].map((service) => (LOADERS[service.name](renderedEnv(service, values)) as { streamLimits: unknown }).streamLimits);
+    const expected = { maxAgeMs: Number(valueAt(values, 'config.natsStreamMaxAgeHours')) * 3600_000, maxBytes: Number(valueAt(values, 'config.natsStreamMaxBytes')) };
+    expect(expected.maxAgeMs).toBeGreaterThan(0);
+    expect(limits).toEqual([expected, expected, expected]);
+  });
+
+  it('renders a ConfigMap with no credential in any value, while every URL with one reaches its service from the Secret', () => {
+    const configMap = renderedConfigMap(values);
+    expect(Object.keys(configMap).length).toBeGreaterThan(5);
+    expect(Object.entries(configMap).filter(([, value]) => value.includes('s3cret') || /:\/\/[^/?#\s]*@/.test(value))).toEqual([]);
+    if (values === PRODUCTION) {
+      for (const service of SERVICES.filter((s) => s.name !== 'bff')) {
+        expect(renderedEnv(service, values).NATS_URL).toBe('nats://inventario:s3cret@nats.example.internal:4222');
+      }
+    }
   });
 
   it('points the BFF at the headless Services, trusts Envoy and the proxies in front of it, and drains on shutdown', () => {
@@ -216,6 +262,22 @@ describe('values the chart renders', () => {
     expect(bff.rateLimitPerMinute).toBe(1_000_000);
     expect(bff.trustProxyHops).toBe(3);
     expect(goString(new GoInt(1_000_000))).toBe('1000000');
+  });
+
+  it('pass migrations.migrateOnStart to both gRPC services; false (no DDL at start) only with the migration Job on', () => {
+    for (const flag of [true, false]) {
+      const values = merged(PRODUCTION, { migrations: { migrateOnStart: flag } });
+      expect(loadProductoConfig(renderedEnv(SERVICES[0], values)).migrateOnStart).toBe(flag);
+      expect(loadBodegaConfig(renderedEnv(SERVICES[1], values)).migrateOnStart).toBe(flag);
+    }
+    expect(valueAt(chartValues(), 'migrations.migrateOnStart')).toBe(true);
+    expect(chartTemplate('templates/_grpc-service.tpl')).toContain(
+      '{{- if and (not $root.Values.migrations.migrateOnStart) (not $root.Values.migrations.enabled) }}{{ fail',
+    );
+    // The Job may use a user allowed DDL of its own; the services' Secret otherwise.
+    expect(chartTemplate('templates/migrations-job.yaml')).toContain(
+      '{{- $secret := .Values.migrations.existingSecret | default .Values.secrets.existingSecret | default "inventario-migrations" }}',
+    );
   });
 
   it('escape the bundled MySQL password so the services decode it unchanged (a space as %20, not +)', () => {

@@ -80,6 +80,35 @@ function labelsBySeries(scrape: string): Map<string, Set<string>> {
   return out;
 }
 
+/** For every sample name of a scrape, the values seen of each of its labels. */
+function labelValuesBySeries(scrape: string): Map<string, Map<string, Set<string>>> {
+  const out = new Map<string, Map<string, Set<string>>>();
+  for (const [, name, labels] of scrape.matchAll(/^([A-Za-z_:][A-Za-z0-9_:]*)(?:\{(.*)\})? \S+$/gm)) {
+    const byLabel = out.get(name as string) ?? new Map<string, Set<string>>();
+    for (const m of (labels ?? '').matchAll(/([A-Za-z_][A-Za-z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) {
+      const values = byLabel.get(m[1] as string) ?? new Set<string>();
+      values.add(m[2] as string);
+      byLabel.set(m[1] as string, values);
+    }
+    out.set(name as string, byLabel);
+  }
+  return out;
+}
+
+/** `name{a="x",b="y"}` of a promtool input series: its name and labels. */
+function parseSeries(series: string): { name: string; labels: Record<string, string> } {
+  const m = /^([A-Za-z_:][A-Za-z0-9_:]*)\{(.*)\}$/.exec(series);
+  if (!m) return { name: series, labels: {} };
+  return { name: m[1] as string, labels: Object.fromEntries([...(m[2] ?? '').matchAll(/([A-Za-z_][A-Za-z0-9_]*)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1] as string, l[2] as string])) };
+}
+
+/**
+ * Labels whose values the unit tests must take from a real scrape: the
+ * service's name and the fixed sets (breakers, consumers, event types).
+ * Request labels (method, route, status_code) depend on the traffic.
+ */
+const FIXED_VALUE_LABELS = new Set(['service', 'breaker', 'consumer', 'event_type']);
+
 /** The sample names a scrape can hold: every family (# TYPE), with a histogram's _bucket/_sum/_count. */
 function exportedNames(scrape: string): string[] {
   return [...scrape.matchAll(/^# TYPE (\S+) (\S+)$/gm)].flatMap(([, name, type]) =>
@@ -93,6 +122,10 @@ const expressions = [
   ...dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => ['dashboard', t.expr] as const)),
   ...rules.groups.flatMap((g) => g.rules.map((r) => [r.alert, r.expr] as const)),
 ];
+/** The input series of the alert rules' promtool unit tests (test/deploy/alert-rules.test.ts runs them). */
+const unitTestSeries = readYaml<{ tests: { input_series: { series: string }[] }[] }>('test/deploy/alerts/inventario-rules.test.yaml').tests.flatMap((t) =>
+  t.input_series.map((i) => parseSeries(i.series)),
+);
 const queried = expressions.flatMap(([where, expr]) => metricNames(expr).map((name) => [where, name] as const));
 
 describe('metrics in the dashboard and the alert rules', () => {
@@ -218,5 +251,35 @@ describe('metrics in the dashboard and the alert rules', () => {
       for (const label of groupingLabels(expr)) if (!TARGET_LABELS.has(label) && !available.has(label)) unknown.push([where, '(by/on)', label]);
     }
     expect(unknown).toEqual([]);
+  });
+
+  it('the alert rules unit tests feed the rules series named, labelled and valued as the services export them', () => {
+    expect(unitTestSeries.length).toBeGreaterThan(10);
+    const exported = new Set(Object.values(scrapes).flatMap(exportedNames));
+    const values = new Map<string, Map<string, Set<string>>>();
+    for (const scrape of Object.values(scrapes)) {
+      for (const [series, byLabel] of labelValuesBySeries(scrape)) {
+        const merged = values.get(series) ?? new Map<string, Set<string>>();
+        for (const [label, seen] of byLabel) merged.set(label, new Set([...(merged.get(label) ?? []), ...seen]));
+        values.set(series, merged);
+      }
+    }
+    const wrong: string[] = [];
+    for (const { name, labels } of unitTestSeries) {
+      if (TARGET_HEALTH_SERIES.has(name)) {
+        for (const label of Object.keys(labels)) if (!TARGET_LABELS.has(label)) wrong.push(`${name}: label ${label}`);
+        continue;
+      }
+      if (!exported.has(name)) {
+        wrong.push(`${name}: not exported`);
+        continue;
+      }
+      for (const [label, value] of Object.entries(labels)) {
+        const seen = values.get(name)?.get(label);
+        if (!seen && !TARGET_LABELS.has(label)) wrong.push(`${name}: label ${label}`);
+        if (seen && FIXED_VALUE_LABELS.has(label) && !seen.has(value)) wrong.push(`${name}: ${label}="${value}" (exported: ${[...seen].join(', ')})`);
+      }
+    }
+    expect(wrong).toEqual([]);
   });
 });

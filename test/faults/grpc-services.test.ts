@@ -168,7 +168,7 @@ test('many requests ending at the deadline leave the BFF memory flat', async () 
    */
   const maxSlopeMiBPerRound = 0.25;
   const maxGrowthMiB = 2;
-  // A BFF of its own whose breaker never opens, so every request waits for the hung service.
+  // A BFF of its own whose breaker never opens and which never drops the hung service's connection, so every request waits for it.
   const port = await freePort();
   const metricsPort = await freePort();
   // SIGUSR2 makes it write a heap snapshot here (node --heapsnapshot-signal); taking one collects all garbage first.
@@ -178,6 +178,8 @@ test('many requests ending at the deadline leave the BFF memory flat', async () 
     METRICS_PORT: String(metricsPort),
     GRPC_DEADLINE_MS: String(deadlineMs),
     BREAKER_VOLUME_THRESHOLD: '1000000',
+    // No keepalive either: the hung service is never dropped, so every call waits for its deadline.
+    GRPC_KEEPALIVE_TIME_MS: '0',
     NODE_OPTIONS: `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${diagDir}`,
   }).catch((err: unknown) => {
     rmSync(diagDir, { recursive: true, force: true });

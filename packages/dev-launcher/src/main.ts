@@ -7,7 +7,7 @@
  * prints where each listens (and the dev credentials and inbox), and
  * stops them all on Ctrl-C (a second Ctrl-C kills them at once).
  */
-import { ConfigError } from '@inventario/platform';
+import { ConfigError, redactUrlCredentials } from '@inventario/platform';
 import { loadConfig } from './config';
 import { waitUntilServing } from './health-probe';
 import { checkNats, checkPortFree, prepareDatabase, type Problem } from './preflight';
@@ -137,7 +137,7 @@ async function main(): Promise<void> {
   say('');
   say('Inventario is up:');
   for (const spec of specs) say(`  ${spec.name.padEnd(14)} ${spec.summary}`);
-  say(`  events         NATS ${config.NATS_URL}, stream ${config.NATS_STREAM}, subjects ${config.NATS_SUBJECT_PREFIX}.>`);
+  say(`  events         NATS ${redactUrlCredentials(config.NATS_URL)}, stream ${config.NATS_STREAM}, subjects ${config.NATS_SUBJECT_PREFIX}.>`);
   say(`  metrics        ${metricsSummaryOf(specs)}`);
   if (config.BFF_USER === undefined || config.BFF_PASSWORD === undefined) {
     say(

@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
 import { connect } from '@nats-io/transport-node';
-import { ensureDatabase, isTransientDbError, parseMysqlUrl } from '@inventario/platform';
+import { ensureDatabase, isTransientDbError, parseMysqlUrl, redactUrlCredentials } from '@inventario/platform';
 
 export const START_MARIADB = 'start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd';
 export const START_NATS =
@@ -34,12 +34,12 @@ export async function checkNats(url: string): Promise<Problem | undefined> {
   try {
     nc = await connect({ servers: url.split(','), timeout: 3000, maxReconnectAttempts: 0, reconnect: false });
   } catch {
-    return { variable: 'NATS_URL', message: `NATS at ${url} is not answering. Start it with:\n    ${START_NATS}` };
+    return { variable: 'NATS_URL', message: `NATS at ${redactUrlCredentials(url)} is not answering. Start it with:\n    ${START_NATS}` };
   }
   try {
     // The server leaves `jetstream` out of its INFO when it runs without -js.
     if (nc.info?.jetstream !== true) {
-      return { variable: 'NATS_URL', message: `NATS at ${url} runs without JetStream. Restart it with -js:\n    ${START_NATS}` };
+      return { variable: 'NATS_URL', message: `NATS at ${redactUrlCredentials(url)} runs without JetStream. Restart it with -js:\n    ${START_NATS}` };
     }
     return undefined;
   } finally {

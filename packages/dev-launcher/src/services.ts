@@ -74,12 +74,13 @@ export function serviceSpecs(config: LauncherConfig): ServiceSpec[] {
     databaseUrl: string,
     [port, portVariable]: [number, string],
     [metricsPort, metricsVariable]: [number, string],
+    extraEnv: Record<string, string> = {},
   ): ServiceSpec => {
     const m = metrics(metricsPort, metricsVariable);
     return {
       name,
       entry: entry(name),
-      env: { ...shared, ...m.env, GRPC_HOST: '127.0.0.1', DATABASE_URL: databaseUrl, GRPC_PORT: String(port) },
+      env: { ...shared, ...m.env, GRPC_HOST: '127.0.0.1', DATABASE_URL: databaseUrl, GRPC_PORT: String(port), ...extraEnv },
       readiness: { kind: 'grpc', address: `127.0.0.1:${port}` },
       ports: [{ variable: portVariable, port }, m.port],
       summary: `gRPC 127.0.0.1:${port} (${grpcService}) -> ${describeMysqlUrl(databaseUrl)}`,
@@ -147,6 +148,8 @@ export function serviceSpecs(config: LauncherConfig): ServiceSpec[] {
       config.PRODUCTO_DATABASE_URL,
       [config.PRODUCTO_GRPC_PORT, 'PRODUCTO_GRPC_PORT'],
       [config.PRODUCTO_METRICS_PORT, 'PRODUCTO_METRICS_PORT'],
+      // The reconciliation asks bodega-svc whether a warehouse is gone before unassigning its products.
+      { BODEGA_SVC_ADDR: bodegaAddr },
     ),
     grpcService(
       'bodega-svc',

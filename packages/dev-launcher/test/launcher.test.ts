@@ -155,6 +155,9 @@ describe('npm start (dev launcher)', () => {
       await waitFor(() => run.output().includes('Inventario is up'), 'the launcher to report the services up', 45_000);
       expect(run.output()).toContain(`127.0.0.1:${pPort} (inventario.v1.ProductoService)`);
       expect(run.output()).toContain(`127.0.0.1:${bPort} (inventario.v1.BodegaService)`);
+      // producto-svc is told where bodega-svc is: its reconciliation asks it before unassigning.
+      const told = processesWithEnv(`BODEGA_SVC_ADDR=127.0.0.1:${bPort}`);
+      expect(processesWithEnv(`GRPC_PORT=${pPort}`).filter((pid) => told.includes(pid))).toHaveLength(1);
       // Each service serves its metrics on the port the launcher gave it, named in the summary.
       expect(run.output()).toContain(
         `metrics        http://127.0.0.1:<port>/metrics: producto-svc ${env.PRODUCTO_METRICS_PORT}, bodega-svc ${env.BODEGA_METRICS_PORT}, bff ${env.BFF_METRICS_PORT}, notifier ${env.NOTIFIER_METRICS_PORT}`,

@@ -31,16 +31,49 @@ function wholeNumber(min: number, max: number, what: string) {
     .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
 }
 
+/** Whether `value` is a URL whose userinfo and path decode (what parseMysqlUrl needs). */
+function parsesAsMysqlUrl(value: string): boolean {
+  if (!URL.canParse(value)) return false;
+  const url = new URL(value);
+  try {
+    [url.username, url.password, url.pathname].forEach((part) => decodeURIComponent(part));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Reusable variable schemas, so every service spells its contract alike. */
 export const envSchemas = {
+  /**
+   * A gRPC target: `host:port` (`127.0.0.1:50051`, `producto-svc:50051`,
+   * `[::1]:50051`), or the same behind grpc-js' DNS resolver scheme,
+   * `dns:///host:port` (e.g. a headless Service, one address per pod), or a
+   * fixed list of addresses, grpc-js' `ipv4:10.0.0.1:50051,10.0.0.2:50051`
+   * or `ipv6:[::1]:50051,[::2]:50051` (calls go round-robin over them too).
+   */
+  grpcAddress: (fallback: string) => {
+    const hostPort = '(?:[A-Za-z0-9._-]+|\\[[0-9A-Fa-f:.]+\\]):\\d{1,5}';
+    const ipv4 = '\\d{1,3}(?:\\.\\d{1,3}){3}:\\d{1,5}';
+    const ipv6 = '\\[[0-9A-Fa-f:.]+\\]:\\d{1,5}';
+    const target = new RegExp(`^(?:(?:dns:///)?${hostPort}|ipv4:${ipv4}(?:,${ipv4})*|ipv6:${ipv6}(?:,${ipv6})*)$`);
+    return z.string().regex(target, 'must be host:port, dns:///host:port or ipv4:a.b.c.d:port,... (a fixed list)').default(fallback);
+  },
   port: (fallback: number) => wholeNumber(0, 65535, 'a port number (0-65535)').default(fallback),
+  // Every server must parse as a URL here, at start, not later inside the client (whose error would carry it).
   natsUrl: () =>
     z
       .string()
       .regex(/^(nats|tls):\/\/[^\s,]+(,(nats|tls):\/\/[^\s,]+)*$/, 'must be nats://host:port (comma-separate several)')
+      .refine((value) => value.split(',').every((server) => URL.canParse(server)), 'must be nats://host:port (comma-separate several)')
       .default('nats://127.0.0.1:4222'),
-  // No query string: createDb would ignore its options (e.g. ?ssl=...), so refuse them.
-  mysqlUrl: () => z.string().regex(/^mysql:\/\/[^\s?#]+\/[A-Za-z0-9_]+$/, 'must be mysql://user[:password]@host[:port]/database'),
+  // No query string: createDb would ignore its options (e.g. ?ssl=...), so refuse them. A URL that
+  // does not parse (a bad port, a stray %) is refused here too, with the variable named and never echoed.
+  mysqlUrl: () =>
+    z
+      .string()
+      .regex(/^mysql:\/\/[^\s?#]+\/[A-Za-z0-9_]+$/, 'must be mysql://user[:password]@host[:port]/database')
+      .refine(parsesAsMysqlUrl, 'must be mysql://user[:password]@host[:port]/database (a port up to 65535, %-escapes well formed)'),
   logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** NATS subject token(s): letters, digits, `_`, `-`, dots between tokens. */
   subjectPrefix: () =>
@@ -56,9 +89,30 @@ export const envSchemas = {
       .default('Service'),
   streamName: () =>
     z.string().regex(/^[A-Za-z0-9_-]+$/, 'must be letters, digits, _ or -').default('INVENTARIO'),
+  /**
+   * NATS_STREAM_MAX_AGE_HOURS: how long the stream keeps events and dead
+   * letters (30 days: past the notifier's 7-day sent registry, with time to
+   * replay dead letters); 0 = no age limit.
+   */
+  streamMaxAgeHours: () => wholeNumber(0, 87_600, 'whole hours (0 = no limit)').default(720),
+  /**
+   * NATS_STREAM_MAX_BYTES: the stream's size cap, oldest messages removed
+   * first (512 MiB); 0 = no cap. JetStream reserves it on the server's
+   * storage when the stream is created, so it must fit there.
+   */
+  streamMaxBytes: () =>
+    wholeNumber(0, Number.MAX_SAFE_INTEGER, 'whole bytes (0 = no limit)')
+      .refine((bytes) => bytes === 0 || bytes >= 1024 * 1024, 'must be 0 (no limit) or at least 1048576 (1 MiB)')
+      .default(512 * 1024 * 1024),
   seconds: (fallback: number, min = 0, max = 30 * 24 * 3600) => wholeNumber(min, max, 'a duration in whole seconds').default(fallback),
   milliseconds: (fallback: number, min = 0) =>
     wholeNumber(min, 24 * 3600_000, 'a duration in whole milliseconds').default(fallback),
+  /** `true` or `false`, nothing else (a typo must not silently mean false). */
+  flag: (fallback: boolean) =>
+    z
+      .enum(['true', 'false'], { error: 'must be true or false' })
+      .transform((value) => value === 'true')
+      .default(fallback),
   /** `smtp://[user:password@]host[:port]` or `smtps://...`; never echoed (it may hold a password). */
   smtpUrl: () =>
     z.string().superRefine((value, ctx) => {
@@ -88,3 +142,28 @@ export const envSchemas = {
         });
       }),
 };
+
+/**
+ * NATS credentials (a Secret's, never defaulted): a user and password the
+ * server's authorization block knows; both unset connects without
+ * authentication (a development server). Spread into a schema, then
+ * checked with natsCredentialsTogether.
+ */
+export const natsCredentialsEnv = {
+  NATS_USER: z.string().max(255).optional(),
+  NATS_PASSWORD: z.string().max(1024).optional(),
+};
+
+/** A refinement (`.refine(...natsCredentialsTogether)`): NATS_USER and NATS_PASSWORD are set together or not at all. */
+export const natsCredentialsTogether: [(env: { NATS_USER?: string; NATS_PASSWORD?: string }) => boolean, { path: string[]; message: string }] = [
+  (env) => (env.NATS_USER === undefined) === (env.NATS_PASSWORD === undefined),
+  { path: ['NATS_PASSWORD'], message: 'NATS_USER and NATS_PASSWORD go together: set both or neither' },
+];
+
+/** How a service authenticates to NATS: user and password, or nothing. */
+export type NatsCredentials = { user: string; pass: string } | undefined;
+
+/** The credentials of a parsed environment (see natsCredentialsEnv). */
+export function natsCredentialsOf(env: { NATS_USER?: string; NATS_PASSWORD?: string }): NatsCredentials {
+  return env.NATS_USER !== undefined && env.NATS_PASSWORD !== undefined ? { user: env.NATS_USER, pass: env.NATS_PASSWORD } : undefined;
+}

@@ -1,5 +1,5 @@
 import knex, { type Knex } from 'knex';
-import { UnavailableError } from './errors';
+import { ResourceExhaustedError, UnavailableError } from './errors';
 import type { Logger } from './logger';
 
 export type { Knex };
@@ -13,16 +13,33 @@ export interface MysqlTarget {
   database: string;
 }
 
+/**
+ * The parts of a database URL. Its errors never carry the URL (Node's
+ * ERR_INVALID_URL keeps it as `input`, which a logged error would print,
+ * password included): each names the problem only.
+ */
 export function parseMysqlUrl(url: string): MysqlTarget {
-  const u = new URL(url);
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new Error('database URL is not a valid URL (mysql://user[:password]@host[:port]/database)');
+  }
   if (u.protocol !== 'mysql:') throw new Error('database URL must start with mysql://');
-  const database = decodeURIComponent(u.pathname.replace(/^\//, ''));
+  const decode = (part: string, what: string) => {
+    try {
+      return decodeURIComponent(part);
+    } catch {
+      throw new Error(`database URL: the ${what} holds a malformed %-escape`);
+    }
+  };
+  const database = decode(u.pathname.replace(/^\//, ''), 'database name');
   if (!/^[A-Za-z0-9_]+$/.test(database)) throw new Error('database name must be letters, digits or _');
   return {
     host: u.hostname || '127.0.0.1',
     port: u.port ? Number(u.port) : 3306,
-    user: decodeURIComponent(u.username || 'root'),
-    password: decodeURIComponent(u.password),
+    user: decode(u.username || 'root', 'user'),
+    password: decode(u.password, 'password'),
     database,
   };
 }
@@ -38,6 +55,13 @@ export interface DbOptions {
   /** How long a query waits for a pooled connection; keep below the gRPC deadline. */
   acquireTimeoutMs?: number;
   connectTimeoutMs?: number;
+  /**
+   * The server's time limit on each statement of every pooled connection,
+   * lock waits included (see statementLimit); unset or 0: none. A service
+   * keeps it below the deadline its callers set, so a query stuck on a lock
+   * or a slow plan ends, rolled back, before the caller gives up.
+   */
+  statementTimeoutMs?: number;
   /**
    * Receives knex's own warnings (e.g. "Acquire connection error" while the
    * database is down). Without it knex writes them with console.log, which
@@ -65,10 +89,47 @@ export function createDb(url: string, options: DbOptions = {}): Knex {
       enableKeepAlive: true,
       keepAliveInitialDelay: 10_000,
     },
-    pool: { min: 0, max: options.poolMax ?? 10 },
+    pool: {
+      min: 0,
+      max: options.poolMax ?? 10,
+      ...(options.statementTimeoutMs ? { afterCreate: limitStatements(options.statementTimeoutMs) } : {}),
+    },
     acquireConnectionTimeout: options.acquireTimeoutMs ?? 3000,
     ...(options.logger ? { log: knexLog(options.logger) } : {}),
   });
+}
+
+/** The part of a raw mysql2 connection (callback API) the pool's afterCreate hook uses. */
+interface RawConnection {
+  query(sql: string, callback: (err: Error | null, rows: unknown) => void): void;
+}
+
+/**
+ * The session statements that bound each statement to `ms` on this server.
+ * MariaDB (10.1+): `max_statement_time`, for every statement, lock waits
+ * included. MySQL (5.7.8+) has no such limit for writes: `max_execution_time`
+ * bounds read-only SELECTs only, so a write's lock wait is bounded by
+ * `innodb_lock_wait_timeout` (whole seconds) instead, and a write stuck in
+ * anything else by the rollback of a cancelled call (writeTransaction).
+ */
+export function statementLimit(serverVersion: string, ms: number): string[] {
+  if (/mariadb/i.test(serverVersion)) return [`SET SESSION max_statement_time = ${(ms / 1000).toFixed(3)}`];
+  return [`SET SESSION max_execution_time = ${Math.ceil(ms)}`, `SET SESSION innodb_lock_wait_timeout = ${Math.max(1, Math.ceil(ms / 1000))}`];
+}
+
+/** knex's pool hook: sets the statement limit on each new connection before it is used. */
+function limitStatements(ms: number): (connection: RawConnection, done: (err: Error | null, connection: RawConnection) => void) => void {
+  const run = (connection: RawConnection, sql: string) =>
+    new Promise<unknown>((resolve, reject) => connection.query(sql, (err, rows) => (err ? reject(err) : resolve(rows))));
+  return (connection, done) => {
+    void (async () => {
+      const [row] = (await run(connection, 'SELECT VERSION() AS version')) as [{ version: string }];
+      for (const sql of statementLimit(row.version, ms)) await run(connection, sql);
+    })().then(
+      () => done(null, connection),
+      (err: unknown) => done(err instanceof Error ? err : new Error(String(err)), connection),
+    );
+  };
 }
 
 function knexLog(logger: Logger): Knex.Config['log'] {
@@ -121,6 +182,42 @@ export interface Migration {
   down(db: Knex): Promise<void>;
 }
 
+/** knex's table of applied migrations (its default name). */
+const MIGRATIONS_TABLE = 'knex_migrations';
+
+/** The names of the migrations recorded as applied, in name order; none before knex's table exists. */
+export async function appliedMigrations(db: Knex): Promise<string[]> {
+  if (!(await db.schema.hasTable(MIGRATIONS_TABLE))) return [];
+  const rows = (await db(MIGRATIONS_TABLE).select('name').orderBy('name')) as { name: string }[];
+  return rows.map((row) => row.name);
+}
+
+/** How the database's applied migrations compare with the ones this version knows. */
+export interface MigrationState {
+  /** Known here and not applied. */
+  missing: string[];
+  /** Applied and not known here: a newer release applied them (a rollback, or old pods mid-rollout). */
+  unknown: string[];
+}
+
+export function compareMigrations(known: Record<string, Migration>, applied: string[]): MigrationState {
+  const names = Object.keys(known).sort();
+  return { missing: names.filter((name) => !applied.includes(name)), unknown: applied.filter((name) => !(name in known)) };
+}
+
+/**
+ * The database lacks migrations this version needs, and this process was
+ * told not to apply them (MIGRATE_ON_START=false): it must not serve.
+ */
+export class MigrationsMissingError extends Error {
+  constructor(readonly missing: string[]) {
+    super(
+      `the database lacks the migrations ${missing.join(', ')}; apply them first (the migration job, dist/migrate-main.js) or start with MIGRATE_ON_START=true`,
+    );
+    this.name = 'MigrationsMissingError';
+  }
+}
+
 /** Another process held the migration lock for longer than we were willing to wait. */
 export class MigrationLockTimeoutError extends Error {
   constructor(seconds: number) {
@@ -140,24 +237,33 @@ export class MigrationLockTimeoutError extends Error {
  * named lock dies with its connection, so a process killed mid-migration
  * cannot leave it held; knex's lock row it can, which is why it is freed
  * while we hold the named lock (nobody else can be migrating then).
+ *
+ * Forward-compatible: applied migrations this version does not know (a
+ * newer release's, seen after a rollback or by old pods mid-rollout) are
+ * left alone and reported, instead of knex's refusal ("The migration
+ * directory is corrupt"). That is safe because migrations only add.
  */
-export async function migrate(db: Knex, migrations: Record<string, Migration>, lockWaitSeconds = 2): Promise<void> {
+export async function migrate(db: Knex, migrations: Record<string, Migration>, lockWaitSeconds = 2): Promise<MigrationState> {
   const names = Object.keys(migrations).sort();
   const lock = "CONCAT('inventario.migrate.', DATABASE())";
   const config = {
+    tableName: MIGRATIONS_TABLE,
+    disableMigrationsListValidation: true,
     migrationSource: {
       getMigrations: () => Promise.resolve(names),
       getMigrationName: (name: string) => name,
       getMigration: (name: string) => Promise.resolve(migrations[name] as Migration),
     },
   };
-  await db.transaction(async (session) => {
+  return db.transaction(async (session) => {
     const [[row]] = (await session.raw(`SELECT GET_LOCK(${lock}, ?) AS got`, [lockWaitSeconds])) as [[{ got: number | null }]];
     if (row?.got !== 1) throw new MigrationLockTimeoutError(lockWaitSeconds);
     let failure: Error | undefined;
+    let state: MigrationState | undefined;
     try {
       await db.migrate.forceFreeMigrationsLock(config);
       await db.migrate.latest(config);
+      state = compareMigrations(migrations, await appliedMigrations(db));
     } catch (err) {
       failure = err instanceof Error ? err : new Error(String(err));
     }
@@ -167,7 +273,8 @@ export async function migrate(db: Knex, migrations: Record<string, Migration>, l
       // A dead connection released the lock already; keep the migration's own error.
       failure ??= releaseErr instanceof Error ? releaseErr : new Error(String(releaseErr));
     }
-    if (failure !== undefined) throw failure;
+    if (failure !== undefined || state === undefined) throw failure ?? new Error('migrations did not finish');
+    return state;
   });
 }
 
@@ -204,22 +311,37 @@ export function isDuplicateEntry(err: unknown): boolean {
   return errorCode(err) === 'ER_DUP_ENTRY';
 }
 
-/** True when the database could not be reached or a lock could not be had in time. */
+/** The statement outlived its time limit (statementLimit): MariaDB ER_STATEMENT_TIMEOUT, MySQL ER_QUERY_TIMEOUT. */
+export function isStatementTimeout(err: unknown): boolean {
+  const errno = (err as { errno?: number } | null)?.errno;
+  return errno === 1969 || errno === 3024;
+}
+
+/** True when the database could not be reached, or a lock or an answer could not be had in time. */
 export function isTransientDbError(err: unknown): boolean {
   const code = errorCode(err);
   if (code !== undefined && CONNECTION_CODES.has(code)) return true;
+  if (isStatementTimeout(err)) return true;
   return err instanceof Error && err.name === 'KnexTimeoutError';
 }
 
+/** A statement larger than the server's max_allowed_packet (ER_NET_PACKET_TOO_LARGE). */
+export function isPacketTooLarge(err: unknown): boolean {
+  return errorCode(err) === 'ER_NET_PACKET_TOO_LARGE' || (err as { errno?: number } | null)?.errno === 1153;
+}
+
 /**
- * Runs `work`, turning a transient driver failure into UnavailableError so no
- * driver message reaches a client; other errors pass through unchanged.
+ * Runs `work`, turning a transient driver failure into UnavailableError and a
+ * statement too large for the server into ResourceExhaustedError (about the
+ * request, not the database's health), so no driver message reaches a
+ * client; other errors pass through unchanged.
  */
 export async function withDbErrors<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
     if (isTransientDbError(err)) throw new UnavailableError('database unavailable', { cause: err });
+    if (isPacketTooLarge(err)) throw new ResourceExhaustedError('the request is too large for one database statement', { cause: err });
     throw err;
   }
 }

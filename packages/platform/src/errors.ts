@@ -17,6 +17,7 @@ export abstract class DomainError extends Error {
     | 'ALREADY_EXISTS'
     | 'FAILED_PRECONDITION'
     | 'ABORTED'
+    | 'RESOURCE_EXHAUSTED'
     | 'UNAVAILABLE';
   /**
    * A stable machine-readable cause within the code (google.rpc.ErrorInfo's
@@ -116,5 +117,19 @@ export class UnavailableError extends DomainError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'UnavailableError';
+  }
+}
+
+/**
+ * One request's data is too large for a limit on its way (a statement past
+ * the database's max_allowed_packet): about this request's size, not the
+ * service's health, so a breaker must not count it. Retrying the same
+ * request fails the same way.
+ */
+export class ResourceExhaustedError extends DomainError {
+  readonly code = 'RESOURCE_EXHAUSTED';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ResourceExhaustedError';
   }
 }

@@ -26,6 +26,19 @@ const SUBJECT_SUFFIX: Record<EventType, string> = {
   BodegaEliminada: 'bodega.eliminada',
 };
 
+/** The services that publish events: each owns the subjects of its entity. */
+export type EventSource = 'producto-svc' | 'bodega-svc';
+
+/** The one service that produces each event type (envelope `source`). */
+export const EVENT_SOURCE: Record<EventType, EventSource> = {
+  ProductoCreado: 'producto-svc',
+  ProductoActualizado: 'producto-svc',
+  ProductoEliminado: 'producto-svc',
+  BodegaCreada: 'bodega-svc',
+  BodegaActualizada: 'bodega-svc',
+  BodegaEliminada: 'bodega-svc',
+};
+
 /** NATS subject of an event type, e.g. `inventario.producto.creado`. */
 export function eventSubject(prefix: string, type: EventType): string {
   return `${prefix}.${SUBJECT_SUFFIX[type]}`;
@@ -118,6 +131,12 @@ export interface EventEnvelope<D extends EventData = EventData> {
   subject: string;
   eventTime: string;
   dataVersion: '1.0';
+  /**
+   * The producing service (additive): `producto-svc` or `bodega-svc`, the
+   * one EVENT_SOURCE names for the type. Consumers refuse an event whose
+   * source is another; absent only in events of releases before it.
+   */
+  source?: EventSource;
   data: D;
 }
 
@@ -131,6 +150,8 @@ export function eventAudit(operacion: Operacion, usuario: string, at: Date): Eve
 export interface NewEvent<D extends EventData> {
   namespace: string;
   type: EventType;
+  /** The service building it: must be EVENT_SOURCE[type] (consumers check it). */
+  source: EventSource;
   /** `/productos/{id}` or `/bodegas/{id}`. */
   subject: string;
   data: D;
@@ -144,8 +165,31 @@ export function buildEnvelope<D extends EventData>(event: NewEvent<D>): EventEnv
     subject: event.subject,
     eventTime: formatLocalUtc(event.at),
     dataVersion: '1.0',
+    source: event.source,
     data: event.data,
   };
+}
+
+/**
+ * Why an envelope received on `natsSubject` is not what the producer of that
+ * subject would publish, or undefined when it is: its eventType must be the
+ * subject's own (`<namespace>.Inventario.<Type>`), its `subject` a record of
+ * the type's entity, and its `source` the type's producer. `requireSource`
+ * false accepts an envelope without `source` (an older producer), never a
+ * wrong one. A forged or misrouted event fails here before anything acts on it.
+ */
+export function envelopeMismatch(
+  envelope: { eventType: string; subject: string; source?: unknown },
+  expected: { prefix: string; namespace: string; natsSubject: string; requireSource: boolean },
+): string | undefined {
+  const type = eventTypeOfSubject(expected.prefix, expected.natsSubject);
+  if (!type) return `subject ${expected.natsSubject} carries no event type`;
+  if (envelope.eventType !== `${expected.namespace}.Inventario.${type}`) return `eventType ${envelope.eventType} does not match subject ${expected.natsSubject}`;
+  const entity = type.startsWith('Producto') ? 'productos' : 'bodegas';
+  if (!new RegExp(`^/${entity}/[1-9][0-9]*$`).test(envelope.subject)) return `subject ${envelope.subject} is not a record of ${type}`;
+  if (envelope.source === undefined && !expected.requireSource) return undefined;
+  if (envelope.source !== EVENT_SOURCE[type]) return `source ${String(envelope.source)} is not ${EVENT_SOURCE[type]}, the producer of ${type}`;
+  return undefined;
 }
 
 /**

@@ -104,6 +104,8 @@ export function jsonResultCodec(dateKeys: readonly string[] = []): ResultCodec {
   };
 }
 
+const LOOKUP = `SELECT request_hash, response, expires_at <= CURRENT_TIMESTAMP(3) AS expired FROM ${TABLE} WHERE scope_hash = ?`;
+
 interface KeyRow {
   request_hash: Buffer;
   response: Buffer;
@@ -122,19 +124,42 @@ export async function claimIdempotencyKey(trx: Knex.Transaction, key: Idempotenc
   const [committed] = (await trx.raw(LOOKUP, [key.scope])) as [KeyRow[]];
   const found = committed[0];
   if (found && Number(found.expired) === 0) return recorded(found, key, campo);
-  if (found) {
-    // Expired: take the row (a record lock, never a gap lock) and replace it.
+  return claimLocked(trx, key, campo, found !== undefined);
+}
+
+/**
+ * claimIdempotencyKey for an operation done in several transactions under
+ * one key, each recording its progress (recordIdempotentResult) so that a
+ * retry after a failure half-way resumes it: the recorded result, partial or
+ * final (the store's codec tells them apart), or undefined once the key is
+ * claimed. An existing record is always read locked (NOWAIT), also a
+ * committed one, so two calls with one key never interleave their
+ * transactions on it: the second is refused with IdempotencyKeyInUseError
+ * while the first holds it.
+ */
+export async function claimResumableIdempotencyKey(trx: Knex.Transaction, key: IdempotencyKey, campo = 'requestId'): Promise<Buffer | undefined> {
+  const [seen] = (await trx.raw(LOOKUP, [key.scope])) as [KeyRow[]];
+  return claimLocked(trx, key, campo, seen[0] !== undefined);
+}
+
+/**
+ * The locking half of a claim. An existing record (`exists`, from a plain
+ * read) is read locked: a record lock, never a gap lock. A new key is
+ * claimed by inserting it, without a locking read first: on a missing key
+ * that read would lock the whole gap around it, and unrelated new keys would
+ * then deadlock on their inserts. A request still holding this key
+ * uncommitted makes the insert fail at once (in use), not wait behind it;
+ * one that committed meanwhile makes it a duplicate (its record is used).
+ */
+async function claimLocked(trx: Knex.Transaction, key: IdempotencyKey, campo: string, exists: boolean): Promise<Buffer | undefined> {
+  if (exists) {
     const row = await lockedRow(trx, key);
     if (row && Number(row.expired) === 0) return recorded(row, key, campo);
     if (row) await trx.raw(`DELETE FROM ${TABLE} WHERE scope_hash = ?`, [key.scope]);
   }
-  // A new key is claimed by inserting it, without a locking read first: on a
-  // missing key that read would lock the whole gap around it, and unrelated
-  // new keys would then deadlock on their inserts. A request still holding
-  // this key uncommitted makes the insert fail at once (in use), not wait
-  // behind it; one that committed meanwhile makes it a duplicate (replay).
   try {
-    await trx.raw(`SET SESSION innodb_lock_wait_timeout = ${CLAIM_WAIT_SECONDS}`);
+    // The connection's own setting (the pool may have set one) comes back after the insert.
+    await trx.raw(`SET @inventario_lock_wait = @@SESSION.innodb_lock_wait_timeout, SESSION innodb_lock_wait_timeout = ${CLAIM_WAIT_SECONDS}`);
     await trx.raw(`INSERT INTO ${TABLE} (scope_hash, method, request_hash, response, expires_at) VALUES (?, ?, ?, '', CURRENT_TIMESTAMP(3))`, [
       key.scope,
       key.method,
@@ -147,12 +172,10 @@ export async function claimIdempotencyKey(trx: Knex.Transaction, key: Idempotenc
     if (!row) throw new IdempotencyKeyInUseError();
     return recorded(row, key, campo);
   } finally {
-    await trx.raw('SET SESSION innodb_lock_wait_timeout = DEFAULT');
+    await trx.raw('SET SESSION innodb_lock_wait_timeout = @inventario_lock_wait');
   }
   return undefined;
 }
-
-const LOOKUP = `SELECT request_hash, response, expires_at <= CURRENT_TIMESTAMP(3) AS expired FROM ${TABLE} WHERE scope_hash = ?`;
 
 /**
  * How long a new key's insert waits on the same key held by a request still

@@ -7,6 +7,7 @@ import {
   RetentionPolicy,
   StorageType,
 } from '@nats-io/jetstream';
+import type { NatsCredentials } from './config';
 import type { Logger } from './logger';
 
 export type { NatsConnection };
@@ -16,12 +17,15 @@ const STREAM_NAME_IN_USE = 10058;
 
 /**
  * Connects to NATS and keeps reconnecting forever: a broker outage delays
- * events (the outbox holds them) but never stops a service.
+ * events (the outbox holds them) but never stops a service. With
+ * `credentials`, as that user: the server's authorization decides what the
+ * service may publish and subscribe to (the chart's nats-auth.conf).
  */
-export async function connectNats(url: string, name: string, logger: Logger): Promise<NatsConnection> {
+export async function connectNats(url: string, name: string, logger: Logger, credentials?: NatsCredentials): Promise<NatsConnection> {
   const nc = await connect({
     servers: url.split(','),
     name,
+    ...(credentials ? { user: credentials.user, pass: credentials.pass } : {}),
     waitOnFirstConnect: true,
     reconnect: true,
     maxReconnectAttempts: -1,
@@ -35,28 +39,60 @@ export async function connectNats(url: string, name: string, logger: Logger): Pr
   return nc;
 }
 
+/**
+ * How much history the stream keeps (limits retention, oldest discarded
+ * first). 0 means unlimited. Every process that ensures the stream applies
+ * them, so all must be configured alike (the chart passes the same values).
+ */
+export interface StreamLimits {
+  /** Messages older than this are removed (JetStream `max_age`). */
+  maxAgeMs: number;
+  /** Once the stream holds this many bytes, the oldest messages go (`max_bytes`). */
+  maxBytes: number;
+}
+
 export interface StreamSpec {
   name: string;
   /** Subjects the stream captures, e.g. `inventario.>`. */
   subjects: string[];
   /** JetStream drops a message whose Nats-Msg-Id was seen within this window. */
   duplicateWindowMs?: number;
+  /** Set on the stream, created or existing; absent: an existing stream keeps its own, a new one has none. */
+  limits?: StreamLimits;
+}
+
+/** JetStream's spelling of the limits: 0 ns is "no age limit", -1 "no byte limit". */
+function jetStreamLimits(limits: StreamLimits): { max_age: number; max_bytes: number } {
+  return { max_age: nanos(limits.maxAgeMs), max_bytes: limits.maxBytes > 0 ? limits.maxBytes : -1 };
 }
 
 /**
- * Creates the stream, or adds our subjects to an existing one and widens its
- * de-duplication window to at least ours. Safe to call from every replica at
- * every start. Retention is left to operators (no max_age here): the stream
- * is the system's event history and durable consumers read from it.
+ * Creates the stream, or adds our subjects to an existing one, widens its
+ * de-duplication window to at least ours and sets the configured limits.
+ * Safe to call from every replica at every start: when nothing differs it
+ * does not update the stream at all.
  */
 export async function ensureStream(nc: NatsConnection, spec: StreamSpec): Promise<void> {
   const jsm = await jetstreamManager(nc);
-  const duplicate_window = nanos(spec.duplicateWindowMs ?? 5 * 60_000);
+  const limits = spec.limits ? jetStreamLimits(spec.limits) : undefined;
+  // JetStream refuses a window longer than max_age; messages are gone by then anyway.
+  const window = (current: number) => {
+    const wanted = Math.max(nanos(spec.duplicateWindowMs ?? 5 * 60_000), current);
+    const maxAge = limits ? limits.max_age : 0;
+    return maxAge > 0 ? Math.min(wanted, maxAge) : wanted;
+  };
   try {
-    const info = await jsm.streams.info(spec.name);
-    const subjects = [...new Set([...(info.config.subjects ?? []), ...spec.subjects])];
+    const { config } = await jsm.streams.info(spec.name);
+    const current = config.subjects ?? [];
+    const subjects = [...new Set([...current, ...spec.subjects])];
     // Never shrink a window an operator widened: it bounds exactly-once.
-    await jsm.streams.update(spec.name, { subjects, duplicate_window: Math.max(duplicate_window, info.config.duplicate_window ?? 0) });
+    const duplicate_window = window(config.duplicate_window ?? 0);
+    const unchanged =
+      subjects.length === current.length &&
+      duplicate_window === config.duplicate_window &&
+      (!limits || (limits.max_age === config.max_age && limits.max_bytes === config.max_bytes));
+    if (unchanged) return;
+    await jsm.streams.update(spec.name, { subjects, duplicate_window, ...limits });
   } catch (err) {
     if (!(err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound)) throw err;
     try {
@@ -66,7 +102,8 @@ export async function ensureStream(nc: NatsConnection, spec: StreamSpec): Promis
         storage: StorageType.File,
         retention: RetentionPolicy.Limits,
         discard: DiscardPolicy.Old,
-        duplicate_window,
+        duplicate_window: window(0),
+        ...limits,
       });
     } catch (addErr) {
       // Another replica created it between our info and add: that is fine.

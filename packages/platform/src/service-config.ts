@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import { envSchemas, parseEnv } from './config';
+import { envSchemas, natsCredentialsEnv, natsCredentialsOf, natsCredentialsTogether, parseEnv } from './config';
 import { tracingEnv } from './tracing';
 
 /**
  * The environment contract of a gRPC service (ARCHITECTURE §7). DATABASE_URL
- * has no default: it may carry a password. Metrics are served on a port of
+ * and the NATS credentials have no default: they are secrets. Metrics are served on a port of
  * their own (METRICS_PORT), never on the gRPC port.
  */
 export function serviceConfigSchema(defaultGrpcPort: number, defaultMetricsPort: number) {
@@ -16,12 +16,21 @@ export function serviceConfigSchema(defaultGrpcPort: number, defaultMetricsPort:
       METRICS_PORT: envSchemas.port(defaultMetricsPort),
       METRICS_HOST: z.string().min(1).default('0.0.0.0'),
       NATS_URL: envSchemas.natsUrl(),
+      ...natsCredentialsEnv,
       LOG_LEVEL: envSchemas.logLevel(),
       NATS_STREAM: envSchemas.streamName(),
       NATS_SUBJECT_PREFIX: envSchemas.subjectPrefix(),
       EVENT_TYPE_NAMESPACE: envSchemas.eventTypeNamespace(),
+      NATS_STREAM_MAX_AGE_HOURS: envSchemas.streamMaxAgeHours(),
+      NATS_STREAM_MAX_BYTES: envSchemas.streamMaxBytes(),
       // How often the database is pinged to drive the gRPC health status.
       DB_CHECK_INTERVAL_MS: envSchemas.milliseconds(2000, 50),
+      // The server's limit on each statement (0: none); below the BFF's GRPC_DEADLINE_MS (5 s).
+      DB_STATEMENT_TIMEOUT_MS: envSchemas.milliseconds(4000),
+      // How long a query waits for a pooled connection; below the BFF's GRPC_DEADLINE_MS.
+      DB_ACQUIRE_TIMEOUT_MS: envSchemas.milliseconds(3000, 1),
+      // false: never run DDL; refuse to start unless every known migration is applied (the chart's Job applies them).
+      MIGRATE_ON_START: envSchemas.flag(true),
       // Time between reporting NOT_SERVING and closing the server.
       SHUTDOWN_DRAIN_MS: envSchemas.milliseconds(2000),
       // Hard deadline of the whole shutdown sequence.
@@ -36,6 +45,7 @@ export function serviceConfigSchema(defaultGrpcPort: number, defaultMetricsPort:
       path: ['METRICS_PORT'],
       message: 'must differ from GRPC_PORT (metrics are never served on the gRPC port)',
     })
+    .refine(...natsCredentialsTogether)
     .transform((env) => ({
       databaseUrl: env.DATABASE_URL,
       grpcPort: env.GRPC_PORT,
@@ -43,11 +53,16 @@ export function serviceConfigSchema(defaultGrpcPort: number, defaultMetricsPort:
       metricsPort: env.METRICS_PORT,
       metricsHost: env.METRICS_HOST,
       natsUrl: env.NATS_URL,
+      natsCredentials: natsCredentialsOf(env),
       logLevel: env.LOG_LEVEL,
       natsStream: env.NATS_STREAM,
       natsSubjectPrefix: env.NATS_SUBJECT_PREFIX,
       eventTypeNamespace: env.EVENT_TYPE_NAMESPACE,
+      streamLimits: { maxAgeMs: env.NATS_STREAM_MAX_AGE_HOURS * 3600_000, maxBytes: env.NATS_STREAM_MAX_BYTES },
       dbCheckIntervalMs: env.DB_CHECK_INTERVAL_MS,
+      dbStatementTimeoutMs: env.DB_STATEMENT_TIMEOUT_MS,
+      dbAcquireTimeoutMs: env.DB_ACQUIRE_TIMEOUT_MS,
+      migrateOnStart: env.MIGRATE_ON_START,
       shutdownDrainMs: env.SHUTDOWN_DRAIN_MS,
       shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
       outboxFaultMarkDelayMs: env.OUTBOX_FAULT_MARK_DELAY_MS,

@@ -5,9 +5,10 @@ import { createDb, describeMysqlUrl, type Knex, type Migration } from './db';
 import { monitorDatabase } from './health';
 import type { Logger } from './logger';
 import { ensureStream, type NatsConnection } from './nats';
+import { redactUrlCredentials } from './redact';
 import { createOutboxRelay, jetStreamPublisher, type OutboxRelay } from './outbox';
 import { stopOnce, type ShutdownStep } from './shutdown';
-import { connectNatsUnlessAborted, createStartupGuard, migrateWhenPossible, retrying } from './start-up';
+import { connectNatsUnlessAborted, createStartupGuard, migrateWhenPossible, requireMigrations, retrying } from './start-up';
 import { startGrpcServer, type GrpcServiceBinding } from './grpc/server';
 import type { Registry } from 'prom-client';
 import { createGrpcServerMetrics, instrumentGrpcService } from './metrics/grpc-metrics';
@@ -109,7 +110,12 @@ export async function startService(options: StartServiceOptions): Promise<Servic
     (server) => server.close(),
   );
   const db = await guard.step(
-    () => createDb(config.databaseUrl, { logger }),
+    () =>
+      createDb(config.databaseUrl, {
+        logger,
+        statementTimeoutMs: config.dbStatementTimeoutMs,
+        acquireTimeoutMs: config.dbAcquireTimeoutMs,
+      }),
     (pool) => pool.destroy(),
   );
   let relay: OutboxRelay | undefined;
@@ -137,7 +143,12 @@ export async function startService(options: StartServiceOptions): Promise<Servic
       }),
     (server) => server.server.forceShutdown(),
   );
-  await guard.step(() => migrateWhenPossible(db, options.migrations, logger, options.signal ?? new AbortController().signal));
+  const startSignal = options.signal ?? new AbortController().signal;
+  await guard.step(() =>
+    config.migrateOnStart
+      ? migrateOnItsOwnPool(config.databaseUrl, options.migrations, logger, startSignal)
+      : requireMigrations(db, options.migrations, logger, startSignal),
+  );
   migrated = true;
   const stopOutboxSampler = startOutboxSampler({ db, metrics: outboxMetrics, logger });
   // Expired idempotency records go in the background; a lookup already ignores them.
@@ -169,10 +180,10 @@ export async function startService(options: StartServiceOptions): Promise<Servic
   let nc: NatsConnection | undefined;
   let consumers: Stoppable | undefined;
   const setup = (async () => {
-    logger.info({ nats: config.natsUrl }, 'connecting to NATS in the background; events wait in the outbox until then');
-    nc = await connectNatsUnlessAborted(config.natsUrl, options.name, logger, abort.signal);
+    logger.info({ nats: redactUrlCredentials(config.natsUrl) }, 'connecting to NATS in the background; events wait in the outbox until then');
+    nc = await connectNatsUnlessAborted(config.natsUrl, options.name, logger, abort.signal, config.natsCredentials);
     const events: EventsContext = { nc, stream: config.natsStream, prefix: config.natsSubjectPrefix };
-    await retrying('stream setup', () => ensureStream(events.nc, { name: events.stream, subjects: [`${events.prefix}.>`] }), logger, abort.signal);
+    await retrying('stream setup', () => ensureStream(events.nc, { name: events.stream, subjects: [`${events.prefix}.>`], limits: config.streamLimits }), logger, abort.signal);
     relay = createOutboxRelay({
       db,
       publish: jetStreamPublisher(events.nc, PUBLISH_TIMEOUT_MS),
@@ -241,6 +252,19 @@ export async function startService(options: StartServiceOptions): Promise<Servic
     shutdownSteps,
     stop: stopOnce(shutdownSteps, logger),
   };
+}
+
+/**
+ * Migrations run on a pool of their own, without the service pool's
+ * statement limit: a migration of a big table may rightly take minutes.
+ */
+async function migrateOnItsOwnPool(url: string, migrations: Record<string, Migration>, logger: Logger, signal: AbortSignal): Promise<void> {
+  const pool = createDb(url, { logger });
+  try {
+    await migrateWhenPossible(pool, migrations, logger, signal);
+  } finally {
+    await pool.destroy();
+  }
 }
 
 /**

@@ -1,7 +1,19 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isTransientDbError, migrate, MigrationLockTimeoutError, type Knex, type Migration } from './db';
+import {
+  appliedMigrations,
+  compareMigrations,
+  isTransientDbError,
+  migrate,
+  MigrationLockTimeoutError,
+  MigrationsMissingError,
+  type Knex,
+  type Migration,
+  type MigrationState,
+} from './db';
+import type { NatsCredentials } from './config';
 import type { Logger } from './logger';
 import { connectNats, type NatsConnection } from './nats';
+import { redactUrlCredentials } from './redact';
 
 /**
  * Waiting at start for what a process cannot work without, patiently and
@@ -16,15 +28,21 @@ const RETRY_MAX_MS = 10_000;
  * connectNats waits for a first server indefinitely; stop waiting when
  * `signal` aborts, and close the connection should it come up later.
  */
-export async function connectNatsUnlessAborted(url: string, name: string, logger: Logger, signal: AbortSignal): Promise<NatsConnection> {
+export async function connectNatsUnlessAborted(
+  url: string,
+  name: string,
+  logger: Logger,
+  signal: AbortSignal,
+  credentials?: NatsCredentials,
+): Promise<NatsConnection> {
   signal.throwIfAborted();
-  const connecting = connectNats(url, name, logger);
+  const connecting = connectNats(url, name, logger, credentials);
   const aborted = new Promise<never>((_, reject) => {
     signal.addEventListener('abort', () => reject(new Error('stopped before NATS was reachable')), { once: true });
   });
   try {
     const nc = await Promise.race([connecting, aborted]);
-    logger.info({ nats: url }, 'nats connected');
+    logger.info({ nats: redactUrlCredentials(url) }, 'nats connected');
     return nc;
   } catch (err) {
     void connecting.then(
@@ -63,10 +81,31 @@ export async function retrying<T>(
  * Applies `migrations`, waiting (with retrying's back-off) while the
  * database is unreachable or another process holds the migration lock (a
  * replica or the migration Job); anything else, a migration that fails, is
- * thrown at once.
+ * thrown at once. Migrations of a newer release are named in a warning.
  */
-export function migrateWhenPossible(db: Knex, migrations: Record<string, Migration>, logger: Logger, signal: AbortSignal): Promise<void> {
-  return retrying('migrations', () => migrate(db, migrations), logger, signal, (err) => isTransientDbError(err) || err instanceof MigrationLockTimeoutError);
+export async function migrateWhenPossible(db: Knex, migrations: Record<string, Migration>, logger: Logger, signal: AbortSignal): Promise<void> {
+  const state = await retrying('migrations', () => migrate(db, migrations), logger, signal, (err) => isTransientDbError(err) || err instanceof MigrationLockTimeoutError);
+  warnUnknown(state, logger);
+}
+
+/**
+ * For a process that must not run DDL (MIGRATE_ON_START=false): waits while
+ * the database is unreachable, then resolves if every migration this version
+ * knows is applied, and throws MigrationsMissingError naming the others.
+ */
+export async function requireMigrations(db: Knex, migrations: Record<string, Migration>, logger: Logger, signal: AbortSignal): Promise<void> {
+  const applied = await retrying('migration check', () => appliedMigrations(db), logger, signal, isTransientDbError);
+  const state = compareMigrations(migrations, applied);
+  if (state.missing.length > 0) throw new MigrationsMissingError(state.missing);
+  warnUnknown(state, logger);
+}
+
+function warnUnknown(state: MigrationState, logger: Logger): void {
+  if (state.unknown.length === 0) return;
+  logger.warn(
+    { unknownMigrations: state.unknown },
+    'the database has migrations this version does not know (applied by a newer release); starting on it, since migrations only add',
+  );
 }
 
 /**

@@ -12,7 +12,11 @@ import type { Logger } from './logger';
 /** The tracing variables of every service's environment schema (spread into its z.object). */
 export const tracingEnv = {
   // OTLP/HTTP collector base URL, e.g. http://otel-collector:4318; tracing is off when unset.
-  OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
+  // Never with user:password@: it is logged and kept in the chart's ConfigMap (send credentials as OTEL_EXPORTER_OTLP_HEADERS).
+  OTEL_EXPORTER_OTLP_ENDPOINT: z
+    .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
+    .refine((value) => !/^[^:]+:\/\/[^/?#]*@/.test(value), 'must not carry credentials (user:password@); send them in OTEL_EXPORTER_OTLP_HEADERS')
+    .optional(),
   // service.name of the spans; default the service's own name.
   OTEL_SERVICE_NAME: z.string().regex(/^[A-Za-z0-9._-]{1,255}$/, 'must be letters, digits, ".", "_" or "-"').optional(),
 };

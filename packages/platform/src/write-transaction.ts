@@ -13,6 +13,16 @@ export interface WriteTransactionOptions {
   onCommitted?: () => void;
   /** The request's idempotency key, when it carries one, with how its result is recorded. */
   idempotency?: { key: IdempotencyKey | undefined; codec: ResultCodec; ttlSeconds: number };
+  /**
+   * Aborted when nobody waits for the result any more (a gRPC call
+   * cancelled or past its deadline, CallContext.signal): the transaction
+   * then rolls back instead of committing, and the promise rejects with
+   * the signal's reason. Checked when the transaction starts and just
+   * before COMMIT; a statement already running finishes first (the
+   * statement time limit bounds it). A COMMIT already sent cannot be taken
+   * back: that write stands, and a keyed retry finds it.
+   */
+  signal?: AbortSignal;
 }
 
 /** Attempts of a transaction that InnoDB chose as a deadlock victim. */
@@ -36,18 +46,40 @@ export async function writeTransaction<T>(
   work: (trx: Knex.Transaction) => Promise<T>,
   options: WriteTransactionOptions = {},
 ): Promise<T> {
-  const { idempotency } = options;
+  const { idempotency, signal } = options;
   const key = idempotency?.key;
-  const attempt = (): Promise<{ value: T; replayed: boolean }> =>
-    db.transaction(async (trx) => {
-      if (!key || !idempotency) return { value: await work(trx), replayed: false };
-      const recorded = await claimIdempotencyKey(trx, key);
-      // What this store recorded for the same request: of the type `work` returns.
-      if (recorded !== undefined) return { value: idempotency.codec.decode(recorded) as T, replayed: true };
-      const value = await work(trx);
-      await recordIdempotentResult(trx, key, idempotency.codec.encode(value), idempotency.ttlSeconds);
-      return { value, replayed: false };
-    });
+  const attempt = async (): Promise<{ value: T; replayed: boolean }> => {
+    let failure: { err: unknown } | undefined;
+    try {
+      return await db.transaction(async (trx) => {
+        try {
+          // A caller that gave up while this waited for a connection gets nothing done.
+          signal?.throwIfAborted();
+          if (!key || !idempotency) {
+            const value = await work(trx);
+            signal?.throwIfAborted();
+            return { value, replayed: false };
+          }
+          const recorded = await claimIdempotencyKey(trx, key);
+          // What this store recorded for the same request: of the type `work` returns.
+          if (recorded !== undefined) return { value: idempotency.codec.decode(recorded) as T, replayed: true };
+          const value = await work(trx);
+          await recordIdempotentResult(trx, key, idempotency.codec.encode(value), idempotency.ttlSeconds);
+          // The last moment to give up: a throw here rolls back, and the key stays unclaimed for the retry.
+          signal?.throwIfAborted();
+          return { value, replayed: false };
+        } catch (err) {
+          failure = { err };
+          throw err;
+        }
+      });
+    } catch (err) {
+      // A failure that also cost the connection (the server closes it after a
+      // statement past max_allowed_packet) fails the ROLLBACK too, and knex
+      // rejects with that: the work's own failure is the cause to report.
+      throw failure ? failure.err : err;
+    }
+  };
   const outcome = await withDbErrors(async () => {
     for (let n = 1; ; n++) {
       try {

@@ -27,9 +27,22 @@ describe('parseMysqlUrl', () => {
     ['mysql://app@db/inv%3Bdrop', 'database name'],
     ['mysql://app@db/inv/extra', 'database name'],
     ['mysql://app@db/inv%60', 'database name'],
-    ['not a url', 'Invalid URL'],
+    ['not a url', 'not a valid URL'],
+    ['mysql://app:s3cret@db:99999/inv', 'not a valid URL'],
+    ['mysql://app:s3%cret@db/inv', 'password holds a malformed %-escape'],
   ])('refuses %s', (url, message) => {
     expect(() => parseMysqlUrl(url)).toThrow(message);
+  });
+
+  it.each(['mysql://app:s3cret@db:99999/inv', 'mysql://app:s3%cret@db/inv', 'mysql://app:s3cret@[db/inv'])('an error about %s carries no copy of it', (url) => {
+    let thrown: unknown;
+    try {
+      parseMysqlUrl(url);
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(Error);
+    expect(JSON.stringify({ ...(thrown as object), message: (thrown as Error).message, stack: (thrown as Error).stack, cause: String((thrown as Error).cause) })).not.toContain('s3cret');
   });
 });
 

@@ -11,6 +11,7 @@ import { FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt';
 import { descriptorSetPath } from '@inventario/proto';
 import {
   buildEnvelope,
+  EVENT_SOURCE,
   EVENT_TYPES,
   eventAudit,
   type BodegaEventData,
@@ -43,7 +44,7 @@ const at = new Date('2026-11-22T14:03:07.456Z');
 
 /** The message body as the relay publishes it: JSON.stringify of the envelope. */
 function published(type: EventType, subject: string, data: EventData): JsonObject {
-  return JSON.parse(JSON.stringify(buildEnvelope({ namespace: 'Service', type, subject, data, at }))) as JsonObject;
+  return JSON.parse(JSON.stringify(buildEnvelope({ namespace: 'Service', type, source: EVENT_SOURCE[type], subject, data, at }))) as JsonObject;
 }
 
 /**

@@ -82,25 +82,26 @@ describe('buildEnvelope', () => {
   };
 
   it('wraps data in the spec envelope', () => {
-    const envelope = buildEnvelope({ namespace: 'Service', type: 'BodegaCreada', subject: '/bodegas/7', data, at });
+    const envelope = buildEnvelope({ namespace: 'Service', type: 'BodegaCreada', source: 'bodega-svc', subject: '/bodegas/7', data, at });
     expect(envelope).toEqual({
       id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
       eventType: 'Service.Inventario.BodegaCreada',
       subject: '/bodegas/7',
       eventTime: '2026-11-22T14:03:07',
       dataVersion: '1.0',
+      source: 'bodega-svc',
       data,
     });
-    expect(Object.keys(envelope)).toEqual(['id', 'eventType', 'subject', 'eventTime', 'dataVersion', 'data']);
+    expect(Object.keys(envelope)).toEqual(['id', 'eventType', 'subject', 'eventTime', 'dataVersion', 'source', 'data']);
   });
 
   it('puts the configured namespace in front of the event type', () => {
-    const envelope = buildEnvelope({ namespace: 'Acme.Prod', type: 'ProductoEliminado', subject: '/productos/3', data, at });
+    const envelope = buildEnvelope({ namespace: 'Acme.Prod', type: 'ProductoEliminado', source: 'producto-svc', subject: '/productos/3', data, at });
     expect(envelope.eventType).toBe('Acme.Prod.Inventario.ProductoEliminado');
   });
 
   it('gives every event its own id, the de-duplication key', () => {
-    const ids = new Set(Array.from({ length: 50 }, () => buildEnvelope({ namespace: 'Service', type: 'BodegaCreada', subject: '/bodegas/7', data, at }).id));
+    const ids = new Set(Array.from({ length: 50 }, () => buildEnvelope({ namespace: 'Service', type: 'BodegaCreada', source: 'bodega-svc', subject: '/bodegas/7', data, at }).id));
     expect(ids.size).toBe(50);
   });
 });

@@ -77,7 +77,7 @@ export function productoEvent(prefix: string, productoId: number, version: numbe
   };
   return {
     subject: eventSubject(prefix, 'ProductoActualizado'),
-    envelope: buildEnvelope({ namespace: 'Service', type: 'ProductoActualizado', subject: `/productos/${productoId}`, data, at }),
+    envelope: buildEnvelope({ namespace: 'Service', type: 'ProductoActualizado', source: 'producto-svc', subject: `/productos/${productoId}`, data, at }),
     ...(traceparent ? { headers: { traceparent } } : {}),
   };
 }

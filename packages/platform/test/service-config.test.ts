@@ -30,12 +30,23 @@ describe('loadServiceConfig', () => {
       natsStream: 'INVENTARIO',
       natsSubjectPrefix: 'inventario',
       eventTypeNamespace: 'Service',
+      streamLimits: { maxAgeMs: 720 * 3600_000, maxBytes: 512 * 1024 * 1024 },
       dbCheckIntervalMs: 2000,
+      dbStatementTimeoutMs: 4000,
+      dbAcquireTimeoutMs: 3000,
+      migrateOnStart: true,
       shutdownDrainMs: 2000,
       shutdownTimeoutMs: 25_000,
       outboxFaultMarkDelayMs: 0,
       idempotencyTtlSeconds: 86_400,
     });
+  });
+
+  it('connects without NATS credentials unless both NATS_USER and NATS_PASSWORD are set, and refuses one without the other', () => {
+    expect(loadServiceConfig({ DATABASE_URL }, 1, 2).natsCredentials).toBeUndefined();
+    expect(loadServiceConfig({ DATABASE_URL, NATS_USER: 'producto-svc', NATS_PASSWORD: 's3cret' }, 1, 2).natsCredentials).toEqual({ user: 'producto-svc', pass: 's3cret' });
+    expect(problemsOf({ DATABASE_URL, NATS_USER: 'producto-svc' })).toEqual(['NATS_PASSWORD: NATS_USER and NATS_PASSWORD go together: set both or neither']);
+    expect(problemsOf({ DATABASE_URL, NATS_PASSWORD: 's3cret' }).join()).not.toContain('s3cret');
   });
 
   it('reads every variable it documents', () => {
@@ -51,7 +62,12 @@ describe('loadServiceConfig', () => {
         NATS_STREAM: 'OTRO',
         NATS_SUBJECT_PREFIX: 'pruebas.inv',
         EVENT_TYPE_NAMESPACE: 'Acme',
+        NATS_STREAM_MAX_AGE_HOURS: '48',
+        NATS_STREAM_MAX_BYTES: '1048576',
         DB_CHECK_INTERVAL_MS: '500',
+        DB_STATEMENT_TIMEOUT_MS: '0',
+        DB_ACQUIRE_TIMEOUT_MS: '1500',
+        MIGRATE_ON_START: 'false',
         SHUTDOWN_DRAIN_MS: '0',
         SHUTDOWN_TIMEOUT_MS: '10000',
         OUTBOX_FAULT_MARK_DELAY_MS: '60000',
@@ -71,12 +87,20 @@ describe('loadServiceConfig', () => {
       natsStream: 'OTRO',
       natsSubjectPrefix: 'pruebas.inv',
       eventTypeNamespace: 'Acme',
+      streamLimits: { maxAgeMs: 48 * 3600_000, maxBytes: 1024 * 1024 },
       dbCheckIntervalMs: 500,
+      dbStatementTimeoutMs: 0,
+      dbAcquireTimeoutMs: 1500,
+      migrateOnStart: false,
       shutdownDrainMs: 0,
       shutdownTimeoutMs: 10_000,
       outboxFaultMarkDelayMs: 60_000,
       idempotencyTtlSeconds: 3600,
     });
+  });
+
+  it('takes MIGRATE_ON_START as true or false only: a typo must not silently skip migrations', () => {
+    expect(problemsOf({ DATABASE_URL, MIGRATE_ON_START: 'no' })).toEqual(['MIGRATE_ON_START: must be true or false']);
   });
 
   it('refuses to start without DATABASE_URL, naming it: credentials are never defaulted', () => {
@@ -91,6 +115,14 @@ describe('loadServiceConfig', () => {
 
   it('accepts METRICS_PORT=0 (an ephemeral port) beside GRPC_PORT=0, as tests run', () => {
     expect(loadServiceConfig({ DATABASE_URL, GRPC_PORT: '0', METRICS_PORT: '0' }, 50051, 9101)).toMatchObject({ grpcPort: 0, metricsPort: 0 });
+  });
+
+  it('takes 0 as "no limit" for the stream limits and refuses a byte cap below 1 MiB', () => {
+    expect(loadServiceConfig({ DATABASE_URL, NATS_STREAM_MAX_AGE_HOURS: '0', NATS_STREAM_MAX_BYTES: '0' }, 50051, 9101).streamLimits).toEqual({ maxAgeMs: 0, maxBytes: 0 });
+    expect(problemsOf({ DATABASE_URL, NATS_STREAM_MAX_AGE_HOURS: '1.5', NATS_STREAM_MAX_BYTES: '1000' })).toEqual([
+      'NATS_STREAM_MAX_AGE_HOURS: must be whole hours (0 = no limit)',
+      'NATS_STREAM_MAX_BYTES: must be 0 (no limit) or at least 1048576 (1 MiB)',
+    ]);
   });
 
   it('lists every invalid variable in one error', () => {

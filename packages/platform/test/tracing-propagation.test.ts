@@ -32,12 +32,16 @@ const TRACESTATE = 'vendor=abc123';
 
 /** The context a handler wrapped by `unary` receives for a call with this metadata (its values read out), once the call is answered. */
 function handlerContextOf(entries: Record<string, string>): Promise<CallContext> {
-  const call = { ...grpcCall(entries), request: {} } as unknown as ServerUnaryCall<unknown, unknown>;
+  // A call is an EventEmitter ('cancelled'); this one is never cancelled.
+  const call = Object.assign(new EventEmitter(), grpcCall(entries), { request: {} }) as unknown as ServerUnaryCall<unknown, unknown>;
   return new Promise<CallContext>((resolve, reject) => {
     let seen: CallContext | undefined;
     const callback: sendUnaryData<unknown> = (err) => (err ? reject(new Error(err.details)) : resolve(seen!));
     unary(createLogger('tracing-test', 'silent'), 'CreateProducto', (_request, ctx: CallContext) => {
-      seen = { ...ctx };
+      // The cancellation signal is there, not aborted; the rest is compared by value.
+      const { signal, ...rest } = ctx;
+      if (!(signal instanceof AbortSignal) || signal.aborted) return Promise.reject(new Error('expected a live cancellation signal'));
+      seen = rest;
       return Promise.resolve({});
     })(call, callback);
   });
@@ -168,7 +172,7 @@ describe('with a tracer provider registered', () => {
   test('a NOT_FOUND a handler answers leaves its SERVER span unset; an unexpected failure marks it ERROR', async () => {
     const answer = (failure: Error) =>
       new Promise<void>((resolve) => {
-        const call = { ...grpcCall({}), request: {} } as unknown as ServerUnaryCall<unknown, unknown>;
+        const call = Object.assign(new EventEmitter(), grpcCall({}), { request: {} }) as unknown as ServerUnaryCall<unknown, unknown>;
         unary(createLogger('tracing-test', 'silent'), 'GetProducto', () => Promise.reject(failure))(call, () => resolve());
       });
     await answer(new NotFoundError('no existe'));

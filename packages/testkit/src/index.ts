@@ -3,17 +3,18 @@
  * Every run uses its own database names and its own stream / subject prefix,
  * so concurrent runs never collide, and cleans up after itself.
  */
-import { existsSync, mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { countPendingEvents, dropDatabase, ensureDatabase, InvalidArgumentError, type FieldViolation, type Knex } from '@inventario/platform';
+import { freePort } from './free-port';
 import { startPrivateServer } from './private-server';
 
 export { startPrivateServer, type PrivateServer, type PrivateServerOptions } from './private-server';
+export { ephemeralPortRange, freePort } from './free-port';
 
 /** Server part of the test MySQL URL (no database). */
 export const TEST_MYSQL_SERVER = process.env.TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306';
@@ -132,36 +133,6 @@ export async function waitForOutboxesDrained(
   );
 }
 
-/** Ports this process has handed out: the kernel may offer a just-closed port again. */
-const handedOut = new Set<number>();
-
-function ephemeralPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-/**
- * A TCP port that was free a moment ago, and never one this process got
- * before: a test that asks for several ports (PORT, METRICS_PORT, ...) gets
- * distinct ones, which the kernel alone does not promise once each is closed.
- */
-export async function freePort(): Promise<number> {
-  for (;;) {
-    const port = await ephemeralPort();
-    if (!handedOut.has(port)) {
-      handedOut.add(port);
-      return port;
-    }
-  }
-}
-
 /** A private `nats-server -js` on a free port with its own store dir, for fault tests. */
 export interface PrivateNatsServer {
   url: string;
@@ -172,6 +143,14 @@ export interface PrivateNatsServer {
   stop(): Promise<void>;
   /** Stops the server and deletes its store dir. */
   dispose(): Promise<void>;
+  /** Sends `sig` to the running server. */
+  signal(sig: NodeJS.Signals): void;
+  /**
+   * Replaces the configuration file given as `config` and makes the running
+   * server reload it (SIGHUP); clients keep their connections and get the
+   * new permissions. Resolves once the signal is sent, not once it applied.
+   */
+  reconfigure(config: string): void;
 }
 
 /** NATS_SERVER_BIN, else Debian's path (not on a non-root user's PATH), else whatever PATH finds. */
@@ -180,16 +159,35 @@ const NATS_SERVER_BIN = process.env.NATS_SERVER_BIN ?? (existsSync('/usr/sbin/na
 export interface PrivateNatsServerOptions {
   /** Run with JetStream (-js); default true. */
   jetstream?: boolean;
+  /**
+   * A configuration file's text (e.g. an `authorization` block), given to
+   * the server with `-c`; the command-line flags (address, port, JetStream)
+   * still apply over it.
+   */
+  config?: string;
+  /** Environment of the server: the variables its configuration reads (`password: $VAR`). */
+  env?: Record<string, string>;
 }
 
 export async function startPrivateNatsServer(options: PrivateNatsServerOptions = {}): Promise<PrivateNatsServer> {
   const port = await freePort();
   const storeDir = mkdtempSync(join(tmpdir(), 'inventario-nats-'));
   const pidFile = join(storeDir, 'nats-server.pid');
+  const jetStream = options.jetstream !== false;
+  const configFile = join(storeDir, 'nats-server.conf');
+  // With a file, JetStream is configured there: a reload applies the file's
+  // settings, and one without a jetstream block would shut JetStream down.
+  const writeConfig = (config: string) =>
+    writeFileSync(configFile, `${config}\n${jetStream ? `jetstream { store_dir: ${JSON.stringify(storeDir)} }\n` : ''}`);
+  if (options.config !== undefined) writeConfig(options.config);
   const server = await startPrivateServer({
     name: `nats-server on ${port}`,
     command: NATS_SERVER_BIN,
-    args: ['-a', '127.0.0.1', '-p', String(port), '-P', pidFile, ...(options.jetstream === false ? [] : ['-js', '-sd', storeDir])],
+    args: [
+      ...['-a', '127.0.0.1', '-p', String(port), '-P', pidFile],
+      ...(options.config !== undefined ? ['-c', configFile] : jetStream ? ['-js', '-sd', storeDir] : []),
+    ],
+    env: options.env,
     readyText: 'Server is ready',
     // On a loaded machine a JetStream server recovering its store takes a while.
     startTimeoutMs: 30_000,
@@ -197,7 +195,16 @@ export async function startPrivateNatsServer(options: PrivateNatsServerOptions =
     dir: storeDir,
     pidFile,
   });
-  return { url: `nats://127.0.0.1:${port}`, port, ...server };
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    port,
+    ...server,
+    reconfigure(config) {
+      if (options.config === undefined) throw new Error('reconfigure needs a server started with a config');
+      writeConfig(config);
+      server.signal('SIGHUP');
+    },
+  };
 }
 
 /** The field violations `work` throws as InvalidArgumentError; [] when it throws nothing. */

@@ -23,6 +23,8 @@ export interface PrivateServerOptions {
   dir: string;
   /** Where the server writes its pid (inside `dir`), so the watchdog can find it. */
   pidFile: string;
+  /** Environment variables added to the server's (e.g. passwords its configuration file reads). */
+  env?: Record<string, string>;
 }
 
 export interface PrivateServer {
@@ -76,7 +78,7 @@ export async function startPrivateServer(options: PrivateServerOptions): Promise
 
   async function start(): Promise<void> {
     if (child) return;
-    const proc = spawn(options.command, [...options.args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const proc = spawn(options.command, [...options.args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...options.env } });
     child = proc;
     let output = '';
     try {

@@ -2,18 +2,6 @@ import { z } from 'zod';
 import { envSchemas, parseEnv, tracingEnv } from '@inventario/platform';
 import { DEFAULT_WRITE_TIMEOUT_MS } from './http/json-array-stream';
 
-/**
- * A gRPC target: `host:port` (`127.0.0.1:50051`, `producto-svc:50051`,
- * `[::1]:50051`), or the same behind grpc-js' DNS resolver scheme,
- * `dns:///host:port` (e.g. a headless Service, one address per pod).
- */
-function grpcAddress(fallback: string) {
-  return z
-    .string()
-    .regex(/^(?:dns:\/\/\/)?(?:[A-Za-z0-9._-]+|\[[0-9A-Fa-f:.]+\]):\d{1,5}$/, 'must be host:port or dns:///host:port')
-    .default(fallback);
-}
-
 /** A whole number in plain decimal digits within [min, max]. */
 function wholeNumber(fallback: number, min: number, max: number) {
   return z
@@ -46,8 +34,8 @@ const schema = z
     METRICS_HOST: z.string().min(1).default('0.0.0.0'),
     BFF_USER: z.string({ error: 'is required (the Basic-auth user name)' }).regex(/^[^:]+$/, 'must not contain ":"'),
     BFF_PASSWORD: z.string({ error: 'is required (the Basic-auth password)' }),
-    PRODUCTO_SVC_ADDR: grpcAddress('127.0.0.1:50051'),
-    BODEGA_SVC_ADDR: grpcAddress('127.0.0.1:50052'),
+    PRODUCTO_SVC_ADDR: envSchemas.grpcAddress('127.0.0.1:50051'),
+    BODEGA_SVC_ADDR: envSchemas.grpcAddress('127.0.0.1:50052'),
     // Requests per minute and client IP; 0 turns the limit off.
     RATE_LIMIT_PER_MINUTE: wholeNumber(600, 0, 1_000_000),
     // Failed authentications (wrong or malformed credentials) per client IP in 15 minutes before it gets 429; 0 turns it off.
@@ -62,6 +50,12 @@ const schema = z
     TRUST_PROXY_HOPS: wholeNumber(0, 0, 10),
     // Deadline of every downstream gRPC call.
     GRPC_DEADLINE_MS: envSchemas.milliseconds(5000, 1),
+    // Keepalive ping period on each downstream connection (0: none), and how long a ping may go
+    // unanswered before the connection counts as dead and its replica leaves the rotation. Their sum
+    // stays below BREAKER_WINDOW_MS: a dead replica must be dropped before its failures outweigh the
+    // window's successes and open the breaker for every replica.
+    GRPC_KEEPALIVE_TIME_MS: envSchemas.milliseconds(3000),
+    GRPC_KEEPALIVE_TIMEOUT_MS: envSchemas.milliseconds(5000, 1),
     // Deadline of one grpc.health.v1 Check behind /actuator/health.
     HEALTH_CHECK_TIMEOUT_MS: envSchemas.milliseconds(1000, 1),
     // How long an open breaker refuses calls before it lets one through to test the service.
@@ -113,6 +107,7 @@ const schema = z
     },
     trustProxyHops: env.TRUST_PROXY_HOPS,
     grpcDeadlineMs: env.GRPC_DEADLINE_MS,
+    keepalive: { timeMs: env.GRPC_KEEPALIVE_TIME_MS, timeoutMs: env.GRPC_KEEPALIVE_TIMEOUT_MS },
     healthCheckTimeoutMs: env.HEALTH_CHECK_TIMEOUT_MS,
     breaker: {
       resetMs: env.BREAKER_RESET_MS,

@@ -18,7 +18,7 @@ import { deadAddress, startBareBff, type BareBff } from './support/bare-bff';
 import { errorBodyProblems } from './support/error-schema';
 import { startFakeDownstream, type FakeDownstream } from './support/fake-downstream';
 import { createOpenApiValidator } from './support/openapi-validator';
-import { rawRequest, type RawResponse } from './support/raw-http';
+import { pipelinedRequests, rawRequest, type RawResponse } from './support/raw-http';
 import { basicAuth, TEST_PASSWORD, TEST_USER } from './support/stack';
 
 const FAILURES_ALLOWED = 10;
@@ -145,6 +145,32 @@ describe('brute-force protection (AUTH_FAILURES_PER_15_MIN)', () => {
       expect(Number(rightPassword.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     } finally {
       await tolerant.close();
+    }
+  }, 60_000);
+
+  test(`500 wrong passwords pipelined on one connection, then the right one: ${FAILURES_ALLOWED} x 401, the rest 429, the right password 429`, async () => {
+    // One write carries all 501 requests: the server parses them before it answers the first, so a
+    // check and a count with an await between them would let every guess through before any was counted.
+    const pipelining = await startBareBff({
+      PRODUCTO_SVC_ADDR: await deadAddress(),
+      BODEGA_SVC_ADDR: await deadAddress(),
+      AUTH_FAILURES_PER_15_MIN: String(FAILURES_ALLOWED),
+    });
+    try {
+      const guesses = Array.from({ length: 500 }, (_, i) => ({
+        method: 'GET',
+        path: '/api/openapi.json',
+        headers: { authorization: basicAuth(TEST_USER, `pipelined-${i}`) },
+      }));
+      const right = { method: 'GET', path: '/api/openapi.json', headers: { authorization: basicAuth(TEST_USER, TEST_PASSWORD) } };
+      const responses = await pipelinedRequests(pipelining.baseUrl, [...guesses, right], 30_000);
+      expect(responses.at(-1)?.status).toBe(429);
+      const statuses = new Map<number, number>();
+      for (const res of responses.slice(0, -1)) statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+      expect(Object.fromEntries(statuses)).toEqual({ 401: FAILURES_ALLOWED, 429: 500 - FAILURES_ALLOWED });
+      expect(JSON.parse(responses.at(-1)?.text ?? '')).toMatchObject({ error: 'TOO_MANY_REQUESTS' });
+    } finally {
+      await pipelining.close();
     }
   }, 60_000);
 

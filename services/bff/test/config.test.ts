@@ -27,6 +27,7 @@ test('defaults follow ARCHITECTURE §7', () => {
     rateLimitPerMinute: 600,
     trustProxyHops: 0,
     grpcDeadlineMs: 5000,
+    keepalive: { timeMs: 3000, timeoutMs: 5000 },
     breaker: { resetMs: 10_000, errorThresholdPercent: 50, volumeThreshold: 5, windowMs: 10_000 },
     enableInit: false,
     logLevel: 'info',
@@ -38,6 +39,11 @@ test('BFF_USER and BFF_PASSWORD have no default: both are reported missing at on
   expect(problems).toEqual([expect.stringMatching(/^BFF_USER: /), expect.stringMatching(/^BFF_PASSWORD: /)]);
   // Empty counts as unset.
   expect(problemsOf({ BFF_USER: '', BFF_PASSWORD: '' })).toHaveLength(2);
+});
+
+test('GRPC_KEEPALIVE_TIME_MS 0 turns keepalive pings off; the timeout must be at least 1 ms', () => {
+  expect(loadConfig({ ...REQUIRED, GRPC_KEEPALIVE_TIME_MS: '0', GRPC_KEEPALIVE_TIMEOUT_MS: '2000' }).keepalive).toEqual({ timeMs: 0, timeoutMs: 2000 });
+  expect(problemsOf({ ...REQUIRED, GRPC_KEEPALIVE_TIMEOUT_MS: '0' })).toEqual(['GRPC_KEEPALIVE_TIMEOUT_MS: must be at least 1']);
 });
 
 test('every bad value is named, and no value is echoed', () => {
@@ -114,7 +120,7 @@ test('RATE_LIMIT_PER_MINUTE=0 turns the limit off; ENABLE_INIT=true enables init
   expect(config.productoSvcAddr).toBe('producto-svc:50051');
 });
 
-test('PRODUCTO_SVC_ADDR / BODEGA_SVC_ADDR: host:port, [ipv6]:port or dns:///host:port (a headless Service); nothing else', () => {
+test('PRODUCTO_SVC_ADDR / BODEGA_SVC_ADDR: host:port, [ipv6]:port, dns:///host:port (a headless Service) or an ipv4:/ipv6: list; nothing else', () => {
   const config = loadConfig({
     ...REQUIRED,
     PRODUCTO_SVC_ADDR: 'dns:///producto-svc-headless:50051',
@@ -123,18 +129,28 @@ test('PRODUCTO_SVC_ADDR / BODEGA_SVC_ADDR: host:port, [ipv6]:port or dns:///host
   expect(config.productoSvcAddr).toBe('dns:///producto-svc-headless:50051');
   expect(config.bodegaSvcAddr).toBe('[::1]:50052');
   expect(loadConfig({ ...REQUIRED, BODEGA_SVC_ADDR: 'dns:///10.0.0.7:50052' }).bodegaSvcAddr).toBe('dns:///10.0.0.7:50052');
+  // A fixed list of replicas, balanced round-robin like a headless Service's addresses.
+  for (const list of ['ipv4:10.0.0.1:50051', 'ipv4:127.0.0.1:50051,127.0.0.1:50061', 'ipv6:[::1]:50051,[fd00::2]:50051']) {
+    expect(loadConfig({ ...REQUIRED, PRODUCTO_SVC_ADDR: list }).productoSvcAddr).toBe(list);
+  }
   for (const junk of [
     'dns://producto-svc:50051',
     'dns:producto-svc:50051',
     'dns:///producto-svc',
     'dns:////producto-svc:50051',
     'dns://8.8.8.8/producto-svc:50051',
-    'ipv4:10.0.0.1:50051',
+    'ipv4:producto-svc:50051',
+    'ipv4:10.0.0.1:50051,',
+    'ipv4:10.0.0.1',
+    'ipv6:::1:50051',
     'http://producto-svc:50051',
     'producto-svc:50051/x',
     'producto-svc:123456',
     'dns:///producto svc:50051',
   ]) {
-    expect([junk, problemsOf({ ...REQUIRED, PRODUCTO_SVC_ADDR: junk })]).toEqual([junk, ['PRODUCTO_SVC_ADDR: must be host:port or dns:///host:port']]);
+    expect([junk, problemsOf({ ...REQUIRED, PRODUCTO_SVC_ADDR: junk })]).toEqual([
+      junk,
+      ['PRODUCTO_SVC_ADDR: must be host:port, dns:///host:port or ipv4:a.b.c.d:port,... (a fixed list)'],
+    ]);
   }
 });

@@ -135,9 +135,9 @@ describe('httpFailureOf', () => {
     expect(httpFailureOf(err)?.body.detalles).toEqual(err.violations);
   });
 
-  test('the safe-delete conflict carries the products and the id as a string', () => {
-    const body = httpFailureOf(new BodegaConProductosError(12, []))?.body;
-    expect(body).toEqual({ error: 'BODEGA_CON_PRODUCTOS', mensaje: expect.any(String), productos: [], bodegaId: '12' });
+  test('the safe-delete conflict carries the products, the id as a string and how many products there are', () => {
+    const body = httpFailureOf(new BodegaConProductosError(12, [], 340))?.body;
+    expect(body).toEqual({ error: 'BODEGA_CON_PRODUCTOS', mensaje: expect.stringContaining('340 producto(s)'), productos: [], bodegaId: '12', totalProductos: 340 });
   });
 
   test('anything else is left to the 500 path, a 5xx or unexposed status included', () => {

@@ -1,3 +1,4 @@
+import { NUMBER_MENSAJES } from '../src/http/json-number';
 import { TEXTO_MENSAJES } from '../src/inventario/texto';
 import { startTestStack, TEST_USER, type TestStack } from './support/stack';
 import { eventsFor, graphql, graphqlData, type BodegaGql, type ProductoGql } from './graphql-support/graphql-client';
@@ -277,7 +278,8 @@ describe('GraphQL mutation failures are data', () => {
   it('a price of 100 000 digits is refused naming precio, as a literal and as a variable, and the request completes', async () => {
     const huge = `1${'0'.repeat(100_000)}1`;
     const literal = await graphql(stack, `mutation { crearProducto(input: {nombre: "x", precio: ${huge}, cantidad: 1}) { success error } }`);
-    expect(literal.body.data.crearProducto).toEqual({ success: false, error: 'precio: no puede superar 99999999.99' });
+    // Judged by its text, as REST judges it (docs/contract.md §2.5).
+    expect(literal.body.data.crearProducto).toEqual({ success: false, error: `precio: ${NUMBER_MENSAJES.demasiadoLargo}` });
     const variable = await stack.request('POST', '/api/graphql', {
       rawBody: `{"query": ${JSON.stringify(CREAR_PRODUCTO)}, "variables": {"input": {"nombre": "x", "precio": ${huge}, "cantidad": 1}}}`,
       headers: { accept: 'application/json' },

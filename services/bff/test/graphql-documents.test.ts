@@ -2,6 +2,7 @@ import { buildSchema, getIntrospectionQuery, GraphQLError, specifiedRules } from
 import { createDocumentCache } from '../src/graphql/document-cache';
 import { limitRules, QUERY_LIMITS } from '../src/graphql/limits';
 import { createLru } from '../src/graphql/lru';
+import { tooManyMutationsMessage } from '../src/graphql/mutation-count';
 import { typeDefs } from '../src/graphql/schema';
 
 const schema = buildSchema(typeDefs);
@@ -107,6 +108,33 @@ describe('query limits', () => {
     expect(validationMessages(aliases(QUERY_LIMITS.maxAliases + 1))).toEqual([
       `La consulta supera el máximo de ${QUERY_LIMITS.maxAliases} alias`,
     ]);
+  });
+
+  describe(`at most ${QUERY_LIMITS.maxMutations} writes per mutation operation`, () => {
+    const write = (alias: string) => `${alias}: eliminarProducto(id: "${alias.length}") { success }`;
+    const writes = (n: number) => Array.from({ length: n }, (_, i) => write(`w${'x'.repeat(i)}`));
+    const tooMany = tooManyMutationsMessage(QUERY_LIMITS.maxMutations);
+
+    it(`accepts ${QUERY_LIMITS.maxMutations} aliased writes and refuses one more`, () => {
+      expect(validationMessages(`mutation { ${writes(QUERY_LIMITS.maxMutations).join(' ')} }`)).toEqual([]);
+      expect(validationMessages(`mutation { ${writes(QUERY_LIMITS.maxMutations + 1).join(' ')} }`)).toEqual([tooMany]);
+    });
+
+    it('counts the writes of fragments and inline fragments at the root', () => {
+      const [a, b, c, d, e, f] = writes(6);
+      const document = `mutation { ${a} ...Dos ... on Mutation { ${d} ${e} } ...Dos ... { ${f} } } fragment Dos on Mutation { ${b} ${c} }`;
+      expect(validationMessages(document)).toEqual([tooMany]);
+    });
+
+    it('counts a write repeated under one response name once (graphql-js runs it once), and not __typename', () => {
+      const [a, b, c, d, e] = writes(5);
+      expect(validationMessages(`mutation { ${a} ${a} ${b} ${c} ${d} ${e} __typename t: __typename }`)).toEqual([]);
+    });
+
+    it('leaves queries alone', () => {
+      const fields = Array.from({ length: QUERY_LIMITS.maxMutations + 1 }, (_, i) => `h${i}: health`).join(' ');
+      expect(validationMessages(`{ ${fields} }`)).toEqual([]);
+    });
   });
 
   it(`accepts every field of every type at each of ${QUERY_LIMITS.maxDepth} levels (lists paginated, as the result estimate requires)`, () => {

@@ -213,6 +213,8 @@ const badRequest = (message: unknown) => ({ errors: [{ message, extensions: { cl
 const MALFORMED_POSTS = [
   ['a batched (array) body', JSON.stringify([{ query: '{ health }' }, { query: '{ health }' }]), expect.stringContaining('No se admiten operaciones en lote')],
   ['a body that is not JSON', '{"query": ', 'El cuerpo de la petición no es JSON válido'],
+  // Read losslessly for exact numbers, as REST bodies are: which of the two values counts would be ambiguous.
+  ['a key given twice with different values', '{"query": "{ health }", "variables": {"p": 1, "p": 2}}', 'El cuerpo de la petición no es JSON válido'],
   ['an empty body', '', expect.stringContaining('Falta el cuerpo de la petición')],
   ['an empty object', '{}', 'Falta el parámetro query con el documento GraphQL'],
   ['a body without query', '{"variables": {}}', 'Falta el parámetro query con el documento GraphQL'],

@@ -1,12 +1,11 @@
 import { InvalidArgumentError, NotFoundError } from '@inventario/platform';
 import { violationsOf } from '@inventario/testkit';
-import { NUMBER_MENSAJES } from '../src/http/json-number';
+import { NUMBER_MENSAJES, precioFromNumberText } from '../src/http/json-number';
 import { TEXTO_MENSAJES } from '../src/inventario/texto';
 import { BodegaConProductosError, DeadlineExceededError, ServicioNoDisponibleError } from '../src/inventario/errors';
 import type { Producto } from '../src/inventario/model';
 import {
   parseId,
-  precioText,
   toBodegaInput,
   toBodegaUpdate,
   toProductoInput,
@@ -30,19 +29,45 @@ describe('GraphQL ids', () => {
 });
 
 describe('GraphQL precio', () => {
+  // [the double graphql-js coerced the argument to, the text the client wrote, REST's verdict on that text]
   it.each([
-    [19.9, '19.9'],
-    [0.1, '0.1'],
-    [1234.56, '1234.56'],
-    [99999999.99, '99999999.99'],
-    [0, '0'],
-    [7, '7'],
-  ])('the Float %d reaches the service as the text "%s", exactly as written', (precio, text) => {
-    expect(precioText(precio)).toBe(text);
+    [20, '19.999999999999999999', { mensaje: NUMBER_MENSAJES.dosDecimales }],
+    [20.001, '20.001', { mensaje: NUMBER_MENSAJES.dosDecimales }],
+    [100, '1e2', { ok: '100.00' }],
+    [0.1, '0.1', { ok: '0.10' }],
+    [19.9, '19.90', { ok: '19.90' }],
+    [99999999.99, '99999999.99', { ok: '99999999.99' }],
+    [100000000, '100000000', { mensaje: NUMBER_MENSAJES.precioMaximo }],
+    [Infinity, `1${'0'.repeat(400)}`, { mensaje: NUMBER_MENSAJES.demasiadoLargo }],
+  ])('the Float %d written as %s is judged by its text, as REST judges it', (precio, texto, verdict) => {
+    expect(precioFromNumberText(texto)).toEqual(verdict);
+    const outcomes = [
+      () => toProductoInput({ nombre: 'x', precio, cantidad: 1 }, { precio: texto }).precio,
+      () => toProductoUpdate({ id: '1', precio }, { precio: texto }).patch.precio,
+    ];
+    for (const outcome of outcomes) {
+      if ('ok' in verdict) expect(outcome()).toBe(verdict.ok);
+      else expect(violationsOf(outcome)).toEqual([{ campo: 'precio', mensaje: verdict.mensaje }]);
+    }
   });
 
-  it('a price with 3 decimals is passed on as written (for the service to refuse), never rounded', () => {
-    expect(precioText(1.005)).toBe('1.005');
+  it('the stock is judged by its text too: an Int variable written 19.999999999999999999 is not whole', () => {
+    expect(violationsOf(() => toProductoInput({ nombre: 'x', precio: 1, cantidad: 20 }, { cantidad: '19.999999999999999999' }))).toEqual([
+      { campo: 'cantidad', mensaje: NUMBER_MENSAJES.entero },
+    ]);
+    expect(toProductoUpdate({ id: '1', cantidad: 100 }, { cantidad: '1e2' }).patch.cantidadEnStock).toBe(100);
+  });
+
+  it('names every bad number of one input at once', () => {
+    expect(violationsOf(() => toProductoInput({ nombre: 'x', precio: -1, cantidad: -2 }, { precio: '-1', cantidad: '-2' }))).toEqual([
+      { campo: 'precio', mensaje: NUMBER_MENSAJES.negativo },
+      { campo: 'cantidad', mensaje: NUMBER_MENSAJES.negativo },
+    ]);
+  });
+
+  it('without a text (a caller other than HTTP), the Float is judged by its shortest text', () => {
+    expect(toProductoInput({ nombre: 'x', precio: 19.9, cantidad: 1 }).precio).toBe('19.90');
+    expect(violationsOf(() => toProductoUpdate({ id: '1', precio: 1.005 }))).toEqual([{ campo: 'precio', mensaje: NUMBER_MENSAJES.dosDecimales }]);
   });
 });
 
@@ -75,7 +100,7 @@ describe('GraphQL product inputs', () => {
     });
     expect(toProductoUpdate({ id: '5', precio: 2.5, nombre: 'Otro', bodegaId: '2' })).toEqual({
       id: 5,
-      patch: { precio: '2.5', nombre: 'Otro', bodegaId: 2 },
+      patch: { precio: '2.50', nombre: 'Otro', bodegaId: 2 },
     });
   });
 
@@ -134,12 +159,6 @@ describe('GraphQL inputs the services would receive altered', () => {
     expect(toBodegaInput({ nombre: 'Bodega 🍎', ubicacion: '𝔐adrid' })).toMatchObject({ nombre: 'Bodega 🍎', ubicacion: '𝔐adrid' });
   });
 
-  it('a Float literal too long for a double (graphql-js hands it over as Infinity) is refused on precio', () => {
-    expect(violationsOf(() => toProductoInput({ nombre: 'x', precio: Infinity, cantidad: 1 }))).toEqual([
-      { campo: 'precio', mensaje: NUMBER_MENSAJES.precioMaximo },
-    ]);
-    expect(violationsOf(() => toProductoUpdate({ id: '1', precio: Infinity }))).toEqual([{ campo: 'precio', mensaje: NUMBER_MENSAJES.precioMaximo }]);
-  });
 });
 
 describe('mutation failure texts', () => {

@@ -5,7 +5,7 @@
  */
 import { encodePageToken, InvalidArgumentError, NotFoundError } from '@inventario/platform';
 import type { BodegaClient } from '../src/downstream/bodega-client';
-import type { ProductoClient, ProductoPageRequest } from '../src/downstream/producto-client';
+import type { ProductoClient, ProductoPageRequest, UnassignResult } from '../src/downstream/producto-client';
 import { BodegaConProductosError } from '../src/inventario/errors';
 import { createInventario } from '../src/inventario/inventario';
 import type { Bodega, Caller, Producto } from '../src/inventario/model';
@@ -21,6 +21,9 @@ function bodega(id: number): Bodega {
   return { id, nombre: `B${id}`, ubicacion: null, capacidad: 1, fechaCreacion: FECHA, fechaActualizacion: FECHA, version: 1 };
 }
 
+/** Products per chunk of the fake UnassignBodega. */
+const FAKE_CHUNK = 100;
+
 /** A producto-svc that pages like the real one (keyset by position, `skip` before the page), logging each call. */
 function fakeProductos(all: Producto[], maxPage = 1000, log: string[] = []) {
   const list = (request: ProductoPageRequest) => {
@@ -29,8 +32,10 @@ function fakeProductos(all: Producto[], maxPage = 1000, log: string[] = []) {
     const size = Math.min(request.pageSize, maxPage);
     const page = matching.slice(start, start + size);
     const end = start + page.length;
-    return { productos: page, nextPageToken: end < matching.length ? String(end) : '' };
+    return { productos: page, nextPageToken: end < matching.length ? String(end) : '', ...(request.includeTotalSize ? { totalSize: matching.length } : {}) };
   };
+  // UnassignBodega's reports by idempotency key: with a key, each call reports the whole operation so far.
+  const reports = new Map<string, UnassignResult>();
   const client: ProductoClient = {
     list: (_caller, request) => {
       log.push(`list ${JSON.stringify(request)}`);
@@ -46,11 +51,15 @@ function fakeProductos(all: Producto[], maxPage = 1000, log: string[] = []) {
       return Promise.resolve(producto(id));
     },
     delete: () => Promise.resolve(),
-    unassignBodega: (_caller, bodegaId) => {
-      log.push(`unassign ${bodegaId}`);
+    unassignBodega: (_caller, bodegaId, write = {}, maxChunks = 0) => {
+      log.push(`unassign ${bodegaId} key=${write.idempotencyKey} chunks=${maxChunks}`);
       const held = all.filter((p) => p.bodegaId === bodegaId);
-      held.forEach((p) => (p.bodegaId = null));
-      return Promise.resolve(held);
+      const now = maxChunks > 0 ? held.slice(0, maxChunks * FAKE_CHUNK) : held;
+      now.forEach((p) => (p.bodegaId = null));
+      const before = (write.idempotencyKey && reports.get(write.idempotencyKey)) || { productos: [], total: 0 };
+      const after = { productos: [...before.productos, ...now].slice(0, 100), total: before.total + now.length, complete: now.length === held.length };
+      if (write.idempotencyKey) reports.set(write.idempotencyKey, after);
+      return Promise.resolve(after);
     },
   };
   return { client, log };
@@ -174,12 +183,16 @@ describe('deleteBodega', () => {
     expect(productos.log).toEqual([]);
   });
 
-  test('without force, every product it holds (across pages) is in the conflict, and nothing is deleted', async () => {
+  test('without force, the conflict counts every product it holds and lists the first 100, from one page; nothing is deleted', async () => {
     const bodegas = fakeBodegas([5]);
-    const inventario = createInventario({ productos: fakeProductos(many(1200, 5)).client, bodegas: bodegas.client });
+    const productos = fakeProductos(many(1200, 5));
+    const inventario = createInventario({ productos: productos.client, bodegas: bodegas.client });
     const err = await inventario.deleteBodega(caller, 5, { force: false }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(BodegaConProductosError);
-    expect((err as BodegaConProductosError).productos).toHaveLength(1200);
+    expect((err as BodegaConProductosError).total).toBe(1200);
+    expect((err as BodegaConProductosError).productos.map((p) => p.id)).toEqual(many(100).map((p) => p.id));
+    expect((err as BodegaConProductosError).message).toContain('tiene 1200 producto(s)');
+    expect(productos.log).toEqual([`list ${JSON.stringify({ pageSize: 100, bodegaIds: [5], includeTotalSize: true })}`]);
     expect(bodegas.log).toEqual(['get 5']);
   });
 
@@ -188,8 +201,23 @@ describe('deleteBodega', () => {
     const productos = fakeProductos([producto(1, 5), producto(2, 6), producto(3, 5)], 1000, calls);
     const bodegas = fakeBodegas([5, 6], calls);
     const inventario = createInventario({ productos: productos.client, bodegas: bodegas.client });
+    const result = await inventario.deleteBodega(caller, 5, { force: true }, { idempotencyKey: 'k1' });
+    expect(result).toEqual({ kind: 'forced', bodegaId: 5, productos: [producto(1), producto(3)], total: 2 });
+    expect(calls).toEqual(['get 5', 'unassign 5 key=k1 chunks=2', 'delete 5']);
+  });
+
+  test('with force, a big warehouse is unassigned over several bounded calls under one key of its own, and reported whole', async () => {
+    const calls: string[] = [];
+    const productos = fakeProductos(many(1150, 5), 1000, calls);
+    const inventario = createInventario({ productos: productos.client, bodegas: fakeBodegas([5], calls).client });
     const result = await inventario.deleteBodega(caller, 5, { force: true });
-    expect(result).toEqual({ kind: 'forced', bodegaId: 5, productos: [producto(1), producto(3)] });
-    expect(calls).toEqual(['get 5', 'unassign 5', 'delete 5']);
+    expect(result).toMatchObject({ kind: 'forced', bodegaId: 5, total: 1150 });
+    expect(result.kind === 'forced' && result.productos.map((p) => p.id)).toEqual(many(100).map((p) => p.id));
+    // 200 products (2 fake chunks) per call: 6 calls, the last one finding the warehouse empty.
+    const unassigns = calls.filter((c) => c.startsWith('unassign'));
+    expect(unassigns).toHaveLength(6);
+    expect(new Set(unassigns).size).toBe(1);
+    expect(unassigns[0]).toMatch(/^unassign 5 key=bff-[0-9a-f-]{36} chunks=2$/);
+    expect(calls.at(-1)).toBe('delete 5');
   });
 });

@@ -2,6 +2,8 @@
  * DELETE /api/bodegas/{id}: the spec's warehouse deletion rules and
  * ARCHITECTURE §6, across the real producto-svc and bodega-svc.
  */
+import { createDb } from '@inventario/platform';
+import { seedProductos } from '../../producto-svc/test/support/seed-productos';
 import { crearBodega, crearProducto } from './support/rest-fixtures';
 import { startTestStack, type TestStack } from './support/stack';
 
@@ -32,6 +34,7 @@ test('a warehouse that holds products is not deleted: 409 with the products, and
     mensaje: expect.stringContaining('force=true'),
     productos: [a, b],
     bodegaId: String(id),
+    totalProductos: 2,
   });
 
   expect((await stack.request('GET', `/api/bodegas/${id}`)).status).toBe(200);
@@ -126,3 +129,45 @@ test('force accepts only true or false and no other parameter, and the id must b
   expect(bad.status).toBe(400);
   expect(bad.body.detalles).toEqual([{ campo: 'id', mensaje: expect.any(String) }]);
 });
+
+test('a warehouse of 300 products with 60 KB descriptions: a bounded 409 that counts them all, then force=true is 200, one event each, breaker closed', async () => {
+  const id = await crearBodega(stack);
+  const descripcion = 'x'.repeat(60 * 1024);
+  const db = createDb(stack.databaseUrls.producto);
+  let ids: number[];
+  try {
+    ids = await seedProductos(db, { count: 300, bodegaId: id, descripcion });
+  } finally {
+    await db.destroy();
+  }
+
+  const refused = await stack.request('DELETE', `/api/bodegas/${id}`);
+  expect(refused.status).toBe(409);
+  expect(refused.body).toMatchObject({ error: 'BODEGA_CON_PRODUCTOS', bodegaId: String(id), totalProductos: 300 });
+  expect(refused.body.mensaje).toContain('300 producto(s)');
+  // The first ones by id, within 256 KiB of JSON: the body stays small whatever the warehouse holds.
+  const listed = (refused.body.productos as { id: number }[]).map((p) => p.id);
+  expect(listed.length).toBeGreaterThan(0);
+  expect(listed).toEqual(ids.slice(0, listed.length));
+  expect(refused.text.length).toBeLessThan(300 * 1024);
+
+  const res = await stack.request('DELETE', `/api/bodegas/${id}?force=true`);
+  expect(res.status).toBe(200);
+  expect(res.body).toMatchObject({ bodegaId: String(id), productosAfectados: 300 });
+  expect(res.body.advertencia).toContain('300 producto(s)');
+  const detalle = (res.body.detalleProductos as { id: number; bodegaId: unknown }[]).map((p) => p.id);
+  expect(detalle).toEqual(ids.slice(0, detalle.length));
+  expect(res.text.length).toBeLessThan(300 * 1024);
+  expect((await stack.request('GET', `/api/bodegas/${id}`)).status).toBe(404);
+  expect((await stack.request('GET', `/api/productos?bodegaId=${id}&limit=1`)).body).toEqual([]);
+
+  const events = await stack.settledEvents();
+  const perProducto = new Map<string, number>();
+  for (const e of events) {
+    if (e.body.eventType.endsWith('ProductoActualizado')) perProducto.set(e.body.subject, (perProducto.get(e.body.subject) ?? 0) + 1);
+  }
+  for (const p of ids) expect(perProducto.get(`/productos/${p}`)).toBe(1);
+
+  const health = await stack.request('GET', '/actuator/health', { auth: false });
+  expect(health.body.components.productoSvc.details.breaker).toBe('closed');
+}, 120_000);

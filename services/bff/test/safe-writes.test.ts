@@ -378,7 +378,7 @@ describe('Idempotency-Key', () => {
 });
 
 describe('a keyed write whose caller got 504', () => {
-  test('LOCK TABLES holds the insert past a 1 s deadline: 504, then 409 while it waits, then a 201 replay of the committed product', async () => {
+  test('LOCK TABLES holds the insert past a 1 s deadline: 504, then 409 while it waits, and once unlocked it rolls back: the retry executes it, once', async () => {
     const slow = await startSafeWriteStack('bff_safe_writes_504', { GRPC_DEADLINE_MS: '1000' });
     const locker: Knex = createDb(slow.databaseUrls.producto, { poolMax: 1 });
     try {
@@ -408,20 +408,26 @@ describe('a keyed write whose caller got 504', () => {
         await unlock();
       }
 
-      const [id] = await waitFor(async () => {
-        const ids = await productoIdsNamed(slow.productoDb, body.nombre);
-        return ids.length > 0 ? ids : undefined;
-      }, 'the first write to commit once the table is unlocked');
-
-      const retry = await slow.request('POST', '/api/productos', { body, headers: key({}, k) });
+      // Unlocked, the first write's insert goes through, but its caller is gone: it rolls back instead of
+      // committing, releasing the key. Until then a retry is still refused as in use.
+      const retry = await waitFor(async () => {
+        const res = await slow.request('POST', '/api/productos', { body, headers: key({}, k) });
+        if (res.status === 409 && res.body.error === 'IDEMPOTENCY_KEY_IN_USE') return undefined;
+        return res;
+      }, 'the first write to end');
       expect(retry.status).toBe(201);
-      expect(retry.headers.get('idempotent-replayed')).toBe('true');
-      expect(retry.body).toMatchObject({ id, nombre: body.nombre, precio: body.precio, cantidadEnStock: body.cantidadEnStock, version: 1 });
+      // Executed, not replayed: the write answered 504 left nothing behind.
+      expect(retry.headers.get('idempotent-replayed')).toBeNull();
+      expect(retry.body).toMatchObject({ nombre: body.nombre, precio: body.precio, cantidadEnStock: body.cantidadEnStock, version: 1 });
+      const id = retry.body.id as number;
       expect(retry.headers.get('location')).toBe(`/api/productos/${id}`);
 
       expect(await productoIdsNamed(slow.productoDb, body.nombre)).toEqual([id]);
       const created = (await slow.settledEvents()).filter((e) => eventName(e) === 'ProductoCreado');
       expect(created.map((e) => e.body.subject)).toEqual([`/productos/${id}`]);
+      const again = await slow.request('POST', '/api/productos', { body, headers: key({}, k) });
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(again.body.id).toBe(id);
 
       const metrics = await scrapeMetrics(slow.metricsPort);
       expect(metricSample(metrics, 'bff_safe_write_outcomes_total', { outcome: 'idempotency_key_in_use' })).toBeGreaterThanOrEqual(1);

@@ -102,7 +102,7 @@ describe('npm run seed', () => {
     expect(await runSeed({ PRODUCTO_SVC_ADDR: 'no es una dirección' })).toEqual({
       code: 1,
       stdout: '',
-      stderr: 'seed: invalid configuration: PRODUCTO_SVC_ADDR: must be host:port or dns:///host:port\n',
+      stderr: 'seed: invalid configuration: PRODUCTO_SVC_ADDR: must be host:port, dns:///host:port or ipv4:a.b.c.d:port,... (a fixed list)\n',
     });
   });
 });

@@ -47,6 +47,7 @@ describe('events', () => {
       subject: `/bodegas/${bodega.id}`,
       eventTime: at,
       dataVersion: '1.0',
+      source: 'bodega-svc',
       data: {
         bodegaId: bodega.id,
         nombre: 'Evento Creada',
@@ -83,6 +84,7 @@ describe('events', () => {
       subject: `/bodegas/${creada.id}`,
       eventTime: formatLocalUtc(bodega.fechaActualizacion),
       dataVersion: '1.0',
+      source: 'bodega-svc',
     });
     expect(updated.body.data).toEqual({
       bodegaId: creada.id,

@@ -5,6 +5,7 @@ import {
   createServiceRegistry,
   createStartupGuard,
   ensureStream,
+  redactUrlCredentials,
   retrying,
   startConsumerSampler,
   startMetricsServer,
@@ -75,9 +76,9 @@ export async function startApp(config: Config, logger: Logger, signal: AbortSign
     (err: unknown) => logger.warn({ smtp: describeSmtpUrl(config.smtpUrl), reason: classifySmtpError(err).reason }, 'smtp server not reachable yet; emails wait and are retried'),
   );
 
-  logger.info({ nats: config.natsUrl }, 'connecting to NATS');
+  logger.info({ nats: redactUrlCredentials(config.natsUrl) }, 'connecting to NATS');
   const connection = await guard.step(
-    () => connectNatsUnlessAborted(config.natsUrl, 'notifier', logger, signal),
+    () => connectNatsUnlessAborted(config.natsUrl, 'notifier', logger, signal, config.natsCredentials),
     (nc) => (nc.isClosed() ? undefined : nc.close()),
   );
   const { consumers, stopSampler } = await guard.step(async () => {
@@ -88,7 +89,7 @@ export async function startApp(config: Config, logger: Logger, signal: AbortSign
     const sent = await retrying(
       'event set-up',
       async () => {
-        await ensureStream(connection, { name: stream, subjects: [`${prefix}.>`, ...advisorySubjects] });
+        await ensureStream(connection, { name: stream, subjects: [`${prefix}.>`, ...advisorySubjects], limits: config.streamLimits });
         return openSentRegistry(connection, { bucket: config.sentBucket, staleAfterMs: config.ackWaitMs });
       },
       logger,
@@ -136,7 +137,7 @@ export async function startApp(config: Config, logger: Logger, signal: AbortSign
         // Again here: a service starting at the same moment may have updated
         // the stream from a read taken before ours and dropped the advisory
         // subjects, and MaxDeliveriesHandler's filter needs them.
-        await ensureStream(connection, { name: stream, subjects: [`${prefix}.>`, ...advisorySubjects] });
+        await ensureStream(connection, { name: stream, subjects: [`${prefix}.>`, ...advisorySubjects], limits: config.streamLimits });
         return startConsumers({ nc: connection, stream, consumers: specs, limit, ackWaitMs: config.ackWaitMs, logger });
       },
       logger,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { envSchemas, parseEnv, tracingEnv } from '@inventario/platform';
+import { envSchemas, natsCredentialsEnv, natsCredentialsOf, natsCredentialsTogether, parseEnv, tracingEnv } from '@inventario/platform';
 
 /**
  * The notifier's environment (ARCHITECTURE §5, §7), parsed once at start.
@@ -33,6 +33,8 @@ const schema = z
     SENDER_EMAIL: z.email('must be an email address'),
     RECIPIENT_EMAIL: envSchemas.emailList(),
     NATS_URL: envSchemas.natsUrl(),
+    // The notifier's NATS user (a Secret's): it may only read the events, ack, use its KV bucket and publish dead letters.
+    ...natsCredentialsEnv,
     // The admin port of GET /metrics (the notifier has no other port).
     METRICS_PORT: envSchemas.port(9103),
     METRICS_HOST: z.string().min(1).default('0.0.0.0'),
@@ -40,6 +42,8 @@ const schema = z
     NATS_STREAM: envSchemas.streamName(),
     NATS_SUBJECT_PREFIX: envSchemas.subjectPrefix(),
     EVENT_TYPE_NAMESPACE: envSchemas.eventTypeNamespace(),
+    NATS_STREAM_MAX_AGE_HOURS: envSchemas.streamMaxAgeHours(),
+    NATS_STREAM_MAX_BYTES: envSchemas.streamMaxBytes(),
     // Emails being sent at once, over all six consumers; also the SMTP pool size.
     NOTIFIER_CONCURRENCY: wholeNumber(1, 64, 4),
     // Deliveries of one event before it is dead-lettered (JetStream max_deliver).
@@ -57,17 +61,20 @@ const schema = z
     SHUTDOWN_TIMEOUT_MS: envSchemas.milliseconds(25_000),
     ...tracingEnv,
   })
+  .refine(...natsCredentialsTogether)
   .transform((env) => ({
     smtpUrl: env.SMTP_URL,
     senderEmail: env.SENDER_EMAIL,
     recipientEmails: env.RECIPIENT_EMAIL,
     natsUrl: env.NATS_URL,
+    natsCredentials: natsCredentialsOf(env),
     metricsPort: env.METRICS_PORT,
     metricsHost: env.METRICS_HOST,
     logLevel: env.LOG_LEVEL,
     natsStream: env.NATS_STREAM,
     natsSubjectPrefix: env.NATS_SUBJECT_PREFIX,
     eventTypeNamespace: env.EVENT_TYPE_NAMESPACE,
+    streamLimits: { maxAgeMs: env.NATS_STREAM_MAX_AGE_HOURS * 3600_000, maxBytes: env.NATS_STREAM_MAX_BYTES },
     concurrency: env.NOTIFIER_CONCURRENCY,
     maxDeliver: env.NOTIFIER_MAX_DELIVER,
     backoffMs: env.NOTIFIER_BACKOFF_MS,
@@ -92,4 +99,23 @@ export function describeSmtpUrl(smtpUrl: string): string {
   const url = new URL(smtpUrl);
   const port = url.port || (url.protocol === 'smtps:' ? '465' : '587');
   return `${url.protocol}//${url.hostname}:${port}`;
+}
+
+/**
+ * The environment of `npm run dlq:replay` (dlq-replay-main.ts): where the
+ * stream is, nothing else. Logs go to stderr, at `warn` unless LOG_LEVEL says otherwise.
+ */
+const replaySchema = z
+  .object({
+    NATS_URL: envSchemas.natsUrl(),
+    NATS_STREAM: envSchemas.streamName(),
+    NATS_SUBJECT_PREFIX: envSchemas.subjectPrefix(),
+    LOG_LEVEL: envSchemas.logLevel().default('warn'),
+  })
+  .transform((env) => ({ natsUrl: env.NATS_URL, natsStream: env.NATS_STREAM, natsSubjectPrefix: env.NATS_SUBJECT_PREFIX, logLevel: env.LOG_LEVEL }));
+
+export type ReplayConfig = z.infer<typeof replaySchema>;
+
+export function loadReplayConfig(env: NodeJS.ProcessEnv): ReplayConfig {
+  return parseEnv(replaySchema, env);
 }

@@ -1,5 +1,6 @@
 import {
   buildEnvelope,
+  EVENT_SOURCE,
   eventAudit,
   type BodegaEventData,
   type DeletedEventData,
@@ -61,6 +62,7 @@ export function sampleEnvelope(type: EventType, options: SampleOptions = {}): Ev
   return buildEnvelope({
     namespace: options.namespace ?? 'Service',
     type,
+    source: EVENT_SOURCE[type],
     subject: producto ? `/productos/${id}` : `/bodegas/${id}`,
     data,
     at,

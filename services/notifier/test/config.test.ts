@@ -1,5 +1,5 @@
 import { ConfigError } from '@inventario/platform';
-import { describeSmtpUrl, loadConfig } from '../src/config';
+import { describeSmtpUrl, loadConfig, loadReplayConfig } from '../src/config';
 
 const REQUIRED = {
   SMTP_URL: 'smtp://notifier:s3cr3t0@mail.example.com:587',
@@ -30,6 +30,7 @@ describe('notifier configuration', () => {
       natsStream: 'INVENTARIO',
       natsSubjectPrefix: 'inventario',
       eventTypeNamespace: 'Service',
+      streamLimits: { maxAgeMs: 720 * 3600_000, maxBytes: 512 * 1024 * 1024 },
       concurrency: 4,
       maxDeliver: 10,
       backoffMs: [1000, 5000, 30_000, 120_000, 600_000],
@@ -61,6 +62,8 @@ describe('notifier configuration', () => {
     ['NOTIFIER_SENT_BUCKET', 'no.dots'],
     ['SHUTDOWN_TIMEOUT_MS', 'pronto'],
     ['METRICS_PORT', '65536'],
+    ['NATS_STREAM_MAX_AGE_HOURS', '87601'],
+    ['NATS_STREAM_MAX_BYTES', '1024'],
   ])('rejects %s=%j naming the variable', (variable, value) => {
     expect(problemsOf({ ...REQUIRED, [variable]: value })).toEqual([expect.stringMatching(new RegExp(`^${variable}: `))]);
   });
@@ -88,5 +91,21 @@ describe('notifier configuration', () => {
   it('describes the SMTP server for logs without user or password, with the default port', () => {
     expect(describeSmtpUrl(REQUIRED.SMTP_URL)).toBe('smtp://mail.example.com:587');
     expect(describeSmtpUrl('smtps://u:p@mail.example.com')).toBe('smtps://mail.example.com:465');
+  });
+});
+
+describe('dlq:replay configuration', () => {
+  it('needs nothing: the notifier\'s NATS defaults, and warn-level logs', () => {
+    expect(loadReplayConfig({})).toEqual({ natsUrl: 'nats://127.0.0.1:4222', natsStream: 'INVENTARIO', natsSubjectPrefix: 'inventario', logLevel: 'warn' });
+  });
+
+  it('reads the same variables as the notifier, refusing bad ones by name', () => {
+    expect(loadReplayConfig({ NATS_URL: 'nats://n:4222', NATS_STREAM: 'OTRO', NATS_SUBJECT_PREFIX: 'x.y', LOG_LEVEL: 'debug', SMTP_URL: 'ignored' })).toEqual({
+      natsUrl: 'nats://n:4222',
+      natsStream: 'OTRO',
+      natsSubjectPrefix: 'x.y',
+      logLevel: 'debug',
+    });
+    expect(() => loadReplayConfig({ NATS_STREAM: 'no.dots' })).toThrow(/^invalid configuration: NATS_STREAM: /);
   });
 });

@@ -148,6 +148,8 @@ describe('invalid events', () => {
 
   it.each([
     ['an event of another type on this subject', sampleEnvelope('BodegaCreada'), /eventType is not Service\.Inventario\.ProductoCreado/],
+    ['an event claiming another producer', { ...sampleEnvelope('ProductoCreado'), source: 'bodega-svc' }, /source is not producto-svc/],
+    ['an event naming no producer', { ...sampleEnvelope('ProductoCreado'), source: undefined }, /source is not producto-svc/],
     ['a product without productoId', { ...sampleEnvelope('ProductoCreado'), data: { nombre: 'Sin id' } }, /data\.productoId/],
     ['an event without a valid eventTime', { ...sampleEnvelope('ProductoCreado'), eventTime: 'ayer' }, /eventTime/],
     ['a major version the notifier does not read', { ...sampleEnvelope('ProductoCreado'), dataVersion: '2.0' }, /dataVersion/],
@@ -179,9 +181,11 @@ describe('durable consumers', () => {
     }
   });
 
-  it("created the stream, capturing <prefix>.> (dead letters included) and the six consumers' max-deliveries advisories, as no service had", async () => {
+  it("created the stream, capturing <prefix>.> (dead letters included) and the six consumers' max-deliveries advisories, as no service had, with the default limits", async () => {
     const info = await (await jetstreamManager(t.events.nc)).streams.info(t.events.namespace.stream);
     expect(info.config.subjects).toEqual([`${t.events.namespace.prefix}.>`, ...maxDeliveriesSubjects(t.events.namespace.stream, HANDLERS)]);
+    // NATS_STREAM_MAX_AGE_HOURS=720, NATS_STREAM_MAX_BYTES=512 MiB.
+    expect(info.config).toMatchObject({ max_age: nanos(720 * 3600_000), max_bytes: 512 * 1024 * 1024 });
   });
 
   it('reads the captured advisories with one more durable consumer, which never gives up on one', async () => {

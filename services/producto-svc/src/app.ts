@@ -3,6 +3,7 @@ import { descriptorSetPath, ProductoServiceService } from '@inventario/proto';
 import type { Config } from './config';
 import { BODEGA_ELIMINADA_CONSUMER, startBodegaEliminadaConsumer } from './events/bodega-eliminada-consumer';
 import { createProductoEvents } from './events/producto-events';
+import { createBodegaLookup } from './grpc/bodega-lookup';
 import { createProductoHandlers } from './grpc/producto-handlers';
 import { migrations } from './store/migrations';
 import { createProductoStore } from './store/producto-store';
@@ -16,7 +17,7 @@ export type App = ServiceApp;
 /**
  * Wires producto-svc: the store (writes and their outbox events), the gRPC
  * handlers, and the BodegaEliminada consumer that unassigns products of a
- * deleted warehouse. The shared lifecycle is platform's startService.
+ * deleted warehouse once bodega-svc (BODEGA_SVC_ADDR) confirms it is gone. The shared lifecycle is platform's startService.
  */
 export function startApp(config: Config, logger: Logger, signal?: AbortSignal): Promise<App> {
   return startService({
@@ -35,7 +36,29 @@ export function startApp(config: Config, logger: Logger, signal?: AbortSignal): 
       });
       return {
         grpcServices: [{ name: SERVICE_NAME, definition: ProductoServiceService, implementation: createProductoHandlers({ store, logger }) }],
-        startConsumers: ({ nc, stream, prefix }) => startBodegaEliminadaConsumer({ nc, stream, prefix, store, logger, metrics: consumerMetrics }),
+        async startConsumers({ nc, stream, prefix }) {
+          // The reconciliation's own channel to bodega-svc, closed with the consumer.
+          const bodegas = createBodegaLookup(config.bodegaSvcAddr);
+          const consumer = await startBodegaEliminadaConsumer({
+            nc,
+            stream,
+            prefix,
+            namespace: config.eventTypeNamespace,
+            store,
+            bodegas,
+            logger,
+            metrics: consumerMetrics,
+          }).catch((err: unknown) => {
+            bodegas.close();
+            throw err;
+          });
+          return {
+            async stop() {
+              await consumer.stop();
+              bodegas.close();
+            },
+          };
+        },
       };
     },
   });

@@ -1,17 +1,40 @@
-import { loadServiceConfig, type ServiceConfig } from '@inventario/platform';
+import { ConfigError, envSchemas, loadServiceConfig, parseEnv, type ServiceConfig } from '@inventario/platform';
+import { z } from 'zod';
 
 /**
  * producto-svc's environment: the shared service contract of ARCHITECTURE §7
- * (platform's serviceConfigSchema), with gRPC on 50051 and metrics on 9101 by default.
+ * (platform's serviceConfigSchema), with gRPC on 50051 and metrics on 9101 by
+ * default, plus bodega-svc's address, which the reconciliation asks before
+ * acting on a BodegaEliminada.
  */
 export const DEFAULT_GRPC_PORT = 50051;
 /** The admin port of GET /metrics (ARCHITECTURE §7; distinct per service so all run on one host). */
 export const DEFAULT_METRICS_PORT = 9101;
 
-/** Validated settings of one producto-svc process. */
-export type Config = ServiceConfig;
+const ownSchema = z
+  .object({
+    // bodega-svc, asked whether a warehouse is really gone (GetBodega) before its products are unassigned.
+    BODEGA_SVC_ADDR: envSchemas.grpcAddress('127.0.0.1:50052'),
+  })
+  .transform((env) => ({ bodegaSvcAddr: env.BODEGA_SVC_ADDR }));
 
-/** Parses `env`; throws ConfigError listing every invalid variable. */
+/** Validated settings of one producto-svc process. */
+export type Config = ServiceConfig & z.infer<typeof ownSchema>;
+
+/** Parses `env`; throws ConfigError listing every invalid variable, of both schemas. */
 export function loadConfig(env: NodeJS.ProcessEnv): Config {
-  return loadServiceConfig(env, DEFAULT_GRPC_PORT, DEFAULT_METRICS_PORT);
+  const problems: string[] = [];
+  function parsed<T>(parse: () => T): T | undefined {
+    try {
+      return parse();
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      problems.push(...err.problems);
+      return undefined;
+    }
+  }
+  const shared = parsed(() => loadServiceConfig(env, DEFAULT_GRPC_PORT, DEFAULT_METRICS_PORT));
+  const own = parsed(() => parseEnv(ownSchema, env));
+  if (!shared || !own) throw new ConfigError(problems);
+  return { ...shared, ...own };
 }

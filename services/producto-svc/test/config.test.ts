@@ -8,6 +8,13 @@ describe('loadConfig', () => {
     expect(loadConfig({ DATABASE_URL: 'mysql://root@127.0.0.1:3306/inventario_producto' }).grpcPort).toBe(50051);
   });
 
+  it("asks bodega-svc at 127.0.0.1:50052 by default, or at BODEGA_SVC_ADDR, listing its problems with the shared ones", () => {
+    const DATABASE_URL = 'mysql://root@127.0.0.1:3306/inventario_producto';
+    expect(loadConfig({ DATABASE_URL }).bodegaSvcAddr).toBe('127.0.0.1:50052');
+    expect(loadConfig({ DATABASE_URL, BODEGA_SVC_ADDR: 'dns:///bodega-svc-headless:50052' }).bodegaSvcAddr).toBe('dns:///bodega-svc-headless:50052');
+    expect(() => loadConfig({ GRPC_PORT: 'x', BODEGA_SVC_ADDR: 'http://bodega' })).toThrow(/DATABASE_URL: .*GRPC_PORT: .*BODEGA_SVC_ADDR: must be host:port/);
+  });
+
   it('serves metrics on port 9101 by default, on every interface', () => {
     expect(loadConfig({ DATABASE_URL: 'mysql://root@127.0.0.1:3306/inventario_producto' })).toMatchObject({ metricsPort: 9101, metricsHost: '0.0.0.0' });
   });

@@ -24,6 +24,7 @@ describe('validateProductoQuery', () => {
       skip: 0,
       bodegaIds: [],
       nombreContains: null,
+      includeTotalSize: false,
     });
   });
 
@@ -34,7 +35,7 @@ describe('validateProductoQuery', () => {
   it('continues after the id of the page token, with the filters given', () => {
     expect(
       validateProductoQuery({ pageSize: 10, pageToken: encodePageToken(30), skip: 2, bodegaIds: [4, 4, 9], nombreContains: 'silla' }),
-    ).toEqual({ pageSize: 10, afterId: 30, skip: 2, bodegaIds: [4, 9], nombreContains: 'silla' });
+    ).toEqual({ pageSize: 10, afterId: 30, skip: 2, bodegaIds: [4, 9], nombreContains: 'silla', includeTotalSize: false });
   });
 
   it.each<[string, Partial<ProductoQueryDraft>, string]>([

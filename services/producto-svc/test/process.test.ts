@@ -17,11 +17,14 @@ import {
   type TestDatabase,
 } from '@inventario/testkit';
 
+import { migrations } from '../src/store/migrations';
+
 const MAIN = join(__dirname, '..', 'dist', 'main.js');
 
 interface LogLine {
   msg: string;
   step?: string;
+  err?: { message?: string };
 }
 
 function run(env: Record<string, string>) {
@@ -110,6 +113,23 @@ describe('producto-svc process', () => {
       expect(p.lines.some((l) => l.msg === 'producto-svc stopped during start-up')).toBe(true);
     } finally {
       p.child.kill('SIGKILL');
+    }
+  });
+
+  it('with MIGRATE_ON_START=false on an unmigrated database, exits 1 with a message naming the missing migrations', async () => {
+    const empty = await createTestDatabase('p_proc_nomig');
+    try {
+      const p = run({ ...(await serviceEnv(empty.url)), MIGRATE_ON_START: 'false' });
+      try {
+        expect(await p.exited).toBe(1);
+        const fatal = p.lines.find((l) => l.msg === 'producto-svc failed to start');
+        expect(fatal?.err?.message).toMatch(/^the database lacks the migrations 0001_create_productos, .+; apply them first/);
+        for (const name of Object.keys(migrations)) expect(fatal?.err?.message).toContain(name);
+      } finally {
+        p.child.kill('SIGKILL');
+      }
+    } finally {
+      await empty.drop();
     }
   });
 

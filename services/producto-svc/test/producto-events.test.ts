@@ -1,3 +1,5 @@
+import { jetstreamManager } from '@nats-io/jetstream';
+import { nanos } from '@nats-io/transport-node';
 import { formatLocalUtc } from '@inventario/platform';
 import type { Producto } from '@inventario/proto';
 import type { StoredEvent } from '@inventario/testkit';
@@ -37,6 +39,7 @@ function expectEnvelope(event: StoredEvent | undefined, type: string, natsSubjec
   expect(event?.body.subject).toBe(`/productos/${id}`);
   expect(event?.body.eventTime).toMatch(LOCAL_UTC);
   expect(event?.body.dataVersion).toBe('1.0');
+  expect(event?.body.source).toBe('producto-svc');
 }
 
 function stamp(date: Date | undefined): string {
@@ -44,6 +47,11 @@ function stamp(date: Date | undefined): string {
 }
 
 describe('events of product writes', () => {
+  it('go to the stream the service created with the configured limits (defaults: 720 h, 512 MiB)', async () => {
+    const { config } = await (await jetstreamManager(svc.nc)).streams.info(svc.namespace.stream);
+    expect(config).toMatchObject({ subjects: [`${svc.namespace.prefix}.>`], max_age: nanos(720 * 3600_000), max_bytes: 512 * 1024 * 1024 });
+  });
+
   it('CreateProducto publishes one ProductoCreado carrying the stored product, the caller and the trace context', async () => {
     const { producto } = await api.create({
       nombre: 'Teclado',

@@ -9,6 +9,7 @@ import { jetstream } from '@nats-io/jetstream';
 import { buildEnvelope, eventAudit, eventSubject, type DeletedEventData } from '@inventario/platform';
 import { metricSample as sample, scrapeMetrics as scrape, startPrivateNatsServer, waitFor } from '@inventario/testkit';
 import { BODEGA_ELIMINADA_CONSUMER } from '../src/events/bodega-eliminada-consumer';
+import { startTestService as startTestBodegaSvc, type TestService as TestBodegaSvc } from '../../bodega-svc/test/support/test-service';
 import { startTestService, type TestService } from './support/test-service';
 
 const GET = { grpc_service: 'inventario.v1.ProductoService', grpc_method: 'GetProducto' };
@@ -16,14 +17,19 @@ const PRODUCTO = { nombre: 'Tornillo', precio: '0.25', cantidadEnStock: 10 };
 
 describe('producto-svc metrics', () => {
   let svc: TestService;
+  // The reconciliation asks bodega-svc whether a warehouse is gone: a real one, holding none.
+  let bodegaSvc: TestBodegaSvc;
 
   beforeAll(async () => {
-    svc = await startTestService('p_metrics');
+    bodegaSvc = await startTestBodegaSvc('p_metrics_b');
+    // No statement limit: a test below holds a row lock, with the consumer waiting on it, for as long as the sampler takes.
+    svc = await startTestService('p_metrics', { BODEGA_SVC_ADDR: bodegaSvc.address, DB_STATEMENT_TIMEOUT_MS: '0' });
     await svc.app.ready;
   });
 
   afterAll(async () => {
     await svc?.close();
+    await bodegaSvc?.close();
   });
 
   it('serves metrics on METRICS_PORT, not on the gRPC port, labelled service="producto-svc"', async () => {
@@ -74,7 +80,7 @@ describe('producto-svc metrics', () => {
       const js = jetstream(svc.nc);
       for (let i = 0; i < events; i += 1) {
         const data: DeletedEventData = { id: 71, nombre: 'Bodega Sur', ...eventAudit('DELETE', 'ana', new Date()), version: 1 };
-        await js.publish(eventSubject(svc.namespace.prefix, 'BodegaEliminada'), JSON.stringify(buildEnvelope({ namespace: 'Service', type: 'BodegaEliminada', subject: '/bodegas/71', data, at: new Date() })));
+        await js.publish(eventSubject(svc.namespace.prefix, 'BodegaEliminada'), JSON.stringify(buildEnvelope({ namespace: 'Service', type: 'BodegaEliminada', source: 'bodega-svc', subject: '/bodegas/71', data, at: new Date() })));
       }
       // Only a sample of the consumer's info can say so (every gauge started at 0): each event is
       // either not delivered yet, or delivered and not acked (the one in hand, one pulled ahead).

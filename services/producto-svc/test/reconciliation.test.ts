@@ -1,10 +1,13 @@
+import { status } from '@grpc/grpc-js';
 import { headers as natsHeaders, nanos } from '@nats-io/transport-node';
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type ConsumerInfo } from '@nats-io/jetstream';
-import { buildEnvelope, createLogger, eventAudit, eventSubject, type DeletedEventData } from '@inventario/platform';
+import { buildEnvelope, createLogger, eventAudit, eventSubject, fieldViolationsOf, type DeletedEventData } from '@inventario/platform';
 import { TEST_MYSQL_SERVER, waitFor } from '@inventario/testkit';
 import { startApp } from '../src/app';
 import { ACK_WAIT_MS, BODEGA_ELIMINADA_CONSUMER } from '../src/events/bodega-eliminada-consumer';
+import { rejectionOf } from './support/producto-client';
 import { startTcpProxy, type TcpProxy } from './support/tcp-proxy';
+import { startTestService as startTestBodegaSvc, type TestService as TestBodegaSvc } from '../../bodega-svc/test/support/test-service';
 import { startTestService, type TestService } from './support/test-service';
 
 // producto-svc consumes BodegaEliminada and unassigns the products still
@@ -13,14 +16,19 @@ import { startTestService, type TestService } from './support/test-service';
 
 let proxy: TcpProxy;
 let svc: TestService;
+// The real bodega-svc the reconciliation asks (GetBodega) before acting: the
+// warehouses these tests delete by event were never created there, except
+// the live one of the forged-event tests.
+let bodegaSvc: TestBodegaSvc;
 
 beforeAll(async () => {
   const mysql = new URL(TEST_MYSQL_SERVER);
   proxy = await startTcpProxy(mysql.hostname, Number(mysql.port || 3306));
+  bodegaSvc = await startTestBodegaSvc('producto_reconcile_b');
   svc = await startTestService('producto_reconcile', (database) => {
     const url = new URL(database.url);
     url.host = `127.0.0.1:${proxy.port}`;
-    return { DATABASE_URL: url.toString() };
+    return { DATABASE_URL: url.toString(), BODEGA_SVC_ADDR: bodegaSvc.address };
   });
   await svc.app.ready;
 });
@@ -28,13 +36,15 @@ beforeAll(async () => {
 afterAll(async () => {
   await proxy?.restore().catch(() => undefined);
   await svc?.close();
+  await bodegaSvc?.close();
   await proxy?.close();
 });
 
-function bodegaEliminada(bodegaId: number): string {
+/** A BodegaEliminada as bodega-svc publishes it; `overrides` forge parts of the envelope. */
+function bodegaEliminada(bodegaId: number, overrides: Record<string, unknown> = {}): string {
   const data: DeletedEventData = { id: bodegaId, nombre: 'Bodega Norte', ...eventAudit('DELETE', 'ana', new Date()), version: 1 };
-  const envelope = buildEnvelope({ namespace: 'Service', type: 'BodegaEliminada', subject: `/bodegas/${bodegaId}`, data, at: new Date() });
-  return JSON.stringify(envelope);
+  const envelope = buildEnvelope({ namespace: 'Service', type: 'BodegaEliminada', source: 'bodega-svc', subject: `/bodegas/${bodegaId}`, data, at: new Date() });
+  return JSON.stringify({ ...envelope, ...overrides });
 }
 
 /** Publishes on the BodegaEliminada subject as bodega-svc's relay would (with its `headers`, e.g. traceparent); resolves to the stream sequence. */
@@ -101,6 +111,51 @@ describe('BodegaEliminada reconciliation', () => {
     const settled = (await svc.settledEvents()).length;
     await processedThrough(await publish(event));
     expect(await productEventsSince(settled)).toEqual([]);
+  });
+
+  it('remembers the deleted warehouse: a later create or update naming it is refused on bodegaId, and nothing is written', async () => {
+    const p = (await svc.api.create({ nombre: 'Mesa', precio: '1.00', cantidadEnStock: 1, bodegaId: 46 })).producto;
+    await processedThrough(await publish(bodegaEliminada(47)));
+    const before = (await svc.settledEvents()).length;
+
+    const created = await rejectionOf(svc.api.create({ nombre: 'Tarde', precio: '1.00', cantidadEnStock: 1, bodegaId: 47 }));
+    expect(created.code).toBe(status.INVALID_ARGUMENT);
+    expect(fieldViolationsOf(created)).toEqual([{ campo: 'bodegaId', mensaje: 'no existe la bodega 47' }]);
+    const moved = await rejectionOf(svc.api.update({ producto: { id: p?.id, bodegaId: 47 }, updateMask: ['bodega_id'] }));
+    expect(fieldViolationsOf(moved)).toEqual([{ campo: 'bodegaId', mensaje: 'no existe la bodega 47' }]);
+
+    expect(await storedBodegaId(p?.id ?? 0)).toBe(46);
+    expect(await svc.db('productos').where({ nombre: 'Tarde' }).first()).toBeUndefined();
+    expect(await productEventsSince(before)).toEqual([]);
+    // Other warehouses are unaffected.
+    expect((await svc.api.update({ producto: { id: p?.id, bodegaId: 48 }, updateMask: ['bodega_id'] })).producto?.bodegaId).toBe(48);
+  });
+
+  it('a forged deletion of a live warehouse changes nothing: bodega-svc still has it', async () => {
+    const live = await bodegaSvc.rpc.createBodega({ nombre: `Viva ${Date.now()}`, capacidad: 10 });
+    const bodegaId = live.bodega!.id;
+    const p = (await svc.api.create({ nombre: 'Protegido', precio: '3.00', cantidadEnStock: 1, bodegaId })).producto;
+    const before = (await svc.settledEvents()).length;
+
+    // Well formed in every respect (eventType, subject, source): only bodega-svc's answer tells it is false.
+    await processedThrough(await publish(bodegaEliminada(bodegaId)));
+    expect(await storedBodegaId(p?.id ?? 0)).toBe(bodegaId);
+    expect(await productEventsSince(before)).toEqual([]);
+    // Nor is the warehouse remembered as deleted: writes naming it still work.
+    expect((await svc.api.create({ nombre: 'Después', precio: '1.00', cantidadEnStock: 1, bodegaId })).producto?.bodegaId).toBe(bodegaId);
+  });
+
+  it.each([
+    ['claims another producer', 49, { source: 'producto-svc' }],
+    ['is of another type', 50, { eventType: 'Service.Inventario.ProductoEliminado' }],
+    ['names another record', 51, { subject: '/productos/51' }],
+  ])('an event that %s is terminated without unassigning anything', async (_case, bodegaId, forged) => {
+    const p = (await svc.api.create({ nombre: 'Intacto', precio: '2.00', cantidadEnStock: 1, bodegaId })).producto;
+    await processedThrough(await publish(bodegaEliminada(bodegaId, forged)));
+    expect(await storedBodegaId(p?.id ?? 0)).toBe(bodegaId);
+    // A genuine one then does act (the warehouse does not exist in bodega-svc).
+    await processedThrough(await publish(bodegaEliminada(bodegaId)));
+    expect(await storedBodegaId(p?.id ?? 0)).toBeNull();
   });
 
   it("continues the deletion's trace with tracing off: the unassignments carry its traceparent and tracestate", async () => {

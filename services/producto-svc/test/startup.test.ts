@@ -1,10 +1,13 @@
 /**
  * Start-up against a database that is not there yet, and several replicas
  * starting at once: the service waits (health NOT_SERVING, calls
- * UNAVAILABLE) instead of exiting, and migrations take turns.
+ * UNAVAILABLE) instead of exiting, and migrations take turns. Rollbacks:
+ * a database a newer release migrated is served all the same, and with
+ * MIGRATE_ON_START=false the service runs no DDL and refuses a database
+ * that lacks one of its migrations.
  */
 import { status } from '@grpc/grpc-js';
-import { createDb, createLogger } from '@inventario/platform';
+import { createDb, createLogger, MigrationsMissingError, parseMysqlUrl, type Knex } from '@inventario/platform';
 import {
   connectTestNats,
   createTestDatabase,
@@ -93,6 +96,79 @@ describe('start-up', () => {
     }
   });
 
+  it('starts on a database a newer release migrated (an applied migration it does not know), names that migration, and serves', async () => {
+    const ns = namespace();
+    await (await startApp(testConfig(database, ns), logger)).stop();
+    const db = createDb(database.url);
+    const newer = '9000_de_una_version_posterior';
+    const lines: Record<string, unknown>[] = [];
+    const sink = { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) };
+    try {
+      // What `helm rollback` leaves: the schema and migration list of the release rolled back from.
+      await db('knex_migrations').insert({ name: newer, batch: 99, migration_time: new Date() });
+      const app = await startApp(testConfig(database, ns), createLogger('producto-svc', 'warn', sink));
+      apps.push(app);
+      const client = createProductoClient(app.grpcPort);
+      try {
+        const { producto } = await productoApi(client).create({ nombre: 'Tras un rollback', precio: '2.00', cantidadEnStock: 1 });
+        expect(producto?.id).toBeGreaterThan(0);
+      } finally {
+        client.close();
+      }
+      expect(lines).toContainEqual(expect.objectContaining({ level: 40, unknownMigrations: [newer] }));
+      expect(await appliedNames(db)).toEqual([...Object.keys(migrations), newer].sort());
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it('with MIGRATE_ON_START=false refuses an unmigrated database, naming every missing migration, and creates nothing', async () => {
+    const refused: unknown = await startApp(testConfig(database, namespace(), { MIGRATE_ON_START: 'false' }), logger).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(refused).toBeInstanceOf(MigrationsMissingError);
+    const message = (refused as Error).message;
+    for (const name of Object.keys(migrations)) expect(message).toContain(name);
+    expect(message).toContain('MIGRATE_ON_START');
+    const db = createDb(database.url);
+    try {
+      expect(await db.raw('SHOW TABLES').then(([rows]: [unknown[]]) => rows)).toEqual([]);
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it('with MIGRATE_ON_START=false serves a migrated database as a user without DDL privileges, a newer release\'s migration included', async () => {
+    const ns = namespace();
+    await (await startApp(testConfig(database, ns), logger)).stop();
+    const root = createDb(database.url);
+    const { database: name } = parseMysqlUrl(database.url);
+    const user = `dml_${name.slice(-12)}`;
+    const password = 'sin-ddl';
+    try {
+      await root('knex_migrations').insert({ name: '9000_de_una_version_posterior', batch: 99, migration_time: new Date() });
+      await root.raw("CREATE USER ?@'%' IDENTIFIED BY ?", [user, password]);
+      await root.raw(`GRANT SELECT, INSERT, UPDATE, DELETE ON \`${name}\`.* TO ?@'%'`, [user]);
+      const url = new URL(database.url);
+      url.username = user;
+      url.password = password;
+      const app = await startApp(testConfig(database, ns, { DATABASE_URL: url.toString(), MIGRATE_ON_START: 'false' }), logger);
+      apps.push(app);
+      const client = createProductoClient(app.grpcPort);
+      try {
+        const api = productoApi(client);
+        const { producto } = await api.create({ nombre: 'Sin DDL', precio: '3.00', cantidadEnStock: 2 });
+        expect((await api.get(producto!.id)).producto?.nombre).toBe('Sin DDL');
+      } finally {
+        client.close();
+      }
+    } finally {
+      await root.raw("DROP USER IF EXISTS ?@'%'", [user]);
+      await root.destroy();
+    }
+  });
+
   it('starts even when a migration killed halfway left the knex migration lock set', async () => {
     const ns = namespace();
     const first = await startApp(testConfig(database, ns), logger);
@@ -108,3 +184,8 @@ describe('start-up', () => {
     }
   });
 });
+
+async function appliedNames(db: Knex): Promise<string[]> {
+  const rows = (await db('knex_migrations').select('name').orderBy('name')) as { name: string }[];
+  return rows.map((row) => row.name);
+}

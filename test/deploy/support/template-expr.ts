@@ -191,9 +191,12 @@ function pipeline(tokens: Token[], start: number, scope: Scope): [unknown, numbe
     let fn: string | undefined;
     while (i < tokens.length && tokens[i]?.kind !== '|' && tokens[i]?.kind !== ')') {
       const t = tokens[i] as Token;
-      if (t.kind === 'ident' && fn === undefined && operands.length === 0) {
-        if (t.name === 'true' || t.name === 'false') operands.push(t.name === 'true');
-        else fn = t.name;
+      if (t.kind === 'ident' && (t.name === 'true' || t.name === 'false')) {
+        // A boolean literal, also as a function's argument (`dict "switch" true`).
+        operands.push(t.name === 'true');
+        i++;
+      } else if (t.kind === 'ident' && fn === undefined && operands.length === 0) {
+        fn = t.name;
         i++;
       } else if (t.kind === '(') {
         const [inner, next] = pipeline(tokens, i + 1, scope);

@@ -279,6 +279,8 @@ export async function startProcessStack(options: ProcessStackOptions): Promise<P
   const envs = {
     'producto-svc': {
       ...grpcServiceEnv({ databaseUrl: databaseUrls['producto-svc'], grpcPort: ports['producto-svc'], natsUrl: options.natsUrl, namespace }),
+      // The reconciliation asks bodega-svc whether a deleted warehouse is really gone.
+      BODEGA_SVC_ADDR: `127.0.0.1:${ports['bodega-svc']}`,
       ...options.env?.['producto-svc'],
     },
     'bodega-svc': {

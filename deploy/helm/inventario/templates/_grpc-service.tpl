@@ -10,6 +10,7 @@ rotation, not restart them.
 {{- define "inventario.grpcService" -}}
 {{- $root := .root -}}
 {{- $v := .values -}}
+{{- if and (not $root.Values.migrations.migrateOnStart) (not $root.Values.migrations.enabled) }}{{ fail "migrations.migrateOnStart=false needs migrations.enabled=true: nothing else would apply the migrations" }}{{ end -}}
 apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -48,6 +49,9 @@ spec:
               value: {{ $v.grpcPort | quote }}
             - name: METRICS_PORT
               value: {{ $v.metricsPort | quote }}
+            # false: no DDL at start, only a check that the migration Job applied every migration.
+            - name: MIGRATE_ON_START
+              value: {{ $root.Values.migrations.migrateOnStart | quote }}
             - name: DATABASE_URL
               valueFrom:
                 secretKeyRef:
@@ -55,13 +59,38 @@ spec:
                   key: {{ .databaseKey }}
             - name: NATS_URL
               valueFrom:
-                configMapKeyRef: { name: inventario-config, key: NATS_URL }
+                secretKeyRef:
+                  name: {{ include "inventario.secretName" $root }}
+                  key: nats-url
+            # The service's own NATS user: it may publish only its own subjects (values.yaml nats.config.merge).
+            - name: NATS_USER
+              valueFrom:
+                secretKeyRef:
+                  name: {{ include "inventario.secretName" $root }}
+                  key: {{ .natsUserKey }}
+            - name: NATS_PASSWORD
+              valueFrom:
+                secretKeyRef:
+                  name: {{ include "inventario.secretName" $root }}
+                  key: {{ .natsPasswordKey }}
+            {{- if .bodegaSvcAddr }}
+            # producto-svc's reconciliation asks bodega-svc whether a deleted warehouse is really gone.
+            - name: BODEGA_SVC_ADDR
+              valueFrom:
+                configMapKeyRef: { name: inventario-config, key: BODEGA_SVC_ADDR }
+            {{- end }}
             - name: NATS_STREAM
               valueFrom:
                 configMapKeyRef: { name: inventario-config, key: NATS_STREAM }
             - name: NATS_SUBJECT_PREFIX
               valueFrom:
                 configMapKeyRef: { name: inventario-config, key: NATS_SUBJECT_PREFIX }
+            - name: NATS_STREAM_MAX_AGE_HOURS
+              valueFrom:
+                configMapKeyRef: { name: inventario-config, key: NATS_STREAM_MAX_AGE_HOURS }
+            - name: NATS_STREAM_MAX_BYTES
+              valueFrom:
+                configMapKeyRef: { name: inventario-config, key: NATS_STREAM_MAX_BYTES }
             - name: EVENT_TYPE_NAMESPACE
               valueFrom:
                 configMapKeyRef: { name: inventario-config, key: EVENT_TYPE_NAMESPACE }

@@ -23,6 +23,22 @@ export interface CallContext {
   tracestate?: string;
   /** The write's idempotency key (its `request_id`), when it carries one. */
   idempotency?: IdempotencyKey;
+  /**
+   * Aborted (reason CallCancelledError) once nobody waits for the answer:
+   * the caller cancelled, or the call's deadline passed. A write then rolls
+   * back instead of committing (writeTransaction), so a caller told
+   * DEADLINE_EXCEEDED finds nothing written unless its COMMIT was already
+   * on its way.
+   */
+  signal?: AbortSignal;
+}
+
+/** Why a call's signal aborted: its caller is gone (cancelled, or past its deadline). */
+export class CallCancelledError extends Error {
+  constructor() {
+    super('the call was cancelled or its deadline passed');
+    this.name = 'CallCancelledError';
+  }
 }
 
 export function callContext(call: ServerUnaryCall<unknown, unknown>): CallContext {
@@ -46,11 +62,12 @@ export function callContext(call: ServerUnaryCall<unknown, unknown>): CallContex
  * none, e.g. a traceparent the W3C propagator refused). The trace context
  * is read on demand, since only writes use it (their events carry it).
  */
-function handlerContext(caller: CallContext, traced: GrpcServerSpan, idempotency: IdempotencyKey | undefined): CallContext {
+function handlerContext(caller: CallContext, traced: GrpcServerSpan, idempotency: IdempotencyKey | undefined, signal: AbortSignal): CallContext {
   const trace = (): { traceparent?: string; tracestate?: string } => (traced.headers.traceparent ? traced.headers : caller);
   return {
     usuario: caller.usuario,
     idempotency,
+    signal,
     get traceparent() {
       return trace().traceparent;
     },
@@ -69,11 +86,19 @@ export interface UnaryOptions<Req> {
   idempotent?: (request: Req) => { requestId: string; request: Uint8Array };
 }
 
-/** The UnaryOptions of a write whose request message has a `request_id`, from its generated codec. */
-export function idempotentBy<Req extends { requestId?: string | undefined }>(codec: {
-  encode(message: Req): { finish(): Uint8Array };
-}): UnaryOptions<Req> {
-  return { idempotent: (request) => ({ requestId: request.requestId ?? '', request: codec.encode({ ...request, requestId: undefined }).finish() }) };
+/**
+ * The UnaryOptions of a write whose request message has a `request_id`, from
+ * its generated codec. `canonical`, when given, clears the fields that do not
+ * change what the request does (how it is paged), so requests differing only
+ * in them count as the same request under one key.
+ */
+export function idempotentBy<Req extends { requestId?: string | undefined }>(
+  codec: { encode(message: Req): { finish(): Uint8Array } },
+  canonical: (request: Req) => Req = (request) => request,
+): UnaryOptions<Req> {
+  return {
+    idempotent: (request) => ({ requestId: request.requestId ?? '', request: codec.encode({ ...canonical(request), requestId: undefined }).finish() }),
+  };
 }
 
 /**
@@ -93,10 +118,15 @@ export function unary<Req, Res>(
     // context, not the caller's, goes on to the events it writes.
     const traced = startGrpcServerSpan(call);
     const caller = callContext(call);
+    // grpc-js emits 'cancelled' when the client cancels or the deadline passes (and, harmlessly, after a normal answer).
+    const gone = new AbortController();
+    const abandon = () => gone.abort(new CallCancelledError());
+    if (call.cancelled) abandon();
+    else call.once('cancelled', abandon);
     const handle = async (): Promise<{ response: Res; replayed: boolean }> => {
       const keyed = options.idempotent?.(call.request);
       const key = keyed && idempotencyKeyOf(caller.usuario, method, keyed.requestId, keyed.request);
-      const response = await handler(call.request, handlerContext(caller, traced, key));
+      const response = await handler(call.request, handlerContext(caller, traced, key, gone.signal));
       return { response, replayed: key?.replayed === true };
     };
     void traced.run(() =>
@@ -111,6 +141,13 @@ export function unary<Req, Res>(
           endRpcSpan(traced.span, 'server', status.OK);
         },
         (err: unknown) => {
+          if (err instanceof CallCancelledError) {
+            // Nobody reads this answer; the write it was making rolled back.
+            logger.info({ method }, 'call cancelled or past its deadline; its work was abandoned');
+            callback({ code: status.CANCELLED, details: err.message });
+            endRpcSpan(traced.span, 'server', status.CANCELLED, err.message);
+            return;
+          }
           if (err instanceof DomainError) {
             if (err.code === 'UNAVAILABLE') logger.warn({ method, err: err.message }, 'dependency unavailable');
             const failure = domainErrorToStatus(err);

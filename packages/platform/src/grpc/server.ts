@@ -38,6 +38,11 @@ export interface StartedGrpcServer {
  */
 export async function startGrpcServer(options: GrpcServerOptions): Promise<StartedGrpcServer> {
   const server = new Server({
+    // The BFF pings every connection every 3 s, idle or not, to find a dead
+    // replica (services/bff downstream.ts). A grpc-js server accepts client
+    // pings at any rate: unlike C-core it has no min_ping_interval and sends
+    // no "too_many_pings" GOAWAY (grpc-js 1.14), so they are permitted as
+    // they are; grpc-js reads this option on clients only.
     'grpc.keepalive_permit_without_calls': 1,
     'grpc.max_receive_message_length': 4 * 1024 * 1024,
     // Channelz bookkeeping costs CPU on every call and nothing here reads it (bench/RESULTS.md).

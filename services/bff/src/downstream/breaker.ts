@@ -1,7 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import CircuitBreaker from 'opossum';
 import { BREAKER_EVENTS, BREAKER_STATE_VALUES, type CircuitBreakerMetrics, type Logger } from '@inventario/platform';
-import { DOMAIN_STATUS_CODES, isServiceError } from './grpc-errors';
+import { isServiceError, NOT_BREAKER_FAILURES } from './grpc-errors';
 
 export interface BreakerOptions {
   /** How long an open breaker refuses calls before letting one through. */
@@ -28,8 +28,9 @@ export interface Breaker {
 
 /**
  * An opossum breaker for one service. Domain answers (NOT_FOUND,
- * INVALID_ARGUMENT, ALREADY_EXISTS, FAILED_PRECONDITION) count as successes:
- * a client asking for a missing id must not trip the breaker for everyone.
+ * INVALID_ARGUMENT, ALREADY_EXISTS, FAILED_PRECONDITION, ABORTED) and
+ * size limits (RESOURCE_EXHAUSTED) count as successes: a client asking for
+ * a missing id, or one oversized request, must not trip the breaker for everyone.
  * No opossum timeout: every call already carries a gRPC deadline, which also
  * cancels the call (an opossum timeout would leave it running).
  * Its state and every event are exported as metrics labelled `breaker=<servicio>`.
@@ -43,7 +44,7 @@ export function createBreaker(servicio: string, options: BreakerOptions, logger:
     volumeThreshold: options.volumeThreshold,
     rollingCountTimeout: options.windowMs,
     rollingCountBuckets: 10,
-    errorFilter: (err: unknown) => isServiceError(err) && DOMAIN_STATUS_CODES.has(err.code),
+    errorFilter: (err: unknown) => isServiceError(err) && NOT_BREAKER_FAILURES.has(err.code),
   });
   breaker.on('open', () => logger.warn({ servicio, retryInMs: options.resetMs }, 'circuit breaker open'));
   breaker.on('halfOpen', () => logger.info({ servicio }, 'circuit breaker half-open: trying one call'));

@@ -83,6 +83,26 @@ const CHANNEL_OPTIONS: ChannelOptions = {
 };
 
 /**
+ * CHANNEL_OPTIONS with keepalive pings: a replica that vanished without
+ * closing its connection (frozen, its node gone, a silent network drop)
+ * answers no ping, so its connection is dropped within time + timeout and
+ * it leaves the rotation; a new connection to it is READY only once it
+ * answers HTTP/2 SETTINGS. Without pings its calls would time out until
+ * the breaker opened for every replica. Pings go on idle connections too,
+ * so a dead one is found before a call is sent on it. grpc-js servers
+ * accept pings at any rate (no ping strikes), so ours permit these.
+ */
+function channelOptions(keepalive: Config['keepalive']): ChannelOptions {
+  if (keepalive.timeMs === 0) return CHANNEL_OPTIONS;
+  return {
+    ...CHANNEL_OPTIONS,
+    'grpc.keepalive_time_ms': keepalive.timeMs,
+    'grpc.keepalive_timeout_ms': keepalive.timeoutMs,
+    'grpc.keepalive_permit_without_calls': 1,
+  };
+}
+
+/**
  * One channel per downstream service (calls and health checks share it), a
  * breaker per service, and the typed clients on top. All outbound traffic of
  * the BFF starts here. Without `metrics` (the seed command) they are
@@ -92,8 +112,9 @@ export function createDownstream(config: Config, logger: Logger, metrics = creat
   const retryAfterSeconds = Math.max(1, Math.ceil(config.breaker.resetMs / 1000));
   const insecure = credentials.createInsecure();
 
-  const productoGrpc = new ProductoServiceClient(config.productoSvcAddr, insecure, CHANNEL_OPTIONS);
-  const bodegaGrpc = new BodegaServiceClient(config.bodegaSvcAddr, insecure, CHANNEL_OPTIONS);
+  const options = channelOptions(config.keepalive);
+  const productoGrpc = new ProductoServiceClient(config.productoSvcAddr, insecure, options);
+  const bodegaGrpc = new BodegaServiceClient(config.bodegaSvcAddr, insecure, options);
   const productoBreaker: Breaker = createBreaker('producto-svc', config.breaker, logger, metrics.breakers);
   const bodegaBreaker: Breaker = createBreaker('bodega-svc', config.breaker, logger, metrics.breakers);
   const call = (servicio: string, breaker: Breaker) =>

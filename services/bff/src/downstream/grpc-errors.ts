@@ -26,6 +26,16 @@ export const DOMAIN_STATUS_CODES: ReadonlySet<number> = new Set([
   status.ABORTED,
 ]);
 
+/**
+ * The outcomes a breaker does not count as failures: the domain answers
+ * above, and RESOURCE_EXHAUSTED, one message or statement too large for a
+ * limit on its way (grpc-js' message size limits on either side, the
+ * database's max_allowed_packet: ResourceExhaustedError). Both are about one
+ * request, not the service's health: a few oversized requests must not
+ * open the breaker for everyone. RESOURCE_EXHAUSTED is still a 500 to the client.
+ */
+export const NOT_BREAKER_FAILURES: ReadonlySet<number> = new Set([...DOMAIN_STATUS_CODES, status.RESOURCE_EXHAUSTED]);
+
 /** The public name of the idempotency key (the REST header) in errors about it. */
 export const IDEMPOTENCY_KEY_CAMPO = 'Idempotency-Key';
 

@@ -21,6 +21,18 @@ export interface ProductoPage {
   productos: Producto[];
   /** '' on the last page. */
   nextPageToken: string;
+  /** Every matching product, all pages together; only when the request asked (includeTotalSize). */
+  totalSize?: number;
+}
+
+/** What one UnassignBodega call reports (docs/contract.md §7.7). */
+export interface UnassignResult {
+  /** The first unassigned products by id, at most PRODUCTO_SAMPLE_LIMITS. */
+  productos: Producto[];
+  /** How many were unassigned: under the key, the whole operation's; without one, this call's. */
+  total: number;
+  /** No product points at the warehouse any more; false when maxChunks ended the call first. */
+  complete: boolean;
 }
 
 /** A ListProductos request in model terms; absent means "not set". */
@@ -30,6 +42,8 @@ export interface ProductoPageRequest {
   skip?: number;
   bodegaIds?: readonly number[];
   nombreContains?: string;
+  /** Ask for totalSize (one more query in producto-svc). */
+  includeTotalSize?: boolean;
 }
 
 /** producto-svc as the BFF uses it, in model types. */
@@ -41,10 +55,11 @@ export interface ProductoClient {
   update(caller: Caller, id: number, patch: ProductoPatch, write?: WriteOptions): Promise<Producto>;
   delete(caller: Caller, id: number, write?: WriteOptions): Promise<void>;
   /**
-   * Clears the warehouse of every product that points at it; returns those
-   * products, now unassigned. With a key, a repeat returns the first call's list.
+   * Clears the warehouse of the products that point at it, at most
+   * `maxChunks` chunks of them (0: all), and reports them. With a key the
+   * report is the whole operation's: a repeat resumes it, or replays it once complete.
    */
-  unassignBodega(caller: Caller, bodegaId: number, write?: WriteOptions): Promise<Producto[]>;
+  unassignBodega(caller: Caller, bodegaId: number, write?: WriteOptions, maxChunks?: number): Promise<UnassignResult>;
 }
 
 /** ProductoPatch keys and the update_mask path each names. */
@@ -65,9 +80,12 @@ export function createProductoClient(client: ProductoServiceClient, call: UnaryC
         skip: request.skip ?? 0,
         bodegaIds: [...(request.bodegaIds ?? [])],
         nombreContains: request.nombreContains ?? '',
+        includeTotalSize: request.includeTotalSize ?? false,
       });
       const res = await call<ListProductosResponse>(caller, (md, o, cb) => client.listProductos(message, md, o, cb));
-      return { productos: res.productos.map(productoFromProto), nextPageToken: res.nextPageToken };
+      const page: ProductoPage = { productos: res.productos.map(productoFromProto), nextPageToken: res.nextPageToken };
+      if (res.totalSize !== undefined) page.totalSize = res.totalSize;
+      return page;
     },
     async get(caller, id) {
       const res = await call<GetProductoResponse>(caller, (md, o, cb) => client.getProducto({ id }, md, o, cb));
@@ -107,10 +125,10 @@ export function createProductoClient(client: ProductoServiceClient, call: UnaryC
       const message = DeleteProductoRequest.fromPartial({ id, ...safeWriteFields(write) });
       await call<DeleteProductoResponse>(caller, (md, o, cb) => client.deleteProducto(message, md, o, cb), write.onReplay);
     },
-    async unassignBodega(caller, bodegaId, write = {}) {
-      const message = UnassignBodegaRequest.fromPartial({ bodegaId, requestId: safeWriteFields(write).requestId });
+    async unassignBodega(caller, bodegaId, write = {}, maxChunks = 0) {
+      const message = UnassignBodegaRequest.fromPartial({ bodegaId, requestId: safeWriteFields(write).requestId, maxChunks });
       const res = await call<UnassignBodegaResponse>(caller, (md, o, cb) => client.unassignBodega(message, md, o, cb), write.onReplay);
-      return res.productos.map(productoFromProto);
+      return { productos: res.productos.map(productoFromProto), total: res.totalUnassigned, complete: res.complete };
     },
   };
 }

@@ -1,19 +1,27 @@
 import type { Caller, InventarioApi } from '../inventario/model';
 import { createExecutionGuard, type ExecutionGuard, type ExecutionLimits } from './execution-limits';
 import { createLoaders, type Loaders } from './loaders';
+import type { ExactVariables } from './number-text';
 
 /**
  * What every resolver of one GraphQL request sees: who is calling (the
  * Basic-auth user, passed on to the services and into the events), the
- * request's own DataLoaders, and its guard (node cap and deadline).
+ * request's own DataLoaders, its guard (node cap and deadline), and its
+ * variables as the client wrote them (number-text.ts).
  */
 export type GraphqlContext = {
   caller: Caller;
   loaders: Loaders;
   guard: ExecutionGuard;
+  exactVariables: ExactVariables | undefined;
 };
 
-export function createGraphqlContext(inventario: InventarioApi, caller: Caller, limits: ExecutionLimits): GraphqlContext {
+export function createGraphqlContext(
+  inventario: InventarioApi,
+  caller: Caller,
+  limits: ExecutionLimits,
+  exactVariables?: ExactVariables,
+): GraphqlContext {
   const guard = createExecutionGuard(limits);
-  return { caller, loaders: createLoaders(inventario, caller, guard), guard };
+  return { caller, loaders: createLoaders(inventario, caller, guard), guard, exactVariables };
 }

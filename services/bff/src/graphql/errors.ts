@@ -39,6 +39,8 @@ const BY_DOMAIN_CODE: Readonly<Record<DomainError['code'], Classification>> = {
   // A version mismatch or an idempotency key in use: the request conflicts with another write.
   ABORTED: CLASSIFICATION.conflict,
   UNAVAILABLE: CLASSIFICATION.unavailable,
+  // A service's RESOURCE_EXHAUSTED reaches the BFF as a plain failure (toDomainError); listed for completeness.
+  RESOURCE_EXHAUSTED: CLASSIFICATION.internal,
 };
 
 /** The same error with `classification` (and any `extra`) added to its extensions. */

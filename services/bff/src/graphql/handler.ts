@@ -6,7 +6,7 @@ import { createDocumentCache } from './document-cache';
 import { createErrorFormatter } from './errors';
 import { createLimitedExecute, DEFAULT_EXECUTION_LIMITS, limitExecution, type ExecutionLimits } from './execution-limits';
 import { limitRules } from './limits';
-import { parseGraphqlRequest } from './request-params';
+import { exactVariablesOf, parseGraphqlRequest } from './request-params';
 import { createResolvers } from './resolvers';
 import { createInventarioSchema } from './schema';
 
@@ -29,7 +29,7 @@ export interface GraphqlRequestContext {
  * schema and its resolvers, parse/validate once per distinct query text,
  * depth/cost/alias/result-estimate limits as validation rules, a node cap
  * and a deadline while executing, one error formatter, and a fresh context
- * (caller + DataLoaders + guard) per request.
+ * (caller + DataLoaders + guard + the exact variables) per request.
  */
 export function createGraphqlHandler<Raw>(deps: GraphqlHandlerDeps): Handler<Raw, GraphqlRequestContext> {
   const schema = limitExecution(createInventarioSchema(createResolvers(deps)));
@@ -42,7 +42,7 @@ export function createGraphqlHandler<Raw>(deps: GraphqlHandlerDeps): Handler<Raw
     validationRules: limitRules(),
     execute: createLimitedExecute(deps.logger),
     parseRequestParams: parseGraphqlRequest,
-    context: (req) => createGraphqlContext(deps.inventario, req.context.caller, executionLimits),
+    context: (req, params) => createGraphqlContext(deps.inventario, req.context.caller, executionLimits, exactVariablesOf(params)),
     formatError: createErrorFormatter(deps.logger),
   });
 }

@@ -1,6 +1,6 @@
 import { ID_MENSAJES, IDEMPOTENCY_KEY_MENSAJE, InvalidArgumentError, isIdempotencyKey, requirePositiveId, validateFields } from '@inventario/platform';
 import type { BodegaInput, BodegaPatch, ProductoInput, ProductoPatch, WriteOptions } from '../inventario/model';
-import { NUMBER_MENSAJES } from '../http/json-number';
+import { integerFromNumberText, MAX_INT32, precioFromNumberText } from '../http/json-number';
 import { isWellFormedText, TEXTO_MENSAJES } from '../inventario/texto';
 
 /**
@@ -8,8 +8,9 @@ import { isWellFormedText, TEXTO_MENSAJES } from '../inventario/texto';
  * (`cantidad` -> `cantidadEnStock`, ID strings -> numbers, Float -> decimal
  * text); the business rules stay with the services, whose violations name the
  * same fields. Only what the services cannot see is checked here: ids, nulls
- * for NOT NULL fields, and text that is not well-formed Unicode (which would
- * reach them already altered). Every problem is an InvalidArgumentError
+ * for NOT NULL fields, text that is not well-formed Unicode (which would
+ * reach them already altered), and the price and stock as the client wrote
+ * them (which reach them as a double's text). Every problem is an InvalidArgumentError
  * naming the GraphQL field, which a mutation turns into `success: false`.
  */
 
@@ -81,25 +82,36 @@ export function parseId(value: string, campo: string): number {
 }
 
 /**
- * A GraphQL Float as the decimal text the services validate. `String()` gives
- * the shortest text that reads back as the same double, so any price a client
- * wrote with at most 2 decimals (at most 10 digits) arrives exactly as written
- * ("19.9", "1234.56"): no arithmetic, no rounding. Anything else (3 decimals,
- * an exponent, a sign) reaches the service as written and is rejected there.
+ * A price argument under REST's rule (json-number.ts, same messages): the
+ * decimal text the client wrote (`texto`, read by number-text.ts from the
+ * document or the JSON variables) must be >= 0 with at most 2 decimals and
+ * at most 99999999.99, never rounded; passed on as canonical text
+ * (`"19.90"`). graphql-js's double is only the fallback for a caller that
+ * has no text (none over HTTP): its shortest text (`String()`) is exact for
+ * every price with at most 2 decimals.
  */
-export function precioText(precio: number): string {
-  return String(precio);
+function precioArg(precio: number, texto: string | undefined, campo: string): string {
+  const checked = precioFromNumberText(texto ?? String(precio));
+  if ('mensaje' in checked) throw InvalidArgumentError.field(campo, checked.mensaje);
+  return checked.ok;
 }
 
 /**
- * A price argument as decimal text. A Float literal too long for a double
- * (`precio: 1000…0001`) arrives as Infinity (graphql-js checks variables for
- * that, not literals): refused here, naming the field, since no text of it
- * could be a price.
+ * A stock argument under REST's rule for `cantidadEnStock`, on its text too:
+ * an Int variable written `19.999999999999999999` is the double 20 to
+ * graphql-js, but not a whole number. Checked here with the price, so one
+ * answer names every bad number of the input.
  */
-function precioArg(precio: number, campo: string): string {
-  if (!Number.isFinite(precio)) throw InvalidArgumentError.field(campo, NUMBER_MENSAJES.precioMaximo);
-  return precioText(precio);
+function cantidadArg(cantidad: number, texto: string | undefined, campo: string): number {
+  const checked = integerFromNumberText(texto ?? String(cantidad), 0, MAX_INT32);
+  if ('mensaje' in checked) throw InvalidArgumentError.field(campo, checked.mensaje);
+  return checked.ok;
+}
+
+/** The number texts the client wrote for an input's numeric fields (see precioArg, cantidadArg). */
+export interface InputNumberTexts {
+  precio?: string;
+  cantidad?: string;
 }
 
 function optionalId(value: string | null | undefined, campo: string): number | null | undefined {
@@ -133,11 +145,12 @@ function requireSomething(patch: object, admitidos: string): void {
   }
 }
 
-export function toProductoInput(input: ProductoInputArgs): ProductoInput {
+export function toProductoInput(input: ProductoInputArgs, texts: InputNumberTexts = {}): ProductoInput {
   const fields = validateFields({
     nombre: () => texto(input.nombre, 'nombre'),
     descripcion: () => texto(input.descripcion, 'descripcion'),
-    precio: () => precioArg(input.precio, 'precio'),
+    precio: () => precioArg(input.precio, texts.precio, 'precio'),
+    cantidad: () => cantidadArg(input.cantidad, texts.cantidad, 'cantidad'),
     bodegaId: () => optionalId(input.bodegaId, 'bodegaId'),
   });
   // On create, an omitted optional field and an explicit null both mean "none".
@@ -145,22 +158,25 @@ export function toProductoInput(input: ProductoInputArgs): ProductoInput {
     nombre: fields.nombre,
     descripcion: fields.descripcion ?? null,
     precio: fields.precio,
-    cantidadEnStock: input.cantidad,
+    cantidadEnStock: fields.cantidad,
     bodegaId: fields.bodegaId ?? null,
   };
 }
 
 /** The id and the fields to change (only those present in the input). */
-export function toProductoUpdate(input: ProductoUpdateInputArgs): { id: number; patch: ProductoPatch } {
+export function toProductoUpdate(input: ProductoUpdateInputArgs, texts: InputNumberTexts = {}): { id: number; patch: ProductoPatch } {
   const fields = validateFields({
     id: () => parseId(input.id, 'id'),
     nombre: () => notNull(texto(input.nombre, 'nombre'), 'nombre'),
     descripcion: () => texto(input.descripcion, 'descripcion'),
     precio: () => {
       const precio = notNull(input.precio, 'precio');
-      return precio === undefined ? undefined : precioArg(precio, 'precio');
+      return precio === undefined ? undefined : precioArg(precio, texts.precio, 'precio');
     },
-    cantidad: () => notNull(input.cantidad, 'cantidad'),
+    cantidad: () => {
+      const cantidad = notNull(input.cantidad, 'cantidad');
+      return cantidad === undefined ? undefined : cantidadArg(cantidad, texts.cantidad, 'cantidad');
+    },
     bodegaId: () => optionalId(input.bodegaId, 'bodegaId'),
   });
   const patch = present<ProductoPatch>({

@@ -2,6 +2,7 @@ import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
 import { GraphQLError, type ValidationContext, type ValidationRule } from 'graphql';
 import { documentCostRule } from './document-cost';
+import { maxMutationsRule } from './mutation-count';
 import { resultEstimateRule, type ResultEstimateLimits } from './result-estimate';
 
 /**
@@ -21,6 +22,8 @@ export interface QueryLimits extends ResultEstimateLimits {
   maxCost: number;
   /** Aliased fields, which could otherwise repeat an expensive field many times in one operation. */
   maxAliases: number;
+  /** Top-level fields of a mutation operation, aliases included: the writes one request may carry (mutation-count.ts). */
+  maxMutations: number;
 }
 
 /**
@@ -37,11 +40,16 @@ export interface QueryLimits extends ResultEstimateLimits {
  * nests them) are at least 1,000,000 and are refused: a client asks for them
  * with a small literal `first`. The issue's query, four nested lists, is
  * about 10^8.
+ *
+ * Five writes per request: more than any client action of the spec needs
+ * (a warehouse and a few products), few enough that one request cannot turn
+ * into a bulk load through aliases.
  */
 export const QUERY_LIMITS: QueryLimits = {
   maxDepth: 10,
   maxCost: 1000,
   maxAliases: 15,
+  maxMutations: 5,
   defaultListSize: 100,
   maxEstimatedNodes: 200_000,
 };
@@ -64,7 +72,7 @@ function reportAsValidationError(mensaje: string) {
   };
 }
 
-/** graphql-armor's depth and alias rules, the document cost and the result estimate, appended to graphql-js's specified rules. */
+/** graphql-armor's depth and alias rules, the document cost, the result estimate and the mutation count, appended to graphql-js's specified rules. */
 export function limitRules(limits: QueryLimits = QUERY_LIMITS): ValidationRule[] {
   return [
     maxDepthRule({
@@ -77,5 +85,6 @@ export function limitRules(limits: QueryLimits = QUERY_LIMITS): ValidationRule[]
     }),
     documentCostRule(limits.maxCost),
     resultEstimateRule(limits),
+    maxMutationsRule(limits.maxMutations),
   ];
 }

@@ -1,5 +1,5 @@
 import { validateFields } from '@inventario/platform';
-import { GraphQLError } from 'graphql';
+import { GraphQLError, type GraphQLResolveInfo } from 'graphql';
 import type { Bodega, InventarioApi, Producto } from '../inventario/model';
 import { describeSeedResult, seedSampleData } from '../inventario/seed';
 import type { FieldResolver } from './bind-resolvers';
@@ -19,6 +19,7 @@ import {
   type SafeWriteArgs,
 } from './inputs';
 import { mutationResponse } from './mutation-result';
+import { argumentNumberText } from './number-text';
 
 export interface MutationDeps {
   inventario: InventarioApi;
@@ -57,22 +58,30 @@ export function createMutationResolvers({ inventario, enableInit }: MutationDeps
   const producto = { onSuccess: (p: Producto): { producto: Producto | null } => ({ producto: p }), onFailure: { producto: null } };
   const bodega = { onSuccess: (b: Bodega): { bodega: Bodega | null } => ({ bodega: b }), onFailure: { bodega: null } };
   const nothing = { onSuccess: () => ({}), onFailure: {} };
+  // The numbers as the client wrote them, literal or variable: judged as written, never as graphql-js's doubles.
+  const inputTexts = (ctx: GraphqlContext, info: GraphQLResolveInfo) => ({
+    precio: argumentNumberText(info, ctx.exactVariables, ['input', 'precio']),
+    cantidad: argumentNumberText(info, ctx.exactVariables, ['input', 'cantidad']),
+  });
 
   return {
-    crearProducto: (_: unknown, args: { input: ProductoInputArgs } & SafeWriteArgs, ctx: GraphqlContext) =>
+    crearProducto: (_: unknown, args: { input: ProductoInputArgs } & SafeWriteArgs, ctx: GraphqlContext, info: GraphQLResolveInfo) =>
       mutationResponse(
         () => {
-          const { input, write } = validateFields({ input: () => toProductoInput(args.input), write: () => toWriteOptions(args) });
+          const { input, write } = validateFields({
+            input: () => toProductoInput(args.input, inputTexts(ctx, info)),
+            write: () => toWriteOptions(args),
+          });
           return run(ctx, () => inventario.createProducto(ctx.caller, input, write));
         },
         MENSAJES.crearProducto,
         producto,
       ),
-    actualizarProducto: (_: unknown, args: { input: ProductoUpdateInputArgs } & SafeWriteArgs, ctx: GraphqlContext) =>
+    actualizarProducto: (_: unknown, args: { input: ProductoUpdateInputArgs } & SafeWriteArgs, ctx: GraphqlContext, info: GraphQLResolveInfo) =>
       mutationResponse(
         () => {
           const { update, write } = validateFields({
-            update: () => toProductoUpdate(args.input),
+            update: () => toProductoUpdate(args.input, inputTexts(ctx, info)),
             write: () => toWriteOptions({ idempotencyKey: args.idempotencyKey, version: args.input.version }),
           });
           return run(ctx, () => inventario.updateProducto(ctx.caller, update.id, update.patch, write));

@@ -31,9 +31,9 @@ export function failureText(err: unknown): string | undefined {
   if (err instanceof BodegaConProductosError) {
     // GraphQL has no `force` (the schema is the spec's); say how to proceed without it.
     const shown = err.productos.slice(0, MAX_IDS_SHOWN).map((p) => p.id);
-    const ids = shown.join(', ') + (err.productos.length > shown.length ? ', …' : '');
+    const ids = shown.join(', ') + (err.total > shown.length ? ', …' : '');
     return (
-      `La bodega ${err.bodegaId} tiene ${err.productos.length} producto(s) asignado(s) (ids ${ids}); ` +
+      `La bodega ${err.bodegaId} tiene ${err.total} producto(s) asignado(s) (ids ${ids}); ` +
       'reasígnelos o elimínelos antes de eliminar la bodega'
     );
   }

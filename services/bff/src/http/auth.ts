@@ -60,13 +60,20 @@ function credentialsMatch(given: Credentials, expected: { usuario: Buffer; passw
  * HTTP Basic authentication for everything it is mounted in front of. A
  * missing, malformed or wrong header is UnauthenticatedError (401 with the
  * Basic challenge); on success the Caller (user name, traceparent) is left
- * for the routes, read with callerOf(res). With `failures`, a malformed or
- * wrong header counts against the client's failed-authentication limit
- * (whose gate runs before this middleware).
+ * for the routes, read with callerOf(res). With `failures`, a client that
+ * used up its failed authentications is refused first (429, whatever it
+ * sends), and a malformed or wrong header counts against that limit. The
+ * handler is synchronous on purpose: the limit's check and this request's
+ * count happen with no other request of the client checked in between.
  */
 export function createBasicAuth(credentials: Credentials, failures?: AuthFailureLimit): RequestHandler {
   const expected = { usuario: digest(credentials.usuario), password: digest(credentials.password) };
-  return async (req, res, next) => {
+  return (req, res, next) => {
+    const refused = failures?.refusal(req);
+    if (refused) {
+      next(refused);
+      return;
+    }
     const header = req.headers.authorization;
     if (header === undefined || header === '') {
       next(new UnauthenticatedError(AUTH_MENSAJES.ausente));
@@ -74,7 +81,7 @@ export function createBasicAuth(credentials: Credentials, failures?: AuthFailure
     }
     const given = parseBasic(header);
     if (!given || !credentialsMatch(given, expected)) {
-      await failures?.recordFailure(req);
+      failures?.recordFailure(req);
       next(new UnauthenticatedError(given ? AUTH_MENSAJES.incorrecta : AUTH_MENSAJES.malformada));
       return;
     }

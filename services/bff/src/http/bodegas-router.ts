@@ -71,7 +71,8 @@ export function createBodegasRouter(inventario: InventarioApi, sendJsonArray: Js
       res.status(204).end();
       return;
     }
-    const n = result.productos.length;
+    // Every product counts; the detail lists the first ones (docs/contract.md §2.7).
+    const n = result.total;
     sendJson(res, 200, {
       mensaje: 'Bodega eliminada exitosamente',
       bodegaId: String(result.bodegaId),

@@ -94,7 +94,8 @@ export function httpFailureOf(err: unknown): HttpFailure | undefined {
   if (err instanceof NotFoundError) return { status: 404, body: { error: ERROR_CODES.notFound, mensaje: err.message } };
   if (err instanceof RouteNotFoundError) return { status: 404, body: { error: ERROR_CODES.notFound, mensaje: err.message } };
   if (err instanceof AlreadyExistsError) return { status: 409, body: { error: ERROR_CODES.alreadyExists, mensaje: err.message } };
-  // The spec's conflict body: the products that hold the warehouse, its id as a string.
+  // The spec's conflict body: the products that hold the warehouse (the
+  // first ones, bounded), its id as a string, and how many there are (added).
   if (err instanceof BodegaConProductosError) {
     return {
       status: 409,
@@ -103,6 +104,7 @@ export function httpFailureOf(err: unknown): HttpFailure | undefined {
         mensaje: err.message,
         productos: err.productos.map(productoJson),
         bodegaId: String(err.bodegaId),
+        totalProductos: err.total,
       },
     };
   }

@@ -48,8 +48,8 @@ export const API_PREFIXES = ['/api', '/api/v1'];
  * The BFF's express app, in the order a request meets it: its trace span;
  * metrics; request log; a declared body over 1 MiB refused (413) on any
  * route; the public health probes; rate limit (before auth, so guessing
- * passwords is limited too); the failed-authentication limit's gate; Basic
- * auth; OPTIONS answered from the route table; GraphQL (which reads its own
+ * passwords is limited too); Basic auth with its failed-authentication
+ * limit; OPTIONS answered from the route table; GraphQL (which reads its own
  * body); the API docs; the REST routers (JSON bodies only); a JSON 404; and
  * the one error middleware that maps every failure to HTTP.
  */
@@ -75,7 +75,6 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
 
   if (deps.rateLimitPerMinute > 0) app.use(createRateLimit(deps.rateLimitPerMinute, deps.logger));
   const failures = deps.authFailuresPer15Min ? createAuthFailureLimit(deps.authFailuresPer15Min) : undefined;
-  if (failures) app.use(failures.gate);
   app.use(createBasicAuth(deps.credentials, failures));
   app.use(options);
 

@@ -7,13 +7,17 @@ import type { Producto } from './model';
  * (src/graphql).
  */
 
-/** Safe delete refused: the warehouse still holds products (REST 409 with the list). */
+/**
+ * Safe delete refused: the warehouse still holds `total` products (REST 409);
+ * `productos` lists the first of them by id, at most PRODUCTO_SAMPLE_LIMITS.
+ */
 export class BodegaConProductosError extends FailedPreconditionError {
   constructor(
     readonly bodegaId: number,
     readonly productos: Producto[],
+    readonly total: number = productos.length,
   ) {
-    super(`La bodega ${bodegaId} tiene ${productos.length} producto(s) asignado(s); use force=true para eliminarla de todos modos`);
+    super(`La bodega ${bodegaId} tiene ${total} producto(s) asignado(s); use force=true para eliminarla de todos modos`);
     this.name = 'BodegaConProductosError';
   }
 }

@@ -1,6 +1,15 @@
-import { encodePageToken, InvalidArgumentError, NotFoundError, requirePositiveId, VersionMismatchError } from '@inventario/platform';
+import { randomUUID } from 'node:crypto';
+import {
+  boundedPrefix,
+  encodePageToken,
+  InvalidArgumentError,
+  NotFoundError,
+  PRODUCTO_SAMPLE_LIMITS,
+  requirePositiveId,
+  VersionMismatchError,
+} from '@inventario/platform';
 import type { BodegaClient } from '../downstream/bodega-client';
-import type { ProductoClient } from '../downstream/producto-client';
+import type { ProductoClient, UnassignResult } from '../downstream/producto-client';
 import { BodegaConProductosError } from './errors';
 import type {
   Bodega,
@@ -39,6 +48,14 @@ const PAGE_SIZE = 1000;
  * times the time of a whole list.
  */
 const STREAM_PAGE_SIZE = 250;
+
+/**
+ * Chunks per UnassignBodega call of a forced delete (each chunk at most 500
+ * products and 4 MiB of events): every call stays well inside its deadline
+ * whatever the warehouse holds, so a big warehouse never makes a call time
+ * out and count against the breaker.
+ */
+export const UNASSIGN_CHUNKS_PER_CALL = 2;
 
 /** The campo of a violation about the request as a whole (e.g. an update with nothing to change). */
 export const CUERPO = 'cuerpo';
@@ -190,7 +207,8 @@ export function createInventario({ productos, bodegas, onSafeWriteOutcome }: Inv
    * `bodegaId` names an existing warehouse, else InvalidArgumentError naming
    * `bodegaId` (a 400: the request is wrong, not the product missing).
    * There is no foreign key across services; a warehouse deleted right after
-   * this check is reconciled by producto-svc on BodegaEliminada.
+   * this check is reconciled by producto-svc on BodegaEliminada, which then
+   * refuses writes naming it with the same violation.
    */
   async function requireBodega(caller: Caller, bodegaId: number): Promise<void> {
     const id = requirePositiveId(bodegaId, 'bodegaId');
@@ -274,6 +292,31 @@ export function createInventario({ productos, bodegas, onSafeWriteOutcome }: Inv
     );
   }
 
+  /**
+   * Unassigns every product of the warehouse, UNASSIGN_CHUNKS_PER_CALL chunks
+   * per call, and reports them all. Every call carries one idempotency key
+   * (the request's, or one made here), so producto-svc keeps one report
+   * across the calls; with the request's key, a retry after any failure
+   * resumes where the first attempt stopped and still reports every product.
+   */
+  async function unassignAll(caller: Caller, bodegaId: number, write: WriteOptions): Promise<UnassignResult> {
+    // The answer is a replay only if the delete was: a retry that completes a half-done delete executes it.
+    const keyed: WriteOptions = { ...write, idempotencyKey: write.idempotencyKey ?? `bff-${randomUUID()}`, onReplay: undefined };
+    for (;;) {
+      const result = await productos.unassignBodega(caller, bodegaId, keyed, UNASSIGN_CHUNKS_PER_CALL);
+      if (result.complete) return result;
+    }
+  }
+
+  /**
+   * The products that keep a warehouse from a safe delete: how many, and the
+   * first of them by id within PRODUCTO_SAMPLE_LIMITS (one page, one count).
+   */
+  async function heldBy(caller: Caller, bodegaId: number): Promise<{ productos: Producto[]; total: number }> {
+    const page = await productos.list(caller, { pageSize: PRODUCTO_SAMPLE_LIMITS.maxItems, bodegaIds: [bodegaId], includeTotalSize: true });
+    return { productos: boundedPrefix(page.productos, PRODUCTO_SAMPLE_LIMITS), total: page.totalSize ?? page.productos.length };
+  }
+
   return {
     listProductos: (caller, filter = {}) => collect(productoPages(caller, filter, PAGE_SIZE)),
 
@@ -333,8 +376,8 @@ export function createInventario({ productos, bodegas, onSafeWriteOutcome }: Inv
      * Safe delete (spec "Warehouse deletion rules", ARCHITECTURE §6). The
      * warehouse must exist before any product is touched (NotFoundError),
      * and match If-Match. Without force, a warehouse holding products is
-     * refused with them listed; with force, its products are unassigned
-     * first (they remain), then it is deleted. A product assigned between
+     * refused with them counted and the first listed; with force, its
+     * products are unassigned first (they remain), then it is deleted. A product assigned between
      * the check and the delete is unassigned by producto-svc when it sees
      * BodegaEliminada.
      *
@@ -351,14 +394,13 @@ export function createInventario({ productos, bodegas, onSafeWriteOutcome }: Inv
       });
       if (bodega) requireIfMatch(bodega, write);
       if (force) {
-        // The answer is a replay only if the delete was: a retry that completes a half-done delete executes it.
-        const afectados = await productos.unassignBodega(caller, id, { ...write, onReplay: undefined });
+        const afectados = await unassignAll(caller, id, write);
         await conditional(write, () => bodegas.delete(caller, id, write));
-        return { kind: 'forced', bodegaId: id, productos: afectados };
+        return { kind: 'forced', bodegaId: id, productos: afectados.productos, total: afectados.total };
       }
       if (bodega) {
-        const held = await collect(productoPagesOf(caller, [id], PAGE_SIZE));
-        if (held.length > 0) throw new BodegaConProductosError(id, held);
+        const held = await heldBy(caller, id);
+        if (held.total > 0) throw new BodegaConProductosError(id, held.productos, held.total);
       }
       await conditional(write, () => bodegas.delete(caller, id, write));
       return { kind: 'deleted' };

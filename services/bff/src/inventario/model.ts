@@ -120,8 +120,11 @@ export interface WriteOptions {
 export type BodegaDeleteResult =
   /** It was empty and is gone (REST 204). */
   | { kind: 'deleted' }
-  /** `force=true`: gone, and these products lost their assignment (REST 200 report). */
-  | { kind: 'forced'; bodegaId: number; productos: Producto[] };
+  /**
+   * `force=true`: gone, and `total` products lost their assignment (REST 200
+   * report); `productos` are the first of them by id, at most PRODUCTO_SAMPLE_LIMITS.
+   */
+  | { kind: 'forced'; bodegaId: number; productos: Producto[]; total: number };
 
 /**
  * The use cases of the BFF, shared by REST and GraphQL. Failures are the

@@ -142,6 +142,7 @@ export const bodegasPaths = {
                     mensaje: 'La bodega 3 tiene 1 producto(s) asignado(s); use force=true para eliminarla de todos modos',
                     productos: [productoEjemplo],
                     bodegaId: '3',
+                    totalProductos: 1,
                   },
                 },
               },

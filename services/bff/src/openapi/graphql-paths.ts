@@ -145,7 +145,8 @@ export const graphqlPaths = {
       operationId: 'graphqlPost',
       summary: 'Ejecuta una operación GraphQL',
       description:
-        'GraphQL over HTTP. Antes de ejecutar se acotan la profundidad (10 niveles), el coste del documento (1000), los alias (15) ' +
+        'GraphQL over HTTP. Antes de ejecutar se acotan la profundidad (10 niveles), el coste del documento (1000), los alias (15), ' +
+        'las escrituras de una mutación (5 campos de primer nivel, alias incluidos) ' +
         'y el tamaño estimado del resultado (200000 nodos: objetos y elementos de lista; cada lista cuenta su `first`, 1000 si ' +
         '`first` es una variable, y 100 sin `first`). Durante la ejecución se acotan los nodos del resultado (`GRAPHQL_MAX_NODES`, ' +
         '100000) y el tiempo (`GRAPHQL_DEADLINE_MS`, 10 s). `productos`, `bodegas` y `Bodega.productos` admiten `first` (0..1000) ' +

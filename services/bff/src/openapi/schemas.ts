@@ -220,8 +220,15 @@ export const schemas: Readonly<Record<SchemaName, JsonSchema>> = {
     properties: {
       mensaje: { type: 'string' },
       bodegaId: { type: 'string', pattern: '^[1-9][0-9]*$', description: 'Id de la bodega eliminada, como texto (forma del contrato original).' },
-      productosAfectados: { type: 'integer', minimum: 0 },
-      detalleProductos: { type: 'array', items: schemaRef('Producto'), description: 'Los productos tal como estaban antes de perder la bodega.' },
+      productosAfectados: { type: 'integer', minimum: 0, description: 'Cuántos productos perdieron la bodega (todos).' },
+      detalleProductos: {
+        type: 'array',
+        maxItems: 100,
+        items: schemaRef('Producto'),
+        description:
+          'Los primeros productos afectados por id, tal como quedaron (sin bodega): como mucho 100 y 256 KiB de JSON; ' +
+          'productosAfectados los cuenta todos.',
+      },
       advertencia: { type: 'string' },
     },
   },
@@ -235,11 +242,18 @@ export const schemas: Readonly<Record<SchemaName, JsonSchema>> = {
   BodegaConProductos: {
     type: 'object',
     description: 'Error de DELETE sin force de una bodega que guarda productos: no se elimina nada.',
-    required: ['error', 'mensaje', 'productos', 'bodegaId'],
+    required: ['error', 'mensaje', 'productos', 'bodegaId', 'totalProductos'],
     additionalProperties: false,
     properties: {
       ...errorProperties,
-      productos: { type: 'array', minItems: 1, items: schemaRef('Producto') },
+      productos: {
+        type: 'array',
+        minItems: 1,
+        maxItems: 100,
+        items: schemaRef('Producto'),
+        description: 'Los primeros productos de la bodega por id: como mucho 100 y 256 KiB de JSON; totalProductos los cuenta todos.',
+      },
+      totalProductos: { type: 'integer', minimum: 1, description: 'Cuántos productos guarda la bodega (todos, no solo los listados).' },
       bodegaId: { type: 'string', pattern: '^[1-9][0-9]*$', description: 'Id de la bodega, como texto (forma del contrato original).' },
     },
   },

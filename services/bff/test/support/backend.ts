@@ -11,6 +11,7 @@ import {
   connectTestNats,
   createTestDatabase,
   deleteStream,
+  freePort,
   readStream,
   testEventNamespace,
   TEST_NATS_URL,
@@ -96,13 +97,18 @@ export async function startTestBackend(label: string): Promise<TestBackend> {
     const bodega: BodegaApp = await startBodegaApp(loadBodegaConfig(serviceEnv(bodegaDb, namespace, 0)), createLogger('bodega-svc', LOG_LEVEL));
     cleanups.push(() => bodega.stop());
 
-    // Port 0 the first time; the same port on a restart, so a BFF's channel finds it again.
-    let productoPort = 0;
+    // The same port on a restart, so a BFF's channel finds it again; from freePort, not port 0: a
+    // port the kernel handed out for port 0 is free for any other listen on port 0 to take while
+    // the service is stopped, and the restart would fail with EADDRINUSE.
+    const productoPort = await freePort();
     let producto: ProductoApp | undefined;
     const startProductoSvc = async () => {
       if (producto) return;
-      producto = await startProductoApp(loadProductoConfig(serviceEnv(productoDb, namespace, productoPort)), createLogger('producto-svc', LOG_LEVEL));
-      productoPort = producto.grpcPort;
+      producto = await startProductoApp(
+        // Its reconciliation asks bodega-svc (started first) whether a deleted warehouse is really gone.
+        loadProductoConfig({ ...serviceEnv(productoDb, namespace, productoPort), BODEGA_SVC_ADDR: `127.0.0.1:${bodega.grpcPort}` }),
+        createLogger('producto-svc', LOG_LEVEL),
+      );
     };
     const stopProductoSvc = async () => {
       const running = producto;

@@ -5,6 +5,7 @@
  * `timeoutMs` rejects as a hang instead of waiting for jest's timeout.
  */
 import { request } from 'node:http';
+import { connect as netConnect } from 'node:net';
 
 export interface RawRequest {
   method: string;
@@ -66,5 +67,78 @@ export function rawRequest(baseUrl: string, options: RawRequest): Promise<RawRes
     );
     req.on('error', (err) => reject(new Error(`${options.method} ${options.path.slice(0, 200)}: ${err.message}`)));
     req.end(options.body);
+  });
+}
+
+/** One request of a pipelined burst: method, path and headers (no body). */
+export interface PipelinedRequest {
+  method: string;
+  path: string;
+  headers?: Record<string, string>;
+}
+
+/** A response read off a pipelined connection: status, headers and body text. */
+export interface PipelinedResponse {
+  status: number;
+  headers: Record<string, string>;
+  text: string;
+}
+
+/**
+ * Writes every request to ONE connection in a single write (HTTP/1.1
+ * pipelining: the server parses them all before answering the first) and
+ * reads their responses in order. Every response must carry a
+ * Content-Length (the BFF's JSON answers do). Rejects when the server
+ * closes early or `timeoutMs` passes before all of them arrived.
+ */
+export function pipelinedRequests(baseUrl: string, requests: PipelinedRequest[], timeoutMs: number): Promise<PipelinedResponse[]> {
+  const url = new URL(baseUrl);
+  const wire = requests
+    .map((r) => {
+      const headers = { host: url.host, ...r.headers };
+      return `${r.method} ${r.path} HTTP/1.1\r\n${Object.entries(headers)
+        .map(([name, value]) => `${name}: ${value}\r\n`)
+        .join('')}\r\n`;
+    })
+    .join('');
+  return new Promise((resolve, reject) => {
+    const responses: PipelinedResponse[] = [];
+    let buffered = Buffer.alloc(0);
+    const socket = netConnect(Number(url.port), url.hostname, () => socket.write(wire));
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`pipelined: ${responses.length} of ${requests.length} responses within ${timeoutMs} ms`));
+    }, timeoutMs);
+    const fail = (err: Error) => {
+      clearTimeout(timer);
+      socket.destroy();
+      reject(err);
+    };
+    socket.on('data', (chunk: Buffer) => {
+      buffered = Buffer.concat([buffered, chunk]);
+      for (;;) {
+        const headEnd = buffered.indexOf('\r\n\r\n');
+        if (headEnd < 0) return;
+        const [statusLine = '', ...lines] = buffered.subarray(0, headEnd).toString('latin1').split('\r\n');
+        const headers: Record<string, string> = {};
+        for (const line of lines) {
+          const colon = line.indexOf(':');
+          headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+        }
+        const length = Number(headers['content-length']);
+        if (!Number.isInteger(length)) return fail(new Error(`pipelined: a response without Content-Length: ${statusLine}`));
+        if (buffered.length < headEnd + 4 + length) return;
+        const text = buffered.subarray(headEnd + 4, headEnd + 4 + length).toString('utf8');
+        buffered = buffered.subarray(headEnd + 4 + length);
+        responses.push({ status: Number(statusLine.split(' ')[1]), headers, text });
+        if (responses.length === requests.length) {
+          clearTimeout(timer);
+          socket.end();
+          return resolve(responses);
+        }
+      }
+    });
+    socket.on('error', fail);
+    socket.on('close', () => fail(new Error(`pipelined: the server closed after ${responses.length} of ${requests.length} responses`)));
   });
 }

@@ -8,7 +8,8 @@
  */
 import { jetstreamManager } from '@nats-io/jetstream';
 import { createDb, type Knex } from '@inventario/platform';
-import { waitForOutboxesDrained } from '@inventario/testkit';
+import { waitFor, waitForOutboxesDrained } from '@inventario/testkit';
+import { BODEGA_ELIMINADA_CONSUMER } from '../../../producto-svc/src/events/bodega-eliminada-consumer';
 import type { TestStack } from './stack';
 
 export interface WriteSnapshot {
@@ -66,6 +67,17 @@ export async function createWriteProbe(stack: TestStack): Promise<WriteProbe> {
         'both outbox relays to publish every event',
         30_000,
         // Polled after every accepted write: a short interval keeps the fuzz suites quick.
+        5,
+      );
+      // producto-svc's reconciliation writes after a warehouse delete too (it records the
+      // deleted id): settled means it has handled every BodegaEliminada published so far.
+      await waitFor(
+        async () => {
+          const consumer = await jsm.consumers.info(stack.namespace.stream, BODEGA_ELIMINADA_CONSUMER).catch(() => undefined);
+          return consumer === undefined || (consumer.num_pending === 0 && consumer.num_ack_pending === 0) ? true : undefined;
+        },
+        'producto-svc to reconcile every deleted warehouse',
+        30_000,
         5,
       );
       return snapshot();

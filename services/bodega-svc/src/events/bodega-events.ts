@@ -54,6 +54,7 @@ export function createBodegaEvents(options: BodegaEventsOptions): BodegaEvents {
     const envelope = buildEnvelope({
       namespace: options.namespace,
       type,
+      source: 'bodega-svc',
       subject: `/bodegas/${bodega.id}`,
       data,
       at: ctx.at,

@@ -115,6 +115,7 @@ export function createBodegaStore(db: Knex, deps: BodegaStoreDeps): BodegaStore 
     return writeTransaction(db, (trx) => work(trx, nowToSecond()), {
       onCommitted: deps.onCommitted,
       idempotency: { key: caller.idempotency, codec: RESULTS, ttlSeconds: deps.idempotencyTtlSeconds },
+      signal: caller.signal,
     });
   }
 

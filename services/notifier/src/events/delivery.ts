@@ -24,7 +24,8 @@ import { EMAIL_HORIZON_MS, type Claim, type SentRegistry } from './sent-registry
  * - transient failure (connection refused or reset, timeout, SMTP 4xx, sent
  *   registry unreachable): nak with the backoff delay and count a retry, or,
  *   on the last allowed delivery, dead letter + term;
- * - permanent failure (SMTP 5xx): dead letter + term at once, no retry storm.
+ * - permanent failure (SMTP 5xx): dead letter + term at once, no retry storm;
+ * - a dead letter JetStream did not store: nak, never term (see deadLetter).
  */
 
 export type DeliveryOutcome = 'sent' | 'duplicate' | 'too-old' | 'busy' | 'held-elsewhere' | 'retry' | 'dead-lettered';
@@ -64,19 +65,20 @@ export function createDelivery(deps: DeliveryDeps): Deliver {
 
   async function deadLetter(handler: EventHandler, msg: JsMsg, fields: LogFields, reason: string, eventId?: string): Promise<DeliveryOutcome> {
     const subject = deadLetterSubject(deps.prefix, handler.eventType);
-    let duplicate = false;
+    let duplicate: boolean;
     try {
       ({ duplicate } = await deps.deadLetters.publish(originOf(msg), { type: handler.eventType, consumer: handler.name, reason, ...(eventId ? { eventId } : {}) }));
     } catch (err) {
+      // Never term an event whose letter is not stored: that would lose it.
+      // A nak brings a later delivery, which tries again; after the last one
+      // JetStream publishes its max-deliveries advisory, and
+      // MaxDeliveriesHandler retries the letter from there until it is stored.
       const publishError = err instanceof Error ? err.message : String(err);
-      if (!isLastDelivery(deps.retry, msg.info.deliveryCount)) {
-        const retryInMs = retryDelayMs(deps.retry, msg.info.deliveryCount);
-        msg.nak(retryInMs);
-        logger.error({ ...fields, reason, publishError, retryInMs }, 'could not publish the dead letter; nak, it is tried again');
-        return 'retry';
-      }
-      // Nothing redelivers it now: the event stays in the stream at its sequence, and the log says so.
-      logger.error({ ...fields, reason, publishError, streamSeq: msg.seq }, 'could not publish the dead letter after the last delivery; the event is only in the stream and this log');
+      const retryInMs = retryDelayMs(deps.retry, msg.info.deliveryCount);
+      msg.nak(retryInMs);
+      const next = isLastDelivery(deps.retry, msg.info.deliveryCount) ? 'MaxDeliveriesHandler stores it once the deliveries ran out' : 'it is tried again on the next delivery';
+      logger.error({ ...fields, reason, publishError, retryInMs }, `could not store the dead letter; nak, ${next}`);
+      return 'retry';
     }
     // No reason text on term: servers before 2.11 do not take one; it is in the letter and the log.
     msg.term();

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { EventType } from '@inventario/platform';
+import { EVENT_SOURCE, type EventType } from '@inventario/platform';
 
 /**
  * What the notifier accepts from the stream (ARCHITECTURE §4). Parsing is
@@ -97,6 +97,8 @@ export const envelopeSchema = z.object({
   eventTime: timestamp,
   /** `1.x`: changes within a major version are additive, so the notifier reads them. */
   dataVersion: z.string().regex(/^1(\.\d+)?$/, 'must be 1.x'),
+  /** The producing service (additive); checked against the type's producer in parseEvent. */
+  source: z.string().max(100).optional(),
   data: z.unknown(),
 });
 
@@ -121,7 +123,9 @@ function describeIssues(error: z.ZodError, root?: string): string {
 
 /**
  * Parses one stream message as an event of `type` in `namespace`: JSON, the
- * envelope, the expected `eventType`, then `data` against `dataSchema`.
+ * envelope, the expected `eventType` and `source` (the service that
+ * produces `type`: an event claiming another producer, or none, is forged or
+ * misrouted and sends no email), then `data` against `dataSchema`.
  * Never throws; the reason names what is wrong (for the dead letter).
  */
 export function parseEvent<D>(
@@ -140,6 +144,9 @@ export function parseEvent<D>(
   const eventType = `${expected.namespace}.Inventario.${expected.type}`;
   if (envelope.data.eventType !== eventType) {
     return { ok: false, reason: `eventType is not ${eventType} on this subject` };
+  }
+  if (envelope.data.source !== EVENT_SOURCE[expected.type]) {
+    return { ok: false, reason: `source is not ${EVENT_SOURCE[expected.type]}, the producer of ${expected.type}` };
   }
   const data = dataSchema.safeParse(envelope.data.data);
   if (!data.success) return { ok: false, reason: `invalid data: ${describeIssues(data.error, 'data')}` };

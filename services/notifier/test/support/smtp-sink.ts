@@ -35,6 +35,14 @@ export interface SmtpSink {
   attemptTimes: number[];
   /** The most DATA phases open at once so far (from the DATA command to the reply). */
   maxConcurrentData: number;
+  /**
+   * Errors of client connections the server reported (a client that reset
+   * its connection in the middle of a message: a killed notifier, a
+   * destroyed pool connection). Kept here for a test to read: without a
+   * listener, smtp-server's 'error' event would be an uncaught exception
+   * in the jest worker, failing whichever test or hook happens to run.
+   */
+  connectionErrors: Error[];
   setMode(mode: SinkMode): void;
   /** Waits this long after each message's data before replying (a slow provider). */
   setDelay(ms: number): void;
@@ -65,6 +73,7 @@ export async function startSmtpSink(options: { started?: boolean } = {}): Promis
     attempts: 0,
     attemptTimes: [],
     maxConcurrentData: 0,
+    connectionErrors: [],
     setMode(next) {
       mode = next;
     },
@@ -117,6 +126,7 @@ export async function startSmtpSink(options: { started?: boolean } = {}): Promis
           });
         },
       });
+      instance.on('error', (err: Error) => sink.connectionErrors.push(err));
       await new Promise<void>((resolve, reject) => {
         instance.server.once('error', reject);
         instance.listen(port, '127.0.0.1', () => resolve());

@@ -19,6 +19,8 @@ export interface ProductoQuery {
   bodegaIds: number[];
   /** When non-null, only products whose nombre contains it (case-insensitive). */
   nombreContains: string | null;
+  /** Count every matching product too (ListProductosResponse.total_size). */
+  includeTotalSize: boolean;
 }
 
 /** A list request as it arrives: proto3 defaults (0, '') mean "not set". */
@@ -28,6 +30,7 @@ export interface ProductoQueryDraft {
   skip: number;
   bodegaIds: number[];
   nombreContains: string;
+  includeTotalSize?: boolean;
 }
 
 function skipOf(skip: number): number {
@@ -48,5 +51,6 @@ export function validateProductoQuery(draft: ProductoQueryDraft): ProductoQuery 
     skip: () => skipOf(draft.skip),
     bodegaIds: () => requirePositiveIds(draft.bodegaIds, 'bodegaIds'),
     nombreContains: () => nombreContainsOf(draft.nombreContains),
+    includeTotalSize: () => draft.includeTotalSize === true,
   });
 }

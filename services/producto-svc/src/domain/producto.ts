@@ -50,6 +50,8 @@ export interface WriteContext {
   tracestate?: string;
   /** The write's idempotency key, when the call carries one. */
   idempotency?: IdempotencyKey;
+  /** Aborted when the caller is gone: the write rolls back instead of committing. */
+  signal?: AbortSignal;
 }
 
 /** Largest value of the INT columns (cantidad_en_stock). */
@@ -74,6 +76,11 @@ export const MENSAJES = {
   idPositivo: ID_MENSAJES.positivo,
   idMaximo: ID_MENSAJES.maximo,
 } as const;
+
+/** bodegaId names a warehouse that BodegaEliminada reported deleted (the BFF's words for a missing one). */
+export function bodegaEliminadaError(bodegaId: number): InvalidArgumentError {
+  return InvalidArgumentError.field('bodegaId', `no existe la bodega ${bodegaId}`);
+}
 
 /** A field rule: the normalised value, or the reason it is rejected. */
 type Rule<T> = (value: unknown) => { ok: T } | { mensaje: string };

@@ -1,13 +1,30 @@
 import { AckPolicy, DeliverPolicy, jetstream, JetStreamApiError, jetstreamManager, type ConsumerConfig, type JsMsg } from '@nats-io/jetstream';
 import { nanos, type NatsConnection } from '@nats-io/transport-node';
 import { z } from 'zod';
-import { eventSubject, inConsumeSpan, startConsumerSampler, type ConsumeTrace, type JetStreamConsumerMetrics, type Logger } from '@inventario/platform';
+import {
+  envelopeMismatch,
+  eventSubject,
+  inConsumeSpan,
+  startConsumerSampler,
+  type ConsumeTrace,
+  type JetStreamConsumerMetrics,
+  type Logger,
+} from '@inventario/platform';
+import type { BodegaLookup } from '../grpc/bodega-lookup';
 import type { ProductoStore } from '../store/producto-store';
 
 /**
- * Reconciliation (ARCHITECTURE §6): when bodega-svc deletes a warehouse, any
- * product still pointing at it is unassigned. This closes the race between
- * the BFF's "holds products?" check and the delete.
+ * Reconciliation (ARCHITECTURE §6): when bodega-svc deletes a warehouse, its
+ * id is recorded (writes naming it are refused from then on) and any product
+ * still pointing at it is unassigned. This closes the race between the BFF's
+ * "holds products?" / "does it exist?" checks and the delete.
+ *
+ * Trust: an event acts only if it is what bodega-svc publishes on this
+ * subject (eventType of the subject, `subject` `/bodegas/{data.id}`, `source`
+ * bodega-svc when present) AND bodega-svc confirms the warehouse is gone
+ * (GetBodega NOT_FOUND). Anyone able to publish on the subject could
+ * otherwise unassign the products of a live warehouse. An event failing
+ * either check is terminated and logged at error level; it changes nothing.
  *
  * Ack policy: ack after the products were unassigned (committed); nak with a
  * growing delay when that failed, with no delivery limit; term only an event
@@ -43,7 +60,11 @@ export interface BodegaEliminadaConsumerOptions {
   nc: NatsConnection;
   stream: string;
   prefix: string;
-  store: Pick<ProductoStore, 'unassignBodega'>;
+  /** EVENT_TYPE_NAMESPACE: the expected eventType is `<namespace>.Inventario.BodegaEliminada`. */
+  namespace: string;
+  store: Pick<ProductoStore, 'unassignBodega' | 'recordBodegaEliminada'>;
+  /** bodega-svc, which must confirm the warehouse is gone before anything is unassigned. */
+  bodegas: Pick<BodegaLookup, 'exists'>;
   logger: Logger;
   /** Consumer gauges (sampled while it runs) and redeliveries, labelled with BODEGA_ELIMINADA_CONSUMER. */
   metrics: JetStreamConsumerMetrics;
@@ -57,18 +78,28 @@ export interface BodegaEliminadaConsumer {
 /** The part of a BodegaEliminada envelope this consumer needs. */
 const bodegaEliminadaSchema = z.object({
   id: z.string(),
+  eventType: z.string(),
+  subject: z.string(),
+  source: z.string().optional(),
   data: z.object({ id: z.number().int().positive() }),
 });
 
-function parseEvent(msg: JsMsg): { eventId: string; bodegaId: number } | undefined {
+/** The event, or why it is not one bodega-svc would publish here (never acted on). */
+function parseEvent(msg: JsMsg, expected: { prefix: string; namespace: string }): { eventId: string; bodegaId: number } | { refused: string } {
   let body: unknown;
   try {
     body = msg.json();
   } catch {
-    return undefined;
+    return { refused: 'not JSON' };
   }
   const parsed = bodegaEliminadaSchema.safeParse(body);
-  return parsed.success ? { eventId: parsed.data.id, bodegaId: parsed.data.data.id } : undefined;
+  if (!parsed.success) return { refused: 'not a BodegaEliminada envelope' };
+  const envelope = parsed.data;
+  // Events of bodega-svc releases before `source` carry none: bodega-svc's confirmation below still decides.
+  const mismatch = envelopeMismatch(envelope, { ...expected, natsSubject: msg.subject, requireSource: false });
+  if (mismatch) return { refused: mismatch };
+  if (envelope.subject !== `/bodegas/${envelope.data.id}`) return { refused: `subject ${envelope.subject} is not warehouse ${envelope.data.id}` };
+  return { eventId: envelope.id, bodegaId: envelope.data.id };
 }
 
 /** 1 s, 2 s, 4 s ... capped: a database outage is not hammered. */
@@ -103,7 +134,7 @@ async function ensureConsumer(nc: NatsConnection, stream: string, config: Partia
 }
 
 export async function startBodegaEliminadaConsumer(options: BodegaEliminadaConsumerOptions): Promise<BodegaEliminadaConsumer> {
-  const { nc, stream, prefix, store, logger, metrics } = options;
+  const { nc, stream, prefix, namespace, store, bodegas, logger, metrics } = options;
   const subject = eventSubject(prefix, 'BodegaEliminada');
 
   await ensureConsumer(nc, stream, {
@@ -121,9 +152,9 @@ export async function startBodegaEliminadaConsumer(options: BodegaEliminadaConsu
 
   async function handle(msg: JsMsg, trace: ConsumeTrace): Promise<void> {
     if (msg.info.deliveryCount > 1) metrics.redeliveries.inc({ consumer: BODEGA_ELIMINADA_CONSUMER });
-    const event = parseEvent(msg);
-    if (!event) {
-      logger.error({ subject: msg.subject, seq: msg.seq }, 'unparsable BodegaEliminada event; terminated');
+    const event = parseEvent(msg, { prefix, namespace });
+    if ('refused' in event) {
+      logger.error({ subject: msg.subject, seq: msg.seq, reason: event.refused }, 'invalid BodegaEliminada event, nothing unassigned; terminated');
       // No reason text: servers before 2.10.4 do not recognise `+TERM <reason>`
       // and would leave the message pending; the reason is in the log instead.
       msg.term();
@@ -133,11 +164,23 @@ export async function startBodegaEliminadaConsumer(options: BodegaEliminadaConsu
     // handled: restart its ack_wait so a full ACK_WAIT_MS covers handling it.
     msg.working();
     try {
+      // Only bodega-svc says a warehouse is gone: a live one keeps its products (forged or misrouted event).
+      if (await bodegas.exists(event.bodegaId)) {
+        logger.error(
+          { eventId: event.eventId, bodegaId: event.bodegaId, seq: msg.seq },
+          'BodegaEliminada for a warehouse bodega-svc still has (forged or misrouted): nothing unassigned; terminated',
+        );
+        msg.term();
+        return;
+      }
+      // Recorded first: from then on writes naming the warehouse are refused,
+      // and the unassignment below also clears those already under way.
+      await store.recordBodegaEliminada(event.bodegaId);
       // The unassignments' events continue this trace: the consume span's
       // context, or with tracing off the message's own traceparent (and tracestate).
-      const productos = await store.unassignBodega(event.bodegaId, { ...trace.headers, usuario: 'system' });
+      const report = await store.unassignBodega(event.bodegaId, { ...trace.headers, usuario: 'system' });
       msg.ack();
-      logger.info({ eventId: event.eventId, bodegaId: event.bodegaId, unassigned: productos.length }, 'deleted warehouse reconciled');
+      logger.info({ eventId: event.eventId, bodegaId: event.bodegaId, unassigned: report.total }, 'deleted warehouse reconciled');
     } catch (err) {
       const { deliveryCount } = msg.info;
       const delayMs = retryDelayMs(deliveryCount);

@@ -59,7 +59,7 @@ export function createProductoEvents(options: ProductoEventsOptions): ProductoEv
   function event<D extends EventData>(type: EventType, id: number, data: D, at: Date, context: WriteContext): OutboxEvent {
     return {
       subject: eventSubject(options.prefix, type),
-      envelope: buildEnvelope({ namespace: options.namespace, type, subject: `/productos/${id}`, data, at }),
+      envelope: buildEnvelope({ namespace: options.namespace, type, source: 'producto-svc', subject: `/productos/${id}`, data, at }),
       // The write's trace context (traceparent, and tracestate with it), or none.
       headers: eventTraceHeaders(context),
     };

@@ -44,7 +44,7 @@ export function createProductoHandlers({ store, logger }: ProductoHandlersDeps):
         (p) => p.id,
         (p) => itemSizeBound(p.nombre, p.descripcion, p.precio),
       );
-      return { productos: items.map(productoToMessage), nextPageToken };
+      return { productos: items.map(productoToMessage), nextPageToken, totalSize: page.totalSize };
     }),
 
     updateProducto: unary(logger, 'UpdateProducto', async (request, context) => {
@@ -60,8 +60,9 @@ export function createProductoHandlers({ store, logger }: ProductoHandlersDeps):
     }, idempotentBy(DeleteProductoRequest)),
 
     unassignBodega: unary(logger, 'UnassignBodega', async (request, context) => {
-      const productos = await store.unassignBodega(requirePositiveId(request.bodegaId, 'bodegaId'), context);
-      return { productos: productos.map(productoToMessage) };
-    }, idempotentBy(UnassignBodegaRequest)),
+      const report = await store.unassignBodega(requirePositiveId(request.bodegaId, 'bodegaId'), context, request.maxChunks);
+      return { productos: report.productos.map(productoToMessage), totalUnassigned: report.total, complete: report.complete };
+      // max_chunks only pages the work: calls of one operation that differ in it share one key.
+    }, idempotentBy(UnassignBodegaRequest, (request) => ({ ...request, maxChunks: 0 }))),
   };
 }

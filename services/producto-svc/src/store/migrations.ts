@@ -62,4 +62,18 @@ export const migrations: Record<string, Migration> = {
     up: createIdempotencyTable,
     down: dropIdempotencyTable,
   },
+  // The warehouses BodegaEliminada reported deleted: a write naming one is
+  // refused, so no product can point at a deleted warehouse for good.
+  '0006_bodegas_eliminadas': {
+    async up(db) {
+      await db.schema.createTable('bodegas_eliminadas', (t) => {
+        t.engine('InnoDB');
+        t.integer('bodega_id').unsigned().primary();
+        t.dateTime('eliminada_en', { precision: 3 }).notNullable().defaultTo(db.raw('CURRENT_TIMESTAMP(3)'));
+      });
+    },
+    async down(db) {
+      await db.schema.dropTableIfExists('bodegas_eliminadas');
+    },
+  },
 };

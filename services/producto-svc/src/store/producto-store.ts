@@ -1,19 +1,23 @@
 import {
   changedFields,
+  claimResumableIdempotencyKey,
   enqueueEvent,
   enqueueEvents,
   executePrepared,
+  jsonBytes,
   jsonResultCodec,
   NotFoundError,
   VersionMismatchError,
   nowToSecond,
   PRODUCTO_CAMPOS,
+  recordIdempotentResult,
   withDbErrors,
   writeTransaction,
   type Knex,
 } from '@inventario/platform';
 import type { ProductoQuery } from '../domain/listing';
-import type { NewProducto, Producto, ProductoChanges, WriteContext } from '../domain/producto';
+import { bodegaEliminadaError, type NewProducto, type Producto, type ProductoChanges, type WriteContext } from '../domain/producto';
+import { addToReport, EMPTY_REPORT, type UnassignReport } from '../domain/unassign-report';
 import type { ProductoEvents } from '../events/producto-events';
 
 /**
@@ -37,16 +41,47 @@ export interface ProductoStore {
   /** NotFoundError when the id does not exist; VersionMismatchError as for update. */
   delete(id: number, context: WriteContext, expectedVersion?: number): Promise<void>;
   /**
-   * Unassigns every product of warehouse `bodegaId` and returns them as they
-   * are now. Idempotent: once none points at it, returns [] and publishes nothing.
+   * Unassigns the products of warehouse `bodegaId` in chunks of at most
+   * UNASSIGN_CHUNK_ROWS rows and UNASSIGN_CHUNK_EVENT_BYTES of events, each
+   * chunk one transaction with its events, until none is left or `maxChunks`
+   * chunks are done (0: no limit), and reports them (a bounded sample and a
+   * count). Idempotent: once none points at it, reports none and publishes nothing.
+   *
+   * With an idempotency key, every chunk also records the report so far
+   * under the key, in the chunk's transaction: a call after a failure
+   * half-way (or the next call of a limited one) resumes from the record
+   * and reports the whole operation; once complete, a repeat replays it.
    */
-  unassignBodega(bodegaId: number, context: WriteContext): Promise<Producto[]>;
+  unassignBodega(bodegaId: number, context: WriteContext, maxChunks?: number): Promise<UnassignReport>;
+  /**
+   * Records that warehouse `bodegaId` was deleted (BodegaEliminada), in its own
+   * transaction; idempotent. From its commit on, a create or update naming it
+   * is refused (InvalidArgumentError on bodegaId), and a write that was
+   * already under way is seen by an unassignment started afterwards (see
+   * refuseBodegaEliminada): unassign after recording and none is missed.
+   */
+  recordBodegaEliminada(bodegaId: number): Promise<void>;
 }
+
+/**
+ * Rows unassigned per transaction: each chunk's locks, its UPDATE and its
+ * one INSERT of events stay small whatever the warehouse holds.
+ */
+export const UNASSIGN_CHUNK_ROWS = 500;
+/**
+ * Bytes of event JSON per chunk (a chunk ends early when its events would
+ * pass it, keeping at least one): the INSERT of a chunk's events, escaped
+ * for SQL (at most twice as long), stays well under the 16 MiB
+ * max_allowed_packet of MariaDB's default, whatever the descriptions hold.
+ */
+export const UNASSIGN_CHUNK_EVENT_BYTES = 4 * 1024 * 1024;
 
 export interface ProductoPage {
   productos: Producto[];
   /** True when more rows match after the last one returned. */
   hasMore: boolean;
+  /** Every matching product, all pages together; only when the query asked (includeTotalSize). */
+  totalSize?: number;
 }
 
 export interface ProductoStoreDeps {
@@ -58,6 +93,8 @@ export interface ProductoStoreDeps {
 }
 
 const TABLE = 'productos';
+/** Ids of deleted warehouses (BodegaEliminada). */
+const BODEGAS_ELIMINADAS = 'bodegas_eliminadas';
 const COLUMNS = [
   'id',
   'nombre',
@@ -127,6 +164,15 @@ function requireVersion(current: Producto, expectedVersion: number | undefined):
   }
 }
 
+/**
+ * The report an UnassignBodega record holds. A record written before
+ * unassignments were chunked holds the whole list of products of a finished
+ * operation: read as its complete report.
+ */
+function recordedReport(recorded: unknown): UnassignReport {
+  return Array.isArray(recorded) ? addToReport(EMPTY_REPORT, recorded as Producto[], true) : (recorded as UnassignReport);
+}
+
 /** How keyed writes record their results (the dates revive as Dates). */
 const RESULTS = jsonResultCodec(['fechaCreacion', 'fechaActualizacion']);
 
@@ -141,6 +187,7 @@ export function createProductoStore(db: Knex, deps: ProductoStoreDeps): Producto
     return writeTransaction(db, work, {
       onCommitted: deps.onCommitted,
       idempotency: { key: context.idempotency, codec: RESULTS, ttlSeconds: deps.idempotencyTtlSeconds },
+      signal: context.signal,
     });
   }
 
@@ -160,6 +207,60 @@ export function createProductoStore(db: Knex, deps: ProductoStoreDeps): Producto
     return fromRow(row);
   }
 
+  /**
+   * One chunk of an unassignment, in the caller's transaction: up to `limit`
+   * rows of the warehouse (lowest ids first, locked), fewer when their events
+   * would pass UNASSIGN_CHUNK_EVENT_BYTES. `complete` when fewer rows than
+   * `limit` pointed at the warehouse and all of them were taken.
+   */
+  async function unassignChunk(
+    trx: Knex.Transaction,
+    bodegaId: number,
+    context: WriteContext,
+    limit: number,
+  ): Promise<{ productos: Producto[]; complete: boolean }> {
+    const rows = await trx<ProductoRow>(TABLE).select(...COLUMNS).where({ bodega_id: bodegaId }).orderBy('id').limit(limit).forUpdate();
+    const at = nowToSecond();
+    const productos: Producto[] = [];
+    const chunkEvents = [];
+    let bytes = 0;
+    for (const row of rows) {
+      const producto: Producto = { ...fromRow(row), bodegaId: null, fechaActualizacion: at, version: row.version + 1 };
+      // Every row pointed at the warehouse (WHERE above), so bodegaId is the
+      // one value that changed in each.
+      const event = events.updated(producto, ['bodegaId'], context);
+      bytes += jsonBytes(event.envelope);
+      if (productos.length > 0 && bytes > UNASSIGN_CHUNK_EVENT_BYTES) break;
+      productos.push(producto);
+      chunkEvents.push(event);
+    }
+    if (productos.length > 0) {
+      await trx(TABLE)
+        .whereIn(
+          'id',
+          productos.map((producto) => producto.id),
+        )
+        .update({ bodega_id: null, fecha_actualizacion: at, version: trx.raw('version + 1') });
+      await enqueueEvents(trx, chunkEvents);
+    }
+    return { productos, complete: rows.length < limit && productos.length === rows.length };
+  }
+
+  /**
+   * Refuses a write that points a product at a deleted warehouse; called in
+   * the write's transaction AFTER its INSERT/UPDATE of the product. That
+   * order closes the race with recordBodegaEliminada + unassignBodega in any
+   * isolation level: either this locking read sees the committed record (the
+   * write rolls back), or the record commits after it, and then the
+   * unassignment's locking scan meets this write's row (waiting for it while
+   * uncommitted) and clears it.
+   */
+  async function refuseBodegaEliminada(trx: Knex.Transaction, bodegaId: number | null | undefined): Promise<void> {
+    if (bodegaId === null || bodegaId === undefined) return;
+    const row = await trx<{ bodega_id: number }>(BODEGAS_ELIMINADAS).select('bodega_id').where({ bodega_id: bodegaId }).forShare().first();
+    if (row) throw bodegaEliminadaError(bodegaId);
+  }
+
   return {
     create(producto, context) {
       return write(context, async (trx) => {
@@ -169,6 +270,7 @@ export function createProductoStore(db: Knex, deps: ProductoStoreDeps): Producto
           fecha_creacion: at,
           fecha_actualizacion: at,
         });
+        await refuseBodegaEliminada(trx, producto.bodegaId);
         // What was written, without reading it back: the domain already gave
         // precio and nombre their stored form, and `at` is whole seconds.
         const stored: Producto = { id: Number(id), ...producto, fechaCreacion: at, fechaActualizacion: at, version: 1 };
@@ -185,18 +287,29 @@ export function createProductoStore(db: Knex, deps: ProductoStoreDeps): Producto
 
     list(query) {
       return withDbErrors(async () => {
-        const q = db<ProductoRow>(TABLE)
-          .select(...COLUMNS)
-          .orderBy('id')
-          .limit(query.pageSize + 1);
+        /** The query's filters (not its position in the list). */
+        const filtered = (q: Knex.QueryBuilder) => {
+          if (query.bodegaIds.length > 0) q.whereIn('bodega_id', query.bodegaIds);
+          if (query.nombreContains !== null) {
+            q.whereRaw("nombre LIKE ? ESCAPE '!'", [containsPattern(query.nombreContains)]);
+          }
+          return q;
+        };
+        const q = filtered(
+          db<ProductoRow>(TABLE)
+            .select(...COLUMNS)
+            .orderBy('id')
+            .limit(query.pageSize + 1),
+        );
         if (query.skip > 0) q.offset(query.skip);
         if (query.afterId !== null) q.where('id', '>', query.afterId);
-        if (query.bodegaIds.length > 0) q.whereIn('bodega_id', query.bodegaIds);
-        if (query.nombreContains !== null) {
-          q.whereRaw("nombre LIKE ? ESCAPE '!'", [containsPattern(query.nombreContains)]);
+        const rows = (await q) as ProductoRow[];
+        const page: ProductoPage = { productos: rows.slice(0, query.pageSize).map(fromRow), hasMore: rows.length > query.pageSize };
+        if (query.includeTotalSize) {
+          const [count] = (await filtered(db(TABLE).count({ n: '*' }))) as { n: number | string }[];
+          page.totalSize = Number(count?.n ?? 0);
         }
-        const rows = await q;
-        return { productos: rows.slice(0, query.pageSize).map(fromRow), hasMore: rows.length > query.pageSize };
+        return page;
       });
     },
 
@@ -208,6 +321,7 @@ export function createProductoStore(db: Knex, deps: ProductoStoreDeps): Producto
         await trx(TABLE)
           .where({ id })
           .update({ ...toColumns(changes), fecha_actualizacion: stored.fechaActualizacion, version: stored.version });
+        await refuseBodegaEliminada(trx, changes.bodegaId);
         await enqueueEvent(trx, events.updated(stored, changedFields(PRODUCTO_CAMPOS, current, stored), context));
         return stored;
       });
@@ -222,26 +336,40 @@ export function createProductoStore(db: Knex, deps: ProductoStoreDeps): Producto
       });
     },
 
-    unassignBodega(bodegaId, context) {
-      return write(context, async (trx) => {
-        const rows = await trx<ProductoRow>(TABLE).select(...COLUMNS).where({ bodega_id: bodegaId }).orderBy('id').forUpdate();
-        if (rows.length === 0) return [];
-        const at = nowToSecond();
-        await trx(TABLE)
-          .whereIn(
-            'id',
-            rows.map((row) => row.id),
-          )
-          .update({ bodega_id: null, fecha_actualizacion: at, version: trx.raw('version + 1') });
-        const productos = rows.map((row) => ({ ...fromRow(row), bodegaId: null, fechaActualizacion: at, version: row.version + 1 }));
-        // Every row pointed at the warehouse (WHERE above), so bodegaId is the
-        // one value that changed in each.
-        await enqueueEvents(
-          trx,
-          productos.map((producto) => events.updated(producto, ['bodegaId'], context)),
-        );
-        return productos;
+    recordBodegaEliminada(bodegaId) {
+      return withDbErrors(async () => {
+        await db.raw(`INSERT IGNORE INTO ${BODEGAS_ELIMINADAS} (bodega_id) VALUES (?)`, [bodegaId]);
       });
+    },
+
+    async unassignBodega(bodegaId, context, maxChunks = 0) {
+      const key = context.idempotency;
+      // Without a key the report is this call's; with one, the record's.
+      let report = EMPTY_REPORT;
+      let unassigned = 0;
+      for (let chunks = 1; ; chunks++) {
+        const step = await writeTransaction(
+          db,
+          async (trx) => {
+            let before = report;
+            if (key) {
+              const recorded = await claimResumableIdempotencyKey(trx, key);
+              before = recorded === undefined ? EMPTY_REPORT : recordedReport(RESULTS.decode(recorded));
+              if (before.complete) return { report: before, chunk: 0, replayed: true };
+            }
+            const chunk = await unassignChunk(trx, bodegaId, context, UNASSIGN_CHUNK_ROWS);
+            const after = addToReport(before, chunk.productos, chunk.complete);
+            if (key) await recordIdempotentResult(trx, key, RESULTS.encode(after), deps.idempotencyTtlSeconds);
+            return { report: after, chunk: chunk.productos.length, replayed: false };
+          },
+          { onCommitted: deps.onCommitted },
+        );
+        // A replay only when this call changed nothing (another call with the key may have finished between two chunks).
+        if (step.replayed && unassigned === 0 && key) key.replayed = true;
+        report = step.report;
+        unassigned += step.chunk;
+        if (report.complete || chunks === maxChunks) return report;
+      }
     },
   };
 }

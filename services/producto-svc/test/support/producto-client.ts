@@ -1,9 +1,10 @@
 import { credentials, Metadata, type CallOptions, type ServiceError } from '@grpc/grpc-js';
-import { USUARIO_METADATA_KEY } from '@inventario/platform';
+import { REPLAYED_METADATA_KEY, USUARIO_METADATA_KEY } from '@inventario/platform';
 import {
   CreateProductoRequest,
   ListProductosRequest,
   ProductoServiceClient,
+  UnassignBodegaRequest,
   UpdateProductoRequest,
   type CreateProductoResponse,
   type DeepPartial,
@@ -29,7 +30,10 @@ export interface ProductoApi {
   list(request?: DeepPartial<ListProductosRequest>): Promise<ListProductosResponse>;
   update(request: DeepPartial<UpdateProductoRequest>): Promise<UpdateProductoResponse>;
   delete(id: number): Promise<DeleteProductoResponse>;
-  unassignBodega(bodegaId: number): Promise<UnassignBodegaResponse>;
+  /** `options`: the request's other fields (request_id, max_chunks). */
+  unassignBodega(bodegaId: number, options?: Omit<DeepPartial<UnassignBodegaRequest>, 'bodegaId'>): Promise<UnassignBodegaResponse>;
+  /** unassignBodega with the response's initial metadata: `replayed` when answered from an idempotency record. */
+  unassignBodegaReplay(bodegaId: number, options?: Omit<DeepPartial<UnassignBodegaRequest>, 'bodegaId'>): Promise<{ response: UnassignBodegaResponse; replayed: boolean }>;
   /** The same client, calling as someone else. */
   as(caller: CallerOptions): ProductoApi;
 }
@@ -54,7 +58,17 @@ export function productoApi(client: ProductoServiceClient, caller: CallerOptions
     list: (request = {}) => invoke((md, o, cb) => client.listProductos(ListProductosRequest.fromPartial(request), md, o, cb)),
     update: (request) => invoke((md, o, cb) => client.updateProducto(UpdateProductoRequest.fromPartial(request), md, o, cb)),
     delete: (id) => invoke((md, o, cb) => client.deleteProducto({ id }, md, o, cb)),
-    unassignBodega: (bodegaId) => invoke((md, o, cb) => client.unassignBodega({ bodegaId }, md, o, cb)),
+    unassignBodega: (bodegaId, options = {}) =>
+      invoke((md, o, cb) => client.unassignBodega(UnassignBodegaRequest.fromPartial({ ...options, bodegaId }), md, o, cb)),
+    async unassignBodegaReplay(bodegaId, options = {}) {
+      let replayed = false;
+      const response = await invoke<UnassignBodegaResponse>((md, o, cb) =>
+        client
+          .unassignBodega(UnassignBodegaRequest.fromPartial({ ...options, bodegaId }), md, o, cb)
+          .on('metadata', (metadata: Metadata) => (replayed = metadata.get(REPLAYED_METADATA_KEY)[0] === 'true')),
+      );
+      return { response, replayed };
+    },
     as: (other) => productoApi(client, other),
   };
 }

@@ -1,4 +1,5 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
+import { freePort } from '@inventario/testkit';
 
 /**
  * A TCP forwarder the test can cut, to make a real server unreachable for
@@ -16,7 +17,8 @@ export interface TcpProxy {
 export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
   let server: Server | undefined;
-  let port = 0;
+  // restore() listens on this port again: from freePort, so no listen on port 0 can take it meanwhile.
+  const port = await freePort();
 
   function track(socket: Socket): void {
     sockets.add(socket);
@@ -36,8 +38,6 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
       srv.once('error', reject);
       srv.listen(port, '127.0.0.1', () => resolve());
     });
-    const address = srv.address();
-    port = typeof address === 'object' && address ? address.port : port;
     server = srv;
   }
 
@@ -50,9 +50,7 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
 
   await listen();
   return {
-    get port() {
-      return port;
-    },
+    port,
     cut: stopListening,
     restore: listen,
     close: stopListening,

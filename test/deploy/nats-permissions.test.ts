@@ -1,0 +1,193 @@
+/**
+ * The chart's NATS authorization (values.yaml `nats.config.merge`, issue 16
+ * item 5) on a real, private nats-server: rendered as the nats chart renders
+ * it (`<< $VAR >>` becomes an unquoted environment reference), with the
+ * passwords in the server's environment as the chart maps them from the
+ * Secret. Each service may publish only its own subjects: producto-svc
+ * cannot forge a BodegaEliminada, bodega-svc a product event, the notifier
+ * any event. And the permissions are enough for the real services, connected
+ * with NATS_USER / NATS_PASSWORD, to do their work: publish their events,
+ * reconcile a deleted warehouse, send the emails.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { credentials, Metadata } from '@grpc/grpc-js';
+import { jetstream } from '@nats-io/jetstream';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { createLogger, USUARIO_METADATA_KEY } from '@inventario/platform';
+import { BodegaServiceClient, ProductoServiceClient } from '@inventario/proto';
+import { createTestDatabase, readStream, startPrivateNatsServer, waitFor, type PrivateNatsServer, type TestDatabase } from '@inventario/testkit';
+import { parse } from 'yaml';
+import { startApp as startBodega, type App as BodegaApp } from '../../services/bodega-svc/src/app';
+import { loadConfig as loadBodegaConfig } from '../../services/bodega-svc/src/config';
+import { startApp as startNotifier, type NotifierApp } from '../../services/notifier/src/app';
+import { loadConfig as loadNotifierConfig } from '../../services/notifier/src/config';
+import { startSmtpSink, type SmtpSink } from '../../services/notifier/test/support/smtp-sink';
+import { startApp as startProducto, type App as ProductoApp } from '../../services/producto-svc/src/app';
+import { loadConfig as loadProductoConfig } from '../../services/producto-svc/src/config';
+
+/** The passwords, as the Secret would hold them, by the environment variable the chart's NATS reads. */
+const PASSWORDS = {
+  PRODUCTO_SVC_NATS_PASSWORD: 'producto-s3cret',
+  BODEGA_SVC_NATS_PASSWORD: 'bodega-s3cret',
+  NOTIFIER_NATS_PASSWORD: 'notifier-s3cret',
+};
+const USERS = {
+  'producto-svc': PASSWORDS.PRODUCTO_SVC_NATS_PASSWORD,
+  'bodega-svc': PASSWORDS.BODEGA_SVC_NATS_PASSWORD,
+  notifier: PASSWORDS.NOTIFIER_NATS_PASSWORD,
+};
+/** The test's own user, to read the stream; not part of the chart. */
+const INSPECTOR = { user: 'inspector', pass: 'inspector-s3cret' };
+
+interface ChartUser {
+  user: string;
+  password: string;
+  permissions: unknown;
+}
+
+/** values.yaml's authorization block as nats.conf text, as the nats chart renders `config.merge`. */
+function chartAuthorization(): { users: ChartUser[]; conf: string } {
+  const values = parse(readFileSync(join(__dirname, '../../deploy/helm/inventario/values.yaml'), 'utf8')) as {
+    nats: { config: { merge: { authorization: { users: ChartUser[] } } } };
+  };
+  const { users } = values.nats.config.merge.authorization;
+  const all = [...users, { user: INSPECTOR.user, password: INSPECTOR.pass, permissions: { publish: '>', subscribe: '>' } }];
+  const conf = `authorization: ${JSON.stringify({ users: all }, null, 2)}\n`.replace(/"<< (\$[A-Z0-9_]+) >>"/g, '$1');
+  return { users, conf };
+}
+
+let nats: PrivateNatsServer;
+const connections: NatsConnection[] = [];
+
+async function connectAs(user: string, pass: string): Promise<NatsConnection> {
+  const nc = await connect({ servers: nats.url, user, pass, reconnect: false });
+  connections.push(nc);
+  return nc;
+}
+
+beforeAll(async () => {
+  nats = await startPrivateNatsServer({ config: chartAuthorization().conf, env: PASSWORDS });
+});
+
+afterAll(async () => {
+  for (const nc of connections) await nc.close().catch(() => undefined);
+  await nats?.dispose();
+});
+
+test('the chart gives each service its own user, with the password from the environment (the Secret), and refuses wrong ones', async () => {
+  expect(chartAuthorization().users.map((u) => u.user).sort()).toEqual(Object.keys(USERS).sort());
+  // The configuration names the variables only; the passwords stay in the environment.
+  for (const password of Object.values(PASSWORDS)) expect(chartAuthorization().conf).not.toContain(password);
+  expect(chartAuthorization().conf).toContain('password": $PRODUCTO_SVC_NATS_PASSWORD');
+  await expect(connect({ servers: nats.url, user: 'producto-svc', pass: 'wrong', reconnect: false })).rejects.toThrow(/Authorization/i);
+  await expect(connect({ servers: nats.url, reconnect: false })).rejects.toThrow(/Authorization/i);
+});
+
+describe('with the real services connected as their users', () => {
+  let dbs: TestDatabase[] = [];
+  let bodega: BodegaApp;
+  let producto: ProductoApp;
+  let notifier: NotifierApp;
+  let sink: SmtpSink;
+  let productoClient: ProductoServiceClient;
+  let bodegaClient: BodegaServiceClient;
+  let inspector: NatsConnection;
+
+  const shared = () => ({
+    NATS_URL: nats.url,
+    NATS_STREAM: 'INVENTARIO',
+    NATS_SUBJECT_PREFIX: 'inventario',
+    METRICS_PORT: '0',
+    METRICS_HOST: '127.0.0.1',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+  });
+  const grpc = { GRPC_PORT: '0', GRPC_HOST: '127.0.0.1', SHUTDOWN_DRAIN_MS: '0', DB_CHECK_INTERVAL_MS: '200' };
+
+  beforeAll(async () => {
+    dbs = [await createTestDatabase('nats_auth_b'), await createTestDatabase('nats_auth_p')];
+    const [bodegaDb, productoDb] = dbs as [TestDatabase, TestDatabase];
+    bodega = await startBodega(
+      loadBodegaConfig({ ...shared(), ...grpc, DATABASE_URL: bodegaDb.url, NATS_USER: 'bodega-svc', NATS_PASSWORD: USERS['bodega-svc'] }),
+      createLogger('bodega-svc', 'silent'),
+    );
+    producto = await startProducto(
+      loadProductoConfig({
+        ...shared(),
+        ...grpc,
+        DATABASE_URL: productoDb.url,
+        BODEGA_SVC_ADDR: `127.0.0.1:${bodega.grpcPort}`,
+        NATS_USER: 'producto-svc',
+        NATS_PASSWORD: USERS['producto-svc'],
+      }),
+      createLogger('producto-svc', 'silent'),
+    );
+    await Promise.all([bodega.ready, producto.ready]);
+    sink = await startSmtpSink();
+    notifier = await startNotifier(
+      loadNotifierConfig({
+        ...shared(),
+        SMTP_URL: sink.url,
+        SENDER_EMAIL: 'inventario@example.com',
+        RECIPIENT_EMAIL: 'almacen@example.com',
+        NATS_USER: 'notifier',
+        NATS_PASSWORD: USERS.notifier,
+      }),
+      createLogger('notifier', 'silent'),
+    );
+    productoClient = new ProductoServiceClient(`127.0.0.1:${producto.grpcPort}`, credentials.createInsecure());
+    bodegaClient = new BodegaServiceClient(`127.0.0.1:${bodega.grpcPort}`, credentials.createInsecure());
+    inspector = await connectAs(INSPECTOR.user, INSPECTOR.pass);
+  }, 120_000);
+
+  afterAll(async () => {
+    productoClient?.close();
+    bodegaClient?.close();
+    await notifier?.stop();
+    await producto?.stop();
+    await bodega?.stop();
+    await sink?.stop();
+    for (const db of dbs) await db.drop();
+  });
+
+  const metadata = () => {
+    const md = new Metadata();
+    md.set(USUARIO_METADATA_KEY, 'ana');
+    return md;
+  };
+
+  test('publish their events, reconcile a deleted warehouse and email every event', async () => {
+    const bodegaId = await new Promise<number>((resolve, reject) =>
+      bodegaClient.createBodega({ nombre: 'Con permisos', capacidad: 5 }, metadata(), (err, res) => (err ? reject(err) : resolve(res.bodega!.id))),
+    );
+    const productoId = await new Promise<number>((resolve, reject) =>
+      productoClient.createProducto({ nombre: 'Tuerca', precio: '1.00', cantidadEnStock: 1, bodegaId }, metadata(), (err, res) =>
+        err ? reject(err) : resolve(res.producto!.id),
+      ),
+    );
+    await new Promise<void>((resolve, reject) => bodegaClient.deleteBodega({ id: bodegaId }, metadata(), (err) => (err ? reject(err) : resolve())));
+
+    // producto-svc consumed BodegaEliminada, asked bodega-svc, and published the unassignment.
+    await waitFor(async () => {
+      const events = await readStream(inspector, 'INVENTARIO');
+      return events.some((e) => e.subject === 'inventario.producto.actualizado' && e.body.subject === `/productos/${productoId}`);
+    }, 'the reconciliation to unassign the product');
+    // BodegaCreada, ProductoCreado, BodegaEliminada, ProductoActualizado: one email each.
+    const emails = await sink.waitForEmails(4, 30_000);
+    expect(emails.map((e) => e.subject).sort()).toEqual(['Bodega Eliminada', 'Nueva Bodega Creada', 'Nuevo Producto Creado', 'Producto Actualizado']);
+  }, 60_000);
+
+  test.each([
+    ['producto-svc', 'inventario.bodega.eliminada'],
+    ['bodega-svc', 'inventario.producto.creado'],
+    ['notifier', 'inventario.producto.actualizado'],
+    ['notifier', 'inventario.bodega.eliminada'],
+  ] as const)('%s cannot publish %s: refused by the server, and nothing reaches the stream', async (user, subject) => {
+    const nc = await connectAs(user, USERS[user]);
+    const before = (await readStream(inspector, 'INVENTARIO')).length;
+    await expect(jetstream(nc).publish(subject, '{"forged":true}', { timeout: 2000 })).rejects.toThrow(/Permissions Violation|timeout/i);
+    await expect(nc.request(subject, '{"forged":true}', { timeout: 2000 })).rejects.toThrow(/Permissions Violation|timeout|no responders/i);
+    const after = await readStream(inspector, 'INVENTARIO');
+    expect(after.length).toBe(before);
+  });
+});
