@@ -3,6 +3,8 @@ import {
   decodePageToken,
   DEFAULT_PAGE_SIZE,
   encodePageToken,
+  itemSizeBound,
+  listPageOf,
   MAX_PAGE_SIZE,
   PAGE_MENSAJES,
   pageSizeOf,
@@ -56,5 +58,33 @@ describe('page tokens', () => {
     ['an id of 11 digits', Buffer.from('10000000000').toString('base64url')],
   ])('reject a token that is %s, naming pageToken', (_case, token) => {
     expect(violationsOf(() => decodePageToken(token))).toEqual([{ campo: 'pageToken', mensaje: PAGE_MENSAJES.pageToken }]);
+  });
+});
+
+describe('listPageOf', () => {
+  const rows = (...sizes: number[]) => sizes.map((size, i) => ({ id: 10 + i, size }));
+  const page = (read: { id: number; size: number }[], hasMore: boolean, budget = 100) =>
+    listPageOf(read, hasMore, (r) => r.id, (r) => r.size, budget);
+
+  it.each<[string, number[], boolean, number[], string]>([
+    ['serves every row under the budget; no token on the last page', [10, 20, 30], false, [10, 11, 12], ''],
+    ['serves every row under the budget; a token when more rows were read', [10, 20, 30], true, [10, 11, 12], encodePageToken(12)],
+    ['stops after the row that reaches the budget, the next page starting after it', [40, 60, 5], false, [10, 11], encodePageToken(11)],
+    ['stops after the row that passes the budget even when more were read', [50, 70, 5, 5], true, [10, 11], encodePageToken(11)],
+    ['serves one row alone larger than the budget, never an empty page', [500, 1], false, [10], encodePageToken(10)],
+    ['serves nothing with no token when nothing was read', [], false, [], ''],
+  ])('%s', (_case, sizes, hasMore, ids, token) => {
+    const served = page(rows(...sizes), hasMore);
+    expect(served.items.map((r) => r.id)).toEqual(ids);
+    expect(served.nextPageToken).toBe(token);
+  });
+});
+
+describe('itemSizeBound', () => {
+  it('counts the UTF-8 bytes of the strings over a fixed bound of the other fields', () => {
+    const fixed = itemSizeBound();
+    expect(fixed).toBeGreaterThanOrEqual(81);
+    expect(itemSizeBound('ñ', null, undefined, '19.90')).toBe(fixed + 2 + 5);
+    expect(itemSizeBound('🍎'.repeat(10))).toBe(fixed + 40);
   });
 });

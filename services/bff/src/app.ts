@@ -54,6 +54,7 @@ export async function startApp(config: Config, logger: Logger, signal?: AbortSig
       trustProxyHops: config.trustProxyHops,
       enableInit: config.enableInit,
       graphqlLimits: config.graphqlLimits,
+      writeTimeoutMs: config.httpTimeouts.writeMs,
       accepting: () => accepting,
     }),
   );

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { envSchemas, parseEnv, tracingEnv } from '@inventario/platform';
+import { DEFAULT_WRITE_TIMEOUT_MS } from './http/json-array-stream';
 
 /** A whole number in plain decimal digits within [min, max]. */
 function wholeNumber(fallback: number, min: number, max: number) {
@@ -43,6 +44,8 @@ const schema = z
     HTTP_HEADERS_TIMEOUT_MS: envSchemas.milliseconds(20_000, 100),
     HTTP_REQUEST_TIMEOUT_MS: envSchemas.milliseconds(60_000, 100),
     HTTP_KEEP_ALIVE_TIMEOUT_MS: envSchemas.milliseconds(65_000, 100),
+    // Slow readers: how long a streamed list waits for the client to take what was sent before cutting it off.
+    HTTP_WRITE_TIMEOUT_MS: envSchemas.milliseconds(DEFAULT_WRITE_TIMEOUT_MS, 100),
     // Proxy hops in front of the BFF (Envoy: 1) whose X-Forwarded-For is trusted to name the client.
     TRUST_PROXY_HOPS: wholeNumber(0, 0, 10),
     // Deadline of every downstream gRPC call.
@@ -100,6 +103,7 @@ const schema = z
       headersMs: env.HTTP_HEADERS_TIMEOUT_MS,
       requestMs: env.HTTP_REQUEST_TIMEOUT_MS,
       keepAliveMs: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      writeMs: env.HTTP_WRITE_TIMEOUT_MS,
     },
     trustProxyHops: env.TRUST_PROXY_HOPS,
     grpcDeadlineMs: env.GRPC_DEADLINE_MS,

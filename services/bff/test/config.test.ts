@@ -76,7 +76,7 @@ test('METRICS_PORT and METRICS_HOST choose the admin port, which must not be the
 test('abuse limits: AUTH_FAILURES_PER_15_MIN and the HTTP timeouts have safe defaults, are read, and are checked', () => {
   expect(loadConfig({ ...REQUIRED })).toMatchObject({
     authFailuresPer15Min: 20,
-    httpTimeouts: { headersMs: 20_000, requestMs: 60_000, keepAliveMs: 65_000 },
+    httpTimeouts: { headersMs: 20_000, requestMs: 60_000, keepAliveMs: 65_000, writeMs: 30_000 },
     trustProxyHops: 0,
   });
   expect(
@@ -86,12 +86,24 @@ test('abuse limits: AUTH_FAILURES_PER_15_MIN and the HTTP timeouts have safe def
       HTTP_HEADERS_TIMEOUT_MS: '500',
       HTTP_REQUEST_TIMEOUT_MS: '1000',
       HTTP_KEEP_ALIVE_TIMEOUT_MS: '2000',
+      HTTP_WRITE_TIMEOUT_MS: '3000',
       TRUST_PROXY_HOPS: '1',
     }),
-  ).toMatchObject({ authFailuresPer15Min: 0, httpTimeouts: { headersMs: 500, requestMs: 1000, keepAliveMs: 2000 }, trustProxyHops: 1 });
+  ).toMatchObject({ authFailuresPer15Min: 0, httpTimeouts: { headersMs: 500, requestMs: 1000, keepAliveMs: 2000, writeMs: 3000 }, trustProxyHops: 1 });
   expect(problemsOf({ ...REQUIRED, HTTP_HEADERS_TIMEOUT_MS: '70000' })).toEqual(['HTTP_HEADERS_TIMEOUT_MS: must not exceed HTTP_REQUEST_TIMEOUT_MS']);
-  const problems = problemsOf({ ...REQUIRED, AUTH_FAILURES_PER_15_MIN: '-1', TRUST_PROXY_HOPS: 'uno', HTTP_KEEP_ALIVE_TIMEOUT_MS: '5' });
-  expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(['AUTH_FAILURES_PER_15_MIN', 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 'TRUST_PROXY_HOPS']);
+  const problems = problemsOf({
+    ...REQUIRED,
+    AUTH_FAILURES_PER_15_MIN: '-1',
+    TRUST_PROXY_HOPS: 'uno',
+    HTTP_KEEP_ALIVE_TIMEOUT_MS: '5',
+    HTTP_WRITE_TIMEOUT_MS: '5',
+  });
+  expect(problems.map((p) => p.split(':')[0]).sort()).toEqual([
+    'AUTH_FAILURES_PER_15_MIN',
+    'HTTP_KEEP_ALIVE_TIMEOUT_MS',
+    'HTTP_WRITE_TIMEOUT_MS',
+    'TRUST_PROXY_HOPS',
+  ]);
 });
 
 test('GraphQL execution limits: GRAPHQL_MAX_NODES (100,000) and GRAPHQL_DEADLINE_MS (10 s) are read and checked', () => {

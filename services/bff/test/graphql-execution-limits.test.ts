@@ -66,6 +66,7 @@ const BODEGA: Bodega = { id: 1, nombre: 'B', ubicacion: null, capacidad: 1, fech
 function memoryInventario(productos: Producto[], gate: Promise<void> = Promise.resolve()) {
   const calls: { method: string; filter?: ProductoFilter }[] = [];
   const unused = () => Promise.reject(new Error('not used by this test'));
+  const unusedPages = (): AsyncIterable<never[]> => ({ [Symbol.asyncIterator]: () => ({ next: unused }) });
   const inventario: InventarioApi = {
     async listProductos(_caller, filter = {}) {
       calls.push({ method: 'listProductos', filter });
@@ -81,11 +82,13 @@ function memoryInventario(productos: Producto[], gate: Promise<void> = Promise.r
       return Promise.resolve(productos);
     },
     getProducto: unused,
-    productosDeBodega: unused,
+    productoPages: unusedPages,
+    productoPagesOfBodega: unusedPages,
     createProducto: unused,
     updateProducto: unused,
     deleteProducto: unused,
     listBodegas: unused,
+    bodegaPages: unusedPages,
     getBodega: unused,
     createBodega: unused,
     updateBodega: unused,

@@ -3,8 +3,8 @@
  * the `ids` filter used for batch lookups.
  */
 import { status } from '@grpc/grpc-js';
-import { fieldViolationsOf } from '@inventario/platform';
-import type { Bodega } from '@inventario/proto';
+import { fieldViolationsOf, PAGE_BYTE_BUDGET } from '@inventario/platform';
+import { ListBodegasResponse, type Bodega } from '@inventario/proto';
 import { grpcError, startTestService, type TestService } from './support/test-service';
 
 let svc: TestService;
@@ -100,5 +100,40 @@ describe('ListBodegas', () => {
     const err = await grpcError(svc.rpc.listBodegas({ pageSize: -1, pageToken: '***', ids: [0] }));
     expect(err.code).toBe(status.INVALID_ARGUMENT);
     expect(fieldViolationsOf(err).map((v) => v.campo)).toEqual(['pageSize', 'pageToken', 'ids']);
+  });
+});
+
+describe('ListBodegas byte budget', () => {
+  it('ends a page early once it holds the byte budget, page_size being a maximum, and the tokens still walk every warehouse', async () => {
+    // 600 warehouses with the longest texts allowed (255 four-byte characters each): ~1.2 MB in all.
+    const at = new Date();
+    const rows = Array.from({ length: 600 }, (_, i) => ({
+      nombre: `${String(i).padStart(4, '0')}${'🏭'.repeat(251)}`,
+      ubicacion: '🗺'.repeat(255),
+      capacidad: 1,
+      fecha_creacion: at,
+      fecha_actualizacion: at,
+    }));
+    await svc.db('bodegas').insert(rows);
+    const ids = (await svc.db('bodegas').where('nombre', 'like', '____🏭%').orderBy('id').pluck('id')).map(Number);
+    try {
+      expect(ids).toHaveLength(600);
+      const vistas: number[] = [];
+      const pages: { items: number; bytes: number }[] = [];
+      let pageToken = '';
+      do {
+        const res = await svc.rpc.listBodegas({ pageSize: 1000, pageToken, ids });
+        vistas.push(...res.bodegas.map((b) => b.id));
+        pages.push({ items: res.bodegas.length, bytes: ListBodegasResponse.encode(res).finish().length });
+        pageToken = res.nextPageToken;
+      } while (pageToken);
+
+      expect(vistas).toEqual(ids);
+      expect(pages.length).toBeGreaterThan(1);
+      expect(pages[0]!.items).toBeLessThan(600);
+      for (const page of pages) expect(page.bytes).toBeLessThan(PAGE_BYTE_BUDGET + 3000);
+    } finally {
+      await svc.db('bodegas').whereIn('id', ids).del();
+    }
   });
 });

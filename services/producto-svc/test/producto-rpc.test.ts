@@ -1,5 +1,6 @@
 import { status } from '@grpc/grpc-js';
-import { fieldViolationsOf } from '@inventario/platform';
+import { fieldViolationsOf, PAGE_BYTE_BUDGET } from '@inventario/platform';
+import { ListProductosResponse } from '@inventario/proto';
 import { waitFor } from '@inventario/testkit';
 import { rejectionOf, type ProductoApi } from './support/producto-client';
 import { startTestService, type TestService } from './support/test-service';
@@ -297,11 +298,49 @@ describe('ListProductos', () => {
     expect((await api.list({ bodegaIds: [9010], nombreContains: '🍎' })).productos.map((p) => p.nombre)).toEqual(['Caja 🍎']);
   });
 
+  it('ends a page early once it holds the byte budget, page_size being a maximum, and the tokens still walk every product', async () => {
+    // 40 products of 60 KB each: 2.4 MB, where a page of 1000 such rows would be 66 MB.
+    const descripcion = 'ñ'.repeat(30_000);
+    const at = new Date();
+    const rows = Array.from({ length: 40 }, (_, i) => ({
+      nombre: `grande ${i}`,
+      descripcion,
+      precio: '19.90',
+      cantidad_en_stock: 1,
+      bodega_id: 9011,
+      fecha_creacion: at,
+      fecha_actualizacion: at,
+    }));
+    await svc.db('productos').insert(rows);
+    const ids = (await svc.db('productos').where({ bodega_id: 9011 }).orderBy('id').pluck('id')).map(Number);
+
+    const seen: number[] = [];
+    const pages: { items: number; bytes: number }[] = [];
+    let pageToken = '';
+    do {
+      const page = await api.list({ bodegaIds: [9011], pageSize: 1000, pageToken });
+      seen.push(...page.productos.map((p) => p.id));
+      pages.push({ items: page.productos.length, bytes: ListProductosResponse.encode(page).finish().length });
+      pageToken = page.nextPageToken;
+    } while (pageToken !== '');
+
+    expect(seen).toEqual(ids);
+    // The page that passes the budget keeps the item that passed it: 18 items of ~60 KB.
+    expect(pages.map((p) => p.items)).toEqual([18, 18, 4]);
+    for (const page of pages) expect(page.bytes).toBeLessThan(PAGE_BYTE_BUDGET + 61_000);
+  });
+
   it('lists every product without filters', async () => {
     const [id] = await createIn(9007, ['sin filtro']);
-    const page = await api.list({ pageSize: 1000 });
-    expect(page.productos.map((p) => p.id)).toContain(id);
-    const ids = page.productos.map((p) => p.id);
+    // Several pages: other cases hold products big enough to end a page early.
+    const ids: number[] = [];
+    let pageToken = '';
+    do {
+      const page = await api.list({ pageSize: 1000, pageToken });
+      ids.push(...page.productos.map((p) => p.id));
+      pageToken = page.nextPageToken;
+    } while (pageToken !== '');
+    expect(ids).toContain(id);
     expect(ids).toEqual([...ids].sort((x, y) => x - y));
   });
 

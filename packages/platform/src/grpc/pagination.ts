@@ -14,6 +14,15 @@ export const DEFAULT_PAGE_SIZE = 100;
 /** Larger requests are served this many rows: AIP-158 says coerce, do not fail. */
 export const MAX_PAGE_SIZE = 1000;
 
+/**
+ * The encoded size at which a List page stops early, whatever page_size
+ * asked for: page_size is a maximum (AIP-158 allows fewer items with a
+ * next_page_token). A page is at most this plus one item, so with rows of
+ * up to ~66 KiB (a 64 KiB descripcion) no response nears the 4 MiB gRPC
+ * message limit a client keeps, where 1000 such rows would be 66 MB.
+ */
+export const PAGE_BYTE_BUDGET = 1024 * 1024;
+
 export const PAGE_MENSAJES = {
   pageSizeEntero: 'debe ser un número entero',
   pageSizeNegativo: 'no puede ser negativo',
@@ -47,4 +56,54 @@ export function decodePageToken(token: string): number | null {
     throw InvalidArgumentError.field('pageToken', PAGE_MENSAJES.pageToken);
   }
   return id;
+}
+
+/** One page of a List response: its items and the token of the next page ('' on the last). */
+export interface ListPage<T> {
+  items: T[];
+  nextPageToken: string;
+}
+
+/**
+ * The response page of `rows` read for a request (`hasMore`: rows beyond
+ * them match too): the rows up to and including the one whose size takes
+ * the total to `budget`, the rest left to the next page. `sizeOf` may
+ * overstate an item's encoded size (a bound), never understate it. Never an
+ * empty page while rows remain, so following tokens always ends.
+ */
+export function listPageOf<T>(
+  rows: readonly T[],
+  hasMore: boolean,
+  idOf: (row: T) => number,
+  sizeOf: (row: T) => number,
+  budget: number = PAGE_BYTE_BUDGET,
+): ListPage<T> {
+  let size = 0;
+  let served = rows.length;
+  for (let i = 0; i < rows.length; i++) {
+    size += sizeOf(rows[i]!);
+    if (size >= budget) {
+      served = i + 1;
+      break;
+    }
+  }
+  const items = rows.slice(0, served);
+  const last = items.at(-1);
+  const more = hasMore || served < rows.length;
+  return { items, nextPageToken: more && last !== undefined ? encodePageToken(idOf(last)) : '' };
+}
+
+/**
+ * What the fields of a list item other than its strings take at most,
+ * encoded: tags, string lengths, varints (a negative int32 takes 10 bytes),
+ * two Timestamps (19 bytes each) and the item's own tag and length. A
+ * Producto needs at most 81 bytes, a Bodega 73.
+ */
+const ITEM_FIXED_BYTES = 128;
+
+/** A bound of a list item's encoded size (for listPageOf): the UTF-8 bytes of its strings plus its other fields at most. */
+export function itemSizeBound(...texts: (string | null | undefined)[]): number {
+  let size = ITEM_FIXED_BYTES;
+  for (const text of texts) if (text) size += Buffer.byteLength(text, 'utf8');
+  return size;
 }

@@ -3,24 +3,25 @@ import { validateFields } from '@inventario/platform';
 import type { InventarioApi } from '../inventario/model';
 import { callerOf } from './auth';
 import { parseBodegaInput, parseBodegaPatch } from './bodega-schemas';
+import type { JsonArraySender } from './json-array-stream';
 import { jsonBody } from './json-body';
 import { malformedPathId, parseForce, parsePathId } from './request-params';
-import { bodegaJson, productoDeBodegaJson, productoJson, sendJson } from './rest-json';
+import { bodegaJson, bodegaJsonText, productoDeBodegaJsonText, productoJson, sendJson } from './rest-json';
 import { etagOf, sendRecord, writeOptionsOf } from './safe-write-headers';
 
 /**
  * /api/bodegas (and /api/v1/bodegas): ARCHITECTURE §2 and the spec's
  * warehouse deletion rules. Reads of one warehouse carry its ETag; writes
  * take Idempotency-Key, PUT and DELETE If-Match (safe-write-headers.ts).
- * Failures go to the app's error middleware.
+ * Failures go to the app's error middleware. Full lists are streamed a page
+ * at a time (json-array-stream.ts).
  */
-export function createBodegasRouter(inventario: InventarioApi): express.Router {
+export function createBodegasRouter(inventario: InventarioApi, sendJsonArray: JsonArraySender): express.Router {
   const router = express.Router();
   router.use(jsonBody());
 
   router.get('/', async (_req, res) => {
-    const bodegas = await inventario.listBodegas(callerOf(res));
-    sendJson(res, 200, bodegas.map(bodegaJson));
+    await sendJsonArray(res, inventario.bodegaPages(callerOf(res)), bodegaJsonText);
   });
 
   router.get('/:id', async (req, res) => {
@@ -29,8 +30,8 @@ export function createBodegasRouter(inventario: InventarioApi): express.Router {
   });
 
   router.get('/:id/productos', async (req, res) => {
-    const productos = await inventario.productosDeBodega(callerOf(res), parsePathId(req.params.id));
-    sendJson(res, 200, productos.map(productoDeBodegaJson));
+    const id = parsePathId(req.params.id);
+    await sendJsonArray(res, inventario.productoPagesOfBodega(callerOf(res), id), productoDeBodegaJsonText);
   });
 
   router.post('/', async (req, res) => {

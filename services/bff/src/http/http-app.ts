@@ -12,6 +12,7 @@ import { createBodegasRouter } from './bodegas-router';
 import { declaredBodyLimit } from './declared-body-limit';
 import { createErrorMiddleware, notFoundHandler } from './error-middleware';
 import { createHealthRouter } from './health-router';
+import { createJsonArraySender, DEFAULT_WRITE_TIMEOUT_MS } from './json-array-stream';
 import { createOptionsHandler } from './options-handler';
 import { createProductosRouter } from './productos-router';
 import { createRateLimit } from './rate-limit';
@@ -36,6 +37,8 @@ export interface HttpAppDeps {
   accepting: () => boolean;
   /** HTTP RED metrics by route template (served on METRICS_PORT, never here). */
   httpMetrics: HttpMetrics;
+  /** How long a streamed list waits for a client to take a write before cutting it off (HTTP_WRITE_TIMEOUT_MS); default 30 s. */
+  writeTimeoutMs?: number;
 }
 
 /** The public prefixes: `/api`, and `/api/v1` as its alias (ARCHITECTURE §2). */
@@ -85,8 +88,9 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
   // One mount per prefix: with a list, `/api` would take /api/v1/... and the router would not match it.
   const docs = createApiDocsRouter();
   for (const prefix of API_PREFIXES) app.use(prefix, docs);
-  app.use(API_PREFIXES.map((prefix) => `${prefix}/productos`), createProductosRouter(deps.inventario));
-  app.use(API_PREFIXES.map((prefix) => `${prefix}/bodegas`), createBodegasRouter(deps.inventario));
+  const sendJsonArray = createJsonArraySender({ writeTimeoutMs: deps.writeTimeoutMs ?? DEFAULT_WRITE_TIMEOUT_MS, logger: deps.logger });
+  app.use(API_PREFIXES.map((prefix) => `${prefix}/productos`), createProductosRouter(deps.inventario, sendJsonArray));
+  app.use(API_PREFIXES.map((prefix) => `${prefix}/bodegas`), createBodegasRouter(deps.inventario, sendJsonArray));
 
   app.use(notFoundHandler);
   app.use(createErrorMiddleware(deps.logger));

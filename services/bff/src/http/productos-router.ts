@@ -2,25 +2,26 @@ import express from 'express';
 import { validateFields } from '@inventario/platform';
 import type { InventarioApi } from '../inventario/model';
 import { callerOf } from './auth';
+import type { JsonArraySender } from './json-array-stream';
 import { jsonBody } from './json-body';
 import { parseProductoInput, parseProductoPatch } from './producto-schemas';
 import { malformedPathId, parsePathId, parseProductoFilter } from './request-params';
-import { productoJson, sendJson } from './rest-json';
+import { productoJson, productoJsonText, sendJson } from './rest-json';
 import { etagOf, sendRecord, writeOptionsOf } from './safe-write-headers';
 
 /**
  * /api/productos (and /api/v1/productos): ARCHITECTURE §2. Every failure
  * is thrown to the app's error middleware (Express 5 forwards rejected
- * handlers), which maps it to HTTP once.
+ * handlers), which maps it to HTTP once. The full list is streamed a
+ * page at a time (json-array-stream.ts).
  */
-export function createProductosRouter(inventario: InventarioApi): express.Router {
+export function createProductosRouter(inventario: InventarioApi, sendJsonArray: JsonArraySender): express.Router {
   const router = express.Router();
   router.use(jsonBody());
 
   router.get('/', async (req, res) => {
     const filter = parseProductoFilter(req.query);
-    const productos = await inventario.listProductos(callerOf(res), filter);
-    sendJson(res, 200, productos.map(productoJson));
+    await sendJsonArray(res, inventario.productoPages(callerOf(res), filter), productoJsonText);
   });
 
   router.get('/:id', async (req, res) => {

@@ -39,6 +39,17 @@ export interface InventarioDeps {
 const PAGE_SIZE = 1000;
 
 /**
+ * The page of a streamed list (the REST full lists). Each page is one run
+ * of the event loop (decode, JSON, write): 250 rows keep it to a few
+ * milliseconds, so lists streamed at once interleave finely with every
+ * other request, and what one request holds stays small. Measured with 4
+ * lists of 100,000 products at once: liveness p99 about half of what
+ * 1000-row pages gave, for 4 times the downstream calls and about 1.3
+ * times the time of a whole list.
+ */
+const STREAM_PAGE_SIZE = 250;
+
+/**
  * Chunks per UnassignBodega call of a forced delete (each chunk at most 500
  * products and 4 MiB of events): every call stays well inside its deadline
  * whatever the warehouse holds, so a big warehouse never makes a call time
@@ -54,20 +65,81 @@ function tokenAfter(afterId: number | undefined): string | undefined {
   return afterId === undefined ? undefined : encodePageToken(afterId);
 }
 
-/** Follows next-page tokens, from the one that starts after `afterId`, until `wanted` items are collected or the list ends. */
-async function collect<T>(
+/** One page of a downstream list: its items and the token of the next ('' on the last). */
+interface DownstreamPage<T> {
+  items: T[];
+  nextPageToken: string;
+}
+
+/**
+ * A list read one downstream page at a time, following next-page tokens
+ * from the one that starts after `afterId`, until `wanted` items were read
+ * or the list ends. A page is fetched only when the consumer asks for it,
+ * so a consumer that stops (a client gone) stops the reading too. Pages may
+ * be short (the services end a page at a byte budget), never empty but the
+ * last.
+ *
+ * Written as a plain iterator, not an async generator: a suspended
+ * generator keeps its finished page in a register while it fetches the
+ * next one, and at a stream's pace that page lived long enough to be
+ * promoted to the old generation, one dead page per request between full
+ * collections. Here only the token and a count outlive a call.
+ */
+function pagesOf<T>(
   wanted: number,
-  fetchPage: (pageSize: number, pageToken: string | undefined) => Promise<{ items: T[]; nextPageToken: string }>,
-  afterId?: number,
-): Promise<T[]> {
+  fetchPage: (pageSize: number, pageToken: string | undefined) => Promise<DownstreamPage<T>>,
+  { afterId, pageSize = PAGE_SIZE }: { afterId?: number; pageSize?: number } = {},
+): AsyncIterable<T[]> {
+  return {
+    [Symbol.asyncIterator]() {
+      let read = 0;
+      let pageToken = tokenAfter(afterId);
+      let ended = wanted <= 0;
+      return {
+        async next(): Promise<IteratorResult<T[]>> {
+          if (ended) return { done: true, value: undefined };
+          const { items, nextPageToken } = await fetchPage(Math.min(pageSize, wanted - read), pageToken);
+          read += items.length;
+          ended = nextPageToken === '' || read >= wanted;
+          pageToken = nextPageToken;
+          return { done: false, value: items };
+        },
+        return(): Promise<IteratorResult<T[]>> {
+          ended = true;
+          return Promise.resolve({ done: true, value: undefined });
+        },
+      };
+    },
+  };
+}
+
+/**
+ * `pages`, after `check` passed: it runs when the first page is asked for,
+ * so its failure is the list's (before any byte of a streamed answer).
+ */
+function pagesAfter<T>(check: () => Promise<unknown>, pages: AsyncIterable<T[]>): AsyncIterable<T[]> {
+  return {
+    [Symbol.asyncIterator]() {
+      const inner = pages[Symbol.asyncIterator]();
+      let checked = false;
+      return {
+        async next() {
+          if (!checked) {
+            await check();
+            checked = true;
+          }
+          return inner.next();
+        },
+        return: () => inner.return?.() ?? Promise.resolve({ done: true, value: undefined }),
+      };
+    },
+  };
+}
+
+/** Every item of `pages`, in order (lists whose size a caller bounds: GraphQL's first, the services' filters). */
+async function collect<T>(pages: AsyncIterable<T[]>): Promise<T[]> {
   const out: T[] = [];
-  let pageToken = tokenAfter(afterId);
-  while (out.length < wanted) {
-    const page = await fetchPage(Math.min(PAGE_SIZE, wanted - out.length), pageToken);
-    out.push(...page.items);
-    if (page.nextPageToken === '') break;
-    pageToken = page.nextPageToken;
-  }
+  for await (const page of pages) out.push(...page);
   return out;
 }
 
@@ -177,6 +249,49 @@ export function createInventario({ productos, bodegas, onSafeWriteOutcome }: Inv
     }
   }
 
+  function productoPagesOf(caller: Caller, bodegaIds: readonly number[], pageSize: number): AsyncIterable<Producto[]> {
+    return pagesOf(
+      Infinity,
+      async (size, pageToken) => {
+        const page = await productos.list(caller, { pageSize: size, pageToken, bodegaIds });
+        return { items: page.productos, nextPageToken: page.nextPageToken };
+      },
+      { pageSize },
+    );
+  }
+
+  function productoPages(caller: Caller, filter: ProductoFilter, pageSize: number): AsyncIterable<Producto[]> {
+    let first = true;
+    return pagesOf(
+      filter.limit ?? Infinity,
+      async (size, pageToken) => {
+        // `skip` counts from the start of the list: the first page only.
+        const skip = first ? (filter.offset ?? 0) : 0;
+        first = false;
+        const page = await productos.list(caller, {
+          pageSize: size,
+          pageToken,
+          skip,
+          bodegaIds: filter.bodegaIds,
+          nombreContains: filter.q,
+        });
+        return { items: page.productos, nextPageToken: page.nextPageToken };
+      },
+      { afterId: filter.afterId, pageSize },
+    );
+  }
+
+  function bodegaPages(caller: Caller, page: ListPage, pageSize: number): AsyncIterable<Bodega[]> {
+    return pagesOf(
+      page.limit ?? Infinity,
+      async (size, pageToken) => {
+        const list = await bodegas.list(caller, { pageSize: size, pageToken });
+        return { items: list.bodegas, nextPageToken: list.nextPageToken };
+      },
+      { afterId: page.afterId, pageSize },
+    );
+  }
+
   /**
    * Unassigns every product of the warehouse, UNASSIGN_CHUNKS_PER_CALL chunks
    * per call, and reports them all. Every call carries one idempotency key
@@ -202,36 +317,10 @@ export function createInventario({ productos, bodegas, onSafeWriteOutcome }: Inv
     return { productos: boundedPrefix(page.productos, PRODUCTO_SAMPLE_LIMITS), total: page.totalSize ?? page.productos.length };
   }
 
-  function allProductosOf(caller: Caller, bodegaIds: readonly number[]): Promise<Producto[]> {
-    return collect(Infinity, async (pageSize, pageToken) => {
-      const page = await productos.list(caller, { pageSize, pageToken, bodegaIds });
-      return { items: page.productos, nextPageToken: page.nextPageToken };
-    });
-  }
-
   return {
-    async listProductos(caller, filter: ProductoFilter = {}) {
-      const wanted = filter.limit ?? Infinity;
-      if (wanted <= 0) return [];
-      let first = true;
-      return collect(
-        wanted,
-        async (pageSize, pageToken) => {
-          // `skip` counts from the start of the list: the first page only.
-          const skip = first ? (filter.offset ?? 0) : 0;
-          first = false;
-          const page = await productos.list(caller, {
-            pageSize,
-            pageToken,
-            skip,
-            bodegaIds: filter.bodegaIds,
-            nombreContains: filter.q,
-          });
-          return { items: page.productos, nextPageToken: page.nextPageToken };
-        },
-        filter.afterId,
-      );
-    },
+    listProductos: (caller, filter = {}) => collect(productoPages(caller, filter, PAGE_SIZE)),
+
+    productoPages: (caller, filter = {}) => productoPages(caller, filter, STREAM_PAGE_SIZE),
 
     getProducto: (caller, id) => productos.get(caller, id),
 
@@ -240,10 +329,8 @@ export function createInventario({ productos, bodegas, onSafeWriteOutcome }: Inv
       return pages.flat();
     },
 
-    async productosDeBodega(caller, bodegaId) {
-      await bodegas.get(caller, bodegaId);
-      return allProductosOf(caller, [bodegaId]);
-    },
+    productoPagesOfBodega: (caller, bodegaId) =>
+      pagesAfter(() => bodegas.get(caller, bodegaId), productoPagesOf(caller, [bodegaId], STREAM_PAGE_SIZE)),
 
     async createProducto(caller, input, write = {}) {
       if (input.bodegaId !== undefined && input.bodegaId !== null) await requireBodega(caller, input.bodegaId);
@@ -258,28 +345,21 @@ export function createInventario({ productos, bodegas, onSafeWriteOutcome }: Inv
 
     deleteProducto: (caller, id, write = {}) => conditional(write, () => productos.delete(caller, id, write)),
 
-    async listBodegas(caller, page: ListPage = {}) {
-      const wanted = page.limit ?? Infinity;
-      if (wanted <= 0) return [];
-      return collect(
-        wanted,
-        async (pageSize, pageToken) => {
-          const list = await bodegas.list(caller, { pageSize, pageToken });
-          return { items: list.bodegas, nextPageToken: list.nextPageToken };
-        },
-        page.afterId,
-      );
-    },
+    listBodegas: (caller, page = {}) => collect(bodegaPages(caller, page, PAGE_SIZE)),
+
+    bodegaPages: (caller) => bodegaPages(caller, {}, STREAM_PAGE_SIZE),
 
     getBodega: (caller, id) => bodegas.get(caller, id),
 
     async bodegasPorIds(caller, ids) {
       const pages = await Promise.all(
         chunks(ids).map((chunk) =>
-          collect<Bodega>(Infinity, async (pageSize, pageToken) => {
-            const page = await bodegas.list(caller, { pageSize, pageToken, ids: chunk });
-            return { items: page.bodegas, nextPageToken: page.nextPageToken };
-          }),
+          collect(
+            pagesOf<Bodega>(Infinity, async (pageSize, pageToken) => {
+              const page = await bodegas.list(caller, { pageSize, pageToken, ids: chunk });
+              return { items: page.bodegas, nextPageToken: page.nextPageToken };
+            }),
+          ),
         ),
       );
       return pages.flat();

@@ -136,11 +136,17 @@ export type BodegaDeleteResult =
  */
 export interface InventarioApi {
   listProductos(caller: Caller, filter?: ProductoFilter): Promise<Producto[]>;
+  /**
+   * The same list one downstream page at a time, for a consumer that sends
+   * each page on before asking for the next (the REST full lists, streamed).
+   * Stopping the iteration stops the reading.
+   */
+  productoPages(caller: Caller, filter?: ProductoFilter): AsyncIterable<Producto[]>;
   getProducto(caller: Caller, id: number): Promise<Producto>;
   /** Products held by any of these warehouses, in id order, in one downstream call per page (DataLoader batches). */
   productosDeBodegas(caller: Caller, bodegaIds: readonly number[], page?: ProductosDeBodegasPage): Promise<Producto[]>;
-  /** Products of one warehouse; NotFoundError when the warehouse does not exist. */
-  productosDeBodega(caller: Caller, bodegaId: number): Promise<Producto[]>;
+  /** Products of one warehouse, a page at a time; NotFoundError, before the first page, when the warehouse does not exist. */
+  productoPagesOfBodega(caller: Caller, bodegaId: number): AsyncIterable<Producto[]>;
   /** bodegaId, when given, must name an existing warehouse (InvalidArgumentError naming `bodegaId`). */
   createProducto(caller: Caller, input: ProductoInput, write?: WriteOptions): Promise<Producto>;
   /** InvalidArgumentError when the patch has no updatable field. */
@@ -148,6 +154,8 @@ export interface InventarioApi {
   deleteProducto(caller: Caller, id: number, write?: WriteOptions): Promise<void>;
 
   listBodegas(caller: Caller, page?: ListPage): Promise<Bodega[]>;
+  /** Every warehouse, a page at a time (see productoPages). */
+  bodegaPages(caller: Caller): AsyncIterable<Bodega[]>;
   getBodega(caller: Caller, id: number): Promise<Bodega>;
   /** Warehouses by id, in one downstream call; missing ids are simply absent. */
   bodegasPorIds(caller: Caller, ids: readonly number[]): Promise<Bodega[]>;

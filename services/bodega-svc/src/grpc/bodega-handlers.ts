@@ -1,4 +1,4 @@
-import { encodePageToken, idempotentBy, requirePositiveId, unary, type Logger } from '@inventario/platform';
+import { idempotentBy, itemSizeBound, listPageOf, requirePositiveId, unary, type Logger } from '@inventario/platform';
 import { CreateBodegaRequest, DeleteBodegaRequest, UpdateBodegaRequest, type BodegaServiceServer } from '@inventario/proto';
 import { validateBodegaChanges, validateNewBodega } from '../domain/bodega';
 import { validateBodegaQuery } from '../domain/listing';
@@ -32,10 +32,16 @@ export function createBodegaHandlers({ store, logger }: BodegaHandlersDeps): Bod
       bodega: toProto(await store.get(requirePositiveId(request.id, 'id'))),
     })),
 
+    // page_size is a maximum: a page also ends once it holds PAGE_BYTE_BUDGET (listPageOf).
     listBodegas: unary(logger, 'ListBodegas', async (request) => {
       const page = await store.list(validateBodegaQuery(request));
-      const last = page.bodegas[page.bodegas.length - 1];
-      return { bodegas: page.bodegas.map(toProto), nextPageToken: page.hasMore && last ? encodePageToken(last.id) : '' };
+      const { items, nextPageToken } = listPageOf(
+        page.bodegas,
+        page.hasMore,
+        (b) => b.id,
+        (b) => itemSizeBound(b.nombre, b.ubicacion),
+      );
+      return { bodegas: items.map(toProto), nextPageToken };
     }),
 
     updateBodega: unary(

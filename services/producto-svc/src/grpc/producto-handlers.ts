@@ -1,4 +1,4 @@
-import { encodePageToken, idempotentBy, requirePositiveId, unary, type Logger } from '@inventario/platform';
+import { idempotentBy, itemSizeBound, listPageOf, requirePositiveId, unary, type Logger } from '@inventario/platform';
 import {
   CreateProductoRequest,
   DeleteProductoRequest,
@@ -35,14 +35,16 @@ export function createProductoHandlers({ store, logger }: ProductoHandlersDeps):
       return { producto: productoToMessage(producto) };
     }),
 
+    // page_size is a maximum: a page also ends once it holds PAGE_BYTE_BUDGET (listPageOf).
     listProductos: unary(logger, 'ListProductos', async (request) => {
       const page = await store.list(validateProductoQuery(request));
-      const last = page.productos.at(-1);
-      return {
-        productos: page.productos.map(productoToMessage),
-        nextPageToken: page.hasMore && last ? encodePageToken(last.id) : '',
-        totalSize: page.totalSize,
-      };
+      const { items, nextPageToken } = listPageOf(
+        page.productos,
+        page.hasMore,
+        (p) => p.id,
+        (p) => itemSizeBound(p.nombre, p.descripcion, p.precio),
+      );
+      return { productos: items.map(productoToMessage), nextPageToken, totalSize: page.totalSize };
     }),
 
     updateProducto: unary(logger, 'UpdateProducto', async (request, context) => {
