@@ -6,12 +6,10 @@
  * warehouse delete ends as `Bodega Eliminada` with its products kept and
  * unassigned.
  */
-import { jetstreamManager } from '@nats-io/jetstream';
 import { waitFor } from '@inventario/testkit';
 import type { TestStack } from '../../services/bff/test/support/stack';
-import { HANDLERS } from '../../services/notifier/src/handlers';
 import type { ReceivedEmail, SmtpSink } from '../../services/notifier/test/support/smtp-sink';
-import { E2E_RECIPIENT as RECIPIENT, E2E_SENDER as SENDER, startE2eSystem, type E2eSystem } from './support/system';
+import { E2E_RECIPIENT as RECIPIENT, E2E_SENDER as SENDER, startE2eSystem, waitForNotifierSettled, type E2eSystem } from './support/system';
 
 let system: E2eSystem;
 let stack: TestStack;
@@ -51,15 +49,7 @@ async function expectOneEmail(subject: string, id: number | string, nombre?: str
  */
 async function expectEmailPerEvent(): Promise<void> {
   const events = await stack.settledEvents();
-  await waitFor(() => sink.received.length >= events.length, `${events.length} emails, one per event`);
-  const jsm = await jetstreamManager(stack.nc);
-  await waitFor(async () => {
-    for (const handler of HANDLERS) {
-      const info = await jsm.consumers.info(stack.namespace.stream, handler.name);
-      if (info.num_pending > 0 || info.num_ack_pending > 0) return false;
-    }
-    return true;
-  }, 'every notifier consumer to have acked everything');
+  await waitForNotifierSettled(system, events);
   const ids = sink.received.map((e) => e.messageId);
   expect(new Set(ids).size).toBe(ids.length);
   expect(sink.received).toHaveLength(events.length);

@@ -4,10 +4,7 @@
  * bodega-svc, the BFF, the notifier and a real SMTP sink), end as exactly one
  * product and exactly one "Nuevo Producto Creado" email.
  */
-import { jetstreamManager } from '@nats-io/jetstream';
-import { waitFor } from '@inventario/testkit';
-import { HANDLERS } from '../../services/notifier/src/handlers';
-import { startE2eSystem, type E2eSystem } from './support/system';
+import { startE2eSystem, waitForNotifierSettled, type E2eSystem } from './support/system';
 
 let system: E2eSystem;
 
@@ -38,15 +35,7 @@ test('20 concurrent POSTs with one Idempotency-Key: one product, one event, one 
   expect(events.filter((e) => e.body.eventType.endsWith('ProductoCreado') && e.body.data.nombre === nombre).map((e) => e.body.subject)).toEqual([
     `/productos/${id}`,
   ]);
-  await waitFor(() => sink.received.length >= events.length, `${events.length} emails, one per event`);
-  const jsm = await jetstreamManager(stack.nc);
-  await waitFor(async () => {
-    for (const handler of HANDLERS) {
-      const info = await jsm.consumers.info(stack.namespace.stream, handler.name);
-      if (info.num_pending > 0 || info.num_ack_pending > 0) return false;
-    }
-    return true;
-  }, 'every notifier consumer to have acked everything');
+  await waitForNotifierSettled(system, events);
 
   const emails = sink.received.filter((e) => e.subject === 'Nuevo Producto Creado' && e.html.includes(nombre));
   expect(emails).toHaveLength(1);

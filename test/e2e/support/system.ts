@@ -4,10 +4,12 @@
  * an SMTP sink, and the notifier consuming the stack's stream into it with
  * its own sent-registry bucket.
  */
+import { jetstreamManager } from '@nats-io/jetstream';
 import { createLogger, type Logger } from '@inventario/platform';
-import { deleteStream, uniqueName } from '@inventario/testkit';
+import { deleteStream, uniqueName, waitFor, type StoredEvent } from '@inventario/testkit';
 import { startTestStack, type TestStack } from '../../../services/bff/test/support/stack';
 import { startApp as startNotifier, type NotifierApp } from '../../../services/notifier/src/app';
+import { HANDLERS } from '../../../services/notifier/src/handlers';
 import { loadConfig as loadNotifierConfig } from '../../../services/notifier/src/config';
 import { startSmtpSink, type SmtpSink } from '../../../services/notifier/test/support/smtp-sink';
 
@@ -58,4 +60,21 @@ export async function startE2eSystem(label: string, options: E2eSystemOptions = 
     await close();
     throw err;
   }
+}
+
+/**
+ * Waits until the sink holds at least one email per event and every notifier
+ * consumer has acked all it was given, so a duplicate email would be there
+ * by now.
+ */
+export async function waitForNotifierSettled({ stack, sink }: E2eSystem, events: StoredEvent[]): Promise<void> {
+  await waitFor(() => sink.received.length >= events.length, `${events.length} emails, one per event`);
+  const jsm = await jetstreamManager(stack.nc);
+  await waitFor(async () => {
+    for (const handler of HANDLERS) {
+      const info = await jsm.consumers.info(stack.namespace.stream, handler.name);
+      if (info.num_pending > 0 || info.num_ack_pending > 0) return false;
+    }
+    return true;
+  }, 'every notifier consumer to have acked everything');
 }
