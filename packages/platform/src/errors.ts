@@ -56,11 +56,24 @@ export class AlreadyExistsError extends DomainError {
   }
 }
 
+/** Figures that explain a refusal to a client (CAPACIDAD_EXCEDIDA's capacidad, ocupacion, solicitado). */
+export type ErrorData = Record<string, number | string | null>;
+
+/**
+ * The state of the system refuses the request (a rule, not its form). With
+ * a `reason` (STOCK_INSUFICIENTE, CAPACIDAD_EXCEDIDA, ...) a client can act
+ * on it, and `datos` give the figures; both travel as gRPC trailers and
+ * become the REST 409's `error` and extra body fields.
+ */
 export class FailedPreconditionError extends DomainError {
   readonly code = 'FAILED_PRECONDITION';
-  constructor(message: string) {
+  override readonly reason?: string;
+  readonly datos: ErrorData;
+  constructor(message: string, options: { reason?: string; datos?: ErrorData } = {}) {
     super(message);
     this.name = 'FailedPreconditionError';
+    this.reason = options.reason;
+    this.datos = options.datos ?? {};
   }
 }
 

@@ -6,7 +6,11 @@ import { formatLocalUtc } from './time';
  * ARCHITECTURE §4 (documented for other languages in proto/inventario/v1/events.proto).
  */
 
-/** The six event types, past tense, in the spec's Spanish. */
+/**
+ * The event types, past tense, in the spec's Spanish: the spec's six, and
+ * the stock events (added): one MovimientoRegistrado per ledger operation,
+ * StockBajo / StockRepuesto when a level crosses its threshold.
+ */
 export const EVENT_TYPES = [
   'ProductoCreado',
   'ProductoActualizado',
@@ -14,6 +18,9 @@ export const EVENT_TYPES = [
   'BodegaCreada',
   'BodegaActualizada',
   'BodegaEliminada',
+  'MovimientoRegistrado',
+  'StockBajo',
+  'StockRepuesto',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -24,6 +31,9 @@ const SUBJECT_SUFFIX: Record<EventType, string> = {
   BodegaCreada: 'bodega.creada',
   BodegaActualizada: 'bodega.actualizada',
   BodegaEliminada: 'bodega.eliminada',
+  MovimientoRegistrado: 'movimiento.registrado',
+  StockBajo: 'stock.bajo',
+  StockRepuesto: 'stock.repuesto',
 };
 
 /** The services that publish events: each owns the subjects of its entity. */
@@ -37,6 +47,26 @@ export const EVENT_SOURCE: Record<EventType, EventSource> = {
   BodegaCreada: 'bodega-svc',
   BodegaActualizada: 'bodega-svc',
   BodegaEliminada: 'bodega-svc',
+  MovimientoRegistrado: 'bodega-svc',
+  StockBajo: 'bodega-svc',
+  StockRepuesto: 'bodega-svc',
+};
+
+/**
+ * What an envelope's `subject` names, per event type: a product, a
+ * warehouse, a ledger operation (`/operaciones/{id}`) or a stock level
+ * (`/bodegas/{id}/existencias/{productoId}`).
+ */
+export const EVENT_SUBJECT_PATTERN: Record<EventType, RegExp> = {
+  ProductoCreado: /^\/productos\/[1-9][0-9]*$/,
+  ProductoActualizado: /^\/productos\/[1-9][0-9]*$/,
+  ProductoEliminado: /^\/productos\/[1-9][0-9]*$/,
+  BodegaCreada: /^\/bodegas\/[1-9][0-9]*$/,
+  BodegaActualizada: /^\/bodegas\/[1-9][0-9]*$/,
+  BodegaEliminada: /^\/bodegas\/[1-9][0-9]*$/,
+  MovimientoRegistrado: /^\/operaciones\/[1-9][0-9]*$/,
+  StockBajo: /^\/bodegas\/[1-9][0-9]*\/existencias\/[1-9][0-9]*$/,
+  StockRepuesto: /^\/bodegas\/[1-9][0-9]*\/existencias\/[1-9][0-9]*$/,
 };
 
 /** NATS subject of an event type, e.g. `inventario.producto.creado`. */
@@ -119,7 +149,88 @@ export interface DeletedEventData extends EventAudit {
   version: number;
 }
 
-export type EventData = ProductoEventData | BodegaEventData | DeletedEventData;
+/** Line types of the stock ledger. */
+export const TIPOS_MOVIMIENTO = ['ENTRADA', 'SALIDA', 'TRANSFERENCIA', 'AJUSTE'] as const;
+export type TipoMovimiento = (typeof TIPOS_MOVIMIENTO)[number];
+
+/** Why units moved: the closed list of reasons a ledger line carries. */
+export const MOTIVOS_MOVIMIENTO = [
+  'ASIGNACION',
+  'RECEPCION',
+  'VENTA',
+  'CONTEO',
+  'RETIRO',
+  'TRANSFERENCIA',
+  'REVERSO',
+  'PRODUCTO_ELIMINADO',
+  'BODEGA_ELIMINADA',
+  'DEVOLUCION',
+  'MERMA',
+] as const;
+export type MotivoMovimiento = (typeof MOTIVOS_MOVIMIENTO)[number];
+
+/** The commands that write ledger lines: one operation each. */
+export const TIPOS_OPERACION = [
+  'ASIGNACION',
+  'RETIRO',
+  'ENTRADA',
+  'SALIDA',
+  'AJUSTE',
+  'TRANSFERENCIA',
+  'REVERSO',
+  'PRODUCTO_ELIMINADO',
+  'BODEGA_ELIMINADA',
+] as const;
+export type TipoOperacion = (typeof TIPOS_OPERACION)[number];
+
+/** One ledger line, as events and the REST API show it. */
+export interface MovimientoData {
+  id: number;
+  operacionId: number;
+  bodegaId: number;
+  productoId: number;
+  tipo: TipoMovimiento;
+  motivo: MotivoMovimiento;
+  /** Signed: what the line added to the level. */
+  cantidad: number;
+  cantidadAnterior: number;
+  cantidadPosterior: number;
+  /** The level's version after the line. */
+  version: number;
+  usuario: string;
+  comentario: string | null;
+  /** ISO 8601 local form, UTC. */
+  fecha: string;
+}
+
+/** data of MovimientoRegistrado: one operation with all its lines, so a transfer is never seen half-done. */
+export interface MovimientoRegistradoData {
+  operacionId: number;
+  tipoOperacion: TipoOperacion;
+  usuario: string;
+  comentario: string | null;
+  /** For a reversal: the operation it reversed; else null. */
+  revierteA: number | null;
+  timestamp: string;
+  movimientos: MovimientoData[];
+}
+
+/** data of StockBajo / StockRepuesto: the level after the write that crossed its threshold. */
+export interface StockUmbralData {
+  bodegaId: number;
+  productoId: number;
+  cantidad: number;
+  umbralMinimo: number | null;
+  /** The level's version after the write. */
+  version: number;
+  /** The operation whose line crossed the threshold. */
+  operacionId: number;
+  /** Who made that operation (Basic-auth user, or `system`). */
+  usuario: string;
+  timestamp: string;
+}
+
+export type EventData = ProductoEventData | BodegaEventData | DeletedEventData | MovimientoRegistradoData | StockUmbralData;
 
 /** The envelope every event travels in. */
 export interface EventEnvelope<D extends EventData = EventData> {
@@ -127,7 +238,7 @@ export interface EventEnvelope<D extends EventData = EventData> {
   id: string;
   /** `<namespace>.Inventario.<EventType>`. */
   eventType: string;
-  /** `/productos/{id}` or `/bodegas/{id}`. */
+  /** What the event is about: see EVENT_SUBJECT_PATTERN. */
   subject: string;
   eventTime: string;
   dataVersion: '1.0';
@@ -185,8 +296,7 @@ export function envelopeMismatch(
   const type = eventTypeOfSubject(expected.prefix, expected.natsSubject);
   if (!type) return `subject ${expected.natsSubject} carries no event type`;
   if (envelope.eventType !== `${expected.namespace}.Inventario.${type}`) return `eventType ${envelope.eventType} does not match subject ${expected.natsSubject}`;
-  const entity = type.startsWith('Producto') ? 'productos' : 'bodegas';
-  if (!new RegExp(`^/${entity}/[1-9][0-9]*$`).test(envelope.subject)) return `subject ${envelope.subject} is not a record of ${type}`;
+  if (!EVENT_SUBJECT_PATTERN[type].test(envelope.subject)) return `subject ${envelope.subject} is not a record of ${type}`;
   if (envelope.source === undefined && !expected.requireSource) return undefined;
   if (envelope.source !== EVENT_SOURCE[type]) return `source ${String(envelope.source)} is not ${EVENT_SOURCE[type]}, the producer of ${type}`;
   return undefined;

@@ -1,5 +1,5 @@
 import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
-import { VersionMismatchError, type DomainError, type FieldViolation } from '../errors';
+import { FailedPreconditionError, VersionMismatchError, type DomainError, type ErrorData, type FieldViolation } from '../errors';
 
 /**
  * Trailing metadata key carrying the field violations of an INVALID_ARGUMENT
@@ -10,6 +10,8 @@ export const FIELD_VIOLATIONS_KEY = 'inventario-field-violations-bin';
 export const ERROR_REASON_KEY = 'inventario-error-reason';
 /** Trailing metadata key with the stored version, on VERSION_MISMATCH. */
 export const CURRENT_VERSION_KEY = 'inventario-current-version';
+/** Trailing metadata key with a FailedPreconditionError's `datos`, as a JSON object. */
+export const ERROR_DATA_KEY = 'inventario-error-data-bin';
 
 const CODES: Record<DomainError['code'], status> = {
   INVALID_ARGUMENT: status.INVALID_ARGUMENT,
@@ -29,6 +31,9 @@ export function domainErrorToStatus(err: DomainError): Partial<ServiceError> {
   }
   if (err.reason !== undefined) metadata.set(ERROR_REASON_KEY, err.reason);
   if (err instanceof VersionMismatchError) metadata.set(CURRENT_VERSION_KEY, String(err.currentVersion));
+  if (err instanceof FailedPreconditionError && Object.keys(err.datos).length > 0) {
+    metadata.set(ERROR_DATA_KEY, Buffer.from(JSON.stringify(err.datos)));
+  }
   return { code: CODES[err.code], details: err.message, metadata };
 }
 
@@ -53,6 +58,24 @@ export function fieldViolationsOf(err: { metadata?: Metadata }): FieldViolation[
 export function errorReasonOf(err: { metadata?: Metadata }): string | undefined {
   const raw = err.metadata?.get(ERROR_REASON_KEY)[0];
   return typeof raw === 'string' ? raw : undefined;
+}
+
+/** The `datos` of a FAILED_PRECONDITION (see ERROR_DATA_KEY): only number, string and null values survive. */
+export function errorDataOf(err: { metadata?: Metadata }): ErrorData {
+  const raw = err.metadata?.get(ERROR_DATA_KEY)[0];
+  if (!raw) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.isBuffer(raw) ? raw.toString('utf8') : raw);
+  } catch {
+    return {};
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return {};
+  const out: ErrorData = {};
+  for (const [key, value] of Object.entries(parsed)) {
+    if (value === null || typeof value === 'number' || typeof value === 'string') out[key] = value;
+  }
+  return out;
 }
 
 /** The stored version a VERSION_MISMATCH reports, if present and well-formed. */

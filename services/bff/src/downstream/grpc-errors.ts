@@ -2,6 +2,7 @@ import { status, type ServiceError } from '@grpc/grpc-js';
 import {
   AlreadyExistsError,
   currentVersionOf,
+  errorDataOf,
   errorReasonOf,
   FailedPreconditionError,
   fieldViolationsOf,
@@ -79,7 +80,7 @@ export function toDomainError(err: unknown, context: DownstreamErrorContext): Er
     case status.ALREADY_EXISTS:
       return new AlreadyExistsError(err.details);
     case status.FAILED_PRECONDITION:
-      return new FailedPreconditionError(err.details);
+      return new FailedPreconditionError(err.details, { reason: errorReasonOf(err), datos: errorDataOf(err) });
     case status.ABORTED:
       if (errorReasonOf(err) === 'VERSION_MISMATCH') return new VersionMismatchError(currentVersionOf(err) ?? null, err.details);
       if (errorReasonOf(err) === 'IDEMPOTENCY_KEY_IN_USE') return new IdempotencyKeyInUseError();

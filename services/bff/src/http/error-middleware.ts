@@ -109,7 +109,8 @@ export function httpFailureOf(err: unknown): HttpFailure | undefined {
     };
   }
   if (err instanceof FailedPreconditionError) {
-    return { status: 409, body: { error: ERROR_CODES.failedPrecondition, mensaje: err.message } };
+    // A rule with a reason (STOCK_INSUFICIENTE, CAPACIDAD_EXCEDIDA, ...) is the code; its figures join the body.
+    return { status: 409, body: { error: err.reason ?? ERROR_CODES.failedPrecondition, mensaje: err.message, ...err.datos } };
   }
   if (err instanceof VersionMismatchError) {
     const mensaje = `La condición If-Match no se cumple: ${err.message}`;

@@ -18,6 +18,8 @@ export interface Bodega {
   fechaActualizacion: Date;
   /** 1 at creation, +1 on each update: what a conditional write compares (REST ETag). */
   version: number;
+  /** Units held in all (the sum of its stock levels); stock writes keep it, never above capacidad. */
+  ocupacion: number;
 }
 
 /** The writable fields of a warehouse, validated. */

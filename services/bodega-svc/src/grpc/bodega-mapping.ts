@@ -17,6 +17,7 @@ export function toProto(bodega: Bodega): BodegaProto {
     fechaCreacion: bodega.fechaCreacion,
     fechaActualizacion: bodega.fechaActualizacion,
     version: bodega.version,
+    ocupacion: bodega.ocupacion,
   };
 }
 
@@ -30,7 +31,7 @@ export function fromCreateRequest(request: CreateBodegaRequest): BodegaDraft {
  */
 export const UPDATE_MASK = {
   updatable: { nombre: 'nombre', ubicacion: 'ubicacion', capacidad: 'capacidad' },
-  outputOnly: ['id', 'fecha_creacion', 'fecha_actualizacion', 'version'],
+  outputOnly: ['id', 'fecha_creacion', 'fecha_actualizacion', 'version', 'ocupacion'],
 } as const satisfies UpdateMaskSpec<keyof BodegaDraft>;
 
 /**

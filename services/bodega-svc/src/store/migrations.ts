@@ -1,4 +1,14 @@
-import { createIdempotencyTable, createOutboxTables, dropIdempotencyTable, dropOutboxTables, type Knex, type Migration } from '@inventario/platform';
+import {
+  createIdempotencyTable,
+  createOutboxTables,
+  dropIdempotencyTable,
+  dropOutboxTables,
+  MOTIVOS_MOVIMIENTO,
+  TIPOS_MOVIMIENTO,
+  TIPOS_OPERACION,
+  type Knex,
+  type Migration,
+} from '@inventario/platform';
 
 /** Name of the unique index on `bodegas.nombre`; the store recognises its duplicate-key errors by it. */
 export const NOMBRE_UNIQUE_INDEX = 'bodegas_nombre_unique';
@@ -65,4 +75,117 @@ export const migrations: Record<string, Migration> = {
     up: createIdempotencyTable,
     down: dropIdempotencyTable,
   },
+  '0005_existencias_y_libro': {
+    up: createStockTables,
+    down: dropStockTables,
+  },
 };
+
+/** The reasons and types the ledger accepts: the database holds to the same closed lists as the code. */
+function inList(column: string, values: readonly string[]): string {
+  return `${column} IN (${values.map((v) => `'${v}'`).join(', ')})`;
+}
+
+/** MariaDB's message of a refused change of a ledger row: the triggers below raise it. */
+export const LIBRO_SOLO_ANEXADO = 'el libro de movimientos es de solo anexado';
+
+/**
+ * Stock per warehouse and product, and its append-only ledger (docs/decisions.md, "Stock ledger").
+ *
+ * - `bodegas.ocupacion`: units held in all, kept with every stock write;
+ *   CHECK 0 <= ocupacion <= capacidad, so no write (nor a capacity lowered
+ *   by hand) can overfill a warehouse.
+ * - `existencias`: one level per (warehouse, product), never negative.
+ * - `operaciones`: one per command; `revierte_a` is unique, so an operation
+ *   is reversed at most once.
+ * - `movimientos`: the lines. CHECKs hold after = before + delta and
+ *   after >= 0; (bodega, producto, version) is unique, so two writes can
+ *   never both produce one version of a level.
+ * - Triggers refuse UPDATE and DELETE of operations and lines: history is
+ *   only ever appended to.
+ * - `productos_eliminados`: products ProductoEliminado reported deleted; a
+ *   stock write for one is refused.
+ */
+async function createStockTables(db: Knex): Promise<void> {
+  await db.raw(
+    `ALTER TABLE bodegas ADD COLUMN ocupacion INT NOT NULL DEFAULT 0,
+       ADD CONSTRAINT bodegas_ocupacion_check CHECK (ocupacion >= 0 AND ocupacion <= capacidad)`,
+  );
+  await db.schema.createTable('existencias', (t) => {
+    t.engine('InnoDB');
+    t.increments('id').unsigned().primary();
+    t.integer('bodega_id').unsigned().notNullable().references('id').inTable('bodegas');
+    t.integer('producto_id').unsigned().notNullable();
+    t.integer('cantidad').notNullable();
+    t.integer('umbral_minimo').nullable();
+    t.integer('version').unsigned().notNullable();
+    t.dateTime('fecha_creacion').notNullable();
+    t.dateTime('fecha_actualizacion').notNullable();
+    t.unique(['bodega_id', 'producto_id'], { indexName: 'existencias_bodega_producto_unique' });
+    t.index(['producto_id', 'bodega_id'], 'existencias_producto_idx');
+    t.check('cantidad >= 0', [], 'existencias_cantidad_check');
+    t.check('umbral_minimo IS NULL OR umbral_minimo >= 0', [], 'existencias_umbral_check');
+  });
+  await db.schema.createTable('operaciones', (t) => {
+    t.engine('InnoDB');
+    t.bigIncrements('id').unsigned().primary();
+    t.string('tipo', 32).notNullable();
+    t.string('usuario', 255).notNullable();
+    t.string('comentario', 500).nullable();
+    // The request_id of the command, when it had one: who retried what.
+    t.string('clave_idempotencia', 255).nullable();
+    t.bigInteger('revierte_a').unsigned().nullable().unique({ indexName: 'operaciones_revierte_a_unique' }).references('id').inTable('operaciones');
+    t.dateTime('fecha').notNullable();
+    t.check(inList('tipo', TIPOS_OPERACION), [], 'operaciones_tipo_check');
+    t.charset('utf8mb4');
+    t.collate('utf8mb4_unicode_520_ci');
+  });
+  await db.schema.createTable('movimientos', (t) => {
+    t.engine('InnoDB');
+    t.bigIncrements('id').unsigned().primary();
+    t.bigInteger('operacion_id').unsigned().notNullable().references('id').inTable('operaciones');
+    // No foreign keys to the warehouse: lines outlive it.
+    t.integer('bodega_id').unsigned().notNullable();
+    t.integer('producto_id').unsigned().notNullable();
+    t.string('tipo', 16).notNullable();
+    t.string('motivo', 32).notNullable();
+    t.integer('cantidad').notNullable();
+    t.integer('cantidad_anterior').notNullable();
+    t.integer('cantidad_posterior').notNullable();
+    t.integer('version').unsigned().notNullable();
+    t.string('usuario', 255).notNullable();
+    t.string('comentario', 500).nullable();
+    t.dateTime('fecha').notNullable();
+    t.unique(['bodega_id', 'producto_id', 'version'], { indexName: 'movimientos_nivel_version_unique' });
+    t.index(['bodega_id', 'id'], 'movimientos_bodega_idx');
+    t.index(['producto_id', 'id'], 'movimientos_producto_idx');
+    t.index(['fecha'], 'movimientos_fecha_idx');
+    t.check(inList('tipo', TIPOS_MOVIMIENTO), [], 'movimientos_tipo_check');
+    t.check(inList('motivo', MOTIVOS_MOVIMIENTO), [], 'movimientos_motivo_check');
+    t.check('cantidad_anterior >= 0 AND cantidad_posterior >= 0', [], 'movimientos_no_negativo_check');
+    t.check('cantidad_posterior = cantidad_anterior + cantidad', [], 'movimientos_suma_check');
+    t.charset('utf8mb4');
+    t.collate('utf8mb4_unicode_520_ci');
+  });
+  for (const table of ['operaciones', 'movimientos']) {
+    for (const event of ['UPDATE', 'DELETE']) {
+      await db.raw(
+        `CREATE TRIGGER ${table}_sin_${event.toLowerCase()} BEFORE ${event} ON ${table} FOR EACH ROW
+           SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = '${LIBRO_SOLO_ANEXADO}'`,
+      );
+    }
+  }
+  await db.schema.createTable('productos_eliminados', (t) => {
+    t.engine('InnoDB');
+    t.integer('producto_id').unsigned().primary();
+    t.dateTime('eliminado_en', { precision: 3 }).notNullable().defaultTo(db.raw('CURRENT_TIMESTAMP(3)'));
+  });
+}
+
+async function dropStockTables(db: Knex): Promise<void> {
+  await db.schema.dropTableIfExists('productos_eliminados');
+  await db.schema.dropTableIfExists('movimientos');
+  await db.schema.dropTableIfExists('operaciones');
+  await db.schema.dropTableIfExists('existencias');
+  await db.raw('ALTER TABLE bodegas DROP CONSTRAINT bodegas_ocupacion_check, DROP COLUMN ocupacion');
+}
