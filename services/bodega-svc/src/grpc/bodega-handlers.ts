@@ -59,7 +59,7 @@ export function createBodegaHandlers({ store, logger }: BodegaHandlersDeps): Bod
       'DeleteBodega',
       async (request, caller) => {
         await store.delete(requirePositiveId(request.id, 'id'), caller, request.expectedVersion);
-        return {};
+        return { existenciasRetiradas: 0, unidadesRetiradas: 0 };
       },
       idempotentBy(DeleteBodegaRequest),
     ),

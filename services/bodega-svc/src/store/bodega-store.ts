@@ -66,6 +66,7 @@ interface BodegaRow {
   fecha_creacion: Date;
   fecha_actualizacion: Date;
   version: number;
+  ocupacion: number;
 }
 
 function toBodega(row: BodegaRow): Bodega {
@@ -77,6 +78,7 @@ function toBodega(row: BodegaRow): Bodega {
     fechaCreacion: row.fecha_creacion,
     fechaActualizacion: row.fecha_actualizacion,
     version: row.version,
+    ocupacion: row.ocupacion,
   };
 }
 
@@ -143,7 +145,7 @@ export function createBodegaStore(db: Knex, deps: BodegaStoreDeps): BodegaStore 
           throw err;
         }
         // fechaActualizacion equals fechaCreacion on creation (ARCHITECTURE §2).
-        const bodega: Bodega = { id, ...datos, fechaCreacion: at, fechaActualizacion: at, version: 1 };
+        const bodega: Bodega = { id, ...datos, fechaCreacion: at, fechaActualizacion: at, version: 1, ocupacion: 0 };
         await enqueueEvent(trx, events.creada(bodega, { ...caller, at }));
         return bodega;
       });
