@@ -281,6 +281,18 @@ describe('ListProductos', () => {
     expect(page.nextPageToken).toBe('');
   });
 
+  it('filters on product ids, with the other filters, in id order; unknown ids are simply absent', async () => {
+    const [a1, a2, a3] = await createIn(9012, ['i1', 'i2', 'i3']);
+    const [b1] = await createIn(9013, ['j1']);
+    const page = await api.list({ ids: [b1!, a3!, a1!, 4_000_000_000] });
+    expect(page.productos.map((p) => p.id)).toEqual([a1, a3, b1]);
+    expect(page.nextPageToken).toBe('');
+    expect((await api.list({ ids: [a1!, a2!, b1!], bodegaIds: [9012] })).productos.map((p) => p.id)).toEqual([a1, a2]);
+    const first = await api.list({ ids: [a1!, a2!, a3!], pageSize: 2 });
+    expect(first.productos.map((p) => p.id)).toEqual([a1, a2]);
+    expect((await api.list({ ids: [a1!, a2!, a3!], pageToken: first.nextPageToken })).productos.map((p) => p.id)).toEqual([a3]);
+  });
+
   it('filters on nombre, case-insensitively, taking % and _ literally', async () => {
     const [pct, , underscore] = await createIn(9006, ['Café 100% arábica', 'Café 1000 arábica', 'Taza_grande', 'Tazagrande']);
     const names = async (nombreContains: string) =>
@@ -351,6 +363,8 @@ describe('ListProductos', () => {
     ['pageToken', { pageToken: Buffer.from('abc').toString('base64url') }],
     ['bodegaIds', { bodegaIds: [0] }],
     ['bodegaIds', { bodegaIds: Array.from({ length: 1001 }, (_, i) => i + 1) }],
+    ['ids', { ids: [0] }],
+    ['ids', { ids: Array.from({ length: 1001 }, (_, i) => i + 1) }],
   ])('answers INVALID_ARGUMENT naming %s for %j', async (campo, request) => {
     await expectInvalid(api.list(request), campo);
   });

@@ -17,6 +17,8 @@ export interface ProductoQuery {
   skip: number;
   /** When non-empty, only products assigned to one of these warehouses. */
   bodegaIds: number[];
+  /** When non-empty, only these products (a batch lookup; unknown ids are simply absent). */
+  ids: number[];
   /** When non-null, only products whose nombre contains it (case-insensitive). */
   nombreContains: string | null;
   /** Count every matching product too (ListProductosResponse.total_size). */
@@ -29,6 +31,7 @@ export interface ProductoQueryDraft {
   pageToken: string;
   skip: number;
   bodegaIds: number[];
+  ids: number[];
   nombreContains: string;
   includeTotalSize?: boolean;
 }
@@ -50,6 +53,7 @@ export function validateProductoQuery(draft: ProductoQueryDraft): ProductoQuery 
     afterId: () => decodePageToken(draft.pageToken),
     skip: () => skipOf(draft.skip),
     bodegaIds: () => requirePositiveIds(draft.bodegaIds, 'bodegaIds'),
+    ids: () => requirePositiveIds(draft.ids, 'ids'),
     nombreContains: () => nombreContainsOf(draft.nombreContains),
     includeTotalSize: () => draft.includeTotalSize === true,
   });

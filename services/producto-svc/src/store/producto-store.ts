@@ -290,6 +290,7 @@ export function createProductoStore(db: Knex, deps: ProductoStoreDeps): Producto
         /** The query's filters (not its position in the list). */
         const filtered = (q: Knex.QueryBuilder) => {
           if (query.bodegaIds.length > 0) q.whereIn('bodega_id', query.bodegaIds);
+          if (query.ids.length > 0) q.whereIn('id', query.ids);
           if (query.nombreContains !== null) {
             q.whereRaw("nombre LIKE ? ESCAPE '!'", [containsPattern(query.nombreContains)]);
           }
