@@ -35,7 +35,18 @@ export interface BodegaClient {
   /** Writes take the request's WriteOptions: its idempotency key, the version it expects. */
   create(caller: Caller, input: BodegaInput, write?: WriteOptions): Promise<Bodega>;
   update(caller: Caller, id: number, patch: BodegaPatch, write?: WriteOptions): Promise<Bodega>;
-  delete(caller: Caller, id: number, write?: WriteOptions): Promise<void>;
+  /**
+   * A warehouse holding stock is refused (FailedPreconditionError, reason
+   * BODEGA_CON_EXISTENCIAS) unless `retirarExistencias`: then its stock is
+   * written out in the delete's own transaction, and counted.
+   */
+  delete(caller: Caller, id: number, write?: WriteOptions, options?: { retirarExistencias?: boolean }): Promise<ExistenciasRetiradas>;
+}
+
+/** What a warehouse delete wrote out: its levels and their units (0 and 0 without retirarExistencias). */
+export interface ExistenciasRetiradas {
+  existenciasRetiradas: number;
+  unidadesRetiradas: number;
 }
 
 /** BodegaPatch keys and the update_mask path each names. */
@@ -81,9 +92,10 @@ export function createBodegaClient(client: BodegaServiceClient, call: UnaryCall)
       const res = await call<UpdateBodegaResponse>(caller, (md, o, cb) => client.updateBodega(message, md, o, cb), write.onReplay);
       return bodegaFromProto(required(res.bodega, 'bodega'));
     },
-    async delete(caller, id, write = {}) {
-      const message = DeleteBodegaRequest.fromPartial({ id, ...safeWriteFields(write) });
-      await call<DeleteBodegaResponse>(caller, (md, o, cb) => client.deleteBodega(message, md, o, cb), write.onReplay);
+    async delete(caller, id, write = {}, { retirarExistencias = false } = {}) {
+      const message = DeleteBodegaRequest.fromPartial({ id, retirarExistencias, ...safeWriteFields(write) });
+      const res = await call<DeleteBodegaResponse>(caller, (md, o, cb) => client.deleteBodega(message, md, o, cb), write.onReplay);
+      return { existenciasRetiradas: res.existenciasRetiradas, unidadesRetiradas: res.unidadesRetiradas };
     },
   };
 }

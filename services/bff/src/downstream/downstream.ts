@@ -6,11 +6,19 @@ import {
   type GrpcMetrics,
   type Logger,
 } from '@inventario/platform';
-import { BodegaServiceClient, BodegaServiceService, ProductoServiceClient, ProductoServiceService } from '@inventario/proto';
+import {
+  BodegaServiceClient,
+  BodegaServiceService,
+  ExistenciaServiceClient,
+  ExistenciaServiceService,
+  ProductoServiceClient,
+  ProductoServiceService,
+} from '@inventario/proto';
 import { Counter, Registry } from 'prom-client';
 import type { Config } from '../config';
 import { createBodegaClient, type BodegaClient } from './bodega-client';
 import { createBreaker, type Breaker } from './breaker';
+import { createExistenciaClient, type ExistenciaClient } from './existencia-client';
 import { createHealthChecker, type HealthChecker } from './health-checker';
 import { createProductoClient, type ProductoClient } from './producto-client';
 import { createUnaryCall } from './unary-call';
@@ -19,6 +27,8 @@ import { createUnaryCall } from './unary-call';
 export interface Downstream {
   productos: ProductoClient;
   bodegas: BodegaClient;
+  /** bodega-svc's stock levels and ledger. */
+  existencias: ExistenciaClient;
   health: HealthChecker;
   /** Stops the breakers and closes both channels (in-flight calls end with CANCELLED). */
   close(): void;
@@ -38,7 +48,7 @@ export const SAFE_WRITE_OUTCOMES = ['replayed', 'version_mismatch', 'idempotency
 /** The downstream metrics on `registry`, every known series at 0. */
 export function createDownstreamMetrics(registry: Registry): DownstreamMetrics {
   return {
-    grpcClient: createGrpcClientMetrics(registry, [ProductoServiceService, BodegaServiceService]),
+    grpcClient: createGrpcClientMetrics(registry, [ProductoServiceService, BodegaServiceService, ExistenciaServiceService]),
     breakers: createCircuitBreakerMetrics(registry, ['producto-svc', 'bodega-svc']),
     safeWrites: createSafeWriteMetric(registry),
   };
@@ -115,6 +125,8 @@ export function createDownstream(config: Config, logger: Logger, metrics = creat
   const options = channelOptions(config.keepalive);
   const productoGrpc = new ProductoServiceClient(config.productoSvcAddr, insecure, options);
   const bodegaGrpc = new BodegaServiceClient(config.bodegaSvcAddr, insecure, options);
+  // bodega-svc serves both services: one channel, so one breaker and one set of connections judge its health.
+  const existenciaGrpc = new ExistenciaServiceClient(config.bodegaSvcAddr, insecure, { channelOverride: bodegaGrpc.getChannel() });
   const productoBreaker: Breaker = createBreaker('producto-svc', config.breaker, logger, metrics.breakers);
   const bodegaBreaker: Breaker = createBreaker('bodega-svc', config.breaker, logger, metrics.breakers);
   const call = (servicio: string, breaker: Breaker) =>
@@ -145,9 +157,11 @@ export function createDownstream(config: Config, logger: Logger, metrics = creat
     config.healthCheckTimeoutMs,
   );
 
+  const bodegaCall = call('bodega-svc', bodegaBreaker);
   return {
     productos: createProductoClient(productoGrpc, call('producto-svc', productoBreaker)),
-    bodegas: createBodegaClient(bodegaGrpc, call('bodega-svc', bodegaBreaker)),
+    bodegas: createBodegaClient(bodegaGrpc, bodegaCall),
+    existencias: createExistenciaClient(existenciaGrpc, bodegaCall),
     health,
     close() {
       productoBreaker.shutdown();

@@ -1,6 +1,30 @@
 import { formatLocalUtc } from '@inventario/platform';
-import type { Bodega as BodegaProto, Producto as ProductoProto } from '@inventario/proto';
-import type { Bodega, Producto, WriteOptions } from '../inventario/model';
+import {
+  MotivoMovimiento as MotivoMovimientoProto,
+  TipoMovimiento as TipoMovimientoProto,
+  TipoOperacion as TipoOperacionProto,
+  type Bodega as BodegaProto,
+  type DiferenciaExistencia as DiferenciaExistenciaProto,
+  type Existencia as ExistenciaProto,
+  type Movimiento as MovimientoProto,
+  type Operacion as OperacionProto,
+  type Producto as ProductoProto,
+} from '@inventario/proto';
+import {
+  MOTIVOS_MOVIMIENTO,
+  TIPOS_MOVIMIENTO,
+  TIPOS_OPERACION,
+  type Bodega,
+  type DiferenciaExistencia,
+  type Existencia,
+  type MotivoMovimiento,
+  type Movimiento,
+  type Operacion,
+  type Producto,
+  type TipoMovimiento,
+  type TipoOperacion,
+  type WriteOptions,
+} from '../inventario/model';
 
 /**
  * Generated proto types stop here: everything above src/downstream speaks
@@ -42,8 +66,88 @@ export function bodegaFromProto(b: BodegaProto): Bodega {
     nombre: b.nombre,
     ubicacion: b.ubicacion ?? null,
     capacidad: b.capacidad,
+    ocupacion: b.ocupacion,
     fechaCreacion: timestamp(b.fechaCreacion, 'bodega.fechaCreacion'),
     fechaActualizacion: timestamp(b.fechaActualizacion, 'bodega.fechaActualizacion'),
     version: b.version,
+  };
+}
+
+/**
+ * The proto enums and their REST strings: `TIPO_MOVIMIENTO_ENTRADA` is
+ * `ENTRADA`. A value outside the model's list (UNSPECIFIED, or one a newer
+ * service added) breaks the contract: a 500, not a guess.
+ */
+function enumCodec<T extends string>(proto: Record<string, string | number>, prefix: string, names: readonly T[]) {
+  return {
+    fromProto(value: number, what: string): T {
+      const name = proto[value];
+      const text = typeof name === 'string' && name.startsWith(prefix) ? name.slice(prefix.length) : undefined;
+      if (text === undefined || !(names as readonly string[]).includes(text)) throw new Error(`downstream ${what} ${value} outside the contract`);
+      return text as T;
+    },
+    toProto(text: T): number {
+      const value = proto[`${prefix}${text}`];
+      if (typeof value !== 'number') throw new Error(`no proto value for ${prefix}${text}`);
+      return value;
+    },
+  };
+}
+
+export const tipoMovimientoCodec = enumCodec<TipoMovimiento>(TipoMovimientoProto, 'TIPO_MOVIMIENTO_', TIPOS_MOVIMIENTO);
+export const motivoMovimientoCodec = enumCodec<MotivoMovimiento>(MotivoMovimientoProto, 'MOTIVO_MOVIMIENTO_', MOTIVOS_MOVIMIENTO);
+export const tipoOperacionCodec = enumCodec<TipoOperacion>(TipoOperacionProto, 'TIPO_OPERACION_', TIPOS_OPERACION);
+
+export function existenciaFromProto(e: ExistenciaProto): Existencia {
+  return {
+    bodegaId: e.bodegaId,
+    productoId: e.productoId,
+    cantidad: e.cantidad,
+    umbralMinimo: e.umbralMinimo ?? null,
+    version: e.version,
+    fechaCreacion: timestamp(e.fechaCreacion, 'existencia.fechaCreacion'),
+    fechaActualizacion: timestamp(e.fechaActualizacion, 'existencia.fechaActualizacion'),
+  };
+}
+
+export function movimientoFromProto(m: MovimientoProto): Movimiento {
+  return {
+    id: m.id,
+    operacionId: m.operacionId,
+    bodegaId: m.bodegaId,
+    productoId: m.productoId,
+    tipo: tipoMovimientoCodec.fromProto(m.tipo, 'movimiento.tipo'),
+    motivo: motivoMovimientoCodec.fromProto(m.motivo, 'movimiento.motivo'),
+    cantidad: m.cantidad,
+    cantidadAnterior: m.cantidadAnterior,
+    cantidadPosterior: m.cantidadPosterior,
+    version: m.version,
+    usuario: m.usuario,
+    comentario: m.comentario ?? null,
+    fecha: timestamp(m.fecha, 'movimiento.fecha'),
+  };
+}
+
+export function operacionFromProto(o: OperacionProto): Operacion {
+  return {
+    id: o.id,
+    tipo: tipoOperacionCodec.fromProto(o.tipo, 'operacion.tipo'),
+    usuario: o.usuario,
+    comentario: o.comentario ?? null,
+    fecha: timestamp(o.fecha, 'operacion.fecha'),
+    revierteA: o.revierteA ?? null,
+    revertidaPor: o.revertidaPor ?? null,
+    movimientos: o.movimientos.map(movimientoFromProto),
+  };
+}
+
+export function diferenciaFromProto(d: DiferenciaExistenciaProto): DiferenciaExistencia {
+  if (d.tipo !== 'NIVEL' && d.tipo !== 'OCUPACION') throw new Error(`downstream diferencia.tipo ${JSON.stringify(d.tipo)} outside the contract`);
+  return {
+    tipo: d.tipo,
+    bodegaId: d.bodegaId,
+    productoId: d.tipo === 'OCUPACION' ? null : d.productoId,
+    registrado: d.registrado,
+    calculado: d.calculado,
   };
 }

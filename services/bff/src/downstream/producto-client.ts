@@ -41,6 +41,8 @@ export interface ProductoPageRequest {
   pageToken?: string;
   skip?: number;
   bodegaIds?: readonly number[];
+  /** Only these products (unknown ids are simply absent). */
+  ids?: readonly number[];
   nombreContains?: string;
   /** Ask for totalSize (one more query in producto-svc). */
   includeTotalSize?: boolean;
@@ -79,6 +81,7 @@ export function createProductoClient(client: ProductoServiceClient, call: UnaryC
         pageToken: request.pageToken ?? '',
         skip: request.skip ?? 0,
         bodegaIds: [...(request.bodegaIds ?? [])],
+        ids: [...(request.ids ?? [])],
         nombreContains: request.nombreContains ?? '',
         includeTotalSize: request.includeTotalSize ?? false,
       });

@@ -36,6 +36,8 @@ export interface Bodega {
   nombre: string;
   ubicacion: string | null;
   capacidad: number;
+  /** Units held in all: the sum of its stock levels, never above capacidad (docs/contract.md §10). */
+  ocupacion: number;
   fechaCreacion: string;
   fechaActualizacion: string;
   /** 1 at creation, +1 on each update. */
@@ -116,15 +118,232 @@ export interface WriteOptions {
   onReplay?: () => void;
 }
 
-/** The outcome of a warehouse delete (ARCHITECTURE §6). */
+/** The outcome of a warehouse delete (ARCHITECTURE §6, docs/contract.md §10.2). */
 export type BodegaDeleteResult =
   /** It was empty and is gone (REST 204). */
   | { kind: 'deleted' }
   /**
-   * `force=true`: gone, and `total` products lost their assignment (REST 200
-   * report); `productos` are the first of them by id, at most PRODUCTO_SAMPLE_LIMITS.
+   * `force=true`: gone; `total` products lost their assignment or their stock
+   * there (REST 200 report); `productos` are the first of them by id, as they
+   * are afterwards, at most PRODUCTO_SAMPLE_LIMITS. `existenciasRetiradas`
+   * levels holding `unidadesRetiradas` units were written out (BODEGA_ELIMINADA).
    */
-  | { kind: 'forced'; bodegaId: number; productos: Producto[]; total: number };
+  | { kind: 'forced'; bodegaId: number; productos: Producto[]; total: number; existenciasRetiradas: number; unidadesRetiradas: number };
+
+/** A line type of the ledger (docs/contract.md §10.1). */
+export const TIPOS_MOVIMIENTO = ['ENTRADA', 'SALIDA', 'TRANSFERENCIA', 'AJUSTE'] as const;
+export type TipoMovimiento = (typeof TIPOS_MOVIMIENTO)[number];
+
+/** Why units moved: a closed list. */
+export const MOTIVOS_MOVIMIENTO = [
+  'ASIGNACION',
+  'RECEPCION',
+  'VENTA',
+  'CONTEO',
+  'RETIRO',
+  'TRANSFERENCIA',
+  'REVERSO',
+  'PRODUCTO_ELIMINADO',
+  'BODEGA_ELIMINADA',
+  'DEVOLUCION',
+  'MERMA',
+] as const;
+export type MotivoMovimiento = (typeof MOTIVOS_MOVIMIENTO)[number];
+
+/** The command that wrote an operation's lines. */
+export const TIPOS_OPERACION = [
+  'ASIGNACION',
+  'RETIRO',
+  'ENTRADA',
+  'SALIDA',
+  'AJUSTE',
+  'TRANSFERENCIA',
+  'REVERSO',
+  'PRODUCTO_ELIMINADO',
+  'BODEGA_ELIMINADA',
+] as const;
+export type TipoOperacion = (typeof TIPOS_OPERACION)[number];
+
+/** The movement types a client registers on one warehouse (a transfer has its own command). */
+export const TIPOS_MOVIMIENTO_REGISTRABLES = ['ENTRADA', 'SALIDA', 'AJUSTE'] as const;
+export type TipoMovimientoRegistrable = (typeof TIPOS_MOVIMIENTO_REGISTRABLES)[number];
+
+/** The reasons a client may give for each movement type; the first is the default. */
+export const MOTIVOS_POR_TIPO: Readonly<Record<TipoMovimientoRegistrable, readonly MotivoMovimiento[]>> = {
+  ENTRADA: ['RECEPCION', 'DEVOLUCION'],
+  SALIDA: ['VENTA', 'MERMA'],
+  AJUSTE: ['CONTEO', 'MERMA'],
+};
+
+/** The stock of one product in one warehouse (a level); its version is its ETag. */
+export interface Existencia {
+  bodegaId: number;
+  productoId: number;
+  /** Units held, >= 0. */
+  cantidad: number;
+  /** A level at or below it is low (StockBajo); null: no alert. */
+  umbralMinimo: number | null;
+  version: number;
+  fechaCreacion: string;
+  fechaActualizacion: string;
+}
+
+/** One line of the ledger: append-only, never changed. */
+export interface Movimiento {
+  id: number;
+  operacionId: number;
+  bodegaId: number;
+  productoId: number;
+  tipo: TipoMovimiento;
+  motivo: MotivoMovimiento;
+  /** Signed: what the line added to the level. */
+  cantidad: number;
+  cantidadAnterior: number;
+  cantidadPosterior: number;
+  /** The level's version after this line. */
+  version: number;
+  usuario: string;
+  comentario: string | null;
+  fecha: string;
+}
+
+/** One command and the lines it wrote, committed together. */
+export interface Operacion {
+  id: number;
+  tipo: TipoOperacion;
+  usuario: string;
+  comentario: string | null;
+  fecha: string;
+  /** For a reversal: the operation it reversed. */
+  revierteA: number | null;
+  /** For an operation that was reversed: the reversal. */
+  revertidaPor: number | null;
+  movimientos: Movimiento[];
+}
+
+/** A product as GET /bodegas/{id}/productos lists it: `cantidad` is its units there when stocked, else its cantidadEnStock. */
+export interface ProductoDeBodega {
+  id: number;
+  nombre: string;
+  /** DECIMAL(10,2) as exact decimal text. */
+  precio: string;
+  cantidad: number;
+}
+
+/** POST /bodegas/{id}/productos: set the units of a product in a warehouse. */
+export interface AsignacionInput {
+  productoId: number;
+  /** The units the warehouse holds afterwards. */
+  cantidad: number;
+  /** The new low-stock threshold; null clears it; absent keeps it. */
+  umbralMinimo?: number | null;
+}
+
+/** What an assignment left: the level and the operation that wrote it. */
+export interface AsignacionResult {
+  existencia: Existencia;
+  operacion: Operacion;
+}
+
+/** What removing a product from a warehouse did. */
+export interface RetiroResult {
+  bodegaId: number;
+  productoId: number;
+  /** Units written out (0 when there was no level, or an empty one). */
+  cantidadRetirada: number;
+  /** Whether the product's bodegaId named this warehouse and was cleared. */
+  desasignado: boolean;
+  /** The RETIRO operation; null when there was no level. */
+  operacion: Operacion | null;
+}
+
+/** A movement on one level: ENTRADA / SALIDA move `cantidad` units, AJUSTE sets the counted quantity. */
+export interface MovimientoInput {
+  productoId: number;
+  tipo: TipoMovimientoRegistrable;
+  cantidad: number;
+  /** One MOTIVOS_POR_TIPO allows for the tipo; absent: its default. */
+  motivo?: MotivoMovimiento;
+  comentario?: string | null;
+}
+
+/** Units moved from one warehouse to another, in one operation. */
+export interface TransferenciaInput {
+  productoId: number;
+  origenId: number;
+  destinoId: number;
+  cantidad: number;
+  comentario?: string | null;
+}
+
+/** Filters of the ledger; absent means "any". */
+export interface MovimientoFilter {
+  bodegaId?: number;
+  productoId?: number;
+  tipo?: TipoMovimiento;
+  /** Lines at or after this instant. */
+  desde?: Date;
+  /** Lines before this instant. */
+  hasta?: Date;
+  operacionId?: number;
+}
+
+/** Filters of the stock levels; absent or empty means "any". */
+export interface ExistenciaFilter {
+  bodegaIds?: readonly number[];
+  productoIds?: readonly number[];
+}
+
+/** A page of a keyset-paginated list: at most `limit` items after the opaque `cursor`. */
+export interface CursorPage {
+  /** 1..1000; default 100. */
+  limit?: number;
+  /** The `siguienteCursor` of the previous page, with the same filters. */
+  cursor?: string;
+}
+
+/** One page and the cursor of the next (null on the last page). */
+export interface PaginaConCursor<T> {
+  items: T[];
+  siguienteCursor: string | null;
+}
+
+/** A warehouse with its levels, read a page at a time (GET /bodegas/{id}/existencias). */
+export interface ExistenciasDeBodega {
+  bodega: Bodega;
+  /** Its levels in product id order. */
+  pages: AsyncIterable<Existencia[]>;
+}
+
+/** A product's stock in every warehouse. */
+export interface ExistenciasDeProducto {
+  productoId: number;
+  /** The sum of its levels. */
+  total: number;
+  /** Its levels, in warehouse id order. */
+  porBodega: Existencia[];
+}
+
+/** A level, or a warehouse's occupancy, that differs from what its history says. */
+export interface DiferenciaExistencia {
+  tipo: 'NIVEL' | 'OCUPACION';
+  bodegaId: number;
+  /** null for OCUPACION. */
+  productoId: number | null;
+  /** What is stored. */
+  registrado: number;
+  /** What the ledger (or the levels) say. */
+  calculado: number;
+}
+
+/** The ledger's verification: never corrects anything. */
+export interface VerificacionExistencias {
+  consistente: boolean;
+  /** At most 1000. */
+  diferencias: DiferenciaExistencia[];
+  nivelesVerificados: number;
+  bodegasVerificadas: number;
+}
 
 /**
  * The use cases of the BFF, shared by REST and GraphQL. Failures are the
@@ -134,7 +353,7 @@ export type BodegaDeleteResult =
  * DeadlineExceededError, and an UnavailableError subclass with Retry-After
  * when a breaker is open).
  */
-export interface InventarioApi {
+export interface InventarioApi extends ExistenciasApi {
   listProductos(caller: Caller, filter?: ProductoFilter): Promise<Producto[]>;
   /**
    * The same list one downstream page at a time, for a consumer that sends
@@ -145,8 +364,6 @@ export interface InventarioApi {
   getProducto(caller: Caller, id: number): Promise<Producto>;
   /** Products held by any of these warehouses, in id order, in one downstream call per page (DataLoader batches). */
   productosDeBodegas(caller: Caller, bodegaIds: readonly number[], page?: ProductosDeBodegasPage): Promise<Producto[]>;
-  /** Products of one warehouse, a page at a time; NotFoundError, before the first page, when the warehouse does not exist. */
-  productoPagesOfBodega(caller: Caller, bodegaId: number): AsyncIterable<Producto[]>;
   /** bodegaId, when given, must name an existing warehouse (InvalidArgumentError naming `bodegaId`). */
   createProducto(caller: Caller, input: ProductoInput, write?: WriteOptions): Promise<Producto>;
   /** InvalidArgumentError when the patch has no updatable field. */
@@ -163,4 +380,51 @@ export interface InventarioApi {
   updateBodega(caller: Caller, id: number, patch: BodegaPatch, write?: WriteOptions): Promise<Bodega>;
   /** Safe delete: without force, BodegaConProductosError when it holds products. */
   deleteBodega(caller: Caller, id: number, options: { force: boolean }, write?: WriteOptions): Promise<BodegaDeleteResult>;
+}
+
+/**
+ * The stock use cases (docs/contract.md §10), part of InventarioApi.
+ * Besides the errors above: NoExisteError (a NotFoundError naming in
+ * `detalles` the warehouse, product or operation missing, as the request
+ * named it: `id`, `productoId`, `origenId`, `destinoId`);
+ * FailedPreconditionError with bodega-svc's reason (STOCK_INSUFICIENTE,
+ * CAPACIDAD_EXCEDIDA, PRODUCTO_ELIMINADO, ...) and figures in `datos`;
+ * VersionMismatchError; PreconditionRequiredError for an AJUSTE without a
+ * version. Writes of one level take `write.ifMatch`, the level's version
+ * (`*`: the level must exist).
+ */
+export interface ExistenciasApi {
+  /**
+   * Products of one warehouse, a page at a time: those assigned to it and
+   * those stocked there, in id order; NotFoundError, before the first page,
+   * when the warehouse does not exist.
+   */
+  productoPagesOfBodega(caller: Caller, bodegaId: number): AsyncIterable<ProductoDeBodega[]>;
+  /** Sets the units of an existing product in a warehouse (an AJUSTE line, reason ASIGNACION). */
+  asignarExistencia(caller: Caller, bodegaId: number, input: AsignacionInput, write?: WriteOptions): Promise<AsignacionResult>;
+  /**
+   * Writes out the product's units in the warehouse (RETIRO) and removes
+   * its level, and clears its bodegaId if it named the warehouse;
+   * NoExisteError (productoId) when it was neither stocked nor assigned there.
+   */
+  retirarProducto(caller: Caller, bodegaId: number, productoId: number, write?: WriteOptions): Promise<RetiroResult>;
+  /** ENTRADA, SALIDA or AJUSTE on one level; an AJUSTE requires `write.ifMatch` (PreconditionRequiredError). */
+  registrarMovimiento(caller: Caller, bodegaId: number, input: MovimientoInput, write?: WriteOptions): Promise<Operacion>;
+  /** Moves units between two warehouses in one operation; InvalidArgumentError (destinoId) when they are the same. */
+  transferir(caller: Caller, input: TransferenciaInput, write?: WriteOptions): Promise<Operacion>;
+  /** Reverses an operation with compensating lines, once. */
+  revertirOperacion(caller: Caller, operacionId: number, input?: { comentario?: string | null }, write?: WriteOptions): Promise<Operacion>;
+  getOperacion(caller: Caller, id: number): Promise<Operacion>;
+  /** One level; NoExisteError when the warehouse (id) or its level of the product (productoId) does not exist. */
+  getExistencia(caller: Caller, bodegaId: number, productoId: number): Promise<Existencia>;
+  /** The warehouse (NotFoundError first) and its levels a page at a time. */
+  existenciasDeBodega(caller: Caller, bodegaId: number): Promise<ExistenciasDeBodega>;
+  /** A product's levels in every warehouse and their sum; NoExisteError (id) when the product does not exist. */
+  existenciasDeProducto(caller: Caller, productoId: number): Promise<ExistenciasDeProducto>;
+  /** A page of levels, by warehouse then product. */
+  listExistencias(caller: Caller, filter: ExistenciaFilter, page?: CursorPage): Promise<PaginaConCursor<Existencia>>;
+  /** A page of the ledger, newest first; a malformed cursor is an InvalidArgumentError naming `cursor`. */
+  listMovimientos(caller: Caller, filter: MovimientoFilter, page?: CursorPage): Promise<PaginaConCursor<Movimiento>>;
+  /** Recomputes every level and occupancy from the ledger; never corrects. */
+  verificarExistencias(caller: Caller): Promise<VerificacionExistencias>;
 }

@@ -1,0 +1,189 @@
+import {
+  AsignarExistenciaRequest,
+  ListExistenciasRequest,
+  ListMovimientosRequest,
+  RegistrarMovimientoRequest,
+  RetirarExistenciaRequest,
+  RevertirOperacionRequest,
+  TipoMovimiento as TipoMovimientoProto,
+  TransferirRequest,
+  type AsignarExistenciaResponse,
+  type ExistenciaServiceClient,
+  type GetExistenciaResponse,
+  type GetOperacionResponse,
+  type ListExistenciasResponse,
+  type ListMovimientosResponse,
+  type RegistrarMovimientoResponse,
+  type RetirarExistenciaResponse,
+  type RevertirOperacionResponse,
+  type TransferirResponse,
+  type VerificarExistenciasResponse,
+} from '@inventario/proto';
+import type {
+  AsignacionResult,
+  Caller,
+  Existencia,
+  ExistenciaFilter,
+  Movimiento,
+  MovimientoFilter,
+  MovimientoInput,
+  Operacion,
+  TransferenciaInput,
+  VerificacionExistencias,
+  WriteOptions,
+} from '../inventario/model';
+import {
+  diferenciaFromProto,
+  existenciaFromProto,
+  motivoMovimientoCodec,
+  movimientoFromProto,
+  operacionFromProto,
+  required,
+  safeWriteFields,
+  tipoMovimientoCodec,
+} from './mapping';
+import type { UnaryCall } from './unary-call';
+
+/** A page of stock levels, ordered by (warehouse, product). */
+export interface ExistenciaPage {
+  existencias: Existencia[];
+  /** '' on the last page. */
+  nextPageToken: string;
+}
+
+/** A page of ledger lines, newest first. */
+export interface MovimientoPage {
+  movimientos: Movimiento[];
+  /** '' on the last page. */
+  nextPageToken: string;
+}
+
+/** What RetirarExistencia did. */
+export interface RetiroDeExistencia {
+  /** False when the warehouse held no level of the product (nothing written). */
+  existia: boolean;
+  cantidadRetirada: number;
+  /** The RETIRO operation; null when there was no level. */
+  operacion: Operacion | null;
+}
+
+/**
+ * bodega-svc's ExistenciaService as the BFF uses it, in model types. Writes
+ * take the request's WriteOptions: its idempotency key, and for the writes
+ * of one level a numeric `ifMatch`, the level's version (`*` is the use
+ * case's to check, ExistenciaService has no "must exist" condition).
+ */
+export interface ExistenciaClient {
+  asignar(
+    caller: Caller,
+    request: { bodegaId: number; productoId: number; cantidad: number; umbralMinimo?: number | null },
+    write?: WriteOptions,
+  ): Promise<AsignacionResult>;
+  retirar(caller: Caller, bodegaId: number, productoId: number, write?: WriteOptions): Promise<RetiroDeExistencia>;
+  registrarMovimiento(caller: Caller, bodegaId: number, input: MovimientoInput, write?: WriteOptions): Promise<Operacion>;
+  transferir(caller: Caller, input: TransferenciaInput, write?: WriteOptions): Promise<Operacion>;
+  revertir(caller: Caller, operacionId: number, comentario: string | null | undefined, write?: WriteOptions): Promise<Operacion>;
+  get(caller: Caller, bodegaId: number, productoId: number): Promise<Existencia>;
+  list(caller: Caller, request: ExistenciaFilter & { pageSize: number; pageToken?: string }): Promise<ExistenciaPage>;
+  getOperacion(caller: Caller, id: number): Promise<Operacion>;
+  listMovimientos(caller: Caller, request: MovimientoFilter & { pageSize: number; pageToken?: string }): Promise<MovimientoPage>;
+  verificar(caller: Caller): Promise<VerificacionExistencias>;
+}
+
+/** Calls go through bodega-svc's UnaryCall: its channel, breaker and deadline. */
+export function createExistenciaClient(client: ExistenciaServiceClient, call: UnaryCall): ExistenciaClient {
+  return {
+    async asignar(caller, request, write = {}) {
+      const message = AsignarExistenciaRequest.fromPartial({
+        bodegaId: request.bodegaId,
+        productoId: request.productoId,
+        cantidad: request.cantidad,
+        umbralMinimo: request.umbralMinimo ?? undefined,
+        ...safeWriteFields(write),
+      });
+      const res = await call<AsignarExistenciaResponse>(caller, (md, o, cb) => client.asignarExistencia(message, md, o, cb), write.onReplay);
+      return { existencia: existenciaFromProto(required(res.existencia, 'existencia')), operacion: operacionFromProto(required(res.operacion, 'operacion')) };
+    },
+    async retirar(caller, bodegaId, productoId, write = {}) {
+      const message = RetirarExistenciaRequest.fromPartial({ bodegaId, productoId, ...safeWriteFields(write) });
+      const res = await call<RetirarExistenciaResponse>(caller, (md, o, cb) => client.retirarExistencia(message, md, o, cb), write.onReplay);
+      return { existia: res.existia, cantidadRetirada: res.cantidadRetirada, operacion: res.operacion ? operacionFromProto(res.operacion) : null };
+    },
+    async registrarMovimiento(caller, bodegaId, input, write = {}) {
+      const message = RegistrarMovimientoRequest.fromPartial({
+        bodegaId,
+        productoId: input.productoId,
+        tipo: tipoMovimientoCodec.toProto(input.tipo),
+        cantidad: input.cantidad,
+        // Absent: UNSPECIFIED, which the service reads as the tipo's default.
+        motivo: input.motivo === undefined ? undefined : motivoMovimientoCodec.toProto(input.motivo),
+        comentario: input.comentario ?? undefined,
+        ...safeWriteFields(write),
+      });
+      const res = await call<RegistrarMovimientoResponse>(caller, (md, o, cb) => client.registrarMovimiento(message, md, o, cb), write.onReplay);
+      return operacionFromProto(required(res.operacion, 'operacion'));
+    },
+    async transferir(caller, input, write = {}) {
+      const message = TransferirRequest.fromPartial({
+        productoId: input.productoId,
+        origenId: input.origenId,
+        destinoId: input.destinoId,
+        cantidad: input.cantidad,
+        comentario: input.comentario ?? undefined,
+        requestId: safeWriteFields(write).requestId,
+      });
+      const res = await call<TransferirResponse>(caller, (md, o, cb) => client.transferir(message, md, o, cb), write.onReplay);
+      return operacionFromProto(required(res.operacion, 'operacion'));
+    },
+    async revertir(caller, operacionId, comentario, write = {}) {
+      const message = RevertirOperacionRequest.fromPartial({
+        operacionId,
+        comentario: comentario ?? undefined,
+        requestId: safeWriteFields(write).requestId,
+      });
+      const res = await call<RevertirOperacionResponse>(caller, (md, o, cb) => client.revertirOperacion(message, md, o, cb), write.onReplay);
+      return operacionFromProto(required(res.operacion, 'operacion'));
+    },
+    async get(caller, bodegaId, productoId) {
+      const res = await call<GetExistenciaResponse>(caller, (md, o, cb) => client.getExistencia({ bodegaId, productoId }, md, o, cb));
+      return existenciaFromProto(required(res.existencia, 'existencia'));
+    },
+    async list(caller, request) {
+      const message = ListExistenciasRequest.fromPartial({
+        pageSize: request.pageSize,
+        pageToken: request.pageToken ?? '',
+        bodegaIds: [...(request.bodegaIds ?? [])],
+        productoIds: [...(request.productoIds ?? [])],
+      });
+      const res = await call<ListExistenciasResponse>(caller, (md, o, cb) => client.listExistencias(message, md, o, cb));
+      return { existencias: res.existencias.map(existenciaFromProto), nextPageToken: res.nextPageToken };
+    },
+    async getOperacion(caller, id) {
+      const res = await call<GetOperacionResponse>(caller, (md, o, cb) => client.getOperacion({ id }, md, o, cb));
+      return operacionFromProto(required(res.operacion, 'operacion'));
+    },
+    async listMovimientos(caller, request) {
+      const message = ListMovimientosRequest.fromPartial({
+        pageSize: request.pageSize,
+        pageToken: request.pageToken ?? '',
+        bodegaId: request.bodegaId,
+        productoId: request.productoId,
+        tipo: request.tipo === undefined ? TipoMovimientoProto.TIPO_MOVIMIENTO_UNSPECIFIED : tipoMovimientoCodec.toProto(request.tipo),
+        desde: request.desde,
+        hasta: request.hasta,
+        operacionId: request.operacionId,
+      });
+      const res = await call<ListMovimientosResponse>(caller, (md, o, cb) => client.listMovimientos(message, md, o, cb));
+      return { movimientos: res.movimientos.map(movimientoFromProto), nextPageToken: res.nextPageToken };
+    },
+    async verificar(caller) {
+      const res = await call<VerificarExistenciasResponse>(caller, (md, o, cb) => client.verificarExistencias({}, md, o, cb));
+      return {
+        consistente: res.consistente,
+        diferencias: res.diferencias.map(diferenciaFromProto),
+        nivelesVerificados: res.nivelesVerificados,
+        bodegasVerificadas: res.bodegasVerificadas,
+      };
+    },
+  };
+}
