@@ -71,7 +71,11 @@ beforeAll(async () => {
   });
   const logger = createLogger('bff', process.env.TEST_LOG_LEVEL ?? 'silent');
   downstream = createDownstream(config, logger);
-  inventario = createInventario({ productos: counted('producto-svc', downstream.productos), bodegas: counted('bodega-svc', downstream.bodegas) });
+  inventario = createInventario({
+    productos: counted('producto-svc', downstream.productos),
+    bodegas: counted('bodega-svc', downstream.bodegas),
+    existencias: downstream.existencias,
+  });
 
   const app = express();
   app.use(createBasicAuth(CREDENTIALS));

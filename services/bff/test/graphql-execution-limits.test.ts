@@ -60,7 +60,7 @@ function producto(id: number, bodegaId: number | null): Producto {
   };
 }
 
-const BODEGA: Bodega = { id: 1, nombre: 'B', ubicacion: null, capacidad: 1, fechaCreacion: '2026-01-01T00:00:00', fechaActualizacion: '2026-01-01T00:00:00', version: 1 };
+const BODEGA: Bodega = { id: 1, nombre: 'B', ubicacion: null, capacidad: 1, ocupacion: 0, fechaCreacion: '2026-01-01T00:00:00', fechaActualizacion: '2026-01-01T00:00:00', version: 1 };
 
 /** An in-memory InventarioApi over `productos` (all in warehouse 1), recording its calls; `listProductos` answers when `gate` resolves. */
 function memoryInventario(productos: Producto[], gate: Promise<void> = Promise.resolve()) {
@@ -93,6 +93,18 @@ function memoryInventario(productos: Producto[], gate: Promise<void> = Promise.r
     createBodega: unused,
     updateBodega: unused,
     deleteBodega: unused,
+    asignarExistencia: unused,
+    retirarProducto: unused,
+    registrarMovimiento: unused,
+    transferir: unused,
+    revertirOperacion: unused,
+    getOperacion: unused,
+    getExistencia: unused,
+    existenciasDeBodega: unused,
+    existenciasDeProducto: unused,
+    listExistencias: unused,
+    listMovimientos: unused,
+    verificarExistencias: unused,
   };
   return { inventario, calls };
 }

@@ -5,10 +5,11 @@
  */
 import { encodePageToken, InvalidArgumentError, NotFoundError } from '@inventario/platform';
 import type { BodegaClient } from '../src/downstream/bodega-client';
+import type { ExistenciaClient } from '../src/downstream/existencia-client';
 import type { ProductoClient, ProductoPageRequest, UnassignResult } from '../src/downstream/producto-client';
 import { BodegaConProductosError } from '../src/inventario/errors';
 import { createInventario } from '../src/inventario/inventario';
-import type { Bodega, Caller, Producto } from '../src/inventario/model';
+import type { Bodega, Caller, Existencia, Producto } from '../src/inventario/model';
 
 const caller: Caller = { usuario: 'ana' };
 const FECHA = '2026-01-01T00:00:00';
@@ -18,7 +19,7 @@ function producto(id: number, bodegaId: number | null = null): Producto {
 }
 
 function bodega(id: number): Bodega {
-  return { id, nombre: `B${id}`, ubicacion: null, capacidad: 1, fechaCreacion: FECHA, fechaActualizacion: FECHA, version: 1 };
+  return { id, nombre: `B${id}`, ubicacion: null, capacidad: 1, ocupacion: 0, fechaCreacion: FECHA, fechaActualizacion: FECHA, version: 1 };
 }
 
 /** Products per chunk of the fake UnassignBodega. */
@@ -27,7 +28,11 @@ const FAKE_CHUNK = 100;
 /** A producto-svc that pages like the real one (keyset by position, `skip` before the page), logging each call. */
 function fakeProductos(all: Producto[], maxPage = 1000, log: string[] = []) {
   const list = (request: ProductoPageRequest) => {
-    const matching = all.filter((p) => !request.bodegaIds?.length || (p.bodegaId !== null && request.bodegaIds.includes(p.bodegaId)));
+    const matching = all.filter(
+      (p) =>
+        (!request.bodegaIds?.length || (p.bodegaId !== null && request.bodegaIds.includes(p.bodegaId))) &&
+        (!request.ids?.length || request.ids.includes(p.id)),
+    );
     const start = (request.pageToken ? Number(request.pageToken) : 0) + (request.skip ?? 0);
     const size = Math.min(request.pageSize, maxPage);
     const page = matching.slice(start, start + size);
@@ -78,18 +83,55 @@ function fakeBodegas(existing: number[], log: string[] = []) {
     delete: (_caller, id) => {
       log.push(`delete ${id}`);
       ids.delete(id);
-      return Promise.resolve();
+      return Promise.resolve({ existenciasRetiradas: 0, unidadesRetiradas: 0 });
     },
   };
   return { client, log };
 }
+
+function existencia(bodegaId: number, productoId: number, cantidad: number): Existencia {
+  return { bodegaId, productoId, cantidad, umbralMinimo: null, version: 1, fechaCreacion: FECHA, fechaActualizacion: FECHA };
+}
+
+/** An ExistenciaService holding `levels` that pages like the real one (by position, in (warehouse, product) order); writes are not used. */
+function fakeExistencias(levels: Existencia[], maxPage = 1000, log: string[] = []) {
+  const unused = () => Promise.reject(new Error('not used by this test'));
+  const client: ExistenciaClient = {
+    list: (_caller, request) => {
+      log.push(`levels ${JSON.stringify(request)}`);
+      const matching = levels
+        .filter((l) => (!request.bodegaIds?.length || request.bodegaIds.includes(l.bodegaId)) && (!request.productoIds?.length || request.productoIds.includes(l.productoId)))
+        .sort((x, y) => x.bodegaId - y.bodegaId || x.productoId - y.productoId);
+      const start = request.pageToken ? Number(request.pageToken) : 0;
+      const page = matching.slice(start, start + Math.min(request.pageSize, maxPage));
+      const end = start + page.length;
+      return Promise.resolve({ existencias: page, nextPageToken: end < matching.length ? String(end) : '' });
+    },
+    get: (_caller, bodegaId, productoId) => {
+      const level = levels.find((l) => l.bodegaId === bodegaId && l.productoId === productoId);
+      return level ? Promise.resolve(level) : Promise.reject(new NotFoundError('no existe la existencia'));
+    },
+    asignar: unused,
+    retirar: unused,
+    registrarMovimiento: unused,
+    transferir: unused,
+    revertir: unused,
+    getOperacion: unused,
+    listMovimientos: unused,
+    verificar: unused,
+  };
+  return { client, log };
+}
+
+/** No stock anywhere. */
+const sinExistencias = fakeExistencias([]).client;
 
 const many = (n: number, bodegaId: number | null = null) => Array.from({ length: n }, (_, i) => producto(i + 1, bodegaId));
 
 describe('listProductos', () => {
   test('without limit follows every page, in pages of 1000', async () => {
     const productos = fakeProductos(many(2500));
-    const inventario = createInventario({ productos: productos.client, bodegas: fakeBodegas([]).client });
+    const inventario = createInventario({ existencias: sinExistencias, productos: productos.client, bodegas: fakeBodegas([]).client });
     const list = await inventario.listProductos(caller);
     expect(list.map((p) => p.id)).toEqual(many(2500).map((p) => p.id));
     expect(productos.log).toHaveLength(3);
@@ -98,7 +140,7 @@ describe('listProductos', () => {
 
   test('limit and offset become page_size and skip, skip on the first page only', async () => {
     const productos = fakeProductos(many(50), 20);
-    const inventario = createInventario({ productos: productos.client, bodegas: fakeBodegas([]).client });
+    const inventario = createInventario({ existencias: sinExistencias, productos: productos.client, bodegas: fakeBodegas([]).client });
     const list = await inventario.listProductos(caller, { limit: 30, offset: 5 });
     expect(list.map((p) => p.id)).toEqual(Array.from({ length: 30 }, (_, i) => i + 6));
     expect(productos.log).toHaveLength(2);
@@ -107,7 +149,7 @@ describe('listProductos', () => {
   });
 
   test('offset without limit answers the rest of the list', async () => {
-    const inventario = createInventario({ productos: fakeProductos(many(10)).client, bodegas: fakeBodegas([]).client });
+    const inventario = createInventario({ existencias: sinExistencias, productos: fakeProductos(many(10)).client, bodegas: fakeBodegas([]).client });
     expect((await inventario.listProductos(caller, { offset: 8 })).map((p) => p.id)).toEqual([9, 10]);
   });
 });
@@ -116,7 +158,7 @@ describe('pages of a list (GraphQL first/after)', () => {
   test('productosDeBodegas: at most perBodega of each warehouse, and reading stops once each has them', async () => {
     // 3,000 products, alternately in warehouses 1 and 2: the first 3 of each are in the first 6.
     const productos = fakeProductos(Array.from({ length: 3000 }, (_, i) => producto(i + 1, (i % 2) + 1)));
-    const inventario = createInventario({ productos: productos.client, bodegas: fakeBodegas([1, 2]).client });
+    const inventario = createInventario({ existencias: sinExistencias, productos: productos.client, bodegas: fakeBodegas([1, 2]).client });
     const page = await inventario.productosDeBodegas(caller, [1, 2], { perBodega: 3 });
     expect(page.map((p) => p.id)).toEqual([1, 2, 3, 4, 5, 6]);
     expect(productos.log).toHaveLength(1);
@@ -125,7 +167,7 @@ describe('pages of a list (GraphQL first/after)', () => {
 
   test('productosDeBodegas: maxTotal stops reading a huge warehouse; without a page, every product', async () => {
     const productos = fakeProductos(many(3000, 1));
-    const inventario = createInventario({ productos: productos.client, bodegas: fakeBodegas([1]).client });
+    const inventario = createInventario({ existencias: sinExistencias, productos: productos.client, bodegas: fakeBodegas([1]).client });
     expect(await inventario.productosDeBodegas(caller, [1], { maxTotal: 1500 })).toHaveLength(1500);
     expect(productos.log).toHaveLength(2);
     productos.log.length = 0;
@@ -142,7 +184,7 @@ describe('pages of a list (GraphQL first/after)', () => {
       pedidos.push(request.pageToken ?? '');
       return listBodegas(c, request);
     };
-    const inventario = createInventario({ productos: productos.client, bodegas: bodegas.client });
+    const inventario = createInventario({ existencias: sinExistencias, productos: productos.client, bodegas: bodegas.client });
     await inventario.listProductos(caller, { limit: 2, afterId: 7 });
     await inventario.productosDeBodegas(caller, [1], { perBodega: 2, afterId: 7 });
     await inventario.listBodegas(caller, { limit: 1, afterId: 7 });
@@ -155,7 +197,7 @@ describe('pages of a list (GraphQL first/after)', () => {
 describe('bodegaId on writes', () => {
   test('a missing warehouse is InvalidArgumentError on bodegaId, and the product is not written', async () => {
     const productos = fakeProductos([producto(1)]);
-    const inventario = createInventario({ productos: productos.client, bodegas: fakeBodegas([2]).client });
+    const inventario = createInventario({ existencias: sinExistencias, productos: productos.client, bodegas: fakeBodegas([2]).client });
     await expect(inventario.createProducto(caller, { nombre: 'x', precio: '1.00', cantidadEnStock: 1, bodegaId: 3 })).rejects.toEqual(
       InvalidArgumentError.field('bodegaId', 'no existe la bodega 3'),
     );
@@ -167,7 +209,7 @@ describe('bodegaId on writes', () => {
 
   test('a patch with nothing to update is refused before any call', async () => {
     const productos = fakeProductos([producto(1)]);
-    const inventario = createInventario({ productos: productos.client, bodegas: fakeBodegas([]).client });
+    const inventario = createInventario({ existencias: sinExistencias, productos: productos.client, bodegas: fakeBodegas([]).client });
     await expect(inventario.updateProducto(caller, 1, {})).rejects.toBeInstanceOf(InvalidArgumentError);
     await expect(inventario.updateBodega(caller, 1, { nombre: undefined })).rejects.toBeInstanceOf(InvalidArgumentError);
     expect(productos.log).toEqual([]);
@@ -177,7 +219,7 @@ describe('bodegaId on writes', () => {
 describe('deleteBodega', () => {
   test('an unknown warehouse is NotFoundError before any product is read or touched, even with force', async () => {
     const productos = fakeProductos([producto(1, 5)]);
-    const inventario = createInventario({ productos: productos.client, bodegas: fakeBodegas([]).client });
+    const inventario = createInventario({ existencias: sinExistencias, productos: productos.client, bodegas: fakeBodegas([]).client });
     await expect(inventario.deleteBodega(caller, 5, { force: true })).rejects.toBeInstanceOf(NotFoundError);
     await expect(inventario.deleteBodega(caller, 5, { force: false })).rejects.toBeInstanceOf(NotFoundError);
     expect(productos.log).toEqual([]);
@@ -186,7 +228,7 @@ describe('deleteBodega', () => {
   test('without force, the conflict counts every product it holds and lists the first 100, from one page; nothing is deleted', async () => {
     const bodegas = fakeBodegas([5]);
     const productos = fakeProductos(many(1200, 5));
-    const inventario = createInventario({ productos: productos.client, bodegas: bodegas.client });
+    const inventario = createInventario({ existencias: sinExistencias, productos: productos.client, bodegas: bodegas.client });
     const err = await inventario.deleteBodega(caller, 5, { force: false }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(BodegaConProductosError);
     expect((err as BodegaConProductosError).total).toBe(1200);
@@ -200,16 +242,16 @@ describe('deleteBodega', () => {
     const calls: string[] = [];
     const productos = fakeProductos([producto(1, 5), producto(2, 6), producto(3, 5)], 1000, calls);
     const bodegas = fakeBodegas([5, 6], calls);
-    const inventario = createInventario({ productos: productos.client, bodegas: bodegas.client });
+    const inventario = createInventario({ existencias: sinExistencias, productos: productos.client, bodegas: bodegas.client });
     const result = await inventario.deleteBodega(caller, 5, { force: true }, { idempotencyKey: 'k1' });
-    expect(result).toEqual({ kind: 'forced', bodegaId: 5, productos: [producto(1), producto(3)], total: 2 });
+    expect(result).toEqual({ kind: 'forced', bodegaId: 5, productos: [producto(1), producto(3)], total: 2, existenciasRetiradas: 0, unidadesRetiradas: 0 });
     expect(calls).toEqual(['get 5', 'unassign 5 key=k1 chunks=2', 'delete 5']);
   });
 
   test('with force, a big warehouse is unassigned over several bounded calls under one key of its own, and reported whole', async () => {
     const calls: string[] = [];
     const productos = fakeProductos(many(1150, 5), 1000, calls);
-    const inventario = createInventario({ productos: productos.client, bodegas: fakeBodegas([5], calls).client });
+    const inventario = createInventario({ existencias: sinExistencias, productos: productos.client, bodegas: fakeBodegas([5], calls).client });
     const result = await inventario.deleteBodega(caller, 5, { force: true });
     expect(result).toMatchObject({ kind: 'forced', bodegaId: 5, total: 1150 });
     expect(result.kind === 'forced' && result.productos.map((p) => p.id)).toEqual(many(100).map((p) => p.id));

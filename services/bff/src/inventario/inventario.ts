@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   boundedPrefix,
-  encodePageToken,
+  FailedPreconditionError,
   InvalidArgumentError,
   NotFoundError,
   PRODUCTO_SAMPLE_LIMITS,
@@ -9,8 +9,10 @@ import {
   VersionMismatchError,
 } from '@inventario/platform';
 import type { BodegaClient } from '../downstream/bodega-client';
+import type { ExistenciaClient } from '../downstream/existencia-client';
 import type { ProductoClient, UnassignResult } from '../downstream/producto-client';
 import { BodegaConProductosError } from './errors';
+import { createExistencias, unionById } from './existencias';
 import type {
   Bodega,
   BodegaPatch,
@@ -23,10 +25,13 @@ import type {
   ProductosDeBodegasPage,
   WriteOptions,
 } from './model';
+import { chunks, collect, PAGE_SIZE, pagesOf, STREAM_PAGE_SIZE, tokenAfter } from './paging';
 
 export interface InventarioDeps {
   productos: ProductoClient;
   bodegas: BodegaClient;
+  /** bodega-svc's stock levels and ledger. */
+  existencias: ExistenciaClient;
   /**
    * Called with `version_mismatch` when the BFF itself refuses a write on its
    * If-Match (the early check of a warehouse delete, `*` on a missing
@@ -34,20 +39,6 @@ export interface InventarioDeps {
    */
   onSafeWriteOutcome?: (outcome: 'version_mismatch') => void;
 }
-
-/** The services' largest page, and the most ids one list filter may name. */
-const PAGE_SIZE = 1000;
-
-/**
- * The page of a streamed list (the REST full lists). Each page is one run
- * of the event loop (decode, JSON, write): 250 rows keep it to a few
- * milliseconds, so lists streamed at once interleave finely with every
- * other request, and what one request holds stays small. Measured with 4
- * lists of 100,000 products at once: liveness p99 about half of what
- * 1000-row pages gave, for 4 times the downstream calls and about 1.3
- * times the time of a whole list.
- */
-const STREAM_PAGE_SIZE = 250;
 
 /**
  * Chunks per UnassignBodega call of a forced delete (each chunk at most 500
@@ -59,97 +50,6 @@ export const UNASSIGN_CHUNKS_PER_CALL = 2;
 
 /** The campo of a violation about the request as a whole (e.g. an update with nothing to change). */
 export const CUERPO = 'cuerpo';
-
-/** The services' page token of a list that continues after `afterId` (their tokens are keyset cursors on the id). */
-function tokenAfter(afterId: number | undefined): string | undefined {
-  return afterId === undefined ? undefined : encodePageToken(afterId);
-}
-
-/** One page of a downstream list: its items and the token of the next ('' on the last). */
-interface DownstreamPage<T> {
-  items: T[];
-  nextPageToken: string;
-}
-
-/**
- * A list read one downstream page at a time, following next-page tokens
- * from the one that starts after `afterId`, until `wanted` items were read
- * or the list ends. A page is fetched only when the consumer asks for it,
- * so a consumer that stops (a client gone) stops the reading too. Pages may
- * be short (the services end a page at a byte budget), never empty but the
- * last.
- *
- * Written as a plain iterator, not an async generator: a suspended
- * generator keeps its finished page in a register while it fetches the
- * next one, and at a stream's pace that page lived long enough to be
- * promoted to the old generation, one dead page per request between full
- * collections. Here only the token and a count outlive a call.
- */
-function pagesOf<T>(
-  wanted: number,
-  fetchPage: (pageSize: number, pageToken: string | undefined) => Promise<DownstreamPage<T>>,
-  { afterId, pageSize = PAGE_SIZE }: { afterId?: number; pageSize?: number } = {},
-): AsyncIterable<T[]> {
-  return {
-    [Symbol.asyncIterator]() {
-      let read = 0;
-      let pageToken = tokenAfter(afterId);
-      let ended = wanted <= 0;
-      return {
-        async next(): Promise<IteratorResult<T[]>> {
-          if (ended) return { done: true, value: undefined };
-          const { items, nextPageToken } = await fetchPage(Math.min(pageSize, wanted - read), pageToken);
-          read += items.length;
-          ended = nextPageToken === '' || read >= wanted;
-          pageToken = nextPageToken;
-          return { done: false, value: items };
-        },
-        return(): Promise<IteratorResult<T[]>> {
-          ended = true;
-          return Promise.resolve({ done: true, value: undefined });
-        },
-      };
-    },
-  };
-}
-
-/**
- * `pages`, after `check` passed: it runs when the first page is asked for,
- * so its failure is the list's (before any byte of a streamed answer).
- */
-function pagesAfter<T>(check: () => Promise<unknown>, pages: AsyncIterable<T[]>): AsyncIterable<T[]> {
-  return {
-    [Symbol.asyncIterator]() {
-      const inner = pages[Symbol.asyncIterator]();
-      let checked = false;
-      return {
-        async next() {
-          if (!checked) {
-            await check();
-            checked = true;
-          }
-          return inner.next();
-        },
-        return: () => inner.return?.() ?? Promise.resolve({ done: true, value: undefined }),
-      };
-    },
-  };
-}
-
-/** Every item of `pages`, in order (lists whose size a caller bounds: GraphQL's first, the services' filters). */
-async function collect<T>(pages: AsyncIterable<T[]>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const page of pages) out.push(...page);
-  return out;
-}
-
-/** Splits ids into lists the services accept in one filter. */
-function chunks(ids: readonly number[]): number[][] {
-  const unique = [...new Set(ids)];
-  const out: number[][] = [];
-  for (let i = 0; i < unique.length; i += PAGE_SIZE) out.push(unique.slice(i, i + PAGE_SIZE));
-  return out;
-}
 
 function requireSomething(patch: object, updatable: readonly string[]): void {
   const present = Object.entries(patch).some(([key, value]) => updatable.includes(key) && value !== undefined);
@@ -174,7 +74,10 @@ const BODEGA_UPDATABLE = ['nombre', 'ubicacion', 'capacidad'] as const;
  * here: a product's `bodegaId` must name an existing warehouse, and the
  * warehouse safe delete (ARCHITECTURE §6).
  */
-export function createInventario({ productos, bodegas, onSafeWriteOutcome }: InventarioDeps): InventarioApi {
+export function createInventario({ productos, bodegas, existencias, onSafeWriteOutcome }: InventarioDeps): InventarioApi {
+  const stockCases = createExistencias({ productos, bodegas, existencias, onSafeWriteOutcome });
+  const { stock } = stockCases;
+
   /**
    * Runs a write of an existing record under `If-Match: *`, which asks only
    * that the record exist: without it the answer is a failed precondition
@@ -249,17 +152,6 @@ export function createInventario({ productos, bodegas, onSafeWriteOutcome }: Inv
     }
   }
 
-  function productoPagesOf(caller: Caller, bodegaIds: readonly number[], pageSize: number): AsyncIterable<Producto[]> {
-    return pagesOf(
-      Infinity,
-      async (size, pageToken) => {
-        const page = await productos.list(caller, { pageSize: size, pageToken, bodegaIds });
-        return { items: page.productos, nextPageToken: page.nextPageToken };
-      },
-      { pageSize },
-    );
-  }
-
   function productoPages(caller: Caller, filter: ProductoFilter, pageSize: number): AsyncIterable<Producto[]> {
     let first = true;
     return pagesOf(
@@ -309,15 +201,39 @@ export function createInventario({ productos, bodegas, onSafeWriteOutcome }: Inv
   }
 
   /**
-   * The products that keep a warehouse from a safe delete: how many, and the
-   * first of them by id within PRODUCTO_SAMPLE_LIMITS (one page, one count).
+   * A forced delete's report: every product it took out of the warehouse,
+   * by its assignment (`afectados`) or its units (written out), counted
+   * once. A product both assigned and stocked is known as such from before
+   * the unassignment (`stockAsignado`) or from the unassignment's report;
+   * the first ones of both, as they are afterwards, make the sample.
    */
-  async function heldBy(caller: Caller, bodegaId: number): Promise<{ productos: Producto[]; total: number }> {
-    const page = await productos.list(caller, { pageSize: PRODUCTO_SAMPLE_LIMITS.maxItems, bodegaIds: [bodegaId], includeTotalSize: true });
-    return { productos: boundedPrefix(page.productos, PRODUCTO_SAMPLE_LIMITS), total: page.totalSize ?? page.productos.length };
+  async function forcedReport(
+    caller: Caller,
+    bodegaId: number,
+    afectados: UnassignResult,
+    stockAsignado: ReadonlySet<number>,
+    existenciasRetiradas: number,
+  ): Promise<{ productos: Producto[]; total: number }> {
+    if (existenciasRetiradas === 0) return { productos: afectados.productos, total: afectados.total };
+    const retirados = await stock.productosRetirados(caller, bodegaId, existenciasRetiradas);
+    const desasignados = new Set(afectados.productos.map((p) => p.id));
+    const soloRetirados = retirados.filter((id) => !stockAsignado.has(id) && !desasignados.has(id));
+    const [otros, primeros] = await Promise.all([
+      stock.countProductos(caller, soloRetirados),
+      stock.productosPorIds(caller, retirados.slice(0, PRODUCTO_SAMPLE_LIMITS.maxItems)),
+    ]);
+    return { productos: boundedPrefix(unionById(afectados.productos, primeros), PRODUCTO_SAMPLE_LIMITS), total: afectados.total + otros };
+  }
+
+  /** The safe delete's 409 for the warehouse: what holds it now, assigned or stocked. */
+  async function conflictOf(caller: Caller, bodegaId: number, ocupacion: number): Promise<BodegaConProductosError | undefined> {
+    const held = await stock.productosRetenidos(caller, bodegaId, { ocupacion });
+    return held.total > 0 ? new BodegaConProductosError(bodegaId, held.productos, held.total, held.conExistencias) : undefined;
   }
 
   return {
+    ...stockCases.api,
+
     listProductos: (caller, filter = {}) => collect(productoPages(caller, filter, PAGE_SIZE)),
 
     productoPages: (caller, filter = {}) => productoPages(caller, filter, STREAM_PAGE_SIZE),
@@ -328,9 +244,6 @@ export function createInventario({ productos, bodegas, onSafeWriteOutcome }: Inv
       const pages = await Promise.all(chunks(bodegaIds).map((ids) => pageOfProductosOf(caller, ids, page)));
       return pages.flat();
     },
-
-    productoPagesOfBodega: (caller, bodegaId) =>
-      pagesAfter(() => bodegas.get(caller, bodegaId), productoPagesOf(caller, [bodegaId], STREAM_PAGE_SIZE)),
 
     async createProducto(caller, input, write = {}) {
       if (input.bodegaId !== undefined && input.bodegaId !== null) await requireBodega(caller, input.bodegaId);
@@ -373,13 +286,16 @@ export function createInventario({ productos, bodegas, onSafeWriteOutcome }: Inv
     },
 
     /**
-     * Safe delete (spec "Warehouse deletion rules", ARCHITECTURE §6). The
-     * warehouse must exist before any product is touched (NotFoundError),
-     * and match If-Match. Without force, a warehouse holding products is
-     * refused with them counted and the first listed; with force, its
-     * products are unassigned first (they remain), then it is deleted. A product assigned between
-     * the check and the delete is unassigned by producto-svc when it sees
-     * BodegaEliminada.
+     * Safe delete (spec "Warehouse deletion rules", ARCHITECTURE §6,
+     * docs/contract.md §10.2). The warehouse must exist before any product
+     * is touched (NotFoundError), and match If-Match. Without force, a
+     * warehouse holding products, assigned to it or with units there, is
+     * refused with them counted and the first listed (also when bodega-svc
+     * finds stock the check did not: BODEGA_CON_EXISTENCIAS); with force,
+     * its products are unassigned first (they remain), then it is deleted
+     * and its stock written out in one transaction of bodega-svc. A product
+     * assigned between the check and the delete is unassigned by
+     * producto-svc when it sees BodegaEliminada.
      *
      * With an idempotency key both steps carry it, so a retry after any
      * failure completes what is left and replays what was done: the
@@ -394,15 +310,24 @@ export function createInventario({ productos, bodegas, onSafeWriteOutcome }: Inv
       });
       if (bodega) requireIfMatch(bodega, write);
       if (force) {
+        // Read before the unassignment clears it; a retry that finds the warehouse gone learns it from the report.
+        const stockAsignado = bodega && bodega.ocupacion > 0 ? await stock.stockAsignado(caller, id) : new Set<number>();
         const afectados = await unassignAll(caller, id, write);
-        await conditional(write, () => bodegas.delete(caller, id, write));
-        return { kind: 'forced', bodegaId: id, productos: afectados.productos, total: afectados.total };
+        const retiradas = await conditional(write, () => bodegas.delete(caller, id, write, { retirarExistencias: true }));
+        const report = await forcedReport(caller, id, afectados, stockAsignado, retiradas.existenciasRetiradas);
+        return { kind: 'forced', bodegaId: id, ...report, ...retiradas };
       }
       if (bodega) {
-        const held = await heldBy(caller, id);
-        if (held.total > 0) throw new BodegaConProductosError(id, held.productos, held.total);
+        const conflict = await conflictOf(caller, id, bodega.ocupacion);
+        if (conflict) throw conflict;
       }
-      await conditional(write, () => bodegas.delete(caller, id, write));
+      try {
+        await conditional(write, () => bodegas.delete(caller, id, write));
+      } catch (err) {
+        // Stock that arrived after the check: the same conflict, listed as it is now.
+        if (err instanceof FailedPreconditionError && err.reason === 'BODEGA_CON_EXISTENCIAS') throw (await conflictOf(caller, id, Infinity)) ?? err;
+        throw err;
+      }
       return { kind: 'deleted' };
     },
   };
