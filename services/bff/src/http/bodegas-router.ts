@@ -9,6 +9,17 @@ import { malformedPathId, parseForce, parsePathId } from './request-params';
 import { bodegaJson, bodegaJsonText, productoDeBodegaJsonText, productoJson, sendJson } from './rest-json';
 import { etagOf, sendRecord, writeOptionsOf } from './safe-write-headers';
 
+/** What a forced delete tells about the products it affected. */
+function advertenciaDe(productos: number, existencias: number, unidades: number): string {
+  if (productos === 0 && existencias === 0) return 'La bodega no tenía productos asignados';
+  const sinBodega = `${productos} producto(s) quedaron sin bodega asignada`;
+  if (existencias === 0) return `${sinBodega}; siguen existiendo y pueden asignarse a otra bodega`;
+  return (
+    `${productos} producto(s) quedaron sin esta bodega (asignación o existencias); ` +
+    `se retiraron ${unidades} unidad(es) de ${existencias} existencia(s); siguen existiendo y pueden asignarse a otra bodega`
+  );
+}
+
 /**
  * /api/bodegas (and /api/v1/bodegas): ARCHITECTURE §2 and the spec's
  * warehouse deletion rules. Reads of one warehouse carry its ETag; writes
@@ -78,10 +89,10 @@ export function createBodegasRouter(inventario: InventarioApi, sendJsonArray: Js
       bodegaId: String(result.bodegaId),
       productosAfectados: n,
       detalleProductos: result.productos.map(productoJson),
-      advertencia:
-        n === 0
-          ? 'La bodega no tenía productos asignados'
-          : `${n} producto(s) quedaron sin bodega asignada; siguen existiendo y pueden asignarse a otra bodega`,
+      advertencia: advertenciaDe(n, result.existenciasRetiradas, result.unidadesRetiradas),
+      // What the delete wrote out of the ledger's levels (docs/contract.md §10.2).
+      existenciasRetiradas: result.existenciasRetiradas,
+      unidadesRetiradas: result.unidadesRetiradas,
     });
   });
 

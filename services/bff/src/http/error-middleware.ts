@@ -12,7 +12,13 @@ import {
   type FieldViolation,
   type Logger,
 } from '@inventario/platform';
-import { BodegaConProductosError, DeadlineExceededError, ServicioNoDisponibleError } from '../inventario/errors';
+import {
+  BodegaConProductosError,
+  DeadlineExceededError,
+  NoExisteError,
+  PreconditionRequiredError,
+  ServicioNoDisponibleError,
+} from '../inventario/errors';
 import {
   clientStatusOf,
   fromBodyParserError,
@@ -39,6 +45,8 @@ export const ERROR_CODES = {
   failedPrecondition: 'FAILED_PRECONDITION',
   /** If-Match named another version than the stored one (or `*` a missing record): 412. */
   preconditionFailed: 'PRECONDITION_FAILED',
+  /** A write that must be conditional came without If-Match (a count, AJUSTE): 428. */
+  preconditionRequired: 'PRECONDITION_REQUIRED',
   /** The first request with this Idempotency-Key is still executing: 409 with Retry-After. */
   idempotencyKeyInUse: 'IDEMPOTENCY_KEY_IN_USE',
   /** This Idempotency-Key was used for a different request: 422. */
@@ -91,6 +99,8 @@ export function httpFailureOf(err: unknown): HttpFailure | undefined {
       body: { error: ERROR_CODES.validation, mensaje: `Datos no válidos: ${err.message}`, detalles: err.violations },
     };
   }
+  // What the request named that does not exist, by field (docs/contract.md §10.2).
+  if (err instanceof NoExisteError) return { status: 404, body: { error: ERROR_CODES.notFound, mensaje: err.message, detalles: err.detalles } };
   if (err instanceof NotFoundError) return { status: 404, body: { error: ERROR_CODES.notFound, mensaje: err.message } };
   if (err instanceof RouteNotFoundError) return { status: 404, body: { error: ERROR_CODES.notFound, mensaje: err.message } };
   if (err instanceof AlreadyExistsError) return { status: 409, body: { error: ERROR_CODES.alreadyExists, mensaje: err.message } };
@@ -121,6 +131,16 @@ export function httpFailureOf(err: unknown): HttpFailure | undefined {
         mensaje,
         detalles: [{ campo: 'If-Match', mensaje: err.message }],
         versionActual: err.currentVersion,
+      },
+    };
+  }
+  if (err instanceof PreconditionRequiredError) {
+    return {
+      status: 428,
+      body: {
+        error: ERROR_CODES.preconditionRequired,
+        mensaje: `Falta la condición If-Match: ${err.message}`,
+        detalles: [{ campo: 'If-Match', mensaje: err.message }],
       },
     };
   }

@@ -11,6 +11,7 @@ import { createAuthFailureLimit } from './auth-failure-limit';
 import { createBodegasRouter } from './bodegas-router';
 import { declaredBodyLimit } from './declared-body-limit';
 import { createErrorMiddleware, notFoundHandler } from './error-middleware';
+import { createExistenciasRouter } from './existencias-router';
 import { createHealthRouter } from './health-router';
 import { createJsonArraySender, DEFAULT_WRITE_TIMEOUT_MS } from './json-array-stream';
 import { createOptionsHandler } from './options-handler';
@@ -91,6 +92,9 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
   const sendJsonArray = createJsonArraySender({ writeTimeoutMs: deps.writeTimeoutMs ?? DEFAULT_WRITE_TIMEOUT_MS, logger: deps.logger });
   app.use(API_PREFIXES.map((prefix) => `${prefix}/productos`), createProductosRouter(deps.inventario, sendJsonArray));
   app.use(API_PREFIXES.map((prefix) => `${prefix}/bodegas`), createBodegasRouter(deps.inventario, sendJsonArray));
+  // Its routes span /bodegas, /productos and its own paths (docs/contract.md §10.2): mounted on each prefix, like the docs.
+  const existencias = createExistenciasRouter(deps.inventario, sendJsonArray);
+  for (const prefix of API_PREFIXES) app.use(prefix, existencias);
 
   app.use(notFoundHandler);
   app.use(createErrorMiddleware(deps.logger));

@@ -14,8 +14,17 @@ export interface JsonArraySenderDeps {
   logger: Logger;
 }
 
-/** Sends `pages` as one JSON array of `itemJson(item)` texts (see createJsonArraySender). */
-export type JsonArraySender = <T>(res: Response, pages: AsyncIterable<readonly T[]>, itemJson: (item: T) => string) => Promise<void>;
+/**
+ * Sends `pages` as one JSON array of `itemJson(item)` texts (see
+ * createJsonArraySender); with `envelope`, the array is the last member of
+ * an object: `before` is its JSON text up to the array (`{"bodegaId":1,"existencias":`), `after` closes it.
+ */
+export type JsonArraySender = <T>(
+  res: Response,
+  pages: AsyncIterable<readonly T[]>,
+  itemJson: (item: T) => string,
+  envelope?: { before: string; after: string },
+) => Promise<void>;
 
 /**
  * A page is written in pieces of about this many characters, so no string
@@ -65,7 +74,7 @@ function drained(res: Response, timeoutMs: number): Promise<Drain> {
  * - HEAD gets the headers once the first page was read, and no more reading.
  */
 export function createJsonArraySender({ writeTimeoutMs, logger }: JsonArraySenderDeps): JsonArraySender {
-  return async <T>(res: Response, pages: AsyncIterable<readonly T[]>, itemJson: (item: T) => string) => {
+  return async <T>(res: Response, pages: AsyncIterable<readonly T[]>, itemJson: (item: T) => string, envelope = { before: '', after: '' }) => {
     let gone = false;
     res.once('close', () => (gone = true));
     const path = res.req.originalUrl.split('?', 1)[0];
@@ -100,7 +109,7 @@ export function createJsonArraySender({ writeTimeoutMs, logger }: JsonArraySende
 
     /**
      * Reads the next page and writes it. Its own frame holds the page, so
-     * nothing keeps it once written (see pagesOf in inventario.ts).
+     * nothing keeps it once written (see pagesOf in inventario/paging.ts).
      */
     const sendNextPage = async (): Promise<'ended' | 'sent' | 'full'> => {
       const pieces = await nextPieces();
@@ -113,7 +122,7 @@ export function createJsonArraySender({ writeTimeoutMs, logger }: JsonArraySende
 
     try {
       // Before the first byte: a failure here is thrown to the error middleware, which answers it with its status.
-      let opening: string[] | undefined = ['[', ...((await nextPieces()) ?? [])];
+      let opening: string[] | undefined = [`${envelope.before}[`, ...((await nextPieces()) ?? [])];
       if (gone) return stopped();
       res.status(200).type('application/json');
       if (res.req.method === 'HEAD') {
@@ -134,7 +143,7 @@ export function createJsonArraySender({ writeTimeoutMs, logger }: JsonArraySende
           state = await sendNextPage();
           if (gone) return stopped();
           if (state === 'ended') {
-            res.end(']');
+            res.end(`]${envelope.after}`);
             return;
           }
         }

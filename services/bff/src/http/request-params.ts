@@ -1,7 +1,7 @@
 import type { ErrorRequestHandler } from 'express';
 import { z } from 'zod';
 import { ID_MENSAJES, InvalidArgumentError, MAX_UNSIGNED_INT } from '@inventario/platform';
-import type { ProductoFilter } from '../inventario/model';
+import { TIPOS_MOVIMIENTO, type CursorPage, type MovimientoFilter, type ProductoFilter } from '../inventario/model';
 import { clientStatusOf } from './http-errors';
 import { integerFromNumberText, MAX_INT32 } from './json-number';
 import { MAX_TEXTO, MENSAJES } from './rest-fields';
@@ -16,6 +16,9 @@ export const PARAM_MENSAJES = {
   booleano: 'debe ser true o false',
   desconocido: (admitidos: readonly string[]) => `no es un parámetro admitido (admitidos: ${admitidos.join(', ')})`,
   idMalCodificado: `${ID_MENSAJES.positivo} (la ruta contiene una secuencia % mal formada)`,
+  fecha: 'debe ser una fecha UTC YYYY-MM-DD o YYYY-MM-DDTHH:mm:ss (con Z opcional)',
+  tipo: `debe ser uno de ${TIPOS_MOVIMIENTO.join(', ')}`,
+  cursor: 'debe ser el siguienteCursor de la página anterior',
 } as const;
 
 /** A query parameter as a string, or the reason it is not one (repeated, nested). */
@@ -65,12 +68,66 @@ export function parseProductoFilter(query: unknown): ProductoFilter {
   return filter;
 }
 
-/** An id in a path: a positive whole number within INT UNSIGNED, else InvalidArgumentError naming `id`. */
-export function parsePathId(text: string | undefined): number {
-  if (text === undefined || !/^\d{1,15}$/.test(text)) throw InvalidArgumentError.field('id', ID_MENSAJES.positivo);
+/** An id in a path: a positive whole number within INT UNSIGNED, else InvalidArgumentError naming `campo` (`id`, `productoId`). */
+export function parsePathId(text: string | undefined, campo = 'id'): number {
+  if (text === undefined || !/^\d{1,15}$/.test(text)) throw InvalidArgumentError.field(campo, ID_MENSAJES.positivo);
   const result = integerFromNumberText(text, 1, MAX_UNSIGNED_INT);
-  if ('mensaje' in result) throw InvalidArgumentError.field('id', result.mensaje);
+  if ('mensaje' in result) throw InvalidArgumentError.field(campo, result.mensaje);
   return result.ok;
+}
+
+/** `YYYY-MM-DD` or `YYYY-MM-DDTHH:mm:ss[Z]`, a real UTC instant (no 2026-02-30, no 24:00:00). */
+const FECHA = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2}):(\d{2})Z?)?$/;
+
+/** The instant `text` names, or undefined when it is not a real one (Date.UTC rolls 2026-02-30 over to March: it must read back). */
+function fechaOf(text: string): Date | undefined {
+  const match = FECHA.exec(text);
+  if (!match) return undefined;
+  const [year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0] = match.slice(1).map((part) => Number(part ?? 0));
+  const date = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
+  const exact =
+    date.getUTCFullYear() === year &&
+    date.getUTCMonth() === month - 1 &&
+    date.getUTCDate() === day &&
+    date.getUTCHours() === hour &&
+    date.getUTCMinutes() === minute &&
+    date.getUTCSeconds() === second;
+  return exact ? date : undefined;
+}
+
+function queryFecha() {
+  return queryText().transform((text, ctx) => {
+    const date = fechaOf(text);
+    if (date) return date;
+    ctx.addIssue({ code: 'custom', message: PARAM_MENSAJES.fecha });
+    return z.NEVER;
+  });
+}
+
+/** GET /api/movimientos: filters, a page size and the cursor of the page before (docs/contract.md §10.2). */
+const movimientoFilterShape = {
+  bodegaId: queryInteger(1, MAX_UNSIGNED_INT).optional(),
+  productoId: queryInteger(1, MAX_UNSIGNED_INT).optional(),
+  tipo: z.enum(TIPOS_MOVIMIENTO, { error: (issue) => (Array.isArray(issue.input) ? PARAM_MENSAJES.repetido : PARAM_MENSAJES.tipo) }).optional(),
+  desde: queryFecha().optional(),
+  hasta: queryFecha().optional(),
+  limit: queryInteger(1, MAX_LIMIT).optional(),
+  // The services' page tokens are short base64url text; anything longer or empty cannot be one.
+  cursor: queryText().regex(/^[\x21-\x7e]{1,1024}$/, PARAM_MENSAJES.cursor).optional(),
+};
+
+export function parseMovimientoQuery(query: unknown): { filter: MovimientoFilter; page: CursorPage } {
+  const { bodegaId, productoId, tipo, desde, hasta, limit, cursor } = parseQuery(movimientoFilterShape, query);
+  const filter: MovimientoFilter = {};
+  if (bodegaId !== undefined) filter.bodegaId = bodegaId;
+  if (productoId !== undefined) filter.productoId = productoId;
+  if (tipo !== undefined) filter.tipo = tipo;
+  if (desde !== undefined) filter.desde = desde;
+  if (hasta !== undefined) filter.hasta = hasta;
+  const page: CursorPage = {};
+  if (limit !== undefined) page.limit = limit;
+  if (cursor !== undefined) page.cursor = cursor;
+  return { filter, page };
 }
 
 /** DELETE /api/bodegas/{id}: only `force`, absent meaning false; only `true` and `false` are accepted. */
@@ -85,11 +142,12 @@ export function parseForce(query: unknown): boolean {
 }
 
 /**
- * The error handler of a router whose only path parameter is `id`. The
- * router decodes path parameters before any route runs, and a `%` that does
- * not start a valid escape (`/productos/%zz`) makes it fail with a URIError
+ * The error handler of a router whose path parameters are ids. The router
+ * decodes path parameters before any route runs, and a `%` that does not
+ * start a valid escape (`/productos/%zz`) makes it fail with a URIError
  * (status 400): that is a malformed id like any other, so it becomes the
- * same 400 naming `id`. Mount it after the routes.
+ * same 400 naming `id` (the router cannot tell which parameter failed).
+ * Mount it after the routes.
  */
 export const malformedPathId: ErrorRequestHandler = (err, _req, _res, next) => {
   next(err instanceof URIError && clientStatusOf(err) === 400 ? InvalidArgumentError.field('id', PARAM_MENSAJES.idMalCodificado) : err);

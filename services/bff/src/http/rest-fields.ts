@@ -76,6 +76,11 @@ export function textoCorto() {
     .refine((value) => [...value].length <= MAX_TEXTO, MENSAJES.maxCaracteres(MAX_TEXTO));
 }
 
+/** Text of at most `max` characters (code points), kept as sent (a comentario). */
+export function textoHasta(max: number) {
+  return texto().refine((value) => [...value].length <= max, MENSAJES.maxCaracteres(max));
+}
+
 /** Free text (descripcion): at most 65535 bytes of UTF-8. */
 export function textoLibre() {
   return texto().refine(

@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import { isNumber, LosslessNumber, stringify } from 'lossless-json';
-import type { Bodega, Producto } from '../inventario/model';
+import type { Bodega, Existencia, Movimiento, Operacion, Producto, ProductoDeBodega } from '../inventario/model';
 
 /**
  * The REST bodies. `precio` is a JSON number written from the stored
@@ -27,6 +27,7 @@ export function bodegaJson(b: Bodega) {
     nombre: b.nombre,
     ubicacion: b.ubicacion,
     capacidad: b.capacidad,
+    ocupacion: b.ocupacion,
     fechaCreacion: b.fechaCreacion,
     fechaActualizacion: b.fechaActualizacion,
     version: b.version,
@@ -34,8 +35,59 @@ export function bodegaJson(b: Bodega) {
 }
 
 /** An item of GET /api/bodegas/{id}/productos (the spec's listing shape). */
-export function productoDeBodegaJson(p: Producto) {
-  return { id: p.id, nombre: p.nombre, cantidad: p.cantidadEnStock, precio: new LosslessNumber(p.precio) };
+export function productoDeBodegaJson(p: ProductoDeBodega) {
+  return { id: p.id, nombre: p.nombre, cantidad: p.cantidad, precio: new LosslessNumber(p.precio) };
+}
+
+/** A stock level (docs/contract.md §10.2); no number needs lossless-json. */
+export function existenciaJson(e: Existencia) {
+  return {
+    bodegaId: e.bodegaId,
+    productoId: e.productoId,
+    cantidad: e.cantidad,
+    umbralMinimo: e.umbralMinimo,
+    version: e.version,
+    fechaCreacion: e.fechaCreacion,
+    fechaActualizacion: e.fechaActualizacion,
+  };
+}
+
+/** JSON.stringify(existenciaJson(e)), for the rows of a streamed list. */
+export function existenciaJsonText(e: Existencia): string {
+  return JSON.stringify(existenciaJson(e));
+}
+
+/** A ledger line. */
+export function movimientoJson(m: Movimiento) {
+  return {
+    id: m.id,
+    operacionId: m.operacionId,
+    bodegaId: m.bodegaId,
+    productoId: m.productoId,
+    tipo: m.tipo,
+    motivo: m.motivo,
+    cantidad: m.cantidad,
+    cantidadAnterior: m.cantidadAnterior,
+    cantidadPosterior: m.cantidadPosterior,
+    version: m.version,
+    usuario: m.usuario,
+    comentario: m.comentario,
+    fecha: m.fecha,
+  };
+}
+
+/** An operation with its lines. */
+export function operacionJson(o: Operacion) {
+  return {
+    id: o.id,
+    tipo: o.tipo,
+    usuario: o.usuario,
+    comentario: o.comentario,
+    fecha: o.fecha,
+    revierteA: o.revierteA,
+    revertidaPor: o.revertidaPor,
+    movimientos: o.movimientos.map(movimientoJson),
+  };
 }
 
 /** Sends `body` as JSON, LosslessNumbers written verbatim. */
@@ -71,8 +123,8 @@ export function productoJsonText(p: Producto): string {
 }
 
 /** stringify(productoDeBodegaJson(p)), for the rows of a streamed list. */
-export function productoDeBodegaJsonText(p: Producto): string {
-  return withNumber({ id: p.id, nombre: p.nombre, cantidad: p.cantidadEnStock }, 'precio', p.precio, {});
+export function productoDeBodegaJsonText(p: ProductoDeBodega): string {
+  return withNumber({ id: p.id, nombre: p.nombre, cantidad: p.cantidad }, 'precio', p.precio, {});
 }
 
 /** stringify(bodegaJson(b)): no number needs lossless-json in a warehouse. */
