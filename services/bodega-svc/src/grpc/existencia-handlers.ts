@@ -1,5 +1,5 @@
 import {
-  decodePageToken,
+  idempotentBy,
   InvalidArgumentError,
   itemSizeBound,
   listPageOf,
@@ -13,6 +13,8 @@ import {
 import {
   AsignarExistenciaRequest,
   MOTIVO_MOVIMIENTO_NAMES,
+  MotivoMovimiento,
+  TipoMovimiento,
   RegistrarMovimientoRequest,
   RetirarExistenciaRequest,
   RevertirOperacionRequest,
@@ -24,7 +26,6 @@ import {
   type Movimiento as MovimientoProto,
   type Operacion as OperacionProto,
 } from '@inventario/proto';
-import { idempotentBy } from '@inventario/platform';
 import {
   validateAsignacion,
   validateMovimiento,
@@ -162,7 +163,7 @@ export function createExistenciaHandlers({ store, logger, onVerified }: Existenc
         const movimiento = validateMovimiento({
           ...request,
           tipo: TIPO_MOVIMIENTO_NAMES.name(request.tipo),
-          motivo: request.motivo === 0 ? undefined : (MOTIVO_MOVIMIENTO_NAMES.name(request.motivo) ?? 'desconocido'),
+          motivo: request.motivo === MotivoMovimiento.MOTIVO_MOVIMIENTO_UNSPECIFIED ? undefined : (MOTIVO_MOVIMIENTO_NAMES.name(request.motivo) ?? 'desconocido'),
         });
         const operacion = await store.registrarMovimiento(movimiento, caller, { expectedVersion: request.expectedVersion, claveIdempotencia: request.requestId });
         return { operacion: operacionToProto(operacion) };
@@ -223,7 +224,7 @@ export function createExistenciaHandlers({ store, logger, onVerified }: Existenc
         productoId: () => (request.productoId === undefined ? undefined : requirePositiveId(request.productoId, 'productoId')),
         operacionId: () => (request.operacionId === undefined ? undefined : requireOperacionId(request.operacionId, 'operacionId')),
         tipo: () => {
-          if (request.tipo === 0) return undefined;
+          if (request.tipo === TipoMovimiento.TIPO_MOVIMIENTO_UNSPECIFIED) return undefined;
           const tipo = TIPO_MOVIMIENTO_NAMES.name(request.tipo);
           if (!tipo) throw InvalidArgumentError.field('tipo', 'no es un tipo de movimiento');
           return tipo;
