@@ -263,3 +263,64 @@ describe('deleteBodega', () => {
     expect(calls.at(-1)).toBe('delete 5');
   });
 });
+
+describe('productoPagesOfBodega (GET /bodegas/{id}/productos)', () => {
+  /** Every page the merged listing yields. */
+  async function pagesOf(pages: AsyncIterable<{ id: number; cantidad: number }[]>): Promise<{ id: number; cantidad: number }[][]> {
+    const out = [];
+    for await (const page of pages) out.push(page.map(({ id, cantidad }) => ({ id, cantidad })));
+    return out;
+  }
+
+  test('merges assigned and stocked products in id order, each once; a stocked one counts its units there, a deleted one is left out', async () => {
+    const productos = fakeProductos([producto(1, 5), producto(2), producto(3, 5), producto(4, 6), producto(6, 5)]);
+    // Product 9 has a level but no longer exists.
+    const levels = fakeExistencias([existencia(5, 2, 20), existencia(5, 3, 30), existencia(5, 4, 0), existencia(5, 9, 7), existencia(6, 1, 99)]);
+    const inventario = createInventario({ existencias: levels.client, productos: productos.client, bodegas: fakeBodegas([5, 6]).client });
+    const pages = await pagesOf(inventario.productoPagesOfBodega(caller, 5));
+    expect(pages.flat()).toEqual([
+      { id: 1, cantidad: 1 },
+      { id: 2, cantidad: 20 },
+      { id: 3, cantidad: 30 },
+      { id: 4, cantidad: 0 },
+      { id: 6, cantidad: 1 },
+    ]);
+  });
+
+  test('reads both lists a page at a time, never past what the page it yields needs', async () => {
+    // 600 assigned products (ids 1..600) and 600 levels of products 301..900: pages of 250 on each side.
+    const all = Array.from({ length: 900 }, (_, i) => producto(i + 1, i < 600 ? 5 : null));
+    const log: string[] = [];
+    const productos = fakeProductos(all, 1000, log);
+    const levels = fakeExistencias(Array.from({ length: 600 }, (_, i) => existencia(5, i + 301, 2)), 1000, log);
+    const inventario = createInventario({ existencias: levels.client, productos: productos.client, bodegas: fakeBodegas([5]).client });
+    const iterator = inventario.productoPagesOfBodega(caller, 5)[Symbol.asyncIterator]();
+    const first = await iterator.next();
+    // Assigned 1..250 and levels of 301..550: only ids up to 250 can be sent yet.
+    expect(first.done === false && first.value.map((p) => p.id)).toEqual(Array.from({ length: 250 }, (_, i) => i + 1));
+    expect(log.filter((l) => l.startsWith('levels'))).toHaveLength(1);
+    await iterator.return?.();
+    const merged = await pagesOf(inventario.productoPagesOfBodega(caller, 5));
+    expect(merged.flat().map((p) => p.id)).toEqual(all.map((p) => p.id));
+    expect(merged.flat().filter((p) => p.cantidad === 2)).toHaveLength(600);
+  });
+
+  test('an unknown warehouse fails before the first page', async () => {
+    const inventario = createInventario({ existencias: sinExistencias, productos: fakeProductos([]).client, bodegas: fakeBodegas([]).client });
+    await expect(inventario.productoPagesOfBodega(caller, 5)[Symbol.asyncIterator]().next()).rejects.toBeInstanceOf(NotFoundError);
+  });
+});
+
+describe('deleteBodega with stock', () => {
+  test('without force, assigned and stocked products are counted once each and the first of both listed', async () => {
+    const productos = fakeProductos([producto(1, 5), producto(2, 5), producto(3), producto(4, 6), producto(7)]);
+    // 2 is assigned and stocked, 3 and 4 only stocked, 8 stocked but deleted.
+    const levels = fakeExistencias([existencia(5, 2, 1), existencia(5, 3, 0), existencia(5, 4, 4), existencia(5, 8, 2)]);
+    const inventario = createInventario({ existencias: levels.client, productos: productos.client, bodegas: fakeBodegas([5]).client });
+    const err = await inventario.deleteBodega(caller, 5, { force: false }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BodegaConProductosError);
+    expect((err as BodegaConProductosError).total).toBe(4);
+    expect((err as BodegaConProductosError).productos.map((p) => p.id)).toEqual([1, 2, 3, 4]);
+    expect((err as BodegaConProductosError).message).toContain('tiene 4 producto(s) asignado(s) o con existencias');
+  });
+});

@@ -66,6 +66,8 @@ test('force=true deletes it and reports the products, which remain without a war
       { ...b, bodegaId: null, fechaActualizacion: expect.any(String), version: 2 },
     ],
     advertencia: expect.any(String),
+    existenciasRetiradas: 0,
+    unidadesRetiradas: 0,
   });
 
   expect((await stack.request('GET', `/api/bodegas/${id}`)).status).toBe(404);

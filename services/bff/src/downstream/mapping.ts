@@ -1,29 +1,27 @@
 import { formatLocalUtc } from '@inventario/platform';
 import {
-  MotivoMovimiento as MotivoMovimientoProto,
-  TipoMovimiento as TipoMovimientoProto,
-  TipoOperacion as TipoOperacionProto,
+  MOTIVO_MOVIMIENTO_NAMES,
+  TIPO_MOVIMIENTO_NAMES,
+  TIPO_OPERACION_NAMES,
   type Bodega as BodegaProto,
   type DiferenciaExistencia as DiferenciaExistenciaProto,
+  type EnumNames,
   type Existencia as ExistenciaProto,
   type Movimiento as MovimientoProto,
   type Operacion as OperacionProto,
   type Producto as ProductoProto,
 } from '@inventario/proto';
-import {
-  MOTIVOS_MOVIMIENTO,
-  TIPOS_MOVIMIENTO,
-  TIPOS_OPERACION,
-  type Bodega,
-  type DiferenciaExistencia,
-  type Existencia,
-  type MotivoMovimiento,
-  type Movimiento,
-  type Operacion,
-  type Producto,
-  type TipoMovimiento,
-  type TipoOperacion,
-  type WriteOptions,
+import type {
+  Bodega,
+  DiferenciaExistencia,
+  Existencia,
+  MotivoMovimiento,
+  Movimiento,
+  Operacion,
+  Producto,
+  TipoMovimiento,
+  TipoOperacion,
+  WriteOptions,
 } from '../inventario/model';
 
 /**
@@ -66,7 +64,8 @@ export function bodegaFromProto(b: BodegaProto): Bodega {
     nombre: b.nombre,
     ubicacion: b.ubicacion ?? null,
     capacidad: b.capacidad,
-    ocupacion: b.ocupacion,
+    // Set in every answer of a bodega-svc that has the ledger; an older one holds no stock.
+    ocupacion: b.ocupacion ?? 0,
     fechaCreacion: timestamp(b.fechaCreacion, 'bodega.fechaCreacion'),
     fechaActualizacion: timestamp(b.fechaActualizacion, 'bodega.fechaActualizacion'),
     version: b.version,
@@ -74,29 +73,25 @@ export function bodegaFromProto(b: BodegaProto): Bodega {
 }
 
 /**
- * The proto enums and their REST strings: `TIPO_MOVIMIENTO_ENTRADA` is
- * `ENTRADA`. A value outside the model's list (UNSPECIFIED, or one a newer
- * service added) breaks the contract: a 500, not a guess.
+ * A proto enum and its REST strings (the names @inventario/proto gives:
+ * `TIPO_MOVIMIENTO_ENTRADA` is `ENTRADA`). A value without a name
+ * (UNSPECIFIED, or one a newer service added) breaks the contract: a 500,
+ * not a guess.
  */
-function enumCodec<T extends string>(proto: Record<string, string | number>, prefix: string, names: readonly T[]) {
+function enumCodec<N extends string>(names: EnumNames<N>) {
   return {
-    fromProto(value: number, what: string): T {
-      const name = proto[value];
-      const text = typeof name === 'string' && name.startsWith(prefix) ? name.slice(prefix.length) : undefined;
-      if (text === undefined || !(names as readonly string[]).includes(text)) throw new Error(`downstream ${what} ${value} outside the contract`);
-      return text as T;
+    fromProto(value: number, what: string): N {
+      const name = names.name(value);
+      if (name === undefined) throw new Error(`downstream ${what} ${value} outside the contract`);
+      return name;
     },
-    toProto(text: T): number {
-      const value = proto[`${prefix}${text}`];
-      if (typeof value !== 'number') throw new Error(`no proto value for ${prefix}${text}`);
-      return value;
-    },
+    toProto: (name: N): number => names.value(name),
   };
 }
 
-export const tipoMovimientoCodec = enumCodec<TipoMovimiento>(TipoMovimientoProto, 'TIPO_MOVIMIENTO_', TIPOS_MOVIMIENTO);
-export const motivoMovimientoCodec = enumCodec<MotivoMovimiento>(MotivoMovimientoProto, 'MOTIVO_MOVIMIENTO_', MOTIVOS_MOVIMIENTO);
-export const tipoOperacionCodec = enumCodec<TipoOperacion>(TipoOperacionProto, 'TIPO_OPERACION_', TIPOS_OPERACION);
+export const tipoMovimientoCodec = enumCodec<TipoMovimiento>(TIPO_MOVIMIENTO_NAMES);
+export const motivoMovimientoCodec = enumCodec<MotivoMovimiento>(MOTIVO_MOVIMIENTO_NAMES);
+export const tipoOperacionCodec = enumCodec<TipoOperacion>(TIPO_OPERACION_NAMES);
 
 export function existenciaFromProto(e: ExistenciaProto): Existencia {
   return {

@@ -2,7 +2,10 @@ import { z } from 'zod';
 import type { BodegaInput, BodegaPatch } from '../inventario/model';
 import { MAX_INT32 } from './json-number';
 import { entero, nombre, opcionalNoNulo, textoCorto } from './rest-fields';
-import { parseBody } from './validate';
+import { parseBody, READ_ONLY_FIELDS } from './validate';
+
+/** A warehouse's read-only fields: its `ocupacion` too, so a body copied from a GET can be sent back. */
+const BODEGA_READ_ONLY = [...READ_ONLY_FIELDS, 'ocupacion'];
 
 /** POST /api/bodegas: nombre and capacidad required in REST (GraphQL defaults capacidad). */
 const bodegaCreateSchema = z.strictObject({
@@ -19,9 +22,9 @@ const bodegaPatchSchema = z.strictObject({
 });
 
 export function parseBodegaInput(body: unknown): BodegaInput {
-  return parseBody(bodegaCreateSchema, body);
+  return parseBody(bodegaCreateSchema, body, BODEGA_READ_ONLY);
 }
 
 export function parseBodegaPatch(body: unknown): BodegaPatch {
-  return parseBody(bodegaPatchSchema, body);
+  return parseBody(bodegaPatchSchema, body, BODEGA_READ_ONLY);
 }

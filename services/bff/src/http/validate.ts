@@ -50,15 +50,15 @@ export function parseWith<S extends z.ZodType>(schema: S, value: unknown, naming
 
 /**
  * A JSON request body parsed by `schema`: it must be an object; read-only
- * fields are dropped first; unknown fields are rejected by the (strict)
+ * fields (`readOnly`, by default READ_ONLY_FIELDS) are dropped first; unknown fields are rejected by the (strict)
  * schema, so a typo is a 400 naming it rather than a silently ignored key.
  */
-export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
+export function parseBody<S extends z.ZodType>(schema: S, body: unknown, readOnly: readonly string[] = READ_ONLY_FIELDS): z.output<S> {
   if (body === undefined) throw InvalidArgumentError.field(CUERPO, VALIDATION_MENSAJES.cuerpoAusente);
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw InvalidArgumentError.field(CUERPO, VALIDATION_MENSAJES.cuerpoNoObjeto);
   }
   const writable: Record<string, unknown> = { ...(body as Record<string, unknown>) };
-  for (const field of READ_ONLY_FIELDS) delete writable[field];
+  for (const field of readOnly) delete writable[field];
   return parseWith(schema, writable);
 }

@@ -245,12 +245,13 @@ export function createExistencias({ productos, bodegas, existencias, onSafeWrite
     return counts.reduce((sum, n) => sum + n, 0);
   }
 
-  /** The products with units in the warehouse, by id (levels at 0 hold nothing). */
+  /**
+   * The products stocked in the warehouse, by id: every level, one at 0
+   * included (bodega-svc refuses to delete a warehouse that holds any).
+   */
   async function stockedIds(caller: Caller, bodegaId: number): Promise<number[]> {
     const ids: number[] = [];
-    for await (const page of levelPagesOf(caller, bodegaId, PAGE_SIZE)) {
-      for (const level of page) if (level.cantidad > 0) ids.push(level.productoId);
-    }
+    for await (const page of levelPagesOf(caller, bodegaId, PAGE_SIZE)) ids.push(...page.map((level) => level.productoId));
     return ids;
   }
 
@@ -429,18 +430,15 @@ export function createExistencias({ productos, bodegas, existencias, onSafeWrite
   const stock: StockDeBodega = {
     /**
      * The products that hold a warehouse against a safe delete: those
-     * assigned to it and those with units there, counted once each; the
-     * first of them by id within PRODUCTO_SAMPLE_LIMITS. `ocupacion` 0 (no
-     * units) skips reading the levels: then the answer is the assigned ones.
+     * assigned to it and those stocked there, counted once each; the first
+     * of them by id within PRODUCTO_SAMPLE_LIMITS.
      */
-    async productosRetenidos(caller, bodegaId, { ocupacion }) {
-      const asignados = await productos.list(caller, {
-        pageSize: PRODUCTO_SAMPLE_LIMITS.maxItems,
-        bodegaIds: [bodegaId],
-        includeTotalSize: true,
-      });
+    async productosRetenidos(caller, bodegaId) {
+      const [asignados, stocked] = await Promise.all([
+        productos.list(caller, { pageSize: PRODUCTO_SAMPLE_LIMITS.maxItems, bodegaIds: [bodegaId], includeTotalSize: true }),
+        stockedIds(caller, bodegaId),
+      ]);
       const totalAsignados = asignados.totalSize ?? asignados.productos.length;
-      const stocked = ocupacion === 0 ? [] : await stockedIds(caller, bodegaId);
       if (stocked.length === 0) {
         return { productos: boundedPrefix(asignados.productos, PRODUCTO_SAMPLE_LIMITS), total: totalAsignados, conExistencias: false };
       }
@@ -463,23 +461,20 @@ export function createExistencias({ productos, bodegas, existencias, onSafeWrite
     },
 
     /**
-     * The products whose units a forced delete wrote out: the lines of its
-     * BODEGA_ELIMINADA operation, which are the warehouse's newest (nothing
-     * is written to a deleted warehouse). Read from the ledger, so a keyed
-     * retry that replays the delete finds the same ones.
+     * The products whose levels a forced delete wrote out: its
+     * BODEGA_ELIMINADA lines, one per level, which are the warehouse's
+     * newest (nothing is written to a deleted warehouse). Read from the
+     * ledger, so a keyed retry that replays the delete finds the same ones.
      */
     async productosRetirados(caller, bodegaId, existenciasRetiradas) {
       const ids: number[] = [];
-      let operacionId: number | undefined;
       let pageToken: string | undefined;
-      let seen = 0;
-      while (seen < existenciasRetiradas) {
-        const page = await existencias.listMovimientos(caller, { bodegaId, pageSize: Math.min(PAGE_SIZE, existenciasRetiradas - seen), pageToken });
+      while (ids.length < existenciasRetiradas) {
+        const pageSize = Math.min(PAGE_SIZE, existenciasRetiradas - ids.length);
+        const page = await existencias.listMovimientos(caller, { bodegaId, pageSize, pageToken });
         for (const line of page.movimientos) {
-          operacionId ??= line.operacionId;
-          if (line.operacionId !== operacionId || line.motivo !== 'BODEGA_ELIMINADA') return ids;
-          seen++;
-          if (line.cantidadAnterior > 0) ids.push(line.productoId);
+          if (line.motivo !== 'BODEGA_ELIMINADA') return ids.sort((x, y) => x - y);
+          ids.push(line.productoId);
         }
         if (page.nextPageToken === '') break;
         pageToken = page.nextPageToken;
@@ -504,10 +499,10 @@ export function unionById(first: readonly Producto[], second: readonly Producto[
 /** What the warehouse safe delete (inventario.ts) asks of the stock side. */
 export interface StockDeBodega {
   /** Assigned ∪ stocked products: the first ones (bounded) and how many; `conExistencias` when stock counts among them. */
-  productosRetenidos(caller: Caller, bodegaId: number, hint: { ocupacion: number }): Promise<{ productos: Producto[]; total: number; conExistencias: boolean }>;
-  /** Ids of the products that both have units in the warehouse and are assigned to it now. */
+  productosRetenidos(caller: Caller, bodegaId: number): Promise<{ productos: Producto[]; total: number; conExistencias: boolean }>;
+  /** Ids of the products that are both stocked in the warehouse and assigned to it now. */
   stockAsignado(caller: Caller, bodegaId: number): Promise<Set<number>>;
-  /** Ids of the products with units a forced delete wrote out, from its `existenciasRetiradas` lines. */
+  /** Ids of the products whose levels a forced delete wrote out, from its `existenciasRetiradas` lines. */
   productosRetirados(caller: Caller, bodegaId: number, existenciasRetiradas: number): Promise<number[]>;
   /** Existing products among `ids`, in id order. */
   productosPorIds(caller: Caller, ids: readonly number[]): Promise<Producto[]>;

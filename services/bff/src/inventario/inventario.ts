@@ -226,8 +226,8 @@ export function createInventario({ productos, bodegas, existencias, onSafeWriteO
   }
 
   /** The safe delete's 409 for the warehouse: what holds it now, assigned or stocked. */
-  async function conflictOf(caller: Caller, bodegaId: number, ocupacion: number): Promise<BodegaConProductosError | undefined> {
-    const held = await stock.productosRetenidos(caller, bodegaId, { ocupacion });
+  async function conflictOf(caller: Caller, bodegaId: number): Promise<BodegaConProductosError | undefined> {
+    const held = await stock.productosRetenidos(caller, bodegaId);
     return held.total > 0 ? new BodegaConProductosError(bodegaId, held.productos, held.total, held.conExistencias) : undefined;
   }
 
@@ -311,21 +311,21 @@ export function createInventario({ productos, bodegas, existencias, onSafeWriteO
       if (bodega) requireIfMatch(bodega, write);
       if (force) {
         // Read before the unassignment clears it; a retry that finds the warehouse gone learns it from the report.
-        const stockAsignado = bodega && bodega.ocupacion > 0 ? await stock.stockAsignado(caller, id) : new Set<number>();
+        const stockAsignado = bodega ? await stock.stockAsignado(caller, id) : new Set<number>();
         const afectados = await unassignAll(caller, id, write);
         const retiradas = await conditional(write, () => bodegas.delete(caller, id, write, { retirarExistencias: true }));
         const report = await forcedReport(caller, id, afectados, stockAsignado, retiradas.existenciasRetiradas);
         return { kind: 'forced', bodegaId: id, ...report, ...retiradas };
       }
       if (bodega) {
-        const conflict = await conflictOf(caller, id, bodega.ocupacion);
+        const conflict = await conflictOf(caller, id);
         if (conflict) throw conflict;
       }
       try {
         await conditional(write, () => bodegas.delete(caller, id, write));
       } catch (err) {
         // Stock that arrived after the check: the same conflict, listed as it is now.
-        if (err instanceof FailedPreconditionError && err.reason === 'BODEGA_CON_EXISTENCIAS') throw (await conflictOf(caller, id, Infinity)) ?? err;
+        if (err instanceof FailedPreconditionError && err.reason === 'BODEGA_CON_EXISTENCIAS') throw (await conflictOf(caller, id)) ?? err;
         throw err;
       }
       return { kind: 'deleted' };

@@ -1,6 +1,7 @@
 import { ERROR_CODES } from '../http/error-middleware';
-import { API_ERRORS, BODY_ERRORS, DOWNSTREAM_ERRORS, errorResponses, headerRef, KEYED_ERRORS, parameterRef } from './components';
+import { API_ERRORS, BODY_ERRORS, CONFLICTO_DE_EXISTENCIAS, DOWNSTREAM_ERRORS, errorResponses, headerRef, KEYED_ERRORS, parameterRef } from './components';
 import { bodegaEjemplo, otroProductoEjemplo, productoEjemplo } from './examples';
+import { asignarProductoABodega } from './existencias-paths';
 import type { PathItem } from './openapi-types';
 import { schemaRef } from './schemas';
 
@@ -73,7 +74,8 @@ export const bodegasPaths = {
       operationId: 'actualizarBodega',
       summary: 'Actualiza una bodega (parcialmente)',
       description:
-        'Solo cambian los campos presentes; el nombre nuevo debe ser único (si no, 409). Publica el evento BodegaActualizada. ' +
+        'Solo cambian los campos presentes; el nombre nuevo debe ser único (si no, 409 ALREADY_EXISTS) y la capacidad no puede bajar ' +
+        'de la ocupación (si no, 409 CAPACIDAD_INSUFICIENTE con capacidad y ocupacion). Publica el evento BodegaActualizada. ' +
         'Admite If-Match e Idempotency-Key.',
       tags,
       parameters: [parameterRef('IfMatch'), parameterRef('IdempotencyKey')],
@@ -90,14 +92,16 @@ export const bodegasPaths = {
           },
         },
         ...errorResponses(...BODY_ERRORS, 404, 412, ...KEYED_ERRORS, ...API_ERRORS, ...DOWNSTREAM_ERRORS),
+        '409': CONFLICTO_DE_EXISTENCIAS,
       },
     },
     delete: {
       operationId: 'eliminarBodega',
       summary: 'Elimina una bodega (borrado seguro)',
       description:
-        'Sin `force`, una bodega que guarda productos no se elimina (409 con la lista); una vacía se elimina (204). ' +
-        'Con `force=true` se elimina igualmente y sus productos quedan sin bodega (200 con el detalle). ' +
+        'Sin `force`, una bodega que guarda productos (asignados o con existencias en ella) no se elimina (409 con la lista); ' +
+        'una vacía se elimina (204). Con `force=true` se elimina igualmente: sus productos quedan sin bodega y sus existencias se dan de baja ' +
+        '(motivo BODEGA_ELIMINADA) en la misma transacción (200 con el detalle). ' +
         'Publica el evento BodegaEliminada. Admite If-Match (comprobado antes de tocar ningún producto) e Idempotency-Key ' +
         '(con `force=true`, una repetición completa lo que faltara o devuelve el mismo informe).',
       tags,
@@ -117,6 +121,8 @@ export const bodegasPaths = {
                     productosAfectados: 2,
                     detalleProductos: [productoEjemplo, otroProductoEjemplo],
                     advertencia: '2 producto(s) quedaron sin bodega asignada; siguen existiendo y pueden asignarse a otra bodega',
+                    existenciasRetiradas: 0,
+                    unidadesRetiradas: 0,
                   },
                 },
               },
@@ -161,7 +167,9 @@ export const bodegasPaths = {
       tags,
       responses: {
         '200': {
-          description: 'Los productos guardados en la bodega, en orden de id.',
+          description:
+            'Los productos asignados a la bodega y los que tienen existencias en ella, en orden de id. ' +
+            'Con existencias, cantidad son sus unidades en esta bodega; si no, su cantidadEnStock.',
           content: {
             'application/json': {
               schema: { type: 'array', items: schemaRef('ProductoDeBodega') },
@@ -172,5 +180,6 @@ export const bodegasPaths = {
         ...errorResponses(400, 404, ...API_ERRORS, ...DOWNSTREAM_ERRORS),
       },
     },
+    post: asignarProductoABodega,
   },
 } as const satisfies Record<string, PathItem>;

@@ -73,6 +73,70 @@ export const parameters = {
       '`*` exige solo que exista. Sin ella, la escritura es incondicional.',
     schema: { type: 'string', examples: ['"3"', '*'] },
   },
+  ProductoIdDeRuta: {
+    name: 'productoId',
+    in: 'path',
+    required: true,
+    description: 'Id del producto: un entero positivo (si no, 400).',
+    schema: { type: 'integer', minimum: 1, maximum: 4294967295 },
+  },
+  OperacionId: {
+    name: 'id',
+    in: 'path',
+    required: true,
+    description: 'Id de la operación: un entero positivo (si no, 400).',
+    schema: { type: 'integer', minimum: 1, maximum: 4294967295 },
+  },
+  IfMatchExistencia: {
+    name: 'If-Match',
+    in: 'header',
+    description:
+      'Escritura condicional sobre la existencia: solo se aplica si sigue en la versión de esta ETag (p. ej. "3"); si no, 412 con versionActual. ' +
+      '`*` exige solo que exista. Obligatoria en un AJUSTE (si falta, 428).',
+    schema: { type: 'string', examples: ['"3"', '*'] },
+  },
+  MovimientosBodegaId: {
+    name: 'bodegaId',
+    in: 'query',
+    description: 'Solo las líneas de esta bodega.',
+    schema: { type: 'integer', minimum: 1, maximum: 4294967295 },
+  },
+  MovimientosProductoId: {
+    name: 'productoId',
+    in: 'query',
+    description: 'Solo las líneas de este producto.',
+    schema: { type: 'integer', minimum: 1, maximum: 4294967295 },
+  },
+  MovimientosTipo: {
+    name: 'tipo',
+    in: 'query',
+    description: 'Solo las líneas de este tipo.',
+    schema: { enum: ['ENTRADA', 'SALIDA', 'TRANSFERENCIA', 'AJUSTE'] },
+  },
+  Desde: {
+    name: 'desde',
+    in: 'query',
+    description: 'Solo las líneas de este instante en adelante (inclusive): `YYYY-MM-DDTHH:mm:ss` en UTC (con Z opcional) o `YYYY-MM-DD`.',
+    schema: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}Z?)?$', examples: ['2026-11-25', '2026-11-25T10:00:00Z'] },
+  },
+  Hasta: {
+    name: 'hasta',
+    in: 'query',
+    description: 'Solo las líneas anteriores a este instante (exclusive), en el formato de `desde`.',
+    schema: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}Z?)?$', examples: ['2026-11-26'] },
+  },
+  LimitMovimientos: {
+    name: 'limit',
+    in: 'query',
+    description: 'Líneas por página.',
+    schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 },
+  },
+  Cursor: {
+    name: 'cursor',
+    in: 'query',
+    description: 'El `siguienteCursor` de la página anterior (opaco), con los mismos filtros.',
+    schema: { type: 'string', minLength: 1, maxLength: 1024 },
+  },
   IfNoneMatch: {
     name: 'If-None-Match',
     in: 'header',
@@ -85,7 +149,7 @@ export const headers = {
   Location: {
     description: 'Ruta del recurso creado.',
     required: true,
-    schema: { type: 'string', pattern: '^/api/(v1/)?(productos|bodegas)/[1-9][0-9]*$', examples: ['/api/productos/12'] },
+    schema: { type: 'string', pattern: '^/api/(v1/)?(productos|bodegas|operaciones)/[1-9][0-9]*$', examples: ['/api/productos/12'] },
   },
   WwwAuthenticate: {
     description: 'Pide credenciales HTTP Basic.',
@@ -179,6 +243,49 @@ export const responses = {
       },
     },
   }),
+  PreconditionRequired: errorResponse('Falta If-Match: un AJUSTE (un conteo) debe nombrar la versión de la existencia contada. No se escribió nada.', {
+    ejemplo: {
+      value: {
+        error: ERROR_CODES.preconditionRequired,
+        mensaje: 'Falta la condición If-Match: un AJUSTE (un conteo) requiere la versión de la existencia contada en If-Match',
+        detalles: [{ campo: 'If-Match', mensaje: 'un AJUSTE (un conteo) requiere la versión de la existencia contada en If-Match' }],
+      },
+    },
+  }),
+  ConflictoDeExistencias: {
+    description:
+      'Una regla de las existencias rechaza la escritura y no se escribe nada: STOCK_INSUFICIENTE, CAPACIDAD_EXCEDIDA, CAPACIDAD_INSUFICIENTE, ' +
+      'PRODUCTO_ELIMINADO, OPERACION_YA_REVERTIDA, OPERACION_NO_REVERSIBLE, con sus cifras. O la petición con esta Idempotency-Key aún ' +
+      'se está ejecutando (IDEMPOTENCY_KEY_IN_USE, con Retry-After), o el nombre de bodega ya existe (ALREADY_EXISTS).',
+    headers: { 'Retry-After': headerRef('RetryAfterSiClaveEnUso') },
+    content: {
+      'application/json': {
+        schema: schemaRef('ErrorDeExistencias'),
+        examples: {
+          stockInsuficiente: {
+            value: {
+              error: 'STOCK_INSUFICIENTE',
+              mensaje: 'stock insuficiente del producto 12 en la bodega 3: hay 2, se piden 5',
+              bodegaId: 3,
+              productoId: 12,
+              disponible: 2,
+              solicitado: 5,
+            },
+          },
+          capacidadExcedida: {
+            value: {
+              error: 'CAPACIDAD_EXCEDIDA',
+              mensaje: 'la bodega 3 no tiene capacidad: capacidad 1000, ocupación 990, se piden 20 unidades más',
+              bodegaId: 3,
+              capacidad: 1000,
+              ocupacion: 990,
+              solicitado: 20,
+            },
+          },
+        },
+      },
+    },
+  },
   UnprocessableEntity: errorResponse('La Idempotency-Key ya se usó con una petición distinta: no se ejecutó nada.', {
     ejemplo: {
       value: {
@@ -229,6 +336,7 @@ const errorByStatus = {
   413: 'PayloadTooLarge',
   415: 'UnsupportedMediaType',
   422: 'UnprocessableEntity',
+  428: 'PreconditionRequired',
   429: 'TooManyRequests',
   500: 'InternalError',
   503: 'ServiceUnavailable',
@@ -250,3 +358,6 @@ export const DOWNSTREAM_ERRORS: ErrorStatus[] = [503, 504];
 export const KEYED_ERRORS: ErrorStatus[] = [409, 422];
 /** Errors of a call that carries a JSON body. */
 export const BODY_ERRORS: ErrorStatus[] = [400, 413, 415];
+
+/** The 409 of the stock routes: a stock rule's refusal with its figures, or the other conflicts. */
+export const CONFLICTO_DE_EXISTENCIAS: Reference = { $ref: '#/components/responses/ConflictoDeExistencias' };

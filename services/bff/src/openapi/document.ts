@@ -1,5 +1,7 @@
 import { bodegasPaths } from './bodegas-paths';
 import { headers, parameters, responses } from './components';
+import { existenciasPaths } from './existencias-paths';
+import { existenciasSchemas } from './existencias-schemas';
 import { graphqlPaths } from './graphql-paths';
 import type { OpenApiDocument } from './openapi-types';
 import { productosPaths } from './productos-paths';
@@ -7,7 +9,8 @@ import { schemas } from './schemas';
 import { servicePaths } from './service-paths';
 
 const description = `
-API pública de Inventario: productos (\`Producto\`) y bodegas (\`Bodega\`) por REST y GraphQL.
+API pública de Inventario: productos (\`Producto\`), bodegas (\`Bodega\`) y sus existencias por bodega con su libro
+de movimientos (\`Existencia\`, \`Movimiento\`, \`Operacion\`), por REST y GraphQL.
 
 - **Prefijo**: todas las rutas están bajo \`/api\`; \`/api/v1\` es un alias exacto
   (\`/api/v1/productos\` equivale a \`/api/productos\`). Las sondas de salud están en \`/actuator/health\`.
@@ -16,7 +19,9 @@ API pública de Inventario: productos (\`Producto\`) y bodegas (\`Bodega\`) por 
   Las fechas son ISO 8601 sin zona y en UTC (\`2026-11-22T14:03:07\`).
 - **Errores**: siempre \`{error, mensaje, detalles?}\`, con \`detalles\` = \`[{campo, mensaje}]\` en los de validación.
   400 validación (también un parámetro de consulta desconocido), JSON mal formado o un cuerpo que no se descomprime,
-  401 credenciales, 404 id o ruta desconocidos, 409 conflicto, 413 cuerpo demasiado grande,
+  401 credenciales, 404 id o ruta desconocidos (en las existencias, \`detalles\` dice qué falta), 409 conflicto
+  (en las existencias, el código de la regla con sus cifras: STOCK_INSUFICIENTE, CAPACIDAD_EXCEDIDA, …),
+  412 If-Match no coincide, 428 falta If-Match (un AJUSTE), 413 cuerpo demasiado grande,
   415 tipo de contenido o \`Content-Encoding\` no soportado, 429 límite de peticiones (\`Retry-After\`),
   431 URL y cabeceras de más de 16 KiB, 503 servicio interno no disponible (\`Retry-After\`), 504 plazo agotado,
   500 cualquier otro fallo.
@@ -36,7 +41,7 @@ export const openApiDocument: OpenApiDocument = {
   info: {
     title: 'Inventario API',
     version: '1.0.0',
-    summary: 'Productos y bodegas por REST y GraphQL.',
+    summary: 'Productos, bodegas y existencias por REST y GraphQL.',
     description,
     license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
   },
@@ -44,14 +49,15 @@ export const openApiDocument: OpenApiDocument = {
   tags: [
     { name: 'Productos', description: 'Productos del inventario.' },
     { name: 'Bodegas', description: 'Bodegas y sus productos, con borrado seguro.' },
+    { name: 'Existencias', description: 'Unidades de cada producto en cada bodega, y el libro de movimientos que las produjo.' },
     { name: 'GraphQL', description: 'El mismo inventario por GraphQL.' },
     { name: 'Salud', description: 'Sondas para el orquestador; sin autenticación.' },
     { name: 'Documentación', description: 'Este documento y su página de referencia.' },
   ],
   security: [{ basicAuth: [] }],
-  paths: { ...productosPaths, ...bodegasPaths, ...graphqlPaths, ...servicePaths },
+  paths: { ...productosPaths, ...bodegasPaths, ...existenciasPaths, ...graphqlPaths, ...servicePaths },
   components: {
-    schemas,
+    schemas: { ...schemas, ...existenciasSchemas },
     parameters,
     headers,
     responses,

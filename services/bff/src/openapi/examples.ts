@@ -33,7 +33,61 @@ export const bodegaEjemplo = {
   nombre: 'Bodega Central',
   ubicacion: 'Calle Mayor 10, Madrid',
   capacidad: 1000,
+  ocupacion: 540,
   fechaCreacion: '2026-11-20T08:00:00',
   fechaActualizacion: '2026-11-20T08:00:00',
   version: 1,
 };
+
+export const existenciaEjemplo = {
+  bodegaId: 3,
+  productoId: 12,
+  cantidad: 40,
+  umbralMinimo: 5,
+  version: 3,
+  fechaCreacion: '2026-11-25T10:00:00',
+  fechaActualizacion: '2026-11-25T10:05:00',
+};
+
+const lineaEjemplo = {
+  id: 31,
+  operacionId: 9,
+  bodegaId: 3,
+  productoId: 12,
+  tipo: 'SALIDA',
+  motivo: 'VENTA',
+  cantidad: -3,
+  cantidadAnterior: 43,
+  cantidadPosterior: 40,
+  version: 3,
+  usuario: 'admin',
+  comentario: null,
+  fecha: '2026-11-25T10:05:00',
+};
+
+export const operacionEjemplo = {
+  id: 9,
+  tipo: 'SALIDA',
+  usuario: 'admin',
+  comentario: null,
+  fecha: '2026-11-25T10:05:00',
+  revierteA: null,
+  revertidaPor: null,
+  movimientos: [lineaEjemplo],
+};
+
+export const transferenciaEjemplo = {
+  id: 10,
+  tipo: 'TRANSFERENCIA',
+  usuario: 'admin',
+  comentario: 'Reposición de la tienda',
+  fecha: '2026-11-25T11:00:00',
+  revierteA: null,
+  revertidaPor: null,
+  movimientos: [
+    { ...lineaEjemplo, id: 32, operacionId: 10, tipo: 'TRANSFERENCIA', motivo: 'TRANSFERENCIA', cantidad: -5, cantidadAnterior: 40, cantidadPosterior: 35, version: 4, comentario: 'Reposición de la tienda', fecha: '2026-11-25T11:00:00' },
+    { ...lineaEjemplo, id: 33, operacionId: 10, bodegaId: 4, tipo: 'TRANSFERENCIA', motivo: 'TRANSFERENCIA', cantidad: 5, cantidadAnterior: 0, cantidadPosterior: 5, version: 1, comentario: 'Reposición de la tienda', fecha: '2026-11-25T11:00:00' },
+  ],
+};
+
+export const movimientoEjemplo = lineaEjemplo;

@@ -14,8 +14,27 @@ import type { JsonSchema } from './openapi-types';
  * `multipleOfPrecision`.
  */
 
-/** The component names of the schemas below. */
-export type SchemaName =
+/** The component names of the schemas below, and of the stock ledger's (existencias-schemas.ts). */
+export type SchemaName = ProductoBodegaSchemaName | ExistenciaSchemaName;
+
+/** The stock ledger's schemas (docs/contract.md §10.2), in existencias-schemas.ts. */
+export type ExistenciaSchemaName =
+  | 'Asignacion'
+  | 'AsignacionHecha'
+  | 'RetiroHecho'
+  | 'Existencia'
+  | 'ExistenciasDeBodega'
+  | 'ExistenciasDeProducto'
+  | 'MovimientoCreate'
+  | 'TransferenciaCreate'
+  | 'ReversoCreate'
+  | 'Movimiento'
+  | 'Operacion'
+  | 'MovimientosPagina'
+  | 'Verificacion'
+  | 'ErrorDeExistencias';
+
+type ProductoBodegaSchemaName =
   | 'Producto'
   | 'ProductoCreate'
   | 'ProductoUpdate'
@@ -39,7 +58,7 @@ export function schemaRef(name: SchemaName): JsonSchema {
   return { $ref: `#/components/schemas/${name}` };
 }
 
-const id: JsonSchema = {
+export const id: JsonSchema = {
   type: 'integer',
   minimum: 1,
   maximum: 4294967295,
@@ -47,7 +66,7 @@ const id: JsonSchema = {
 };
 
 /** `YYYY-MM-DDTHH:mm:ss` in UTC without a zone: a pattern, since `format: date-time` requires a zone. */
-const timestamp: JsonSchema = {
+export const timestamp: JsonSchema = {
   type: 'string',
   pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}$',
   description: 'Fecha y hora ISO 8601 sin zona, siempre en UTC.',
@@ -72,9 +91,9 @@ const nombre: JsonSchema = {
   description: 'Se eliminan los espacios de los extremos; no puede quedar en blanco.',
 };
 /** INT columns. */
-const MAX_INT32 = 2147483647;
+export const MAX_INT32 = 2147483647;
 const cantidadEnStock: JsonSchema = { type: 'integer', minimum: 0, maximum: MAX_INT32, description: 'Unidades en existencia.' };
-const capacidad: JsonSchema = { type: 'integer', minimum: 0, maximum: MAX_INT32, description: 'Capacidad de la bodega en unidades.' };
+export const capacidad: JsonSchema = { type: 'integer', minimum: 0, maximum: MAX_INT32, description: 'Capacidad de la bodega en unidades.' };
 const nullableBodegaId: JsonSchema = {
   type: ['integer', 'null'],
   minimum: 1,
@@ -89,7 +108,7 @@ const ubicacion: JsonSchema = {
 };
 
 /** 1 at creation, +1 on each write; the ETag is this number in quotes (docs/contract.md §9). */
-const version: JsonSchema = {
+export const version: JsonSchema = {
   type: 'integer',
   minimum: 1,
   maximum: 4294967295,
@@ -97,7 +116,7 @@ const version: JsonSchema = {
 };
 
 /** Fields a client may send (e.g. echoing a resource) but the service owns: ignored (ARCHITECTURE §2). */
-const readOnlyIgnored: Record<string, JsonSchema> = {
+export const readOnlyIgnored: Record<string, JsonSchema> = {
   id: { readOnly: true, description: 'Se ignora.' },
   fechaCreacion: { readOnly: true, description: 'Se ignora.' },
   fechaActualizacion: { readOnly: true, description: 'Se ignora.' },
@@ -105,7 +124,7 @@ const readOnlyIgnored: Record<string, JsonSchema> = {
 };
 
 /** The fields of every error body (ARCHITECTURE §2). */
-const errorProperties: Record<string, JsonSchema> = {
+export const errorProperties: Record<string, JsonSchema> = {
   error: { type: 'string', minLength: 1, description: 'Código estable del error, para que el cliente decida, p. ej. VALIDATION_ERROR o NOT_FOUND.' },
   mensaje: { type: 'string', minLength: 1 },
   detalles: {
@@ -128,8 +147,16 @@ const errorProperties: Record<string, JsonSchema> = {
   },
 };
 
-/** Every schema of the document, by component name. */
-export const schemas: Readonly<Record<SchemaName, JsonSchema>> = {
+/** Units a warehouse holds in all (docs/contract.md §10). */
+export const ocupacion: JsonSchema = {
+  type: 'integer',
+  minimum: 0,
+  maximum: MAX_INT32,
+  description: 'Unidades que guarda en total (la suma de sus existencias); nunca supera capacidad.',
+};
+
+/** The schemas of products and warehouses, by component name. */
+export const schemas: Readonly<Record<ProductoBodegaSchemaName, JsonSchema>> = {
   Producto: {
     type: 'object',
     description: 'Un producto en su forma REST.',
@@ -167,13 +194,14 @@ export const schemas: Readonly<Record<SchemaName, JsonSchema>> = {
   Bodega: {
     type: 'object',
     description: 'Una bodega en su forma REST.',
-    required: ['id', 'nombre', 'ubicacion', 'capacidad', 'fechaCreacion', 'fechaActualizacion', 'version'],
+    required: ['id', 'nombre', 'ubicacion', 'capacidad', 'ocupacion', 'fechaCreacion', 'fechaActualizacion', 'version'],
     additionalProperties: false,
     properties: {
       id,
       nombre: { ...nombre, description: 'Único entre las bodegas, sin distinguir mayúsculas ni acentos.' },
       ubicacion,
       capacidad,
+      ocupacion,
       fechaCreacion: timestamp,
       fechaActualizacion: { ...timestamp, description: 'Igual a fechaCreacion al crear.' },
       version,
@@ -184,13 +212,25 @@ export const schemas: Readonly<Record<SchemaName, JsonSchema>> = {
     description: 'Datos de una bodega nueva. Los campos de solo lectura se ignoran; uno desconocido es un 400.',
     required: ['nombre', 'capacidad'],
     additionalProperties: false,
-    properties: { nombre: { ...nombre, description: 'Único entre las bodegas (si no, 409).' }, ubicacion, capacidad, ...readOnlyIgnored },
+    properties: {
+      nombre: { ...nombre, description: 'Único entre las bodegas (si no, 409).' },
+      ubicacion,
+      capacidad,
+      ...readOnlyIgnored,
+      ocupacion: { readOnly: true, description: 'Se ignora: la ocupación la dan sus existencias.' },
+    },
   },
   BodegaUpdate: {
     type: 'object',
     description: 'Actualización parcial, como la de productos. Debe traer al menos un campo actualizable.',
     additionalProperties: false,
-    properties: { nombre, ubicacion, capacidad, ...readOnlyIgnored },
+    properties: {
+      nombre,
+      ubicacion,
+      capacidad: { ...capacidad, description: 'Capacidad en unidades; por debajo de la ocupación actual, 409 CAPACIDAD_INSUFICIENTE.' },
+      ...readOnlyIgnored,
+      ocupacion: { readOnly: true, description: 'Se ignora.' },
+    },
     anyOf: ['nombre', 'ubicacion', 'capacidad'].map((campo) => ({ required: [campo] })),
   },
   BodegaCreada: {
@@ -207,20 +247,27 @@ export const schemas: Readonly<Record<SchemaName, JsonSchema>> = {
   },
   ProductoDeBodega: {
     type: 'object',
-    description: 'Resumen de un producto guardado en una bodega; cantidad es su cantidadEnStock.',
+    description:
+      'Resumen de un producto de una bodega: asignado a ella (bodegaId) o con existencias en ella. ' +
+      'Con existencias, cantidad son sus unidades en esta bodega; si no, su cantidadEnStock.',
     required: ['id', 'nombre', 'cantidad', 'precio'],
     additionalProperties: false,
-    properties: { id, nombre, cantidad: cantidadEnStock, precio },
+    properties: { id, nombre, cantidad: { ...cantidadEnStock, description: 'Unidades.' }, precio },
   },
   BodegaEliminadaForzada: {
     type: 'object',
-    description: 'Resultado de DELETE con force=true: la bodega se eliminó y sus productos quedaron sin bodega.',
-    required: ['mensaje', 'bodegaId', 'productosAfectados', 'detalleProductos', 'advertencia'],
+    description:
+      'Resultado de DELETE con force=true: la bodega se eliminó, sus productos quedaron sin bodega y sus existencias se dieron de baja.',
+    required: ['mensaje', 'bodegaId', 'productosAfectados', 'detalleProductos', 'advertencia', 'existenciasRetiradas', 'unidadesRetiradas'],
     additionalProperties: false,
     properties: {
       mensaje: { type: 'string' },
       bodegaId: { type: 'string', pattern: '^[1-9][0-9]*$', description: 'Id de la bodega eliminada, como texto (forma del contrato original).' },
-      productosAfectados: { type: 'integer', minimum: 0, description: 'Cuántos productos perdieron la bodega (todos).' },
+      productosAfectados: {
+        type: 'integer',
+        minimum: 0,
+        description: 'Cuántos productos perdieron la bodega, por su asignación o por sus existencias en ella (todos, cada uno una vez).',
+      },
       detalleProductos: {
         type: 'array',
         maxItems: 100,
@@ -230,6 +277,8 @@ export const schemas: Readonly<Record<SchemaName, JsonSchema>> = {
           'productosAfectados los cuenta todos.',
       },
       advertencia: { type: 'string' },
+      existenciasRetiradas: { type: 'integer', minimum: 0, description: 'Existencias (niveles) dadas de baja con motivo BODEGA_ELIMINADA.' },
+      unidadesRetiradas: { type: 'integer', minimum: 0, description: 'Unidades que guardaban.' },
     },
   },
   Error: {
@@ -241,7 +290,8 @@ export const schemas: Readonly<Record<SchemaName, JsonSchema>> = {
   },
   BodegaConProductos: {
     type: 'object',
-    description: 'Error de DELETE sin force de una bodega que guarda productos: no se elimina nada.',
+    description:
+      'Error de DELETE sin force de una bodega que guarda productos (asignados o con existencias en ella): no se elimina nada.',
     required: ['error', 'mensaje', 'productos', 'bodegaId', 'totalProductos'],
     additionalProperties: false,
     properties: {
@@ -251,7 +301,8 @@ export const schemas: Readonly<Record<SchemaName, JsonSchema>> = {
         minItems: 1,
         maxItems: 100,
         items: schemaRef('Producto'),
-        description: 'Los primeros productos de la bodega por id: como mucho 100 y 256 KiB de JSON; totalProductos los cuenta todos.',
+        description:
+          'Los primeros productos de la bodega por id, asignados o con existencias: como mucho 100 y 256 KiB de JSON; totalProductos los cuenta todos.',
       },
       totalProductos: { type: 'integer', minimum: 1, description: 'Cuántos productos guarda la bodega (todos, no solo los listados).' },
       bodegaId: { type: 'string', pattern: '^[1-9][0-9]*$', description: 'Id de la bodega, como texto (forma del contrato original).' },
