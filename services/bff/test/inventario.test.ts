@@ -3,7 +3,7 @@
  * paging it does on behalf of "the whole list", and the order of its
  * cross-service checks (which a real stack cannot observe).
  */
-import { encodePageToken, InvalidArgumentError, NotFoundError } from '@inventario/platform';
+import { encodePageToken, FailedPreconditionError, InvalidArgumentError, NotFoundError } from '@inventario/platform';
 import type { BodegaClient } from '../src/downstream/bodega-client';
 import type { ExistenciaClient } from '../src/downstream/existencia-client';
 import type { ProductoClient, ProductoPageRequest, UnassignResult } from '../src/downstream/producto-client';
@@ -322,5 +322,22 @@ describe('deleteBodega with stock', () => {
     expect((err as BodegaConProductosError).total).toBe(4);
     expect((err as BodegaConProductosError).productos.map((p) => p.id)).toEqual([1, 2, 3, 4]);
     expect((err as BodegaConProductosError).message).toContain('tiene 4 producto(s) asignado(s) o con existencias');
+  });
+
+  test('bodega-svc finding stock the check did not (BODEGA_CON_EXISTENCIAS) is the same 409, listing what holds it now', async () => {
+    const productos = fakeProductos([producto(1), producto(2)]);
+    const held: Existencia[] = [];
+    const levels = fakeExistencias(held);
+    const bodegas = fakeBodegas([5]);
+    bodegas.client.delete = () => {
+      // A level written between the BFF's check and the delete.
+      held.push(existencia(5, 2, 3));
+      return Promise.reject(new FailedPreconditionError('la bodega 5 tiene existencias', { reason: 'BODEGA_CON_EXISTENCIAS', datos: { bodegaId: 5 } }));
+    };
+    const inventario = createInventario({ existencias: levels.client, productos: productos.client, bodegas: bodegas.client });
+    const err = await inventario.deleteBodega(caller, 5, { force: false }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BodegaConProductosError);
+    expect((err as BodegaConProductosError).total).toBe(1);
+    expect((err as BodegaConProductosError).productos.map((p) => p.id)).toEqual([2]);
   });
 });

@@ -173,3 +173,86 @@ test('a warehouse of 300 products with 60 KB descriptions: a bounded 409 that co
   const health = await stack.request('GET', '/actuator/health', { auth: false });
   expect(health.body.components.productoSvc.details.breaker).toBe('closed');
 }, 120_000);
+
+describe('a warehouse with stock (docs/contract.md §10.2)', () => {
+  async function asignar(bodegaId: number, productoId: number, cantidad: number): Promise<void> {
+    const res = await stack.request('POST', `/api/bodegas/${bodegaId}/productos`, { body: { productoId, cantidad } });
+    if (res.status !== 200) throw new Error(`assignment answered ${res.status}: ${res.text}`);
+  }
+
+  test('holds products: the 409 lists those assigned and those stocked there, each counted once, and nothing changes', async () => {
+    const id = await crearBodega(stack);
+    const otra = await crearBodega(stack);
+    const asignado = await crearProducto(stack, { bodegaId: id });
+    const ambos = await crearProducto(stack, { bodegaId: id });
+    const deOtra = await crearProducto(stack, { bodegaId: otra });
+    const suelto = await crearProducto(stack);
+    await asignar(id, ambos.id, 3);
+    await asignar(id, deOtra.id, 4);
+    await asignar(id, suelto.id, 0);
+
+    const res = await stack.request('DELETE', `/api/bodegas/${id}`);
+    expect(res.status).toBe(409);
+    expect(res.body).toEqual({
+      error: 'BODEGA_CON_PRODUCTOS',
+      mensaje: `La bodega ${id} tiene 4 producto(s) asignado(s) o con existencias; use force=true para eliminarla de todos modos`,
+      productos: [asignado, ambos, deOtra, suelto],
+      bodegaId: String(id),
+      totalProductos: 4,
+    });
+    expect((await stack.request('GET', `/api/bodegas/${id}`)).body.ocupacion).toBe(7);
+    expect((await stack.request('GET', `/api/bodegas/${id}/existencias`)).body.existencias).toHaveLength(3);
+  });
+
+  test('stock alone holds it too; force=true writes the stock out with the delete and reports every affected product once', async () => {
+    const id = await crearBodega(stack);
+    const otra = await crearBodega(stack);
+    const soloStock = await crearProducto(stack, { bodegaId: otra });
+    await asignar(id, soloStock.id, 1);
+    const soloConStock = await stack.request('DELETE', `/api/bodegas/${id}`);
+    expect(soloConStock.status).toBe(409);
+    expect(soloConStock.body).toMatchObject({ productos: [soloStock], totalProductos: 1 });
+    await stack.request('DELETE', `/api/bodegas/${id}/productos/${soloStock.id}`);
+
+    const id2 = await crearBodega(stack);
+    const asignado = await crearProducto(stack, { bodegaId: id2 });
+    const ambos = await crearProducto(stack, { bodegaId: id2 });
+    await asignar(id2, soloStock.id, 5);
+    await asignar(id2, ambos.id, 2);
+    const refused = await stack.request('DELETE', `/api/bodegas/${id2}?force=false`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.totalProductos).toBe(3);
+
+    const key = `force-stock-${Date.now()}`;
+    const res = await stack.request('DELETE', `/api/bodegas/${id2}?force=true`, { headers: { 'idempotency-key': key } });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      mensaje: 'Bodega eliminada exitosamente',
+      bodegaId: String(id2),
+      productosAfectados: 3,
+      detalleProductos: [
+        // Stocked there, assigned elsewhere: it keeps its warehouse.
+        soloStock,
+        { ...asignado, bodegaId: null, fechaActualizacion: expect.any(String), version: 2 },
+        { ...ambos, bodegaId: null, fechaActualizacion: expect.any(String), version: 2 },
+      ],
+      advertencia: expect.stringContaining('se retiraron 7 unidad(es) de 2 existencia(s)'),
+      existenciasRetiradas: 2,
+      unidadesRetiradas: 7,
+    });
+    expect((await stack.request('GET', `/api/bodegas/${id2}`)).status).toBe(404);
+    const lineas = await stack.request('GET', `/api/movimientos?bodegaId=${id2}&limit=10`);
+    expect((lineas.body.movimientos as unknown[]).slice(0, 2)).toEqual([
+      expect.objectContaining({ tipo: 'SALIDA', motivo: 'BODEGA_ELIMINADA' }),
+      expect.objectContaining({ tipo: 'SALIDA', motivo: 'BODEGA_ELIMINADA' }),
+    ]);
+    expect((await stack.request('GET', `/api/productos/${soloStock.id}/existencias`)).body).toEqual({ productoId: soloStock.id, total: 0, porBodega: [] });
+    expect((await stack.request('GET', '/api/existencias/verificacion')).body.consistente).toBe(true);
+
+    // A keyed repeat replays both steps and answers the same report.
+    const repeat = await stack.request('DELETE', `/api/bodegas/${id2}?force=true`, { headers: { 'idempotency-key': key } });
+    expect(repeat.status).toBe(200);
+    expect(repeat.body).toEqual(res.body);
+    expect(repeat.headers.get('idempotent-replayed')).toBe('true');
+  });
+});
