@@ -17,7 +17,8 @@ const validator = createOpenApiValidator();
 let stack: TestStack;
 
 beforeAll(async () => {
-  stack = await startTestStack('openapi');
+  // Wrong credentials are sent once per documented operation: more than the default failed-authentication limit.
+  stack = await startTestStack('openapi', { env: { AUTH_FAILURES_PER_15_MIN: '1000' } });
 }, 120_000);
 
 afterAll(async () => {
@@ -76,6 +77,10 @@ function bodyRoutes(ids: { producto: number; bodega: number }) {
     ['PUT', `/api/productos/${ids.producto}`],
     ['POST', '/api/bodegas'],
     ['PUT', `/api/bodegas/${ids.bodega}`],
+    ['POST', `/api/bodegas/${ids.bodega}/productos`],
+    ['POST', `/api/bodegas/${ids.bodega}/movimientos`],
+    ['POST', '/api/transferencias'],
+    ['POST', '/api/operaciones/1/reverso'],
     ['POST', '/api/graphql'],
   ] as const;
 }
@@ -256,6 +261,131 @@ describe('safe writes (versions, If-Match, If-None-Match, Idempotency-Key)', () 
   });
 });
 
+describe('existencias (docs/contract.md §10.2)', () => {
+  const key = () => `clave-${unique('stock').replace(/\s/g, '-')}`;
+
+  it('POST /api/bodegas/{id}/productos sets the units (200, ETag); 400, 404, 409 over capacity, 412 stale If-Match, 422 reused key', async () => {
+    const bodegaId = await crearBodega();
+    const { id: productoId } = await crearProducto(null);
+    const res = await callWithBody('POST', `/api/bodegas/${bodegaId}/productos`, 200, { productoId, cantidad: 10, umbralMinimo: 2 });
+    expect(res.headers.get('etag')).toBe('"1"');
+    await callWithInvalidBody('POST', `/api/bodegas/${bodegaId}/productos`, { productoId, cantidad: -1 });
+    await call('POST', `/api/bodegas/${bodegaId}/productos`, 404, { body: { productoId: MISSING_ID, cantidad: 1 } });
+    await call('POST', `/api/bodegas/${MISSING_ID}/productos`, 404, { body: { productoId, cantidad: 1 } });
+    const excedida = await call('POST', `/api/bodegas/${bodegaId}/productos`, 409, { body: { productoId, cantidad: 1001 } });
+    expect(excedida.body).toMatchObject({ error: 'CAPACIDAD_EXCEDIDA', capacidad: 1000, ocupacion: 10, solicitado: 991 });
+    await call('POST', `/api/bodegas/${bodegaId}/productos`, 412, { body: { productoId, cantidad: 1 }, headers: { 'if-match': '"7"' } });
+    const k = key();
+    await call('POST', `/api/bodegas/${bodegaId}/productos`, 200, { body: { productoId, cantidad: 3 }, headers: { 'idempotency-key': k } });
+    await call('POST', `/api/bodegas/${bodegaId}/productos`, 422, { body: { productoId, cantidad: 4 }, headers: { 'idempotency-key': k } });
+  });
+
+  it('DELETE /api/bodegas/{id}/productos/{productoId} removes it (200); 400, 404, 412 stale If-Match, 422 reused key', async () => {
+    const bodegaId = await crearBodega();
+    const { id: productoId } = await crearProducto(bodegaId);
+    await call('POST', `/api/bodegas/${bodegaId}/productos`, 200, { body: { productoId, cantidad: 2 } });
+    await call('DELETE', `/api/bodegas/${bodegaId}/productos/${productoId}`, 412, { headers: { 'if-match': '"5"' } });
+    const k = key();
+    const res = await call('DELETE', `/api/bodegas/${bodegaId}/productos/${productoId}`, 200, { headers: { 'idempotency-key': k } });
+    expect(res.body).toEqual({ mensaje: expect.any(String), productoId, bodegaId, cantidadRetirada: 2 });
+    await call('DELETE', `/api/bodegas/${bodegaId}/productos/${productoId}`, 404);
+    await call('DELETE', `/api/bodegas/${bodegaId}/productos/abc`, 400);
+    const { id: otro } = await crearProducto(bodegaId);
+    await call('DELETE', `/api/bodegas/${bodegaId}/productos/${otro}`, 422, { headers: { 'idempotency-key': k } });
+  });
+
+  it('the level reads: 200 (ETag), 304, 400, 404', async () => {
+    const bodegaId = await crearBodega();
+    const { id: productoId } = await crearProducto(null);
+    await call('POST', `/api/bodegas/${bodegaId}/productos`, 200, { body: { productoId, cantidad: 4 } });
+    const all = await call('GET', `/api/bodegas/${bodegaId}/existencias`, 200);
+    expect(all.body).toMatchObject({ bodegaId, capacidad: 1000, ocupacion: 4, existencias: [{ productoId, cantidad: 4 }] });
+    await call('GET', `/api/bodegas/${MISSING_ID}/existencias`, 404);
+    await call('GET', '/api/bodegas/x/existencias', 400);
+    const one = await call('GET', `/api/bodegas/${bodegaId}/existencias/${productoId}`, 200);
+    expect(one.headers.get('etag')).toBe('"1"');
+    await call('GET', `/api/bodegas/${bodegaId}/existencias/${productoId}`, 304, { headers: { 'if-none-match': '"1"' } });
+    await call('GET', `/api/bodegas/${bodegaId}/existencias/${MISSING_ID}`, 404);
+    await call('GET', `/api/bodegas/${bodegaId}/existencias/0`, 400);
+    expect((await call('GET', `/api/productos/${productoId}/existencias`, 200)).body).toMatchObject({ productoId, total: 4 });
+    await call('GET', `/api/productos/${MISSING_ID}/existencias`, 404);
+    await call('GET', '/api/productos/-1/existencias', 400);
+  });
+
+  it('POST /api/bodegas/{id}/movimientos: 201, 400, 404, 409 with figures, 412, 422, 428', async () => {
+    const bodegaId = await crearBodega();
+    const { id: productoId } = await crearProducto(null);
+    const path = `/api/bodegas/${bodegaId}/movimientos`;
+    const entrada = await callWithBody('POST', path, 201, { productoId, tipo: 'ENTRADA', cantidad: 5 });
+    expect(entrada.headers.get('location')).toBe(`/api/operaciones/${entrada.body.id}`);
+    await callWithInvalidBody('POST', path, { productoId, tipo: 'TRANSFERENCIA', cantidad: 1 });
+    await call('POST', `/api/bodegas/${MISSING_ID}/movimientos`, 404, { body: { productoId, tipo: 'ENTRADA', cantidad: 1 } });
+    const salida = await call('POST', path, 409, { body: { productoId, tipo: 'SALIDA', cantidad: 6 } });
+    expect(salida.body).toMatchObject({ error: 'STOCK_INSUFICIENTE', disponible: 5, solicitado: 6 });
+    await call('POST', path, 428, { body: { productoId, tipo: 'AJUSTE', cantidad: 4 } });
+    await call('POST', path, 412, { body: { productoId, tipo: 'AJUSTE', cantidad: 4 }, headers: { 'if-match': '"9"' } });
+    await call('POST', path, 201, { body: { productoId, tipo: 'AJUSTE', cantidad: 4 }, headers: { 'if-match': '"1"' } });
+    const k = key();
+    await call('POST', path, 201, { body: { productoId, tipo: 'SALIDA', cantidad: 1 }, headers: { 'idempotency-key': k } });
+    await call('POST', path, 422, { body: { productoId, tipo: 'SALIDA', cantidad: 2 }, headers: { 'idempotency-key': k } });
+  });
+
+  it('POST /api/transferencias: 201 with both lines, 400, 404, 409 with figures, 422', async () => {
+    const [origenId, destinoId] = [await crearBodega(), await crearBodega()];
+    const { id: productoId } = await crearProducto(null);
+    await call('POST', `/api/bodegas/${origenId}/productos`, 200, { body: { productoId, cantidad: 5 } });
+    const body = { productoId, origenId, destinoId, cantidad: 2 };
+    const res = await callWithBody('POST', '/api/transferencias', 201, body);
+    expect(res.body.movimientos).toHaveLength(2);
+    const misma = await call('POST', '/api/transferencias', 400, { body: { ...body, destinoId: origenId } });
+    expect(camposOf(misma.body)).toEqual(['destinoId']);
+    await call('POST', '/api/transferencias', 404, { body: { ...body, destinoId: MISSING_ID } });
+    await call('POST', '/api/transferencias', 409, { body: { ...body, cantidad: 4 } });
+    const k = key();
+    await call('POST', '/api/transferencias', 201, { body, headers: { 'idempotency-key': k } });
+    await call('POST', '/api/transferencias', 422, { body: { ...body, cantidad: 1 }, headers: { 'idempotency-key': k } });
+  });
+
+  it('operations: GET 200/400/404; POST reverso 201, 400, 404, 409 already reversed, 422', async () => {
+    const bodegaId = await crearBodega();
+    const { id: productoId } = await crearProducto(null);
+    const entrada = await call('POST', `/api/bodegas/${bodegaId}/movimientos`, 201, { body: { productoId, tipo: 'ENTRADA', cantidad: 3 } });
+    expect((await call('GET', `/api/operaciones/${entrada.body.id}`, 200)).body).toEqual(entrada.body);
+    await call('GET', `/api/operaciones/${MISSING_ID}`, 404);
+    await call('GET', '/api/operaciones/cero', 400);
+    const reverso = await callWithBody('POST', `/api/operaciones/${entrada.body.id}/reverso`, 201, { comentario: 'Anulada' });
+    expect(reverso.body).toMatchObject({ tipo: 'REVERSO', revierteA: entrada.body.id });
+    const ya = await call('POST', `/api/operaciones/${entrada.body.id}/reverso`, 409);
+    expect(ya.body.error).toBe('OPERACION_YA_REVERTIDA');
+    await call('POST', `/api/operaciones/${MISSING_ID}/reverso`, 404);
+    await callWithInvalidBody('POST', `/api/operaciones/${entrada.body.id}/reverso`, { comentario: 7 });
+    const otra = await call('POST', `/api/bodegas/${bodegaId}/movimientos`, 201, { body: { productoId, tipo: 'ENTRADA', cantidad: 1 } });
+    const k = key();
+    await call('POST', `/api/operaciones/${otra.body.id}/reverso`, 201, { headers: { 'idempotency-key': k } });
+    await call('POST', `/api/operaciones/${otra.body.id}/reverso`, 422, { body: { comentario: 'otra' }, headers: { 'idempotency-key': k } });
+  });
+
+  it('GET /api/movimientos pages with a cursor, 400 for a bad parameter; GET /api/existencias/verificacion 200', async () => {
+    const bodegaId = await crearBodega();
+    const { id: productoId } = await crearProducto(null);
+    for (const cantidad of [1, 2, 3]) await call('POST', `/api/bodegas/${bodegaId}/movimientos`, 201, { body: { productoId, tipo: 'ENTRADA', cantidad } });
+    const first = await call('GET', `/api/movimientos?bodegaId=${bodegaId}&limit=2`, 200);
+    expect(first.body.siguienteCursor).toEqual(expect.any(String));
+    const second = await call('GET', `/api/movimientos?bodegaId=${bodegaId}&limit=2&cursor=${encodeURIComponent(first.body.siguienteCursor as string)}`, 200);
+    expect(second.body).toMatchObject({ movimientos: [{ cantidad: 1 }], siguienteCursor: null });
+    await call('GET', '/api/movimientos?desde=ayer', 400);
+    expect((await call('GET', '/api/existencias/verificacion', 200)).body.consistente).toBe(true);
+  });
+
+  it('PUT /api/bodegas/{id} below the occupancy is 409 CAPACIDAD_INSUFICIENTE with its figures', async () => {
+    const bodegaId = await crearBodega();
+    const { id: productoId } = await crearProducto(null);
+    await call('POST', `/api/bodegas/${bodegaId}/productos`, 200, { body: { productoId, cantidad: 6 } });
+    const res = await call('PUT', `/api/bodegas/${bodegaId}`, 409, { body: { capacidad: 5 } });
+    expect(res.body).toMatchObject({ error: 'CAPACIDAD_INSUFICIENTE', capacidad: 5, ocupacion: 6 });
+  });
+});
+
 describe('graphql', () => {
   const query = '{ productos { id nombre precio cantidad } }';
 
@@ -314,7 +444,7 @@ describe('every route that reads a body', () => {
 
 describe('authentication', () => {
   it('every authenticated operation answers 401 with the Basic challenge without credentials or with wrong ones', async () => {
-    const concrete = (path: string) => path.replace('{id}', '1');
+    const concrete = (path: string) => path.replace(/\{[^}]+\}/g, '1');
     const authenticated = validator.operations().filter((o) => o.operation.security === undefined);
     expect(authenticated.length).toBeGreaterThan(10);
     for (const { method, path } of authenticated) {
@@ -377,14 +507,18 @@ describe('the /api/v1 alias', () => {
     const unknown = await stack.request('GET', '/api/v1/no-existe');
     expect(unknown.status).toBe(404);
     const ids = { producto: (await crearProducto(null)).id, bodega: await crearBodega() };
+    // A level and an operation to read: the product entered into the warehouse.
+    const entrada = await call('POST', `/api/bodegas/${ids.bodega}/movimientos`, 201, { body: { productoId: ids.producto, tipo: 'ENTRADA', cantidad: 1 } });
+    const idFor = (path: string) => (path.startsWith('/api/productos') ? ids.producto : path.startsWith('/api/operaciones') ? (entrada.body.id as number) : ids.bodega);
+    const concrete = (path: string) => path.replace('{id}', String(idFor(path))).replace('{productoId}', String(ids.producto));
+    const malformed = (path: string) => path.replace(/\{[^}]+\}/g, '0');
     for (const { method, path } of validator.operations().filter((o) => o.path.startsWith('/api/'))) {
-      const id = path.startsWith('/api/productos') ? ids.producto : ids.bodega;
       // Side-effect free: reads as they are, writes with a body or id the BFF refuses (400).
       const request = ((): [string, number, StackRequestOptions?] => {
-        if (method === 'GET') return [path.replace('{id}', String(id)), 200, { headers: { accept: 'application/json' } }];
-        if (method === 'DELETE') return [path.replace('{id}', '0'), 400];
+        if (method === 'GET') return [concrete(path), 200, { headers: { accept: 'application/json' } }];
+        if (method === 'DELETE') return [malformed(path), 400];
         if (path.endsWith('/graphql')) return [path, 400, { body: { variables: {} }, headers: { accept: 'application/graphql-response+json' } }];
-        return [path.replace('{id}', String(id)), 400, { body: {} }];
+        return [concrete(path), 400, { body: { noAdmitido: true } }];
       })();
       await call(method, `/api/v1${request[0].slice('/api'.length)}`, request[1], request[2]);
     }
@@ -393,10 +527,12 @@ describe('the /api/v1 alias', () => {
 
 describe('with producto-svc down', () => {
   let bodegaId: number;
+  let otraBodegaId: number;
   let productoId: number;
 
   beforeAll(async () => {
     bodegaId = await crearBodega();
+    otraBodegaId = await crearBodega();
     productoId = (await crearProducto(null)).id;
     await stack.stopProductoSvc();
   }, 60_000);
@@ -411,6 +547,12 @@ describe('with producto-svc down', () => {
       ['GET', `/api/bodegas/${bodegaId}/productos`],
       ['DELETE', `/api/bodegas/${bodegaId}`],
       ['DELETE', `/api/bodegas/${bodegaId}?force=true`],
+      // A stock write asks producto-svc whether the product exists first.
+      ['POST', `/api/bodegas/${bodegaId}/productos`, { body: { productoId, cantidad: 1 } }],
+      ['DELETE', `/api/bodegas/${bodegaId}/productos/${productoId}`],
+      ['POST', `/api/bodegas/${bodegaId}/movimientos`, { body: { productoId, tipo: 'ENTRADA', cantidad: 1 } }],
+      ['POST', '/api/transferencias', { body: { productoId, origenId: bodegaId, destinoId: otraBodegaId, cantidad: 1 } }],
+      ['GET', `/api/productos/${productoId}/existencias`],
     ];
     for (const [method, path, options] of requests) {
       const res = await call(method, path, 503, options);
@@ -435,9 +577,20 @@ function notProvokedHere({ method, path }: DocumentedOperation, status: number):
   if (status === 500) return 'needs an internal fault; the body shape is checked by the unit test';
   if (status === 503 && path === '/actuator/health/readiness') return 'only while the BFF shuts down';
   if (status === 429 || status === 504) return 'provoked on every route by openapi-failures.test.ts';
-  const keyedOnly = ['POST /api/productos', 'PUT /api/productos/{id}', 'DELETE /api/productos/{id}'];
+  const keyedOnly = ['POST /api/productos', 'PUT /api/productos/{id}', 'DELETE /api/productos/{id}', 'DELETE /api/bodegas/{id}/productos/{productoId}'];
   if (status === 409 && keyedOnly.includes(operationKey(method, path))) return 'IDEMPOTENCY_KEY_IN_USE needs two requests at once: safe-writes.test.ts';
-  const bodegaOnly = ['GET /api/bodegas', 'POST /api/bodegas', 'GET /api/bodegas/{id}', 'PUT /api/bodegas/{id}'];
+  const bodegaOnly = [
+    'GET /api/bodegas',
+    'POST /api/bodegas',
+    'GET /api/bodegas/{id}',
+    'PUT /api/bodegas/{id}',
+    'GET /api/bodegas/{id}/existencias',
+    'GET /api/bodegas/{id}/existencias/{productoId}',
+    'GET /api/operaciones/{id}',
+    'POST /api/operaciones/{id}/reverso',
+    'GET /api/movimientos',
+    'GET /api/existencias/verificacion',
+  ];
   if (status === 503 && bodegaOnly.includes(operationKey(method, path))) return 'needs bodega-svc down: openapi-failures.test.ts';
   return undefined;
 }

@@ -66,9 +66,9 @@ async function send(method: string, path: string, options?: StackRequestOptions)
   return res;
 }
 
-/** A well-formed request for an operation: ids 1, the document's own request example as body. */
+/** A well-formed request for an operation: ids 1, the document's own (first) request example as body. */
 function requestFor({ path, operation }: DocumentedOperation): [string, StackRequestOptions] {
-  const concrete = path.replace('{id}', '1');
+  const concrete = path.replace(/\{[^}]+\}/g, '1');
   const requestBody = operation.requestBody;
   if (!requestBody || '$ref' in requestBody) return [concrete, { headers: { accept: 'application/json' } }];
   const examples = requestBody.content['application/json']?.examples ?? {};

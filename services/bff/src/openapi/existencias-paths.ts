@@ -81,7 +81,6 @@ export const existenciasPaths = {
           { 'Idempotent-Replayed': headerRef('IdempotentReplayed') },
         ),
         ...errorResponses(400, 404, 412, ...KEYED_ERRORS, ...API_ERRORS, ...DOWNSTREAM_ERRORS),
-        ...STOCK_CONFLICT,
       },
     },
   },
