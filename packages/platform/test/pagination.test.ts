@@ -1,7 +1,9 @@
 /** List pagination shared by every List RPC: page size coercion and opaque keyset page tokens. */
 import {
+  decodeNivelPageToken,
   decodePageToken,
   DEFAULT_PAGE_SIZE,
+  encodeNivelPageToken,
   encodePageToken,
   itemSizeBound,
   listPageOf,
@@ -58,6 +60,33 @@ describe('page tokens', () => {
     ['an id of 11 digits', Buffer.from('10000000000').toString('base64url')],
   ])('reject a token that is %s, naming pageToken', (_case, token) => {
     expect(violationsOf(() => decodePageToken(token))).toEqual([{ campo: 'pageToken', mensaje: PAGE_MENSAJES.pageToken }]);
+  });
+});
+
+describe('level page tokens (warehouse, product)', () => {
+  it('start the first page when empty', () => {
+    expect(decodeNivelPageToken('')).toBeNull();
+  });
+
+  it.each<[number, number]>([
+    [1, 1],
+    [7, 42],
+    [4_294_967_295, 4_294_967_295],
+  ])('round-trip the pair (%d, %d) as opaque base64url', (bodegaId, productoId) => {
+    const token = encodeNivelPageToken(bodegaId, productoId);
+    expect(token).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(decodeNivelPageToken(token)).toEqual({ bodegaId, productoId });
+  });
+
+  it.each([
+    ['an id token of another list', encodePageToken(42)],
+    ['an arbitrary word', 'no-es-un-token'],
+    ['padded', `${encodeNivelPageToken(1, 2)}=`],
+    ['a pair with id 0', Buffer.from('0.5').toString('base64url')],
+    ['a pair beyond INT UNSIGNED', Buffer.from('4294967296.1').toString('base64url')],
+    ['three ids', Buffer.from('1.2.3').toString('base64url')],
+  ])('reject a token that is %s, naming pageToken', (_case, token) => {
+    expect(violationsOf(() => decodeNivelPageToken(token))).toEqual([{ campo: 'pageToken', mensaje: PAGE_MENSAJES.pageToken }]);
   });
 });
 

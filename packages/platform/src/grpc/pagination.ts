@@ -58,6 +58,28 @@ export function decodePageToken(token: string): number | null {
   return id;
 }
 
+/**
+ * Page tokens of bodega-svc's stock levels, ordered by (warehouse, product):
+ * the pair a page ends at. Shared with the BFF, which starts a page at a
+ * warehouse and product of its choosing (one warehouse's levels after the
+ * product a GraphQL client saw last, or the next warehouse of a batch)
+ * without reading the levels before it.
+ */
+export function encodeNivelPageToken(bodegaId: number, productoId: number): string {
+  return Buffer.from(`${bodegaId}.${productoId}`, 'utf8').toString('base64url');
+}
+
+/** The pair a level page continues after: null for '' (the first page), else InvalidArgumentError naming `pageToken` unless we could have issued it. */
+export function decodeNivelPageToken(token: string): { bodegaId: number; productoId: number } | null {
+  if (token === '') return null;
+  const match = /^([1-9]\d{0,9})\.([1-9]\d{0,9})$/.exec(Buffer.from(token, 'base64url').toString('utf8'));
+  const after = match ? { bodegaId: Number(match[1]), productoId: Number(match[2]) } : null;
+  if (!after || after.bodegaId > MAX_UNSIGNED_INT || after.productoId > MAX_UNSIGNED_INT || encodeNivelPageToken(after.bodegaId, after.productoId) !== token) {
+    throw InvalidArgumentError.field('pageToken', PAGE_MENSAJES.pageToken);
+  }
+  return after;
+}
+
 /** One page of a List response: its items and the token of the next page ('' on the last). */
 export interface ListPage<T> {
   items: T[];

@@ -1,4 +1,6 @@
 import {
+  decodeNivelPageToken,
+  encodeNivelPageToken,
   idempotentBy,
   InvalidArgumentError,
   itemSizeBound,
@@ -94,19 +96,6 @@ function requireOperacionId(value: number, campo: string): number {
   return value;
 }
 
-/** Page tokens of the level list: the (bodegaId, productoId) a page ends at. */
-function encodeNivelToken(bodegaId: number, productoId: number): string {
-  return Buffer.from(`${bodegaId}.${productoId}`, 'utf8').toString('base64url');
-}
-
-function decodeNivelToken(token: string): { bodegaId: number; productoId: number } | null {
-  if (token === '') return null;
-  const match = /^([1-9]\d{0,9})\.([1-9]\d{0,9})$/.exec(Buffer.from(token, 'base64url').toString('utf8'));
-  const after = match ? { bodegaId: Number(match[1]), productoId: Number(match[2]) } : null;
-  if (!after || encodeNivelToken(after.bodegaId, after.productoId) !== token) throw InvalidArgumentError.field('pageToken', 'no es un token de esta lista');
-  return after;
-}
-
 /** Page tokens of the ledger (newest first): the line id a page ends at. */
 function encodeLineaToken(id: number): string {
   return Buffer.from(String(id), 'utf8').toString('base64url');
@@ -200,7 +189,7 @@ export function createExistenciaHandlers({ store, logger, onVerified }: Existenc
     listExistencias: unary(logger, 'ListExistencias', async (request) => {
       const query = validateFields({
         pageSize: () => pageSizeOf(request.pageSize),
-        after: () => decodeNivelToken(request.pageToken),
+        after: () => decodeNivelPageToken(request.pageToken),
         bodegaIds: () => requirePositiveIds(request.bodegaIds, 'bodegaIds'),
         productoIds: () => requirePositiveIds(request.productoIds, 'productoIds'),
       });
@@ -208,7 +197,7 @@ export function createExistenciaHandlers({ store, logger, onVerified }: Existenc
       const last = page.existencias.at(-1);
       return {
         existencias: page.existencias.map(existenciaToProto),
-        nextPageToken: page.hasMore && last ? encodeNivelToken(last.bodegaId, last.productoId) : '',
+        nextPageToken: page.hasMore && last ? encodeNivelPageToken(last.bodegaId, last.productoId) : '',
       };
     }),
 
