@@ -13,6 +13,7 @@ import type { ExistenciaClient } from '../downstream/existencia-client';
 import type { ProductoClient, UnassignResult } from '../downstream/producto-client';
 import { BodegaConProductosError } from './errors';
 import { createExistencias, unionById } from './existencias';
+import { createExistenciasPorLote } from './existencias-por-lote';
 import type {
   Bodega,
   BodegaPatch,
@@ -233,6 +234,9 @@ export function createInventario({ productos, bodegas, existencias, onSafeWriteO
 
   return {
     ...stockCases.api,
+    // GraphQL's batched relation reads.
+    ...createExistenciasPorLote({ existencias }),
+    productosPorIds: (caller, ids) => stock.productosPorIds(caller, ids),
 
     listProductos: (caller, filter = {}) => collect(productoPages(caller, filter, PAGE_SIZE)),
 

@@ -353,7 +353,7 @@ export interface VerificacionExistencias {
  * DeadlineExceededError, and an UnavailableError subclass with Retry-After
  * when a breaker is open).
  */
-export interface InventarioApi extends ExistenciasApi {
+export interface InventarioApi extends ExistenciasApi, ExistenciasPorLoteApi {
   listProductos(caller: Caller, filter?: ProductoFilter): Promise<Producto[]>;
   /**
    * The same list one downstream page at a time, for a consumer that sends
@@ -427,4 +427,31 @@ export interface ExistenciasApi {
   listMovimientos(caller: Caller, filter: MovimientoFilter, page?: CursorPage): Promise<PaginaConCursor<Movimiento>>;
   /** Recomputes every level and occupancy from the ledger; never corrects. */
   verificarExistencias(caller: Caller): Promise<VerificacionExistencias>;
+}
+
+/**
+ * A page of the levels of each parent of a batch: each warehouse's levels
+ * in product id order (GraphQL's `Bodega.existencias(first, after)`), or
+ * each product's in warehouse id order (`Producto.existencias`).
+ */
+export interface ExistenciasPorLotePage {
+  /** At most this many levels of each parent. */
+  perParent?: number;
+  /** Only levels whose other id (a warehouse's: the product; a product's: the warehouse) is greater. */
+  afterId?: number;
+  /** Stop reading once this many levels are held in all (see ProductosDeBodegasPage.maxTotal). */
+  maxTotal?: number;
+}
+
+/**
+ * Batched reads for GraphQL's relation fields (its DataLoaders): one
+ * downstream call per page for a whole batch of parents, however many.
+ */
+export interface ExistenciasPorLoteApi {
+  /** Levels of these warehouses, by warehouse then product, at most `perParent` of each. */
+  existenciasDeBodegas(caller: Caller, bodegaIds: readonly number[], page?: ExistenciasPorLotePage): Promise<Existencia[]>;
+  /** Levels of these products, by warehouse then product, at most `perParent` of each product. */
+  existenciasDeProductos(caller: Caller, productoIds: readonly number[], page?: ExistenciasPorLotePage): Promise<Existencia[]>;
+  /** Products by id, in id order; missing ids are simply absent. */
+  productosPorIds(caller: Caller, ids: readonly number[]): Promise<Producto[]>;
 }

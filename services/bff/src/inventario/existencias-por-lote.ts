@@ -1,0 +1,121 @@
+import { encodeNivelPageToken, MAX_UNSIGNED_INT } from '@inventario/platform';
+import type { ExistenciaClient } from '../downstream/existencia-client';
+import type { Caller, Existencia, ExistenciasPorLotePage } from './model';
+import { chunks, PAGE_SIZE } from './paging';
+
+export interface ExistenciasPorLoteDeps {
+  existencias: ExistenciaClient;
+}
+
+/** How one kind of batch reads the level list (see collectPages). */
+interface Lote {
+  /** Where the first call starts (undefined: the start of the list). */
+  firstToken: string | undefined;
+  /** The list filter naming the parents still asked for. */
+  filterOf(pending: number[]): { bodegaIds?: number[]; productoIds?: number[] };
+  parentOf(level: Existencia): number;
+  /** Whether a level read belongs to the page at all. */
+  keep(level: Existencia): boolean;
+  /** The parents, of those still short, that may have levels after `last`. */
+  remaining(pending: number[], last: Existencia): number[];
+  /** Where the next call starts, `pending` (ascending, not empty) being the parents it asks for. */
+  startAt(pending: number[], last: Existencia, nextPageToken: string): string | undefined;
+}
+
+/**
+ * The levels of a batch of warehouses or products (GraphQL's
+ * `Bodega.existencias` and `Producto.existencias`, one DataLoader batch per
+ * execution level), read as pages of bodega-svc's level list, which is
+ * ordered by (warehouse, product). Each call asks only for the parents still
+ * short of their page, and starts where the lowest of them has levels left,
+ * so a page of one warehouse after a product (`after`) costs no read of the
+ * levels before it. While the parents' levels fit in one downstream page (at
+ * most PAGE_SIZE levels asked for in all), the whole batch is one call.
+ */
+export function createExistenciasPorLote({ existencias }: ExistenciasPorLoteDeps): {
+  existenciasDeBodegas(caller: Caller, bodegaIds: readonly number[], page?: ExistenciasPorLotePage): Promise<Existencia[]>;
+  existenciasDeProductos(caller: Caller, productoIds: readonly number[], page?: ExistenciasPorLotePage): Promise<Existencia[]>;
+} {
+  /**
+   * Where a warehouse's page starts in the list: after the product `afterId`
+   * of it, else after every level of the warehouse before it (undefined:
+   * the start of the list).
+   */
+  function startOfBodega(bodegaId: number, afterId: number | undefined): string | undefined {
+    if (afterId !== undefined) return encodeNivelPageToken(bodegaId, afterId);
+    return bodegaId > 1 ? encodeNivelPageToken(bodegaId - 1, MAX_UNSIGNED_INT) : undefined;
+  }
+
+  /**
+   * Reads pages of levels into at most `perParent` per parent until every
+   * parent has its page, the list ends, or `maxTotal` are held. Each call
+   * asks only for the parents still short of their page and that may still
+   * have levels (`lote.remaining`), from where `lote.startAt` says.
+   */
+  async function collectPages(caller: Caller, parents: number[], page: ExistenciasPorLotePage, lote: Lote): Promise<Existencia[]> {
+    const perParent = page.perParent ?? Infinity;
+    const maxTotal = page.maxTotal ?? Infinity;
+    const out: Existencia[] = [];
+    if (perParent <= 0 || maxTotal <= 0 || parents.length === 0) return out;
+    const held = new Map<number, number>();
+    let pending = [...new Set(parents)].sort((x, y) => x - y);
+    let pageToken = lote.firstToken;
+    for (;;) {
+      const wanted = pending.reduce((sum, id) => sum + perParent - (held.get(id) ?? 0), 0);
+      const pageSize = Math.min(PAGE_SIZE, wanted, maxTotal - out.length);
+      const { existencias: levels, nextPageToken } = await existencias.list(caller, { pageSize, pageToken, ...lote.filterOf(pending) });
+      for (const level of levels) {
+        const parent = lote.parentOf(level);
+        const count = held.get(parent) ?? 0;
+        if (count >= perParent || !lote.keep(level)) continue;
+        held.set(parent, count + 1);
+        out.push(level);
+      }
+      const last = levels.at(-1);
+      if (nextPageToken === '' || !last || out.length >= maxTotal) return out;
+      pending = lote.remaining(pending, last).filter((id) => (held.get(id) ?? 0) < perParent);
+      if (pending.length === 0) return out;
+      pageToken = lote.startAt(pending, last, nextPageToken);
+    }
+  }
+
+  return {
+    async existenciasDeBodegas(caller, bodegaIds, page = {}) {
+      const { afterId } = page;
+      const pages = await Promise.all(
+        chunks(bodegaIds).map((ids) =>
+          collectPages(caller, ids, page, {
+            firstToken: startOfBodega(Math.min(...ids), afterId),
+            filterOf: (pending) => ({ bodegaIds: pending }),
+            parentOf: (level) => level.bodegaId,
+            // A page that ran on into the next warehouse holds its products up to `afterId` too.
+            keep: (level) => afterId === undefined || level.productoId > afterId,
+            // Warehouses before the last level read have no levels left.
+            remaining: (pending, last) => pending.filter((id) => id >= last.bodegaId),
+            // Within the warehouse read last, where its page ended; else at the start of the next one short.
+            startAt: ([lowest], last, nextPageToken) => (lowest === last.bodegaId ? nextPageToken : startOfBodega(lowest!, afterId)),
+          }),
+        ),
+      );
+      return pages.flat();
+    },
+
+    async existenciasDeProductos(caller, productoIds, page = {}) {
+      const { afterId } = page;
+      const pages = await Promise.all(
+        chunks(productoIds).map((ids) =>
+          collectPages(caller, ids, page, {
+            // After the warehouse `afterId`: after its every level.
+            firstToken: afterId === undefined ? undefined : encodeNivelPageToken(afterId, MAX_UNSIGNED_INT),
+            filterOf: (pending) => ({ productoIds: pending }),
+            parentOf: (level) => level.productoId,
+            keep: () => true,
+            remaining: (pending) => pending,
+            startAt: (_pending, _last, nextPageToken) => nextPageToken,
+          }),
+        ),
+      );
+      return pages.flat();
+    },
+  };
+}
