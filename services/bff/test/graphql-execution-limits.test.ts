@@ -105,6 +105,9 @@ function memoryInventario(productos: Producto[], gate: Promise<void> = Promise.r
     listExistencias: unused,
     listMovimientos: unused,
     verificarExistencias: unused,
+    existenciasDeBodegas: unused,
+    existenciasDeProductos: unused,
+    productosPorIds: unused,
   };
   return { inventario, calls };
 }

@@ -114,12 +114,12 @@ export interface InputNumberTexts {
   cantidad?: string;
 }
 
-function optionalId(value: string | null | undefined, campo: string): number | null | undefined {
+export function optionalId(value: string | null | undefined, campo: string): number | null | undefined {
   return value === null || value === undefined ? value : parseId(value, campo);
 }
 
 /** A text argument as is, unless it holds a lone UTF-16 surrogate (which the services would store as U+FFFD). */
-function texto<T extends string | null | undefined>(value: T, campo: string): T {
+export function texto<T extends string | null | undefined>(value: T, campo: string): T {
   if (typeof value === 'string' && !isWellFormedText(value)) throw InvalidArgumentError.field(campo, TEXTO_MENSAJES.malFormado);
   return value;
 }

@@ -1,82 +1,125 @@
 import DataLoader from 'dataloader';
-import type { Bodega, Caller, InventarioApi, Producto } from '../inventario/model';
+import type { Bodega, Caller, Existencia, InventarioApi, Producto } from '../inventario/model';
 import type { ExecutionGuard } from './execution-limits';
 import type { Page } from './pagination';
 
-/** One warehouse's page of products: `Bodega.productos(first, after)`. */
-export interface ProductosDeBodegaKey extends Page {
-  bodegaId: number;
+/** One parent's page of a relation list: `Bodega.productos(first, after)` and the like. */
+export interface PageOfKey extends Page {
+  /** The parent's id (the warehouse's, the product's). */
+  parentId: number;
 }
 
 /**
  * Per-request batching of the additive relation fields (ARCHITECTURE §3, no
- * N+1): every `Producto.bodega` of one execution level becomes one
- * `bodegasPorIds` call, every `Bodega.productos` one `productosDeBodegas`
- * call (one per distinct `first`/`after`, when the fields of one level ask
- * for different pages). Created per request because the cache must not
- * outlive the caller's request (nor leak one user's reads to another).
+ * N+1): every `Producto.bodega` (and `Existencia.bodega`, `Movimiento.bodega`)
+ * of one execution level becomes one `bodegasPorIds` call, every
+ * `Existencia.producto` and `Movimiento.producto` one `productosPorIds` call,
+ * every `Bodega.productos` one `productosDeBodegas` call, every
+ * `Bodega.existencias` one `existenciasDeBodegas` call and every
+ * `Producto.existencias` one `existenciasDeProductos` call (a list one per
+ * distinct `first`/`after`, when the fields of one level ask for different
+ * pages). Created per request because the cache must not outlive the
+ * caller's request (nor leak one user's reads to another).
  */
 export interface Loaders {
   /** The warehouse with this id, or null when it does not exist. */
   bodegaPorId: DataLoader<number, Bodega | null>;
+  /** The product with this id, or null when it does not exist. */
+  productoPorId: DataLoader<number, Producto | null>;
   /** A page of the products a warehouse holds, in id order (empty for an unknown warehouse). */
-  productosDeBodega: DataLoader<ProductosDeBodegaKey, Producto[], string>;
+  productosDeBodega: DataLoader<PageOfKey, Producto[], string>;
+  /** A page of a warehouse's levels, in product id order (`after`: a product id). */
+  existenciasDeBodega: DataLoader<PageOfKey, Existencia[], string>;
+  /** A page of a product's levels, in warehouse id order (`after`: a warehouse id). */
+  existenciasDeProducto: DataLoader<PageOfKey, Existencia[], string>;
   /** Forgets every cached read: called after a write so later fields see it. */
   clearAll(): void;
 }
 
 const pageKey = (page: Page) => `${page.first ?? ''}/${page.afterId ?? ''}`;
-const productosKey = (key: ProductosDeBodegaKey) => `${key.bodegaId}:${pageKey(key)}`;
+const pageOfKey = (key: PageOfKey) => `${key.parentId}:${pageKey(key)}`;
+
+/** A batch read of one page of each parent: its items of every parent, in any order. */
+type ReadPages<V> = (parentIds: number[], page: { perParent?: number; afterId?: number; maxTotal: number }) => Promise<V[]>;
 
 /**
- * One batch is one InventarioApi call per distinct page, whatever its size:
- * InventarioApi splits an id list into the chunks the services' filters
- * accept. Products are read no further than the request's node cap allows
- * (`guard`): more could only be refused.
+ * A loader of a relation list: the keys of one batch are grouped by page
+ * (`first`/`after`), and each group is one `read` of every parent in it,
+ * whose items are then dealt out by `parentOf`. Items are read no further
+ * than the request's node cap allows (`guard`): more could only be refused.
  */
-export function createLoaders(inventario: InventarioApi, caller: Caller, guard: ExecutionGuard): Loaders {
-  const bodegaPorId = new DataLoader<number, Bodega | null>(async (ids) => {
-    const bodegas = await inventario.bodegasPorIds(caller, ids);
-    const byId = new Map(bodegas.map((bodega) => [bodega.id, bodega]));
-    return ids.map((id) => byId.get(id) ?? null);
-  });
-
-  const productosDeBodega = new DataLoader<ProductosDeBodegaKey, Producto[], string>(
+function pageOfLoader<V>(guard: ExecutionGuard, read: ReadPages<V>, parentOf: (item: V) => number | null): DataLoader<PageOfKey, V[], string> {
+  return new DataLoader<PageOfKey, V[], string>(
     async (keys) => {
-      const pages = new Map<string, ProductosDeBodegaKey[]>();
+      const pages = new Map<string, PageOfKey[]>();
       for (const key of keys) {
         const page = pages.get(pageKey(key));
         if (page) page.push(key);
         else pages.set(pageKey(key), [key]);
       }
-      const byKey = new Map<string, Producto[]>();
+      const byKey = new Map<string, V[]>();
       await Promise.all(
         [...pages.values()].map(async (page) => {
           const { first, afterId } = page[0]!;
           guard.check();
-          const productos = await inventario.productosDeBodegas(
-            caller,
-            page.map((key) => key.bodegaId),
-            { perBodega: first, afterId, maxTotal: guard.remainingNodes() + 1 },
+          const items = await read(
+            page.map((key) => key.parentId),
+            { perParent: first, afterId, maxTotal: guard.remainingNodes() + 1 },
           );
-          const byBodega = new Map<number, Producto[]>(page.map((key) => [key.bodegaId, []]));
-          for (const producto of productos) {
-            if (producto.bodegaId !== null) byBodega.get(producto.bodegaId)?.push(producto);
+          const byParent = new Map<number, V[]>(page.map((key) => [key.parentId, []]));
+          for (const item of items) {
+            const parentId = parentOf(item);
+            if (parentId !== null) byParent.get(parentId)?.push(item);
           }
-          for (const key of page) byKey.set(productosKey(key), byBodega.get(key.bodegaId) ?? []);
+          for (const key of page) byKey.set(pageOfKey(key), byParent.get(key.parentId) ?? []);
         }),
       );
-      return keys.map((key) => byKey.get(productosKey(key)) ?? []);
+      return keys.map((key) => byKey.get(pageOfKey(key)) ?? []);
     },
-    { cacheKeyFn: productosKey },
+    { cacheKeyFn: pageOfKey },
+  );
+}
+
+/** A loader of records by id: one `read` per batch, null for an id it did not return. */
+function byIdLoader<V extends { id: number }>(read: (ids: readonly number[]) => Promise<V[]>): DataLoader<number, V | null> {
+  return new DataLoader<number, V | null>(async (ids) => {
+    const byId = new Map((await read(ids)).map((record) => [record.id, record]));
+    return ids.map((id) => byId.get(id) ?? null);
+  });
+}
+
+/**
+ * One batch is one InventarioApi call per distinct page, whatever its size:
+ * InventarioApi splits an id list into the chunks the services' filters
+ * accept.
+ */
+export function createLoaders(inventario: InventarioApi, caller: Caller, guard: ExecutionGuard): Loaders {
+  const bodegaPorId = byIdLoader((ids) => inventario.bodegasPorIds(caller, ids));
+  const productoPorId = byIdLoader((ids) => inventario.productosPorIds(caller, ids));
+  const productosDeBodega = pageOfLoader(
+    guard,
+    (bodegaIds, { perParent, afterId, maxTotal }) => inventario.productosDeBodegas(caller, bodegaIds, { perBodega: perParent, afterId, maxTotal }),
+    (producto) => producto.bodegaId,
+  );
+  const existenciasDeBodega = pageOfLoader(
+    guard,
+    (bodegaIds, page) => inventario.existenciasDeBodegas(caller, bodegaIds, page),
+    (existencia) => existencia.bodegaId,
+  );
+  const existenciasDeProducto = pageOfLoader(
+    guard,
+    (productoIds, page) => inventario.existenciasDeProductos(caller, productoIds, page),
+    (existencia) => existencia.productoId,
   );
 
   return {
     bodegaPorId,
+    productoPorId,
     productosDeBodega,
+    existenciasDeBodega,
+    existenciasDeProducto,
     clearAll() {
-      bodegaPorId.clearAll();
-      productosDeBodega.clearAll();
+      for (const loader of [bodegaPorId, productoPorId, productosDeBodega, existenciasDeBodega, existenciasDeProducto]) loader.clearAll();
     },
   };
 }

@@ -1,6 +1,7 @@
 import { validateFields } from '@inventario/platform';
 import { GraphQLError, type GraphQLResolveInfo } from 'graphql';
-import type { Bodega, InventarioApi, Producto } from '../inventario/model';
+import { PreconditionRequiredError } from '../inventario/errors';
+import type { Bodega, Existencia, InventarioApi, Operacion, Producto } from '../inventario/model';
 import { describeSeedResult, seedSampleData } from '../inventario/seed';
 import type { FieldResolver } from './bind-resolvers';
 import type { GraphqlContext } from './context';
@@ -20,6 +21,16 @@ import {
 } from './inputs';
 import { mutationResponse } from './mutation-result';
 import { argumentNumberText } from './number-text';
+import {
+  STOCK_MENSAJES,
+  toAsignacion,
+  toMovimientoInput,
+  toNivel,
+  toReverso,
+  toTransferenciaInput,
+  type MovimientoInputArgs,
+  type TransferenciaInputArgs,
+} from './stock-inputs';
 
 export interface MutationDeps {
   inventario: InventarioApi;
@@ -35,6 +46,11 @@ const MENSAJES = {
   crearBodega: { ok: 'Bodega creada correctamente', fail: 'No se pudo crear la bodega' },
   actualizarBodega: { ok: 'Bodega actualizada correctamente', fail: 'No se pudo actualizar la bodega' },
   eliminarBodega: { ok: 'Bodega eliminada correctamente', fail: 'No se pudo eliminar la bodega' },
+  asignarProductoABodega: { ok: 'Producto asignado a la bodega correctamente', fail: 'No se pudo asignar el producto a la bodega' },
+  retirarProductoDeBodega: { ok: 'Producto retirado de la bodega correctamente', fail: 'No se pudo retirar el producto de la bodega' },
+  registrarMovimiento: { ok: 'Movimiento registrado correctamente', fail: 'No se pudo registrar el movimiento' },
+  transferirStock: { ok: 'Transferencia realizada correctamente', fail: 'No se pudo realizar la transferencia' },
+  revertirOperacion: { ok: 'Operación revertida correctamente', fail: 'No se pudo revertir la operación' },
 } as const;
 
 /**
@@ -43,7 +59,8 @@ const MENSAJES = {
  * attempt, so a malformed input is a failure like any validation failure.
  * After a write the request's loaders are cleared, so a field read later in
  * the same request sees the change. Every write takes `idempotencyKey`, and
- * updates and deletes a `version` (toWriteOptions): a replay answers the
+ * updates, deletes and the writes of one stock level a `version`
+ * (toWriteOptions; a level's version for the latter): a replay answers the
  * recorded result, a conflict is `success: false` naming it.
  */
 export function createMutationResolvers({ inventario, enableInit }: MutationDeps): Record<string, FieldResolver> {
@@ -58,6 +75,21 @@ export function createMutationResolvers({ inventario, enableInit }: MutationDeps
   const producto = { onSuccess: (p: Producto): { producto: Producto | null } => ({ producto: p }), onFailure: { producto: null } };
   const bodega = { onSuccess: (b: Bodega): { bodega: Bodega | null } => ({ bodega: b }), onFailure: { bodega: null } };
   const nothing = { onSuccess: () => ({}), onFailure: {} };
+  const existencia = {
+    onSuccess: (e: Existencia): { existencia: Existencia | null } => ({ existencia: e }),
+    onFailure: { existencia: null },
+  };
+  const operacion = {
+    onSuccess: (o: Operacion): { operacion: Operacion | null } => ({ operacion: o }),
+    onFailure: { operacion: null },
+  };
+  const retiro = {
+    onSuccess: (cantidadRetirada: number): { cantidadRetirada: number | null } => ({ cantidadRetirada }),
+    onFailure: { cantidadRetirada: null },
+  };
+  // A stock argument's number text, literal or variable (see inputTexts).
+  const numberText = (ctx: GraphqlContext, info: GraphQLResolveInfo, ...path: [string, ...string[]]) =>
+    argumentNumberText(info, ctx.exactVariables, path);
   // The numbers as the client wrote them, literal or variable: judged as written, never as graphql-js's doubles.
   const inputTexts = (ctx: GraphqlContext, info: GraphQLResolveInfo) => ({
     precio: argumentNumberText(info, ctx.exactVariables, ['input', 'precio']),
@@ -128,6 +160,70 @@ export function createMutationResolvers({ inventario, enableInit }: MutationDeps
         },
         MENSAJES.eliminarBodega,
         nothing,
+      ),
+    asignarProductoABodega: (
+      _: unknown,
+      args: { bodegaId: string; productoId: string; cantidad: number; umbralMinimo?: number | null } & SafeWriteArgs,
+      ctx: GraphqlContext,
+      info: GraphQLResolveInfo,
+    ) =>
+      mutationResponse(
+        async () => {
+          const { asignacion, write } = validateFields({
+            asignacion: () => toAsignacion(args, { cantidad: numberText(ctx, info, 'cantidad'), umbralMinimo: numberText(ctx, info, 'umbralMinimo') }),
+            write: () => toWriteOptions(args),
+          });
+          return (await run(ctx, () => inventario.asignarExistencia(ctx.caller, asignacion.bodegaId, asignacion.input, write))).existencia;
+        },
+        MENSAJES.asignarProductoABodega,
+        existencia,
+      ),
+    retirarProductoDeBodega: (_: unknown, args: { bodegaId: string; productoId: string } & SafeWriteArgs, ctx: GraphqlContext) =>
+      mutationResponse(
+        async () => {
+          const { nivel, write } = validateFields({ nivel: () => toNivel(args), write: () => toWriteOptions(args) });
+          return (await run(ctx, () => inventario.retirarProducto(ctx.caller, nivel.bodegaId, nivel.productoId, write))).cantidadRetirada;
+        },
+        MENSAJES.retirarProductoDeBodega,
+        retiro,
+      ),
+    registrarMovimiento: (_: unknown, args: { input: MovimientoInputArgs } & SafeWriteArgs, ctx: GraphqlContext, info: GraphQLResolveInfo) =>
+      mutationResponse(
+        () => {
+          const { movimiento, write } = validateFields({
+            movimiento: () => toMovimientoInput(args.input, { cantidad: numberText(ctx, info, 'input', 'cantidad') }),
+            write: () => toWriteOptions(args),
+          });
+          // A count is of a known state (REST's 428 without If-Match): said here in GraphQL's terms.
+          if (movimiento.input.tipo === 'AJUSTE' && write.ifMatch === undefined) throw new PreconditionRequiredError(STOCK_MENSAJES.ajusteSinVersion);
+          return run(ctx, () => inventario.registrarMovimiento(ctx.caller, movimiento.bodegaId, movimiento.input, write));
+        },
+        MENSAJES.registrarMovimiento,
+        operacion,
+      ),
+    transferirStock: (_: unknown, args: { input: TransferenciaInputArgs } & SafeWriteArgs, ctx: GraphqlContext, info: GraphQLResolveInfo) =>
+      mutationResponse(
+        () => {
+          const { input, write } = validateFields({
+            input: () => toTransferenciaInput(args.input, { cantidad: numberText(ctx, info, 'input', 'cantidad') }),
+            write: () => toWriteOptions({ idempotencyKey: args.idempotencyKey }),
+          });
+          return run(ctx, () => inventario.transferir(ctx.caller, input, write));
+        },
+        MENSAJES.transferirStock,
+        operacion,
+      ),
+    revertirOperacion: (_: unknown, args: { id: string; comentario?: string | null } & SafeWriteArgs, ctx: GraphqlContext) =>
+      mutationResponse(
+        () => {
+          const { reverso, write } = validateFields({
+            reverso: () => toReverso(args),
+            write: () => toWriteOptions({ idempotencyKey: args.idempotencyKey }),
+          });
+          return run(ctx, () => inventario.revertirOperacion(ctx.caller, reverso.id, { comentario: reverso.comentario }, write));
+        },
+        MENSAJES.revertirOperacion,
+        operacion,
       ),
     // Its result is a plain String!, so a refusal cannot be data: it is an error (FORBIDDEN).
     inicializarBaseDatos: async (_: unknown, __: unknown, ctx: GraphqlContext) => {

@@ -1,5 +1,5 @@
 import { DomainError, IdempotencyKeyReusedError, InvalidArgumentError, VersionMismatchError } from '@inventario/platform';
-import { BodegaConProductosError, DeadlineExceededError } from '../inventario/errors';
+import { BodegaConProductosError, DeadlineExceededError, PreconditionRequiredError } from '../inventario/errors';
 
 /**
  * Mutation failures are data, not errors (ARCHITECTURE §3): the spec's
@@ -9,7 +9,7 @@ import { BodegaConProductosError, DeadlineExceededError } from '../inventario/er
  * error (INTERNAL_ERROR, logged with an id).
  */
 
-/** The common part of ProductoResponse, BodegaResponse and DeleteResponse. */
+/** The common part of every mutation's response type (ProductoResponse, DeleteResponse, OperacionResponse...). */
 export interface MutationResponse {
   success: boolean;
   message: string;
@@ -43,6 +43,8 @@ export function failureText(err: unknown): string | undefined {
   }
   // The conflicts of a safe write start with their REST code, so a client can tell them apart.
   if (err instanceof VersionMismatchError) return `PRECONDITION_FAILED: conflicto de versión, ${err.message}`;
+  // A write that needs a version came without one (an AJUSTE): REST's 428.
+  if (err instanceof PreconditionRequiredError) return `${err.code}: ${err.message}`;
   if (err instanceof DomainError && err.reason !== undefined) return `${err.reason}: ${err.message}`;
   if (err instanceof DomainError) return err.message;
   return undefined;

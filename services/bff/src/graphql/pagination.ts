@@ -1,12 +1,16 @@
 import { decodePageToken, encodePageToken, InvalidArgumentError } from '@inventario/platform';
+import type { CursorPage } from '../inventario/model';
 
 /**
  * GraphQL's pagination arguments, `first: Int` and `after: String`, on
- * `Query.productos`, `Query.bodegas` and `Bodega.productos` (additive: without
- * them a list is complete, as the spec's clients expect). Lists are in id
- * order and `after` is a keyset cursor: the base64url text of the last id the
- * client saw (the services' page token), so a page never repeats or skips a
- * row when others are inserted or deleted between requests.
+ * `Query.productos`, `Query.bodegas`, `Bodega.productos`, `Bodega.existencias`
+ * and `Producto.existencias` (additive: without them a list is complete, as
+ * the spec's clients expect). Lists are in id order and `after` is a keyset
+ * cursor: the base64url text of the last id the client saw (the services'
+ * page token; for a warehouse's levels the product's id, for a product's the
+ * warehouse's), so a page never repeats or skips a row when others are
+ * inserted or deleted between requests. The ledger (`movimientos`) is paged
+ * by its own cursor instead (parseCursorPage).
  */
 
 /** The largest `first`: the services' largest page, and REST's largest `limit`. */
@@ -15,6 +19,8 @@ export const MAX_FIRST = 1000;
 export const PAGINATION_MENSAJES = {
   first: `debe estar entre 0 y ${MAX_FIRST}`,
   after: 'no es un cursor válido (use el id del último elemento recibido en base64url: el id "20" es "MjA")',
+  firstDePagina: `debe estar entre 1 y ${MAX_FIRST}`,
+  afterDePagina: 'no es un cursor válido (use el siguienteCursor de la página anterior, con el mismo filtro)',
 } as const;
 
 /** The arguments as the schema declares them; an explicit null means "not given". */
@@ -61,5 +67,27 @@ export function parsePage(args: PageArgs): Page {
     page.first = args.first;
   }
   if (args.after !== undefined && args.after !== null) page.afterId = parseCursor(args.after);
+  return page;
+}
+
+/**
+ * `first` and `after` of a list answered as a page with its own cursor
+ * (`movimientos`: `MovimientosPagina.siguienteCursor`), which the service
+ * issues and only it reads. `first` is 1..MAX_FIRST: a page of none would
+ * have no cursor to continue from. `after` must look like a cursor (visible
+ * ASCII, at most 1024 characters); whether it is one the service decides.
+ */
+export function parseCursorPage(args: PageArgs): CursorPage {
+  const page: CursorPage = {};
+  if (args.first !== undefined && args.first !== null) {
+    if (!Number.isInteger(args.first) || args.first < 1 || args.first > MAX_FIRST) {
+      throw InvalidArgumentError.field('first', PAGINATION_MENSAJES.firstDePagina);
+    }
+    page.limit = args.first;
+  }
+  if (args.after !== undefined && args.after !== null) {
+    if (!/^[\x21-\x7e]{1,1024}$/.test(args.after)) throw InvalidArgumentError.field('after', PAGINATION_MENSAJES.afterDePagina);
+    page.cursor = args.after;
+  }
   return page;
 }

@@ -1,9 +1,10 @@
-import { NotFoundError } from '@inventario/platform';
-import type { Bodega, InventarioApi, Producto } from '../inventario/model';
+import { InvalidArgumentError, NotFoundError, validateFields } from '@inventario/platform';
+import type { Bodega, Existencia, InventarioApi, Movimiento, Producto } from '../inventario/model';
 import type { FieldResolver } from './bind-resolvers';
 import type { GraphqlContext } from './context';
 import { parseId } from './inputs';
-import { parsePage, type PageArgs } from './pagination';
+import { toMovimientoFilter, type MovimientoFiltroArgs } from './stock-inputs';
+import { parseCursorPage, parsePage, type PageArgs } from './pagination';
 
 /** The text `health` answers while the endpoint can execute queries. */
 export const HEALTH_TEXT = 'OK';
@@ -26,6 +27,15 @@ function readLimit(first: number | undefined, ctx: GraphqlContext): number {
   return Math.min(first ?? Infinity, ctx.guard.remainingNodes() + 1);
 }
 
+/** A ledger page when `first` is not given: REST's default `limit`, and what the result estimate counts for a list without `first`. */
+export const MOVIMIENTOS_POR_PAGINA = 100;
+
+/** The service's malformed page token is the client's `after` (REST names it `cursor`). */
+function asAfterFailure(err: unknown): unknown {
+  if (!(err instanceof InvalidArgumentError) || !err.violations.some((v) => v.campo === 'cursor')) return err;
+  return new InvalidArgumentError(err.violations.map((v) => (v.campo === 'cursor' ? { ...v, campo: 'after' } : v)));
+}
+
 /**
  * The read side. An id that is not a positive integer (`producto(id: "abc")`)
  * is an error classified ValidationError naming `id`, not null: null means
@@ -34,9 +44,12 @@ function readLimit(first: number | undefined, ctx: GraphqlContext): number {
  */
 export function createQueryResolvers(inventario: InventarioApi): Record<string, FieldResolver> {
   return {
-    productos: (_: unknown, args: PageArgs, ctx: GraphqlContext) => {
+    productos: async (_: unknown, args: PageArgs, ctx: GraphqlContext) => {
       const { first, afterId } = parsePage(args);
-      return inventario.listProductos(ctx.caller, { limit: readLimit(first, ctx), afterId });
+      const productos = await inventario.listProductos(ctx.caller, { limit: readLimit(first, ctx), afterId });
+      // A later `Existencia.producto` of the same request needs no downstream call.
+      for (const producto of productos) ctx.loaders.productoPorId.prime(producto.id, producto);
+      return productos;
     },
     producto: (_: unknown, args: { id: string }, ctx: GraphqlContext) =>
       orNull(inventario.getProducto(ctx.caller, parseId(args.id, 'id'))),
@@ -50,6 +63,23 @@ export function createQueryResolvers(inventario: InventarioApi): Record<string, 
     bodega: (_: unknown, args: { id: string }, ctx: GraphqlContext) =>
       orNull(inventario.getBodega(ctx.caller, parseId(args.id, 'id'))),
     health: () => HEALTH_TEXT,
+    movimientos: async (_: unknown, args: { filtro?: MovimientoFiltroArgs | null } & PageArgs, ctx: GraphqlContext) => {
+      const { filter, page } = validateFields({ filter: () => toMovimientoFilter(args.filtro ?? {}), page: () => parseCursorPage(args) });
+      try {
+        const pagina = await inventario.listMovimientos(ctx.caller, filter, { ...page, limit: readLimit(page.limit ?? MOVIMIENTOS_POR_PAGINA, ctx) });
+        return { movimientos: pagina.items, siguienteCursor: pagina.siguienteCursor };
+      } catch (err) {
+        throw asAfterFailure(err);
+      }
+    },
+    operacion: (_: unknown, args: { id: string }, ctx: GraphqlContext) => orNull(inventario.getOperacion(ctx.caller, parseId(args.id, 'id'))),
+    existencia: (_: unknown, args: { bodegaId: string; productoId: string }, ctx: GraphqlContext) => {
+      const { bodegaId, productoId } = validateFields({
+        bodegaId: () => parseId(args.bodegaId, 'bodegaId'),
+        productoId: () => parseId(args.productoId, 'productoId'),
+      });
+      return orNull(inventario.getExistencia(ctx.caller, bodegaId, productoId));
+    },
   };
 }
 
@@ -64,11 +94,30 @@ export const productoResolvers: Record<string, FieldResolver> = {
   cantidad: (producto: Producto) => producto.cantidadEnStock,
   bodega: (producto: Producto, _: unknown, ctx: GraphqlContext) =>
     producto.bodegaId === null ? null : ctx.loaders.bodegaPorId.load(producto.bodegaId),
+  existencias: (producto: Producto, args: PageArgs, ctx: GraphqlContext) => {
+    // Each level's `producto` is this one: no downstream call.
+    ctx.loaders.productoPorId.prime(producto.id, producto);
+    return ctx.loaders.existenciasDeProducto.load({ parentId: producto.id, ...parsePage(args) });
+  },
 };
 
 export const bodegaResolvers: Record<string, FieldResolver> = {
   // The schema's `ubicacion: String!`; a warehouse without location (null in storage) shows "".
   ubicacion: (bodega: Bodega) => bodega.ubicacion ?? '',
   productos: (bodega: Bodega, args: PageArgs, ctx: GraphqlContext) =>
-    ctx.loaders.productosDeBodega.load({ bodegaId: bodega.id, ...parsePage(args) }),
+    ctx.loaders.productosDeBodega.load({ parentId: bodega.id, ...parsePage(args) }),
+  existencias: (bodega: Bodega, args: PageArgs, ctx: GraphqlContext) => {
+    // Each level's `bodega` is this one: no downstream call.
+    ctx.loaders.bodegaPorId.prime(bodega.id, bodega);
+    return ctx.loaders.existenciasDeBodega.load({ parentId: bodega.id, ...parsePage(args) });
+  },
 };
+
+/** A level's or a line's warehouse and product, batched; null once they no longer exist (lines outlive them). */
+const relacionesDeStock: Record<string, FieldResolver> = {
+  bodega: (record: Existencia | Movimiento, _: unknown, ctx: GraphqlContext) => ctx.loaders.bodegaPorId.load(record.bodegaId),
+  producto: (record: Existencia | Movimiento, _: unknown, ctx: GraphqlContext) => ctx.loaders.productoPorId.load(record.productoId),
+};
+
+export const existenciaResolvers: Record<string, FieldResolver> = relacionesDeStock;
+export const movimientoResolvers: Record<string, FieldResolver> = relacionesDeStock;

@@ -2,7 +2,7 @@ import type { InventarioApi } from '../inventario/model';
 import type { Resolvers } from './bind-resolvers';
 import { dateTimeScalar } from './date-time';
 import { createMutationResolvers } from './mutation-resolvers';
-import { bodegaResolvers, createQueryResolvers, productoResolvers } from './query-resolvers';
+import { bodegaResolvers, createQueryResolvers, existenciaResolvers, movimientoResolvers, productoResolvers } from './query-resolvers';
 
 export interface ResolverDeps {
   inventario: InventarioApi;
@@ -17,5 +17,7 @@ export function createResolvers({ inventario, enableInit }: ResolverDeps): Resol
     Mutation: createMutationResolvers({ inventario, enableInit }),
     Producto: productoResolvers,
     Bodega: bodegaResolvers,
+    Existencia: existenciaResolvers,
+    Movimiento: movimientoResolvers,
   };
 }

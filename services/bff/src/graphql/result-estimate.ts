@@ -25,7 +25,9 @@ import { MAX_FIRST, PAGINATION_MENSAJES } from './pagination';
  * subtree once per item: `first` items when it has a literal `first`,
  * MAX_FIRST when `first` is a variable (its value is not known while a
  * document is validated, and validation is cached per document), and
- * `defaultListSize` without `first`. So `{ bodegas { productos { id } } }`
+ * `defaultListSize` without `first`; a paginated field that answers a page
+ * object (`movimientos(first): MovimientosPagina`) gives that size to the
+ * lists of the page. So `{ bodegas { productos { id } } }`
  * is 100 + 100 × 100 = 10,100, while the cycle `Bodega.productos` /
  * `Producto.bodega` multiplies by 100 per list level (the issue's query, four
  * levels, about 10^8). Fields selected twice (in two fragments, say) count
@@ -57,7 +59,18 @@ function createEstimator(context: ValidationContext, limits: ResultEstimateLimit
   const fragments = new Map<string, number>();
   const visiting = new Set<string>();
 
-  function fieldNodes(node: FieldNode, parent: GraphQLCompositeType): number {
+  /** The items a paginated field asks for: its `first`, MAX_FIRST for a variable, the default without. */
+  function sizeOf(node: FieldNode): number {
+    const first = firstOf(node);
+    return first === 'variable' ? MAX_FIRST : (first ?? limits.defaultListSize);
+  }
+
+  /**
+   * `pageSize` is the size a paginated field that answers a page object
+   * (`movimientos: MovimientosPagina`) gives the lists of that object,
+   * which take no `first` of their own.
+   */
+  function fieldNodes(node: FieldNode, parent: GraphQLCompositeType, pageSize?: number): number {
     if (node.name.value.startsWith('__')) return 0;
     if (!isObjectType(parent) && !isInterfaceType(parent)) return 0;
     const field = parent.getFields()[node.name.value];
@@ -65,15 +78,17 @@ function createEstimator(context: ValidationContext, limits: ResultEstimateLimit
     let type = getNullableType(field.type);
     const isList = isListType(type);
     while (isListType(type)) type = getNullableType(type.ofType);
-    const subtree = isCompositeType(type) && node.selectionSet ? 1 + selectionNodes(node.selectionSet, type) : 1;
+    const paginated = isPaginated(field);
+    const ofPage = paginated && !isList ? sizeOf(node) : undefined;
+    const subtree = isCompositeType(type) && node.selectionSet ? 1 + selectionNodes(node.selectionSet, type, ofPage) : 1;
     if (!isList) return isCompositeType(type) ? subtree : 0;
-    const first = isPaginated(field) ? firstOf(node) : undefined;
-    const size = first === 'variable' ? MAX_FIRST : (first ?? limits.defaultListSize);
+    const size = paginated ? sizeOf(node) : (pageSize ?? limits.defaultListSize);
     return size * subtree;
   }
 
-  function fragmentNodes(name: string): number {
-    const known = fragments.get(name);
+  function fragmentNodes(name: string, pageSize?: number): number {
+    const memo = `${name}/${pageSize ?? ''}`;
+    const known = fragments.get(memo);
     if (known !== undefined) return known;
     const fragment = context.getFragment(name);
     // An unknown fragment or a cycle is reported by graphql-js's own rules.
@@ -81,23 +96,23 @@ function createEstimator(context: ValidationContext, limits: ResultEstimateLimit
     const type = context.getSchema().getType(fragment.typeCondition.name.value);
     if (!type || !isCompositeType(type)) return 0;
     visiting.add(name);
-    const nodes = selectionNodes(fragment.selectionSet, type);
+    const nodes = selectionNodes(fragment.selectionSet, type, pageSize);
     visiting.delete(name);
     // Memoized: fragments spreading fragments twice over cannot make this exponential.
-    fragments.set(name, nodes);
+    fragments.set(memo, nodes);
     return nodes;
   }
 
-  function selectionNodes(selectionSet: SelectionSetNode, parent: GraphQLCompositeType): number {
+  function selectionNodes(selectionSet: SelectionSetNode, parent: GraphQLCompositeType, pageSize?: number): number {
     let nodes = 0;
     for (const selection of selectionSet.selections) {
       if (selection.kind === Kind.FIELD) {
-        nodes += fieldNodes(selection, parent);
+        nodes += fieldNodes(selection, parent, pageSize);
       } else if (selection.kind === Kind.FRAGMENT_SPREAD) {
-        nodes += fragmentNodes(selection.name.value);
+        nodes += fragmentNodes(selection.name.value, pageSize);
       } else {
         const condition = selection.typeCondition && context.getSchema().getType(selection.typeCondition.name.value);
-        nodes += selectionNodes(selection.selectionSet, condition && isCompositeType(condition) ? condition : parent);
+        nodes += selectionNodes(selection.selectionSet, condition && isCompositeType(condition) ? condition : parent, pageSize);
       }
     }
     return nodes;

@@ -4,8 +4,15 @@ import { bindResolvers, type Resolvers } from './bind-resolvers';
 /**
  * The public GraphQL contract: the spec's typed schema exactly (ids are `ID`
  * strings, `cantidad` is the stock, `precio: Float!`), plus the additive
- * fields of ARCHITECTURE §3 (marked "Adición" below). Changes here are
- * additive only: clients of the old service query this schema unchanged.
+ * fields of ARCHITECTURE §3 and the stock ledger of docs/contract.md §10.3
+ * (marked "Adición" below). Changes here are additive only: clients of the
+ * old service query this schema unchanged.
+ *
+ * The ledger's closed lists (`tipo`, `motivo`) are Strings, as the spec's
+ * schema has no enum: a value outside the list is then a mutation's
+ * `success: false` naming the field, like every other bad input (an enum
+ * makes it a document error with no data), and a reason added later
+ * reaches clients that match on the old values without breaking them.
  */
 export const typeDefs = /* GraphQL */ `
   """
@@ -28,6 +35,8 @@ export const typeDefs = /* GraphQL */ `
     bodega: Bodega
     "Adición: 1 al crearse, +1 en cada escritura; pásela como version a una mutación para que solo se aplique sobre esta versión."
     version: Int!
+    "Adición: sus existencias en cada bodega que lo tiene, en orden de id de bodega; after es el cursor de la última bodega recibida."
+    existencias(first: Int, after: String): [Existencia!]!
   }
 
   type Bodega {
@@ -42,6 +51,95 @@ export const typeDefs = /* GraphQL */ `
     productos(first: Int, after: String): [Producto!]!
     "Adición: 1 al crearse, +1 en cada actualización."
     version: Int!
+    "Adición: unidades que guarda en total, la suma de sus existencias; nunca supera capacidad."
+    ocupacion: Int!
+    "Adición: sus existencias, en orden de id de producto; after es el cursor del último producto recibido."
+    existencias(first: Int, after: String): [Existencia!]!
+  }
+
+  """
+  Adición: las unidades de un producto en una bodega (un nivel de stock). Su version es la de su último movimiento:
+  pásela a asignarProductoABodega, retirarProductoDeBodega o registrarMovimiento para que solo se apliquen sobre ella.
+  """
+  type Existencia {
+    bodegaId: ID!
+    productoId: ID!
+    "Unidades, nunca negativas."
+    cantidad: Int!
+    "Umbral de stock bajo: con cantidad igual o inferior se avisa (StockBajo); null, sin aviso."
+    umbralMinimo: Int
+    version: Int!
+    fechaCreacion: DateTime
+    fechaActualizacion: DateTime
+    "La bodega, o null si ya no existe."
+    bodega: Bodega
+    "El producto, o null si ya no existe."
+    producto: Producto
+  }
+
+  """
+  Adición: una línea del libro de movimientos, que nunca se modifica ni se borra. tipo: ENTRADA, SALIDA,
+  TRANSFERENCIA o AJUSTE. motivo: ASIGNACION, RECEPCION, DEVOLUCION, VENTA, MERMA, CONTEO, RETIRO, TRANSFERENCIA,
+  REVERSO, PRODUCTO_ELIMINADO o BODEGA_ELIMINADA.
+  """
+  type Movimiento {
+    id: ID!
+    operacionId: ID!
+    bodegaId: ID!
+    productoId: ID!
+    tipo: String!
+    motivo: String!
+    "Con signo: lo que la línea sumó a la existencia."
+    cantidad: Int!
+    cantidadAnterior: Int!
+    cantidadPosterior: Int!
+    "La versión de la existencia tras esta línea."
+    version: Int!
+    "El usuario de la petición (autenticación Basic), o system."
+    usuario: String!
+    comentario: String
+    fecha: DateTime!
+    "La bodega, o null si ya no existe (las líneas quedan)."
+    bodega: Bodega
+    "El producto, o null si ya no existe (las líneas quedan)."
+    producto: Producto
+  }
+
+  """
+  Adición: una orden y las líneas que escribió, todas o ninguna. tipo: ASIGNACION, RETIRO, ENTRADA, SALIDA, AJUSTE,
+  TRANSFERENCIA, REVERSO, PRODUCTO_ELIMINADO o BODEGA_ELIMINADA.
+  """
+  type Operacion {
+    id: ID!
+    tipo: String!
+    usuario: String!
+    comentario: String
+    fecha: DateTime!
+    "En un reverso, la operación que revierte."
+    revierteA: ID
+    "En una operación revertida, su reverso."
+    revertidaPor: ID
+    "Todas sus líneas."
+    movimientos: [Movimiento!]!
+  }
+
+  "Adición: una página del libro de movimientos, de la más reciente a la más antigua."
+  type MovimientosPagina {
+    movimientos: [Movimiento!]!
+    "Pásela como after, con el mismo filtro, para la página siguiente; null en la última."
+    siguienteCursor: String
+  }
+
+  "Adición: filtros de movimientos; los ausentes no filtran."
+  input MovimientoFiltro {
+    bodegaId: ID
+    productoId: ID
+    "ENTRADA, SALIDA, TRANSFERENCIA o AJUSTE."
+    tipo: String
+    "Líneas en este instante o después."
+    desde: DateTime
+    "Líneas anteriores a este instante."
+    hasta: DateTime
   }
 
   input ProductoInput {
@@ -82,6 +180,33 @@ export const typeDefs = /* GraphQL */ `
     version: Int
   }
 
+  """
+  Adición: un movimiento en una bodega. ENTRADA y SALIDA mueven cantidad unidades (al menos 1); AJUSTE fija la cantidad
+  contada (un conteo) y exige la version de la existencia contada. tipo: ENTRADA, SALIDA o AJUSTE (una transferencia es
+  transferirStock). motivo, si se indica, uno de los de su tipo (el primero por defecto): ENTRADA: RECEPCION, DEVOLUCION;
+  SALIDA: VENTA, MERMA; AJUSTE: CONTEO, MERMA.
+  """
+  input MovimientoInput {
+    bodegaId: ID!
+    productoId: ID!
+    tipo: String!
+    cantidad: Int!
+    motivo: String
+    "Como mucho 500 caracteres."
+    comentario: String
+  }
+
+  "Adición: unidades de un producto que pasan de una bodega a otra distinta, en una sola operación."
+  input TransferenciaInput {
+    productoId: ID!
+    origenId: ID!
+    destinoId: ID!
+    "Al menos 1."
+    cantidad: Int!
+    "Como mucho 500 caracteres."
+    comentario: String
+  }
+
   "Resultado de una mutación de producto: si falla, success es false, error explica el motivo y producto es null."
   type ProductoResponse {
     success: Boolean
@@ -104,6 +229,37 @@ export const typeDefs = /* GraphQL */ `
     error: String
   }
 
+  """
+  Adición, resultado de las mutaciones de stock: si fallan, success es false y error empieza por el código de la API REST
+  cuando lo hay (STOCK_INSUFICIENTE, CAPACIDAD_EXCEDIDA, PRODUCTO_ELIMINADO, OPERACION_YA_REVERTIDA,
+  OPERACION_NO_REVERSIBLE, PRECONDITION_FAILED, PRECONDITION_REQUIRED, IDEMPOTENCY_KEY_REUSED...).
+  """
+  type ExistenciaResponse {
+    success: Boolean
+    message: String
+    error: String
+    "La existencia tras la asignación; null si falla."
+    existencia: Existencia
+  }
+
+  "Adición: resultado de retirarProductoDeBodega (véase ExistenciaResponse)."
+  type RetiroResponse {
+    success: Boolean
+    message: String
+    error: String
+    "Unidades dadas de baja (0 si no tenía existencias); null si falla."
+    cantidadRetirada: Int
+  }
+
+  "Adición: resultado de un movimiento, una transferencia o un reverso (véase ExistenciaResponse)."
+  type OperacionResponse {
+    success: Boolean
+    message: String
+    error: String
+    "La operación escrita, con sus líneas; null si falla."
+    operacion: Operacion
+  }
+
   type Query {
     """
     Adición, first y after (también en bodegas y en Bodega.productos): las listas van en orden de id; sin first
@@ -117,9 +273,18 @@ export const typeDefs = /* GraphQL */ `
     "null si no existe una bodega con ese id."
     bodega(id: ID!): Bodega
     health: String!
+    """
+    Adición: el libro de movimientos, de la línea más reciente a la más antigua. first (1..1000, 100 por defecto): líneas
+    por página. after: el siguienteCursor de la página anterior, con el mismo filtro.
+    """
+    movimientos(filtro: MovimientoFiltro, first: Int, after: String): MovimientosPagina!
+    "Adición: una operación con sus líneas; null si no existe."
+    operacion(id: ID!): Operacion
+    "Adición: las unidades de un producto en una bodega; null si la bodega no tiene existencias de él."
+    existencia(bodegaId: ID!, productoId: ID!): Existencia
   }
 
-  "Adición en todas las mutaciones de escritura: idempotencyKey (1 a 255 caracteres ASCII visibles) hace segura la repetición: la misma clave con la misma petición devuelve el resultado guardado de la primera sin volver a ejecutarla; con otra petición, success false. version (eliminaciones) solo aplica la escritura sobre esa versión."
+  "Adición en todas las mutaciones de escritura: idempotencyKey (1 a 255 caracteres ASCII visibles) hace segura la repetición: la misma clave con la misma petición devuelve el resultado guardado de la primera sin volver a ejecutarla; con otra petición, success false. version (eliminaciones, y escrituras de una existencia con la versión de la existencia) solo aplica la escritura sobre esa versión."
   type Mutation {
     crearProducto(input: ProductoInput!, idempotencyKey: String): ProductoResponse!
     actualizarProducto(input: ProductoUpdateInput!, idempotencyKey: String): ProductoResponse!
@@ -130,6 +295,29 @@ export const typeDefs = /* GraphQL */ `
     eliminarBodega(id: ID!, version: Int, idempotencyKey: String): DeleteResponse!
     "Adición: carga los datos de ejemplo que falten y devuelve un texto de estado; requiere ENABLE_INIT=true."
     inicializarBaseDatos: String!
+    """
+    Adición: fija en cantidad las unidades del producto en la bodega (una línea AJUSTE, motivo ASIGNACION). umbralMinimo:
+    el nuevo umbral de stock bajo; si se omite (o es null), se conserva. version: la de la existencia.
+    """
+    asignarProductoABodega(
+      bodegaId: ID!
+      productoId: ID!
+      cantidad: Int!
+      umbralMinimo: Int
+      version: Int
+      idempotencyKey: String
+    ): ExistenciaResponse!
+    """
+    Adición: da de baja las unidades del producto en la bodega (motivo RETIRO), quita su existencia y, si el producto
+    tenía esta bodega como bodegaId, se la quita. Falla si el producto no está en la bodega ni asignado ni con existencias.
+    """
+    retirarProductoDeBodega(bodegaId: ID!, productoId: ID!, version: Int, idempotencyKey: String): RetiroResponse!
+    "Adición: una ENTRADA, una SALIDA o un AJUSTE; version, la de la existencia, es obligatoria en un AJUSTE."
+    registrarMovimiento(input: MovimientoInput!, version: Int, idempotencyKey: String): OperacionResponse!
+    "Adición: una transferencia entre dos bodegas: dos líneas en una operación, ambas o ninguna."
+    transferirStock(input: TransferenciaInput!, idempotencyKey: String): OperacionResponse!
+    "Adición: revierte una operación, una sola vez, con líneas opuestas a las suyas (motivo REVERSO)."
+    revertirOperacion(id: ID!, comentario: String, idempotencyKey: String): OperacionResponse!
   }
 `;
 
