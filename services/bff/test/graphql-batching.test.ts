@@ -8,16 +8,18 @@ import { createGraphqlRouter } from '../src/graphql/router';
 import { createBasicAuth } from '../src/http/auth';
 import { createErrorMiddleware } from '../src/http/error-middleware';
 import { createInventario } from '../src/inventario/inventario';
-import type { Caller, InventarioApi } from '../src/inventario/model';
+import type { Bodega, Caller, InventarioApi, Producto } from '../src/inventario/model';
 import { startTestBackend, type TestBackend } from './support/backend';
 import { basicAuth } from './support/stack';
 
 /**
- * Producto.bodega and Bodega.productos are batched per request (no N+1):
- * the GraphQL router in front of the real InventarioApi and both real
- * services, with every downstream gRPC call counted (each method of the
- * service clients is one call), so an N+1 anywhere between the resolvers and
- * the services, InventarioApi included, fails these tests.
+ * Producto.bodega and Bodega.productos, and the stock relations
+ * (Bodega.existencias, Producto.existencias, a level's or a line's warehouse
+ * and product), are batched per request (no N+1): the GraphQL router in front
+ * of the real InventarioApi and both real services, with every downstream
+ * gRPC call counted (each method of the service clients is one call), so an
+ * N+1 anywhere between the resolvers and the services, InventarioApi
+ * included, fails these tests.
  */
 const CREDENTIALS = { usuario: 'lotes', password: 'lotes-secret' };
 const caller: Caller = { usuario: 'lotes' };
@@ -28,6 +30,7 @@ let inventario: InventarioApi;
 let server: Server;
 let url: string;
 const calls: string[] = [];
+const productos: Producto[] = [];
 
 /** The same service client, recording `<servicio>.<method>` for every call (one gRPC call each). */
 function counted<C extends object>(servicio: string, client: C): C {
@@ -74,7 +77,7 @@ beforeAll(async () => {
   inventario = createInventario({
     productos: counted('producto-svc', downstream.productos),
     bodegas: counted('bodega-svc', downstream.bodegas),
-    existencias: downstream.existencias,
+    existencias: counted('existencias', downstream.existencias),
   });
 
   const app = express();
@@ -86,13 +89,17 @@ beforeAll(async () => {
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/graphql`;
 
   // 4 warehouses (one empty) and 9 products: 3 in A, 3 in B, 2 in C, 1 in none.
-  const bodegas = [];
+  const bodegas: Bodega[] = [];
   for (const nombre of ['Lote A', 'Lote B', 'Lote C', 'Lote Vacío']) {
     bodegas.push(await inventario.createBodega(caller, { nombre, ubicacion: 'X', capacidad: 10 }));
   }
   for (let i = 0; i < 9; i++) {
     const bodegaId = i < 8 ? bodegas[i % 3]!.id : null;
-    await inventario.createProducto(caller, { nombre: `Lote ${i}`, precio: '1.00', cantidadEnStock: i, bodegaId });
+    productos.push(await inventario.createProducto(caller, { nombre: `Lote ${i}`, precio: '1.00', cantidadEnStock: i, bodegaId }));
+  }
+  // Stock: A holds products 0, 1 and 2; B 0 and 3; C 4; the fourth none.
+  for (const [bodega, stocked] of [[bodegas[0]!, [0, 1, 2]], [bodegas[1]!, [0, 3]], [bodegas[2]!, [4]]] as const) {
+    for (const i of stocked) await inventario.asignarExistencia(caller, bodega.id, { productoId: productos[i]!.id, cantidad: 1 });
   }
 }, 120_000);
 
@@ -158,5 +165,81 @@ describe('GraphQL relation batching', () => {
       await query(q);
     });
     expect(counts).toEqual({ 'producto-svc.list': 2, 'bodega-svc.list': 2 });
+  });
+});
+
+describe('GraphQL stock relation batching', () => {
+  const nombres = (items: { producto: { nombre: string } | null }[]) => items.map((e) => e.producto?.nombre);
+
+  it("Bodega.existencias of every warehouse is one ListExistencias call; their products one ListProductos call, their warehouse none", async () => {
+    let data: Record<string, unknown> = {};
+    const counts = await countCalls(async () => {
+      ({ data } = await query('{ bodegas { nombre ocupacion existencias { cantidad bodega { nombre } producto { nombre } } } }'));
+    });
+    expect(counts).toEqual({ 'bodega-svc.list': 1, 'existencias.list': 1, 'producto-svc.list': 1 });
+    type Fila = { nombre: string; ocupacion: number; existencias: { bodega: { nombre: string }; producto: { nombre: string } | null }[] };
+    const bodegas = data.bodegas as Fila[];
+    expect(bodegas.map((b) => [b.nombre, b.ocupacion, nombres(b.existencias)])).toEqual([
+      ['Lote A', 3, ['Lote 0', 'Lote 1', 'Lote 2']],
+      ['Lote B', 2, ['Lote 0', 'Lote 3']],
+      ['Lote C', 1, ['Lote 4']],
+      ['Lote Vacío', 0, []],
+    ]);
+    expect(bodegas.every((b) => b.existencias.every((e) => e.bodega.nombre === b.nombre))).toBe(true);
+  });
+
+  it('Bodega.existencias(first, after) of every warehouse is still one call, each warehouse its own page', async () => {
+    let data: Record<string, unknown> = {};
+    const counts = await countCalls(async () => {
+      ({ data } = await query('{ bodegas { existencias(first: 1) { producto { nombre } } } }'));
+    });
+    expect(counts).toEqual({ 'bodega-svc.list': 1, 'existencias.list': 1, 'producto-svc.list': 1 });
+    expect((data.bodegas as { existencias: { producto: { nombre: string } }[] }[]).map((b) => nombres(b.existencias))).toEqual([
+      ['Lote 0'],
+      ['Lote 0'],
+      ['Lote 4'],
+      [],
+    ]);
+
+    const after = Buffer.from(String(productos[0]!.id), 'utf8').toString('base64url');
+    const next = await countCalls(async () => {
+      ({ data } = await query(`{ bodegas { existencias(first: 5, after: "${after}") { producto { nombre } } } }`));
+    });
+    expect(next).toEqual({ 'bodega-svc.list': 1, 'existencias.list': 1, 'producto-svc.list': 1 });
+    expect((data.bodegas as { existencias: { producto: { nombre: string } }[] }[]).map((b) => nombres(b.existencias))).toEqual([
+      ['Lote 1', 'Lote 2'],
+      ['Lote 3'],
+      ['Lote 4'],
+      [],
+    ]);
+  });
+
+  it('Producto.existencias of every product is one ListExistencias call; their warehouses one ListBodegas call', async () => {
+    let data: Record<string, unknown> = {};
+    const counts = await countCalls(async () => {
+      ({ data } = await query('{ productos { nombre existencias { cantidad bodega { nombre } producto { nombre } } } }'));
+    });
+    expect(counts).toEqual({ 'producto-svc.list': 1, 'existencias.list': 1, 'bodega-svc.list': 1 });
+    const porProducto = (data.productos as { nombre: string; existencias: { bodega: { nombre: string } }[] }[]).map((p) => [
+      p.nombre,
+      p.existencias.map((e) => e.bodega.nombre),
+    ]);
+    expect(porProducto.slice(0, 5)).toEqual([
+      ['Lote 0', ['Lote A', 'Lote B']],
+      ['Lote 1', ['Lote A']],
+      ['Lote 2', ['Lote A']],
+      ['Lote 3', ['Lote B']],
+      ['Lote 4', ['Lote C']],
+    ]);
+    expect(porProducto.slice(5).every(([, bodegas]) => bodegas.length === 0)).toBe(true);
+  });
+
+  it("the ledger's lines resolve their warehouses in one call and their products in one", async () => {
+    let data: Record<string, unknown> = {};
+    const counts = await countCalls(async () => {
+      ({ data } = await query('{ movimientos(first: 100) { movimientos { bodega { nombre } producto { nombre } } } }'));
+    });
+    expect(counts).toEqual({ 'existencias.listMovimientos': 1, 'bodega-svc.list': 1, 'producto-svc.list': 1 });
+    expect((data.movimientos as { movimientos: unknown[] }).movimientos).toHaveLength(6);
   });
 });

@@ -29,8 +29,11 @@ interface Lote {
  * ordered by (warehouse, product). Each call asks only for the parents still
  * short of their page, and starts where the lowest of them has levels left,
  * so a page of one warehouse after a product (`after`) costs no read of the
- * levels before it. While the parents' levels fit in one downstream page (at
- * most PAGE_SIZE levels asked for in all), the whole batch is one call.
+ * levels before it. The list comes one warehouse after another, so a batch
+ * of several parents reads whole downstream pages (PAGE_SIZE levels, within
+ * the node cap): while their levels fit in one, whatever each one's `first`,
+ * the batch is one call; a warehouse with more levels than that costs calls
+ * of its own. A single parent reads only the levels its page needs.
  */
 export function createExistenciasPorLote({ existencias }: ExistenciasPorLoteDeps): {
   existenciasDeBodegas(caller: Caller, bodegaIds: readonly number[], page?: ExistenciasPorLotePage): Promise<Existencia[]>;
@@ -61,7 +64,8 @@ export function createExistenciasPorLote({ existencias }: ExistenciasPorLoteDeps
     let pending = [...new Set(parents)].sort((x, y) => x - y);
     let pageToken = lote.firstToken;
     for (;;) {
-      const wanted = pending.reduce((sum, id) => sum + perParent - (held.get(id) ?? 0), 0);
+      // One parent reads just its page; several read whole pages, since their levels come one warehouse after another.
+      const wanted = pending.length === 1 ? perParent - (held.get(pending[0]!) ?? 0) : PAGE_SIZE;
       const pageSize = Math.min(PAGE_SIZE, wanted, maxTotal - out.length);
       const { existencias: levels, nextPageToken } = await existencias.list(caller, { pageSize, pageToken, ...lote.filterOf(pending) });
       for (const level of levels) {
