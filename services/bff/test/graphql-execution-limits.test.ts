@@ -13,7 +13,7 @@ import { createLogger } from '@inventario/platform';
 import { Producto as ProductoProto } from '@inventario/proto';
 import { createExecutionGuard, deadlineError, nodeCapError } from '../src/graphql/execution-limits';
 import { createGraphqlHandler } from '../src/graphql/handler';
-import type { Bodega, InventarioApi, Producto, ProductoFilter } from '../src/inventario/model';
+import type { Bodega, Existencia, InventarioApi, Movimiento, Producto, ProductoFilter } from '../src/inventario/model';
 import { startBareBff, type BareBff } from './support/bare-bff';
 import { startFakeDownstream, type FakeDownstream } from './support/fake-downstream';
 import { graphql } from './graphql-support/graphql-client';
@@ -146,6 +146,57 @@ describe('the node cap while executing', () => {
     const { inventario, calls } = memoryInventario(productos);
     await execute(inventario, { maxNodes: 10, deadlineMs: 60_000 }, '{ productos { id } }');
     expect(calls[0]!.filter?.limit).toBe(11);
+  });
+
+  it("reads a warehouse's levels and the ledger no further than one item past what the cap leaves, and stops there", async () => {
+    const levels: Existencia[] = Array.from({ length: 50 }, (_, i) => ({
+      bodegaId: BODEGA.id,
+      productoId: i + 1,
+      cantidad: 1,
+      umbralMinimo: null,
+      version: 1,
+      fechaCreacion: '2026-01-01T00:00:00',
+      fechaActualizacion: '2026-01-01T00:00:00',
+    }));
+    const lineas: Movimiento[] = levels.map((l, i) => ({
+      id: i + 1,
+      operacionId: i + 1,
+      bodegaId: l.bodegaId,
+      productoId: l.productoId,
+      tipo: 'ENTRADA',
+      motivo: 'RECEPCION',
+      cantidad: 1,
+      cantidadAnterior: 0,
+      cantidadPosterior: 1,
+      version: 1,
+      usuario: 'tester',
+      comentario: null,
+      fecha: '2026-01-01T00:00:00',
+    }));
+    const asked: { method: string; limit?: number }[] = [];
+    const inventario: InventarioApi = {
+      ...memoryInventario([]).inventario,
+      getBodega: () => Promise.resolve(BODEGA),
+      existenciasDeBodegas(_caller, _ids, page = {}) {
+        asked.push({ method: 'existenciasDeBodegas', limit: page.maxTotal });
+        return Promise.resolve(levels.slice(0, Math.min(page.perParent ?? Infinity, page.maxTotal ?? Infinity)));
+      },
+      listMovimientos(_caller, _filter, page = {}) {
+        asked.push({ method: 'listMovimientos', limit: page.limit });
+        return Promise.resolve({ items: lineas.slice(0, page.limit ?? 100), siguienteCursor: 'MQ' });
+      },
+    };
+    const capped = { message: nodeCapError(10).message, extensions: { classification: 'ValidationError' } };
+    // The warehouse is 1 node: 9 remain, so 10 levels are read.
+    const existencias = await execute(inventario, { maxNodes: 10, deadlineMs: 60_000 }, '{ bodega(id: "1") { existencias(first: 1000) { cantidad } } }');
+    expect(existencias.body).toEqual({ data: null, errors: [capped] });
+    // Nothing is counted yet when the ledger is read: 11 lines.
+    const movimientos = await execute(inventario, { maxNodes: 10, deadlineMs: 60_000 }, '{ movimientos(first: 1000) { movimientos { id } } }');
+    expect(movimientos.body).toEqual({ data: null, errors: [capped] });
+    expect(asked).toEqual([
+      { method: 'existenciasDeBodegas', limit: 10 },
+      { method: 'listMovimientos', limit: 11 },
+    ]);
   });
 
   it('answers in full when the result fits: nodes are objects and list items', async () => {

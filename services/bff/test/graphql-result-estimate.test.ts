@@ -33,6 +33,10 @@ describe('the result estimate', () => {
     ['first as a variable, counted as the largest first', 'query ($n: Int) { bodegas(first: $n) { productos(first: $n) { id } } }'],
     ['literal firsts that multiply past the bound', '{ bodegas(first: 1000) { productos(first: 201) { id } } }'],
     ["three nested lists in a mutation's result", 'mutation { crearBodega(input: {nombre: "X", ubicacion: "Y"}) { bodega { productos { bodega { productos { bodega { productos { id } } } } } } } }'],
+    ['three nested lists through the stock relations', '{ productos { existencias { bodega { existencias { producto { existencias { cantidad } } } } } } }'],
+    ['literal firsts of existencias that multiply past the bound', '{ bodegas(first: 1000) { existencias(first: 201) { cantidad } } }'],
+    ["a ledger page's lines, counted by the page's first", '{ movimientos(first: 1000) { movimientos { producto { existencias(first: 199) { cantidad } } } } }'],
+    ["a ledger page's lines through a fragment", '{ movimientos(first: 1000) { ...L } } fragment L on MovimientosPagina { movimientos { bodega { existencias(first: 199) { cantidad } } } }'],
   ])('refuses %s, and only for its estimate', (_case, query) => {
     expect(validationMessages(query)).toEqual([ESTIMATE]);
   });
@@ -46,6 +50,11 @@ describe('the result estimate', () => {
     ['{ bodegas(first: 1000) { productos(first: 199) { id } } }'],
     [`{ bodega(id: "1") { ${FANOUT.replace(/productos/g, 'productos(first: 10)')} } }`],
     [`{ productos(first: ${MAX_FIRST}) { id nombre descripcion precio cantidad fechaCreacion fechaActualizacion bodegaId } }`],
+    ['{ bodegas { ocupacion existencias { cantidad producto { nombre } } } }'],
+    ['{ productos { existencias { cantidad bodega { nombre } } } }'],
+    ['{ bodegas(first: 1000) { existencias(first: 199) { cantidad } } }'],
+    ['{ movimientos(first: 1000) { movimientos { id bodega { nombre } producto { nombre } } siguienteCursor } }'],
+    ['{ operacion(id: "1") { movimientos { producto { existencias { cantidad } } } } }'],
   ])("accepts the spec's queries and paginated ones: %s", (query) => {
     expect(validationMessages(query)).toEqual([]);
   });
@@ -58,10 +67,22 @@ describe('the result estimate', () => {
     expect(validationMessages(justOver)).toEqual([ESTIMATE]);
   });
 
+  it("counts a ledger page's lines by the page's first: the page, then each line and what it selects", () => {
+    // 1 page + 1,000 × (1 line + 1 product + 197 levels) = 199,001; with 198 levels, 200,001.
+    const justUnder = '{ movimientos(first: 1000) { movimientos { producto { existencias(first: 197) { cantidad } } } } }';
+    const justOver = '{ movimientos(first: 1000) { movimientos { producto { existencias(first: 198) { cantidad } } } } }';
+    expect(validationMessages(justUnder)).toEqual([]);
+    expect(validationMessages(justOver)).toEqual([ESTIMATE]);
+    // Without first, a page counts as 100 lines, which is what it holds.
+    expect(validationMessages('{ movimientos { movimientos { producto { existencias(first: 1000) { cantidad } } } } }')).toEqual([]);
+  });
+
   it.each([
     ['-1', '{ productos(first: -1) { id } }'],
     ['1001', '{ bodegas(first: 1001) { id } }'],
     ['1001 in Bodega.productos', '{ bodegas(first: 1) { productos(first: 1001) { id } } }'],
+    ['1001 in Bodega.existencias', '{ bodegas(first: 1) { existencias(first: 1001) { cantidad } } }'],
+    ['1001 in movimientos', '{ movimientos(first: 1001) { siguienteCursor } }'],
   ])('refuses a literal first of %s, naming first', (_case, query) => {
     expect(validationMessages(query)).toEqual([`first: debe estar entre 0 y ${MAX_FIRST}`]);
   });
