@@ -388,6 +388,24 @@ describe('retirarProductoDeBodega', () => {
   });
 });
 
+describe('eliminarBodega with stock', () => {
+  it('refuses a warehouse holding stock, says so and how to remove it, and deletes nothing', async () => {
+    const bodegaId = await crearBodega(stack);
+    const producto = await crearProducto(stack);
+    ok(await asignar(bodegaId, producto.id, 2));
+    const data = await graphqlData(stack, `mutation { eliminarBodega(id: "${bodegaId}") { success message error } }`);
+    expect(data.eliminarBodega).toEqual({
+      success: false,
+      message: 'No se pudo eliminar la bodega',
+      error:
+        `La bodega ${bodegaId} tiene 1 producto(s) asignado(s) o con existencias (ids ${producto.id}); ` +
+        'reasígnelos o elimínelos, y retire sus existencias con retirarProductoDeBodega, antes de eliminar la bodega',
+    });
+    ok(await mutation(RETIRAR, { bodegaId: String(bodegaId), productoId: String(producto.id) }));
+    expect((await graphqlData(stack, `mutation { eliminarBodega(id: "${bodegaId}") { success } }`)).eliminarBodega).toEqual({ success: true });
+  });
+});
+
 describe('idempotencyKey', () => {
   it('a repeated assignment replays the first answer and writes one line; the key with another request is refused', async () => {
     const bodegaId = await crearBodega(stack);

@@ -32,6 +32,12 @@ export function failureText(err: unknown): string | undefined {
     // GraphQL has no `force` (the schema is the spec's); say how to proceed without it.
     const shown = err.productos.slice(0, MAX_IDS_SHOWN).map((p) => p.id);
     const ids = shown.join(', ') + (err.total > shown.length ? ', …' : '');
+    if (err.conExistencias) {
+      return (
+        `La bodega ${err.bodegaId} tiene ${err.total} producto(s) asignado(s) o con existencias (ids ${ids}); ` +
+        'reasígnelos o elimínelos, y retire sus existencias con retirarProductoDeBodega, antes de eliminar la bodega'
+      );
+    }
     return (
       `La bodega ${err.bodegaId} tiene ${err.total} producto(s) asignado(s) (ids ${ids}); ` +
       'reasígnelos o elimínelos antes de eliminar la bodega'

@@ -18,7 +18,7 @@ export class BodegaConProductosError extends FailedPreconditionError {
     readonly productos: Producto[],
     readonly total: number = productos.length,
     /** Whether some are held by their stock rather than their bodegaId: said in the message. */
-    conExistencias = false,
+    readonly conExistencias = false,
   ) {
     const que = conExistencias ? 'asignado(s) o con existencias' : 'asignado(s)';
     super(`La bodega ${bodegaId} tiene ${total} producto(s) ${que}; use force=true para eliminarla de todos modos`);
