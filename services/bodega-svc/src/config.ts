@@ -1,17 +1,27 @@
-import { loadServiceConfig, type ServiceConfig } from '@inventario/platform';
+import { envSchemas, loadServiceConfigWith, type ServiceConfig } from '@inventario/platform';
+import { z } from 'zod';
 
 /**
  * bodega-svc's environment: the shared service contract of ARCHITECTURE §7
- * (platform's serviceConfigSchema), with gRPC on 50052 and metrics on 9102 by default.
+ * (platform's serviceConfigSchema), with gRPC on 50052 and metrics on 9102 by
+ * default, plus producto-svc's address, which the reconciliation asks before
+ * acting on a ProductoEliminado.
  */
 export const DEFAULT_GRPC_PORT = 50052;
 /** The admin port of GET /metrics (ARCHITECTURE §7; distinct per service so all run on one host). */
 export const DEFAULT_METRICS_PORT = 9102;
 
-/** Validated settings of one bodega-svc process. */
-export type Config = ServiceConfig;
+const ownSchema = z
+  .object({
+    // producto-svc, asked whether a product is really gone (GetProducto) before its stock is written out.
+    PRODUCTO_SVC_ADDR: envSchemas.grpcAddress('127.0.0.1:50051'),
+  })
+  .transform((env) => ({ productoSvcAddr: env.PRODUCTO_SVC_ADDR }));
 
-/** Parses `env`; throws ConfigError listing every invalid variable. */
+/** Validated settings of one bodega-svc process. */
+export type Config = ServiceConfig & z.infer<typeof ownSchema>;
+
+/** Parses `env`; throws ConfigError listing every invalid variable, of both schemas. */
 export function loadConfig(env: NodeJS.ProcessEnv): Config {
-  return loadServiceConfig(env, DEFAULT_GRPC_PORT, DEFAULT_METRICS_PORT);
+  return loadServiceConfigWith(env, DEFAULT_GRPC_PORT, DEFAULT_METRICS_PORT, ownSchema);
 }
