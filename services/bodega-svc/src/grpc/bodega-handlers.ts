@@ -58,8 +58,11 @@ export function createBodegaHandlers({ store, logger }: BodegaHandlersDeps): Bod
       logger,
       'DeleteBodega',
       async (request, caller) => {
-        await store.delete(requirePositiveId(request.id, 'id'), caller, request.expectedVersion);
-        return { existenciasRetiradas: 0, unidadesRetiradas: 0 };
+        const retirado = await store.delete(requirePositiveId(request.id, 'id'), caller, {
+          expectedVersion: request.expectedVersion,
+          retirarExistencias: request.retirarExistencias,
+        });
+        return { existenciasRetiradas: retirado.niveles, unidadesRetiradas: retirado.unidades };
       },
       idempotentBy(DeleteBodegaRequest),
     ),

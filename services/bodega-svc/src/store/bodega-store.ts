@@ -1,6 +1,7 @@
 import {
   AlreadyExistsError,
   BODEGA_CAMPOS,
+  FailedPreconditionError,
   changedFields,
   NotFoundError,
   enqueueEvent,
@@ -16,6 +17,7 @@ import {
 import type { Bodega, BodegaChanges, NewBodega } from '../domain/bodega';
 import type { BodegaQuery } from '../domain/listing';
 import type { BodegaEvents } from '../events/bodega-events';
+import type { ExistenciaStore } from './existencia-store';
 import { NOMBRE_UNIQUE_INDEX } from './migrations';
 
 const TABLE = 'bodegas';
@@ -46,8 +48,13 @@ export interface BodegaStore {
    * the locked row.
    */
   update(id: number, cambios: BodegaChanges, caller: CallContext, expectedVersion?: number): Promise<Bodega>;
-  /** NotFoundError when `id` does not exist; VersionMismatchError as for update. */
-  delete(id: number, caller: CallContext, expectedVersion?: number): Promise<void>;
+  /**
+   * NotFoundError when `id` does not exist; VersionMismatchError as for
+   * update. A warehouse holding stock is refused (BODEGA_CON_EXISTENCIAS)
+   * unless `retirarExistencias`: then its stock is written out
+   * (BODEGA_ELIMINADA) in the delete's own transaction.
+   */
+  delete(id: number, caller: CallContext, options?: { expectedVersion?: number; retirarExistencias?: boolean }): Promise<{ niveles: number; unidades: number }>;
 }
 
 export interface BodegaStoreDeps {
@@ -56,6 +63,8 @@ export interface BodegaStoreDeps {
   onCommitted?: () => void;
   /** How long the result of a keyed write is replayed (IDEMPOTENCY_TTL_SECONDS). */
   idempotencyTtlSeconds: number;
+  /** The warehouse's stock, which a delete writes out. */
+  existencias: Pick<ExistenciaStore, 'retirarBodega' | 'tieneExistencias'>;
 }
 
 interface BodegaRow {
@@ -174,6 +183,13 @@ export function createBodegaStore(db: Knex, deps: BodegaStoreDeps): BodegaStore 
         // event carries the state its own write produced.
         const actual = await lockedRow(trx, id);
         requireVersion(actual, expectedVersion);
+        // The row lock holds the stock writes of this warehouse still, so the occupancy read is the one that counts.
+        if (cambios.capacidad !== undefined && cambios.capacidad < actual.ocupacion) {
+          throw new FailedPreconditionError(
+            `la capacidad ${cambios.capacidad} es menor que lo que la bodega ya contiene (${actual.ocupacion} unidades)`,
+            { reason: 'CAPACIDAD_INSUFICIENTE', datos: { capacidad: cambios.capacidad, ocupacion: actual.ocupacion } },
+          );
+        }
         const bodega: Bodega = { ...actual, ...cambios, fechaActualizacion: at, version: actual.version + 1 };
         try {
           await trx(TABLE).where({ id }).update({
@@ -192,12 +208,23 @@ export function createBodegaStore(db: Knex, deps: BodegaStoreDeps): BodegaStore 
       });
     },
 
-    async delete(id, caller, expectedVersion) {
-      await write(caller, async (trx, at) => {
+    delete(id, caller, { expectedVersion, retirarExistencias = false } = {}) {
+      return write(caller, async (trx, at) => {
         const bodega = await lockedRow(trx, id);
         requireVersion(bodega, expectedVersion);
+        let retirado = { niveles: 0, unidades: 0 };
+        if (await deps.existencias.tieneExistencias(trx, id)) {
+          if (!retirarExistencias) {
+            throw new FailedPreconditionError(`la bodega ${id} tiene existencias; retírelas o elimínela con force`, {
+              reason: 'BODEGA_CON_EXISTENCIAS',
+              datos: { bodegaId: id, ocupacion: bodega.ocupacion },
+            });
+          }
+          retirado = await deps.existencias.retirarBodega(trx, id, caller, at);
+        }
         await trx(TABLE).where({ id }).delete();
         await enqueueEvent(trx, events.eliminada(bodega, { ...caller, at }));
+        return retirado;
       });
     },
   };

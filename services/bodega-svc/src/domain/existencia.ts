@@ -1,0 +1,370 @@
+import {
+  FailedPreconditionError,
+  InvalidArgumentError,
+  requirePositiveId,
+  type FieldViolation,
+  type MotivoMovimiento,
+  type TipoMovimiento,
+  type TipoOperacion,
+} from '@inventario/platform';
+
+/**
+ * Stock rules, free of I/O (docs/contract.md §10). The store locks the rows a
+ * command touches and hands their state to `planOperation`, which decides
+ * the lines or refuses; the store then writes exactly what it planned. So
+ * every rule of a level and a warehouse's capacity lives here once, and a
+ * property test can check it against a model without a database.
+ */
+
+/** The stock of one product in one warehouse. */
+export interface Existencia {
+  bodegaId: number;
+  productoId: number;
+  cantidad: number;
+  /** A level at or below it is low; null: no alert. */
+  umbralMinimo: number | null;
+  /** The version of its last line. */
+  version: number;
+  fechaCreacion: Date;
+  fechaActualizacion: Date;
+}
+
+/** One ledger line. */
+export interface Movimiento {
+  id: number;
+  operacionId: number;
+  bodegaId: number;
+  productoId: number;
+  tipo: TipoMovimiento;
+  motivo: MotivoMovimiento;
+  /** Signed: what the line added to the level. */
+  cantidad: number;
+  cantidadAnterior: number;
+  cantidadPosterior: number;
+  version: number;
+  usuario: string;
+  comentario: string | null;
+  fecha: Date;
+}
+
+/** One command and its lines. */
+export interface Operacion {
+  id: number;
+  tipo: TipoOperacion;
+  usuario: string;
+  comentario: string | null;
+  fecha: Date;
+  revierteA: number | null;
+  revertidaPor: number | null;
+  movimientos: Movimiento[];
+}
+
+/** `cantidad` is an INT column and an int32 on the wire. */
+export const MAX_CANTIDAD = 2_147_483_647;
+/** VARCHAR(500). */
+export const MAX_COMENTARIO = 500;
+
+/** The reasons a client may give per movement type; the first is the default. */
+export const MOTIVOS_POR_TIPO = {
+  ENTRADA: ['RECEPCION', 'DEVOLUCION'],
+  SALIDA: ['VENTA', 'MERMA'],
+  AJUSTE: ['CONTEO', 'MERMA'],
+} as const satisfies Record<string, readonly MotivoMovimiento[]>;
+export type TipoMovimientoCliente = keyof typeof MOTIVOS_POR_TIPO;
+
+/** A level as the planner sees it: the locked row, or the versions its removed predecessor reached. */
+export interface NivelActual {
+  bodegaId: number;
+  productoId: number;
+  /** False when the warehouse holds no level of the product now. */
+  existe: boolean;
+  cantidad: number;
+  umbralMinimo: number | null;
+  /** The level's version; for a missing level the last version its lines reached (0 when none). */
+  version: number;
+}
+
+/** A warehouse as the planner sees it (its locked row). */
+export interface BodegaActual {
+  id: number;
+  capacidad: number;
+  ocupacion: number;
+}
+
+/** What a command asks of one level. */
+export type Cambio =
+  /** Add `delta` units (negative removes). */
+  | { bodegaId: number; productoId: number; tipo: TipoMovimiento; motivo: MotivoMovimiento; delta: number }
+  /** Set the units to `cantidad` (and the threshold, when given). */
+  | { bodegaId: number; productoId: number; tipo: TipoMovimiento; motivo: MotivoMovimiento; fijar: number; umbralMinimo?: number | null }
+  /** Write the units out and remove the level. */
+  | { bodegaId: number; productoId: number; tipo: TipoMovimiento; motivo: MotivoMovimiento; retirar: true };
+
+/** A line to write, and the level after it. */
+export interface LineaPlaneada {
+  bodegaId: number;
+  productoId: number;
+  tipo: TipoMovimiento;
+  motivo: MotivoMovimiento;
+  cantidad: number;
+  cantidadAnterior: number;
+  cantidadPosterior: number;
+  version: number;
+  /** What becomes of the level: written with these values, or removed. */
+  nivel: { existe: true; cantidad: number; umbralMinimo: number | null; creado: boolean } | { existe: false };
+  /** The low-stock edge this line crossed, if any. */
+  umbral: 'BAJO' | 'REPUESTO' | null;
+}
+
+export interface Plan {
+  lineas: LineaPlaneada[];
+  /** Change of occupancy per warehouse id. */
+  ocupacion: Map<number, number>;
+}
+
+export function clave(bodegaId: number, productoId: number): string {
+  return `${bodegaId}:${productoId}`;
+}
+
+/** Low: a threshold is set and the units are at or below it. */
+export function esBajo(cantidad: number, umbralMinimo: number | null): boolean {
+  return umbralMinimo !== null && cantidad <= umbralMinimo;
+}
+
+export function stockInsuficiente(productoId: number, bodegaId: number, disponible: number, solicitado: number): FailedPreconditionError {
+  return new FailedPreconditionError(
+    `stock insuficiente del producto ${productoId} en la bodega ${bodegaId}: hay ${disponible}, se piden ${solicitado}`,
+    { reason: 'STOCK_INSUFICIENTE', datos: { bodegaId, productoId, disponible, solicitado } },
+  );
+}
+
+export function capacidadExcedida(bodega: BodegaActual, solicitado: number): FailedPreconditionError {
+  return new FailedPreconditionError(
+    `la bodega ${bodega.id} no tiene capacidad: capacidad ${bodega.capacidad}, ocupación ${bodega.ocupacion}, se piden ${solicitado} unidades más`,
+    { reason: 'CAPACIDAD_EXCEDIDA', datos: { bodegaId: bodega.id, capacidad: bodega.capacidad, ocupacion: bodega.ocupacion, solicitado } },
+  );
+}
+
+/**
+ * The lines of one operation, from the locked state of the levels and
+ * warehouses it touches, in the order of `cambios` (a level changed twice
+ * sees its first change). Refuses the whole operation, writing nothing,
+ * when a level would go below zero (STOCK_INSUFICIENTE) or a warehouse past
+ * its capacity (CAPACIDAD_EXCEDIDA). Capacity is checked on the net change
+ * of each warehouse, so an operation that frees units never fails on it.
+ */
+export function planOperation(cambios: readonly Cambio[], niveles: ReadonlyMap<string, NivelActual>, bodegas: ReadonlyMap<number, BodegaActual>): Plan {
+  const estado = new Map<string, NivelActual>();
+  const nivelDe = (bodegaId: number, productoId: number): NivelActual => {
+    const k = clave(bodegaId, productoId);
+    const actual = estado.get(k) ?? niveles.get(k) ?? { bodegaId, productoId, existe: false, cantidad: 0, umbralMinimo: null, version: 0 };
+    return { ...actual };
+  };
+  const lineas: LineaPlaneada[] = [];
+  const ocupacion = new Map<number, number>();
+  for (const cambio of cambios) {
+    const nivel = nivelDe(cambio.bodegaId, cambio.productoId);
+    const antes = nivel.existe ? nivel.cantidad : 0;
+    const umbralAntes = nivel.existe ? nivel.umbralMinimo : null;
+    let despues: number;
+    let umbralDespues = umbralAntes;
+    let retirar = false;
+    if ('delta' in cambio) {
+      despues = antes + cambio.delta;
+      if (despues < 0) throw stockInsuficiente(cambio.productoId, cambio.bodegaId, antes, -cambio.delta);
+    } else if ('fijar' in cambio) {
+      despues = cambio.fijar;
+      if (cambio.umbralMinimo !== undefined) umbralDespues = cambio.umbralMinimo;
+    } else {
+      despues = 0;
+      retirar = true;
+    }
+    const version = nivel.version + 1;
+    const bajoAntes = nivel.existe && esBajo(antes, umbralAntes);
+    const bajoDespues = !retirar && esBajo(despues, umbralDespues);
+    lineas.push({
+      bodegaId: cambio.bodegaId,
+      productoId: cambio.productoId,
+      tipo: cambio.tipo,
+      motivo: cambio.motivo,
+      cantidad: despues - antes,
+      cantidadAnterior: antes,
+      cantidadPosterior: despues,
+      version,
+      nivel: retirar ? { existe: false } : { existe: true, cantidad: despues, umbralMinimo: umbralDespues, creado: !nivel.existe },
+      umbral: bajoDespues && !bajoAntes ? 'BAJO' : bajoAntes && !bajoDespues && !retirar ? 'REPUESTO' : null,
+    });
+    estado.set(clave(cambio.bodegaId, cambio.productoId), {
+      ...nivel,
+      existe: !retirar,
+      cantidad: despues,
+      umbralMinimo: retirar ? null : umbralDespues,
+      version,
+    });
+    ocupacion.set(cambio.bodegaId, (ocupacion.get(cambio.bodegaId) ?? 0) + despues - antes);
+  }
+  for (const [bodegaId, delta] of ocupacion) {
+    const bodega = bodegas.get(bodegaId);
+    if (!bodega) throw new Error(`planOperation: warehouse ${bodegaId} was not locked`);
+    if (delta > 0 && bodega.ocupacion + delta > bodega.capacidad) throw capacidadExcedida(bodega, delta);
+  }
+  return { lineas, ocupacion };
+}
+
+/** The compensating changes of a reversal: each line undone, last first. */
+export function cambiosDeReverso(original: Operacion): Cambio[] {
+  if (original.tipo === 'REVERSO' || original.tipo === 'PRODUCTO_ELIMINADO' || original.tipo === 'BODEGA_ELIMINADA') {
+    throw new FailedPreconditionError(`la operación ${original.id} (${original.tipo}) no se puede revertir`, {
+      reason: 'OPERACION_NO_REVERSIBLE',
+      datos: { operacionId: original.id },
+    });
+  }
+  if (original.revertidaPor !== null) {
+    throw new FailedPreconditionError(`la operación ${original.id} ya fue revertida por la operación ${original.revertidaPor}`, {
+      reason: 'OPERACION_YA_REVERTIDA',
+      datos: { operacionId: original.id, revertidaPor: original.revertidaPor },
+    });
+  }
+  return [...original.movimientos]
+    .reverse()
+    .map((m) => ({ bodegaId: m.bodegaId, productoId: m.productoId, tipo: m.tipo, motivo: 'REVERSO' as const, delta: -m.cantidad }));
+}
+
+// --- Validation of commands (INVALID_ARGUMENT naming every bad field) ---
+
+function cantidadOf(value: number, campo: string, min: 0 | 1, out: FieldViolation[]): number {
+  if (!Number.isInteger(value)) out.push({ campo, mensaje: 'debe ser un número entero' });
+  else if (value < min) out.push({ campo, mensaje: min === 0 ? 'debe ser mayor o igual que 0' : 'debe ser mayor que 0' });
+  else if (value > MAX_CANTIDAD) out.push({ campo, mensaje: `no puede superar ${MAX_CANTIDAD}` });
+  return value;
+}
+
+function idOf(value: number, campo: string, out: FieldViolation[]): number {
+  try {
+    return requirePositiveId(value, campo);
+  } catch (err) {
+    if (err instanceof InvalidArgumentError) out.push(...err.violations);
+    else throw err;
+    return 0;
+  }
+}
+
+function comentarioOf(value: string | undefined, out: FieldViolation[]): string | null {
+  if (value === undefined) return null;
+  const limpio = value.trim();
+  if (limpio === '') return null;
+  if ([...limpio].length > MAX_COMENTARIO) out.push({ campo: 'comentario', mensaje: `no puede superar ${MAX_COMENTARIO} caracteres` });
+  return limpio;
+}
+
+function done<T>(value: T, violations: FieldViolation[]): T {
+  if (violations.length > 0) throw new InvalidArgumentError(violations);
+  return value;
+}
+
+export interface Asignacion {
+  bodegaId: number;
+  productoId: number;
+  cantidad: number;
+  /** undefined: the threshold stays as it is. */
+  umbralMinimo: number | undefined;
+}
+
+export function validateAsignacion(input: { bodegaId: number; productoId: number; cantidad: number; umbralMinimo?: number }): Asignacion {
+  const v: FieldViolation[] = [];
+  const out: Asignacion = {
+    bodegaId: idOf(input.bodegaId, 'bodegaId', v),
+    productoId: idOf(input.productoId, 'productoId', v),
+    cantidad: cantidadOf(input.cantidad, 'cantidad', 0, v),
+    umbralMinimo: input.umbralMinimo === undefined ? undefined : cantidadOf(input.umbralMinimo, 'umbralMinimo', 0, v),
+  };
+  return done(out, v);
+}
+
+export function validateNivel(input: { bodegaId: number; productoId: number }): { bodegaId: number; productoId: number } {
+  const v: FieldViolation[] = [];
+  return done({ bodegaId: idOf(input.bodegaId, 'bodegaId', v), productoId: idOf(input.productoId, 'productoId', v) }, v);
+}
+
+export interface MovimientoSolicitado {
+  bodegaId: number;
+  productoId: number;
+  tipo: TipoMovimientoCliente;
+  motivo: MotivoMovimiento;
+  cantidad: number;
+  comentario: string | null;
+}
+
+export function validateMovimiento(input: {
+  bodegaId: number;
+  productoId: number;
+  tipo: string | undefined;
+  motivo: string | undefined;
+  cantidad: number;
+  comentario?: string;
+  expectedVersion?: number;
+}): MovimientoSolicitado {
+  const v: FieldViolation[] = [];
+  const tipo = input.tipo as TipoMovimientoCliente;
+  const permitidos: readonly MotivoMovimiento[] | undefined = MOTIVOS_POR_TIPO[tipo];
+  if (!permitidos) v.push({ campo: 'tipo', mensaje: `debe ser uno de ${Object.keys(MOTIVOS_POR_TIPO).join(', ')}` });
+  let motivo: MotivoMovimiento = permitidos?.[0] ?? 'CONTEO';
+  if (input.motivo !== undefined && permitidos) {
+    if (permitidos.includes(input.motivo as MotivoMovimiento)) motivo = input.motivo as MotivoMovimiento;
+    else v.push({ campo: 'motivo', mensaje: `para ${tipo} debe ser uno de ${permitidos.join(', ')}` });
+  }
+  const out: MovimientoSolicitado = {
+    bodegaId: idOf(input.bodegaId, 'bodegaId', v),
+    productoId: idOf(input.productoId, 'productoId', v),
+    tipo,
+    motivo,
+    cantidad: cantidadOf(input.cantidad, 'cantidad', tipo === 'AJUSTE' ? 0 : 1, v),
+    comentario: comentarioOf(input.comentario, v),
+  };
+  // A count records what was found against a state the counter saw: without it, a count taken
+  // while units moved would silently erase those movements.
+  if (tipo === 'AJUSTE' && input.expectedVersion === undefined) {
+    v.push({ campo: 'expectedVersion', mensaje: 'un AJUSTE exige la versión del nivel contado (If-Match)' });
+  }
+  return done(out, v);
+}
+
+export interface Transferencia {
+  productoId: number;
+  origenId: number;
+  destinoId: number;
+  cantidad: number;
+  comentario: string | null;
+}
+
+export function validateTransferencia(input: { productoId: number; origenId: number; destinoId: number; cantidad: number; comentario?: string }): Transferencia {
+  const v: FieldViolation[] = [];
+  const out: Transferencia = {
+    productoId: idOf(input.productoId, 'productoId', v),
+    origenId: idOf(input.origenId, 'origenId', v),
+    destinoId: idOf(input.destinoId, 'destinoId', v),
+    cantidad: cantidadOf(input.cantidad, 'cantidad', 1, v),
+    comentario: comentarioOf(input.comentario, v),
+  };
+  if (out.origenId !== 0 && out.origenId === out.destinoId) v.push({ campo: 'destinoId', mensaje: 'debe ser distinto de origenId' });
+  return done(out, v);
+}
+
+export function validateReverso(input: { operacionId: number; comentario?: string }): { operacionId: number; comentario: string | null } {
+  const v: FieldViolation[] = [];
+  const operacionId = Number.isSafeInteger(input.operacionId) && input.operacionId > 0 ? input.operacionId : 0;
+  if (operacionId === 0) v.push({ campo: 'operacionId', mensaje: 'debe ser un entero positivo' });
+  return done({ operacionId, comentario: comentarioOf(input.comentario, v) }, v);
+}
+
+/** Line type of each operation type that writes one kind of line. */
+export const TIPO_LINEA: Partial<Record<TipoOperacion, TipoMovimiento>> = {
+  ASIGNACION: 'AJUSTE',
+  AJUSTE: 'AJUSTE',
+  ENTRADA: 'ENTRADA',
+  SALIDA: 'SALIDA',
+  RETIRO: 'SALIDA',
+  PRODUCTO_ELIMINADO: 'SALIDA',
+  BODEGA_ELIMINADA: 'SALIDA',
+  TRANSFERENCIA: 'TRANSFERENCIA',
+};

@@ -1,0 +1,81 @@
+import {
+  buildEnvelope,
+  eventSubject,
+  eventTraceHeaders,
+  formatLocalUtc,
+  type EventData,
+  type EventType,
+  type MovimientoData,
+  type MovimientoRegistradoData,
+  type OutboxEvent,
+  type StockUmbralData,
+} from '@inventario/platform';
+import type { Movimiento, Operacion } from '../domain/existencia';
+import type { BodegaEventsOptions, WriteContext } from './bodega-events';
+
+/**
+ * The stock events of docs/contract.md §10.4, built as outbox rows in the
+ * write's own transaction: one MovimientoRegistrado per operation, with all
+ * its lines (a transfer is never seen half-done), and StockBajo /
+ * StockRepuesto for each line that crossed its level's threshold.
+ */
+export interface ExistenciaEvents {
+  movimientoRegistrado(operacion: Operacion, ctx: WriteContext): OutboxEvent;
+  umbral(type: 'StockBajo' | 'StockRepuesto', linea: Movimiento, umbralMinimo: number | null, ctx: WriteContext): OutboxEvent;
+}
+
+export function movimientoData(m: Movimiento): MovimientoData {
+  return {
+    id: m.id,
+    operacionId: m.operacionId,
+    bodegaId: m.bodegaId,
+    productoId: m.productoId,
+    tipo: m.tipo,
+    motivo: m.motivo,
+    cantidad: m.cantidad,
+    cantidadAnterior: m.cantidadAnterior,
+    cantidadPosterior: m.cantidadPosterior,
+    version: m.version,
+    usuario: m.usuario,
+    comentario: m.comentario,
+    fecha: formatLocalUtc(m.fecha),
+  };
+}
+
+export function createExistenciaEvents(options: BodegaEventsOptions): ExistenciaEvents {
+  function event(type: EventType, subject: string, data: EventData, ctx: WriteContext): OutboxEvent {
+    return {
+      subject: eventSubject(options.subjectPrefix, type),
+      envelope: buildEnvelope({ namespace: options.namespace, type, source: 'bodega-svc', subject, data, at: ctx.at }),
+      headers: eventTraceHeaders(ctx),
+    };
+  }
+
+  return {
+    movimientoRegistrado(operacion, ctx) {
+      const data: MovimientoRegistradoData = {
+        operacionId: operacion.id,
+        tipoOperacion: operacion.tipo,
+        usuario: operacion.usuario,
+        comentario: operacion.comentario,
+        revierteA: operacion.revierteA,
+        timestamp: formatLocalUtc(operacion.fecha),
+        movimientos: operacion.movimientos.map(movimientoData),
+      };
+      return event('MovimientoRegistrado', `/operaciones/${operacion.id}`, data, ctx);
+    },
+    umbral(type, linea, umbralMinimo, ctx) {
+      const data: StockUmbralData = {
+        bodegaId: linea.bodegaId,
+        productoId: linea.productoId,
+        cantidad: linea.cantidadPosterior,
+        umbralMinimo,
+        version: linea.version,
+        operacionId: linea.operacionId,
+        usuario: linea.usuario,
+        timestamp: formatLocalUtc(linea.fecha),
+      };
+      return event(type, `/bodegas/${linea.bodegaId}/existencias/${linea.productoId}`, data, ctx);
+    },
+  };
+}
