@@ -44,10 +44,9 @@ function requiredVariables(load: (env: NodeJS.ProcessEnv) => unknown): string[] 
  */
 function schemaKeys(name: ServiceName): string[] {
   const shared = Object.keys(serviceConfigSchema(1, 2).in.shape);
-  // producto-svc adds its own keys (config.ts) to the shared schema.
-  if (name === 'producto-svc') return [...shared, ...[...readText('services/producto-svc/src/config.ts').matchAll(/^\s+([A-Z][A-Z0-9_]+): /gm)].map((m) => m[1] as string)];
-  if (name === 'bodega-svc') return shared;
   const keysIn = (file: string) => [...readText(file).matchAll(/^\s+([A-Z][A-Z0-9_]+): /gm)].map((m) => m[1] as string);
+  // Each gRPC service adds its own keys (config.ts: the other service's address) to the shared schema.
+  if (name === 'producto-svc' || name === 'bodega-svc') return [...shared, ...keysIn(`services/${name}/src/config.ts`)];
   // The notifier also spreads in platform's natsCredentialsEnv.
   return [...keysIn(`services/${name}/src/config.ts`), ...Object.keys(tracingEnv), ...(name === 'notifier' ? Object.keys(natsCredentialsEnv) : [])];
 }
@@ -251,6 +250,11 @@ describe.each([
       shutdownDrainMs: valueAt(values, 'bff.shutdown.drainMs'),
       shutdownTimeoutMs: valueAt(values, 'bff.shutdown.timeoutMs'),
     });
+  });
+
+  it("points each gRPC service's reconciliation at the other's headless Service", () => {
+    expect(loadProductoConfig(renderedEnv(SERVICES[0], values)).bodegaSvcAddr).toBe(`dns:///bodega-svc-headless:${String(valueAt(values, 'bodegaSvc.grpcPort'))}`);
+    expect(loadBodegaConfig(renderedEnv(SERVICES[1], values)).productoSvcAddr).toBe(`dns:///producto-svc-headless:${String(valueAt(values, 'productoSvc.grpcPort'))}`);
   });
 });
 

@@ -1,9 +1,13 @@
-import { startService, type Logger, type ServiceApp } from '@inventario/platform';
+import { createJetStreamConsumerMetrics, startService, type Logger, type ServiceApp } from '@inventario/platform';
 import { BodegaServiceService, descriptorSetPath } from '@inventario/proto';
 import type { Config } from './config';
 import { createBodegaEvents } from './events/bodega-events';
+import { createExistenciaEvents } from './events/existencia-events';
+import { PRODUCTO_ELIMINADO_CONSUMER, startProductoEliminadoConsumer } from './events/producto-eliminado-consumer';
 import { createBodegaHandlers } from './grpc/bodega-handlers';
+import { createProductoLookup } from './grpc/producto-lookup';
 import { createBodegaStore } from './store/bodega-store';
+import { createExistenciaStore } from './store/existencia-store';
 import { migrations } from './store/migrations';
 
 /** The gRPC service name, also the key of its grpc.health.v1 status. */
@@ -13,8 +17,10 @@ export const BODEGA_SERVICE_NAME = 'inventario.v1.BodegaService';
 export type App = ServiceApp;
 
 /**
- * Wires bodega-svc: the store (writes and their outbox events) and the gRPC
- * handlers. The shared lifecycle is platform's startService.
+ * Wires bodega-svc: the stores (writes and their outbox events), the gRPC
+ * handlers, and the ProductoEliminado consumer that writes a deleted
+ * product's stock out once producto-svc (PRODUCTO_SVC_ADDR) confirms it is
+ * gone. The shared lifecycle is platform's startService.
  */
 export function startApp(config: Config, logger: Logger, signal?: AbortSignal): Promise<App> {
   return startService({
@@ -24,16 +30,47 @@ export function startApp(config: Config, logger: Logger, signal?: AbortSignal): 
     logger,
     migrations,
     descriptorSetPath,
-    wire({ db, notifyRelay }) {
-      const store = createBodegaStore(db, {
-        events: createBodegaEvents({ namespace: config.eventTypeNamespace, subjectPrefix: config.natsSubjectPrefix }),
+    wire({ db, notifyRelay, registry }) {
+      const consumerMetrics = createJetStreamConsumerMetrics(registry, [PRODUCTO_ELIMINADO_CONSUMER]);
+      const eventOptions = { namespace: config.eventTypeNamespace, subjectPrefix: config.natsSubjectPrefix };
+      const existencias = createExistenciaStore(db, {
+        events: createExistenciaEvents(eventOptions),
         onCommitted: notifyRelay,
         idempotencyTtlSeconds: config.idempotencyTtlSeconds,
+      });
+      const store = createBodegaStore(db, {
+        events: createBodegaEvents(eventOptions),
+        onCommitted: notifyRelay,
+        idempotencyTtlSeconds: config.idempotencyTtlSeconds,
+        existencias,
       });
       return {
         grpcServices: [
           { name: BODEGA_SERVICE_NAME, definition: BodegaServiceService, implementation: createBodegaHandlers({ store, logger }) },
         ],
+        async startConsumers({ nc, stream, prefix }) {
+          // The reconciliation's own channel to producto-svc, closed with the consumer.
+          const productos = createProductoLookup(config.productoSvcAddr);
+          const consumer = await startProductoEliminadoConsumer({
+            nc,
+            stream,
+            prefix,
+            namespace: config.eventTypeNamespace,
+            store: existencias,
+            productos,
+            logger,
+            metrics: consumerMetrics,
+          }).catch((err: unknown) => {
+            productos.close();
+            throw err;
+          });
+          return {
+            async stop() {
+              await consumer.stop();
+              productos.close();
+            },
+          };
+        },
       };
     },
   });

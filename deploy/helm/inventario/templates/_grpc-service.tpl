@@ -79,6 +79,12 @@ spec:
               valueFrom:
                 configMapKeyRef: { name: inventario-config, key: BODEGA_SVC_ADDR }
             {{- end }}
+            {{- if .productoSvcAddr }}
+            # bodega-svc's reconciliation asks producto-svc whether a deleted product is really gone.
+            - name: PRODUCTO_SVC_ADDR
+              valueFrom:
+                configMapKeyRef: { name: inventario-config, key: PRODUCTO_SVC_ADDR }
+            {{- end }}
             - name: NATS_STREAM
               valueFrom:
                 configMapKeyRef: { name: inventario-config, key: NATS_STREAM }
