@@ -23,11 +23,14 @@ import { connectTestNats, deleteStream, readStream, testEventNamespace, waitFor,
 import { startTestService as startTestProductoSvc, type TestService as TestProductoSvc } from '../../producto-svc/test/support/test-service';
 import { PRODUCTO_ELIMINADO_CONSUMER, startProductoEliminadoConsumer, type ProductoEliminadoConsumer } from '../src/events/producto-eliminado-consumer';
 import { createProductoLookup, type ProductoLookup } from '../src/grpc/producto-lookup';
+import { startTcpProxy, type TcpProxy } from '../../producto-svc/test/support/tcp-proxy';
 
 let ns: EventNamespace;
 let nc: NatsConnection;
 let productoSvc: TestProductoSvc;
 let productos: ProductoLookup;
+/** Between the consumer and producto-svc, so a test can make producto-svc unreachable. */
+let proxy: TcpProxy;
 let consumer: ProductoEliminadoConsumer;
 const registry = createServiceRegistry('bodega-svc');
 const metrics = createJetStreamConsumerMetrics(registry, [PRODUCTO_ELIMINADO_CONSUMER]);
@@ -55,7 +58,8 @@ beforeAll(async () => {
   productoSvc = await startTestProductoSvc('bodega_pe_producto', { NATS_STREAM: ns.stream, NATS_SUBJECT_PREFIX: ns.prefix });
   await productoSvc.app.ready;
   nc = await connectTestNats();
-  productos = createProductoLookup(`127.0.0.1:${productoSvc.app.grpcPort}`);
+  proxy = await startTcpProxy('127.0.0.1', productoSvc.app.grpcPort);
+  productos = createProductoLookup(`127.0.0.1:${proxy.port}`);
   consumer = await startProductoEliminadoConsumer({
     nc,
     stream: ns.stream,
@@ -71,6 +75,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await consumer?.stop();
   productos?.close();
+  await proxy?.close();
   await productoSvc?.close();
   if (nc) {
     await deleteStream(nc, ns.stream);
@@ -150,6 +155,23 @@ describe('ProductoEliminado reconciliation', () => {
     await processedThrough(await deleteProducto(id), 15_000);
     expect(store.calls).toEqual([id, id]);
     expect((await redeliveries()) - before).toBe(1);
+  });
+
+  it('naks while producto-svc cannot answer, never taking that for "gone", and acts once it answers NOT_FOUND', async () => {
+    const id = await createProducto('Sin respuesta');
+    await proxy.cut(); // restored below, or closed by afterAll should this test fail first
+    try {
+      const seq = await deleteProducto(id);
+      await waitFor(async () => (await consumerInfo()).num_redelivered >= 1, 'the event to be redelivered after producto-svc did not answer');
+      expect((await consumerInfo()).ack_floor.stream_seq).toBeLessThan(seq);
+      expect(store.calls).toEqual([]);
+      await proxy.restore();
+      // Redeliveries back off (1 s, 2 s, 4 s ...) and the channel reconnects: allow for both.
+      await processedThrough(seq, 30_000);
+    } finally {
+      await proxy.restore().catch(() => undefined);
+    }
+    expect(store.calls).toEqual([id]);
   });
 
   it('refuses a well-formed event for a product producto-svc still has (forged or misrouted): the store is never called', async () => {
