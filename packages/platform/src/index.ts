@@ -29,6 +29,7 @@ export * from './metrics/jetstream-metrics';
 export * from './metrics/metrics-server';
 export * from './metrics/outbox-metrics';
 export * from './metrics/registry';
+export * from './metrics/sampler';
 export * from './tracing';
 export * from './tracing-context';
 export * from './tracing-grpc';

@@ -42,6 +42,8 @@ export interface ServiceWiring {
   grpcServices: GrpcServiceBinding[];
   /** Started once NATS and the stream are up; retried until it succeeds. */
   startConsumers?: (events: EventsContext) => Promise<Stoppable>;
+  /** Database-side background work started by `wire` (e.g. a periodic check); stopped before the pool closes. */
+  background?: Stoppable[];
 }
 
 export interface StartServiceOptions {
@@ -237,6 +239,7 @@ export async function startService(options: StartServiceOptions): Promise<Servic
       run: async () => {
         await stopOutboxSampler();
         await stopKeyPruner();
+        await Promise.all((wiring.background ?? []).map((task) => task.stop()));
         await db.destroy();
       },
     },

@@ -23,6 +23,12 @@ export interface WriteTransactionOptions {
    * back: that write stands, and a keyed retry finds it.
    */
   signal?: AbortSignal;
+  /**
+   * Pins the transaction's isolation level, for a write whose correctness
+   * rests on one (the stock writes rely on REPEATABLE READ's gap locks)
+   * whatever the server's default is. Absent: the server's default.
+   */
+  isolationLevel?: 'repeatable read';
 }
 
 /** Attempts of a transaction that InnoDB chose as a deadlock victim. */
@@ -72,7 +78,7 @@ export async function writeTransaction<T>(
           failure = { err };
           throw err;
         }
-      });
+      }, options.isolationLevel ? { isolationLevel: options.isolationLevel } : undefined);
     } catch (err) {
       // A failure that also cost the connection (the server closes it after a
       // statement past max_allowed_packet) fails the ROLLBACK too, and knex

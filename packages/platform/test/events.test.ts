@@ -21,10 +21,13 @@ const SUBJECTS: Array<[EventType, string]> = [
   ['BodegaCreada', 'inventario.bodega.creada'],
   ['BodegaActualizada', 'inventario.bodega.actualizada'],
   ['BodegaEliminada', 'inventario.bodega.eliminada'],
+  ['MovimientoRegistrado', 'inventario.movimiento.registrado'],
+  ['StockBajo', 'inventario.stock.bajo'],
+  ['StockRepuesto', 'inventario.stock.repuesto'],
 ];
 
 describe('event subjects', () => {
-  it('covers the six event types, each once', () => {
+  it('covers every event type, each once', () => {
     expect(SUBJECTS.map(([type]) => type).sort()).toEqual([...EVENT_TYPES].sort());
   });
 

@@ -2,21 +2,24 @@ import { envSchemas, loadServiceConfigWith, type ServiceConfig } from '@inventar
 import { z } from 'zod';
 
 /**
- * bodega-svc's environment: the shared service contract of ARCHITECTURE §7
- * (platform's serviceConfigSchema), with gRPC on 50052 and metrics on 9102 by
- * default, plus producto-svc's address, which the reconciliation asks before
- * acting on a ProductoEliminado.
+ * bodega-svc's environment: the shared service contract (platform's
+ * serviceConfigSchema, docs/contract.md §8.3), with gRPC on 50052 and
+ * metrics on 9102 by default, plus how often the stock is verified against
+ * its ledger (§10.2) and producto-svc's address, which the reconciliation
+ * asks before acting on a ProductoEliminado (§7.6).
  */
 export const DEFAULT_GRPC_PORT = 50052;
-/** The admin port of GET /metrics (ARCHITECTURE §7; distinct per service so all run on one host). */
+/** The admin port of GET /metrics (distinct per service so all run on one host). */
 export const DEFAULT_METRICS_PORT = 9102;
 
 const ownSchema = z
   .object({
+    // 0 turns the periodic check off (the endpoint still runs it on request).
+    EXISTENCIAS_VERIFICACION_INTERVAL_MS: envSchemas.milliseconds(900_000),
     // producto-svc, asked whether a product is really gone (GetProducto) before its stock is written out.
     PRODUCTO_SVC_ADDR: envSchemas.grpcAddress('127.0.0.1:50051'),
   })
-  .transform((env) => ({ productoSvcAddr: env.PRODUCTO_SVC_ADDR }));
+  .transform((env) => ({ existenciasVerificacionIntervalMs: env.EXISTENCIAS_VERIFICACION_INTERVAL_MS, productoSvcAddr: env.PRODUCTO_SVC_ADDR }));
 
 /** Validated settings of one bodega-svc process. */
 export type Config = ServiceConfig & z.infer<typeof ownSchema>;

@@ -56,7 +56,7 @@ describe('grpc reflection', () => {
 
     const health = await run('--data', '{"service":""}', `${base}/grpc.health.v1.Health/Check`);
 
-    expect(services.trim().split('\n').sort()).toEqual(['grpc.health.v1.Health', 'inventario.v1.BodegaService']);
+    expect(services.trim().split('\n').sort()).toEqual(['grpc.health.v1.Health', 'inventario.v1.BodegaService', 'inventario.v1.ExistenciaService']);
     expect(JSON.parse(created)).toMatchObject({ bodega: { nombre: 'Por reflexión', capacidad: 3 } });
     expect(JSON.parse(health)).toEqual({ status: 'SERVING' });
   });

@@ -228,7 +228,7 @@ describe('DeleteBodega', () => {
     const creada = await crear(nombreUnico('Borrada'));
     const count = await bodegasCount();
 
-    await expect(svc.rpc.deleteBodega({ id: creada.id })).resolves.toEqual({});
+    await expect(svc.rpc.deleteBodega({ id: creada.id })).resolves.toEqual({ existenciasRetiradas: 0, unidadesRetiradas: 0 });
 
     expect(await bodegasCount()).toBe(count - 1);
     expect((await grpcError(svc.rpc.getBodega({ id: creada.id }))).code).toBe(status.NOT_FOUND);

@@ -72,7 +72,7 @@ export function errorDataOf(err: { metadata?: Metadata }): ErrorData {
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return {};
   const out: ErrorData = {};
-  for (const [key, value] of Object.entries(parsed)) {
+  for (const [key, value] of Object.entries(parsed as Record<string, unknown>)) {
     if (value === null || typeof value === 'number' || typeof value === 'string') out[key] = value;
   }
   return out;

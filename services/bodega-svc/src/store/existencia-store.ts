@@ -212,6 +212,8 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
       onCommitted: deps.onCommitted,
       idempotency: { key: caller.idempotency, codec: RESULTS, ttlSeconds: deps.idempotencyTtlSeconds },
       signal: caller.signal,
+      // requireProductosVivos's shared lock on a missing record is a gap lock only under REPEATABLE READ.
+      isolationLevel: 'repeatable read',
     });
   }
 
@@ -521,7 +523,7 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
         if (bodegaIds.length > 0) q.whereIn('bodega_id', bodegaIds);
         if (productoIds.length > 0) q.whereIn('producto_id', productoIds);
         if (after) {
-          q.where((w) => w.where('bodega_id', '>', after.bodegaId).orWhere((x) => x.where('bodega_id', after.bodegaId).andWhere('producto_id', '>', after.productoId)));
+          q.whereRaw('(bodega_id, producto_id) > (?, ?)', [after.bodegaId, after.productoId]);
         }
         return q;
       });
@@ -590,7 +592,8 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
               bodegasVerificadas: Number(cuentas!.bodegas),
             };
           },
-          { isolationLevel: 'repeatable read', readOnly: true },
+          // Not readOnly: knex writes "SET TRANSACTION ISOLATION LEVEL ... READ ONLY", which MariaDB refuses.
+          { isolationLevel: 'repeatable read' },
         ),
       );
     },

@@ -4,7 +4,7 @@
  * gives tests a promise-based client plus handles to check what was written
  * and published. One instance per test file (beforeAll / afterAll).
  */
-import { Client, credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
+import { Client, credentials, Metadata, type handleUnaryCall, type ServiceError } from '@grpc/grpc-js';
 import {
   countPendingEvents,
   createDb,
@@ -16,6 +16,9 @@ import {
 } from '@inventario/platform';
 import {
   BodegaServiceClient,
+  ExistenciaServiceClient,
+  ExistenciaServiceService,
+  type ExistenciaServiceServer,
   type CreateBodegaRequest,
   type CreateBodegaResponse,
   type DeleteBodegaRequest,
@@ -63,6 +66,21 @@ export interface BodegaRpc {
   deleteBodega: Rpc<DeleteBodegaRequest, DeleteBodegaResponse>;
 }
 
+/** The methods of ExistenciaService (the stock), each as a promise. */
+type StockMethod =
+  | 'asignarExistencia'
+  | 'retirarExistencia'
+  | 'registrarMovimiento'
+  | 'transferir'
+  | 'revertirOperacion'
+  | 'getExistencia'
+  | 'listExistencias'
+  | 'getOperacion'
+  | 'listMovimientos'
+  | 'verificarExistencias';
+type RpcOf<H> = H extends handleUnaryCall<infer Req, infer Res> ? Rpc<Req, Res> : never;
+export type StockRpc = { [K in StockMethod]: RpcOf<ExistenciaServiceServer[K]> };
+
 /** Metadata as the BFF sends it for a Basic-auth user. */
 export function asUser(usuario: string, traceparent?: string): Metadata {
   const md = new Metadata();
@@ -85,6 +103,8 @@ export interface TestService {
   app: App;
   address: string;
   rpc: BodegaRpc;
+  /** ExistenciaService on the same server. */
+  stock: StockRpc;
   /** A separate pool on the service's database, for checking what was written. */
   db: Knex;
   /** Name of the service's database. */
@@ -167,6 +187,13 @@ export async function startTestService(label: string, options: TestServiceOption
   const address = `127.0.0.1:${app.grpcPort}`;
   const client = new BodegaServiceClient(address, credentials.createInsecure());
   const raw = new Client(address, credentials.createInsecure());
+  const stockClient = new ExistenciaServiceClient(address, credentials.createInsecure());
+  const stock = Object.fromEntries(
+    Object.keys(ExistenciaServiceService).map((name) => {
+      const method = (stockClient as unknown as Record<string, Invoke<unknown, unknown>>)[name]!.bind(stockClient);
+      return [name, promisify(method)];
+    }),
+  ) as StockRpc;
   const db = createDb(testDb.url);
   // Connected on first use: the NATS under test may be down when the service starts.
   let nc: NatsConnection | undefined;
@@ -184,6 +211,7 @@ export async function startTestService(label: string, options: TestServiceOption
     app,
     address,
     rpc,
+    stock,
     db,
     database: parseMysqlUrl(testDb.url).database,
     ns,
@@ -199,6 +227,7 @@ export async function startTestService(label: string, options: TestServiceOption
     async close() {
       client.close();
       raw.close();
+      stockClient.close();
       await app.stop();
       const conn = await nats();
       await deleteStream(conn, ns.stream);

@@ -1,0 +1,252 @@
+import {
+  idempotentBy,
+  InvalidArgumentError,
+  itemSizeBound,
+  listPageOf,
+  pageSizeOf,
+  requirePositiveId,
+  requirePositiveIds,
+  unary,
+  validateFields,
+  type Logger,
+} from '@inventario/platform';
+import {
+  AsignarExistenciaRequest,
+  MOTIVO_MOVIMIENTO_NAMES,
+  MotivoMovimiento,
+  TipoMovimiento,
+  RegistrarMovimientoRequest,
+  RetirarExistenciaRequest,
+  RevertirOperacionRequest,
+  TIPO_MOVIMIENTO_NAMES,
+  TIPO_OPERACION_NAMES,
+  TransferirRequest,
+  type Existencia as ExistenciaProto,
+  type ExistenciaServiceServer,
+  type Movimiento as MovimientoProto,
+  type Operacion as OperacionProto,
+} from '@inventario/proto';
+import {
+  validateAsignacion,
+  validateMovimiento,
+  validateNivel,
+  validateReverso,
+  validateTransferencia,
+  type Existencia,
+  type Movimiento,
+  type Operacion,
+} from '../domain/existencia';
+import type { ExistenciaStore } from '../store/existencia-store';
+
+export interface ExistenciaHandlersDeps {
+  store: ExistenciaStore;
+  logger: Logger;
+  /** Called with the number of differences of each verification (the gauge inventario_existencias_diferencias). */
+  onVerified?: (diferencias: number) => void;
+}
+
+export function existenciaToProto(e: Existencia): ExistenciaProto {
+  return {
+    bodegaId: e.bodegaId,
+    productoId: e.productoId,
+    cantidad: e.cantidad,
+    umbralMinimo: e.umbralMinimo ?? undefined,
+    version: e.version,
+    fechaCreacion: e.fechaCreacion,
+    fechaActualizacion: e.fechaActualizacion,
+  };
+}
+
+function movimientoToProto(m: Movimiento): MovimientoProto {
+  return {
+    id: m.id,
+    operacionId: m.operacionId,
+    bodegaId: m.bodegaId,
+    productoId: m.productoId,
+    tipo: TIPO_MOVIMIENTO_NAMES.value(m.tipo),
+    motivo: MOTIVO_MOVIMIENTO_NAMES.value(m.motivo),
+    cantidad: m.cantidad,
+    cantidadAnterior: m.cantidadAnterior,
+    cantidadPosterior: m.cantidadPosterior,
+    version: m.version,
+    usuario: m.usuario,
+    comentario: m.comentario ?? undefined,
+    fecha: m.fecha,
+  };
+}
+
+function operacionToProto(o: Operacion): OperacionProto {
+  return {
+    id: o.id,
+    tipo: TIPO_OPERACION_NAMES.value(o.tipo),
+    usuario: o.usuario,
+    comentario: o.comentario ?? undefined,
+    fecha: o.fecha,
+    revierteA: o.revierteA ?? undefined,
+    revertidaPor: o.revertidaPor ?? undefined,
+    movimientos: o.movimientos.map(movimientoToProto),
+  };
+}
+
+/** A positive 64-bit id that JavaScript holds exactly (operation and line ids). */
+function requireOperacionId(value: number, campo: string): number {
+  if (!Number.isSafeInteger(value) || value <= 0) throw InvalidArgumentError.field(campo, 'debe ser un entero positivo');
+  return value;
+}
+
+/** Page tokens of the level list: the (bodegaId, productoId) a page ends at. */
+function encodeNivelToken(bodegaId: number, productoId: number): string {
+  return Buffer.from(`${bodegaId}.${productoId}`, 'utf8').toString('base64url');
+}
+
+function decodeNivelToken(token: string): { bodegaId: number; productoId: number } | null {
+  if (token === '') return null;
+  const match = /^([1-9]\d{0,9})\.([1-9]\d{0,9})$/.exec(Buffer.from(token, 'base64url').toString('utf8'));
+  const after = match ? { bodegaId: Number(match[1]), productoId: Number(match[2]) } : null;
+  if (!after || encodeNivelToken(after.bodegaId, after.productoId) !== token) throw InvalidArgumentError.field('pageToken', 'no es un token de esta lista');
+  return after;
+}
+
+/** Page tokens of the ledger (newest first): the line id a page ends at. */
+function encodeLineaToken(id: number): string {
+  return Buffer.from(String(id), 'utf8').toString('base64url');
+}
+
+function decodeLineaToken(token: string): number | null {
+  if (token === '') return null;
+  const text = Buffer.from(token, 'base64url').toString('utf8');
+  const id = /^[1-9]\d{0,15}$/.test(text) ? Number(text) : 0;
+  if (!Number.isSafeInteger(id) || id === 0 || encodeLineaToken(id) !== token) throw InvalidArgumentError.field('pageToken', 'no es un token de esta lista');
+  return id;
+}
+
+/** What a line takes encoded at most: its comment and user plus fixed fields. */
+const lineaSize = (m: Movimiento) => itemSizeBound(m.usuario, m.comentario);
+
+/**
+ * inventario.v1.ExistenciaService (docs/contract.md §10). Each handler maps
+ * and validates the request, calls the store once and maps the answer.
+ * Writes take `request_id` (idempotency) and, on one level,
+ * `expected_version`.
+ */
+export function createExistenciaHandlers({ store, logger, onVerified }: ExistenciaHandlersDeps): ExistenciaServiceServer {
+  return {
+    asignarExistencia: unary(
+      logger,
+      'AsignarExistencia',
+      async (request, caller) => {
+        const asignacion = validateAsignacion(request);
+        const { existencia, operacion } = await store.asignar(asignacion, caller, { expectedVersion: request.expectedVersion, claveIdempotencia: request.requestId });
+        return { existencia: existenciaToProto(existencia), operacion: operacionToProto(operacion) };
+      },
+      idempotentBy(AsignarExistenciaRequest),
+    ),
+
+    retirarExistencia: unary(
+      logger,
+      'RetirarExistencia',
+      async (request, caller) => {
+        const { bodegaId, productoId } = validateNivel(request);
+        const { cantidadRetirada, operacion } = await store.retirar(bodegaId, productoId, caller, {
+          expectedVersion: request.expectedVersion,
+          claveIdempotencia: request.requestId,
+        });
+        return { existia: operacion !== null, cantidadRetirada, operacion: operacion ? operacionToProto(operacion) : undefined };
+      },
+      idempotentBy(RetirarExistenciaRequest),
+    ),
+
+    registrarMovimiento: unary(
+      logger,
+      'RegistrarMovimiento',
+      async (request, caller) => {
+        const movimiento = validateMovimiento({
+          ...request,
+          tipo: TIPO_MOVIMIENTO_NAMES.name(request.tipo),
+          motivo: request.motivo === MotivoMovimiento.MOTIVO_MOVIMIENTO_UNSPECIFIED ? undefined : (MOTIVO_MOVIMIENTO_NAMES.name(request.motivo) ?? 'desconocido'),
+        });
+        const operacion = await store.registrarMovimiento(movimiento, caller, { expectedVersion: request.expectedVersion, claveIdempotencia: request.requestId });
+        return { operacion: operacionToProto(operacion) };
+      },
+      idempotentBy(RegistrarMovimientoRequest),
+    ),
+
+    transferir: unary(
+      logger,
+      'Transferir',
+      async (request, caller) => {
+        const operacion = await store.transferir(validateTransferencia(request), caller, { claveIdempotencia: request.requestId });
+        return { operacion: operacionToProto(operacion) };
+      },
+      idempotentBy(TransferirRequest),
+    ),
+
+    revertirOperacion: unary(
+      logger,
+      'RevertirOperacion',
+      async (request, caller) => {
+        const { operacionId, comentario } = validateReverso(request);
+        const operacion = await store.revertir(operacionId, comentario, caller, { claveIdempotencia: request.requestId });
+        return { operacion: operacionToProto(operacion) };
+      },
+      idempotentBy(RevertirOperacionRequest),
+    ),
+
+    getExistencia: unary(logger, 'GetExistencia', async (request) => {
+      const { bodegaId, productoId } = validateNivel(request);
+      return { existencia: existenciaToProto(await store.get(bodegaId, productoId)) };
+    }),
+
+    listExistencias: unary(logger, 'ListExistencias', async (request) => {
+      const query = validateFields({
+        pageSize: () => pageSizeOf(request.pageSize),
+        after: () => decodeNivelToken(request.pageToken),
+        bodegaIds: () => requirePositiveIds(request.bodegaIds, 'bodegaIds'),
+        productoIds: () => requirePositiveIds(request.productoIds, 'productoIds'),
+      });
+      const page = await store.list(query);
+      const last = page.existencias.at(-1);
+      return {
+        existencias: page.existencias.map(existenciaToProto),
+        nextPageToken: page.hasMore && last ? encodeNivelToken(last.bodegaId, last.productoId) : '',
+      };
+    }),
+
+    getOperacion: unary(logger, 'GetOperacion', async (request) => ({
+      operacion: operacionToProto(await store.getOperacion(requireOperacionId(request.id, 'id'))),
+    })),
+
+    listMovimientos: unary(logger, 'ListMovimientos', async (request) => {
+      const query = validateFields({
+        pageSize: () => pageSizeOf(request.pageSize),
+        beforeId: () => decodeLineaToken(request.pageToken),
+        bodegaId: () => (request.bodegaId === undefined ? undefined : requirePositiveId(request.bodegaId, 'bodegaId')),
+        productoId: () => (request.productoId === undefined ? undefined : requirePositiveId(request.productoId, 'productoId')),
+        operacionId: () => (request.operacionId === undefined ? undefined : requireOperacionId(request.operacionId, 'operacionId')),
+        tipo: () => {
+          if (request.tipo === TipoMovimiento.TIPO_MOVIMIENTO_UNSPECIFIED) return undefined;
+          const tipo = TIPO_MOVIMIENTO_NAMES.name(request.tipo);
+          if (!tipo) throw InvalidArgumentError.field('tipo', 'no es un tipo de movimiento');
+          return tipo;
+        },
+      });
+      const page = await store.listMovimientos({ ...query, desde: request.desde, hasta: request.hasta });
+      // Keyset on the line id, newest first: a page also ends at the byte budget.
+      const { items } = listPageOf(page.movimientos, page.hasMore, (m) => m.id, lineaSize);
+      const more = page.hasMore || items.length < page.movimientos.length;
+      const last = items.at(-1);
+      return { movimientos: items.map(movimientoToProto), nextPageToken: more && last ? encodeLineaToken(last.id) : '' };
+    }),
+
+    verificarExistencias: unary(logger, 'VerificarExistencias', async () => {
+      const v = await store.verificar();
+      onVerified?.(v.diferencias.length);
+      return {
+        consistente: v.consistente,
+        diferencias: v.diferencias,
+        nivelesVerificados: v.nivelesVerificados,
+        bodegasVerificadas: v.bodegasVerificadas,
+      };
+    }),
+  };
+}
