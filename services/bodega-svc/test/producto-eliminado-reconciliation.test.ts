@@ -5,21 +5,18 @@
  * shared stream and asked producto-svc (PRODUCTO_SVC_ADDR) before acting.
  * What is checked is what the database holds afterwards.
  */
+import { status } from '@grpc/grpc-js';
 import { jetstream, jetstreamManager, type ConsumerInfo } from '@nats-io/jetstream';
 import { buildEnvelope, eventAudit, eventSubject, type DeletedEventData, type NatsConnection } from '@inventario/platform';
 import { connectTestNats, readStream, testEventNamespace, waitFor, waitForOutboxesDrained, type EventNamespace } from '@inventario/testkit';
 import { startTestService as startTestProductoSvc, type TestService as TestProductoSvc } from '../../producto-svc/test/support/test-service';
-import { createExistenciaEvents } from '../src/events/existencia-events';
 import { PRODUCTO_ELIMINADO_CONSUMER } from '../src/events/producto-eliminado-consumer';
-import { createExistenciaStore, type ExistenciaStore } from '../src/store/existencia-store';
-import { startTestService, type TestService } from './support/test-service';
+import { asUser, grpcError, startTestService, type TestService } from './support/test-service';
 
 let ns: EventNamespace;
 let productoSvc: TestProductoSvc;
 let svc: TestService;
 let nc: NatsConnection;
-/** The real stock store on the service's database, to stock products before deleting them. */
-let existencias: ExistenciaStore;
 
 beforeAll(async () => {
   ns = testEventNamespace();
@@ -27,7 +24,6 @@ beforeAll(async () => {
   productoSvc = await startTestProductoSvc('bodega_pe_e2e_p', { NATS_STREAM: ns.stream, NATS_SUBJECT_PREFIX: ns.prefix });
   svc = await startTestService('bodega_pe_e2e', { ns, env: { PRODUCTO_SVC_ADDR: `127.0.0.1:${productoSvc.app.grpcPort}` } });
   nc = await connectTestNats();
-  existencias = createExistenciaStore(svc.db, { events: createExistenciaEvents({ namespace: 'Service', subjectPrefix: ns.prefix }), idempotencyTtlSeconds: 60 });
 });
 
 afterAll(async () => {
@@ -68,8 +64,9 @@ async function createProducto(nombre: string): Promise<number> {
   return producto.id;
 }
 
+/** Sets the units of a product in a warehouse through ExistenciaService, as the BFF's assignment does. */
 function stock(bodegaId: number, productoId: number, cantidad: number): Promise<unknown> {
-  return existencias.asignar({ bodegaId, productoId, cantidad, umbralMinimo: undefined }, { usuario: 'tester' }, {});
+  return svc.stock.asignarExistencia({ bodegaId, productoId, cantidad }, asUser('tester'));
 }
 
 /** Deletes a product in producto-svc; resolves to the stream sequence of its ProductoEliminado. */
@@ -137,7 +134,9 @@ describe('ProductoEliminado reconciliation, end to end', () => {
     expect(written.map((e) => e.body.data.usuario)).toEqual(['system']);
 
     // From then on a stock write for the product is refused.
-    await expect(stock(norte, borrado, 1)).rejects.toMatchObject({ reason: 'PRODUCTO_ELIMINADO' });
+    const refused = await grpcError(stock(norte, borrado, 1));
+    expect(refused.code).toBe(status.FAILED_PRECONDITION);
+    expect(refused.metadata.get('inventario-error-reason')).toEqual(['PRODUCTO_ELIMINADO']);
     expect(await niveles(borrado)).toEqual({});
   });
 
