@@ -257,6 +257,11 @@ describe.each([
       shutdownTimeoutMs: valueAt(values, 'bff.shutdown.timeoutMs'),
     });
   });
+
+  it("points each gRPC service's reconciliation at the other's headless Service", () => {
+    expect(loadProductoConfig(renderedEnv(SERVICES[0], values)).bodegaSvcAddr).toBe(`dns:///bodega-svc-headless:${String(valueAt(values, 'bodegaSvc.grpcPort'))}`);
+    expect(loadBodegaConfig(renderedEnv(SERVICES[1], values)).productoSvcAddr).toBe(`dns:///producto-svc-headless:${String(valueAt(values, 'productoSvc.grpcPort'))}`);
+  });
 });
 
 describe('values the chart renders', () => {

@@ -17,7 +17,7 @@ import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { createLogger, USUARIO_METADATA_KEY } from '@inventario/platform';
 import { BodegaServiceClient, ProductoServiceClient } from '@inventario/proto';
-import { createTestDatabase, readStream, startPrivateNatsServer, waitFor, type PrivateNatsServer, type TestDatabase } from '@inventario/testkit';
+import { createTestDatabase, freePort, readStream, startPrivateNatsServer, waitFor, type PrivateNatsServer, type TestDatabase } from '@inventario/testkit';
 import { parse } from 'yaml';
 import { startApp as startBodega, type App as BodegaApp } from '../../services/bodega-svc/src/app';
 import { loadConfig as loadBodegaConfig } from '../../services/bodega-svc/src/config';
@@ -109,14 +109,24 @@ describe('with the real services connected as their users', () => {
   beforeAll(async () => {
     dbs = [await createTestDatabase('nats_auth_b'), await createTestDatabase('nats_auth_p')];
     const [bodegaDb, productoDb] = dbs as [TestDatabase, TestDatabase];
+    // Each reconciliation asks the other service: producto-svc's port is known before bodega-svc starts.
+    const productoPort = await freePort();
     bodega = await startBodega(
-      loadBodegaConfig({ ...shared(), ...grpc, DATABASE_URL: bodegaDb.url, NATS_USER: 'bodega-svc', NATS_PASSWORD: USERS['bodega-svc'] }),
+      loadBodegaConfig({
+        ...shared(),
+        ...grpc,
+        DATABASE_URL: bodegaDb.url,
+        PRODUCTO_SVC_ADDR: `127.0.0.1:${productoPort}`,
+        NATS_USER: 'bodega-svc',
+        NATS_PASSWORD: USERS['bodega-svc'],
+      }),
       createLogger('bodega-svc', 'silent'),
     );
     producto = await startProducto(
       loadProductoConfig({
         ...shared(),
         ...grpc,
+        GRPC_PORT: String(productoPort),
         DATABASE_URL: productoDb.url,
         BODEGA_SVC_ADDR: `127.0.0.1:${bodega.grpcPort}`,
         NATS_USER: 'producto-svc',
