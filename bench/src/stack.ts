@@ -132,7 +132,12 @@ export async function startOwnStack(options: StackOptions): Promise<Stack> {
     const [productoPort, bodegaPort, bffPort] = [await freePort(), await freePort(), await freePort()];
     const services = [
       start({ name: 'producto-svc', entry: entry('producto-svc'), env: { ...shared, GRPC_HOST: '127.0.0.1', GRPC_PORT: String(productoPort), DATABASE_URL: productoDbUrl } }),
-      start({ name: 'bodega-svc', entry: entry('bodega-svc'), env: { ...shared, GRPC_HOST: '127.0.0.1', GRPC_PORT: String(bodegaPort), DATABASE_URL: bodegaDbUrl } }),
+      start({
+        name: 'bodega-svc',
+        entry: entry('bodega-svc'),
+        // PRODUCTO_SVC_ADDR: its reconciliation asks producto-svc whether a deleted product is gone.
+        env: { ...shared, GRPC_HOST: '127.0.0.1', GRPC_PORT: String(bodegaPort), DATABASE_URL: bodegaDbUrl, PRODUCTO_SVC_ADDR: `127.0.0.1:${productoPort}` },
+      }),
     ];
     await Promise.all(services.map((s) => s.ready));
     const bdb = await startBdb(productoDbUrl, options);

@@ -356,6 +356,19 @@ describe('the ports Envoy listens on and calls, and the chart\'s', () => {
     expect(bffPolicy.spec.podSelector?.matchLabels?.['app.kubernetes.io/name']).toBe('bff');
     expect(portsOf(bffPolicy.spec.ingress?.filter((r) => r.from?.some(selects('envoy'))))).toEqual([upstream?.port_value]);
   });
+
+  it('the NetworkPolicies let producto-svc and bodega-svc ask each other whether a record is gone (reconciliation), both ways', () => {
+    // The services' policy is one template ranged over both, naming the other as $peer: no value renders it statically.
+    const text = chartTemplate('templates/networkpolicies.yaml');
+    const start = text.indexOf('{{- range $component, $key := dict "producto-svc" "productoSvc" "bodega-svc" "bodegaSvc" }}');
+    const block = text.slice(start, text.indexOf('{{- end }}', start));
+    expect(block).toContain('{{- $peer := ternary "bodega-svc" "producto-svc" (eq $component "producto-svc") }}');
+    expect(block).toContain('{{- $peerKey := ternary "bodegaSvc" "productoSvc" (eq $component "producto-svc") }}');
+    const ingress = block.slice(block.indexOf('ingress:'), block.indexOf('egress:'));
+    const egress = block.slice(block.indexOf('egress:'));
+    expect(ingress).toContain('(dict "root" $ "component" $peer)');
+    expect(egress).toMatch(/\(dict "root" \$ "component" \$peer\) \| nindent 14 \}\}\n\s*ports:\n\s*- \{ protocol: TCP, port: \{\{ \(index \$\.Values \$peerKey\)\.grpcPort \}\} \}/);
+  });
 });
 
 describe('the Envoy pod\'s shutdown (templates/envoy.yaml)', () => {

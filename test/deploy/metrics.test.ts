@@ -143,7 +143,7 @@ describe('metrics in the dashboard and the alert rules', () => {
     databases.push(productoDb, bodegaDb);
     const producto = await startProducto(loadProductoConfig({ ...base, DATABASE_URL: productoDb.url, GRPC_PORT: '0' }), logger);
     stops.push(() => producto.stop());
-    const bodega = await startBodega(loadBodegaConfig({ ...base, DATABASE_URL: bodegaDb.url, GRPC_PORT: '0' }), logger);
+    const bodega = await startBodega(loadBodegaConfig({ ...base, DATABASE_URL: bodegaDb.url, GRPC_PORT: '0', PRODUCTO_SVC_ADDR: `127.0.0.1:${producto.grpcPort}` }), logger);
     stops.push(() => bodega.stop());
     await Promise.all([producto.ready, bodega.ready]);
     const bff = await startBff(

@@ -157,6 +157,8 @@ export function serviceSpecs(config: LauncherConfig): ServiceSpec[] {
       config.BODEGA_DATABASE_URL,
       [config.BODEGA_GRPC_PORT, 'BODEGA_GRPC_PORT'],
       [config.BODEGA_METRICS_PORT, 'BODEGA_METRICS_PORT'],
+      // The reconciliation asks producto-svc whether a product is gone before writing its stock out.
+      { PRODUCTO_SVC_ADDR: productoAddr },
     ),
     bff,
     notifier,

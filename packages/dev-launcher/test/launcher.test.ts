@@ -158,6 +158,9 @@ describe('npm start (dev launcher)', () => {
       // producto-svc is told where bodega-svc is: its reconciliation asks it before unassigning.
       const told = processesWithEnv(`BODEGA_SVC_ADDR=127.0.0.1:${bPort}`);
       expect(processesWithEnv(`GRPC_PORT=${pPort}`).filter((pid) => told.includes(pid))).toHaveLength(1);
+      // And bodega-svc where producto-svc is: its reconciliation asks it before writing a product's stock out.
+      const toldBodega = processesWithEnv(`PRODUCTO_SVC_ADDR=127.0.0.1:${pPort}`);
+      expect(processesWithEnv(`GRPC_PORT=${bPort}`).filter((pid) => toldBodega.includes(pid))).toHaveLength(1);
       // Each service serves its metrics on the port the launcher gave it, named in the summary.
       expect(run.output()).toContain(
         `metrics        http://127.0.0.1:<port>/metrics: producto-svc ${env.PRODUCTO_METRICS_PORT}, bodega-svc ${env.BODEGA_METRICS_PORT}, bff ${env.BFF_METRICS_PORT}, notifier ${env.NOTIFIER_METRICS_PORT}`,

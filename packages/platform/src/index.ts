@@ -38,3 +38,5 @@ export * from './tracing-nats';
 export * from './route-template';
 export * from './migration-job';
 export * from './bounded-list';
+export * from './reconciliation-consumer';
+export * from './grpc/record-lookup';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { envSchemas, natsCredentialsEnv, natsCredentialsOf, natsCredentialsTogether, parseEnv } from './config';
+import { ConfigError, envSchemas, natsCredentialsEnv, natsCredentialsOf, natsCredentialsTogether, parseEnv } from './config';
 import { tracingEnv } from './tracing';
 
 /**
@@ -78,4 +78,31 @@ export type ServiceConfig = z.infer<ReturnType<typeof serviceConfigSchema>>;
 /** Parses a service's environment with the shared schema. */
 export function loadServiceConfig(env: NodeJS.ProcessEnv, defaultGrpcPort: number, defaultMetricsPort: number): ServiceConfig {
   return parseEnv(serviceConfigSchema(defaultGrpcPort, defaultMetricsPort), env);
+}
+
+/**
+ * Parses a service's environment with the shared schema and `own`, the
+ * service's own variables (e.g. another service's address), throwing one
+ * ConfigError that lists the problems of both.
+ */
+export function loadServiceConfigWith<S extends z.ZodType>(
+  env: NodeJS.ProcessEnv,
+  defaultGrpcPort: number,
+  defaultMetricsPort: number,
+  own: S,
+): ServiceConfig & z.infer<S> {
+  const problems: string[] = [];
+  function parsed<T>(parse: () => T): T | undefined {
+    try {
+      return parse();
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      problems.push(...err.problems);
+      return undefined;
+    }
+  }
+  const shared = parsed(() => loadServiceConfig(env, defaultGrpcPort, defaultMetricsPort));
+  const ownConfig = parsed(() => parseEnv(own, env));
+  if (!shared || !ownConfig) throw new ConfigError(problems);
+  return { ...shared, ...ownConfig };
 }

@@ -49,6 +49,8 @@ beforeAll(async () => {
         callback(null, { bodega: { id: 3, nombre: 'B', capacidad: 1, fechaCreacion: new Date(), fechaActualizacion: new Date(), version: 1 } }),
       listBodegas: (_call, callback) => callback({ code: status.DEADLINE_EXCEEDED, details: 'slow' }),
     },
+    // No stock anywhere: the safe delete reaches DeleteBodega.
+    existencia: { listExistencias: (_call, callback) => callback(null, { existencias: [], nextPageToken: '' }) },
   });
   const address = `127.0.0.1:${fake.port}`;
   bff = await startBareBff({ PRODUCTO_SVC_ADDR: address, BODEGA_SVC_ADDR: address, GRPC_DEADLINE_MS: '300', BREAKER_VOLUME_THRESHOLD: '1000' });

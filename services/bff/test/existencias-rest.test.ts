@@ -243,6 +243,11 @@ describe('DELETE /api/bodegas/{id}/productos/{productoId} (the older gateway)', 
     expect(repetido.headers.get('idempotent-replayed')).toBe('true');
     // The product was written once: one unassignment, not two.
     expect((await request('GET', `/api/productos/${soloAsignado.id}`)).body.version).toBe(soloAsignado.version + 1);
+    // Written again since: the repeat still answers what the first did.
+    expect((await request('PUT', `/api/productos/${soloAsignado.id}`, { body: { precio: 12 } })).status).toBe(200);
+    const tarde = await request('DELETE', `/api/bodegas/${bodegaId}/productos/${soloAsignado.id}`, { headers: { 'idempotency-key': otraClave } });
+    expect(tarde.status).toBe(200);
+    expect(tarde.body).toEqual(primero.body);
     // Without the key, the same request is what it is now: nothing there.
     expect((await request('DELETE', `/api/bodegas/${bodegaId}/productos/${soloAsignado.id}`)).status).toBe(404);
   });

@@ -1,11 +1,13 @@
-import { startSampler, startService, type Logger, type ServiceApp } from '@inventario/platform';
+import { createJetStreamConsumerMetrics, startSampler, startService, type Logger, type ServiceApp } from '@inventario/platform';
 import { BodegaServiceService, descriptorSetPath, ExistenciaServiceService } from '@inventario/proto';
 import { Gauge } from 'prom-client';
 import type { Config } from './config';
 import { createBodegaEvents } from './events/bodega-events';
 import { createExistenciaEvents } from './events/existencia-events';
+import { PRODUCTO_ELIMINADO_CONSUMER, startProductoEliminadoConsumer } from './events/producto-eliminado-consumer';
 import { createBodegaHandlers } from './grpc/bodega-handlers';
 import { createExistenciaHandlers } from './grpc/existencia-handlers';
+import { createProductoLookup } from './grpc/producto-lookup';
 import { createBodegaStore } from './store/bodega-store';
 import { createExistenciaStore } from './store/existencia-store';
 import { migrations } from './store/migrations';
@@ -20,8 +22,10 @@ export type App = ServiceApp;
 
 /**
  * Wires bodega-svc: warehouses and their stock (stores, whose writes commit
- * their outbox events), the gRPC handlers, and the periodic verification of
- * the stock against its ledger. The shared lifecycle is platform's startService.
+ * their outbox events), the gRPC handlers, the periodic verification of the
+ * stock against its ledger, and the ProductoEliminado consumer that writes a
+ * deleted product's stock out once producto-svc (PRODUCTO_SVC_ADDR) confirms
+ * it is gone. The shared lifecycle is platform's startService.
  */
 export function startApp(config: Config, logger: Logger, signal?: AbortSignal): Promise<App> {
   return startService({
@@ -32,6 +36,7 @@ export function startApp(config: Config, logger: Logger, signal?: AbortSignal): 
     migrations,
     descriptorSetPath,
     wire({ db, notifyRelay, registry }) {
+      const consumerMetrics = createJetStreamConsumerMetrics(registry, [PRODUCTO_ELIMINADO_CONSUMER]);
       const eventOptions = { namespace: config.eventTypeNamespace, subjectPrefix: config.natsSubjectPrefix };
       const existencias = createExistenciaStore(db, {
         events: createExistenciaEvents(eventOptions),
@@ -77,6 +82,29 @@ export function startApp(config: Config, logger: Logger, signal?: AbortSignal): 
           },
         ],
         background,
+        async startConsumers({ nc, stream, prefix }) {
+          // The reconciliation's own channel to producto-svc, closed with the consumer.
+          const productos = createProductoLookup(config.productoSvcAddr);
+          const consumer = await startProductoEliminadoConsumer({
+            nc,
+            stream,
+            prefix,
+            namespace: config.eventTypeNamespace,
+            store: existencias,
+            productos,
+            logger,
+            metrics: consumerMetrics,
+          }).catch((err: unknown) => {
+            productos.close();
+            throw err;
+          });
+          return {
+            async stop() {
+              await consumer.stop();
+              productos.close();
+            },
+          };
+        },
       };
     },
   });

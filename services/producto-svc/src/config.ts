@@ -1,4 +1,4 @@
-import { ConfigError, envSchemas, loadServiceConfig, parseEnv, type ServiceConfig } from '@inventario/platform';
+import { envSchemas, loadServiceConfigWith, type ServiceConfig } from '@inventario/platform';
 import { z } from 'zod';
 
 /**
@@ -23,18 +23,5 @@ export type Config = ServiceConfig & z.infer<typeof ownSchema>;
 
 /** Parses `env`; throws ConfigError listing every invalid variable, of both schemas. */
 export function loadConfig(env: NodeJS.ProcessEnv): Config {
-  const problems: string[] = [];
-  function parsed<T>(parse: () => T): T | undefined {
-    try {
-      return parse();
-    } catch (err) {
-      if (!(err instanceof ConfigError)) throw err;
-      problems.push(...err.problems);
-      return undefined;
-    }
-  }
-  const shared = parsed(() => loadServiceConfig(env, DEFAULT_GRPC_PORT, DEFAULT_METRICS_PORT));
-  const own = parsed(() => parseEnv(ownSchema, env));
-  if (!shared || !own) throw new ConfigError(problems);
-  return { ...shared, ...own };
+  return loadServiceConfigWith(env, DEFAULT_GRPC_PORT, DEFAULT_METRICS_PORT, ownSchema);
 }

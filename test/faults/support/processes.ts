@@ -285,6 +285,8 @@ export async function startProcessStack(options: ProcessStackOptions): Promise<P
     },
     'bodega-svc': {
       ...grpcServiceEnv({ databaseUrl: databaseUrls['bodega-svc'], grpcPort: ports['bodega-svc'], natsUrl: options.natsUrl, namespace }),
+      // The reconciliation asks producto-svc whether a deleted product is really gone.
+      PRODUCTO_SVC_ADDR: `127.0.0.1:${ports['producto-svc']}`,
       ...options.env?.['bodega-svc'],
     },
     bff: {

@@ -79,6 +79,18 @@ spec:
               valueFrom:
                 configMapKeyRef: { name: inventario-config, key: BODEGA_SVC_ADDR }
             {{- end }}
+            {{- if .productoSvcAddr }}
+            # bodega-svc's reconciliation asks producto-svc whether a deleted product is really gone.
+            - name: PRODUCTO_SVC_ADDR
+              valueFrom:
+                configMapKeyRef: { name: inventario-config, key: PRODUCTO_SVC_ADDR }
+            {{- end }}
+            {{- if .existenciasVerificacion }}
+            # bodega-svc checks its stock against the ledger on this period (the gauge behind InventarioExistenciasInconsistentes).
+            - name: EXISTENCIAS_VERIFICACION_INTERVAL_MS
+              valueFrom:
+                configMapKeyRef: { name: inventario-config, key: EXISTENCIAS_VERIFICACION_INTERVAL_MS }
+            {{- end }}
             - name: NATS_STREAM
               valueFrom:
                 configMapKeyRef: { name: inventario-config, key: NATS_STREAM }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { boundedPrefix, InvalidArgumentError, NotFoundError, PRODUCTO_SAMPLE_LIMITS, VersionMismatchError } from '@inventario/platform';
+import { IdempotencyKeyReusedError, InvalidArgumentError, NotFoundError, VersionMismatchError } from '@inventario/platform';
 import type { BodegaClient } from '../downstream/bodega-client';
 import type { ExistenciaClient } from '../downstream/existencia-client';
 import type { ProductoClient } from '../downstream/producto-client';
@@ -14,7 +14,8 @@ import type {
   ProductoDeBodega,
   WriteOptions,
 } from './model';
-import { chunks, collect, mapPages, mergeById, PAGE_SIZE, pagesAfter, pagesOf, STREAM_PAGE_SIZE } from './paging';
+import { createLecturas } from './lecturas';
+import { collect, mapPages, mergeById, pagesAfter, pagesOf, STREAM_PAGE_SIZE } from './paging';
 
 export interface ExistenciasDeps {
   productos: ProductoClient;
@@ -81,10 +82,9 @@ function paginaDe<T>(items: T[], nextPageToken: string): PaginaConCursor<T> {
  * listing of a warehouse merges what is assigned with what is stocked.
  * What is missing is reported as the request names it (NoExisteError).
  */
-export function createExistencias({ productos, bodegas, existencias, onSafeWriteOutcome }: ExistenciasDeps): {
-  api: ExistenciasApi;
-  stock: StockDeBodega;
-} {
+export function createExistencias({ productos, bodegas, existencias, onSafeWriteOutcome }: ExistenciasDeps): ExistenciasApi {
+  const { levelPagesOf, productosPorIds } = createLecturas({ productos, existencias });
+
   /** NoExisteError for each of these warehouses that does not exist (none: nothing thrown). */
   async function requireBodegas(caller: Caller, nombradas: readonly BodegaNombrada[], otros: NoExisteError['detalles'] = []): Promise<void> {
     const missing = await Promise.all(
@@ -163,7 +163,9 @@ export function createExistencias({ productos, bodegas, existencias, onSafeWrite
    * Clears the product's bodegaId where it still names `bodegaId`, under
    * the version read (a product reassigned meanwhile is left alone). True
    * when it was cleared by this request or, replayed, by the one whose key
-   * it carries.
+   * it carries. The derived key serves this one product write of this one
+   * removal (the removal's own key pins the product), so a record of it
+   * under another version (IDEMPOTENCY_KEY_REUSED) also means it was done.
    */
   async function desasignar(caller: Caller, producto: Producto, bodegaId: number, write: WriteOptions, onExecuted: () => void): Promise<boolean> {
     let current = producto;
@@ -180,6 +182,7 @@ export function createExistencias({ productos, bodegas, existencias, onSafeWrite
         if (!replayed) onExecuted();
         return true;
       } catch (err) {
+        if (err instanceof IdempotencyKeyReusedError) return true;
         if (!(err instanceof VersionMismatchError) || attempt >= 2) throw err;
         current = await productos.get(caller, current.id);
       }
@@ -190,8 +193,9 @@ export function createExistencias({ productos, bodegas, existencias, onSafeWrite
    * Whether the request whose key `write` carries cleared the product's
    * bodegaId before: its keyed write is sent again exactly as it was (the
    * version it then expected is one below the product's now). Recorded, it
-   * replays; otherwise the version differs and nothing is written. So a
-   * retry of a removal that only unassigned answers what the first did.
+   * replays (or, the product written again since, is refused as a reused
+   * key: done too); otherwise the version differs and nothing is written.
+   * So a retry of a removal that only unassigned answers what the first did.
    */
   async function desasignadoAntes(caller: Caller, producto: Producto | null, write: WriteOptions): Promise<boolean> {
     if (write.idempotencyKey === undefined || !producto || producto.bodegaId !== null || producto.version < 2) return false;
@@ -204,55 +208,11 @@ export function createExistencias({ productos, bodegas, existencias, onSafeWrite
     try {
       await productos.update(caller, producto.id, { bodegaId: null }, probe);
     } catch (err) {
+      if (err instanceof IdempotencyKeyReusedError) return true;
       if (err instanceof VersionMismatchError) return false;
       throw err;
     }
     return replayed;
-  }
-
-  /** Levels of one warehouse, a page at a time, in product id order. */
-  function levelPagesOf(caller: Caller, bodegaId: number, pageSize: number): AsyncIterable<Existencia[]> {
-    return pagesOf(
-      Infinity,
-      async (size, pageToken) => {
-        const page = await existencias.list(caller, { pageSize: size, pageToken, bodegaIds: [bodegaId] });
-        return { items: page.existencias, nextPageToken: page.nextPageToken };
-      },
-      { pageSize },
-    );
-  }
-
-  /** Existing products among `ids` (unknown ones absent), in id order. */
-  async function productosPorIds(caller: Caller, ids: readonly number[], bodegaIds?: readonly number[]): Promise<Producto[]> {
-    const pages = await Promise.all(
-      chunks(ids).map((chunk) =>
-        collect(
-          pagesOf<Producto>(Infinity, async (pageSize, pageToken) => {
-            const page = await productos.list(caller, { pageSize, pageToken, ids: chunk, bodegaIds });
-            return { items: page.productos, nextPageToken: page.nextPageToken };
-          }),
-        ),
-      ),
-    );
-    return pages.flat().sort((x, y) => x.id - y.id);
-  }
-
-  /** How many of `ids` name existing products (and, with bodegaIds, are assigned to one of them). */
-  async function countProductos(caller: Caller, ids: readonly number[], bodegaIds?: readonly number[]): Promise<number> {
-    const counts = await Promise.all(
-      chunks(ids).map(async (chunk) => (await productos.list(caller, { pageSize: 1, ids: chunk, bodegaIds, includeTotalSize: true })).totalSize ?? 0),
-    );
-    return counts.reduce((sum, n) => sum + n, 0);
-  }
-
-  /**
-   * The products stocked in the warehouse, by id: every level, one at 0
-   * included (bodega-svc refuses to delete a warehouse that holds any).
-   */
-  async function stockedIds(caller: Caller, bodegaId: number): Promise<number[]> {
-    const ids: number[] = [];
-    for await (const page of levelPagesOf(caller, bodegaId, PAGE_SIZE)) ids.push(...page.map((level) => level.productoId));
-    return ids;
   }
 
   const api: ExistenciasApi = {
@@ -427,85 +387,6 @@ export function createExistencias({ productos, bodegas, existencias, onSafeWrite
     },
   };
 
-  const stock: StockDeBodega = {
-    /**
-     * The products that hold a warehouse against a safe delete: those
-     * assigned to it and those stocked there, counted once each; the first
-     * of them by id within PRODUCTO_SAMPLE_LIMITS.
-     */
-    async productosRetenidos(caller, bodegaId) {
-      const [asignados, stocked] = await Promise.all([
-        productos.list(caller, { pageSize: PRODUCTO_SAMPLE_LIMITS.maxItems, bodegaIds: [bodegaId], includeTotalSize: true }),
-        stockedIds(caller, bodegaId),
-      ]);
-      const totalAsignados = asignados.totalSize ?? asignados.productos.length;
-      if (stocked.length === 0) {
-        return { productos: boundedPrefix(asignados.productos, PRODUCTO_SAMPLE_LIMITS), total: totalAsignados, conExistencias: false };
-      }
-      // Existing stocked products, less those already counted as assigned; and the first ones of both lists.
-      const [existentes, asignadosConStock, primeros] = await Promise.all([
-        countProductos(caller, stocked),
-        countProductos(caller, stocked, [bodegaId]),
-        productosPorIds(caller, stocked.slice(0, PRODUCTO_SAMPLE_LIMITS.maxItems)),
-      ]);
-      return {
-        productos: boundedPrefix(unionById(asignados.productos, primeros), PRODUCTO_SAMPLE_LIMITS),
-        total: totalAsignados + existentes - asignadosConStock,
-        conExistencias: existentes > 0,
-      };
-    },
 
-    async stockAsignado(caller, bodegaId) {
-      const stocked = await stockedIds(caller, bodegaId);
-      return new Set((await productosPorIds(caller, stocked, [bodegaId])).map((p) => p.id));
-    },
-
-    /**
-     * The products whose levels a forced delete wrote out: its
-     * BODEGA_ELIMINADA lines, one per level, which are the warehouse's
-     * newest (nothing is written to a deleted warehouse). Read from the
-     * ledger, so a keyed retry that replays the delete finds the same ones.
-     */
-    async productosRetirados(caller, bodegaId, existenciasRetiradas) {
-      const ids: number[] = [];
-      let pageToken: string | undefined;
-      while (ids.length < existenciasRetiradas) {
-        const pageSize = Math.min(PAGE_SIZE, existenciasRetiradas - ids.length);
-        const page = await existencias.listMovimientos(caller, { bodegaId, pageSize, pageToken });
-        for (const line of page.movimientos) {
-          if (line.motivo !== 'BODEGA_ELIMINADA') return ids.sort((x, y) => x - y);
-          ids.push(line.productoId);
-        }
-        if (page.nextPageToken === '') break;
-        pageToken = page.nextPageToken;
-      }
-      return ids.sort((x, y) => x - y);
-    },
-
-    productosPorIds: (caller, ids) => productosPorIds(caller, ids),
-    countProductos: (caller, ids) => countProductos(caller, ids),
-  };
-
-  return { api, stock };
-}
-
-/** Both lists of products as one, by id, each product once (the later list's copy wins). */
-export function unionById(first: readonly Producto[], second: readonly Producto[]): Producto[] {
-  const byId = new Map<number, Producto>();
-  for (const producto of [...first, ...second]) byId.set(producto.id, producto);
-  return [...byId.values()].sort((x, y) => x.id - y.id);
-}
-
-/** What the warehouse safe delete (inventario.ts) asks of the stock side. */
-export interface StockDeBodega {
-  /** Assigned ∪ stocked products: the first ones (bounded) and how many; `conExistencias` when stock counts among them. */
-  productosRetenidos(caller: Caller, bodegaId: number): Promise<{ productos: Producto[]; total: number; conExistencias: boolean }>;
-  /** Ids of the products that are both stocked in the warehouse and assigned to it now. */
-  stockAsignado(caller: Caller, bodegaId: number): Promise<Set<number>>;
-  /** Ids of the products whose levels a forced delete wrote out, from its `existenciasRetiradas` lines. */
-  productosRetirados(caller: Caller, bodegaId: number, existenciasRetiradas: number): Promise<number[]>;
-  /** Existing products among `ids`, in id order. */
-  productosPorIds(caller: Caller, ids: readonly number[]): Promise<Producto[]>;
-  /** How many of `ids` name existing products. */
-  countProductos(caller: Caller, ids: readonly number[]): Promise<number>;
+  return api;
 }

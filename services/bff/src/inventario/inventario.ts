@@ -12,7 +12,7 @@ import type { BodegaClient } from '../downstream/bodega-client';
 import type { ExistenciaClient } from '../downstream/existencia-client';
 import type { ProductoClient, UnassignResult } from '../downstream/producto-client';
 import { BodegaConProductosError } from './errors';
-import { createExistencias, unionById } from './existencias';
+import { createExistencias } from './existencias';
 import { createExistenciasPorLote } from './existencias-por-lote';
 import type {
   Bodega,
@@ -27,6 +27,7 @@ import type {
   WriteOptions,
 } from './model';
 import { chunks, collect, PAGE_SIZE, pagesOf, STREAM_PAGE_SIZE, tokenAfter } from './paging';
+import { createStockDeBodega, unionById } from './stock-de-bodega';
 
 export interface InventarioDeps {
   productos: ProductoClient;
@@ -76,8 +77,7 @@ const BODEGA_UPDATABLE = ['nombre', 'ubicacion', 'capacidad'] as const;
  * warehouse safe delete (ARCHITECTURE §6).
  */
 export function createInventario({ productos, bodegas, existencias, onSafeWriteOutcome }: InventarioDeps): InventarioApi {
-  const stockCases = createExistencias({ productos, bodegas, existencias, onSafeWriteOutcome });
-  const { stock } = stockCases;
+  const stock = createStockDeBodega({ productos, existencias });
 
   /**
    * Runs a write of an existing record under `If-Match: *`, which asks only
@@ -233,7 +233,7 @@ export function createInventario({ productos, bodegas, existencias, onSafeWriteO
   }
 
   return {
-    ...stockCases.api,
+    ...createExistencias({ productos, bodegas, existencias, onSafeWriteOutcome }),
     // GraphQL's batched relation reads.
     ...createExistenciasPorLote({ existencias }),
     productosPorIds: (caller, ids) => stock.productosPorIds(caller, ids),

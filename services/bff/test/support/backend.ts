@@ -94,13 +94,16 @@ export async function startTestBackend(label: string): Promise<TestBackend> {
       for (const pool of pools) await pool.destroy();
     });
 
-    const bodega: BodegaApp = await startBodegaApp(loadBodegaConfig(serviceEnv(bodegaDb, namespace, 0)), createLogger('bodega-svc', LOG_LEVEL));
-    cleanups.push(() => bodega.stop());
-
     // The same port on a restart, so a BFF's channel finds it again; from freePort, not port 0: a
     // port the kernel handed out for port 0 is free for any other listen on port 0 to take while
     // the service is stopped, and the restart would fail with EADDRINUSE.
     const productoPort = await freePort();
+    const bodega: BodegaApp = await startBodegaApp(
+      // Its reconciliation asks producto-svc (started next) whether a deleted product is really gone.
+      loadBodegaConfig({ ...serviceEnv(bodegaDb, namespace, 0), PRODUCTO_SVC_ADDR: `127.0.0.1:${productoPort}` }),
+      createLogger('bodega-svc', LOG_LEVEL),
+    );
+    cleanups.push(() => bodega.stop());
     let producto: ProductoApp | undefined;
     const startProductoSvc = async () => {
       if (producto) return;

@@ -6,7 +6,7 @@
  */
 import { Server, ServerCredentials, type Metadata, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
-import { BodegaServiceService, ProductoServiceService } from '@inventario/proto';
+import { BodegaServiceService, ExistenciaServiceService, ProductoServiceService } from '@inventario/proto';
 
 export interface FakeDownstream {
   port: number;
@@ -22,6 +22,8 @@ type Handler = (call: { request: unknown; metadata: Metadata }, callback: (err: 
 export async function startFakeDownstream(handlers: {
   producto?: Record<string, Handler>;
   bodega?: Record<string, Handler>;
+  /** bodega-svc's ExistenciaService, served beside BodegaService. */
+  existencia?: Record<string, Handler>;
 }): Promise<FakeDownstream> {
   const server = new Server();
   const calls: FakeDownstream['calls'] = [];
@@ -37,6 +39,7 @@ export async function startFakeDownstream(handlers: {
     );
   server.addService(ProductoServiceService, recording(handlers.producto));
   server.addService(BodegaServiceService, recording(handlers.bodega));
+  server.addService(ExistenciaServiceService, recording(handlers.existencia));
   const names = ['', 'inventario.v1.ProductoService', 'inventario.v1.BodegaService'];
   const health = new HealthImplementation(Object.fromEntries(names.map((n) => [n, 'SERVING'])));
   health.addToServer(server);

@@ -148,12 +148,16 @@ export interface TestServiceOptions {
   natsUrl?: string;
   /** Wait for the event relay before returning (default true; false when NATS is meant to be down). */
   awaitEvents?: boolean;
+  /** Stream and subject prefix (default: a fresh private one), e.g. one producto-svc publishes to as well. */
+  ns?: EventNamespace;
+  /** Environment overrides, e.g. PRODUCTO_SVC_ADDR. */
+  env?: Record<string, string>;
 }
 
 export async function startTestService(label: string, options: TestServiceOptions = {}): Promise<TestService> {
   const natsUrl = options.natsUrl ?? TEST_NATS_URL;
   const testDb: TestDatabase = await createTestDatabase(label);
-  const ns = testEventNamespace();
+  const ns = options.ns ?? testEventNamespace();
   const config = loadConfig({
     DATABASE_URL: testDb.url,
     GRPC_PORT: '0',
@@ -165,6 +169,7 @@ export async function startTestService(label: string, options: TestServiceOption
     NATS_STREAM: ns.stream,
     NATS_SUBJECT_PREFIX: ns.prefix,
     SHUTDOWN_DRAIN_MS: '0',
+    ...options.env,
   });
   const app = await startApp(config, createLogger('bodega-svc', config.logLevel)).catch(async (err: unknown) => {
     await testDb.drop();
