@@ -96,6 +96,10 @@ describe('POST /api/bodegas/{id}/productos (the older gateway)', () => {
       expect.objectContaining({ tipo: 'AJUSTE', motivo: 'ASIGNACION', cantidad: -15, productoId: producto.id }),
       expect.objectContaining({ tipo: 'AJUSTE', motivo: 'ASIGNACION', cantidad: 40, productoId: producto.id }),
     ]);
+    // null removes the threshold; absent (above) kept it.
+    const cleared = await request('POST', `/api/bodegas/${bodegaId}/productos`, { body: { productoId: producto.id, cantidad: 25, umbralMinimo: null } });
+    expect(cleared.status).toBe(200);
+    expect((await request('GET', `/api/bodegas/${bodegaId}/existencias/${producto.id}`)).body).toMatchObject({ umbralMinimo: null, version: 3 });
     // The product's own fields keep their meaning: an assignment does not move bodegaId.
     expect((await request('GET', `/api/productos/${producto.id}`)).body).toMatchObject({ bodegaId: null, cantidadEnStock: producto.cantidadEnStock });
     expect((await request('GET', `/api/bodegas/${bodegaId}`)).body.ocupacion).toBe(25);

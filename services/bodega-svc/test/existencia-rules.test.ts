@@ -9,6 +9,7 @@ import {
   cambiosDeReverso,
   clave,
   planOperation,
+  validateAsignacion,
   validateMovimiento,
   validateTransferencia,
   type BodegaActual,
@@ -178,6 +179,12 @@ describe('validation', () => {
 
   it('refuses a transfer type as a movement and zero units to move', () => {
     expect(violations(() => validateMovimiento({ bodegaId: 1, productoId: 2, tipo: 'TRANSFERENCIA', motivo: undefined, cantidad: 0 }))).toEqual(['tipo', 'cantidad']);
+  });
+
+  it('removes a threshold only when asked alone', () => {
+    expect(validateAsignacion({ bodegaId: 1, productoId: 2, cantidad: 3, quitarUmbralMinimo: true }).umbralMinimo).toBeNull();
+    expect(validateAsignacion({ bodegaId: 1, productoId: 2, cantidad: 3 }).umbralMinimo).toBeUndefined();
+    expect(violations(() => validateAsignacion({ bodegaId: 1, productoId: 2, cantidad: 3, umbralMinimo: 4, quitarUmbralMinimo: true }))).toEqual(['umbralMinimo']);
   });
 
   it('refuses a transfer to the same warehouse, naming destinoId', () => {

@@ -99,6 +99,8 @@ export function createExistenciaClient(client: ExistenciaServiceClient, call: Un
         productoId: request.productoId,
         cantidad: request.cantidad,
         umbralMinimo: request.umbralMinimo ?? undefined,
+        // null clears the threshold; absent keeps it.
+        quitarUmbralMinimo: request.umbralMinimo === null ? true : undefined,
         ...safeWriteFields(write),
       });
       const res = await call<AsignarExistenciaResponse>(caller, (md, o, cb) => client.asignarExistencia(message, md, o, cb), write.onReplay);

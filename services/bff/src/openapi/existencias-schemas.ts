@@ -46,7 +46,7 @@ export const existenciasSchemas: Readonly<Record<ExistenciaSchemaName, JsonSchem
         type: ['integer', 'null'],
         minimum: 0,
         maximum: MAX_INT32,
-        description: 'Umbral de stock bajo (StockBajo al llegar a él o bajar de él). Ausente o null: no cambia.',
+        description: 'Umbral de stock bajo (StockBajo al llegar a él o bajar de él). null lo quita; ausente, no cambia.',
       },
       ...readOnlyIgnored,
     },

@@ -266,17 +266,25 @@ export interface Asignacion {
   bodegaId: number;
   productoId: number;
   cantidad: number;
-  /** undefined: the threshold stays as it is. */
-  umbralMinimo: number | undefined;
+  /** undefined: the threshold stays as it is; null: it is removed. */
+  umbralMinimo: number | null | undefined;
 }
 
-export function validateAsignacion(input: { bodegaId: number; productoId: number; cantidad: number; umbralMinimo?: number }): Asignacion {
+export function validateAsignacion(input: {
+  bodegaId: number;
+  productoId: number;
+  cantidad: number;
+  umbralMinimo?: number;
+  quitarUmbralMinimo?: boolean;
+}): Asignacion {
   const v: FieldViolation[] = [];
+  const quitar = input.quitarUmbralMinimo === true;
+  if (quitar && input.umbralMinimo !== undefined) v.push({ campo: 'umbralMinimo', mensaje: 'no se puede fijar y quitar a la vez' });
   const out: Asignacion = {
     bodegaId: idOf(input.bodegaId, 'bodegaId', v),
     productoId: idOf(input.productoId, 'productoId', v),
     cantidad: cantidadOf(input.cantidad, 'cantidad', 0, v),
-    umbralMinimo: input.umbralMinimo === undefined ? undefined : cantidadOf(input.umbralMinimo, 'umbralMinimo', 0, v),
+    umbralMinimo: quitar ? null : input.umbralMinimo === undefined ? undefined : cantidadOf(input.umbralMinimo, 'umbralMinimo', 0, v),
   };
   return done(out, v);
 }
