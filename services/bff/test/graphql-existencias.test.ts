@@ -125,7 +125,7 @@ function refused(answer: Answer, code: RegExp, entity: string): void {
 }
 
 describe('asignarProductoABodega', () => {
-  it('sets the units (an AJUSTE line, ASIGNACION) and answers the level; Bodega.ocupacion follows; a version makes it conditional', async () => {
+  it('sets the units (an AJUSTE line, ASIGNACION) and answers the level; Bodega.ocupacion follows; a version makes it conditional; null removes the threshold', async () => {
     const bodegaId = await crearBodega(stack, { capacidad: 100 });
     const producto = await crearProducto(stack);
     const first = ok(await asignar(bodegaId, producto.id, 40, { umbralMinimo: 5 }));
@@ -149,8 +149,8 @@ describe('asignarProductoABodega', () => {
     // Left out, umbralMinimo is kept; with the level's version, the write applies.
     const second = ok(await asignar(bodegaId, producto.id, 25, { version: 1 }));
     expect(second.existencia).toMatchObject({ cantidad: 25, umbralMinimo: 5, version: 2, bodega: { ocupacion: 25 } });
-    // A count that confirms the units is a line too.
-    expect(ok(await asignar(bodegaId, producto.id, 25)).existencia).toMatchObject({ cantidad: 25, version: 3 });
+    // null removes it; setting the same units is a line too.
+    expect(ok(await asignar(bodegaId, producto.id, 25, { umbralMinimo: null })).existencia).toMatchObject({ cantidad: 25, umbralMinimo: null, version: 3 });
 
     const lineas = await lineasDe(bodegaId);
     expect(lineas.map((l) => [l.tipo, l.motivo, l.cantidad, l.usuario])).toEqual([

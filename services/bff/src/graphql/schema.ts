@@ -297,7 +297,7 @@ export const typeDefs = /* GraphQL */ `
     inicializarBaseDatos: String!
     """
     Adición: fija en cantidad las unidades del producto en la bodega (una línea AJUSTE, motivo ASIGNACION). umbralMinimo:
-    el nuevo umbral de stock bajo; si se omite (o es null), se conserva. version: la de la existencia.
+    el nuevo umbral de stock bajo; null lo quita; si se omite, se conserva. version: la de la existencia.
     """
     asignarProductoABodega(
       bodegaId: ID!

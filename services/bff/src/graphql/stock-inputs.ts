@@ -84,7 +84,7 @@ export interface StockNumberTexts {
 
 /**
  * asignarProductoABodega's arguments: the warehouse and the assignment.
- * `umbralMinimo` left out or null goes on as REST's does (AsignacionInput).
+ * `umbralMinimo` left out keeps the level's threshold, null removes it.
  */
 export function toAsignacion(
   args: { bodegaId: string; productoId: string; cantidad: number; umbralMinimo?: number | null },
