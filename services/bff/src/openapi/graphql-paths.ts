@@ -149,8 +149,12 @@ export const graphqlPaths = {
         'las escrituras de una mutación (5 campos de primer nivel, alias incluidos) ' +
         'y el tamaño estimado del resultado (200000 nodos: objetos y elementos de lista; cada lista cuenta su `first`, 1000 si ' +
         '`first` es una variable, y 100 sin `first`). Durante la ejecución se acotan los nodos del resultado (`GRAPHQL_MAX_NODES`, ' +
-        '100000) y el tiempo (`GRAPHQL_DEADLINE_MS`, 10 s). `productos`, `bodegas` y `Bodega.productos` admiten `first` (0..1000) ' +
-        'y `after` (cursor: el id del último elemento recibido en base64url); sin ellos, las listas son completas.',
+        '100000) y el tiempo (`GRAPHQL_DEADLINE_MS`, 10 s). `productos`, `bodegas`, `Bodega.productos`, `Bodega.existencias` y ' +
+        '`Producto.existencias` admiten `first` (0..1000) y `after` (cursor: el id del último elemento recibido en base64url; en las ' +
+        'existencias, el del producto o la bodega que las ordena); sin ellos, las listas son completas. El libro de movimientos ' +
+        '(`movimientos(filtro, first, after)`) se pagina con su propio cursor, `siguienteCursor`. Las mutaciones de stock ' +
+        '(`asignarProductoABodega`, `retirarProductoDeBodega`, `registrarMovimiento`, `transferirStock`, `revertirOperacion`) son ' +
+        'las rutas REST de stock: un rechazo es `success: false` con `error` empezando por el código REST (`STOCK_INSUFICIENTE: ...`).',
       tags,
       requestBody: {
         required: true,
