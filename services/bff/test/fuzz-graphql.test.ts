@@ -42,7 +42,33 @@ interface GraphqlOperation {
 
 const PRODUCTO = 'id nombre descripcion precio cantidad bodegaId fechaCreacion fechaActualizacion bodega { id nombre }';
 const BODEGA = 'id nombre ubicacion capacidad fechaCreacion fechaActualizacion productos { id nombre }';
+const EXISTENCIA = 'bodegaId productoId cantidad umbralMinimo version fechaCreacion fechaActualizacion bodega { id } producto { id }';
+const LINEA = 'id operacionId bodegaId productoId tipo motivo cantidad cantidadAnterior cantidadPosterior version usuario comentario fecha';
+const OPERACION = `id tipo usuario comentario fecha revierteA revertidaPor movimientos { ${LINEA} bodega { id } producto { id } }`;
 const id = fieldValue('id');
+const integer = fieldValue('integer');
+const text = fieldValue('text');
+/** Units: often few enough for the seeded warehouses' capacity of 100. */
+const unidades = fc.oneof(integer, fc.integer({ min: 0, max: 40 }).map((n): JsonTree => ({ num: String(n) })));
+/** A level version: mostly none (a random one is almost always stale), else small or hostile. */
+const versionNivel = fc.oneof({ weight: 3, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: integer });
+/** An idempotency key: often one of a few (so repeats replay, or are refused as reused), else none or hostile. */
+const clave = fc.oneof(fc.constant(null), fc.constantFrom('fuzz-1', 'fuzz-2', 'fuzz-3'), text);
+
+/** A movement the API may accept (a real type, small ids and units), among hostile ones. */
+const movimientoInput = fc.oneof(
+  objectOf({ bodegaId: 'id', productoId: 'id', tipo: 'text', cantidad: 'integer', motivo: 'text', comentario: 'text' }),
+  fc
+    .tuple(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 4 }), fc.constantFrom('ENTRADA', 'SALIDA', 'AJUSTE', 'TRANSFERENCIA'), fc.integer({ min: 0, max: 30 }))
+    .map(([bodegaId, productoId, tipo, cantidad]): JsonTree => ({
+      entries: [
+        ['bodegaId', String(bodegaId)],
+        ['productoId', String(productoId)],
+        ['tipo', tipo],
+        ['cantidad', { num: String(cantidad) }],
+      ],
+    })),
+);
 
 /** Every root field of the schema (the list is checked against the schema below). */
 const OPERATIONS: GraphqlOperation[] = [
@@ -51,6 +77,70 @@ const OPERATIONS: GraphqlOperation[] = [
   { field: 'bodegas', kind: 'query', document: `query { bodegas { ${BODEGA} } }`, variables: {} },
   { field: 'bodega', kind: 'query', document: `query B($id: ID!) { bodega(id: $id) { ${BODEGA} } }`, variables: { id } },
   { field: 'health', kind: 'query', document: 'query { health }', variables: {} },
+  // The stock operations run before the product and warehouse deletions, while the seeded records exist.
+  {
+    field: 'movimientos',
+    kind: 'query',
+    document: `query M($filtro: MovimientoFiltro, $first: Int, $after: String) {
+      movimientos(filtro: $filtro, first: $first, after: $after) { movimientos { ${LINEA} bodega { id } producto { id } } siguienteCursor }
+    }`,
+    variables: {
+      filtro: objectOf({ bodegaId: 'id', productoId: 'id', tipo: 'text', desde: 'text', hasta: 'text' }),
+      first: integer,
+      after: text,
+    },
+  },
+  { field: 'operacion', kind: 'query', document: `query O($id: ID!) { operacion(id: $id) { ${OPERACION} } }`, variables: { id } },
+  {
+    field: 'existencia',
+    kind: 'query',
+    document: `query E($b: ID!, $p: ID!) { existencia(bodegaId: $b, productoId: $p) { ${EXISTENCIA} } }`,
+    variables: { b: id, p: id },
+  },
+  {
+    field: 'asignarProductoABodega',
+    kind: 'mutation',
+    document: `mutation A($b: ID!, $p: ID!, $cantidad: Int!, $umbral: Int, $version: Int, $key: String) {
+      asignarProductoABodega(bodegaId: $b, productoId: $p, cantidad: $cantidad, umbralMinimo: $umbral, version: $version, idempotencyKey: $key) {
+        success message error existencia { ${EXISTENCIA} }
+      }
+    }`,
+    variables: { b: id, p: id, cantidad: unidades, umbral: integer, version: versionNivel, key: clave },
+  },
+  {
+    field: 'retirarProductoDeBodega',
+    kind: 'mutation',
+    document: `mutation R($b: ID!, $p: ID!, $version: Int) {
+      retirarProductoDeBodega(bodegaId: $b, productoId: $p, version: $version) { success message error cantidadRetirada }
+    }`,
+    // No key here yet: a removal answered 404 (neither stocked nor assigned) leaves bodega-svc's key record
+    // of its RetirarExistencia call, which found no level (docs/contract.md §9.2 wants none); reported.
+    variables: { b: id, p: id, version: versionNivel },
+  },
+  {
+    field: 'registrarMovimiento',
+    kind: 'mutation',
+    document: `mutation M($input: MovimientoInput!, $version: Int, $key: String) {
+      registrarMovimiento(input: $input, version: $version, idempotencyKey: $key) { success message error operacion { ${OPERACION} } }
+    }`,
+    variables: { input: movimientoInput, version: versionNivel, key: clave },
+  },
+  {
+    field: 'transferirStock',
+    kind: 'mutation',
+    document: `mutation T($input: TransferenciaInput!, $key: String) {
+      transferirStock(input: $input, idempotencyKey: $key) { success message error operacion { ${OPERACION} } }
+    }`,
+    variables: { input: objectOf({ productoId: 'id', origenId: 'id', destinoId: 'id', cantidad: 'integer', comentario: 'text' }), key: clave },
+  },
+  {
+    field: 'revertirOperacion',
+    kind: 'mutation',
+    document: `mutation V($id: ID!, $comentario: String, $key: String) {
+      revertirOperacion(id: $id, comentario: $comentario, idempotencyKey: $key) { success message error operacion { ${OPERACION} } }
+    }`,
+    variables: { id, comentario: text, key: clave },
+  },
   {
     field: 'crearProducto',
     kind: 'mutation',
