@@ -44,12 +44,9 @@ function asAfterFailure(err: unknown): unknown {
  */
 export function createQueryResolvers(inventario: InventarioApi): Record<string, FieldResolver> {
   return {
-    productos: async (_: unknown, args: PageArgs, ctx: GraphqlContext) => {
+    productos: (_: unknown, args: PageArgs, ctx: GraphqlContext) => {
       const { first, afterId } = parsePage(args);
-      const productos = await inventario.listProductos(ctx.caller, { limit: readLimit(first, ctx), afterId });
-      // A later `Existencia.producto` of the same request needs no downstream call.
-      for (const producto of productos) ctx.loaders.productoPorId.prime(producto.id, producto);
-      return productos;
+      return inventario.listProductos(ctx.caller, { limit: readLimit(first, ctx), afterId });
     },
     producto: (_: unknown, args: { id: string }, ctx: GraphqlContext) =>
       orNull(inventario.getProducto(ctx.caller, parseId(args.id, 'id'))),
