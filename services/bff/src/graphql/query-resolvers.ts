@@ -3,8 +3,8 @@ import type { Bodega, Existencia, InventarioApi, Movimiento, Producto } from '..
 import type { FieldResolver } from './bind-resolvers';
 import type { GraphqlContext } from './context';
 import { parseId } from './inputs';
-import { toMovimientoFilter, type MovimientoFiltroArgs } from './stock-inputs';
 import { parseCursorPage, parsePage, type PageArgs } from './pagination';
+import { toMovimientoFilter, type MovimientoFiltroArgs } from './stock-inputs';
 
 /** The text `health` answers while the endpoint can execute queries. */
 export const HEALTH_TEXT = 'OK';
