@@ -127,7 +127,7 @@ describe('alert rules', () => {
   );
   const rules = groups.flatMap((g) => g.rules);
 
-  it('cover services down or missing, 5xx ratio, open breakers, outbox lag, consumer pending and dead letters', () => {
+  it('cover services down or missing, 5xx ratio, open breakers, outbox lag, consumer pending, dead letters and stock that differs from its ledger', () => {
     expect(rules.map((r) => r.alert).sort()).toEqual(
       [
         'InventarioServiceDown',
@@ -135,6 +135,7 @@ describe('alert rules', () => {
         'InventarioCircuitBreakerOpen',
         'InventarioConsumerPending',
         'InventarioDeadLetters',
+        'InventarioExistenciasInconsistentes',
         'InventarioHigh5xxRatio',
         'InventarioOutboxLag',
       ].sort(),

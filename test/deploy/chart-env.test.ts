@@ -44,10 +44,9 @@ function requiredVariables(load: (env: NodeJS.ProcessEnv) => unknown): string[] 
  */
 function schemaKeys(name: ServiceName): string[] {
   const shared = Object.keys(serviceConfigSchema(1, 2).in.shape);
-  // producto-svc adds its own keys (config.ts) to the shared schema.
-  if (name === 'producto-svc') return [...shared, ...[...readText('services/producto-svc/src/config.ts').matchAll(/^\s+([A-Z][A-Z0-9_]+): /gm)].map((m) => m[1] as string)];
-  if (name === 'bodega-svc') return shared;
   const keysIn = (file: string) => [...readText(file).matchAll(/^\s+([A-Z][A-Z0-9_]+): /gm)].map((m) => m[1] as string);
+  // Each gRPC service adds its own keys (config.ts) to the shared schema.
+  if (name === 'producto-svc' || name === 'bodega-svc') return [...shared, ...keysIn(`services/${name}/src/config.ts`)];
   // The notifier also spreads in platform's natsCredentialsEnv.
   return [...keysIn(`services/${name}/src/config.ts`), ...Object.keys(tracingEnv), ...(name === 'notifier' ? Object.keys(natsCredentialsEnv) : [])];
 }
@@ -242,6 +241,12 @@ describe.each([
     }
   });
 
+  it('gives bodega-svc the period of its ledger verification from values (the gauge InventarioExistenciasInconsistentes watches)', () => {
+    const bodega = loadBodegaConfig(renderedEnv(SERVICES[1], values));
+    expect(valueAt(values, 'bodegaSvc.existenciasVerificacionIntervalMs')).toBe(900_000);
+    expect(bodega.existenciasVerificacionIntervalMs).toBe(900_000);
+  });
+
   it('points the BFF at the headless Services, trusts Envoy and the proxies in front of it, and drains on shutdown', () => {
     const bff = loadBffConfig(renderedEnv(SERVICES[2], values));
     expect(bff).toMatchObject({
@@ -256,11 +261,12 @@ describe.each([
 
 describe('values the chart renders', () => {
   it('are whole numbers even when large (Helm reads values as float64, which would print as 1e+06)', () => {
-    const values = merged(PRODUCTION, { bff: { rateLimitPerMinute: 1_000_000 }, envoy: { trustedProxyHops: 2 } });
+    const values = merged(PRODUCTION, { bff: { rateLimitPerMinute: 1_000_000 }, envoy: { trustedProxyHops: 2 }, bodegaSvc: { existenciasVerificacionIntervalMs: 3_600_000 } });
     expect(goString(1_000_000)).toBe('1e+06');
     const bff = loadBffConfig(renderedEnv(SERVICES[2], values));
     expect(bff.rateLimitPerMinute).toBe(1_000_000);
     expect(bff.trustProxyHops).toBe(3);
+    expect(loadBodegaConfig(renderedEnv(SERVICES[1], values)).existenciasVerificacionIntervalMs).toBe(3_600_000);
     expect(goString(new GoInt(1_000_000))).toBe('1000000');
   });
 

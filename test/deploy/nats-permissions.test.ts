@@ -6,13 +6,14 @@
  * Secret. Each service may publish only its own subjects: producto-svc
  * cannot forge a BodegaEliminada, bodega-svc a product event, the notifier
  * any event. And the permissions are enough for the real services, connected
- * with NATS_USER / NATS_PASSWORD, to do their work: publish their events,
- * reconcile a deleted warehouse, send the emails.
+ * with NATS_USER / NATS_PASSWORD, to do their work: publish their events
+ * (bodega-svc's stock ledger events too), reconcile a deleted warehouse,
+ * consume ProductoEliminado (bodega-svc), send the emails (StockBajo too).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { credentials, Metadata } from '@grpc/grpc-js';
-import { jetstream } from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { createLogger, USUARIO_METADATA_KEY } from '@inventario/platform';
 import { BodegaServiceClient, ProductoServiceClient } from '@inventario/proto';
@@ -22,6 +23,7 @@ import { startApp as startBodega, type App as BodegaApp } from '../../services/b
 import { loadConfig as loadBodegaConfig } from '../../services/bodega-svc/src/config';
 import { startApp as startNotifier, type NotifierApp } from '../../services/notifier/src/app';
 import { loadConfig as loadNotifierConfig } from '../../services/notifier/src/config';
+import { sampleEnvelope } from '../../services/notifier/src/sample-events';
 import { startSmtpSink, type SmtpSink } from '../../services/notifier/test/support/smtp-sink';
 import { startApp as startProducto, type App as ProductoApp } from '../../services/producto-svc/src/app';
 import { loadConfig as loadProductoConfig } from '../../services/producto-svc/src/config';
@@ -177,11 +179,66 @@ describe('with the real services connected as their users', () => {
     expect(emails.map((e) => e.subject).sort()).toEqual(['Bodega Eliminada', 'Nueva Bodega Creada', 'Nuevo Producto Creado', 'Producto Actualizado']);
   }, 60_000);
 
+  test("bodega-svc publishes the stock ledger's events, and the notifier emails the StockBajo and acks it through its StockBajoHandler", async () => {
+    const js = jetstream(await connectAs('bodega-svc', USERS['bodega-svc']));
+    const stockBajo = sampleEnvelope('StockBajo', { id: 77 });
+    const stored: number[] = [];
+    for (const [subject, type] of [
+      ['inventario.movimiento.registrado', 'MovimientoRegistrado'],
+      ['inventario.stock.bajo', 'StockBajo'],
+      ['inventario.stock.repuesto', 'StockRepuesto'],
+    ] as const) {
+      const envelope = type === 'StockBajo' ? stockBajo : sampleEnvelope(type);
+      stored.push((await js.publish(subject, JSON.stringify(envelope), { msgID: envelope.id, timeout: 5000 })).seq);
+    }
+    expect(stored.every((seq) => seq > 0)).toBe(true);
+
+    const emails = await sink.waitForEmails(1);
+    await waitFor(() => emails.some((e) => e.headers.get('x-inventario-event-id') === stockBajo.id), 'the Stock Bajo email');
+    const jsm = await jetstreamManager(inspector);
+    await waitFor(async () => {
+      const info = await jsm.consumers.info('INVENTARIO', 'StockBajoHandler');
+      return info.ack_floor.stream_seq >= (stored[1] ?? 0) && info.num_ack_pending === 0;
+    }, "the notifier's ack of the StockBajo");
+    expect(emails.filter((e) => e.headers.get('x-inventario-event-id') === stockBajo.id).map((e) => e.subject)).toEqual(['Stock Bajo']);
+  });
+
+  test('bodega-svc consumes ProductoEliminado through its durable bodega-svc-producto-eliminado, acks included', async () => {
+    const nc = await connectAs('bodega-svc', USERS['bodega-svc']);
+    const jsm = await jetstreamManager(nc);
+    const durable = 'bodega-svc-producto-eliminado';
+    // The service creates it at start once it consumes ProductoEliminado; created here if not yet.
+    await jsm.consumers.info('INVENTARIO', durable).catch(() =>
+      jsm.consumers.add('INVENTARIO', { durable_name: durable, filter_subject: 'inventario.producto.eliminado', ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All }),
+    );
+    const productoId = await new Promise<number>((resolve, reject) =>
+      productoClient.createProducto({ nombre: 'Arandela', precio: '0.10', cantidadEnStock: 0 }, metadata(), (err, res) => (err ? reject(err) : resolve(res.producto!.id))),
+    );
+    await new Promise<void>((resolve, reject) => productoClient.deleteProducto({ id: productoId }, metadata(), (err) => (err ? reject(err) : resolve())));
+    const deleted = await waitFor(async () => {
+      const events = await readStream(inspector, 'INVENTARIO');
+      return events.find((e) => e.subject === 'inventario.producto.eliminado' && e.body.subject === `/productos/${productoId}`);
+    }, 'the ProductoEliminado');
+
+    // Pulled and acked as bodega-svc (by this test, or by the service itself when it consumes).
+    const consumer = await jetstream(nc).consumers.get('INVENTARIO', durable);
+    await waitFor(async () => {
+      const msg = await consumer.next({ expires: 1000 });
+      if (msg) await msg.ackAck();
+      const info = await jsm.consumers.info('INVENTARIO', durable);
+      return info.ack_floor.stream_seq >= deleted.seq && info.num_ack_pending === 0;
+    }, `${durable} to ack the ProductoEliminado`);
+  });
+
   test.each([
     ['producto-svc', 'inventario.bodega.eliminada'],
+    ['producto-svc', 'inventario.stock.bajo'],
+    ['producto-svc', 'inventario.movimiento.registrado'],
     ['bodega-svc', 'inventario.producto.creado'],
+    ['bodega-svc', 'inventario.producto.eliminado'],
     ['notifier', 'inventario.producto.actualizado'],
     ['notifier', 'inventario.bodega.eliminada'],
+    ['notifier', 'inventario.stock.bajo'],
   ] as const)('%s cannot publish %s: refused by the server, and nothing reaches the stream', async (user, subject) => {
     const nc = await connectAs(user, USERS[user]);
     const before = (await readStream(inspector, 'INVENTARIO')).length;

@@ -10,9 +10,9 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EventEnvelope, EventType } from '@inventario/platform';
-import { EVENT_TYPES } from '@inventario/platform';
 import { startPrivateNatsServer, waitFor, type PrivateNatsServer } from '@inventario/testkit';
 import { DEAD_LETTER_HEADERS } from '../../services/notifier/src/events/dead-letter';
+import { HANDLERS } from '../../services/notifier/src/handlers';
 import { sampleEnvelope } from '../../services/notifier/src/sample-events';
 import { startSmtpSink, type SmtpSink } from '../../services/notifier/test/support/smtp-sink';
 import { createTestEvents, handlerFor, testEnv, type TestEvents } from '../../services/notifier/test/support/test-notifier';
@@ -168,13 +168,13 @@ describe('SIGTERM to the notifier while events flow', () => {
     // Production shutdown settings (an empty variable counts as unset: SHUTDOWN_TIMEOUT_MS 25 s), quick redelivery (ack_wait 5 s).
     const first = await s.start({ SHUTDOWN_TIMEOUT_MS: '' });
 
-    // A steady stream of valid events, every type, until told to stop.
+    // A steady stream of valid events, every emailed type, until told to stop.
     const published: string[] = [];
     const last = new Map<string, number>();
     let publishing = true;
     const publisher = (async () => {
       for (let n = 0; publishing; n++) {
-        const type = EVENT_TYPES[n % EVENT_TYPES.length] as EventType;
+        const type = HANDLERS[n % HANDLERS.length]!.eventType;
         const envelope = sampleEnvelope(type, { id: n + 1, nombre: `Flujo ${n}` });
         last.set(handlerFor(type), await s.events.publish(type, envelope));
         published.push(envelope.id);

@@ -41,9 +41,9 @@ export interface NotifierApp {
  * Starts the notifier (ARCHITECTURE §5): compiles the templates (a broken one
  * stops it here), opens the SMTP pool, then waits for NATS, makes sure the
  * stream (the services create it too; whoever starts first wins), the sent
- * registry and the durable consumers exist (six for the events, one for
- * their max-deliveries advisories, which the stream captures), and starts
- * consuming.
+ * registry and the durable consumers exist (one per handler for the events,
+ * one for their max-deliveries advisories, which the stream captures), and
+ * starts consuming.
  * Resolves once it consumes; rejects if `signal` aborts first. The SMTP
  * server is not a start-up dependency: while it is down, emails are retried.
  * GET /metrics answers on METRICS_PORT from the start, while NATS is awaited.

@@ -44,7 +44,7 @@ const schema = z
     EVENT_TYPE_NAMESPACE: envSchemas.eventTypeNamespace(),
     NATS_STREAM_MAX_AGE_HOURS: envSchemas.streamMaxAgeHours(),
     NATS_STREAM_MAX_BYTES: envSchemas.streamMaxBytes(),
-    // Emails being sent at once, over all six consumers; also the SMTP pool size.
+    // Emails being sent at once, over all the event consumers; also the SMTP pool size.
     NOTIFIER_CONCURRENCY: wholeNumber(1, 64, 4),
     // Deliveries of one event before it is dead-lettered (JetStream max_deliver).
     NOTIFIER_MAX_DELIVER: wholeNumber(1, 1000, 10),

@@ -1,9 +1,10 @@
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { connect } from '@nats-io/transport-node';
-import { ConfigError, createLogger, EVENT_TYPES, redactUrlCredentials, type EventType } from '@inventario/platform';
+import { ConfigError, createLogger, EVENT_TYPES, redactUrlCredentials } from '@inventario/platform';
 import { loadReplayConfig } from './config';
 import { replayDeadLetters } from './events/dead-letter-replay';
+import { HANDLERS, type EmailedEventType } from './handlers';
 
 /**
  * `npm run dlq:replay -- --type <EventType>|all [--limit N] [--dry-run]`
@@ -17,10 +18,13 @@ import { replayDeadLetters } from './events/dead-letter-replay';
  * reported in the log and gone from the DLQ, the rest stay.
  */
 
-export const USAGE = `usage: dlq-replay --type <${EVENT_TYPES.join('|')}|all> [--limit N] [--dry-run]`;
+/** The types that can have dead letters: those the notifier emails (a type without a handler never reaches it). */
+const REPLAYABLE_TYPES: readonly EmailedEventType[] = HANDLERS.map((h) => h.eventType);
+
+export const USAGE = `usage: dlq-replay --type <${REPLAYABLE_TYPES.join('|')}|all> [--limit N] [--dry-run]`;
 
 export interface ReplayArgs {
-  types: EventType[];
+  types: EmailedEventType[];
   limit?: number;
   dryRun: boolean;
 }
@@ -36,10 +40,11 @@ export function parseReplayArgs(argv: readonly string[]): ReplayArgs {
   if (positionals.length > 0) throw new Error(`unexpected argument ${positionals[0]}`);
   const named = values.type ?? [];
   if (named.length === 0) throw new Error('--type is required (an event type, or all)');
-  const types = named.includes('all') ? [...EVENT_TYPES] : named.map((name) => {
-    const type = EVENT_TYPES.find((t) => t === name);
-    if (!type) throw new Error(`--type ${name} is not an event type`);
-    return type;
+  const types = named.includes('all') ? [...REPLAYABLE_TYPES] : named.map((name) => {
+    const type = REPLAYABLE_TYPES.find((t) => t === name);
+    if (type) return type;
+    const known = (EVENT_TYPES as readonly string[]).includes(name);
+    throw new Error(known ? `--type ${name} has no dead letters: the notifier sends no email for it` : `--type ${name} is not an event type`);
   });
   let limit: number | undefined;
   if (values.limit !== undefined) {

@@ -1,8 +1,10 @@
 import { Counter, Registry } from 'prom-client';
-import { EVENT_TYPES, type EventType } from '@inventario/platform';
+import type { EventType } from '@inventario/platform';
+import { HANDLERS } from './handlers';
 
 /**
- * The notifier's counters, labelled by event type (`ProductoCreado` ...).
+ * The notifier's counters, labelled by the event type of a handler
+ * (`ProductoCreado` ..., `StockBajo`; never a type it does not email).
  * They live on the registry the app creates and serves on METRICS_PORT
  * (never prom-client's global one), so two apps in one process, as in
  * tests, count separately.
@@ -25,7 +27,7 @@ export function createNotifierMetrics(registry: Registry = new Registry()): Noti
     deadLettered: counter('notifier_emails_dead_lettered_total', 'Events dead-lettered without an email, by event type.'),
   };
   // Every series exists from the start, so a rate() or an alert sees 0, not "no data".
-  for (const type of EVENT_TYPES) {
+  for (const { eventType: type } of HANDLERS) {
     for (const c of [metrics.sent, metrics.retried, metrics.deadLettered]) c.labels(type).inc(0);
   }
   return metrics;

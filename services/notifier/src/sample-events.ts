@@ -2,19 +2,26 @@ import {
   buildEnvelope,
   EVENT_SOURCE,
   eventAudit,
+  formatLocalUtc,
   type BodegaEventData,
   type DeletedEventData,
+  type EventData,
   type EventEnvelope,
   type EventType,
+  type MovimientoRegistradoData,
   type Operacion,
   type ProductoEventData,
+  type StockUmbralData,
 } from '@inventario/platform';
 
 /**
  * Realistic events of every type, shaped exactly as producto-svc and
  * bodega-svc publish them, for the template preview and the tests. The
  * update samples carry `camposModificados` (the stock, the capacity), as
- * current producers send it.
+ * current producers send it. The stock samples tell one story: operation 9
+ * transfers 6 units of product 12 from warehouse 3 (10 -> 4, threshold 5:
+ * StockBajo) to warehouse 4; operation 10 brings warehouse 3 back to 9
+ * (StockRepuesto).
  */
 
 export interface SampleOptions {
@@ -22,16 +29,21 @@ export interface SampleOptions {
   namespace?: string;
   /** Event time (default 2026-11-22T14:03:07Z). */
   at?: Date;
-  /** Name of the record (e.g. a hostile one, to check escaping). */
+  /** Name of a product or warehouse (e.g. a hostile one, to check escaping); stock events carry no name. */
   nombre?: string;
-  /** Record id (default 12 for products, 3 for warehouses). */
+  /**
+   * Record id: a product (default 12), a warehouse (3), an operation (9);
+   * for StockBajo / StockRepuesto, the level's product (12).
+   */
   id?: number;
   usuario?: string;
 }
 
 const DEFAULT_AT = new Date('2026-11-22T14:03:07Z');
 
-const OPERACION: Record<EventType, Operacion> = {
+type RecordEventType = Exclude<EventType, 'MovimientoRegistrado' | 'StockBajo' | 'StockRepuesto'>;
+
+const OPERACION: Record<RecordEventType, Operacion> = {
   ProductoCreado: 'CREATE',
   ProductoActualizado: 'UPDATE',
   ProductoEliminado: 'DELETE',
@@ -40,9 +52,8 @@ const OPERACION: Record<EventType, Operacion> = {
   BodegaEliminada: 'DELETE',
 };
 
-/** One envelope of `type`, as our producers build it (fresh UUID id). */
-export function sampleEnvelope(type: EventType, options: SampleOptions = {}): EventEnvelope {
-  const at = options.at ?? DEFAULT_AT;
+/** The envelope `subject` and `data` of a product or warehouse event. */
+function recordEvent(type: RecordEventType, options: SampleOptions, at: Date): { subject: string; data: EventData } {
   const audit = eventAudit(OPERACION[type], options.usuario ?? 'ana', at);
   const producto = type.startsWith('Producto');
   const id = options.id ?? (producto ? 12 : 3);
@@ -59,12 +70,51 @@ export function sampleEnvelope(type: EventType, options: SampleOptions = {}): Ev
     data = { bodegaId: id, nombre, ubicacion: 'Calle de Alcalá 45, Madrid', capacidad: audit.operacion === 'CREATE' ? 1000 : 1200, ...audit, version };
     if (audit.operacion === 'UPDATE') data.camposModificados = ['capacidad'];
   }
-  return buildEnvelope({
-    namespace: options.namespace ?? 'Service',
-    type,
-    source: EVENT_SOURCE[type],
-    subject: producto ? `/productos/${id}` : `/bodegas/${id}`,
-    data,
-    at,
-  });
+  return { subject: producto ? `/productos/${id}` : `/bodegas/${id}`, data };
+}
+
+/** MovimientoRegistrado of the transfer: both lines under one operation. */
+function movimientoEvent(options: SampleOptions, at: Date): { subject: string; data: MovimientoRegistradoData } {
+  const operacionId = options.id ?? 9;
+  const usuario = options.usuario ?? 'ana';
+  const fecha = formatLocalUtc(at);
+  const line = { operacionId, productoId: 12, tipo: 'TRANSFERENCIA', motivo: 'TRANSFERENCIA', usuario, comentario: null, fecha } as const;
+  const data: MovimientoRegistradoData = {
+    operacionId,
+    tipoOperacion: 'TRANSFERENCIA',
+    usuario,
+    comentario: null,
+    revierteA: null,
+    timestamp: fecha,
+    movimientos: [
+      { ...line, id: 21, bodegaId: 3, cantidad: -6, cantidadAnterior: 10, cantidadPosterior: 4, version: 7 },
+      { ...line, id: 22, bodegaId: 4, cantidad: 6, cantidadAnterior: 0, cantidadPosterior: 6, version: 1 },
+    ],
+  };
+  return { subject: `/operaciones/${operacionId}`, data };
+}
+
+/** StockBajo after the transfer, StockRepuesto after the entry that follows it. */
+function stockEvent(type: 'StockBajo' | 'StockRepuesto', options: SampleOptions, at: Date): { subject: string; data: StockUmbralData } {
+  const productoId = options.id ?? 12;
+  const bajo = type === 'StockBajo';
+  const data: StockUmbralData = {
+    bodegaId: 3,
+    productoId,
+    cantidad: bajo ? 4 : 9,
+    umbralMinimo: 5,
+    version: bajo ? 7 : 8,
+    operacionId: bajo ? 9 : 10,
+    usuario: options.usuario ?? 'ana',
+    timestamp: formatLocalUtc(at),
+  };
+  return { subject: `/bodegas/3/existencias/${productoId}`, data };
+}
+
+/** One envelope of `type`, as our producers build it (fresh UUID id). */
+export function sampleEnvelope(type: EventType, options: SampleOptions = {}): EventEnvelope {
+  const at = options.at ?? DEFAULT_AT;
+  const { subject, data } =
+    type === 'MovimientoRegistrado' ? movimientoEvent(options, at) : type === 'StockBajo' || type === 'StockRepuesto' ? stockEvent(type, options, at) : recordEvent(type, options, at);
+  return buildEnvelope({ namespace: options.namespace ?? 'Service', type, source: EVENT_SOURCE[type], subject, data, at });
 }

@@ -136,7 +136,8 @@ describe('dlq:replay arguments', () => {
   it.each([
     [['--type', 'ProductoCreado'], { types: ['ProductoCreado'], dryRun: false }],
     [['--type', 'BodegaEliminada', '--type', 'ProductoCreado', '--limit', '10'], { types: ['BodegaEliminada', 'ProductoCreado'], limit: 10, dryRun: false }],
-    [['--type', 'all', '--dry-run'], { types: ['ProductoCreado', 'ProductoActualizado', 'ProductoEliminado', 'BodegaCreada', 'BodegaActualizada', 'BodegaEliminada'], dryRun: true }],
+    [['--type', 'StockBajo'], { types: ['StockBajo'], dryRun: false }],
+    [['--type', 'all', '--dry-run'], { types: ['ProductoCreado', 'ProductoActualizado', 'ProductoEliminado', 'BodegaCreada', 'BodegaActualizada', 'BodegaEliminada', 'StockBajo'], dryRun: true }],
   ])('reads %j', (argv, expected) => {
     expect(parseReplayArgs(argv)).toEqual(expected);
   });
@@ -144,6 +145,8 @@ describe('dlq:replay arguments', () => {
   it.each([
     [[], '--type is required (an event type, or all)'],
     [['--type', 'producto.creado'], '--type producto.creado is not an event type'],
+    [['--type', 'MovimientoRegistrado'], '--type MovimientoRegistrado has no dead letters: the notifier sends no email for it'],
+    [['--type', 'StockRepuesto'], '--type StockRepuesto has no dead letters: the notifier sends no email for it'],
     [['--type', 'ProductoCreado', '--limit', '0'], '--limit must be a whole number from 1'],
     [['--type', 'ProductoCreado', '--limit', '2.5'], '--limit must be a whole number from 1'],
     [['--type', 'ProductoCreado', 'extra'], 'unexpected argument extra'],

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { EVENT_TYPES, type BodegaEventData, type EventEnvelope, type EventType, type ProductoEventData } from '@inventario/platform';
 import { shorten } from '../src/email/format';
 import { createEmailRenderer, TEMPLATES_DIR } from '../src/email/templates';
-import { HANDLERS, type EventHandler } from '../src/handlers';
+import { EVENT_TYPES_WITHOUT_EMAIL, HANDLERS, type EventHandler } from '../src/handlers';
 import { DESCRIPCION_MAX_CHARS, NINGUN_CAMPO_MODIFICADO } from '../src/handlers/records';
 import { writePreviews } from '../src/preview-main';
 import { sampleEnvelope } from '../src/sample-events';
@@ -48,7 +48,7 @@ function markedHtmlRows(html: string): string[] {
 }
 
 describe('email templates', () => {
-  it('has one handler per event type, named as ARCHITECTURE §5 names the consumers', () => {
+  it('has one handler per emailed event type, named as docs/contract.md §6.1 names the consumers', () => {
     expect(HANDLERS.map((h) => [h.eventType, h.name])).toEqual([
       ['ProductoCreado', 'ProductoCreatedHandler'],
       ['ProductoActualizado', 'ProductoUpdatedHandler'],
@@ -56,10 +56,18 @@ describe('email templates', () => {
       ['BodegaCreada', 'BodegaCreatedHandler'],
       ['BodegaActualizada', 'BodegaUpdatedHandler'],
       ['BodegaEliminada', 'BodegaDeletedHandler'],
+      ['StockBajo', 'StockBajoHandler'],
     ]);
   });
 
-  it.each(EVENT_TYPES.map((type) => [type]))("renders %s with the spec's subject, a heading, the record id, name and date, in HTML and text", (type) => {
+  it('emails every event type but those without email, and those have no handler', () => {
+    const emailed: readonly EventType[] = HANDLERS.map((h) => h.eventType);
+    const silent: readonly EventType[] = EVENT_TYPES_WITHOUT_EMAIL;
+    expect([...emailed, ...silent].sort()).toEqual([...EVENT_TYPES].sort());
+    expect(emailed.filter((type) => silent.includes(type))).toEqual([]);
+  });
+
+  it.each(HANDLERS.filter((h) => h.eventType !== 'StockBajo').map((h) => [h.eventType]))("renders %s with the spec's subject, a heading, the record id, name and date, in HTML and text", (type) => {
     const email = render(type, sampleEnvelope(type, { id: 4321, nombre: 'Almacén Ñ', at: new Date('2026-03-05T09:08:07Z') }));
     expect(email.subject).toBe(SPEC_SUBJECTS[type]);
     expect(email.html).toContain(`>${SPEC_SUBJECTS[type]}</h1>`);
@@ -72,6 +80,23 @@ describe('email templates', () => {
       expect(part).not.toMatch(/\{\{|\}\}/);
     }
     expect(email.html).toContain('<time datetime="2026-03-05T09:08:07Z">');
+  });
+
+  it('renders StockBajo with its subject and heading, the product and warehouse ids, units, threshold, operation, user and date, in HTML and text', () => {
+    const email = render('StockBajo', sampleEnvelope('StockBajo', { id: 4321, at: new Date('2026-03-05T09:08:07Z') }));
+    expect(email.subject).toBe(SPEC_SUBJECTS.StockBajo);
+    expect(email.html).toContain(`>${SPEC_SUBJECTS.StockBajo}</h1>`);
+    expect(email.text.split('\n')[0]).toBe(SPEC_SUBJECTS.StockBajo);
+    expect(email.text).toContain('\nProducto: 4321\nBodega: 3\nUnidades: 4\nUmbral mínimo: 5\nOperación: 9\nFecha: 5 de marzo de 2026, 09:08:07 UTC\nUsuario: ana\n');
+    for (const part of [email.html, email.text]) expect(part).not.toMatch(/\{\{|\}\}/);
+    expect(email.html).toContain('<time datetime="2026-03-05T09:08:07Z">');
+  });
+
+  it('says so in a StockBajo email when the event carries no threshold or operation', () => {
+    const envelope = sampleEnvelope('StockBajo');
+    const email = render('StockBajo', { ...envelope, data: { ...envelope.data, umbralMinimo: null, operacionId: undefined } });
+    expect(email.text).toContain('\nUmbral mínimo: (sin umbral)\n');
+    expect(email.text).toContain('\nOperación: (no incluida en el evento)\n');
   });
 
   it('reads both historical product variants and shows absent values in words', () => {
@@ -89,6 +114,13 @@ describe('email templates', () => {
     const envelope = sampleEnvelope('BodegaEliminada', { id: 9 });
     const email = render('BodegaEliminada', { ...envelope, data: { id: 9, usuario: 'ana', timestamp: '2026-11-22T14:03:07' } });
     expect(email.text).toContain('Nombre: (no incluido en el evento)');
+  });
+
+  it('escapes the user of a StockBajo in the HTML part', () => {
+    const email = render('StockBajo', sampleEnvelope('StockBajo', { usuario: '<script>alert(1)</script>' }));
+    expect(email.html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(email.html).not.toMatch(/<script/);
+    expect(email.text).toContain('Usuario: <script>alert(1)</script>');
   });
 
   it('escapes every value in the HTML part', () => {

@@ -3,6 +3,7 @@ import { MAX_LONG_TEXT_UNITS, MAX_SHORT_TEXT_UNITS } from '../src/events/envelop
 import { bodegaCreatedHandler } from '../src/handlers/bodega-created-handler';
 import { productoCreatedHandler } from '../src/handlers/producto-created-handler';
 import { productoDeletedHandler } from '../src/handlers/producto-deleted-handler';
+import { stockBajoHandler } from '../src/handlers/stock-bajo-handler';
 import { sampleEnvelope } from '../src/sample-events';
 
 // The envelope check is about shape: whatever the services store passes,
@@ -38,6 +39,34 @@ describe('event data a service accepts', () => {
   it('prepares a deletion whose nombre is 255 emoji', () => {
     const payload = withData(sampleEnvelope('ProductoEliminado'), { nombre: NOMBRE_255_EMOJI });
     expect(productoDeletedHandler.prepare(payload, 'Service')).toMatchObject({ ok: true });
+  });
+});
+
+describe('StockBajo data', () => {
+  /** docs/contract.md §10.4's example, as bodega-svc publishes it. */
+  const CONTRACT_DATA = { bodegaId: 1, productoId: 2, cantidad: 4, umbralMinimo: 5, version: 7, operacionId: 9, usuario: 'admin', timestamp: '2026-11-25T10:05:00' };
+
+  it('prepares the contract example, showing the level by its ids', () => {
+    const preparation = stockBajoHandler.prepare(JSON.stringify({ ...sampleEnvelope('StockBajo'), data: CONTRACT_DATA }), 'Service');
+    expect(preparation).toMatchObject({
+      ok: true,
+      prepared: { model: { event: { usuario: 'admin' }, record: { productoId: '2', bodegaId: '1', cantidad: '4', umbralMinimo: '5', operacionId: '9' } } },
+    });
+  });
+
+  it('prepares one without threshold or operation (shown in words), and a level at 0 units', () => {
+    const payload = withData(sampleEnvelope('StockBajo'), { cantidad: 0, umbralMinimo: null, operacionId: null });
+    expect(stockBajoHandler.prepare(payload, 'Service')).toMatchObject({ ok: true, prepared: { model: { record: { cantidad: '0' } } } });
+  });
+
+  it.each([
+    ['no cantidad', { cantidad: undefined }, /data\.cantidad/],
+    ['a fractional cantidad', { cantidad: 1.5 }, /data\.cantidad/],
+    ['no bodegaId', { bodegaId: undefined }, /data\.bodegaId/],
+    ['a productoId of 0', { productoId: 0 }, /data\.productoId/],
+  ])('refuses one with %s, naming the field', (_case, data, reason) => {
+    const preparation = stockBajoHandler.prepare(withData(sampleEnvelope('StockBajo'), data), 'Service');
+    expect(preparation).toMatchObject({ ok: false, reason: expect.stringMatching(reason) });
   });
 });
 

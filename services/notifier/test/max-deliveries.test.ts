@@ -108,6 +108,32 @@ describe('an event whose deliveries ran out', () => {
     expect(t.sink.attempts).toBe(0);
   });
 
+  it('is dead-lettered for StockBajoHandler too, to the stock.bajo dead letters', async () => {
+    const envelope = sampleEnvelope('StockBajo', { id: 4 });
+    const seq = await t.events.publish('StockBajo', envelope);
+    const lettersBefore = (await t.events.deadLetters()).length;
+    await dieOnEveryDelivery('StockBajo');
+
+    const app = await startNotifier();
+    const letters = await waitFor(async () => {
+      const all = (await t.events.deadLetters()).slice(lettersBefore);
+      return all.length > 0 && all;
+    }, 'the dead letter', 30_000);
+    expect(letters).toHaveLength(1);
+    expect(letters[0]).toMatchObject({
+      subject: `${t.events.namespace.prefix}.dlq.stock.bajo`,
+      body: JSON.stringify(envelope),
+      headers: {
+        [DEAD_LETTER_HEADERS.reason]: MAX_DELIVERIES_REASON,
+        [DEAD_LETTER_HEADERS.consumer]: 'StockBajoHandler',
+        [DEAD_LETTER_HEADERS.originalSequence]: String(seq),
+        [DEAD_LETTER_HEADERS.eventId]: envelope.id,
+      },
+    });
+    expect(await counterValue(app.metrics.deadLettered, 'StockBajo')).toBe(1);
+    await waitFor(async () => (await capturedAdvisories()) === 0, 'the advisory to be removed');
+  });
+
   it('is not dead-lettered when the sent registry says it was emailed (the process died between the sent mark and the ack)', async () => {
     const envelope = sampleEnvelope('BodegaCreada', { id: 2 });
     const seq = await t.events.publish('BodegaCreada', envelope);

@@ -1,6 +1,6 @@
 /**
  * The notifier's GET /metrics on its own port (METRICS_PORT=0 here): its
- * email counters, process metrics, and the six consumers' gauges (sampled
+ * email counters, process metrics, and the event consumers' gauges (sampled
  * from JetStream) and redeliveries, scraped while an event is retried
  * against a refusing SMTP server and once it is sent.
  */
@@ -26,11 +26,14 @@ describe('notifier metrics', () => {
     expect(sample(text, 'process_resident_memory_bytes', { service: 'notifier' })).toBeGreaterThan(0);
     for (const name of ['notifier_emails_sent_total', 'notifier_emails_retried_total', 'notifier_emails_dead_lettered_total']) {
       expect(sample(text, name, { event_type: 'BodegaEliminada', service: 'notifier' })).toBe(0);
+      expect(sample(text, name, { event_type: 'StockBajo', service: 'notifier' })).toBe(0);
+      // No series for the event types the notifier does not email.
+      expect(text).not.toMatch(new RegExp(`^${name}\\{[^}]*event_type="(MovimientoRegistrado|StockRepuesto)"`, 'm'));
     }
   });
 
-  it('has every consumer series of the six consumers from the start', async () => {
-    expect(HANDLERS).toHaveLength(6);
+  it('has every consumer series of the seven event consumers from the start', async () => {
+    expect(HANDLERS).toHaveLength(7);
     for (const { name } of HANDLERS) {
       const text = await scrape(t.app.metricsPort);
       expect(sample(text, 'inventario_jetstream_consumer_pending_messages', { consumer: name })).toBe(0);

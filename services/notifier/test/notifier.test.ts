@@ -1,6 +1,6 @@
 import { AckPolicy, DeliverPolicy, jetstreamManager } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
-import { createLogger, EVENT_TYPES, eventSubject } from '@inventario/platform';
+import { createLogger, eventSubject } from '@inventario/platform';
 import { startApp } from '../src/app';
 import { DEAD_LETTER_HEADERS } from '../src/events/dead-letter';
 import { MAX_DELIVERIES_CONSUMER, maxDeliveriesSubjects } from '../src/events/max-deliveries';
@@ -34,15 +34,15 @@ function emailsOf(eventId: string) {
 }
 
 describe('notifier emails', () => {
-  it("emails each of the six events once, from SENDER_EMAIL to RECIPIENT_EMAIL, with the spec's subject, the record's id and name and the date", async () => {
+  it("emails each emailed event type once, from SENDER_EMAIL to RECIPIENT_EMAIL, with the spec's subject, the record's id and name (a stock level has ids only) and the date", async () => {
     const at = new Date('2026-11-22T14:03:07Z');
     const published = [];
-    for (const [i, type] of EVENT_TYPES.entries()) {
+    for (const [i, { eventType: type }] of HANDLERS.entries()) {
       const envelope = sampleEnvelope(type, { at, id: 700 + i, nombre: `Registro ${type} ñandú` });
-      published.push({ type, envelope, seq: await t.events.publish(type, envelope) });
+      published.push({ type, id: 700 + i, envelope, seq: await t.events.publish(type, envelope) });
     }
 
-    for (const { type, envelope, seq } of published) {
+    for (const { type, id, envelope, seq } of published) {
       const email = await emailFor(envelope.id);
       expect(email.subject).toBe(SPEC_SUBJECTS[type]);
       expect(email.from).toBe(SENDER);
@@ -50,8 +50,8 @@ describe('notifier emails', () => {
       expect(email.messageId).toBe(`<${envelope.id}@inventario>`);
       for (const part of [email.html, email.text]) {
         expect(part).toContain(SPEC_SUBJECTS[type]);
-        expect(part).toContain(String(700 + EVENT_TYPES.indexOf(type)));
-        expect(part).toContain(`Registro ${type} ñandú`);
+        expect(part).toContain(String(id));
+        if (type !== 'StockBajo') expect(part).toContain(`Registro ${type} ñandú`);
         expect(part).toContain('22 de noviembre de 2026, 14:03:07 UTC');
       }
       expect(email.html).toMatch(/^<!DOCTYPE html>/);
@@ -167,7 +167,12 @@ describe('invalid events', () => {
 });
 
 describe('durable consumers', () => {
-  it('are six durable explicit-ack consumers named after their handlers, one per event subject', async () => {
+  it('are durable explicit-ack consumers named after their handlers, one per emailed event subject, and no others', async () => {
+    const jsm = await jetstreamManager(t.events.nc);
+    const names: string[] = [];
+    for await (const info of jsm.consumers.list(t.events.namespace.stream)) names.push(info.name);
+    expect(names.sort()).toEqual([...HANDLERS.map((h) => h.name), MAX_DELIVERIES_CONSUMER].sort());
+    expect(HANDLERS.map((h) => h.name)).toContain('StockBajoHandler');
     for (const handler of HANDLERS) {
       const { config } = await t.events.consumerInfo(handler.name);
       expect(config).toMatchObject({
@@ -181,7 +186,7 @@ describe('durable consumers', () => {
     }
   });
 
-  it("created the stream, capturing <prefix>.> (dead letters included) and the six consumers' max-deliveries advisories, as no service had, with the default limits", async () => {
+  it("created the stream, capturing <prefix>.> (dead letters included) and the event consumers' max-deliveries advisories, as no service had, with the default limits", async () => {
     const info = await (await jetstreamManager(t.events.nc)).streams.info(t.events.namespace.stream);
     expect(info.config.subjects).toEqual([`${t.events.namespace.prefix}.>`, ...maxDeliveriesSubjects(t.events.namespace.stream, HANDLERS)]);
     // NATS_STREAM_MAX_AGE_HOURS=720, NATS_STREAM_MAX_BYTES=512 MiB.

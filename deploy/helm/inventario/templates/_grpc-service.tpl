@@ -79,6 +79,12 @@ spec:
               valueFrom:
                 configMapKeyRef: { name: inventario-config, key: BODEGA_SVC_ADDR }
             {{- end }}
+            {{- if .existenciasVerificacion }}
+            # bodega-svc checks its stock against the ledger on this period (the gauge behind InventarioExistenciasInconsistentes).
+            - name: EXISTENCIAS_VERIFICACION_INTERVAL_MS
+              valueFrom:
+                configMapKeyRef: { name: inventario-config, key: EXISTENCIAS_VERIFICACION_INTERVAL_MS }
+            {{- end }}
             - name: NATS_STREAM
               valueFrom:
                 configMapKeyRef: { name: inventario-config, key: NATS_STREAM }

@@ -1,7 +1,7 @@
 /**
  * A counting semaphore: at most `max` holders at once, waiters served in
- * arrival order. The six consumers share one, so NOTIFIER_CONCURRENCY bounds
- * the emails in flight overall (and matches the SMTP pool's size).
+ * arrival order. The event consumers share one, so NOTIFIER_CONCURRENCY
+ * bounds the emails in flight overall (and matches the SMTP pool's size).
  */
 export interface ConcurrencyLimit {
   /** Resolves with the release function once a slot is free. */

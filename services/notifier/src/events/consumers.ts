@@ -18,9 +18,10 @@ import type { Deliver } from './delivery';
 import { heartbeatIntervalMs, type MessageHeartbeat } from './message-heartbeat';
 
 /**
- * The notifier's durable consumers on the INVENTARIO stream: six for the
- * events, one per handler, named after it and filtered on its event subject,
- * and one for max-deliveries advisories (max-deliveries.ts). Every replica
+ * The notifier's durable consumers on the INVENTARIO stream: one per
+ * handler, named after it and filtered on its event subject (an event type
+ * without a handler is never delivered to the notifier), and one for
+ * max-deliveries advisories (max-deliveries.ts). Every replica
  * binds the same durables, so each message is handled once per deployment,
  * not per replica. Each is consumed by a runner (consumer-runner.ts) that
  * re-creates it when it disappears; a message is held, with a heartbeat,
@@ -105,7 +106,7 @@ export interface ConsumerSpec {
   beforeRecreate?: () => Promise<void>;
 }
 
-/** The six event consumers: each delivers its messages with its handler. */
+/** The event consumers, one per handler: each delivers its messages with it. */
 export function eventConsumerSpecs(handlers: readonly EventHandler[], settings: ConsumerSettings, deliver: Deliver): ConsumerSpec[] {
   return handlers.map((handler) => ({
     config: consumerConfig(handler, settings),

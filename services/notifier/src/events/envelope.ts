@@ -5,7 +5,8 @@ import { EVENT_SOURCE, type EventType } from '@inventario/platform';
  * What the notifier accepts from the stream (ARCHITECTURE §4). Parsing is
  * lenient where producers legitimately differ (the spec's two product
  * variants, `nombre` on deletions being additive) and strict where an email
- * could not be written without it (record id, name of a record, event time).
+ * could not be written without it (record id, name of a record, units of a
+ * stock level, event time).
  * Anything that fails here is permanent: redelivering it cannot fix it.
  */
 
@@ -87,6 +88,23 @@ export const deletedDataSchema = z.object({
   nombre: text.nullish(),
 });
 export type DeletedData = z.infer<typeof deletedDataSchema>;
+
+/**
+ * data of StockBajo (and StockRepuesto, which the notifier does not email):
+ * a stock level by its warehouse and product ids (the event names neither),
+ * and its units, which the email is about. The threshold and the operation
+ * are shown when present.
+ */
+export const stockUmbralDataSchema = z.object({
+  ...audit,
+  bodegaId: id,
+  productoId: id,
+  cantidad: z.number().int(),
+  umbralMinimo: z.number().int().nullish(),
+  version: z.number().int().nullish(),
+  operacionId: id.nullish(),
+});
+export type StockUmbralData = z.infer<typeof stockUmbralDataSchema>;
 
 /** The envelope; `data` is checked by the event type's handler. */
 export const envelopeSchema = z.object({

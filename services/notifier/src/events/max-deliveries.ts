@@ -17,7 +17,7 @@ import type { SentRegistry } from './sent-registry';
  *
  * Advisories are plain NATS messages, published when JetStream gives up,
  * which is typically while the crashed process is still down. So the stream
- * captures the six consumers' advisories (like the dead letters, they live
+ * captures the event consumers' advisories (like the dead letters, they live
  * beside the events) and the durable consumer `MaxDeliveriesHandler` reads
  * them: for each it reads the event back from the stream by its sequence
  * and dead-letters it (reason "max deliveries reached", the same publisher
@@ -45,7 +45,7 @@ export function maxDeliveriesConsumerConfig(stream: string, ackWaitMs: number): 
   return {
     durable_name: MAX_DELIVERIES_CONSUMER,
     description: 'Inventario notifier: dead letters for events whose deliveries ran out',
-    // The stream captures only the six event consumers' advisories.
+    // The stream captures only the event consumers' advisories.
     filter_subject: maxDeliveriesSubject(stream, '*'),
     ack_policy: AckPolicy.Explicit,
     ack_wait: nanos(ackWaitMs),

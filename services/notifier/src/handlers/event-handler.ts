@@ -4,20 +4,33 @@ import { formatFecha, formatIsoUtc, orElse } from '../email/format';
 import { parseEvent } from '../events/envelope';
 
 /**
- * One handler per event type (ARCHITECTURE §5): it names its durable
- * consumer, the email's subject (the spec's table) and template, and turns an
- * event into what the template shows. Delivery (ack, retry, dead letter,
- * de-duplication) is the same for all six and lives in events/delivery.ts.
+ * One handler per emailed event type (docs/contract.md §6.1): it names its
+ * durable consumer, the email's subject (the spec's table) and template, and
+ * turns an event into what the template shows. Delivery (ack, retry, dead
+ * letter, de-duplication) is the same for all of them and lives in
+ * events/delivery.ts.
  */
 
-/** The durable consumer names, fixed by the architecture. */
+/**
+ * The event types the notifier sends no email for, so it has no consumer
+ * for them and never receives them: the ledger's MovimientoRegistrado (one
+ * per stock operation, far too many to mail) and StockRepuesto (the good
+ * news after a StockBajo). They are for other consumers (docs/decisions.md).
+ */
+export const EVENT_TYPES_WITHOUT_EMAIL = ['MovimientoRegistrado', 'StockRepuesto'] as const satisfies readonly EventType[];
+
+/** The event types the notifier emails: every other one, each with its handler. */
+export type EmailedEventType = Exclude<EventType, (typeof EVENT_TYPES_WITHOUT_EMAIL)[number]>;
+
+/** The durable consumer names, fixed by the contract. */
 export type HandlerName =
   | 'ProductoCreatedHandler'
   | 'ProductoUpdatedHandler'
   | 'ProductoDeletedHandler'
   | 'BodegaCreatedHandler'
   | 'BodegaUpdatedHandler'
-  | 'BodegaDeletedHandler';
+  | 'BodegaDeletedHandler'
+  | 'StockBajoHandler';
 
 /**
  * What a template renders. Every value is already a display string, so the
@@ -53,7 +66,7 @@ export type Preparation = { ok: true; prepared: PreparedEvent } | { ok: false; r
 
 export interface EventHandler {
   name: HandlerName;
-  eventType: EventType;
+  eventType: EmailedEventType;
   /** Subject and heading of the email (spec, "Email notifications"). */
   emailSubject: string;
   /** Base name of `templates/<template>.html.hbs` and `.txt.hbs`. */
@@ -64,7 +77,7 @@ export interface EventHandler {
 
 export interface HandlerSpec<D extends { usuario?: string | undefined }> {
   name: HandlerName;
-  eventType: EventType;
+  eventType: EmailedEventType;
   emailSubject: string;
   template: string;
   data: z.ZodType<D>;

@@ -5,10 +5,16 @@ import type { EventHandler } from './event-handler';
 import { productoCreatedHandler } from './producto-created-handler';
 import { productoDeletedHandler } from './producto-deleted-handler';
 import { productoUpdatedHandler } from './producto-updated-handler';
+import { stockBajoHandler } from './stock-bajo-handler';
 
-export type { EmailModel, EventHandler, HandlerName, PreparedEvent } from './event-handler';
+export { EVENT_TYPES_WITHOUT_EMAIL } from './event-handler';
+export type { EmailedEventType, EmailModel, EventHandler, HandlerName, PreparedEvent } from './event-handler';
 
-/** The six handlers, one durable consumer each, in the spec's order. */
+/**
+ * The handlers, one durable consumer each: the spec's six in its order, then
+ * the stock ledger's StockBajo. Every event type but EVENT_TYPES_WITHOUT_EMAIL
+ * has one.
+ */
 export const HANDLERS: readonly EventHandler[] = [
   productoCreatedHandler,
   productoUpdatedHandler,
@@ -16,4 +22,5 @@ export const HANDLERS: readonly EventHandler[] = [
   bodegaCreatedHandler,
   bodegaUpdatedHandler,
   bodegaDeletedHandler,
+  stockBajoHandler,
 ];

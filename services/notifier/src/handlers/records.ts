@@ -1,5 +1,5 @@
 import { formatPrecio, orElse, shorten } from '../email/format';
-import type { BodegaData, DeletedData, ProductoData } from '../events/envelope';
+import type { BodegaData, DeletedData, ProductoData, StockUmbralData } from '../events/envelope';
 
 /**
  * The display fields of each kind of record: every value a string, so the
@@ -96,5 +96,20 @@ export function deletedRecord(data: DeletedData): Record<string, string> {
   return {
     id: String(data.id),
     nombre: orElse(data.nombre, '(no incluido en el evento)'),
+  };
+}
+
+/**
+ * A stock level by ids only: the event does not carry the product's or the
+ * warehouse's name, and the notifier asks no service for them (it has no
+ * gRPC client, and a name read later could differ from the one at the time).
+ */
+export function stockRecord(data: StockUmbralData): Record<string, string> {
+  return {
+    productoId: String(data.productoId),
+    bodegaId: String(data.bodegaId),
+    cantidad: String(data.cantidad),
+    umbralMinimo: orElse(data.umbralMinimo, '(sin umbral)'),
+    operacionId: orElse(data.operacionId, '(no incluida en el evento)'),
   };
 }

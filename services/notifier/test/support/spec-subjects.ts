@@ -1,11 +1,15 @@
-import type { EventType } from '@inventario/platform';
+import type { EmailedEventType } from '../../src/handlers';
 
-/** The spec's subject table ("Email notifications"), written out independently of the handlers. */
-export const SPEC_SUBJECTS: Readonly<Record<EventType, string>> = {
+/**
+ * The subject table of the spec ("Email notifications") and of docs/contract.md
+ * §10.4 (StockBajo), written out independently of the handlers.
+ */
+export const SPEC_SUBJECTS: Readonly<Record<EmailedEventType, string>> = {
   ProductoCreado: 'Nuevo Producto Creado',
   ProductoActualizado: 'Producto Actualizado',
   ProductoEliminado: 'Producto Eliminado',
   BodegaCreada: 'Nueva Bodega Creada',
   BodegaActualizada: 'Bodega Actualizada',
   BodegaEliminada: 'Bodega Eliminada',
+  StockBajo: 'Stock Bajo',
 };
