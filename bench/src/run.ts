@@ -160,8 +160,8 @@ export function roundOrder(targets: readonly Target[], round: number): Target[] 
  * of every target, then `rounds` rounds, each running every target under
  * load and then every target at one connection (A B C ... A B C ...), so
  * slow drifts of a shared machine touch every target alike (a target
- * judged against a baseline runs next to it, before it in even rounds:
- * roundOrder); then the event figures at a fixed write rate, the relay
+ * judged against a baseline runs near it, after it in odd rounds and
+ * before it in even ones: roundOrder); then the event figures at a fixed write rate, the relay
  * alone, the soak, and, when stock targets ran, the ledger verification.
  */
 export async function runBench(deps: RunDeps): Promise<BenchResults> {
