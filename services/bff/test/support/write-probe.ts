@@ -9,6 +9,7 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { createDb, type Knex } from '@inventario/platform';
 import { waitFor, waitForOutboxesDrained } from '@inventario/testkit';
+import { PRODUCTO_ELIMINADO_CONSUMER } from '../../../bodega-svc/src/events/producto-eliminado-consumer';
 import { BODEGA_ELIMINADA_CONSUMER } from '../../../producto-svc/src/events/bodega-eliminada-consumer';
 import type { TestStack } from './stack';
 
@@ -62,24 +63,30 @@ export async function createWriteProbe(stack: TestStack): Promise<WriteProbe> {
   return {
     snapshot,
     async settledSnapshot() {
-      await waitForOutboxesDrained(
-        pools.map(([, db]) => db),
-        'both outbox relays to publish every event',
-        30_000,
-        // Polled after every accepted write: a short interval keeps the fuzz suites quick.
-        5,
-      );
-      // producto-svc's reconciliation writes after a warehouse delete too (it records the
-      // deleted id): settled means it has handled every BodegaEliminada published so far.
-      await waitFor(
-        async () => {
-          const consumer = await jsm.consumers.info(stack.namespace.stream, BODEGA_ELIMINADA_CONSUMER).catch(() => undefined);
-          return consumer === undefined || (consumer.num_pending === 0 && consumer.num_ack_pending === 0) ? true : undefined;
-        },
-        'producto-svc to reconcile every deleted warehouse',
-        30_000,
-        5,
-      );
+      const drained = () =>
+        waitForOutboxesDrained(
+          pools.map(([, db]) => db),
+          'both outbox relays to publish every event',
+          30_000,
+          // Polled after every accepted write: a short interval keeps the fuzz suites quick.
+          5,
+        );
+      await drained();
+      // Each service's reconciliation writes after a delete of the other's record (it records
+      // the deleted id; bodega-svc also writes the product's stock out, with its events):
+      // settled means both have handled every deletion published so far, and published what that wrote.
+      for (const durable of [BODEGA_ELIMINADA_CONSUMER, PRODUCTO_ELIMINADO_CONSUMER]) {
+        await waitFor(
+          async () => {
+            const consumer = await jsm.consumers.info(stack.namespace.stream, durable).catch(() => undefined);
+            return consumer === undefined || (consumer.num_pending === 0 && consumer.num_ack_pending === 0) ? true : undefined;
+          },
+          `${durable} to reconcile every deletion`,
+          30_000,
+          5,
+        );
+      }
+      await drained();
       return snapshot();
     },
     async close() {
