@@ -156,6 +156,18 @@ describe('concurrent stock writes', () => {
     expect(await lineVersions(svc.db, bodegaId, productoId)).toEqual([1, 2]);
   });
 
+  it('reversals of one operation from 20 clients: exactly one succeeds, the others OPERACION_YA_REVERTIDA', async () => {
+    const bodegaId = await bodega(100);
+    const productoId = producto();
+    const { operacion } = await svc.stock.asignarExistencia({ bodegaId, productoId, cantidad: 30 });
+
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => answerOf(client(i).revertirOperacion({ operacionId: operacion!.id }))));
+
+    expect(tally(answers)).toEqual({ ok: 1, 'FAILED_PRECONDITION OPERACION_YA_REVERTIDA': 19 });
+    expect(await nivel(bodegaId, productoId)).toBe(0);
+    expect(await svc.db('operaciones').where({ revierte_a: operacion!.id }).count<{ n: number }[]>({ n: '*' })).toEqual([{ n: 1 }]);
+  });
+
   it('assignments and entries racing a product deletion (delivered twice) never leave stock for the deleted product', async () => {
     const bodegas = [await bodega(10_000), await bodega(10_000), await bodega(10_000)];
     const refusedAfter: string[] = [];

@@ -288,8 +288,11 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
    * the warehouses' occupancy and its events. Everything it needs is locked.
    */
   async function escribir(trx: Knex.Transaction, at: Date, caller: CallContext, nueva: OperacionNueva, cambios: Cambio[], niveles: Niveles, bodegas: Map<number, BodegaActual>): Promise<Operacion> {
-    const plan = planOperation(cambios, niveles.actuales, bodegas);
     let operacionId: number;
+    // The row goes in before the plan. A reversal that waited on the locks of another reversal of
+    // the same operation read that operation before the other committed: the unique revierte_a
+    // refuses it as already reversed, where its plan would refuse it for the units the other moved.
+    // A refused plan rolls the row back.
     try {
       const [id] = await trx('operaciones').insert({
         tipo: nueva.tipo,
@@ -305,6 +308,7 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
       if (nueva.revierteA !== undefined && isDuplicateEntry(err)) throw yaRevertida(nueva.revierteA);
       throw err;
     }
+    const plan = planOperation(cambios, niveles.actuales, bodegas);
     await trx('movimientos').insert(
       plan.lineas.map((l) => ({
         operacion_id: operacionId,
