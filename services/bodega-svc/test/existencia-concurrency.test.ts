@@ -7,6 +7,7 @@
  * product.
  */
 import { TIPO_MOVIMIENTO_NAMES } from '@inventario/proto';
+import { waitFor } from '@inventario/testkit';
 import { productoEliminadoDe } from './support/producto-eliminado';
 import { answerOf, stockClients, tally, type Answer, type StockClients } from './support/stock-clients';
 import { ledgerProblems, lineVersions } from './support/stock-invariants';
@@ -126,6 +127,27 @@ describe('concurrent stock writes', () => {
     expect(Number(transferencias[0]!.n)).toBeGreaterThanOrEqual(40 * ROUNDS);
   });
 
+  it('first entries of many products in many warehouses at once all succeed: creating levels side by side deadlocks no client', async () => {
+    const bodegas = [await bodega(10_000), await bodega(10_000), await bodega(10_000), await bodega(10_000)];
+    const productos = Array.from({ length: 10 }, producto);
+    // Every client starts new levels all over the index, keyed or not, so their gap locks meet.
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, async (_, c) => {
+        const mine: Answer<unknown>[] = [];
+        for (let k = 0; k < 5; k++) {
+          const [bodegaId, productoId] = [bodegas[(c + k) % bodegas.length]!, productos[(c * 3 + k) % productos.length]!];
+          const requestId = c % 2 === 0 ? `nuevo-${c}-${k}` : undefined;
+          mine.push(await answerOf(client(c).registrarMovimiento({ bodegaId, productoId, tipo: ENTRADA, cantidad: 1, motivo: 0, requestId })));
+        }
+        return mine;
+      }),
+    );
+
+    expect(tally(answers.flat())).toEqual({ ok: 200 });
+    const suma = (await svc.db('existencias').whereIn('bodega_id', bodegas).sum({ s: 'cantidad' }).first()) as { s: number | string };
+    expect(Number(suma.s)).toBe(200);
+  });
+
   it('20 clients sending one request_id at once get one operation: every answer the same, once those told IN_USE retry', async () => {
     const bodegaId = await bodega(100);
     const productoId = producto();
@@ -200,5 +222,57 @@ describe('concurrent stock writes', () => {
       expect(ultimas[0].filter((r) => r.cantidad_posterior !== 0)).toEqual([]);
     }
     expect(refusedAfter).toEqual(Array.from({ length: 8 }, () => 'PRODUCTO_ELIMINADO'));
+  });
+});
+
+/** Transactions on this service's database waiting for a lock. */
+async function lockWaits(): Promise<number> {
+  const [rows] = (await svc.db.raw(
+    `SELECT COUNT(*) AS n FROM information_schema.INNODB_TRX t JOIN information_schema.PROCESSLIST p ON p.ID = t.trx_mysql_thread_id
+      WHERE t.trx_state = 'LOCK WAIT' AND p.DB = ?`,
+    [svc.database],
+  )) as [{ n: number | string }[]];
+  return Number(rows[0]!.n);
+}
+
+/**
+ * Holds a warehouse's row lock, as a stock write of another replica would,
+ * while `calls` are sent one by one, each once the previous ones wait
+ * behind the lock; then lets them run, in that order. Fixes an interleaving
+ * that concurrency only makes likely.
+ */
+async function queuedBehindLock(bodegaId: number, calls: (() => Promise<Answer<unknown>>)[]): Promise<Answer<unknown>[]> {
+  const holder = await svc.db.transaction();
+  const pending: Promise<Answer<unknown>>[] = [];
+  try {
+    await holder('bodegas').where({ id: bodegaId }).forUpdate();
+    for (const call of calls) {
+      pending.push(call());
+      // Polled no faster than InnoDB refreshes INNODB_TRX (a cache re-read within 0.1 s is served stale).
+      await waitFor(async () => (await lockWaits()) >= pending.length, `call ${pending.length} to wait for the warehouse lock`, 10_000, 200);
+    }
+  } finally {
+    await holder.rollback();
+  }
+  return Promise.all(pending);
+}
+
+describe('writes that waited for a warehouse while others committed', () => {
+  it('a keyed write whose level was created and removed while it waited continues from the latest version', async () => {
+    const bodegaId = await bodega(100);
+    const productoId = producto();
+    await svc.stock.asignarExistencia({ bodegaId, productoId, cantidad: 5 });
+    await svc.stock.retirarExistencia({ bodegaId, productoId });
+
+    // The keyed request reads its key before it waits: the creation (v3) and removal (v4) commit after that read.
+    const answers = await queuedBehindLock(bodegaId, [
+      () => answerOf(svc.stock.asignarExistencia({ bodegaId, productoId, cantidad: 7 })),
+      () => answerOf(svc.stock.retirarExistencia({ bodegaId, productoId })),
+      () => answerOf(svc.stock.asignarExistencia({ bodegaId, productoId, cantidad: 3, requestId: `espera-${productoId}` })),
+    ]);
+
+    expect(answers.map((a) => (a.ok ? 'ok' : `${a.code} ${a.details}`))).toEqual(['ok', 'ok', 'ok']);
+    expect(await lineVersions(svc.db, bodegaId, productoId)).toEqual([1, 2, 3, 4, 5]);
+    expect(await nivel(bodegaId, productoId)).toBe(3);
   });
 });

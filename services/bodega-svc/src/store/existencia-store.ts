@@ -257,9 +257,13 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
     const faltan = pares.filter(([b, p]) => !actuales.has(clave(b, p)));
     if (faltan.length > 0) {
       // A level removed before continues the versions of its lines (unique per level and version).
+      // A locking read: it sees the lines committed while this transaction waited for its locks,
+      // which a plain read, on the snapshot of the transaction's first read (the idempotency
+      // key's lookup), would not.
       const previas = await trx('movimientos')
         .whereIn(['bodega_id', 'producto_id'], faltan)
         .groupBy('bodega_id', 'producto_id')
+        .forShare()
         .select<{ bodega_id: number; producto_id: number; version: number }[]>('bodega_id', 'producto_id', trx.raw('MAX(version) AS version'));
       const ultima = new Map(previas.map((r) => [clave(r.bodega_id, r.producto_id), Number(r.version)]));
       for (const [b, p] of faltan) {
