@@ -275,4 +275,23 @@ describe('writes that waited for a warehouse while others committed', () => {
     expect(await lineVersions(svc.db, bodegaId, productoId)).toEqual([1, 2, 3, 4, 5]);
     expect(await nivel(bodegaId, productoId)).toBe(3);
   });
+
+  it('a keyed warehouse delete that waited while stock was assigned there writes that stock out, or refuses it without force', async () => {
+    const [conForce, sinForce] = [await bodega(100), await bodega(100)];
+    const productoId = producto();
+
+    const [asignada, eliminada] = await queuedBehindLock(conForce, [
+      () => answerOf(svc.stock.asignarExistencia({ bodegaId: conForce, productoId, cantidad: 5 })),
+      () => answerOf(svc.rpc.deleteBodega({ id: conForce, retirarExistencias: true, requestId: `borrar-${conForce}` })),
+    ]);
+    expect([asignada!.ok, eliminada]).toEqual([true, { ok: true, res: { existenciasRetiradas: 1, unidadesRetiradas: 5 } }]);
+    expect(await svc.db('existencias').where({ bodega_id: conForce }).select()).toEqual([]);
+
+    const [, refusal] = await queuedBehindLock(sinForce, [
+      () => answerOf(svc.stock.asignarExistencia({ bodegaId: sinForce, productoId, cantidad: 5 })),
+      () => answerOf(svc.rpc.deleteBodega({ id: sinForce, requestId: `borrar-${sinForce}` })),
+    ]);
+    expect(refusal).toMatchObject({ ok: false, code: 'FAILED_PRECONDITION', reason: 'BODEGA_CON_EXISTENCIAS' });
+    expect(await nivel(sinForce, productoId)).toBe(5);
+  });
 });

@@ -516,7 +516,9 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
     },
 
     async tieneExistencias(trx, bodegaId) {
-      return (await trx('existencias').where({ bodega_id: bodegaId }).first('id')) !== undefined;
+      // A locking read: a plain one reads the snapshot of the transaction's first read (a keyed
+      // delete's idempotency lookup), which misses a level committed while the delete waited.
+      return (await trx('existencias').where({ bodega_id: bodegaId }).forShare().first('id')) !== undefined;
     },
 
     async get(bodegaId, productoId) {
