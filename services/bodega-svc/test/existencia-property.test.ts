@@ -48,7 +48,7 @@ import { clave, StockModel, type LineaModelo, type NivelModelo, type OperacionMo
 import { asUser, startTestService, type TestService } from './support/test-service';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261213);
-const RUNS = 40;
+const RUNS = 30;
 const MIN_STEPS = 15;
 const MAX_STEPS = 30;
 const BODEGAS = 3;
@@ -74,7 +74,7 @@ afterAll(async () => {
 /** Indices into the run's pools (taken modulo their size), so every generated program is runnable. */
 type Command =
   | { kind: 'crearBodega'; capacidad: number }
-  | { kind: 'asignar'; b: number; p: number; cantidad: number; umbral: number | undefined; keyed: boolean }
+  | { kind: 'asignar'; b: number; p: number; cantidad: number; umbral: number | null | undefined; keyed: boolean }
   /** `fromStock`: on a level that holds units, when there is one (so exits and transfers often can succeed). */
   | { kind: 'entrada' | 'salida'; b: number; p: number; fromStock: boolean; cantidad: number; keyed: boolean }
   | { kind: 'ajuste'; b: number; p: number; cantidad: number; stale: boolean; keyed: boolean }
@@ -101,7 +101,8 @@ const command: fc.Arbitrary<Command> = fc.oneof(
       b,
       p,
       cantidad: fc.integer({ min: 0, max: 20 }),
-      umbral: fc.option(fc.integer({ min: 0, max: 8 }), { nil: undefined }),
+      // A threshold to set, none (kept as it is), or null: removed (quitar_umbral_minimo).
+      umbral: fc.oneof({ weight: 3, arbitrary: fc.option(fc.integer({ min: 0, max: 8 }), { nil: undefined }) }, fc.constant(null)),
       keyed,
     }),
   },
@@ -237,9 +238,16 @@ class Run {
     switch (cmd.kind) {
       case 'asignar': {
         const [bodegaId, productoId] = [this.bodega(cmd.b), this.producto(cmd.p)];
-        const req = { bodegaId, productoId, cantidad: cmd.cantidad, umbralMinimo: cmd.umbral, requestId: this.requestId(cmd.keyed) };
+        const req = {
+          bodegaId,
+          productoId,
+          cantidad: cmd.cantidad,
+          umbralMinimo: cmd.umbral ?? undefined,
+          quitarUmbralMinimo: cmd.umbral === null ? true : undefined,
+          requestId: this.requestId(cmd.keyed),
+        };
         return typed<AsignarExistenciaResponse>({
-          label: `asignar b${bodegaId} p${productoId} ${cmd.cantidad} umbral=${cmd.umbral ?? '-'}`,
+          label: `asignar b${bodegaId} p${productoId} ${cmd.cantidad} umbral=${cmd.umbral === null ? 'quitar' : (cmd.umbral ?? '-')}`,
           send: () => svc.stock.asignarExistencia(req, USER),
           predict: () => m.asignar(bodegaId, productoId, cmd.cantidad, cmd.umbral),
           project: withOp((res) => ({

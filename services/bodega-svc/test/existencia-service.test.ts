@@ -118,6 +118,20 @@ describe('AsignarExistencia', () => {
     expect(await ocupacion(bodegaId)).toBe(4);
   });
 
+  it('removes the threshold with quitar_umbral_minimo, which cannot come with a threshold', async () => {
+    const bodegaId = await bodega();
+    const productoId = producto();
+    await svc.stock.asignarExistencia({ bodegaId, productoId, cantidad: 10, umbralMinimo: 3 });
+
+    expect(await refusal(() => svc.stock.asignarExistencia({ bodegaId, productoId, cantidad: 9, umbralMinimo: 2, quitarUmbralMinimo: true }))).toMatchObject({
+      code: status.INVALID_ARGUMENT,
+      violations: ['umbralMinimo'],
+    });
+    const { existencia } = await svc.stock.asignarExistencia({ bodegaId, productoId, cantidad: 9, quitarUmbralMinimo: true });
+    expect(existencia).toMatchObject({ cantidad: 9, umbralMinimo: undefined, version: 2 });
+    expect((await svc.db('existencias').where({ bodega_id: bodegaId, producto_id: productoId }).first('umbral_minimo')).umbral_minimo).toBeNull();
+  });
+
   it('applies expected_version: 0 asks that there be no level; a stale one is ABORTED with the current version', async () => {
     const bodegaId = await bodega();
     const productoId = producto();

@@ -66,7 +66,7 @@ export function clave(bodegaId: number, productoId: number): string {
 /** What an operation asks of one level. */
 type Cambio =
   | { bodegaId: number; productoId: number; tipo: TipoLinea; motivo: Motivo; delta: number }
-  | { bodegaId: number; productoId: number; tipo: TipoLinea; motivo: Motivo; fijar: number; umbralMinimo?: number }
+  | { bodegaId: number; productoId: number; tipo: TipoLinea; motivo: Motivo; fijar: number; umbralMinimo?: number | null }
   | { bodegaId: number; productoId: number; tipo: TipoLinea; motivo: Motivo; retirar: true };
 
 class Refused extends Error {
@@ -94,7 +94,8 @@ export class StockModel {
     this.bodegas.set(id, { capacidad, ocupacion: 0 });
   }
 
-  asignar(bodegaId: number, productoId: number, cantidad: number, umbralMinimo?: number): Prediccion<NivelModelo> {
+  /** `umbralMinimo`: undefined keeps the threshold, null removes it. */
+  asignar(bodegaId: number, productoId: number, cantidad: number, umbralMinimo?: number | null): Prediccion<NivelModelo> {
     return this.predecir(() => {
       this.vivo(productoId);
       this.bodega(bodegaId);
@@ -255,7 +256,7 @@ export class StockModel {
         if (antes + c.delta < 0) refuse('FAILED_PRECONDITION', 'STOCK_INSUFICIENTE');
         despues = { cantidad: antes + c.delta, umbralMinimo: nivel?.umbralMinimo ?? null, version };
       } else if ('fijar' in c) {
-        despues = { cantidad: c.fijar, umbralMinimo: c.umbralMinimo ?? nivel?.umbralMinimo ?? null, version };
+        despues = { cantidad: c.fijar, umbralMinimo: c.umbralMinimo === undefined ? (nivel?.umbralMinimo ?? null) : c.umbralMinimo, version };
       } else {
         despues = undefined;
       }
