@@ -5,13 +5,17 @@ import { parseMysqlUrl } from '@inventario/platform';
 /**
  * The harness's own reads and writes on producto-svc's database: what only
  * the database can tell (when a write committed, whether the outbox is
- * drained) and the bench-only shortcuts (trimming POSTed rows so list
+ * drained, and bodega-svc's outbox too) and the bench-only shortcuts (trimming POSTed rows so list
  * targets keep their size, and the keys of keyed windows so every keyed
  * window starts from the same table; a backlog of keys; filling the outbox
  * to time the relay).
  */
 export interface BenchDb {
-  /** Outbox rows not yet acknowledged by JetStream. */
+  /**
+   * Outbox rows not yet acknowledged by JetStream: producto-svc's, plus
+   * bodega-svc's when its database is known (the stock writes' events,
+   * MovimientoRegistrado, leave through it).
+   */
   pendingOutbox(): Promise<number>;
   /** Deletes products above `maxId` (created by a POST window), without events. */
   trimProductos(maxId: number): Promise<number>;
@@ -35,12 +39,18 @@ export const BACKLOG_METHOD = 'bench/backlog';
 /** About the size of a recorded product, so the backlog's pages look like a service's. */
 const BACKLOG_RESPONSE = Buffer.from(JSON.stringify({ id: 0, nombre: 'x'.repeat(40), descripcion: 'y'.repeat(60), precio: '0.00', padding: 'z'.repeat(150) }));
 
-export function openBenchDb(url: string): BenchDb {
+async function pendingIn(pool: Pool): Promise<number> {
+  const [rows] = await pool.query<RowDataPacket[]>('SELECT COUNT(*) AS n FROM outbox WHERE published_at IS NULL');
+  return Number(rows[0]?.n ?? 0);
+}
+
+/** `bodegaUrl`: bodega-svc's database, read only for its pending outbox rows. */
+export function openBenchDb(url: string, bodegaUrl?: string): BenchDb {
   const pool: Pool = createPool({ ...parseMysqlUrl(url), timezone: 'Z', connectionLimit: 2 });
+  const bodegaPool: Pool | undefined = bodegaUrl === undefined ? undefined : createPool({ ...parseMysqlUrl(bodegaUrl), timezone: 'Z', connectionLimit: 1 });
   return {
     async pendingOutbox() {
-      const [rows] = await pool.query<RowDataPacket[]>('SELECT COUNT(*) AS n FROM outbox WHERE published_at IS NULL');
-      return Number(rows[0]?.n ?? 0);
+      return (await pendingIn(pool)) + (bodegaPool ? await pendingIn(bodegaPool) : 0);
     },
     async trimProductos(maxId) {
       const [result] = await pool.query<ResultSetHeader>('DELETE FROM productos WHERE id > ?', [maxId]);
@@ -86,6 +96,9 @@ export function openBenchDb(url: string): BenchDb {
       }
       return ids;
     },
-    close: () => pool.end(),
+    close: async () => {
+      await pool.end();
+      await bodegaPool?.end();
+    },
   };
 }

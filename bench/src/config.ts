@@ -37,6 +37,8 @@ export interface BenchConfig {
     user: string;
     password: string;
     productoDbUrl: string;
+    /** bodega-svc's database: without it the harness cannot wait for bodega-svc's outbox after a stock window. */
+    bodegaDbUrl?: string;
     stream: string;
     prefix: string;
     smtpPort?: number;
@@ -94,6 +96,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv, repoRoot: str
       user: { type: 'string' },
       password: { type: 'string' },
       'producto-db': { type: 'string' },
+      'bodega-db': { type: 'string' },
       stream: { type: 'string', default: 'INVENTARIO' },
       prefix: { type: 'string', default: 'inventario' },
       'smtp-port': { type: 'string' },
@@ -123,6 +126,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv, repoRoot: str
       user,
       password,
       productoDbUrl,
+      ...(values['bodega-db'] === undefined ? {} : { bodegaDbUrl: values['bodega-db'] }),
       stream: values.stream,
       prefix: values.prefix,
       ...(values['smtp-port'] === undefined ? {} : { smtpPort: positive('smtp-port', values['smtp-port'], 0) }),

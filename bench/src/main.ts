@@ -17,7 +17,8 @@ import { writeResults } from './results-file';
 import { runBench, settle, verifyTargets } from './run';
 import { seed } from './seed';
 import { startOwnStack, useRunningStack, type Stack } from './stack';
-import { buildTargets } from './targets';
+import { seedStock, STOCK_CAPACIDAD, STOCK_UNITS, STOCKED_PRODUCTOS } from './stock';
+import { buildTargets, type Target } from './targets';
 
 const ROOT = resolve(__dirname, '..', '..');
 const say = (line: string) => void process.stdout.write(`bench: ${line}\n`);
@@ -30,7 +31,7 @@ function git(args: string[]): string {
   }
 }
 
-function runInfo(config: BenchConfig, stack: Stack): RunInfo {
+function runInfo(config: BenchConfig, stack: Stack, targets: readonly Target[]): RunInfo {
   const cpu = cpus();
   const commit = git(['rev-parse', '--short', 'HEAD']) || 'unknown';
   const dirty = git(['status', '--porcelain', '--untracked-files=no']) !== '';
@@ -47,6 +48,11 @@ function runInfo(config: BenchConfig, stack: Stack): RunInfo {
       `${config.rounds} rounds of ${config.durationSeconds} s per target after a ${config.warmupSeconds} s warm-up, ${config.connections} connections under load; LOG_LEVEL=${config.logLevel}`,
       ...(stack.owned
         ? [`keyed writes: producto-svc's idempotency table holds ${config.idempotencyBacklog} keys of earlier requests before each window (--idempotency-backlog)`]
+        : []),
+      ...(targets.some((t) => t.writes === 'existencias')
+        ? [
+            `stock writes: ${STOCKED_PRODUCTOS} products x ${STOCK_UNITS.toLocaleString('en')} units in each of the ${config.bodegas} warehouses (capacity ${STOCK_CAPACIDAD.toLocaleString('en')}), one unit per movement or transfer`,
+          ]
         : []),
     ],
   };
@@ -84,26 +90,31 @@ async function main(): Promise<void> {
     void stack.close().finally(() => process.exit(130));
   });
 
-  const db = openBenchDb(stack.productoDbUrl);
+  const db = openBenchDb(stack.productoDbUrl, stack.bodegaDbUrl);
   const nc = await connectTestNats(stack.natsUrl);
   try {
     say(`seeding ${config.bodegas} warehouses and ${config.productos} products through the REST API`);
     const seeded = await seed(stack.bffUrl, stack.auth, 'bench', config.bodegas, config.productos);
+    // B_db and REST GET-by-id always run: every ratio and the soak's rate start from them;
+    // a target judged against a baseline (a safe write, a stock write) brings it.
+    const all = buildTargets(stack, seeded, { connections: config.connections });
+    const chosen = new Set<string>(['bdb', 'restGetById', ...(config.only ?? [])]);
+    for (const t of all) if (chosen.has(t.key) && t.baseline) chosen.add(t.baseline);
+    const targets = all.filter((t) => !config.only || chosen.has(t.key));
+    // The stock targets move units of levels set up once, far from 0 and from capacity (README "Stock writes").
+    if (targets.some((t) => t.writes === 'existencias')) {
+      say(`stocking ${STOCKED_PRODUCTOS} products x ${STOCK_UNITS} units in each of the ${seeded.bodegaIds.length} warehouses`);
+      await seedStock(stack.bffUrl, stack.auth, seeded);
+    }
     await settle({ stack, db, nc });
     // The keyed writes meet a key table like a running service's (docs: README "Safe writes").
     if (stack.owned && config.idempotencyBacklog > 0) {
       say(`filling producto-svc's idempotency table with ${config.idempotencyBacklog} keys of earlier requests`);
       await db.fillIdempotencyKeys(config.idempotencyBacklog);
     }
-    // B_db and REST GET-by-id always run: every ratio and the soak's rate start from them;
-    // a safe write brings its plain baseline.
-    const all = buildTargets(stack, seeded, { connections: config.connections });
-    const chosen = new Set<string>(['bdb', 'restGetById', ...(config.only ?? [])]);
-    for (const t of all) if (chosen.has(t.key) && t.baseline) chosen.add(t.baseline);
-    const targets = all.filter((t) => !config.only || chosen.has(t.key));
     await verifyTargets(targets, say);
     const results = await runBench({ config, stack, seed: seeded, targets, db, nc, say });
-    const markdown = renderReport(runInfo(config, stack), results);
+    const markdown = renderReport(runInfo(config, stack, targets), results);
     writeResults(config.out, markdown);
     process.stdout.write(`\n${markdown}\n`);
     say(`results written to ${config.out}`);

@@ -1,5 +1,6 @@
 import type { BenchResults, Window } from './run';
 import { median } from './stats';
+import type { StockVerification } from './stock';
 import type { TargetKey } from './targets';
 
 /** Where and on what a run happened, for the results' header. */
@@ -66,11 +67,12 @@ function judge(results: BenchResults): Verdict[] {
   const restErrors = errorsOf('bdb', 'restGetById');
   const gqlErrors = errorsOf('restGetById', 'gqlProducto');
   const halfLoadErrors = results.soak.load.errors + results.soakEvents.writeErrors;
-  const safeWrites = safeWriteFigures(results).map((f) => ({
-    target: `${f.what} ${f.safeHow} >= 0.85x plain`,
-    measured: withErrors(ratio(f.pairedRatio), f.plainErrors + f.safeErrors),
-    pass: f.pairedRatio >= 0.85 && f.plainErrors + f.safeErrors === 0,
-  }));
+  const paired = (f: PairedFigures) => ({
+    target: f.verdict,
+    measured: withErrors(ratio(f.pairedRatio), f.baselineErrors + f.targetErrors),
+    pass: f.pairedRatio >= f.minimum && f.baselineErrors + f.targetErrors === 0,
+  });
+  const stock = results.stock;
   const worstGrowth = results.soak.rss.reduce((worst, r) => (r.growthPct > worst.growthPct ? r : worst), results.soak.rss[0] ?? { name: 'n/a', growthPct: Number.NaN });
   return [
     { target: 'REST GET-by-id >= 0.45x B_db', measured: withErrors(ratio(restVsDb), restErrors), pass: restVsDb >= 0.45 && restErrors === 0 },
@@ -88,66 +90,108 @@ function judge(results: BenchResults): Verdict[] {
       measured: `worst ${worstGrowth.name} ${Number.isFinite(worstGrowth.growthPct) ? worstGrowth.growthPct.toFixed(1) : 'n/a'}%`,
       pass: results.soak.rss.every((r) => r.growthPct <= 5),
     },
-    ...safeWrites,
+    ...pairedFigures(results, SAFE_WRITES).map(paired),
+    ...pairedFigures(results, STOCK_WRITES).map(paired),
+    ...(stock
+      ? [
+          {
+            target: 'stock consistent after the run (GET /api/existencias/verificacion)',
+            measured: stockVerdict(stock),
+            pass: stock.status === 200 && stock.consistente,
+          },
+        ]
+      : []),
   ];
 }
 
-/** One safe write (issue 12) against its plain baseline, both measured in the same rounds. */
-interface SafeWriteFigures {
+/** The verification's answer in a few words. */
+function stockVerdict(stock: StockVerification): string {
+  if (stock.status !== 200) return `answered ${stock.status}`;
+  const checked = `${num(stock.nivelesVerificados)} levels, ${num(stock.bodegasVerificadas)} warehouses`;
+  return stock.consistente ? `consistente (${checked})` : `${stock.diferencias} differences (${checked})`;
+}
+
+/** A target judged as a ratio to its baseline (Target.baseline), both measured in the same rounds. */
+interface Paired {
+  key: TargetKey;
+  /** What the row names, e.g. `product create: plain vs with Idempotency-Key`. */
   what: string;
-  safeHow: string;
-  plain: Summary;
-  safe: Summary;
-  plainSeq: Summary;
-  safeSeq: Summary;
-  /** Median safe req/s over median plain req/s, under load (the two medians may come from different rounds). */
+  /** The verdict's wording. */
+  verdict: string;
+  /** The lowest passing ratio. */
+  minimum: number;
+}
+
+interface PairedFigures extends Paired {
+  baselineLabel: string;
+  baseline: Summary;
+  target: Summary;
+  baselineSeq: Summary;
+  targetSeq: Summary;
+  /** Median target req/s over median baseline req/s, under load (the two medians may come from different rounds). */
   ratio: number;
-  /** Safe over plain req/s of each round's two windows under load, side by side. */
+  /** Target over baseline req/s of each round's two windows under load, run near each other. */
   perRound: number[];
   /**
    * The median of perRound: the judged figure. Each round's two windows
-   * run next to each other, so their ratio cancels the drift between
-   * rounds that the ratio of the medians keeps.
+   * run within a few windows of each other, so their ratio cancels the
+   * drift between rounds that the ratio of the medians keeps.
    */
   pairedRatio: number;
   /** Errors of both windows (under load and at one connection) over all rounds. */
-  plainErrors: number;
-  safeErrors: number;
+  baselineErrors: number;
+  targetErrors: number;
 }
 
-const SAFE_WRITES: { safe: TargetKey; what: string; safeHow: string }[] = [
-  { safe: 'restPostSafe', what: 'product create', safeHow: 'with Idempotency-Key' },
-  { safe: 'restPutSafe', what: 'product update', safeHow: 'with If-Match' },
+/** Issue 12: each safe write within 15 % of the feature off. */
+const SAFE_WRITES: Paired[] = [
+  { key: 'restPostSafe', what: 'product create: plain vs with Idempotency-Key', verdict: 'product create with Idempotency-Key >= 0.85x plain', minimum: 0.85 },
+  { key: 'restPutSafe', what: 'product update: plain vs with If-Match', verdict: 'product update with If-Match >= 0.85x plain', minimum: 0.85 },
 ];
 
-/** The safe writes measured in this run, each with its baseline; none when --only left them out. */
-function safeWriteFigures(results: BenchResults): SafeWriteFigures[] {
-  const out: SafeWriteFigures[] = [];
-  for (const { safe: safeKey, what, safeHow } of SAFE_WRITES) {
-    const plainKey = results.targets.find((t) => t.key === safeKey)?.baseline;
-    if (!plainKey || !results.targets.some((t) => t.key === plainKey)) continue;
-    const plainWindows = results.loaded.get(plainKey) ?? [];
-    const safeWindows = results.loaded.get(safeKey) ?? [];
-    const plain = summarise(plainWindows);
-    const safe = summarise(safeWindows);
-    const plainSeq = summarise(results.sequential.get(plainKey) ?? []);
-    const safeSeq = summarise(results.sequential.get(safeKey) ?? []);
-    const perRound = safeWindows.map((w, i) => w.load.reqPerSec / (plainWindows[i]?.load.reqPerSec ?? Number.NaN));
+/** Issue 13: a stock write at least 0.8x the throughput of a product create. */
+const STOCK_WRITES: Paired[] = [
+  { key: 'restMovimiento', what: 'stock movement (ENTRADA/SALIDA of 1)', verdict: 'stock movement POST >= 0.8x REST POST /api/productos', minimum: 0.8 },
+  { key: 'restTransferencia', what: 'stock transfer (1 unit)', verdict: 'stock transfer POST >= 0.8x REST POST /api/productos', minimum: 0.8 },
+];
+
+/** The targets of `which` measured in this run, each with its baseline; none when --only left them out. */
+function pairedFigures(results: BenchResults, which: readonly Paired[]): PairedFigures[] {
+  const out: PairedFigures[] = [];
+  for (const paired of which) {
+    const baselineKey = results.targets.find((t) => t.key === paired.key)?.baseline;
+    const baselineTarget = results.targets.find((t) => t.key === baselineKey);
+    if (!baselineKey || !baselineTarget) continue;
+    const baselineWindows = results.loaded.get(baselineKey) ?? [];
+    const targetWindows = results.loaded.get(paired.key) ?? [];
+    const baseline = summarise(baselineWindows);
+    const target = summarise(targetWindows);
+    const baselineSeq = summarise(results.sequential.get(baselineKey) ?? []);
+    const targetSeq = summarise(results.sequential.get(paired.key) ?? []);
+    const perRound = targetWindows.map((w, i) => w.load.reqPerSec / (baselineWindows[i]?.load.reqPerSec ?? Number.NaN));
     out.push({
-      what,
-      safeHow,
-      plain,
-      safe,
-      plainSeq,
-      safeSeq,
-      ratio: safe.reqPerSec / plain.reqPerSec,
+      ...paired,
+      baselineLabel: baselineTarget.label,
+      baseline,
+      target,
+      baselineSeq,
+      targetSeq,
+      ratio: target.reqPerSec / baseline.reqPerSec,
       perRound,
       pairedRatio: median(perRound),
-      plainErrors: plain.errors + plainSeq.errors,
-      safeErrors: safe.errors + safeSeq.errors,
+      baselineErrors: baseline.errors + baselineSeq.errors,
+      targetErrors: target.errors + targetSeq.errors,
     });
   }
   return out;
+}
+
+/** One row of a paired table: both sides' figures and the ratios. */
+function pairedRow(f: PairedFigures, what: string): string {
+  return (
+    `| ${what} | ${num(f.baseline.reqPerSec)} | ${num(f.target.reqPerSec)} | ${f.perRound.map((r) => (Number.isFinite(r) ? r.toFixed(2) : 'n/a')).join(', ')} | ${ratio(f.pairedRatio)} | ${ratio(f.ratio)} | ` +
+    `${ms(f.baseline.p50)} / ${ms(f.baseline.p99)} | ${ms(f.target.p50)} / ${ms(f.target.p99)} | ${ms(f.baselineSeq.p50)} / ${ms(f.targetSeq.p50)} | ${f.baselineErrors} / ${f.targetErrors} |`
+  );
 }
 
 /** The markdown of one run: header, targets, then every figure. */
@@ -186,21 +230,36 @@ export function renderReport(info: RunInfo, results: BenchResults): string {
     );
   }
 
-  const safeWrites = safeWriteFigures(results);
+  const safeWrites = pairedFigures(results, SAFE_WRITES);
   if (safeWrites.length > 0) {
     push(
       '',
-      'Safe writes (issue 12), each against its plain baseline (no headers: the feature off) in the same rounds, the two side by side and swapping places every other round; only 2xx answers count:',
+      'Safe writes (issue 12), each against its plain baseline (no headers: the feature off) in the same rounds, the two near each other, the safe one after the plain one in odd rounds and before it in even ones; only 2xx answers count:',
       '',
       '| Write | plain req/s | safe req/s | safe/plain each round | median of the rounds\' safe/plain (judged) | ratio of the medians | plain p50 / p99 ms | safe p50 / p99 ms | 1 conn p50 plain / safe ms | errors plain / safe |',
       '|---|---|---|---|---|---|---|---|---|---|',
+      ...safeWrites.map((f) => pairedRow(f, f.what)),
     );
-    for (const f of safeWrites) {
-      push(
-        `| ${f.what}: plain vs ${f.safeHow} | ${num(f.plain.reqPerSec)} | ${num(f.safe.reqPerSec)} | ${f.perRound.map((r) => (Number.isFinite(r) ? r.toFixed(2) : 'n/a')).join(', ')} | ${ratio(f.pairedRatio)} | ${ratio(f.ratio)} | ` +
-          `${ms(f.plain.p50)} / ${ms(f.plain.p99)} | ${ms(f.safe.p50)} / ${ms(f.safe.p99)} | ${ms(f.plainSeq.p50)} / ${ms(f.safeSeq.p50)} | ${f.plainErrors} / ${f.safeErrors} |`,
-      );
-    }
+  }
+
+  const stockWrites = pairedFigures(results, STOCK_WRITES);
+  if (stockWrites.length > 0) {
+    push(
+      '',
+      `Stock writes (issue 13), each against ${stockWrites[0]?.baselineLabel} in the same rounds, after it in odd rounds and before it in even ones, rotating with the other targets on that baseline; only 2xx answers count:`,
+      '',
+      '| Write | product create req/s | stock write req/s | stock/create each round | median of the rounds\' stock/create (judged) | ratio of the medians | create p50 / p99 ms | stock p50 / p99 ms | 1 conn p50 create / stock ms | errors create / stock |',
+      '|---|---|---|---|---|---|---|---|---|---|',
+      ...stockWrites.map((f) => pairedRow(f, f.what)),
+    );
+  }
+  if (results.stock) {
+    const s = results.stock;
+    push(
+      '',
+      `Stock verification after the soak (GET /api/existencias/verificacion, every level and occupancy recomputed from the ledger): ${stockVerdict(s)}` +
+        `${s.status !== 200 || !s.consistente ? `; ${s.muestra}` : ''}.`,
+    );
   }
 
   const names = Object.keys(summarise(results.loaded.get('bdb') ?? []).loopP99);

@@ -11,6 +11,7 @@ import type { Seed } from './seed';
 import { median } from './stats';
 import { soak, type SoakFigures } from './soak';
 import type { Stack } from './stack';
+import { verifyStock, type StockVerification } from './stock';
 import type { Target, TargetKey } from './targets';
 
 export type Say = (line: string) => void;
@@ -33,6 +34,8 @@ export interface BenchResults {
   soak: SoakFigures;
   /** The paced writes that ran during the soak. */
   soakEvents: EventFigures;
+  /** The ledger verification after the soak; absent when no stock target ran. */
+  stock?: StockVerification;
 }
 
 export interface RunDeps {
@@ -45,20 +48,21 @@ export interface RunDeps {
   say: Say;
 }
 
-/** Emails expected so far: one per product and warehouse event in the stream. */
+/** Emails expected so far: one per product, warehouse and StockBajo event in the stream (docs/contract.md §6.1, §10.4). */
 async function expectedEmails(nc: NatsConnection, stack: Stack): Promise<number> {
   const jsm = await jetstreamManager(nc);
   const info = await jsm.streams.info(stack.stream, { subjects_filter: `${stack.prefix}.>` });
   const subjects = info.state.subjects ?? {};
   return Object.entries(subjects)
-    // The business subjects only: `<prefix>.dlq.<type>` dead letters get no email.
-    .filter(([subject]) => subject.startsWith(`${stack.prefix}.producto.`) || subject.startsWith(`${stack.prefix}.bodega.`))
+    // The emailed subjects only: dead letters (`<prefix>.dlq.<type>`), MovimientoRegistrado and StockRepuesto get none.
+    .filter(([subject]) => ['producto.', 'bodega.', 'stock.bajo'].some((emailed) => subject.startsWith(`${stack.prefix}.${emailed}`)))
     .reduce((sum, [, n]) => sum + n, 0);
 }
 
 /**
- * Waits until the system is quiet again: the outbox drained and, with a
- * sink, every event's email accepted. A write window leaves work behind
+ * Waits until the system is quiet again: the outboxes drained (producto-svc's,
+ * and bodega-svc's, where the stock writes' events wait) and, with a sink,
+ * every emailed event's email accepted. A write window leaves work behind
  * that would otherwise load the next target's window.
  */
 export async function settle(deps: Pick<RunDeps, 'stack' | 'db' | 'nc'>, timeoutMs = 180_000): Promise<void> {
@@ -109,7 +113,8 @@ async function loadWindow(deps: RunDeps, target: Target, connections: number, se
     await settle(deps);
     // List targets keep their size: rows a POST window added go (no events; bench only).
     // Keys go too, so every keyed window inserts into the same (empty) key table.
-    if (stack.owned) {
+    // Stock windows leave ledger lines, which stay (append-only) and no list target reads.
+    if (target.writes === 'productos' && stack.owned) {
       await db.trimProductos(seed.maxProductoId);
       await db.trimIdempotencyKeys();
     }
@@ -122,20 +127,30 @@ const rate = (r: LoadResult) =>
   (r.errors > 0 ? ` ${JSON.stringify(r.statuses)}` : '');
 
 /**
- * The order of one round: as listed in odd rounds; in even rounds each safe
- * variant runs just before its plain baseline instead of just after, so
- * neither side of a safe/plain ratio always runs second (ABBA).
+ * The order of one round (1-based). A baseline and the targets judged
+ * against it run as one block, at the baseline's place in the list: in
+ * odd rounds the baseline first and then the others; in even rounds the
+ * mirror image, the others reversed and the baseline last. So in each pair
+ * of rounds every target of the block runs once after and once before its
+ * baseline, at the same distance from it (ABBA: with one target, as for a
+ * safe write and its plain variant, the two just swap places). With
+ * several targets on one baseline (REST POST /api/productos: the keyed
+ * create and both stock writes) one of them sits next to the baseline and
+ * the others further off, so they rotate by one place from each pair of
+ * rounds to the next: over 2k rounds (k targets on the baseline) each
+ * takes every distance equally often (5 rounds with 3: distances summing
+ * to 10, 9 and 11 windows; 6 rounds: 12 each). Everything else runs as listed.
  */
 export function roundOrder(targets: readonly Target[], round: number): Target[] {
-  const order = [...targets];
-  if (round % 2 === 1) return order;
-  for (let i = 0; i + 1 < order.length; i++) {
-    const [plain, safe] = [order[i] as Target, order[i + 1] as Target];
-    if (safe.baseline === plain.key) {
-      order[i] = safe;
-      order[i + 1] = plain;
-      i++;
-    }
+  const keys = new Set(targets.map((t) => t.key));
+  const pair = Math.floor((round - 1) / 2);
+  const order: Target[] = [];
+  for (const target of targets) {
+    if (target.baseline && keys.has(target.baseline)) continue; // runs in its baseline's block
+    const judged = targets.filter((t) => t.baseline === target.key);
+    const shift = judged.length > 0 ? pair % judged.length : 0;
+    const rotated = [...judged.slice(shift), ...judged.slice(0, shift)];
+    order.push(...(round % 2 === 1 ? [target, ...rotated] : [...rotated.reverse(), target]));
   }
   return order;
 }
@@ -144,9 +159,10 @@ export function roundOrder(targets: readonly Target[], round: number): Target[] 
  * The whole measurement, in the order README.md gives: a discarded warm-up
  * of every target, then `rounds` rounds, each running every target under
  * load and then every target at one connection (A B C ... A B C ...), so
- * slow drifts of a shared machine touch every target alike (each safe
- * write and its plain baseline swap places in even rounds: roundOrder); then the event
- * figures at a fixed write rate, the relay alone, and the soak.
+ * slow drifts of a shared machine touch every target alike (a target
+ * judged against a baseline runs near it, after it in odd rounds and
+ * before it in even ones: roundOrder); then the event figures at a fixed write rate, the relay
+ * alone, the soak, and, when stock targets ran, the ledger verification.
  */
 export async function runBench(deps: RunDeps): Promise<BenchResults> {
   const { config, targets, say } = deps;
@@ -190,5 +206,13 @@ export async function runBench(deps: RunDeps): Promise<BenchResults> {
   const soakFigures = await soak(getById, deps.stack.children, half, config.soakSeconds, soakEventsPromise);
   const soakEvents = await soakEventsPromise;
   say(`soak: ${rate(soakFigures.load)}; write errors ${soakEvents.writeErrors}`);
-  return { targets, loaded, sequential, events, relayPerSecond, soak: soakFigures, soakEvents };
+
+  let stock: StockVerification | undefined;
+  if (targets.some((t) => t.writes === 'existencias')) {
+    stock = await verifyStock(deps.stack.bffUrl, deps.stack.auth);
+    say(
+      `stock verification: ${stock.status === 200 ? `consistente ${stock.consistente}, ${stock.diferencias} differences, ${stock.nivelesVerificados} levels and ${stock.bodegasVerificadas} warehouses checked` : `answered ${stock.status} ${stock.muestra}`}`,
+    );
+  }
+  return { targets, loaded, sequential, events, relayPerSecond, soak: soakFigures, soakEvents, ...(stock ? { stock } : {}) };
 }

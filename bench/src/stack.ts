@@ -19,6 +19,8 @@ export interface Stack {
   bdbUrl: string;
   /** producto-svc's database (B_db reads it; the harness reads the outbox and trims POSTed rows). */
   productoDbUrl: string;
+  /** bodega-svc's database (the harness reads its outbox only); unknown on a running stack without --bodega-db. */
+  bodegaDbUrl?: string;
   natsUrl: string;
   stream: string;
   prefix: string;
@@ -48,6 +50,7 @@ export interface TargetOptions {
   user: string;
   password: string;
   productoDbUrl: string;
+  bodegaDbUrl?: string;
   natsUrl: string;
   stream: string;
   prefix: string;
@@ -179,6 +182,7 @@ export async function startOwnStack(options: StackOptions): Promise<Stack> {
       auth: basic(USER, password),
       bdbUrl: bdb.url,
       productoDbUrl,
+      bodegaDbUrl,
       natsUrl: options.natsUrl,
       stream,
       prefix,
@@ -210,6 +214,7 @@ export async function useRunningStack(target: TargetOptions, options: StackOptio
       auth: basic(target.user, target.password),
       bdbUrl: bdb.url,
       productoDbUrl: target.productoDbUrl,
+      ...(target.bodegaDbUrl === undefined ? {} : { bodegaDbUrl: target.bodegaDbUrl }),
       natsUrl: target.natsUrl,
       stream: target.stream,
       prefix: target.prefix,

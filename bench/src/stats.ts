@@ -20,3 +20,10 @@ export function median(values: readonly number[]): number {
 export function pick<T>(list: readonly T[]): T {
   return list[Math.floor(Math.random() * list.length)] as T;
 }
+
+/** Two distinct random elements of a list of at least two (uniform over ordered pairs). */
+export function pickTwo<T>(list: readonly T[]): [T, T] {
+  const i = Math.floor(Math.random() * list.length);
+  const j = (i + 1 + Math.floor(Math.random() * (list.length - 1))) % list.length;
+  return [list[i] as T, list[j] as T];
+}

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestContext, RequestShape } from './load';
 import { productoBody, type Seed } from './seed';
-import { pick } from './stats';
+import { pick, pickTwo } from './stats';
 import type { Stack } from './stack';
+import { stockedProductoIds } from './stock';
 import { UpdatePool, versionOfEtag } from './update-pool';
 
 /** One measured target: where autocannon sends what. */
@@ -11,11 +12,20 @@ export interface Target {
   label: string;
   url: string;
   request: RequestShape;
-  /** A write target: its rows (and idempotency keys) are trimmed and its events drained after each window. */
-  writes?: boolean;
   /**
-   * The plain target this one is the safe variant of (issue 12): measured
-   * in the same rounds, next to it, and reported as a ratio to it.
+   * What a write target writes. After each of its windows the harness
+   * waits until its events are out of the outbox (and their emails at the
+   * sink); products a window added are then trimmed, with the keys it
+   * recorded, so list targets keep their size. Stock is not: ledger lines
+   * are append-only (the database refuses DELETE) and no list target reads
+   * them.
+   */
+  writes?: 'productos' | 'existencias';
+  /**
+   * The target this one is judged against: measured in the same rounds,
+   * next to it (roundOrder), and reported as a ratio to it. A safe write's
+   * plain variant (issue 12); plain product create for the stock writes
+   * (issue 13).
    */
   baseline?: TargetKey;
   /** Called before each window of this target and before its check: resets what a window uses up. */
@@ -23,7 +33,19 @@ export interface Target {
 }
 
 /** Every target, as `--only` names them. */
-export const TARGET_KEYS = ['bdb', 'restGetById', 'restList', 'restPost', 'gqlProducto', 'gqlProductos', 'restPostSafe', 'restPut', 'restPutSafe'] as const;
+export const TARGET_KEYS = [
+  'bdb',
+  'restGetById',
+  'restList',
+  'restPost',
+  'gqlProducto',
+  'gqlProductos',
+  'restPostSafe',
+  'restPut',
+  'restPutSafe',
+  'restMovimiento',
+  'restTransferencia',
+] as const;
 export type TargetKey = (typeof TARGET_KEYS)[number];
 
 /** The fields of the REST product, in GraphQL's names: both targets answer the same record. */
@@ -38,20 +60,24 @@ const graphqlSucceeded = (body: string) => !body.includes('"errors"');
 const stockPatch = () => JSON.stringify({ cantidadEnStock: Math.floor(Math.random() * 500) });
 
 /**
- * The issue's targets, B_db first, then the reads, then the writes (their
- * events are drained and their rows trimmed after each window). Reads pick
+ * The issue's targets, B_db first, then the reads, then the writes (after
+ * each window their events are drained and the products they added trimmed). Reads pick
  * a random seeded id per request; POSTs send a fresh product in a random
  * seeded warehouse; PUTs adjust the stock of one of `2 x connections`
  * seeded products that no other request in flight holds (UpdatePool).
  * Each write comes plain (no headers, the spec's unconditional write) and
  * safe (issue 12: a fresh Idempotency-Key per POST, If-Match of the
- * current version on each PUT).
+ * current version on each PUT). The stock writes (issue 13) move one unit
+ * of a random stocked (warehouse, product) level (seedStock prepared them
+ * far from 0 and from capacity): an ENTRADA or SALIDA at random, or a
+ * transfer between two random distinct seeded warehouses.
  */
 export function buildTargets(stack: Stack, seed: Seed, options: { connections: number }): Target[] {
   const auth = { authorization: stack.auth };
   const json = { ...auth, 'content-type': 'application/json', accept: 'application/json' };
   const byId = (prefix: string) => () => ({ path: `${prefix}${pick(seed.productoIds)}` });
   const postBody = () => JSON.stringify(productoBody('bench post', seed.bodegaIds));
+  const stocked = stockedProductoIds(seed);
 
   // The last seeded products: plain and safe PUTs update the same rows.
   const pool = new UpdatePool(seed.productoIds.slice(-Math.min(seed.productoIds.length, 2 * options.connections)));
@@ -101,12 +127,12 @@ export function buildTargets(stack: Stack, seed: Seed, options: { connections: n
       url: stack.bffUrl,
       request: { method: 'POST', path: '/api/graphql', headers: json, body: JSON.stringify({ query: PRODUCTOS_QUERY }), verifyBody: graphqlSucceeded },
     },
-    { key: 'restPost', label: 'REST POST /api/productos', url: stack.bffUrl, writes: true, request: { method: 'POST', path: '/api/productos', headers: json, setup: () => ({ body: postBody() }) } },
+    { key: 'restPost', label: 'REST POST /api/productos', url: stack.bffUrl, writes: 'productos', request: { method: 'POST', path: '/api/productos', headers: json, setup: () => ({ body: postBody() }) } },
     {
       key: 'restPostSafe',
       label: 'REST POST /api/productos + Idempotency-Key',
       url: stack.bffUrl,
-      writes: true,
+      writes: 'productos',
       baseline: 'restPost',
       request: {
         method: 'POST',
@@ -116,12 +142,44 @@ export function buildTargets(stack: Stack, seed: Seed, options: { connections: n
         setup: () => ({ body: postBody(), headers: { 'idempotency-key': `bench-${randomUUID()}` } }),
       },
     },
-    { key: 'restPut', label: 'REST PUT /api/productos/{id}', url: stack.bffUrl, writes: true, prepare: () => pool.reset(), request: put(false) },
+    {
+      key: 'restMovimiento',
+      label: 'REST POST /api/bodegas/{id}/movimientos',
+      url: stack.bffUrl,
+      writes: 'existencias',
+      baseline: 'restPost',
+      request: {
+        method: 'POST',
+        path: `/api/bodegas/${seed.bodegaIds[0]}/movimientos`,
+        headers: json,
+        setup: () => ({
+          path: `/api/bodegas/${pick(seed.bodegaIds)}/movimientos`,
+          body: JSON.stringify({ productoId: pick(stocked), tipo: Math.random() < 0.5 ? 'ENTRADA' : 'SALIDA', cantidad: 1 }),
+        }),
+      },
+    },
+    {
+      key: 'restTransferencia',
+      label: 'REST POST /api/transferencias',
+      url: stack.bffUrl,
+      writes: 'existencias',
+      baseline: 'restPost',
+      request: {
+        method: 'POST',
+        path: '/api/transferencias',
+        headers: json,
+        setup: () => {
+          const [origenId, destinoId] = pickTwo(seed.bodegaIds);
+          return { body: JSON.stringify({ productoId: pick(stocked), origenId, destinoId, cantidad: 1 }) };
+        },
+      },
+    },
+    { key: 'restPut', label: 'REST PUT /api/productos/{id}', url: stack.bffUrl, writes: 'productos', prepare: () => pool.reset(), request: put(false) },
     {
       key: 'restPutSafe',
       label: 'REST PUT /api/productos/{id} + If-Match',
       url: stack.bffUrl,
-      writes: true,
+      writes: 'productos',
       baseline: 'restPut',
       prepare: () => pool.reset(readVersion),
       request: put(true),

@@ -239,9 +239,9 @@ describe('safe writes (versions, If-Match, If-None-Match, Idempotency-Key)', () 
   it('warehouses: ETag and 304 on GET, 412 on a stale If-Match, replays, 422 on a reused key', async () => {
     const id = await crearBodega();
     const read = await call('GET', `/api/bodegas/${id}`, 200);
-    expect(read.headers.get('etag')).toBe('"1"');
-    await call('GET', `/api/bodegas/${id}`, 304, { headers: { 'if-none-match': '"1"' } });
-    await call('PUT', `/api/bodegas/${id}`, 200, { body: { capacidad: 5 }, headers: { 'if-match': '"1"' } });
+    expect(read.headers.get('etag')).toBe('"1.0"');
+    await call('GET', `/api/bodegas/${id}`, 304, { headers: { 'if-none-match': '"1.0"' } });
+    await call('PUT', `/api/bodegas/${id}`, 200, { body: { capacidad: 5 }, headers: { 'if-match': '"1.0"' } });
     await call('PUT', `/api/bodegas/${id}`, 412, { body: { capacidad: 6 }, headers: { 'if-match': '"1"' } });
     await call('DELETE', `/api/bodegas/${id}`, 412, { headers: { 'if-match': '"1"' } });
 

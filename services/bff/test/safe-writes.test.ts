@@ -100,26 +100,40 @@ describe('versions and ETags', () => {
     expect(list.body).toEqual([expect.objectContaining({ id, version: 3 })]);
   });
 
-  test('a warehouse: the same, with ETag on POST and PUT', async () => {
+  test('a warehouse: the same, its ETag "<version>.<ocupacion>" on GET, POST and PUT; stock moving changes the ETag, not the version', async () => {
     const created = await stack.request('POST', '/api/bodegas', { body: { nombre: uniqueNombre('Bodega versionada'), ubicacion: 'Vigo', capacidad: 10 } });
     expect(created.status).toBe(201);
-    expect(created.headers.get('etag')).toBe('"1"');
+    expect(created.headers.get('etag')).toBe('"1.0"');
     const id = created.body.id as number;
 
     const read = await stack.request('GET', `/api/bodegas/${id}`);
-    expect(read.headers.get('etag')).toBe('"1"');
+    expect(read.headers.get('etag')).toBe('"1.0"');
     expect(read.body.version).toBe(1);
-    expect((await stack.request('GET', `/api/bodegas/${id}`, { headers: { 'if-none-match': '"1"' } })).status).toBe(304);
+    expect((await stack.request('GET', `/api/bodegas/${id}`, { headers: { 'if-none-match': '"1.0"' } })).status).toBe(304);
 
-    const put = await stack.request('PUT', `/api/bodegas/${id}`, { body: { capacidad: 11 }, headers: { 'if-match': '"1"' } });
+    // If-Match takes the ETag as read, and compares its version.
+    const put = await stack.request('PUT', `/api/bodegas/${id}`, { body: { capacidad: 11 }, headers: { 'if-match': '"1.0"' } });
     expect(put.status).toBe(200);
-    expect(put.headers.get('etag')).toBe('"2"');
+    expect(put.headers.get('etag')).toBe('"2.0"');
 
-    const stale = await stack.request('GET', `/api/bodegas/${id}`, { headers: { 'if-none-match': '"1"' } });
+    const stale = await stack.request('GET', `/api/bodegas/${id}`, { headers: { 'if-none-match': '"1.0"' } });
     expect(stale.status).toBe(200);
     expect(stale.body).toMatchObject({ id, capacidad: 11, version: 2 });
-    expect((await stack.request('GET', `/api/bodegas/${id}`, { headers: { 'if-none-match': '"2"' } })).status).toBe(304);
+    expect((await stack.request('GET', `/api/bodegas/${id}`, { headers: { 'if-none-match': '"2.0"' } })).status).toBe(304);
     expect((await stack.request('GET', '/api/bodegas')).body).toContainEqual(expect.objectContaining({ id, version: 2 }));
+
+    // Units arriving change what a GET answers (ocupacion), so the held ETag no longer gives 304 ...
+    const producto = await crearProducto(stack);
+    expect((await stack.request('POST', `/api/bodegas/${id}/productos`, { body: { productoId: producto.id, cantidad: 4 } })).status).toBe(200);
+    const moved = await stack.request('GET', `/api/bodegas/${id}`, { headers: { 'if-none-match': '"2.0"' } });
+    expect(moved.status).toBe(200);
+    expect(moved.headers.get('etag')).toBe('"2.4"');
+    expect(moved.body).toMatchObject({ version: 2, ocupacion: 4 });
+    // ... but they are no edit of the warehouse: the ETag read before them still writes.
+    const edit = await stack.request('PUT', `/api/bodegas/${id}`, { body: { ubicacion: 'Ourense' }, headers: { 'if-match': '"2.0"' } });
+    expect(edit.status).toBe(200);
+    expect(edit.headers.get('etag')).toBe('"3.4"');
+    expect((await stack.request('PUT', `/api/bodegas/${id}`, { body: { ubicacion: 'Lugo' }, headers: { 'if-match': '"2.4"' } })).status).toBe(412);
   });
 });
 

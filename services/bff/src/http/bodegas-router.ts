@@ -37,7 +37,7 @@ export function createBodegasRouter(inventario: InventarioApi, sendJsonArray: Js
 
   router.get('/:id', async (req, res) => {
     const bodega = await inventario.getBodega(callerOf(res), parsePathId(req.params.id));
-    sendRecord(req, res, bodega.version, () => sendJson(res, 200, bodegaJson(bodega)));
+    sendRecord(req, res, etagOf(bodega.version, bodega.ocupacion), () => sendJson(res, 200, bodegaJson(bodega)));
   });
 
   router.get('/:id/productos', async (req, res) => {
@@ -52,7 +52,7 @@ export function createBodegasRouter(inventario: InventarioApi, sendJsonArray: Js
     });
     const bodega = await inventario.createBodega(callerOf(res), input, write);
     res.location(`${req.baseUrl}/${bodega.id}`);
-    res.setHeader('ETag', etagOf(bodega.version));
+    res.setHeader('ETag', etagOf(bodega.version, bodega.ocupacion));
     sendJson(res, 201, { mensaje: 'Bodega creada exitosamente', id: bodega.id });
   });
 
@@ -63,7 +63,7 @@ export function createBodegasRouter(inventario: InventarioApi, sendJsonArray: Js
       write: () => writeOptionsOf(req, res, { conditional: true }),
     });
     const bodega = await inventario.updateBodega(callerOf(res), id, patch, write);
-    res.setHeader('ETag', etagOf(bodega.version));
+    res.setHeader('ETag', etagOf(bodega.version, bodega.ocupacion));
     sendJson(res, 200, { mensaje: 'Bodega actualizada exitosamente' });
   });
 

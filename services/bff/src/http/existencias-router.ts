@@ -72,7 +72,7 @@ export function createExistenciasRouter(inventario: InventarioApi, sendJsonArray
       productoId: () => parsePathId(req.params.productoId, 'productoId'),
     });
     const existencia = await inventario.getExistencia(callerOf(res), id, productoId);
-    sendRecord(req, res, existencia.version, () => sendJson(res, 200, existenciaJson(existencia)));
+    sendRecord(req, res, etagOf(existencia.version), () => sendJson(res, 200, existenciaJson(existencia)));
   });
 
   router.get('/productos/:id/existencias', async (req, res) => {

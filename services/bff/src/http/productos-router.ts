@@ -26,7 +26,7 @@ export function createProductosRouter(inventario: InventarioApi, sendJsonArray: 
 
   router.get('/:id', async (req, res) => {
     const producto = await inventario.getProducto(callerOf(res), parsePathId(req.params.id));
-    sendRecord(req, res, producto.version, () => sendJson(res, 200, productoJson(producto)));
+    sendRecord(req, res, etagOf(producto.version), () => sendJson(res, 200, productoJson(producto)));
   });
 
   router.post('/', async (req, res) => {

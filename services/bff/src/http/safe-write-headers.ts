@@ -5,7 +5,11 @@ import type { WriteOptions } from '../inventario/model';
 /**
  * The HTTP face of safe writes (docs/contract.md §9): a record's version is
  * its strong ETag, `"<version>"`; PUT and DELETE take If-Match, and every
- * write takes Idempotency-Key.
+ * write takes Idempotency-Key. A warehouse's ETag also carries its occupancy,
+ * `"<version>.<ocupacion>"`: the occupancy is part of what a GET answers
+ * but not of the version (stock moving is not an edit of the warehouse), so
+ * a GET is 304 only while both are unchanged, and If-Match compares the
+ * version alone.
  */
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
@@ -13,9 +17,9 @@ export const IF_MATCH_HEADER = 'If-Match';
 /** Set on a response replayed from an idempotency record. */
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
 
-/** The ETag of a record at `version`. */
-export function etagOf(version: number): string {
-  return `"${version}"`;
+/** The ETag of a record at `version` (and, for a warehouse, holding `ocupacion` units). */
+export function etagOf(version: number, ocupacion?: number): string {
+  return ocupacion === undefined ? `"${version}"` : `"${version}.${ocupacion}"`;
 }
 
 /** One entity tag, weak or strong (RFC 9110 §8.8.3). */
@@ -37,7 +41,7 @@ function entityTags(value: string): { weak: boolean; opaque: string }[] | undefi
 }
 
 const MENSAJES = {
-  ifMatch: 'debe ser * o la ETag de la versión leída, p. ej. "3"',
+  ifMatch: 'debe ser * o la ETag de la versión leída, p. ej. "3" (o "3.540" de una bodega)',
   unaEtiqueta: 'admite una sola ETag',
 } as const;
 
@@ -54,8 +58,10 @@ function parseIfMatch(value: string): number | '*' {
   if (!tags || tags.length === 0) throw InvalidArgumentError.field(IF_MATCH_HEADER, MENSAJES.ifMatch);
   if (tags.length > 1) throw InvalidArgumentError.field(IF_MATCH_HEADER, MENSAJES.unaEtiqueta);
   const [tag] = tags;
-  if (!tag || tag.weak || !/^[1-9]\d{0,9}$/.test(tag.opaque) || Number(tag.opaque) > MAX_UNSIGNED_INT) return 0;
-  return Number(tag.opaque);
+  // A warehouse's "<version>.<ocupacion>" names its version by the part before the dot.
+  const version = tag && !tag.weak ? /^([1-9]\d{0,9})(?:\.\d{1,10})?$/.exec(tag.opaque)?.[1] : undefined;
+  if (version === undefined || Number(version) > MAX_UNSIGNED_INT) return 0;
+  return Number(version);
 }
 
 /**
@@ -78,21 +84,21 @@ export function writeOptionsOf(req: Request, res: Response, { conditional }: { c
 }
 
 /**
- * Whether If-None-Match names the record's current version (weak
- * comparison, `*` matching any): then a GET answers 304. A malformed
- * header is ignored (the full answer is always correct).
+ * Whether If-None-Match names the record's current ETag (weak comparison,
+ * `*` matching any): then a GET answers 304. A malformed header is ignored
+ * (the full answer is always correct).
  */
-export function notModified(req: Request, version: number): boolean {
+export function notModified(req: Request, etag: string): boolean {
   const value = req.headers['if-none-match'];
   if (value === undefined) return false;
   if (value.trim() === '*') return true;
-  return entityTags(value)?.some((tag) => tag.opaque === String(version)) ?? false;
+  return entityTags(value)?.some((tag) => `"${tag.opaque}"` === etag) ?? false;
 }
 
-/** Answers a GET of a record: 304 when the client holds its version, else 200 with `body`; both with the ETag. */
-export function sendRecord(req: Request, res: Response, version: number, send: () => void): void {
-  res.setHeader('ETag', etagOf(version));
-  if (notModified(req, version)) {
+/** Answers a GET of a record: 304 when the client holds its ETag (etagOf), else 200 with `body`; both with the ETag. */
+export function sendRecord(req: Request, res: Response, etag: string, send: () => void): void {
+  res.setHeader('ETag', etag);
+  if (notModified(req, etag)) {
     res.status(304).end();
     return;
   }

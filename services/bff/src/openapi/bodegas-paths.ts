@@ -41,7 +41,7 @@ export const bodegasPaths = {
       responses: {
         '201': {
           description: 'Creada: un mensaje y el id asignado.',
-          headers: { Location: headerRef('Location'), ETag: headerRef('ETag'), 'Idempotent-Replayed': headerRef('IdempotentReplayed') },
+          headers: { Location: headerRef('Location'), ETag: headerRef('ETagBodega'), 'Idempotent-Replayed': headerRef('IdempotentReplayed') },
           content: {
             'application/json': {
               schema: schemaRef('BodegaCreada'),
@@ -62,11 +62,11 @@ export const bodegasPaths = {
       parameters: [parameterRef('IfNoneMatch')],
       responses: {
         '200': {
-          description: 'La bodega; su ETag es su versión.',
-          headers: { ETag: headerRef('ETag') },
+          description: 'La bodega; su ETag, su versión y su ocupación.',
+          headers: { ETag: headerRef('ETagBodega') },
           content: { 'application/json': { schema: schemaRef('Bodega'), examples: { bodega: { value: bodegaEjemplo } } } },
         },
-        '304': { description: 'If-None-Match nombra la versión actual; sin cuerpo.', headers: { ETag: headerRef('ETag') } },
+        '304': { description: 'If-None-Match nombra la ETag actual (versión y ocupación); sin cuerpo.', headers: { ETag: headerRef('ETagBodega') } },
         ...errorResponses(400, 404, ...API_ERRORS, ...DOWNSTREAM_ERRORS),
       },
     },
@@ -82,8 +82,8 @@ export const bodegasPaths = {
       requestBody: bodegaRequest('BodegaUpdate', { capacidad: 1500 }),
       responses: {
         '200': {
-          description: 'Actualizada; la ETag es la nueva versión.',
-          headers: { ETag: headerRef('ETag'), 'Idempotent-Replayed': headerRef('IdempotentReplayed') },
+          description: 'Actualizada; la ETag lleva la nueva versión.',
+          headers: { ETag: headerRef('ETagBodega'), 'Idempotent-Replayed': headerRef('IdempotentReplayed') },
           content: {
             'application/json': {
               schema: schemaRef('Mensaje'),

@@ -69,9 +69,9 @@ export const parameters = {
     name: 'If-Match',
     in: 'header',
     description:
-      'Escritura condicional: solo se aplica si el registro sigue en la versión de esta ETag (p. ej. "3"); si no, 412 con versionActual. ' +
-      '`*` exige solo que exista. Sin ella, la escritura es incondicional.',
-    schema: { type: 'string', examples: ['"3"', '*'] },
+      'Escritura condicional: solo se aplica si el registro sigue en la versión de esta ETag (p. ej. "3", o "3.540" de una bodega, ' +
+      'de la que cuenta la versión); si no, 412 con versionActual. `*` exige solo que exista. Sin ella, la escritura es incondicional.',
+    schema: { type: 'string', examples: ['"3"', '"3.540"', '*'] },
   },
   ProductoIdDeRuta: {
     name: 'productoId',
@@ -170,6 +170,13 @@ export const headers = {
     description: 'La versión del registro, entre comillas: envíela en If-Match para escribir sobre ella.',
     required: true,
     schema: { type: 'string', pattern: '^"[1-9][0-9]*"$', examples: ['"3"'] },
+  },
+  ETagBodega: {
+    description:
+      'La versión de la bodega y su ocupación, "<version>.<ocupacion>": cambia cuando cambia cualquiera de las dos, así que If-None-Match ' +
+      'solo da 304 si ambas siguen igual; en If-Match cuenta solo la versión (que las unidades se muevan no es editar la bodega).',
+    required: true,
+    schema: { type: 'string', pattern: '^"[1-9][0-9]*\\.[0-9]+"$', examples: ['"3.540"'] },
   },
   IdempotentReplayed: {
     description: 'Presente (true) cuando la respuesta es la guardada para esta Idempotency-Key: no se ejecutó nada.',

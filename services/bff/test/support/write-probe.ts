@@ -72,20 +72,16 @@ export async function createWriteProbe(stack: TestStack): Promise<WriteProbe> {
           5,
         );
       await drained();
-      // Each service's reconciliation writes after the other's delete too (producto-svc
-      // records a deleted warehouse, bodega-svc a deleted product and writes its stock out):
-      // settled means both have handled every deletion published so far, and what they
-      // wrote is published in turn.
-      for (const [name, what] of [
-        [BODEGA_ELIMINADA_CONSUMER, 'producto-svc to reconcile every deleted warehouse'],
-        [PRODUCTO_ELIMINADO_CONSUMER, 'bodega-svc to reconcile every deleted product'],
-      ] as const) {
+      // Each service's reconciliation writes after a delete of the other's record (it records
+      // the deleted id; bodega-svc also writes the product's stock out, with its events):
+      // settled means both have handled every deletion published so far, and published what that wrote.
+      for (const durable of [BODEGA_ELIMINADA_CONSUMER, PRODUCTO_ELIMINADO_CONSUMER]) {
         await waitFor(
           async () => {
-            const consumer = await jsm.consumers.info(stack.namespace.stream, name).catch(() => undefined);
+            const consumer = await jsm.consumers.info(stack.namespace.stream, durable).catch(() => undefined);
             return consumer === undefined || (consumer.num_pending === 0 && consumer.num_ack_pending === 0) ? true : undefined;
           },
-          what,
+          `${durable} to reconcile every deletion`,
           30_000,
           5,
         );

@@ -257,9 +257,13 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
     const faltan = pares.filter(([b, p]) => !actuales.has(clave(b, p)));
     if (faltan.length > 0) {
       // A level removed before continues the versions of its lines (unique per level and version).
+      // A locking read: it sees the lines committed while this transaction waited for its locks,
+      // which a plain read, on the snapshot of the transaction's first read (the idempotency
+      // key's lookup), would not.
       const previas = await trx('movimientos')
         .whereIn(['bodega_id', 'producto_id'], faltan)
         .groupBy('bodega_id', 'producto_id')
+        .forShare()
         .select<{ bodega_id: number; producto_id: number; version: number }[]>('bodega_id', 'producto_id', trx.raw('MAX(version) AS version'));
       const ultima = new Map(previas.map((r) => [clave(r.bodega_id, r.producto_id), Number(r.version)]));
       for (const [b, p] of faltan) {
@@ -288,8 +292,11 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
    * the warehouses' occupancy and its events. Everything it needs is locked.
    */
   async function escribir(trx: Knex.Transaction, at: Date, caller: CallContext, nueva: OperacionNueva, cambios: Cambio[], niveles: Niveles, bodegas: Map<number, BodegaActual>): Promise<Operacion> {
-    const plan = planOperation(cambios, niveles.actuales, bodegas);
     let operacionId: number;
+    // The row goes in before the plan. A reversal that waited on the locks of another reversal of
+    // the same operation read that operation before the other committed: the unique revierte_a
+    // refuses it as already reversed, where its plan would refuse it for the units the other moved.
+    // A refused plan rolls the row back.
     try {
       const [id] = await trx('operaciones').insert({
         tipo: nueva.tipo,
@@ -305,6 +312,7 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
       if (nueva.revierteA !== undefined && isDuplicateEntry(err)) throw yaRevertida(nueva.revierteA);
       throw err;
     }
+    const plan = planOperation(cambios, niveles.actuales, bodegas);
     await trx('movimientos').insert(
       plan.lineas.map((l) => ({
         operacion_id: operacionId,
@@ -508,7 +516,9 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
     },
 
     async tieneExistencias(trx, bodegaId) {
-      return (await trx('existencias').where({ bodega_id: bodegaId }).first('id')) !== undefined;
+      // A locking read: a plain one reads the snapshot of the transaction's first read (a keyed
+      // delete's idempotency lookup), which misses a level committed while the delete waited.
+      return (await trx('existencias').where({ bodega_id: bodegaId }).forShare().first('id')) !== undefined;
     },
 
     async get(bodegaId, productoId) {

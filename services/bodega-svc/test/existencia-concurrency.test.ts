@@ -1,0 +1,297 @@
+/**
+ * The stock under concurrency (docs/contract.md §10.1): many clients, each
+ * on its own connection, against one real bodega-svc and its MariaDB. Each
+ * test fires its calls at once and then checks every answer and the ledger
+ * in SQL: no overselling, no overfilled warehouse, no deadlock reaching a
+ * client, one operation per idempotency key, no stock left for a deleted
+ * product.
+ */
+import { TIPO_MOVIMIENTO_NAMES } from '@inventario/proto';
+import { waitFor } from '@inventario/testkit';
+import { productoEliminadoDe } from './support/producto-eliminado';
+import { answerOf, stockClients, tally, type Answer, type StockClients } from './support/stock-clients';
+import { ledgerProblems, lineVersions } from './support/stock-invariants';
+import { asUser, startTestService, type TestService } from './support/test-service';
+
+const ENTRADA = TIPO_MOVIMIENTO_NAMES.value('ENTRADA');
+const SALIDA = TIPO_MOVIMIENTO_NAMES.value('SALIDA');
+const CLIENTS = 50;
+
+let svc: TestService;
+let many: StockClients;
+let eliminarProducto: (productoId: number) => Promise<void>;
+
+beforeAll(async () => {
+  svc = await startTestService('bodega_stock_conc');
+  many = stockClients(svc.address, CLIENTS);
+  eliminarProducto = productoEliminadoDe(svc);
+});
+
+afterAll(async () => {
+  many?.close();
+  await svc?.close();
+});
+
+afterEach(async () => {
+  expect(await ledgerProblems(svc.db)).toEqual([]);
+});
+
+let seq = 0;
+async function bodega(capacidad: number): Promise<number> {
+  seq += 1;
+  const res = await svc.rpc.createBodega({ nombre: `Concurrente ${seq}`, capacidad });
+  return res.bodega!.id;
+}
+
+/** A product id no other test here uses (products live in producto-svc; any positive id is one here). */
+function producto(): number {
+  seq += 1;
+  return 5000 + seq;
+}
+
+/** The i-th client, round robin. */
+const client = (i: number) => many.clients[i % CLIENTS]!;
+
+async function nivel(bodegaId: number, productoId: number): Promise<number | undefined> {
+  const row = await svc.db('existencias').where({ bodega_id: bodegaId, producto_id: productoId }).first<{ cantidad: number } | undefined>('cantidad');
+  return row?.cantidad;
+}
+
+describe('concurrent stock writes', () => {
+  it('50 clients each taking 1 unit of a level of 10: exactly 10 succeed, 40 STOCK_INSUFICIENTE, the level ends at 0 with versions 1..11', async () => {
+    const bodegaId = await bodega(100);
+    const productoId = producto();
+    await svc.stock.asignarExistencia({ bodegaId, productoId, cantidad: 10 });
+
+    const answers = await Promise.all(
+      Array.from({ length: CLIENTS }, (_, i) => answerOf(client(i).registrarMovimiento({ bodegaId, productoId, tipo: SALIDA, cantidad: 1, motivo: 0 }, asUser(`c${i}`)))),
+    );
+
+    expect(tally(answers)).toEqual({ ok: 10, 'FAILED_PRECONDITION STOCK_INSUFICIENTE': 40 });
+    expect(await nivel(bodegaId, productoId)).toBe(0);
+    expect(await lineVersions(svc.db, bodegaId, productoId)).toEqual(Array.from({ length: 11 }, (_, i) => i + 1));
+    // Each success took the unit its version says: 10 -> 9 at version 2 ... 1 -> 0 at version 11.
+    const lineas = await svc.db('movimientos').where({ bodega_id: bodegaId, producto_id: productoId }).orderBy('version').select('version', 'cantidad_anterior', 'cantidad_posterior');
+    expect(lineas.slice(1)).toEqual(Array.from({ length: 10 }, (_, i) => ({ version: i + 2, cantidad_anterior: 10 - i, cantidad_posterior: 9 - i })));
+    expect((await svc.db('bodegas').where({ id: bodegaId }).first('ocupacion')).ocupacion).toBe(0);
+  });
+
+  it('20 clients filling one warehouse across 5 products never pass its capacity: exactly capacity / unit entries succeed', async () => {
+    const capacidad = 60;
+    const unidad = 3;
+    const bodegaId = await bodega(capacidad);
+    const productos = Array.from({ length: 5 }, producto);
+    // 20 clients, 3 entries each: 180 units asked of 60 places.
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, async (_, c) => {
+        const mine: Answer<unknown>[] = [];
+        for (let k = 0; k < 3; k++) {
+          const productoId = productos[(c + k) % productos.length]!;
+          mine.push(await answerOf(client(c).registrarMovimiento({ bodegaId, productoId, tipo: ENTRADA, cantidad: unidad, motivo: 0 })));
+        }
+        return mine;
+      }),
+    );
+
+    expect(tally(answers.flat())).toEqual({ ok: capacidad / unidad, 'FAILED_PRECONDITION CAPACIDAD_EXCEDIDA': 60 - capacidad / unidad });
+    const row = await svc.db('bodegas').where({ id: bodegaId }).first<{ capacidad: number; ocupacion: number }>('capacidad', 'ocupacion');
+    expect(row).toEqual({ capacidad, ocupacion: capacidad });
+    const suma = (await svc.db('existencias').where({ bodega_id: bodegaId }).sum({ s: 'cantidad' }).first()) as { s: number | string };
+    expect(Number(suma.s)).toBe(capacidad);
+  });
+
+  it('opposite transfers between two warehouses from 40 clients all complete: no deadlock reaches a client, and the units are conserved', async () => {
+    const [a, b] = [await bodega(1000), await bodega(1000)];
+    const [p1, p2] = [producto(), producto()];
+    for (const bodegaId of [a, b]) for (const productoId of [p1, p2]) await svc.stock.asignarExistencia({ bodegaId, productoId, cantidad: 100 });
+    const ROUNDS = 5;
+
+    // Half move p1 from a to b and p2 from b to a, half the opposite: every pair of transactions locks both warehouses.
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, async (_, c) => {
+        const mine: Answer<unknown>[] = [];
+        for (let k = 0; k < ROUNDS; k++) {
+          const [origenId, destinoId] = (c + k) % 2 === 0 ? [a, b] : [b, a];
+          mine.push(await answerOf(client(c).transferir({ productoId: c % 4 < 2 ? p1 : p2, origenId, destinoId, cantidad: 1 + (c % 3) })));
+        }
+        return mine;
+      }),
+    );
+
+    const failures = answers.flat().filter((x) => !x.ok);
+    expect(failures).toEqual([]);
+    for (const productoId of [p1, p2]) expect((await nivel(a, productoId))! + (await nivel(b, productoId))!).toBe(200);
+    const ocupaciones = (await svc.db('bodegas').whereIn('id', [a, b]).sum({ s: 'ocupacion' }).first()) as { s: number | string };
+    expect(Number(ocupaciones.s)).toBe(400);
+    const transferencias = await svc.db('operaciones').where({ tipo: 'TRANSFERENCIA' }).count<{ n: number }[]>({ n: '*' });
+    expect(Number(transferencias[0]!.n)).toBeGreaterThanOrEqual(40 * ROUNDS);
+  });
+
+  it('first entries of many products in many warehouses at once all succeed: creating levels side by side deadlocks no client', async () => {
+    const bodegas = [await bodega(10_000), await bodega(10_000), await bodega(10_000), await bodega(10_000)];
+    const productos = Array.from({ length: 10 }, producto);
+    // Every client starts new levels all over the index, keyed or not, so their gap locks meet.
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, async (_, c) => {
+        const mine: Answer<unknown>[] = [];
+        for (let k = 0; k < 5; k++) {
+          const [bodegaId, productoId] = [bodegas[(c + k) % bodegas.length]!, productos[(c * 3 + k) % productos.length]!];
+          const requestId = c % 2 === 0 ? `nuevo-${c}-${k}` : undefined;
+          mine.push(await answerOf(client(c).registrarMovimiento({ bodegaId, productoId, tipo: ENTRADA, cantidad: 1, motivo: 0, requestId })));
+        }
+        return mine;
+      }),
+    );
+
+    expect(tally(answers.flat())).toEqual({ ok: 200 });
+    const suma = (await svc.db('existencias').whereIn('bodega_id', bodegas).sum({ s: 'cantidad' }).first()) as { s: number | string };
+    expect(Number(suma.s)).toBe(200);
+  });
+
+  it('20 clients sending one request_id at once get one operation: every answer the same, once those told IN_USE retry', async () => {
+    const bodegaId = await bodega(100);
+    const productoId = producto();
+    await svc.stock.asignarExistencia({ bodegaId, productoId, cantidad: 10 });
+    const requestId = `conc-${productoId}`;
+    const request = { bodegaId, productoId, tipo: ENTRADA, cantidad: 5, motivo: 0, requestId };
+    const user = asUser('una-clave');
+
+    const first = await Promise.all(Array.from({ length: 20 }, (_, i) => answerOf(client(i).registrarMovimiento(request, user))));
+    // A repeat that arrives while the first is still in its transaction is told to retry (IN_USE); none may do anything else.
+    expect(Object.keys(tally(first)).filter((k) => k !== 'ok' && k !== 'ABORTED IDEMPOTENCY_KEY_IN_USE')).toEqual([]);
+    const answers = await Promise.all(
+      first.map(async (a, i) => {
+        let got = a;
+        while (!got.ok) {
+          await new Promise((r) => setTimeout(r, 10));
+          got = await answerOf(client(i).registrarMovimiento(request, user));
+        }
+        return got.res;
+      }),
+    );
+
+    expect(new Set(answers.map((x) => JSON.stringify(x))).size).toBe(1);
+    const ops = await svc.db('operaciones').where({ clave_idempotencia: requestId }).select('id');
+    expect(ops).toHaveLength(1);
+    expect(Number(ops[0].id)).toBe(answers[0]!.operacion!.id);
+    expect(await nivel(bodegaId, productoId)).toBe(15);
+    expect(await lineVersions(svc.db, bodegaId, productoId)).toEqual([1, 2]);
+  });
+
+  it('reversals of one operation from 20 clients: exactly one succeeds, the others OPERACION_YA_REVERTIDA', async () => {
+    const bodegaId = await bodega(100);
+    const productoId = producto();
+    const { operacion } = await svc.stock.asignarExistencia({ bodegaId, productoId, cantidad: 30 });
+
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => answerOf(client(i).revertirOperacion({ operacionId: operacion!.id }))));
+
+    expect(tally(answers)).toEqual({ ok: 1, 'FAILED_PRECONDITION OPERACION_YA_REVERTIDA': 19 });
+    expect(await nivel(bodegaId, productoId)).toBe(0);
+    expect(await svc.db('operaciones').where({ revierte_a: operacion!.id }).count<{ n: number }[]>({ n: '*' })).toEqual([{ n: 1 }]);
+  });
+
+  it('assignments and entries racing a product deletion (delivered twice) never leave stock for the deleted product', async () => {
+    const bodegas = [await bodega(10_000), await bodega(10_000), await bodega(10_000)];
+    const refusedAfter: string[] = [];
+    for (let round = 0; round < 8; round++) {
+      const productoId = producto();
+      // Some levels exist before, so the deletion has stock to write out while writes arrive.
+      await svc.stock.asignarExistencia({ bodegaId: bodegas[round % 3]!, productoId, cantidad: 5 });
+      const writes = Array.from({ length: 24 }, (_, i) => {
+        const bodegaId = bodegas[i % 3]!;
+        return i % 2 === 0
+          ? answerOf(client(i).asignarExistencia({ bodegaId, productoId, cantidad: 1 + i }))
+          : answerOf(client(i).registrarMovimiento({ bodegaId, productoId, tipo: ENTRADA, cantidad: 2, motivo: 0 }));
+      });
+      // The deletion lands part way through the writes, and again (a redelivery).
+      const deletions = [new Promise((r) => setTimeout(r, round)).then(() => eliminarProducto(productoId)), eliminarProducto(productoId)];
+      const answers = await Promise.all(writes);
+      await Promise.all(deletions);
+
+      expect(Object.keys(tally(answers)).filter((k) => k !== 'ok' && k !== 'FAILED_PRECONDITION PRODUCTO_ELIMINADO')).toEqual([]);
+      expect(await svc.db('existencias').where({ producto_id: productoId }).select('bodega_id', 'cantidad')).toEqual([]);
+      // Written after the deletion: refused.
+      const later = await answerOf(svc.stock.registrarMovimiento({ bodegaId: bodegas[0]!, productoId, tipo: ENTRADA, cantidad: 1, motivo: 0 }));
+      refusedAfter.push(later.ok ? 'ok' : `${later.reason}`);
+      // Every warehouse's last line of the product leaves it at 0.
+      const ultimas = (await svc.db.raw(
+        `SELECT m.bodega_id, m.cantidad_posterior FROM movimientos m
+          WHERE m.producto_id = ? AND m.version = (SELECT MAX(version) FROM movimientos x WHERE x.bodega_id = m.bodega_id AND x.producto_id = m.producto_id)`,
+        [productoId],
+      )) as [{ bodega_id: number; cantidad_posterior: number }[]];
+      expect(ultimas[0].filter((r) => r.cantidad_posterior !== 0)).toEqual([]);
+    }
+    expect(refusedAfter).toEqual(Array.from({ length: 8 }, () => 'PRODUCTO_ELIMINADO'));
+  });
+});
+
+/** Transactions on this service's database waiting for a lock. */
+async function lockWaits(): Promise<number> {
+  const [rows] = (await svc.db.raw(
+    `SELECT COUNT(*) AS n FROM information_schema.INNODB_TRX t JOIN information_schema.PROCESSLIST p ON p.ID = t.trx_mysql_thread_id
+      WHERE t.trx_state = 'LOCK WAIT' AND p.DB = ?`,
+    [svc.database],
+  )) as [{ n: number | string }[]];
+  return Number(rows[0]!.n);
+}
+
+/**
+ * Holds a warehouse's row lock, as a stock write of another replica would,
+ * while `calls` are sent one by one, each once the previous ones wait
+ * behind the lock; then lets them run, in that order. Fixes an interleaving
+ * that concurrency only makes likely.
+ */
+async function queuedBehindLock(bodegaId: number, calls: (() => Promise<Answer<unknown>>)[]): Promise<Answer<unknown>[]> {
+  const holder = await svc.db.transaction();
+  const pending: Promise<Answer<unknown>>[] = [];
+  try {
+    await holder('bodegas').where({ id: bodegaId }).forUpdate();
+    for (const call of calls) {
+      pending.push(call());
+      // Polled no faster than InnoDB refreshes INNODB_TRX (a cache re-read within 0.1 s is served stale).
+      await waitFor(async () => (await lockWaits()) >= pending.length, `call ${pending.length} to wait for the warehouse lock`, 10_000, 200);
+    }
+  } finally {
+    await holder.rollback();
+  }
+  return Promise.all(pending);
+}
+
+describe('writes that waited for a warehouse while others committed', () => {
+  it('a keyed write whose level was created and removed while it waited continues from the latest version', async () => {
+    const bodegaId = await bodega(100);
+    const productoId = producto();
+    await svc.stock.asignarExistencia({ bodegaId, productoId, cantidad: 5 });
+    await svc.stock.retirarExistencia({ bodegaId, productoId });
+
+    // The keyed request reads its key before it waits: the creation (v3) and removal (v4) commit after that read.
+    const answers = await queuedBehindLock(bodegaId, [
+      () => answerOf(svc.stock.asignarExistencia({ bodegaId, productoId, cantidad: 7 })),
+      () => answerOf(svc.stock.retirarExistencia({ bodegaId, productoId })),
+      () => answerOf(svc.stock.asignarExistencia({ bodegaId, productoId, cantidad: 3, requestId: `espera-${productoId}` })),
+    ]);
+
+    expect(answers.map((a) => (a.ok ? 'ok' : `${a.code} ${a.details}`))).toEqual(['ok', 'ok', 'ok']);
+    expect(await lineVersions(svc.db, bodegaId, productoId)).toEqual([1, 2, 3, 4, 5]);
+    expect(await nivel(bodegaId, productoId)).toBe(3);
+  });
+
+  it('a keyed warehouse delete that waited while stock was assigned there writes that stock out, or refuses it without force', async () => {
+    const [conForce, sinForce] = [await bodega(100), await bodega(100)];
+    const productoId = producto();
+
+    const [asignada, eliminada] = await queuedBehindLock(conForce, [
+      () => answerOf(svc.stock.asignarExistencia({ bodegaId: conForce, productoId, cantidad: 5 })),
+      () => answerOf(svc.rpc.deleteBodega({ id: conForce, retirarExistencias: true, requestId: `borrar-${conForce}` })),
+    ]);
+    expect([asignada!.ok, eliminada]).toEqual([true, { ok: true, res: { existenciasRetiradas: 1, unidadesRetiradas: 5 } }]);
+    expect(await svc.db('existencias').where({ bodega_id: conForce }).select()).toEqual([]);
+
+    const [, refusal] = await queuedBehindLock(sinForce, [
+      () => answerOf(svc.stock.asignarExistencia({ bodegaId: sinForce, productoId, cantidad: 5 })),
+      () => answerOf(svc.rpc.deleteBodega({ id: sinForce, requestId: `borrar-${sinForce}` })),
+    ]);
+    expect(refusal).toMatchObject({ ok: false, code: 'FAILED_PRECONDITION', reason: 'BODEGA_CON_EXISTENCIAS' });
+    expect(await nivel(sinForce, productoId)).toBe(5);
+  });
+});
