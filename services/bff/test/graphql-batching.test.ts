@@ -223,7 +223,7 @@ describe('GraphQL stock relation batching', () => {
     const porProducto = (data.productos as { nombre: string; existencias: { bodega: { nombre: string } }[] }[]).map((p) => [
       p.nombre,
       p.existencias.map((e) => e.bodega.nombre),
-    ]);
+    ] as const);
     expect(porProducto.slice(0, 5)).toEqual([
       ['Lote 0', ['Lote A', 'Lote B']],
       ['Lote 1', ['Lote A']],
