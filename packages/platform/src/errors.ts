@@ -42,9 +42,12 @@ export class InvalidArgumentError extends DomainError {
 
 export class NotFoundError extends DomainError {
   readonly code = 'NOT_FOUND';
-  constructor(message: string) {
+  override readonly reason?: string;
+  /** `reason` tells apart what is missing when a call names several things (SIN_EXISTENCIAS: a level). */
+  constructor(message: string, options: { reason?: string } = {}) {
     super(message);
     this.name = 'NotFoundError';
+    this.reason = options.reason;
   }
 }
 

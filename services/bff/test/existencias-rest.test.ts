@@ -4,6 +4,7 @@
  * errors, the older gateway's two calls exactly, keyed replays, and the
  * ledger they leave.
  */
+import { createDb } from '@inventario/platform';
 import { crearBodega, crearProducto, uniqueNombre, type ProductoRest } from './support/rest-fixtures';
 import { startTestStack, type StackRequestOptions, type StackResponse, type TestStack } from './support/stack';
 
@@ -223,6 +224,26 @@ describe('DELETE /api/bodegas/{id}/productos/{productoId} (the older gateway)', 
     expect(sinBodega.status).toBe(404);
     expect(sinBodega.body.detalles).toEqual([{ campo: 'id', mensaje: `no existe la bodega ${MISSING_ID}` }]);
     expect(camposOf(await request('DELETE', `/api/bodegas/${bodegaId}/productos/x`))).toEqual(['productoId']);
+  });
+
+  test('a keyed removal answered 404 records no key anywhere (a failed request records nothing, §9.2), so the key still executes later', async () => {
+    const bodegaId = await crearBodega(stack);
+    const producto = await crearProducto(stack);
+    const dbs = [createDb(stack.databaseUrls.producto), createDb(stack.databaseUrls.bodega)];
+    try {
+      const keys = async () => Promise.all(dbs.map(async (db) => Number((await db('idempotency_keys').count<{ n: number }[]>({ n: '*' }))[0]!.n)));
+      const before = await keys();
+      const key = nuevaClave();
+      expect((await request('DELETE', `/api/bodegas/${bodegaId}/productos/${producto.id}`, { headers: { 'idempotency-key': key } })).status).toBe(404);
+      expect(await keys()).toEqual(before);
+      // Stocked since, the same key removes what is there now.
+      await asignar(bodegaId, producto.id, 2);
+      const later = await request('DELETE', `/api/bodegas/${bodegaId}/productos/${producto.id}`, { headers: { 'idempotency-key': key } });
+      expect(later.status).toBe(200);
+      expect(later.body.cantidadRetirada).toBe(2);
+    } finally {
+      await Promise.all(dbs.map((db) => db.destroy()));
+    }
   });
 
   test('with Idempotency-Key a repeat answers the same 200, also when the first only unassigned', async () => {

@@ -110,12 +110,10 @@ const OPERATIONS: GraphqlOperation[] = [
   {
     field: 'retirarProductoDeBodega',
     kind: 'mutation',
-    document: `mutation R($b: ID!, $p: ID!, $version: Int) {
-      retirarProductoDeBodega(bodegaId: $b, productoId: $p, version: $version) { success message error cantidadRetirada }
+    document: `mutation R($b: ID!, $p: ID!, $version: Int, $key: String) {
+      retirarProductoDeBodega(bodegaId: $b, productoId: $p, version: $version, idempotencyKey: $key) { success message error cantidadRetirada }
     }`,
-    // No key here yet: a removal answered 404 (neither stocked nor assigned) leaves bodega-svc's key record
-    // of its RetirarExistencia call, which found no level (docs/contract.md §9.2 wants none); reported.
-    variables: { b: id, p: id, version: versionNivel },
+    variables: { b: id, p: id, version: versionNivel, key: clave },
   },
   {
     field: 'registrarMovimiento',

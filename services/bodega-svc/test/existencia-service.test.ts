@@ -199,11 +199,15 @@ describe('RetirarExistencia', () => {
     expect(await ocupacion(bodegaId)).toBe(0);
   });
 
-  it('answers existia false, writing nothing, when there is no level; NOT_FOUND for a missing warehouse', async () => {
+  it('answers NOT_FOUND SIN_EXISTENCIAS, writing nothing (a keyed call records no key), when there is no level; plain NOT_FOUND for a missing warehouse', async () => {
     const bodegaId = await bodega();
     const before = await written();
-    expect(await svc.stock.retirarExistencia({ bodegaId, productoId: producto() })).toEqual({ existia: false, cantidadRetirada: 0, operacion: undefined });
+    const keys = async () => Number((await svc.db('idempotency_keys').count<{ n: number }[]>({ n: '*' }))[0]!.n);
+    const keysBefore = await keys();
+    const none = await refusal(() => svc.stock.retirarExistencia({ bodegaId, productoId: producto(), requestId: `sin-${bodegaId}` }));
+    expect(none).toMatchObject({ code: status.NOT_FOUND, reason: 'SIN_EXISTENCIAS' });
     expect(await written()).toEqual(before);
+    expect(await keys()).toBe(keysBefore);
     expect(await refusal(() => svc.stock.retirarExistencia({ bodegaId: 999_999, productoId: 1 }))).toMatchObject({ code: status.NOT_FOUND });
   });
 

@@ -1,3 +1,4 @@
+import { NotFoundError } from '@inventario/platform';
 import {
   AsignarExistenciaRequest,
   ListExistenciasRequest,
@@ -108,8 +109,14 @@ export function createExistenciaClient(client: ExistenciaServiceClient, call: Un
     },
     async retirar(caller, bodegaId, productoId, write = {}) {
       const message = RetirarExistenciaRequest.fromPartial({ bodegaId, productoId, ...safeWriteFields(write) });
-      const res = await call<RetirarExistenciaResponse>(caller, (md, o, cb) => client.retirarExistencia(message, md, o, cb), write.onReplay);
-      return { existia: res.existia, cantidadRetirada: res.cantidadRetirada, operacion: res.operacion ? operacionFromProto(res.operacion) : null };
+      try {
+        const res = await call<RetirarExistenciaResponse>(caller, (md, o, cb) => client.retirarExistencia(message, md, o, cb), write.onReplay);
+        return { existia: true, cantidadRetirada: res.cantidadRetirada, operacion: operacionFromProto(required(res.operacion, 'operacion')) };
+      } catch (err) {
+        // No level here: nothing was written (nor a key recorded); the warehouse exists.
+        if (err instanceof NotFoundError && err.reason === 'SIN_EXISTENCIAS') return { existia: false, cantidadRetirada: 0, operacion: null };
+        throw err;
+      }
     },
     async registrarMovimiento(caller, bodegaId, input, write = {}) {
       const message = RegistrarMovimientoRequest.fromPartial({

@@ -76,7 +76,7 @@ export function toDomainError(err: unknown, context: DownstreamErrorContext): Er
       return new InvalidArgumentError(violations.length > 0 ? violations : [{ campo: 'solicitud', mensaje: err.details }]);
     }
     case status.NOT_FOUND:
-      return new NotFoundError(err.details);
+      return new NotFoundError(err.details, { reason: errorReasonOf(err) });
     case status.ALREADY_EXISTS:
       return new AlreadyExistsError(err.details);
     case status.FAILED_PRECONDITION:

@@ -247,9 +247,11 @@ export function createExistencias({ productos, bodegas, existencias, onSafeWrite
         .catch(async (err: unknown) => {
           throw await explained(caller, err, productoId, [{ campo: 'id', id: bodegaId }]);
         });
-      if (!replayed) onExecuted();
+      // A removal that found no level did nothing there: whether this request executed is the unassignment's to say.
+      if (retiro.existia && !replayed) onExecuted();
       const desasignado = producto ? await desasignar(caller, producto, bodegaId, write, onExecuted) : false;
-      const antes = !retiro.existia && !desasignado && replayed ? await desasignadoAntes(caller, producto, write) : false;
+      // Nothing to do now: with a key, maybe because an earlier attempt did it (its unassignment is recorded).
+      const antes = !retiro.existia && !desasignado ? await desasignadoAntes(caller, producto, write) : false;
       if (!retiro.existia && !desasignado && !antes) {
         throw NoExisteError.campo('productoId', producto ? MENSAJES.sinProducto(bodegaId, productoId) : MENSAJES.noExisteProducto(productoId));
       }

@@ -140,7 +140,7 @@ export function createExistenciaHandlers({ store, logger, onVerified }: Existenc
           expectedVersion: request.expectedVersion,
           claveIdempotencia: request.requestId,
         });
-        return { existia: operacion !== null, cantidadRetirada, operacion: operacion ? operacionToProto(operacion) : undefined };
+        return { existia: true, cantidadRetirada, operacion: operacionToProto(operacion) };
       },
       idempotentBy(RetirarExistenciaRequest),
     ),

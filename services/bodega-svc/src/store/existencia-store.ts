@@ -46,8 +46,8 @@ import type { ExistenciaEvents } from '../events/existencia-events';
 export interface ExistenciaStore {
   /** Sets a level (ASIGNACION). `expectedVersion` 0 asks that there be no level. */
   asignar(asignacion: Asignacion, caller: CallContext, opts: CommandOptions): Promise<{ existencia: Existencia; operacion: Operacion }>;
-  /** Writes a level out (RETIRO) and removes it; `operacion` null when there was none. */
-  retirar(bodegaId: number, productoId: number, caller: CallContext, opts: CommandOptions): Promise<{ cantidadRetirada: number; operacion: Operacion | null }>;
+  /** Writes a level out (RETIRO) and removes it; NotFoundError (reason SIN_EXISTENCIAS) when there is none. */
+  retirar(bodegaId: number, productoId: number, caller: CallContext, opts: CommandOptions): Promise<{ cantidadRetirada: number; operacion: Operacion }>;
   registrarMovimiento(movimiento: MovimientoSolicitado, caller: CallContext, opts: CommandOptions): Promise<Operacion>;
   transferir(transferencia: Transferencia, caller: CallContext, opts: CommandOptions): Promise<Operacion>;
   revertir(operacionId: number, comentario: string | null, caller: CallContext, opts: CommandOptions): Promise<Operacion>;
@@ -192,6 +192,11 @@ function toMovimiento(row: MovimientoRow): Movimiento {
 
 function bodegaNoExiste(id: number): NotFoundError {
   return new NotFoundError(`No existe la bodega con id ${id}`);
+}
+
+/** No level of the product in the warehouse (NOT_FOUND with reason SIN_EXISTENCIAS: the warehouse itself exists). */
+function sinExistencias(bodegaId: number, productoId: number): NotFoundError {
+  return new NotFoundError(`La bodega ${bodegaId} no tiene existencias del producto ${productoId}`, { reason: 'SIN_EXISTENCIAS' });
 }
 
 function productoEliminado(productoId: number): FailedPreconditionError {
@@ -450,7 +455,8 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
         const niveles = await lockNiveles(trx, [[bodegaId, productoId]]);
         const nivel = niveles.actuales.get(clave(bodegaId, productoId))!;
         requireVersion(nivel, opts.expectedVersion);
-        if (!nivel.existe) return { cantidadRetirada: 0, operacion: null };
+        // An error, not an empty answer: nothing was done, so a keyed call records nothing (§9.2).
+        if (!nivel.existe) throw sinExistencias(bodegaId, productoId);
         const operacion = await escribir(
           trx,
           at,
@@ -523,7 +529,7 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
 
     async get(bodegaId, productoId) {
       const row = await withDbErrors(() => db<NivelRow>('existencias').where({ bodega_id: bodegaId, producto_id: productoId }).first());
-      if (!row) throw new NotFoundError(`La bodega ${bodegaId} no tiene existencias del producto ${productoId}`);
+      if (!row) throw sinExistencias(bodegaId, productoId);
       return toExistencia(row);
     },
 

@@ -160,12 +160,12 @@ export class StockModel {
     });
   }
 
-  /** RetirarExistencia: the units written out, or existia false when there was no level. */
+  /** RetirarExistencia: the units written out; NOT_FOUND (SIN_EXISTENCIAS) when there is no level. */
   retirar(bodegaId: number, productoId: number): Prediccion<{ existia: boolean; cantidadRetirada: number }> {
     return this.predecir((): Prediccion<{ existia: boolean; cantidadRetirada: number }> => {
       this.bodega(bodegaId);
       const nivel = this.niveles.get(clave(bodegaId, productoId));
-      if (!nivel) return { ok: true as const, valor: { existia: false, cantidadRetirada: 0 }, operaciones: [], aplicar: () => undefined };
+      if (!nivel) return refuse('NOT_FOUND', 'SIN_EXISTENCIAS');
       const cantidadRetirada = nivel.cantidad;
       return this.operacion('RETIRO', null, [{ bodegaId, productoId, tipo: 'SALIDA', motivo: 'RETIRO', retirar: true }], () => ({ existia: true, cantidadRetirada }));
     });
