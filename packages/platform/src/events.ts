@@ -169,6 +169,17 @@ export const MOTIVOS_MOVIMIENTO = [
 ] as const;
 export type MotivoMovimiento = (typeof MOTIVOS_MOVIMIENTO)[number];
 
+/** The movement types a client registers on one warehouse (a transfer has its own command). */
+export const TIPOS_MOVIMIENTO_REGISTRABLES = ['ENTRADA', 'SALIDA', 'AJUSTE'] as const;
+export type TipoMovimientoRegistrable = (typeof TIPOS_MOVIMIENTO_REGISTRABLES)[number];
+
+/** The reasons a client may give for each movement type; the first is the default (docs/contract.md §10.2). */
+export const MOTIVOS_POR_TIPO: Readonly<Record<TipoMovimientoRegistrable, readonly MotivoMovimiento[]>> = {
+  ENTRADA: ['RECEPCION', 'DEVOLUCION'],
+  SALIDA: ['VENTA', 'MERMA'],
+  AJUSTE: ['CONTEO', 'MERMA'],
+};
+
 /** The commands that write ledger lines: one operation each. */
 export const TIPOS_OPERACION = [
   'ASIGNACION',

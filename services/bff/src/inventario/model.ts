@@ -1,3 +1,5 @@
+import type { MotivoMovimiento, MovimientoData, TipoMovimiento, TipoMovimientoRegistrable, TipoOperacion } from '@inventario/platform';
+
 /**
  * The BFF's own model of the inventory: the REST form of ARCHITECTURE §2,
  * shared by the REST routes and the GraphQL resolvers. Generated proto types
@@ -130,50 +132,19 @@ export type BodegaDeleteResult =
    */
   | { kind: 'forced'; bodegaId: number; productos: Producto[]; total: number; existenciasRetiradas: number; unidadesRetiradas: number };
 
-/** A line type of the ledger (docs/contract.md §10.1). */
-export const TIPOS_MOVIMIENTO = ['ENTRADA', 'SALIDA', 'TRANSFERENCIA', 'AJUSTE'] as const;
-export type TipoMovimiento = (typeof TIPOS_MOVIMIENTO)[number];
-
-/** Why units moved: a closed list. */
-export const MOTIVOS_MOVIMIENTO = [
-  'ASIGNACION',
-  'RECEPCION',
-  'VENTA',
-  'CONTEO',
-  'RETIRO',
-  'TRANSFERENCIA',
-  'REVERSO',
-  'PRODUCTO_ELIMINADO',
-  'BODEGA_ELIMINADA',
-  'DEVOLUCION',
-  'MERMA',
-] as const;
-export type MotivoMovimiento = (typeof MOTIVOS_MOVIMIENTO)[number];
-
-/** The command that wrote an operation's lines. */
-export const TIPOS_OPERACION = [
-  'ASIGNACION',
-  'RETIRO',
-  'ENTRADA',
-  'SALIDA',
-  'AJUSTE',
-  'TRANSFERENCIA',
-  'REVERSO',
-  'PRODUCTO_ELIMINADO',
-  'BODEGA_ELIMINADA',
-] as const;
-export type TipoOperacion = (typeof TIPOS_OPERACION)[number];
-
-/** The movement types a client registers on one warehouse (a transfer has its own command). */
-export const TIPOS_MOVIMIENTO_REGISTRABLES = ['ENTRADA', 'SALIDA', 'AJUSTE'] as const;
-export type TipoMovimientoRegistrable = (typeof TIPOS_MOVIMIENTO_REGISTRABLES)[number];
-
-/** The reasons a client may give for each movement type; the first is the default. */
-export const MOTIVOS_POR_TIPO: Readonly<Record<TipoMovimientoRegistrable, readonly MotivoMovimiento[]>> = {
-  ENTRADA: ['RECEPCION', 'DEVOLUCION'],
-  SALIDA: ['VENTA', 'MERMA'],
-  AJUSTE: ['CONTEO', 'MERMA'],
-};
+// The ledger's closed lists (line types, reasons, operation types) and which reasons a client
+// may give are the contract's, defined once in platform (events.ts) for every service.
+export {
+  MOTIVOS_MOVIMIENTO,
+  MOTIVOS_POR_TIPO,
+  TIPOS_MOVIMIENTO,
+  TIPOS_MOVIMIENTO_REGISTRABLES,
+  TIPOS_OPERACION,
+  type MotivoMovimiento,
+  type TipoMovimiento,
+  type TipoMovimientoRegistrable,
+  type TipoOperacion,
+} from '@inventario/platform';
 
 /** The stock of one product in one warehouse (a level); its version is its ETag. */
 export interface Existencia {
@@ -188,24 +159,8 @@ export interface Existencia {
   fechaActualizacion: string;
 }
 
-/** One line of the ledger: append-only, never changed. */
-export interface Movimiento {
-  id: number;
-  operacionId: number;
-  bodegaId: number;
-  productoId: number;
-  tipo: TipoMovimiento;
-  motivo: MotivoMovimiento;
-  /** Signed: what the line added to the level. */
-  cantidad: number;
-  cantidadAnterior: number;
-  cantidadPosterior: number;
-  /** The level's version after this line. */
-  version: number;
-  usuario: string;
-  comentario: string | null;
-  fecha: string;
-}
+/** One line of the ledger: append-only, never changed (the form events and REST share). */
+export type Movimiento = MovimientoData;
 
 /** One command and the lines it wrote, committed together. */
 export interface Operacion {

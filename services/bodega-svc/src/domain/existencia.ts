@@ -3,7 +3,9 @@ import {
   InvalidArgumentError,
   requirePositiveId,
   type FieldViolation,
+  MOTIVOS_POR_TIPO,
   type MotivoMovimiento,
+  type TipoMovimientoRegistrable,
   type TipoMovimiento,
   type TipoOperacion,
 } from '@inventario/platform';
@@ -63,14 +65,6 @@ export interface Operacion {
 export const MAX_CANTIDAD = 2_147_483_647;
 /** VARCHAR(500). */
 export const MAX_COMENTARIO = 500;
-
-/** The reasons a client may give per movement type; the first is the default. */
-export const MOTIVOS_POR_TIPO = {
-  ENTRADA: ['RECEPCION', 'DEVOLUCION'],
-  SALIDA: ['VENTA', 'MERMA'],
-  AJUSTE: ['CONTEO', 'MERMA'],
-} as const satisfies Record<string, readonly MotivoMovimiento[]>;
-export type TipoMovimientoCliente = keyof typeof MOTIVOS_POR_TIPO;
 
 /** A level as the planner sees it: the locked row, or the versions its removed predecessor reached. */
 export interface NivelActual {
@@ -297,7 +291,7 @@ export function validateNivel(input: { bodegaId: number; productoId: number }): 
 export interface MovimientoSolicitado {
   bodegaId: number;
   productoId: number;
-  tipo: TipoMovimientoCliente;
+  tipo: TipoMovimientoRegistrable;
   motivo: MotivoMovimiento;
   cantidad: number;
   comentario: string | null;
@@ -313,7 +307,7 @@ export function validateMovimiento(input: {
   expectedVersion?: number;
 }): MovimientoSolicitado {
   const v: FieldViolation[] = [];
-  const tipo = input.tipo as TipoMovimientoCliente;
+  const tipo = input.tipo as TipoMovimientoRegistrable;
   const permitidos: readonly MotivoMovimiento[] | undefined = MOTIVOS_POR_TIPO[tipo];
   if (!permitidos) v.push({ campo: 'tipo', mensaje: `debe ser uno de ${Object.keys(MOTIVOS_POR_TIPO).join(', ')}` });
   let motivo: MotivoMovimiento = permitidos?.[0] ?? 'CONTEO';
