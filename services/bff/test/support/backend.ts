@@ -29,6 +29,8 @@ export interface TestBackend {
   /** `127.0.0.1:<port>` of each service (producto-svc keeps its port across a restart). */
   productoSvcAddr: string;
   bodegaSvcAddr: string;
+  /** bodega-svc's METRICS_PORT (GET /metrics: the stock verification's gauge). */
+  bodegaMetricsPort: number;
   /** The test's own NATS connection. */
   nc: NatsConnection;
   /** The stream and subject prefix both services publish to. */
@@ -124,6 +126,7 @@ export async function startTestBackend(label: string): Promise<TestBackend> {
     return {
       productoSvcAddr: `127.0.0.1:${productoPort}`,
       bodegaSvcAddr: `127.0.0.1:${bodega.grpcPort}`,
+      bodegaMetricsPort: bodega.metricsPort,
       nc,
       namespace,
       databaseUrls: { producto: productoDb.url, bodega: bodegaDb.url },

@@ -39,6 +39,7 @@ export async function startSafeWriteStack(label: string, env: Record<string, str
     return {
       baseUrl: bff.baseUrl,
       metricsPort: bff.app.metricsPort,
+      bodegaMetricsPort: backend.bodegaMetricsPort,
       auth: bff.auth,
       request: bff.request,
       nc: backend.nc,

@@ -42,6 +42,8 @@ export interface TestStack {
   baseUrl: string;
   /** The BFF's METRICS_PORT (GET /metrics). */
   metricsPort: number;
+  /** bodega-svc's METRICS_PORT (GET /metrics: the stock verification's gauge). */
+  bodegaMetricsPort: number;
   /** `Basic ...` for the BFF's user (the test user unless `env` overrides BFF_USER / BFF_PASSWORD). */
   auth: string;
   request(method: string, path: string, options?: StackRequestOptions): Promise<StackResponse>;
@@ -98,6 +100,7 @@ export async function startTestStack(label: string, options: TestStackOptions = 
     return {
       baseUrl,
       metricsPort: bff.metricsPort,
+      bodegaMetricsPort: backend.bodegaMetricsPort,
       auth,
       nc: backend.nc,
       namespace: backend.namespace,
