@@ -1,7 +1,8 @@
 /**
- * Every service reads the two tracing variables (ARCHITECTURE §7) with the
- * same schema: OTEL_EXPORTER_OTLP_ENDPOINT optional, an http(s) URL without
- * credentials, tracing off when unset; OTEL_SERVICE_NAME optional (the service's name otherwise).
+ * Every service reads the two tracing variables (docs/contract.md §8.2) with
+ * the same schema: OTEL_EXPORTER_OTLP_ENDPOINT optional, an http(s) URL without
+ * credentials, tracing off when unset; OTEL_SERVICE_NAME optional (the
+ * service's name otherwise).
  */
 import { ConfigError, loadServiceConfig } from '@inventario/platform';
 import { loadConfig as loadBffConfig } from '../services/bff/src/config';

@@ -53,7 +53,7 @@ const PRODUCTO_QUERY =
   'query Producto($id: ID!) { producto(id: $id) { id nombre descripcion precio cantidad bodegaId fechaCreacion fechaActualizacion } }';
 const PRODUCTOS_QUERY = 'query Productos { productos { id nombre } }';
 
-/** A GraphQL answer is 200 even when it failed (ARCHITECTURE §3): only a body without `errors` is a success. */
+/** A GraphQL answer is 200 even when it failed (docs/contract.md §4.1): only a body without `errors` is a success. */
 const graphqlSucceeded = (body: string) => !body.includes('"errors"');
 
 /** A stock adjustment, the update a client makes most (issue 12's example): the same body plain or conditional. */

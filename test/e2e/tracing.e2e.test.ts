@@ -1,11 +1,11 @@
 /**
- * One trace across the whole chain (ARCHITECTURE §4, issue 5): a REST
- * create through the BFF, its gRPC call to producto-svc, the outbox row,
- * the relay's JetStream publish and the notifier's email, all four services
- * in this process against the real MariaDB, NATS and an SMTP sink. Spans
- * are collected by an in-memory exporter behind a NodeTracerProvider
- * registered here, as the NodeSDK registers one in a service process. The
- * BFF logs at info into the test, to check its log lines carry the trace.
+ * One trace across the whole chain (docs/contract.md §5.5, §7.4; issue 5): a
+ * REST create through the BFF, its gRPC call to producto-svc, the outbox row,
+ * the relay's JetStream publish and the notifier's email, all four services in
+ * this process against the real MariaDB, NATS and an SMTP sink. Spans are
+ * collected by an in-memory exporter behind a NodeTracerProvider registered
+ * here, as the NodeSDK registers one in a service process. The BFF logs at info
+ * into the test, to check its log lines carry the trace.
  */
 import { SpanKind } from '@opentelemetry/api';
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-node';

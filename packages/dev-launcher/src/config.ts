@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { envSchemas, parseEnv } from '@inventario/platform';
 
 /**
- * The launcher's environment (ARCHITECTURE §7): what it passes through to the
- * services, with local development defaults. Secrets are never defaulted by
+ * The launcher's environment (docs/contract.md §8.6): what it passes through to
+ * the services, with local development defaults. Secrets are never defaulted by
  * the services themselves; the launcher supplies dev values and says so.
  */
 const port = (fallback: number) => envSchemas.port(fallback).refine((p) => p > 0, 'must be a fixed port (not 0)');

@@ -25,7 +25,7 @@ export interface ServiceSpec {
   metricsPort?: number;
 }
 
-/** The launcher's dev defaults for the BFF's credentials (ARCHITECTURE §7); never the BFF's own. */
+/** The launcher's dev defaults for the BFF's credentials (docs/contract.md §8.6); never the BFF's own. */
 export const DEV_CREDENTIALS = { user: 'admin', password: 'admin' } as const;
 
 const root = path.resolve(__dirname, '..', '..', '..');
@@ -47,7 +47,7 @@ export function inboxUrlOf(config: LauncherConfig): string | undefined {
 }
 
 /**
- * Every process and the environment each receives (ARCHITECTURE §7), in
+ * Every process and the environment each receives (docs/contract.md §8.6), in
  * start order: the mail catcher first (the notifier sends to it), then the
  * gRPC services, then the BFF and the notifier. Everything binds to
  * loopback: the gRPC services have no authentication of their own and the

@@ -3,7 +3,8 @@ import { formatLocalUtc } from './time';
 
 /**
  * Business events. The envelope and subjects are the public contract of
- * ARCHITECTURE §4 (documented for other languages in proto/inventario/v1/events.proto).
+ * docs/contract.md §5 (documented for other languages in
+ * proto/inventario/v1/events.proto).
  */
 
 /**

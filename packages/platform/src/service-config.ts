@@ -3,9 +3,10 @@ import { ConfigError, envSchemas, natsCredentialsEnv, natsCredentialsOf, natsCre
 import { tracingEnv } from './tracing';
 
 /**
- * The environment contract of a gRPC service (ARCHITECTURE §7). DATABASE_URL
- * and the NATS credentials have no default: they are secrets. Metrics are served on a port of
- * their own (METRICS_PORT), never on the gRPC port.
+ * The environment contract of a gRPC service (docs/contract.md §8.1–§8.3).
+ * DATABASE_URL and the NATS credentials have no default: they are secrets.
+ * Metrics are served on a port of their own (METRICS_PORT), never on the gRPC
+ * port.
  */
 export function serviceConfigSchema(defaultGrpcPort: number, defaultMetricsPort: number) {
   return z

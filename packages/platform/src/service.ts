@@ -99,7 +99,7 @@ const PUBLISH_TIMEOUT_MS = 5000;
  * migrations run (retried while the database is unreachable, one replica at
  * a time), health turns SERVING while the database answers, and NATS comes
  * up in the background, because a broker outage must delay events, never
- * writes (ARCHITECTURE §4).
+ * writes (docs/contract.md §5.6).
  */
 export async function startService(options: StartServiceOptions): Promise<ServiceApp> {
   const { config, logger } = options;

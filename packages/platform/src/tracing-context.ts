@@ -23,7 +23,7 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core';
  * W3C trace context (`traceparent`, `tracestate`) is read and written with
  * the W3C propagator itself, not the global one: with tracing off (no SDK,
  * so the no-op tracer) a hop still passes the context it received on
- * unchanged, as ARCHITECTURE §4 asks of the event headers.
+ * unchanged, as docs/contract.md §5.5 and §8.2 ask of the event headers.
  */
 
 const tracer = trace.getTracer('@inventario/platform');

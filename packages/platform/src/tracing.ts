@@ -2,11 +2,12 @@ import { z } from 'zod';
 import type { Logger } from './logger';
 
 /**
- * Tracing of one process (ARCHITECTURE §7): with OTEL_EXPORTER_OTLP_ENDPOINT
- * set, the OpenTelemetry NodeSDK exports spans over OTLP/HTTP to
- * `<endpoint>/v1/traces` (the variable's meaning in the OpenTelemetry spec);
- * unset, no SDK starts and every span is a no-op. The spans themselves are
- * started explicitly (tracing-*.ts), so no auto-instrumentation is loaded.
+ * Tracing of one process (docs/contract.md §8.2): with
+ * OTEL_EXPORTER_OTLP_ENDPOINT set, the OpenTelemetry NodeSDK exports spans over
+ * OTLP/HTTP to `<endpoint>/v1/traces` (the variable's meaning in the
+ * OpenTelemetry spec); unset, no SDK starts and every span is a no-op. The
+ * spans themselves are started explicitly (tracing-*.ts), so no
+ * auto-instrumentation is loaded.
  */
 
 /** The tracing variables of every service's environment schema (spread into its z.object). */

@@ -1,8 +1,8 @@
 /**
  * proto/inventario/v1/events.proto is the contract other languages generate
- * code from (ARCHITECTURE §4). These tests parse the JSON we really publish
- * (buildEnvelope + JSON.stringify, as the outbox relay does) with a proto3
- * JSON parser driven by the compiled descriptor set, so the proto cannot
+ * code from (docs/contract.md §5.2). These tests parse the JSON we really
+ * publish (buildEnvelope + JSON.stringify, as the outbox relay does) with a
+ * proto3 JSON parser driven by the compiled descriptor set, so the proto cannot
  * drift from the wire format unnoticed.
  */
 import { readFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * The event contract of ARCHITECTURE §4: one past-tense subject per type,
+ * The event contract of docs/contract.md §5: one past-tense subject per type,
  * the spec's envelope, and the audit block of every `data`.
  */
 import {

@@ -21,7 +21,7 @@ function booleanFlag(fallback: boolean) {
 }
 
 /**
- * The BFF's environment (ARCHITECTURE §7). BFF_USER and BFF_PASSWORD have
+ * The BFF's environment (docs/contract.md §8.4). BFF_USER and BFF_PASSWORD have
  * no default: the BFF refuses to start without them (the dev launcher
  * supplies development values explicitly).
  */

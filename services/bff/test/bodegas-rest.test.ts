@@ -1,5 +1,5 @@
 /**
- * /api/bodegas end to end (ARCHITECTURE §2), except the safe delete
+ * /api/bodegas end to end (docs/contract.md §2), except the safe delete
  * (safe-delete.test.ts): the BFF over the real services.
  */
 import { MENSAJES } from '../src/http/rest-fields';

@@ -14,7 +14,7 @@ function problemsOf(env: NodeJS.ProcessEnv): string[] {
   throw new Error('expected a ConfigError');
 }
 
-test('defaults follow ARCHITECTURE §7', () => {
+test('defaults follow docs/contract.md §8.4', () => {
   const config = loadConfig(REQUIRED);
   expect(config).toMatchObject({
     port: 8080,

@@ -5,8 +5,8 @@
  * huge/negative/fractional numbers, Unicode, nesting, prototype keys,
  * variables that are not an object). For every case:
  *
- * - the answer comes within a client timeout and is HTTP 200 (ARCHITECTURE
- *   §3, `Accept: application/json`), never a 5xx;
+ * - the answer comes within a client timeout and is HTTP 200 (docs/contract.md
+ *   §4.1, `Accept: application/json`), never a 5xx;
  * - the body matches the OpenAPI document's GraphQL response, every error
  *   has a message and a known classification, and none is INTERNAL_ERROR;
  * - a query, a rejected operation (`errors` and no data) or a mutation

@@ -222,7 +222,7 @@ const MALFORMED_POSTS = [
   ['variables that are not an object', '{"query": "{ health }", "variables": [1]}', 'El parámetro variables debe ser un objeto JSON'],
 ] as const;
 
-describe('malformed GraphQL requests: HTTP 200 with Accept: application/json (ARCHITECTURE §3), 400 with application/graphql-response+json', () => {
+describe('malformed GraphQL requests: HTTP 200 with Accept: application/json (docs/contract.md §4.1), 400 with application/graphql-response+json', () => {
   it.each(MALFORMED_POSTS)('%s is a 200 {errors} naming the problem for a client that accepts application/json', async (_case, rawBody, message) => {
     for (const accept of ['application/json', '*/*']) {
       const response = await stack.request('POST', '/api/graphql', { rawBody, headers: { accept } });
@@ -279,12 +279,12 @@ describe('requests that are not GraphQL over HTTP keep their 4xx, whatever the c
 
 /**
  * Audits that expect a 4xx for a malformed request from a client that
- * accepts application/json (BCF8 is a SHOULD, the rest MAY). ARCHITECTURE §3
- * overrides them: with Accept: application/json every GraphQL response is
+ * accepts application/json (BCF8 is a SHOULD, the rest MAY). docs/contract.md
+ * §4.1 overrides them: with Accept: application/json every GraphQL response is
  * HTTP 200, as clients of the old service expect. They must fail for that
  * reason only, and pass for a client of application/graphql-response+json.
  */
-const OVERRIDDEN_BY_ARCHITECTURE = [
+const OVERRIDDEN_BY_CONTRACT = [
   'A5BF',
   'LKJ0', 'LKJ1', 'LKJ2', 'LKJ3',
   '6C00', '6C01', '6C02', '6C03',
@@ -317,9 +317,9 @@ describe("graphql-http's server audits", () => {
     expect(result.status === 'ok' ? 'ok' : `${result.status}: ${result.reason}`).toBe('ok');
   });
 
-  it('every SHOULD and MAY audit passes, except those ARCHITECTURE §3 overrides', async () => {
+  it('every SHOULD and MAY audit passes, except those docs/contract.md §4.1 overrides', async () => {
     const failed: string[] = [];
-    for (const audit of audits.filter((a) => !a.name.startsWith('MUST') && !OVERRIDDEN_BY_ARCHITECTURE.includes(a.id))) {
+    for (const audit of audits.filter((a) => !a.name.startsWith('MUST') && !OVERRIDDEN_BY_CONTRACT.includes(a.id))) {
       const result = await audit.fn();
       if (result.status !== 'ok') failed.push(`${audit.id} ${audit.name}: ${result.reason}`);
     }
@@ -327,8 +327,8 @@ describe("graphql-http's server audits", () => {
   });
 
   it('the overridden audits fail only on the status (our 200), and pass for a client of application/graphql-response+json', async () => {
-    const overridden = (list: typeof audits) => list.filter((a) => OVERRIDDEN_BY_ARCHITECTURE.includes(a.id));
-    expect(overridden(audits).map((a) => a.id).sort()).toEqual([...OVERRIDDEN_BY_ARCHITECTURE].sort());
+    const overridden = (list: typeof audits) => list.filter((a) => OVERRIDDEN_BY_CONTRACT.includes(a.id));
+    expect(overridden(audits).map((a) => a.id).sort()).toEqual([...OVERRIDDEN_BY_CONTRACT].sort());
     const otherwiseFailed: string[] = [];
     for (const audit of overridden(audits)) {
       const result = await audit.fn();

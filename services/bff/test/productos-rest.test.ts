@@ -1,5 +1,5 @@
 /**
- * /api/productos end to end (ARCHITECTURE §2): the BFF over real
+ * /api/productos end to end (docs/contract.md §2): the BFF over real
  * producto-svc and bodega-svc, MariaDB and NATS.
  */
 import { MENSAJES } from '../src/http/rest-fields';

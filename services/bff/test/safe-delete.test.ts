@@ -1,6 +1,6 @@
 /**
- * DELETE /api/bodegas/{id}: the spec's warehouse deletion rules and
- * ARCHITECTURE §6, across the real producto-svc and bodega-svc.
+ * DELETE /api/bodegas/{id}: the warehouse safe delete of
+ * docs/contract.md §2.7, across the real producto-svc and bodega-svc.
  */
 import { createDb } from '@inventario/platform';
 import { seedProductos } from '../../producto-svc/test/support/seed-productos';

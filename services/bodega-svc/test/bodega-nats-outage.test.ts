@@ -1,7 +1,7 @@
 /**
- * Component test of the outbox guarantee (ARCHITECTURE §4): with NATS down
- * the service still serves writes, and once NATS is reachable each committed
- * write's event reaches the stream exactly once.
+ * Component test of the outbox guarantee (docs/contract.md §5.6): with NATS
+ * down the service still serves writes, and once NATS is reachable each
+ * committed write's event reaches the stream exactly once.
  */
 import { startPrivateNatsServer, type PrivateNatsServer } from '@inventario/testkit';
 import { startTestService, type TestService } from './support/test-service';

@@ -38,8 +38,8 @@ export interface NotifierApp {
 }
 
 /**
- * Starts the notifier (ARCHITECTURE §5): compiles the templates (a broken one
- * stops it here), opens the SMTP pool, then waits for NATS, makes sure the
+ * Starts the notifier (docs/contract.md §6): compiles the templates (a broken
+ * one stops it here), opens the SMTP pool, then waits for NATS, makes sure the
  * stream (the services create it too; whoever starts first wins), the sent
  * registry and the durable consumers exist (one per handler for the events,
  * one for their max-deliveries advisories, which the stream captures), and

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { envSchemas, natsCredentialsEnv, natsCredentialsOf, natsCredentialsTogether, parseEnv, tracingEnv } from '@inventario/platform';
 
 /**
- * The notifier's environment (ARCHITECTURE §5, §7), parsed once at start.
+ * The notifier's environment (docs/contract.md §8.5), parsed once at start.
  * SMTP_URL has no default: it may carry the mail server's credentials, and
  * it is never logged whole (see describeSmtpUrl).
  */

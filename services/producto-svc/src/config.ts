@@ -2,13 +2,13 @@ import { envSchemas, loadServiceConfigWith, type ServiceConfig } from '@inventar
 import { z } from 'zod';
 
 /**
- * producto-svc's environment: the shared service contract of ARCHITECTURE §7
- * (platform's serviceConfigSchema), with gRPC on 50051 and metrics on 9101 by
- * default, plus bodega-svc's address, which the reconciliation asks before
- * acting on a BodegaEliminada.
+ * producto-svc's environment: the shared service contract of docs/contract.md
+ * §8.2 and §8.3 (platform's serviceConfigSchema), with gRPC on 50051 and
+ * metrics on 9101 by default, plus bodega-svc's address, which the
+ * reconciliation asks before acting on a BodegaEliminada.
  */
 export const DEFAULT_GRPC_PORT = 50051;
-/** The admin port of GET /metrics (ARCHITECTURE §7; distinct per service so all run on one host). */
+/** The admin port of GET /metrics (docs/contract.md §8.2; distinct per service so all run on one host). */
 export const DEFAULT_METRICS_PORT = 9101;
 
 const ownSchema = z

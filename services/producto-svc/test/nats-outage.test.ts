@@ -3,7 +3,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { countPendingEvents } from '@inventario/platform';
 import { startTestService, type TestService } from './support/test-service';
 
-// A broker outage delays events but never writes (ARCHITECTURE §4): the
+// A broker outage delays events but never writes (docs/contract.md §5.6): the
 // service starts and commits while NATS is down; the outbox publishes the
 // events once NATS is there, exactly once each.
 

@@ -6,8 +6,8 @@ import type { StoredEvent } from '@inventario/testkit';
 import { rejectionOf, type ProductoApi } from './support/producto-client';
 import { startTestService, type TestService } from './support/test-service';
 
-// Every committed write publishes exactly one event (ARCHITECTURE §4), through
-// the outbox; a rejected write publishes none.
+// Every committed write publishes exactly one event (docs/contract.md §5.6),
+// through the outbox; a rejected write publishes none.
 
 let svc: TestService;
 let api: ProductoApi;

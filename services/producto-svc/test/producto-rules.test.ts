@@ -7,7 +7,7 @@ import {
   type ProductoDraft,
 } from '../src/domain/producto';
 
-// Pure unit tests of the product rules (ARCHITECTURE §2 "Validation").
+// Pure unit tests of the product rules (docs/contract.md §2.5, §7.2).
 
 const VALID: ProductoDraft = { nombre: 'Silla', precio: '10.00', cantidadEnStock: 1 };
 

@@ -11,8 +11,8 @@ import { startTestService as startTestBodegaSvc, type TestService as TestBodegaS
 import { startTestService, type TestService } from './support/test-service';
 
 // producto-svc consumes BodegaEliminada and unassigns the products still
-// pointing at the deleted warehouse (ARCHITECTURE §6). The service reaches
-// MariaDB through a TCP proxy the test can cut: a real database outage.
+// pointing at the deleted warehouse (docs/contract.md §7.6). The service
+// reaches MariaDB through a TCP proxy the test can cut: a real database outage.
 
 let proxy: TcpProxy;
 let svc: TestService;

@@ -136,8 +136,8 @@ function present<T extends object>(patch: T): Partial<T> {
 }
 
 /**
- * An update must change something (ARCHITECTURE §2). Checked here too, not
- * only downstream, so the message names the GraphQL fields.
+ * An update must change something (docs/contract.md §2.6, §4.3). Checked here
+ * too, not only downstream, so the message names the GraphQL fields.
  */
 function requireSomething(patch: object, admitidos: string): void {
   if (Object.keys(patch).length === 0) {

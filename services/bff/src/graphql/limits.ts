@@ -6,14 +6,13 @@ import { maxMutationsRule } from './mutation-count';
 import { resultEstimateRule, type ResultEstimateLimits } from './result-estimate';
 
 /**
- * Bounds on what one operation may ask for (ARCHITECTURE §3: "query depth
- * and cost are bounded"). `Bodega.productos` and `Producto.bodega` make the
- * schema cyclic, so without a depth bound one request could fan out without
- * end; and since depth alone lets every list level multiply the result by the
- * list's size, the result estimate counts list sizes (result-estimate.ts).
- * Introspection (`__schema`) is exempt, so GraphiQL keeps working. What
- * execution itself may build is bounded again while it runs
- * (execution-limits.ts).
+ * Bounds on what one operation may ask for (docs/contract.md §4.6).
+ * `Bodega.productos` and `Producto.bodega` make the schema cyclic, so
+ * without a depth bound one request could fan out without end; and since depth
+ * alone lets every list level multiply the result by the list's size, the
+ * result estimate counts list sizes (result-estimate.ts). Introspection
+ * (`__schema`) is exempt, so GraphiQL keeps working. What execution itself may
+ * build is bounded again while it runs (execution-limits.ts).
  */
 export interface QueryLimits extends ResultEstimateLimits {
   /** Nested selection levels. */

@@ -10,16 +10,16 @@ export interface PageOfKey extends Page {
 }
 
 /**
- * Per-request batching of the additive relation fields (ARCHITECTURE §3, no
- * N+1): every `Producto.bodega` (and `Existencia.bodega`, `Movimiento.bodega`)
- * of one execution level becomes one `bodegasPorIds` call, every
- * `Existencia.producto` and `Movimiento.producto` one `productosPorIds` call,
- * every `Bodega.productos` one `productosDeBodegas` call, every
+ * Per-request batching of the additive relation fields (docs/contract.md
+ * §4.3, §10.3: no N+1): every `Producto.bodega` (and `Existencia.bodega`,
+ * `Movimiento.bodega`) of one execution level becomes one `bodegasPorIds` call,
+ * every `Existencia.producto` and `Movimiento.producto` one `productosPorIds`
+ * call, every `Bodega.productos` one `productosDeBodegas` call, every
  * `Bodega.existencias` one `existenciasDeBodegas` call and every
  * `Producto.existencias` one `existenciasDeProductos` call (a list one per
  * distinct `first`/`after`, when the fields of one level ask for different
- * pages). Created per request because the cache must not outlive the
- * caller's request (nor leak one user's reads to another).
+ * pages). Created per request because the cache must not outlive the caller's
+ * request (nor leak one user's reads to another).
  */
 export interface Loaders {
   /** The warehouse with this id, or null when it does not exist. */

@@ -2,7 +2,7 @@ import { DomainError, IdempotencyKeyReusedError, InvalidArgumentError, VersionMi
 import { BodegaConProductosError, DeadlineExceededError, PreconditionRequiredError } from '../inventario/errors';
 
 /**
- * Mutation failures are data, not errors (ARCHITECTURE §3): the spec's
+ * Mutation failures are data, not errors (docs/contract.md §4.4): the spec's
  * `{success: false, message, error, <entity>: null}`, with `error` the
  * human text of the failure. Only the closed set of expected failures is
  * turned into data; anything else is a bug and propagates as a GraphQL

@@ -18,7 +18,7 @@ export const BATCH_NOT_SUPPORTED =
  * graphql-http answers a thrown plain Error with 400 whatever the client
  * accepts, but a GraphQLError like any other request error: 200 when the
  * response is `application/json`, 400 when it is
- * `application/graphql-response+json`. ARCHITECTURE §3 wants the former:
+ * `application/graphql-response+json`. docs/contract.md §4.1 wants the former:
  * clients of the old service read every answer with `Accept:
  * application/json` as HTTP 200 and look at `errors`.
  */

@@ -7,7 +7,7 @@ import { GRAPHIQL_CSP, graphiqlPage } from './graphiql';
 import { graphiqlAssets, serveGraphiqlAssets } from './graphiql-assets';
 import { createGraphqlHandler, type GraphqlHandlerDeps } from './handler';
 
-/** Largest POST body read (ARCHITECTURE §2: bodies over 1 MiB are 413). */
+/** Largest POST body read (docs/contract.md §3.4: bodies over 1 MiB are 413). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 /** The example of the spec's info body, also GraphiQL's starting query. */

@@ -4,9 +4,9 @@ import { bindResolvers, type Resolvers } from './bind-resolvers';
 /**
  * The public GraphQL contract: the spec's typed schema exactly (ids are `ID`
  * strings, `cantidad` is the stock, `precio: Float!`), plus the additive
- * fields of ARCHITECTURE §3 and the stock ledger of docs/contract.md §10.3
- * (marked "Adición" below). Changes here are additive only: clients of the
- * old service query this schema unchanged.
+ * fields of docs/contract.md §4.2 and the stock ledger of §10.3 (marked
+ * "Adición" below). Changes here are additive only: clients of the old
+ * service query this schema unchanged.
  *
  * The ledger's closed lists (`tipo`, `motivo`) are Strings, as the spec's
  * schema has no enum: a value outside the list is then a mutation's

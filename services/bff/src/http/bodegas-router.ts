@@ -21,11 +21,11 @@ function advertenciaDe(productos: number, existencias: number, unidades: number)
 }
 
 /**
- * /api/bodegas (and /api/v1/bodegas): ARCHITECTURE §2 and the spec's
- * warehouse deletion rules. Reads of one warehouse carry its ETag; writes
- * take Idempotency-Key, PUT and DELETE If-Match (safe-write-headers.ts).
- * Failures go to the app's error middleware. Full lists are streamed a page
- * at a time (json-array-stream.ts).
+ * /api/bodegas (and /api/v1/bodegas): docs/contract.md §2.2, and the
+ * warehouse safe delete of §2.7. Reads of one warehouse carry its ETag;
+ * writes take Idempotency-Key, PUT and DELETE If-Match (safe-write-headers.ts).
+ * Failures go to the app's error middleware. Full lists are streamed a page at
+ * a time (json-array-stream.ts).
  */
 export function createBodegasRouter(inventario: InventarioApi, sendJsonArray: JsonArraySender): express.Router {
   const router = express.Router();

@@ -57,7 +57,7 @@ export const ERROR_CODES = {
   internal: 'INTERNAL_ERROR',
 } as const;
 
-/** The realm of the Basic challenge (ARCHITECTURE §2). */
+/** The realm of the Basic challenge (docs/contract.md §3.3). */
 export const WWW_AUTHENTICATE = 'Basic realm="inventario", charset="UTF-8"';
 
 /** Retry-After of an UnavailableError that does not name its own. */
@@ -81,7 +81,7 @@ export interface HttpFailure {
 }
 
 /**
- * THE mapping of the closed set of errors to HTTP (ARCHITECTURE §2), once
+ * THE mapping of the closed set of errors to HTTP (docs/contract.md §3.2), once
  * for every route. Returns undefined for anything outside the set, which
  * the middleware answers as a 500 with a log id.
  */

@@ -42,7 +42,7 @@ export interface HttpAppDeps {
   writeTimeoutMs?: number;
 }
 
-/** The public prefixes: `/api`, and `/api/v1` as its alias (ARCHITECTURE §2). */
+/** The public prefixes: `/api`, and `/api/v1` as its alias (docs/contract.md §2.1). */
 export const API_PREFIXES = ['/api', '/api/v1'];
 
 /**

@@ -15,7 +15,7 @@ function patternOf(template: string): RegExp {
   return new RegExp(`^${template.split(/\{[^}]+\}/).map(literal).join('[^/]+')}$`);
 }
 
-/** `/api/v1/x` -> `/api/x` (the alias of ARCHITECTURE §2); a trailing slash is not significant. */
+/** `/api/v1/x` -> `/api/x` (the alias of docs/contract.md §2.1); a trailing slash is not significant. */
 function normalize(path: string): string {
   const bare = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
   return bare === '/api/v1' || bare.startsWith('/api/v1/') ? `/api${bare.slice('/api/v1'.length)}` : bare;

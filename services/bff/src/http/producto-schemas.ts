@@ -5,7 +5,7 @@ import { MAX_INT32 } from './json-number';
 import { entero, nombre, opcionalNoNulo, precio, textoLibre } from './rest-fields';
 import { parseBody } from './validate';
 
-/** POST /api/productos (ARCHITECTURE §2): nombre, precio and cantidadEnStock required. */
+/** POST /api/productos (docs/contract.md §2.5): nombre, precio and cantidadEnStock required. */
 const productoCreateSchema = z.strictObject({
   nombre: nombre(),
   descripcion: textoLibre().nullish(),

@@ -10,7 +10,7 @@ import { productoJson, productoJsonText, sendJson } from './rest-json';
 import { etagOf, sendRecord, writeOptionsOf } from './safe-write-headers';
 
 /**
- * /api/productos (and /api/v1/productos): ARCHITECTURE §2. Every failure
+ * /api/productos (and /api/v1/productos): docs/contract.md §2.2. Every failure
  * is thrown to the app's error middleware (Express 5 forwards rejected
  * handlers), which maps it to HTTP once. The full list is streamed a
  * page at a time (json-array-stream.ts).

@@ -74,7 +74,7 @@ const BODEGA_UPDATABLE = ['nombre', 'ubicacion', 'capacidad'] as const;
  * The BFF's use cases over producto-svc and bodega-svc, shared by REST and
  * GraphQL. The services own the field rules; what spans both services lives
  * here: a product's `bodegaId` must name an existing warehouse, and the
- * warehouse safe delete (ARCHITECTURE §6).
+ * warehouse safe delete (docs/contract.md §2.7).
  */
 export function createInventario({ productos, bodegas, existencias, onSafeWriteOutcome }: InventarioDeps): InventarioApi {
   const stock = createStockDeBodega({ productos, existencias });
@@ -290,15 +290,14 @@ export function createInventario({ productos, bodegas, existencias, onSafeWriteO
     },
 
     /**
-     * Safe delete (spec "Warehouse deletion rules", ARCHITECTURE §6,
-     * docs/contract.md §10.2). The warehouse must exist before any product
-     * is touched (NotFoundError), and match If-Match. Without force, a
-     * warehouse holding products, assigned to it or with units there, is
-     * refused with them counted and the first listed (also when bodega-svc
-     * finds stock the check did not: BODEGA_CON_EXISTENCIAS); with force,
-     * its products are unassigned first (they remain), then it is deleted
-     * and its stock written out in one transaction of bodega-svc. A product
-     * assigned between the check and the delete is unassigned by
+     * Safe delete (docs/contract.md §2.7, §10.2). The warehouse must exist
+     * before any product is touched (NotFoundError), and match If-Match.
+     * Without force, a warehouse holding products, assigned to it or with units
+     * there, is refused with them counted and the first listed (also when
+     * bodega-svc finds stock the check did not: BODEGA_CON_EXISTENCIAS); with
+     * force, its products are unassigned first (they remain), then it is
+     * deleted and its stock written out in one transaction of bodega-svc. A
+     * product assigned between the check and the delete is unassigned by
      * producto-svc when it sees BodegaEliminada.
      *
      * With an idempotency key both steps carry it, so a retry after any

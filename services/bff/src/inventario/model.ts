@@ -1,7 +1,7 @@
 import type { MotivoMovimiento, MovimientoData, TipoMovimiento, TipoMovimientoRegistrable, TipoOperacion } from '@inventario/platform';
 
 /**
- * The BFF's own model of the inventory: the REST form of ARCHITECTURE §2,
+ * The BFF's own model of the inventory: the REST form of docs/contract.md §2.3,
  * shared by the REST routes and the GraphQL resolvers. Generated proto types
  * never leave src/downstream; everything above it speaks these types.
  */
@@ -25,7 +25,7 @@ export interface Producto {
   cantidadEnStock: number;
   /** The warehouse holding it, or null. */
   bodegaId: number | null;
-  /** `YYYY-MM-DDTHH:mm:ss`, UTC, no zone (ARCHITECTURE §2). */
+  /** `YYYY-MM-DDTHH:mm:ss`, UTC, no zone (docs/contract.md §2.1). */
   fechaCreacion: string;
   fechaActualizacion: string;
   /** 1 at creation, +1 on each write; the REST ETag is this number in quotes. */
@@ -120,7 +120,7 @@ export interface WriteOptions {
   onReplay?: () => void;
 }
 
-/** The outcome of a warehouse delete (ARCHITECTURE §6, docs/contract.md §10.2). */
+/** The outcome of a warehouse delete (docs/contract.md §2.7, §10.2). */
 export type BodegaDeleteResult =
   /** It was empty and is gone (REST 204). */
   | { kind: 'deleted' }

@@ -2,8 +2,8 @@ import { AlreadyExistsError } from '@inventario/platform';
 import type { Bodega, BodegaInput, Caller, InventarioApi } from './model';
 
 /**
- * The sample data (ARCHITECTURE §7): a handful of warehouses and products
- * with Spanish names, loaded only on request (`npm run seed`, or the
+ * The sample data (docs/contract.md §4.3, §8.6): a handful of warehouses and
+ * products with Spanish names, loaded only on request (`npm run seed`, or the
  * `inicializarBaseDatos` mutation with ENABLE_INIT=true), never behind the
  * user's back. Loading goes through InventarioApi like any other write, so
  * every record created publishes its event, with the caller as `usuario`.

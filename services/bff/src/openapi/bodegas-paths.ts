@@ -5,7 +5,7 @@ import { asignarProductoABodega } from './existencias-paths';
 import type { PathItem } from './openapi-types';
 import { schemaRef } from './schemas';
 
-/** The warehouse routes of ARCHITECTURE §2, with the spec's warehouse deletion rules. */
+/** The warehouse routes of docs/contract.md §2.2, with the safe delete of §2.7. */
 
 const tags = ['Bodegas'];
 

@@ -4,9 +4,9 @@ import { schemaRef } from './schemas';
 
 /**
  * The shared pieces of the document: parameters, headers and the error
- * responses of ARCHITECTURE §2's status mapping. Every error answers the same
- * body (`Error`); the tests constrain its shape, not the code values, which
- * may grow.
+ * responses of docs/contract.md §3.2's status mapping. Every error answers the
+ * same body (`Error`); the tests constrain its shape, not the code values,
+ * which may grow.
  */
 
 export const parameters = {

@@ -3,13 +3,12 @@ import type { Content, PathItem, Response } from './openapi-types';
 import { schemaRef } from './schemas';
 
 /**
- * The GraphQL endpoint (ARCHITECTURE §3) as seen from HTTP. The schema itself
- * is GraphQL's (introspection); this only describes the transport, which is
- * graphql-http's: its own answers (400, 405, 406, 415) carry GraphQL
+ * The GraphQL endpoint (docs/contract.md §4.1) as seen from HTTP. The schema
+ * itself is GraphQL's (introspection); this only describes the transport, which
+ * is graphql-http's: its own answers (400, 405, 406, 415) carry GraphQL
  * `{errors}` bodies, while authentication, rate limit, a body that cannot be
- * read (too large, not decompressible, an unknown charset or
- * Content-Encoding) and unexpected failures carry the REST error body like
- * every other route.
+ * read (too large, not decompressible, an unknown charset or Content-Encoding)
+ * and unexpected failures carry the REST error body like every other route.
  */
 
 const tags = ['GraphQL'];

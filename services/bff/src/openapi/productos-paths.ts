@@ -3,7 +3,7 @@ import { otroProductoEjemplo, productoEjemplo } from './examples';
 import type { PathItem } from './openapi-types';
 import { schemaRef } from './schemas';
 
-/** The product routes of ARCHITECTURE §2. */
+/** The product routes of docs/contract.md §2.2. */
 
 const tags = ['Productos'];
 

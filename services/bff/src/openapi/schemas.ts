@@ -2,7 +2,7 @@ import type { JsonSchema } from './openapi-types';
 
 /**
  * The JSON Schemas (2020-12) of every REST body: the resources in their REST
- * form (ARCHITECTURE §2), the request bodies, the error body and the
+ * form (docs/contract.md §2.3), the request bodies, the error body and the
  * warehouse-deletion bodies of the spec. Every object is closed
  * (`additionalProperties: false`), except the GraphQL request, whose
  * transport is graphql-http's: the BFF answers 400 to an unknown REST request
@@ -115,7 +115,7 @@ export const version: JsonSchema = {
   description: 'Versión del registro: 1 al crearse, +1 en cada escritura. La ETag es este número entre comillas; envíela en If-Match.',
 };
 
-/** Fields a client may send (e.g. echoing a resource) but the service owns: ignored (ARCHITECTURE §2). */
+/** Fields a client may send (e.g. echoing a resource) but the service owns: ignored (docs/contract.md §2.5). */
 export const readOnlyIgnored: Record<string, JsonSchema> = {
   id: { readOnly: true, description: 'Se ignora.' },
   fechaCreacion: { readOnly: true, description: 'Se ignora.' },
@@ -123,7 +123,7 @@ export const readOnlyIgnored: Record<string, JsonSchema> = {
   version: { readOnly: true, description: 'Se ignora: una escritura condicional usa la cabecera If-Match.' },
 };
 
-/** The fields of every error body (ARCHITECTURE §2). */
+/** The fields of every error body (docs/contract.md §3.1). */
 export const errorProperties: Record<string, JsonSchema> = {
   error: { type: 'string', minLength: 1, description: 'Código estable del error, para que el cliente decida, p. ej. VALIDATION_ERROR o NOT_FOUND.' },
   mensaje: { type: 'string', minLength: 1 },

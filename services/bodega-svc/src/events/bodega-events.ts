@@ -13,8 +13,8 @@ import {
 import type { Bodega } from '../domain/bodega';
 
 /**
- * The warehouse events of ARCHITECTURE §4, built as outbox rows. The store
- * enqueues them in the write's own transaction; the relay publishes them.
+ * The warehouse events of docs/contract.md §5.3, built as outbox rows. The
+ * store enqueues them in the write's own transaction; the relay publishes them.
  */
 
 /** Who made a write, when, and its trace context. */

@@ -153,7 +153,7 @@ export function createBodegaStore(db: Knex, deps: BodegaStoreDeps): BodegaStore 
           if (isDuplicateNombre(err)) throw duplicateNombre(datos.nombre);
           throw err;
         }
-        // fechaActualizacion equals fechaCreacion on creation (ARCHITECTURE §2).
+        // Both dates are equal on creation (docs/contract.md §2.1).
         const bodega: Bodega = { id, ...datos, fechaCreacion: at, fechaActualizacion: at, version: 1, ocupacion: 0 };
         await enqueueEvent(trx, events.creada(bodega, { ...caller, at }));
         return bodega;

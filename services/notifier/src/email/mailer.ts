@@ -5,9 +5,9 @@ import { inSpan } from '@inventario/platform';
 import type { RenderedEmail } from './templates';
 
 /**
- * SMTP delivery through one pooled nodemailer transport (ARCHITECTURE §5).
- * Every wait is bounded (a connect 10 s, the greeting 10 s, a silent server
- * 20 s), so a send cannot hang for ever. It may outlast the consumers'
+ * SMTP delivery through one pooled nodemailer transport (docs/contract.md
+ * §6.1). Every wait is bounded (a connect 10 s, the greeting 10 s, a silent
+ * server 20 s), so a send cannot hang for ever. It may outlast the consumers'
  * ack_wait: the message's heartbeat keeps it held meanwhile.
  */
 const CONNECTION_TIMEOUT_MS = 10_000;

@@ -11,7 +11,7 @@ import { isLastDelivery, retryDelayMs, type RetryPolicy } from './retry-policy';
 import { EMAIL_HORIZON_MS, type Claim, type SentRegistry } from './sent-registry';
 
 /**
- * The ack policy of every notifier consumer, in one place (STYLE §8):
+ * The ack policy of every notifier consumer, in one place (docs/contract.md §6.3):
  *
  * - unparsable or invalid event: dead letter + term (redelivery cannot fix it);
  * - stored before the email horizon (older than the sent registry

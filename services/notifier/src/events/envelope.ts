@@ -2,11 +2,11 @@ import { z } from 'zod';
 import { EVENT_SOURCE, type EventType } from '@inventario/platform';
 
 /**
- * What the notifier accepts from the stream (ARCHITECTURE §4). Parsing is
- * lenient where producers legitimately differ (the spec's two product
- * variants, `nombre` on deletions being additive) and strict where an email
- * could not be written without it (record id, name of a record, units of a
- * stock level, event time).
+ * What the notifier accepts from the stream (docs/contract.md §5.2, §5.3;
+ * what it refuses, §6.3). Parsing is lenient where producers legitimately
+ * differ (the spec's two product variants, `nombre` on deletions being
+ * additive) and strict where an email could not be written without it
+ * (record id, name of a record, units of a stock level, event time).
  * Anything that fails here is permanent: redelivering it cannot fix it.
  */
 

@@ -7,7 +7,7 @@ import { z } from 'zod';
 /**
  * Which events were emailed: a JetStream KV bucket keyed by event id, shared
  * by every notifier replica, so one event gets one email across
- * redeliveries, duplicate publications and restarts (ARCHITECTURE §5).
+ * redeliveries, duplicate publications and restarts (docs/contract.md §6.4).
  *
  * A key goes `sending` (claimed with a compare-and-set create, so two
  * replicas never both send one event) -> `sent` (after the SMTP server

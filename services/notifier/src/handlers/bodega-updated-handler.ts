@@ -2,7 +2,7 @@ import { bodegaDataSchema } from '../events/envelope';
 import { defineHandler } from './event-handler';
 import { bodegaRecord } from './records';
 
-/** One "Bodega Actualizada" email per BodegaActualizada event; durable consumer `BodegaUpdatedHandler` (ARCHITECTURE §5). */
+/** One "Bodega Actualizada" email per BodegaActualizada event; durable consumer `BodegaUpdatedHandler` (docs/contract.md §6.1). */
 export const bodegaUpdatedHandler = defineHandler({
   name: 'BodegaUpdatedHandler',
   eventType: 'BodegaActualizada',

@@ -2,7 +2,7 @@ import { deletedDataSchema } from '../events/envelope';
 import { defineHandler } from './event-handler';
 import { deletedRecord } from './records';
 
-/** One "Producto Eliminado" email per ProductoEliminado event; durable consumer `ProductoDeletedHandler` (ARCHITECTURE §5). */
+/** One "Producto Eliminado" email per ProductoEliminado event; durable consumer `ProductoDeletedHandler` (docs/contract.md §6.1). */
 export const productoDeletedHandler = defineHandler({
   name: 'ProductoDeletedHandler',
   eventType: 'ProductoEliminado',

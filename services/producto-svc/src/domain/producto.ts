@@ -3,7 +3,7 @@ import { checkPositiveId, ID_MENSAJES, InvalidArgumentError, type FieldViolation
 // The id rule is platform's, shared with bodega-svc: one rule, one message.
 
 /**
- * Producto: the pure rules of the resource (ARCHITECTURE §2 "Validation").
+ * Producto: the pure rules of the resource (docs/contract.md §2.5, §7.2).
  * Nothing here touches a transport or the database. Violations name the
  * public camelCase field (`campo`) and carry a Spanish message (`mensaje`).
  */

@@ -14,8 +14,9 @@ import {
 import type { Producto, WriteContext } from '../domain/producto';
 
 /**
- * Builds the outbox rows of product writes (ARCHITECTURE §4). The store adds
- * them inside the write's transaction; the relay publishes them after commit.
+ * Builds the outbox rows of product writes (docs/contract.md §5.3). The store
+ * adds them inside the write's transaction; the relay publishes them after
+ * commit.
  */
 export interface ProductoEvents {
   /** ProductoCreado, data = the stored product. */
