@@ -11,7 +11,9 @@ import { startTestService, type TestService } from './support/test-service';
 let svc: TestService;
 
 beforeAll(async () => {
-  svc = await startTestService('bodega_shutdown');
+  // The update below waits on a row lock while the test stops the service; under the default
+  // statement limit (4 s) a slow machine could see it killed first, which is not what is tested.
+  svc = await startTestService('bodega_shutdown', { env: { DB_STATEMENT_TIMEOUT_MS: '120000' } });
 });
 
 afterAll(async () => {

@@ -22,7 +22,9 @@ let many: StockClients;
 let eliminarProducto: (productoId: number) => Promise<void>;
 
 beforeAll(async () => {
-  svc = await startTestService('bodega_stock_conc');
+  // Some cases hold a warehouse's row lock while calls queue behind it: the default statement
+  // limit (4 s) could kill a queued call on a slow machine, which is not what is tested.
+  svc = await startTestService('bodega_stock_conc', { env: { DB_STATEMENT_TIMEOUT_MS: '120000' } });
   many = stockClients(svc.address, CLIENTS);
   eliminarProducto = productoEliminadoDe(svc);
 });
