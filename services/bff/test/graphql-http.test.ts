@@ -1,5 +1,5 @@
 import { serverAudits } from 'graphql-http';
-import { GRAPHIQL_CSP } from '../src/graphql/graphiql';
+import { GRAPHIQL_CSP, GRAPHIQL_DEFAULT_QUERY } from '../src/graphql/graphiql';
 import { EJEMPLO, MAX_BODY_BYTES } from '../src/graphql/router';
 import { startTestStack, type TestStack } from './support/stack';
 import { graphql } from './graphql-support/graphql-client';
@@ -49,7 +49,13 @@ describe('GET /api/graphql', () => {
     expect(response.text).not.toMatch(/(src|href)="(https?:)?\/\//);
     // The init script reads endpoint and starting query from the page, HTML-escaped.
     expect(response.text).toContain('data-endpoint="/api/v1/graphql"');
-    expect(response.text).toContain(`data-default-query="${EJEMPLO.query.replace(/"/g, '&#34;')}"`);
+    expect(response.text).toContain(`data-default-query="${GRAPHIQL_DEFAULT_QUERY.replace(/"/g, '&#34;')}"`);
+  });
+
+  it("GraphiQL's first query needs no variables: it runs as it is", async () => {
+    const response = await graphql(stack, GRAPHIQL_DEFAULT_QUERY);
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ data: { productos: expect.any(Array) } });
   });
 
   it('every asset the GraphiQL page references is served, behind auth, with its content type', async () => {

@@ -493,6 +493,8 @@ describe('the documentation endpoints', () => {
     }
     const init = await stack.request('GET', '/api/docs/swagger-ui-init.js');
     expect(init.text).toContain('"swaggerUrl": "../openapi.json"');
+    // No online validator badge, which would ask swagger.io about the document.
+    expect(init.text).toContain('"validatorUrl": null');
   });
 
   it('both answer 401 without credentials', async () => {

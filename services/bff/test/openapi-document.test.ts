@@ -55,6 +55,10 @@ describe('the OpenAPI document', () => {
     expect((await validateOpenApiDocument(badRef)).valid).toBe(false);
   });
 
+  it("declares OpenAPI 3.1's default schema dialect, the only one Swagger UI renders without a warning", () => {
+    expect(openApiDocument.jsonSchemaDialect).toBe('https://spec.openapis.org/oas/3.1/dialect/base');
+  });
+
   it('has examples that all match their schemas', () => {
     expect(createOpenApiValidator().exampleProblems()).toEqual([]);
   });

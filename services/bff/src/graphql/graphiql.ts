@@ -20,6 +20,25 @@ export const GRAPHIQL_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+/**
+ * GraphiQL's first query, until the browser has stored tabs of its own. It
+ * needs no variables, so the first ▶ answers data: GraphiQL 3.9 opens with
+ * an empty variables editor (a default tab's variables are not loaded into
+ * it, and its `variables` prop would overwrite what the user stored).
+ */
+export const GRAPHIQL_DEFAULT_QUERY = `# Los primeros productos, con su bodega.
+# Pulse ▶ (o Ctrl-Enter) para ejecutar la consulta.
+query Productos {
+  productos(first: 10) {
+    id
+    nombre
+    precio
+    cantidad
+    bodega { id nombre }
+  }
+}
+`;
+
 /** Text for an HTML attribute value or element content: every character that could end it escaped. */
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -30,7 +49,8 @@ function escapeHtml(text: string): string {
  * React 18, from `assetsBase`, this endpoint's own assets). The endpoint and
  * the starting query travel in data- attributes read by the init script; the
  * browser then POSTs its queries to the same endpoint, re-sending the Basic
- * credentials it already holds for this origin.
+ * credentials it already holds for this origin. Its icon is empty, so the
+ * browser does not ask for a /favicon.ico the BFF does not have.
  */
 export function graphiqlPage(endpoint: string, defaultQuery: string, assets: readonly GraphiqlAsset[], assetsBase: string): string {
   const url = (asset: GraphiqlAsset) => escapeHtml(`${assetsBase}${asset.path}`);
@@ -46,6 +66,7 @@ export function graphiqlPage(endpoint: string, defaultQuery: string, assets: rea
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>Inventario · GraphiQL</title>
+  <link rel="icon" href="data:,">
   <style>body { margin: 0; } #graphiql { height: 100vh; }</style>
 ${styles.join('\n')}
 </head>

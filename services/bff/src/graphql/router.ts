@@ -3,14 +3,14 @@ import express from 'express';
 import type { ResponseInit } from 'graphql-http';
 import { callerOf } from '../http/auth';
 import { bodyReadFailure } from '../http/http-errors';
-import { GRAPHIQL_CSP, graphiqlPage } from './graphiql';
+import { GRAPHIQL_CSP, GRAPHIQL_DEFAULT_QUERY, graphiqlPage } from './graphiql';
 import { graphiqlAssets, serveGraphiqlAssets } from './graphiql-assets';
 import { createGraphqlHandler, type GraphqlHandlerDeps } from './handler';
 
 /** Largest POST body read (docs/contract.md §3.4: bodies over 1 MiB are 413). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-/** The example of the spec's info body, also GraphiQL's starting query. */
+/** The example of the spec's info body. */
 export const EJEMPLO = {
   query: 'query ProductoPorId($id: ID!) {\n  producto(id: $id) {\n    id\n    nombre\n    precio\n    cantidad\n    bodega { id nombre }\n  }\n}',
   variables: { id: '1' },
@@ -103,7 +103,7 @@ export function createGraphqlRouter(deps: GraphqlRouterDeps): express.Router {
     res.set('cache-control', 'no-store');
     if (req.accepts(['application/json', 'text/html']) === 'text/html') {
       res.set('content-security-policy', GRAPHIQL_CSP);
-      res.type('html').send(graphiqlPage(endpoint, EJEMPLO.query, assets, `${req.baseUrl}/assets`));
+      res.type('html').send(graphiqlPage(endpoint, GRAPHIQL_DEFAULT_QUERY, assets, `${req.baseUrl}/assets`));
     } else {
       res.json(infoBody(endpoint));
     }

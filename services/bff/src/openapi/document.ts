@@ -37,7 +37,10 @@ de movimientos (\`Existencia\`, \`Movimiento\`, \`Operacion\`), por REST y Graph
  */
 export const openApiDocument: OpenApiDocument = {
   openapi: '3.1.1',
-  jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+  // OpenAPI 3.1's default dialect (JSON Schema 2020-12 with the OpenAPI
+  // vocabulary), stated for the reader: Swagger UI renders no other and
+  // shows a warning box over the reference page instead.
+  jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
   info: {
     title: 'Inventario API',
     version: '1.0.0',

@@ -27,6 +27,10 @@ export function createApiDocsRouter(): express.Router {
     // /api, under the /api/v1 alias and behind a proxy that adds a prefix.
     swaggerUrl: '../openapi.json',
     customSiteTitle: `${openApiDocument.info.title}: referencia`,
+    // No online validator badge: under any host name but a loopback one,
+    // Swagger UI would fetch it from swagger.io with the document's URL (a
+    // request elsewhere, and a broken image, as the document needs our auth).
+    swaggerOptions: { validatorUrl: null },
   };
   const docs = express.Router();
   // serveFiles rather than swaggerUi.serve: serve's init script is
