@@ -38,5 +38,6 @@ export * from './tracing-nats';
 export * from './route-template';
 export * from './migration-job';
 export * from './bounded-list';
+export * from './backoff';
 export * from './reconciliation-consumer';
 export * from './grpc/record-lookup';

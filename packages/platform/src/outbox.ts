@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream } from '@nats-io/jetstream';
+import { backoffDelayMs } from './backoff';
 import { isLockBusy, type Knex } from './db';
 import type { EventEnvelope } from './events';
 import type { Logger } from './logger';
@@ -310,8 +311,8 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       options.metrics?.published.inc(round.published);
       for (const lag of round.lagsSeconds ?? []) options.metrics?.lag.observe(lag);
       if (round.failure) {
-        backoff = Math.min(maxBackoffMs, backoff === 0 ? pollIntervalMs : backoff * 2);
         failures += 1;
+        backoff = backoffDelayMs(failures, { baseMs: pollIntervalMs, maxMs: maxBackoffMs });
         options.metrics?.failures.inc();
         const { error, ...row } = round.failure;
         // A row that keeps failing holds back every later event: past a few

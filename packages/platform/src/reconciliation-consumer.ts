@@ -1,6 +1,7 @@
 import { AckPolicy, DeliverPolicy, jetstream, JetStreamApiError, jetstreamManager, type ConsumerConfig, type JsMsg } from '@nats-io/jetstream';
 import { nanos, type NatsConnection } from '@nats-io/transport-node';
 import { z } from 'zod';
+import { backoffDelayMs } from './backoff';
 import { envelopeMismatch, eventSubject, type EventType } from './events';
 import type { Logger } from './logger';
 import { startConsumerSampler, type JetStreamConsumerMetrics } from './metrics/jetstream-metrics';
@@ -121,7 +122,7 @@ function parseEvent(
 
 /** 1 s, 2 s, 4 s ... capped: a database or owner outage is not hammered. */
 function retryDelayMs(deliveryCount: number): number {
-  return Math.min(MAX_RETRY_DELAY_MS, 1000 * 2 ** Math.max(0, deliveryCount - 1));
+  return backoffDelayMs(deliveryCount, { baseMs: 1000, maxMs: MAX_RETRY_DELAY_MS });
 }
 
 /**

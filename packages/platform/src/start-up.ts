@@ -10,6 +10,7 @@ import {
   type Migration,
   type MigrationState,
 } from './db';
+import { backoffDelayMs } from './backoff';
 import type { NatsCredentials } from './config';
 import type { Logger } from './logger';
 import { connectNats, type NatsConnection } from './nats';
@@ -21,8 +22,8 @@ import { redactUrlCredentials } from './redact';
  * process, and SIGTERM still stops it at once.
  */
 
-/** Ceiling of the delay between set-up attempts. */
-const RETRY_MAX_MS = 10_000;
+/** Delays between set-up attempts: 250 ms, doubling, up to 10 s. */
+const RETRY_BACKOFF = { baseMs: 250, maxMs: 10_000 };
 
 /**
  * connectNats waits for a first server indefinitely; stop waiting when
@@ -64,13 +65,14 @@ export async function retrying<T>(
   signal: AbortSignal,
   retryable: (err: unknown) => boolean = () => true,
 ): Promise<T> {
-  for (let delayMs = 250; ; delayMs = Math.min(RETRY_MAX_MS, delayMs * 2)) {
+  for (let attempt = 1; ; attempt++) {
     signal.throwIfAborted();
     try {
       return await work();
     } catch (err) {
       signal.throwIfAborted();
       if (!retryable(err)) throw err;
+      const delayMs = backoffDelayMs(attempt, RETRY_BACKOFF);
       logger.warn({ err: err instanceof Error ? err.message : String(err), retryInMs: delayMs }, `${what} failed; will retry`);
       await sleep(delayMs, undefined, { signal });
     }

@@ -1,7 +1,6 @@
 import { buildSchema, getIntrospectionQuery, GraphQLError, specifiedRules } from 'graphql';
 import { createDocumentCache } from '../src/graphql/document-cache';
 import { limitRules, QUERY_LIMITS } from '../src/graphql/limits';
-import { createLru } from '../src/graphql/lru';
 import { tooManyMutationsMessage } from '../src/graphql/mutation-count';
 import { typeDefs } from '../src/graphql/schema';
 
@@ -26,24 +25,6 @@ function nestedQuery(levels: number): string {
   return `{ ${selection} }`;
 }
 
-describe('LRU', () => {
-  it('keeps at most maxEntries, dropping the least recently used', () => {
-    const lru = createLru<string, number>(2);
-    lru.set('a', 1);
-    lru.set('b', 2);
-    expect(lru.get('a')).toBe(1); // a is now the most recent
-    lru.set('c', 3);
-    expect(lru.size).toBe(2);
-    expect(lru.get('b')).toBeUndefined();
-    expect(lru.get('a')).toBe(1);
-    expect(lru.get('c')).toBe(3);
-  });
-
-  it('refuses a size below 1', () => {
-    expect(() => createLru(0)).toThrow(RangeError);
-  });
-});
-
 describe('document cache', () => {
   it('parses a query text once and validates its document once', () => {
     const cache = createDocumentCache();
@@ -64,6 +45,16 @@ describe('document cache', () => {
     const long = `{ productos { id nombre descripcion precio cantidad } }`;
     expect(long.length).toBeGreaterThan(40);
     expect(cache.parse(long)).not.toBe(cache.parse(long));
+  });
+
+  it('drops the least recently used document when full', () => {
+    const cache = createDocumentCache({ maxEntries: 2, maxQueryLength: 100, maxTokens: 1000 });
+    const a = cache.parse('{ health }');
+    const b = cache.parse('{ productos { id } }');
+    expect(cache.parse('{ health }')).toBe(a); // now the most recent
+    cache.parse('{ bodegas { id } }');
+    expect(cache.parse('{ health }')).toBe(a);
+    expect(cache.parse('{ productos { id } }')).not.toBe(b);
   });
 
   it('classifies a syntax error InvalidSyntax, with its location', () => {

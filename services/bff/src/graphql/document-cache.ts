@@ -6,8 +6,8 @@ import {
   type ParseOptions,
   type Source,
 } from 'graphql';
+import { LRUCache } from 'lru-cache';
 import { CLASSIFICATION, withClassification } from './errors';
-import { createLru } from './lru';
 
 export interface DocumentCacheOptions {
   /** Distinct query texts kept. */
@@ -38,7 +38,7 @@ export const DEFAULT_DOCUMENT_CACHE: DocumentCacheOptions = { maxEntries: 500, m
  * cached validation result is only valid for them.
  */
 export function createDocumentCache(options: DocumentCacheOptions = DEFAULT_DOCUMENT_CACHE): DocumentCache {
-  const documents = createLru<string, DocumentNode>(options.maxEntries);
+  const documents = new LRUCache<string, DocumentNode>({ max: options.maxEntries });
   const validations = new WeakMap<DocumentNode, readonly GraphQLError[]>();
 
   const parseOnce = (source: string | Source, parseOptions?: ParseOptions): DocumentNode => {

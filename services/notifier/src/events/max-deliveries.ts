@@ -1,7 +1,7 @@
 import { AckPolicy, DeliverPolicy, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
 import { z } from 'zod';
-import type { Logger } from '@inventario/platform';
+import { backoffDelayMs, type Logger } from '@inventario/platform';
 import type { EventHandler } from '../handlers';
 import type { NotifierMetrics } from '../metrics';
 import type { ConsumerSpec, DurableConfig } from './consumers';
@@ -90,7 +90,7 @@ export interface MaxDeliveriesDeps {
 
 /** A transient failure: 1 s, 2 s, 4 s ... up to a minute. */
 function retryDelayMs(deliveryCount: number): number {
-  return Math.min(60_000, 1000 * 2 ** Math.min(6, Math.max(0, deliveryCount - 1)));
+  return backoffDelayMs(deliveryCount, { baseMs: 1000, maxMs: 60_000 });
 }
 
 /** Handles one captured advisory; never rejects, always acks, naks or terms. */
