@@ -1,8 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { createEmailRenderer } from './email/templates';
-import { HANDLERS } from './handlers';
-import { productoCreatedHandler } from './handlers/producto-created-handler';
+import { HANDLERS, handlerFor } from './handlers';
 import { sampleEnvelope } from './sample-events';
 
 /**
@@ -16,11 +15,12 @@ import { sampleEnvelope } from './sample-events';
 /** Renders the previews into `dir`; returns the files written. */
 export function writePreviews(dir: string): string[] {
   const renderer = createEmailRenderer(HANDLERS.map((h) => h.template));
+  const productoCreado = handlerFor('ProductoCreado');
   const cases = [
     ...HANDLERS.map((handler) => ({ handler, file: handler.template, envelope: sampleEnvelope(handler.eventType) })),
     {
-      handler: productoCreatedHandler,
-      file: `${productoCreatedHandler.template}-hostil`,
+      handler: productoCreado,
+      file: `${productoCreado.template}-hostil`,
       envelope: sampleEnvelope('ProductoCreado', { nombre: '<script>alert(1)</script>', usuario: '"><img src=x onerror=alert(2)>' }),
     },
   ];

@@ -8,8 +8,7 @@ import { createDeadLetterPublisher } from '../src/events/dead-letter';
 import { createDelivery, type Deliver, type DeliveryDeps } from '../src/events/delivery';
 import { startHeartbeat } from '../src/events/message-heartbeat';
 import { EMAIL_HORIZON_MS, openSentRegistry, type SentRegistry } from '../src/events/sent-registry';
-import { HANDLERS } from '../src/handlers';
-import { productoCreatedHandler } from '../src/handlers/producto-created-handler';
+import { HANDLERS, handlerFor } from '../src/handlers';
 import { counterValue, createNotifierMetrics } from '../src/metrics';
 import { sampleEnvelope } from '../src/sample-events';
 import { startSmtpSink, type SmtpSink } from './support/smtp-sink';
@@ -19,6 +18,7 @@ import { createTestEvents, RECIPIENT, SENDER, type TestEvents } from './support/
 // dependency failing on purpose where the whole service cannot show it.
 
 const CONSUMER = 'delivery-test';
+const productoCreatedHandler = handlerFor('ProductoCreado');
 let events: TestEvents;
 let sink: SmtpSink;
 let mailer: Mailer;

@@ -1,10 +1,12 @@
 import type { EventEnvelope } from '@inventario/platform';
 import { MAX_LONG_TEXT_UNITS, MAX_SHORT_TEXT_UNITS } from '../src/events/envelope';
-import { bodegaCreatedHandler } from '../src/handlers/bodega-created-handler';
-import { productoCreatedHandler } from '../src/handlers/producto-created-handler';
-import { productoDeletedHandler } from '../src/handlers/producto-deleted-handler';
-import { stockBajoHandler } from '../src/handlers/stock-bajo-handler';
+import { handlerFor } from '../src/handlers';
 import { sampleEnvelope } from '../src/sample-events';
+
+const productoCreatedHandler = handlerFor('ProductoCreado');
+const productoDeletedHandler = handlerFor('ProductoEliminado');
+const bodegaCreatedHandler = handlerFor('BodegaCreada');
+const stockBajoHandler = handlerFor('StockBajo');
 
 // The envelope check is about shape: whatever the services store passes,
 // so a valid record is emailed, never dead-lettered for its size.

@@ -1,26 +1,30 @@
-import { bodegaCreatedHandler } from './bodega-created-handler';
-import { bodegaDeletedHandler } from './bodega-deleted-handler';
-import { bodegaUpdatedHandler } from './bodega-updated-handler';
-import type { EventHandler } from './event-handler';
-import { productoCreatedHandler } from './producto-created-handler';
-import { productoDeletedHandler } from './producto-deleted-handler';
-import { productoUpdatedHandler } from './producto-updated-handler';
-import { stockBajoHandler } from './stock-bajo-handler';
+import { bodegaDataSchema, deletedDataSchema, productoDataSchema, stockUmbralDataSchema } from '../events/envelope';
+import { defineHandler, type EmailedEventType, type EventHandler } from './event-handler';
+import { bodegaRecord, deletedRecord, productoRecord, stockRecord } from './records';
 
 export { EVENT_TYPES_WITHOUT_EMAIL } from './event-handler';
 export type { EmailedEventType, EmailModel, EventHandler, HandlerName, PreparedEvent } from './event-handler';
 
 /**
- * The handlers, one durable consumer each: the spec's six in its order, then
- * the stock ledger's StockBajo. Every event type but EVENT_TYPES_WITHOUT_EMAIL
- * has one.
+ * The handlers, one durable consumer each: the spec's six in its order
+ * (docs/contract.md §6.1), then the stock ledger's StockBajo (§10.4). Each
+ * row sends one email per event of its type, with that subject and template,
+ * showing the record as its `record` function renders the event's data.
+ * Every event type but EVENT_TYPES_WITHOUT_EMAIL has one.
  */
 export const HANDLERS: readonly EventHandler[] = [
-  productoCreatedHandler,
-  productoUpdatedHandler,
-  productoDeletedHandler,
-  bodegaCreatedHandler,
-  bodegaUpdatedHandler,
-  bodegaDeletedHandler,
-  stockBajoHandler,
+  defineHandler({ name: 'ProductoCreatedHandler', eventType: 'ProductoCreado',      emailSubject: 'Nuevo Producto Creado', template: 'producto-creado',      data: productoDataSchema,    record: productoRecord }),
+  defineHandler({ name: 'ProductoUpdatedHandler', eventType: 'ProductoActualizado', emailSubject: 'Producto Actualizado',  template: 'producto-actualizado', data: productoDataSchema,    record: productoRecord }),
+  defineHandler({ name: 'ProductoDeletedHandler', eventType: 'ProductoEliminado',   emailSubject: 'Producto Eliminado',    template: 'producto-eliminado',   data: deletedDataSchema,     record: deletedRecord }),
+  defineHandler({ name: 'BodegaCreatedHandler',   eventType: 'BodegaCreada',        emailSubject: 'Nueva Bodega Creada',   template: 'bodega-creada',        data: bodegaDataSchema,      record: bodegaRecord }),
+  defineHandler({ name: 'BodegaUpdatedHandler',   eventType: 'BodegaActualizada',   emailSubject: 'Bodega Actualizada',    template: 'bodega-actualizada',   data: bodegaDataSchema,      record: bodegaRecord }),
+  defineHandler({ name: 'BodegaDeletedHandler',   eventType: 'BodegaEliminada',     emailSubject: 'Bodega Eliminada',      template: 'bodega-eliminada',     data: deletedDataSchema,     record: deletedRecord }),
+  defineHandler({ name: 'StockBajoHandler',       eventType: 'StockBajo',           emailSubject: 'Stock Bajo',            template: 'stock-bajo',           data: stockUmbralDataSchema, record: stockRecord }),
 ];
+
+/** The handler of an emailed event type (the table has one for each). */
+export function handlerFor(eventType: EmailedEventType): EventHandler {
+  const handler = HANDLERS.find((candidate) => candidate.eventType === eventType);
+  if (!handler) throw new Error(`no handler for ${eventType}`);
+  return handler;
+}
