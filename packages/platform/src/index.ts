@@ -1,43 +1,187 @@
-export * from './config';
-export * from './db';
-export * from './errors';
-export * from './events';
-export * from './health';
-export * from './logger';
-export * from './nats';
-export * from './outbox';
-export * from './shutdown';
-export * from './start-up';
-export * from './time';
-export * from './grpc/handlers';
-export * from './grpc/server';
-export * from './grpc/status';
-export * from './service';
-export * from './service-config';
-export * from './run-service';
-export * from './positive-id';
-export * from './redact';
-export * from './validate-fields';
-export * from './write-transaction';
-export * from './idempotency';
-export * from './grpc/pagination';
-export * from './grpc/update-mask';
-export * from './metrics/breaker-metrics';
-export * from './metrics/grpc-metrics';
-export * from './metrics/http-metrics';
-export * from './metrics/jetstream-metrics';
-export * from './metrics/metrics-server';
-export * from './metrics/outbox-metrics';
-export * from './metrics/registry';
-export * from './metrics/sampler';
-export * from './tracing';
-export * from './tracing-context';
-export * from './tracing-grpc';
-export * from './tracing-http';
-export * from './tracing-nats';
-export * from './route-template';
-export * from './migration-job';
-export * from './bounded-list';
-export * from './backoff';
-export * from './reconciliation-consumer';
-export * from './grpc/record-lookup';
+// The public API of @inventario/platform, listed by role. A name not listed here
+// is internal to the package; packages/platform/README.md describes each group.
+
+// Configuration: environment parsing, the shared variables and each gRPC service's settings (contract §8).
+export { ConfigError, envSchemas, natsCredentialsEnv, natsCredentialsOf, natsCredentialsTogether, parseEnv } from './config';
+export { loadServiceConfig, loadServiceConfigWith, serviceConfigSchema, type ServiceConfig } from './service-config';
+export { tracingEnv } from './tracing';
+
+// Database: connection, URL handling, error classification and migrations (contract §7.8, §8).
+export {
+  createDb,
+  describeMysqlUrl,
+  dropDatabase,
+  ensureDatabase,
+  executePrepared,
+  isDuplicateEntry,
+  isTransientDbError,
+  MigrationsMissingError,
+  parseMysqlUrl,
+  withDbErrors,
+  type Knex,
+  type Migration,
+} from './db';
+export { runMigrationJob } from './migration-job';
+
+// Domain errors and their gRPC status form (contract §3.2, §7.3).
+export {
+  AlreadyExistsError,
+  DomainError,
+  FailedPreconditionError,
+  IdempotencyKeyInUseError,
+  IdempotencyKeyReusedError,
+  InvalidArgumentError,
+  NotFoundError,
+  ResourceExhaustedError,
+  UnavailableError,
+  VersionMismatchError,
+  type FieldViolation,
+} from './errors';
+export {
+  currentVersionOf,
+  errorDataOf,
+  errorReasonOf,
+  FIELD_VIOLATIONS_KEY,
+  fieldViolationsOf,
+  grpcCodeName,
+} from './grpc/status';
+
+// Input rules shared by the BFF and the services (contract §2.5, §7.2).
+export {
+  checkPositiveId,
+  ID_MENSAJES,
+  MAX_UNSIGNED_INT,
+  requirePositiveId,
+  requirePositiveIds,
+} from './positive-id';
+export { validateFields } from './validate-fields';
+export { parseUpdateMask, type UpdateMaskSpec } from './grpc/update-mask';
+
+// Write transactions and idempotency keys (contract §9.2).
+export { writeTransaction } from './write-transaction';
+export {
+  claimResumableIdempotencyKey,
+  createIdempotencyTable,
+  dropIdempotencyTable,
+  IDEMPOTENCY_KEY_MENSAJE,
+  isIdempotencyKey,
+  jsonResultCodec,
+  recordIdempotentResult,
+  type IdempotencyKey,
+} from './idempotency';
+
+// Events: subjects, envelope, data forms and the transactional outbox (contract §5, §10.4).
+export {
+  BODEGA_CAMPOS,
+  buildEnvelope,
+  changedFields,
+  EVENT_SOURCE,
+  EVENT_TYPES,
+  eventAudit,
+  eventSubject,
+  MOTIVOS_MOVIMIENTO,
+  MOTIVOS_POR_TIPO,
+  PRODUCTO_CAMPOS,
+  TIPOS_MOVIMIENTO,
+  TIPOS_MOVIMIENTO_REGISTRABLES,
+  TIPOS_OPERACION,
+  type BodegaCampo,
+  type BodegaEventData,
+  type DeletedEventData,
+  type EventData,
+  type EventEnvelope,
+  type EventType,
+  type MotivoMovimiento,
+  type MovimientoData,
+  type MovimientoRegistradoData,
+  type Operacion,
+  type ProductoCampo,
+  type ProductoEventData,
+  type StockUmbralData,
+  type TipoMovimiento,
+  type TipoMovimientoRegistrable,
+  type TipoOperacion,
+} from './events';
+export {
+  countPendingEvents,
+  createOutboxRelay,
+  createOutboxTables,
+  dropOutboxTables,
+  enqueueEvent,
+  enqueueEvents,
+  jetStreamPublisher,
+  type OutboxEvent,
+  type OutboxRelay,
+  type PublishFn,
+} from './outbox';
+
+// NATS and the reconciliation consumers (contract §5.1, §7.6).
+export { connectNats, ensureStream, type NatsConnection } from './nats';
+export {
+  RECONCILIATION_ACK_WAIT_MS,
+  RECONCILIATION_MAX_DELIVER,
+  startReconciliationConsumer,
+  type ReconciliationConsumer,
+} from './reconciliation-consumer';
+
+// gRPC handlers, metadata, pagination and record lookups (contract §7.2, §7.4, §4.6).
+export {
+  idempotentBy,
+  REPLAYED_METADATA_KEY,
+  unary,
+  USUARIO_BIN_METADATA_KEY,
+  USUARIO_METADATA_KEY,
+  type CallContext,
+} from './grpc/handlers';
+export {
+  DEFAULT_PAGE_SIZE,
+  decodeNivelPageToken,
+  decodePageToken,
+  encodeNivelPageToken,
+  encodePageToken,
+  itemSizeBound,
+  listPageOf,
+  MAX_PAGE_SIZE,
+  PAGE_BYTE_BUDGET,
+  pageSizeOf,
+} from './grpc/pagination';
+export { boundedPrefix, jsonBytes, PRODUCTO_SAMPLE_LIMITS } from './bounded-list';
+export { createRecordLookup, type RecordLookup } from './grpc/record-lookup';
+
+// Metrics: registries, the /metrics server and the series each kind of process exports (contract §1, §9.3).
+export { createServiceRegistry } from './metrics/registry';
+export { startMetricsServer, type MetricsServer } from './metrics/metrics-server';
+export { startSampler } from './metrics/sampler';
+export {
+  BREAKER_EVENTS,
+  BREAKER_STATE_VALUES,
+  createCircuitBreakerMetrics,
+  type CircuitBreakerMetrics,
+} from './metrics/breaker-metrics';
+export { createGrpcClientMetrics, grpcClientMetricsInterceptor, type GrpcMetrics } from './metrics/grpc-metrics';
+export { createHttpMetrics, httpMetricsMiddleware, type HttpMetrics } from './metrics/http-metrics';
+export {
+  createJetStreamConsumerMetrics,
+  startConsumerSampler,
+  type JetStreamConsumerMetrics,
+} from './metrics/jetstream-metrics';
+
+// Tracing: spans and W3C trace context across HTTP, gRPC and NATS (contract §5.5, §7.4).
+export { eventTraceHeaders, inSpan } from './tracing-context';
+export { grpcClientTracing } from './tracing-grpc';
+export { httpServerTracing } from './tracing-http';
+export { inConsumeSpan } from './tracing-nats';
+
+// Lifecycle: start-up, the service runner, retries and shutdown (contract §7.5).
+export { startService, type ServiceApp } from './service';
+export { READY_MESSAGE_TYPE, runService } from './run-service';
+export { connectNatsUnlessAborted, createStartupGuard, retrying } from './start-up';
+export { backoffDelayMs } from './backoff';
+export { installShutdown, stopOnce, type ShutdownStep } from './shutdown';
+
+// Logging and redaction of credentials (contract §8.1).
+export { createLogger, type Logger } from './logger';
+export { redactUrlCredentials } from './redact';
+
+// Time: the public timestamp form (contract §2.1).
+export { formatLocalUtc, nowToSecond } from './time';

@@ -1,6 +1,7 @@
 /** Who made a call, as read from gRPC metadata (pure logic over a Metadata object). */
 import { Metadata, type ServerUnaryCall } from '@grpc/grpc-js';
-import { callContext, USUARIO_BIN_METADATA_KEY, USUARIO_METADATA_KEY } from '@inventario/platform';
+import { USUARIO_BIN_METADATA_KEY, USUARIO_METADATA_KEY } from '@inventario/platform';
+import { callContext } from '../src/grpc/handlers';
 
 function callWith(entries: Array<[string, string | Buffer]>): ServerUnaryCall<unknown, unknown> {
   const metadata = new Metadata();

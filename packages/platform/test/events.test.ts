@@ -3,16 +3,15 @@
  * the spec's envelope, and the audit block of every `data`.
  */
 import {
-  ACCION,
   buildEnvelope,
   EVENT_TYPES,
   eventAudit,
   eventSubject,
-  eventTypeOfSubject,
   type BodegaEventData,
   type EventType,
   type Operacion,
 } from '@inventario/platform';
+import { ACCION, eventTypeOfSubject } from '../src/events';
 
 const SUBJECTS: Array<[EventType, string]> = [
   ['ProductoCreado', 'inventario.producto.creado'],

@@ -5,7 +5,6 @@
 import { Metadata, status } from '@grpc/grpc-js';
 import {
   AlreadyExistsError,
-  domainErrorToStatus,
   FailedPreconditionError,
   FIELD_VIOLATIONS_KEY,
   fieldViolationsOf,
@@ -15,6 +14,7 @@ import {
   type DomainError,
   type FieldViolation,
 } from '@inventario/platform';
+import { domainErrorToStatus } from '../src/grpc/status';
 
 /** What the client sees: metadata serialised to HTTP/2 headers and read back. */
 function overTheWire(metadata: Metadata): Metadata {

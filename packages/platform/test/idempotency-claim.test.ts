@@ -7,12 +7,12 @@
 import {
   createDb,
   createIdempotencyTable,
-  idempotencyKeyOf,
   IdempotencyKeyInUseError,
   jsonResultCodec,
   writeTransaction,
   type Knex,
 } from '@inventario/platform';
+import { idempotencyKeyOf } from '../src/idempotency';
 import { createTestDatabase, type TestDatabase } from '@inventario/testkit';
 
 let testDb: TestDatabase;

@@ -8,7 +8,13 @@ import { createServer, request, type IncomingMessage, type Server, type ServerRe
 import type { AddressInfo } from 'node:net';
 import { context, propagation, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
-import { createHttpMetrics, createServiceRegistry, httpMetricsMiddleware, httpServerTracing, routeTemplate, type RoutableRequest } from '@inventario/platform';
+import { createServiceRegistry } from '@inventario/platform';
+// From the sources, not the package: the route template lives on the request
+// under a symbol of the route-template module, which the middleware and the
+// test must share.
+import { createHttpMetrics, httpMetricsMiddleware } from '../src/metrics/http-metrics';
+import { routeTemplate, type RoutableRequest } from '../src/route-template';
+import { httpServerTracing } from '../src/tracing-http';
 import { metricSample as sample, waitFor } from '@inventario/testkit';
 import type { Registry } from 'prom-client';
 

@@ -5,7 +5,8 @@
  * index, never the whole table (one MIN(created_at) over the pending rows
  * is planned as a full scan here).
  */
-import { createDb, createOutboxTables, pendingOutboxSummary, type Knex } from '@inventario/platform';
+import { createDb, createOutboxTables, type Knex } from '@inventario/platform';
+import { pendingOutboxSummary } from '../src/outbox';
 import { createTestDatabase, type TestDatabase } from '@inventario/testkit';
 
 const PUBLISHED = 40_000;

@@ -9,15 +9,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { status, type handleUnaryCall, type ServiceDefinition } from '@grpc/grpc-js';
 import {
-  createGrpcServerMetrics,
   createLogger,
   createServiceRegistry,
-  instrumentGrpcService,
   loadServiceConfig,
   startMetricsServer,
   startService,
   type MetricsServer,
 } from '@inventario/platform';
+import { createGrpcServerMetrics, instrumentGrpcService } from '../src/metrics/grpc-metrics';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { freePort, metricSample as sample, TEST_MYSQL_SERVER } from '@inventario/testkit';
 

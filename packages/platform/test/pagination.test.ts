@@ -8,9 +8,9 @@ import {
   itemSizeBound,
   listPageOf,
   MAX_PAGE_SIZE,
-  PAGE_MENSAJES,
   pageSizeOf,
 } from '@inventario/platform';
+import { PAGE_MENSAJES } from '../src/grpc/pagination';
 import { violationsOf } from '@inventario/testkit';
 
 describe('pageSizeOf', () => {

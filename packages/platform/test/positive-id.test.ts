@@ -2,11 +2,11 @@
 import {
   checkPositiveId,
   ID_MENSAJES,
-  MAX_FILTER_IDS,
   MAX_UNSIGNED_INT,
   requirePositiveId,
   requirePositiveIds,
 } from '@inventario/platform';
+import { MAX_FILTER_IDS } from '../src/positive-id';
 import { violationsOf } from '@inventario/testkit';
 
 describe('requirePositiveId', () => {

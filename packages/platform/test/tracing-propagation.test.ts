@@ -11,19 +11,16 @@ import { Metadata, status, type sendUnaryData, type ServerUnaryCall } from '@grp
 import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
 import {
-  activeTraceFields,
   createLogger,
-  endRpcSpan,
   httpServerTracing,
   inConsumeSpan,
-  inPublishSpan,
   NotFoundError,
-  startGrpcServerSpan,
-  startSpan,
-  traceHeaders,
   unary,
   type CallContext,
 } from '@inventario/platform';
+import { activeTraceFields, startSpan, traceHeaders } from '../src/tracing-context';
+import { endRpcSpan, startGrpcServerSpan } from '../src/tracing-grpc';
+import { inPublishSpan } from '../src/tracing-nats';
 
 const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
 const PARENT_SPAN_ID = 'b7ad6b7169203331';

@@ -10,13 +10,16 @@ import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
-import { otlpTracesUrl } from '@inventario/platform';
+import { otlpTracesUrl } from '../src/tracing';
 
 const PLATFORM = path.join(__dirname, '..', 'dist', 'index.js');
+// startTracing is internal (runService calls it): required from its compiled module.
+const TRACING = path.join(__dirname, '..', 'dist', 'tracing.js');
 
 // Logs outside and inside a span, then shuts tracing down (the last shutdown step of runService).
 const CHILD = `
-const { createLogger, inSpan, startTracing } = require(${JSON.stringify(PLATFORM)});
+const { createLogger, inSpan } = require(${JSON.stringify(PLATFORM)});
+const { startTracing } = require(${JSON.stringify(TRACING)});
 (async () => {
   const logger = createLogger('t-svc', 'info');
   const tracing = await startTracing('t-svc', { otlpEndpoint: process.argv[1], otelServiceName: process.argv[2] }, logger);

@@ -6,18 +6,18 @@
  * statement stuck on a lock, and the write with it.
  */
 import {
-  CallCancelledError,
   createDb,
   createIdempotencyTable,
   createLogger,
-  idempotencyKeyOf,
   jsonResultCodec,
   ResourceExhaustedError,
-  statementLimit,
   UnavailableError,
   writeTransaction,
   type Knex,
 } from '@inventario/platform';
+import { statementLimit } from '../src/db';
+import { CallCancelledError } from '../src/grpc/handlers';
+import { idempotencyKeyOf } from '../src/idempotency';
 import { createTestDatabase, freePort, type TestDatabase } from '@inventario/testkit';
 
 let testDb: TestDatabase;
