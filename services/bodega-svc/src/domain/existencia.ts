@@ -5,6 +5,7 @@ import {
   type FieldViolation,
   MOTIVOS_POR_TIPO,
   type MotivoMovimiento,
+  type MovimientoData,
   type TipoMovimientoRegistrable,
   type TipoMovimiento,
   type TipoOperacion,
@@ -31,23 +32,8 @@ export interface Existencia {
   fechaActualizacion: Date;
 }
 
-/** One ledger line. */
-export interface Movimiento {
-  id: number;
-  operacionId: number;
-  bodegaId: number;
-  productoId: number;
-  tipo: TipoMovimiento;
-  motivo: MotivoMovimiento;
-  /** Signed: what the line added to the level. */
-  cantidad: number;
-  cantidadAnterior: number;
-  cantidadPosterior: number;
-  version: number;
-  usuario: string;
-  comentario: string | null;
-  fecha: Date;
-}
+/** One ledger line: the published form (platform's MovimientoData), its instant a Date until it is written out. */
+export type Movimiento = Omit<MovimientoData, 'fecha'> & { fecha: Date };
 
 /** One command and its lines. */
 export interface Operacion {

@@ -25,21 +25,7 @@ export interface ExistenciaEvents {
 }
 
 export function movimientoData(m: Movimiento): MovimientoData {
-  return {
-    id: m.id,
-    operacionId: m.operacionId,
-    bodegaId: m.bodegaId,
-    productoId: m.productoId,
-    tipo: m.tipo,
-    motivo: m.motivo,
-    cantidad: m.cantidad,
-    cantidadAnterior: m.cantidadAnterior,
-    cantidadPosterior: m.cantidadPosterior,
-    version: m.version,
-    usuario: m.usuario,
-    comentario: m.comentario,
-    fecha: formatLocalUtc(m.fecha),
-  };
+  return { ...m, fecha: formatLocalUtc(m.fecha) };
 }
 
 export function createExistenciaEvents(options: BodegaEventsOptions): ExistenciaEvents {

@@ -1,7 +1,6 @@
 import {
   enqueueEvents,
   FailedPreconditionError,
-  InvalidArgumentError,
   isDuplicateEntry,
   jsonResultCodec,
   NotFoundError,
@@ -614,9 +613,4 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
       );
     },
   };
-}
-
-/** An InvalidArgumentError for a malformed list cursor (the BFF passes tokens through). */
-export function cursorInvalido(campo: string): InvalidArgumentError {
-  return InvalidArgumentError.field(campo, 'no es un cursor de esta lista');
 }
