@@ -22,7 +22,7 @@ export interface ChildOptions {
   preload: string;
   /** With a directory, each child writes `<name>.cpuprofile` there as it exits (`--cpu-prof`). */
   profileDir?: string;
-  /** Inherited environment (PATH and the like); the spec's env overrides it. */
+  /** Inherited environment (PATH and the like); the child's own env overrides it. */
   baseEnv: NodeJS.ProcessEnv;
 }
 

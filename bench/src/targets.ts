@@ -65,7 +65,7 @@ const stockPatch = () => JSON.stringify({ cantidadEnStock: Math.floor(Math.rando
  * a random seeded id per request; POSTs send a fresh product in a random
  * seeded warehouse; PUTs adjust the stock of one of `2 x connections`
  * seeded products that no other request in flight holds (UpdatePool).
- * Each write comes plain (no headers, the spec's unconditional write) and
+ * Each write comes plain (no headers, the contract's unconditional write) and
  * safe (issue 12: a fresh Idempotency-Key per POST, If-Match of the
  * current version on each PUT). The stock writes (issue 13) move one unit
  * of a random stocked (warehouse, product) level (seedStock prepared them

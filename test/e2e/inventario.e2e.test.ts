@@ -2,7 +2,7 @@
  * End to end: all four services (producto-svc, bodega-svc, the BFF and the
  * notifier) against the real MariaDB and NATS JetStream, and a real SMTP
  * server as the sink. Every write made through the public surface (REST or
- * GraphQL) ends as exactly one email with the spec's subject; a forced
+ * GraphQL) ends as exactly one email with the contract's subject; a forced
  * warehouse delete ends as `Bodega Eliminada` with its products kept and
  * unassigned.
  */

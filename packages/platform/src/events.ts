@@ -8,7 +8,7 @@ import { formatLocalUtc } from './time';
  */
 
 /**
- * The event types, past tense, in the spec's Spanish: the spec's six, and
+ * The event types, past tense, in Spanish: the six of docs/contract.md §5.1, and
  * the stock events (added): one MovimientoRegistrado per ledger operation,
  * StockBajo / StockRepuesto when a level crosses its threshold.
  */

@@ -1,6 +1,6 @@
 /**
  * The event contract of docs/contract.md §5: one past-tense subject per type,
- * the spec's envelope, and the audit block of every `data`.
+ * the contract's envelope, and the audit block of every `data`.
  */
 import {
   buildEnvelope,
@@ -83,7 +83,7 @@ describe('buildEnvelope', () => {
     version: 1,
   };
 
-  it('wraps data in the spec envelope', () => {
+  it('wraps data in the contract envelope', () => {
     const envelope = buildEnvelope({ namespace: 'Service', type: 'BodegaCreada', source: 'bodega-svc', subject: '/bodegas/7', data, at });
     expect(envelope).toEqual({
       id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),

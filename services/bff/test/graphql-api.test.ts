@@ -5,7 +5,7 @@ import { eventsFor, graphql, graphqlData, type BodegaGql, type ProductoGql } fro
 
 /**
  * The GraphQL contract against the whole back end (both gRPC services, real
- * MariaDB and NATS): every query and mutation, the spec's shapes, and one
+ * MariaDB and NATS): every query and mutation, the contract's shapes, and one
  * event per write naming the Basic-auth user.
  */
 let stack: TestStack;
@@ -43,7 +43,7 @@ async function crearProducto(input: Record<string, unknown>): Promise<ProductoGq
 }
 
 describe('GraphQL queries and mutations', () => {
-  it('crearBodega creates a warehouse with the spec default capacidad 1000 when omitted', async () => {
+  it('crearBodega creates a warehouse with the default capacidad 1000 when omitted', async () => {
     const bodega = await crearBodega({ nombre: 'GQL Central', ubicacion: 'Madrid' });
     expect(bodega).toEqual({
       id: expect.stringMatching(/^\d+$/),

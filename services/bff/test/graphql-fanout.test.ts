@@ -6,7 +6,7 @@
  * Against the real services, a warehouse of 200 products, and the BFF:
  * - that query and worse variants (aliases, GET, deeper, a fragment, variables,
  *   a mutation's result) are refused before execution: ValidationError, no data;
- * - the spec's queries, without `first`, still return complete lists, longer
+ * - the original clients' queries, without `first`, still return complete lists, longer
  *   than the estimate's default size;
  * - `first`/`after` page in id order, per warehouse in `Bodega.productos`;
  * - a document that passes the estimate but resolves more nodes than
@@ -153,7 +153,7 @@ describe('the Bodega.productos / Producto.bodega fan-out is refused before execu
   });
 });
 
-describe("the spec's queries, without first, still return complete lists", () => {
+describe("the original clients' queries, without first, still return complete lists", () => {
   it('{ productos { id nombre } } answers every product, in id order', async () => {
     const data = await graphqlData<{ productos: { id: string; nombre: string }[] }>(bff, '{ productos { id nombre } }');
     expect(data.productos.map((p) => p.id)).toEqual(todos);

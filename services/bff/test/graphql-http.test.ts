@@ -20,7 +20,7 @@ afterAll(async () => {
 });
 
 describe('GET /api/graphql', () => {
-  it.each(['/api/graphql', '/api/v1/graphql'])('GET %s without a query answers the spec info body', async (path) => {
+  it.each(['/api/graphql', '/api/v1/graphql'])('GET %s without a query answers the info body', async (path) => {
     const response = await stack.request('GET', path, { headers: { accept: 'application/json' } });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toContain('application/json');

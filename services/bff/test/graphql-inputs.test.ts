@@ -121,7 +121,7 @@ describe('GraphQL product inputs', () => {
 });
 
 describe('GraphQL warehouse inputs', () => {
-  it('a create without capacidad (or with null) gets the spec default of 1000', () => {
+  it('a create without capacidad (or with null) gets the default of 1000', () => {
     expect(toBodegaInput({ nombre: 'Central', ubicacion: 'Madrid' })).toEqual({ nombre: 'Central', ubicacion: 'Madrid', capacidad: 1000 });
     expect(toBodegaInput({ nombre: 'Central', ubicacion: 'Madrid', capacidad: null }).capacidad).toBe(1000);
     expect(toBodegaInput({ nombre: 'Central', ubicacion: 'Madrid', capacidad: 0 }).capacidad).toBe(0);

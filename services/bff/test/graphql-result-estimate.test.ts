@@ -55,7 +55,7 @@ describe('the result estimate', () => {
     ['{ bodegas(first: 1000) { existencias(first: 199) { cantidad } } }'],
     ['{ movimientos(first: 1000) { movimientos { id bodega { nombre } producto { nombre } } siguienteCursor } }'],
     ['{ operacion(id: "1") { movimientos { producto { existencias { cantidad } } } } }'],
-  ])("accepts the spec's queries and paginated ones: %s", (query) => {
+  ])("accepts the original clients' queries and paginated ones: %s", (query) => {
     expect(validationMessages(query)).toEqual([]);
   });
 

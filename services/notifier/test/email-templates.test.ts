@@ -67,7 +67,7 @@ describe('email templates', () => {
     expect(emailed.filter((type) => silent.includes(type))).toEqual([]);
   });
 
-  it.each(HANDLERS.filter((h) => h.eventType !== 'StockBajo').map((h) => [h.eventType]))("renders %s with the spec's subject, a heading, the record id, name and date, in HTML and text", (type) => {
+  it.each(HANDLERS.filter((h) => h.eventType !== 'StockBajo').map((h) => [h.eventType]))("renders %s with the contract's subject, a heading, the record id, name and date, in HTML and text", (type) => {
     const email = render(type, sampleEnvelope(type, { id: 4321, nombre: 'Almacén Ñ', at: new Date('2026-03-05T09:08:07Z') }));
     expect(email.subject).toBe(SPEC_SUBJECTS[type]);
     expect(email.html).toContain(`>${SPEC_SUBJECTS[type]}</h1>`);
@@ -101,7 +101,7 @@ describe('email templates', () => {
 
   it('reads both historical product variants and shows absent values in words', () => {
     const envelope = sampleEnvelope('ProductoCreado');
-    // Variant 2 of the spec: cantidad and operacion, no cantidadEnStock or accion.
+    // The second product form (docs/contract.md §5.3): cantidad and operacion, no cantidadEnStock or accion.
     const variant2 = { productoId: 5, nombre: 'Tuerca', descripcion: null, precio: 7, cantidad: 30, operacion: 'CREATE', usuario: 'luis', timestamp: '2026-11-22T14:03:07' };
     const email = render('ProductoCreado', { ...envelope, data: variant2 });
     expect(email.text).toContain('Cantidad en stock: 30');

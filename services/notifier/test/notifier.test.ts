@@ -34,7 +34,7 @@ function emailsOf(eventId: string) {
 }
 
 describe('notifier emails', () => {
-  it("emails each emailed event type once, from SENDER_EMAIL to RECIPIENT_EMAIL, with the spec's subject, the record's id and name (a stock level has ids only) and the date", async () => {
+  it("emails each emailed event type once, from SENDER_EMAIL to RECIPIENT_EMAIL, with the contract's subject, the record's id and name (a stock level has ids only) and the date", async () => {
     const at = new Date('2026-11-22T14:03:07Z');
     const published = [];
     for (const [i, { eventType: type }] of HANDLERS.entries()) {

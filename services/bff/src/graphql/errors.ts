@@ -6,9 +6,9 @@ import { DeadlineExceededError, ServicioNoDisponibleError } from '../inventario/
 
 /**
  * `extensions.classification` of every GraphQL error we answer. The first
- * three are the spec's (docs/contract.md §4.5); the rest follow the same style
+ * three are the original clients' (docs/contract.md §4.5); the rest follow the same style
  * (Spring for GraphQL's ErrorType names, which the old service used) for
- * failures the spec does not name.
+ * failures the original clients do not name.
  */
 export const CLASSIFICATION = {
   /** The document does not parse. */

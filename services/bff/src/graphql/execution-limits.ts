@@ -30,7 +30,7 @@ export interface ExecutionLimits {
 
 /**
  * 100,000 nodes: a full `{ productos { id nombre } }` of 100,000 products
- * still answers (the spec's clients read whole lists), while anything larger
+ * still answers (the original clients read whole lists), while anything larger
  * must be asked for page by page. 10 s: twice the downstream call deadline, so
  * a request can wait out one slow call and still answer.
  */

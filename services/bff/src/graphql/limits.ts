@@ -32,7 +32,7 @@ export interface QueryLimits extends ResultEstimateLimits {
  * field selected hundreds of times) reaches the cost bound.
  *
  * The result estimate: a list without `first` counts 100 items, and 200,000
- * nodes pass. Every query of the spec passes: two nested lists without
+ * nodes pass. Every query of the original clients passes: two nested lists without
  * `first` (`{ bodegas { productos { id bodega { nombre } } } }`) are 20,100,
  * and still 101,000 with the outer `first` a variable (counted 1,000).
  * Three nested lists (only the `Bodega.productos` / `Producto.bodega` cycle
@@ -40,7 +40,7 @@ export interface QueryLimits extends ResultEstimateLimits {
  * with a small literal `first`. The issue's query, four nested lists, is
  * about 10^8.
  *
- * Five writes per request: more than any client action of the spec needs
+ * Five writes per request: more than any action of the original clients needs
  * (a warehouse and a few products), few enough that one request cannot turn
  * into a bulk load through aliases.
  */

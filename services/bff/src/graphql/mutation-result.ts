@@ -2,7 +2,7 @@ import { DomainError, IdempotencyKeyReusedError, InvalidArgumentError, VersionMi
 import { BodegaConProductosError, DeadlineExceededError, PreconditionRequiredError } from '../inventario/errors';
 
 /**
- * Mutation failures are data, not errors (docs/contract.md §4.4): the spec's
+ * Mutation failures are data, not errors (docs/contract.md §4.4): the contract's
  * `{success: false, message, error, <entity>: null}`, with `error` the
  * human text of the failure. Only the closed set of expected failures is
  * turned into data; anything else is a bug and propagates as a GraphQL
@@ -29,7 +29,7 @@ export function failureText(err: unknown): string | undefined {
     return err.violations.map((v) => `${GRAPHQL_CAMPO[v.campo] ?? v.campo}: ${v.mensaje}`).join('; ');
   }
   if (err instanceof BodegaConProductosError) {
-    // GraphQL has no `force` (the schema is the spec's); say how to proceed without it.
+    // GraphQL has no `force` (the schema is the contract's, §4.2); say how to proceed without it.
     const shown = err.productos.slice(0, MAX_IDS_SHOWN).map((p) => p.id);
     const ids = shown.join(', ') + (err.total > shown.length ? ', …' : '');
     if (err.conExistencias) {

@@ -5,7 +5,7 @@ import type { CursorPage } from '../inventario/model';
  * GraphQL's pagination arguments, `first: Int` and `after: String`, on
  * `Query.productos`, `Query.bodegas`, `Bodega.productos`, `Bodega.existencias`
  * and `Producto.existencias` (additive: without them a list is complete, as
- * the spec's clients expect). Lists are in id order and `after` is a keyset
+ * the original clients expect). Lists are in id order and `after` is a keyset
  * cursor: the base64url text of the last id the client saw (the services'
  * page token; for a warehouse's levels the product's id, for a product's the
  * warehouse's), so a page never repeats or skips a row when others are

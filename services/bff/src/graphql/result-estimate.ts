@@ -35,7 +35,7 @@ import { MAX_FIRST, PAGINATION_MENSAJES } from './pagination';
  * underestimate, for lists of known size. Introspection is not counted.
  */
 export interface ResultEstimateLimits {
-  /** Items a list without `first` is assumed to hold (the spec's full lists; real lists may be longer: the node cap bounds those). */
+  /** Items a list without `first` is assumed to hold (the full lists of the original clients; real lists may be longer: the node cap bounds those). */
   defaultListSize: number;
   /** Operations whose estimate exceeds this are refused. */
   maxEstimatedNodes: number;

@@ -10,7 +10,7 @@ import { createGraphqlHandler, type GraphqlHandlerDeps } from './handler';
 /** Largest POST body read (docs/contract.md §3.4: bodies over 1 MiB are 413). */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
-/** The example of the spec's info body. */
+/** The info body of docs/contract.md §4.1. */
 export const EJEMPLO = {
   query: 'query ProductoPorId($id: ID!) {\n  producto(id: $id) {\n    id\n    nombre\n    precio\n    cantidad\n    bodega { id nombre }\n  }\n}',
   variables: { id: '1' },
@@ -64,7 +64,7 @@ export type GraphqlRouterDeps = GraphqlHandlerDeps;
 /**
  * GraphQL over HTTP at the router's mount point (/api/graphql and
  * /api/v1/graphql, behind the app's auth and rate limit). POST and GET with
- * `query` go to graphql-http; GET without `query` answers the spec's info
+ * `query` go to graphql-http; GET without `query` answers the info
  * body, or GraphiQL when the client prefers HTML (a browser), whose files
  * are served under `/assets`. The POST body is read here as text, at most
  * MAX_BODY_BYTES; failures to read it (413, unsupported charset or

@@ -2,13 +2,13 @@ import { buildSchema, type GraphQLSchema } from 'graphql';
 import { bindResolvers, type Resolvers } from './bind-resolvers';
 
 /**
- * The public GraphQL contract: the spec's typed schema exactly (ids are `ID`
+ * The public GraphQL contract: docs/contract.md §4.2 exactly (ids are `ID`
  * strings, `cantidad` is the stock, `precio: Float!`), plus the additive
  * fields of docs/contract.md §4.2 and the stock ledger of §10.3 (marked
  * "Adición" below). Changes here are additive only: clients of the old
  * service query this schema unchanged.
  *
- * The ledger's closed lists (`tipo`, `motivo`) are Strings, as the spec's
+ * The ledger's closed lists (`tipo`, `motivo`) are Strings, as the contract's
  * schema has no enum: a value outside the list is then a mutation's
  * `success: false` naming the field, like every other bad input (an enum
  * makes it a document error with no data), and a reason added later

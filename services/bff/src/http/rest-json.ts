@@ -34,7 +34,7 @@ export function bodegaJson(b: Bodega) {
   };
 }
 
-/** An item of GET /api/bodegas/{id}/productos (the spec's listing shape). */
+/** An item of GET /api/bodegas/{id}/productos (docs/contract.md §2.3). */
 export function productoDeBodegaJson(p: ProductoDeBodega) {
   return { id: p.id, nombre: p.nombre, cantidad: p.cantidad, precio: new LosslessNumber(p.precio) };
 }

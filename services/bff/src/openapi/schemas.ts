@@ -3,7 +3,7 @@ import type { JsonSchema } from './openapi-types';
 /**
  * The JSON Schemas (2020-12) of every REST body: the resources in their REST
  * form (docs/contract.md §2.3), the request bodies, the error body and the
- * warehouse-deletion bodies of the spec. Every object is closed
+ * warehouse-deletion bodies of docs/contract.md §2. Every object is closed
  * (`additionalProperties: false`), except the GraphQL request, whose
  * transport is graphql-http's: the BFF answers 400 to an unknown REST request
  * field (a typo must not be silently ignored), and a response field added

@@ -4,7 +4,7 @@ import { EVENT_SOURCE, type EventType } from '@inventario/platform';
 /**
  * What the notifier accepts from the stream (docs/contract.md §5.2, §5.3;
  * what it refuses, §6.3). Parsing is lenient where producers legitimately
- * differ (the spec's two product variants, `nombre` on deletions being
+ * differ (the two product forms of docs/contract.md §5.3, `nombre` on deletions being
  * additive) and strict where an email could not be written without it
  * (record id, name of a record, units of a stock level, event time).
  * Anything that fails here is permanent: redelivering it cannot fix it.

@@ -5,7 +5,7 @@ import { parseEvent } from '../events/envelope';
 
 /**
  * One handler per emailed event type (docs/contract.md §6.1): it names its
- * durable consumer, the email's subject (the spec's table) and template, and
+ * durable consumer, the email's subject (docs/contract.md §6.1) and template, and
  * turns an event into what the template shows. Delivery (ack, retry, dead
  * letter, de-duplication) is the same for all of them and lives in
  * events/delivery.ts.

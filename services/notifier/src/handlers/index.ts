@@ -6,7 +6,7 @@ export { EVENT_TYPES_WITHOUT_EMAIL } from './event-handler';
 export type { EmailedEventType, EmailModel, EventHandler, HandlerName, PreparedEvent } from './event-handler';
 
 /**
- * The handlers, one durable consumer each: the spec's six in its order
+ * The handlers, one durable consumer each: the six of docs/contract.md §6.1 in its order
  * (docs/contract.md §6.1), then the stock ledger's StockBajo (§10.4). Each
  * row sends one email per event of its type, with that subject and template,
  * showing the record as its `record` function renders the event's data.

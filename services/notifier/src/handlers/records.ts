@@ -66,7 +66,7 @@ export function productoRecord(data: ProductoData & CamposModificadosData): Reco
     nombre: data.nombre,
     descripcion: orElse(data.descripcion == null ? null : shorten(data.descripcion, DESCRIPCION_MAX_CHARS), '(sin descripción)'),
     precio: formatPrecio(data.precio),
-    // Variant 1 of the spec says cantidadEnStock, variant 2 cantidad.
+    // One product form (docs/contract.md §5.3) says cantidadEnStock, the other cantidad.
     cantidadEnStock: orElse(data.cantidadEnStock ?? data.cantidad, '—'),
     bodega: orElse(data.bodegaId, 'Sin bodega asignada'),
     camposModificados: camposModificadosLine(data.camposModificados, PRODUCTO_ETIQUETAS),

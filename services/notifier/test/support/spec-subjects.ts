@@ -1,7 +1,7 @@
 import type { EmailedEventType } from '../../src/handlers';
 
 /**
- * The subject table of the spec ("Email notifications") and of docs/contract.md
+ * The subject table of docs/contract.md
  * §10.4 (StockBajo), written out independently of the handlers.
  */
 export const SPEC_SUBJECTS: Readonly<Record<EmailedEventType, string>> = {
