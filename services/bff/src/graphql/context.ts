@@ -1,3 +1,4 @@
+import type { GraphQLFieldResolver } from 'graphql';
 import type { Caller, InventarioApi } from '../inventario/model';
 import { createExecutionGuard, type ExecutionGuard, type ExecutionLimits } from './execution-limits';
 import { createLoaders, type Loaders } from './loaders';
@@ -15,6 +16,10 @@ export type GraphqlContext = {
   guard: ExecutionGuard;
   exactVariables: ExactVariables | undefined;
 };
+
+/** A field resolver of this schema (sources and arguments are typed by each resolver). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type FieldResolver = GraphQLFieldResolver<any, GraphqlContext, any>;
 
 export function createGraphqlContext(
   inventario: InventarioApi,

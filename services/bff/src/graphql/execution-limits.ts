@@ -12,7 +12,7 @@ import {
   type ExecutionResult,
   type GraphQLSchema,
 } from 'graphql';
-import type { FieldResolver } from './bind-resolvers';
+import type { FieldResolver } from './context';
 import type { GraphqlContext } from './context';
 import { CLASSIFICATION } from './errors';
 

@@ -3,7 +3,7 @@ import { GraphQLError, type GraphQLResolveInfo } from 'graphql';
 import { PreconditionRequiredError } from '../inventario/errors';
 import type { Bodega, Existencia, InventarioApi, Operacion, Producto } from '../inventario/model';
 import { describeSeedResult, seedSampleData } from '../inventario/seed';
-import type { FieldResolver } from './bind-resolvers';
+import type { FieldResolver } from './context';
 import type { GraphqlContext } from './context';
 import { CLASSIFICATION } from './errors';
 import {

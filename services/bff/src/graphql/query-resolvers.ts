@@ -1,6 +1,6 @@
 import { InvalidArgumentError, NotFoundError, validateFields } from '@inventario/platform';
 import type { Bodega, Existencia, InventarioApi, Movimiento, Producto } from '../inventario/model';
-import type { FieldResolver } from './bind-resolvers';
+import type { FieldResolver } from './context';
 import type { GraphqlContext } from './context';
 import { parseId } from './inputs';
 import { parseCursorPage, parsePage, type PageArgs } from './pagination';

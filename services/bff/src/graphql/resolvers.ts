@@ -1,13 +1,39 @@
+import { formatLocalUtc } from '@inventario/platform';
+import { GraphQLError, GraphQLScalarType, Kind, type ValueNode } from 'graphql';
 import type { InventarioApi } from '../inventario/model';
-import type { Resolvers } from './bind-resolvers';
-import { dateTimeScalar } from './date-time';
+import type { FieldResolver } from './context';
 import { createMutationResolvers } from './mutation-resolvers';
 import { bodegaResolvers, createQueryResolvers, existenciaResolvers, movimientoResolvers, productoResolvers } from './query-resolvers';
+
+/** Resolvers by type name: field resolvers of an object type, or a custom scalar. */
+export type Resolvers = Record<string, Record<string, FieldResolver> | GraphQLScalarType>;
 
 export interface ResolverDeps {
   inventario: InventarioApi;
   enableInit: boolean;
 }
+
+/** `YYYY-MM-DDTHH:mm:ss`: the public timestamp form (UTC, no zone), as in the REST API. */
+const LOCAL_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
+
+function parseDateTime(value: unknown): string {
+  if (typeof value === 'string' && LOCAL_UTC.test(value) && !Number.isNaN(Date.parse(`${value}Z`))) return value;
+  throw new GraphQLError('DateTime debe tener la forma YYYY-MM-DDTHH:mm:ss (UTC, sin zona)');
+}
+
+/**
+ * `DateTime`: the same text the REST API returns (`2026-11-22T14:03:07`, always UTC). Output only
+ * in this schema; the input side accepts the same form so the scalar is complete.
+ */
+export const dateTimeScalar = new GraphQLScalarType<string, string>({
+  name: 'DateTime',
+  serialize: (value) => (value instanceof Date ? formatLocalUtc(value) : parseDateTime(value)),
+  parseValue: parseDateTime,
+  parseLiteral(node: ValueNode): string {
+    if (node.kind !== Kind.STRING) throw new GraphQLError('DateTime debe ser un texto', { nodes: node });
+    return parseDateTime(node.value);
+  },
+});
 
 /** Every resolver of the schema. They call InventarioApi only, never gRPC: REST and GraphQL share one set of use cases. */
 export function createResolvers({ inventario, enableInit }: ResolverDeps): Resolvers {

@@ -1,5 +1,6 @@
-import { buildSchema, type GraphQLSchema } from 'graphql';
-import { bindResolvers, type Resolvers } from './bind-resolvers';
+import { makeExecutableSchema } from '@graphql-tools/schema';
+import type { GraphQLSchema } from 'graphql';
+import type { Resolvers } from './resolvers';
 
 /**
  * The public GraphQL contract: docs/contract.md §4.2 exactly (ids are `ID`
@@ -321,7 +322,11 @@ export const typeDefs = /* GraphQL */ `
   }
 `;
 
-/** The executable schema: `typeDefs` with `resolvers` bound to its fields. */
+/**
+ * The executable schema: `typeDefs` with `resolvers` bound to its fields. A resolver naming a type
+ * or field the SDL does not declare throws at start-up (graphql-tools' default
+ * `requireResolversToMatchSchema: 'error'`), so a typo cannot leave a field on the default resolver.
+ */
 export function createInventarioSchema(resolvers: Resolvers): GraphQLSchema {
-  return bindResolvers(buildSchema(typeDefs), resolvers);
+  return makeExecutableSchema({ typeDefs, resolvers, resolverValidationOptions: { requireResolversToMatchSchema: 'error' } });
 }
