@@ -4,7 +4,6 @@ import type { Logger } from './logger';
 
 export type { Knex };
 
-/** The parts of a `mysql://user:password@host:port/database` URL. */
 export interface MysqlTarget {
   host: string;
   port: number;
@@ -13,11 +12,7 @@ export interface MysqlTarget {
   database: string;
 }
 
-/**
- * The parts of a database URL. Its errors never carry the URL (Node's
- * ERR_INVALID_URL keeps it as `input`, which a logged error would print,
- * password included): each names the problem only.
- */
+/** Errors never carry the URL (Node's ERR_INVALID_URL keeps it as `input`, password included). */
 export function parseMysqlUrl(url: string): MysqlTarget {
   let u: URL;
   try {
@@ -44,7 +39,7 @@ export function parseMysqlUrl(url: string): MysqlTarget {
   };
 }
 
-/** Where a URL points, without its credentials: safe to log. */
+/** Safe to log. */
 export function describeMysqlUrl(url: string): string {
   const t = parseMysqlUrl(url);
   return `mysql://${t.host}:${t.port}/${t.database}`;
@@ -52,28 +47,16 @@ export function describeMysqlUrl(url: string): string {
 
 export interface DbOptions {
   poolMax?: number;
-  /** How long a query waits for a pooled connection; keep below the gRPC deadline. */
+  /** Keep below the gRPC deadline. */
   acquireTimeoutMs?: number;
   connectTimeoutMs?: number;
-  /**
-   * The server's time limit on each statement of every pooled connection,
-   * lock waits included (see statementLimit); unset or 0: none. A service
-   * keeps it below the deadline its callers set, so a query stuck on a lock
-   * or a slow plan ends, rolled back, before the caller gives up.
-   */
+  /** Server-side, lock waits included; below the callers' deadline so a stuck query ends before they give up. 0: none. */
   statementTimeoutMs?: number;
-  /**
-   * Receives knex's own warnings (e.g. "Acquire connection error" while the
-   * database is down). Without it knex writes them with console.log, which
-   * breaks the one-JSON-object-per-line log stream.
-   */
+  /** For knex's own warnings, which it would otherwise console.log into the JSON log stream. */
   logger?: Logger;
 }
 
-/**
- * A knex pool on mysql2. Dates are read and written as UTC (`timezone: 'Z'`),
- * DECIMAL columns come back as strings so money is never a float.
- */
+/** Dates are UTC; DECIMAL columns come back as strings so money is never a float. */
 export function createDb(url: string, options: DbOptions = {}): Knex {
   const target = parseMysqlUrl(url);
   return knex({
@@ -99,25 +82,20 @@ export function createDb(url: string, options: DbOptions = {}): Knex {
   });
 }
 
-/** The part of a raw mysql2 connection (callback API) the pool's afterCreate hook uses. */
 interface RawConnection {
   query(sql: string, callback: (err: Error | null, rows: unknown) => void): void;
 }
 
 /**
- * The session statements that bound each statement to `ms` on this server.
- * MariaDB (10.1+): `max_statement_time`, for every statement, lock waits
- * included. MySQL (5.7.8+) has no such limit for writes: `max_execution_time`
- * bounds read-only SELECTs only, so a write's lock wait is bounded by
- * `innodb_lock_wait_timeout` (whole seconds) instead, and a write stuck in
- * anything else by the rollback of a cancelled call (writeTransaction).
+ * MariaDB bounds every statement; MySQL's `max_execution_time` bounds only
+ * read-only SELECTs, so writes there are bounded by innodb_lock_wait_timeout
+ * and by the rollback of a cancelled call.
  */
 export function statementLimit(serverVersion: string, ms: number): string[] {
   if (/mariadb/i.test(serverVersion)) return [`SET SESSION max_statement_time = ${(ms / 1000).toFixed(3)}`];
   return [`SET SESSION max_execution_time = ${Math.ceil(ms)}`, `SET SESSION innodb_lock_wait_timeout = ${Math.max(1, Math.ceil(ms / 1000))}`];
 }
 
-/** knex's pool hook: sets the statement limit on each new connection before it is used. */
 function limitStatements(ms: number): (connection: RawConnection, done: (err: Error | null, connection: RawConnection) => void) => void {
   const run = (connection: RawConnection, sql: string) =>
     new Promise<unknown>((resolve, reject) => connection.query(sql, (err, rows) => (err ? reject(err) : resolve(rows))));
@@ -142,7 +120,7 @@ function knexLog(logger: Logger): Knex.Config['log'] {
   };
 }
 
-/** A one-connection pool on the server itself; failures reach the caller, not the console. */
+/** Failures reach the caller, not the console. */
 function adminConnection(server: Omit<MysqlTarget, 'database'>): Knex {
   const quiet = () => undefined;
   return knex({
@@ -154,7 +132,6 @@ function adminConnection(server: Omit<MysqlTarget, 'database'>): Knex {
   });
 }
 
-/** Creates the database of `url` when it does not exist (dev launcher, tests). */
 export async function ensureDatabase(url: string): Promise<void> {
   const { database, ...server } = parseMysqlUrl(url);
   const admin = adminConnection(server);
@@ -165,7 +142,6 @@ export async function ensureDatabase(url: string): Promise<void> {
   }
 }
 
-/** Drops the database of `url` if it exists (tests). */
 export async function dropDatabase(url: string): Promise<void> {
   const { database, ...server } = parseMysqlUrl(url);
   const admin = adminConnection(server);
@@ -176,27 +152,23 @@ export async function dropDatabase(url: string): Promise<void> {
   }
 }
 
-/** A migration kept in code, so compiled services need no migration folder. */
+/** In code, so compiled services need no migration folder. */
 export interface Migration {
   up(db: Knex): Promise<void>;
   down(db: Knex): Promise<void>;
 }
 
-/** knex's table of applied migrations (its default name). */
 const MIGRATIONS_TABLE = 'knex_migrations';
 
-/** The names of the migrations recorded as applied, in name order; none before knex's table exists. */
 export async function appliedMigrations(db: Knex): Promise<string[]> {
   if (!(await db.schema.hasTable(MIGRATIONS_TABLE))) return [];
   const rows = (await db(MIGRATIONS_TABLE).select('name').orderBy('name')) as { name: string }[];
   return rows.map((row) => row.name);
 }
 
-/** How the database's applied migrations compare with the ones this version knows. */
 export interface MigrationState {
-  /** Known here and not applied. */
   missing: string[];
-  /** Applied and not known here: a newer release applied them (a rollback, or old pods mid-rollout). */
+  /** Applied by a newer release (after a rollback, or old pods mid-rollout). */
   unknown: string[];
 }
 
@@ -205,10 +177,7 @@ export function compareMigrations(known: Record<string, Migration>, applied: str
   return { missing: names.filter((name) => !applied.includes(name)), unknown: applied.filter((name) => !(name in known)) };
 }
 
-/**
- * The database lacks migrations this version needs, and this process was
- * told not to apply them (MIGRATE_ON_START=false): it must not serve.
- */
+/** With MIGRATE_ON_START=false and migrations missing, the process must not serve. */
 export class MigrationsMissingError extends Error {
   constructor(readonly missing: string[]) {
     super(
@@ -218,7 +187,6 @@ export class MigrationsMissingError extends Error {
   }
 }
 
-/** Another process held the migration lock for longer than we were willing to wait. */
 export class MigrationLockTimeoutError extends Error {
   constructor(seconds: number) {
     super(`another process kept the migration lock for more than ${seconds} s`);
@@ -227,21 +195,12 @@ export class MigrationLockTimeoutError extends Error {
 }
 
 /**
- * Applies every pending migration, in name order. Replicas starting together
- * take turns on a MySQL named lock (GET_LOCK, per database) held by one
- * pinned connection: knex's own lock table cannot serialise the very first
- * run, when several processes race to create knex_migrations itself.
- *
- * The wait for the lock is short (MigrationLockTimeoutError, for the caller
- * to retry), so a process asked to stop is never stuck here for long. The
- * named lock dies with its connection, so a process killed mid-migration
- * cannot leave it held; knex's lock row it can, which is why it is freed
- * while we hold the named lock (nobody else can be migrating then).
- *
- * Forward-compatible: applied migrations this version does not know (a
- * newer release's, seen after a rollback or by old pods mid-rollout) are
- * left alone and reported, instead of knex's refusal ("The migration
- * directory is corrupt"). That is safe because migrations only add.
+ * Replicas take turns on a GET_LOCK named lock: knex's lock table cannot
+ * serialise the first run, and the named lock dies with its connection, so a
+ * killed process cannot leave it held (knex's lock row it can, so it is freed
+ * under ours). The wait is short (MigrationLockTimeoutError) so a stopping
+ * process is never stuck here. Applied migrations this version does not know
+ * are reported, not refused as knex would: migrations only add.
  */
 export async function migrate(db: Knex, migrations: Record<string, Migration>, lockWaitSeconds = 2): Promise<MigrationState> {
   const names = Object.keys(migrations).sort();
@@ -301,7 +260,7 @@ function errorCode(err: unknown): string | undefined {
   return undefined;
 }
 
-/** A NOWAIT locking read found the row locked: MariaDB answers 1205, MySQL 8 3572. */
+/** A NOWAIT read found the row locked (MariaDB 1205, MySQL 8 3572). */
 export function isLockBusy(err: unknown): boolean {
   const errno = (err as { errno?: number } | null)?.errno;
   return errno === 1205 || errno === 3572;
@@ -311,13 +270,11 @@ export function isDuplicateEntry(err: unknown): boolean {
   return errorCode(err) === 'ER_DUP_ENTRY';
 }
 
-/** The statement outlived its time limit (statementLimit): MariaDB ER_STATEMENT_TIMEOUT, MySQL ER_QUERY_TIMEOUT. */
 export function isStatementTimeout(err: unknown): boolean {
   const errno = (err as { errno?: number } | null)?.errno;
   return errno === 1969 || errno === 3024;
 }
 
-/** True when the database could not be reached, or a lock or an answer could not be had in time. */
 export function isTransientDbError(err: unknown): boolean {
   const code = errorCode(err);
   if (code !== undefined && CONNECTION_CODES.has(code)) return true;
@@ -325,17 +282,11 @@ export function isTransientDbError(err: unknown): boolean {
   return err instanceof Error && err.name === 'KnexTimeoutError';
 }
 
-/** A statement larger than the server's max_allowed_packet (ER_NET_PACKET_TOO_LARGE). */
 export function isPacketTooLarge(err: unknown): boolean {
   return errorCode(err) === 'ER_NET_PACKET_TOO_LARGE' || (err as { errno?: number } | null)?.errno === 1153;
 }
 
-/**
- * Runs `work`, turning a transient driver failure into UnavailableError and a
- * statement too large for the server into ResourceExhaustedError (about the
- * request, not the database's health), so no driver message reaches a
- * client; other errors pass through unchanged.
- */
+/** No driver message reaches a client: transient failures become UnavailableError, oversize ResourceExhaustedError. */
 export async function withDbErrors<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
@@ -346,25 +297,20 @@ export async function withDbErrors<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-/** The part of a pooled mysql2 connection (knex's mysql2 client) executePrepared uses. */
 interface PreparingConnection {
   execute(sql: string, values: unknown[], callback: (err: Error | null, rows: unknown) => void): void;
 }
 
-/** The part of knex's client (typed `any` by knex) executePrepared uses: its pool. */
+/** knex types its client `any`. */
 interface KnexConnectionPool {
   acquireConnection(): Promise<PreparingConnection>;
   releaseConnection(connection: PreparingConnection): Promise<void>;
 }
 
 /**
- * Runs `sql` (built once by the caller, `?` placeholders) as a prepared
- * statement (mysql2 `execute`, cached per connection) on a connection of
- * knex's own pool, and resolves its rows: for a hot read, no query builder
- * work and no SQL parsing by the server per call. Pool limits, the acquire
- * timeout (KnexTimeoutError) and the dropping of broken connections stay
- * knex's; driver errors keep their codes (ER_..., ECONNREFUSED) for the
- * caller's error mapping. Only for a db created by createDb (mysql2).
+ * A prepared statement on knex's own pool, for hot reads: no query builder
+ * and no server-side parsing per call. Driver errors keep their codes for
+ * the caller's mapping. Only for a db created by createDb (mysql2).
  */
 export async function executePrepared<Row>(db: Knex, sql: string, values: unknown[]): Promise<Row[]> {
   const pool = db.client as KnexConnectionPool;

@@ -1,10 +1,6 @@
-/**
- * The closed set of domain errors. Domain and store code throw these; each
- * transport maps them exactly once (gRPC status in the services, HTTP status
- * in the BFF). Messages are safe to show to a client: never a driver message.
- */
+/** The closed set of domain errors, mapped once per transport. Messages are safe to show a client: never a driver message. */
 
-/** One invalid field: `campo` is the public (camelCase) field name. */
+/** `campo` is the public (camelCase) field name. */
 export interface FieldViolation {
   campo: string;
   mensaje: string;
@@ -19,15 +15,10 @@ export abstract class DomainError extends Error {
     | 'ABORTED'
     | 'RESOURCE_EXHAUSTED'
     | 'UNAVAILABLE';
-  /**
-   * A stable machine-readable cause within the code (google.rpc.ErrorInfo's
-   * `reason`), for errors a client must tell apart: travels as gRPC
-   * trailing metadata and becomes the REST `error` code.
-   */
+  /** Stable cause within the code (google.rpc.ErrorInfo `reason`): gRPC trailer, REST `error`. */
   readonly reason?: string;
 }
 
-/** The request is malformed; `violations` names every offending field. */
 export class InvalidArgumentError extends DomainError {
   readonly code = 'INVALID_ARGUMENT';
   constructor(readonly violations: FieldViolation[]) {
@@ -43,7 +34,7 @@ export class InvalidArgumentError extends DomainError {
 export class NotFoundError extends DomainError {
   readonly code = 'NOT_FOUND';
   override readonly reason?: string;
-  /** `reason` tells apart what is missing when a call names several things (SIN_EXISTENCIAS: a level). */
+  /** `reason` tells apart what is missing when a call names several things. */
   constructor(message: string, options: { reason?: string } = {}) {
     super(message);
     this.name = 'NotFoundError';
@@ -59,15 +50,9 @@ export class AlreadyExistsError extends DomainError {
   }
 }
 
-/** Figures that explain a refusal to a client (CAPACIDAD_EXCEDIDA's capacidad, ocupacion, solicitado). */
 export type ErrorData = Record<string, number | string | null>;
 
-/**
- * The state of the system refuses the request (a rule, not its form). With
- * a `reason` (STOCK_INSUFICIENTE, CAPACIDAD_EXCEDIDA, ...) a client can act
- * on it, and `datos` give the figures; both travel as gRPC trailers and
- * become the REST 409's `error` and extra body fields.
- */
+/** A rule, not the request's form, refuses it; `datos` are the figures a client acts on (REST 409 body fields). */
 export class FailedPreconditionError extends DomainError {
   readonly code = 'FAILED_PRECONDITION';
   override readonly reason?: string;
@@ -80,15 +65,12 @@ export class FailedPreconditionError extends DomainError {
   }
 }
 
-/**
- * A conditional write found another version than the one it was told to
- * expect (AIP-154: ABORTED); nothing was written. REST 412.
- */
+/** AIP-154: nothing was written. REST 412. */
 export class VersionMismatchError extends DomainError {
   readonly code = 'ABORTED';
   override readonly reason = 'VERSION_MISMATCH';
   constructor(
-    /** The stored version, which the client may re-read and retry against; null when the record does not exist. */
+    /** null when the record does not exist. */
     readonly currentVersion: number | null,
     message: string,
   ) {
@@ -96,16 +78,12 @@ export class VersionMismatchError extends DomainError {
     this.name = 'VersionMismatchError';
   }
 
-  /** The stored version is not the expected one. */
   static of(currentVersion: number, expectedVersion: number | '*'): VersionMismatchError {
     return new VersionMismatchError(currentVersion, `la versión actual es ${currentVersion}, no ${expectedVersion}`);
   }
 }
 
-/**
- * A request with an idempotency key arrived while the first request with
- * that key is still executing (ABORTED); retry shortly to get its result. REST 409.
- */
+/** The first request with the key is still executing; a retry gets its result. REST 409. */
 export class IdempotencyKeyInUseError extends DomainError {
   readonly code = 'ABORTED';
   override readonly reason = 'IDEMPOTENCY_KEY_IN_USE';
@@ -115,10 +93,7 @@ export class IdempotencyKeyInUseError extends DomainError {
   }
 }
 
-/**
- * An idempotency key already used for a different request (method, target or
- * body): refused, never applied to the new one. REST 422.
- */
+/** A key reused for a different request is refused, never applied to it. REST 422. */
 export class IdempotencyKeyReusedError extends InvalidArgumentError {
   override readonly reason = 'IDEMPOTENCY_KEY_REUSED';
   constructor(campo: string) {
@@ -127,7 +102,7 @@ export class IdempotencyKeyReusedError extends InvalidArgumentError {
   }
 }
 
-/** A dependency (database, broker) cannot be reached; the caller may retry. */
+/** The caller may retry. */
 export class UnavailableError extends DomainError {
   readonly code = 'UNAVAILABLE';
   constructor(message: string, options?: { cause?: unknown }) {
@@ -136,12 +111,7 @@ export class UnavailableError extends DomainError {
   }
 }
 
-/**
- * One request's data is too large for a limit on its way (a statement past
- * the database's max_allowed_packet): about this request's size, not the
- * service's health, so a breaker must not count it. Retrying the same
- * request fails the same way.
- */
+/** About one request's size (past max_allowed_packet), not the service's health: breakers must not count it. */
 export class ResourceExhaustedError extends DomainError {
   readonly code = 'RESOURCE_EXHAUSTED';
   constructor(message: string, options?: { cause?: unknown }) {

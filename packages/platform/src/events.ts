@@ -1,17 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { formatLocalUtc } from './time';
 
-/**
- * Business events. The envelope and subjects are the public contract of
- * docs/contract.md §5 (documented for other languages in
- * proto/inventario/v1/events.proto).
- */
-
-/**
- * The event types, past tense, in Spanish: the six of docs/contract.md §5.1, and
- * the stock events (added): one MovimientoRegistrado per ledger operation,
- * StockBajo / StockRepuesto when a level crosses its threshold.
- */
+/** Envelope and subjects: docs/contract.md §5 (proto/inventario/v1/events.proto for other languages). */
 export const EVENT_TYPES = [
   'ProductoCreado',
   'ProductoActualizado',
@@ -37,10 +27,9 @@ const SUBJECT_SUFFIX: Record<EventType, string> = {
   StockRepuesto: 'stock.repuesto',
 };
 
-/** The services that publish events: each owns the subjects of its entity. */
 export type EventSource = 'producto-svc' | 'bodega-svc';
 
-/** The one service that produces each event type (envelope `source`). */
+/** Each type has one producer (envelope `source`). */
 export const EVENT_SOURCE: Record<EventType, EventSource> = {
   ProductoCreado: 'producto-svc',
   ProductoActualizado: 'producto-svc',
@@ -53,11 +42,6 @@ export const EVENT_SOURCE: Record<EventType, EventSource> = {
   StockRepuesto: 'bodega-svc',
 };
 
-/**
- * What an envelope's `subject` names, per event type: a product, a
- * warehouse, a ledger operation (`/operaciones/{id}`) or a stock level
- * (`/bodegas/{id}/existencias/{productoId}`).
- */
 export const EVENT_SUBJECT_PATTERN: Record<EventType, RegExp> = {
   ProductoCreado: /^\/productos\/[1-9][0-9]*$/,
   ProductoActualizado: /^\/productos\/[1-9][0-9]*$/,
@@ -70,12 +54,10 @@ export const EVENT_SUBJECT_PATTERN: Record<EventType, RegExp> = {
   StockRepuesto: /^\/bodegas\/[1-9][0-9]*\/existencias\/[1-9][0-9]*$/,
 };
 
-/** NATS subject of an event type, e.g. `inventario.producto.creado`. */
 export function eventSubject(prefix: string, type: EventType): string {
   return `${prefix}.${SUBJECT_SUFFIX[type]}`;
 }
 
-/** The event type published on `subject` under `prefix`, if any. */
 export function eventTypeOfSubject(prefix: string, subject: string): EventType | undefined {
   return EVENT_TYPES.find((type) => eventSubject(prefix, type) === subject);
 }
@@ -83,25 +65,23 @@ export function eventTypeOfSubject(prefix: string, subject: string): EventType |
 export type Accion = 'CREAR' | 'ACTUALIZAR' | 'ELIMINAR';
 export type Operacion = 'CREATE' | 'UPDATE' | 'DELETE';
 
-/** Who and when, common to every `data`. */
 export interface EventAudit {
   /** ISO 8601 local form, UTC. */
   timestamp: string;
-  /** Basic-auth user of the call, or `system` for internal work. */
+  /** `system` for internal work. */
   usuario: string;
   accion: Accion;
   operacion: Operacion;
 }
 
-/** The public (REST) names of a product's writable fields, in the order events list them. */
+/** Public (REST) names, in the order events list them. */
 export const PRODUCTO_CAMPOS = ['nombre', 'descripcion', 'precio', 'cantidadEnStock', 'bodegaId'] as const;
 export type ProductoCampo = (typeof PRODUCTO_CAMPOS)[number];
 
-/** The public (REST) names of a warehouse's writable fields, in the order events list them. */
 export const BODEGA_CAMPOS = ['nombre', 'ubicacion', 'capacidad'] as const;
 export type BodegaCampo = (typeof BODEGA_CAMPOS)[number];
 
-/** data of ProductoCreado / ProductoActualizado: the fields of both historical variants. */
+/** Carries the fields of both historical variants. */
 export interface ProductoEventData extends EventAudit {
   productoId: number;
   nombre: string;
@@ -111,50 +91,32 @@ export interface ProductoEventData extends EventAudit {
   cantidadEnStock: number;
   cantidad: number;
   bodegaId: number | null;
-  /**
-   * ProductoActualizado only (additive; absent on ProductoCreado and from
-   * older producers): the fields whose stored value the update changed, in
-   * PRODUCTO_CAMPOS order. A field the update set to the value it already
-   * had is not listed (the store compares with the row it locked), so `[]`
-   * means the update changed no value. See {@link changedFields}.
-   */
+  /** ProductoActualizado only (additive): fields whose stored value changed; `[]` when none did. */
   camposModificados?: ProductoCampo[];
-  /**
-   * The product's version after the write (additive): 1 on creation, +1 on
-   * each update, so a consumer can order updates and ignore an older one.
-   */
+  /** After the write (additive), so a consumer can order updates and ignore an older one. */
   version: number;
 }
 
-/** data of BodegaCreada / BodegaActualizada. */
 export interface BodegaEventData extends EventAudit {
   bodegaId: number;
   nombre: string;
   ubicacion: string | null;
   capacidad: number;
-  /**
-   * BodegaActualizada only (additive; absent on BodegaCreada and from older
-   * producers): the fields whose stored value the update changed, in
-   * BODEGA_CAMPOS order; `[]` when no value differed. See {@link changedFields}.
-   */
+  /** BodegaActualizada only (additive), as for products. */
   camposModificados?: BodegaCampo[];
-  /** The warehouse's version after the write (additive), as for products. */
   version: number;
 }
 
-/** data of ProductoEliminado / BodegaEliminada (`nombre` is an additive field). */
+/** `nombre` and `version` are additive. */
 export interface DeletedEventData extends EventAudit {
   id: number;
   nombre: string;
-  /** The record's last version before the delete (additive). */
   version: number;
 }
 
-/** Line types of the stock ledger. */
 export const TIPOS_MOVIMIENTO = ['ENTRADA', 'SALIDA', 'TRANSFERENCIA', 'AJUSTE'] as const;
 export type TipoMovimiento = (typeof TIPOS_MOVIMIENTO)[number];
 
-/** Why units moved: the closed list of reasons a ledger line carries. */
 export const MOTIVOS_MOVIMIENTO = [
   'ASIGNACION',
   'RECEPCION',
@@ -170,18 +132,17 @@ export const MOTIVOS_MOVIMIENTO = [
 ] as const;
 export type MotivoMovimiento = (typeof MOTIVOS_MOVIMIENTO)[number];
 
-/** The movement types a client registers on one warehouse (a transfer has its own command). */
+/** A transfer has its own command. */
 export const TIPOS_MOVIMIENTO_REGISTRABLES = ['ENTRADA', 'SALIDA', 'AJUSTE'] as const;
 export type TipoMovimientoRegistrable = (typeof TIPOS_MOVIMIENTO_REGISTRABLES)[number];
 
-/** The reasons a client may give for each movement type; the first is the default (docs/contract.md §10.2). */
+/** The first is the default (docs/contract.md §10.2). */
 export const MOTIVOS_POR_TIPO: Readonly<Record<TipoMovimientoRegistrable, readonly MotivoMovimiento[]>> = {
   ENTRADA: ['RECEPCION', 'DEVOLUCION'],
   SALIDA: ['VENTA', 'MERMA'],
   AJUSTE: ['CONTEO', 'MERMA'],
 };
 
-/** The commands that write ledger lines: one operation each. */
 export const TIPOS_OPERACION = [
   'ASIGNACION',
   'RETIRO',
@@ -195,7 +156,6 @@ export const TIPOS_OPERACION = [
 ] as const;
 export type TipoOperacion = (typeof TIPOS_OPERACION)[number];
 
-/** One ledger line, as events and the REST API show it. */
 export interface MovimientoData {
   id: number;
   operacionId: number;
@@ -203,11 +163,10 @@ export interface MovimientoData {
   productoId: number;
   tipo: TipoMovimiento;
   motivo: MotivoMovimiento;
-  /** Signed: what the line added to the level. */
+  /** Signed. */
   cantidad: number;
   cantidadAnterior: number;
   cantidadPosterior: number;
-  /** The level's version after the line. */
   version: number;
   usuario: string;
   comentario: string | null;
@@ -215,57 +174,45 @@ export interface MovimientoData {
   fecha: string;
 }
 
-/** data of MovimientoRegistrado: one operation with all its lines, so a transfer is never seen half-done. */
+/** One operation with all its lines, so a transfer is never seen half-done. */
 export interface MovimientoRegistradoData {
   operacionId: number;
   tipoOperacion: TipoOperacion;
   usuario: string;
   comentario: string | null;
-  /** For a reversal: the operation it reversed; else null. */
   revierteA: number | null;
   timestamp: string;
   movimientos: MovimientoData[];
 }
 
-/** data of StockBajo / StockRepuesto: the level after the write that crossed its threshold. */
+/** The level after the write that crossed its threshold. */
 export interface StockUmbralData {
   bodegaId: number;
   productoId: number;
   cantidad: number;
   umbralMinimo: number | null;
-  /** The level's version after the write. */
   version: number;
-  /** The operation whose line crossed the threshold. */
   operacionId: number;
-  /** Who made that operation (Basic-auth user, or `system`). */
   usuario: string;
   timestamp: string;
 }
 
 export type EventData = ProductoEventData | BodegaEventData | DeletedEventData | MovimientoRegistradoData | StockUmbralData;
 
-/** The envelope every event travels in. */
 export interface EventEnvelope<D extends EventData = EventData> {
   /** UUID; also the `Nats-Msg-Id` header, so JetStream drops re-publications. */
   id: string;
-  /** `<namespace>.Inventario.<EventType>`. */
   eventType: string;
-  /** What the event is about: see EVENT_SUBJECT_PATTERN. */
   subject: string;
   eventTime: string;
   dataVersion: '1.0';
-  /**
-   * The producing service (additive): `producto-svc` or `bodega-svc`, the
-   * one EVENT_SOURCE names for the type. Consumers refuse an event whose
-   * source is another; absent only in events of releases before it.
-   */
+  /** Additive: consumers refuse a source other than EVENT_SOURCE[type]. */
   source?: EventSource;
   data: D;
 }
 
 export const ACCION: Record<Operacion, Accion> = { CREATE: 'CREAR', UPDATE: 'ACTUALIZAR', DELETE: 'ELIMINAR' };
 
-/** The audit block for `operacion` at `at` by `usuario`. */
 export function eventAudit(operacion: Operacion, usuario: string, at: Date): EventAudit {
   return { timestamp: formatLocalUtc(at), usuario, accion: ACCION[operacion], operacion };
 }
@@ -273,9 +220,7 @@ export function eventAudit(operacion: Operacion, usuario: string, at: Date): Eve
 export interface NewEvent<D extends EventData> {
   namespace: string;
   type: EventType;
-  /** The service building it: must be EVENT_SOURCE[type] (consumers check it). */
   source: EventSource;
-  /** `/productos/{id}` or `/bodegas/{id}`. */
   subject: string;
   data: D;
   at: Date;
@@ -294,12 +239,9 @@ export function buildEnvelope<D extends EventData>(event: NewEvent<D>): EventEnv
 }
 
 /**
- * Why an envelope received on `natsSubject` is not what the producer of that
- * subject would publish, or undefined when it is: its eventType must be the
- * subject's own (`<namespace>.Inventario.<Type>`), its `subject` a record of
- * the type's entity, and its `source` the type's producer. `requireSource`
- * false accepts an envelope without `source` (an older producer), never a
- * wrong one. A forged or misrouted event fails here before anything acts on it.
+ * Why an envelope is not what the producer of `natsSubject` would publish,
+ * so a forged or misrouted event fails before anything acts on it.
+ * `requireSource` false accepts a missing `source`, never a wrong one.
  */
 export function envelopeMismatch(
   envelope: { eventType: string; subject: string; source?: unknown },
@@ -314,12 +256,7 @@ export function envelopeMismatch(
   return undefined;
 }
 
-/**
- * The names in `campos` whose value differs between `before` and `after`,
- * in `campos` order: what an update event lists as `camposModificados`.
- * Values are compared with `===`, so they must be in their stored form
- * (precio as its canonical decimal string, absent as null).
- */
+/** Compared with `===`, so values must be in stored form (precio as its decimal string, absent as null). */
 export function changedFields<C extends string>(
   campos: readonly C[],
   before: { readonly [K in C]: unknown },

@@ -5,15 +5,11 @@ export interface DatabaseMonitorOptions {
   db: Knex;
   logger: Logger;
   intervalMs?: number;
-  /** Called with the new state whenever reachability changes (and once at start). */
+  /** On every reachability change, and once at start. */
   onChange(up: boolean): void;
 }
 
-/**
- * Pings the database periodically and reports reachability changes, so the
- * gRPC health status turns NOT_SERVING while MySQL is unreachable and back
- * to SERVING when it returns. Returns a function that stops the monitor.
- */
+/** Drives the gRPC health status: NOT_SERVING while MySQL is unreachable. Returns the stop function. */
 export function monitorDatabase(options: DatabaseMonitorOptions): () => void {
   const { db, logger } = options;
   let state: boolean | undefined;
@@ -21,14 +17,12 @@ export function monitorDatabase(options: DatabaseMonitorOptions): () => void {
   let timer: NodeJS.Timeout | undefined;
 
   const intervalMs = options.intervalMs ?? 2000;
-  // A database that stops answering without closing the connection must
-  // count as down too, so the ping has a deadline of its own.
+  // A database that stops answering without closing the connection counts as down too.
   const pingTimeoutMs = Math.max(1000, intervalMs);
 
   async function check(): Promise<void> {
     let up: boolean;
     try {
-      // cancel: a ping that timed out must not keep holding a pool connection.
       await db.raw('SELECT 1').timeout(pingTimeoutMs, { cancel: true });
       up = true;
     } catch {

@@ -3,32 +3,19 @@ import { isDuplicateEntry, isLockBusy, type Knex } from './db';
 import { IdempotencyKeyInUseError, IdempotencyKeyReusedError, InvalidArgumentError } from './errors';
 
 /**
- * Idempotency keys (AIP-155 `request_id`), kept by the service that owns
- * the write. The key is claimed and the write's result recorded in the
- * write's own transaction, so "executed" and "recorded" commit together:
- * a write whose caller gave up (a deadline, a lost connection) and that
- * committed later is still found by the retry, which gets the committed
- * result; a write that rolled back leaves no record, and its retry executes.
- *
- * Concurrency: a committed record is found by a plain read and replayed.
- * A new key is claimed by its INSERT alone (no locking read, so no gap lock
- * that would make unrelated new keys deadlock). A repeat while the first
- * request is still in its transaction finds the first's uncommitted row and
- * is refused at once (IdempotencyKeyInUseError) rather than queued behind
- * it; once the first committed, a repeat replays it.
+ * Idempotency keys (AIP-155 `request_id`) are claimed and their result
+ * recorded in the write's own transaction, so "executed" and "recorded"
+ * commit together and a rolled-back write leaves no record. A repeat while
+ * the first is still running is refused at once, not queued behind it.
  */
 
 const TABLE = 'idempotency_keys';
 
-/** Creates the table of idempotency keys; call from a service migration. */
 export async function createIdempotencyTable(db: Knex): Promise<void> {
   await db.schema.createTable(TABLE, (t) => {
-    // sha256(user, method, key): fixed width whatever the user name and key.
     t.specificType('scope_hash', 'BINARY(32)').primary();
     t.string('method', 64).notNullable();
-    // sha256 of the request without its key: the same key with another request is refused.
     t.specificType('request_hash', 'BINARY(32)').notNullable();
-    // The recorded result, replayed to repeats (the owning store's codec).
     t.specificType('response', 'LONGBLOB').notNullable();
     t.dateTime('created_at', { precision: 3 }).notNullable().defaultTo(db.raw('CURRENT_TIMESTAMP(3)'));
     t.dateTime('expires_at', { precision: 3 }).notNullable().index('idempotency_keys_expires_at_idx');
@@ -39,24 +26,19 @@ export async function dropIdempotencyTable(db: Knex): Promise<void> {
   await db.schema.dropTableIfExists(TABLE);
 }
 
-/** A write's idempotency key, as a gRPC handler received it. */
 export interface IdempotencyKey {
-  /** sha256 of (user, method, key): a key is the caller's own, per method. */
+  /** sha256 of (user, method, key): keys are per caller and method. */
   scope: Buffer;
-  /** The gRPC method, kept for operators reading the table. */
   method: string;
-  /** sha256 of the request with its key cleared. */
   requestHash: Buffer;
-  /** Set by the write when it answered from the record instead of executing. */
   replayed: boolean;
 }
 
-/** 1 to 255 visible ASCII characters: what an HTTP header can carry unchanged. */
+/** What an HTTP header can carry unchanged. */
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 export const IDEMPOTENCY_KEY_MENSAJE = 'debe tener de 1 a 255 caracteres ASCII visibles (sin espacios)';
 
-/** Whether `key` is a well-formed idempotency key. */
 export function isIdempotencyKey(key: string): boolean {
   return KEY_PATTERN.test(key);
 }
@@ -71,30 +53,20 @@ function sha256(...parts: (string | Uint8Array)[]): Buffer {
   return hash.digest();
 }
 
-/**
- * The key of a request, or undefined when it carries none (`key` empty).
- * `request` is the request's canonical encoding without the key.
- * InvalidArgumentError on `campo` when the key is malformed.
- */
+/** undefined for an empty `key`; `request` is the canonical encoding without the key. */
 export function idempotencyKeyOf(usuario: string, method: string, key: string, request: Uint8Array, campo = 'requestId'): IdempotencyKey | undefined {
   if (key === '') return undefined;
   if (!isIdempotencyKey(key)) throw InvalidArgumentError.field(campo, IDEMPOTENCY_KEY_MENSAJE);
   return { scope: sha256(usuario, method, key), method, requestHash: sha256(request), replayed: false };
 }
 
-/**
- * How a store turns the results of its keyed writes into bytes for the
- * record, and back; a store decodes only what it encoded itself.
- */
+/** A store decodes only what it encoded itself. */
 export interface ResultCodec {
   encode(value: unknown): Buffer;
   decode(bytes: Buffer): unknown;
 }
 
-/**
- * A JSON codec whose `dateKeys` (at any depth) come back as Dates; enough
- * for the stores' results (records, lists of records, nothing).
- */
+/** `dateKeys`, at any depth, come back as Dates. */
 export function jsonResultCodec(dateKeys: readonly string[] = []): ResultCodec {
   const dates = new Set(dateKeys);
   return {
@@ -112,45 +84,22 @@ interface KeyRow {
   expired: number | string;
 }
 
-/**
- * Inside the write's transaction: the recorded result of an earlier request
- * with this key, or undefined once the key is claimed for this one (the
- * caller then executes and calls recordIdempotentResult before commit).
- * An expired record is removed and the request executes anew.
- */
+/** undefined once the key is claimed for this request, which then records its result before commit. */
 export async function claimIdempotencyKey(trx: Knex.Transaction, key: IdempotencyKey, campo = 'requestId'): Promise<Buffer | undefined> {
-  // A committed record is replayed from a plain read: repeats of a finished
-  // request never lock each other out.
+  // A plain read, so repeats of a finished request never lock each other out.
   const [committed] = (await trx.raw(LOOKUP, [key.scope])) as [KeyRow[]];
   const found = committed[0];
   if (found && Number(found.expired) === 0) return recorded(found, key, campo);
   return claimLocked(trx, key, campo, found !== undefined);
 }
 
-/**
- * claimIdempotencyKey for an operation done in several transactions under
- * one key, each recording its progress (recordIdempotentResult) so that a
- * retry after a failure half-way resumes it: the recorded result, partial or
- * final (the store's codec tells them apart), or undefined once the key is
- * claimed. An existing record is always read locked (NOWAIT), also a
- * committed one, so two calls with one key never interleave their
- * transactions on it: the second is refused with IdempotencyKeyInUseError
- * while the first holds it.
- */
+/** For an operation whose transactions record progress under one key; read locked, so two calls never interleave. */
 export async function claimResumableIdempotencyKey(trx: Knex.Transaction, key: IdempotencyKey, campo = 'requestId'): Promise<Buffer | undefined> {
   const [seen] = (await trx.raw(LOOKUP, [key.scope])) as [KeyRow[]];
   return claimLocked(trx, key, campo, seen[0] !== undefined);
 }
 
-/**
- * The locking half of a claim. An existing record (`exists`, from a plain
- * read) is read locked: a record lock, never a gap lock. A new key is
- * claimed by inserting it, without a locking read first: on a missing key
- * that read would lock the whole gap around it, and unrelated new keys would
- * then deadlock on their inserts. A request still holding this key
- * uncommitted makes the insert fail at once (in use), not wait behind it;
- * one that committed meanwhile makes it a duplicate (its record is used).
- */
+/** A new key is claimed by INSERT alone: a locking read of a missing key would gap-lock unrelated new keys. */
 async function claimLocked(trx: Knex.Transaction, key: IdempotencyKey, campo: string, exists: boolean): Promise<Buffer | undefined> {
   if (exists) {
     const row = await lockedRow(trx, key);
@@ -177,13 +126,9 @@ async function claimLocked(trx: Knex.Transaction, key: IdempotencyKey, campo: st
   return undefined;
 }
 
-/**
- * How long a new key's insert waits on the same key held by a request still
- * running: not at all on MariaDB; MySQL's minimum is 1 s (it clamps 0 to 1).
- */
+/** Not at all on MariaDB; MySQL clamps 0 to 1 s. */
 const CLAIM_WAIT_SECONDS = 0;
 
-/** The row of an existing key, read latest and locked; IdempotencyKeyInUseError when a running request holds it. */
 async function lockedRow(trx: Knex.Transaction, key: IdempotencyKey): Promise<KeyRow | undefined> {
   try {
     const [rows] = (await trx.raw(`${LOOKUP} FOR UPDATE NOWAIT`, [key.scope])) as [KeyRow[]];
@@ -194,18 +139,15 @@ async function lockedRow(trx: Knex.Transaction, key: IdempotencyKey): Promise<Ke
   }
 }
 
-/** A lock wait that ran out (ER_LOCK_WAIT_TIMEOUT). */
 function isLockWaitTimeout(err: unknown): boolean {
   return (err as { errno?: number } | null)?.errno === 1205;
 }
 
-/** The recorded result for a repeat of the same request; IdempotencyKeyReusedError for another request. */
 function recorded(row: KeyRow, key: IdempotencyKey, campo: string): Buffer {
   if (!Buffer.from(row.request_hash).equals(key.requestHash)) throw new IdempotencyKeyReusedError(campo);
   return Buffer.from(row.response);
 }
 
-/** Inside the write's transaction, after the write: its result, kept for `ttlSeconds`. */
 export async function recordIdempotentResult(trx: Knex.Transaction, key: IdempotencyKey, result: Buffer, ttlSeconds: number): Promise<void> {
   await trx.raw(`UPDATE ${TABLE} SET response = ?, expires_at = CURRENT_TIMESTAMP(3) + INTERVAL ? SECOND WHERE scope_hash = ?`, [
     result,
@@ -214,7 +156,7 @@ export async function recordIdempotentResult(trx: Knex.Transaction, key: Idempot
   ]);
 }
 
-/** Deletes expired records, `batch` rows per statement so no lock is held long; returns how many. */
+/** `batch` rows per statement, so no lock is held long. */
 export async function pruneIdempotencyKeys(db: Knex, batch = 1000): Promise<number> {
   let total = 0;
   for (;;) {

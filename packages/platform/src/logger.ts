@@ -5,14 +5,8 @@ import { activeTraceFields } from './tracing-context';
 export type Logger = pino.Logger;
 
 /**
- * JSON logs on stdout, one object per line, `service` on every line, and
- * `trace_id` / `span_id` on every line written inside a span.
- * Credentials never reach a log: known secret-bearing keys are redacted,
- * and so is the userinfo of any URL anywhere in a line (an error's message,
- * stack or `input` included), since a driver or library may echo a URL we
- * never logged ourselves.
- * `destination` replaces stdout (a test reading the lines it logs); each
- * line reaches its `write` as one string.
+ * JSON lines on stdout with `service` and, inside a span, `trace_id`/`span_id`.
+ * URL userinfo is redacted from the finished line, since a driver may echo a URL we never logged.
  */
 export function createLogger(service: string, level: string, destination?: pino.DestinationStream): Logger {
   return pino(
@@ -25,13 +19,9 @@ export function createLogger(service: string, level: string, destination?: pino.
         paths: ['password', '*.password', 'authorization', '*.authorization', ...['databaseUrl', 'natsUrl', 'smtpUrl'].flatMap((k) => [k, `*.${k}`])],
         censor: REDACTED,
       },
-      // Last, on the finished line: nothing logged by any path escapes it.
       hooks: { streamWrite: redactUrlCredentials },
     },
-    // Synchronous writes: nothing is buffered at exit. With the default
-    // buffered destination, a process whose stdout reader died (the
-    // launcher SIGKILLed) retried the EPIPE flush at exit forever and never
-    // ended; a synchronous write fails once and the process exits.
+    // Synchronous: with a buffered destination, a process whose stdout reader died retried the EPIPE flush at exit forever.
     destination ?? pino.destination({ dest: 1, sync: true }),
   );
 }

@@ -7,15 +7,9 @@ import { migrateWhenPossible } from './start-up';
 const schema = z.object({ DATABASE_URL: envSchemas.mysqlUrl(), LOG_LEVEL: envSchemas.logLevel() });
 
 /**
- * The body of a service's migration entry point (`migrate-main.ts`), run by
- * the Helm chart's migration hook Job (pre-install/pre-upgrade): applies
- * `migrations` to DATABASE_URL and resolves 0, so a release's schema is in
- * place before its pods roll. The service applies them at start too
- * (`migrate` takes a named lock, so the Job and replicas take turns); the
- * Job makes a failing migration stop the upgrade instead of crash-looping
- * new pods. An unreachable database or another process's migration is
- * waited for (the Job's activeDeadlineSeconds bounds it); SIGTERM stops the
- * wait. A bad variable or a failing migration resolves 1.
+ * The Helm pre-upgrade migration Job's body (resolves the exit code): a
+ * failing migration stops the upgrade instead of crash-looping new pods.
+ * Waits for the database, bounded by the Job's activeDeadlineSeconds.
  */
 export async function runMigrationJob(service: string, migrations: Record<string, Migration>, env: NodeJS.ProcessEnv): Promise<number> {
   let config;

@@ -1,17 +1,11 @@
 import type { IncomingMessage } from 'node:http';
 
 /**
- * The one owner of a request's route template (`/api/productos/:id`), which
- * the HTTP metrics (route label) and the HTTP SERVER span (name and
- * `http.route`) both report. Express sets `req.route` when it matches a
- * route, while `req.baseUrl` still names the router's mount path; it resets
- * `baseUrl` to '' once an error leaves the router for the error middleware,
- * so reading both when the response ends names a 404 of `/api/productos/999`
- * `/:id`. The template is therefore taken at match time, by an accessor on
- * `req.route`. Kept structural: platform does not depend on express.
+ * The route template (`/api/productos/:id`) for HTTP metrics and spans is
+ * taken at match time: express resets `req.baseUrl` once an error leaves the
+ * router, so read at the end a 404 of `/api/productos/999` would be `/:id`.
+ * Structural types: platform does not depend on express.
  */
-
-/** What express adds to a request once a route matched it. */
 export interface RoutableRequest extends IncomingMessage {
   baseUrl?: string;
   route?: { path?: unknown };
@@ -20,22 +14,16 @@ export interface RoutableRequest extends IncomingMessage {
 const TEMPLATE = Symbol('inventario.routeTemplate');
 
 interface TrackedRequest extends RoutableRequest {
-  /** Present once tracked; the template once a route matched. */
   [TEMPLATE]?: { template?: string };
 }
 
-/** `/api/productos` + `/:id`, without a trailing slash (`/api/graphql` + `/`); `/` for the root. */
+/** No trailing slash (`/api/graphql` + `/`), except `/` for the root. */
 function templateOf(baseUrl: string | undefined, path: unknown): string {
   const joined = `${baseUrl ?? ''}${typeof path === 'string' ? path : ''}`;
   return joined.length > 1 && joined.endsWith('/') ? joined.slice(0, -1) : joined || '/';
 }
 
-/**
- * Starts recording the template of the route express matches for `req`.
- * Idempotent: every middleware that reads the template calls it, and the
- * accessor is installed once per request. Call it before express routes the
- * request (from a middleware mounted first).
- */
+/** Idempotent; must run before express routes the request (a middleware mounted first). */
 export function trackRouteTemplate(req: RoutableRequest): void {
   const tracked = req as TrackedRequest;
   if (tracked[TEMPLATE]) return;
@@ -54,7 +42,7 @@ export function trackRouteTemplate(req: RoutableRequest): void {
   });
 }
 
-/** The template of the route that matched `req` (the last one, when several did); undefined when none did or it was not tracked. */
+/** The last route that matched; undefined when none did or `req` was not tracked. */
 export function routeTemplate(req: RoutableRequest): string | undefined {
   return (req as TrackedRequest)[TEMPLATE]?.template;
 }

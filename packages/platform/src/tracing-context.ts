@@ -14,25 +14,18 @@ import {
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 
 /**
- * The trace context plumbing every span of Inventario uses. Spans are
- * started explicitly at each hop (HTTP in, gRPC out and in, outbox publish,
- * NATS consume, email send) rather than by require-hook auto-instrumentation,
- * so the same code traces the built processes and the in-process tests
- * (jest's module loader bypasses require hooks).
- *
- * W3C trace context (`traceparent`, `tracestate`) is read and written with
- * the W3C propagator itself, not the global one: with tracing off (no SDK,
- * so the no-op tracer) a hop still passes the context it received on
- * unchanged, as docs/contract.md §5.5 and §8.2 ask of the event headers.
+ * Spans are started explicitly at each hop, not by require-hook
+ * auto-instrumentation, which jest's module loader bypasses. The W3C
+ * propagator is used directly, not the global one, so with tracing off a hop
+ * still passes its context on unchanged (docs/contract.md §5.5, §8.2).
  */
 
 const tracer = trace.getTracer('@inventario/platform');
 const w3c = new W3CTraceContextPropagator();
 
-/** Header or metadata values by lower-case name. */
+/** By lower-case name. */
 export type TraceHeaders = Record<string, string>;
 
-/** Reads one header of a carrier (HTTP headers, gRPC metadata, NATS headers, a stored row). */
 export type HeaderLookup = (name: string) => string | undefined;
 
 const lookupGetter: TextMapGetter<HeaderLookup> = {
@@ -58,11 +51,7 @@ export function traceHeaders(ctx: Context = context.active()): TraceHeaders {
   return headers;
 }
 
-/**
- * The trace headers an outbox row stores for a write made in `context`:
- * `traceparent`, with `tracestate` when there is one (tracestate means
- * nothing without its traceparent); undefined without a traceparent.
- */
+/** An outbox row's trace headers; undefined without a traceparent (a tracestate alone means nothing). */
 export function eventTraceHeaders(context: { traceparent?: string; tracestate?: string }): TraceHeaders | undefined {
   if (!context.traceparent) return undefined;
   return context.tracestate ? { traceparent: context.traceparent, tracestate: context.tracestate } : { traceparent: context.traceparent };
@@ -77,26 +66,21 @@ export function activeTraceFields(): { trace_id?: string; span_id?: string } {
 export interface SpanOptions {
   kind: SpanKind;
   attributes?: Attributes;
-  /** The parent; default the active context. */
   parent?: Context;
 }
 
-/** Starts a span and returns it with the context that has it active. */
 export function startSpan(name: string, options: SpanOptions): { span: Span; ctx: Context } {
   const parent = options.parent ?? context.active();
   const span = tracer.startSpan(name, { kind: options.kind, attributes: options.attributes }, parent);
   return { span, ctx: trace.setSpan(parent, span) };
 }
 
-/** Marks a span failed with the error's message (never its stack: spans leave the process). */
+/** The message, never the stack: spans leave the process. */
 function failSpan(span: Span, err: unknown): void {
   span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
 }
 
-/**
- * Runs `work` inside a new span (active while it runs, so its log lines and
- * child spans belong to it); a rejection marks the span failed and is rethrown.
- */
+/** `work` runs with the span active, so its log lines and child spans belong to it. */
 export async function inSpan<T>(name: string, options: SpanOptions, work: (span: Span) => Promise<T>): Promise<T> {
   const { span, ctx } = startSpan(name, options);
   try {

@@ -4,26 +4,16 @@ import { ATTR_RPC_METHOD, ATTR_RPC_STATUS_CODE, ATTR_RPC_SYSTEM_NAME, RPC_SYSTEM
 import { grpcCodeName } from './grpc/status';
 import { extractTraceContext, startSpan, traceHeaders, type TraceHeaders } from './tracing-context';
 
-/**
- * gRPC spans (OpenTelemetry RPC conventions): a CLIENT span per outgoing
- * call whose context travels in the call's metadata, and a SERVER span per
- * handled call, child of the context the metadata carries. Named
- * `inventario.v1.ProductoService/CreateProducto`.
- */
+/** gRPC CLIENT and SERVER spans, per the OpenTelemetry RPC conventions. */
 
 interface RpcSpanOf {
   name: string;
   attributes: Record<string, string>;
 }
 
-/**
- * Span name and rpc.* attributes by method path, computed once per path: the
- * paths are the methods of the generated service definitions, a few dozen.
- * Each span copies the attributes it is given, so sharing them is safe.
- */
+/** Bounded: the paths are the generated methods. Spans copy attributes, so sharing them is safe. */
 const rpcSpans = new Map<string, RpcSpanOf>();
 
-/** `/inventario.v1.ProductoService/CreateProducto` -> span name and rpc.* attributes. */
 function rpcSpanOf(path: string): RpcSpanOf {
   let known = rpcSpans.get(path);
   if (!known) {
@@ -34,13 +24,7 @@ function rpcSpanOf(path: string): RpcSpanOf {
   return known;
 }
 
-/**
- * The codes that make a SERVER span an error (OpenTelemetry RPC conventions
- * for gRPC): the server's own failures. NOT_FOUND, INVALID_ARGUMENT,
- * ALREADY_EXISTS, FAILED_PRECONDITION... are the server doing its job with a
- * bad request, an error of the caller, whose CLIENT span records any code
- * but OK as one.
- */
+/** The server's own failures; NOT_FOUND and the like are the caller's error, recorded on its CLIENT span. */
 const SERVER_ERROR_CODES: ReadonlySet<status> = new Set([
   status.UNKNOWN,
   status.DEADLINE_EXCEEDED,
@@ -50,12 +34,6 @@ const SERVER_ERROR_CODES: ReadonlySet<status> = new Set([
   status.DATA_LOSS,
 ]);
 
-/**
- * Records the call's final status (`OK`, `NOT_FOUND`, ...) on its span and
- * ends it; the span's status is ERROR for any code but OK on the client
- * side, and only for the server's own failures (SERVER_ERROR_CODES) on the
- * server side.
- */
 export function endRpcSpan(span: Span, side: 'client' | 'server', code: status, details?: string): void {
   const name = grpcCodeName(code);
   span.setAttribute(ATTR_RPC_STATUS_CODE, name);
@@ -64,17 +42,11 @@ export function endRpcSpan(span: Span, side: 'client' | 'server', code: status, 
   span.end();
 }
 
-/** Sets the call's trace context in `metadata`, replacing any the caller passed on. */
 function injectInto(metadata: Metadata, headers: TraceHeaders): void {
   for (const [key, value] of Object.entries(headers)) metadata.set(key, value);
 }
 
-/**
- * Client interceptor (pass it in the call options): a CLIENT span, child of
- * the active context, and its `traceparent` in the metadata. With tracing
- * off the span is not recording and carries no valid context, so the
- * metadata keeps whatever traceparent the caller set.
- */
+/** With tracing off the span has no valid context, so the metadata keeps the caller's traceparent. */
 export const grpcClientTracing: Interceptor = (options, nextCall) => {
   const { name, attributes } = rpcSpanOf(options.method_definition.path);
   const { span, ctx } = startSpan(name, { kind: SpanKind.CLIENT, attributes });
@@ -94,16 +66,13 @@ export const grpcClientTracing: Interceptor = (options, nextCall) => {
   });
 };
 
-/** The trace context of a handled call: its SERVER span, active while the handler runs. */
 export interface GrpcServerSpan {
   span: Span;
-  /** `traceparent`/`tracestate` of the server span: what the call's events carry on (built on first read). */
+  /** What the call's events carry on. */
   readonly headers: TraceHeaders;
-  /** Runs `work` with the server span active. */
   run<T>(work: () => T): T;
 }
 
-/** Starts the SERVER span of `call`, child of the context in its metadata. */
 export function startGrpcServerSpan(call: Pick<ServerUnaryCall<unknown, unknown>, 'metadata' | 'getPath'>): GrpcServerSpan {
   const { name, attributes } = rpcSpanOf(call.getPath());
   const parent = extractTraceContext((key) => {
@@ -111,7 +80,7 @@ export function startGrpcServerSpan(call: Pick<ServerUnaryCall<unknown, unknown>
     return typeof value === 'string' ? value : undefined;
   });
   const { span, ctx } = startSpan(name, { kind: SpanKind.SERVER, attributes, parent });
-  // Built on first read: only writes need them (their events carry them).
+  // Lazy: only writes need them.
   let headers: TraceHeaders | undefined;
   return {
     span,

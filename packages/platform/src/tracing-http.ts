@@ -5,15 +5,9 @@ import { routeTemplate, trackRouteTemplate, type RoutableRequest } from './route
 import { extractTraceContext, startSpan } from './tracing-context';
 
 /**
- * Express middleware (first in the chain): the request's SERVER span,
- * child of the client's `traceparent` when it sent one, active for
- * everything that handles the request. Named `POST /api/productos/:id`
- * once a route matched (the template, never the raw URL, taken when express
- * matched it: see route-template.ts), else `POST`.
- * The request and response emitters are bound to the span's context, so
- * their listeners (a body read, the request log's `close`) run inside it
- * whatever emits the event, e.g. the socket of a client that went away.
- * Paths for which `untraced` answers true (health probes) get no span.
+ * First in the chain. Spans are named by route template, never the raw URL.
+ * req and res are bound to the span's context, so their listeners run inside
+ * it whatever emits the event (e.g. the socket of a client that went away).
  */
 export function httpServerTracing(options: { untraced?: (path: string) => boolean } = {}) {
   return (req: RoutableRequest, res: ServerResponse, next: () => void): void => {
@@ -34,7 +28,6 @@ export function httpServerTracing(options: { untraced?: (path: string) => boolea
     });
     context.bind(ctx, req);
     context.bind(ctx, res);
-    // Tracing off or not sampled: nothing to name or end, though the context still passes on.
     if (!span.isRecording()) {
       context.with(ctx, next);
       return;

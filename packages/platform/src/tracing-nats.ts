@@ -2,15 +2,12 @@ import { SpanKind, trace } from '@opentelemetry/api';
 import { extractTraceContext, inSpan, traceHeaders, type TraceHeaders } from './tracing-context';
 
 /**
- * Event spans (OpenTelemetry messaging conventions). An outbox row keeps the
- * trace context of the call that wrote it in its headers; the relay's
- * PRODUCER span `publish <subject>` is that context's child and travels as
- * the message's `traceparent` header; a consumer's CONSUMER span
- * `process <subject>` is the child of the header's context. So one trace runs
- * from the public request to the email, across the commit and the stream.
+ * An outbox row keeps its writer's trace context, the relay's PRODUCER span
+ * is its child, and consumers continue from the message header: one trace
+ * runs from the public request to the email.
  */
 
-/** Attributes shared by both ends (`messaging.*`, still incubating in semconv, hence spelt out). */
+/** Spelt out: `messaging.*` is still incubating in semconv. */
 function messagingAttributes(operation: 'send' | 'process', subject: string, messageId?: string) {
   return {
     'messaging.system': 'nats',
@@ -20,11 +17,7 @@ function messagingAttributes(operation: 'send' | 'process', subject: string, mes
   };
 }
 
-/**
- * Runs `publish` in a PRODUCER span, child of the context in `headers` (a
- * stored row's), and hands it the headers to send: the row's with the span's
- * own `traceparent`. With tracing off they are the row's, unchanged.
- */
+/** With tracing off `publish` gets the row's headers unchanged. */
 export function inPublishSpan<T>(
   message: { subject: string; eventId: string; headers: TraceHeaders },
   publish: (headers: TraceHeaders) => Promise<T>,
@@ -37,27 +30,15 @@ export function inPublishSpan<T>(
   );
 }
 
-/** NATS message headers, as `MsgHdrs` reads them. */
 export interface MessageHeaderReader {
   get(name: string): string;
 }
 
-/** The trace context of a message being handled. */
 export interface ConsumeTrace {
-  /**
-   * `traceparent` (and `tracestate`) of the CONSUMER span: what the writes
-   * the message causes carry on. With tracing off, the message's own,
-   * unchanged (no context manager then, so the active context cannot carry
-   * them: take them from here).
-   */
+  /** What the message's writes carry on; with tracing off there is no context manager, so take them from here. */
   readonly headers: TraceHeaders;
 }
 
-/**
- * Runs `handle` in a CONSUMER span, child of the context in the message's
- * `traceparent` header (a new trace without one), active while it runs, and
- * hands it that span's trace context.
- */
 export function inConsumeSpan<T>(
   message: { subject: string; headers?: MessageHeaderReader },
   handle: (trace: ConsumeTrace) => Promise<T>,
@@ -66,7 +47,6 @@ export function inConsumeSpan<T>(
   const attributes = messagingAttributes('process', message.subject, header('Nats-Msg-Id'));
   const parent = extractTraceContext(header);
   return inSpan(`process ${message.subject}`, { kind: SpanKind.CONSUMER, parent, attributes }, (span) => {
-    // Built on first read: most handlers write nothing that carries them.
     let headers: TraceHeaders | undefined;
     return handle({
       get headers() {

@@ -1,53 +1,33 @@
 import { z } from 'zod';
 import type { Logger } from './logger';
 
-/**
- * Tracing of one process (docs/contract.md §8.2): with
- * OTEL_EXPORTER_OTLP_ENDPOINT set, the OpenTelemetry NodeSDK exports spans over
- * OTLP/HTTP to `<endpoint>/v1/traces` (the variable's meaning in the
- * OpenTelemetry spec); unset, no SDK starts and every span is a no-op. The
- * spans themselves are started explicitly (tracing-*.ts), so no
- * auto-instrumentation is loaded.
- */
+/** docs/contract.md §8.2: without OTEL_EXPORTER_OTLP_ENDPOINT no SDK starts and every span is a no-op. */
 
-/** The tracing variables of every service's environment schema (spread into its z.object). */
+/** Spread into every service's environment schema. */
 export const tracingEnv = {
-  // OTLP/HTTP collector base URL, e.g. http://otel-collector:4318; tracing is off when unset.
-  // Never with user:password@: it is logged and kept in the chart's ConfigMap (send credentials as OTEL_EXPORTER_OTLP_HEADERS).
+  // No user:password@: it is logged and kept in the chart's ConfigMap.
   OTEL_EXPORTER_OTLP_ENDPOINT: z
     .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
     .refine((value) => !/^[^:]+:\/\/[^/?#]*@/.test(value), 'must not carry credentials (user:password@); send them in OTEL_EXPORTER_OTLP_HEADERS')
     .optional(),
-  // service.name of the spans; default the service's own name.
   OTEL_SERVICE_NAME: z.string().regex(/^[A-Za-z0-9._-]{1,255}$/, 'must be letters, digits, ".", "_" or "-"').optional(),
 };
 
-/** The tracing part of a parsed configuration. */
 export interface TracingConfig {
-  /** OTEL_EXPORTER_OTLP_ENDPOINT; tracing is off without it. */
   otlpEndpoint?: string;
-  /** OTEL_SERVICE_NAME. */
   otelServiceName?: string;
 }
 
-/** The started tracer of this process. */
 export interface Tracing {
-  /** Exports the spans still buffered and stops; the last step of the shutdown sequence. */
+  /** Flushes buffered spans: the last step of the shutdown sequence. */
   shutdown(): Promise<void>;
 }
 
-/** The OTLP/HTTP traces URL of a base endpoint (`http://collector:4318` -> `http://collector:4318/v1/traces`). */
 export function otlpTracesUrl(endpoint: string): string {
   return `${endpoint.replace(/\/+$/, '')}/v1/traces`;
 }
 
-/**
- * Starts the NodeSDK for `name` when the configuration names an endpoint,
- * else resolves undefined (tracing off): W3C trace-context propagation, the
- * async-hooks context manager, batched OTLP/HTTP export; no metrics or logs
- * (Prometheus and stdout have those). The SDK is loaded only when needed:
- * it pulls in exporters for every signal.
- */
+/** Spans only (Prometheus and stdout have metrics and logs); the SDK is imported lazily as it pulls in every exporter. */
 export async function startTracing(name: string, config: TracingConfig, logger: Logger): Promise<Tracing | undefined> {
   if (!config.otlpEndpoint) return undefined;
   const [{ NodeSDK }, { OTLPTraceExporter }, { W3CTraceContextPropagator }] = await Promise.all([

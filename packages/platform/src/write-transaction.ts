@@ -4,49 +4,23 @@ import { IdempotencyKeyInUseError } from './errors';
 import { claimIdempotencyKey, recordIdempotentResult, type IdempotencyKey, type ResultCodec } from './idempotency';
 
 export interface WriteTransactionOptions {
-  /**
-   * Called once the transaction has committed: stores pass the outbox
-   * relay's wake-up, so the events committed with a write are published at
-   * once rather than at the relay's next poll. A rolled-back transaction
-   * (and a replay, which commits nothing) notifies nobody.
-   */
+  /** Called after commit (not after rollback or replay): stores wake the outbox relay so events go out at once. */
   onCommitted?: () => void;
-  /** The request's idempotency key, when it carries one, with how its result is recorded. */
   idempotency?: { key: IdempotencyKey | undefined; codec: ResultCodec; ttlSeconds: number };
-  /**
-   * Aborted when nobody waits for the result any more (a gRPC call
-   * cancelled or past its deadline, CallContext.signal): the transaction
-   * then rolls back instead of committing, and the promise rejects with
-   * the signal's reason. Checked when the transaction starts and just
-   * before COMMIT; a statement already running finishes first (the
-   * statement time limit bounds it). A COMMIT already sent cannot be taken
-   * back: that write stands, and a keyed retry finds it.
-   */
+  /** Checked at start and before COMMIT, so abandoned work rolls back; a COMMIT already sent stands. */
   signal?: AbortSignal;
-  /**
-   * Pins the transaction's isolation level, for a write whose correctness
-   * rests on one (the stock writes rely on REPEATABLE READ's gap locks)
-   * whatever the server's default is. Absent: the server's default.
-   */
+  /** For writes whose correctness rests on it (stock writes need REPEATABLE READ's gap locks); absent: the server's default. */
   isolationLevel?: 'repeatable read';
 }
 
-/** Attempts of a transaction that InnoDB chose as a deadlock victim. */
 const DEADLOCK_ATTEMPTS = 4;
 
-/** MariaDB and MySQL: ER_LOCK_DEADLOCK. */
+/** ER_LOCK_DEADLOCK. */
 function isDeadlock(err: unknown): boolean {
   return (err as { errno?: number } | null)?.errno === 1213;
 }
 
-/**
- * Runs `work` in one transaction. A transaction that InnoDB aborted as a
- * deadlock victim is run again (it changed nothing), a few times. With an
- * idempotency key, the key is claimed first in the same transaction: a
- * repeat gets the recorded result (`key.replayed` set) without running
- * `work`, and a first request records its result before commit. Transient
- * driver failures surface as UnavailableError (withDbErrors).
- */
+/** Retried as a deadlock victim; with a key, a repeat gets the recorded result (`key.replayed`) without running `work`. */
 export async function writeTransaction<T>(
   db: Knex,
   work: (trx: Knex.Transaction) => Promise<T>,
@@ -59,7 +33,6 @@ export async function writeTransaction<T>(
     try {
       return await db.transaction(async (trx) => {
         try {
-          // A caller that gave up while this waited for a connection gets nothing done.
           signal?.throwIfAborted();
           if (!key || !idempotency) {
             const value = await work(trx);
@@ -67,11 +40,9 @@ export async function writeTransaction<T>(
             return { value, replayed: false };
           }
           const recorded = await claimIdempotencyKey(trx, key);
-          // What this store recorded for the same request: of the type `work` returns.
           if (recorded !== undefined) return { value: idempotency.codec.decode(recorded) as T, replayed: true };
           const value = await work(trx);
           await recordIdempotentResult(trx, key, idempotency.codec.encode(value), idempotency.ttlSeconds);
-          // The last moment to give up: a throw here rolls back, and the key stays unclaimed for the retry.
           signal?.throwIfAborted();
           return { value, replayed: false };
         } catch (err) {
@@ -80,9 +51,7 @@ export async function writeTransaction<T>(
         }
       }, options.isolationLevel ? { isolationLevel: options.isolationLevel } : undefined);
     } catch (err) {
-      // A failure that also cost the connection (the server closes it after a
-      // statement past max_allowed_packet) fails the ROLLBACK too, and knex
-      // rejects with that: the work's own failure is the cause to report.
+      // A failure that cost the connection (past max_allowed_packet) also fails ROLLBACK; report the work's own failure.
       throw failure ? failure.err : err;
     }
   };

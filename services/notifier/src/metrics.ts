@@ -2,19 +2,10 @@ import { Counter, Registry } from 'prom-client';
 import type { EventType } from '@inventario/platform';
 import { HANDLERS } from './handlers';
 
-/**
- * The notifier's counters, labelled by the event type of a handler
- * (`ProductoCreado` ..., `StockBajo`; never a type it does not email).
- * They live on the registry the app creates and serves on METRICS_PORT
- * (never prom-client's global one), so two apps in one process, as in
- * tests, count separately.
- */
+/** Labelled by the emailed event type; on the app's own registry, so two apps in one process count separately. */
 export interface NotifierMetrics {
-  /** Emails the SMTP server accepted. */
   sent: Counter<'event_type'>;
-  /** Deliveries nak'ed for a later attempt after a transient failure. */
   retried: Counter<'event_type'>;
-  /** Events given up on and copied to the dead-letter subject. */
   deadLettered: Counter<'event_type'>;
 }
 
@@ -33,7 +24,6 @@ export function createNotifierMetrics(registry: Registry = new Registry()): Noti
   return metrics;
 }
 
-/** The current value of one counter for one event type (tests, start-up summaries). */
 export async function counterValue(c: Counter<'event_type'>, type: EventType): Promise<number> {
   const { values } = await c.get();
   return values.find((v) => v.labels.event_type === type)?.value ?? 0;

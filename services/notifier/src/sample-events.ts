@@ -15,26 +15,17 @@ import {
 } from '@inventario/platform';
 
 /**
- * Realistic events of every type, shaped exactly as producto-svc and
- * bodega-svc publish them, for the template preview and the tests. The
- * update samples carry `camposModificados` (the stock, the capacity), as
- * current producers send it. The stock samples tell one story: operation 9
- * transfers 6 units of product 12 from warehouse 3 (10 -> 4, threshold 5:
- * StockBajo) to warehouse 4; operation 10 brings warehouse 3 back to 9
- * (StockRepuesto).
+ * Events shaped exactly as the services publish them, for the template
+ * preview and tests. Stock samples tell one story: operation 9 moves 6 units
+ * of product 12 from warehouse 3 (10 -> 4: StockBajo) to 4; operation 10 refills 3.
  */
 
 export interface SampleOptions {
-  /** EVENT_TYPE_NAMESPACE (default `Service`). */
   namespace?: string;
-  /** Event time (default 2026-11-22T14:03:07Z). */
   at?: Date;
-  /** Name of a product or warehouse (e.g. a hostile one, to check escaping); stock events carry no name. */
+  /** E.g. a hostile one, to check escaping. */
   nombre?: string;
-  /**
-   * Record id: a product (default 12), a warehouse (3), an operation (9);
-   * for StockBajo / StockRepuesto, the level's product (12).
-   */
+  /** For StockBajo / StockRepuesto, the level's product. */
   id?: number;
   usuario?: string;
 }

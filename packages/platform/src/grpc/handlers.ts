@@ -6,34 +6,23 @@ import type { Logger } from '../logger';
 import { endRpcSpan, startGrpcServerSpan, type GrpcServerSpan } from '../tracing-grpc';
 import { domainErrorToStatus } from './status';
 
-/** Metadata key with the Basic-auth user of the public call (set by the BFF); ASCII only. */
+/** The Basic-auth user of the public call (set by the BFF); ASCII only. */
 export const USUARIO_METADATA_KEY = 'x-inventario-usuario';
-/** The same as UTF-8 bytes, for user names outside ASCII (gRPC text metadata is ASCII). */
+/** UTF-8, for user names outside ASCII. */
 export const USUARIO_BIN_METADATA_KEY = 'x-inventario-usuario-bin';
-/** Initial response metadata of a keyed write answered from its record (value `true`). */
+/** Initial metadata (`true`) of a keyed write answered from its record. */
 export const REPLAYED_METADATA_KEY = 'inventario-idempotent-replayed';
 
-/** Who made the call and its trace context, read from gRPC metadata. */
 export interface CallContext {
-  /** The caller's user name; `system` when the call carries none. */
+  /** `system` when the call carries none. */
   usuario: string;
-  /** W3C traceparent, passed on to the event headers. */
   traceparent?: string;
-  /** W3C tracestate (vendor trace data beside traceparent), passed on with it. */
   tracestate?: string;
-  /** The write's idempotency key (its `request_id`), when it carries one. */
   idempotency?: IdempotencyKey;
-  /**
-   * Aborted (reason CallCancelledError) once nobody waits for the answer:
-   * the caller cancelled, or the call's deadline passed. A write then rolls
-   * back instead of committing (writeTransaction), so a caller told
-   * DEADLINE_EXCEEDED finds nothing written unless its COMMIT was already
-   * on its way.
-   */
+  /** Aborted (CallCancelledError) once the caller cancelled or its deadline passed; a write then rolls back. */
   signal?: AbortSignal;
 }
 
-/** Why a call's signal aborted: its caller is gone (cancelled, or past its deadline). */
 export class CallCancelledError extends Error {
   constructor() {
     super('the call was cancelled or its deadline passed');
@@ -56,12 +45,7 @@ export function callContext(call: ServerUnaryCall<unknown, unknown>): CallContex
   return context;
 }
 
-/**
- * The context a handler gets: the caller's user, and the trace context of
- * the call's SERVER span, not the caller's (the caller's when the span has
- * none, e.g. a traceparent the W3C propagator refused). The trace context
- * is read on demand, since only writes use it (their events carry it).
- */
+/** The trace context is the SERVER span's (the caller's when the span has none), read on demand since only writes' events carry it. */
 function handlerContext(caller: CallContext, traced: GrpcServerSpan, idempotency: IdempotencyKey | undefined, signal: AbortSignal): CallContext {
   const trace = (): { traceparent?: string; tracestate?: string } => (traced.headers.traceparent ? traced.headers : caller);
   return {
@@ -77,21 +61,12 @@ function handlerContext(caller: CallContext, traced: GrpcServerSpan, idempotency
   };
 }
 
-/** Options of a unary handler. */
 export interface UnaryOptions<Req> {
-  /**
-   * For writes that take an idempotency key (AIP-155 `request_id`): the
-   * key and the request's canonical encoding without it (see idempotentBy).
-   */
+  /** For writes keyed by AIP-155 `request_id`: the key and the canonical request encoding without it. */
   idempotent?: (request: Req) => { requestId: string; request: Uint8Array };
 }
 
-/**
- * The UnaryOptions of a write whose request message has a `request_id`, from
- * its generated codec. `canonical`, when given, clears the fields that do not
- * change what the request does (how it is paged), so requests differing only
- * in them count as the same request under one key.
- */
+/** `canonical` clears fields that do not change what the request does (paging), so those count as one request under a key. */
 export function idempotentBy<Req extends { requestId?: string | undefined }>(
   codec: { encode(message: Req): { finish(): Uint8Array } },
   canonical: (request: Req) => Req = (request) => request,
@@ -102,10 +77,8 @@ export function idempotentBy<Req extends { requestId?: string | undefined }>(
 }
 
 /**
- * Adapts an async handler to grpc-js: the callback is called exactly once,
- * a DomainError becomes its status, anything else INTERNAL with a log id
- * (the message and stack stay in the log, never in the response). Each
- * call runs in its own SERVER span (tracing-grpc.ts).
+ * The callback is called exactly once: a DomainError becomes its status,
+ * anything else INTERNAL with a log id (message and stack stay in the log).
  */
 export function unary<Req, Res>(
   logger: Logger,
@@ -114,11 +87,9 @@ export function unary<Req, Res>(
   options: UnaryOptions<Req> = {},
 ): (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => void {
   return (call, callback) => {
-    // The call's SERVER span is active while the handler runs; its trace
-    // context, not the caller's, goes on to the events it writes.
     const traced = startGrpcServerSpan(call);
     const caller = callContext(call);
-    // grpc-js emits 'cancelled' when the client cancels or the deadline passes (and, harmlessly, after a normal answer).
+    // Also emitted, harmlessly, after a normal answer.
     const gone = new AbortController();
     const abandon = () => gone.abort(new CallCancelledError());
     if (call.cancelled) abandon();
@@ -142,7 +113,6 @@ export function unary<Req, Res>(
         },
         (err: unknown) => {
           if (err instanceof CallCancelledError) {
-            // Nobody reads this answer; the write it was making rolled back.
             logger.info({ method }, 'call cancelled or past its deadline; its work was abandoned');
             callback({ code: status.CANCELLED, details: err.message });
             endRpcSpan(traced.span, 'server', status.CANCELLED, err.message);

@@ -2,27 +2,21 @@ import { credentials, status, type CallOptions, type ChannelCredentials, type Ch
 import { UnavailableError } from '../errors';
 
 /**
- * What a reconciliation asks the service that owns a record: whether it
- * still exists. A deletion event is acted on only once the owner confirms
- * the record is gone (its Get answers NOT_FOUND), so an event published by
- * anyone else (forged, or misrouted) cannot discard what belongs to a live
- * record (contract §7.6).
+ * A deletion event is acted on only once the record's owner confirms it is
+ * gone, so a forged or misrouted event cannot discard what belongs to a live
+ * record (docs/contract.md §7.6).
  */
 export interface RecordLookup {
   /** True while the owner has record `id`, false once it answers NOT_FOUND; UnavailableError when it cannot tell. */
   exists(id: number): Promise<boolean>;
-  /** Closes the channel. */
   close(): void;
 }
 
-/** A generated grpc-js client class (ts-proto's `BodegaServiceClient`, `ProductoServiceClient`). */
 export type GeneratedClient<C extends Client> = new (address: string, credentials: ChannelCredentials, options?: Partial<ChannelOptions>) => C;
 
 export interface RecordLookupOptions<C extends Client> {
-  /** The owner's `host:port` or `dns:///host:port` (BODEGA_SVC_ADDR, PRODUCTO_SVC_ADDR). */
   address: string;
   client: GeneratedClient<C>;
-  /** The owner's Get of `id` with `options`, calling `done` with its error (null on success). */
   get(client: C, id: number, options: CallOptions, done: (err: ServiceError | null) => void): void;
   /** For error messages, e.g. `bodega-svc` and `warehouse`. */
   owner: string;
@@ -32,7 +26,6 @@ export interface RecordLookupOptions<C extends Client> {
 /** Each question waits at most this long: the consumer naks and asks again later. */
 const DEADLINE_MS = 5000;
 
-/** A lookup over a channel of its own to the owner. */
 export function createRecordLookup<C extends Client>(options: RecordLookupOptions<C>): RecordLookup {
   const client = new options.client(options.address, credentials.createInsecure(), {
     // Same reasons as the BFF's channels: come back quickly after the owner restarts, every replica in rotation.
@@ -43,7 +36,7 @@ export function createRecordLookup<C extends Client>(options: RecordLookupOption
     exists: (id) =>
       new Promise<boolean>((resolve, reject) => {
         options.get(client, id, { deadline: Date.now() + DEADLINE_MS }, (err) => {
-          // Only NOT_FOUND confirms a deletion: any answer with the record, or an unexpected empty one, does not.
+          // Only NOT_FOUND confirms a deletion.
           if (!err) resolve(true);
           else if (err.code === status.NOT_FOUND) resolve(false);
           else reject(new UnavailableError(`${options.owner} could not say whether ${options.record} ${id} exists: ${status[err.code] ?? err.code}`, { cause: err }));

@@ -7,7 +7,7 @@ import type { Logger } from '../logger';
 import { fileDescriptorProtosOf } from './descriptor-set';
 
 export interface GrpcServiceBinding {
-  /** Fully qualified name, e.g. `inventario.v1.ProductoService`: the health service key. */
+  /** Fully qualified: the health service key. */
   name: string;
   definition: ServiceDefinition;
   implementation: UntypedServiceImplementation;
@@ -17,40 +17,28 @@ export interface GrpcServerOptions {
   host?: string;
   port: number;
   services: GrpcServiceBinding[];
-  /** Binary FileDescriptorSet of our protos (built by `buf build`), served by reflection. */
+  /** `buf build` output, served by reflection. */
   descriptorSetPath: string;
   logger: Logger;
 }
 
 export interface StartedGrpcServer {
   server: Server;
-  /** The bound port (useful with port 0 in tests). */
   port: number;
-  /** Sets grpc.health.v1 for the whole server ("") and each service. */
   setServing(serving: boolean): void;
-  /** Stops accepting calls, lets in-flight calls finish up to `graceMs`, then cancels them. */
+  /** In-flight calls get up to `graceMs`, then are cancelled. */
   shutdown(graceMs: number): Promise<void>;
 }
 
-/**
- * A grpc-js server with our services, grpc.health.v1 (starts NOT_SERVING
- * until the caller says otherwise) and server reflection (v1 and v1alpha).
- */
+/** Health starts NOT_SERVING until the caller says otherwise. */
 export async function startGrpcServer(options: GrpcServerOptions): Promise<StartedGrpcServer> {
   const server = new Server({
-    // The BFF pings every connection every 3 s, idle or not, to find a dead
-    // replica (services/bff downstream.ts). A grpc-js server accepts client
-    // pings at any rate: unlike C-core it has no min_ping_interval and sends
-    // no "too_many_pings" GOAWAY (grpc-js 1.14), so they are permitted as
-    // they are; grpc-js reads this option on clients only.
+    // The BFF pings idle connections every 3 s; grpc-js servers (1.14) accept pings at any rate and read this on clients only.
     'grpc.keepalive_permit_without_calls': 1,
     'grpc.max_receive_message_length': 4 * 1024 * 1024,
     // Channelz bookkeeping costs CPU on every call and nothing here reads it (bench/RESULTS.md).
     'grpc.enable_channelz': 0,
-    // Clients re-resolve DNS only when a connection ends: closing each one
-    // after 5 minutes (GOAWAY; calls in flight get 30 s to finish, far above
-    // any deadline the BFF sets) lets a round_robin client find replicas
-    // added since, e.g. by an autoscaler.
+    // Clients re-resolve DNS only when a connection ends: aging connections out lets round_robin find new replicas.
     'grpc.max_connection_age_ms': 5 * 60_000,
     'grpc.max_connection_age_grace_ms': 30_000,
   });
@@ -60,15 +48,14 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<Start
   const health = new HealthImplementation(Object.fromEntries(names.map((n) => [n, 'NOT_SERVING'])));
   health.addToServer(server);
 
-  // Reflection reads only the `fileDescriptorProtos` of each definition; give
-  // it our files exactly as compiled (see descriptor-set.ts for why).
+  // Reflection reads only `fileDescriptorProtos`: give it the files as compiled (descriptor-set.ts).
   const descriptorSet = readFileSync(options.descriptorSetPath);
   const descriptors = loadFileDescriptorSetFromBuffer(descriptorSet);
   const files = fileDescriptorProtosOf(descriptorSet);
   for (const definition of Object.values(descriptors)) {
     if ('fileDescriptorProtos' in definition) definition.fileDescriptorProtos = files;
   }
-  // List only the services this server binds (the set holds all of inventario.v1).
+  // The set holds all of inventario.v1; list only what this server binds.
   const listed = [...options.services.map((s) => s.name), 'grpc.health.v1.Health'];
   new ReflectionService(descriptors, { services: listed }).addToServer(server);
 

@@ -1,16 +1,10 @@
 import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
 import { FailedPreconditionError, VersionMismatchError, type DomainError, type ErrorData, type FieldViolation } from '../errors';
 
-/**
- * Trailing metadata key carrying the field violations of an INVALID_ARGUMENT
- * as JSON `[{campo, mensaje}]`, so the BFF can name every offending field.
- */
+/** Trailing metadata: an INVALID_ARGUMENT's violations as JSON `[{campo, mensaje}]`, so the BFF names every field. */
 export const FIELD_VIOLATIONS_KEY = 'inventario-field-violations-bin';
-/** Trailing metadata key with a DomainError's `reason` (e.g. VERSION_MISMATCH). */
 export const ERROR_REASON_KEY = 'inventario-error-reason';
-/** Trailing metadata key with the stored version, on VERSION_MISMATCH. */
 export const CURRENT_VERSION_KEY = 'inventario-current-version';
-/** Trailing metadata key with a FailedPreconditionError's `datos`, as a JSON object. */
 export const ERROR_DATA_KEY = 'inventario-error-data-bin';
 
 const CODES: Record<DomainError['code'], status> = {
@@ -23,7 +17,7 @@ const CODES: Record<DomainError['code'], status> = {
   UNAVAILABLE: status.UNAVAILABLE,
 };
 
-/** The gRPC status of a domain error: the one mapping of the services. */
+/** The services' one mapping of domain errors to gRPC status. */
 export function domainErrorToStatus(err: DomainError): Partial<ServiceError> {
   const metadata = new Metadata();
   if ('violations' in err) {
@@ -37,7 +31,6 @@ export function domainErrorToStatus(err: DomainError): Partial<ServiceError> {
   return { code: CODES[err.code], details: err.message, metadata };
 }
 
-/** Reads the field violations of a gRPC error, if it carries any. */
 export function fieldViolationsOf(err: { metadata?: Metadata }): FieldViolation[] {
   const raw = err.metadata?.get(FIELD_VIOLATIONS_KEY)[0];
   if (!raw) return [];
@@ -54,13 +47,12 @@ export function fieldViolationsOf(err: { metadata?: Metadata }): FieldViolation[
   );
 }
 
-/** The `reason` of a gRPC error (see ERROR_REASON_KEY), if it carries one. */
 export function errorReasonOf(err: { metadata?: Metadata }): string | undefined {
   const raw = err.metadata?.get(ERROR_REASON_KEY)[0];
   return typeof raw === 'string' ? raw : undefined;
 }
 
-/** The `datos` of a FAILED_PRECONDITION (see ERROR_DATA_KEY): only number, string and null values survive. */
+/** Only number, string and null values survive. */
 export function errorDataOf(err: { metadata?: Metadata }): ErrorData {
   const raw = err.metadata?.get(ERROR_DATA_KEY)[0];
   if (!raw) return {};
@@ -78,13 +70,11 @@ export function errorDataOf(err: { metadata?: Metadata }): ErrorData {
   return out;
 }
 
-/** The stored version a VERSION_MISMATCH reports, if present and well-formed. */
 export function currentVersionOf(err: { metadata?: Metadata }): number | undefined {
   const raw = err.metadata?.get(CURRENT_VERSION_KEY)[0];
   return typeof raw === 'string' && /^\d{1,10}$/.test(raw) ? Number(raw) : undefined;
 }
 
-/** `OK`, `NOT_FOUND`... (grpc-js's status enum maps numbers back to names). */
 export function grpcCodeName(code: number): string {
   return status[code] ?? String(code);
 }

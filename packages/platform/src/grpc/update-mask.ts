@@ -1,28 +1,18 @@
 import { InvalidArgumentError } from '../errors';
 
-/** What an Update RPC accepts in its update_mask. */
 export interface UpdateMaskSpec<F extends string> {
-  /** Each updatable path (the proto field name, snake_case: AIP-161) and the public field it names. */
+  /** snake_case proto path (AIP-161) to the public field. */
   updatable: Readonly<Record<string, F>>;
-  /** Output-only paths (id, timestamps): named in a mask they are ignored (AIP-134). */
+  /** Ignored in a mask (AIP-134). */
   outputOnly: readonly string[];
 }
 
-/**
- * proto3 JSON clients (grpcurl, buf curl) write camelCase paths and their
- * FieldMask conversion sends snake_case; a binary client may send either.
- */
+/** proto3 JSON clients (grpcurl, buf curl) write camelCase paths and their FieldMask conversion sends snake_case; a binary client may send either. */
 function toSnakeCase(path: string): string {
   return path.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 }
 
-/**
- * The public fields an update_mask names, in mask order without repeats.
- * Paths may be snake_case or camelCase; output-only paths are dropped. An
- * unknown path, or a mask with nothing left to update, is
- * InvalidArgumentError naming `updateMask` and listing the admitted paths:
- * never a silent no-op. (Messages avoid ';', which joins violations.)
- */
+/** An unknown path, or nothing left to update, is InvalidArgumentError: never a silent no-op. (Messages avoid ';', which joins violations.) */
 export function parseUpdateMask<F extends string>(paths: readonly string[] | undefined, spec: UpdateMaskSpec<F>): Set<F> {
   const admitidas = `(admitidas: ${Object.keys(spec.updatable).join(', ')})`;
   const fields = new Set<F>();

@@ -1,6 +1,6 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 
-/** The opossum events counted, as the contract spells them. */
+/** Spelt as the contract spells them. */
 export const BREAKER_EVENTS = ['success', 'failure', 'reject', 'timeout', 'open', 'halfOpen', 'close'] as const;
 export type BreakerEvent = (typeof BREAKER_EVENTS)[number];
 
@@ -12,7 +12,7 @@ export interface CircuitBreakerMetrics {
   events: Counter<'breaker' | 'event'>;
 }
 
-/** Breaker state and events of the named breakers (each starts closed, every event at 0). */
+/** Every series exists from the start (closed, events at 0). */
 export function createCircuitBreakerMetrics(registry: Registry, breakers: readonly string[]): CircuitBreakerMetrics {
   const metrics: CircuitBreakerMetrics = {
     state: new Gauge({

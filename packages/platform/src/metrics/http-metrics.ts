@@ -9,7 +9,6 @@ export interface HttpMetrics {
   duration: Histogram<HttpLabels>;
 }
 
-/** The route label of a request that no route handled (404s, auth refusals, static files). */
 const UNMATCHED_ROUTE = 'unmatched';
 
 export function createHttpMetrics(registry: Registry): HttpMetrics {
@@ -30,19 +29,13 @@ export function createHttpMetrics(registry: Registry): HttpMetrics {
   };
 }
 
-/** The status_code label of a response the client abandoned before it was finished (nginx's "client closed request"). */
+/** nginx's "client closed request". */
 const CLIENT_CLOSED_STATUS = '499';
 
 /**
- * Express middleware (mount first) recording RED metrics by route template
- * (`/api/productos/:id`), never the raw URL, whose ids would make a series per
- * record. The template is the one express matched, taken at match time
- * (route-template.ts), so a 404 the error middleware answers still counts
- * under it. A request no route handled is `unmatched`. Counted when the
- * response closes: by its status once it was finished, or as `499` when the
- * client went away before that (its duration then runs to the abandonment),
- * so a slow endpoint whose callers give up still shows in the rate and the
- * latency.
+ * Mount first. Labelled by route template, never the raw URL (a series per
+ * record). A client that went away counts as 499, so a slow endpoint whose
+ * callers give up still shows in the rate and the latency.
  */
 export function httpMetricsMiddleware(metrics: HttpMetrics) {
   return (req: RoutableRequest, res: ServerResponse, next: () => void): void => {

@@ -8,14 +8,13 @@ export interface JetStreamConsumerMetrics {
   pending: Gauge<'consumer'>;
   ackPending: Gauge<'consumer'>;
   redelivered: Gauge<'consumer'>;
-  /** Deliveries with deliveryCount > 1 this process saw; the consumer code counts them. */
+  /** Counted by the consumer code, not sampled. */
   redeliveries: Counter<'consumer'>;
 }
 
-/** How often consumer info is asked for: cheap for the server, fresh enough for a 15 s scrape. */
+/** Cheap for the server, fresh enough for a 15 s scrape. */
 const CONSUMER_SAMPLE_INTERVAL_MS = 5000;
 
-/** Gauges and the redeliveries counter of the named durable consumers (every series at 0 from the start). */
 export function createJetStreamConsumerMetrics(registry: Registry, consumers: readonly string[]): JetStreamConsumerMetrics {
   const gauge = (name: string, help: string) => new Gauge({ name, help, labelNames: ['consumer'] as const, registers: [registry] });
   const metrics: JetStreamConsumerMetrics = {
@@ -45,14 +44,10 @@ export interface ConsumerSamplerOptions {
   intervalMs?: number;
 }
 
-/**
- * Reads each durable consumer's info every few seconds into the gauges.
- * Server-side numbers, so every replica reports the same values (alert on
- * max, not sum). Returns stop().
- */
+/** Server-side numbers: every replica reports the same values, so alert on max, not sum. */
 export function startConsumerSampler(options: ConsumerSamplerOptions): () => Promise<void> {
   const { nc, stream, consumers, metrics } = options;
-  // Created once (each creation asks the server for $JS.API.INFO); a failed one is retried next sample.
+  // Created once: each creation asks the server for $JS.API.INFO.
   let manager: Promise<JetStreamManager> | undefined;
   return startSampler(
     'jetstream consumer',

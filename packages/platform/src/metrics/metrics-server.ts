@@ -5,17 +5,13 @@ import type { Logger } from '../logger';
 
 export interface MetricsServerOptions {
   registry: Registry;
-  /** METRICS_HOST. */
   host: string;
-  /** METRICS_PORT; 0 binds an ephemeral port. */
   port: number;
   logger: Logger;
 }
 
 export interface MetricsServer {
-  /** The bound port (the real one when METRICS_PORT=0). */
   port: number;
-  /** Stops listening and drops open scrape connections, a scrape in progress included. */
   close(): Promise<void>;
 }
 
@@ -24,13 +20,7 @@ function sendJson(res: ServerResponse, status: number, body: { error: string; me
   res.end(JSON.stringify(body));
 }
 
-/**
- * The admin HTTP server of a service: `GET /metrics` answers the registry in
- * Prometheus text format; any other path is a JSON 404 and any other method
- * a JSON 405. It is a port of its own (METRICS_PORT), never the public one,
- * so a proxy in front of the service cannot expose it by accident. Plain
- * node:http: one route needs no framework.
- */
+/** A port of its own, never the public one, so a proxy in front of the service cannot expose it by accident. */
 export async function startMetricsServer(options: MetricsServerOptions): Promise<MetricsServer> {
   const { registry, logger } = options;
   const server = createServer((req, res) => {
@@ -69,8 +59,7 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
-        // close() drops idle keep-alive connections but waits for a scrape
-        // in progress (a slow collect); shutdown must not wait for that.
+        // close() would wait for a scrape in progress; shutdown must not.
         server.closeAllConnections();
       }),
   };

@@ -4,12 +4,8 @@ import type { Logger } from '../logger';
 import { pendingOutboxSummary } from '../outbox';
 import { startSampler } from './sampler';
 
-/** What the outbox relay records as it publishes (see createOutboxRelay's `metrics`). */
 export interface OutboxRelayMetrics {
-  /**
-   * Seconds from a row's INSERT (its created_at, set inside the write's
-   * transaction, so a little before the commit) to JetStream's ack.
-   */
+  /** Seconds from the row's INSERT (a little before its commit) to JetStream's ack. */
   lag: Histogram;
   published: Counter;
   failures: Counter;
@@ -20,7 +16,7 @@ export interface OutboxMetrics extends OutboxRelayMetrics {
   oldestPendingAge: Gauge;
 }
 
-/** How often the pending rows are counted: two indexed queries per interval and replica (one when none is pending). */
+/** Two indexed queries per interval and replica. */
 const OUTBOX_SAMPLE_INTERVAL_MS = 5000;
 
 export function createOutboxMetrics(registry: Registry): OutboxMetrics {
@@ -35,7 +31,6 @@ export function createOutboxMetrics(registry: Registry): OutboxMetrics {
     lag: new Histogram({
       name: 'inventario_outbox_publish_lag_seconds',
       help: "Time from an outbox row's insert (created_at, in the write's transaction) to JetStream's ack of its event.",
-      // From a relay woken at once (milliseconds) to one waiting out a NATS outage (minutes).
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600],
       registers,
     }),
@@ -48,11 +43,7 @@ export function createOutboxMetrics(registry: Registry): OutboxMetrics {
   };
 }
 
-/**
- * Samples the pending-rows gauges every few seconds (not on scrape, so a
- * scrape never waits on the database). Every replica reports the same
- * numbers: alert on max, not sum. Returns stop().
- */
+/** Sampled, not on scrape, so a scrape never waits on the database; alert on max across replicas, not sum. */
 export function startOutboxSampler(options: { db: Knex; metrics: OutboxMetrics; logger: Logger; intervalMs?: number }): () => Promise<void> {
   const { db, metrics } = options;
   return startSampler(

@@ -1,10 +1,8 @@
 import type { Logger } from '../logger';
 
 /**
- * Runs `sample` now and then every `intervalMs` until stopped, one at a time
- * (a slow sample delays the next, never overlaps it). A failed sample is
- * logged at debug and leaves the gauges at their last value: the thing
- * sampled being down is reported by health checks, not by the metrics.
+ * Samples never overlap. A failed one is logged at debug and leaves the
+ * gauges as they were: the sampled thing being down is health checks' to report.
  */
 export function startSampler(what: string, intervalMs: number, sample: () => Promise<void>, logger: Logger): () => Promise<void> {
   let timer: NodeJS.Timeout | undefined;

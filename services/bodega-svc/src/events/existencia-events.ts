@@ -13,12 +13,7 @@ import {
 import type { Movimiento, Operacion } from '../domain/existencia';
 import type { BodegaEventsOptions, WriteContext } from './bodega-events';
 
-/**
- * The stock events of docs/contract.md §10.4, built as outbox rows in the
- * write's own transaction: one MovimientoRegistrado per operation, with all
- * its lines (a transfer is never seen half-done), and StockBajo /
- * StockRepuesto for each line that crossed its level's threshold.
- */
+/** docs/contract.md §10.4: one MovimientoRegistrado per operation with all its lines, so a transfer is never seen half-done. */
 export interface ExistenciaEvents {
   movimientoRegistrado(operacion: Operacion, ctx: WriteContext): OutboxEvent;
   umbral(type: 'StockBajo' | 'StockRepuesto', linea: Movimiento, umbralMinimo: number | null, ctx: WriteContext): OutboxEvent;

@@ -8,25 +8,18 @@ import {
 import type { ProductoLookup } from '../grpc/producto-lookup';
 
 /**
- * Reconciliation (contract §7.6, §10.1 "History is never lost"): when
- * producto-svc deletes a product, bodega-svc records its id as deleted (stock
- * writes naming it are refused from then on) and writes its stock out of
- * every warehouse (reason PRODUCTO_ELIMINADO); the ledger lines stay. So no
- * order of a product delete and a stock write leaves stock for a product
- * that no longer exists.
- *
- * Acted on only when the event is producto-svc's and producto-svc confirms
- * the product is gone (GetProducto NOT_FOUND); the trust rule and the ack
- * policy (no delivery limit, nak with backoff) are platform's reconciliation
- * consumer.
+ * Reconciliation (docs/contract.md §7.6, §10.1): a deleted product's stock is
+ * written out, ledger kept, so no order of delete and stock write leaves
+ * stock for a product that no longer exists. Trust rule and ack policy are
+ * platform's reconciliation consumer.
  */
 
-/** Durable name: one consumer shared by every replica (work queue semantics). */
+/** Shared by every replica (work queue semantics). */
 export const PRODUCTO_ELIMINADO_CONSUMER = 'bodega-svc-producto-eliminado';
 
-/** The store's part in it: idempotent, so a replayed event changes nothing. */
+/** Idempotent, so a replayed event changes nothing. */
 export interface ProductoEliminadoStore {
-  /** Records `productoId` as deleted and writes its stock out everywhere, in one transaction. */
+  /** One transaction; from then on stock writes naming the product are refused. */
   retirarProductoEliminado(productoId: number): Promise<void>;
 }
 
@@ -34,13 +27,10 @@ export interface ProductoEliminadoConsumerOptions {
   nc: NatsConnection;
   stream: string;
   prefix: string;
-  /** EVENT_TYPE_NAMESPACE: the expected eventType is `<namespace>.Inventario.ProductoEliminado`. */
   namespace: string;
   store: ProductoEliminadoStore;
-  /** producto-svc, which must confirm the product is gone before its stock is written out. */
   productos: Pick<ProductoLookup, 'exists'>;
   logger: Logger;
-  /** Consumer gauges (sampled while it runs) and redeliveries, labelled with PRODUCTO_ELIMINADO_CONSUMER. */
   metrics: JetStreamConsumerMetrics;
 }
 

@@ -10,13 +10,7 @@ export interface BodegaHandlersDeps {
   logger: Logger;
 }
 
-/**
- * inventario.v1.BodegaService. Each handler maps and validates the request,
- * calls the store once and maps the answer; `unary` turns a thrown domain error into
- * its gRPC status and calls back exactly once. Writes take an idempotency
- * key (`request_id`, see idempotentBy) and the conditional ones an
- * `expected_version`.
- */
+/** Writes take an idempotency key (`request_id`); conditional ones an `expected_version`. */
 export function createBodegaHandlers({ store, logger }: BodegaHandlersDeps): BodegaServiceServer {
   return {
     createBodega: unary(
@@ -32,7 +26,6 @@ export function createBodegaHandlers({ store, logger }: BodegaHandlersDeps): Bod
       bodega: toProto(await store.get(requirePositiveId(request.id, 'id'))),
     })),
 
-    // page_size is a maximum: a page also ends once it holds PAGE_BYTE_BUDGET (listPageOf).
     listBodegas: unary(logger, 'ListBodegas', async (request) => {
       const page = await store.list(validateBodegaQuery(request));
       const { items, nextPageToken } = listPageOf(

@@ -2,10 +2,6 @@ import { InvalidArgumentError, parseUpdateMask, requirePositiveId, type UpdateMa
 import type { Bodega as BodegaProto, CreateBodegaRequest, UpdateBodegaRequest } from '@inventario/proto';
 import type { Bodega, BodegaDraft } from '../domain/bodega';
 
-/**
- * Mapping between the inventario.v1 messages and the domain, and nothing
- * else: the rules live in domain/, the SQL in store/.
- */
 
 export function toProto(bodega: Bodega): BodegaProto {
   return {
@@ -25,20 +21,13 @@ export function fromCreateRequest(request: CreateBodegaRequest): BodegaDraft {
   return { nombre: request.nombre, ubicacion: request.ubicacion ?? null, capacidad: request.capacidad };
 }
 
-/**
- * update_mask of UpdateBodega (platform's rule, shared with producto-svc):
- * snake_case or camelCase paths; output-only ones are ignored (AIP-134).
- */
+/** Output-only paths are ignored (AIP-134). */
 export const UPDATE_MASK = {
   updatable: { nombre: 'nombre', ubicacion: 'ubicacion', capacidad: 'capacidad' },
   outputOnly: ['id', 'fecha_creacion', 'fecha_actualizacion', 'version', 'ocupacion'],
 } as const satisfies UpdateMaskSpec<keyof BodegaDraft>;
 
-/**
- * The id and the changes an UpdateBodega names. Only masked fields are read
- * (a masked `ubicacion` left unset clears it); a mask with nothing to update
- * or an unknown path is INVALID_ARGUMENT, never a silent no-op.
- */
+/** Only masked fields are read; a masked `ubicacion` left unset clears it. */
 export function fromUpdateRequest(request: UpdateBodegaRequest): { id: number; cambios: BodegaDraft } {
   const bodega = request.bodega;
   if (!bodega) throw InvalidArgumentError.field('bodega', 'es obligatorio');

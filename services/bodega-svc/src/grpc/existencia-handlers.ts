@@ -43,7 +43,7 @@ import type { ExistenciaStore } from '../store/existencia-store';
 export interface ExistenciaHandlersDeps {
   store: ExistenciaStore;
   logger: Logger;
-  /** Called with the number of differences of each verification (the gauge inventario_existencias_diferencias). */
+  /** Feeds the gauge inventario_existencias_diferencias. */
   onVerified?: (diferencias: number) => void;
 }
 
@@ -90,13 +90,12 @@ function operacionToProto(o: Operacion): OperacionProto {
   };
 }
 
-/** A positive 64-bit id that JavaScript holds exactly (operation and line ids). */
+/** Operation and line ids are 64-bit: only those JavaScript holds exactly. */
 function requireOperacionId(value: number, campo: string): number {
   if (!Number.isSafeInteger(value) || value <= 0) throw InvalidArgumentError.field(campo, 'debe ser un entero positivo');
   return value;
 }
 
-/** Page tokens of the ledger (newest first): the line id a page ends at. */
 function encodeLineaToken(id: number): string {
   return Buffer.from(String(id), 'utf8').toString('base64url');
 }
@@ -109,15 +108,9 @@ function decodeLineaToken(token: string): number | null {
   return id;
 }
 
-/** What a line takes encoded at most: its comment and user plus fixed fields. */
 const lineaSize = (m: Movimiento) => itemSizeBound(m.usuario, m.comentario);
 
-/**
- * inventario.v1.ExistenciaService (docs/contract.md §10). Each handler maps
- * and validates the request, calls the store once and maps the answer.
- * Writes take `request_id` (idempotency) and, on one level,
- * `expected_version`.
- */
+/** docs/contract.md §10. Writes take `request_id`; those on one level also `expected_version`. */
 export function createExistenciaHandlers({ store, logger, onVerified }: ExistenciaHandlersDeps): ExistenciaServiceServer {
   return {
     asignarExistencia: unary(

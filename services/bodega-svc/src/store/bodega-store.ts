@@ -24,46 +24,32 @@ const TABLE = 'bodegas';
 
 export interface BodegaPage {
   bodegas: Bodega[];
-  /** True when more rows match after the last one returned. */
   hasMore: boolean;
 }
 
 /**
- * Warehouses in MySQL. Takes input the domain rules have validated; every
- * write commits the row and its event (outbox) in one transaction, so a
- * committed write always produces its event and a rejected one never does.
- * Driver errors never escape: duplicates become AlreadyExistsError, an
- * unreachable database UnavailableError.
+ * Every write commits with its event row (outbox): a committed write always
+ * produces its event, a rejected one never. Driver errors never escape.
  */
 export interface BodegaStore {
   create(bodega: NewBodega, caller: CallContext): Promise<Bodega>;
-  /** NotFoundError when `id` does not exist. */
   get(id: number): Promise<Bodega>;
   /** Ordered by id. */
   list(query: BodegaQuery): Promise<BodegaPage>;
   /**
-   * Changes only the keys present in `cambios` and bumps the version;
-   * NotFoundError, AlreadyExistsError, and VersionMismatchError when
-   * `expectedVersion` is given and differs from the stored one. The event lists the fields whose value differed from
-   * the locked row.
+   * NotFoundError, AlreadyExistsError, or VersionMismatchError when `expectedVersion` differs from the stored one.
+   * The event lists the fields whose value differed from the locked row.
    */
   update(id: number, cambios: BodegaChanges, caller: CallContext, expectedVersion?: number): Promise<Bodega>;
-  /**
-   * NotFoundError when `id` does not exist; VersionMismatchError as for
-   * update. A warehouse holding stock is refused (BODEGA_CON_EXISTENCIAS)
-   * unless `retirarExistencias`: then its stock is written out
-   * (BODEGA_ELIMINADA) in the delete's own transaction.
-   */
+  /** Refused while it holds stock (BODEGA_CON_EXISTENCIAS) unless `retirarExistencias`, which writes it out in the same transaction. */
   delete(id: number, caller: CallContext, options?: { expectedVersion?: number; retirarExistencias?: boolean }): Promise<{ niveles: number; unidades: number }>;
 }
 
 export interface BodegaStoreDeps {
   events: BodegaEvents;
-  /** Called after each committed write, so the outbox relay publishes at once instead of at its next poll. */
+  /** Wakes the outbox relay after commit, instead of its next poll. */
   onCommitted?: () => void;
-  /** How long the result of a keyed write is replayed (IDEMPOTENCY_TTL_SECONDS). */
   idempotencyTtlSeconds: number;
-  /** The warehouse's stock, which a delete writes out. */
   existencias: Pick<ExistenciaStore, 'retirarBodega' | 'tieneExistencias'>;
 }
 
@@ -104,24 +90,18 @@ function duplicateNombre(nombre: string): AlreadyExistsError {
   return new AlreadyExistsError(`Ya existe una bodega con el nombre '${nombre}'`);
 }
 
-/** A conditional write applies only to the version the client last read. */
 function requireVersion(actual: Bodega, expectedVersion: number | undefined): void {
   if (expectedVersion !== undefined && actual.version !== expectedVersion) {
     throw VersionMismatchError.of(actual.version, expectedVersion);
   }
 }
 
-/** How keyed writes record their results (the dates revive as Dates). */
 const RESULTS = jsonResultCodec(['fechaCreacion', 'fechaActualizacion']);
 
 export function createBodegaStore(db: Knex, deps: BodegaStoreDeps): BodegaStore {
   const { events } = deps;
 
-  /**
-   * Runs one write transaction at a whole-second instant (claiming the
-   * call's idempotency key in it, when there is one); notifies the relay
-   * after commit.
-   */
+  /** At a whole-second instant: the precision we store and publish. */
   function write<T>(caller: CallContext, work: (trx: Knex.Transaction, at: Date) => Promise<T>): Promise<T> {
     return writeTransaction(db, (trx) => work(trx, nowToSecond()), {
       onCommitted: deps.onCommitted,
@@ -179,8 +159,7 @@ export function createBodegaStore(db: Knex, deps: BodegaStoreDeps): BodegaStore 
 
     update(id, cambios, caller, expectedVersion) {
       return write(caller, async (trx, at) => {
-        // The row lock serialises concurrent updates of one warehouse, so each
-        // event carries the state its own write produced.
+        // Serialises updates of one warehouse, so each event carries the state its own write produced.
         const actual = await lockedRow(trx, id);
         requireVersion(actual, expectedVersion);
         // The row lock holds the stock writes of this warehouse still, so the occupancy read is the one that counts.

@@ -32,15 +32,11 @@ import {
 import type { ExistenciaEvents } from '../events/existencia-events';
 
 /**
- * Stock levels and their ledger in MySQL (docs/contract.md §10). Every
- * command is one transaction that locks, in this order, the deleted-product
- * record of its products (shared), its warehouses (ascending id) and its
- * levels (ascending id); plans the lines with the pure rules of
- * domain/existencia.ts; and writes the operation, its lines, the levels, the
- * warehouses' occupancy and the events together. The warehouse row lock
- * serialises every stock write of one warehouse, which is what makes its
- * occupancy check and its levels' versions exact under any concurrency.
- * Deadlock victims are retried by writeTransaction.
+ * docs/contract.md §10. Every command is one transaction locking, in this
+ * order, the deleted-product records (shared), its warehouses and its levels
+ * (ascending ids). The warehouse row lock serialises its stock writes, which
+ * keeps occupancy and level versions exact under any concurrency; deadlock
+ * victims are retried by writeTransaction.
  */
 export interface ExistenciaStore {
   /** Sets a level (ASIGNACION). `expectedVersion` 0 asks that there be no level. */
@@ -50,18 +46,11 @@ export interface ExistenciaStore {
   registrarMovimiento(movimiento: MovimientoSolicitado, caller: CallContext, opts: CommandOptions): Promise<Operacion>;
   transferir(transferencia: Transferencia, caller: CallContext, opts: CommandOptions): Promise<Operacion>;
   revertir(operacionId: number, comentario: string | null, caller: CallContext, opts: CommandOptions): Promise<Operacion>;
-  /**
-   * ProductoEliminado: records the product as deleted (stock writes for it
-   * are refused from then on) and writes its stock out everywhere
-   * (PRODUCTO_ELIMINADO). Idempotent.
-   */
+  /** Idempotent; from then on stock writes for the product are refused. */
   retirarProductoEliminado(productoId: number): Promise<void>;
-  /**
-   * Inside a warehouse delete's transaction, with the warehouse row locked:
-   * writes its stock out (BODEGA_ELIMINADA) and removes its levels.
-   */
+  /** Inside a warehouse delete's transaction, with the warehouse row locked. */
   retirarBodega(trx: Knex.Transaction, bodegaId: number, caller: CallContext, at: Date): Promise<{ niveles: number; unidades: number }>;
-  /** Whether the warehouse holds any level (inside a transaction that locked it). */
+  /** Call inside a transaction that locked the warehouse. */
   tieneExistencias(trx: Knex.Transaction, bodegaId: number): Promise<boolean>;
 
   get(bodegaId: number, productoId: number): Promise<Existencia>;
@@ -73,13 +62,11 @@ export interface ExistenciaStore {
 
 export interface CommandOptions {
   expectedVersion?: number;
-  /** The request_id of the command, kept on its operation. */
   claveIdempotencia?: string;
 }
 
 export interface ExistenciaQuery {
   pageSize: number;
-  /** Continue after this (bodegaId, productoId); null for the first page. */
   after: { bodegaId: number; productoId: number } | null;
   bodegaIds: number[];
   productoIds: number[];
@@ -87,7 +74,7 @@ export interface ExistenciaQuery {
 
 export interface MovimientoQuery {
   pageSize: number;
-  /** Continue with lines older than this id; null for the first page. */
+  /** Lines are listed newest first. */
   beforeId: number | null;
   bodegaId?: number;
   productoId?: number;
@@ -118,9 +105,8 @@ export interface ExistenciaStoreDeps {
   idempotencyTtlSeconds: number;
 }
 
-/** At most this many lines per operation of a write-out: each operation's event stays far below NATS's message limit. */
+/** Per write-out operation, so its event stays far below NATS's message limit. */
 export const LINEAS_POR_OPERACION = 500;
-/** The most differences a verification reports. */
 export const MAX_DIFERENCIAS = 1000;
 
 interface NivelRow {
@@ -193,7 +179,7 @@ function bodegaNoExiste(id: number): NotFoundError {
   return new NotFoundError(`No existe la bodega con id ${id}`);
 }
 
-/** No level of the product in the warehouse (NOT_FOUND with reason SIN_EXISTENCIAS: the warehouse itself exists). */
+/** The reason tells it apart from a missing warehouse. */
 function sinExistencias(bodegaId: number, productoId: number): NotFoundError {
   return new NotFoundError(`La bodega ${bodegaId} no tiene existencias del producto ${productoId}`, { reason: 'SIN_EXISTENCIAS' });
 }
@@ -205,7 +191,6 @@ function productoEliminado(productoId: number): FailedPreconditionError {
   });
 }
 
-/** How keyed stock writes record their results (the dates revive as Dates). */
 const RESULTS = jsonResultCodec(['fecha', 'fechaCreacion', 'fechaActualizacion']);
 
 export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): ExistenciaStore {
@@ -221,18 +206,12 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
     });
   }
 
-  /**
-   * Refuses a stock write for a deleted product. The shared lock (on the
-   * record, or on the gap where it would go) makes a concurrent
-   * ProductoEliminado wait for this write to commit before it writes the
-   * product's stock out, or this write wait for it and then see the record.
-   */
+  /** The shared (gap) lock makes a concurrent ProductoEliminado wait for this write, or this write wait and see its record. */
   async function requireProductosVivos(trx: Knex.Transaction, productoIds: number[]): Promise<void> {
     const rows = await trx('productos_eliminados').whereIn('producto_id', productoIds).forShare().select<{ producto_id: number }[]>('producto_id');
     if (rows.length > 0) throw productoEliminado(rows[0]!.producto_id);
   }
 
-  /** Locks the warehouses in ascending id order; NotFoundError for a missing one. */
   async function lockBodegas(trx: Knex.Transaction, ids: number[]): Promise<Map<number, BodegaActual>> {
     const sorted = [...new Set(ids)].sort((a, b) => a - b);
     const rows = await trx('bodegas').whereIn('id', sorted).orderBy('id').forUpdate().select<BodegaActual[]>('id', 'capacidad', 'ocupacion');
@@ -243,11 +222,9 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
 
   interface Niveles {
     actuales: Map<string, NivelActual>;
-    /** Row ids of the levels that exist, by clave. */
     filas: Map<string, number>;
   }
 
-  /** Locks the levels of these pairs (ascending id) and finds the last version of the missing ones. */
   async function lockNiveles(trx: Knex.Transaction, pares: [number, number][]): Promise<Niveles> {
     const actuales = new Map<string, NivelActual>();
     const filas = new Map<string, number>();
@@ -260,10 +237,8 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
     }
     const faltan = pares.filter(([b, p]) => !actuales.has(clave(b, p)));
     if (faltan.length > 0) {
-      // A level removed before continues the versions of its lines (unique per level and version).
-      // A locking read: it sees the lines committed while this transaction waited for its locks,
-      // which a plain read, on the snapshot of the transaction's first read (the idempotency
-      // key's lookup), would not.
+      // A removed level continues its lines' versions. Locking read: a plain one would use the snapshot of
+      // the transaction's first read and miss lines committed while it waited for its locks.
       const previas = await trx('movimientos')
         .whereIn(['bodega_id', 'producto_id'], faltan)
         .groupBy('bodega_id', 'producto_id')
@@ -277,7 +252,7 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
     return { actuales, filas };
   }
 
-  /** A conditional write applies only to the level version the client last read (0: no level). */
+  /** Version 0 means "no level". */
   function requireVersion(nivel: NivelActual, expectedVersion: number | undefined): void {
     if (expectedVersion === undefined) return;
     const actual = nivel.existe ? nivel.version : 0;
@@ -291,10 +266,7 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
     claveIdempotencia?: string;
   }
 
-  /**
-   * Writes one planned operation: its row, its lines, the levels after them,
-   * the warehouses' occupancy and its events. Everything it needs is locked.
-   */
+  /** Everything it writes must already be locked. */
   async function escribir(trx: Knex.Transaction, at: Date, caller: CallContext, nueva: OperacionNueva, cambios: Cambio[], niveles: Niveles, bodegas: Map<number, BodegaActual>): Promise<Operacion> {
     let operacionId: number;
     // The row goes in before the plan. A reversal that waited on the locks of another reversal of

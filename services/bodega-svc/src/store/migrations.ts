@@ -13,25 +13,18 @@ import {
 /** Name of the unique index on `bodegas.nombre`; the store recognises its duplicate-key errors by it. */
 export const NOMBRE_UNIQUE_INDEX = 'bodegas_nombre_unique';
 
-/**
- * The schema of inventario_bodega, applied in name order at start.
- * Never edit a shipped migration; add a new one.
- */
+/** Never edit a shipped migration; add a new one. */
 export const migrations: Record<string, Migration> = {
   '0001_bodegas_y_outbox': {
     async up(db: Knex) {
       await db.schema.createTable('bodegas', (t) => {
         t.increments('id').unsigned().primary();
-        // Uniqueness follows the collation, utf8mb4_unicode_ci: names that
-        // differ only in case or accents ("Almacén Sur", "almacen sur") are
-        // the same warehouse to a person, so they are duplicates here too.
-        // The collation is pinned on the table so it does not depend on how
-        // the database was created.
+        // Uniqueness follows the collation: "Almacén Sur" and "almacen sur" are one warehouse to a person.
+        // Pinned on the table, so it does not depend on how the database was created.
         t.string('nombre', 255).notNullable();
         t.unique(['nombre'], { indexName: NOMBRE_UNIQUE_INDEX });
         t.string('ubicacion', 255).nullable();
         t.integer('capacidad').notNullable();
-        // Whole seconds, UTC (the connection runs with timezone 'Z').
         t.dateTime('fecha_creacion').notNullable();
         t.dateTime('fecha_actualizacion').notNullable();
         t.charset('utf8mb4');
@@ -44,10 +37,7 @@ export const migrations: Record<string, Migration> = {
       await db.schema.dropTableIfExists('bodegas');
     },
   },
-  // utf8mb4_unicode_ci gives every character outside the Basic Multilingual
-  // Plane the same weight, so "Bodega 🍎" and "Bodega 🍌" collided as
-  // duplicates. The UCA 5.2.0 collation tells them apart and stays case- and
-  // accent-insensitive (MariaDB 10.x and MySQL 8 both have it).
+  // utf8mb4_unicode_ci weighs all characters outside the BMP alike, so "Bodega 🍎" and "Bodega 🍌" collided.
   '0002_nombre_unicode_520': {
     async up(db: Knex) {
       await db.raw('ALTER TABLE bodegas CONVERT TO CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_520_ci');
@@ -56,8 +46,7 @@ export const migrations: Record<string, Migration> = {
       await db.raw('ALTER TABLE bodegas CONVERT TO CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci');
     },
   },
-  // Every warehouse carries a version for conditional writes (If-Match);
-  // existing rows start at 1, as a new warehouse does.
+  // For conditional writes (If-Match); existing rows start at 1, as a new warehouse does.
   '0003_bodegas_version': {
     async up(db: Knex) {
       await db.schema.alterTable('bodegas', (t) => {
@@ -70,7 +59,6 @@ export const migrations: Record<string, Migration> = {
       });
     },
   },
-  // Idempotency keys (request_id) and the results they replay.
   '0004_idempotency_keys': {
     up: createIdempotencyTable,
     down: dropIdempotencyTable,
@@ -81,12 +69,11 @@ export const migrations: Record<string, Migration> = {
   },
 };
 
-/** The reasons and types the ledger accepts: the database holds to the same closed lists as the code. */
+/** The database holds to the same closed lists as the code. */
 function inList(column: string, values: readonly string[]): string {
   return `${column} IN (${values.map((v) => `'${v}'`).join(', ')})`;
 }
 
-/** MariaDB's message of a refused change of a ledger row: the triggers below raise it. */
 export const LIBRO_SOLO_ANEXADO = 'el libro de movimientos es de solo anexado';
 
 /**
@@ -132,7 +119,7 @@ async function createStockTables(db: Knex): Promise<void> {
     t.string('tipo', 32).notNullable();
     t.string('usuario', 255).notNullable();
     t.string('comentario', 500).nullable();
-    // The request_id of the command, when it had one: who retried what.
+    // Who retried what.
     t.string('clave_idempotencia', 255).nullable();
     t.bigInteger('revierte_a').unsigned().nullable().unique({ indexName: 'operaciones_revierte_a_unique' }).references('id').inTable('operaciones');
     t.dateTime('fecha').notNullable();

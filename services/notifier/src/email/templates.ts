@@ -4,19 +4,13 @@ import Handlebars from 'handlebars';
 import type { EmailModel } from '../handlers';
 
 /**
- * Email templates: `templates/<name>.html.hbs` and `<name>.txt.hbs`, one pair
- * per event type, sharing the partials in `templates/partials/` (`layout`,
- * `row`). They are files so they can be edited and previewed
- * (`npm run email:preview`) without touching code, and compiled once at
- * start, so a missing or broken template stops the notifier at once instead
- * of failing every email.
- *
- * Escaping: the HTML templates use `{{ }}` only, which HTML-escapes every
- * value (names come from users: `<script>` must arrive as text). The plain
- * text part is compiled with `noEscape`, since `&lt;` would be noise there.
+ * Templates are files, editable and previewable without code, compiled at
+ * start so a broken one stops the notifier instead of failing every email.
+ * HTML templates use `{{ }}` only, escaping user-supplied values; the text
+ * part is compiled with `noEscape`, where `&lt;` would be noise.
  */
 
-/** Beside dist/ and src/: `services/notifier/templates`; ships with the package. */
+/** Ships with the package, beside dist/ and src/. */
 export const TEMPLATES_DIR = path.join(__dirname, '..', '..', 'templates');
 
 export interface RenderedEmail {
@@ -26,17 +20,12 @@ export interface RenderedEmail {
 }
 
 export interface EmailRenderer {
-  /** Renders the template pair `template` (as named by a handler) for `model`. */
   render(template: string, model: EmailModel): RenderedEmail;
 }
 
 type Template = Handlebars.TemplateDelegate<EmailModel>;
 
-/**
- * One isolated Handlebars environment per format (no global registrations),
- * with that format's partials. `strict` makes a template that names a field
- * the model lacks throw, which the preview and the tests catch.
- */
+/** No global registrations; `strict` makes a template naming a missing field throw (preview and tests catch it). */
 function createEnvironment(dir: string, format: 'html' | 'txt') {
   const env = Handlebars.create();
   const options: CompileOptions = { strict: true, noEscape: format === 'txt' };
@@ -58,7 +47,7 @@ function createEnvironment(dir: string, format: 'html' | 'txt') {
   return (name: string): Template => compile(path.join(dir, `${name}${suffix}`));
 }
 
-/** Compiles the pair of every name in `templates`; throws if a file is missing or does not parse. */
+/** Throws if a file is missing or does not parse. */
 export function createEmailRenderer(templates: readonly string[], dir: string = TEMPLATES_DIR): EmailRenderer {
   const html = createEnvironment(dir, 'html');
   const text = createEnvironment(dir, 'txt');

@@ -1,12 +1,6 @@
-/**
- * A counting semaphore: at most `max` holders at once, waiters served in
- * arrival order. The event consumers share one, so NOTIFIER_CONCURRENCY
- * bounds the emails in flight overall (and matches the SMTP pool's size).
- */
+/** FIFO semaphore shared by the consumers, so NOTIFIER_CONCURRENCY bounds emails in flight overall. */
 export interface ConcurrencyLimit {
-  /** Resolves with the release function once a slot is free. */
   acquire(): Promise<() => void>;
-  /** Slots in use. */
   readonly active: number;
 }
 
@@ -17,7 +11,6 @@ export function createConcurrencyLimit(max: number): ConcurrencyLimit {
 
   const release = () => {
     const next = waiting.shift();
-    // The slot passes straight to the next waiter, so `active` stays put.
     if (next) next();
     else active--;
   };

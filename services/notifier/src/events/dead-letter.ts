@@ -3,15 +3,9 @@ import { headers as natsHeaders, type MsgHdrs, type NatsConnection } from '@nats
 import { eventSubject, type EventType } from '@inventario/platform';
 
 /**
- * Dead letters: an event the notifier gives up on is copied, byte for byte,
- * to `<prefix>.dlq.<type>` (e.g. `inventario.dlq.producto.creado`) with
- * headers saying why and where it came from. It is published through
- * JetStream, so the INVENTARIO stream (subjects `<prefix>.>`) stores it
- * durably, while no consumer's filter subject matches it. An operator
- * inspects or replays it from there (README, "Dead letters").
+ * A dead letter is the event byte for byte on `<prefix>.dlq.<type>`: stored
+ * by the INVENTARIO stream, matched by no consumer (README, "Dead letters").
  */
-
-/** Header names on a dead letter. */
 export const DEAD_LETTER_HEADERS = {
   reason: 'Inventario-Dead-Letter-Reason',
   consumer: 'Inventario-Dead-Letter-Consumer',
@@ -22,34 +16,28 @@ export const DEAD_LETTER_HEADERS = {
   eventId: 'Inventario-Event-Id',
 } as const;
 
-/** The reason on a letter whose deliveries ran out without a failure seen (the process died each time). */
+/** Deliveries ran out without a failure seen (the process died each time). */
 export const MAX_DELIVERIES_REASON = 'max deliveries reached';
 
-/** `<prefix>.dlq.producto.creado` */
 export function deadLetterSubject(prefix: string, type: EventType): string {
   return eventSubject(`${prefix}.dlq`, type);
 }
 
 export interface DeadLetter {
   type: EventType;
-  /** Durable consumer that gave up. */
   consumer: string;
   reason: string;
   /** When the payload parsed far enough to tell. */
   eventId?: string;
 }
 
-/**
- * The stream message given up on: a delivery in hand (originOf), or one read
- * back from the stream after its deliveries ran out (max-deliveries.ts).
- */
+/** A delivery in hand, or one read back from the stream after its deliveries ran out. */
 export interface DeadLetterOrigin {
   stream: string;
   seq: number;
   subject: string;
   data: Uint8Array;
   headers?: MsgHdrs;
-  /** Deliveries so far. */
   deliveryCount: number;
 }
 
@@ -65,14 +53,10 @@ export function originOf(msg: JsMsg): DeadLetterOrigin {
 }
 
 export interface DeadLetterPublisher {
-  /**
-   * Resolves once JetStream stored the letter; `duplicate` when it had
-   * stored this message's letter already (a retry), so it is counted once.
-   */
+  /** `duplicate` when this message's letter was stored already (a retry), so it is counted once. */
   publish(origin: DeadLetterOrigin, letter: DeadLetter): Promise<{ duplicate: boolean }>;
 }
 
-/** Header values are one line of bounded length. */
 function headerValue(value: string): string {
   // eslint-disable-next-line no-control-regex
   return value.replace(/[\u0000-\u001f\u007f]+/g, ' ').slice(0, 1000);

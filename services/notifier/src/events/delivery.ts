@@ -11,27 +11,20 @@ import { isLastDelivery, retryDelayMs, type RetryPolicy } from './retry-policy';
 import { EMAIL_HORIZON_MS, type Claim, type SentRegistry } from './sent-registry';
 
 /**
- * The ack policy of every notifier consumer, in one place (docs/contract.md §6.3):
- *
- * - unparsable or invalid event: dead letter + term (redelivery cannot fix it);
- * - stored before the email horizon (older than the sent registry
- *   remembers): ack without sending, with a warning;
- * - already emailed (sent registry): ack without sending;
- * - another delivery of the same event id is sending: nak, look again later;
- * - another process still sends this very stream message (ack_wait ran out
- *   on it): neither ack nor nak, that process acks or naks it;
- * - SMTP server accepted: mark sent, then ack;
- * - transient failure (connection refused or reset, timeout, SMTP 4xx, sent
- *   registry unreachable): nak with the backoff delay and count a retry, or,
- *   on the last allowed delivery, dead letter + term;
- * - permanent failure (SMTP 5xx): dead letter + term at once, no retry storm;
- * - a dead letter JetStream did not store: nak, never term (see deadLetter).
+ * The ack policy of every notifier consumer (docs/contract.md §6.3):
+ * - invalid event: dead letter + term (redelivery cannot fix it);
+ * - older than the sent registry remembers, or already emailed: ack, no email;
+ * - another delivery of the event id is sending: nak; of this very message: leave it to that process;
+ * - SMTP accepted: mark sent, then ack;
+ * - transient failure: nak with backoff, or dead letter + term on the last delivery;
+ * - permanent failure (SMTP 5xx): dead letter + term at once;
+ * - a dead letter JetStream did not store: nak, never term.
  */
 
 export type DeliveryOutcome = 'sent' | 'duplicate' | 'too-old' | 'busy' | 'held-elsewhere' | 'retry' | 'dead-lettered';
 
 export interface DeliveryDeps {
-  /** EVENT_TYPE_NAMESPACE: events of another namespace are invalid here. */
+  /** Events of another namespace are invalid here. */
   namespace: string;
   prefix: string;
   renderer: EmailRenderer;
@@ -41,19 +34,13 @@ export interface DeliveryDeps {
   metrics: NotifierMetrics;
   logger: Logger;
   retry: RetryPolicy;
-  /** Fault injection (tests): wait between recording an email as sent and acking it. */
+  /** Fault injection (tests): delay between marking sent and acking. */
   faultAckDelayMs?: number;
-  /** Events stored longer ago are not emailed (default EMAIL_HORIZON_MS). */
   emailHorizonMs?: number;
   now?: () => number;
 }
 
-/**
- * Handles one delivery of `msg` for `handler`; never throws. It acks, naks
- * or terms, except when another process holds the same message
- * ('held-elsewhere'). `heartbeat` runs from the pull until the caller stops
- * it after this resolves; the claim on the event is refreshed on it.
- */
+/** Never throws; settles the message unless another process holds it ('held-elsewhere'). */
 export type Deliver = (handler: EventHandler, msg: JsMsg, heartbeat: MessageHeartbeat) => Promise<DeliveryOutcome>;
 
 type LogFields = Record<string, unknown>;
@@ -69,10 +56,7 @@ export function createDelivery(deps: DeliveryDeps): Deliver {
     try {
       ({ duplicate } = await deps.deadLetters.publish(originOf(msg), { type: handler.eventType, consumer: handler.name, reason, ...(eventId ? { eventId } : {}) }));
     } catch (err) {
-      // Never term an event whose letter is not stored: that would lose it.
-      // A nak brings a later delivery, which tries again; after the last one
-      // JetStream publishes its max-deliveries advisory, and
-      // MaxDeliveriesHandler retries the letter from there until it is stored.
+      // Terming without a stored letter would lose the event; after the last delivery MaxDeliveriesHandler stores it.
       const publishError = err instanceof Error ? err.message : String(err);
       const retryInMs = retryDelayMs(deps.retry, msg.info.deliveryCount);
       msg.nak(retryInMs);
@@ -80,9 +64,9 @@ export function createDelivery(deps: DeliveryDeps): Deliver {
       logger.error({ ...fields, reason, publishError, retryInMs }, `could not store the dead letter; nak, ${next}`);
       return 'retry';
     }
-    // No reason text on term: servers before 2.11 do not take one; it is in the letter and the log.
+    // No reason text: servers before 2.11 do not take one.
     msg.term();
-    // A duplicate is this message's letter published before a crash: counted then.
+    // A duplicate was published, and counted, before a crash.
     if (!duplicate) metrics.deadLettered.labels(handler.eventType).inc();
     logger.error({ ...fields, reason, deadLetterSubject: subject }, 'event dead-lettered; no email sent');
     return 'dead-lettered';
@@ -100,7 +84,6 @@ export function createDelivery(deps: DeliveryDeps): Deliver {
     return 'retry';
   }
 
-  /** Refreshes `claim` on every heartbeat; `current()` is its latest revision. */
   function keepFresh(heartbeat: MessageHeartbeat, claim: Claim, fields: LogFields) {
     let current = claim;
     let lost = false;
@@ -131,16 +114,13 @@ export function createDelivery(deps: DeliveryDeps): Deliver {
       return 'duplicate';
     }
     if (claimed.status === 'busy' && claimed.sameMessage) {
-      // ack_wait ran out while another process was sending this message and
-      // it still refreshes its claim: it acks or naks the message (JetStream
-      // settles acks by stream sequence). If it dies, its claim goes stale
-      // and the next redelivery takes over.
+      // JetStream settles acks by stream sequence, so that process settles it; if it dies, its claim goes stale.
       logger.info(fields, 'another process is still sending this very message; left to it');
       return 'held-elsewhere';
     }
     if (claimed.status === 'busy') {
       if (isLastDelivery(deps.retry, deliveryCount)) {
-        // The delivery holding the claim carries the event to its end (email or dead letter).
+        // The delivery holding the claim carries the event to its end.
         msg.ack();
         logger.info(fields, 'another delivery of this event holds it; this copy is done');
         return 'duplicate';
@@ -160,7 +140,6 @@ export function createDelivery(deps: DeliveryDeps): Deliver {
       sentEmail = await deps.mailer.send({ ...email, eventId: event.eventId, eventType: event.model.event.type });
     } catch (err) {
       const failure = classifySmtpError(err);
-      // No refresh may land after the release and re-create the claim.
       await claim.stop();
       await deps.sent.release(claim.current()).catch((releaseErr: unknown) => {
         logger.warn({ ...fields, err: releaseErr }, 'could not release the claim; another delivery may take it once it is stale');
@@ -169,12 +148,10 @@ export function createDelivery(deps: DeliveryDeps): Deliver {
       return retry(handler, msg, fields, failure.reason, event.eventId);
     }
     metrics.sent.labels(handler.eventType).inc();
-    // A refresh is a compare-and-set, so none could overwrite `sent`; stopping first keeps it quiet.
     await claim.stop();
     try {
       await deps.sent.markSent(claim.current(), sentEmail);
     } catch (err) {
-      // The email is out; acking still prevents the usual redelivery.
       logger.error({ ...fields, err }, 'email sent but not recorded as sent; should this delivery be redelivered, it is emailed again');
     }
     if (deps.faultAckDelayMs) await sleep(deps.faultAckDelayMs);

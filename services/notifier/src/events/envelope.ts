@@ -2,15 +2,12 @@ import { z } from 'zod';
 import { EVENT_SOURCE, type EventType } from '@inventario/platform';
 
 /**
- * What the notifier accepts from the stream (docs/contract.md §5.2, §5.3;
- * what it refuses, §6.3). Parsing is lenient where producers legitimately
- * differ (the two product forms of docs/contract.md §5.3, `nombre` on deletions being
- * additive) and strict where an email could not be written without it
- * (record id, name of a record, units of a stock level, event time).
- * Anything that fails here is permanent: redelivering it cannot fix it.
+ * docs/contract.md §5.2, §5.3, §6.3: lenient where producers legitimately
+ * differ, strict where an email could not be written without the field.
+ * A failure here is permanent: redelivery cannot fix it.
  */
 
-/** `2026-11-22T14:03:07`, UTC by contract; a zone suffix, if present, is honoured. */
+/** UTC by contract; a zone suffix, if present, is honoured. */
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})?$/;
 
 const timestamp = z
@@ -28,35 +25,24 @@ const timestamp = z
 const id = z.number().int().positive();
 
 /**
- * Length bounds check shape, not business rules (the services enforce
- * those): every value a service stores passes, and a malformed event still
- * cannot make an email of any size. zod counts characters as code points,
- * as MySQL does.
- *
- * - A product's `descripcion` is TEXT, at most 65 535 UTF-8 bytes, so at
- *   most 65 535 characters.
- * - Names, location and user are VARCHAR(255); 1 000 characters leave room
- *   for an older producer with a looser rule.
+ * Shape, not business rules: every stored value passes (TEXT, VARCHAR(255)
+ * with room for older producers), yet no event makes an email of any size.
  */
 export const MAX_LONG_TEXT_UNITS = 65_535;
 export const MAX_SHORT_TEXT_UNITS = 1000;
 const longText = z.string().max(MAX_LONG_TEXT_UNITS);
 const text = z.string().max(MAX_SHORT_TEXT_UNITS);
 
-/** Present in every `data` of our producers; optional for events of older ones. */
+/** Optional for older producers. */
 const audit = {
   usuario: text.optional(),
   timestamp: z.string().optional(),
 };
 
-/**
- * Update events only (additive): public names of the fields whose value
- * changed. A malformed list costs only the "changed fields" display, never
- * the email.
- */
+/** A malformed list costs only the "changed fields" display, never the email. */
 const camposModificados = z.array(z.string().max(100)).max(100).nullish().catch(null);
 
-/** data of ProductoCreado / ProductoActualizado: either historical variant. */
+/** Either historical variant. */
 export const productoDataSchema = z.object({
   ...audit,
   productoId: id,
@@ -70,7 +56,6 @@ export const productoDataSchema = z.object({
 });
 export type ProductoData = z.infer<typeof productoDataSchema>;
 
-/** data of BodegaCreada / BodegaActualizada. */
 export const bodegaDataSchema = z.object({
   ...audit,
   bodegaId: id,
@@ -81,7 +66,6 @@ export const bodegaDataSchema = z.object({
 });
 export type BodegaData = z.infer<typeof bodegaDataSchema>;
 
-/** data of ProductoEliminado / BodegaEliminada: `{id}`, `nombre` when the producer adds it. */
 export const deletedDataSchema = z.object({
   ...audit,
   id,
@@ -89,12 +73,6 @@ export const deletedDataSchema = z.object({
 });
 export type DeletedData = z.infer<typeof deletedDataSchema>;
 
-/**
- * data of StockBajo (and StockRepuesto, which the notifier does not email):
- * a stock level by its warehouse and product ids (the event names neither),
- * and its units, which the email is about. The threshold and the operation
- * are shown when present.
- */
 export const stockUmbralDataSchema = z.object({
   ...audit,
   bodegaId: id,
@@ -106,21 +84,19 @@ export const stockUmbralDataSchema = z.object({
 });
 export type StockUmbralData = z.infer<typeof stockUmbralDataSchema>;
 
-/** The envelope; `data` is checked by the event type's handler. */
+/** `data` is checked by the event type's handler. */
 export const envelopeSchema = z.object({
-  /** UUID from our producers; any short id is accepted (it keys de-duplication). */
+  /** Any short id: it keys de-duplication. */
   id: z.string().min(1).max(200),
   eventType: z.string().max(300),
   subject: z.string().max(300),
   eventTime: timestamp,
-  /** `1.x`: changes within a major version are additive, so the notifier reads them. */
+  /** Changes within a major version are additive. */
   dataVersion: z.string().regex(/^1(\.\d+)?$/, 'must be 1.x'),
-  /** The producing service (additive); checked against the type's producer in parseEvent. */
   source: z.string().max(100).optional(),
   data: z.unknown(),
 });
 
-/** A parsed event with its `data` typed by the handler's schema. */
 export interface ParsedEvent<D> {
   id: string;
   eventType: string;
@@ -131,7 +107,6 @@ export interface ParsedEvent<D> {
 
 export type ParseResult<D> = { ok: true; event: ParsedEvent<D> } | { ok: false; reason: string };
 
-/** `data.productoId: Invalid input: expected number, received string; ...` */
 function describeIssues(error: z.ZodError, root?: string): string {
   return error.issues
     .slice(0, 5)
@@ -139,13 +114,7 @@ function describeIssues(error: z.ZodError, root?: string): string {
     .join('; ');
 }
 
-/**
- * Parses one stream message as an event of `type` in `namespace`: JSON, the
- * envelope, the expected `eventType` and `source` (the service that
- * produces `type`: an event claiming another producer, or none, is forged or
- * misrouted and sends no email), then `data` against `dataSchema`.
- * Never throws; the reason names what is wrong (for the dead letter).
- */
+/** Never throws. A wrong or missing `source` means forged or misrouted: no email. */
 export function parseEvent<D>(
   payload: string,
   expected: { type: EventType; namespace: string },

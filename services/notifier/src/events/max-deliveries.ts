@@ -9,25 +9,12 @@ import { MAX_DELIVERIES_REASON, type DeadLetterPublisher } from './dead-letter';
 import type { SentRegistry } from './sent-registry';
 
 /**
- * The dead letter for an event whose deliveries ran out without anybody
- * giving up on it: the process handling it kept dying (killed mid-send, out
- * of memory), so delivery.ts never saw a last delivery fail, and JetStream
- * just stops delivering. It says so with the advisory
- * `$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.<stream>.<consumer>`.
- *
- * Advisories are plain NATS messages, published when JetStream gives up,
- * which is typically while the crashed process is still down. So the stream
- * captures the event consumers' advisories (like the dead letters, they live
- * beside the events) and the durable consumer `MaxDeliveriesHandler` reads
- * them: for each it reads the event back from the stream by its sequence
- * and dead-letters it (reason "max deliveries reached", the same publisher
- * and metric as delivery.ts), unless the sent registry says it was emailed
- * (the process died between the `sent` mark and the ack). While another
- * delivery still refreshes its claim on the event, it looks again after
- * ack_wait. When the registry cannot be read it dead-letters: replaying a
- * letter of an event emailed meanwhile sends nothing twice. A handled
- * advisory is deleted from the stream, so a re-created consumer (which reads
- * the stream from its start) sees only those still to handle.
+ * When the handling process kept dying, deliveries run out without a failure
+ * seen and JetStream only publishes a max-deliveries advisory, typically
+ * while that process is still down. So the stream captures those advisories
+ * and MaxDeliveriesHandler dead-letters the event, unless the sent registry
+ * says it was emailed. An unreadable registry still dead-letters: a replay
+ * of an emailed event sends nothing twice.
  */
 
 export const MAX_DELIVERIES_CONSUMER = 'MaxDeliveriesHandler';
@@ -36,7 +23,6 @@ export function maxDeliveriesSubject(stream: string, consumer: string): string {
   return `$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.${stream}.${consumer}`;
 }
 
-/** What the stream must capture besides the events: the event consumers' advisories. */
 export function maxDeliveriesSubjects(stream: string, handlers: readonly EventHandler[]): string[] {
   return handlers.map((handler) => maxDeliveriesSubject(stream, handler.name));
 }
@@ -45,7 +31,6 @@ export function maxDeliveriesConsumerConfig(stream: string, ackWaitMs: number): 
   return {
     durable_name: MAX_DELIVERIES_CONSUMER,
     description: 'Inventario notifier: dead letters for events whose deliveries ran out',
-    // The stream captures only the event consumers' advisories.
     filter_subject: maxDeliveriesSubject(stream, '*'),
     ack_policy: AckPolicy.Explicit,
     ack_wait: nanos(ackWaitMs),
@@ -55,10 +40,7 @@ export function maxDeliveriesConsumerConfig(stream: string, ackWaitMs: number): 
   };
 }
 
-/**
- * Adds `subjects` to the stream's (a service re-creating the stream at its
- * start knows only `<prefix>.>`); rejects while the stream does not exist.
- */
+/** A service re-creating the stream knows only `<prefix>.>`; rejects while the stream does not exist. */
 export async function ensureStreamCaptures(jsm: JetStreamManager, stream: string, subjects: readonly string[]): Promise<void> {
   const info = await jsm.streams.info(stream);
   const current = info.config.subjects ?? [];
@@ -66,7 +48,7 @@ export async function ensureStreamCaptures(jsm: JetStreamManager, stream: string
   await jsm.streams.update(stream, { subjects: [...new Set([...current, ...subjects])] });
 }
 
-/** io.nats.jetstream.advisory.v1.max_deliver: the fields we use. */
+/** io.nats.jetstream.advisory.v1.max_deliver. */
 const advisorySchema = z.object({
   stream: z.string(),
   consumer: z.string(),
@@ -78,22 +60,20 @@ export interface MaxDeliveriesDeps {
   jsm: JetStreamManager;
   stream: string;
   handlers: readonly EventHandler[];
-  /** EVENT_TYPE_NAMESPACE, to read the event id. */
   namespace: string;
   sent: Pick<SentRegistry, 'lookup'>;
   deadLetters: DeadLetterPublisher;
   metrics: NotifierMetrics;
   logger: Logger;
-  /** How long before looking again at an event another delivery is sending (ack_wait). */
+  /** Wait before looking again at an event another delivery is sending. */
   ackWaitMs: number;
 }
 
-/** A transient failure: 1 s, 2 s, 4 s ... up to a minute. */
 function retryDelayMs(deliveryCount: number): number {
   return backoffDelayMs(deliveryCount, { baseMs: 1000, maxMs: 60_000 });
 }
 
-/** Handles one captured advisory; never rejects, always acks, naks or terms. */
+/** Never rejects; always acks, naks or terms. */
 export function createMaxDeliveriesHandler(deps: MaxDeliveriesDeps): (msg: JsMsg) => Promise<void> {
   const { jsm, stream, logger } = deps;
 
@@ -167,10 +147,7 @@ export function createMaxDeliveriesHandler(deps: MaxDeliveriesDeps): (msg: JsMsg
   };
 }
 
-/**
- * The advisory consumer as the consumer runner runs it; when it was lost,
- * the stream's capture of the advisories is restored before re-creating it.
- */
+/** When the consumer was lost, the stream's capture of the advisories is restored before re-creating it. */
 export function maxDeliveriesConsumerSpec(deps: MaxDeliveriesDeps): ConsumerSpec {
   return {
     config: maxDeliveriesConsumerConfig(deps.stream, deps.ackWaitMs),

@@ -5,35 +5,17 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { z } from 'zod';
 
 /**
- * Which events were emailed: a JetStream KV bucket keyed by event id, shared
- * by every notifier replica, so one event gets one email across
- * redeliveries, duplicate publications and restarts (docs/contract.md §6.4).
- *
- * A key goes `sending` (claimed with a compare-and-set create, so two
- * replicas never both send one event) -> `sent` (after the SMTP server
- * accepted the email). A failed send deletes the claim so a later delivery
- * can claim it again. While it sends, the holder refreshes its claim on the
- * message's heartbeat (every ack_wait / 3): a claim is stale, its holder
- * presumed dead, only when it was not refreshed within ack_wait, and only
- * then is it taken over. Who holds it does not matter: a redelivery of the
- * same stream message does not prove the earlier delivery over (ack_wait
- * may have run out while that process was still sending). The one window
- * where an event can be emailed twice is a crash between the SMTP server's
- * acceptance and the `sent` mark; both copies then carry the same Message-ID.
+ * One email per event across replicas, redeliveries and restarts
+ * (docs/contract.md §6.4): a key goes `sending` (compare-and-set) -> `sent`.
+ * A claim is taken over only when not refreshed within ack_wait, even by a
+ * redelivery of the same message, whose first delivery may still be sending.
+ * A crash between SMTP acceptance and `sent` can still email twice, with one Message-ID.
  */
 
-/**
- * How long a key is kept: far longer than any redelivery takes (max_deliver
- * times the longest backoff), so bounded storage costs no duplicate.
- */
+/** Far longer than any redelivery takes, so bounded storage costs no duplicate. */
 export const SENT_TTL_MS = 7 * 24 * 3600_000;
 
-/**
- * Events stored in the stream longer ago than this are not emailed: the
- * registry may have forgotten them (a day of margin below SENT_TTL_MS), so
- * one could not be told from one emailed already. This is what a consumer
- * created afresh on a stream with a long history meets.
- */
+/** Older events are not emailed: the registry may have forgotten whether they were. */
 export const EMAIL_HORIZON_MS = SENT_TTL_MS - 24 * 3600_000;
 
 const entrySchema = z.discriminatedUnion('state', [
@@ -42,56 +24,40 @@ const entrySchema = z.discriminatedUnion('state', [
 ]);
 type Entry = z.infer<typeof entrySchema>;
 
-/** The stream message a delivery is for. */
 export interface Holder {
   stream: string;
   seq: number;
 }
 
-/** A claim this process holds on an event id (at the revision it last wrote). */
 export interface Claim {
   readonly key: string;
   readonly revision: number;
   readonly holder: Holder;
-  /** When the claim was first taken (ISO 8601), kept across refreshes. */
+  /** ISO 8601, kept across refreshes. */
   readonly since: string;
 }
 
 export type ClaimResult =
-  /** Ours: send now. `takeover: 'stale'` when it replaced a claim nobody refreshed within ack_wait. */
   | { status: 'claimed'; claim: Claim; takeover?: 'stale' }
-  /** Emailed already: ack without sending. */
   | { status: 'sent'; sentAt: string }
-  /**
-   * Another delivery of this event id is sending right now and refreshing
-   * its claim; it would be stale in `retryInMs` at the earliest.
-   * `sameMessage`: that delivery is of this very stream message (ack_wait
-   * ran out while it was sending), so it will ack or nak this message itself.
-   */
+  /** `sameMessage`: the sender holds this very stream message and will ack or nak it itself. */
   | { status: 'busy'; retryInMs: number; sameMessage: boolean };
 
 export interface SentRegistry {
   claim(eventId: string, holder: Holder): Promise<ClaimResult>;
-  /**
-   * Keeps our claim fresh (the heartbeat calls it every ack_wait / 3).
-   * Resolves to the claim at its new revision, or undefined when it is no
-   * longer ours (taken over as stale, or marked sent).
-   */
+  /** undefined when the claim is no longer ours. */
   refresh(claim: Claim): Promise<Claim | undefined>;
-  /** Records the email as sent (idempotent; overwrites whatever claim is there). */
+  /** Idempotent; overwrites whatever claim is there. */
   markSent(claim: Claim, sent: { messageId: string }): Promise<void>;
-  /** Drops our claim after a failed send, unless someone else holds the key by now. */
+  /** Unless someone else holds the key by now. */
   release(claim: Claim): Promise<void>;
-  /**
-   * What the registry knows of an event without claiming it: emailed,
-   * being sent (a claim refreshed within ack_wait), or nothing (undefined).
-   */
+  /** Without claiming. */
   lookup(eventId: string): Promise<{ state: 'sent'; sentAt: string } | { state: 'sending' } | undefined>;
 }
 
 export interface SentRegistryOptions {
   bucket: string;
-  /** A claim not refreshed for this long belongs to a dead process (the consumers' ack_wait). */
+  /** The consumers' ack_wait. */
   staleAfterMs: number;
   now?: () => number;
 }
@@ -117,7 +83,7 @@ function decode(entry: KvEntry): Entry | undefined {
   }
 }
 
-/** Creates the bucket if missing (an existing one keeps its settings) and returns the registry. */
+/** An existing bucket keeps its settings. */
 export async function openSentRegistry(nc: NatsConnection, options: SentRegistryOptions): Promise<SentRegistry> {
   const kv: KV = await new Kvm(nc).create(options.bucket, {
     history: 1,
@@ -139,7 +105,6 @@ export async function openSentRegistry(nc: NatsConnection, options: SentRegistry
       }
       const entry = decode(current);
       if (entry?.state === 'sent') return { status: 'sent', sentAt: entry.sentAt };
-      // Every write of a claim is a refresh: its age is the time since its holder last showed life.
       const ageMs = now() - current.created.getTime();
       if (ageMs < options.staleAfterMs) {
         const sameMessage = entry !== undefined && entry.stream === holder.stream && entry.seq === holder.seq;
@@ -156,8 +121,7 @@ export async function openSentRegistry(nc: NatsConnection, options: SentRegistry
   return {
     async claim(eventId, holder) {
       const key = sentKeyFor(eventId);
-      // A conflict means another replica wrote the key between our read and
-      // write: read again to see what it did.
+      // A conflict: another replica wrote the key meanwhile; read again.
       for (let i = 0; i < 3; i++) {
         const result = await attempt(key, holder);
         if (result !== 'conflict') return result;
@@ -169,7 +133,6 @@ export async function openSentRegistry(nc: NatsConnection, options: SentRegistry
         const revision = await kv.update(claim.key, claimValue(claim.holder, claim.since), claim.revision);
         return { ...claim, revision };
       } catch (err) {
-        // Someone wrote the key since our last write: the claim is no longer ours.
         if (isCasConflict(err)) return undefined;
         throw err;
       }

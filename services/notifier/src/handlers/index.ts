@@ -5,13 +5,7 @@ import { bodegaRecord, deletedRecord, productoRecord, stockRecord } from './reco
 export { EVENT_TYPES_WITHOUT_EMAIL } from './event-handler';
 export type { EmailedEventType, EmailModel, EventHandler, HandlerName, PreparedEvent } from './event-handler';
 
-/**
- * The handlers, one durable consumer each: the six of docs/contract.md §6.1 in its order
- * (docs/contract.md §6.1), then the stock ledger's StockBajo (§10.4). Each
- * row sends one email per event of its type, with that subject and template,
- * showing the record as its `record` function renders the event's data.
- * Every event type but EVENT_TYPES_WITHOUT_EMAIL has one.
- */
+/** One durable consumer each: docs/contract.md §6.1 in its order, then StockBajo (§10.4). */
 export const HANDLERS: readonly EventHandler[] = [
   defineHandler({ name: 'ProductoCreatedHandler', eventType: 'ProductoCreado',      emailSubject: 'Nuevo Producto Creado', template: 'producto-creado',      data: productoDataSchema,    record: productoRecord }),
   defineHandler({ name: 'ProductoUpdatedHandler', eventType: 'ProductoActualizado', emailSubject: 'Producto Actualizado',  template: 'producto-actualizado', data: productoDataSchema,    record: productoRecord }),
@@ -22,7 +16,6 @@ export const HANDLERS: readonly EventHandler[] = [
   defineHandler({ name: 'StockBajoHandler',       eventType: 'StockBajo',           emailSubject: 'Stock Bajo',            template: 'stock-bajo',           data: stockUmbralDataSchema, record: stockRecord }),
 ];
 
-/** The handler of an emailed event type (the table has one for each). */
 export function handlerFor(eventType: EmailedEventType): EventHandler {
   const handler = HANDLERS.find((candidate) => candidate.eventType === eventType);
   if (!handler) throw new Error(`no handler for ${eventType}`);

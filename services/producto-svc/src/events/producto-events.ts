@@ -13,35 +13,19 @@ import {
 } from '@inventario/platform';
 import type { Producto, WriteContext } from '../domain/producto';
 
-/**
- * Builds the outbox rows of product writes (docs/contract.md §5.3). The store
- * adds them inside the write's transaction; the relay publishes them after
- * commit.
- */
+/** Outbox rows of product writes (docs/contract.md §5.3), added inside the write's transaction. */
 export interface ProductoEvents {
-  /** ProductoCreado, data = the stored product. */
   created(producto: Producto, context: WriteContext): OutboxEvent;
-  /**
-   * ProductoActualizado, data = the product after the change plus
-   * `camposModificados`, the fields whose value it changed (PRODUCTO_CAMPOS order).
-   */
   updated(producto: Producto, camposModificados: ProductoCampo[], context: WriteContext): OutboxEvent;
-  /** ProductoEliminado, data = `{id, nombre, version}` plus the audit block. */
   deleted(producto: Pick<Producto, 'id' | 'nombre' | 'version'>, context: WriteContext, at: Date): OutboxEvent;
 }
 
 export interface ProductoEventsOptions {
-  /** Prefix of every eventType, e.g. `Service` (EVENT_TYPE_NAMESPACE). */
   namespace: string;
-  /** First subject token(s), e.g. `inventario` (NATS_SUBJECT_PREFIX). */
   prefix: string;
 }
 
-/**
- * `data` of ProductoCreado / ProductoActualizado: both historical variants'
- * names. precio goes out as a JSON number converted from the stored decimal
- * string; no arithmetic touches it, so it keeps its two decimals' value.
- */
+/** Both historical variants' names; precio is converted from the stored decimal, never computed. */
 export function productoEventData(producto: Producto, operacion: Operacion, usuario: string): ProductoEventData {
   return {
     productoId: producto.id,
@@ -61,7 +45,6 @@ export function createProductoEvents(options: ProductoEventsOptions): ProductoEv
     return {
       subject: eventSubject(options.prefix, type),
       envelope: buildEnvelope({ namespace: options.namespace, type, source: 'producto-svc', subject: `/productos/${id}`, data, at }),
-      // The write's trace context (traceparent, and tracestate with it), or none.
       headers: eventTraceHeaders(context),
     };
   }

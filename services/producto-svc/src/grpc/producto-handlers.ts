@@ -16,13 +16,7 @@ export interface ProductoHandlersDeps {
   logger: Logger;
 }
 
-/**
- * inventario.v1.ProductoService. Each handler maps the request to the domain,
- * makes one store call and maps the result back; `unary` turns a thrown
- * domain error into its gRPC status and calls back exactly once. Writes
- * take an idempotency key (`request_id`, see idempotentBy) and the
- * conditional ones an `expected_version`.
- */
+/** Writes take an idempotency key (`request_id`); conditional ones an `expected_version`. */
 export function createProductoHandlers({ store, logger }: ProductoHandlersDeps): ProductoServiceServer {
   return {
     createProducto: unary(logger, 'CreateProducto', async (request, context) => {
@@ -35,7 +29,6 @@ export function createProductoHandlers({ store, logger }: ProductoHandlersDeps):
       return { producto: productoToMessage(producto) };
     }),
 
-    // page_size is a maximum: a page also ends once it holds PAGE_BYTE_BUDGET (listPageOf).
     listProductos: unary(logger, 'ListProductos', async (request) => {
       const page = await store.list(validateProductoQuery(request));
       const { items, nextPageToken } = listPageOf(

@@ -6,10 +6,7 @@ import type {
 } from '@inventario/proto';
 import type { Producto, ProductoDraft } from '../domain/producto';
 
-/**
- * proto <-> domain at the gRPC edge. proto3 absences become null/undefined
- * here so the domain never sees wire defaults.
- */
+/** proto3 absences become null/undefined here, so the domain never sees wire defaults. */
 
 export function productoToMessage(producto: Producto): ProductoMessage {
   return {
@@ -25,7 +22,7 @@ export function productoToMessage(producto: Producto): ProductoMessage {
   };
 }
 
-/** An unset precio arrives as '' and an unset nombre as '': the domain reports both as required. */
+/** Unset precio and nombre arrive as '': the domain reports both as required. */
 export function draftFromCreateRequest(request: CreateProductoRequest): ProductoDraft {
   return {
     nombre: request.nombre,
@@ -36,11 +33,7 @@ export function draftFromCreateRequest(request: CreateProductoRequest): Producto
   };
 }
 
-/**
- * update_mask of UpdateProducto (platform's rule, shared with bodega-svc):
- * snake_case or camelCase paths; output-only ones are ignored (AIP-134), as
- * REST ignores them in a body.
- */
+/** Output-only paths are ignored (AIP-134), as REST ignores them in a body. */
 export const UPDATE_MASK = {
   updatable: {
     nombre: 'nombre',
@@ -52,10 +45,7 @@ export const UPDATE_MASK = {
   outputOnly: ['id', 'fecha_creacion', 'fecha_actualizacion', 'version'],
 } as const satisfies UpdateMaskSpec<keyof ProductoDraft>;
 
-/**
- * The draft of an UpdateProducto: exactly the fields named in update_mask.
- * A named nullable field that is absent from `producto` is cleared (null).
- */
+/** Exactly the fields in update_mask; a named field absent from `producto` is cleared. */
 export function draftFromUpdateRequest(request: UpdateProductoRequest): ProductoDraft {
   const draft: ProductoDraft = {};
   for (const field of parseUpdateMask(request.updateMask, UPDATE_MASK)) {

@@ -1,9 +1,6 @@
 import { createIdempotencyTable, createOutboxTables, dropIdempotencyTable, dropOutboxTables, type Migration } from '@inventario/platform';
 
-/**
- * Schema of the `inventario_producto` database, applied in name order at
- * start (see `migrate`). Never edit a shipped migration; add a new one.
- */
+/** Never edit a shipped migration; add a new one. */
 export const migrations: Record<string, Migration> = {
   '0001_create_productos': {
     async up(db) {
@@ -17,8 +14,7 @@ export const migrations: Record<string, Migration> = {
         t.text('descripcion').nullable();
         t.decimal('precio', 10, 2).notNullable();
         t.integer('cantidad_en_stock').notNullable().defaultTo(0);
-        // No foreign key: warehouses live in bodega-svc's database. The link is
-        // kept consistent by the BFF's checks and the BodegaEliminada consumer.
+        // No foreign key: warehouses live in bodega-svc's database (see the BodegaEliminada consumer).
         t.integer('bodega_id').unsigned().nullable().index('productos_bodega_id_idx');
         t.dateTime('fecha_creacion').notNullable();
         t.dateTime('fecha_actualizacion').notNullable();
@@ -32,9 +28,7 @@ export const migrations: Record<string, Migration> = {
     up: createOutboxTables,
     down: dropOutboxTables,
   },
-  // utf8mb4_unicode_ci gives every character outside the Basic Multilingual
-  // Plane the same weight, so searching "🍎" also found "🍌". The UCA 5.2.0
-  // collation tells them apart and stays case- and accent-insensitive.
+  // utf8mb4_unicode_ci weighs all characters outside the BMP alike, so "🍎" also found "🍌".
   '0003_productos_unicode_520': {
     async up(db) {
       await db.raw('ALTER TABLE productos CONVERT TO CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_520_ci');
@@ -43,8 +37,7 @@ export const migrations: Record<string, Migration> = {
       await db.raw('ALTER TABLE productos CONVERT TO CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci');
     },
   },
-  // Every product carries a version for conditional writes (If-Match);
-  // existing rows start at 1, as a new product does.
+  // For conditional writes (If-Match); existing rows start at 1, as a new product does.
   '0004_productos_version': {
     async up(db) {
       await db.schema.alterTable('productos', (t) => {
@@ -57,13 +50,11 @@ export const migrations: Record<string, Migration> = {
       });
     },
   },
-  // Idempotency keys (request_id) and the results they replay.
   '0005_idempotency_keys': {
     up: createIdempotencyTable,
     down: dropIdempotencyTable,
   },
-  // The warehouses BodegaEliminada reported deleted: a write naming one is
-  // refused, so no product can point at a deleted warehouse for good.
+  // A write naming a deleted warehouse is refused, so no product points at one for good.
   '0006_bodegas_eliminadas': {
     async up(db) {
       await db.schema.createTable('bodegas_eliminadas', (t) => {

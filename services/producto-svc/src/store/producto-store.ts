@@ -20,80 +20,47 @@ import { bodegaEliminadaError, type NewProducto, type Producto, type ProductoCha
 import { addToReport, EMPTY_REPORT, type UnassignReport } from '../domain/unassign-report';
 import type { ProductoEvents } from '../events/producto-events';
 
-/**
- * The `productos` table. Owns its SQL (knex, parameterised). Each write and
- * its event row commit in one transaction (outbox), so a committed write
- * always gets its event and a rolled-back one never does. Transient driver
- * failures surface as UnavailableError; no driver message leaves this file.
- */
+/** Each write commits with its event row (outbox): a committed write always gets its event, a rolled-back one never. */
 export interface ProductoStore {
   create(producto: NewProducto, context: WriteContext): Promise<Producto>;
-  /** NotFoundError when the id does not exist. */
   get(id: number): Promise<Producto>;
   list(query: ProductoQuery): Promise<ProductoPage>;
   /**
-   * Sets the fields present in `changes` and bumps the version; NotFoundError
-   * when the id does not exist, VersionMismatchError when `expectedVersion`
-   * is given and differs from the stored one. The event lists the fields
-   * whose value differed from the locked row.
+   * VersionMismatchError when `expectedVersion` differs from the stored one.
+   * The event lists the fields whose value differed from the locked row.
    */
   update(id: number, changes: ProductoChanges, context: WriteContext, expectedVersion?: number): Promise<Producto>;
-  /** NotFoundError when the id does not exist; VersionMismatchError as for update. */
   delete(id: number, context: WriteContext, expectedVersion?: number): Promise<void>;
   /**
-   * Unassigns the products of warehouse `bodegaId` in chunks of at most
-   * UNASSIGN_CHUNK_ROWS rows and UNASSIGN_CHUNK_EVENT_BYTES of events, each
-   * chunk one transaction with its events, until none is left or `maxChunks`
-   * chunks are done (0: no limit), and reports them (a bounded sample and a
-   * count). Idempotent: once none points at it, reports none and publishes nothing.
-   *
-   * With an idempotency key, every chunk also records the report so far
-   * under the key, in the chunk's transaction: a call after a failure
-   * half-way (or the next call of a limited one) resumes from the record
-   * and reports the whole operation; once complete, a repeat replays it.
+   * In chunks of one transaction each (`maxChunks` 0: no limit); once no
+   * product points at the warehouse it reports none and publishes nothing.
+   * With an idempotency key each chunk records the report so far, so a call
+   * after a failure half-way resumes and reports the whole operation.
    */
   unassignBodega(bodegaId: number, context: WriteContext, maxChunks?: number): Promise<UnassignReport>;
-  /**
-   * Records that warehouse `bodegaId` was deleted (BodegaEliminada), in its own
-   * transaction; idempotent. From its commit on, a create or update naming it
-   * is refused (InvalidArgumentError on bodegaId), and a write that was
-   * already under way is seen by an unassignment started afterwards (see
-   * refuseBodegaEliminada): unassign after recording and none is missed.
-   */
+  /** Idempotent. From its commit on, writes naming the warehouse are refused; unassign after it and none is missed. */
   recordBodegaEliminada(bodegaId: number): Promise<void>;
 }
 
-/**
- * Rows unassigned per transaction: each chunk's locks, its UPDATE and its
- * one INSERT of events stay small whatever the warehouse holds.
- */
+/** Keeps each chunk's locks and statements small whatever the warehouse holds. */
 export const UNASSIGN_CHUNK_ROWS = 500;
-/**
- * Bytes of event JSON per chunk (a chunk ends early when its events would
- * pass it, keeping at least one): the INSERT of a chunk's events, escaped
- * for SQL (at most twice as long), stays well under the 16 MiB
- * max_allowed_packet of MariaDB's default, whatever the descriptions hold.
- */
+/** Event JSON per chunk: escaped for SQL it stays well under MariaDB's default 16 MiB max_allowed_packet. */
 export const UNASSIGN_CHUNK_EVENT_BYTES = 4 * 1024 * 1024;
 
 export interface ProductoPage {
   productos: Producto[];
-  /** True when more rows match after the last one returned. */
   hasMore: boolean;
-  /** Every matching product, all pages together; only when the query asked (includeTotalSize). */
+  /** Only when the query asked (includeTotalSize). */
   totalSize?: number;
 }
 
 export interface ProductoStoreDeps {
   events: ProductoEvents;
-  /** How long the result of a keyed write is replayed (IDEMPOTENCY_TTL_SECONDS). */
   idempotencyTtlSeconds: number;
-  /** Called after a write transaction committed: wakes the outbox relay. */
   onCommitted?: () => void;
 }
 
 const TABLE = 'productos';
-/** Ids of deleted warehouses (BodegaEliminada). */
 const BODEGAS_ELIMINADAS = 'bodegas_eliminadas';
 const COLUMNS = [
   'id',
@@ -111,7 +78,7 @@ interface ProductoRow {
   id: number;
   nombre: string;
   descripcion: string | null;
-  /** DECIMAL read as a string (createDb): never a float. */
+  /** Never a float. */
   precio: string;
   cantidad_en_stock: number;
   bodega_id: number | null;
@@ -134,7 +101,6 @@ function fromRow(row: ProductoRow): Producto {
   };
 }
 
-/** The columns of the fields present in `changes`. */
 function toColumns(changes: ProductoChanges): Partial<ProductoRow> {
   const row: Partial<ProductoRow> = {};
   if (changes.nombre !== undefined) row.nombre = changes.nombre;
@@ -145,10 +111,9 @@ function toColumns(changes: ProductoChanges): Partial<ProductoRow> {
   return row;
 }
 
-/** The by-id read, built once: the hottest query of the service (every GET by id). */
+/** Built once: the service's hottest query. */
 const SELECT_BY_ID = `SELECT ${COLUMNS.map((c) => `\`${c}\``).join(', ')} FROM \`${TABLE}\` WHERE \`id\` = ? LIMIT 1`;
 
-/** LIKE pattern matching `text` anywhere, with its own `%`, `_` and `!` taken literally. */
 function containsPattern(text: string): string {
   return `%${text.replace(/[!%_]/g, '!$&')}%`;
 }
@@ -157,32 +122,22 @@ function notFound(id: number): NotFoundError {
   return new NotFoundError(`no existe el producto ${id}`);
 }
 
-/** A conditional write applies only to the version the client last read. */
 function requireVersion(current: Producto, expectedVersion: number | undefined): void {
   if (expectedVersion !== undefined && current.version !== expectedVersion) {
     throw VersionMismatchError.of(current.version, expectedVersion);
   }
 }
 
-/**
- * The report an UnassignBodega record holds. A record written before
- * unassignments were chunked holds the whole list of products of a finished
- * operation: read as its complete report.
- */
+/** A record from before chunking holds a finished operation's whole list. */
 function recordedReport(recorded: unknown): UnassignReport {
   return Array.isArray(recorded) ? addToReport(EMPTY_REPORT, recorded as Producto[], true) : (recorded as UnassignReport);
 }
 
-/** How keyed writes record their results (the dates revive as Dates). */
 const RESULTS = jsonResultCodec(['fechaCreacion', 'fechaActualizacion']);
 
 export function createProductoStore(db: Knex, deps: ProductoStoreDeps): ProductoStore {
   const { events } = deps;
 
-  /**
-   * Runs one write transaction (claiming the call's idempotency key in it,
-   * when there is one), then wakes the relay for the events it committed.
-   */
   function write<T>(context: WriteContext, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
     return writeTransaction(db, work, {
       onCommitted: deps.onCommitted,
@@ -191,28 +146,19 @@ export function createProductoStore(db: Knex, deps: ProductoStoreDeps): Producto
     });
   }
 
-  /** SELECT_BY_ID as a prepared statement (platform's executePrepared): no query builder work per call. */
   async function selectById(id: number): Promise<Producto | undefined> {
     const rows = await executePrepared<ProductoRow>(db, SELECT_BY_ID, [id]);
     return rows[0] ? fromRow(rows[0]) : undefined;
   }
 
-  /**
-   * Reads and locks the row until the transaction ends, so concurrent writes
-   * of one product serialise and their events enter the outbox in commit order.
-   */
+  /** Concurrent writes of one product serialise, so their events enter the outbox in commit order. */
   async function lockById(trx: Knex.Transaction, id: number): Promise<Producto> {
     const row = await trx<ProductoRow>(TABLE).select(...COLUMNS).where({ id }).forUpdate().first();
     if (!row) throw notFound(id);
     return fromRow(row);
   }
 
-  /**
-   * One chunk of an unassignment, in the caller's transaction: up to `limit`
-   * rows of the warehouse (lowest ids first, locked), fewer when their events
-   * would pass UNASSIGN_CHUNK_EVENT_BYTES. `complete` when fewer rows than
-   * `limit` pointed at the warehouse and all of them were taken.
-   */
+  /** `complete` when fewer than `limit` rows pointed at the warehouse and all fit the event byte budget. */
   async function unassignChunk(
     trx: Knex.Transaction,
     bodegaId: number,
@@ -226,8 +172,7 @@ export function createProductoStore(db: Knex, deps: ProductoStoreDeps): Producto
     let bytes = 0;
     for (const row of rows) {
       const producto: Producto = { ...fromRow(row), bodegaId: null, fechaActualizacion: at, version: row.version + 1 };
-      // Every row pointed at the warehouse (WHERE above), so bodegaId is the
-      // one value that changed in each.
+      // The WHERE above makes bodegaId the one value that changed.
       const event = events.updated(producto, ['bodegaId'], context);
       bytes += jsonBytes(event.envelope);
       if (productos.length > 0 && bytes > UNASSIGN_CHUNK_EVENT_BYTES) break;
@@ -247,13 +192,9 @@ export function createProductoStore(db: Knex, deps: ProductoStoreDeps): Producto
   }
 
   /**
-   * Refuses a write that points a product at a deleted warehouse; called in
-   * the write's transaction AFTER its INSERT/UPDATE of the product. That
-   * order closes the race with recordBodegaEliminada + unassignBodega in any
-   * isolation level: either this locking read sees the committed record (the
-   * write rolls back), or the record commits after it, and then the
-   * unassignment's locking scan meets this write's row (waiting for it while
-   * uncommitted) and clears it.
+   * Called AFTER the write's INSERT/UPDATE, which closes the race with
+   * recordBodegaEliminada + unassignBodega at any isolation level: either this
+   * read sees the record, or the unassignment's locking scan meets the row.
    */
   async function refuseBodegaEliminada(trx: Knex.Transaction, bodegaId: number | null | undefined): Promise<void> {
     if (bodegaId === null || bodegaId === undefined) return;
@@ -271,8 +212,7 @@ export function createProductoStore(db: Knex, deps: ProductoStoreDeps): Producto
           fecha_actualizacion: at,
         });
         await refuseBodegaEliminada(trx, producto.bodegaId);
-        // What was written, without reading it back: the domain already gave
-        // precio and nombre their stored form, and `at` is whole seconds.
+        // Not read back: the domain gave precio and nombre their stored form, and `at` is whole seconds.
         const stored: Producto = { id: Number(id), ...producto, fechaCreacion: at, fechaActualizacion: at, version: 1 };
         await enqueueEvent(trx, events.created(stored, context));
         return stored;
@@ -287,7 +227,6 @@ export function createProductoStore(db: Knex, deps: ProductoStoreDeps): Producto
 
     list(query) {
       return withDbErrors(async () => {
-        /** The query's filters (not its position in the list). */
         const filtered = (q: Knex.QueryBuilder) => {
           if (query.bodegaIds.length > 0) q.whereIn('bodega_id', query.bodegaIds);
           if (query.ids.length > 0) q.whereIn('id', query.ids);
@@ -365,7 +304,7 @@ export function createProductoStore(db: Knex, deps: ProductoStoreDeps): Producto
           },
           { onCommitted: deps.onCommitted },
         );
-        // A replay only when this call changed nothing (another call with the key may have finished between two chunks).
+        // A replay only when this call changed nothing (another call may have finished between two chunks).
         if (step.replayed && unassigned === 0 && key) key.replayed = true;
         report = step.report;
         unassigned += step.chunk;
