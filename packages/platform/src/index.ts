@@ -116,7 +116,7 @@ export {
 } from './outbox';
 
 // NATS and the reconciliation consumers (contract §5.1, §7.6).
-export { connectNats, ensureStream, type NatsConnection } from './nats';
+export { connectNats, ensureConsumer, ensureStream, type DurableConfig, type NatsConnection } from './nats';
 export {
   RECONCILIATION_ACK_WAIT_MS,
   RECONCILIATION_MAX_DELIVER,
