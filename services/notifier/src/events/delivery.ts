@@ -41,7 +41,7 @@ export interface DeliveryDeps {
   metrics: NotifierMetrics;
   logger: Logger;
   retry: RetryPolicy;
-  /** Fault injection (tests): wait between recording an email as sent and acking it. */
+  /** Fault injection, for tests only (startApp's `faults`, never the environment): wait between recording an email as sent and acking it. */
   faultAckDelayMs?: number;
   /** Events stored longer ago are not emailed (default EMAIL_HORIZON_MS). */
   emailHorizonMs?: number;
