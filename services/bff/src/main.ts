@@ -24,10 +24,11 @@ const NAME = 'bff';
  * delay, HTTP server, gRPC channels, metrics server, and last the tracing
  * flush.
  */
-export async function main(): Promise<void> {
+async function main(): Promise<void> {
   const config = loadConfigOrExit(NAME, () => loadConfig(process.env));
   const logger = createLogger(NAME, config.logLevel);
   routeGrpcLogs(logger);
+  // SIGTERM, SIGINT or the dev launcher gone: while starting, aborts the start (within SHUTDOWN_TIMEOUT_MS).
   const stop = listenForStop(logger, config.shutdownTimeoutMs);
   // Before the app, so its first spans are exported too.
   const tracing = await startTracing(NAME, config, logger);
@@ -38,8 +39,9 @@ export async function main(): Promise<void> {
     steps: tracing ? [...app.shutdownSteps, { name: 'tracing flush', run: () => tracing.shutdown() }] : app.shutdownSteps,
     deadlineMs: config.shutdownTimeoutMs,
   });
-  stop.runOnStop(shutdown);
   announceStarted(NAME, logger, { httpPort: app.httpPort, metricsPort: app.metricsPort });
+  // From now on a stop request, or one made while starting, runs the shutdown.
+  stop.runOnStop(shutdown);
 }
 
-if (require.main === module) void main();
+void main();

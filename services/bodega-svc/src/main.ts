@@ -28,6 +28,7 @@ export async function main(options: Pick<StartOptions, 'faults'> = {}): Promise<
   const config = loadConfigOrExit(NAME, () => loadConfig(process.env));
   const logger = createLogger(NAME, config.logLevel);
   routeGrpcLogs(logger);
+  // SIGTERM, SIGINT or the dev launcher gone: while starting, aborts the start (within SHUTDOWN_TIMEOUT_MS).
   const stop = listenForStop(logger, config.shutdownTimeoutMs);
   // Before the app, so its first spans are exported too.
   const tracing = await startTracing(NAME, config, logger);
@@ -38,8 +39,10 @@ export async function main(options: Pick<StartOptions, 'faults'> = {}): Promise<
     steps: tracing ? [...app.shutdownSteps, { name: 'tracing flush', run: () => tracing.shutdown() }] : app.shutdownSteps,
     deadlineMs: config.shutdownTimeoutMs,
   });
-  stop.runOnStop(shutdown);
   announceStarted(NAME, logger, { grpcPort: app.grpcPort, metricsPort: app.metricsPort });
+  // From now on a stop request, or one made while starting, runs the shutdown.
+  stop.runOnStop(shutdown);
 }
 
+// Run as the program; test/fixtures/main-with-faults.js loads this module to pass fault options instead.
 if (require.main === module) void main();

@@ -1,7 +1,7 @@
 /**
  * The BUILT services (`services/<name>/dist/main.js`) as real child
  * processes, for fault tests that kill, stop and restart them. A process is
- * ready when platform's runService sends its IPC ready message (after
+ * ready when the service's main sends its IPC ready message (after
  * migrations for a gRPC service, so health is SERVING then); the same IPC
  * channel makes a service shut down if the test process dies. Every process
  * started here is remembered, so `killAllServiceProcesses()` in an afterAll
