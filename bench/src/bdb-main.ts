@@ -1,8 +1,8 @@
 /**
  * The B_db yardstick as its own process (the harness starts it like the
  * services): DATABASE_URL (producto-svc's database) and PORT. Reports
- * ready over IPC like platform's runService, and stops on SIGTERM or when
- * the harness's IPC channel closes.
+ * ready over IPC like a service's main (platform's announceStarted), and
+ * stops on SIGTERM or when the harness's IPC channel closes.
  */
 import { READY_MESSAGE_TYPE } from '@inventario/platform';
 import { createBdbApp, createBdbPool, listen } from './bdb-app';

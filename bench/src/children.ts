@@ -47,7 +47,7 @@ export interface Child {
 
 /**
  * Starts a child with an IPC channel: the services report ready over it
- * (platform's runService), the loop monitor answers over it, and if the
+ * (platform's announceStarted), the loop monitor answers over it, and if the
  * harness dies the channel closes and the child shuts itself down.
  */
 export function startChild(spec: ChildSpec, options: ChildOptions): Child {

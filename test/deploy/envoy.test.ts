@@ -2,16 +2,19 @@
  * The Envoy front proxy: routes reach only defined clusters, retries only
  * for idempotent methods (POST only before the request reached a BFF),
  * local replies have the contract's error shape, ports (fixed at 8080, not
- * values), paths and timeouts agree with the chart and the BFF, and the
- * chart ships exactly deploy/envoy/envoy.yaml (with its one templated line).
+ * values), paths and timeouts agree with the chart and the BFF, and there
+ * is one Envoy configuration: the chart's files/envoy.yaml (with its one
+ * templated line), which deploy/envoy/envoy.yaml only links to.
  */
 import { execFile } from 'node:child_process';
+import { lstatSync, realpathSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { parse } from 'yaml';
 import { MAX_BODY_BYTES } from '../../services/bff/dist/http/http-errors';
 import { loadConfig as loadBffConfig } from '../../services/bff/dist/config';
-import { chartTemplate, chartValues, readText, readYaml, templateObjects, valueAt } from './support/repo';
+import { CHART, chartTemplate, chartValues, readText, readYaml, ROOT, templateObjects, valueAt } from './support/repo';
 
 interface RetryPolicy {
   retry_on: string;
@@ -121,8 +124,11 @@ function methodsOf(route: Route): string[] | undefined {
 }
 
 describe('deploy/envoy/envoy.yaml', () => {
-  it('is the file the chart mounts, byte for byte, but for the one line the chart sets', () => {
-    expect(readText('deploy/helm/inventario/files/envoy.yaml')).toBe(readText('deploy/envoy/envoy.yaml'));
+  it('is the file the chart mounts, one copy, but for the one line the chart sets', () => {
+    // A symlink to the chart's file (a regular file, which Helm packages): no second copy to drift.
+    expect(lstatSync(join(ROOT, 'deploy/envoy/envoy.yaml')).isSymbolicLink()).toBe(true);
+    expect(lstatSync(join(CHART, 'files/envoy.yaml')).isFile()).toBe(true);
+    expect(realpathSync(join(ROOT, 'deploy/envoy/envoy.yaml'))).toBe(realpathSync(join(CHART, 'files/envoy.yaml')));
     const template = chartTemplate('templates/envoy.yaml');
     expect(template).toContain('.Files.Get "files/envoy.yaml"');
     // The ConfigMap replaces exactly one line, which the file holds exactly once, and mounts (and checksums) the result.

@@ -34,7 +34,8 @@ interface Scenario {
   events: TestEvents;
   sink: SmtpSink;
   /** Starts a notifier process on this scenario's stream, bucket and sink (testEnv plus `env`). */
-  start(env?: Record<string, string>): Promise<ServiceProcess>;
+  /** `faults`: fault injection for the notifier's main (`{ ackDelayMs }`), never from the environment. */
+  start(env?: Record<string, string>, faults?: { ackDelayMs: number }): Promise<ServiceProcess>;
   /** Publishes each envelope on its type's subject; resolves to the stream sequence per handler it ends with. */
   publishAll(envelopes: Array<[EventType, EventEnvelope | string]>): Promise<Map<string, number>>;
   /** Waits until each handler acked or terminated everything up to its sequence. */
@@ -52,8 +53,8 @@ async function scenario(): Promise<Scenario> {
   return {
     events,
     sink,
-    async start(env = {}) {
-      const proc = await startServiceProcess('notifier', { ...testEnv(events, sink, { LOG_LEVEL: 'info' }), ...env });
+    async start(env = {}, faults) {
+      const proc = await startServiceProcess('notifier', { ...testEnv(events, sink, { LOG_LEVEL: 'info' }), ...env }, { faults });
       processes.push(proc);
       return proc;
     },
@@ -87,7 +88,7 @@ describe('notifier killed after the SMTP server accepted, before the ack', () =>
 
   it('sends no second email after the restart', async () => {
     // Fault injection: every ack is held for ten minutes once the email is recorded as sent.
-    const first = await s.start({ NOTIFIER_FAULT_ACK_DELAY_MS: '600000', NOTIFIER_ACK_WAIT_MS: '2000' });
+    const first = await s.start({ NOTIFIER_ACK_WAIT_MS: '2000' }, { ackDelayMs: 600_000 });
     const envelopes: Array<[EventType, EventEnvelope]> = [
       ['ProductoCreado', sampleEnvelope('ProductoCreado', { nombre: 'Aceptado antes del fallo' })],
       ['BodegaActualizada', sampleEnvelope('BodegaActualizada')],

@@ -72,10 +72,10 @@ describe('relay killed after publish, before marking the rows', () => {
     // Written while NATS is down, so the relay's first round publishes all of
     // them in one batch, then holds the marking for ten minutes (fault hook).
     await f.nats.stop();
-    const first = await f.startService({ OUTBOX_FAULT_MARK_DELAY_MS: '600000' });
+    const first = await f.startService({ relayMarkDelayMs: 600_000 });
     await createProductos(f, 'Publicado sin marcar');
     await f.nats.start();
-    await first.logged('fault injection: the relay waits after each publish before marking the rows (OUTBOX_FAULT_MARK_DELAY_MS); never set this in production');
+    await first.logged('fault injection: the relay waits after each publish before marking the rows');
 
     await waitFor(async () => (await f.streamEventIds()).length === WRITES, 'the relay to publish the batch', 60_000);
     // Acknowledged by JetStream, not marked: the window the kill lands in.

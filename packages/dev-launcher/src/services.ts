@@ -6,7 +6,7 @@ import type { LauncherConfig } from './config';
 export type Readiness =
   /** grpc.health.v1 at this address answers SERVING (migrations done). */
   | { kind: 'grpc'; address: string }
-  /** It sent the IPC ready message (platform's runService, the mail catcher). */
+  /** It sent the IPC ready message (a service's main via platform's announceStarted, the mail catcher). */
   | { kind: 'ipc' };
 
 /** One process the launcher runs. */

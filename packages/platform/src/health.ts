@@ -43,3 +43,39 @@ export function monitorDatabase(options: DatabaseMonitorOptions): () => void {
     if (timer) clearTimeout(timer);
   };
 }
+
+/** A gRPC service's health status: SERVING while it accepts traffic and its database answers. */
+export interface ServingHealth {
+  /** Whether this process takes traffic; shutdown clears it first. */
+  setServing: (serving: boolean) => void;
+  /** Stops watching the database (the status stays as it is). */
+  stop(): void;
+}
+
+/**
+ * Turns `server`'s grpc.health.v1 status SERVING now, and keeps it SERVING
+ * only while the database answers (pinged every `intervalMs`) and
+ * `setServing(false)` was not called.
+ */
+export function startServingHealth(options: { server: { setServing(serving: boolean): void }; db: Knex; logger: Logger; intervalMs: number }): ServingHealth {
+  let accepting = true;
+  let databaseUp = true;
+  const apply = () => options.server.setServing(accepting && databaseUp);
+  apply();
+  const stopMonitor = monitorDatabase({
+    db: options.db,
+    logger: options.logger,
+    intervalMs: options.intervalMs,
+    onChange: (up) => {
+      databaseUp = up;
+      apply();
+    },
+  });
+  return {
+    setServing(serving) {
+      accepting = serving;
+      apply();
+    },
+    stop: stopMonitor,
+  };
+}

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { isDuplicateEntry, isLockBusy, type Knex } from './db';
 import { IdempotencyKeyInUseError, IdempotencyKeyReusedError, InvalidArgumentError } from './errors';
+import type { Logger } from './logger';
+import { startSampler } from './metrics/sampler';
 
 /**
  * Idempotency keys (AIP-155 `request_id`) are claimed and their result
@@ -164,4 +166,15 @@ export async function pruneIdempotencyKeys(db: Knex, batch = 1000): Promise<numb
     total += result.affectedRows;
     if (result.affectedRows < batch) return total;
   }
+}
+
+/** How often expired idempotency keys are deleted. */
+const IDEMPOTENCY_PRUNE_INTERVAL_MS = 10 * 60_000;
+
+/** Deletes expired idempotency records in the background (a lookup already ignores them); returns stop(). */
+export function startIdempotencyPruner(db: Knex, logger: Logger): () => Promise<void> {
+  return startSampler('idempotency prune', IDEMPOTENCY_PRUNE_INTERVAL_MS, async () => {
+    const deleted = await pruneIdempotencyKeys(db);
+    if (deleted > 0) logger.info({ deleted }, 'pruned expired idempotency keys');
+  }, logger);
 }

@@ -116,7 +116,8 @@ export {
 } from './outbox';
 
 // NATS and the reconciliation consumers (contract §5.1, §7.6).
-export { connectNats, ensureStream, type NatsConnection } from './nats';
+export { connectNats, ensureConsumer, ensureStream, type DurableConfig, type NatsConnection } from './nats';
+export { createServiceEvents, type EventsContext, type OutboxFaults, type ServiceEvents } from './service-events';
 export {
   RECONCILIATION_ACK_WAIT_MS,
   RECONCILIATION_MAX_DELIVER,
@@ -150,6 +151,7 @@ export { createRecordLookup, type RecordLookup } from './grpc/record-lookup';
 
 // Metrics: registries, the /metrics server and the series each kind of process exports (contract §1, §9.3).
 export { createServiceRegistry } from './metrics/registry';
+export { createOutboxMetrics, startOutboxSampler, type OutboxMetrics } from './metrics/outbox-metrics';
 export { startMetricsServer, type MetricsServer } from './metrics/metrics-server';
 export { startSampler } from './metrics/sampler';
 export {
@@ -166,18 +168,30 @@ export {
   type JetStreamConsumerMetrics,
 } from './metrics/jetstream-metrics';
 
-// Tracing: spans and W3C trace context across HTTP, gRPC and NATS (contract §5.5, §7.4).
+// Tracing: the SDK of a process, spans and W3C trace context across HTTP, gRPC and NATS (contract §5.5, §7.4).
+export { startTracing, type Tracing } from './tracing';
 export { eventTraceHeaders, inSpan } from './tracing-context';
 export { grpcClientTracing } from './tracing-grpc';
 export { httpServerTracing } from './tracing-http';
 export { inConsumeSpan } from './tracing-nats';
 
-// Lifecycle: start-up, the service runner, retries and shutdown (contract §7.5).
-export { startService, type ServiceApp } from './service';
-export { READY_MESSAGE_TYPE, runService } from './run-service';
-export { connectNatsUnlessAborted, createStartupGuard, retrying } from './start-up';
+// Lifecycle: a process's main (configuration or exit, grpc-js logs, stop requests, the ready
+// message), a gRPC service's start-up pieces, retries, health and shutdown (contract §7.5).
+export {
+  announceStarted,
+  exitAfterFailedStart,
+  listenForStop,
+  loadConfigOrExit,
+  READY_MESSAGE_TYPE,
+  routeGrpcLogs,
+  type StopRequests,
+} from './process';
+export { applyMigrationsAtStart, connectNatsUnlessAborted, createStartupGuard, retrying } from './start-up';
+export { startServiceGrpcServer, type ServiceGrpcServer } from './grpc/service-server';
+export { startServingHealth, type ServingHealth } from './health';
+export { startIdempotencyPruner } from './idempotency';
 export { backoffDelayMs } from './backoff';
-export { installShutdown, stopOnce, type ShutdownStep } from './shutdown';
+export { createShutdown, stopOnce, type ShutdownStep } from './shutdown';
 
 // Logging and redaction of credentials (contract §8.1).
 export { createLogger, type Logger } from './logger';

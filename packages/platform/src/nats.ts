@@ -6,6 +6,8 @@ import {
   jetstreamManager,
   RetentionPolicy,
   StorageType,
+  type ConsumerConfig,
+  type JetStreamManager,
 } from '@nats-io/jetstream';
 import type { NatsCredentials } from './config';
 import type { Logger } from './logger';
@@ -110,4 +112,46 @@ export async function ensureStream(nc: NatsConnection, spec: StreamSpec): Promis
       if (!(addErr instanceof JetStreamApiError && addErr.code === STREAM_NAME_IN_USE)) throw addErr;
     }
   }
+}
+
+/** A durable consumer's config: what ensureConsumer creates or updates. */
+export type DurableConfig = Partial<ConsumerConfig> & { durable_name: string };
+
+/**
+ * Creates the durable consumer, or brings an existing one's ack_wait, max_deliver and
+ * filter in line with ours (a deployment keeps its consumer, with its
+ * position, across releases). Its start point is never changed. Safe from
+ * every replica at once.
+ */
+export async function ensureConsumer(jsm: JetStreamManager, stream: string, config: DurableConfig): Promise<'created' | 'updated'> {
+  const name = config.durable_name;
+  const exists = await jsm.consumers.info(stream, name).then(
+    () => true,
+    (err: unknown) => {
+      // Anything but "not found" (NATS unreachable, no JetStream) is retried by the caller.
+      if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.ConsumerNotFound) return false;
+      throw err;
+    },
+  );
+  if (!exists) {
+    try {
+      await jsm.consumers.add(stream, config);
+      return 'created';
+    } catch (err) {
+      // Another replica may have created it between our info and add: then
+      // update it below; otherwise the server refused our config.
+      const createdMeanwhile = await jsm.consumers.info(stream, name).then(
+        () => true,
+        () => false,
+      );
+      if (!createdMeanwhile) throw err;
+    }
+  }
+  await jsm.consumers.update(stream, name, {
+    description: config.description,
+    ack_wait: config.ack_wait,
+    max_deliver: config.max_deliver,
+    filter_subject: config.filter_subject,
+  });
+  return 'updated';
 }

@@ -134,9 +134,9 @@ export interface OutboxRelayOptions {
   /** How often to delete old published rows (default hourly). */
   pruneIntervalMs?: number;
   /**
-   * Fault injection for tests only (OUTBOX_FAULT_MARK_DELAY_MS): wait this
-   * long between JetStream's acks and marking the rows, so a test can kill
-   * the process in that window. Default 0.
+   * Fault injection for tests only, set by a test's options, never from the
+   * environment: wait this long between JetStream's acks and marking the
+   * rows, so a test can kill the process in that window. Default 0.
    */
   faultMarkDelayMs?: number;
   /** Where published events, their lag and failed rounds are counted. */
@@ -347,7 +347,7 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     start() {
       if (running) return;
       if (faultMarkDelayMs > 0) {
-        logger.warn({ faultMarkDelayMs }, 'fault injection: the relay waits after each publish before marking the rows (OUTBOX_FAULT_MARK_DELAY_MS); never set this in production');
+        logger.warn({ faultMarkDelayMs }, 'fault injection: the relay waits after each publish before marking the rows');
       }
       running = true;
       wake = new AbortController();

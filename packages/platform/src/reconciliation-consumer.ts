@@ -1,9 +1,10 @@
-import { AckPolicy, DeliverPolicy, jetstream, JetStreamApiError, jetstreamManager, type ConsumerConfig, type JsMsg } from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JsMsg } from '@nats-io/jetstream';
 import { nanos, type NatsConnection } from '@nats-io/transport-node';
 import { z } from 'zod';
 import { backoffDelayMs } from './backoff';
 import { envelopeMismatch, eventSubject, type EventType } from './events';
 import type { Logger } from './logger';
+import { ensureConsumer } from './nats';
 import { startConsumerSampler, type JetStreamConsumerMetrics } from './metrics/jetstream-metrics';
 import { inConsumeSpan, type ConsumeTrace } from './tracing-nats';
 
@@ -125,38 +126,12 @@ function retryDelayMs(deliveryCount: number): number {
   return backoffDelayMs(deliveryCount, { baseMs: 1000, maxMs: MAX_RETRY_DELAY_MS });
 }
 
-/**
- * Creates the durable consumer, or brings an existing one's settings in line
- * (a deployment of an older release keeps its consumer: it must pick up a new
- * max_deliver or ack_wait). Safe from every replica.
- */
-async function ensureConsumer(nc: NatsConnection, stream: string, config: Partial<ConsumerConfig> & { durable_name: string }): Promise<void> {
-  const jsm = await jetstreamManager(nc);
-  try {
-    // nats-server 2.9 updates an existing durable in place here; 2.10+
-    // refuses other settings ("consumer already exists") and we update below.
-    await jsm.consumers.add(stream, config);
-  } catch (err) {
-    if (!(err instanceof JetStreamApiError)) throw err;
-    const exists = await jsm.consumers.info(stream, config.durable_name).then(
-      () => true,
-      () => false,
-    );
-    if (!exists) throw err;
-    await jsm.consumers.update(stream, config.durable_name, {
-      ack_wait: config.ack_wait,
-      max_deliver: config.max_deliver,
-      filter_subject: config.filter_subject,
-    });
-  }
-}
-
 /** Starts the durable consumer of `eventType` and handles its events one at a time until stop(). */
 export async function startReconciliationConsumer(options: ReconciliationConsumerOptions): Promise<ReconciliationConsumer> {
   const { nc, stream, prefix, namespace, eventType, durableName, logger, metrics } = options;
   const subject = eventSubject(prefix, eventType);
 
-  await ensureConsumer(nc, stream, {
+  await ensureConsumer(await jetstreamManager(nc), stream, {
     durable_name: durableName,
     filter_subject: subject,
     ack_policy: AckPolicy.Explicit,

@@ -38,8 +38,6 @@ export function serviceConfigSchema(defaultGrpcPort: number, defaultMetricsPort:
       SHUTDOWN_TIMEOUT_MS: envSchemas.milliseconds(25_000),
       // How long the result of a write with an idempotency key is replayed (24 h).
       IDEMPOTENCY_TTL_SECONDS: envSchemas.seconds(24 * 3600, 1),
-      // Fault injection for tests only: the relay waits this long between JetStream's ack and marking the rows.
-      OUTBOX_FAULT_MARK_DELAY_MS: envSchemas.milliseconds(0),
       ...tracingEnv,
     })
     .refine((env) => env.METRICS_PORT === 0 || env.METRICS_PORT !== env.GRPC_PORT, {
@@ -66,7 +64,6 @@ export function serviceConfigSchema(defaultGrpcPort: number, defaultMetricsPort:
       migrateOnStart: env.MIGRATE_ON_START,
       shutdownDrainMs: env.SHUTDOWN_DRAIN_MS,
       shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
-      outboxFaultMarkDelayMs: env.OUTBOX_FAULT_MARK_DELAY_MS,
       idempotencyTtlSeconds: env.IDEMPOTENCY_TTL_SECONDS,
       otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT,
       otelServiceName: env.OTEL_SERVICE_NAME,

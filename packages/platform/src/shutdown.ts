@@ -12,15 +12,15 @@ export interface ShutdownOptions {
   /** Hard deadline: exit 1 if the sequence has not finished by then. */
   deadlineMs: number;
   exit?: (code: number) => void;
-  /** The signals that start the sequence (default SIGTERM and SIGINT). */
-  signals?: NodeJS.Signals[];
 }
 
 /**
- * Runs the written shutdown sequence once, on the first SIGTERM or SIGINT.
- * Returns the function, so tests and launchers can trigger it directly.
+ * The process's shutdown: returns a function that runs the written sequence
+ * once (later calls return the same promise), within the deadline, then
+ * exits. A process's main hands it to listenForStop, which calls it on the
+ * first stop request.
  */
-export function installShutdown(options: ShutdownOptions): () => Promise<void> {
+export function createShutdown(options: ShutdownOptions): () => Promise<void> {
   const exit = options.exit ?? ((code: number) => process.exit(code));
   let started: Promise<void> | undefined;
 
@@ -50,14 +50,6 @@ export function installShutdown(options: ShutdownOptions): () => Promise<void> {
     return started;
   };
 
-  // `on`, not `once`: a repeated signal must not fall back to the default
-  // handler and kill the process halfway through the sequence.
-  for (const signal of options.signals ?? ['SIGTERM', 'SIGINT']) {
-    process.on(signal, () => {
-      if (started) options.logger.warn({ signal }, 'already shutting down');
-      void shutdown();
-    });
-  }
   return shutdown;
 }
 

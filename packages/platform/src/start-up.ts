@@ -2,6 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import {
   appliedMigrations,
   compareMigrations,
+  createDb,
+  describeMysqlUrl,
   isTransientDbError,
   migrate,
   MigrationLockTimeoutError,
@@ -145,4 +147,30 @@ export function createStartupGuard(): StartupGuard {
       return opened;
     },
   };
+}
+
+/**
+ * A service's migrations at start: with MIGRATE_ON_START (`migrateOnStart`)
+ * applied by migrateWhenPossible on a pool of their own, without the
+ * service pool's statement limit (a migration of a big table may rightly
+ * take minutes); without it, required by requireMigrations on `db`.
+ */
+export async function applyMigrationsAtStart(
+  db: Knex,
+  config: { databaseUrl: string; migrateOnStart: boolean },
+  migrations: Record<string, Migration>,
+  logger: Logger,
+  signal: AbortSignal,
+): Promise<void> {
+  if (config.migrateOnStart) {
+    const pool = createDb(config.databaseUrl, { logger });
+    try {
+      await migrateWhenPossible(pool, migrations, logger, signal);
+    } finally {
+      await pool.destroy();
+    }
+  } else {
+    await requireMigrations(db, migrations, logger, signal);
+  }
+  logger.info({ database: describeMysqlUrl(config.databaseUrl) }, 'database migrated');
 }

@@ -10,7 +10,7 @@ import { waitFor } from '@inventario/testkit';
 
 const LOGGER = path.join(__dirname, '..', 'dist', 'logger.js');
 
-// Logs constantly; when the parent is gone, logs its goodbye and exits like runService does.
+// Logs constantly; when the parent is gone, logs its goodbye and exits like a service's main does (listenForStop).
 const CHILD = `
 const { createLogger } = require(${JSON.stringify(LOGGER)});
 const logger = createLogger('t', 'info');

@@ -11,14 +11,12 @@ import { status, type handleUnaryCall, type ServiceDefinition } from '@grpc/grpc
 import {
   createLogger,
   createServiceRegistry,
-  loadServiceConfig,
   startMetricsServer,
-  startService,
   type MetricsServer,
 } from '@inventario/platform';
 import { createGrpcServerMetrics, instrumentGrpcService } from '../src/metrics/grpc-metrics';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { freePort, metricSample as sample, TEST_MYSQL_SERVER } from '@inventario/testkit';
+import { metricSample as sample } from '@inventario/testkit';
 
 const logger = createLogger('metrics-test', 'silent');
 
@@ -115,29 +113,6 @@ describe('metrics server', () => {
     } finally {
       await new Promise((resolve) => squatter.close(resolve));
     }
-  });
-});
-
-describe('a service whose start fails after its metrics server opened', () => {
-  it('closes the metrics server when its wiring throws', async () => {
-    const metricsPort = await freePort();
-    const config = loadServiceConfig(
-      { DATABASE_URL: `${TEST_MYSQL_SERVER}/never_created`, GRPC_PORT: '0', METRICS_PORT: String(metricsPort), METRICS_HOST: '127.0.0.1' },
-      50051,
-      9101,
-    );
-    const start = startService({
-      name: 'producto-svc',
-      config,
-      logger,
-      migrations: {},
-      descriptorSetPath: '/nonexistent',
-      wire: () => {
-        throw new Error('wiring failed');
-      },
-    });
-    await expect(start).rejects.toThrow('wiring failed');
-    expect(await portIsFree(metricsPort)).toBe(true);
   });
 });
 

@@ -37,7 +37,6 @@ describe('loadServiceConfig', () => {
       migrateOnStart: true,
       shutdownDrainMs: 2000,
       shutdownTimeoutMs: 25_000,
-      outboxFaultMarkDelayMs: 0,
       idempotencyTtlSeconds: 86_400,
     });
   });
@@ -70,7 +69,6 @@ describe('loadServiceConfig', () => {
         MIGRATE_ON_START: 'false',
         SHUTDOWN_DRAIN_MS: '0',
         SHUTDOWN_TIMEOUT_MS: '10000',
-        OUTBOX_FAULT_MARK_DELAY_MS: '60000',
         IDEMPOTENCY_TTL_SECONDS: '3600',
       },
       50051,
@@ -94,7 +92,6 @@ describe('loadServiceConfig', () => {
       migrateOnStart: false,
       shutdownDrainMs: 0,
       shutdownTimeoutMs: 10_000,
-      outboxFaultMarkDelayMs: 60_000,
       idempotencyTtlSeconds: 3600,
     });
   });

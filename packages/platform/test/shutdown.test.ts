@@ -1,17 +1,16 @@
 /** The shutdown sequence: steps in order, failures logged, a hard deadline. */
-import { createLogger, installShutdown } from '@inventario/platform';
+import { createLogger, createShutdown } from '@inventario/platform';
 
 const logger = createLogger('test', 'silent');
 
-describe('installShutdown', () => {
+describe('createShutdown', () => {
   it('runs every step in order, goes on past a failing step, and exits 0', async () => {
     const ran: string[] = [];
     const exit = jest.fn();
-    const shutdown = installShutdown({
+    const shutdown = createShutdown({
       logger,
       deadlineMs: 5000,
       exit,
-      signals: [],
       steps: [
         { name: 'a', run: () => void ran.push('a') },
         { name: 'b', run: () => Promise.reject(new Error('broken')) },
@@ -27,7 +26,7 @@ describe('installShutdown', () => {
   it('runs the sequence once however often it is triggered', async () => {
     let runs = 0;
     const exit = jest.fn();
-    const shutdown = installShutdown({ logger, deadlineMs: 5000, exit, signals: [], steps: [{ name: 'once', run: () => void runs++ }] });
+    const shutdown = createShutdown({ logger, deadlineMs: 5000, exit, steps: [{ name: 'once', run: () => void runs++ }] });
     await Promise.all([shutdown(), shutdown(), shutdown()]);
     expect(runs).toBe(1);
     expect(exit).toHaveBeenCalledTimes(1);
@@ -37,7 +36,7 @@ describe('installShutdown', () => {
     const exit = jest.fn();
     let release!: () => void;
     const hanging = new Promise<void>((resolve) => (release = resolve));
-    const shutdown = installShutdown({ logger, deadlineMs: 50, exit, signals: [], steps: [{ name: 'stuck', run: () => hanging }] });
+    const shutdown = createShutdown({ logger, deadlineMs: 50, exit, steps: [{ name: 'stuck', run: () => hanging }] });
     const done = shutdown();
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(exit).toHaveBeenCalledWith(1);

@@ -13,10 +13,10 @@ import * as path from 'node:path';
 import { otlpTracesUrl } from '../src/tracing';
 
 const PLATFORM = path.join(__dirname, '..', 'dist', 'index.js');
-// startTracing is internal (runService calls it): required from its compiled module.
+// startTracing (a service's main calls it), required from its compiled module.
 const TRACING = path.join(__dirname, '..', 'dist', 'tracing.js');
 
-// Logs outside and inside a span, then shuts tracing down (the last shutdown step of runService).
+// Logs outside and inside a span, then shuts tracing down (the last shutdown step of a service's main).
 const CHILD = `
 const { createLogger, inSpan } = require(${JSON.stringify(PLATFORM)});
 const { startTracing } = require(${JSON.stringify(TRACING)});

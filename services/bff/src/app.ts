@@ -7,13 +7,18 @@ import { createHttpApp } from './http/http-app';
 import { startHttpServer } from './http/http-server';
 import { createInventario } from './inventario/inventario';
 
+export interface StartOptions {
+  /** Aborts start-up (a stop request while starting): startApp rejects. */
+  signal?: AbortSignal;
+}
+
 /** A running BFF. */
 export interface BffApp {
   /** The bound HTTP port (the real one when PORT=0). */
   httpPort: number;
   /** The bound port of GET /metrics (the real one when METRICS_PORT=0). */
   metricsPort: number;
-  /** The written shutdown sequence, in order (main hands it to installShutdown). */
+  /** The written shutdown sequence, in order (main hands it to createShutdown). */
   shutdownSteps: ShutdownStep[];
   /** Runs shutdownSteps once, in order; a failing step is logged and the rest still run. */
   stop(): Promise<void>;
@@ -27,8 +32,8 @@ export interface BffApp {
  * HTTP server (in-flight requests finish), close the gRPC channels, and
  * last the metrics server (METRICS_PORT), so the final scrape sees all that.
  */
-export async function startApp(config: Config, logger: Logger, signal?: AbortSignal): Promise<BffApp> {
-  signal?.throwIfAborted();
+export async function startApp(config: Config, logger: Logger, options: StartOptions = {}): Promise<BffApp> {
+  options.signal?.throwIfAborted();
   const registry = createServiceRegistry('bff');
   // Whatever a step opened is closed if a later one throws (a bad address, a duplicate metric, a port in use).
   const guard = createStartupGuard();

@@ -14,6 +14,7 @@
 import { connect } from 'node:net';
 import { status, type Metadata } from '@grpc/grpc-js';
 import { BodegaServiceService, ProductoServiceService } from '@inventario/proto';
+import { MAX_BODY_BYTES } from '../src/http/http-errors';
 import { deadAddress, startBareBff, type BareBff } from './support/bare-bff';
 import { errorBodyProblems } from './support/error-schema';
 import { startFakeDownstream, type FakeDownstream } from './support/fake-downstream';
@@ -256,7 +257,7 @@ describe('GraphQL abuse is refused before execution: no call reaches a service',
 });
 
 describe('a 2 MB body is 413 on every route, with and without credentials', () => {
-  const twoMegabytes = JSON.stringify({ nombre: 'x', descripcion: 'd'.repeat(2 * 1024 * 1024) });
+  const twoMegabytes = JSON.stringify({ nombre: 'x', descripcion: 'd'.repeat(2 * MAX_BODY_BYTES) });
   const operations = createOpenApiValidator().operations();
   const cases = operations.flatMap((o) =>
     [true, false].map(

@@ -1,6 +1,7 @@
 import { serverAudits } from 'graphql-http';
 import { GRAPHIQL_CSP, GRAPHIQL_DEFAULT_QUERY } from '../src/graphql/graphiql';
-import { EJEMPLO, MAX_BODY_BYTES } from '../src/graphql/router';
+import { EJEMPLO } from '../src/graphql/router';
+import { MAX_BODY_BYTES } from '../src/http/http-errors';
 import { startTestStack, type TestStack } from './support/stack';
 import { graphql } from './graphql-support/graphql-client';
 

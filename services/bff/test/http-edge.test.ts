@@ -7,6 +7,7 @@
  */
 import { connect } from 'node:net';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
+import { MAX_BODY_BYTES } from '../src/http/http-errors';
 import { NUMBER_MENSAJES } from '../src/http/json-number';
 import { deadAddress, startBareBff, type BareBff } from './support/bare-bff';
 
@@ -39,13 +40,13 @@ describe('request bodies', () => {
   });
 
   test('a body over 1 MiB is 413', async () => {
-    const rawBody = JSON.stringify({ nombre: 'x', descripcion: 'd'.repeat(1024 * 1024), precio: 1, cantidadEnStock: 1 });
+    const rawBody = JSON.stringify({ nombre: 'x', descripcion: 'd'.repeat(MAX_BODY_BYTES), precio: 1, cantidadEnStock: 1 });
     const res = await bff.request('POST', '/api/productos', { rawBody });
     expectJsonError(res, 413, 'PAYLOAD_TOO_LARGE');
   });
 
   test('a body just under 1 MiB is read (and then validated)', async () => {
-    const rawBody = JSON.stringify({ nombre: 'x', descripcion: 'd'.repeat(1024 * 1024 - 100), precio: 1, cantidadEnStock: 1 });
+    const rawBody = JSON.stringify({ nombre: 'x', descripcion: 'd'.repeat(MAX_BODY_BYTES - 100), precio: 1, cantidadEnStock: 1 });
     const res = await bff.request('POST', '/api/productos', { rawBody });
     expect(res.status).toBe(400);
     expect(res.body.detalles).toEqual([{ campo: 'descripcion', mensaje: 'no puede superar 65535 bytes' }]);

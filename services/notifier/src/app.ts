@@ -26,6 +26,18 @@ import { openSentRegistry } from './events/sent-registry';
 import { HANDLERS } from './handlers';
 import { createNotifierMetrics, type NotifierMetrics } from './metrics';
 
+/** Fault injection, for tests only: no environment variable sets it. */
+export interface NotifierFaults {
+  /** Wait this long between recording an email as sent and acking it, so a test can kill the process in that window. */
+  ackDelayMs?: number;
+}
+
+export interface StartOptions {
+  /** Aborts start-up (a stop request while waiting for NATS): startApp rejects. */
+  signal?: AbortSignal;
+  faults?: NotifierFaults;
+}
+
 /** A running notifier. */
 export interface NotifierApp {
   metrics: NotifierMetrics;
@@ -48,7 +60,9 @@ export interface NotifierApp {
  * server is not a start-up dependency: while it is down, emails are retried.
  * GET /metrics answers on METRICS_PORT from the start, while NATS is awaited.
  */
-export async function startApp(config: Config, logger: Logger, signal: AbortSignal = new AbortController().signal): Promise<NotifierApp> {
+export async function startApp(config: Config, logger: Logger, options: StartOptions = {}): Promise<NotifierApp> {
+  const signal = options.signal ?? new AbortController().signal;
+  const faultAckDelayMs = options.faults?.ackDelayMs ?? 0;
   const renderer = createEmailRenderer(HANDLERS.map((h) => h.template));
   const registry = createServiceRegistry('notifier');
   const metrics = createNotifierMetrics(registry);
@@ -67,8 +81,8 @@ export async function startApp(config: Config, logger: Logger, signal: AbortSign
     { smtp: describeSmtpUrl(config.smtpUrl), from: config.senderEmail, to: config.recipientEmails, concurrency: config.concurrency },
     'notifier starting',
   );
-  if (config.faultAckDelayMs > 0) {
-    logger.warn({ faultAckDelayMs: config.faultAckDelayMs }, 'fault injection: every ack is delayed after the email is recorded as sent (NOTIFIER_FAULT_ACK_DELAY_MS); never set this in production');
+  if (faultAckDelayMs > 0) {
+    logger.warn({ faultAckDelayMs }, 'fault injection: every ack is delayed after the email is recorded as sent');
   }
   // Early word for operators; a failure here changes nothing (sends are retried).
   mailer.verify().then(
@@ -106,7 +120,7 @@ export async function startApp(config: Config, logger: Logger, signal: AbortSign
       metrics,
       logger,
       retry: { maxDeliver: config.maxDeliver, backoffMs: config.backoffMs },
-      faultAckDelayMs: config.faultAckDelayMs,
+      faultAckDelayMs,
     });
     const jsm = await jetstreamManager(connection);
     const settings = { stream, prefix, ackWaitMs: config.ackWaitMs, maxDeliver: config.maxDeliver };

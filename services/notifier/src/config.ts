@@ -56,8 +56,6 @@ const schema = z
     // is taken over, and a process stalled longer than this counts as crashed.
     NOTIFIER_ACK_WAIT_MS: envSchemas.milliseconds(60_000, 1000),
     NOTIFIER_SENT_BUCKET: z.string().regex(BUCKET_NAME, 'must be letters, digits, _ or -').default('notifier-sent'),
-    // Fault injection for tests only: wait this long between recording an email as sent and acking it.
-    NOTIFIER_FAULT_ACK_DELAY_MS: envSchemas.milliseconds(0),
     SHUTDOWN_TIMEOUT_MS: envSchemas.milliseconds(25_000),
     ...tracingEnv,
   })
@@ -80,7 +78,6 @@ const schema = z
     backoffMs: env.NOTIFIER_BACKOFF_MS,
     ackWaitMs: env.NOTIFIER_ACK_WAIT_MS,
     sentBucket: env.NOTIFIER_SENT_BUCKET,
-    faultAckDelayMs: env.NOTIFIER_FAULT_ACK_DELAY_MS,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT,
     otelServiceName: env.OTEL_SERVICE_NAME,

@@ -1,11 +1,48 @@
-import { runService } from '@inventario/platform';
-import { startApp } from './app';
+import {
+  announceStarted,
+  createLogger,
+  exitAfterFailedStart,
+  createShutdown,
+  listenForStop,
+  loadConfigOrExit,
+  routeGrpcLogs,
+  startTracing,
+} from '@inventario/platform';
+import { startApp, type StartOptions } from './app';
 import { loadConfig } from './config';
 
+const NAME = 'notifier';
+
 /**
- * notifier entry point: the only place that reads the environment.
- * runService parses it, starts the app and runs its shutdown sequence on
- * SIGTERM/SIGINT within SHUTDOWN_TIMEOUT_MS: consumers (emails in flight
- * finish), NATS drain, SMTP pool, metrics server.
+ * The notifier's process, the only place that reads the environment:
+ * configuration (a bad variable stops it with one line naming it, never
+ * echoing the SMTP password), logger, stop requests, tracing, then the app
+ * (app.ts: metrics server, SMTP pool, NATS, the stream, the sent registry
+ * and the durable consumers). On SIGTERM/SIGINT, or when the dev launcher
+ * that started it goes away, the shutdown sequence runs within
+ * SHUTDOWN_TIMEOUT_MS: consumers (emails in flight finish), NATS drain, SMTP
+ * pool, metrics server, and last the tracing flush. `options` is for tests
+ * (fault injection).
  */
-void runService({ name: 'notifier', env: process.env, loadConfig, start: startApp });
+export async function main(options: Pick<StartOptions, 'faults'> = {}): Promise<void> {
+  const config = loadConfigOrExit(NAME, () => loadConfig(process.env));
+  const logger = createLogger(NAME, config.logLevel);
+  routeGrpcLogs(logger);
+  // SIGTERM, SIGINT or the dev launcher gone: while starting, aborts the start (within SHUTDOWN_TIMEOUT_MS).
+  const stop = listenForStop(logger, config.shutdownTimeoutMs);
+  // Before the app, so its first spans are exported too.
+  const tracing = await startTracing(NAME, config, logger);
+  const app = await startApp(config, logger, { signal: stop.signal, ...options }).catch((err: unknown) => exitAfterFailedStart(NAME, logger, err, stop.signal));
+  const shutdown = createShutdown({
+    logger,
+    // Spans are flushed last, so those of events handled during shutdown go out too.
+    steps: tracing ? [...app.shutdownSteps, { name: 'tracing flush', run: () => tracing.shutdown() }] : app.shutdownSteps,
+    deadlineMs: config.shutdownTimeoutMs,
+  });
+  announceStarted(NAME, logger, { metricsPort: app.metricsPort });
+  // From now on a stop request, or one made while starting, runs the shutdown.
+  stop.runOnStop(shutdown);
+}
+
+// Run as the program; test/fixtures/main-with-faults.js loads this module to pass fault options instead.
+if (require.main === module) void main();

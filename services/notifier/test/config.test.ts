@@ -36,7 +36,6 @@ describe('notifier configuration', () => {
       backoffMs: [1000, 5000, 30_000, 120_000, 600_000],
       ackWaitMs: 60_000,
       sentBucket: 'notifier-sent',
-      faultAckDelayMs: 0,
       shutdownTimeoutMs: 25_000,
     });
   });

@@ -14,8 +14,8 @@ let events: TestEvents;
 let sink: SmtpSink;
 const processes: NotifierProcess[] = [];
 
-function start(env: Record<string, string> = {}): NotifierProcess {
-  const p = runNotifier(testEnv(events, sink, { LOG_LEVEL: 'info', NOTIFIER_ACK_WAIT_MS: '2000', ...env }));
+function start(env: Record<string, string> = {}, faults?: { ackDelayMs: number }): NotifierProcess {
+  const p = runNotifier(testEnv(events, sink, { LOG_LEVEL: 'info', NOTIFIER_ACK_WAIT_MS: '2000', ...env }), faults);
   processes.push(p);
   return p;
 }
@@ -36,10 +36,11 @@ afterAll(async () => {
 
 describe('notifier process', () => {
   it('does not email an event again when killed after the SMTP server accepted it but before the ack', async () => {
-    // Fault injection: the first process holds every ack for a minute after
-    // recording the email as sent; its heartbeat keeps the message its own
-    // meanwhile, so JetStream redelivers it only once the process is killed.
-    const first = start({ NOTIFIER_FAULT_ACK_DELAY_MS: '60000' });
+    // Fault injection (the test-only entry's option): the first process holds
+    // every ack for a minute after recording the email as sent; its heartbeat
+    // keeps the message its own meanwhile, so JetStream redelivers it only
+    // once the process is killed.
+    const first = start({}, { ackDelayMs: 60_000 });
     await first.logged('notifier started');
     const envelope = sampleEnvelope('ProductoCreado', { nombre: 'Enviado antes del fallo' });
     const seq = await events.publish('ProductoCreado', envelope);

@@ -1,4 +1,24 @@
-import { createJetStreamConsumerMetrics, startService, type Logger, type ServiceApp } from '@inventario/platform';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  applyMigrationsAtStart,
+  createDb,
+  createJetStreamConsumerMetrics,
+  createOutboxMetrics,
+  createServiceEvents,
+  createServiceRegistry,
+  createStartupGuard,
+  retrying,
+  startIdempotencyPruner,
+  startMetricsServer,
+  startOutboxSampler,
+  startServiceGrpcServer,
+  startServingHealth,
+  stopOnce,
+  type EventsContext,
+  type Logger,
+  type OutboxFaults,
+  type ShutdownStep,
+} from '@inventario/platform';
 import { descriptorSetPath, ProductoServiceService } from '@inventario/proto';
 import type { Config } from './config';
 import { BODEGA_ELIMINADA_CONSUMER, startBodegaEliminadaConsumer } from './events/bodega-eliminada-consumer';
@@ -11,55 +31,155 @@ import { createProductoStore } from './store/producto-store';
 /** The gRPC service name, also the key of its grpc.health.v1 status. */
 export const SERVICE_NAME = 'inventario.v1.ProductoService';
 
+export interface StartOptions {
+  /** Aborts start-up (e.g. SIGTERM while waiting for the database): startApp rejects. */
+  signal?: AbortSignal;
+  /** Fault injection, for tests only: no environment variable sets it. */
+  faults?: OutboxFaults;
+}
+
 /** A running producto-svc. */
-export type App = ServiceApp;
+export interface App {
+  /** The bound gRPC port (the real one when GRPC_PORT=0). */
+  grpcPort: number;
+  /** The bound port of GET /metrics (the real one when METRICS_PORT=0). */
+  metricsPort: number;
+  /**
+   * Resolves once NATS is connected, the stream exists and the relay and
+   * the consumer run. Writes are served before that: the outbox keeps their
+   * events until NATS is there. Rejects if the service stops first.
+   */
+  ready: Promise<void>;
+  /** Whether this process takes traffic (health SERVING needs this and a reachable database). */
+  setServing(serving: boolean): void;
+  /** The written shutdown sequence, in order (main hands it to createShutdown). */
+  shutdownSteps: ShutdownStep[];
+  /** Runs shutdownSteps once, in order; a failing step is logged and the rest still run. */
+  stop(): Promise<void>;
+}
 
 /**
- * Wires producto-svc: the store (writes and their outbox events), the gRPC
- * handlers, and the BodegaEliminada consumer that unassigns products of a
- * deleted warehouse once bodega-svc (BODEGA_SVC_ADDR) confirms it is gone. The shared lifecycle is platform's startService.
+ * Starts producto-svc: the metrics server, the database pool, the store
+ * (writes and their outbox events) behind the gRPC handlers, the gRPC port
+ * (health NOT_SERVING, calls UNAVAILABLE until migrations are applied),
+ * migrations, health SERVING while the database answers, and in the
+ * background NATS, the outbox relay and the BodegaEliminada consumer that
+ * unassigns products of a deleted warehouse once bodega-svc
+ * (BODEGA_SVC_ADDR) confirms it is gone. Whatever a step opened is closed
+ * if a later one throws.
  */
-export function startApp(config: Config, logger: Logger, signal?: AbortSignal): Promise<App> {
-  return startService({
-    signal,
-    name: 'producto-svc',
-    config,
-    logger,
-    migrations,
-    descriptorSetPath,
-    wire({ db, notifyRelay, registry }) {
-      const consumerMetrics = createJetStreamConsumerMetrics(registry, [BODEGA_ELIMINADA_CONSUMER]);
-      const store = createProductoStore(db, {
-        events: createProductoEvents({ namespace: config.eventTypeNamespace, prefix: config.natsSubjectPrefix }),
-        onCommitted: notifyRelay,
-        idempotencyTtlSeconds: config.idempotencyTtlSeconds,
-      });
-      return {
-        grpcServices: [{ name: SERVICE_NAME, definition: ProductoServiceService, implementation: createProductoHandlers({ store, logger }) }],
-        async startConsumers({ nc, stream, prefix }) {
-          // The reconciliation's own channel to bodega-svc, closed with the consumer.
-          const bodegas = createBodegaLookup(config.bodegaSvcAddr);
-          const consumer = await startBodegaEliminadaConsumer({
-            nc,
-            stream,
-            prefix,
-            namespace: config.eventTypeNamespace,
-            store,
-            bodegas,
-            logger,
-            metrics: consumerMetrics,
-          }).catch((err: unknown) => {
-            bodegas.close();
-            throw err;
-          });
-          return {
-            async stop() {
-              await consumer.stop();
-              bodegas.close();
-            },
-          };
-        },
-      };
-    },
+export async function startApp(config: Config, logger: Logger, options: StartOptions = {}): Promise<App> {
+  const signal = options.signal ?? new AbortController().signal;
+  const registry = createServiceRegistry('producto-svc');
+  const outboxMetrics = createOutboxMetrics(registry);
+  const consumerMetrics = createJetStreamConsumerMetrics(registry, [BODEGA_ELIMINADA_CONSUMER]);
+  const guard = createStartupGuard();
+
+  // First, so process metrics are there while the service waits for its database.
+  const metricsServer = await guard.step(
+    () => startMetricsServer({ registry, host: config.metricsHost, port: config.metricsPort, logger }),
+    (server) => server.close(),
+  );
+  const db = await guard.step(
+    () => createDb(config.databaseUrl, { logger, statementTimeoutMs: config.dbStatementTimeoutMs, acquireTimeoutMs: config.dbAcquireTimeoutMs }),
+    (pool) => pool.destroy(),
+  );
+  const events = createServiceEvents({ name: 'producto-svc', config, db, logger, metrics: outboxMetrics, faults: options.faults });
+  const store = createProductoStore(db, {
+    events: createProductoEvents({ namespace: config.eventTypeNamespace, prefix: config.natsSubjectPrefix }),
+    onCommitted: events.notifyRelay,
+    idempotencyTtlSeconds: config.idempotencyTtlSeconds,
   });
+  const grpc = await guard.step(
+    () =>
+      startServiceGrpcServer({
+        host: config.grpcHost,
+        port: config.grpcPort,
+        services: [{ name: SERVICE_NAME, definition: ProductoServiceService, implementation: createProductoHandlers({ store, logger }) }],
+        descriptorSetPath,
+        registry,
+        logger,
+      }),
+    (server) => server.server.forceShutdown(),
+  );
+  await guard.step(() => applyMigrationsAtStart(db, config, migrations, logger, signal));
+  grpc.acceptCalls();
+
+  const stopOutboxSampler = startOutboxSampler({ db, metrics: outboxMetrics, logger });
+  const stopKeyPruner = startIdempotencyPruner(db, logger);
+  const health = startServingHealth({ server: grpc, db, logger, intervalMs: config.dbCheckIntervalMs });
+
+  // The reconciliation's own channel to bodega-svc, closed with the consumer.
+  const startConsumer = async (nats: EventsContext) => {
+    const bodegas = createBodegaLookup(config.bodegaSvcAddr);
+    const consumer = await startBodegaEliminadaConsumer({
+      ...nats,
+      namespace: config.eventTypeNamespace,
+      store,
+      bodegas,
+      logger,
+      metrics: consumerMetrics,
+    }).catch((err: unknown) => {
+      bodegas.close();
+      throw err;
+    });
+    return {
+      async stop() {
+        await consumer.stop();
+        bodegas.close();
+      },
+    };
+  };
+  // In the background: NATS, the stream and the relay, then the consumer.
+  const consumer = events.start().then((nats) => retrying('consumer start', () => startConsumer(nats), logger, events.stopping));
+  const ready = events.ready(consumer);
+
+  // In-flight calls get half of what the deadline leaves after the drain; the
+  // other half is for the consumer, relay, NATS drain and pool to finish.
+  const graceMs = Math.max(0, config.shutdownTimeoutMs - config.shutdownDrainMs) / 2;
+  const shutdownSteps: ShutdownStep[] = [
+    {
+      name: 'health NOT_SERVING',
+      run: () => {
+        health.stop();
+        health.setServing(false);
+      },
+    },
+    // Lets load balancers and clients see NOT_SERVING before the port closes.
+    { name: 'drain delay', run: () => sleep(config.shutdownDrainMs) },
+    // In-flight calls finish (up to graceMs) before anything they use is closed.
+    { name: 'grpc server', run: () => grpc.shutdown(graceMs) },
+    {
+      name: 'consumers',
+      run: async () => {
+        events.stopWaiting();
+        await consumer.then(
+          (started) => started.stop(),
+          () => undefined,
+        );
+      },
+    },
+    // After the server: events of the last writes go out now or on the next start.
+    { name: 'outbox relay', run: () => events.stopRelay() },
+    { name: 'nats drain', run: () => events.drainNats() },
+    {
+      name: 'database pool',
+      run: async () => {
+        await stopOutboxSampler();
+        await stopKeyPruner();
+        await db.destroy();
+      },
+    },
+    // Last, so the final scrape still sees the shutdown.
+    { name: 'metrics server', run: () => metricsServer.close() },
+  ];
+
+  return {
+    grpcPort: grpc.port,
+    metricsPort: metricsServer.port,
+    ready,
+    setServing: health.setServing,
+    shutdownSteps,
+    stop: stopOnce(shutdownSteps, logger),
+  };
 }

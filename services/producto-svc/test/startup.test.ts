@@ -6,6 +6,7 @@
  * MIGRATE_ON_START=false the service runs no DDL and refuses a database
  * that lacks one of its migrations.
  */
+import { createServer, type AddressInfo } from 'node:net';
 import { status } from '@grpc/grpc-js';
 import { createDb, createLogger, MigrationsMissingError, parseMysqlUrl, type Knex } from '@inventario/platform';
 import {
@@ -183,7 +184,29 @@ describe('start-up', () => {
       await db.destroy();
     }
   });
+
+  it('closes what it opened (the metrics server) when a later start-up step fails: its gRPC port in use', async () => {
+    const squatter = createServer();
+    await new Promise<void>((resolve) => squatter.listen(0, resolve));
+    const grpcPort = (squatter.address() as AddressInfo).port;
+    const metricsPort = await freePort();
+    try {
+      const config = testConfig(database, namespace(), { GRPC_PORT: String(grpcPort), METRICS_PORT: String(metricsPort), METRICS_HOST: '127.0.0.1' });
+      await expect(startApp(config, logger)).rejects.toThrow();
+      expect(await portIsFree(metricsPort)).toBe(true);
+    } finally {
+      await new Promise((resolve) => squatter.close(resolve));
+    }
+  });
 });
+
+function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+  });
+}
 
 async function appliedNames(db: Knex): Promise<string[]> {
   const rows = (await db('knex_migrations').select('name').orderBy('name')) as { name: string }[];

@@ -32,7 +32,7 @@ export interface OutboxFaultFixture {
   /** The current producto-svc process. */
   service(): ServiceProcess;
   /** Starts producto-svc (again) with `env` plus `extraEnv`; the previous process must have ended. */
-  startService(extraEnv?: Record<string, string>): Promise<ServiceProcess>;
+  startService(faults?: { relayMarkDelayMs?: number }): Promise<ServiceProcess>;
   /** Calls the service over gRPC as `fault-tester`. */
   api: ProductoApi;
   /** Outbox rows not yet acknowledged by JetStream. */
@@ -74,9 +74,9 @@ export async function startOutboxFaultFixture(label: string): Promise<OutboxFaul
       if (!current) throw new Error('producto-svc was never started');
       return current;
     },
-    async startService(extraEnv = {}) {
+    async startService(faults) {
       if (current?.running()) throw new Error('producto-svc still runs; kill it first');
-      current = await startServiceProcess('producto-svc', { ...env, ...extraEnv });
+      current = await startServiceProcess('producto-svc', env, { faults });
       return current;
     },
     api: productoApi(client, { usuario: 'fault-tester' }),

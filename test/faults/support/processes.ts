@@ -1,7 +1,7 @@
 /**
  * The BUILT services (`services/<name>/dist/main.js`) as real child
  * processes, for fault tests that kill, stop and restart them. A process is
- * ready when platform's runService sends its IPC ready message (after
+ * ready when the service's main sends its IPC ready message (after
  * migrations for a gRPC service, so health is SERVING then); the same IPC
  * channel makes a service shut down if the test process dies. Every process
  * started here is remembered, so `killAllServiceProcesses()` in an afterAll
@@ -67,7 +67,16 @@ export interface StartProcessOptions {
   readyTimeoutMs?: number;
   /** Resolve as soon as it is spawned, without waiting for ready (default false). */
   noWait?: boolean;
+  /**
+   * Fault injection, passed to the service's main by test/fixtures/main-with-faults.js
+   * (no environment variable sets it): producto-svc and bodega-svc take
+   * `{ relayMarkDelayMs }`, the notifier `{ ackDelayMs }`.
+   */
+  faults?: Record<string, number>;
 }
+
+/** The test-only entry that runs a service's main with fault injection options. */
+const MAIN_WITH_FAULTS = join(__dirname, '..', '..', 'fixtures', 'main-with-faults.js');
 
 const ROOT = join(__dirname, '..', '..', '..');
 const started = new Set<ServiceProcess>();
@@ -88,7 +97,8 @@ export async function startServiceProcess(
   options: StartProcessOptions = {},
 ): Promise<ServiceProcess> {
   const fullEnv: Record<string, string> = { LOG_LEVEL: 'warn', ...env };
-  const child = spawn(process.execPath, [serviceMain(name)], {
+  const entry = options.faults ? [MAIN_WITH_FAULTS, serviceMain(name), JSON.stringify(options.faults)] : [serviceMain(name)];
+  const child = spawn(process.execPath, entry, {
     env: { PATH: process.env.PATH ?? '', ...fullEnv },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });

@@ -2,13 +2,10 @@ import type { ServerResponse } from 'node:http';
 import express from 'express';
 import type { ResponseInit } from 'graphql-http';
 import { callerOf } from '../http/auth';
-import { bodyReadFailure } from '../http/http-errors';
+import { bodyReadFailure, MAX_BODY_BYTES } from '../http/http-errors';
 import { GRAPHIQL_CSP, GRAPHIQL_DEFAULT_QUERY, graphiqlPage } from './graphiql';
 import { graphiqlAssets, serveGraphiqlAssets } from './graphiql-assets';
 import { createGraphqlHandler, type GraphqlHandlerDeps } from './handler';
-
-/** Largest POST body read (docs/contract.md §3.4: bodies over 1 MiB are 413). */
-export const MAX_BODY_BYTES = 1024 * 1024;
 
 /** The info body of docs/contract.md §4.1. */
 export const EJEMPLO = {

@@ -46,7 +46,10 @@ export class RouteNotFoundError extends Error {
   }
 }
 
-/** The most a request body may hold. */
+/**
+ * The most a request body may hold, REST and GraphQL alike (docs/contract.md
+ * §3.4: larger bodies are 413); Envoy's buffer limits match it (a test checks).
+ */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 export const BODY_MENSAJES = {

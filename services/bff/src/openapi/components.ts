@@ -1,4 +1,5 @@
 import { ERROR_CODES } from '../http/error-middleware';
+import { BODY_MENSAJES } from '../http/http-errors';
 import type { Example, Header, Parameter, Reference, Response } from './openapi-types';
 import { schemaRef } from './schemas';
 
@@ -303,7 +304,7 @@ export const responses = {
     },
   }),
   PayloadTooLarge: errorResponse('El cuerpo supera 1 MiB.', {
-    ejemplo: { value: { error: 'PAYLOAD_TOO_LARGE', mensaje: 'El cuerpo supera el máximo de 1048576 bytes (1 MiB)' } },
+    ejemplo: { value: { error: 'PAYLOAD_TOO_LARGE', mensaje: BODY_MENSAJES.demasiadoGrande } },
   }),
   UnsupportedMediaType: errorResponse('El cuerpo no es `application/json`.', {
     ejemplo: { value: { error: 'UNSUPPORTED_MEDIA_TYPE', mensaje: 'Tipo de contenido no admitido: envíe Content-Type: application/json' } },

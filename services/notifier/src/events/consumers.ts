@@ -2,15 +2,11 @@ import {
   AckPolicy,
   DeliverPolicy,
   jetstream,
-  JetStreamApiCodes,
-  JetStreamApiError,
   jetstreamManager,
-  type ConsumerConfig,
-  type JetStreamManager,
   type JsMsg,
 } from '@nats-io/jetstream';
 import { nanos, type NatsConnection } from '@nats-io/transport-node';
-import { eventSubject, type Logger } from '@inventario/platform';
+import { ensureConsumer, eventSubject, type DurableConfig, type Logger } from '@inventario/platform';
 import type { EventHandler } from '../handlers';
 import type { ConcurrencyLimit } from './concurrency-limit';
 import { startConsumerRunner, type ConsumerRunner } from './consumer-runner';
@@ -35,9 +31,6 @@ export interface ConsumerSettings {
   maxDeliver: number;
 }
 
-/** A durable consumer's config: what ensureConsumer creates or updates. */
-export type DurableConfig = Partial<ConsumerConfig> & { durable_name: string };
-
 /** The durable consumer of `handler`, as created or updated at start. */
 export function consumerConfig(handler: EventHandler, settings: ConsumerSettings): DurableConfig {
   return {
@@ -52,45 +45,6 @@ export function consumerConfig(handler: EventHandler, settings: ConsumerSettings
     // than the sent registry remembers are acked without one (delivery.ts).
     deliver_policy: DeliverPolicy.All,
   };
-}
-
-/**
- * Creates the consumer, or brings an existing one's ack_wait, max_deliver and
- * filter in line with ours (a deployment keeps its consumer, with its
- * position, across releases). Its start point is never changed. Safe from
- * every replica at once.
- */
-export async function ensureConsumer(jsm: JetStreamManager, stream: string, config: DurableConfig): Promise<'created' | 'updated'> {
-  const name = config.durable_name;
-  const exists = await jsm.consumers.info(stream, name).then(
-    () => true,
-    (err: unknown) => {
-      // Anything but "not found" (NATS unreachable, no JetStream) is retried by the caller.
-      if (err instanceof JetStreamApiError && err.code === JetStreamApiCodes.ConsumerNotFound) return false;
-      throw err;
-    },
-  );
-  if (!exists) {
-    try {
-      await jsm.consumers.add(stream, config);
-      return 'created';
-    } catch (err) {
-      // Another replica may have created it between our info and add: then
-      // update it below; otherwise the server refused our config.
-      const createdMeanwhile = await jsm.consumers.info(stream, name).then(
-        () => true,
-        () => false,
-      );
-      if (!createdMeanwhile) throw err;
-    }
-  }
-  await jsm.consumers.update(stream, name, {
-    description: config.description,
-    ack_wait: config.ack_wait,
-    max_deliver: config.max_deliver,
-    filter_subject: config.filter_subject,
-  });
-  return 'updated';
 }
 
 /** One durable consumer this process runs. */

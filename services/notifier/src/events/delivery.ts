@@ -34,7 +34,7 @@ export interface DeliveryDeps {
   metrics: NotifierMetrics;
   logger: Logger;
   retry: RetryPolicy;
-  /** Fault injection (tests): delay between marking sent and acking. */
+  /** Fault injection, for tests only (startApp's `faults`, never the environment): wait between recording an email as sent and acking it. */
   faultAckDelayMs?: number;
   emailHorizonMs?: number;
   now?: () => number;

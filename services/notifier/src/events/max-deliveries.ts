@@ -1,10 +1,10 @@
 import { AckPolicy, DeliverPolicy, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
 import { z } from 'zod';
-import { backoffDelayMs, type Logger } from '@inventario/platform';
+import { backoffDelayMs, type DurableConfig, type Logger } from '@inventario/platform';
 import type { EventHandler } from '../handlers';
 import type { NotifierMetrics } from '../metrics';
-import type { ConsumerSpec, DurableConfig } from './consumers';
+import type { ConsumerSpec } from './consumers';
 import { MAX_DELIVERIES_REASON, type DeadLetterPublisher } from './dead-letter';
 import type { SentRegistry } from './sent-registry';
 

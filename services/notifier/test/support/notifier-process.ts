@@ -4,6 +4,8 @@ import { waitFor } from '@inventario/testkit';
 
 /** The built notifier (`dist/main.js`), as a container runs it. */
 const MAIN = join(__dirname, '..', '..', 'dist', 'main.js');
+/** The test-only entry that runs a service's main with fault injection options. */
+const MAIN_WITH_FAULTS = join(__dirname, '..', '..', '..', '..', 'test', 'fixtures', 'main-with-faults.js');
 
 export interface LogLine {
   msg: string;
@@ -21,8 +23,14 @@ export interface NotifierProcess {
   logged(msg: string, fields?: Record<string, unknown>): Promise<void>;
 }
 
-export function runNotifier(env: Record<string, string>): NotifierProcess {
-  const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH, ...env } });
+/**
+ * Runs the built notifier with exactly `env`; `faults` (`{ ackDelayMs }`)
+ * go to its main through test/fixtures/main-with-faults.js, as no
+ * environment variable sets them.
+ */
+export function runNotifier(env: Record<string, string>, faults?: { ackDelayMs: number }): NotifierProcess {
+  const entry = faults ? [MAIN_WITH_FAULTS, MAIN, JSON.stringify(faults)] : [MAIN];
+  const child = spawn(process.execPath, entry, { env: { PATH: process.env.PATH, ...env } });
   const lines: LogLine[] = [];
   let stderr = '';
   let buffered = '';

@@ -1,0 +1,106 @@
+import { format } from 'node:util';
+import { setLogger } from '@grpc/grpc-js';
+import { ConfigError } from './config';
+import type { Logger } from './logger';
+
+/**
+ * The pieces of a process's `main.ts`, in the order main uses them: read
+ * the configuration or exit, route grpc-js's own logs into the JSON log,
+ * listen for a stop request, end a failed start, announce the start. main
+ * itself writes the order; nothing here calls back into a service.
+ */
+
+/** The IPC message a service sends its supervisor once it has started. */
+export const READY_MESSAGE_TYPE = 'inventario:ready';
+
+/**
+ * Returns `load()`'s configuration; on a ConfigError writes one line to
+ * stderr, `<name>: invalid configuration: ...` naming every bad variable,
+ * and exits 1 before anything was opened or logged.
+ */
+export function loadConfigOrExit<C>(name: string, load: () => C): C {
+  try {
+    return load();
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`${name}: ${err.message}\n`);
+    return process.exit(1);
+  }
+}
+
+/** grpc-js writes its own diagnostics to stderr; send them to `logger`, so a process has one JSON log stream. */
+export function routeGrpcLogs(logger: Logger): void {
+  setLogger({
+    error: (...args: unknown[]) => logger.error({ grpc: format(...args) }, 'grpc-js'),
+    info: (...args: unknown[]) => logger.info({ grpc: format(...args) }, 'grpc-js'),
+    debug: (...args: unknown[]) => logger.debug({ grpc: format(...args) }, 'grpc-js'),
+  });
+}
+
+/** Requests to stop the process, from the moment it listens. */
+export interface StopRequests {
+  /** Aborted by the first request: hand it to start-up, so a stop while it waits (for a database, NATS) ends the wait. */
+  signal: AbortSignal;
+  /**
+   * From now on a request runs `shutdown` (once start-up is done); a request
+   * that came earlier runs it at once. `shutdown` must be safe to call repeatedly.
+   */
+  runOnStop(shutdown: () => Promise<void>): void;
+}
+
+/**
+ * Listens for SIGTERM, SIGINT, and the supervising process that started us
+ * with an IPC channel (the dev launcher) going away, so no service outlives
+ * it. A request during start-up aborts `signal` and bounds the rest of
+ * start-up by `deadlineMs` (exit 1 past it).
+ */
+export function listenForStop(logger: Logger, deadlineMs: number): StopRequests {
+  const starting = new AbortController();
+  let shutdown: (() => Promise<void>) | undefined;
+  const request = (reason: string) => {
+    logger.info({ reason }, 'stop requested');
+    if (shutdown) return void shutdown();
+    if (starting.signal.aborted) return;
+    starting.abort();
+    setTimeout(() => {
+      logger.error({ deadlineMs }, 'start-up did not stop in time; exiting');
+      process.exit(1);
+    }, deadlineMs).unref();
+  };
+  process.on('SIGTERM', () => request('SIGTERM'));
+  process.on('SIGINT', () => request('SIGINT'));
+  if (process.send) {
+    process.on('disconnect', () => request('parent process gone'));
+    // The channel may have closed while this process was still loading, before the listener existed.
+    if (!process.connected) request('parent process gone');
+  }
+  return {
+    signal: starting.signal,
+    runOnStop(run) {
+      shutdown = run;
+      if (starting.signal.aborted) void run();
+    },
+  };
+}
+
+/**
+ * Ends a process whose start-up threw: exit 0 when a stop request aborted
+ * it (`stopping`), otherwise a fatal log line and exit 1.
+ */
+export function exitAfterFailedStart(name: string, logger: Logger, err: unknown, stopping: AbortSignal): never {
+  if (stopping.aborted) {
+    logger.info(`${name} stopped during start-up`);
+    return process.exit(0);
+  }
+  logger.fatal({ err }, `${name} failed to start`);
+  return process.exit(1);
+}
+
+/**
+ * Logs `<name> started` with the bound ports and tells a supervising
+ * launcher (IPC channel), which waits for it before announcing the system is up.
+ */
+export function announceStarted(name: string, logger: Logger, ports: { grpcPort?: number; httpPort?: number; metricsPort?: number }): void {
+  logger.info(ports, `${name} started`);
+  process.send?.({ type: READY_MESSAGE_TYPE });
+}
