@@ -1,5 +1,5 @@
 import { InvalidArgumentError, validateFields } from '@inventario/platform';
-import { MAX_COMENTARIO } from '../http/existencia-schemas';
+import { MAX_COMENTARIO } from '@inventario/platform';
 import { integerFromNumberText, MAX_INT32 } from '../http/json-number';
 import { MENSAJES } from '../http/rest-fields';
 import {
