@@ -27,6 +27,9 @@ export const FIELD_MENSAJES = {
   decimal: 'debe ser un número decimal, p. ej. 1234.50',
   enBlanco: 'no puede estar en blanco',
   negativo: 'no puede ser negativo',
+  /** The services' words for the same lower bounds (gRPC answers, docs/contract.md §7.2); REST and GraphQL say `negativo`, `minimo`. */
+  mayorOIgualQueCero: 'debe ser mayor o igual que 0',
+  mayorQueCero: 'debe ser mayor que 0',
   entero: 'debe ser un número entero',
   dosDecimales: 'admite como máximo 2 decimales',
   precioMaximo: `no puede superar ${PRECIO.maximo}`,

@@ -1,6 +1,6 @@
-import { ID_MENSAJES, IDEMPOTENCY_KEY_MENSAJE, InvalidArgumentError, isIdempotencyKey, requirePositiveId, validateFields } from '@inventario/platform';
+import { ID_MENSAJES, IDEMPOTENCY_KEY_MENSAJE, InvalidArgumentError, isIdempotencyKey, MAX_INT32, requirePositiveId, validateFields } from '@inventario/platform';
 import type { BodegaInput, BodegaPatch, ProductoInput, ProductoPatch, WriteOptions } from '../inventario/model';
-import { integerFromNumberText, MAX_INT32, precioFromNumberText } from '../http/json-number';
+import { integerFromNumberText, precioFromNumberText } from '../http/json-number';
 import { isWellFormedText, TEXTO_MENSAJES } from '../inventario/texto';
 
 /**

@@ -1,6 +1,5 @@
-import { InvalidArgumentError, validateFields } from '@inventario/platform';
-import { MAX_COMENTARIO } from '@inventario/platform';
-import { integerFromNumberText, MAX_INT32 } from '../http/json-number';
+import { caracteres, InvalidArgumentError, MAX_COMENTARIO, MAX_INT32, validateFields } from '@inventario/platform';
+import { integerFromNumberText } from '../http/json-number';
 import { MENSAJES } from '../http/rest-fields';
 import {
   MOTIVOS_MOVIMIENTO,
@@ -68,7 +67,7 @@ function enteroArg(value: number, texto: string | undefined, campo: string, min:
 /** A comment: well-formed text of at most MAX_COMENTARIO characters, or null. */
 function comentarioArg(value: string | null | undefined, campo = 'comentario'): string | null {
   const text = texto(value, campo) ?? null;
-  if (text !== null && [...text].length > MAX_COMENTARIO) throw InvalidArgumentError.field(campo, MENSAJES.maxCaracteres(MAX_COMENTARIO));
+  if (text !== null && caracteres(text) > MAX_COMENTARIO) throw InvalidArgumentError.field(campo, MENSAJES.maxCaracteres(MAX_COMENTARIO));
   return text;
 }
 

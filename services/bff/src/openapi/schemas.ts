@@ -21,30 +21,28 @@ const describe = <T extends z.ZodType>(schema: T, description: string) => schema
 const id = describe(z.int().min(1).max(MAX_UNSIGNED_INT), 'Identificador asignado por el servicio (entero positivo).');
 /** Ids of lines and operations: 64-bit in storage, well inside 2^53 in JSON. */
 const idLargo = z.int().min(1);
+const positivo = z.int().min(1);
 const unidades = z.int().min(0).max(MAX_INT32);
 const contador = z.int().min(0);
 const texto = z.string();
 /** `YYYY-MM-DDTHH:mm:ss` in UTC without a zone: a pattern, since `format: date-time` requires a zone. */
-const fecha = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/)
-  .meta({ description: 'Fecha y hora ISO 8601 sin zona, siempre en UTC.', examples: ['2026-11-22T14:03:07'] });
+const fecha = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/).meta({ description: 'Fecha y hora ISO 8601 sin zona, siempre en UTC.', examples: ['2026-11-22T14:03:07'] });
 const fechas = { fechaCreacion: fecha, fechaActualizacion: describe(fecha, 'Igual a fechaCreacion al crear.') };
-const precio = z
-  .number()
-  .min(0)
-  .max(Number(PRECIO.maximo))
-  .multipleOf(0.01)
-  .meta({ description: 'Precio con a lo sumo 2 decimales (DECIMAL(10,2)); un valor con más decimales se rechaza, nunca se redondea.', examples: [19.9] });
+const precio = z.number().min(0).max(Number(PRECIO.maximo)).multipleOf(0.01).meta({
+  description: 'Precio con a lo sumo 2 decimales (DECIMAL(10,2)); un valor con más decimales se rechaza, nunca se redondea.',
+  examples: [19.9],
+});
 const nombre = describe(z.string().min(1).max(MAX_TEXTO).regex(/\S/), 'Se eliminan los espacios de los extremos; no puede quedar en blanco.');
 const version = describe(
   z.int().min(1).max(MAX_UNSIGNED_INT),
   'Versión del registro: 1 al crearse, +1 en cada escritura. La ETag es este número entre comillas; envíela en If-Match.',
 );
 const versionNivel = describe(version, 'Versión de la existencia: +1 con cada línea. La ETag es este número entre comillas; envíela en If-Match.');
-const idComoTexto = z.string().regex(/^[1-9][0-9]*$/);
+const idComoTexto = (description: string) => describe(z.string().regex(/^[1-9][0-9]*$/), description);
 const ocupacion = describe(unidades, 'Unidades que guarda en total (la suma de sus existencias); nunca supera capacidad.');
 const capacidad = describe(unidades, 'Capacidad de la bodega en unidades.');
+/** A closed object with its description. */
+const objeto = <S extends z.ZodRawShape>(description: string, shape: S) => z.strictObject(shape).meta({ description });
 
 /** The fields of every error body (docs/contract.md §3.1). */
 const errorShape = {
@@ -54,98 +52,104 @@ const errorShape = {
     z.array(z.strictObject({ campo: describe(texto, 'Nombre público del campo (camelCase).'), mensaje: texto })),
     'En los errores de validación, un elemento por campo inválido.',
   ).optional(),
-  versionActual: describe(z.int().min(1).nullable(), 'Solo en PRECONDITION_FAILED (412): la versión guardada, o null si el registro no existe.').optional(),
+  versionActual: describe(positivo.nullable(), 'Solo en PRECONDITION_FAILED (412): la versión guardada, o null si el registro no existe.').optional(),
 };
-const error = z.strictObject(errorShape).meta({ description: 'Cuerpo de todo error REST: `error` es un código estable; `mensaje` explica el problema en español.' });
 
-const producto = z
-  .strictObject({
-    id,
-    nombre,
-    descripcion: z.string().nullable().meta({ description: 'Texto libre opcional, de a lo sumo 65535 bytes en UTF-8.' }),
-    precio,
-    cantidadEnStock: describe(unidades, 'Unidades en existencia.'),
-    bodegaId: describe(id.nullable(), 'Bodega que guarda el producto, o null. Debe existir (si no, 400).'),
-    ...fechas,
-    version,
-  })
-  .meta({ description: 'Un producto en su forma REST.' });
+const producto = objeto('Un producto en su forma REST.', {
+  id,
+  nombre,
+  descripcion: describe(texto.nullable(), 'Texto libre opcional, de a lo sumo 65535 bytes en UTF-8.'),
+  precio,
+  cantidadEnStock: describe(unidades, 'Unidades en existencia.'),
+  bodegaId: describe(id.nullable(), 'Bodega que guarda el producto, o null. Debe existir (si no, 400).'),
+  ...fechas,
+  version,
+});
 const primerosProductos = (description: string, minItems = 0) => describe(z.array(producto).min(minItems).max(100), description);
 
-const existencia = z
-  .strictObject({
-    bodegaId: id,
-    productoId: id,
-    cantidad: describe(unidades, 'Unidades; nunca negativas.'),
-    umbralMinimo: describe(z.int().min(0).nullable(), 'Umbral de stock bajo, o null.'),
-    version: versionNivel,
-    fechaCreacion: fecha,
-    fechaActualizacion: fecha,
-  })
-  .meta({ description: 'Las existencias de un producto en una bodega; su ETag es su versión.' });
+const existencia = objeto('Las existencias de un producto en una bodega; su ETag es su versión.', {
+  bodegaId: id,
+  productoId: id,
+  cantidad: describe(unidades, 'Unidades; nunca negativas.'),
+  umbralMinimo: describe(contador.nullable(), 'Umbral de stock bajo, o null.'),
+  version: versionNivel,
+  fechaCreacion: fecha,
+  fechaActualizacion: fecha,
+});
 
-const movimiento = z
-  .strictObject({
-    id: idLargo,
-    operacionId: idLargo,
-    bodegaId: id,
-    productoId: id,
-    tipo: z.enum(TIPOS_MOVIMIENTO),
-    motivo: z.enum(MOTIVOS_MOVIMIENTO),
-    cantidad: describe(z.int(), 'Con signo: lo que la línea sumó a la existencia.'),
-    cantidadAnterior: unidades,
-    cantidadPosterior: describe(unidades, 'cantidadAnterior + cantidad.'),
-    version: describe(versionNivel, 'La versión de la existencia tras la línea.'),
-    usuario: describe(texto, 'El usuario de HTTP Basic, o system.'),
-    comentario: texto.nullable(),
-    fecha,
-  })
-  .meta({ description: 'Una línea del libro de movimientos: nunca cambia ni se borra.' });
+const movimiento = objeto('Una línea del libro de movimientos: nunca cambia ni se borra.', {
+  id: idLargo,
+  operacionId: idLargo,
+  bodegaId: id,
+  productoId: id,
+  tipo: z.enum(TIPOS_MOVIMIENTO),
+  motivo: z.enum(MOTIVOS_MOVIMIENTO),
+  cantidad: describe(z.int(), 'Con signo: lo que la línea sumó a la existencia.'),
+  cantidadAnterior: unidades,
+  cantidadPosterior: describe(unidades, 'cantidadAnterior + cantidad.'),
+  version: describe(versionNivel, 'La versión de la existencia tras la línea.'),
+  usuario: describe(texto, 'El usuario de HTTP Basic, o system.'),
+  comentario: texto.nullable(),
+  fecha,
+});
 
 /** The figures a 409 of a stock rule adds (STOCK_INSUFICIENTE, CAPACIDAD_EXCEDIDA, ...). */
+const cifra = (schema: z.ZodType, description: string) => describe(schema, description).optional();
 const cifras = {
-  bodegaId: describe(z.int().min(1), 'La bodega de la regla (STOCK_INSUFICIENTE, CAPACIDAD_EXCEDIDA).').optional(),
-  productoId: describe(z.int().min(1), 'El producto (STOCK_INSUFICIENTE, PRODUCTO_ELIMINADO).').optional(),
-  disponible: describe(contador, 'STOCK_INSUFICIENTE: las unidades que hay.').optional(),
-  solicitado: describe(z.int(), 'Las unidades pedidas (STOCK_INSUFICIENTE) o que la escritura añadiría (CAPACIDAD_EXCEDIDA).').optional(),
-  capacidad: describe(contador, 'CAPACIDAD_EXCEDIDA, CAPACIDAD_INSUFICIENTE: la capacidad (la pedida, en CAPACIDAD_INSUFICIENTE).').optional(),
-  ocupacion: describe(contador, 'CAPACIDAD_EXCEDIDA, CAPACIDAD_INSUFICIENTE: la ocupación actual.').optional(),
-  operacionId: describe(z.int().min(1), 'OPERACION_YA_REVERTIDA, OPERACION_NO_REVERSIBLE: la operación.').optional(),
-  revertidaPor: describe(z.int().min(1), 'OPERACION_YA_REVERTIDA: la operación que ya la revirtió.').optional(),
+  bodegaId: cifra(positivo, 'La bodega de la regla (STOCK_INSUFICIENTE, CAPACIDAD_EXCEDIDA).'),
+  productoId: cifra(positivo, 'El producto (STOCK_INSUFICIENTE, PRODUCTO_ELIMINADO).'),
+  disponible: cifra(contador, 'STOCK_INSUFICIENTE: las unidades que hay.'),
+  solicitado: cifra(z.int(), 'Las unidades pedidas (STOCK_INSUFICIENTE) o que la escritura añadiría (CAPACIDAD_EXCEDIDA).'),
+  capacidad: cifra(contador, 'CAPACIDAD_EXCEDIDA, CAPACIDAD_INSUFICIENTE: la capacidad (la pedida, en CAPACIDAD_INSUFICIENTE).'),
+  ocupacion: cifra(contador, 'CAPACIDAD_EXCEDIDA, CAPACIDAD_INSUFICIENTE: la ocupación actual.'),
+  operacionId: cifra(positivo, 'OPERACION_YA_REVERTIDA, OPERACION_NO_REVERSIBLE: la operación.'),
+  revertidaPor: cifra(positivo, 'OPERACION_YA_REVERTIDA: la operación que ya la revirtió.'),
 };
 
-const graphqlVariables = z.object({}).nullish();
-const health = z.strictObject({ status: z.enum(['UP', 'DOWN']) });
+const objetoONull = z.object({}).nullable();
+const estado = z.enum(['UP', 'DOWN']);
+const estadoDeServicio = z.strictObject({
+  status: describe(estado, 'UP solo si su grpc.health.v1 responde SERVING.'),
+  details: z.strictObject({
+    grpc: z.string().meta({ description: 'Respuesta de grpc.health.v1 (SERVING, NOT_SERVING…) o el código gRPC del fallo.', examples: ['SERVING', 'UNAVAILABLE'] }),
+    breaker: describe(z.enum(['closed', 'open', 'halfOpen']), 'Estado del circuit breaker hacia el servicio.'),
+  }),
+});
+const graphqlError = z.object({
+  message: texto,
+  locations: z.array(z.object({ line: positivo, column: positivo })).optional(),
+  path: z.array(z.union([texto, z.int()])).optional(),
+  extensions: z.object({}).optional(),
+});
 
-/** Every schema of `components.schemas`, by name. */
+/** Every schema of `components.schemas`, by name: the request bodies are the routes' own. */
 const COMPONENTS = {
   Producto: producto,
   ProductoCreate: productoCreateSchema,
   ProductoUpdate: productoPatchSchema,
-  Bodega: z
-    .strictObject({
-      id,
-      nombre: describe(nombre, 'Único entre las bodegas, sin distinguir mayúsculas ni acentos.'),
-      ubicacion: z.string().max(MAX_TEXTO).nullable().meta({ description: 'Ubicación opcional; una cadena en blanco se guarda como null.' }),
-      capacidad,
-      ocupacion,
-      ...fechas,
-      version,
-    })
-    .meta({ description: 'Una bodega en su forma REST.' }),
+  Bodega: objeto('Una bodega en su forma REST.', {
+    id,
+    nombre: describe(nombre, 'Único entre las bodegas, sin distinguir mayúsculas ni acentos.'),
+    ubicacion: describe(z.string().max(MAX_TEXTO).nullable(), 'Ubicación opcional; una cadena en blanco se guarda como null.'),
+    capacidad,
+    ocupacion,
+    ...fechas,
+    version,
+  }),
   BodegaCreate: bodegaCreateSchema,
   BodegaUpdate: bodegaPatchSchema,
   BodegaCreada: z.strictObject({ mensaje: texto, id }),
   Mensaje: z.strictObject({ mensaje: texto }),
-  ProductoDeBodega: z.strictObject({ id, nombre, cantidad: describe(unidades, 'Unidades.'), precio }).meta({
-    description:
-      'Resumen de un producto de una bodega: asignado a ella (bodegaId) o con existencias en ella. ' +
+  ProductoDeBodega: objeto(
+    'Resumen de un producto de una bodega: asignado a ella (bodegaId) o con existencias en ella. ' +
       'Con existencias, cantidad son sus unidades en esta bodega; si no, su cantidadEnStock.',
-  }),
-  BodegaEliminadaForzada: z
-    .strictObject({
+    { id, nombre, cantidad: describe(unidades, 'Unidades.'), precio },
+  ),
+  BodegaEliminadaForzada: objeto(
+    'Resultado de DELETE con force=true: la bodega se eliminó, sus productos quedaron sin bodega y sus existencias se dieron de baja.',
+    {
       mensaje: texto,
-      bodegaId: describe(idComoTexto, 'Id de la bodega eliminada, como texto (forma del contrato original).'),
+      bodegaId: idComoTexto('Id de la bodega eliminada, como texto (forma del contrato original).'),
       productosAfectados: describe(contador, 'Cuántos productos perdieron la bodega, por su asignación o por sus existencias en ella (todos, cada uno una vez).'),
       detalleProductos: primerosProductos(
         'Los primeros productos afectados por id, tal como quedaron (sin bodega): como mucho 100 y 256 KiB de JSON; productosAfectados los cuenta todos.',
@@ -153,39 +157,28 @@ const COMPONENTS = {
       advertencia: texto,
       existenciasRetiradas: describe(contador, 'Existencias (niveles) dadas de baja con motivo BODEGA_ELIMINADA.'),
       unidadesRetiradas: describe(contador, 'Unidades que guardaban.'),
-    })
-    .meta({ description: 'Resultado de DELETE con force=true: la bodega se eliminó, sus productos quedaron sin bodega y sus existencias se dieron de baja.' }),
-  Error: error,
-  BodegaConProductos: z
-    .strictObject({
-      ...errorShape,
-      productos: primerosProductos(
-        'Los primeros productos de la bodega por id, asignados o con existencias: como mucho 100 y 256 KiB de JSON; totalProductos los cuenta todos.',
-        1,
-      ),
-      totalProductos: describe(z.int().min(1), 'Cuántos productos guarda la bodega (todos, no solo los listados).'),
-      bodegaId: describe(idComoTexto, 'Id de la bodega, como texto (forma del contrato original).'),
-    })
-    .meta({ description: 'Error de DELETE sin force de una bodega que guarda productos (asignados o con existencias en ella): no se elimina nada.' }),
-  Asignacion: asignacionSchema,
-  AsignacionHecha: z
-    .strictObject({ mensaje: texto, productoId: id, bodegaId: id, cantidad: unidades })
-    .meta({ description: 'Respuesta de la asignación (forma de la pasarela anterior).' }),
-  RetiroHecho: z
-    .strictObject({
-      mensaje: texto,
-      productoId: id,
-      bodegaId: id,
-      cantidadRetirada: describe(unidades, 'Las unidades dadas de baja (motivo RETIRO); 0 si no tenía existencias.'),
-    })
-    .meta({ description: 'Respuesta del retiro (forma de la pasarela anterior).' }),
-  Existencia: existencia,
-  ExistenciasDeBodega: z.strictObject({
-    bodegaId: id,
-    capacidad,
-    ocupacion,
-    existencias: describe(z.array(existencia), 'Todas, en orden de id de producto.'),
+    },
+  ),
+  Error: objeto('Cuerpo de todo error REST: `error` es un código estable; `mensaje` explica el problema en español.', errorShape),
+  BodegaConProductos: objeto('Error de DELETE sin force de una bodega que guarda productos (asignados o con existencias en ella): no se elimina nada.', {
+    ...errorShape,
+    productos: primerosProductos(
+      'Los primeros productos de la bodega por id, asignados o con existencias: como mucho 100 y 256 KiB de JSON; totalProductos los cuenta todos.',
+      1,
+    ),
+    totalProductos: describe(positivo, 'Cuántos productos guarda la bodega (todos, no solo los listados).'),
+    bodegaId: idComoTexto('Id de la bodega, como texto (forma del contrato original).'),
   }),
+  Asignacion: asignacionSchema,
+  AsignacionHecha: objeto('Respuesta de la asignación (forma de la pasarela anterior).', { mensaje: texto, productoId: id, bodegaId: id, cantidad: unidades }),
+  RetiroHecho: objeto('Respuesta del retiro (forma de la pasarela anterior).', {
+    mensaje: texto,
+    productoId: id,
+    bodegaId: id,
+    cantidadRetirada: describe(unidades, 'Las unidades dadas de baja (motivo RETIRO); 0 si no tenía existencias.'),
+  }),
+  Existencia: existencia,
+  ExistenciasDeBodega: z.strictObject({ bodegaId: id, capacidad, ocupacion, existencias: describe(z.array(existencia), 'Todas, en orden de id de producto.') }),
   ExistenciasDeProducto: z.strictObject({
     productoId: id,
     total: describe(contador, 'La suma de sus existencias en todas las bodegas.'),
@@ -195,100 +188,64 @@ const COMPONENTS = {
   TransferenciaCreate: transferenciaSchema,
   ReversoCreate: reversoSchema,
   Movimiento: movimiento,
-  Operacion: z
-    .strictObject({
-      id: idLargo,
-      tipo: z.enum(TIPOS_OPERACION),
-      usuario: texto,
-      comentario: texto.nullable(),
-      fecha,
-      revierteA: describe(z.int().min(1).nullable(), 'En un REVERSO: la operación que revierte.'),
-      revertidaPor: describe(z.int().min(1).nullable(), 'Si se revirtió: la operación que la revirtió.'),
-      movimientos: z.array(movimiento).min(1),
-    })
-    .meta({ description: 'Una orden y las líneas que escribió, confirmadas juntas.' }),
+  Operacion: objeto('Una orden y las líneas que escribió, confirmadas juntas.', {
+    id: idLargo,
+    tipo: z.enum(TIPOS_OPERACION),
+    usuario: texto,
+    comentario: texto.nullable(),
+    fecha,
+    revierteA: describe(positivo.nullable(), 'En un REVERSO: la operación que revierte.'),
+    revertidaPor: describe(positivo.nullable(), 'Si se revirtió: la operación que la revirtió.'),
+    movimientos: z.array(movimiento).min(1),
+  }),
   MovimientosPagina: z.strictObject({
     movimientos: describe(z.array(movimiento), 'Los más recientes primero.'),
     siguienteCursor: describe(texto.nullable(), 'Pásalo como `cursor`, con los mismos filtros, para la página siguiente; null en la última.'),
   }),
-  Verificacion: z
-    .strictObject({
-      consistente: z.boolean(),
-      diferencias: z
-        .array(
-          z.strictObject({
-            tipo: z.enum(['NIVEL', 'OCUPACION']),
-            bodegaId: id,
-            productoId: describe(z.int().min(1).nullable(), 'null en OCUPACION.'),
-            registrado: describe(z.int(), 'Lo guardado.'),
-            calculado: describe(z.int(), 'Lo que dicen las líneas (o las existencias).'),
-          }),
-        )
-        .max(1000),
-      nivelesVerificados: contador,
-      bodegasVerificadas: contador,
-    })
-    .meta({ description: 'Recalcula cada existencia desde sus líneas y cada ocupación desde sus existencias; nunca corrige nada.' }),
-  ErrorDeExistencias: z.strictObject({ ...errorShape, ...cifras }).meta({
-    description:
-      'Error de una regla de las existencias (409, nada se escribe): `error` es STOCK_INSUFICIENTE, CAPACIDAD_EXCEDIDA, ' +
+  Verificacion: objeto('Recalcula cada existencia desde sus líneas y cada ocupación desde sus existencias; nunca corrige nada.', {
+    consistente: z.boolean(),
+    diferencias: z
+      .array(
+        z.strictObject({
+          tipo: z.enum(['NIVEL', 'OCUPACION']),
+          bodegaId: id,
+          productoId: describe(positivo.nullable(), 'null en OCUPACION.'),
+          registrado: describe(z.int(), 'Lo guardado.'),
+          calculado: describe(z.int(), 'Lo que dicen las líneas (o las existencias).'),
+        }),
+      )
+      .max(1000),
+    nivelesVerificados: contador,
+    bodegasVerificadas: contador,
+  }),
+  ErrorDeExistencias: objeto(
+    'Error de una regla de las existencias (409, nada se escribe): `error` es STOCK_INSUFICIENTE, CAPACIDAD_EXCEDIDA, ' +
       'CAPACIDAD_INSUFICIENTE, PRODUCTO_ELIMINADO, OPERACION_YA_REVERTIDA u OPERACION_NO_REVERSIBLE, con sus cifras; ' +
       'o uno de los demás conflictos (IDEMPOTENCY_KEY_IN_USE, ALREADY_EXISTS).',
+    { ...errorShape, ...cifras },
+  ),
+  GraphqlInfo: objeto('Respuesta de GET /api/graphql sin consulta: cómo usar el endpoint.', {
+    message: texto,
+    ejemplo: z.strictObject({ query: texto, variables: objetoONull, operationName: texto.nullable() }),
+    endpoint: texto,
   }),
-  GraphqlInfo: z
-    .strictObject({
-      message: texto,
-      ejemplo: z.strictObject({ query: texto, variables: z.object({}).nullable(), operationName: texto.nullable() }),
-      endpoint: texto,
-    })
-    .meta({ description: 'Respuesta de GET /api/graphql sin consulta: cómo usar el endpoint.' }),
-  GraphqlRequest: z
-    .object({ query: texto, variables: graphqlVariables, operationName: texto.nullish(), extensions: graphqlVariables })
-    .meta({ description: 'Petición GraphQL over HTTP.' }),
+  GraphqlRequest: describe(
+    z.object({ query: texto, variables: objetoONull.optional(), operationName: texto.nullish(), extensions: objetoONull.optional() }),
+    'Petición GraphQL over HTTP.',
+  ),
   GraphqlResponse: z
-    .strictObject({
-      data: z.object({}).nullable().optional(),
-      errors: z
-        .array(
-          z.object({
-            message: texto,
-            locations: z.array(z.object({ line: z.int().min(1), column: z.int().min(1) })).optional(),
-            path: z.array(z.union([texto, z.int()])).optional(),
-            extensions: z.object({}).optional(),
-          }),
-        )
-        .min(1)
-        .optional(),
-      extensions: z.object({}).optional(),
-    })
+    .strictObject({ data: objetoONull.optional(), errors: z.array(graphqlError).min(1).optional(), extensions: z.object({}).optional() })
     .meta({
       description:
         'Resultado GraphQL: `data` con los campos pedidos y/o `errors`. Los errores de validación llevan ' +
         '`extensions.classification: "ValidationError"`, los de sintaxis `"InvalidSyntax"`.',
       anyOf: [{ required: ['data'] }, { required: ['errors'] }],
     }),
-  Health: health
-    .extend({
-      components: describe(
-        z.record(
-          z.string(),
-          z.strictObject({
-            status: describe(z.enum(['UP', 'DOWN']), 'UP solo si su grpc.health.v1 responde SERVING.'),
-            details: z.strictObject({
-              grpc: z
-                .string()
-                .meta({ description: 'Respuesta de grpc.health.v1 (SERVING, NOT_SERVING…) o el código gRPC del fallo.', examples: ['SERVING', 'UNAVAILABLE'] }),
-              breaker: describe(z.enum(['closed', 'open', 'halfOpen']), 'Estado del circuit breaker hacia el servicio.'),
-            }),
-          }),
-        ),
-        'Cada servicio interno, por nombre (productoSvc, bodegaSvc).',
-      ).optional(),
-    })
-    .meta({ description: 'Estado del BFF (forma de Spring Boot Actuator): UP solo si todas sus dependencias lo están.' }),
-  OpenApi: z
-    .object({ openapi: z.string().regex(/^3\.1\./), info: z.object({}), paths: z.object({}) })
-    .meta({ description: 'Un documento OpenAPI 3.1.' }),
+  Health: objeto('Estado del BFF (forma de Spring Boot Actuator): UP solo si todas sus dependencias lo están.', {
+    status: estado,
+    components: describe(z.record(z.string(), estadoDeServicio), 'Cada servicio interno, por nombre (productoSvc, bodegaSvc).').optional(),
+  }),
+  OpenApi: describe(z.object({ openapi: z.string().regex(/^3\.1\./), info: z.object({}), paths: z.object({}) }), 'Un documento OpenAPI 3.1.'),
 } as const;
 
 export type SchemaName = keyof typeof COMPONENTS;
