@@ -23,7 +23,8 @@ export { MAX_DESCRIPCION_BYTES, MAX_TEXTO };
 
 const absent = (input: unknown) => input === undefined || input === null;
 
-function fromChecked<I, T>(check: (input: I) => Checked<T>) {
+/** A rule's outcome (json-number.ts) as a zod transform: the value, or an issue with the rule's mensaje. */
+export function fromChecked<I, T>(check: (input: I) => Checked<T>) {
   return (input: I, ctx: z.RefinementCtx): T => {
     const result = check(input);
     if ('mensaje' in result) {
@@ -104,11 +105,11 @@ export function textoLibre() {
  * absent keeps the value, null is refused as such rather than reported as
  * "es obligatorio", which would read as if the field had to be sent.
  */
-export function opcionalNoNulo<T extends z.ZodType>(schema: T) {
+export function opcionalNoNulo<T extends z.ZodType>(schema: T, mensaje: string = MENSAJES.noNulo) {
   // z.any(), not z.unknown(): the pipe hands the value on to `schema` unchanged, whatever its input type.
   return z
     .any()
-    .refine((value) => value !== null, { message: MENSAJES.noNulo, abort: true })
+    .refine((value) => value !== null, { message: mensaje, abort: true })
     .pipe(schema)
     .meta(schema.meta() ?? {})
     .optional();

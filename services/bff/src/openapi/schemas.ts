@@ -289,8 +289,8 @@ const JSON_OPTIONS = {
 } as const satisfies z.core.ToJSONSchemaParams;
 
 /** The JSON Schema without its `$schema` and `$id`: it lives inside the document, in the document's dialect. */
-function embedded(json: object): JsonSchema {
-  const { $schema: _schema, $id: _id, ...rest } = json as Record<string, unknown>;
+function embedded(json: Record<string, unknown>): JsonSchema {
+  const { $schema: _schema, $id: _id, ...rest } = json;
   return rest as JsonSchema;
 }
 
