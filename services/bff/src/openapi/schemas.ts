@@ -291,7 +291,7 @@ const JSON_OPTIONS = {
 /** The JSON Schema without its `$schema` and `$id`: it lives inside the document, in the document's dialect. */
 function embedded(json: Record<string, unknown>): JsonSchema {
   const { $schema: _schema, $id: _id, ...rest } = json;
-  return rest as JsonSchema;
+  return rest;
 }
 
 /** A field's JSON Schema (a query parameter's). */
