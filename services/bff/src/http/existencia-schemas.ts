@@ -66,7 +66,7 @@ export const movimientoSchema = z
 export const transferenciaSchema = z
   .strictObject({
     productoId: productoId(),
-    origenId: id(),
+    origenId: id().meta({ description: 'Identificador asignado por el servicio (entero positivo).' }),
     destinoId: id().meta({ description: 'Distinta de origenId (si no, 400).' }),
     cantidad: entero(1, MAX_INT32),
     comentario: comentario(),

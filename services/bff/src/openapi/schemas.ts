@@ -130,7 +130,10 @@ const COMPONENTS = {
   Bodega: objeto('Una bodega en su forma REST.', {
     id,
     nombre: describe(nombre, 'Único entre las bodegas, sin distinguir mayúsculas ni acentos.'),
-    ubicacion: describe(z.string().max(MAX_TEXTO).nullable(), 'Ubicación opcional; una cadena en blanco se guarda como null.'),
+    ubicacion: describe(
+      z.string().max(MAX_TEXTO).nullable(),
+      'Ubicación opcional; se eliminan los espacios de los extremos y una cadena en blanco se guarda como null.',
+    ),
     capacidad,
     ocupacion,
     ...fechas,
@@ -265,7 +268,7 @@ const REQUEST_BODIES: Partial<Record<SchemaName, object>> = {
   ProductoCreate: READ_ONLY_IGNORED,
   ProductoUpdate: READ_ONLY_IGNORED,
   BodegaCreate: { ...READ_ONLY_IGNORED, ocupacion: ignorado('Se ignora: la ocupación la dan sus existencias.') },
-  BodegaUpdate: { ...READ_ONLY_IGNORED, ocupacion: ignorado('Se ignora: la ocupación la dan sus existencias.') },
+  BodegaUpdate: { ...READ_ONLY_IGNORED, ocupacion: ignorado() },
   Asignacion: READ_ONLY_IGNORED,
   MovimientoCreate: READ_ONLY_IGNORED,
   TransferenciaCreate: READ_ONLY_IGNORED,
@@ -284,7 +287,9 @@ const JSON_OPTIONS = {
   unrepresentable: 'any',
   override: ({ zodSchema, jsonSchema }) => {
     const meta = z.globalRegistry.get(zodSchema);
-    if (meta?.type !== undefined) for (const key of Object.keys(jsonSchema)) if (!(key in meta)) delete jsonSchema[key];
+    if (meta?.type === undefined) return;
+    for (const key of Object.keys(jsonSchema)) if (!(key in meta)) delete jsonSchema[key];
+    Object.assign(jsonSchema, meta);
   },
 } as const satisfies z.core.ToJSONSchemaParams;
 
