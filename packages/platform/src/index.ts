@@ -54,6 +54,7 @@ export {
   requirePositiveId,
   requirePositiveIds,
 } from './positive-id';
+export { caracteres, FIELD_MENSAJES, MAX_COMENTARIO, MAX_DESCRIPCION_BYTES, MAX_INT32, MAX_TEXTO, PRECIO } from './field-rules';
 export { validateFields } from './validate-fields';
 export { parseUpdateMask, type UpdateMaskSpec } from './grpc/update-mask';
 

@@ -1,17 +1,22 @@
-import { ID_MENSAJES, IDEMPOTENCY_KEY_MENSAJE, InvalidArgumentError, isIdempotencyKey, requirePositiveId, validateFields } from '@inventario/platform';
+import { z } from 'zod';
+import { checkPositiveId, ID_MENSAJES, IDEMPOTENCY_KEY_MENSAJE, InvalidArgumentError, isIdempotencyKey, MAX_INT32 } from '@inventario/platform';
 import type { BodegaInput, BodegaPatch, ProductoInput, ProductoPatch, WriteOptions } from '../inventario/model';
-import { integerFromNumberText, MAX_INT32, precioFromNumberText } from '../http/json-number';
+import { integerFromNumberText, precioFromNumberText, type Checked } from '../http/json-number';
+import { fromChecked, opcionalNoNulo } from '../http/rest-fields';
+import { parseWith } from '../http/validate';
 import { isWellFormedText, TEXTO_MENSAJES } from '../inventario/texto';
 
 /**
- * GraphQL inputs to the BFF model (REST form). Only the shape changes here
- * (`cantidad` -> `cantidadEnStock`, ID strings -> numbers, Float -> decimal
- * text); the business rules stay with the services, whose violations name the
- * same fields. Only what the services cannot see is checked here: ids, nulls
- * for NOT NULL fields, text that is not well-formed Unicode (which would
- * reach them already altered), and the price and stock as the client wrote
- * them (which reach them as a double's text). Every problem is an InvalidArgumentError
- * naming the GraphQL field, which a mutation turns into `success: false`.
+ * GraphQL inputs to the BFF model (REST form), as zod schemas like REST's
+ * bodies. Only the shape changes here (`cantidad` -> `cantidadEnStock`, ID
+ * strings -> numbers, Float -> decimal text); the business rules stay with
+ * the services, whose violations name the same fields. Only what the services
+ * cannot see is checked here: ids, nulls for NOT NULL fields, text that is
+ * not well-formed Unicode (which would reach them already altered), and the
+ * price and stock as the client wrote them (which reach them as a double's
+ * text), under REST's rules and messages (json-number.ts). Every problem is
+ * an InvalidArgumentError naming the GraphQL field, which a mutation turns
+ * into `success: false`.
  */
 
 /** The spec's default `capacidad` of a warehouse created through GraphQL without one. */
@@ -25,13 +30,11 @@ export interface ProductoInputArgs {
   bodegaId?: string | null;
 }
 
-export interface ProductoUpdateInputArgs {
+export interface ProductoUpdateInputArgs extends Partial<Omit<ProductoInputArgs, 'nombre' | 'precio' | 'cantidad'>> {
   id: string;
   nombre?: string | null;
-  descripcion?: string | null;
   precio?: number | null;
   cantidad?: number | null;
-  bodegaId?: string | null;
   version?: number | null;
 }
 
@@ -56,14 +59,46 @@ export interface SafeWriteArgs {
   version?: number | null;
 }
 
+/** The number texts the client wrote for an input's numeric fields (read by number-text.ts from the document or the JSON variables). */
+export interface InputNumberTexts {
+  precio?: string;
+  cantidad?: string;
+}
+
+/** An `ID` argument: plain decimal digits naming a positive id. */
+export const id = z
+  .string()
+  .transform(fromChecked((text: string): Checked<number> => (/^\d{1,10}$/.test(text) ? checkPositiveId(Number(text)) : { mensaje: ID_MENSAJES.positivo })));
+
+/** A text argument as is, unless it holds a lone UTF-16 surrogate (which the services would store as U+FFFD). */
+export const texto = z.string().refine(isWellFormedText, TEXTO_MENSAJES.malFormado);
+
+/** A field that may be left out of an update, but not set to null (its column is NOT NULL). */
+export const noNulo = <T extends z.ZodType>(schema: T) => opcionalNoNulo(schema, 'no puede ser null');
+
+/**
+ * A number argument judged by the text the client wrote (`texts`), under
+ * REST's rule: an Int variable written `19.999999999999999999` is the double
+ * 20 to graphql-js, but not a whole number. graphql-js's double is only the
+ * fallback for a caller that has no text (none over HTTP): its shortest text
+ * (`String()`) is exact for every price with at most 2 decimals.
+ */
+export const numberText = (value: number | null | undefined, text: string | undefined) => (value === null || value === undefined ? value : (text ?? String(value)));
+export const enteroDesde = (min: number) => z.string().transform(fromChecked((text: string) => integerFromNumberText(text, min, MAX_INT32)));
+const precio = z.string().transform(fromChecked(precioFromNumberText));
+
+/** `value` parsed by `schema`, or InvalidArgumentError naming `campo`. */
+export function parseId(value: string, campo: string): number {
+  return parseWith(id, value, { root: campo });
+}
+
 /**
  * A mutation's `version` and `idempotencyKey` as WriteOptions: a version is
  * a positive Int, a key 1 to 255 visible ASCII characters, else an
  * InvalidArgumentError naming the argument (success false).
  */
-export function toWriteOptions(args: SafeWriteArgs): WriteOptions {
+export function toWriteOptions({ idempotencyKey, version }: SafeWriteArgs): WriteOptions {
   const write: WriteOptions = {};
-  const { idempotencyKey, version } = args;
   if (idempotencyKey !== null && idempotencyKey !== undefined) {
     if (!isIdempotencyKey(idempotencyKey)) throw InvalidArgumentError.field('idempotencyKey', IDEMPOTENCY_KEY_MENSAJE);
     write.idempotencyKey = idempotencyKey;
@@ -75,138 +110,61 @@ export function toWriteOptions(args: SafeWriteArgs): WriteOptions {
   return write;
 }
 
-/** An `ID` argument as a record id: plain decimal digits naming a positive id, else InvalidArgumentError on `campo`. */
-export function parseId(value: string, campo: string): number {
-  if (!/^\d{1,10}$/.test(value)) throw InvalidArgumentError.field(campo, ID_MENSAJES.positivo);
-  return requirePositiveId(Number(value), campo);
-}
-
-/**
- * A price argument under REST's rule (json-number.ts, same messages): the
- * decimal text the client wrote (`texto`, read by number-text.ts from the
- * document or the JSON variables) must be >= 0 with at most 2 decimals and
- * at most 99999999.99, never rounded; passed on as canonical text
- * (`"19.90"`). graphql-js's double is only the fallback for a caller that
- * has no text (none over HTTP): its shortest text (`String()`) is exact for
- * every price with at most 2 decimals.
- */
-function precioArg(precio: number, texto: string | undefined, campo: string): string {
-  const checked = precioFromNumberText(texto ?? String(precio));
-  if ('mensaje' in checked) throw InvalidArgumentError.field(campo, checked.mensaje);
-  return checked.ok;
-}
-
-/**
- * A stock argument under REST's rule for `cantidadEnStock`, on its text too:
- * an Int variable written `19.999999999999999999` is the double 20 to
- * graphql-js, but not a whole number. Checked here with the price, so one
- * answer names every bad number of the input.
- */
-function cantidadArg(cantidad: number, texto: string | undefined, campo: string): number {
-  const checked = integerFromNumberText(texto ?? String(cantidad), 0, MAX_INT32);
-  if ('mensaje' in checked) throw InvalidArgumentError.field(campo, checked.mensaje);
-  return checked.ok;
-}
-
-/** The number texts the client wrote for an input's numeric fields (see precioArg, cantidadArg). */
-export interface InputNumberTexts {
-  precio?: string;
-  cantidad?: string;
-}
-
-export function optionalId(value: string | null | undefined, campo: string): number | null | undefined {
-  return value === null || value === undefined ? value : parseId(value, campo);
-}
-
-/** A text argument as is, unless it holds a lone UTF-16 surrogate (which the services would store as U+FFFD). */
-export function texto<T extends string | null | undefined>(value: T, campo: string): T {
-  if (typeof value === 'string' && !isWellFormedText(value)) throw InvalidArgumentError.field(campo, TEXTO_MENSAJES.malFormado);
-  return value;
-}
-
-/** A field that may be left out of an update, but not set to null (its column is NOT NULL). */
-function notNull<T>(value: T | null | undefined, campo: string): T | undefined {
-  if (value === null) throw InvalidArgumentError.field(campo, 'no puede ser null');
-  return value;
-}
-
 /** Copies the keys whose value is not undefined: absent fields of an update keep their value. */
 function present<T extends object>(patch: T): Partial<T> {
   return Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)) as Partial<T>;
 }
 
-/**
- * An update must change something (docs/contract.md §2.6, §4.3). Checked here
- * too, not only downstream, so the message names the GraphQL fields.
- */
-function requireSomething(patch: object, admitidos: string): void {
-  if (Object.keys(patch).length === 0) {
-    throw InvalidArgumentError.field('input', `no contiene ningún campo que actualizar (admitidos: ${admitidos})`);
-  }
+/** An update must change something (docs/contract.md §2.6, §4.3); checked here too, so the message names the GraphQL fields. */
+function requireSomething<T extends object>(patch: T, admitidos: string): Partial<T> {
+  const changes = present(patch);
+  if (Object.keys(changes).length === 0) throw InvalidArgumentError.field('input', `no contiene ningún campo que actualizar (admitidos: ${admitidos})`);
+  return changes;
 }
 
+const productoInput = z.object({ nombre: texto, descripcion: texto.nullish(), precio, cantidad: enteroDesde(0), bodegaId: id.nullish() });
+const productoUpdate = z.object({
+  id,
+  nombre: noNulo(texto),
+  descripcion: texto.nullish(),
+  precio: noNulo(precio),
+  cantidad: noNulo(enteroDesde(0)),
+  bodegaId: id.nullish(),
+});
+const bodegaInput = z.object({ nombre: texto, ubicacion: texto });
+const bodegaUpdate = z.object({ id, nombre: noNulo(texto), ubicacion: texto.nullish(), capacidad: noNulo(z.number()) });
+
 export function toProductoInput(input: ProductoInputArgs, texts: InputNumberTexts = {}): ProductoInput {
-  const fields = validateFields({
-    nombre: () => texto(input.nombre, 'nombre'),
-    descripcion: () => texto(input.descripcion, 'descripcion'),
-    precio: () => precioArg(input.precio, texts.precio, 'precio'),
-    cantidad: () => cantidadArg(input.cantidad, texts.cantidad, 'cantidad'),
-    bodegaId: () => optionalId(input.bodegaId, 'bodegaId'),
+  const fields = parseWith(productoInput, {
+    ...input,
+    precio: numberText(input.precio, texts.precio),
+    cantidad: numberText(input.cantidad, texts.cantidad),
   });
   // On create, an omitted optional field and an explicit null both mean "none".
-  return {
-    nombre: fields.nombre,
-    descripcion: fields.descripcion ?? null,
-    precio: fields.precio,
-    cantidadEnStock: fields.cantidad,
-    bodegaId: fields.bodegaId ?? null,
-  };
+  const { nombre, descripcion, precio: precioTexto, cantidad, bodegaId } = fields;
+  return { nombre, descripcion: descripcion ?? null, precio: precioTexto, cantidadEnStock: cantidad, bodegaId: bodegaId ?? null };
 }
 
 /** The id and the fields to change (only those present in the input). */
 export function toProductoUpdate(input: ProductoUpdateInputArgs, texts: InputNumberTexts = {}): { id: number; patch: ProductoPatch } {
-  const fields = validateFields({
-    id: () => parseId(input.id, 'id'),
-    nombre: () => notNull(texto(input.nombre, 'nombre'), 'nombre'),
-    descripcion: () => texto(input.descripcion, 'descripcion'),
-    precio: () => {
-      const precio = notNull(input.precio, 'precio');
-      return precio === undefined ? undefined : precioArg(precio, texts.precio, 'precio');
-    },
-    cantidad: () => {
-      const cantidad = notNull(input.cantidad, 'cantidad');
-      return cantidad === undefined ? undefined : cantidadArg(cantidad, texts.cantidad, 'cantidad');
-    },
-    bodegaId: () => optionalId(input.bodegaId, 'bodegaId'),
-  });
-  const patch = present<ProductoPatch>({
-    nombre: fields.nombre,
-    descripcion: fields.descripcion,
-    precio: fields.precio,
-    cantidadEnStock: fields.cantidad,
-    bodegaId: fields.bodegaId,
-  });
-  requireSomething(patch, 'nombre, descripcion, precio, cantidad, bodegaId');
+  const { version: _version, ...rest } = input;
+  const fields = parseWith(productoUpdate, { ...rest, precio: numberText(input.precio, texts.precio), cantidad: numberText(input.cantidad, texts.cantidad) });
+  const { nombre, descripcion, precio: precioTexto, cantidad, bodegaId } = fields;
+  const patch = requireSomething<ProductoPatch>(
+    { nombre, descripcion, precio: precioTexto, cantidadEnStock: cantidad, bodegaId },
+    'nombre, descripcion, precio, cantidad, bodegaId',
+  );
   return { id: fields.id, patch };
 }
 
 export function toBodegaInput(input: BodegaInputArgs): BodegaInput {
-  const fields = validateFields({
-    nombre: () => texto(input.nombre, 'nombre'),
-    ubicacion: () => texto(input.ubicacion, 'ubicacion'),
-  });
+  const fields = parseWith(bodegaInput, input);
   // The spec's default applies when capacidad is omitted; an explicit null means "not given" too.
-  return { nombre: fields.nombre, ubicacion: fields.ubicacion, capacidad: input.capacidad ?? CAPACIDAD_POR_DEFECTO };
+  return { ...fields, capacidad: input.capacidad ?? CAPACIDAD_POR_DEFECTO };
 }
 
 export function toBodegaUpdate(input: BodegaUpdateInputArgs): { id: number; patch: BodegaPatch } {
-  const fields = validateFields({
-    id: () => parseId(input.id, 'id'),
-    nombre: () => notNull(texto(input.nombre, 'nombre'), 'nombre'),
-    ubicacion: () => texto(input.ubicacion, 'ubicacion'),
-    capacidad: () => notNull(input.capacidad, 'capacidad'),
-  });
-  const patch = present<BodegaPatch>({ nombre: fields.nombre, ubicacion: fields.ubicacion, capacidad: fields.capacidad });
-  requireSomething(patch, 'nombre, ubicacion, capacidad');
-  return { id: fields.id, patch };
+  const { version: _version, ...rest } = input;
+  const { id: bodegaId, ...changes } = parseWith(bodegaUpdate, rest);
+  return { id: bodegaId, patch: requireSomething<BodegaPatch>(changes, 'nombre, ubicacion, capacidad') };
 }

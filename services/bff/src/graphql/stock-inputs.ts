@@ -1,7 +1,7 @@
-import { InvalidArgumentError, validateFields } from '@inventario/platform';
-import { MAX_COMENTARIO } from '../http/existencia-schemas';
-import { integerFromNumberText, MAX_INT32 } from '../http/json-number';
+import { z } from 'zod';
+import { caracteres, MAX_COMENTARIO } from '@inventario/platform';
 import { MENSAJES } from '../http/rest-fields';
+import { parseWith } from '../http/validate';
 import {
   MOTIVOS_MOVIMIENTO,
   MOTIVOS_POR_TIPO,
@@ -10,9 +10,10 @@ import {
   type AsignacionInput,
   type MovimientoFilter,
   type MovimientoInput,
+  type TipoMovimientoRegistrable,
   type TransferenciaInput,
 } from '../inventario/model';
-import { optionalId, parseId, texto } from './inputs';
+import { enteroDesde, id, numberText, texto } from './inputs';
 
 /**
  * The stock inputs (docs/contract.md §10.3). Unlike the product and
@@ -58,28 +59,48 @@ export interface MovimientoFiltroArgs {
   hasta?: string | null;
 }
 
-/** A whole number in min..MAX_INT32, judged by the text the client wrote (see cantidadArg). */
-function enteroArg(value: number, texto: string | undefined, campo: string, min: number): number {
-  const checked = integerFromNumberText(texto ?? String(value), min, MAX_INT32);
-  if ('mensaje' in checked) throw InvalidArgumentError.field(campo, checked.mensaje);
-  return checked.ok;
-}
-
-/** A comment: well-formed text of at most MAX_COMENTARIO characters, or null. */
-function comentarioArg(value: string | null | undefined, campo = 'comentario'): string | null {
-  const text = texto(value, campo) ?? null;
-  if (text !== null && [...text].length > MAX_COMENTARIO) throw InvalidArgumentError.field(campo, MENSAJES.maxCaracteres(MAX_COMENTARIO));
-  return text;
-}
-
-function isOneOf<T extends string>(list: readonly T[], value: string): value is T {
-  return (list as readonly string[]).includes(value);
-}
-
 /** The number texts the client wrote for the stock inputs' integers. */
 export interface StockNumberTexts {
   cantidad?: string;
   umbralMinimo?: string;
+}
+
+/** A comment: well-formed text of at most MAX_COMENTARIO characters, or null. */
+const comentario = texto
+  .refine((text) => caracteres(text) <= MAX_COMENTARIO, MENSAJES.maxCaracteres(MAX_COMENTARIO))
+  .nullish()
+  .transform((text) => text ?? null);
+const nivel = z.object({ bodegaId: id, productoId: id });
+const asignacion = nivel.extend({ cantidad: enteroDesde(0), umbralMinimo: enteroDesde(0).nullish() });
+const transferencia = z.object({ productoId: id, origenId: id, destinoId: id, cantidad: enteroDesde(1), comentario });
+const reverso = z.object({ id, comentario });
+const filtro = z.object({
+  bodegaId: id.nullish().transform((value) => value ?? undefined),
+  productoId: id.nullish().transform((value) => value ?? undefined),
+  tipo: z.enum(TIPOS_MOVIMIENTO, { error: STOCK_MENSAJES.tipoDeFiltro }).nullish().transform((value) => value ?? undefined),
+});
+
+const isOneOf = <T extends string>(list: readonly T[], value: string): value is T => (list as readonly string[]).includes(value);
+
+/**
+ * registrarMovimiento's input: ENTRADA and SALIDA move at least 1 unit,
+ * AJUSTE sets a count (0 included); `motivo` one its tipo allows. The rules
+ * that depend on `tipo` are judged against a valid tipo only, and each names
+ * its own field, so one answer lists every bad field.
+ */
+function movimiento(tipo: TipoMovimientoRegistrable | undefined) {
+  return nivel.extend({
+    tipo: z.enum(TIPOS_MOVIMIENTO_REGISTRABLES, { error: STOCK_MENSAJES.tipo }),
+    cantidad: enteroDesde(0).refine((cantidad) => tipo === undefined || tipo === 'AJUSTE' || cantidad >= 1, STOCK_MENSAJES.cantidadPositiva),
+    motivo: z
+      .enum(MOTIVOS_MOVIMIENTO, { error: STOCK_MENSAJES.motivo })
+      .refine((motivo) => tipo === undefined || MOTIVOS_POR_TIPO[tipo].includes(motivo), {
+        message: tipo && STOCK_MENSAJES.motivoDeTipo(tipo, MOTIVOS_POR_TIPO[tipo]),
+      })
+      .nullish()
+      .transform((value) => value ?? undefined),
+    comentario,
+  });
 }
 
 /**
@@ -90,91 +111,46 @@ export function toAsignacion(
   args: { bodegaId: string; productoId: string; cantidad: number; umbralMinimo?: number | null },
   texts: StockNumberTexts = {},
 ): { bodegaId: number; input: AsignacionInput } {
-  const fields = validateFields({
-    bodegaId: () => parseId(args.bodegaId, 'bodegaId'),
-    productoId: () => parseId(args.productoId, 'productoId'),
-    cantidad: () => enteroArg(args.cantidad, texts.cantidad, 'cantidad', 0),
-    umbralMinimo: () =>
-      args.umbralMinimo === undefined || args.umbralMinimo === null ? args.umbralMinimo : enteroArg(args.umbralMinimo, texts.umbralMinimo, 'umbralMinimo', 0),
+  const { bodegaId, umbralMinimo, ...input } = parseWith(asignacion, {
+    ...args,
+    cantidad: numberText(args.cantidad, texts.cantidad),
+    umbralMinimo: numberText(args.umbralMinimo, texts.umbralMinimo),
   });
-  const input: AsignacionInput = { productoId: fields.productoId, cantidad: fields.cantidad };
-  if (fields.umbralMinimo !== undefined) input.umbralMinimo = fields.umbralMinimo;
-  return { bodegaId: fields.bodegaId, input };
+  return { bodegaId, input: umbralMinimo === undefined ? input : { ...input, umbralMinimo } };
 }
 
 /** A warehouse and a product, each a positive id. */
 export function toNivel(args: { bodegaId: string; productoId: string }): { bodegaId: number; productoId: number } {
-  return validateFields({ bodegaId: () => parseId(args.bodegaId, 'bodegaId'), productoId: () => parseId(args.productoId, 'productoId') });
+  return parseWith(nivel, args);
 }
 
-/**
- * registrarMovimiento's input: ENTRADA and SALIDA move at least 1 unit,
- * AJUSTE sets a count (0 included); `motivo` one its tipo allows.
- */
 export function toMovimientoInput(input: MovimientoInputArgs, texts: StockNumberTexts = {}): { bodegaId: number; input: MovimientoInput } {
   const tipo = isOneOf(TIPOS_MOVIMIENTO_REGISTRABLES, input.tipo) ? input.tipo : undefined;
-  const fields = validateFields({
-    bodegaId: () => parseId(input.bodegaId, 'bodegaId'),
-    productoId: () => parseId(input.productoId, 'productoId'),
-    tipo: () => {
-      if (!tipo) throw InvalidArgumentError.field('tipo', STOCK_MENSAJES.tipo);
-      return tipo;
-    },
-    cantidad: () => {
-      const cantidad = enteroArg(input.cantidad, texts.cantidad, 'cantidad', 0);
-      if (tipo !== undefined && tipo !== 'AJUSTE' && cantidad < 1) throw InvalidArgumentError.field('cantidad', STOCK_MENSAJES.cantidadPositiva);
-      return cantidad;
-    },
-    motivo: () => {
-      if (input.motivo === undefined || input.motivo === null) return undefined;
-      if (!isOneOf(MOTIVOS_MOVIMIENTO, input.motivo)) throw InvalidArgumentError.field('motivo', STOCK_MENSAJES.motivo);
-      if (tipo !== undefined && !MOTIVOS_POR_TIPO[tipo].includes(input.motivo)) {
-        throw InvalidArgumentError.field('motivo', STOCK_MENSAJES.motivoDeTipo(tipo, MOTIVOS_POR_TIPO[tipo]));
-      }
-      return input.motivo;
-    },
-    comentario: () => comentarioArg(input.comentario),
-  });
-  const movimiento: MovimientoInput = { productoId: fields.productoId, tipo: fields.tipo, cantidad: fields.cantidad, comentario: fields.comentario };
-  if (fields.motivo !== undefined) movimiento.motivo = fields.motivo;
-  return { bodegaId: fields.bodegaId, input: movimiento };
+  const { bodegaId, motivo, ...fields } = parseWith(movimiento(tipo), { ...input, cantidad: numberText(input.cantidad, texts.cantidad) });
+  return { bodegaId, input: motivo === undefined ? fields : { ...fields, motivo } };
 }
 
 /** transferirStock's input: at least 1 unit (origin and destination differing is the use case's rule). */
 export function toTransferenciaInput(input: TransferenciaInputArgs, texts: StockNumberTexts = {}): TransferenciaInput {
-  return validateFields({
-    productoId: () => parseId(input.productoId, 'productoId'),
-    origenId: () => parseId(input.origenId, 'origenId'),
-    destinoId: () => parseId(input.destinoId, 'destinoId'),
-    cantidad: () => enteroArg(input.cantidad, texts.cantidad, 'cantidad', 1),
-    comentario: () => comentarioArg(input.comentario),
-  });
+  return parseWith(transferencia, { ...input, cantidad: numberText(input.cantidad, texts.cantidad) });
 }
 
 /** revertirOperacion's arguments. */
 export function toReverso(args: { id: string; comentario?: string | null }): { id: number; comentario: string | null } {
-  return validateFields({ id: () => parseId(args.id, 'id'), comentario: () => comentarioArg(args.comentario) });
+  return parseWith(reverso, args);
 }
 
 /** A DateTime (`YYYY-MM-DDTHH:mm:ss`, UTC; the scalar has checked its form) as the instant it names. */
 const instantOf = (fecha: string) => new Date(`${fecha}Z`);
 
 /** The ledger's filter: ids, a line type and a time range, every one optional. */
-export function toMovimientoFilter(filtro: MovimientoFiltroArgs): MovimientoFilter {
-  const fields = validateFields({
-    bodegaId: () => optionalId(filtro.bodegaId, 'bodegaId') ?? undefined,
-    productoId: () => optionalId(filtro.productoId, 'productoId') ?? undefined,
-    tipo: () => {
-      if (filtro.tipo === undefined || filtro.tipo === null) return undefined;
-      if (!isOneOf(TIPOS_MOVIMIENTO, filtro.tipo)) throw InvalidArgumentError.field('tipo', STOCK_MENSAJES.tipoDeFiltro);
-      return filtro.tipo;
-    },
-  });
+export function toMovimientoFilter(args: MovimientoFiltroArgs): MovimientoFilter {
+  const fields = parseWith(filtro, args);
   const filter: MovimientoFilter = {};
   if (fields.bodegaId !== undefined) filter.bodegaId = fields.bodegaId;
   if (fields.productoId !== undefined) filter.productoId = fields.productoId;
   if (fields.tipo !== undefined) filter.tipo = fields.tipo;
-  if (filtro.desde !== undefined && filtro.desde !== null) filter.desde = instantOf(filtro.desde);
-  if (filtro.hasta !== undefined && filtro.hasta !== null) filter.hasta = instantOf(filtro.hasta);
+  if (args.desde !== undefined && args.desde !== null) filter.desde = instantOf(args.desde);
+  if (args.hasta !== undefined && args.hasta !== null) filter.hasta = instantOf(args.hasta);
   return filter;
 }

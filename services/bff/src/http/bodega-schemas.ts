@@ -1,25 +1,33 @@
 import { z } from 'zod';
+import { MAX_INT32 } from '@inventario/platform';
 import type { BodegaInput, BodegaPatch } from '../inventario/model';
-import { MAX_INT32 } from './json-number';
 import { entero, nombre, opcionalNoNulo, textoCorto } from './rest-fields';
 import { parseBody, READ_ONLY_FIELDS } from './validate';
 
 /** A warehouse's read-only fields: its `ocupacion` too, so a body copied from a GET can be sent back. */
-const BODEGA_READ_ONLY = [...READ_ONLY_FIELDS, 'ocupacion'];
+export const BODEGA_READ_ONLY = [...READ_ONLY_FIELDS, 'ocupacion'];
+
+const ubicacion = textoCorto()
+  .nullish()
+  .meta({ description: 'Ubicación opcional; se eliminan los espacios de los extremos y una cadena en blanco se guarda como null.' });
+const capacidad = () => entero(0, MAX_INT32).meta({ description: 'Capacidad de la bodega en unidades.' });
 
 /** POST /api/bodegas: nombre and capacidad required in REST (GraphQL defaults capacidad). */
-const bodegaCreateSchema = z.strictObject({
-  nombre: nombre(),
-  ubicacion: textoCorto().nullish(),
-  capacidad: entero(0, MAX_INT32),
-});
+export const bodegaCreateSchema = z
+  .strictObject({ nombre: nombre().meta({ description: 'Único entre las bodegas (si no, 409).' }), ubicacion, capacidad: capacidad() })
+  .meta({ description: 'Datos de una bodega nueva. Los campos de solo lectura se ignoran; uno desconocido es un 400.' });
 
 /** PUT /api/bodegas/{id}: every field optional; null clears ubicacion. */
-const bodegaPatchSchema = z.strictObject({
-  nombre: opcionalNoNulo(nombre()),
-  ubicacion: textoCorto().nullish(),
-  capacidad: opcionalNoNulo(entero(0, MAX_INT32)),
-});
+export const bodegaPatchSchema = z
+  .strictObject({
+    nombre: opcionalNoNulo(nombre()),
+    ubicacion,
+    capacidad: opcionalNoNulo(capacidad().meta({ description: 'Capacidad en unidades; por debajo de la ocupación actual, 409 CAPACIDAD_INSUFICIENTE.' })),
+  })
+  .meta({
+    description: 'Actualización parcial, como la de productos. Debe traer al menos un campo actualizable.',
+    anyOf: ['nombre', 'ubicacion', 'capacidad'].map((campo) => ({ required: [campo] })),
+  });
 
 export function parseBodegaInput(body: unknown): BodegaInput {
   return parseBody(bodegaCreateSchema, body, BODEGA_READ_ONLY);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_UNSIGNED_INT } from '@inventario/platform';
+import { MAX_COMENTARIO, MAX_INT32, MAX_UNSIGNED_INT } from '@inventario/platform';
 import {
   MOTIVOS_MOVIMIENTO,
   MOTIVOS_POR_TIPO,
@@ -8,7 +8,6 @@ import {
   type MovimientoInput,
   type TransferenciaInput,
 } from '../inventario/model';
-import { MAX_INT32 } from './json-number';
 import { entero, textoHasta } from './rest-fields';
 import { parseBody } from './validate';
 
@@ -16,9 +15,6 @@ import { parseBody } from './validate';
  * The bodies of the stock routes (docs/contract.md §10.2). Field formats
  * here; the rules of the levels (stock, capacity) are bodega-svc's.
  */
-
-/** At most this many characters in a comentario. */
-export const MAX_COMENTARIO = 500;
 
 const MENSAJES = {
   tipo: `debe ser uno de ${TIPOS_MOVIMIENTO_REGISTRABLES.join(', ')} (una transferencia tiene su propia ruta)`,
@@ -29,19 +25,24 @@ const MENSAJES = {
 } as const;
 
 const id = () => entero(1, MAX_UNSIGNED_INT);
-const comentario = () => textoHasta(MAX_COMENTARIO).nullish();
+const productoId = () => id().meta({ description: 'Id del producto; debe existir (si no, 404 con detalles en productoId).' });
+const comentario = () => textoHasta(MAX_COMENTARIO).nullish().meta({ description: 'Texto libre, a lo sumo 500 caracteres.' });
 
 /** POST /api/bodegas/{id}/productos: the units the warehouse holds afterwards. */
-const asignacionSchema = z.strictObject({
-  productoId: id(),
-  cantidad: entero(0, MAX_INT32),
-  umbralMinimo: entero(0, MAX_INT32).nullish(),
-});
+export const asignacionSchema = z
+  .strictObject({
+    productoId: productoId(),
+    cantidad: entero(0, MAX_INT32).meta({ description: 'Las unidades que guarda la bodega después.' }),
+    umbralMinimo: entero(0, MAX_INT32)
+      .nullish()
+      .meta({ description: 'Umbral de stock bajo (StockBajo al llegar a él o bajar de él). null lo quita; ausente, no cambia.' }),
+  })
+  .meta({ description: 'Fija las unidades del producto en la bodega (una línea AJUSTE, motivo ASIGNACION). Los campos de solo lectura se ignoran.' });
 
 /** POST /api/bodegas/{id}/movimientos: ENTRADA / SALIDA move at least 1 unit, AJUSTE sets the count (0 included). */
-const movimientoSchema = z
+export const movimientoSchema = z
   .strictObject({
-    productoId: id(),
+    productoId: productoId(),
     tipo: z.enum(TIPOS_MOVIMIENTO_REGISTRABLES, { error: MENSAJES.tipo }),
     cantidad: entero(0, MAX_INT32),
     motivo: z.enum(MOTIVOS_MOVIMIENTO, { error: MENSAJES.motivo }).optional(),
@@ -53,23 +54,30 @@ const movimientoSchema = z
     if (body.motivo !== undefined && !admitidos.includes(body.motivo)) {
       ctx.addIssue({ code: 'custom', path: ['motivo'], message: MENSAJES.motivoDeTipo(body.tipo, admitidos) });
     }
+  })
+  .meta({
+    description:
+      'ENTRADA y SALIDA mueven `cantidad` (al menos 1) unidades; AJUSTE fija la cantidad contada y exige If-Match. ' +
+      'El motivo, si se da, debe ser de los del tipo (ENTRADA: RECEPCION, DEVOLUCION; SALIDA: VENTA, MERMA; AJUSTE: CONTEO, MERMA); ' +
+      'sin él, el primero.',
   });
 
 /** POST /api/transferencias: between two different warehouses, at least 1 unit. */
-const transferenciaSchema = z
+export const transferenciaSchema = z
   .strictObject({
-    productoId: id(),
-    origenId: id(),
-    destinoId: id(),
+    productoId: productoId(),
+    origenId: id().meta({ description: 'Identificador asignado por el servicio (entero positivo).' }),
+    destinoId: id().meta({ description: 'Distinta de origenId (si no, 400).' }),
     cantidad: entero(1, MAX_INT32),
     comentario: comentario(),
   })
   .superRefine((body, ctx) => {
     if (body.origenId === body.destinoId) ctx.addIssue({ code: 'custom', path: ['destinoId'], message: MENSAJES.mismaBodega });
-  });
+  })
+  .meta({ description: 'Mueve unidades de una bodega a otra (distinta) en una sola operación.' });
 
 /** POST /api/operaciones/{id}/reverso: an optional comentario, or no body at all. */
-const reversoSchema = z.strictObject({ comentario: comentario() });
+export const reversoSchema = z.strictObject({ comentario: comentario() }).meta({ description: 'Opcional: la petición puede no traer cuerpo.' });
 
 export function parseAsignacion(body: unknown): AsignacionInput {
   return parseBody(asignacionSchema, body);

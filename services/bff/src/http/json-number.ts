@@ -1,4 +1,6 @@
-import { ID_MENSAJES, MAX_UNSIGNED_INT } from '@inventario/platform';
+import { FIELD_MENSAJES, ID_MENSAJES, MAX_INT32, MAX_UNSIGNED_INT, PRECIO } from '@inventario/platform';
+
+export { MAX_INT32 };
 
 /**
  * Exact reading of JSON number texts (as lossless-json hands them over), so
@@ -11,9 +13,6 @@ import { ID_MENSAJES, MAX_UNSIGNED_INT } from '@inventario/platform';
 /** A rule's outcome: the value, or the reason (a `mensaje`) it is rejected. */
 export type Checked<T> = { ok: T } | { mensaje: string };
 
-/** Largest value of the INT columns (cantidadEnStock, capacidad). */
-export const MAX_INT32 = 2_147_483_647;
-
 /**
  * Longest number text read. Every valid value fits in far fewer characters
  * (`99999999.99`, `4294967295`, or those with an exponent and zeros a
@@ -23,12 +22,7 @@ export const MAX_INT32 = 2_147_483_647;
 export const MAX_NUMBER_TEXT = 64;
 
 export const NUMBER_MENSAJES = {
-  negativo: 'no puede ser negativo',
-  dosDecimales: 'admite como máximo 2 decimales',
-  precioMaximo: 'no puede superar 99999999.99',
-  entero: 'debe ser un número entero',
-  maximo: (max: number) => `no puede superar ${max}`,
-  minimo: (min: number) => `debe ser al menos ${min}`,
+  ...FIELD_MENSAJES,
   demasiadoLargo: `tiene demasiados dígitos (como máximo ${MAX_NUMBER_TEXT} caracteres)`,
 } as const;
 
@@ -85,11 +79,11 @@ function plainText(d: Decomposed): string {
 export function precioFromNumberText(text: string): Checked<string> {
   if (text.length > MAX_NUMBER_TEXT) return { mensaje: NUMBER_MENSAJES.demasiadoLargo };
   const d = decompose(text);
-  if (!d) return { mensaje: 'debe ser un número' };
+  if (!d) return { mensaje: NUMBER_MENSAJES.numero };
   if (d.negative) return { mensaje: NUMBER_MENSAJES.negativo };
   const { integerDigits, decimals } = shape(d);
-  if (decimals > 2) return { mensaje: NUMBER_MENSAJES.dosDecimales };
-  if (integerDigits > 8) return { mensaje: NUMBER_MENSAJES.precioMaximo };
+  if (decimals > PRECIO.decimales) return { mensaje: NUMBER_MENSAJES.dosDecimales };
+  if (integerDigits > PRECIO.digitosEnteros) return { mensaje: NUMBER_MENSAJES.precioMaximo };
   const [integer = '0', fraction = ''] = plainText(d).split('.');
   return { ok: `${integer}.${fraction.padEnd(2, '0')}` };
 }

@@ -1,27 +1,38 @@
 import { z } from 'zod';
-import { MAX_UNSIGNED_INT } from '@inventario/platform';
+import { MAX_INT32, MAX_UNSIGNED_INT } from '@inventario/platform';
 import type { ProductoInput, ProductoPatch } from '../inventario/model';
-import { MAX_INT32 } from './json-number';
 import { entero, nombre, opcionalNoNulo, precio, textoLibre } from './rest-fields';
 import { parseBody } from './validate';
 
+const campos = {
+  descripcion: textoLibre().nullish().meta({ description: 'Texto libre opcional, de a lo sumo 65535 bytes en UTF-8.' }),
+  bodegaId: entero(1, MAX_UNSIGNED_INT)
+    .nullish()
+    .meta({ description: 'Bodega que guarda el producto, o null. Debe existir (si no, 400).' }),
+};
+const cantidadEnStock = () => entero(0, MAX_INT32).meta({ description: 'Unidades en existencia.' });
+
 /** POST /api/productos (docs/contract.md §2.5): nombre, precio and cantidadEnStock required. */
-const productoCreateSchema = z.strictObject({
-  nombre: nombre(),
-  descripcion: textoLibre().nullish(),
-  precio: precio(),
-  cantidadEnStock: entero(0, MAX_INT32),
-  bodegaId: entero(1, MAX_UNSIGNED_INT).nullish(),
-});
+export const productoCreateSchema = z
+  .strictObject({ nombre: nombre(), descripcion: campos.descripcion, precio: precio(), cantidadEnStock: cantidadEnStock(), bodegaId: campos.bodegaId })
+  .meta({ description: 'Datos de un producto nuevo. Los campos de solo lectura se ignoran; uno desconocido es un 400.' });
 
 /** PUT /api/productos/{id}: every field optional; null clears descripcion or bodegaId. */
-const productoPatchSchema = z.strictObject({
-  nombre: opcionalNoNulo(nombre()),
-  descripcion: textoLibre().nullish(),
-  precio: opcionalNoNulo(precio()),
-  cantidadEnStock: opcionalNoNulo(entero(0, MAX_INT32)),
-  bodegaId: entero(1, MAX_UNSIGNED_INT).nullish(),
-});
+export const productoPatchSchema = z
+  .strictObject({
+    nombre: opcionalNoNulo(nombre()),
+    descripcion: campos.descripcion,
+    precio: opcionalNoNulo(precio()),
+    cantidadEnStock: opcionalNoNulo(cantidadEnStock()),
+    bodegaId: campos.bodegaId,
+  })
+  .meta({
+    description:
+      'Actualización parcial: los campos ausentes conservan su valor, null borra un campo anulable ' +
+      '(descripcion, bodegaId), los campos de solo lectura se ignoran y uno desconocido es un 400. ' +
+      'Debe traer al menos un campo actualizable.',
+    anyOf: ['nombre', 'descripcion', 'precio', 'cantidadEnStock', 'bodegaId'].map((campo) => ({ required: [campo] })),
+  });
 
 export function parseProductoInput(body: unknown): ProductoInput {
   return parseBody(productoCreateSchema, body);

@@ -1,10 +1,10 @@
 import type { ErrorRequestHandler } from 'express';
 import { z } from 'zod';
-import { ID_MENSAJES, InvalidArgumentError, MAX_UNSIGNED_INT } from '@inventario/platform';
+import { ID_MENSAJES, InvalidArgumentError, MAX_INT32, MAX_TEXTO, MAX_UNSIGNED_INT } from '@inventario/platform';
 import { TIPOS_MOVIMIENTO, type CursorPage, type MovimientoFilter, type ProductoFilter } from '../inventario/model';
 import { clientStatusOf } from './http-errors';
-import { integerFromNumberText, MAX_INT32 } from './json-number';
-import { MAX_TEXTO, MENSAJES } from './rest-fields';
+import { integerFromNumberText } from './json-number';
+import { MENSAJES } from './rest-fields';
 import { parseWith } from './validate';
 
 /** Largest `limit` of a product list: the services' page size. */
@@ -35,7 +35,8 @@ function queryInteger(min: number, max: number) {
       if ('ok' in result) return result.ok;
       ctx.addIssue({ code: 'custom', message: result.mensaje });
       return z.NEVER;
-    });
+    })
+    .meta({ type: 'integer', minimum: min, maximum: max });
 }
 
 /**
@@ -49,12 +50,13 @@ function parseQuery<S extends z.ZodRawShape>(shape: S, query: unknown): z.output
 }
 
 /** GET /api/productos: optional limit, offset, bodegaId and q, nothing else. */
-const productoFilterShape = {
+export const productoFilterShape = {
   limit: queryInteger(1, MAX_LIMIT).optional(),
   offset: queryInteger(0, MAX_INT32).optional(),
   bodegaId: queryInteger(1, MAX_UNSIGNED_INT).optional(),
   q: queryText()
     .refine((text) => [...text].length <= MAX_TEXTO, MENSAJES.maxCaracteres(MAX_TEXTO))
+    .meta({ type: 'string', maxLength: MAX_TEXTO })
     .optional(),
 };
 
@@ -96,16 +98,18 @@ function fechaOf(text: string): Date | undefined {
 }
 
 function queryFecha() {
-  return queryText().transform((text, ctx) => {
-    const date = fechaOf(text);
-    if (date) return date;
-    ctx.addIssue({ code: 'custom', message: PARAM_MENSAJES.fecha });
-    return z.NEVER;
-  });
+  return queryText()
+    .transform((text, ctx) => {
+      const date = fechaOf(text);
+      if (date) return date;
+      ctx.addIssue({ code: 'custom', message: PARAM_MENSAJES.fecha });
+      return z.NEVER;
+    })
+    .meta({ type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}Z?)?$' });
 }
 
 /** GET /api/movimientos: filters, a page size and the cursor of the page before (docs/contract.md §10.2). */
-const movimientoFilterShape = {
+export const movimientoFilterShape = {
   bodegaId: queryInteger(1, MAX_UNSIGNED_INT).optional(),
   productoId: queryInteger(1, MAX_UNSIGNED_INT).optional(),
   tipo: z.enum(TIPOS_MOVIMIENTO, { error: (issue) => (Array.isArray(issue.input) ? PARAM_MENSAJES.repetido : PARAM_MENSAJES.tipo) }).optional(),
@@ -131,9 +135,10 @@ export function parseMovimientoQuery(query: unknown): { filter: MovimientoFilter
 }
 
 /** DELETE /api/bodegas/{id}: only `force`, absent meaning false; only `true` and `false` are accepted. */
-const deleteBodegaShape = {
+export const deleteBodegaShape = {
   force: z
     .enum(['true', 'false'], { error: (issue) => (Array.isArray(issue.input) ? PARAM_MENSAJES.repetido : PARAM_MENSAJES.booleano) })
+    .meta({ type: 'boolean', default: false })
     .optional(),
 };
 

@@ -1,12 +1,8 @@
-import { bodegasPaths } from './bodegas-paths';
 import { headers, parameters, responses } from './components';
-import { existenciasPaths } from './existencias-paths';
-import { existenciasSchemas } from './existencias-schemas';
-import { graphqlPaths } from './graphql-paths';
+import { GRAPHQL_ROUTES } from './graphql-paths';
 import type { OpenApiDocument } from './openapi-types';
-import { productosPaths } from './productos-paths';
-import { schemas } from './schemas';
-import { servicePaths } from './service-paths';
+import { pathsOf, REST_ROUTES, SERVICE_ROUTES } from './routes';
+import { componentSchemas } from './schemas';
 
 const description = `
 API pública de Inventario: productos (\`Producto\`), bodegas (\`Bodega\`) y sus existencias por bodega con su libro
@@ -30,8 +26,10 @@ de movimientos (\`Existencia\`, \`Movimiento\`, \`Operacion\`), por REST y Graph
 
 /**
  * The OpenAPI 3.1 document of the BFF, served at `/api/openapi.json` and
- * rendered at `/api/docs`. Paths are written with the `/api` prefix (the
- * `/api/v1` alias is stated in `info.description`). The contract tests in
+ * rendered at `/api/docs`, built from the route table (routes.ts,
+ * graphql-paths.ts) and the zod schemas the routes validate with
+ * (schemas.ts). Paths are written with the `/api` prefix (the `/api/v1`
+ * alias is stated in `info.description`). The contract tests in
  * test/openapi*.test.ts drive every operation and check each real response
  * against this document, so it cannot drift from the routes.
  */
@@ -58,9 +56,9 @@ export const openApiDocument: OpenApiDocument = {
     { name: 'Documentación', description: 'Este documento y su página de referencia.' },
   ],
   security: [{ basicAuth: [] }],
-  paths: { ...productosPaths, ...bodegasPaths, ...existenciasPaths, ...graphqlPaths, ...servicePaths },
+  paths: pathsOf([...REST_ROUTES, ...GRAPHQL_ROUTES, ...SERVICE_ROUTES]),
   components: {
-    schemas: { ...schemas, ...existenciasSchemas },
+    schemas: componentSchemas(),
     parameters,
     headers,
     responses,

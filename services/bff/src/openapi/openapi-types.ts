@@ -1,9 +1,8 @@
 /**
  * The part of OpenAPI 3.1 (and of JSON Schema 2020-12, its schema dialect)
- * that the BFF's document uses, typed so that a misspelt keyword in
- * document.ts is a compile error rather than a silently ignored property.
- * Deliberately partial: add a keyword here when the document needs it.
- * See https://spec.openapis.org/oas/v3.1.1 and https://json-schema.org/draft/2020-12.
+ * that the BFF's document uses, typed so that a misspelt keyword is a compile
+ * error rather than a silently ignored property. Deliberately partial: add a
+ * keyword when the document needs it. See https://spec.openapis.org/oas/v3.1.1.
  */
 
 /** `{"$ref": "#/components/..."}`, optionally with the summary/description overrides 3.1 allows. */
@@ -28,26 +27,20 @@ export interface JsonSchema {
   readOnly?: boolean;
   writeOnly?: boolean;
   deprecated?: boolean;
-  // strings
+  // strings, numbers
   minLength?: number;
   maxLength?: number;
   pattern?: string;
   format?: string;
-  contentMediaType?: string;
-  // numbers
   minimum?: number;
   maximum?: number;
-  exclusiveMinimum?: number;
-  exclusiveMaximum?: number;
   multipleOf?: number;
-  // objects
+  // objects, arrays
   properties?: Readonly<Record<string, JsonSchema>>;
   required?: readonly string[];
   additionalProperties?: boolean | JsonSchema;
   unevaluatedProperties?: boolean | JsonSchema;
-  minProperties?: number;
   propertyNames?: JsonSchema;
-  // arrays
   items?: JsonSchema;
   minItems?: number;
   maxItems?: number;
@@ -64,9 +57,11 @@ export interface Example {
   value: unknown;
 }
 
+type Examples = Readonly<Record<string, Example | Reference>>;
+
 export interface MediaType {
   schema: JsonSchema;
-  examples?: Readonly<Record<string, Example | Reference>>;
+  examples?: Examples;
 }
 
 export type Content = Readonly<Record<string, MediaType>>;
@@ -84,13 +79,10 @@ export interface Response {
   content?: Content;
 }
 
-export interface Parameter {
+export interface Parameter extends Header {
   name: string;
   in: 'query' | 'header' | 'path' | 'cookie';
-  description?: string;
-  required?: boolean;
-  schema: JsonSchema;
-  examples?: Readonly<Record<string, Example | Reference>>;
+  examples?: Examples;
 }
 
 export interface RequestBody {
@@ -115,55 +107,29 @@ export interface Operation {
   security?: readonly SecurityRequirement[];
 }
 
-export interface PathItem {
-  summary?: string;
-  description?: string;
-  parameters?: readonly (Parameter | Reference)[];
-  get?: Operation;
-  put?: Operation;
-  post?: Operation;
-  delete?: Operation;
-  patch?: Operation;
-}
+export type PathItem = { summary?: string; description?: string; parameters?: readonly (Parameter | Reference)[] } & {
+  [method in 'get' | 'put' | 'post' | 'delete' | 'patch']?: Operation;
+};
 
-export interface SecurityScheme {
-  type: 'http';
-  scheme: string;
-  description?: string;
-}
-
-export interface Components {
-  schemas?: Readonly<Record<string, JsonSchema>>;
-  responses?: Readonly<Record<string, Response>>;
-  parameters?: Readonly<Record<string, Parameter>>;
-  headers?: Readonly<Record<string, Header>>;
-  requestBodies?: Readonly<Record<string, RequestBody>>;
-  securitySchemes?: Readonly<Record<string, SecurityScheme>>;
-}
-
-export interface Tag {
+interface Described {
   name: string;
-  description?: string;
-}
-
-export interface Server {
-  url: string;
   description?: string;
 }
 
 export interface OpenApiDocument {
   openapi: `3.1.${number}`;
   jsonSchemaDialect?: string;
-  info: {
-    title: string;
-    version: string;
-    summary?: string;
-    description?: string;
-    license?: { name: string; identifier?: string; url?: string };
-  };
-  servers?: readonly Server[];
-  tags?: readonly Tag[];
+  info: { title: string; version: string; summary?: string; description?: string; license?: { name: string; identifier?: string; url?: string } };
+  servers?: readonly { url: string; description?: string }[];
+  tags?: readonly Described[];
   security?: readonly SecurityRequirement[];
   paths: Readonly<Record<string, PathItem>>;
-  components?: Components;
+  components?: {
+    schemas?: Readonly<Record<string, JsonSchema>>;
+    responses?: Readonly<Record<string, Response>>;
+    parameters?: Readonly<Record<string, Parameter>>;
+    headers?: Readonly<Record<string, Header>>;
+    requestBodies?: Readonly<Record<string, RequestBody>>;
+    securitySchemes?: Readonly<Record<string, { type: 'http'; scheme: string; description?: string }>>;
+  };
 }

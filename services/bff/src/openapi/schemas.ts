@@ -1,415 +1,317 @@
+import { z } from 'zod';
+import { MAX_INT32, MAX_TEXTO, MAX_UNSIGNED_INT, PRECIO } from '@inventario/platform';
+import { bodegaCreateSchema, bodegaPatchSchema } from '../http/bodega-schemas';
+import { asignacionSchema, movimientoSchema, reversoSchema, transferenciaSchema } from '../http/existencia-schemas';
+import { productoCreateSchema, productoPatchSchema } from '../http/producto-schemas';
+import { MOTIVOS_MOVIMIENTO, TIPOS_MOVIMIENTO, TIPOS_OPERACION } from '../inventario/model';
 import type { JsonSchema } from './openapi-types';
 
 /**
- * The JSON Schemas (2020-12) of every REST body: the resources in their REST
- * form (docs/contract.md §2.3), the request bodies, the error body and the
- * warehouse-deletion bodies of docs/contract.md §2. Every object is closed
- * (`additionalProperties: false`), except the GraphQL request, whose
- * transport is graphql-http's: the BFF answers 400 to an unknown REST request
- * field (a typo must not be silently ignored), and a response field added
- * without being documented fails the contract tests.
- *
- * `precio` is `multipleOf: 0.01`; a validator must compare with a tolerance
- * for binary floating point (19.9 / 0.01 is not exactly 1990), e.g. ajv's
- * `multipleOfPrecision`.
+ * The schemas of the document (`components.schemas`), all zod: the request
+ * bodies are the very schemas the routes parse with (http/*-schemas.ts), the
+ * responses are written here in the REST form of docs/contract.md §2.3 and
+ * §10.2. Every object is closed (strictObject), except the GraphQL request,
+ * whose transport is graphql-http's: the BFF answers 400 to an unknown REST
+ * request field, and a response field added without being documented fails
+ * the contract tests. `precio` is `multipleOf: 0.01`: a validator must
+ * compare with a tolerance for binary floating point (ajv's `multipleOfPrecision`).
  */
 
-/** The component names of the schemas below, and of the stock ledger's (existencias-schemas.ts). */
-export type SchemaName = ProductoBodegaSchemaName | ExistenciaSchemaName;
-
-/** The stock ledger's schemas (docs/contract.md §10.2), in existencias-schemas.ts. */
-export type ExistenciaSchemaName =
-  | 'Asignacion'
-  | 'AsignacionHecha'
-  | 'RetiroHecho'
-  | 'Existencia'
-  | 'ExistenciasDeBodega'
-  | 'ExistenciasDeProducto'
-  | 'MovimientoCreate'
-  | 'TransferenciaCreate'
-  | 'ReversoCreate'
-  | 'Movimiento'
-  | 'Operacion'
-  | 'MovimientosPagina'
-  | 'Verificacion'
-  | 'ErrorDeExistencias';
-
-type ProductoBodegaSchemaName =
-  | 'Producto'
-  | 'ProductoCreate'
-  | 'ProductoUpdate'
-  | 'Bodega'
-  | 'BodegaCreate'
-  | 'BodegaUpdate'
-  | 'BodegaCreada'
-  | 'Mensaje'
-  | 'ProductoDeBodega'
-  | 'BodegaEliminadaForzada'
-  | 'Error'
-  | 'BodegaConProductos'
-  | 'GraphqlInfo'
-  | 'GraphqlRequest'
-  | 'GraphqlResponse'
-  | 'Health'
-  | 'OpenApi';
-
-/** `$ref` to a schema of this file. */
-export function schemaRef(name: SchemaName): JsonSchema {
-  return { $ref: `#/components/schemas/${name}` };
-}
-
-export const id: JsonSchema = {
-  type: 'integer',
-  minimum: 1,
-  maximum: 4294967295,
-  description: 'Identificador asignado por el servicio (entero positivo).',
-};
-
+const describe = <T extends z.ZodType>(schema: T, description: string) => schema.meta({ description });
+const id = describe(z.int().min(1).max(MAX_UNSIGNED_INT), 'Identificador asignado por el servicio (entero positivo).');
+/** Ids of lines and operations: 64-bit in storage, well inside 2^53 in JSON. */
+const idLargo = z.int().min(1);
+const positivo = z.int().min(1);
+const unidades = z.int().min(0).max(MAX_INT32);
+const contador = z.int().min(0);
+const texto = z.string();
 /** `YYYY-MM-DDTHH:mm:ss` in UTC without a zone: a pattern, since `format: date-time` requires a zone. */
-export const timestamp: JsonSchema = {
-  type: 'string',
-  pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}$',
-  description: 'Fecha y hora ISO 8601 sin zona, siempre en UTC.',
-  examples: ['2026-11-22T14:03:07'],
-};
-
-/** DECIMAL(10,2): at most 8 integer digits and 2 decimals, never rounded by the service. */
-const precio: JsonSchema = {
-  type: 'number',
-  minimum: 0,
-  maximum: 99999999.99,
-  multipleOf: 0.01,
+const fecha = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/).meta({ description: 'Fecha y hora ISO 8601 sin zona, siempre en UTC.', examples: ['2026-11-22T14:03:07'] });
+const fechas = { fechaCreacion: fecha, fechaActualizacion: describe(fecha, 'Igual a fechaCreacion al crear.') };
+const precio = z.number().min(0).max(Number(PRECIO.maximo)).multipleOf(0.01).meta({
   description: 'Precio con a lo sumo 2 decimales (DECIMAL(10,2)); un valor con más decimales se rechaza, nunca se redondea.',
   examples: [19.9],
-};
-
-const nombre: JsonSchema = {
-  type: 'string',
-  minLength: 1,
-  maxLength: 255,
-  pattern: '\\S',
-  description: 'Se eliminan los espacios de los extremos; no puede quedar en blanco.',
-};
-/** INT columns. */
-export const MAX_INT32 = 2147483647;
-const cantidadEnStock: JsonSchema = { type: 'integer', minimum: 0, maximum: MAX_INT32, description: 'Unidades en existencia.' };
-export const capacidad: JsonSchema = { type: 'integer', minimum: 0, maximum: MAX_INT32, description: 'Capacidad de la bodega en unidades.' };
-const nullableBodegaId: JsonSchema = {
-  type: ['integer', 'null'],
-  minimum: 1,
-  maximum: 4294967295,
-  description: 'Bodega que guarda el producto, o null. Debe existir (si no, 400).',
-};
-const descripcion: JsonSchema = { type: ['string', 'null'], description: 'Texto libre opcional, de a lo sumo 65535 bytes en UTF-8.' };
-const ubicacion: JsonSchema = {
-  type: ['string', 'null'],
-  maxLength: 255,
-  description: 'Ubicación opcional; se eliminan los espacios de los extremos y una cadena en blanco se guarda como null.',
-};
-
-/** 1 at creation, +1 on each write; the ETag is this number in quotes (docs/contract.md §9). */
-export const version: JsonSchema = {
-  type: 'integer',
-  minimum: 1,
-  maximum: 4294967295,
-  description: 'Versión del registro: 1 al crearse, +1 en cada escritura. La ETag es este número entre comillas; envíela en If-Match.',
-};
-
-/** Fields a client may send (e.g. echoing a resource) but the service owns: ignored (docs/contract.md §2.5). */
-export const readOnlyIgnored: Record<string, JsonSchema> = {
-  id: { readOnly: true, description: 'Se ignora.' },
-  fechaCreacion: { readOnly: true, description: 'Se ignora.' },
-  fechaActualizacion: { readOnly: true, description: 'Se ignora.' },
-  version: { readOnly: true, description: 'Se ignora: una escritura condicional usa la cabecera If-Match.' },
-};
+});
+const nombre = describe(z.string().min(1).max(MAX_TEXTO).regex(/\S/), 'Se eliminan los espacios de los extremos; no puede quedar en blanco.');
+const version = describe(
+  z.int().min(1).max(MAX_UNSIGNED_INT),
+  'Versión del registro: 1 al crearse, +1 en cada escritura. La ETag es este número entre comillas; envíela en If-Match.',
+);
+const versionNivel = describe(version, 'Versión de la existencia: +1 con cada línea. La ETag es este número entre comillas; envíela en If-Match.');
+const idComoTexto = (description: string) => describe(z.string().regex(/^[1-9][0-9]*$/), description);
+const ocupacion = describe(unidades, 'Unidades que guarda en total (la suma de sus existencias); nunca supera capacidad.');
+const capacidad = describe(unidades, 'Capacidad de la bodega en unidades.');
+/** A closed object with its description. */
+const objeto = <S extends z.ZodRawShape>(description: string, shape: S) => z.strictObject(shape).meta({ description });
 
 /** The fields of every error body (docs/contract.md §3.1). */
-export const errorProperties: Record<string, JsonSchema> = {
-  error: { type: 'string', minLength: 1, description: 'Código estable del error, para que el cliente decida, p. ej. VALIDATION_ERROR o NOT_FOUND.' },
-  mensaje: { type: 'string', minLength: 1 },
-  detalles: {
-    type: 'array',
-    description: 'En los errores de validación, un elemento por campo inválido.',
-    items: {
-      type: 'object',
-      required: ['campo', 'mensaje'],
-      additionalProperties: false,
-      properties: {
-        campo: { type: 'string', description: 'Nombre público del campo (camelCase).' },
-        mensaje: { type: 'string' },
-      },
-    },
-  },
-  versionActual: {
-    type: ['integer', 'null'],
-    minimum: 1,
-    description: 'Solo en PRECONDITION_FAILED (412): la versión guardada, o null si el registro no existe.',
-  },
+const errorShape = {
+  error: describe(z.string().min(1), 'Código estable del error, para que el cliente decida, p. ej. VALIDATION_ERROR o NOT_FOUND.'),
+  mensaje: z.string().min(1),
+  detalles: describe(
+    z.array(z.strictObject({ campo: describe(texto, 'Nombre público del campo (camelCase).'), mensaje: texto })),
+    'En los errores de validación, un elemento por campo inválido.',
+  ).optional(),
+  versionActual: describe(positivo.nullable(), 'Solo en PRECONDITION_FAILED (412): la versión guardada, o null si el registro no existe.').optional(),
 };
 
-/** Units a warehouse holds in all (docs/contract.md §10). */
-export const ocupacion: JsonSchema = {
-  type: 'integer',
-  minimum: 0,
-  maximum: MAX_INT32,
-  description: 'Unidades que guarda en total (la suma de sus existencias); nunca supera capacidad.',
+const producto = objeto('Un producto en su forma REST.', {
+  id,
+  nombre,
+  descripcion: describe(texto.nullable(), 'Texto libre opcional, de a lo sumo 65535 bytes en UTF-8.'),
+  precio,
+  cantidadEnStock: describe(unidades, 'Unidades en existencia.'),
+  bodegaId: describe(id.nullable(), 'Bodega que guarda el producto, o null. Debe existir (si no, 400).'),
+  ...fechas,
+  version,
+});
+const primerosProductos = (description: string, minItems = 0) => describe(z.array(producto).min(minItems).max(100), description);
+
+const existencia = objeto('Las existencias de un producto en una bodega; su ETag es su versión.', {
+  bodegaId: id,
+  productoId: id,
+  cantidad: describe(unidades, 'Unidades; nunca negativas.'),
+  umbralMinimo: describe(contador.nullable(), 'Umbral de stock bajo, o null.'),
+  version: versionNivel,
+  fechaCreacion: fecha,
+  fechaActualizacion: fecha,
+});
+
+const movimiento = objeto('Una línea del libro de movimientos: nunca cambia ni se borra.', {
+  id: idLargo,
+  operacionId: idLargo,
+  bodegaId: id,
+  productoId: id,
+  tipo: z.enum(TIPOS_MOVIMIENTO),
+  motivo: z.enum(MOTIVOS_MOVIMIENTO),
+  cantidad: describe(z.int(), 'Con signo: lo que la línea sumó a la existencia.'),
+  cantidadAnterior: unidades,
+  cantidadPosterior: describe(unidades, 'cantidadAnterior + cantidad.'),
+  version: describe(versionNivel, 'La versión de la existencia tras la línea.'),
+  usuario: describe(texto, 'El usuario de HTTP Basic, o system.'),
+  comentario: texto.nullable(),
+  fecha,
+});
+
+/** The figures a 409 of a stock rule adds (STOCK_INSUFICIENTE, CAPACIDAD_EXCEDIDA, ...). */
+const cifra = (schema: z.ZodType, description: string) => describe(schema, description).optional();
+const cifras = {
+  bodegaId: cifra(positivo, 'La bodega de la regla (STOCK_INSUFICIENTE, CAPACIDAD_EXCEDIDA).'),
+  productoId: cifra(positivo, 'El producto (STOCK_INSUFICIENTE, PRODUCTO_ELIMINADO).'),
+  disponible: cifra(contador, 'STOCK_INSUFICIENTE: las unidades que hay.'),
+  solicitado: cifra(z.int(), 'Las unidades pedidas (STOCK_INSUFICIENTE) o que la escritura añadiría (CAPACIDAD_EXCEDIDA).'),
+  capacidad: cifra(contador, 'CAPACIDAD_EXCEDIDA, CAPACIDAD_INSUFICIENTE: la capacidad (la pedida, en CAPACIDAD_INSUFICIENTE).'),
+  ocupacion: cifra(contador, 'CAPACIDAD_EXCEDIDA, CAPACIDAD_INSUFICIENTE: la ocupación actual.'),
+  operacionId: cifra(positivo, 'OPERACION_YA_REVERTIDA, OPERACION_NO_REVERSIBLE: la operación.'),
+  revertidaPor: cifra(positivo, 'OPERACION_YA_REVERTIDA: la operación que ya la revirtió.'),
 };
 
-/** The schemas of products and warehouses, by component name. */
-export const schemas: Readonly<Record<ProductoBodegaSchemaName, JsonSchema>> = {
-  Producto: {
-    type: 'object',
-    description: 'Un producto en su forma REST.',
-    required: ['id', 'nombre', 'descripcion', 'precio', 'cantidadEnStock', 'bodegaId', 'fechaCreacion', 'fechaActualizacion', 'version'],
-    additionalProperties: false,
-    properties: {
-      id,
-      nombre,
-      descripcion,
-      precio,
-      cantidadEnStock,
-      bodegaId: nullableBodegaId,
-      fechaCreacion: timestamp,
-      fechaActualizacion: { ...timestamp, description: 'Igual a fechaCreacion al crear.' },
-      version,
-    },
-  },
-  ProductoCreate: {
-    type: 'object',
-    description: 'Datos de un producto nuevo. Los campos de solo lectura se ignoran; uno desconocido es un 400.',
-    required: ['nombre', 'precio', 'cantidadEnStock'],
-    additionalProperties: false,
-    properties: { nombre, descripcion, precio, cantidadEnStock, bodegaId: nullableBodegaId, ...readOnlyIgnored },
-  },
-  ProductoUpdate: {
-    type: 'object',
-    description:
-      'Actualización parcial: los campos ausentes conservan su valor, null borra un campo anulable ' +
-      '(descripcion, bodegaId), los campos de solo lectura se ignoran y uno desconocido es un 400. ' +
-      'Debe traer al menos un campo actualizable.',
-    additionalProperties: false,
-    properties: { nombre, descripcion, precio, cantidadEnStock, bodegaId: nullableBodegaId, ...readOnlyIgnored },
-    anyOf: ['nombre', 'descripcion', 'precio', 'cantidadEnStock', 'bodegaId'].map((campo) => ({ required: [campo] })),
-  },
-  Bodega: {
-    type: 'object',
-    description: 'Una bodega en su forma REST.',
-    required: ['id', 'nombre', 'ubicacion', 'capacidad', 'ocupacion', 'fechaCreacion', 'fechaActualizacion', 'version'],
-    additionalProperties: false,
-    properties: {
-      id,
-      nombre: { ...nombre, description: 'Único entre las bodegas, sin distinguir mayúsculas ni acentos.' },
-      ubicacion,
-      capacidad,
-      ocupacion,
-      fechaCreacion: timestamp,
-      fechaActualizacion: { ...timestamp, description: 'Igual a fechaCreacion al crear.' },
-      version,
-    },
-  },
-  BodegaCreate: {
-    type: 'object',
-    description: 'Datos de una bodega nueva. Los campos de solo lectura se ignoran; uno desconocido es un 400.',
-    required: ['nombre', 'capacidad'],
-    additionalProperties: false,
-    properties: {
-      nombre: { ...nombre, description: 'Único entre las bodegas (si no, 409).' },
-      ubicacion,
-      capacidad,
-      ...readOnlyIgnored,
-      ocupacion: { readOnly: true, description: 'Se ignora: la ocupación la dan sus existencias.' },
-    },
-  },
-  BodegaUpdate: {
-    type: 'object',
-    description: 'Actualización parcial, como la de productos. Debe traer al menos un campo actualizable.',
-    additionalProperties: false,
-    properties: {
-      nombre,
-      ubicacion,
-      capacidad: { ...capacidad, description: 'Capacidad en unidades; por debajo de la ocupación actual, 409 CAPACIDAD_INSUFICIENTE.' },
-      ...readOnlyIgnored,
-      ocupacion: { readOnly: true, description: 'Se ignora.' },
-    },
-    anyOf: ['nombre', 'ubicacion', 'capacidad'].map((campo) => ({ required: [campo] })),
-  },
-  BodegaCreada: {
-    type: 'object',
-    required: ['mensaje', 'id'],
-    additionalProperties: false,
-    properties: { mensaje: { type: 'string' }, id },
-  },
-  Mensaje: {
-    type: 'object',
-    required: ['mensaje'],
-    additionalProperties: false,
-    properties: { mensaje: { type: 'string' } },
-  },
-  ProductoDeBodega: {
-    type: 'object',
-    description:
-      'Resumen de un producto de una bodega: asignado a ella (bodegaId) o con existencias en ella. ' +
+const objetoONull = z.object({}).nullable();
+const estado = z.enum(['UP', 'DOWN']);
+const estadoDeServicio = z.strictObject({
+  status: describe(estado, 'UP solo si su grpc.health.v1 responde SERVING.'),
+  details: z.strictObject({
+    grpc: z.string().meta({ description: 'Respuesta de grpc.health.v1 (SERVING, NOT_SERVING…) o el código gRPC del fallo.', examples: ['SERVING', 'UNAVAILABLE'] }),
+    breaker: describe(z.enum(['closed', 'open', 'halfOpen']), 'Estado del circuit breaker hacia el servicio.'),
+  }),
+});
+const graphqlError = z.object({
+  message: texto,
+  locations: z.array(z.object({ line: positivo, column: positivo })).optional(),
+  path: z.array(z.union([texto, z.int()])).optional(),
+  extensions: z.object({}).optional(),
+});
+
+/** Every schema of `components.schemas`, by name: the request bodies are the routes' own. */
+const COMPONENTS = {
+  Producto: producto,
+  ProductoCreate: productoCreateSchema,
+  ProductoUpdate: productoPatchSchema,
+  Bodega: objeto('Una bodega en su forma REST.', {
+    id,
+    nombre: describe(nombre, 'Único entre las bodegas, sin distinguir mayúsculas ni acentos.'),
+    ubicacion: describe(
+      z.string().max(MAX_TEXTO).nullable(),
+      'Ubicación opcional; se eliminan los espacios de los extremos y una cadena en blanco se guarda como null.',
+    ),
+    capacidad,
+    ocupacion,
+    ...fechas,
+    version,
+  }),
+  BodegaCreate: bodegaCreateSchema,
+  BodegaUpdate: bodegaPatchSchema,
+  BodegaCreada: z.strictObject({ mensaje: texto, id }),
+  Mensaje: z.strictObject({ mensaje: texto }),
+  ProductoDeBodega: objeto(
+    'Resumen de un producto de una bodega: asignado a ella (bodegaId) o con existencias en ella. ' +
       'Con existencias, cantidad son sus unidades en esta bodega; si no, su cantidadEnStock.',
-    required: ['id', 'nombre', 'cantidad', 'precio'],
-    additionalProperties: false,
-    properties: { id, nombre, cantidad: { ...cantidadEnStock, description: 'Unidades.' }, precio },
-  },
-  BodegaEliminadaForzada: {
-    type: 'object',
-    description:
-      'Resultado de DELETE con force=true: la bodega se eliminó, sus productos quedaron sin bodega y sus existencias se dieron de baja.',
-    required: ['mensaje', 'bodegaId', 'productosAfectados', 'detalleProductos', 'advertencia', 'existenciasRetiradas', 'unidadesRetiradas'],
-    additionalProperties: false,
-    properties: {
-      mensaje: { type: 'string' },
-      bodegaId: { type: 'string', pattern: '^[1-9][0-9]*$', description: 'Id de la bodega eliminada, como texto (forma del contrato original).' },
-      productosAfectados: {
-        type: 'integer',
-        minimum: 0,
-        description: 'Cuántos productos perdieron la bodega, por su asignación o por sus existencias en ella (todos, cada uno una vez).',
-      },
-      detalleProductos: {
-        type: 'array',
-        maxItems: 100,
-        items: schemaRef('Producto'),
-        description:
-          'Los primeros productos afectados por id, tal como quedaron (sin bodega): como mucho 100 y 256 KiB de JSON; ' +
-          'productosAfectados los cuenta todos.',
-      },
-      advertencia: { type: 'string' },
-      existenciasRetiradas: { type: 'integer', minimum: 0, description: 'Existencias (niveles) dadas de baja con motivo BODEGA_ELIMINADA.' },
-      unidadesRetiradas: { type: 'integer', minimum: 0, description: 'Unidades que guardaban.' },
+    { id, nombre, cantidad: describe(unidades, 'Unidades.'), precio },
+  ),
+  BodegaEliminadaForzada: objeto(
+    'Resultado de DELETE con force=true: la bodega se eliminó, sus productos quedaron sin bodega y sus existencias se dieron de baja.',
+    {
+      mensaje: texto,
+      bodegaId: idComoTexto('Id de la bodega eliminada, como texto (forma del contrato original).'),
+      productosAfectados: describe(contador, 'Cuántos productos perdieron la bodega, por su asignación o por sus existencias en ella (todos, cada uno una vez).'),
+      detalleProductos: primerosProductos(
+        'Los primeros productos afectados por id, tal como quedaron (sin bodega): como mucho 100 y 256 KiB de JSON; productosAfectados los cuenta todos.',
+      ),
+      advertencia: texto,
+      existenciasRetiradas: describe(contador, 'Existencias (niveles) dadas de baja con motivo BODEGA_ELIMINADA.'),
+      unidadesRetiradas: describe(contador, 'Unidades que guardaban.'),
     },
-  },
-  Error: {
-    type: 'object',
-    description: 'Cuerpo de todo error REST: `error` es un código estable; `mensaje` explica el problema en español.',
-    required: ['error', 'mensaje'],
-    additionalProperties: false,
-    properties: errorProperties,
-  },
-  BodegaConProductos: {
-    type: 'object',
-    description:
-      'Error de DELETE sin force de una bodega que guarda productos (asignados o con existencias en ella): no se elimina nada.',
-    required: ['error', 'mensaje', 'productos', 'bodegaId', 'totalProductos'],
-    additionalProperties: false,
-    properties: {
-      ...errorProperties,
-      productos: {
-        type: 'array',
-        minItems: 1,
-        maxItems: 100,
-        items: schemaRef('Producto'),
-        description:
-          'Los primeros productos de la bodega por id, asignados o con existencias: como mucho 100 y 256 KiB de JSON; totalProductos los cuenta todos.',
-      },
-      totalProductos: { type: 'integer', minimum: 1, description: 'Cuántos productos guarda la bodega (todos, no solo los listados).' },
-      bodegaId: { type: 'string', pattern: '^[1-9][0-9]*$', description: 'Id de la bodega, como texto (forma del contrato original).' },
-    },
-  },
-  GraphqlInfo: {
-    type: 'object',
-    description: 'Respuesta de GET /api/graphql sin consulta: cómo usar el endpoint.',
-    required: ['message', 'ejemplo', 'endpoint'],
-    additionalProperties: false,
-    properties: {
-      message: { type: 'string' },
-      ejemplo: {
-        type: 'object',
-        required: ['query', 'variables', 'operationName'],
-        additionalProperties: false,
-        properties: {
-          query: { type: 'string' },
-          variables: { type: ['object', 'null'] },
-          operationName: { type: ['string', 'null'] },
-        },
-      },
-      endpoint: { type: 'string' },
-    },
-  },
-  GraphqlRequest: {
-    type: 'object',
-    description: 'Petición GraphQL over HTTP.',
-    required: ['query'],
-    properties: {
-      query: { type: 'string' },
-      variables: { type: ['object', 'null'] },
-      operationName: { type: ['string', 'null'] },
-      extensions: { type: ['object', 'null'] },
-    },
-  },
-  GraphqlResponse: {
-    type: 'object',
-    description:
-      'Resultado GraphQL: `data` con los campos pedidos y/o `errors`. Los errores de validación llevan ' +
-      '`extensions.classification: "ValidationError"`, los de sintaxis `"InvalidSyntax"`.',
-    anyOf: [{ required: ['data'] }, { required: ['errors'] }],
-    properties: {
-      data: { type: ['object', 'null'] },
-      errors: {
-        type: 'array',
-        minItems: 1,
-        items: {
-          type: 'object',
-          required: ['message'],
-          properties: {
-            message: { type: 'string' },
-            locations: {
-              type: 'array',
-              items: {
-                type: 'object',
-                required: ['line', 'column'],
-                properties: { line: { type: 'integer', minimum: 1 }, column: { type: 'integer', minimum: 1 } },
-              },
-            },
-            path: { type: 'array', items: { type: ['string', 'integer'] } },
-            extensions: { type: 'object' },
-          },
-        },
-      },
-      extensions: { type: 'object' },
-    },
-    additionalProperties: false,
-  },
-  Health: {
-    type: 'object',
-    description: 'Estado del BFF (forma de Spring Boot Actuator): UP solo si todas sus dependencias lo están.',
-    required: ['status'],
-    additionalProperties: false,
-    properties: {
-      status: { enum: ['UP', 'DOWN'] },
-      components: {
-        type: 'object',
-        description: 'Cada servicio interno, por nombre (productoSvc, bodegaSvc).',
-        additionalProperties: {
-          type: 'object',
-          required: ['status', 'details'],
-          additionalProperties: false,
-          properties: {
-            status: { enum: ['UP', 'DOWN'], description: 'UP solo si su grpc.health.v1 responde SERVING.' },
-            details: {
-              type: 'object',
-              required: ['grpc', 'breaker'],
-              additionalProperties: false,
-              properties: {
-                grpc: {
-                  type: 'string',
-                  description: 'Respuesta de grpc.health.v1 (SERVING, NOT_SERVING…) o el código gRPC del fallo.',
-                  examples: ['SERVING', 'UNAVAILABLE'],
-                },
-                breaker: { enum: ['closed', 'open', 'halfOpen'], description: 'Estado del circuit breaker hacia el servicio.' },
-              },
-            },
-          },
-        },
-      },
-    },
-  },
-  OpenApi: {
-    type: 'object',
-    description: 'Un documento OpenAPI 3.1.',
-    required: ['openapi', 'info', 'paths'],
-    properties: { openapi: { type: 'string', pattern: '^3\\.1\\.' } },
-  },
+  ),
+  Error: objeto('Cuerpo de todo error REST: `error` es un código estable; `mensaje` explica el problema en español.', errorShape),
+  BodegaConProductos: objeto('Error de DELETE sin force de una bodega que guarda productos (asignados o con existencias en ella): no se elimina nada.', {
+    ...errorShape,
+    productos: primerosProductos(
+      'Los primeros productos de la bodega por id, asignados o con existencias: como mucho 100 y 256 KiB de JSON; totalProductos los cuenta todos.',
+      1,
+    ),
+    totalProductos: describe(positivo, 'Cuántos productos guarda la bodega (todos, no solo los listados).'),
+    bodegaId: idComoTexto('Id de la bodega, como texto (forma del contrato original).'),
+  }),
+  Asignacion: asignacionSchema,
+  AsignacionHecha: objeto('Respuesta de la asignación (forma de la pasarela anterior).', { mensaje: texto, productoId: id, bodegaId: id, cantidad: unidades }),
+  RetiroHecho: objeto('Respuesta del retiro (forma de la pasarela anterior).', {
+    mensaje: texto,
+    productoId: id,
+    bodegaId: id,
+    cantidadRetirada: describe(unidades, 'Las unidades dadas de baja (motivo RETIRO); 0 si no tenía existencias.'),
+  }),
+  Existencia: existencia,
+  ExistenciasDeBodega: z.strictObject({ bodegaId: id, capacidad, ocupacion, existencias: describe(z.array(existencia), 'Todas, en orden de id de producto.') }),
+  ExistenciasDeProducto: z.strictObject({
+    productoId: id,
+    total: describe(contador, 'La suma de sus existencias en todas las bodegas.'),
+    porBodega: describe(z.array(existencia), 'En orden de id de bodega.'),
+  }),
+  MovimientoCreate: movimientoSchema,
+  TransferenciaCreate: transferenciaSchema,
+  ReversoCreate: reversoSchema,
+  Movimiento: movimiento,
+  Operacion: objeto('Una orden y las líneas que escribió, confirmadas juntas.', {
+    id: idLargo,
+    tipo: z.enum(TIPOS_OPERACION),
+    usuario: texto,
+    comentario: texto.nullable(),
+    fecha,
+    revierteA: describe(positivo.nullable(), 'En un REVERSO: la operación que revierte.'),
+    revertidaPor: describe(positivo.nullable(), 'Si se revirtió: la operación que la revirtió.'),
+    movimientos: z.array(movimiento).min(1),
+  }),
+  MovimientosPagina: z.strictObject({
+    movimientos: describe(z.array(movimiento), 'Los más recientes primero.'),
+    siguienteCursor: describe(texto.nullable(), 'Pásalo como `cursor`, con los mismos filtros, para la página siguiente; null en la última.'),
+  }),
+  Verificacion: objeto('Recalcula cada existencia desde sus líneas y cada ocupación desde sus existencias; nunca corrige nada.', {
+    consistente: z.boolean(),
+    diferencias: z
+      .array(
+        z.strictObject({
+          tipo: z.enum(['NIVEL', 'OCUPACION']),
+          bodegaId: id,
+          productoId: describe(positivo.nullable(), 'null en OCUPACION.'),
+          registrado: describe(z.int(), 'Lo guardado.'),
+          calculado: describe(z.int(), 'Lo que dicen las líneas (o las existencias).'),
+        }),
+      )
+      .max(1000),
+    nivelesVerificados: contador,
+    bodegasVerificadas: contador,
+  }),
+  ErrorDeExistencias: objeto(
+    'Error de una regla de las existencias (409, nada se escribe): `error` es STOCK_INSUFICIENTE, CAPACIDAD_EXCEDIDA, ' +
+      'CAPACIDAD_INSUFICIENTE, PRODUCTO_ELIMINADO, OPERACION_YA_REVERTIDA u OPERACION_NO_REVERSIBLE, con sus cifras; ' +
+      'o uno de los demás conflictos (IDEMPOTENCY_KEY_IN_USE, ALREADY_EXISTS).',
+    { ...errorShape, ...cifras },
+  ),
+  GraphqlInfo: objeto('Respuesta de GET /api/graphql sin consulta: cómo usar el endpoint.', {
+    message: texto,
+    ejemplo: z.strictObject({ query: texto, variables: objetoONull, operationName: texto.nullable() }),
+    endpoint: texto,
+  }),
+  GraphqlRequest: describe(
+    z.object({ query: texto, variables: objetoONull.optional(), operationName: texto.nullish(), extensions: objetoONull.optional() }),
+    'Petición GraphQL over HTTP.',
+  ),
+  GraphqlResponse: z
+    .strictObject({ data: objetoONull.optional(), errors: z.array(graphqlError).min(1).optional(), extensions: z.object({}).optional() })
+    .meta({
+      description:
+        'Resultado GraphQL: `data` con los campos pedidos y/o `errors`. Los errores de validación llevan ' +
+        '`extensions.classification: "ValidationError"`, los de sintaxis `"InvalidSyntax"`.',
+      anyOf: [{ required: ['data'] }, { required: ['errors'] }],
+    }),
+  Health: objeto('Estado del BFF (forma de Spring Boot Actuator): UP solo si todas sus dependencias lo están.', {
+    status: estado,
+    components: describe(z.record(z.string(), estadoDeServicio), 'Cada servicio interno, por nombre (productoSvc, bodegaSvc).').optional(),
+  }),
+  OpenApi: describe(z.object({ openapi: z.string().regex(/^3\.1\./), info: z.object({}), paths: z.object({}) }), 'Un documento OpenAPI 3.1.'),
+} as const;
+
+export type SchemaName = keyof typeof COMPONENTS;
+
+/** `$ref` to a schema of components.schemas. */
+export const schemaRef = (name: SchemaName): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+
+/** Fields a client may send (e.g. echoing a resource) but the service owns: dropped before parsing (docs/contract.md §2.5). */
+const ignorado = (description = 'Se ignora.') => ({ readOnly: true, description });
+const READ_ONLY_IGNORED = {
+  id: ignorado(),
+  fechaCreacion: ignorado(),
+  fechaActualizacion: ignorado(),
+  version: ignorado('Se ignora: una escritura condicional usa la cabecera If-Match.'),
 };
+const REQUEST_BODIES: Partial<Record<SchemaName, object>> = {
+  ProductoCreate: READ_ONLY_IGNORED,
+  ProductoUpdate: READ_ONLY_IGNORED,
+  BodegaCreate: { ...READ_ONLY_IGNORED, ocupacion: ignorado('Se ignora: la ocupación la dan sus existencias.') },
+  BodegaUpdate: { ...READ_ONLY_IGNORED, ocupacion: ignorado() },
+  Asignacion: READ_ONLY_IGNORED,
+  MovimientoCreate: READ_ONLY_IGNORED,
+  TransferenciaCreate: READ_ONLY_IGNORED,
+  ReversoCreate: READ_ONLY_IGNORED,
+};
+
+/**
+ * A zod schema's JSON Schema 2020-12 as a client sends it (`io: 'input'`,
+ * before transforms). A field whose metadata states a `type` (a number read
+ * from its exact JSON text, a query parameter read from its string) is shown
+ * as that metadata says, not as the text it is parsed from.
+ */
+const JSON_OPTIONS = {
+  target: 'draft-2020-12',
+  io: 'input',
+  unrepresentable: 'any',
+  override: ({ zodSchema, jsonSchema }) => {
+    const meta = z.globalRegistry.get(zodSchema);
+    if (meta?.type === undefined) return;
+    for (const key of Object.keys(jsonSchema)) if (!(key in meta)) delete jsonSchema[key];
+    Object.assign(jsonSchema, meta);
+  },
+} as const satisfies z.core.ToJSONSchemaParams;
+
+/** The JSON Schema without its `$schema` and `$id`: it lives inside the document, in the document's dialect. */
+function embedded(json: Record<string, unknown>): JsonSchema {
+  const { $schema: _schema, $id: _id, ...rest } = json;
+  return rest;
+}
+
+/** A field's JSON Schema (a query parameter's). */
+export const jsonOf = (schema: z.ZodType): JsonSchema => embedded(z.toJSONSchema(schema, JSON_OPTIONS));
+
+/** components.schemas: every schema above, with `$ref`s between them. */
+export function componentSchemas(): Record<string, JsonSchema> {
+  const registry = z.registry<{ id: string }>();
+  for (const [name, schema] of Object.entries(COMPONENTS)) registry.add(schema, { id: name });
+  const { schemas } = z.toJSONSchema(registry, { ...JSON_OPTIONS, uri: (name) => `#/components/schemas/${name}` });
+  return Object.fromEntries(
+    Object.entries(schemas).map(([name, json]) => {
+      const schema = embedded(json);
+      const extra = REQUEST_BODIES[name as SchemaName];
+      return [name, extra ? { ...schema, properties: { ...schema.properties, ...extra } } : schema];
+    }),
+  );
+}

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, type FieldViolation } from '@inventario/platform';
+import { caracteres, FIELD_MENSAJES, InvalidArgumentError, MAX_INT32, MAX_TEXTO, type FieldViolation } from '@inventario/platform';
 
 /**
  * Warehouse rules, free of I/O. Every write goes through these functions, so
@@ -39,15 +39,12 @@ export interface BodegaDraft {
 /** A partial update: only the present keys change. */
 export type BodegaChanges = Partial<NewBodega>;
 
-/** VARCHAR(255): the column limit, counted in characters as MySQL does. */
-export const MAX_TEXTO = 255;
+/** VARCHAR(255): the column limit, counted in characters as MySQL does (platform's field rules). */
+export { MAX_TEXTO };
 /** `capacidad` is an INT column and an int32 on the wire. */
-export const MAX_CAPACIDAD = 2_147_483_647;
-
-/** Characters (code points) as MySQL counts them, not UTF-16 units. */
-function longitud(texto: string): number {
-  return [...texto].length;
-}
+export const MAX_CAPACIDAD = MAX_INT32;
+const longitud = caracteres;
+const M = FIELD_MENSAJES;
 
 /**
  * nombre is required and names the warehouse to people, so a blank name is
@@ -56,12 +53,12 @@ function longitud(texto: string): number {
  */
 function nombreOf(nombre: string | undefined, out: FieldViolation[]): string {
   if (nombre === undefined || nombre === '') {
-    out.push({ campo: 'nombre', mensaje: 'es obligatorio' });
+    out.push({ campo: 'nombre', mensaje: M.obligatorio });
     return '';
   }
   const limpio = nombre.trim();
-  if (limpio === '') out.push({ campo: 'nombre', mensaje: 'no puede estar en blanco' });
-  else if (longitud(limpio) > MAX_TEXTO) out.push({ campo: 'nombre', mensaje: `no puede superar ${MAX_TEXTO} caracteres` });
+  if (limpio === '') out.push({ campo: 'nombre', mensaje: M.enBlanco });
+  else if (longitud(limpio) > MAX_TEXTO) out.push({ campo: 'nombre', mensaje: M.maxCaracteres(MAX_TEXTO) });
   return limpio;
 }
 
@@ -73,16 +70,16 @@ function ubicacionOf(ubicacion: string | null | undefined, out: FieldViolation[]
   if (ubicacion === undefined || ubicacion === null) return null;
   const limpia = ubicacion.trim();
   if (limpia === '') return null;
-  if (longitud(limpia) > MAX_TEXTO) out.push({ campo: 'ubicacion', mensaje: `no puede superar ${MAX_TEXTO} caracteres` });
+  if (longitud(limpia) > MAX_TEXTO) out.push({ campo: 'ubicacion', mensaje: M.maxCaracteres(MAX_TEXTO) });
   return limpia;
 }
 
 /** capacidad is a count of units: a whole number, never negative, never defaulted here. */
 function capacidadOf(capacidad: number | undefined, out: FieldViolation[]): number {
-  if (capacidad === undefined) out.push({ campo: 'capacidad', mensaje: 'es obligatorio' });
-  else if (!Number.isInteger(capacidad)) out.push({ campo: 'capacidad', mensaje: 'debe ser un número entero' });
-  else if (capacidad < 0) out.push({ campo: 'capacidad', mensaje: 'debe ser mayor o igual que 0' });
-  else if (capacidad > MAX_CAPACIDAD) out.push({ campo: 'capacidad', mensaje: `no puede superar ${MAX_CAPACIDAD}` });
+  if (capacidad === undefined) out.push({ campo: 'capacidad', mensaje: M.obligatorio });
+  else if (!Number.isInteger(capacidad)) out.push({ campo: 'capacidad', mensaje: M.entero });
+  else if (capacidad < 0) out.push({ campo: 'capacidad', mensaje: M.mayorOIgualQueCero });
+  else if (capacidad > MAX_CAPACIDAD) out.push({ campo: 'capacidad', mensaje: M.maximo(MAX_CAPACIDAD) });
   return capacidad ?? 0;
 }
 

@@ -1,6 +1,10 @@
 import {
+  caracteres,
   FailedPreconditionError,
+  FIELD_MENSAJES,
   InvalidArgumentError,
+  MAX_COMENTARIO,
+  MAX_INT32,
   requirePositiveId,
   type FieldViolation,
   MOTIVOS_POR_TIPO,
@@ -47,10 +51,9 @@ export interface Operacion {
   movimientos: Movimiento[];
 }
 
-/** `cantidad` is an INT column and an int32 on the wire. */
-export const MAX_CANTIDAD = 2_147_483_647;
-/** VARCHAR(500). */
-export const MAX_COMENTARIO = 500;
+/** `cantidad` is an INT column and an int32 on the wire; a comentario a VARCHAR(500) (platform's field rules). */
+export const MAX_CANTIDAD = MAX_INT32;
+export { MAX_COMENTARIO };
 
 /** A level as the planner sees it: the locked row, or the versions its removed predecessor reached. */
 export interface NivelActual {
@@ -213,9 +216,9 @@ export function cambiosDeReverso(original: Operacion): Cambio[] {
 // --- Validation of commands (INVALID_ARGUMENT naming every bad field) ---
 
 function cantidadOf(value: number, campo: string, min: 0 | 1, out: FieldViolation[]): number {
-  if (!Number.isInteger(value)) out.push({ campo, mensaje: 'debe ser un número entero' });
-  else if (value < min) out.push({ campo, mensaje: min === 0 ? 'debe ser mayor o igual que 0' : 'debe ser mayor que 0' });
-  else if (value > MAX_CANTIDAD) out.push({ campo, mensaje: `no puede superar ${MAX_CANTIDAD}` });
+  if (!Number.isInteger(value)) out.push({ campo, mensaje: FIELD_MENSAJES.entero });
+  else if (value < min) out.push({ campo, mensaje: min === 0 ? FIELD_MENSAJES.mayorOIgualQueCero : FIELD_MENSAJES.mayorQueCero });
+  else if (value > MAX_CANTIDAD) out.push({ campo, mensaje: FIELD_MENSAJES.maximo(MAX_CANTIDAD) });
   return value;
 }
 
@@ -233,7 +236,7 @@ function comentarioOf(value: string | undefined, out: FieldViolation[]): string 
   if (value === undefined) return null;
   const limpio = value.trim();
   if (limpio === '') return null;
-  if ([...limpio].length > MAX_COMENTARIO) out.push({ campo: 'comentario', mensaje: `no puede superar ${MAX_COMENTARIO} caracteres` });
+  if (caracteres(limpio) > MAX_COMENTARIO) out.push({ campo: 'comentario', mensaje: FIELD_MENSAJES.maxCaracteres(MAX_COMENTARIO) });
   return limpio;
 }
 

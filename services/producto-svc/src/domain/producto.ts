@@ -1,4 +1,16 @@
-import { checkPositiveId, ID_MENSAJES, InvalidArgumentError, type FieldViolation, type IdempotencyKey } from '@inventario/platform';
+import {
+  caracteres,
+  checkPositiveId,
+  FIELD_MENSAJES,
+  ID_MENSAJES,
+  InvalidArgumentError,
+  MAX_DESCRIPCION_BYTES,
+  MAX_INT32,
+  MAX_TEXTO,
+  PRECIO,
+  type FieldViolation,
+  type IdempotencyKey,
+} from '@inventario/platform';
 
 // The id rule is platform's, shared with bodega-svc: one rule, one message.
 
@@ -54,25 +66,16 @@ export interface WriteContext {
   signal?: AbortSignal;
 }
 
-/** Largest value of the INT columns (cantidad_en_stock). */
-export const MAX_INT = 2_147_483_647;
-/** VARCHAR(255) counts characters (code points), not UTF-16 units. */
-export const MAX_NOMBRE_CHARS = 255;
-/** TEXT holds at most 65535 bytes; a longer text would fail in the driver. */
-export const MAX_DESCRIPCION_BYTES = 65_535;
+/** The column limits (platform's field rules): INT, VARCHAR(255) in code points, TEXT in bytes. */
+export const MAX_INT = MAX_INT32;
+export const MAX_NOMBRE_CHARS = MAX_TEXTO;
+export { MAX_DESCRIPCION_BYTES };
 
 export const MENSAJES = {
-  obligatorio: 'es obligatorio',
-  enBlanco: 'no puede estar en blanco',
-  texto: 'debe ser texto',
-  nombreLargo: `no puede superar ${MAX_NOMBRE_CHARS} caracteres`,
-  descripcionLarga: `no puede superar ${MAX_DESCRIPCION_BYTES} bytes`,
-  decimal: 'debe ser un número decimal, p. ej. 1234.50',
-  negativo: 'no puede ser negativo',
-  dosDecimales: 'admite como máximo 2 decimales',
-  precioMaximo: 'no puede superar 99999999.99',
-  entero: 'debe ser un número entero',
-  enteroMaximo: `no puede superar ${MAX_INT}`,
+  ...FIELD_MENSAJES,
+  nombreLargo: FIELD_MENSAJES.maxCaracteres(MAX_NOMBRE_CHARS),
+  descripcionLarga: FIELD_MENSAJES.maxBytes(MAX_DESCRIPCION_BYTES),
+  enteroMaximo: FIELD_MENSAJES.maximo(MAX_INT),
   idPositivo: ID_MENSAJES.positivo,
   idMaximo: ID_MENSAJES.maximo,
 } as const;
@@ -95,7 +98,7 @@ const nombreRule: Rule<string> = (value) => {
   if (typeof value !== 'string') return { mensaje: MENSAJES.texto };
   const nombre = value.trim();
   if (nombre === '') return { mensaje: MENSAJES.enBlanco };
-  if ([...nombre].length > MAX_NOMBRE_CHARS) return { mensaje: MENSAJES.nombreLargo };
+  if (caracteres(nombre) > MAX_NOMBRE_CHARS) return { mensaje: MENSAJES.nombreLargo };
   return { ok: nombre };
 };
 
@@ -121,10 +124,9 @@ const precioRule: Rule<string> = (value) => {
   if (!match) return { mensaje: MENSAJES.decimal };
   const [, sign = '', integer = '', fraction = ''] = match;
   if (sign === '-') return { mensaje: MENSAJES.negativo };
-  if (fraction.length > 2) return { mensaje: MENSAJES.dosDecimales };
+  if (fraction.length > PRECIO.decimales) return { mensaje: MENSAJES.dosDecimales };
   const significant = integer.replace(/^0+/, '');
-  // DECIMAL(10,2) leaves 8 integer digits.
-  if (significant.length > 8) return { mensaje: MENSAJES.precioMaximo };
+  if (significant.length > PRECIO.digitosEnteros) return { mensaje: MENSAJES.precioMaximo };
   return { ok: `${significant || '0'}.${fraction.padEnd(2, '0')}` };
 };
 

@@ -1,0 +1,40 @@
+/**
+ * The limits of the writable fields and the Spanish messages that name a
+ * broken one, shared by every surface that checks them (the BFF's REST and
+ * GraphQL inputs, producto-svc, bodega-svc), so that one rule reads the same
+ * wherever it is refused (docs/contract.md §2.5, §3.1, §7.2). The limits are
+ * the columns': a value past them would fail in the driver instead.
+ */
+
+/** INT columns (cantidadEnStock, capacidad, an existencia's cantidad and umbralMinimo). */
+export const MAX_INT32 = 2_147_483_647;
+/** VARCHAR(255) (nombre, ubicacion, the `q` filter) counts characters (code points), not UTF-16 units. */
+export const MAX_TEXTO = 255;
+/** TEXT (descripcion) holds at most 65535 bytes of UTF-8. */
+export const MAX_DESCRIPCION_BYTES = 65_535;
+/** At most this many characters in a movement's comentario. */
+export const MAX_COMENTARIO = 500;
+/** DECIMAL(10,2): at most 8 integer digits and 2 decimals. */
+export const PRECIO = { maximo: '99999999.99', digitosEnteros: 8, decimales: 2 } as const;
+
+/** Characters (code points) of `text`, as VARCHAR counts them. */
+export const caracteres = (text: string): number => [...text].length;
+
+export const FIELD_MENSAJES = {
+  obligatorio: 'es obligatorio',
+  texto: 'debe ser texto',
+  numero: 'debe ser un número',
+  decimal: 'debe ser un número decimal, p. ej. 1234.50',
+  enBlanco: 'no puede estar en blanco',
+  negativo: 'no puede ser negativo',
+  /** The services' words for the same lower bounds (gRPC answers, docs/contract.md §7.2); REST and GraphQL say `negativo`, `minimo`. */
+  mayorOIgualQueCero: 'debe ser mayor o igual que 0',
+  mayorQueCero: 'debe ser mayor que 0',
+  entero: 'debe ser un número entero',
+  dosDecimales: 'admite como máximo 2 decimales',
+  precioMaximo: `no puede superar ${PRECIO.maximo}`,
+  maximo: (max: number) => `no puede superar ${max}`,
+  minimo: (min: number) => `debe ser al menos ${min}`,
+  maxCaracteres: (max: number) => `no puede superar ${max} caracteres`,
+  maxBytes: (max: number) => `no puede superar ${max} bytes`,
+} as const;
