@@ -15,7 +15,7 @@ import { ConfigError, redactUrlCredentials } from '@inventario/platform';
 import { loadConfig } from './config';
 import { waitUntilServing } from './health-probe';
 import { detectPackageManager, installCommand } from './install-command';
-import { checkNats, checkPortFree, prepareDatabase, type Problem } from './preflight';
+import { checkNats, checkPortFree, mailDevRunning, prepareDatabase, type Problem } from './preflight';
 import { planPrivateInstances, type PrivateInstance } from './private-instances';
 import { DEV_CREDENTIALS, inboxUrlOf, metricsSummaryOf, serviceSpecs, type ServiceSpec } from './services';
 import { createSupervisor, type Outcome } from './supervisor';
@@ -62,7 +62,9 @@ async function main(): Promise<void> {
     if (err instanceof ConfigError) fail(err.message);
     throw err;
   }
-  const specs = serviceSpecs(config);
+  // A MailDev already on the catcher's ports (compose.yaml's) is used as it is.
+  const mailDevReused = config.SMTP_URL === undefined && (await mailDevRunning(config.MAIL_CATCHER_SMTP_PORT, config.MAIL_CATCHER_WEB_PORT));
+  const specs = serviceSpecs(config).filter((s) => !(mailDevReused && s.name === 'mail-catcher'));
   const plan = await planPrivateInstances(config, process.env);
 
   // Every check runs, so one start reports every problem.
@@ -193,6 +195,9 @@ async function main(): Promise<void> {
   say('Inventario is up:');
   for (const { instance } of privateServers) {
     say(`  ${instance.what.toLowerCase().padEnd(14)} private ${instance.program} on 127.0.0.1:${instance.port}, data in ${instance.dir} (run by npm start, stopped with it)`);
+  }
+  if (mailDevReused) {
+    say(`  ${'mail-catcher'.padEnd(14)} inbox http://127.0.0.1:${config.MAIL_CATCHER_WEB_PORT}/ (the MailDev already running there, used as it is; SMTP 127.0.0.1:${config.MAIL_CATCHER_SMTP_PORT})`);
   }
   for (const spec of specs) say(`  ${spec.name.padEnd(14)} ${spec.summary}`);
   say(`  events         NATS ${redactUrlCredentials(config.NATS_URL)}, stream ${config.NATS_STREAM}, subjects ${config.NATS_SUBJECT_PREFIX}.>`);

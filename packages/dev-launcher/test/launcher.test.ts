@@ -21,6 +21,14 @@ import {
 
 const LAUNCHER = path.join(__dirname, '..', 'dist', 'main.js');
 
+interface MailDevServer {
+  listen(): Promise<void>;
+  close(): Promise<void>;
+}
+// maildev ships no type declarations; this is the part of its API we use.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const startMailDev = require('maildev') as (config: Record<string, unknown>) => MailDevServer;
+
 interface Run {
   child: ChildProcessWithoutNullStreams;
   output: () => string;
@@ -271,7 +279,7 @@ describe('npm start (dev launcher)', () => {
     }
   });
 
-  it('runs a private MariaDB and NATS where nothing answers, keeps their data under LAUNCHER_DATA_DIR, and stops them on Ctrl-C', async () => {
+  it('runs a private MariaDB and NATS where nothing answers, keeps their data under LAUNCHER_DATA_DIR, and stops them on Ctrl-C; uses a MailDev already running', async () => {
     // The machine's own servers hold 3306 and 4222: URLs on free ports, where nothing answers, make the launcher run its own.
     const dataDir = mkdtempSync(path.join(tmpdir(), 'inventario-launcher-data-'));
     const [dbPort, natsPort] = [await freePort(), await freePort()];
@@ -282,6 +290,17 @@ describe('npm start (dev launcher)', () => {
       PRODUCTO_DATABASE_URL: `mysql://root@127.0.0.1:${dbPort}/inventario_producto`,
       BODEGA_DATABASE_URL: `mysql://root@127.0.0.1:${dbPort}/inventario_bodega`,
     };
+    // As compose.yaml's MailDev on the catcher's ports: the launcher uses it instead of failing on taken ports.
+    const mailDev = startMailDev({
+      smtp: Number(env.MAIL_CATCHER_SMTP_PORT),
+      web: Number(env.MAIL_CATCHER_WEB_PORT),
+      ip: '127.0.0.1',
+      webIp: '127.0.0.1',
+      mailDirectory: path.join(dataDir, 'maildev'),
+      silent: true,
+    });
+    await mailDev.listen();
+    await waitFor(async () => (await fetch(`http://127.0.0.1:${env.MAIL_CATCHER_WEB_PORT}/email`)).ok, 'the MailDev inbox to answer');
     const run = launch(env);
     try {
       // mariadb-install-db makes the data directory first: slower than a start on the machine's servers.
@@ -295,6 +314,7 @@ describe('npm start (dev launcher)', () => {
       expect(out).toContain(`mariadb        private mariadbd on 127.0.0.1:${dbPort}, data in ${path.join(dataDir, 'mariadb')} (run by npm start`);
       expect(out).toContain(`nats           private nats-server -js on 127.0.0.1:${natsPort}, data in ${path.join(dataDir, 'nats')} (run by npm start`);
       expect(out).toContain(`-> mysql://127.0.0.1:${dbPort}/inventario_producto`);
+      expect(out).toContain(`inbox http://127.0.0.1:${env.MAIL_CATCHER_WEB_PORT}/ (the MailDev already running there, used as it is`);
       expect(existsSync(path.join(dataDir, 'mariadb', 'data', 'inventario_producto'))).toBe(true);
       expect(existsSync(path.join(dataDir, 'mariadb', 'data', 'inventario_bodega'))).toBe(true);
       expect(existsSync(path.join(dataDir, 'nats', 'jetstream'))).toBe(true);
@@ -316,6 +336,7 @@ describe('npm start (dev launcher)', () => {
       expect(existsSync(path.join(dataDir, 'mariadb', 'data', 'inventario_producto'))).toBe(true);
     } finally {
       run.child.kill('SIGKILL');
+      await mailDev.close();
       for (const pid of processesWithArg(dataDir)) process.kill(pid, 'SIGKILL');
       rmSync(dataDir, { recursive: true, force: true });
     }
