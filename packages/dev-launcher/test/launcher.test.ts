@@ -329,7 +329,16 @@ describe('npm start (dev launcher)', () => {
       expect(await run.exited).toBe(0);
       expect(run.output()).toContain('All services stopped.');
       expect(run.output()).toContain(`Private NATS and MariaDB stopped; their data stays in ${dataDir}.`);
-      expect(processesWithArg(dataDir)).toEqual([]);
+      // The servers are gone when the launcher exits; their watchdog shells, killed last, a moment later.
+      const command = (pid: number) => {
+        try {
+          return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+        } catch {
+          return 'gone';
+        }
+      };
+      expect(processesWithArg(dataDir).map(command).filter((c) => c !== 'sh' && c !== 'gone')).toEqual([]);
+      await waitFor(() => processesWithArg(dataDir).length === 0, 'the watchdogs of the private servers to end', 10_000);
       expect(await portIsFree(dbPort)).toBe(true);
       expect(await portIsFree(natsPort)).toBe(true);
       // Kept for the next run.
