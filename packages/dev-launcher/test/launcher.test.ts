@@ -20,6 +20,8 @@ import {
 } from '@inventario/testkit';
 
 const LAUNCHER = path.join(__dirname, '..', 'dist', 'main.js');
+/** The banner's last line: the whole banner has been read once it is (a pipe may hand it over in pieces). */
+const BANNER_END = 'Press Ctrl-C to stop everything.';
 
 interface MailDevServer {
   listen(): Promise<void>;
@@ -132,7 +134,7 @@ describe('npm start (dev launcher)', () => {
     const env = await privateEnv();
     const run = launch(env);
     try {
-      await waitFor(() => run.output().includes('Inventario is up'), 'the launcher to report everything up', 60_000);
+      await waitFor(() => run.output().includes(BANNER_END), 'the launcher to report everything up', 60_000);
       const out = run.output();
       expect(out).toContain('admin / admin (development defaults');
       expect(out).toContain(`http://127.0.0.1:${env.MAIL_CATCHER_WEB_PORT}/`);
@@ -175,7 +177,7 @@ describe('npm start (dev launcher)', () => {
     const [pPort, bPort] = [Number(env.PRODUCTO_GRPC_PORT), Number(env.BODEGA_GRPC_PORT)];
     const run = launch(env);
     try {
-      await waitFor(() => run.output().includes('Inventario is up'), 'the launcher to report the services up', 45_000);
+      await waitFor(() => run.output().includes(BANNER_END), 'the launcher to report the services up', 45_000);
       expect(run.output()).toContain(`127.0.0.1:${pPort} (inventario.v1.ProductoService)`);
       expect(run.output()).toContain(`127.0.0.1:${bPort} (inventario.v1.BodegaService)`);
       // producto-svc is told where bodega-svc is: its reconciliation asks it before unassigning.
@@ -244,7 +246,7 @@ describe('npm start (dev launcher)', () => {
   it('leaves no service behind when the launcher itself is killed', async () => {
     const env = await privateEnv();
     const run = launch(env);
-    await waitFor(() => run.output().includes('Inventario is up'), 'the launcher to report the services up', 45_000);
+    await waitFor(() => run.output().includes(BANNER_END), 'the launcher to report the services up', 45_000);
     run.child.kill('SIGKILL');
     await run.exited;
     const ports = [
@@ -305,7 +307,7 @@ describe('npm start (dev launcher)', () => {
     try {
       // mariadb-install-db makes the data directory first: slower than a start on the machine's servers.
       await Promise.race([
-        waitFor(() => run.output().includes('Inventario is up'), 'the launcher to report everything up', 150_000, 200),
+        waitFor(() => run.output().includes(BANNER_END), 'the launcher to report everything up', 150_000, 200),
         run.exited.then((code) => {
           throw new Error(`the launcher exited (${code}) before it was up: ${run.output()}`);
         }),
