@@ -5,7 +5,7 @@
  * start's private MariaDB). The machine's shared MariaDB is never
  * touched. stop() and start() keep the port and data dir, so a service
  * that was pointed at it sees the same server come back. Like every private
- * server of the tests (testkit's startPrivateServer), it is never left
+ * server (local-servers' startPrivateServer), it is never left
  * behind, not even when jest is killed.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
