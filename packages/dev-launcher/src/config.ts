@@ -1,3 +1,4 @@
+import * as path from 'node:path';
 import { z } from 'zod';
 import { envSchemas, parseEnv } from '@inventario/platform';
 
@@ -6,6 +7,9 @@ import { envSchemas, parseEnv } from '@inventario/platform';
  * the services, with local development defaults. Secrets are never defaulted by
  * the services themselves; the launcher supplies dev values and says so.
  */
+/** The repository's .dev-data/ (this file runs from packages/dev-launcher/dist). */
+export const DEFAULT_DATA_DIR = path.resolve(__dirname, '..', '..', '..', '.dev-data');
+
 const port = (fallback: number) => envSchemas.port(fallback).refine((p) => p > 0, 'must be a fixed port (not 0)');
 
 const schema = z
@@ -44,6 +48,14 @@ const schema = z
     /** The mail catcher's SMTP and web inbox ports (only when SMTP_URL is unset). */
     MAIL_CATCHER_SMTP_PORT: port(1025),
     MAIL_CATCHER_WEB_PORT: port(1080),
+    /**
+     * Where the private MariaDB and NATS keep their data (`mariadb/`, `nats/`)
+     * when the launcher runs them: the repository's git-ignored .dev-data/.
+     */
+    LAUNCHER_DATA_DIR: z
+      .string()
+      .default(DEFAULT_DATA_DIR)
+      .transform((dir) => path.resolve(dir)),
     /** `json` prints the services' log lines untouched (for tools); `pretty` for people. */
     LAUNCHER_LOG_FORMAT: z.enum(['pretty', 'json']).default('pretty'),
   })

@@ -1,16 +1,22 @@
 /**
  * `npm start`: runs every Inventario service on this machine.
  * Checks MariaDB, NATS (with JetStream) and the ports first, naming the
- * variable and the fix for every problem found, creates missing databases
- * (each service migrates its own at start), starts the services, waits until
- * each is ready (SERVING over grpc.health.v1, or its IPC ready message),
- * prints where each listens (and the dev credentials and inbox), and
- * stops them all on Ctrl-C (a second Ctrl-C kills them at once).
+ * variable and the fix for every problem found; runs a private MariaDB or
+ * NATS where nothing answers but the program is installed (else prints the
+ * command that installs it); creates missing databases (each service
+ * migrates its own at start), starts the services, waits until each is
+ * ready (SERVING over grpc.health.v1, or its IPC ready message), prints
+ * where each listens (and the dev credentials and inbox), and stops them
+ * all on Ctrl-C (a second Ctrl-C kills them at once), the private servers
+ * last.
  */
+import type { PrivateServer } from '@inventario/local-servers';
 import { ConfigError, redactUrlCredentials } from '@inventario/platform';
 import { loadConfig } from './config';
 import { waitUntilServing } from './health-probe';
-import { checkNats, checkPortFree, prepareDatabase, type Problem } from './preflight';
+import { detectPackageManager, installCommand } from './install-command';
+import { checkNats, checkPortFree, mailDevRunning, prepareDatabase, type Problem } from './preflight';
+import { planPrivateInstances, type PrivateInstance } from './private-instances';
 import { DEV_CREDENTIALS, inboxUrlOf, metricsSummaryOf, serviceSpecs, type ServiceSpec } from './services';
 import { createSupervisor, type Outcome } from './supervisor';
 
@@ -37,6 +43,17 @@ function describe(outcomes: Outcome[]): { clean: boolean; text: string } {
   return { clean: false, text: `Stopped, but not cleanly: ${unclean.map((o) => `${o.name} ${o.signal ? `killed by ${o.signal}` : `exit ${o.code}`}`).join(', ')}.` };
 }
 
+/** What to do when a private server's program is missing: the command that installs it here, or the alternatives. */
+function installAdvice(programs: Parameters<typeof installCommand>[1]): string[] {
+  const command = installCommand(detectPackageManager(process.env), programs, process.getuid?.() === 0);
+  return [
+    command
+      ? `Install ${programs.length > 1 ? 'them' : 'it'} with:\n    ${command}\nand run npm start again: it then runs private instances itself.`
+      : `Install ${[...new Set(programs)].join(', ')} with your package manager and run npm start again: it then runs private instances itself.`,
+    'Or, with Docker: docker compose up -d (compose.yaml), then npm start.',
+  ];
+}
+
 async function main(): Promise<void> {
   let config;
   try {
@@ -45,18 +62,48 @@ async function main(): Promise<void> {
     if (err instanceof ConfigError) fail(err.message);
     throw err;
   }
-  const specs = serviceSpecs(config);
+  // A MailDev already on the catcher's ports (compose.yaml's) is used as it is.
+  const mailDevReused = config.SMTP_URL === undefined && (await mailDevRunning(config.MAIL_CATCHER_SMTP_PORT, config.MAIL_CATCHER_WEB_PORT));
+  const specs = serviceSpecs(config).filter((s) => !(mailDevReused && s.name === 'mail-catcher'));
+  const plan = await planPrivateInstances(config, process.env);
 
   // Every check runs, so one start reports every problem.
-  const problems = (
-    await Promise.all<Problem | undefined>([
-      checkNats(config.NATS_URL),
-      prepareDatabase('PRODUCTO_DATABASE_URL', config.PRODUCTO_DATABASE_URL),
-      prepareDatabase('BODEGA_DATABASE_URL', config.BODEGA_DATABASE_URL),
-      ...specs.flatMap((s) => s.ports.map((p) => checkPortFree(p.variable, '127.0.0.1', p.port))),
-    ])
+  const databases = (['PRODUCTO_DATABASE_URL', 'BODEGA_DATABASE_URL'] as const).filter((v) => !plan.silent.has(v));
+  const problems = [
+    ...plan.problems,
+    ...(
+      await Promise.all<Problem | undefined>([
+        plan.silent.has('NATS_URL') ? undefined : checkNats(config.NATS_URL),
+        ...databases.map((variable) => prepareDatabase(variable, config[variable])),
+        ...specs.flatMap((s) => s.ports.map((p) => checkPortFree(p.variable, '127.0.0.1', p.port))),
+      ])
+    ).filter((p): p is Problem => p !== undefined),
+  ];
+  if (problems.length > 0) {
+    const lines = problems.map((p) => `  - ${p.variable}: ${p.message}`);
+    if (plan.missingPrograms.length > 0) lines.push(...installAdvice(plan.missingPrograms));
+    fail(`cannot start:\n${lines.join('\n')}`);
+  }
+
+  // The private servers: started before anything else, stopped after everything else.
+  const privateServers: { instance: PrivateInstance; server: PrivateServer }[] = [];
+  const stopPrivateServers = () => Promise.all(privateServers.map(({ server }) => server.dispose().catch(() => undefined)));
+  for (const instance of plan.instances) {
+    say(`${instance.what}: nothing answers on 127.0.0.1:${instance.port}; starting a private ${instance.program} there (data in ${instance.dir})...`);
+    try {
+      privateServers.push({ instance, server: await instance.start() });
+    } catch (err) {
+      await stopPrivateServers();
+      fail(`the private ${instance.program} did not start: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  const databaseProblems = (
+    await Promise.all(plan.privateDatabases.map((variable) => prepareDatabase(variable, config[variable as 'PRODUCTO_DATABASE_URL'])))
   ).filter((p): p is Problem => p !== undefined);
-  if (problems.length > 0) fail(`cannot start:\n${problems.map((p) => `  - ${p.variable}: ${p.message}`).join('\n')}`);
+  if (databaseProblems.length > 0) {
+    await stopPrivateServers();
+    fail(`cannot start:\n${databaseProblems.map((p) => `  - ${p.variable}: ${p.message}`).join('\n')}`);
+  }
 
   const startup = new AbortController();
   let stopping = false;
@@ -69,9 +116,19 @@ async function main(): Promise<void> {
       stopping = true;
       startup.abort();
       say(`${outcome.name} exited unexpectedly (${outcome.signal ?? `code ${outcome.code}`}); stopping the others.`);
-      void supervisor.stopAll(STOP_GRACE_MS).then(() => process.exit(1));
+      void stopEverything().then(() => process.exit(1));
     },
   });
+
+  /** The services, then the private servers (which the services drain into and close their pools on). */
+  const stopEverything = async () => {
+    const outcomes = await supervisor.stopAll(STOP_GRACE_MS);
+    if (privateServers.length > 0) {
+      await stopPrivateServers();
+      say(`Private ${privateServers.map(({ instance }) => instance.what).join(' and ')} stopped; their data stays in ${config.LAUNCHER_DATA_DIR}.`);
+    }
+    return outcomes;
+  };
 
   /** Graceful stop of everything; a second request by signal escalates to SIGKILL. */
   const stop = (escalate: boolean): void => {
@@ -84,7 +141,7 @@ async function main(): Promise<void> {
     stopping = true;
     startup.abort();
     say('Stopping all services (Ctrl-C again to kill them)...');
-    void supervisor.stopAll(STOP_GRACE_MS).then((outcomes) => {
+    void stopEverything().then((outcomes) => {
       const { clean, text } = describe(outcomes);
       say(text);
       process.exit(clean ? 0 : 1);
@@ -130,12 +187,18 @@ async function main(): Promise<void> {
     if (stopping) return;
     say(`The services did not report ready within ${START_TIMEOUT_MS / 1000} s (see their logs above); stopping.`);
     stopping = true;
-    void supervisor.stopAll(STOP_GRACE_MS).then(() => process.exit(1));
+    void stopEverything().then(() => process.exit(1));
     return;
   }
 
   say('');
   say('Inventario is up:');
+  for (const { instance } of privateServers) {
+    say(`  ${instance.what.toLowerCase().padEnd(14)} private ${instance.program} on 127.0.0.1:${instance.port}, data in ${instance.dir} (run by npm start, stopped with it)`);
+  }
+  if (mailDevReused) {
+    say(`  ${'mail-catcher'.padEnd(14)} inbox http://127.0.0.1:${config.MAIL_CATCHER_WEB_PORT}/ (the MailDev already running there, used as it is; SMTP 127.0.0.1:${config.MAIL_CATCHER_SMTP_PORT})`);
+  }
   for (const spec of specs) say(`  ${spec.name.padEnd(14)} ${spec.summary}`);
   say(`  events         NATS ${redactUrlCredentials(config.NATS_URL)}, stream ${config.NATS_STREAM}, subjects ${config.NATS_SUBJECT_PREFIX}.>`);
   say(`  metrics        ${metricsSummaryOf(specs)}`);

@@ -1,4 +1,4 @@
-import { createServer } from 'node:net';
+import { connect as connectTcp, createServer } from 'node:net';
 import { connect } from '@nats-io/transport-node';
 import { ensureDatabase, isTransientDbError, parseMysqlUrl, redactUrlCredentials } from '@inventario/platform';
 
@@ -55,5 +55,29 @@ export function checkPortFree(variable: string, host: string, port: number): Pro
       resolve({ variable, message: `port ${port} on ${host} is not available (${err.code ?? err.message}); stop what uses it or choose another port` }),
     );
     server.listen(port, host, () => server.close(() => resolve(undefined)));
+  });
+}
+
+/**
+ * Whether a MailDev already serves its inbox on 127.0.0.1:`webPort` (e.g.
+ * compose.yaml's) and accepts SMTP on `smtpPort`: the launcher then uses it
+ * instead of starting its own on the same ports.
+ */
+export async function mailDevRunning(smtpPort: number, webPort: number): Promise<boolean> {
+  try {
+    const res = await fetch(`http://127.0.0.1:${webPort}/email`, { signal: AbortSignal.timeout(2000) });
+    if (!res.ok || !Array.isArray(await res.json())) return false;
+  } catch {
+    return false;
+  }
+  return new Promise((resolve) => {
+    const socket = connectTcp({ host: '127.0.0.1', port: smtpPort, timeout: 2000 });
+    const done = (open: boolean) => {
+      socket.destroy();
+      resolve(open);
+    };
+    socket.once('connect', () => done(true));
+    socket.once('timeout', () => done(false));
+    socket.once('error', () => done(false));
   });
 }

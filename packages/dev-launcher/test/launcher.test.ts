@@ -1,6 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { credentials, Metadata } from '@grpc/grpc-js';
 import { BodegaServiceClient, ProductoServiceClient, type Producto } from '@inventario/proto';
@@ -19,6 +20,16 @@ import {
 } from '@inventario/testkit';
 
 const LAUNCHER = path.join(__dirname, '..', 'dist', 'main.js');
+/** The banner's last line: the whole banner has been read once it is (a pipe may hand it over in pieces). */
+const BANNER_END = 'Press Ctrl-C to stop everything.';
+
+interface MailDevServer {
+  listen(): Promise<void>;
+  close(): Promise<void>;
+}
+// maildev ships no type declarations; this is the part of its API we use.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const startMailDev = require('maildev') as (config: Record<string, unknown>) => MailDevServer;
 
 interface Run {
   child: ChildProcessWithoutNullStreams;
@@ -54,6 +65,20 @@ function processesWithEnv(entry: string): number[] {
         return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(entry);
       } catch {
         return false; // gone, or not ours to read
+      }
+    })
+    .map(Number);
+}
+
+/** Pids of processes whose command line names `text` (Linux /proc): the private servers name their data dir. */
+function processesWithArg(text: string): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name) && Number(name) !== process.pid)
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(text);
+      } catch {
+        return false;
       }
     })
     .map(Number);
@@ -109,7 +134,7 @@ describe('npm start (dev launcher)', () => {
     const env = await privateEnv();
     const run = launch(env);
     try {
-      await waitFor(() => run.output().includes('Inventario is up'), 'the launcher to report everything up', 60_000);
+      await waitFor(() => run.output().includes(BANNER_END), 'the launcher to report everything up', 60_000);
       const out = run.output();
       expect(out).toContain('admin / admin (development defaults');
       expect(out).toContain(`http://127.0.0.1:${env.MAIL_CATCHER_WEB_PORT}/`);
@@ -152,7 +177,7 @@ describe('npm start (dev launcher)', () => {
     const [pPort, bPort] = [Number(env.PRODUCTO_GRPC_PORT), Number(env.BODEGA_GRPC_PORT)];
     const run = launch(env);
     try {
-      await waitFor(() => run.output().includes('Inventario is up'), 'the launcher to report the services up', 45_000);
+      await waitFor(() => run.output().includes(BANNER_END), 'the launcher to report the services up', 45_000);
       expect(run.output()).toContain(`127.0.0.1:${pPort} (inventario.v1.ProductoService)`);
       expect(run.output()).toContain(`127.0.0.1:${bPort} (inventario.v1.BodegaService)`);
       // producto-svc is told where bodega-svc is: its reconciliation asks it before unassigning.
@@ -221,7 +246,7 @@ describe('npm start (dev launcher)', () => {
   it('leaves no service behind when the launcher itself is killed', async () => {
     const env = await privateEnv();
     const run = launch(env);
-    await waitFor(() => run.output().includes('Inventario is up'), 'the launcher to report the services up', 45_000);
+    await waitFor(() => run.output().includes(BANNER_END), 'the launcher to report the services up', 45_000);
     run.child.kill('SIGKILL');
     await run.exited;
     const ports = [
@@ -256,19 +281,106 @@ describe('npm start (dev launcher)', () => {
     }
   });
 
-  it('reports every problem at once, naming each variable and the command that fixes it', async () => {
+  it('runs a private MariaDB and NATS where nothing answers, keeps their data under LAUNCHER_DATA_DIR, and stops them on Ctrl-C; uses a MailDev already running', async () => {
+    // The machine's own servers hold 3306 and 4222: URLs on free ports, where nothing answers, make the launcher run its own.
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'inventario-launcher-data-'));
+    const [dbPort, natsPort] = [await freePort(), await freePort()];
+    const env: Record<string, string> = {
+      ...(await privateEnv()),
+      LAUNCHER_DATA_DIR: dataDir,
+      NATS_URL: `nats://127.0.0.1:${natsPort}`,
+      PRODUCTO_DATABASE_URL: `mysql://root@127.0.0.1:${dbPort}/inventario_producto`,
+      BODEGA_DATABASE_URL: `mysql://root@127.0.0.1:${dbPort}/inventario_bodega`,
+    };
+    // As compose.yaml's MailDev on the catcher's ports: the launcher uses it instead of failing on taken ports.
+    const mailDev = startMailDev({
+      smtp: Number(env.MAIL_CATCHER_SMTP_PORT),
+      web: Number(env.MAIL_CATCHER_WEB_PORT),
+      ip: '127.0.0.1',
+      webIp: '127.0.0.1',
+      mailDirectory: path.join(dataDir, 'maildev'),
+      silent: true,
+    });
+    await mailDev.listen();
+    await waitFor(async () => (await fetch(`http://127.0.0.1:${env.MAIL_CATCHER_WEB_PORT}/email`)).ok, 'the MailDev inbox to answer');
+    const run = launch(env);
+    try {
+      // mariadb-install-db makes the data directory first: slower than a start on the machine's servers.
+      await Promise.race([
+        waitFor(() => run.output().includes(BANNER_END), 'the launcher to report everything up', 150_000, 200),
+        run.exited.then((code) => {
+          throw new Error(`the launcher exited (${code}) before it was up: ${run.output()}`);
+        }),
+      ]);
+      const out = run.output();
+      expect(out).toContain(`mariadb        private mariadbd on 127.0.0.1:${dbPort}, data in ${path.join(dataDir, 'mariadb')} (run by npm start`);
+      expect(out).toContain(`nats           private nats-server -js on 127.0.0.1:${natsPort}, data in ${path.join(dataDir, 'nats')} (run by npm start`);
+      expect(out).toContain(`-> mysql://127.0.0.1:${dbPort}/inventario_producto`);
+      expect(out).toContain(`inbox http://127.0.0.1:${env.MAIL_CATCHER_WEB_PORT}/ (the MailDev already running there, used as it is`);
+      expect(existsSync(path.join(dataDir, 'mariadb', 'data', 'inventario_producto'))).toBe(true);
+      expect(existsSync(path.join(dataDir, 'mariadb', 'data', 'inventario_bodega'))).toBe(true);
+      expect(existsSync(path.join(dataDir, 'nats', 'jetstream'))).toBe(true);
+      expect(processesWithArg(dataDir).length).toBeGreaterThanOrEqual(2);
+
+      const listed = await fetch(`http://127.0.0.1:${env.PORT}/api/productos`, {
+        headers: { authorization: `Basic ${Buffer.from('admin:admin').toString('base64')}` },
+      });
+      expect(listed.status).toBe(200);
+
+      run.child.kill('SIGINT');
+      expect(await run.exited).toBe(0);
+      expect(run.output()).toContain('All services stopped.');
+      expect(run.output()).toContain(`Private NATS and MariaDB stopped; their data stays in ${dataDir}.`);
+      // The servers are gone when the launcher exits; their watchdog shells, killed last, a moment later.
+      const command = (pid: number) => {
+        try {
+          return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+        } catch {
+          return 'gone';
+        }
+      };
+      expect(processesWithArg(dataDir).map(command).filter((c) => c !== 'sh' && c !== 'gone')).toEqual([]);
+      await waitFor(() => processesWithArg(dataDir).length === 0, 'the watchdogs of the private servers to end', 10_000);
+      expect(await portIsFree(dbPort)).toBe(true);
+      expect(await portIsFree(natsPort)).toBe(true);
+      // Kept for the next run.
+      expect(existsSync(path.join(dataDir, 'mariadb', 'data', 'inventario_producto'))).toBe(true);
+    } finally {
+      run.child.kill('SIGKILL');
+      await mailDev.close();
+      for (const pid of processesWithArg(dataDir)) process.kill(pid, 'SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 240_000);
+
+  it('reports every problem at once, naming each variable, and the one command that installs missing server programs', async () => {
+    const dataDir = path.join(tmpdir(), uniqueName('inventario-launcher-never'));
+    const nowhere = path.join(tmpdir(), uniqueName('no-such-program'));
     const run = launch({
       ...(await privateEnv()),
+      LAUNCHER_DATA_DIR: dataDir,
+      // Nothing answers at either, and neither program is found: nothing to run privately.
+      NATS_SERVER_BIN: nowhere,
+      MARIADBD_BIN: nowhere,
+      MARIADB_INSTALL_DB_BIN: nowhere,
       NATS_URL: `nats://127.0.0.1:${await freePort()}`,
       PRODUCTO_DATABASE_URL: `mysql://root@127.0.0.1:${await freePort()}/inventario_producto`,
+      // With credentials it is not the launcher's to run: it says how to start the machine's own.
+      BODEGA_DATABASE_URL: `mysql://inventario:S3CRETO@127.0.0.1:${await freePort()}/inventario_bodega`,
     });
     expect(await run.exited).toBe(1);
     const out = run.output();
-    expect(out).toContain('NATS_URL: NATS at');
-    expect(out).toContain('/usr/sbin/nats-server -- -a 127.0.0.1 -p 4222 -js');
-    expect(out).toContain('PRODUCTO_DATABASE_URL: MariaDB at');
+    expect(out).toMatch(/NATS_URL: nothing answers at nats:\/\/127\.0\.0\.1:\d+, and nats-server, to run a private NATS there, is not installed/);
+    expect(out).toMatch(/PRODUCTO_DATABASE_URL: nothing answers at 127\.0\.0\.1:\d+, and mariadbd \/ mariadb-install-db, to run a private MariaDB there, are not installed/);
+    // This machine is Debian, as root: apt-get, without sudo.
+    expect(out).toContain('Install them with:\n    apt-get install -y nats-server mariadb-server\n');
+    expect(out).toContain('docker compose up -d');
+    expect(out).toContain('BODEGA_DATABASE_URL: MariaDB at');
     expect(out).toContain('/usr/sbin/mariadbd');
+    expect(out).not.toContain('S3CRETO');
     expect(out).not.toContain('Acquire connection error'); // no driver noise beside our message
+    expect(out).not.toContain('starting a private');
+    expect(existsSync(dataDir)).toBe(false);
   });
 
   it('refuses a NATS server that runs without JetStream', async () => {

@@ -3,17 +3,17 @@
  * Every run uses its own database names and its own stream / subject prefix,
  * so concurrent runs never collide, and cleans up after itself.
  */
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { countPendingEvents, dropDatabase, ensureDatabase, InvalidArgumentError, type FieldViolation, type Knex } from '@inventario/platform';
+import { findProgram, startNatsServer } from '@inventario/local-servers';
 import { freePort } from './free-port';
-import { startPrivateServer } from './private-server';
 
-export { startPrivateServer, type PrivateServer, type PrivateServerOptions } from './private-server';
+export { startPrivateServer, type PrivateServer, type PrivateServerOptions } from '@inventario/local-servers';
 export { ephemeralPortRange, freePort } from './free-port';
 
 /** Server part of the test MySQL URL (no database). */
@@ -153,8 +153,8 @@ export interface PrivateNatsServer {
   reconfigure(config: string): void;
 }
 
-/** NATS_SERVER_BIN, else Debian's path (not on a non-root user's PATH), else whatever PATH finds. */
-const NATS_SERVER_BIN = process.env.NATS_SERVER_BIN ?? (existsSync('/usr/sbin/nats-server') ? '/usr/sbin/nats-server' : 'nats-server');
+/** NATS_SERVER_BIN, else PATH and the sbin folders (local-servers' findProgram); the bare name, failing to spawn, when none. */
+const NATS_SERVER_BIN = findProgram('nats-server', process.env) ?? 'nats-server';
 
 export interface PrivateNatsServerOptions {
   /** Run with JetStream (-js); default true. */
@@ -172,7 +172,6 @@ export interface PrivateNatsServerOptions {
 export async function startPrivateNatsServer(options: PrivateNatsServerOptions = {}): Promise<PrivateNatsServer> {
   const port = await freePort();
   const storeDir = mkdtempSync(join(tmpdir(), 'inventario-nats-'));
-  const pidFile = join(storeDir, 'nats-server.pid');
   const jetStream = options.jetstream !== false;
   const configFile = join(storeDir, 'nats-server.conf');
   // With a file, JetStream is configured there: a reload applies the file's
@@ -180,20 +179,13 @@ export async function startPrivateNatsServer(options: PrivateNatsServerOptions =
   const writeConfig = (config: string) =>
     writeFileSync(configFile, `${config}\n${jetStream ? `jetstream { store_dir: ${JSON.stringify(storeDir)} }\n` : ''}`);
   if (options.config !== undefined) writeConfig(options.config);
-  const server = await startPrivateServer({
-    name: `nats-server on ${port}`,
+  const server = await startNatsServer({
     command: NATS_SERVER_BIN,
-    args: [
-      ...['-a', '127.0.0.1', '-p', String(port), '-P', pidFile],
-      ...(options.config !== undefined ? ['-c', configFile] : jetStream ? ['-js', '-sd', storeDir] : []),
-    ],
-    env: options.env,
-    readyText: 'Server is ready',
-    // On a loaded machine a JetStream server recovering its store takes a while.
-    startTimeoutMs: 30_000,
-    stopGraceMs: 5000,
+    port,
     dir: storeDir,
-    pidFile,
+    jetstream: jetStream,
+    configFile: options.config !== undefined ? configFile : undefined,
+    env: options.env,
   });
   return {
     url: `nats://127.0.0.1:${port}`,

@@ -4,7 +4,7 @@
  * that scrapes the given metrics ports every second, and the chart's alert
  * rules with their `for` durations shortened, so an alert's life takes
  * seconds instead of minutes. Stopped and its directory deleted by
- * dispose(), or by testkit's watchdog if the test process dies.
+ * dispose(), or by local-servers' watchdog if the test process dies.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';

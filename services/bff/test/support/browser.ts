@@ -25,13 +25,14 @@ export function chromiumInstalled(): boolean {
  * A headless Chromium whose host resolver maps every name in `hosts` to
  * 127.0.0.1 (so a page can be opened under a name that is not a loopback
  * one) and every other name to nothing: whatever a page or the browser
- * itself asks of the outside world goes nowhere. No sandbox:
+ * itself asks of the outside world goes nowhere; the address 127.0.0.1
+ * itself stays reachable (a link printed as http://127.0.0.1:port/). No sandbox:
  * the tests run as root in CI, where Chromium's sandbox cannot start, and
  * the browser only ever opens this test's own server.
  */
 export function launchChromium(hosts: readonly string[] = []): Promise<Browser> {
   const args = ['--no-sandbox', '--disable-gpu', '--no-first-run', '--no-default-browser-check'];
-  args.push(`--host-resolver-rules=${[...hosts.map((h) => `MAP ${h} 127.0.0.1`), 'MAP * ~NOTFOUND'].join(', ')}`);
+  args.push(`--host-resolver-rules=${[...hosts.map((h) => `MAP ${h} 127.0.0.1`), 'MAP * ~NOTFOUND', 'EXCLUDE 127.0.0.1'].join(', ')}`);
   return puppeteer.launch({ executablePath: CHROMIUM_PATH, headless: true, args, defaultViewport: { width: 1280, height: 900 } });
 }
 

@@ -1,10 +1,13 @@
 /**
- * A server process a test owns (a private nats-server, a private mariadbd):
- * started with its own directory, ready when its log says so, stopped and
- * started again on the same port and directory, and never left behind: a
- * failed start kills it, dispose() deletes its directory, and a detached
- * watchdog shell kills it and deletes the directory if the test process
- * dies without dispose() (jest killed, a crash).
+ * A server process this process owns (a test's nats-server or mariadbd,
+ * npm start's private instances): started with its own directory, ready
+ * when its log says so, stopped and started again on the same port and
+ * directory, and never left behind: a failed start kills it, and a
+ * detached watchdog shell stops it if the owner dies without dispose()
+ * (jest killed, a crash, the launcher killed). A test's scratch directory
+ * is deleted by dispose() and by the watchdog; kept data (`removeDir:
+ * false`) never is. The server runs in its own process group, so a
+ * terminal's Ctrl-C reaches only its owner, which stops it in order.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
@@ -19,8 +22,10 @@ export interface PrivateServerOptions {
   startTimeoutMs: number;
   /** After SIGTERM, how long stop() waits before SIGKILL. */
   stopGraceMs: number;
-  /** The server's own directory (data, store, socket): deleted by dispose() and by the watchdog. */
+  /** The server's own directory (data, store, socket); its path must appear in the server's command line. */
   dir: string;
+  /** Whether dispose() and the watchdog delete `dir` (default true: a test's scratch directory; false: data kept across runs). */
+  removeDir?: boolean;
   /** Where the server writes its pid (inside `dir`), so the watchdog can find it. */
   pidFile: string;
   /** Environment variables added to the server's (e.g. passwords its configuration file reads). */
@@ -34,7 +39,7 @@ export interface PrivateServer {
   stop(): Promise<void>;
   /** Sends `sig` to the running server (SIGSTOP: it keeps its connections and answers nothing; SIGCONT). */
   signal(sig: NodeJS.Signals): void;
-  /** Stops the server and deletes its directory. */
+  /** Stops the server and deletes its directory (unless `removeDir: false`). */
   dispose(): Promise<void>;
 }
 
@@ -49,19 +54,27 @@ async function killAndWait(proc: ChildProcess): Promise<void> {
 
 /**
  * A detached shell that outlives this process: while this process lives and
- * `dir` exists it sleeps; if this process is gone first, it SIGKILLs the
- * server whose pid is in `pidFile` (only if that pid's command line names
- * `dir`) and deletes `dir`. kill() ends it once dispose() cleaned up.
+ * `dir` exists it sleeps; if this process is gone first, it stops the server
+ * whose pid is in `pidFile` (only if that pid's command line names `dir`):
+ * SIGTERM, a clean shutdown that keeps data intact, SIGKILL after
+ * `graceSeconds`; then deletes `dir` when `remove`. kill() ends it once
+ * dispose() cleaned up.
  */
-function startWatchdog(dir: string, pidFile: string): { kill(): void } {
+function startWatchdog(dir: string, pidFile: string, remove: boolean, graceSeconds: number): { kill(): void } {
   const script = [
     'while kill -0 "$0" 2>/dev/null && [ -d "$1" ]; do sleep 1; done',
     '[ -d "$1" ] || exit 0',
     'pid=$(cat "$2" 2>/dev/null)',
-    'if [ -n "$pid" ] && grep -qaF -- "$1" "/proc/$pid/cmdline" 2>/dev/null; then kill -CONT "$pid"; kill -KILL "$pid"; sleep 1; fi',
-    'rm -rf "$1"',
+    'if [ -n "$pid" ] && grep -qaF -- "$1" "/proc/$pid/cmdline" 2>/dev/null; then',
+    '  kill -CONT "$pid"; kill -TERM "$pid"',
+    '  i=0; while [ "$i" -lt "$4" ] && kill -0 "$pid" 2>/dev/null; do sleep 1; i=$((i + 1)); done',
+    '  kill -KILL "$pid" 2>/dev/null; sleep 1',
+    'fi',
+    '[ "$3" = remove ] && rm -rf "$1"',
+    'exit 0',
   ].join('\n');
-  const proc = spawn('sh', ['-c', script, String(process.pid), dir, pidFile], { detached: true, stdio: 'ignore' });
+  const args = [String(process.pid), dir, pidFile, remove ? 'remove' : 'keep', String(graceSeconds)];
+  const proc = spawn('sh', ['-c', script, ...args], { detached: true, stdio: 'ignore' });
   proc.on('error', () => undefined);
   proc.unref();
   return {
@@ -73,12 +86,17 @@ function startWatchdog(dir: string, pidFile: string): { kill(): void } {
 
 /** Starts the server; if the first start fails, its directory is gone too. */
 export async function startPrivateServer(options: PrivateServerOptions): Promise<PrivateServer> {
-  const watchdog = startWatchdog(options.dir, options.pidFile);
+  const removeDirectory = options.removeDir !== false;
+  const watchdog = startWatchdog(options.dir, options.pidFile, removeDirectory, Math.ceil(options.stopGraceMs / 1000));
   let child: ChildProcess | undefined;
 
   async function start(): Promise<void> {
     if (child) return;
-    const proc = spawn(options.command, [...options.args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...options.env } });
+    const proc = spawn(options.command, [...options.args], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, ...options.env },
+      detached: true,
+    });
     child = proc;
     let output = '';
     try {
@@ -127,7 +145,7 @@ export async function startPrivateServer(options: PrivateServerOptions): Promise
   }
 
   const removeDir = () => {
-    rmSync(options.dir, { recursive: true, force: true });
+    if (removeDirectory) rmSync(options.dir, { recursive: true, force: true });
     watchdog.kill();
   };
   try {

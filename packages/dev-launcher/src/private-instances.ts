@@ -1,0 +1,129 @@
+/**
+ * npm start's private MariaDB and NATS (docs/contract.md §8.6). When nothing
+ * answers where PRODUCTO_DATABASE_URL / BODEGA_DATABASE_URL or NATS_URL
+ * point, and they point at this machine without credentials (the
+ * defaults), the launcher runs its own mariadbd / nats-server there, with
+ * data under LAUNCHER_DATA_DIR kept across runs, and stops it with the
+ * services. A server that answers is always used as it is; one that should
+ * be private but whose program is not installed is a problem naming it.
+ */
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { findProgram, startMariaDb, startNatsServer, type PrivateServer, type ProgramName } from '@inventario/local-servers';
+import { parseMysqlUrl } from '@inventario/platform';
+import type { LauncherConfig } from './config';
+import type { Problem } from './preflight';
+
+/** One server the launcher will run itself. */
+export interface PrivateInstance {
+  /** For messages: `MariaDB`, `NATS`. */
+  what: string;
+  /** `mariadbd`, `nats-server -js`. */
+  program: string;
+  port: number;
+  /** Its data, kept across runs. */
+  dir: string;
+  start(): Promise<PrivateServer>;
+}
+
+/** What the launcher found: servers to run itself, the URLs left to check as before, and what is missing. */
+export interface InstancePlan {
+  instances: PrivateInstance[];
+  /** The variables (NATS_URL, the database URLs) whose server nothing answers for: a private instance, or a problem below. */
+  silent: Set<string>;
+  /** The database variables whose server is a private instance (their databases are created once it runs). */
+  privateDatabases: string[];
+  problems: Problem[];
+  /** Programs a private instance needs but this machine lacks. */
+  missingPrograms: ProgramName[];
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
+
+/** Whether something accepts TCP connections at host:port (refused, or no answer within 2 s: no). */
+export function answers(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: host.replace(/^\[|\]$/g, ''), port, timeout: 2000 });
+    const done = (open: boolean) => {
+      socket.destroy();
+      resolve(open);
+    };
+    socket.once('connect', () => done(true));
+    socket.once('timeout', () => done(false));
+    socket.once('error', () => done(false));
+  });
+}
+
+/** The single loopback server, without credentials, that NATS_URL names; undefined for anything else. */
+function privateNatsTarget(natsUrl: string): { host: string; port: number } | undefined {
+  const servers = natsUrl.split(',');
+  if (servers.length !== 1) return undefined;
+  const u = new URL(servers[0]!.trim());
+  if (u.protocol !== 'nats:' || u.username !== '' || !LOOPBACK.has(u.hostname)) return undefined;
+  return { host: u.hostname, port: u.port ? Number(u.port) : 4222 };
+}
+
+/** Decides, for NATS and MariaDB, whether the launcher runs a private instance. */
+export async function planPrivateInstances(config: LauncherConfig, env: NodeJS.ProcessEnv): Promise<InstancePlan> {
+  const plan: InstancePlan = { instances: [], silent: new Set(), privateDatabases: [], problems: [], missingPrograms: [] };
+  const missing = (programs: ProgramName[]) => programs.filter((p) => findProgram(p, env) === undefined);
+
+  const nats = privateNatsTarget(config.NATS_URL);
+  if (nats && !(await answers(nats.host, nats.port))) {
+    plan.silent.add('NATS_URL');
+    const lacking = missing(['nats-server']);
+    if (lacking.length > 0) {
+      plan.missingPrograms.push(...lacking);
+      plan.problems.push({
+        variable: 'NATS_URL',
+        message: `nothing answers at ${config.NATS_URL}, and nats-server, to run a private NATS there, is not installed`,
+      });
+    } else {
+      const dir = join(config.LAUNCHER_DATA_DIR, 'nats');
+      plan.instances.push({
+        what: 'NATS',
+        program: 'nats-server -js',
+        port: nats.port,
+        dir,
+        start: () => startNatsServer({ command: findProgram('nats-server', env)!, port: nats.port, dir, removeDir: false }),
+      });
+    }
+  }
+
+  // Both databases may live on one server: one private mariadbd serves them.
+  const databases = (['PRODUCTO_DATABASE_URL', 'BODEGA_DATABASE_URL'] as const).map((variable) => ({ variable, target: parseMysqlUrl(config[variable]) }));
+  const eligible = databases.filter(({ target }) => LOOPBACK.has(target.host) && target.user === 'root' && target.password === '');
+  const silent: typeof eligible = [];
+  for (const db of eligible) if (!(await answers(db.target.host, db.target.port))) silent.push(db);
+  if (silent.length === 0) return plan;
+  for (const db of silent) plan.silent.add(db.variable);
+  const lacking = missing(['mariadbd', 'mariadb-install-db']);
+  const ports = [...new Set(silent.map((db) => db.target.port))];
+  if (lacking.length > 0) {
+    plan.missingPrograms.push(...lacking);
+    for (const { variable, target } of silent) {
+      plan.problems.push({
+        variable,
+        message: `nothing answers at ${target.host}:${target.port}, and ${lacking.join(' / ')}, to run a private MariaDB there, ${lacking.length > 1 ? 'are' : 'is'} not installed`,
+      });
+    }
+  } else if (ports.length > 1) {
+    plan.problems.push({
+      variable: silent[1]!.variable,
+      message: `the private MariaDB serves one port: point both database URLs at the same one (now ${ports.join(' and ')})`,
+    });
+  } else {
+    const dir = join(config.LAUNCHER_DATA_DIR, 'mariadb');
+    const port = ports[0]!;
+    plan.privateDatabases.push(...silent.map((db) => db.variable));
+    plan.instances.push({
+      what: 'MariaDB',
+      program: 'mariadbd',
+      port,
+      dir,
+      start: () =>
+        startMariaDb({ mariadbd: findProgram('mariadbd', env)!, installDb: findProgram('mariadb-install-db', env)!, port, dir, removeDir: false }),
+    });
+  }
+  return plan;
+}
