@@ -240,7 +240,10 @@ export function createInventario({ productos, bodegas, existencias, onSafeWriteO
 
     listProductos: (caller, filter = {}) => collect(productoPages(caller, filter, PAGE_SIZE)),
 
-    productoPages: (caller, filter = {}) => productoPages(caller, filter, STREAM_PAGE_SIZE),
+    // The services' full pages, not STREAM_PAGE_SIZE: a product row is cheap since issue 14 (a 1,000-row
+    // page costs the event loop about what 250 rows did before), and the downstream calls were most of a
+    // list's cost (docs/decisions.md, "Lists at database speed").
+    productoPages: (caller, filter = {}) => productoPages(caller, filter, PAGE_SIZE),
 
     getProducto: (caller, id) => productos.get(caller, id),
 

@@ -9,7 +9,8 @@ import { encodePageToken } from '@inventario/platform';
 export const PAGE_SIZE = 1000;
 
 /**
- * The page of a streamed list (the REST full lists). Each page is one run
+ * The page of a streamed list (the REST full lists, but products': those
+ * read full pages since issue 14, see productoPages in inventario.ts). Each page is one run
  * of the event loop (decode, JSON, write): 250 rows keep it to a few
  * milliseconds, so lists streamed at once interleave finely with every
  * other request, and what one request holds stays small. Measured with 4
