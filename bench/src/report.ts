@@ -90,6 +90,7 @@ function judge(results: BenchResults): Verdict[] {
       measured: `worst ${worstGrowth.name} ${Number.isFinite(worstGrowth.growthPct) ? worstGrowth.growthPct.toFixed(1) : 'n/a'}%`,
       pass: results.soak.rss.every((r) => r.growthPct <= 5),
     },
+    ...pairedFigures(results, LISTS).map(paired),
     ...pairedFigures(results, SAFE_WRITES).map(paired),
     ...pairedFigures(results, STOCK_WRITES).map(paired),
     ...(stock
@@ -153,6 +154,11 @@ const SAFE_WRITES: Paired[] = [
 const STOCK_WRITES: Paired[] = [
   { key: 'restMovimiento', what: 'stock movement (ENTRADA/SALIDA of 1)', verdict: 'stock movement POST >= 0.8x REST POST /api/productos', minimum: 0.8 },
   { key: 'restTransferencia', what: 'stock transfer (1 unit)', verdict: 'stock transfer POST >= 0.8x REST POST /api/productos', minimum: 0.8 },
+];
+
+/** Issue 14: the REST list of 1,000 products at least half as fast as B_db's SELECT of the same rows. */
+const LISTS: Paired[] = [
+  { key: 'restList', what: 'REST list vs B_db list (every product)', verdict: 'GET /api/productos (1,000 rows) >= 0.5x B_db list', minimum: 0.5 },
 ];
 
 /** The targets of `which` measured in this run, each with its baseline; none when --only left them out. */
@@ -227,6 +233,18 @@ export function renderReport(info: RunInfo, results: BenchResults): string {
     const q = summarise(results.sequential.get(target.key) ?? []);
     push(
       `| ${target.label} | ${num(s.reqPerSec)} | ${ms(s.p50)} | ${ms(s.p99)} | ${s.errors + q.errors} | ${ratio(s.reqPerSec / bdb.reqPerSec)} | ${ms(q.p50)} | ${ms(q.p99)} | ${ms(q.p50 - bdbSeq.p50)} |`,
+    );
+  }
+
+  const lists = pairedFigures(results, LISTS);
+  if (lists.length > 0) {
+    push(
+      '',
+      `Lists (issue 14), each against ${lists[0]?.baselineLabel} (express + mysql2, one SELECT of the same rows, res.json) in the same rounds, after it in odd rounds and before it in even ones; only 2xx answers count:`,
+      '',
+      '| List | B_db list req/s | list req/s | list/B_db each round | median of the rounds\' list/B_db (judged) | ratio of the medians | B_db p50 / p99 ms | list p50 / p99 ms | 1 conn p50 B_db / list ms | errors B_db / list |',
+      '|---|---|---|---|---|---|---|---|---|---|',
+      ...lists.map((f) => pairedRow(f, f.what)),
     );
   }
 

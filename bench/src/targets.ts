@@ -25,7 +25,7 @@ export interface Target {
    * The target this one is judged against: measured in the same rounds,
    * next to it (roundOrder), and reported as a ratio to it. A safe write's
    * plain variant (issue 12); plain product create for the stock writes
-   * (issue 13).
+   * (issue 13); B_db's list for the REST list (issue 14).
    */
   baseline?: TargetKey;
   /** Called before each window of this target and before its check: resets what a window uses up. */
@@ -36,6 +36,7 @@ export interface Target {
 export const TARGET_KEYS = [
   'bdb',
   'restGetById',
+  'bdbList',
   'restList',
   'restPost',
   'gqlProducto',
@@ -108,7 +109,14 @@ export function buildTargets(stack: Stack, seed: Seed, options: { connections: n
       url: stack.bffUrl,
       request: { method: 'GET', path: '/api/productos/1', headers: auth, setup: byId('/api/productos/') },
     },
-    { key: 'restList', label: `REST GET /api/productos (${seed.productoIds.length} rows)`, url: stack.bffUrl, request: { method: 'GET', path: '/api/productos', headers: auth } },
+    { key: 'bdbList', label: `B_db GET list (${seed.productoIds.length} rows)`, url: stack.bdbUrl, request: { method: 'GET', path: '/productos' } },
+    {
+      key: 'restList',
+      label: `REST GET /api/productos (${seed.productoIds.length} rows)`,
+      url: stack.bffUrl,
+      baseline: 'bdbList',
+      request: { method: 'GET', path: '/api/productos', headers: auth },
+    },
     {
       key: 'gqlProducto',
       label: 'GraphQL producto(id)',

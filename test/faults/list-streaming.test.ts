@@ -231,7 +231,7 @@ test(`30 clients that never read are cut off after HTTP_WRITE_TIMEOUT_MS (${WRIT
   expect(received).toEqual(Array.from({ length: 30 }, () => 'HTTP/1.1 200 OK|truncated'));
   // Each first fills the kernel's socket buffers, then waits out the timeout: without it they would stay forever.
   expect(cutMs).toBeLessThan(WRITE_TIMEOUT_MS + 10_000);
-  // A stalled client holds one page (250 products, ~55 KB) until it is cut off; the rest is garbage V8 has not collected yet.
+  // A stalled client holds one page (1000 products, ~220 KB, as producto-svc wrote it) until it is cut off; the rest is garbage V8 has not collected yet.
   expect(peak - baseline).toBeLessThan(96);
   expect(after - baseline).toBeLessThan(32);
   // And the BFF still answers lists in full.

@@ -342,6 +342,61 @@ describe('ListProductos', () => {
     for (const page of pages) expect(page.bytes).toBeLessThan(PAGE_BYTE_BUDGET + 61_000);
   });
 
+  it('answers rest_json pages: the products REST form joined by commas, their count, and the same walk as productos', async () => {
+    const ids = await createIn(9014, ['r1 "comillas"', 'r2 ñandú', 'r3']);
+    const proto = await api.list({ bodegaIds: [9014] });
+    const page = await api.list({ bodegaIds: [9014], pageSize: 2, restJson: true });
+    expect(page.productos).toEqual([]);
+    expect(page.restJsonCount).toBe(2);
+    const first = proto.productos[0]!;
+    const local = (d: Date | undefined) => d!.toISOString().slice(0, 19);
+    expect(Buffer.from(page.restJson).toString('utf8').split(',{')[0]).toBe(
+      `{"id":${first.id},"nombre":"r1 \\"comillas\\"","descripcion":null,"precio":1.00,"cantidadEnStock":1,"bodegaId":9014,` +
+        `"fechaCreacion":"${local(first.fechaCreacion)}","fechaActualizacion":"${local(first.fechaActualizacion)}","version":1}`,
+    );
+    const items = JSON.parse(`[${Buffer.from(page.restJson).toString('utf8')}]`) as { id: number; nombre: string }[];
+    expect(items.map((p) => p.id)).toEqual(ids.slice(0, 2));
+    const rest = await api.list({ bodegaIds: [9014], pageSize: 2, pageToken: page.nextPageToken, restJson: true });
+    expect(JSON.parse(`[${Buffer.from(rest.restJson).toString('utf8')}]`)).toEqual([expect.objectContaining({ id: ids[2], nombre: 'r3' })]);
+    expect(rest.restJsonCount).toBe(1);
+    expect(rest.nextPageToken).toBe('');
+  });
+
+  it('ends a rest_json page at the byte budget of its JSON, escapes counted, and the tokens still walk every product', async () => {
+    // 40 products whose descripcion is 30,000 control characters: 30 KB stored, 180 KB as JSON (\u0001 each).
+    const descripcion = '\u0001'.repeat(30_000);
+    const at = new Date();
+    const rows = Array.from({ length: 40 }, (_, i) => ({
+      nombre: `escapada ${i}`,
+      descripcion,
+      precio: '19.90',
+      cantidad_en_stock: 1,
+      bodega_id: 9015,
+      fecha_creacion: at,
+      fecha_actualizacion: at,
+    }));
+    await svc.db('productos').insert(rows);
+    const ids = (await svc.db('productos').where({ bodega_id: 9015 }).orderBy('id').pluck('id')).map(Number);
+
+    const seen: number[] = [];
+    const pages: { items: number; bytes: number }[] = [];
+    let pageToken = '';
+    do {
+      const page = await api.list({ bodegaIds: [9015], pageSize: 1000, pageToken, restJson: true });
+      const items = JSON.parse(`[${Buffer.from(page.restJson).toString('utf8')}]`) as { id: number; descripcion: string }[];
+      expect(items).toHaveLength(page.restJsonCount);
+      expect(items.every((p) => p.descripcion === descripcion)).toBe(true);
+      seen.push(...items.map((p) => p.id));
+      pages.push({ items: items.length, bytes: page.restJson.length });
+      pageToken = page.nextPageToken;
+    } while (pageToken !== '');
+
+    expect(seen).toEqual(ids);
+    // About 180 KB of JSON each: the page that passes 1 MiB keeps that item, 6 of them (the stored size would allow 34).
+    expect(pages.map((p) => p.items)).toEqual([6, 6, 6, 6, 6, 6, 4]);
+    for (const page of pages) expect(page.bytes).toBeLessThan(PAGE_BYTE_BUDGET + 181_000);
+  });
+
   it('lists every product without filters', async () => {
     const [id] = await createIn(9007, ['sin filtro']);
     // Several pages: other cases hold products big enough to end a page early.

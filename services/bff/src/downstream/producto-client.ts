@@ -12,13 +12,16 @@ import {
   type DeleteProductoResponse,
   type UnassignBodegaResponse,
 } from '@inventario/proto';
-import type { Caller, Producto, ProductoInput, ProductoPatch, WriteOptions } from '../inventario/model';
+import type { Caller, Producto, ProductoInput, ProductoPatch, ProductosJson, WriteOptions } from '../inventario/model';
 import { productoFromProto, required, safeWriteFields } from './mapping';
 import type { UnaryCall } from './unary-call';
 
 /** One page of a product list. */
 export interface ProductoPage {
+  /** Empty when the page came as `json`. */
   productos: Producto[];
+  /** The page in the REST JSON form, when the request asked for it and the service wrote it. */
+  json?: ProductosJson;
   /** '' on the last page. */
   nextPageToken: string;
   /** Every matching product, all pages together; only when the request asked (includeTotalSize). */
@@ -46,6 +49,8 @@ export interface ProductoPageRequest {
   nombreContains?: string;
   /** Ask for totalSize (one more query in producto-svc). */
   includeTotalSize?: boolean;
+  /** Ask for the page in the REST JSON form (ListProductos' rest_json), to pass through. */
+  restJson?: boolean;
 }
 
 /** producto-svc as the BFF uses it, in model types. */
@@ -84,9 +89,12 @@ export function createProductoClient(client: ProductoServiceClient, call: UnaryC
         ids: [...(request.ids ?? [])],
         nombreContains: request.nombreContains ?? '',
         includeTotalSize: request.includeTotalSize ?? false,
+        restJson: request.restJson ?? false,
       });
       const res = await call<ListProductosResponse>(caller, (md, o, cb) => client.listProductos(message, md, o, cb));
       const page: ProductoPage = { productos: res.productos.map(productoFromProto), nextPageToken: res.nextPageToken };
+      // A service that does not know rest_json answers products (or nothing, which either form says alike).
+      if (request.restJson && res.productos.length === 0) page.json = { json: res.restJson, count: res.restJsonCount };
       if (res.totalSize !== undefined) page.totalSize = res.totalSize;
       return page;
     },

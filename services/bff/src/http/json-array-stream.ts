@@ -1,5 +1,6 @@
 import type { Response } from 'express';
 import type { Logger } from '@inventario/platform';
+import type { ProductosJson } from '../inventario/model';
 
 /** HTTP_WRITE_TIMEOUT_MS when not set. */
 export const DEFAULT_WRITE_TIMEOUT_MS = 30_000;
@@ -16,12 +17,13 @@ export interface JsonArraySenderDeps {
 
 /**
  * Sends `pages` as one JSON array of `itemJson(item)` texts (see
- * createJsonArraySender); with `envelope`, the array is the last member of
+ * createJsonArraySender); a page already in JSON (ProductosJson: texts
+ * joined by commas) goes out as it is. With `envelope`, the array is the last member of
  * an object: `before` is its JSON text up to the array (`{"bodegaId":1,"existencias":`), `after` closes it.
  */
 export type JsonArraySender = <T>(
   res: Response,
-  pages: AsyncIterable<readonly T[]>,
+  pages: AsyncIterable<readonly T[] | ProductosJson>,
   itemJson: (item: T) => string,
   envelope?: { before: string; after: string },
 ) => Promise<void>;
@@ -74,20 +76,27 @@ function drained(res: Response, timeoutMs: number): Promise<Drain> {
  * - HEAD gets the headers once the first page was read, and no more reading.
  */
 export function createJsonArraySender({ writeTimeoutMs, logger }: JsonArraySenderDeps): JsonArraySender {
-  return async <T>(res: Response, pages: AsyncIterable<readonly T[]>, itemJson: (item: T) => string, envelope = { before: '', after: '' }) => {
+  return async <T>(res: Response, pages: AsyncIterable<readonly T[] | ProductosJson>, itemJson: (item: T) => string, envelope = { before: '', after: '' }) => {
     let gone = false;
     res.once('close', () => (gone = true));
     const path = res.req.originalUrl.split('?', 1)[0];
     let items = 0;
     const iterator = pages[Symbol.asyncIterator]();
 
-    /** The next page's JSON in pieces of about PIECE_CHARS, or undefined at the end of the list. */
-    const nextPieces = async (): Promise<string[] | undefined> => {
+    /** The next page's JSON in pieces of about PIECE_CHARS (or as the service wrote it), or undefined at the end of the list. */
+    const nextPieces = async (): Promise<(string | Uint8Array)[] | undefined> => {
       const result = await iterator.next();
       if (result.done) return undefined;
+      if (!Array.isArray(result.value)) {
+        const { json, count } = result.value as ProductosJson;
+        if (count === 0) return [];
+        const separator = items === 0 ? [] : [','];
+        items += count;
+        return [...separator, json];
+      }
       const pieces: string[] = [];
       let piece = '';
-      for (const item of result.value) {
+      for (const item of result.value as readonly T[]) {
         piece += (items++ === 0 ? '' : ',') + itemJson(item);
         if (piece.length >= PIECE_CHARS) {
           pieces.push(piece);
@@ -99,7 +108,7 @@ export function createJsonArraySender({ writeTimeoutMs, logger }: JsonArraySende
     };
 
     /** Writes `pieces` as one batch; true when the socket's buffer is full (wait for 'drain' before more). */
-    const write = (pieces: readonly string[]): boolean => {
+    const write = (pieces: readonly (string | Uint8Array)[]): boolean => {
       let full = false;
       res.cork();
       for (const piece of pieces) full = !res.write(piece);
@@ -122,7 +131,7 @@ export function createJsonArraySender({ writeTimeoutMs, logger }: JsonArraySende
 
     try {
       // Before the first byte: a failure here is thrown to the error middleware, which answers it with its status.
-      let opening: string[] | undefined = [`${envelope.before}[`, ...((await nextPieces()) ?? [])];
+      let opening: (string | Uint8Array)[] | undefined = [`${envelope.before}[`, ...((await nextPieces()) ?? [])];
       if (gone) return stopped();
       res.status(200).type('application/json');
       if (res.req.method === 'HEAD') {

@@ -96,35 +96,37 @@ export function sendJson(res: Response, status: number, body: unknown): void {
 }
 
 /**
- * JSON text of `{...before, [key]: number, ...after}`, the number written
- * verbatim from `numberText`: what lossless-json's stringify writes for the
- * same object with a LosslessNumber there, at the speed of native
- * JSON.stringify (about 3 times lossless-json's), since a full list writes
- * one of these per row.
+ * `text` as a JSON number, verbatim: the decimal text the service read from
+ * its DECIMAL column (`19.90`). LosslessNumber refuses the same texts, so
+ * an invalid number never reaches the wire.
  */
-function withNumber(before: object, key: string, numberText: string, after: object): string {
-  // LosslessNumber refuses the same texts: never an invalid JSON number on the wire.
-  if (!isNumber(numberText)) throw new Error(`Invalid number: ${JSON.stringify(numberText)}`);
-  const head = JSON.stringify(before);
-  const tail = JSON.stringify(after);
-  const field = `${JSON.stringify(key)}:${numberText}`;
-  return `${head.length > 2 ? `${head.slice(0, -1)},` : '{'}${field}${tail.length > 2 ? `,${tail.slice(1)}` : '}'}`;
+function numberJson(text: string): string {
+  if (!isNumber(text)) throw new Error(`Invalid number: ${JSON.stringify(text)}`);
+  return text;
 }
 
-/** stringify(productoJson(p)), for the rows of a streamed list. */
+/** A nullable string or number as JSON. */
+const nullableJson = (value: string | number | null) => (value === null ? 'null' : JSON.stringify(value));
+
+/**
+ * stringify(productoJson(p)), for the rows of a streamed list: the same
+ * bytes (field order, escapes, `precio` verbatim), written as one template
+ * with native JSON.stringify for each string and no object built per row,
+ * since a list writes one of these per product (docs/decisions.md, "Lists
+ * at database speed"). The numbers are the service's integers, which JSON
+ * and template literals write alike.
+ */
 export function productoJsonText(p: Producto): string {
-  return withNumber({ id: p.id, nombre: p.nombre, descripcion: p.descripcion }, 'precio', p.precio, {
-    cantidadEnStock: p.cantidadEnStock,
-    bodegaId: p.bodegaId,
-    fechaCreacion: p.fechaCreacion,
-    fechaActualizacion: p.fechaActualizacion,
-    version: p.version,
-  });
+  return (
+    `{"id":${p.id},"nombre":${JSON.stringify(p.nombre)},"descripcion":${nullableJson(p.descripcion)},"precio":${numberJson(p.precio)},` +
+    `"cantidadEnStock":${p.cantidadEnStock},"bodegaId":${nullableJson(p.bodegaId)},"fechaCreacion":${JSON.stringify(p.fechaCreacion)},` +
+    `"fechaActualizacion":${JSON.stringify(p.fechaActualizacion)},"version":${p.version}}`
+  );
 }
 
-/** stringify(productoDeBodegaJson(p)), for the rows of a streamed list. */
+/** stringify(productoDeBodegaJson(p)), for the rows of a streamed list (as productoJsonText). */
 export function productoDeBodegaJsonText(p: ProductoDeBodega): string {
-  return withNumber({ id: p.id, nombre: p.nombre, cantidad: p.cantidad }, 'precio', p.precio, {});
+  return `{"id":${p.id},"nombre":${JSON.stringify(p.nombre)},"cantidad":${p.cantidad},"precio":${numberJson(p.precio)}}`;
 }
 
 /** stringify(bodegaJson(b)): no number needs lossless-json in a warehouse. */

@@ -24,9 +24,10 @@ import type {
   ProductoFilter,
   ProductoPatch,
   ProductosDeBodegasPage,
+  ProductosJson,
   WriteOptions,
 } from './model';
-import { chunks, collect, PAGE_SIZE, pagesOf, STREAM_PAGE_SIZE, tokenAfter } from './paging';
+import { chunks, collect, counted, PAGE_SIZE, pagesOf, STREAM_PAGE_SIZE, tokenAfter } from './paging';
 import { createStockDeBodega, unionById } from './stock-de-bodega';
 
 export interface InventarioDeps {
@@ -174,6 +175,27 @@ export function createInventario({ productos, bodegas, existencias, onSafeWriteO
     );
   }
 
+  /**
+   * The REST list's pages: full pages in the REST JSON form producto-svc
+   * writes, passed through (docs/decisions.md, "Lists at database speed"),
+   * or as products from a producto-svc that does not write it.
+   */
+  function productoJsonPages(caller: Caller, filter: ProductoFilter): AsyncIterable<Producto[] | ProductosJson> {
+    let first = true;
+    return counted<Producto[] | ProductosJson>(
+      filter.limit ?? Infinity,
+      async (pageSize, pageToken) => {
+        // `skip` counts from the start of the list: the first page only.
+        const skip = first ? (filter.offset ?? 0) : 0;
+        first = false;
+        const page = await productos.list(caller, { pageSize, pageToken, skip, bodegaIds: filter.bodegaIds, nombreContains: filter.q, restJson: true });
+        const { json } = page;
+        return json ? { page: json, count: json.count, nextPageToken: page.nextPageToken } : { page: page.productos, count: page.productos.length, nextPageToken: page.nextPageToken };
+      },
+      { afterId: filter.afterId, pageSize: PAGE_SIZE },
+    );
+  }
+
   function bodegaPages(caller: Caller, page: ListPage, pageSize: number): AsyncIterable<Bodega[]> {
     return pagesOf(
       page.limit ?? Infinity,
@@ -240,7 +262,7 @@ export function createInventario({ productos, bodegas, existencias, onSafeWriteO
 
     listProductos: (caller, filter = {}) => collect(productoPages(caller, filter, PAGE_SIZE)),
 
-    productoPages: (caller, filter = {}) => productoPages(caller, filter, STREAM_PAGE_SIZE),
+    productoPages: (caller, filter = {}) => productoJsonPages(caller, filter),
 
     getProducto: (caller, id) => productos.get(caller, id),
 

@@ -80,6 +80,16 @@ export interface ProductoFilter {
   afterId?: number;
 }
 
+/**
+ * A page of products in their REST JSON form as producto-svc wrote it
+ * (ListProductos' rest_json): the products' JSON texts joined by commas,
+ * UTF-8, and how many there are. The REST list passes it through as is.
+ */
+export interface ProductosJson {
+  json: Uint8Array;
+  count: number;
+}
+
 /** One page of a list in id order (GraphQL's `first`/`after`); without either, the whole list. */
 export interface ListPage {
   /** At most this many items. */
@@ -313,9 +323,11 @@ export interface InventarioApi extends ExistenciasApi, ExistenciasPorLoteApi {
   /**
    * The same list one downstream page at a time, for a consumer that sends
    * each page on before asking for the next (the REST full lists, streamed).
-   * Stopping the iteration stops the reading.
+   * Stopping the iteration stops the reading. Each page comes in the REST
+   * JSON form producto-svc wrote (ProductosJson), or as products from a
+   * producto-svc that does not write it.
    */
-  productoPages(caller: Caller, filter?: ProductoFilter): AsyncIterable<Producto[]>;
+  productoPages(caller: Caller, filter?: ProductoFilter): AsyncIterable<Producto[] | ProductosJson>;
   getProducto(caller: Caller, id: number): Promise<Producto>;
   /** Products held by any of these warehouses, in id order, in one downstream call per page (DataLoader batches). */
   productosDeBodegas(caller: Caller, bodegaIds: readonly number[], page?: ProductosDeBodegasPage): Promise<Producto[]>;

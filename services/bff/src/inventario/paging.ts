@@ -9,7 +9,9 @@ import { encodePageToken } from '@inventario/platform';
 export const PAGE_SIZE = 1000;
 
 /**
- * The page of a streamed list (the REST full lists). Each page is one run
+ * The page of a streamed list (the REST full lists but the products',
+ * which read full pages already in JSON since issue 14: productoJsonPages
+ * in inventario.ts). Each page is one run
  * of the event loop (decode, JSON, write): 250 rows keep it to a few
  * milliseconds, so lists streamed at once interleave finely with every
  * other request, and what one request holds stays small. Measured with 4
@@ -37,6 +39,25 @@ export interface DownstreamPage<T> {
  * so a consumer that stops (a client gone) stops the reading too. Pages may
  * be short (the services end a page at a byte budget), never empty but the
  * last.
+ */
+export function pagesOf<T>(
+  wanted: number,
+  fetchPage: (pageSize: number, pageToken: string | undefined) => Promise<DownstreamPage<T>>,
+  options: { afterId?: number; pageSize?: number } = {},
+): AsyncIterable<T[]> {
+  return counted(
+    wanted,
+    async (pageSize, pageToken) => {
+      const { items, nextPageToken } = await fetchPage(pageSize, pageToken);
+      return { page: items, count: items.length, nextPageToken };
+    },
+    options,
+  );
+}
+
+/**
+ * pagesOf for pages of any form (a page of products already in JSON is one
+ * value standing for `count` items).
  *
  * Written as a plain iterator, not an async generator: a suspended
  * generator keeps its finished page in a register while it fetches the
@@ -44,26 +65,26 @@ export interface DownstreamPage<T> {
  * promoted to the old generation, one dead page per request between full
  * collections. Here only the token and a count outlive a call.
  */
-export function pagesOf<T>(
+export function counted<P>(
   wanted: number,
-  fetchPage: (pageSize: number, pageToken: string | undefined) => Promise<DownstreamPage<T>>,
+  fetchPage: (pageSize: number, pageToken: string | undefined) => Promise<{ page: P; count: number; nextPageToken: string }>,
   { afterId, pageSize = PAGE_SIZE }: { afterId?: number; pageSize?: number } = {},
-): AsyncIterable<T[]> {
+): AsyncIterable<P> {
   return {
     [Symbol.asyncIterator]() {
       let read = 0;
       let pageToken = tokenAfter(afterId);
       let ended = wanted <= 0;
       return {
-        async next(): Promise<IteratorResult<T[]>> {
+        async next(): Promise<IteratorResult<P>> {
           if (ended) return { done: true, value: undefined };
-          const { items, nextPageToken } = await fetchPage(Math.min(pageSize, wanted - read), pageToken);
-          read += items.length;
+          const { page, count, nextPageToken } = await fetchPage(Math.min(pageSize, wanted - read), pageToken);
+          read += count;
           ended = nextPageToken === '' || read >= wanted;
           pageToken = nextPageToken;
-          return { done: false, value: items };
+          return { done: false, value: page };
         },
-        return(): Promise<IteratorResult<T[]>> {
+        return(): Promise<IteratorResult<P>> {
           ended = true;
           return Promise.resolve({ done: true, value: undefined });
         },

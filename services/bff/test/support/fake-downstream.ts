@@ -6,7 +6,13 @@
  */
 import { Server, ServerCredentials, type Metadata, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
+import * as proto from '@inventario/proto';
 import { BodegaServiceService, ExistenciaServiceService, ProductoServiceService } from '@inventario/proto';
+
+/** A response's generated type, `<Method>Response` (ListProductos: ListProductosResponse). */
+type MessageType = { fromPartial(value: unknown): unknown };
+const responseTypeOf = (method: string): MessageType | undefined =>
+  (proto as unknown as Record<string, MessageType | undefined>)[`${method[0]!.toUpperCase()}${method.slice(1)}Response`];
 
 export interface FakeDownstream {
   port: number;
@@ -33,7 +39,9 @@ export async function startFakeDownstream(handlers: {
         method,
         ((call: { request: unknown; metadata: Metadata }, callback: (err: unknown, res?: unknown) => void) => {
           calls.push({ method, metadata: call.metadata });
-          handler(call, callback);
+          // A test writes the fields it cares about; the encoder needs every one (proto3 defaults for the rest).
+          const type = responseTypeOf(method);
+          handler(call, (err, res) => callback(err, res === undefined || res === null || !type ? res : type.fromPartial(res)));
         }) as UntypedServiceImplementation[string],
       ]),
     );

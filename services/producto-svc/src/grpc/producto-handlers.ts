@@ -1,4 +1,4 @@
-import { idempotentBy, itemSizeBound, listPageOf, requirePositiveId, unary, type Logger } from '@inventario/platform';
+import { idempotentBy, itemSizeBound, listPageOf, PAGE_BYTE_BUDGET, requirePositiveId, unary, type Logger } from '@inventario/platform';
 import {
   CreateProductoRequest,
   DeleteProductoRequest,
@@ -10,6 +10,9 @@ import { validateProductoQuery } from '../domain/listing';
 import { validateNewProducto, validateProductoChanges } from '../domain/producto';
 import type { ProductoStore } from '../store/producto-store';
 import { draftFromCreateRequest, draftFromUpdateRequest, productoToMessage } from './producto-mapping';
+import { productoRestJson } from './producto-rest-json';
+
+const NO_BYTES = Buffer.alloc(0);
 
 export interface ProductoHandlersDeps {
   store: ProductoStore;
@@ -31,13 +34,29 @@ export function createProductoHandlers({ store, logger }: ProductoHandlersDeps):
 
     listProductos: unary(logger, 'ListProductos', async (request) => {
       const page = await store.list(validateProductoQuery(request));
+      if (request.restJson) {
+        // Each row's JSON once. The budget counts the texts' exact UTF-8 length: a page within it
+        // (1,000 ordinary products are about 230 KB) is measured once as a whole, and only a page
+        // past it is measured row by row to find where it ends.
+        const texts = page.productos.map(productoRestJson);
+        const whole = Buffer.from(texts.join(','), 'utf8');
+        const fits = whole.length < PAGE_BYTE_BUDGET;
+        const { items, nextPageToken } = listPageOf(
+          page.productos.map((p, i) => ({ id: p.id, i })),
+          page.hasMore,
+          (r) => r.id,
+          (r) => (fits ? 0 : Buffer.byteLength(texts[r.i]!, 'utf8') + 1),
+        );
+        const restJson = items.length === texts.length ? whole : Buffer.from(texts.slice(0, items.length).join(','), 'utf8');
+        return { productos: [], nextPageToken, totalSize: page.totalSize, restJson, restJsonCount: items.length };
+      }
       const { items, nextPageToken } = listPageOf(
         page.productos,
         page.hasMore,
         (p) => p.id,
         (p) => itemSizeBound(p.nombre, p.descripcion, p.precio),
       );
-      return { productos: items.map(productoToMessage), nextPageToken, totalSize: page.totalSize };
+      return { productos: items.map(productoToMessage), nextPageToken, totalSize: page.totalSize, restJson: NO_BYTES, restJsonCount: 0 };
     }),
 
     updateProducto: unary(logger, 'UpdateProducto', async (request, context) => {
