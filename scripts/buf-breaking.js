@@ -22,11 +22,7 @@ if (!gitDir) {
 const branch = out('rev-parse', '--abbrev-ref', 'HEAD');
 const tag = out('describe', '--tags', '--abbrev=0', '--match', 'v*');
 const [against, ref] =
-  branch !== 'main' && out('rev-parse', '--verify', '--quiet', 'main')
-    ? ['main', 'branch=main']
-    : tag
-      ? [tag, `tag=${tag}`]
-      : ['HEAD', 'ref=HEAD'];
+  branch !== 'main' && out('rev-parse', '--verify', '--quiet', 'main') ? ['main', 'branch=main'] : tag ? [tag, `tag=${tag}`] : ['HEAD', 'ref=HEAD'];
 
 if (!out('rev-parse', '--verify', '--quiet', `${against}:proto/buf.yaml`)) {
   console.log(`buf breaking: skipped (${against} has no proto/buf.yaml)`);

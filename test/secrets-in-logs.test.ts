@@ -8,7 +8,17 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { createTestDatabase, freePort, testEventNamespace, TEST_NATS_URL, uniqueName, waitFor, connectTestNats, deleteStream, type TestDatabase } from '@inventario/testkit';
+import {
+  createTestDatabase,
+  freePort,
+  testEventNamespace,
+  TEST_NATS_URL,
+  uniqueName,
+  waitFor,
+  connectTestNats,
+  deleteStream,
+  type TestDatabase,
+} from '@inventario/testkit';
 
 const SECRET = 'SECRETpw';
 const MYSQL_SERVER = new URL(process.env.TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306');
@@ -58,7 +68,14 @@ function run(entry: string, env: Record<string, string>): Run {
 }
 
 /** A gRPC service's environment with `env` over it; ports are ephemeral. */
-const serviceEnv = (env: Record<string, string>) => ({ GRPC_PORT: '0', GRPC_HOST: '127.0.0.1', METRICS_PORT: '0', METRICS_HOST: '127.0.0.1', SHUTDOWN_DRAIN_MS: '0', ...env });
+const serviceEnv = (env: Record<string, string>) => ({
+  GRPC_PORT: '0',
+  GRPC_HOST: '127.0.0.1',
+  METRICS_PORT: '0',
+  METRICS_HOST: '127.0.0.1',
+  SHUTDOWN_DRAIN_MS: '0',
+  ...env,
+});
 
 let database: TestDatabase;
 const namespace = testEventNamespace();
@@ -83,23 +100,26 @@ function databaseUrlWith(host: string): string {
   return `mysql://inventario:${SECRET}@${host}${new URL(database.url).pathname}`;
 }
 
-describe.each(['services/producto-svc/dist/main.js', 'services/producto-svc/dist/migrate-main.js', 'services/bodega-svc/dist/migrate-main.js'])('%s', (entry) => {
-  test('a DATABASE_URL that does not parse (port 99999): exit 1 naming DATABASE_URL, without the password', async () => {
-    const p = run(entry, serviceEnv({ DATABASE_URL: databaseUrlWith(`${MYSQL_SERVER.hostname}:99999`) }));
-    const code = await p.exited;
-    expect(p.output()).not.toContain(SECRET);
-    expect(code).toBe(1);
-    expect(p.output()).toContain('DATABASE_URL');
-  });
+describe.each(['services/producto-svc/dist/main.js', 'services/producto-svc/dist/migrate-main.js', 'services/bodega-svc/dist/migrate-main.js'])(
+  '%s',
+  (entry) => {
+    test('a DATABASE_URL that does not parse (port 99999): exit 1 naming DATABASE_URL, without the password', async () => {
+      const p = run(entry, serviceEnv({ DATABASE_URL: databaseUrlWith(`${MYSQL_SERVER.hostname}:99999`) }));
+      const code = await p.exited;
+      expect(p.output()).not.toContain(SECRET);
+      expect(code).toBe(1);
+      expect(p.output()).toContain('DATABASE_URL');
+    });
 
-  test('a DATABASE_URL with a malformed %-escape in the password: exit 1, the password not printed', async () => {
-    const p = run(entry, serviceEnv({ DATABASE_URL: `mysql://inventario:${SECRET}%zz@${MYSQL_SERVER.host}${new URL(database.url).pathname}` }));
-    const code = await p.exited;
-    expect(p.output()).not.toContain(SECRET);
-    expect(code).toBe(1);
-    expect(p.output()).toContain('DATABASE_URL');
-  });
-});
+    test('a DATABASE_URL with a malformed %-escape in the password: exit 1, the password not printed', async () => {
+      const p = run(entry, serviceEnv({ DATABASE_URL: `mysql://inventario:${SECRET}%zz@${MYSQL_SERVER.host}${new URL(database.url).pathname}` }));
+      const code = await p.exited;
+      expect(p.output()).not.toContain(SECRET);
+      expect(code).toBe(1);
+      expect(p.output()).toContain('DATABASE_URL');
+    });
+  },
+);
 
 describe('producto-svc', () => {
   test('a database that refuses the password: the driver error is logged, the password is not', async () => {
@@ -126,7 +146,10 @@ describe('producto-svc', () => {
   });
 
   test('NATS_URL that does not parse: exit 1 naming NATS_URL, without the password', async () => {
-    const p = run('services/producto-svc/dist/main.js', serviceEnv({ DATABASE_URL: database.url, NATS_URL: `nats://inventario:${SECRET}@${nats.hostname}:99999` }));
+    const p = run(
+      'services/producto-svc/dist/main.js',
+      serviceEnv({ DATABASE_URL: database.url, NATS_URL: `nats://inventario:${SECRET}@${nats.hostname}:99999` }),
+    );
     const code = await p.exited;
     expect(p.output()).not.toContain(SECRET);
     expect(code).toBe(1);

@@ -11,10 +11,7 @@ import { loadConfig as loadNotifierConfig } from '../services/notifier/src/confi
 const LOADERS: Array<[string, (env: NodeJS.ProcessEnv) => { otlpEndpoint?: string; otelServiceName?: string }]> = [
   ['gRPC services', (env) => loadServiceConfig({ DATABASE_URL: 'mysql://root@127.0.0.1:3306/inventario_producto', ...env }, 50051, 9101)],
   ['bff', (env) => loadBffConfig({ BFF_USER: 'ana', BFF_PASSWORD: 'p4ss', ...env })],
-  [
-    'notifier',
-    (env) => loadNotifierConfig({ SMTP_URL: 'smtp://127.0.0.1:1025', SENDER_EMAIL: 'a@example.com', RECIPIENT_EMAIL: 'b@example.com', ...env }),
-  ],
+  ['notifier', (env) => loadNotifierConfig({ SMTP_URL: 'smtp://127.0.0.1:1025', SENDER_EMAIL: 'a@example.com', RECIPIENT_EMAIL: 'b@example.com', ...env })],
 ];
 
 function problemsOf(load: (env: NodeJS.ProcessEnv) => unknown, env: NodeJS.ProcessEnv): string[] {

@@ -47,7 +47,9 @@ function runInfo(config: BenchConfig, stack: Stack, targets: readonly Target[]):
       stack.owned ? 'stack: started by the harness (built services, fresh databases and stream)' : `stack: running one at ${stack.bffUrl}`,
       `${config.rounds} rounds of ${config.durationSeconds} s per target after a ${config.warmupSeconds} s warm-up, ${config.connections} connections under load; LOG_LEVEL=${config.logLevel}`,
       ...(stack.owned
-        ? [`keyed writes: producto-svc's idempotency table holds ${config.idempotencyBacklog} keys of earlier requests before each window (--idempotency-backlog)`]
+        ? [
+            `keyed writes: producto-svc's idempotency table holds ${config.idempotencyBacklog} keys of earlier requests before each window (--idempotency-backlog)`,
+          ]
         : []),
       ...(targets.some((t) => t.writes === 'existencias')
         ? [
@@ -80,9 +82,7 @@ async function main(): Promise<void> {
     baseEnv: process.env,
   };
   say(`${config.target ? `using ${config.target.bffUrl}` : 'starting the stack'}; process logs in ${logDir}`);
-  const stack = config.target
-    ? await useRunningStack({ ...config.target, natsUrl: config.natsUrl }, stackOptions)
-    : await startOwnStack(stackOptions);
+  const stack = config.target ? await useRunningStack({ ...config.target, natsUrl: config.natsUrl }, stackOptions) : await startOwnStack(stackOptions);
   let interrupted = false;
   process.once('SIGINT', () => {
     interrupted = true;

@@ -73,7 +73,10 @@ function judge(results: BenchResults): Verdict[] {
     pass: f.pairedRatio >= f.minimum && f.baselineErrors + f.targetErrors === 0,
   });
   const stock = results.stock;
-  const worstGrowth = results.soak.rss.reduce((worst, r) => (r.growthPct > worst.growthPct ? r : worst), results.soak.rss[0] ?? { name: 'n/a', growthPct: Number.NaN });
+  const worstGrowth = results.soak.rss.reduce(
+    (worst, r) => (r.growthPct > worst.growthPct ? r : worst),
+    results.soak.rss[0] ?? { name: 'n/a', growthPct: Number.NaN },
+  );
   return [
     { target: 'REST GET-by-id >= 0.45x B_db', measured: withErrors(ratio(restVsDb), restErrors), pass: restVsDb >= 0.45 && restErrors === 0 },
     {
@@ -81,9 +84,17 @@ function judge(results: BenchResults): Verdict[] {
       measured: withErrors(ratio(gqlVsRest), gqlErrors),
       pass: gqlVsRest >= 0.85 && gqlErrors === 0,
     },
-    { target: 'added p50 at one connection <= 1.0 ms over B_db', measured: withErrors(`${ms(addedP50)} ms`, restErrors), pass: addedP50 <= 1.0 && restErrors === 0 },
+    {
+      target: 'added p50 at one connection <= 1.0 ms over B_db',
+      measured: withErrors(`${ms(addedP50)} ms`, restErrors),
+      pass: addedP50 <= 1.0 && restErrors === 0,
+    },
     { target: 'outbox lag p99 <= 50 ms', measured: `${ms(results.events.outboxLagP99)} ms`, pass: results.events.outboxLagP99 <= 50 },
-    { target: 'write -> email p99 <= 250 ms', measured: `${ms(results.events.emailP99)} ms`, pass: results.events.emailP99 <= 250 && results.events.emailsMissing === 0 },
+    {
+      target: 'write -> email p99 <= 250 ms',
+      measured: `${ms(results.events.emailP99)} ms`,
+      pass: results.events.emailP99 <= 250 && results.events.emailsMissing === 0,
+    },
     { target: 'zero errors at half load', measured: `${halfLoadErrors} errors`, pass: halfLoadErrors === 0 },
     {
       target: 'RSS growth <= 5% after the first minute (every process)',
@@ -242,7 +253,7 @@ export function renderReport(info: RunInfo, results: BenchResults): string {
       '',
       `Lists (issue 14), each against ${lists[0]?.baselineLabel} (express + mysql2, one SELECT of the same rows, res.json) in the same rounds, after it in odd rounds and before it in even ones; only 2xx answers count:`,
       '',
-      '| List | B_db list req/s | list req/s | list/B_db each round | median of the rounds\' list/B_db (judged) | ratio of the medians | B_db p50 / p99 ms | list p50 / p99 ms | 1 conn p50 B_db / list ms | errors B_db / list |',
+      "| List | B_db list req/s | list req/s | list/B_db each round | median of the rounds' list/B_db (judged) | ratio of the medians | B_db p50 / p99 ms | list p50 / p99 ms | 1 conn p50 B_db / list ms | errors B_db / list |",
       '|---|---|---|---|---|---|---|---|---|---|',
       ...lists.map((f) => pairedRow(f, f.what)),
     );
@@ -254,7 +265,7 @@ export function renderReport(info: RunInfo, results: BenchResults): string {
       '',
       'Safe writes (issue 12), each against its plain baseline (no headers: the feature off) in the same rounds, the two near each other, the safe one after the plain one in odd rounds and before it in even ones; only 2xx answers count:',
       '',
-      '| Write | plain req/s | safe req/s | safe/plain each round | median of the rounds\' safe/plain (judged) | ratio of the medians | plain p50 / p99 ms | safe p50 / p99 ms | 1 conn p50 plain / safe ms | errors plain / safe |',
+      "| Write | plain req/s | safe req/s | safe/plain each round | median of the rounds' safe/plain (judged) | ratio of the medians | plain p50 / p99 ms | safe p50 / p99 ms | 1 conn p50 plain / safe ms | errors plain / safe |",
       '|---|---|---|---|---|---|---|---|---|---|',
       ...safeWrites.map((f) => pairedRow(f, f.what)),
     );
@@ -266,7 +277,7 @@ export function renderReport(info: RunInfo, results: BenchResults): string {
       '',
       `Stock writes (issue 13), each against ${stockWrites[0]?.baselineLabel} in the same rounds, after it in odd rounds and before it in even ones, rotating with the other targets on that baseline; only 2xx answers count:`,
       '',
-      '| Write | product create req/s | stock write req/s | stock/create each round | median of the rounds\' stock/create (judged) | ratio of the medians | create p50 / p99 ms | stock p50 / p99 ms | 1 conn p50 create / stock ms | errors create / stock |',
+      "| Write | product create req/s | stock write req/s | stock/create each round | median of the rounds' stock/create (judged) | ratio of the medians | create p50 / p99 ms | stock p50 / p99 ms | 1 conn p50 create / stock ms | errors create / stock |",
       '|---|---|---|---|---|---|---|---|---|---|',
       ...stockWrites.map((f) => pairedRow(f, f.what)),
     );
@@ -281,7 +292,13 @@ export function renderReport(info: RunInfo, results: BenchResults): string {
   }
 
   const names = Object.keys(summarise(results.loaded.get('bdb') ?? []).loopP99);
-  push('', 'Event-loop delay p99 (ms beyond the 10 ms sampling period) of each process while each target ran under load:', '', `| Target | ${names.join(' | ')} |`, `|---|${names.map(() => '---|').join('')}`);
+  push(
+    '',
+    'Event-loop delay p99 (ms beyond the 10 ms sampling period) of each process while each target ran under load:',
+    '',
+    `| Target | ${names.join(' | ')} |`,
+    `|---|${names.map(() => '---|').join('')}`,
+  );
   for (const target of results.targets) {
     const s = summarise(results.loaded.get(target.key) ?? []);
     push(`| ${target.label} | ${names.map((n) => ms(s.loopP99[n] ?? Number.NaN)).join(' | ')} |`);

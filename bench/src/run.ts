@@ -53,10 +53,12 @@ async function expectedEmails(nc: NatsConnection, stack: Stack): Promise<number>
   const jsm = await jetstreamManager(nc);
   const info = await jsm.streams.info(stack.stream, { subjects_filter: `${stack.prefix}.>` });
   const subjects = info.state.subjects ?? {};
-  return Object.entries(subjects)
-    // The emailed subjects only: dead letters (`<prefix>.dlq.<type>`), MovimientoRegistrado and StockRepuesto get none.
-    .filter(([subject]) => ['producto.', 'bodega.', 'stock.bajo'].some((emailed) => subject.startsWith(`${stack.prefix}.${emailed}`)))
-    .reduce((sum, [, n]) => sum + n, 0);
+  return (
+    Object.entries(subjects)
+      // The emailed subjects only: dead letters (`<prefix>.dlq.<type>`), MovimientoRegistrado and StockRepuesto get none.
+      .filter(([subject]) => ['producto.', 'bodega.', 'stock.bajo'].some((emailed) => subject.startsWith(`${stack.prefix}.${emailed}`)))
+      .reduce((sum, [, n]) => sum + n, 0)
+  );
 }
 
 /**

@@ -79,7 +79,13 @@ export async function soak(target: Target, children: readonly Child[], rate: num
           const read = await child.readLoop(true);
           const entry = settled.get(child.name);
           if (entry) {
-            entry[moment] = { heap: read.heapUsedBytes, heapTotal: read.heapTotalBytes, external: read.externalBytes, spaces: read.spaceBytes, rss: child.rss() };
+            entry[moment] = {
+              heap: read.heapUsedBytes,
+              heapTotal: read.heapTotalBytes,
+              external: read.externalBytes,
+              spaces: read.spaceBytes,
+              rss: child.rss(),
+            };
           }
         } catch {
           // the process is gone: n/a in its row

@@ -130,11 +130,22 @@ export async function startOwnStack(options: StackOptions): Promise<Stack> {
       cleanups.push(() => child.stop(30_000));
       return child;
     };
-    const shared = { NATS_URL: options.natsUrl, NATS_STREAM: stream, NATS_SUBJECT_PREFIX: prefix, LOG_LEVEL: options.logLevel, METRICS_HOST: '127.0.0.1', METRICS_PORT: '0' };
+    const shared = {
+      NATS_URL: options.natsUrl,
+      NATS_STREAM: stream,
+      NATS_SUBJECT_PREFIX: prefix,
+      LOG_LEVEL: options.logLevel,
+      METRICS_HOST: '127.0.0.1',
+      METRICS_PORT: '0',
+    };
     const entry = (service: string) => join(ROOT, 'services', service, 'dist', 'main.js');
     const [productoPort, bodegaPort, bffPort] = [await freePort(), await freePort(), await freePort()];
     const services = [
-      start({ name: 'producto-svc', entry: entry('producto-svc'), env: { ...shared, GRPC_HOST: '127.0.0.1', GRPC_PORT: String(productoPort), DATABASE_URL: productoDbUrl } }),
+      start({
+        name: 'producto-svc',
+        entry: entry('producto-svc'),
+        env: { ...shared, GRPC_HOST: '127.0.0.1', GRPC_PORT: String(productoPort), DATABASE_URL: productoDbUrl },
+      }),
       start({
         name: 'bodega-svc',
         entry: entry('bodega-svc'),

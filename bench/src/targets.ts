@@ -50,8 +50,7 @@ export const TARGET_KEYS = [
 export type TargetKey = (typeof TARGET_KEYS)[number];
 
 /** The fields of the REST product, in GraphQL's names: both targets answer the same record. */
-const PRODUCTO_QUERY =
-  'query Producto($id: ID!) { producto(id: $id) { id nombre descripcion precio cantidad bodegaId fechaCreacion fechaActualizacion } }';
+const PRODUCTO_QUERY = 'query Producto($id: ID!) { producto(id: $id) { id nombre descripcion precio cantidad bodegaId fechaCreacion fechaActualizacion } }';
 const PRODUCTOS_QUERY = 'query Productos { productos { id nombre } }';
 
 /** A GraphQL answer is 200 even when it failed (docs/contract.md §4.1): only a body without `errors` is a success. */
@@ -86,7 +85,8 @@ export function buildTargets(stack: Stack, seed: Seed, options: { connections: n
     const response = await fetch(`${stack.bffUrl}/api/productos/${id}`, { headers: auth });
     await response.arrayBuffer();
     const version = versionOfEtag(response.headers.get('etag') ?? undefined);
-    if (response.status !== 200 || !Number.isInteger(version)) throw new Error(`GET /api/productos/${id} answered ${response.status} with ETag ${response.headers.get('etag')}`);
+    if (response.status !== 200 || !Number.isInteger(version))
+      throw new Error(`GET /api/productos/${id} answered ${response.status} with ETag ${response.headers.get('etag')}`);
     return version;
   };
   const put = (conditional: boolean): RequestShape => ({
@@ -135,7 +135,13 @@ export function buildTargets(stack: Stack, seed: Seed, options: { connections: n
       url: stack.bffUrl,
       request: { method: 'POST', path: '/api/graphql', headers: json, body: JSON.stringify({ query: PRODUCTOS_QUERY }), verifyBody: graphqlSucceeded },
     },
-    { key: 'restPost', label: 'REST POST /api/productos', url: stack.bffUrl, writes: 'productos', request: { method: 'POST', path: '/api/productos', headers: json, setup: () => ({ body: postBody() }) } },
+    {
+      key: 'restPost',
+      label: 'REST POST /api/productos',
+      url: stack.bffUrl,
+      writes: 'productos',
+      request: { method: 'POST', path: '/api/productos', headers: json, setup: () => ({ body: postBody() }) },
+    },
     {
       key: 'restPostSafe',
       label: 'REST POST /api/productos + Idempotency-Key',

@@ -1,7 +1,11 @@
 // Hand-written entry point of the generated contracts (gen/ is produced by
 // `buf generate` and never edited). Services import from here only.
 import * as path from 'node:path';
-import { MotivoMovimiento as MotivoMovimientoEnum, TipoMovimiento as TipoMovimientoEnum, TipoOperacion as TipoOperacionEnum } from '../gen/inventario/v1/existencia.js';
+import {
+  MotivoMovimiento as MotivoMovimientoEnum,
+  TipoMovimiento as TipoMovimientoEnum,
+  TipoOperacion as TipoOperacionEnum,
+} from '../gen/inventario/v1/existencia.js';
 
 export * from '../gen/inventario/v1/producto.js';
 export {
@@ -80,7 +84,6 @@ function enumNames<N extends string>(values: Record<string, string | number>, pr
     },
   };
 }
-
 
 export const TIPO_MOVIMIENTO_NAMES = enumNames<'ENTRADA' | 'SALIDA' | 'TRANSFERENCIA' | 'AJUSTE'>(TipoMovimientoEnum, 'TIPO_MOVIMIENTO_');
 export const MOTIVO_MOVIMIENTO_NAMES = enumNames<

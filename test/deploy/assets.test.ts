@@ -68,7 +68,11 @@ describe('deployment assets', () => {
     expect(() => JSON.parse(readText(file)) as unknown).not.toThrow();
   });
 
-  const objects = plainYaml.flatMap((file) => yamlDocuments(file).filter(isKubernetesObject).map((doc) => [file, doc] as const));
+  const objects = plainYaml.flatMap((file) =>
+    yamlDocuments(file)
+      .filter(isKubernetesObject)
+      .map((doc) => [file, doc] as const),
+  );
 
   it('include Kubernetes objects outside the templates', () => {
     expect(objects.map(([file]) => file)).toContain('deploy/examples/existing-secret.yaml');
@@ -87,7 +91,7 @@ describe('deployment assets', () => {
   });
 });
 
-describe('the chart\'s templates', () => {
+describe("the chart's templates", () => {
   // The .yaml templates, and the .tpl helpers that define whole objects (not _helpers.tpl's fragments).
   const templates = chartTemplates().filter((t) => /\.ya?ml$/.test(t.name) || (t.name.endsWith('.tpl') && /^kind: /m.test(t.text)));
   const documents = templates.flatMap((t) =>
@@ -114,7 +118,9 @@ describe('the chart\'s templates', () => {
   });
 
   it('hold the Services the Envoy and BFF configurations name, headless where they must be', () => {
-    const services = objects.filter(([, doc]) => isKubernetesObject(doc) && doc.kind === 'Service').map(([, doc]) => doc as { metadata: { name: string }; spec: { clusterIP?: string } });
+    const services = objects
+      .filter(([, doc]) => isKubernetesObject(doc) && doc.kind === 'Service')
+      .map(([, doc]) => doc as { metadata: { name: string }; spec: { clusterIP?: string } });
     const headless = services.filter((svc) => svc.spec.clusterIP === 'None').map((svc) => svc.metadata.name);
     expect(headless.sort()).toEqual(['TEMPLATED-headless', 'bff-headless']);
     expect(readText('deploy/helm/inventario/templates/_grpc-service.tpl')).toContain('name: {{ .component }}-headless\n');
@@ -122,9 +128,9 @@ describe('the chart\'s templates', () => {
 });
 
 describe('alert rules', () => {
-  const { groups } = readYaml<{ groups: { name: string; rules: { alert: string; expr: string; labels: { severity: string }; annotations: Record<string, string> }[] }[] }>(
-    'deploy/helm/inventario/alerts/inventario-rules.yaml',
-  );
+  const { groups } = readYaml<{
+    groups: { name: string; rules: { alert: string; expr: string; labels: { severity: string }; annotations: Record<string, string> }[] }[];
+  }>('deploy/helm/inventario/alerts/inventario-rules.yaml');
   const rules = groups.flatMap((g) => g.rules);
 
   it('cover services down or missing, 5xx ratio, open breakers, outbox lag, consumer pending, dead letters and stock that differs from its ledger', () => {
@@ -204,7 +210,9 @@ describe('skaffold.yaml', () => {
 
   it('forwards Envoy to localhost:8080', () => {
     expect(skaffold.portForward).toEqual(
-      expect.arrayContaining([expect.objectContaining({ resourceType: 'service', resourceName: 'envoy', port: valueAt(chartValues(), 'envoy.service.port'), localPort: 8080 })]),
+      expect.arrayContaining([
+        expect.objectContaining({ resourceType: 'service', resourceName: 'envoy', port: valueAt(chartValues(), 'envoy.service.port'), localPort: 8080 }),
+      ]),
     );
   });
 

@@ -11,7 +11,18 @@ import { loadConfig as loadBffConfig } from '../../services/bff/dist/config';
 import { loadConfig as loadNotifierConfig } from '../../services/notifier/dist/config';
 import { loadConfig as loadProductoConfig } from '../../services/producto-svc/dist/config';
 import { loadConfig as loadBodegaConfig } from '../../services/bodega-svc/dist/config';
-import { chartTemplate, chartValues, envEntries, readText, readYaml, SERVICES, templateMapKeys, valueAt, type EnvEntry, type ServiceName } from './support/repo';
+import {
+  chartTemplate,
+  chartValues,
+  envEntries,
+  readText,
+  readYaml,
+  SERVICES,
+  templateMapKeys,
+  valueAt,
+  type EnvEntry,
+  type ServiceName,
+} from './support/repo';
 import { bindVariables, evaluate, GoInt, goString, queryEscape, scalar, type Helper, type Scope } from './support/template-expr';
 
 const LOADERS: Record<ServiceName, (env: NodeJS.ProcessEnv) => unknown> = {
@@ -58,7 +69,9 @@ function chartEnv(service: (typeof SERVICES)[number]): EnvEntry[] {
   const dictValue = (name: string) => new RegExp(`"${name}" "([^"]+)"`).exec(include)?.[1];
   const dictHas = (name: string) => new RegExp(`"${name}" `).test(include);
   // `{{- if .name }} ... {{- end }}`: entries only for the services whose include sets `name`.
-  const pruned = texts.map((text) => text.replace(/\{\{-? if \.(\w+) -?\}\}([\s\S]*?)\{\{-? end -?\}\}/g, (_all, name: string, body: string) => (dictHas(name) ? body : '')));
+  const pruned = texts.map((text) =>
+    text.replace(/\{\{-? if \.(\w+) -?\}\}([\s\S]*?)\{\{-? end -?\}\}/g, (_all, name: string, body: string) => (dictHas(name) ? body : '')),
+  );
   return pruned
     .flatMap((text) => envEntries(text))
     .map((e) => {
@@ -83,7 +96,7 @@ describe.each(SERVICES.map((s) => [s.name, s] as const))('the chart environment 
     expect(required.filter((v) => !env.some((e) => e.name === v))).toEqual([]);
   });
 
-  it('sets only variables the service\'s config schema declares (no typos)', () => {
+  it("sets only variables the service's config schema declares (no typos)", () => {
     const declared = schemaKeys(name);
     expect(declared).toEqual(expect.arrayContaining(['LOG_LEVEL', 'METRICS_PORT', 'OTEL_EXPORTER_OTLP_ENDPOINT']));
     expect(env.map((e) => e.name).filter((v) => !declared.includes(v))).toEqual([]);
@@ -117,7 +130,11 @@ describe('the ConfigMap and the Secret', () => {
   });
 
   it('every Deployment reads a credential-bearing variable from the Secret', () => {
-    const fromConfigMap = SERVICES.flatMap((s) => chartEnv(s).filter((e) => e.source !== 'secret' && CREDENTIAL_NAME.test(e.name)).map((e) => `${s.name} ${e.name}`));
+    const fromConfigMap = SERVICES.flatMap((s) =>
+      chartEnv(s)
+        .filter((e) => e.source !== 'secret' && CREDENTIAL_NAME.test(e.name))
+        .map((e) => `${s.name} ${e.name}`),
+    );
     expect(fromConfigMap).toEqual([]);
   });
 
@@ -131,7 +148,12 @@ describe('the ConfigMap and the Secret', () => {
 function merged(...layers: Record<string, unknown>[]): Record<string, unknown> {
   const merge = (a: unknown, b: unknown): unknown =>
     typeof a === 'object' && a !== null && !Array.isArray(a) && typeof b === 'object' && b !== null && !Array.isArray(b)
-      ? Object.fromEntries([...new Set([...Object.keys(a), ...Object.keys(b)])].map((k) => [k, k in b ? merge((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]) : (a as Record<string, unknown>)[k]]))
+      ? Object.fromEntries(
+          [...new Set([...Object.keys(a), ...Object.keys(b)])].map((k) => [
+            k,
+            k in b ? merge((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]) : (a as Record<string, unknown>)[k],
+          ]),
+        )
       : b;
   return layers.reduce<Record<string, unknown>>((acc, layer) => merge(acc, layer) as Record<string, unknown>, {});
 }
@@ -172,7 +194,11 @@ function mapExpressions(text: string, section: 'data' | 'stringData'): Record<st
 
 /** The environment a service's container gets from the chart rendered with `values`. */
 function renderedEnv(service: (typeof SERVICES)[number], values: Record<string, unknown>): NodeJS.ProcessEnv {
-  const top = { Values: values, Release: { Name: 'inventario', Namespace: 'inventario', Service: 'Helm' }, Chart: { Name: 'inventario', Version: '0.1.0', AppVersion: '0.1.0' } };
+  const top = {
+    Values: values,
+    Release: { Name: 'inventario', Namespace: 'inventario', Service: 'Helm' },
+    Chart: { Name: 'inventario', Version: '0.1.0', AppVersion: '0.1.0' },
+  };
   const topScope: Scope = { dot: top, root: top, vars: {}, helpers: HELPERS };
   const configMap = mapExpressions(chartTemplate('templates/config.yaml'), 'data');
   const secret = mapExpressions(chartTemplate('templates/secret.yaml'), 'stringData');
@@ -207,7 +233,11 @@ const PRODUCTION = merged(chartValues(), {
 
 /** The ConfigMap's data as rendered with `values`. */
 function renderedConfigMap(values: Record<string, unknown>): Record<string, string> {
-  const top = { Values: values, Release: { Name: 'inventario', Namespace: 'inventario', Service: 'Helm' }, Chart: { Name: 'inventario', Version: '0.1.0', AppVersion: '0.1.0' } };
+  const top = {
+    Values: values,
+    Release: { Name: 'inventario', Namespace: 'inventario', Service: 'Helm' },
+    Chart: { Name: 'inventario', Version: '0.1.0', AppVersion: '0.1.0' },
+  };
   const scope: Scope = { dot: top, root: top, vars: {}, helpers: HELPERS };
   const data = mapExpressions(chartTemplate('templates/config.yaml'), 'data');
   return Object.fromEntries(Object.entries(data).map(([key, text]) => [key, scalar(text, scope)]));
@@ -224,8 +254,13 @@ describe.each([
   });
 
   it('gives producto-svc, bodega-svc and the notifier the same stream limits, those of values (every one of them sets them at start)', () => {
-    const limits = [SERVICES[0], SERVICES[1], SERVICES[3]].map((service) => (LOADERS[service.name](renderedEnv(service, values)) as { streamLimits: unknown }).streamLimits);
-    const expected = { maxAgeMs: Number(valueAt(values, 'config.natsStreamMaxAgeHours')) * 3600_000, maxBytes: Number(valueAt(values, 'config.natsStreamMaxBytes')) };
+    const limits = [SERVICES[0], SERVICES[1], SERVICES[3]].map(
+      (service) => (LOADERS[service.name](renderedEnv(service, values)) as { streamLimits: unknown }).streamLimits,
+    );
+    const expected = {
+      maxAgeMs: Number(valueAt(values, 'config.natsStreamMaxAgeHours')) * 3600_000,
+      maxBytes: Number(valueAt(values, 'config.natsStreamMaxBytes')),
+    };
     expect(expected.maxAgeMs).toBeGreaterThan(0);
     expect(limits).toEqual([expected, expected, expected]);
   });
@@ -259,14 +294,22 @@ describe.each([
   });
 
   it("points each gRPC service's reconciliation at the other's headless Service", () => {
-    expect(loadProductoConfig(renderedEnv(SERVICES[0], values)).bodegaSvcAddr).toBe(`dns:///bodega-svc-headless:${String(valueAt(values, 'bodegaSvc.grpcPort'))}`);
-    expect(loadBodegaConfig(renderedEnv(SERVICES[1], values)).productoSvcAddr).toBe(`dns:///producto-svc-headless:${String(valueAt(values, 'productoSvc.grpcPort'))}`);
+    expect(loadProductoConfig(renderedEnv(SERVICES[0], values)).bodegaSvcAddr).toBe(
+      `dns:///bodega-svc-headless:${String(valueAt(values, 'bodegaSvc.grpcPort'))}`,
+    );
+    expect(loadBodegaConfig(renderedEnv(SERVICES[1], values)).productoSvcAddr).toBe(
+      `dns:///producto-svc-headless:${String(valueAt(values, 'productoSvc.grpcPort'))}`,
+    );
   });
 });
 
 describe('values the chart renders', () => {
   it('are whole numbers even when large (Helm reads values as float64, which would print as 1e+06)', () => {
-    const values = merged(PRODUCTION, { bff: { rateLimitPerMinute: 1_000_000 }, envoy: { trustedProxyHops: 2 }, bodegaSvc: { existenciasVerificacionIntervalMs: 3_600_000 } });
+    const values = merged(PRODUCTION, {
+      bff: { rateLimitPerMinute: 1_000_000 },
+      envoy: { trustedProxyHops: 2 },
+      bodegaSvc: { existenciasVerificacionIntervalMs: 3_600_000 },
+    });
     expect(goString(1_000_000)).toBe('1e+06');
     const bff = loadBffConfig(renderedEnv(SERVICES[2], values));
     expect(bff.rateLimitPerMinute).toBe(1_000_000);
@@ -295,12 +338,17 @@ describe('values the chart renders', () => {
     expect(chartTemplate('templates/_helpers.tpl')).toContain('(urlquery $mysql.auth.username | replace "+" "%20") (urlquery $password | replace "+" "%20")');
     const values = merged(DEVELOPMENT, { mysql: { auth: { username: 'in ventario', password: PASSWORD } } });
     const env = renderedEnv(SERVICES[0], values);
-    expect(parseMysqlUrl(env.DATABASE_URL ?? '')).toMatchObject({ user: 'in ventario', password: PASSWORD, host: 'inventario-mysql', database: 'inventario_producto' });
+    expect(parseMysqlUrl(env.DATABASE_URL ?? '')).toMatchObject({
+      user: 'in ventario',
+      password: PASSWORD,
+      host: 'inventario-mysql',
+      database: 'inventario_producto',
+    });
     // What urlquery alone would give: a "+" the services read as a plus sign.
     expect(decodeURIComponent(queryEscape('a b'))).toBe('a+b');
   });
 
-  it('mirror the chart\'s helpers (the TypeScript above follows _helpers.tpl)', () => {
+  it("mirror the chart's helpers (the TypeScript above follows _helpers.tpl)", () => {
     const helpers = chartTemplate('templates/_helpers.tpl');
     expect(helpers).toContain('{{- printf "nats://%s:4222" .Values.nats.fullnameOverride -}}');
     expect(helpers).toContain('{{- printf "mysql://%s:%s@%s:3306/%s"');

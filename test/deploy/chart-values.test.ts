@@ -64,7 +64,7 @@ describe('chart templates', () => {
     for (const file of files) expect(existsSync(join(CHART, file))).toBe(true);
   });
 
-  it('values-dev.yaml overrides only keys values.yaml has (besides the subcharts\' global)', () => {
+  it("values-dev.yaml overrides only keys values.yaml has (besides the subcharts' global)", () => {
     const dev = chartValues('values-dev.yaml');
     const leaves = (node: unknown, prefix: string): string[] =>
       typeof node === 'object' && node !== null && !Array.isArray(node)

@@ -60,7 +60,9 @@ function dockerIgnored(path: string, dockerignore: string): boolean {
       const pattern = (negated ? l.slice(1) : l).replace(/^\/+|\/+$/g, '');
       const source = pattern
         .split(/(\*\*\/|\*\*|\*|\?)/)
-        .map((part) => (part === '**/' ? '(?:.*/)?' : part === '**' ? '.*' : part === '*' ? '[^/]*' : part === '?' ? '[^/]' : part.replace(/[.+^${}()|[\]\\]/g, '\\$&')))
+        .map((part) =>
+          part === '**/' ? '(?:.*/)?' : part === '**' ? '.*' : part === '*' ? '[^/]*' : part === '?' ? '[^/]' : part.replace(/[.+^${}()|[\]\\]/g, '\\$&'),
+        )
         .join('');
       return { negated, regex: new RegExp(`^${source}$`) };
     });
@@ -80,7 +82,10 @@ function dockerIgnored(path: string, dockerignore: string): boolean {
 function fixedHttpPort(name: ServiceName): number | undefined {
   const service = SERVICES.find((s) => s.name === name);
   const objects = (service?.templates ?? []).filter((t) => !t.includes('/_')).flatMap((t) => templateObjects(chartTemplate(t)));
-  const deployment = objects.find((o): o is { kind: string; spec: { template: { spec: { containers: { ports?: { name: string; containerPort: unknown }[] }[] } } } } => (o as { kind?: string }).kind === 'Deployment');
+  const deployment = objects.find(
+    (o): o is { kind: string; spec: { template: { spec: { containers: { ports?: { name: string; containerPort: unknown }[] }[] } } } } =>
+      (o as { kind?: string }).kind === 'Deployment',
+  );
   const port = deployment?.spec.template.spec.containers[0]?.ports?.find((p) => p.name === 'http')?.containerPort;
   return typeof port === 'number' ? port : undefined;
 }
@@ -90,14 +95,20 @@ function fixedHttpPort(name: ServiceName): number | undefined {
  * lines only some services need taken out: what the four must share.
  */
 function sharedShape(name: ServiceName): string[] {
-  const own = ['COPY --from=build /app/proto/dist proto/dist', 'COPY --from=build /app/proto/gen/descriptor-set.binpb proto/gen/descriptor-set.binpb', 'COPY services/<name>/templates services/<name>/templates'];
-  return readText(`services/${name}/Dockerfile`)
-    .split('\n')
-    .filter((l) => l.trim() && !l.startsWith('#'))
-    // Every workspace's manifest is copied, this one's too: those lines stay as they are.
-    .map((l) => (/^COPY services\/[a-z-]+\/package\.json /.test(l) ? l : l.split(`services/${name}`).join('services/<name>')))
-    .map((l) => (l.startsWith('EXPOSE ') ? 'EXPOSE <ports>' : l))
-    .filter((l) => !own.includes(l));
+  const own = [
+    'COPY --from=build /app/proto/dist proto/dist',
+    'COPY --from=build /app/proto/gen/descriptor-set.binpb proto/gen/descriptor-set.binpb',
+    'COPY services/<name>/templates services/<name>/templates',
+  ];
+  return (
+    readText(`services/${name}/Dockerfile`)
+      .split('\n')
+      .filter((l) => l.trim() && !l.startsWith('#'))
+      // Every workspace's manifest is copied, this one's too: those lines stay as they are.
+      .map((l) => (/^COPY services\/[a-z-]+\/package\.json /.test(l) ? l : l.split(`services/${name}`).join('services/<name>')))
+      .map((l) => (l.startsWith('EXPOSE ') ? 'EXPOSE <ports>' : l))
+      .filter((l) => !own.includes(l))
+  );
 }
 
 const values = chartValues();
@@ -136,7 +147,7 @@ describe.each(SERVICES.map((s) => [s.name, s] as const))('services/%s/Dockerfile
     expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:20\.\d+\.\d+-[a-z]+-slim$/m);
   });
 
-  it('exposes the ports the service listens on by default, which are the chart\'s', () => {
+  it("exposes the ports the service listens on by default, which are the chart's", () => {
     const exposed = (runtime?.lines.find((l) => l.startsWith('EXPOSE ')) ?? '').split(' ').slice(1).map(Number);
     const ports = defaultPorts(name);
     expect(exposed).toEqual(ports);
@@ -173,7 +184,7 @@ describe('the four Dockerfiles', () => {
     }
   });
 
-  it('differ only in the service\'s name, ports and entry lines (and the notifier\'s email templates)', () => {
+  it("differ only in the service's name, ports and entry lines (and the notifier's email templates)", () => {
     const [first, ...rest] = SERVICES.map((s) => s.name);
     const reference = sharedShape(first ?? 'producto-svc');
     expect(reference.length).toBeGreaterThan(20);
@@ -185,7 +196,14 @@ describe('the build context', () => {
   it('.dockerignore keeps local builds and dependencies out of the context', () => {
     const dockerignore = readText('.dockerignore');
     expect(dockerignore.split('\n')).toEqual(expect.arrayContaining(['**/node_modules', '**/dist', 'proto/gen', '.git']));
-    for (const path of ['node_modules/yaml/package.json', 'services/bff/dist/main.js', 'services/bff/test/config.test.ts', 'proto/gen/x.ts', '.git/HEAD', 'services/x.tsbuildinfo']) {
+    for (const path of [
+      'node_modules/yaml/package.json',
+      'services/bff/dist/main.js',
+      'services/bff/test/config.test.ts',
+      'proto/gen/x.ts',
+      '.git/HEAD',
+      'services/x.tsbuildinfo',
+    ]) {
       expect([path, dockerIgnored(path, dockerignore)]).toEqual([path, true]);
     }
     for (const path of ['package.json', 'services/bff/src/main.ts', 'proto/inventario/v1/producto.proto', 'packages/platform/src/index.ts']) {
@@ -197,7 +215,7 @@ describe('the build context', () => {
   });
 });
 
-describe('the chart\'s Jobs', () => {
+describe("the chart's Jobs", () => {
   it.each([
     ['templates/migrations-job.yaml', 'services/producto-svc/dist/migrate-main.js'],
     ['templates/migrations-job.yaml', 'services/bodega-svc/dist/migrate-main.js'],

@@ -55,7 +55,10 @@ interface EnvoyConfig {
       load_assignment: { endpoints: { lb_endpoints: { endpoint: { address: { socket_address: { address: string; port_value: number } } } }[] }[] };
       health_checks: { interval: string; unhealthy_threshold: number; http_health_check: { path: string } }[];
       outlier_detection: Record<string, unknown>;
-      typed_extension_protocol_options?: Record<string, { '@type': string; common_http_protocol_options?: { idle_timeout?: string }; explicit_http_config?: Record<string, unknown> }>;
+      typed_extension_protocol_options?: Record<
+        string,
+        { '@type': string; common_http_protocol_options?: { idle_timeout?: string }; explicit_http_config?: Record<string, unknown> }
+      >;
     }[];
   };
 }
@@ -111,7 +114,9 @@ function localReply(status: number, body: string): { status: number; headers: Re
   }
   if (!format) return { status: code, headers, body: text };
   if (!format.json_format) throw new Error('only json_format is modelled here');
-  const json = Object.fromEntries(Object.entries(format.json_format).map(([k, v]) => [k, v.replace('%LOCAL_REPLY_BODY%', text).replace('%RESPONSE_CODE%', String(code))]));
+  const json = Object.fromEntries(
+    Object.entries(format.json_format).map(([k, v]) => [k, v.replace('%LOCAL_REPLY_BODY%', text).replace('%RESPONSE_CODE%', String(code))]),
+  );
   return { status: code, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(json) };
 }
 
@@ -145,11 +150,21 @@ describe('deploy/envoy/envoy.yaml', () => {
     expect(hcm.xff_num_trusted_hops).toBe(0);
     expect(valueAt(values, 'envoy.trustedProxyHops')).toBe(0);
     expect(chartTemplate('templates/envoy.yaml')).toContain('{{- $hops := $v.trustedProxyHops | int -}}');
-    expect(chartTemplate('templates/bff.yaml')).toMatch(/- name: TRUST_PROXY_HOPS\n\s+value: \{\{ add 1 \(\.Values\.envoy\.trustedProxyHops \| int\) \| quote \}\}/);
+    expect(chartTemplate('templates/bff.yaml')).toMatch(
+      /- name: TRUST_PROXY_HOPS\n\s+value: \{\{ add 1 \(\.Values\.envoy\.trustedProxyHops \| int\) \| quote \}\}/,
+    );
   });
 
-  it('answers its own errors in the contract\'s shape, and leaves its readiness 200 alone', () => {
-    const codes = { 400: 'BAD_REQUEST', 404: 'NOT_FOUND', 408: 'REQUEST_TIMEOUT', 413: 'PAYLOAD_TOO_LARGE', 431: 'REQUEST_HEADERS_TOO_LARGE', 503: 'SERVICE_UNAVAILABLE', 504: 'GATEWAY_TIMEOUT' };
+  it("answers its own errors in the contract's shape, and leaves its readiness 200 alone", () => {
+    const codes = {
+      400: 'BAD_REQUEST',
+      404: 'NOT_FOUND',
+      408: 'REQUEST_TIMEOUT',
+      413: 'PAYLOAD_TOO_LARGE',
+      431: 'REQUEST_HEADERS_TOO_LARGE',
+      503: 'SERVICE_UNAVAILABLE',
+      504: 'GATEWAY_TIMEOUT',
+    };
     // The catch-all route: its plain-text body becomes the message, exactly once.
     const catchAll = routes.find((r) => r.match.prefix === '/');
     expect(catchAll?.direct_response?.status).toBe(404);
@@ -172,9 +187,11 @@ describe('deploy/envoy/envoy.yaml', () => {
     for (const error of Object.values(codes)) expect(bffCodes).toContain(`\`${error}\``);
   });
 
-  it('routes the health probes with a per-try timeout shorter than the route\'s', () => {
+  it("routes the health probes with a per-try timeout shorter than the route's", () => {
     for (const route of routes.filter((r) => r.match.path_separated_prefix === '/actuator/health' && r.route?.retry_policy)) {
-      expect(seconds(route.route?.retry_policy?.per_try_timeout) * ((route.route?.retry_policy?.num_retries ?? 0) + 1)).toBeLessThanOrEqual(seconds(route.route?.timeout) + 1);
+      expect(seconds(route.route?.retry_policy?.per_try_timeout) * ((route.route?.retry_policy?.num_retries ?? 0) + 1)).toBeLessThanOrEqual(
+        seconds(route.route?.timeout) + 1,
+      );
     }
   });
 
@@ -253,7 +270,7 @@ describe('deploy/envoy/envoy.yaml', () => {
     expect(bffCluster?.outlier_detection).toEqual(expect.objectContaining({ base_ejection_time: expect.any(String) }));
   });
 
-  it('refuses bodies over the BFF\'s own limit (1 MiB)', () => {
+  it("refuses bodies over the BFF's own limit (1 MiB)", () => {
     const buffer = hcm.http_filters.find((f) => f.name === 'envoy.filters.http.buffer');
     expect(buffer?.typed_config.max_request_bytes).toBe(MAX_BODY_BYTES);
     expect(hcm.http_filters.at(-1)?.name).toBe('envoy.filters.http.router');
@@ -302,7 +319,7 @@ interface K8sObject {
   };
 }
 
-describe('the ports Envoy listens on and calls, and the chart\'s', () => {
+describe("the ports Envoy listens on and calls, and the chart's", () => {
   const listenPort = listener?.address.socket_address.port_value;
   const upstream = bffCluster?.load_assignment.endpoints[0]?.lb_endpoints[0]?.endpoint.address.socket_address;
   const objects = (template: string) => templateObjects(chartTemplate(template)) as K8sObject[];
@@ -316,23 +333,25 @@ describe('the ports Envoy listens on and calls, and the chart\'s', () => {
   const policies = objects('templates/networkpolicies.yaml');
   const container = (list: K8sObject[], name: string) => find(list, 'Deployment', name).spec.template?.spec.containers.find((c) => c.name === name);
   const httpPort = (ports: Port[] | undefined) => ports?.find((p) => p.name === 'http');
-  const selects = (name: string) => (peer: { podSelector?: { matchLabels?: Record<string, string> } }) => peer.podSelector?.matchLabels?.['app.kubernetes.io/name'] === name;
+  const selects = (name: string) => (peer: { podSelector?: { matchLabels?: Record<string, string> } }) =>
+    peer.podSelector?.matchLabels?.['app.kubernetes.io/name'] === name;
   const portsOf = (rules: PolicyRule[] | undefined) => (rules ?? []).flatMap((r) => r.ports.map((p) => p.port));
 
-  it('are fixed: 8080 to listen on, bff-headless:8080 (the BFF\'s default) to call, and no value can move them', () => {
+  it("are fixed: 8080 to listen on, bff-headless:8080 (the BFF's default) to call, and no value can move them", () => {
     expect(listener?.address.socket_address).toEqual({ address: '0.0.0.0', port_value: 8080 });
     expect(upstream).toEqual({ address: 'bff-headless', port_value: 8080 });
     expect(upstream?.port_value).toBe(bffDefaults.port);
     expect(valueAt(values, 'envoy.port')).toBeUndefined();
     expect(valueAt(values, 'bff.port')).toBeUndefined();
     // A release that still sets the old values fails to render rather than ignoring them.
-    for (const template of ['templates/envoy.yaml', 'templates/bff.yaml']) expect(chartTemplate(template)).toMatch(/\{\{- if hasKey \$v "port" \}\}\{\{ fail "[a-z]+\.port is no longer a value: /);
+    for (const template of ['templates/envoy.yaml', 'templates/bff.yaml'])
+      expect(chartTemplate(template)).toMatch(/\{\{- if hasKey \$v "port" \}\}\{\{ fail "[a-z]+\.port is no longer a value: /);
   });
 
   it.each([
     ['envoy', () => envoyObjects, () => listenPort],
     ['bff', () => bffObjects, () => upstream?.port_value],
-  ] as const)('%s: the container\'s `http` port, which every probe and every Service targets', (name, list, port) => {
+  ] as const)("%s: the container's `http` port, which every probe and every Service targets", (name, list, port) => {
     const c = container(list(), name);
     expect(httpPort(c?.ports)?.containerPort).toBe(port());
     const probes = [c?.startupProbe, c?.readinessProbe, c?.livenessProbe].filter((p): p is Probe => p !== undefined);
@@ -348,7 +367,7 @@ describe('the ports Envoy listens on and calls, and the chart\'s', () => {
     expect(httpPort(find(bffObjects, 'Service', 'bff-headless').spec.ports)?.port).toBe(upstream?.port_value);
   });
 
-  it('Envoy\'s Service port is the one setting (envoy.service.port), mapped to the listener', () => {
+  it("Envoy's Service port is the one setting (envoy.service.port), mapped to the listener", () => {
     expect(httpPort(find(envoyObjects, 'Service', 'envoy').spec.ports)?.port).toBe('{{ $v.service.port }}');
     expect(valueAt(values, 'envoy.service.port')).toEqual(expect.any(Number));
   });
@@ -373,11 +392,13 @@ describe('the ports Envoy listens on and calls, and the chart\'s', () => {
     const ingress = block.slice(block.indexOf('ingress:'), block.indexOf('egress:'));
     const egress = block.slice(block.indexOf('egress:'));
     expect(ingress).toContain('(dict "root" $ "component" $peer)');
-    expect(egress).toMatch(/\(dict "root" \$ "component" \$peer\) \| nindent 14 \}\}\n\s*ports:\n\s*- \{ protocol: TCP, port: \{\{ \(index \$\.Values \$peerKey\)\.grpcPort \}\} \}/);
+    expect(egress).toMatch(
+      /\(dict "root" \$ "component" \$peer\) \| nindent 14 \}\}\n\s*ports:\n\s*- \{ protocol: TCP, port: \{\{ \(index \$\.Values \$peerKey\)\.grpcPort \}\} \}/,
+    );
   });
 });
 
-describe('the Envoy pod\'s shutdown (templates/envoy.yaml)', () => {
+describe("the Envoy pod's shutdown (templates/envoy.yaml)", () => {
   const template = chartTemplate('templates/envoy.yaml');
   const shutdown = valueAt(values, 'envoy.shutdown') as { preStopSleepSeconds: number; terminationGracePeriodSeconds: number };
 
@@ -394,11 +415,17 @@ describe('the Envoy pod\'s shutdown (templates/envoy.yaml)', () => {
     expect(template).toContain('sleep {{ $sleep }}');
   });
 
-  it('fails Envoy\'s health check through its admin port first (a POST over bash\'s /dev/tcp: the image has no curl)', async () => {
+  it("fails Envoy's health check through its admin port first (a POST over bash's /dev/tcp: the image has no curl)", async () => {
     // The hook's command as Kubernetes would run it, pointed at a stand-in admin server.
     const block = /\n( +)lifecycle:\n[\s\S]*?\n(?=\1[a-z]+:|\s*\{\{)/.exec(template)?.[0] ?? '';
     const indent = /\n( +)lifecycle:/.exec(block)?.[1]?.length ?? 0;
-    const hook = parse(block.split('\n').map((l) => l.slice(indent)).join('\n').replace('{{ $sleep }}', '0')) as { lifecycle: { preStop: { exec: { command: string[] } } } };
+    const hook = parse(
+      block
+        .split('\n')
+        .map((l) => l.slice(indent))
+        .join('\n')
+        .replace('{{ $sleep }}', '0'),
+    ) as { lifecycle: { preStop: { exec: { command: string[] } } } };
     const command = hook.lifecycle.preStop.exec.command;
     expect(command.slice(0, 2)).toEqual(['/bin/bash', '-c']);
     const admin = envoy.admin.address.socket_address;

@@ -99,7 +99,10 @@ function labelValuesBySeries(scrape: string): Map<string, Map<string, Set<string
 function parseSeries(series: string): { name: string; labels: Record<string, string> } {
   const m = /^([A-Za-z_:][A-Za-z0-9_:]*)\{(.*)\}$/.exec(series);
   if (!m) return { name: series, labels: {} };
-  return { name: m[1] as string, labels: Object.fromEntries([...(m[2] ?? '').matchAll(/([A-Za-z_][A-Za-z0-9_]*)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1] as string, l[2] as string])) };
+  return {
+    name: m[1] as string,
+    labels: Object.fromEntries([...(m[2] ?? '').matchAll(/([A-Za-z_][A-Za-z0-9_]*)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1] as string, l[2] as string])),
+  };
 }
 
 /**
@@ -112,7 +115,11 @@ const FIXED_VALUE_LABELS = new Set(['service', 'breaker', 'consumer', 'event_typ
 /** The sample names a scrape can hold: every family (# TYPE), with a histogram's _bucket/_sum/_count. */
 function exportedNames(scrape: string): string[] {
   return [...scrape.matchAll(/^# TYPE (\S+) (\S+)$/gm)].flatMap(([, name, type]) =>
-    type === 'histogram' ? [`${name}_bucket`, `${name}_sum`, `${name}_count`] : type === 'summary' ? [`${name}`, `${name}_sum`, `${name}_count`] : [name as string],
+    type === 'histogram'
+      ? [`${name}_bucket`, `${name}_sum`, `${name}_count`]
+      : type === 'summary'
+        ? [`${name}`, `${name}_sum`, `${name}_count`]
+        : [name as string],
   );
 }
 
@@ -132,7 +139,14 @@ describe('metrics in the dashboard and the alert rules', () => {
   const ns = testEventNamespace();
   const bucket = uniqueName('notifier_sent');
   const logger = createLogger('deploy-metrics-test', 'silent');
-  const base = { NATS_URL: TEST_NATS_URL, NATS_STREAM: ns.stream, NATS_SUBJECT_PREFIX: ns.prefix, METRICS_PORT: '0', LOG_LEVEL: 'silent', SHUTDOWN_DRAIN_MS: '0' };
+  const base = {
+    NATS_URL: TEST_NATS_URL,
+    NATS_STREAM: ns.stream,
+    NATS_SUBJECT_PREFIX: ns.prefix,
+    METRICS_PORT: '0',
+    LOG_LEVEL: 'silent',
+    SHUTDOWN_DRAIN_MS: '0',
+  };
   const databases: TestDatabase[] = [];
   const stops: (() => Promise<void>)[] = [];
   const scrapes: Record<string, string> = {};
@@ -143,7 +157,10 @@ describe('metrics in the dashboard and the alert rules', () => {
     databases.push(productoDb, bodegaDb);
     const producto = await startProducto(loadProductoConfig({ ...base, DATABASE_URL: productoDb.url, GRPC_PORT: '0' }), logger);
     stops.push(() => producto.stop());
-    const bodega = await startBodega(loadBodegaConfig({ ...base, DATABASE_URL: bodegaDb.url, GRPC_PORT: '0', PRODUCTO_SVC_ADDR: `127.0.0.1:${producto.grpcPort}` }), logger);
+    const bodega = await startBodega(
+      loadBodegaConfig({ ...base, DATABASE_URL: bodegaDb.url, GRPC_PORT: '0', PRODUCTO_SVC_ADDR: `127.0.0.1:${producto.grpcPort}` }),
+      logger,
+    );
     stops.push(() => bodega.stop());
     await Promise.all([producto.ready, bodega.ready]);
     const bff = await startBff(
@@ -160,7 +177,13 @@ describe('metrics in the dashboard and the alert rules', () => {
     stops.push(() => bff.stop());
     // Nothing listens there: the notifier starts anyway (SMTP is not a start-up dependency).
     const notifier = await startNotifier(
-      loadNotifierConfig({ ...base, SMTP_URL: 'smtp://127.0.0.1:9', SENDER_EMAIL: 'a@example.com', RECIPIENT_EMAIL: 'b@example.com', NOTIFIER_SENT_BUCKET: bucket }),
+      loadNotifierConfig({
+        ...base,
+        SMTP_URL: 'smtp://127.0.0.1:9',
+        SENDER_EMAIL: 'a@example.com',
+        RECIPIENT_EMAIL: 'b@example.com',
+        NOTIFIER_SENT_BUCKET: bucket,
+      }),
       logger,
     );
     stops.push(() => notifier.stop());
@@ -190,7 +213,8 @@ describe('metrics in the dashboard and the alert rules', () => {
   });
 
   it('reads metric names and label names out of PromQL', () => {
-    const expr = 'histogram_quantile(0.95, sum by (le, route) (rate(x_seconds_bucket{a=~"5..",b!="}"}[$__rate_interval]))) / y_total > 0.05 or absent(up{job="bff"})';
+    const expr =
+      'histogram_quantile(0.95, sum by (le, route) (rate(x_seconds_bucket{a=~"5..",b!="}"}[$__rate_interval]))) / y_total > 0.05 or absent(up{job="bff"})';
     expect(metricNames(expr)).toEqual(['x_seconds_bucket', 'y_total', 'up']);
     expect(matcherLabels(expr)).toEqual([
       ['x_seconds_bucket', 'a'],

@@ -78,7 +78,11 @@ afterAll(async () => {
 });
 
 test('the chart gives each service its own user, with the password from the environment (the Secret), and refuses wrong ones', async () => {
-  expect(chartAuthorization().users.map((u) => u.user).sort()).toEqual(Object.keys(USERS).sort());
+  expect(
+    chartAuthorization()
+      .users.map((u) => u.user)
+      .sort(),
+  ).toEqual(Object.keys(USERS).sort());
   // The configuration names the variables only; the passwords stay in the environment.
   for (const password of Object.values(PASSWORDS)) expect(chartAuthorization().conf).not.toContain(password);
   expect(chartAuthorization().conf).toContain('password": $PRODUCTO_SVC_NATS_PASSWORD');
@@ -219,10 +223,17 @@ describe('with the real services connected as their users', () => {
     const durable = 'bodega-svc-producto-eliminado';
     // The service creates it at start once it consumes ProductoEliminado; created here if not yet.
     await jsm.consumers.info('INVENTARIO', durable).catch(() =>
-      jsm.consumers.add('INVENTARIO', { durable_name: durable, filter_subject: 'inventario.producto.eliminado', ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All }),
+      jsm.consumers.add('INVENTARIO', {
+        durable_name: durable,
+        filter_subject: 'inventario.producto.eliminado',
+        ack_policy: AckPolicy.Explicit,
+        deliver_policy: DeliverPolicy.All,
+      }),
     );
     const productoId = await new Promise<number>((resolve, reject) =>
-      productoClient.createProducto({ nombre: 'Arandela', precio: '0.10', cantidadEnStock: 0 }, metadata(), (err, res) => (err ? reject(err) : resolve(res.producto!.id))),
+      productoClient.createProducto({ nombre: 'Arandela', precio: '0.10', cantidadEnStock: 0 }, metadata(), (err, res) =>
+        err ? reject(err) : resolve(res.producto!.id),
+      ),
     );
     await new Promise<void>((resolve, reject) => productoClient.deleteProducto({ id: productoId }, metadata(), (err) => (err ? reject(err) : resolve())));
     const deleted = await waitFor(async () => {

@@ -21,9 +21,7 @@ test('20 concurrent POSTs with one Idempotency-Key: one product, one event, one 
   const nombre = `Una sola vez ${Date.now().toString(36)}`;
   const key = `e2e-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
   const body = { nombre, precio: 19.95, cantidadEnStock: 6 };
-  const responses = await Promise.all(
-    Array.from({ length: 20 }, () => stack.request('POST', '/api/productos', { body, headers: { 'idempotency-key': key } })),
-  );
+  const responses = await Promise.all(Array.from({ length: 20 }, () => stack.request('POST', '/api/productos', { body, headers: { 'idempotency-key': key } })));
   const created = responses.filter((r) => r.status === 201);
   expect(responses.filter((r) => r.status !== 201 && r.status !== 409)).toEqual([]);
   expect(created.length).toBeGreaterThanOrEqual(1);

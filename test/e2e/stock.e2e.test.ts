@@ -97,8 +97,16 @@ test("the older gateway's two calls: assign answers 200 {mensaje, productoId, bo
   // On NATS: the assignment and the removal, one operation each, by the caller.
   const events = await settle();
   expect(movimientosDelProducto(events, producto.id).map((e) => e.body.data)).toEqual([
-    expect.objectContaining({ tipoOperacion: 'ASIGNACION', usuario: TEST_USER, movimientos: [expect.objectContaining({ bodegaId, tipo: 'AJUSTE', motivo: 'ASIGNACION', cantidad: 30 })] }),
-    expect.objectContaining({ tipoOperacion: 'RETIRO', usuario: TEST_USER, movimientos: [expect.objectContaining({ bodegaId, tipo: 'SALIDA', motivo: 'RETIRO', cantidad: -30 })] }),
+    expect.objectContaining({
+      tipoOperacion: 'ASIGNACION',
+      usuario: TEST_USER,
+      movimientos: [expect.objectContaining({ bodegaId, tipo: 'AJUSTE', motivo: 'ASIGNACION', cantidad: 30 })],
+    }),
+    expect.objectContaining({
+      tipoOperacion: 'RETIRO',
+      usuario: TEST_USER,
+      movimientos: [expect.objectContaining({ bodegaId, tipo: 'SALIDA', motivo: 'RETIRO', cantidad: -30 })],
+    }),
   ]);
   // A level with no threshold alerts nobody.
   expect(stockBajoEmails(bodegaId, producto.id)).toEqual([]);
@@ -126,7 +134,9 @@ test('a transfer publishes exactly one MovimientoRegistrado holding both its lin
     { op: operacionId, bodegaId: destinoId, tipo: 'TRANSFERENCIA', cantidad: 8 },
   ]);
   // No other event carries a side of it: it is never seen half done.
-  expect(movimientosDelProducto(events, producto.id).filter((e) => (e.body.data.movimientos as Linea[]).some((l) => l.tipo === 'TRANSFERENCIA'))).toEqual([evento]);
+  expect(movimientosDelProducto(events, producto.id).filter((e) => (e.body.data.movimientos as Linea[]).some((l) => l.tipo === 'TRANSFERENCIA'))).toEqual([
+    evento,
+  ]);
 });
 
 test('crossing the threshold sends one "Stock Bajo" email; staying low sends nothing more; going back above publishes StockRepuesto, no email', async () => {
@@ -134,7 +144,10 @@ test('crossing the threshold sends one "Stock Bajo" email; staying low sends not
   const producto = await crearProducto(stack);
   const nivel = `/bodegas/${bodegaId}/existencias/${producto.id}`;
   const salida = (cantidad: number) => expectStatus(201, 'POST', `/api/bodegas/${bodegaId}/movimientos`, { productoId: producto.id, tipo: 'SALIDA', cantidad });
-  const alertas = (events: StoredEvent[]) => ({ bajo: eventosDe(events, 'StockBajo', nivel).length, repuesto: eventosDe(events, 'StockRepuesto', nivel).length });
+  const alertas = (events: StoredEvent[]) => ({
+    bajo: eventosDe(events, 'StockBajo', nivel).length,
+    repuesto: eventosDe(events, 'StockRepuesto', nivel).length,
+  });
 
   await expectStatus(200, 'POST', `/api/bodegas/${bodegaId}/productos`, { productoId: producto.id, cantidad: 10, umbralMinimo: 5 });
   expect(alertas(await settle())).toEqual({ bajo: 0, repuesto: 0 });
@@ -184,11 +197,15 @@ test('deleting a product stocked in two warehouses makes bodega-svc write its st
   expect((await stack.request('GET', `/api/productos/${producto.id}/existencias`)).status).toBe(404);
 
   // bodega-svc hears ProductoEliminado after the delete's answer: the write-out lands later.
-  const lineas = await waitFor(async () => {
-    const res = await expectStatus(200, 'GET', `/api/movimientos?productoId=${producto.id}`);
-    const escritas = (res.body.movimientos as Linea[]).filter((l) => l.motivo === 'PRODUCTO_ELIMINADO');
-    return escritas.length === 2 ? escritas : undefined;
-  }, `the stock of product ${producto.id} written out`, 30_000);
+  const lineas = await waitFor(
+    async () => {
+      const res = await expectStatus(200, 'GET', `/api/movimientos?productoId=${producto.id}`);
+      const escritas = (res.body.movimientos as Linea[]).filter((l) => l.motivo === 'PRODUCTO_ELIMINADO');
+      return escritas.length === 2 ? escritas : undefined;
+    },
+    `the stock of product ${producto.id} written out`,
+    30_000,
+  );
   expect(lineas.map(({ bodegaId, tipo, cantidad }) => ({ bodegaId, tipo, cantidad })).sort((a, b) => a.bodegaId - b.bodegaId)).toEqual([
     { bodegaId: bodegaA, tipo: 'SALIDA', cantidad: -7 },
     { bodegaId: bodegaB, tipo: 'SALIDA', cantidad: -3 },

@@ -73,7 +73,13 @@ test('50 concurrent updates of one product: the final state is one whole write, 
   expect(updates.map(writeOf).sort((a, b) => a - b)).toEqual(succeeded);
   for (const data of updates) {
     const w = writes[writeOf(data)];
-    expect(data).toMatchObject({ nombre: w?.nombre, descripcion: w?.descripcion, precio: w?.precio, cantidadEnStock: w?.cantidadEnStock, bodegaId: w?.bodegaId });
+    expect(data).toMatchObject({
+      nombre: w?.nombre,
+      descripcion: w?.descripcion,
+      precio: w?.precio,
+      cantidadEnStock: w?.cantidadEnStock,
+      bodegaId: w?.bodegaId,
+    });
   }
   // Commit order: the last event is the state that stayed.
   expect(writeOf(updates.at(-1) ?? {})).toBe(winner);

@@ -32,7 +32,11 @@ beforeAll(async () => {
   // A second replica of producto-svc on the same database and stream.
   const portB = await freePort();
   metricsPorts.b = await freePort();
-  replicaB = await startServiceProcess('producto-svc', { ...stack.process('producto-svc').env, GRPC_PORT: String(portB), METRICS_PORT: String(metricsPorts.b) });
+  replicaB = await startServiceProcess('producto-svc', {
+    ...stack.process('producto-svc').env,
+    GRPC_PORT: String(portB),
+    METRICS_PORT: String(metricsPorts.b),
+  });
   const port = await freePort();
   metricsPorts.bff = await freePort();
   bff = await startServiceProcess('bff', {

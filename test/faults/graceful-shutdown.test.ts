@@ -245,7 +245,11 @@ test.each([
   try {
     await waitFor(() => load.samples.filter(succeeded).length >= 100, 'load to be served', 30_000);
     // A call in flight through the whole shutdown: it waits on the row lock inside the service.
-    const inFlight = fetch(`${stack.baseUrl}/api/${paths}/${heldId}`, { method: 'PUT', headers: json(stack.auth), body: JSON.stringify({ nombre: `En vuelo ${Date.now()}` }) });
+    const inFlight = fetch(`${stack.baseUrl}/api/${paths}/${heldId}`, {
+      method: 'PUT',
+      headers: json(stack.auth),
+      body: JSON.stringify({ nombre: `En vuelo ${Date.now()}` }),
+    });
     await waitFor(async () => (await hold.waiters()) > 0, 'the write to wait on the row lock', 10_000);
 
     const exit = terminate(proc);

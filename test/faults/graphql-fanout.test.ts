@@ -73,7 +73,11 @@ const ATTACKS: Attack[] = [
   { name: 'the issue query', method: 'POST', query: () => `{ bodega(id:"${bodegaId}") { ${FANOUT} } }` },
   { name: 'its GET form', method: 'GET', query: () => `{ bodega(id:"${bodegaId}") { ${FANOUT} } }` },
   { name: '6 aliases', method: 'POST', query: () => `{ ${Array.from({ length: 6 }, (_, i) => `a${i}: bodega(id: "${bodegaId}") { ${FANOUT} }`).join(' ')} }` },
-  { name: '15 aliases', method: 'POST', query: () => `{ ${Array.from({ length: 15 }, (_, i) => `a${i}: bodega(id: "${bodegaId}") { ${FANOUT} }`).join(' ')} }` },
+  {
+    name: '15 aliases',
+    method: 'POST',
+    query: () => `{ ${Array.from({ length: 15 }, (_, i) => `a${i}: bodega(id: "${bodegaId}") { ${FANOUT} }`).join(' ')} }`,
+  },
   { name: 'deeper (5 lists)', method: 'POST', query: () => `{ bodega(id: "${bodegaId}") { productos { bodega { ${FANOUT} } } } }` },
   { name: '3 lists from the root', method: 'POST', query: () => '{ bodegas { productos { bodega { productos { bodega { productos { id nombre } } } } } } }' },
 ];
@@ -190,7 +194,10 @@ test('a document within the estimate that would resolve ~240,000 nodes is stoppe
   const probeMs = probes.map((p) => p.ms);
   process.stdout.write(
     `graphql-fanout (node cap): ${answers.length} requests, max ${maxOf(answers.map((a) => a.ms)).toFixed(0)} ms ` +
-      `(p50 ${percentile(answers.map((a) => a.ms), 50).toFixed(0)}), answer ${answers[0]!.bytes} bytes; ` +
+      `(p50 ${percentile(
+        answers.map((a) => a.ms),
+        50,
+      ).toFixed(0)}), answer ${answers[0]!.bytes} bytes; ` +
       `liveness meanwhile: ${probes.length} probes, p50 ${percentile(probeMs, 50)} ms, max ${maxOf(probeMs)} ms\n`,
   );
   for (const answer of answers) {

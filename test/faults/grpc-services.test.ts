@@ -76,10 +76,14 @@ test('producto-svc killed under load: 503 within the deadline, breaker opens, re
 
     await stack.restart('producto-svc');
     const restartedAt = Date.now();
-    await waitFor(() => {
-      const recent = after(load.samples, restartedAt);
-      return recent.length >= 50 && recent.slice(-50).every((s) => s.status === 200);
-    }, '200s again after the restart', 60_000);
+    await waitFor(
+      () => {
+        const recent = after(load.samples, restartedAt);
+        return recent.length >= 50 && recent.slice(-50).every((s) => s.status === 200);
+      },
+      '200s again after the restart',
+      60_000,
+    );
 
     const samples = await load.stop();
     const outage = samples.filter((s) => s.endedAt >= killedAt && s.startedAt < restartedAt);
@@ -111,10 +115,14 @@ test('producto-svc hung (SIGSTOP): 504 at the deadline until the breaker opens, 
     await waitFor(() => after(load.samples, openAt).filter((s) => s.status === 503).length >= 20, '503s from the open breaker', 30_000);
     const continuedAt = Date.now();
     producto.signal('SIGCONT');
-    await waitFor(() => {
-      const recent = after(load.samples, continuedAt);
-      return recent.length >= 30 && recent.slice(-30).every((s) => s.status === 200);
-    }, '200s again after SIGCONT', 60_000);
+    await waitFor(
+      () => {
+        const recent = after(load.samples, continuedAt);
+        return recent.length >= 30 && recent.slice(-30).every((s) => s.status === 200);
+      },
+      '200s again after SIGCONT',
+      60_000,
+    );
     const samples = await load.stop();
 
     const hung = samples.filter((s) => s.startedAt >= stoppedAt && s.endedAt < continuedAt);
@@ -221,7 +229,9 @@ test('many requests ending at the deadline leave the BFF memory flat', async () 
       `heap in use after a full collection: ${baseline.toFixed(1)} MiB after the warm-up, then ${live.map((m) => m.toFixed(1)).join(', ')} MiB ` +
       `(slope ${perRound.toFixed(3)} MiB per round of ~${Math.round(requests / (rounds + 1))} timed-out requests, growth ${growth.toFixed(1)} MiB)`;
     if (perRound >= maxSlopeMiBPerRound || growth >= maxGrowthMiB) {
-      throw new Error(`the BFF's heap keeps growing with timed-out calls (limits: slope < ${maxSlopeMiBPerRound} MiB/round, growth < ${maxGrowthMiB} MiB): ${report}`);
+      throw new Error(
+        `the BFF's heap keeps growing with timed-out calls (limits: slope < ${maxSlopeMiBPerRound} MiB/round, growth < ${maxGrowthMiB} MiB): ${report}`,
+      );
     }
   } finally {
     producto.signal('SIGCONT');

@@ -101,7 +101,10 @@ function writeLoad(run: string) {
 async function rowsByKey(keys: string[]): Promise<Map<string, number[]>> {
   const found = new Map<string, number[]>();
   for (let i = 0; i < keys.length; i += 500) {
-    const rows = (await db('productos').select('id', 'nombre').whereIn('nombre', keys.slice(i, i + 500)).orderBy('id')) as { id: number; nombre: string }[];
+    const rows = (await db('productos')
+      .select('id', 'nombre')
+      .whereIn('nombre', keys.slice(i, i + 500))
+      .orderBy('id')) as { id: number; nombre: string }[];
     for (const row of rows) found.set(row.nombre, [...(found.get(row.nombre) ?? []), Number(row.id)]);
   }
   return found;
@@ -124,10 +127,14 @@ test('MySQL hung 20 s under keyed write load: 503/504 within the deadline, no wr
     paused = false;
     continuedAt = Date.now();
     // Full recovery: the breaker lets a trial through after its reset time, then every write succeeds again.
-    await waitFor(() => {
-      const recent = load.writes.filter((w) => w.startedAt > continuedAt);
-      return recent.length >= 50 && recent.slice(-30).every((w) => w.status === 201);
-    }, 'writes to succeed again after SIGCONT', 90_000);
+    await waitFor(
+      () => {
+        const recent = load.writes.filter((w) => w.startedAt > continuedAt);
+        return recent.length >= 50 && recent.slice(-30).every((w) => w.status === 201);
+      },
+      'writes to succeed again after SIGCONT',
+      90_000,
+    );
   } finally {
     if (paused) mariadb.signal('SIGCONT');
     paused = false;
@@ -158,10 +165,14 @@ test('MySQL hung 20 s under keyed write load: 503/504 within the deadline, no wr
   // Every failed write retried with its key: a replay of what committed, or its first execution.
   const replays: string[] = [];
   for (const w of failed) {
-    const retry = await waitFor(async () => {
-      const res = await post(w.key);
-      return res.status === 201 ? res : undefined;
-    }, `a 201 for the retried key ${w.key}`, 30_000);
+    const retry = await waitFor(
+      async () => {
+        const res = await post(w.key);
+        return res.status === 201 ? res : undefined;
+      },
+      `a 201 for the retried key ${w.key}`,
+      30_000,
+    );
     const committed = before.get(w.key);
     if (committed) {
       expect({ key: w.key, replayed: retry.headers.get('idempotent-replayed'), id: retry.body.id }).toEqual({ key: w.key, replayed: 'true', id: committed[0] });
@@ -175,7 +186,9 @@ test('MySQL hung 20 s under keyed write load: 503/504 within the deadline, no wr
   const keys = writes.map((w) => w.key);
   const after = await rowsByKey(keys);
   expect(keys.filter((k) => after.get(k)?.length !== 1)).toEqual([]);
-  const created = (await stack.settledEvents(120_000)).filter((e) => e.body.eventType.endsWith('ProductoCreado') && String(e.body.data.nombre).startsWith(`${run}-`));
+  const created = (await stack.settledEvents(120_000)).filter(
+    (e) => e.body.eventType.endsWith('ProductoCreado') && String(e.body.data.nombre).startsWith(`${run}-`),
+  );
   expect(created.map((e) => e.body.subject).sort()).toEqual(keys.map((k) => `/productos/${after.get(k)?.[0]}`).sort());
 
   // Same processes throughout, serving again.

@@ -64,10 +64,14 @@ test('MySQL down 30 s: fast UNAVAILABLE / 503, health DOWN, full recovery withou
 
   // The services notice (periodic ping every 200 ms) and report it.
   await waitFor(async () => (await Promise.all(health.map((h) => h.check('')))).every((s) => s === 'NOT_SERVING'), 'both services NOT_SERVING', 15_000);
-  await waitFor(async () => {
-    const res = await stack.request('GET', '/actuator/health', { auth: false });
-    return res.status === 503 && res.body?.status === 'DOWN';
-  }, 'the BFF health DOWN', 15_000);
+  await waitFor(
+    async () => {
+      const res = await stack.request('GET', '/actuator/health', { auth: false });
+      return res.status === 503 && res.body?.status === 'DOWN';
+    },
+    'the BFF health DOWN',
+    15_000,
+  );
 
   // The service itself: UNAVAILABLE, well before the BFF's deadline, for reads and writes.
   for (const call of [() => producto.get(Number(before.body.id)), () => producto.create({ nombre: 'Durante', precio: '1.00', cantidadEnStock: 1 })]) {

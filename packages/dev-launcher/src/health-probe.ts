@@ -3,11 +3,7 @@ import { service as healthService } from 'grpc-health-check';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 interface HealthClient {
-  check(
-    request: { service: string },
-    options: { deadline: Date },
-    callback: (err: ServiceError | null, response?: { status: string | number }) => void,
-  ): void;
+  check(request: { service: string }, options: { deadline: Date }, callback: (err: ServiceError | null, response?: { status: string | number }) => void): void;
   close(): void;
 }
 

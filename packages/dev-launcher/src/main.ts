@@ -40,7 +40,10 @@ const fail = (message: string): never => {
 function describe(outcomes: Outcome[]): { clean: boolean; text: string } {
   const unclean = outcomes.filter((o) => o.code !== 0 && !(o.signal === 'SIGTERM' && !o.ready));
   if (unclean.length === 0) return { clean: true, text: 'All services stopped.' };
-  return { clean: false, text: `Stopped, but not cleanly: ${unclean.map((o) => `${o.name} ${o.signal ? `killed by ${o.signal}` : `exit ${o.code}`}`).join(', ')}.` };
+  return {
+    clean: false,
+    text: `Stopped, but not cleanly: ${unclean.map((o) => `${o.name} ${o.signal ? `killed by ${o.signal}` : `exit ${o.code}`}`).join(', ')}.`,
+  };
 }
 
 /** What to do when a private server's program is missing: the command that installs it here, or the alternatives. */
@@ -194,10 +197,14 @@ async function main(): Promise<void> {
   say('');
   say('Inventario is up:');
   for (const { instance } of privateServers) {
-    say(`  ${instance.what.toLowerCase().padEnd(14)} private ${instance.program} on 127.0.0.1:${instance.port}, data in ${instance.dir} (run by npm start, stopped with it)`);
+    say(
+      `  ${instance.what.toLowerCase().padEnd(14)} private ${instance.program} on 127.0.0.1:${instance.port}, data in ${instance.dir} (run by npm start, stopped with it)`,
+    );
   }
   if (mailDevReused) {
-    say(`  ${'mail-catcher'.padEnd(14)} inbox http://127.0.0.1:${config.MAIL_CATCHER_WEB_PORT}/ (the MailDev already running there, used as it is; SMTP 127.0.0.1:${config.MAIL_CATCHER_SMTP_PORT})`);
+    say(
+      `  ${'mail-catcher'.padEnd(14)} inbox http://127.0.0.1:${config.MAIL_CATCHER_WEB_PORT}/ (the MailDev already running there, used as it is; SMTP 127.0.0.1:${config.MAIL_CATCHER_SMTP_PORT})`,
+    );
   }
   for (const spec of specs) say(`  ${spec.name.padEnd(14)} ${spec.summary}`);
   say(`  events         NATS ${redactUrlCredentials(config.NATS_URL)}, stream ${config.NATS_STREAM}, subjects ${config.NATS_SUBJECT_PREFIX}.>`);

@@ -3,8 +3,7 @@ import { connect } from '@nats-io/transport-node';
 import { ensureDatabase, isTransientDbError, parseMysqlUrl, redactUrlCredentials } from '@inventario/platform';
 
 export const START_MARIADB = 'start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd';
-export const START_NATS =
-  'start-stop-daemon --start --oknodo --background --exec /usr/sbin/nats-server -- -a 127.0.0.1 -p 4222 -js -sd /var/lib/nats-server';
+export const START_NATS = 'start-stop-daemon --start --oknodo --background --exec /usr/sbin/nats-server -- -a 127.0.0.1 -p 4222 -js -sd /var/lib/nats-server';
 
 /** One thing that stops the system from starting, naming the variable to check. */
 export interface Problem {

@@ -121,8 +121,7 @@ export async function planPrivateInstances(config: LauncherConfig, env: NodeJS.P
       program: 'mariadbd',
       port,
       dir,
-      start: () =>
-        startMariaDb({ mariadbd: findProgram('mariadbd', env)!, installDb: findProgram('mariadb-install-db', env)!, port, dir, removeDir: false }),
+      start: () => startMariaDb({ mariadbd: findProgram('mariadbd', env)!, installDb: findProgram('mariadb-install-db', env)!, port, dir, removeDir: false }),
     });
   }
   return plan;

@@ -79,9 +79,12 @@ describeWithBrowser('the inbox link of the banner, in a browser', () => {
 
     const res = await page.goto(inbox, { waitUntil: 'load' });
     expect(res?.status()).toBe(200);
-    await page.waitForFunction(`[...document.querySelectorAll('.email-list .email-item-link')].some((a) => a.textContent.includes(${JSON.stringify(SUBJECT)}))`, {
-      timeout: 20_000,
-    });
+    await page.waitForFunction(
+      `[...document.querySelectorAll('.email-list .email-item-link')].some((a) => a.textContent.includes(${JSON.stringify(SUBJECT)}))`,
+      {
+        timeout: 20_000,
+      },
+    );
     await page.screenshot({ path: artifactPath('inbox.png'), fullPage: true });
     expect(await page.title()).toContain('MailDev');
     expect(errors).toEqual([]);

@@ -151,11 +151,15 @@ describe('npm start (dev launcher)', () => {
       expect((await fetch(`http://127.0.0.1:${env.PORT}/api/productos`)).status).toBe(401);
 
       // MailDev's REST API lists what the notifier sent to the catcher.
-      const emails = await waitFor(async () => {
-        const res = await fetch(`http://127.0.0.1:${env.MAIL_CATCHER_WEB_PORT}/email`);
-        const list = (await res.json()) as { subject: string; html: string; to: { address: string }[] }[];
-        return list.length > 0 ? list : undefined;
-      }, 'the creation email in the local inbox', 30_000);
+      const emails = await waitFor(
+        async () => {
+          const res = await fetch(`http://127.0.0.1:${env.MAIL_CATCHER_WEB_PORT}/email`);
+          const list = (await res.json()) as { subject: string; html: string; to: { address: string }[] }[];
+          return list.length > 0 ? list : undefined;
+        },
+        'the creation email in the local inbox',
+        30_000,
+      );
       expect(emails).toHaveLength(1);
       expect(emails[0]!.subject).toBe('Nuevo Producto Creado');
       expect(emails[0]!.to[0]!.address).toBe('almacen@localhost.localdomain');
@@ -206,15 +210,11 @@ describe('npm start (dev launcher)', () => {
       const md = new Metadata();
       md.set('x-inventario-usuario', 'launcher-test');
       const created = await new Promise<Producto>((resolve, reject) =>
-        productos.createProducto({ nombre: 'Tornillo', precio: '0.25', cantidadEnStock: 10 }, md, (err, res) =>
-          err ? reject(err) : resolve(res.producto!),
-        ),
+        productos.createProducto({ nombre: 'Tornillo', precio: '0.25', cantidadEnStock: 10 }, md, (err, res) => (err ? reject(err) : resolve(res.producto!))),
       );
       expect(created.precio).toBe('0.25');
       const bodegaId = await new Promise<number>((resolve, reject) =>
-        bodegas.createBodega({ nombre: 'Central', ubicacion: 'Madrid', capacidad: 100 }, md, (err, res) =>
-          err ? reject(err) : resolve(res.bodega!.id),
-        ),
+        bodegas.createBodega({ nombre: 'Central', ubicacion: 'Madrid', capacidad: 100 }, md, (err, res) => (err ? reject(err) : resolve(res.bodega!.id))),
       );
       expect(bodegaId).toBeGreaterThan(0);
       productos.close();
@@ -339,7 +339,11 @@ describe('npm start (dev launcher)', () => {
           return 'gone';
         }
       };
-      expect(processesWithArg(dataDir).map(command).filter((c) => c !== 'sh' && c !== 'gone')).toEqual([]);
+      expect(
+        processesWithArg(dataDir)
+          .map(command)
+          .filter((c) => c !== 'sh' && c !== 'gone'),
+      ).toEqual([]);
       await waitFor(() => processesWithArg(dataDir).length === 0, 'the watchdogs of the private servers to end', 10_000);
       expect(await portIsFree(dbPort)).toBe(true);
       expect(await portIsFree(natsPort)).toBe(true);
@@ -371,7 +375,9 @@ describe('npm start (dev launcher)', () => {
     expect(await run.exited).toBe(1);
     const out = run.output();
     expect(out).toMatch(/NATS_URL: nothing answers at nats:\/\/127\.0\.0\.1:\d+, and nats-server, to run a private NATS there, is not installed/);
-    expect(out).toMatch(/PRODUCTO_DATABASE_URL: nothing answers at 127\.0\.0\.1:\d+, and mariadbd \/ mariadb-install-db, to run a private MariaDB there, are not installed/);
+    expect(out).toMatch(
+      /PRODUCTO_DATABASE_URL: nothing answers at 127\.0\.0\.1:\d+, and mariadbd \/ mariadb-install-db, to run a private MariaDB there, are not installed/,
+    );
     // This machine is Debian, as root: apt-get, without sudo.
     expect(out).toContain('Install them with:\n    apt-get install -y nats-server mariadb-server\n');
     expect(out).toContain('docker compose up -d');
@@ -418,7 +424,10 @@ describe('npm start (dev launcher)', () => {
     // Checked before anything starts, and the password is never echoed.
     [{ SMTP_URL: 'ftp://usuario:S3CRETO@mail.example.com' }, /SMTP_URL: must start with smtp:\/\/ or smtps:\/\/(?![\s\S]*S3CRETO)/],
     [{ EVENT_TYPE_NAMESPACE: 'a..b' }, /EVENT_TYPE_NAMESPACE: /],
-    [{ BODEGA_DATABASE_URL: 'mysql://root@127.0.0.1:3306/inventario_producto', PRODUCTO_DATABASE_URL: 'mysql://root@127.0.0.1:3306/inventario_producto' }, /BODEGA_DATABASE_URL: must name another database/],
+    [
+      { BODEGA_DATABASE_URL: 'mysql://root@127.0.0.1:3306/inventario_producto', PRODUCTO_DATABASE_URL: 'mysql://root@127.0.0.1:3306/inventario_producto' },
+      /BODEGA_DATABASE_URL: must name another database/,
+    ],
   ])('rejects the invalid environment %j with one line naming the variable', async (bad, pattern) => {
     const run = launch({ ...(await privateEnv()), ...bad });
     expect(await run.exited).toBe(1);

@@ -17,9 +17,7 @@ export function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv)
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
   const result = schema.safeParse(present);
   if (result.success) return result.data;
-  throw new ConfigError(
-    result.error.issues.map((issue) => `${issue.path.join('.') || '(env)'}: ${issue.message}`),
-  );
+  throw new ConfigError(result.error.issues.map((issue) => `${issue.path.join('.') || '(env)'}: ${issue.message}`));
 }
 
 /** A whole number written in plain decimal digits (no sign, exponent or hex). */
@@ -88,7 +86,10 @@ export const envSchemas = {
       .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'must be dot-separated words')
       .default('Service'),
   streamName: () =>
-    z.string().regex(/^[A-Za-z0-9_-]+$/, 'must be letters, digits, _ or -').default('INVENTARIO'),
+    z
+      .string()
+      .regex(/^[A-Za-z0-9_-]+$/, 'must be letters, digits, _ or -')
+      .default('INVENTARIO'),
   /**
    * NATS_STREAM_MAX_AGE_HOURS: how long the stream keeps events and dead
    * letters (30 days: past the notifier's 7-day sent registry, with time to
@@ -105,8 +106,7 @@ export const envSchemas = {
       .refine((bytes) => bytes === 0 || bytes >= 1024 * 1024, 'must be 0 (no limit) or at least 1048576 (1 MiB)')
       .default(512 * 1024 * 1024),
   seconds: (fallback: number, min = 0, max = 30 * 24 * 3600) => wholeNumber(min, max, 'a duration in whole seconds').default(fallback),
-  milliseconds: (fallback: number, min = 0) =>
-    wholeNumber(min, 24 * 3600_000, 'a duration in whole milliseconds').default(fallback),
+  milliseconds: (fallback: number, min = 0) => wholeNumber(min, 24 * 3600_000, 'a duration in whole milliseconds').default(fallback),
   /** `true` or `false`, nothing else (a typo must not silently mean false). */
   flag: (fallback: boolean) =>
     z

@@ -7,14 +7,7 @@ export interface FieldViolation {
 }
 
 export abstract class DomainError extends Error {
-  abstract readonly code:
-    | 'INVALID_ARGUMENT'
-    | 'NOT_FOUND'
-    | 'ALREADY_EXISTS'
-    | 'FAILED_PRECONDITION'
-    | 'ABORTED'
-    | 'RESOURCE_EXHAUSTED'
-    | 'UNAVAILABLE';
+  abstract readonly code: 'INVALID_ARGUMENT' | 'NOT_FOUND' | 'ALREADY_EXISTS' | 'FAILED_PRECONDITION' | 'ABORTED' | 'RESOURCE_EXHAUSTED' | 'UNAVAILABLE';
   /** Stable cause within the code (google.rpc.ErrorInfo `reason`): gRPC trailer, REST `error`. */
   readonly reason?: string;
 }

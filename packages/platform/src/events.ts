@@ -249,7 +249,8 @@ export function envelopeMismatch(
 ): string | undefined {
   const type = eventTypeOfSubject(expected.prefix, expected.natsSubject);
   if (!type) return `subject ${expected.natsSubject} carries no event type`;
-  if (envelope.eventType !== `${expected.namespace}.Inventario.${type}`) return `eventType ${envelope.eventType} does not match subject ${expected.natsSubject}`;
+  if (envelope.eventType !== `${expected.namespace}.Inventario.${type}`)
+    return `eventType ${envelope.eventType} does not match subject ${expected.natsSubject}`;
   if (!EVENT_SUBJECT_PATTERN[type].test(envelope.subject)) return `subject ${envelope.subject} is not a record of ${type}`;
   if (envelope.source === undefined && !expected.requireSource) return undefined;
   if (envelope.source !== EVENT_SOURCE[type]) return `source ${String(envelope.source)} is not ${EVENT_SOURCE[type]}, the producer of ${type}`;
@@ -257,10 +258,6 @@ export function envelopeMismatch(
 }
 
 /** Compared with `===`, so values must be in stored form (precio as its decimal string, absent as null). */
-export function changedFields<C extends string>(
-  campos: readonly C[],
-  before: { readonly [K in C]: unknown },
-  after: { readonly [K in C]: unknown },
-): C[] {
+export function changedFields<C extends string>(campos: readonly C[], before: { readonly [K in C]: unknown }, after: { readonly [K in C]: unknown }): C[] {
   return campos.filter((campo) => before[campo] !== after[campo]);
 }

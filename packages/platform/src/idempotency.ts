@@ -173,8 +173,13 @@ const IDEMPOTENCY_PRUNE_INTERVAL_MS = 10 * 60_000;
 
 /** Deletes expired idempotency records in the background (a lookup already ignores them); returns stop(). */
 export function startIdempotencyPruner(db: Knex, logger: Logger): () => Promise<void> {
-  return startSampler('idempotency prune', IDEMPOTENCY_PRUNE_INTERVAL_MS, async () => {
-    const deleted = await pruneIdempotencyKeys(db);
-    if (deleted > 0) logger.info({ deleted }, 'pruned expired idempotency keys');
-  }, logger);
+  return startSampler(
+    'idempotency prune',
+    IDEMPOTENCY_PRUNE_INTERVAL_MS,
+    async () => {
+      const deleted = await pruneIdempotencyKeys(db);
+      if (deleted > 0) logger.info({ deleted }, 'pruned expired idempotency keys');
+    },
+    logger,
+  );
 }

@@ -37,23 +37,10 @@ export {
   VersionMismatchError,
   type FieldViolation,
 } from './errors';
-export {
-  currentVersionOf,
-  errorDataOf,
-  errorReasonOf,
-  FIELD_VIOLATIONS_KEY,
-  fieldViolationsOf,
-  grpcCodeName,
-} from './grpc/status';
+export { currentVersionOf, errorDataOf, errorReasonOf, FIELD_VIOLATIONS_KEY, fieldViolationsOf, grpcCodeName } from './grpc/status';
 
 // Input rules shared by the BFF and the services (contract §2.5, §7.2).
-export {
-  checkPositiveId,
-  ID_MENSAJES,
-  MAX_UNSIGNED_INT,
-  requirePositiveId,
-  requirePositiveIds,
-} from './positive-id';
+export { checkPositiveId, ID_MENSAJES, MAX_UNSIGNED_INT, requirePositiveId, requirePositiveIds } from './positive-id';
 export { caracteres, FIELD_MENSAJES, MAX_COMENTARIO, MAX_DESCRIPCION_BYTES, MAX_INT32, MAX_TEXTO, PRECIO } from './field-rules';
 export { validateFields } from './validate-fields';
 export { parseUpdateMask, type UpdateMaskSpec } from './grpc/update-mask';
@@ -119,22 +106,10 @@ export {
 // NATS and the reconciliation consumers (contract §5.1, §7.6).
 export { connectNats, ensureConsumer, ensureStream, type DurableConfig, type NatsConnection } from './nats';
 export { createServiceEvents, type EventsContext, type OutboxFaults, type ServiceEvents } from './service-events';
-export {
-  RECONCILIATION_ACK_WAIT_MS,
-  RECONCILIATION_MAX_DELIVER,
-  startReconciliationConsumer,
-  type ReconciliationConsumer,
-} from './reconciliation-consumer';
+export { RECONCILIATION_ACK_WAIT_MS, RECONCILIATION_MAX_DELIVER, startReconciliationConsumer, type ReconciliationConsumer } from './reconciliation-consumer';
 
 // gRPC handlers, metadata, pagination and record lookups (contract §7.2, §7.4, §4.6).
-export {
-  idempotentBy,
-  REPLAYED_METADATA_KEY,
-  unary,
-  USUARIO_BIN_METADATA_KEY,
-  USUARIO_METADATA_KEY,
-  type CallContext,
-} from './grpc/handlers';
+export { idempotentBy, REPLAYED_METADATA_KEY, unary, USUARIO_BIN_METADATA_KEY, USUARIO_METADATA_KEY, type CallContext } from './grpc/handlers';
 export {
   DEFAULT_PAGE_SIZE,
   decodeNivelPageToken,
@@ -155,19 +130,10 @@ export { createServiceRegistry } from './metrics/registry';
 export { createOutboxMetrics, startOutboxSampler, type OutboxMetrics } from './metrics/outbox-metrics';
 export { startMetricsServer, type MetricsServer } from './metrics/metrics-server';
 export { startSampler } from './metrics/sampler';
-export {
-  BREAKER_EVENTS,
-  BREAKER_STATE_VALUES,
-  createCircuitBreakerMetrics,
-  type CircuitBreakerMetrics,
-} from './metrics/breaker-metrics';
+export { BREAKER_EVENTS, BREAKER_STATE_VALUES, createCircuitBreakerMetrics, type CircuitBreakerMetrics } from './metrics/breaker-metrics';
 export { createGrpcClientMetrics, grpcClientMetricsInterceptor, type GrpcMetrics } from './metrics/grpc-metrics';
 export { createHttpMetrics, httpMetricsMiddleware, type HttpMetrics } from './metrics/http-metrics';
-export {
-  createJetStreamConsumerMetrics,
-  startConsumerSampler,
-  type JetStreamConsumerMetrics,
-} from './metrics/jetstream-metrics';
+export { createJetStreamConsumerMetrics, startConsumerSampler, type JetStreamConsumerMetrics } from './metrics/jetstream-metrics';
 
 // Tracing: the SDK of a process, spans and W3C trace context across HTTP, gRPC and NATS (contract §5.5, §7.4).
 export { startTracing, type Tracing } from './tracing';
@@ -178,15 +144,7 @@ export { inConsumeSpan } from './tracing-nats';
 
 // Lifecycle: a process's main (configuration or exit, grpc-js logs, stop requests, the ready
 // message), a gRPC service's start-up pieces, retries, health and shutdown (contract §7.5).
-export {
-  announceStarted,
-  exitAfterFailedStart,
-  listenForStop,
-  loadConfigOrExit,
-  READY_MESSAGE_TYPE,
-  routeGrpcLogs,
-  type StopRequests,
-} from './process';
+export { announceStarted, exitAfterFailedStart, listenForStop, loadConfigOrExit, READY_MESSAGE_TYPE, routeGrpcLogs, type StopRequests } from './process';
 export { applyMigrationsAtStart, connectNatsUnlessAborted, createStartupGuard, retrying } from './start-up';
 export { startServiceGrpcServer, type ServiceGrpcServer } from './grpc/service-server';
 export { startServingHealth, type ServingHealth } from './health';

@@ -266,7 +266,9 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       }
       if (done.length > 0) {
         if (faultMarkDelayMs > 0) await sleep(faultMarkDelayMs);
-        await trx(OUTBOX).whereIn('id', done).update({ published_at: trx.raw('CURRENT_TIMESTAMP(3)') });
+        await trx(OUTBOX)
+          .whereIn('id', done)
+          .update({ published_at: trx.raw('CURRENT_TIMESTAMP(3)') });
       }
       return { published: done.length, lagsSeconds, failure };
     }, RELAY_TRX);

@@ -148,7 +148,10 @@ export async function startReconciliationConsumer(options: ReconciliationConsume
     if (msg.info.deliveryCount > 1) metrics.redeliveries.inc({ consumer: durableName });
     const event = parseEvent(msg, { prefix, namespace, eventType });
     if ('refused' in event) {
-      logger.error({ consumer: durableName, subject: msg.subject, seq: msg.seq, reason: event.refused }, `invalid ${eventType} event, nothing reconciled; terminated`);
+      logger.error(
+        { consumer: durableName, subject: msg.subject, seq: msg.seq, reason: event.refused },
+        `invalid ${eventType} event, nothing reconciled; terminated`,
+      );
       // No reason text: servers before 2.10.4 do not recognise `+TERM <reason>`
       // and would leave the message pending; the reason is in the log instead.
       msg.term();

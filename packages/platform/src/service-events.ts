@@ -74,7 +74,12 @@ export function createServiceEvents(options: ServiceEventsOptions): ServiceEvent
       logger.info({ nats: redactUrlCredentials(config.natsUrl) }, 'connecting to NATS in the background; events wait in the outbox until then');
       nc = await connectNatsUnlessAborted(config.natsUrl, name, logger, abort.signal, config.natsCredentials);
       const events: EventsContext = { nc, stream: config.natsStream, prefix: config.natsSubjectPrefix };
-      await retrying('stream setup', () => ensureStream(events.nc, { name: events.stream, subjects: [`${events.prefix}.>`], limits: config.streamLimits }), logger, abort.signal);
+      await retrying(
+        'stream setup',
+        () => ensureStream(events.nc, { name: events.stream, subjects: [`${events.prefix}.>`], limits: config.streamLimits }),
+        logger,
+        abort.signal,
+      );
       relay = createOutboxRelay({
         db,
         publish: jetStreamPublisher(events.nc, PUBLISH_TIMEOUT_MS),

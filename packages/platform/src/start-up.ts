@@ -88,7 +88,13 @@ export async function retrying<T>(
  * thrown at once. Migrations of a newer release are named in a warning.
  */
 export async function migrateWhenPossible(db: Knex, migrations: Record<string, Migration>, logger: Logger, signal: AbortSignal): Promise<void> {
-  const state = await retrying('migrations', () => migrate(db, migrations), logger, signal, (err) => isTransientDbError(err) || err instanceof MigrationLockTimeoutError);
+  const state = await retrying(
+    'migrations',
+    () => migrate(db, migrations),
+    logger,
+    signal,
+    (err) => isTransientDbError(err) || err instanceof MigrationLockTimeoutError,
+  );
   warnUnknown(state, logger);
 }
 

@@ -10,7 +10,10 @@ export const tracingEnv = {
     .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
     .refine((value) => !/^[^:]+:\/\/[^/?#]*@/.test(value), 'must not carry credentials (user:password@); send them in OTEL_EXPORTER_OTLP_HEADERS')
     .optional(),
-  OTEL_SERVICE_NAME: z.string().regex(/^[A-Za-z0-9._-]{1,255}$/, 'must be letters, digits, ".", "_" or "-"').optional(),
+  OTEL_SERVICE_NAME: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{1,255}$/, 'must be letters, digits, ".", "_" or "-"')
+    .optional(),
 };
 
 export interface TracingConfig {

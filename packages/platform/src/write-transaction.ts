@@ -21,35 +21,34 @@ function isDeadlock(err: unknown): boolean {
 }
 
 /** Retried as a deadlock victim; with a key, a repeat gets the recorded result (`key.replayed`) without running `work`. */
-export async function writeTransaction<T>(
-  db: Knex,
-  work: (trx: Knex.Transaction) => Promise<T>,
-  options: WriteTransactionOptions = {},
-): Promise<T> {
+export async function writeTransaction<T>(db: Knex, work: (trx: Knex.Transaction) => Promise<T>, options: WriteTransactionOptions = {}): Promise<T> {
   const { idempotency, signal } = options;
   const key = idempotency?.key;
   const attempt = async (): Promise<{ value: T; replayed: boolean }> => {
     let failure: { err: unknown } | undefined;
     try {
-      return await db.transaction(async (trx) => {
-        try {
-          signal?.throwIfAborted();
-          if (!key || !idempotency) {
+      return await db.transaction(
+        async (trx) => {
+          try {
+            signal?.throwIfAborted();
+            if (!key || !idempotency) {
+              const value = await work(trx);
+              signal?.throwIfAborted();
+              return { value, replayed: false };
+            }
+            const recorded = await claimIdempotencyKey(trx, key);
+            if (recorded !== undefined) return { value: idempotency.codec.decode(recorded) as T, replayed: true };
             const value = await work(trx);
+            await recordIdempotentResult(trx, key, idempotency.codec.encode(value), idempotency.ttlSeconds);
             signal?.throwIfAborted();
             return { value, replayed: false };
+          } catch (err) {
+            failure = { err };
+            throw err;
           }
-          const recorded = await claimIdempotencyKey(trx, key);
-          if (recorded !== undefined) return { value: idempotency.codec.decode(recorded) as T, replayed: true };
-          const value = await work(trx);
-          await recordIdempotentResult(trx, key, idempotency.codec.encode(value), idempotency.ttlSeconds);
-          signal?.throwIfAborted();
-          return { value, replayed: false };
-        } catch (err) {
-          failure = { err };
-          throw err;
-        }
-      }, options.isolationLevel ? { isolationLevel: options.isolationLevel } : undefined);
+        },
+        options.isolationLevel ? { isolationLevel: options.isolationLevel } : undefined,
+      );
     } catch (err) {
       // A failure that cost the connection (past max_allowed_packet) also fails ROLLBACK; report the work's own failure.
       throw failure ? failure.err : err;

@@ -15,7 +15,14 @@ describe('callContext', () => {
     ['a blank user means internal work', [[USUARIO_METADATA_KEY, '   ']], 'system'],
     ['the ASCII key', [[USUARIO_METADATA_KEY, ' ana ']], 'ana'],
     ['the UTF-8 -bin key, for names outside ASCII', [[USUARIO_BIN_METADATA_KEY, Buffer.from('Iñaki 📦')]], 'Iñaki 📦'],
-    ['the -bin key wins over the ASCII one', [[USUARIO_METADATA_KEY, 'x'], [USUARIO_BIN_METADATA_KEY, Buffer.from('José')]], 'José'],
+    [
+      'the -bin key wins over the ASCII one',
+      [
+        [USUARIO_METADATA_KEY, 'x'],
+        [USUARIO_BIN_METADATA_KEY, Buffer.from('José')],
+      ],
+      'José',
+    ],
   ])('reads usuario: %s', (_, entries, usuario) => {
     expect(callContext(callWith(entries)).usuario).toBe(usuario);
   });

@@ -61,9 +61,7 @@ describe('parseEnv', () => {
       NATS_URL: 'nats://127.0.0.1:4222',
       OUTBOX_POLL_MS: 250,
     });
-    expect(configErrorOf(() => parseEnv(serviceSchema, { DATABASE_URL: '' })).problems).toEqual([
-      expect.stringMatching(/^DATABASE_URL: /),
-    ]);
+    expect(configErrorOf(() => parseEnv(serviceSchema, { DATABASE_URL: '' })).problems).toEqual([expect.stringMatching(/^DATABASE_URL: /)]);
   });
 
   it.each(['0x10', '1e3', '-5', '12.5', ' 80', 'eighty'])('rejects the non-decimal number %p for ports and durations', (value) => {

@@ -3,14 +3,8 @@ import { describeMysqlUrl, parseMysqlUrl } from '@inventario/platform';
 
 describe('parseMysqlUrl', () => {
   it.each([
-    [
-      'mysql://root@127.0.0.1:3306/inventario_producto',
-      { host: '127.0.0.1', port: 3306, user: 'root', password: '', database: 'inventario_producto' },
-    ],
-    [
-      'mysql://app:p%40ss%3Aw%2Frd@db.example:3307/inv',
-      { host: 'db.example', port: 3307, user: 'app', password: 'p@ss:w/rd', database: 'inv' },
-    ],
+    ['mysql://root@127.0.0.1:3306/inventario_producto', { host: '127.0.0.1', port: 3306, user: 'root', password: '', database: 'inventario_producto' }],
+    ['mysql://app:p%40ss%3Aw%2Frd@db.example:3307/inv', { host: 'db.example', port: 3307, user: 'app', password: 'p@ss:w/rd', database: 'inv' }],
     ['mysql://us%20er:%20@db/inv', { host: 'db', port: 3306, user: 'us er', password: ' ', database: 'inv' }],
     ['mysql://db/inv', { host: 'db', port: 3306, user: 'root', password: '', database: 'inv' }],
     ['mysql:///inv', { host: '127.0.0.1', port: 3306, user: 'root', password: '', database: 'inv' }],
@@ -42,7 +36,9 @@ describe('parseMysqlUrl', () => {
       thrown = err;
     }
     expect(thrown).toBeInstanceOf(Error);
-    expect(JSON.stringify({ ...(thrown as object), message: (thrown as Error).message, stack: (thrown as Error).stack, cause: String((thrown as Error).cause) })).not.toContain('s3cret');
+    expect(
+      JSON.stringify({ ...(thrown as object), message: (thrown as Error).message, stack: (thrown as Error).stack, cause: String((thrown as Error).cause) }),
+    ).not.toContain('s3cret');
   });
 });
 

@@ -6,7 +6,17 @@
  * drift from the wire format unnoticed.
  */
 import { readFileSync } from 'node:fs';
-import { createFileRegistry, fromBinary, fromJson, ScalarType, toJson, type DescField, type DescMessage, type JsonObject, type JsonValue } from '@bufbuild/protobuf';
+import {
+  createFileRegistry,
+  fromBinary,
+  fromJson,
+  ScalarType,
+  toJson,
+  type DescField,
+  type DescMessage,
+  type JsonObject,
+  type JsonValue,
+} from '@bufbuild/protobuf';
 import { FileDescriptorSetSchema } from '@bufbuild/protobuf/wkt';
 import { descriptorSetPath } from '@inventario/proto';
 import {
@@ -128,8 +138,36 @@ const transferencia: MovimientoRegistradoData = {
   revierteA: null,
   timestamp: '2026-11-22T14:03:07',
   movimientos: [
-    { id: 12, operacionId: 9, bodegaId: 1, productoId: 2, tipo: 'TRANSFERENCIA', motivo: 'TRANSFERENCIA', cantidad: -3, cantidadAnterior: 43, cantidadPosterior: 40, version: 3, usuario: 'admin', comentario: null, fecha: '2026-11-22T14:03:07' },
-    { id: 13, operacionId: 9, bodegaId: 4, productoId: 2, tipo: 'TRANSFERENCIA', motivo: 'TRANSFERENCIA', cantidad: 3, cantidadAnterior: 0, cantidadPosterior: 3, version: 1, usuario: 'admin', comentario: null, fecha: '2026-11-22T14:03:07' },
+    {
+      id: 12,
+      operacionId: 9,
+      bodegaId: 1,
+      productoId: 2,
+      tipo: 'TRANSFERENCIA',
+      motivo: 'TRANSFERENCIA',
+      cantidad: -3,
+      cantidadAnterior: 43,
+      cantidadPosterior: 40,
+      version: 3,
+      usuario: 'admin',
+      comentario: null,
+      fecha: '2026-11-22T14:03:07',
+    },
+    {
+      id: 13,
+      operacionId: 9,
+      bodegaId: 4,
+      productoId: 2,
+      tipo: 'TRANSFERENCIA',
+      motivo: 'TRANSFERENCIA',
+      cantidad: 3,
+      cantidadAnterior: 0,
+      cantidadPosterior: 3,
+      version: 1,
+      usuario: 'admin',
+      comentario: null,
+      fecha: '2026-11-22T14:03:07',
+    },
   ],
 };
 /** A reversal of a sale, with comments, and ids past 2^32 (BIGINT columns). */
@@ -141,10 +179,33 @@ const reverso: MovimientoRegistradoData = {
   revierteA: 5_000_000_000,
   timestamp: '2026-11-22T14:03:07',
   movimientos: [
-    { id: 9_000_000_001, operacionId: 5_000_000_001, bodegaId: 1, productoId: 2, tipo: 'SALIDA', motivo: 'REVERSO', cantidad: 5, cantidadAnterior: 0, cantidadPosterior: 5, version: 8, usuario: 'ana', comentario: 'venta anulada', fecha: '2026-11-22T14:03:07' },
+    {
+      id: 9_000_000_001,
+      operacionId: 5_000_000_001,
+      bodegaId: 1,
+      productoId: 2,
+      tipo: 'SALIDA',
+      motivo: 'REVERSO',
+      cantidad: 5,
+      cantidadAnterior: 0,
+      cantidadPosterior: 5,
+      version: 8,
+      usuario: 'ana',
+      comentario: 'venta anulada',
+      fecha: '2026-11-22T14:03:07',
+    },
   ],
 };
-const stockBajo: StockUmbralData = { bodegaId: 1, productoId: 2, cantidad: 0, umbralMinimo: 5, version: 7, operacionId: 9, usuario: 'admin', timestamp: '2026-11-22T14:03:07' };
+const stockBajo: StockUmbralData = {
+  bodegaId: 1,
+  productoId: 2,
+  cantidad: 0,
+  umbralMinimo: 5,
+  version: 7,
+  operacionId: 9,
+  usuario: 'admin',
+  timestamp: '2026-11-22T14:03:07',
+};
 /** After an operation whose id is past 2^32. */
 const stockRepuesto: StockUmbralData = { ...stockBajo, cantidad: 6, version: 8, operacionId: 5_000_000_002 };
 

@@ -2,15 +2,7 @@
  * The event contract of docs/contract.md §5: one past-tense subject per type,
  * the contract's envelope, and the audit block of every `data`.
  */
-import {
-  buildEnvelope,
-  EVENT_TYPES,
-  eventAudit,
-  eventSubject,
-  type BodegaEventData,
-  type EventType,
-  type Operacion,
-} from '@inventario/platform';
+import { buildEnvelope, EVENT_TYPES, eventAudit, eventSubject, type BodegaEventData, type EventType, type Operacion } from '@inventario/platform';
 import { ACCION, eventTypeOfSubject } from '../src/events';
 
 const SUBJECTS: Array<[EventType, string]> = [
@@ -103,7 +95,9 @@ describe('buildEnvelope', () => {
   });
 
   it('gives every event its own id, the de-duplication key', () => {
-    const ids = new Set(Array.from({ length: 50 }, () => buildEnvelope({ namespace: 'Service', type: 'BodegaCreada', source: 'bodega-svc', subject: '/bodegas/7', data, at }).id));
+    const ids = new Set(
+      Array.from({ length: 50 }, () => buildEnvelope({ namespace: 'Service', type: 'BodegaCreada', source: 'bodega-svc', subject: '/bodegas/7', data, at }).id),
+    );
     expect(ids.size).toBe(50);
   });
 });

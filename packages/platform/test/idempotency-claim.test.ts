@@ -4,14 +4,7 @@
  * each other, one key executes once, and a repeat while the first is still
  * in its transaction is refused (then replays once it committed).
  */
-import {
-  createDb,
-  createIdempotencyTable,
-  IdempotencyKeyInUseError,
-  jsonResultCodec,
-  writeTransaction,
-  type Knex,
-} from '@inventario/platform';
+import { createDb, createIdempotencyTable, IdempotencyKeyInUseError, jsonResultCodec, writeTransaction, type Knex } from '@inventario/platform';
 import { idempotencyKeyOf } from '../src/idempotency';
 import { createTestDatabase, type TestDatabase } from '@inventario/testkit';
 
@@ -53,7 +46,7 @@ describe('claiming idempotency keys', () => {
       await db('idempotency_keys').del();
       const claves = Array.from({ length: 40 }, (_, i) => `r${round}-k${i}`);
       const outcomes = await Promise.allSettled(claves.map((clave) => keyedInsert(clave)));
-      const refused = outcomes.filter((o) => o.status === 'rejected').map((o) => String((o).reason));
+      const refused = outcomes.filter((o) => o.status === 'rejected').map((o) => String(o.reason));
       expect(refused).toEqual([]);
     }
     expect(Number((await db('filas').count({ n: '*' }))[0]?.n)).toBe(400);
@@ -66,7 +59,7 @@ describe('claiming idempotency keys', () => {
     const refused = outcomes.filter((o) => o.status === 'rejected');
     expect(executed).toHaveLength(1);
     expect(replays.length + refused.length).toBe(19);
-    for (const o of refused) expect((o).reason).toBeInstanceOf(IdempotencyKeyInUseError);
+    for (const o of refused) expect(o.reason).toBeInstanceOf(IdempotencyKeyInUseError);
     const id = (executed[0] as PromiseFulfilledResult<{ id: number }>).value.id;
     for (const o of replays) expect((o as PromiseFulfilledResult<{ id: number }>).value.id).toBe(id);
     expect(await db('filas').where({ clave: 'misma' }).count({ n: '*' })).toEqual([{ n: 1 }]);

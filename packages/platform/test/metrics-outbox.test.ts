@@ -61,11 +61,15 @@ test('counts the pending rows and the age of the oldest, reading only the pendin
   expect(statements.length).toBeGreaterThan(0);
   for (const { sql, bindings } of statements) {
     const [plan] = (await db.raw(`EXPLAIN ${sql}`, bindings as Knex.RawBinding[])) as [Array<{ table: string; type: string; key: string | null }>];
-    expect(plan.map(({ table, type, key }) => ({ sql, table, full: type === 'ALL', key }))).toEqual([{ sql, table: 'outbox', full: false, key: 'outbox_pending_idx' }]);
+    expect(plan.map(({ table, type, key }) => ({ sql, table, full: type === 'ALL', key }))).toEqual([
+      { sql, table: 'outbox', full: false, key: 'outbox_pending_idx' },
+    ]);
   }
 });
 
 test('answers 0 and 0 when nothing is pending', async () => {
-  await db('outbox').whereNull('published_at').update({ published_at: db.raw('CURRENT_TIMESTAMP(3)') });
+  await db('outbox')
+    .whereNull('published_at')
+    .update({ published_at: db.raw('CURRENT_TIMESTAMP(3)') });
   expect(await pendingOutboxSummary(db)).toEqual({ pending: 0, oldestAgeSeconds: 0 });
 });

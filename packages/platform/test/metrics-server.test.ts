@@ -8,12 +8,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { status, type handleUnaryCall, type ServiceDefinition } from '@grpc/grpc-js';
-import {
-  createLogger,
-  createServiceRegistry,
-  startMetricsServer,
-  type MetricsServer,
-} from '@inventario/platform';
+import { createLogger, createServiceRegistry, startMetricsServer, type MetricsServer } from '@inventario/platform';
 import { createGrpcServerMetrics, instrumentGrpcService } from '../src/metrics/grpc-metrics';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { metricSample as sample } from '@inventario/testkit';

@@ -83,7 +83,12 @@ describe('ensureStream with limits (NATS_STREAM_MAX_AGE_HOURS, NATS_STREAM_MAX_B
 
   it('creates a new stream with them', async () => {
     await ensureStream(nc, { name: fresh.stream, subjects: [`${fresh.prefix}.>`], limits });
-    expect(await configOf(fresh.stream)).toMatchObject({ max_age: nanos(limits.maxAgeMs), max_bytes: limits.maxBytes, discard: 'old', duplicate_window: nanos(5 * 60_000) });
+    expect(await configOf(fresh.stream)).toMatchObject({
+      max_age: nanos(limits.maxAgeMs),
+      max_bytes: limits.maxBytes,
+      discard: 'old',
+      duplicate_window: nanos(5 * 60_000),
+    });
   });
 
   it('sets them on an existing stream made without limits, keeping its messages and subjects', async () => {

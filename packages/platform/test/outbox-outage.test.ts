@@ -106,9 +106,7 @@ describe('outbox relay during a NATS outage', () => {
     // the writes' notify() calls did not cut the back-off short.
     expect(outageAttempts).toBeLessThan(outageMs / POLL_INTERVAL_MS);
     // One row at a time: a failed publish stops the round, so only the head row was tried.
-    expect(new Set(counter.attempts.slice(attemptsBefore, attemptsBefore + outageAttempts))).toEqual(
-      new Set([events[0]!.envelope.id]),
-    );
+    expect(new Set(counter.attempts.slice(attemptsBefore, attemptsBefore + outageAttempts))).toEqual(new Set([events[0]!.envelope.id]));
 
     const stored = await readStream(adminNc, ns.stream);
     const ids = stored.map((m) => m.body.id);

@@ -19,14 +19,7 @@ import {
   type ProductoEventData,
   type PublishFn,
 } from '@inventario/platform';
-import {
-  connectTestNats,
-  createTestDatabase,
-  deleteStream,
-  testEventNamespace,
-  type EventNamespace,
-  type TestDatabase,
-} from '@inventario/testkit';
+import { connectTestNats, createTestDatabase, deleteStream, testEventNamespace, type EventNamespace, type TestDatabase } from '@inventario/testkit';
 
 export const silentLogger: Logger = createLogger('outbox-test', 'silent');
 

@@ -93,7 +93,13 @@ describe('level page tokens (warehouse, product)', () => {
 describe('listPageOf', () => {
   const rows = (...sizes: number[]) => sizes.map((size, i) => ({ id: 10 + i, size }));
   const page = (read: { id: number; size: number }[], hasMore: boolean, budget = 100) =>
-    listPageOf(read, hasMore, (r) => r.id, (r) => r.size, budget);
+    listPageOf(
+      read,
+      hasMore,
+      (r) => r.id,
+      (r) => r.size,
+      budget,
+    );
 
   it.each<[string, number[], boolean, number[], string]>([
     ['serves every row under the budget; no token on the last page', [10, 20, 30], false, [10, 11, 12], ''],

@@ -1,11 +1,5 @@
 /** The id rule shared by every service: a positive INT UNSIGNED, one message. */
-import {
-  checkPositiveId,
-  ID_MENSAJES,
-  MAX_UNSIGNED_INT,
-  requirePositiveId,
-  requirePositiveIds,
-} from '@inventario/platform';
+import { checkPositiveId, ID_MENSAJES, MAX_UNSIGNED_INT, requirePositiveId, requirePositiveIds } from '@inventario/platform';
 import { MAX_FILTER_IDS } from '../src/positive-id';
 import { violationsOf } from '@inventario/testkit';
 

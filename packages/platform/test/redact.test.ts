@@ -55,6 +55,11 @@ describe('createLogger', () => {
   it('redacts config-shaped objects by key', () => {
     const { lines, logger } = capture();
     logger.info({ config: { databaseUrl: 'x', natsUrl: 'y', smtpUrl: 'z', password: 'w' } }, 'config');
-    expect((JSON.parse(lines[0] ?? '{}') as { config: unknown }).config).toEqual({ databaseUrl: '[redacted]', natsUrl: '[redacted]', smtpUrl: '[redacted]', password: '[redacted]' });
+    expect((JSON.parse(lines[0] ?? '{}') as { config: unknown }).config).toEqual({
+      databaseUrl: '[redacted]',
+      natsUrl: '[redacted]',
+      smtpUrl: '[redacted]',
+      password: '[redacted]',
+    });
   });
 });

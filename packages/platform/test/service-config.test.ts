@@ -43,7 +43,10 @@ describe('loadServiceConfig', () => {
 
   it('connects without NATS credentials unless both NATS_USER and NATS_PASSWORD are set, and refuses one without the other', () => {
     expect(loadServiceConfig({ DATABASE_URL }, 1, 2).natsCredentials).toBeUndefined();
-    expect(loadServiceConfig({ DATABASE_URL, NATS_USER: 'producto-svc', NATS_PASSWORD: 's3cret' }, 1, 2).natsCredentials).toEqual({ user: 'producto-svc', pass: 's3cret' });
+    expect(loadServiceConfig({ DATABASE_URL, NATS_USER: 'producto-svc', NATS_PASSWORD: 's3cret' }, 1, 2).natsCredentials).toEqual({
+      user: 'producto-svc',
+      pass: 's3cret',
+    });
     expect(problemsOf({ DATABASE_URL, NATS_USER: 'producto-svc' })).toEqual(['NATS_PASSWORD: NATS_USER and NATS_PASSWORD go together: set both or neither']);
     expect(problemsOf({ DATABASE_URL, NATS_PASSWORD: 's3cret' }).join()).not.toContain('s3cret');
   });
@@ -115,7 +118,10 @@ describe('loadServiceConfig', () => {
   });
 
   it('takes 0 as "no limit" for the stream limits and refuses a byte cap below 1 MiB', () => {
-    expect(loadServiceConfig({ DATABASE_URL, NATS_STREAM_MAX_AGE_HOURS: '0', NATS_STREAM_MAX_BYTES: '0' }, 50051, 9101).streamLimits).toEqual({ maxAgeMs: 0, maxBytes: 0 });
+    expect(loadServiceConfig({ DATABASE_URL, NATS_STREAM_MAX_AGE_HOURS: '0', NATS_STREAM_MAX_BYTES: '0' }, 50051, 9101).streamLimits).toEqual({
+      maxAgeMs: 0,
+      maxBytes: 0,
+    });
     expect(problemsOf({ DATABASE_URL, NATS_STREAM_MAX_AGE_HOURS: '1.5', NATS_STREAM_MAX_BYTES: '1000' })).toEqual([
       'NATS_STREAM_MAX_AGE_HOURS: must be whole hours (0 = no limit)',
       'NATS_STREAM_MAX_BYTES: must be 0 (no limit) or at least 1048576 (1 MiB)',

@@ -4,7 +4,10 @@ describe('createStartupGuard', () => {
   test('a failing step closes what earlier steps opened, newest first, and rethrows its error', async () => {
     const closed: string[] = [];
     const guard = createStartupGuard();
-    await guard.step(() => 'port', (opened) => closed.push(opened));
+    await guard.step(
+      () => 'port',
+      (opened) => closed.push(opened),
+    );
     await guard.step(
       () => Promise.resolve('pool'),
       (opened) => Promise.resolve().then(() => closed.push(opened)),
@@ -18,7 +21,10 @@ describe('createStartupGuard', () => {
   test('a close that fails does not hide the start-up error or stop the other closes', async () => {
     const closed: string[] = [];
     const guard = createStartupGuard();
-    await guard.step(() => 'metrics', (opened) => closed.push(opened));
+    await guard.step(
+      () => 'metrics',
+      (opened) => closed.push(opened),
+    );
     await guard.step(
       () => 'channels',
       () => {
@@ -36,8 +42,18 @@ describe('createStartupGuard', () => {
   test('nothing is closed while every step succeeds', async () => {
     const closed: string[] = [];
     const guard = createStartupGuard();
-    expect(await guard.step(() => 1, () => closed.push('one'))).toBe(1);
-    expect(await guard.step(() => Promise.resolve(2), () => closed.push('two'))).toBe(2);
+    expect(
+      await guard.step(
+        () => 1,
+        () => closed.push('one'),
+      ),
+    ).toBe(1);
+    expect(
+      await guard.step(
+        () => Promise.resolve(2),
+        () => closed.push('two'),
+      ),
+    ).toBe(2);
     expect(closed).toEqual([]);
   });
 });

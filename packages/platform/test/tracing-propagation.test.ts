@@ -10,14 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Metadata, status, type sendUnaryData, type ServerUnaryCall } from '@grpc/grpc-js';
 import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
-import {
-  createLogger,
-  httpServerTracing,
-  inConsumeSpan,
-  NotFoundError,
-  unary,
-  type CallContext,
-} from '@inventario/platform';
+import { createLogger, httpServerTracing, inConsumeSpan, NotFoundError, unary, type CallContext } from '@inventario/platform';
 import { activeTraceFields, startSpan, traceHeaders } from '../src/tracing-context';
 import { endRpcSpan, startGrpcServerSpan } from '../src/tracing-grpc';
 import { inPublishSpan } from '../src/tracing-nats';
@@ -69,8 +62,15 @@ describe('with tracing off (no SDK started)', () => {
   });
 
   test('a gRPC call passes the caller tracestate on with its traceparent, to the handler as well', async () => {
-    expect(startGrpcServerSpan(grpcCall({ traceparent: TRACEPARENT, tracestate: TRACESTATE })).headers).toEqual({ traceparent: TRACEPARENT, tracestate: TRACESTATE });
-    expect(await handlerContextOf({ traceparent: TRACEPARENT, tracestate: TRACESTATE })).toEqual({ usuario: 'system', traceparent: TRACEPARENT, tracestate: TRACESTATE });
+    expect(startGrpcServerSpan(grpcCall({ traceparent: TRACEPARENT, tracestate: TRACESTATE })).headers).toEqual({
+      traceparent: TRACEPARENT,
+      tracestate: TRACESTATE,
+    });
+    expect(await handlerContextOf({ traceparent: TRACEPARENT, tracestate: TRACESTATE })).toEqual({
+      usuario: 'system',
+      traceparent: TRACEPARENT,
+      tracestate: TRACESTATE,
+    });
     expect(await handlerContextOf({})).toEqual({ usuario: 'system' });
   });
 
@@ -188,7 +188,11 @@ describe('with a tracer provider registered', () => {
 
     const [span] = exporter.getFinishedSpans();
     expect(span).toMatchObject({ name: 'publish inventario.producto.creado', kind: SpanKind.PRODUCER });
-    expect(span!.attributes).toMatchObject({ 'messaging.system': 'nats', 'messaging.destination.name': 'inventario.producto.creado', 'messaging.message.id': 'e1' });
+    expect(span!.attributes).toMatchObject({
+      'messaging.system': 'nats',
+      'messaging.destination.name': 'inventario.producto.creado',
+      'messaging.message.id': 'e1',
+    });
     expect(span!.parentSpanContext?.spanId).toBe(PARENT_SPAN_ID);
     expect(sent).toEqual({ traceparent: `00-${TRACE_ID}-${span!.spanContext().spanId}-01`, other: 'kept' });
   });
@@ -237,7 +241,12 @@ describe('with a tracer provider registered', () => {
 
     const [span] = exporter.getFinishedSpans();
     expect(span).toMatchObject({ name: 'PUT /api/productos/:id', kind: SpanKind.SERVER });
-    expect(span!.attributes).toMatchObject({ 'http.request.method': 'PUT', 'url.path': '/api/productos/7', 'http.route': '/api/productos/:id', 'http.response.status_code': 404 });
+    expect(span!.attributes).toMatchObject({
+      'http.request.method': 'PUT',
+      'url.path': '/api/productos/7',
+      'http.route': '/api/productos/:id',
+      'http.response.status_code': 404,
+    });
     expect(span!.parentSpanContext?.spanId).toBe(PARENT_SPAN_ID);
     expect(inside).toEqual({ trace_id: TRACE_ID, span_id: span!.spanContext().spanId });
   });

@@ -48,7 +48,14 @@ describe('writeTransaction', () => {
     const onCommitted = jest.fn(() => {
       seenAtNotify = count(1);
     });
-    const result = await writeTransaction(db, (trx) => trx('filas').insert({ n: 1 }).then(() => 'hecho'), { onCommitted });
+    const result = await writeTransaction(
+      db,
+      (trx) =>
+        trx('filas')
+          .insert({ n: 1 })
+          .then(() => 'hecho'),
+      { onCommitted },
+    );
     expect(result).toBe('hecho');
     expect(onCommitted).toHaveBeenCalledTimes(1);
     expect(await seenAtNotify).toBe(1);
@@ -85,9 +92,7 @@ describe('writeTransaction', () => {
     });
     const onCommitted = jest.fn();
     try {
-      await expect(writeTransaction(unreachable, (trx) => trx('filas').insert({ n: 4 }), { onCommitted })).rejects.toBeInstanceOf(
-        UnavailableError,
-      );
+      await expect(writeTransaction(unreachable, (trx) => trx('filas').insert({ n: 4 }), { onCommitted })).rejects.toBeInstanceOf(UnavailableError);
       expect(onCommitted).not.toHaveBeenCalled();
     } finally {
       await unreachable.destroy();
@@ -136,7 +141,14 @@ describe('writeTransaction with a signal (the caller gone)', () => {
     expect(await count(10)).toBe(0);
     // No record: a retry with the same key executes.
     expect(await keyRows()).toBe(keysBefore);
-    const retried = await writeTransaction(db, (trx) => trx('filas').insert({ n: 10 }).then(() => 'reintento'), { idempotency: idempotency('abandonada') });
+    const retried = await writeTransaction(
+      db,
+      (trx) =>
+        trx('filas')
+          .insert({ n: 10 })
+          .then(() => 'reintento'),
+      { idempotency: idempotency('abandonada') },
+    );
     expect(retried).toBe('reintento');
     expect(await count(10)).toBe(1);
   });

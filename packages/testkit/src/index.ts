@@ -176,8 +176,7 @@ export async function startPrivateNatsServer(options: PrivateNatsServerOptions =
   const configFile = join(storeDir, 'nats-server.conf');
   // With a file, JetStream is configured there: a reload applies the file's
   // settings, and one without a jetstream block would shut JetStream down.
-  const writeConfig = (config: string) =>
-    writeFileSync(configFile, `${config}\n${jetStream ? `jetstream { store_dir: ${JSON.stringify(storeDir)} }\n` : ''}`);
+  const writeConfig = (config: string) => writeFileSync(configFile, `${config}\n${jetStream ? `jetstream { store_dir: ${JSON.stringify(storeDir)} }\n` : ''}`);
   if (options.config !== undefined) writeConfig(options.config);
   const server = await startNatsServer({
     command: NATS_SERVER_BIN,

@@ -1,6 +1,14 @@
 import type { RequestListener, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createHttpMetrics, createServiceRegistry, createStartupGuard, startMetricsServer, stopOnce, type Logger, type ShutdownStep } from '@inventario/platform';
+import {
+  createHttpMetrics,
+  createServiceRegistry,
+  createStartupGuard,
+  startMetricsServer,
+  stopOnce,
+  type Logger,
+  type ShutdownStep,
+} from '@inventario/platform';
 import type { Config } from './config';
 import { createDownstream, createDownstreamMetrics } from './downstream/downstream';
 import { createHttpApp } from './http/http-app';

@@ -40,8 +40,7 @@ async function main(env: NodeJS.ProcessEnv): Promise<number> {
   } catch (err) {
     const reason = err instanceof Error ? err.message : String(err);
     process.stderr.write(
-      `seed: no se pudieron cargar los datos de ejemplo (producto-svc ${config.productoSvcAddr}, ` +
-        `bodega-svc ${config.bodegaSvcAddr}): ${reason}\n`,
+      `seed: no se pudieron cargar los datos de ejemplo (producto-svc ${config.productoSvcAddr}, ` + `bodega-svc ${config.bodegaSvcAddr}): ${reason}\n`,
     );
     return 1;
   } finally {

@@ -30,11 +30,13 @@ test('producto-svc restarts on its port, which no listen on port 0 can take whil
   try {
     // Others listening on port 0 meanwhile (the other jest worker, other runs) get other ports.
     for (let i = 0; i < 200; i++) {
-      servers.push(await new Promise<Server>((resolve, reject) => {
-        const server = createServer();
-        server.once('error', reject);
-        server.listen(0, '127.0.0.1', () => resolve(server));
-      }));
+      servers.push(
+        await new Promise<Server>((resolve, reject) => {
+          const server = createServer();
+          server.once('error', reject);
+          server.listen(0, '127.0.0.1', () => resolve(server));
+        }),
+      );
     }
     expect(servers.map((s) => (s.address() as { port: number }).port)).not.toContain(port);
     await backend.startProductoSvc();

@@ -101,7 +101,11 @@ describe('BFF metrics with producto-svc unreachable', () => {
 
   it('reports the breaker open (2) with its failure, open and reject events', async () => {
     const port = bff.app.metricsPort;
-    await waitFor(async () => (await bff.request('GET', '/api/productos/1')).headers.get('retry-after') !== null && (await breakerState(port)) === 2, 'the breaker to open', 20_000);
+    await waitFor(
+      async () => (await bff.request('GET', '/api/productos/1')).headers.get('retry-after') !== null && (await breakerState(port)) === 2,
+      'the breaker to open',
+      20_000,
+    );
     const before = await scrape(port);
     expect(sample(before, 'inventario_circuit_breaker_events_total', { breaker: 'producto-svc', event: 'open' })).toBe(1);
     expect(sample(before, 'inventario_circuit_breaker_events_total', { breaker: 'producto-svc', event: 'failure' })).toBeGreaterThanOrEqual(2);

@@ -118,7 +118,10 @@ describe('metadata of downstream calls', () => {
 
   test('a tracestate without a valid traceparent is not passed on', async () => {
     fake.calls.length = 0;
-    await bff.request('POST', '/api/productos', { body: { nombre: 'x', precio: 1, cantidadEnStock: 1 }, headers: { traceparent: 'basura', tracestate: 'rojo=1' } });
+    await bff.request('POST', '/api/productos', {
+      body: { nombre: 'x', precio: 1, cantidadEnStock: 1 },
+      headers: { traceparent: 'basura', tracestate: 'rojo=1' },
+    });
     const call = fake.calls.find((c) => c.method === 'createProducto');
     expect(call?.metadata.get('tracestate')).toEqual([]);
   });

@@ -137,7 +137,13 @@ describe('httpFailureOf', () => {
 
   test('the safe-delete conflict carries the products, the id as a string and how many products there are', () => {
     const body = httpFailureOf(new BodegaConProductosError(12, [], 340))?.body;
-    expect(body).toEqual({ error: 'BODEGA_CON_PRODUCTOS', mensaje: expect.stringContaining('340 producto(s)'), productos: [], bodegaId: '12', totalProductos: 340 });
+    expect(body).toEqual({
+      error: 'BODEGA_CON_PRODUCTOS',
+      mensaje: expect.stringContaining('340 producto(s)'),
+      productos: [],
+      bodegaId: '12',
+      totalProductos: 340,
+    });
   });
 
   test('anything else is left to the 500 path, a 5xx or unexposed status included', () => {
@@ -156,8 +162,18 @@ describe('httpFailureOf', () => {
 
 describe('bodyReadFailure', () => {
   test.each([
-    ["zlib's Z_DATA_ERROR (gzip that is not gzip)", 400, 'MALFORMED_JSON', Object.assign(new Error('incorrect header check'), { code: 'Z_DATA_ERROR', status: 400, expose: true })],
-    ['a brotli failure', 400, 'MALFORMED_JSON', Object.assign(new Error('Decompression failed'), { code: 'ERR__ERROR_FORMAT_PADDING_2', status: 400, expose: true })],
+    [
+      "zlib's Z_DATA_ERROR (gzip that is not gzip)",
+      400,
+      'MALFORMED_JSON',
+      Object.assign(new Error('incorrect header check'), { code: 'Z_DATA_ERROR', status: 400, expose: true }),
+    ],
+    [
+      'a brotli failure',
+      400,
+      'MALFORMED_JSON',
+      Object.assign(new Error('Decompression failed'), { code: 'ERR__ERROR_FORMAT_PADDING_2', status: 400, expose: true }),
+    ],
     ["body-parser's entity.too.large", 413, 'PAYLOAD_TOO_LARGE', Object.assign(new Error('too large'), { type: 'entity.too.large', status: 413 })],
   ])('%s is %d %s', (_name, httpStatus, code, err) => {
     const failure = bodyReadFailure(err);
@@ -165,7 +181,7 @@ describe('bodyReadFailure', () => {
     expect([(failure as RequestBodyError).status, (failure as RequestBodyError).error]).toEqual([httpStatus, code]);
   });
 
-  test('a failure that is not the client\'s (a 5xx, no status) is passed on unchanged, for the 500 path', () => {
+  test("a failure that is not the client's (a 5xx, no status) is passed on unchanged, for the 500 path", () => {
     const bug = new TypeError('x is undefined');
     expect(bodyReadFailure(bug)).toBe(bug);
     const serverSide = Object.assign(new Error('stream.not.readable'), { status: 500 });

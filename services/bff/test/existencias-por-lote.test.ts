@@ -57,7 +57,13 @@ function memoryList(levels: Existencia[], maxRows = 1000) {
 }
 
 /** What a parent's page must hold: its levels past `afterId`, in order, at most `perParent`. */
-function expectedPage(levels: Existencia[], parentOf: (l: Existencia) => number, otherOf: (l: Existencia) => number, parent: number, page: ExistenciasPorLotePage) {
+function expectedPage(
+  levels: Existencia[],
+  parentOf: (l: Existencia) => number,
+  otherOf: (l: Existencia) => number,
+  parent: number,
+  page: ExistenciasPorLotePage,
+) {
   return levels
     .filter((l) => parentOf(l) === parent && (page.afterId === undefined || otherOf(l) > page.afterId))
     .sort((x, y) => otherOf(x) - otherOf(y))
@@ -84,7 +90,13 @@ describe('existenciasDeBodegas', () => {
           const read = await lote.existenciasDeBodegas(caller, bodegaIds, page);
           for (const bodegaId of bodegaIds) {
             expect(keysOf(read.filter((l) => l.bodegaId === bodegaId))).toEqual(
-              expectedPage(levels, (l) => l.bodegaId, (l) => l.productoId, bodegaId, page),
+              expectedPage(
+                levels,
+                (l) => l.bodegaId,
+                (l) => l.productoId,
+                bodegaId,
+                page,
+              ),
             );
           }
           expect(read.every((l) => bodegaIds.includes(l.bodegaId))).toBe(true);
@@ -155,7 +167,13 @@ describe('existenciasDeProductos', () => {
           const read = await lote.existenciasDeProductos(caller, productoIds, page);
           for (const productoId of productoIds) {
             expect(keysOf(read.filter((l) => l.productoId === productoId))).toEqual(
-              expectedPage(levels, (l) => l.productoId, (l) => l.bodegaId, productoId, page),
+              expectedPage(
+                levels,
+                (l) => l.productoId,
+                (l) => l.bodegaId,
+                productoId,
+                page,
+              ),
             );
           }
         },

@@ -151,19 +151,27 @@ describe('POST /api/bodegas/{id}/productos (the older gateway)', () => {
     expect(star.status).toBe(412);
     expect(star.body).toMatchObject({ error: 'PRECONDITION_FAILED', versionActual: null, detalles: [{ campo: 'If-Match' }] });
     // A weak tag never matches, and "0" is not a version: refused too, never read as "no level yet".
-    const weak = await request('POST', `/api/bodegas/${bodegaId}/productos`, { body: { productoId: producto.id, cantidad: 1 }, headers: { 'if-match': 'W/"1"' } });
+    const weak = await request('POST', `/api/bodegas/${bodegaId}/productos`, {
+      body: { productoId: producto.id, cantidad: 1 },
+      headers: { 'if-match': 'W/"1"' },
+    });
     expect(weak.status).toBe(412);
     expect(await unidades(bodegaId, producto.id)).toBeUndefined();
 
     await asignar(bodegaId, producto.id, 3);
     await asignar(bodegaId, producto.id, 4);
-    const stale = await request('POST', `/api/bodegas/${bodegaId}/productos`, { body: { productoId: producto.id, cantidad: 9 }, headers: { 'if-match': '"1"' } });
+    const stale = await request('POST', `/api/bodegas/${bodegaId}/productos`, {
+      body: { productoId: producto.id, cantidad: 9 },
+      headers: { 'if-match': '"1"' },
+    });
     expect(stale.status).toBe(412);
     expect(stale.body.versionActual).toBe(2);
     const ok = await request('POST', `/api/bodegas/${bodegaId}/productos`, { body: { productoId: producto.id, cantidad: 9 }, headers: { 'if-match': '"2"' } });
     expect(ok.status).toBe(200);
     expect(ok.headers.get('etag')).toBe('"3"');
-    expect((await request('POST', `/api/bodegas/${bodegaId}/productos`, { body: { productoId: producto.id, cantidad: 8 }, headers: { 'if-match': '*' } })).status).toBe(200);
+    expect(
+      (await request('POST', `/api/bodegas/${bodegaId}/productos`, { body: { productoId: producto.id, cantidad: 8 }, headers: { 'if-match': '*' } })).status,
+    ).toBe(200);
   });
 
   test('Idempotency-Key: a repeat answers the same, marked replayed, writing nothing; another body with the key is 422', async () => {
@@ -402,7 +410,9 @@ describe('POST /api/bodegas/{id}/movimientos', () => {
     expect(entrada.headers.get('location')).toBe(`/api/operaciones/${entrada.body.id}`);
     expect((await request('GET', entrada.headers.get('location')!)).body).toEqual(entrada.body);
 
-    const salida = await request('POST', `/api/v1/bodegas/${bodegaId}/movimientos`, { body: { productoId: producto.id, tipo: 'SALIDA', cantidad: 4, motivo: 'MERMA' } });
+    const salida = await request('POST', `/api/v1/bodegas/${bodegaId}/movimientos`, {
+      body: { productoId: producto.id, tipo: 'SALIDA', cantidad: 4, motivo: 'MERMA' },
+    });
     expect(salida.status).toBe(201);
     expect(salida.headers.get('location')).toBe(`/api/v1/operaciones/${salida.body.id}`);
     expect(salida.body.movimientos[0]).toMatchObject({ tipo: 'SALIDA', motivo: 'MERMA', cantidad: -4, cantidadAnterior: 10, cantidadPosterior: 6 });

@@ -49,7 +49,10 @@ const id = fieldValue('id');
 const integer = fieldValue('integer');
 const text = fieldValue('text');
 /** Units: often few enough for the seeded warehouses' capacity of 100. */
-const unidades = fc.oneof(integer, fc.integer({ min: 0, max: 40 }).map((n): JsonTree => ({ num: String(n) })));
+const unidades = fc.oneof(
+  integer,
+  fc.integer({ min: 0, max: 40 }).map((n): JsonTree => ({ num: String(n) })),
+);
 /** A level version: mostly none (a random one is almost always stale), else small or hostile. */
 const versionNivel = fc.oneof({ weight: 3, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: integer });
 /** An idempotency key: often one of a few (so repeats replay, or are refused as reused), else none or hostile. */
@@ -59,7 +62,12 @@ const clave = fc.oneof(fc.constant(null), fc.constantFrom('fuzz-1', 'fuzz-2', 'f
 const movimientoInput = fc.oneof(
   objectOf({ bodegaId: 'id', productoId: 'id', tipo: 'text', cantidad: 'integer', motivo: 'text', comentario: 'text' }),
   fc
-    .tuple(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 4 }), fc.constantFrom('ENTRADA', 'SALIDA', 'AJUSTE', 'TRANSFERENCIA'), fc.integer({ min: 0, max: 30 }))
+    .tuple(
+      fc.integer({ min: 1, max: 3 }),
+      fc.integer({ min: 1, max: 4 }),
+      fc.constantFrom('ENTRADA', 'SALIDA', 'AJUSTE', 'TRANSFERENCIA'),
+      fc.integer({ min: 0, max: 30 }),
+    )
     .map(([bodegaId, productoId, tipo, cantidad]): JsonTree => ({
       entries: [
         ['bodegaId', String(bodegaId)],
@@ -186,7 +194,10 @@ afterAll(async () => {
 /** The variables of one case: the declared ones (each sometimes missing), maybe extra keys, or something that is not an object. */
 function variablesArbitrary(operation: GraphqlOperation): fc.Arbitrary<JsonTree | undefined> {
   const declared = Object.entries(operation.variables).map(([name, value]) =>
-    fc.option(value.map((v): [string, JsonTree] => [name, v]), { freq: 8 }),
+    fc.option(
+      value.map((v): [string, JsonTree] => [name, v]),
+      { freq: 8 },
+    ),
   );
   const object = fc
     .tuple(fc.tuple(...declared), fc.array(fc.tuple(fc.constantFrom('__proto__', 'constructor', 'extra', 'id', 'input'), hostileJson), { maxLength: 2 }))

@@ -76,7 +76,10 @@ function caseArbitrary(operation: DocumentedOperation, key: string): fc.Arbitrar
   const fields = BODY_FIELDS[key];
   const body: fc.Arbitrary<string | undefined> = fields
     ? fc.oneof({ weight: 3, arbitrary: objectOf(fields).map(jsonText) }, { weight: 1, arbitrary: hostileJson.map(jsonText) }, fc.constant(undefined))
-    : fc.option(hostileJson.map((tree: JsonTree) => jsonText(tree)), { freq: 3, nil: undefined });
+    : fc.option(
+        hostileJson.map((tree: JsonTree) => jsonText(tree)),
+        { freq: 3, nil: undefined },
+      );
   return fc.record({
     path: fc.tuple(fc.constantFrom('/api', '/api/v1'), pathId).map(([prefix, id]) => {
       const path = operation.path.replace('{id}', id);

@@ -285,7 +285,9 @@ describe('GraphQL mutation failures are data', () => {
       headers: { accept: 'application/json' },
     });
     expect(variable.status).toBe(200);
-    expect(variable.body.errors).toEqual([expect.objectContaining({ message: expect.stringContaining('precio'), extensions: { classification: 'ValidationError' } })]);
+    expect(variable.body.errors).toEqual([
+      expect.objectContaining({ message: expect.stringContaining('precio'), extensions: { classification: 'ValidationError' } }),
+    ]);
   });
 
   it('a price with 3 decimals is refused, not rounded', async () => {
@@ -373,11 +375,7 @@ describe('GraphQL writes publish their events', () => {
     const events = await stack.settledEvents();
     const deProducto = eventsFor(events, `/productos/${producto.id}`);
     const deBodega = eventsFor(events, `/bodegas/${bodega.id}`);
-    expect(deProducto.map((e) => e.subject.split('.').slice(-2).join('.'))).toEqual([
-      'producto.creado',
-      'producto.actualizado',
-      'producto.eliminado',
-    ]);
+    expect(deProducto.map((e) => e.subject.split('.').slice(-2).join('.'))).toEqual(['producto.creado', 'producto.actualizado', 'producto.eliminado']);
     expect(deBodega.map((e) => e.subject.split('.').slice(-2).join('.'))).toEqual(['bodega.creada', 'bodega.actualizada', 'bodega.eliminada']);
     for (const event of [...deProducto, ...deBodega]) expect(event.body.data.usuario).toBe(TEST_USER);
     expect(deProducto[0]!.body.data).toMatchObject({ precio: 4.25, cantidadEnStock: 2, bodegaId: Number(bodega.id) });
@@ -436,7 +434,11 @@ describe('GraphQL with producto-svc down', () => {
     expect(query.status).toBe(200);
     expect(query.body.data).toBeNull();
     expect(query.body.errors).toEqual([
-      expect.objectContaining({ message: expect.stringContaining('producto-svc'), path: ['productos'], extensions: expect.objectContaining({ classification: 'UNAVAILABLE' }) }),
+      expect.objectContaining({
+        message: expect.stringContaining('producto-svc'),
+        path: ['productos'],
+        extensions: expect.objectContaining({ classification: 'UNAVAILABLE' }),
+      }),
     ]);
 
     const mutation = await graphql(stack, CREAR_PRODUCTO, { variables: { input: { nombre: 'Sin servicio', precio: 1, cantidad: 1 } } });

@@ -98,7 +98,11 @@ beforeAll(async () => {
     productos.push(await inventario.createProducto(caller, { nombre: `Lote ${i}`, precio: '1.00', cantidadEnStock: i, bodegaId }));
   }
   // Stock: A holds products 0, 1 and 2; B 0 and 3; C 4; the fourth none.
-  for (const [bodega, stocked] of [[bodegas[0]!, [0, 1, 2]], [bodegas[1]!, [0, 3]], [bodegas[2]!, [4]]] as const) {
+  for (const [bodega, stocked] of [
+    [bodegas[0]!, [0, 1, 2]],
+    [bodegas[1]!, [0, 3]],
+    [bodegas[2]!, [4]],
+  ] as const) {
     for (const i of stocked) await inventario.asignarExistencia(caller, bodega.id, { productoId: productos[i]!.id, cantidad: 1 });
   }
 }, 120_000);
@@ -120,7 +124,12 @@ describe('GraphQL relation batching', () => {
     const productos = data.productos as { bodega: { productos: unknown[] } | null }[];
     expect(productos).toHaveLength(9);
     expect(productos.filter((p) => p.bodega === null)).toHaveLength(1);
-    expect(productos.filter((p) => p.bodega !== null).map((p) => p.bodega!.productos.length).sort()).toEqual([2, 2, 3, 3, 3, 3, 3, 3]);
+    expect(
+      productos
+        .filter((p) => p.bodega !== null)
+        .map((p) => p.bodega!.productos.length)
+        .sort(),
+    ).toEqual([2, 2, 3, 3, 3, 3, 3, 3]);
   });
 
   it('Bodega.productos of every warehouse is one ListProductos call; their Producto.bodega needs no call at all', async () => {
@@ -152,9 +161,7 @@ describe('GraphQL relation batching', () => {
   it('a warehouse asked for by several root fields of one request is read once', async () => {
     const productos = await inventario.listProductos(caller);
     const [uno, dos] = productos.filter((p) => p.bodegaId !== null && p.bodegaId === productos[0]!.bodegaId);
-    const counts = await countCalls(() =>
-      query(`{ a: producto(id: "${uno!.id}") { bodega { id } } b: producto(id: "${dos!.id}") { bodega { id } } }`),
-    );
+    const counts = await countCalls(() => query(`{ a: producto(id: "${uno!.id}") { bodega { id } } b: producto(id: "${dos!.id}") { bodega { id } } }`));
     expect(counts).toEqual({ 'producto-svc.get': 2, 'bodega-svc.list': 1 });
   });
 
@@ -171,7 +178,7 @@ describe('GraphQL relation batching', () => {
 describe('GraphQL stock relation batching', () => {
   const nombres = (items: { producto: { nombre: string } | null }[]) => items.map((e) => e.producto?.nombre);
 
-  it("Bodega.existencias of every warehouse is one ListExistencias call; their products one ListProductos call, their warehouse none", async () => {
+  it('Bodega.existencias of every warehouse is one ListExistencias call; their products one ListProductos call, their warehouse none', async () => {
     let data: Record<string, unknown> = {};
     const counts = await countCalls(async () => {
       ({ data } = await query('{ bodegas { nombre ocupacion existencias { cantidad bodega { nombre } producto { nombre } } } }'));
@@ -220,10 +227,9 @@ describe('GraphQL stock relation batching', () => {
       ({ data } = await query('{ productos { nombre existencias { cantidad bodega { nombre } producto { nombre } } } }'));
     });
     expect(counts).toEqual({ 'producto-svc.list': 1, 'existencias.list': 1, 'bodega-svc.list': 1 });
-    const porProducto = (data.productos as { nombre: string; existencias: { bodega: { nombre: string } }[] }[]).map((p) => [
-      p.nombre,
-      p.existencias.map((e) => e.bodega.nombre),
-    ] as const);
+    const porProducto = (data.productos as { nombre: string; existencias: { bodega: { nombre: string } }[] }[]).map(
+      (p) => [p.nombre, p.existencias.map((e) => e.bodega.nombre)] as const,
+    );
     expect(porProducto.slice(0, 5)).toEqual([
       ['Lote 0', ['Lote A', 'Lote B']],
       ['Lote 1', ['Lote A']],

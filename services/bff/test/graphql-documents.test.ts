@@ -96,9 +96,7 @@ describe('query limits', () => {
   it(`accepts ${QUERY_LIMITS.maxAliases} aliases and rejects one more`, () => {
     const aliases = (n: number) => `{ ${Array.from({ length: n }, (_, i) => `a${i}: health`).join(' ')} }`;
     expect(validationMessages(aliases(QUERY_LIMITS.maxAliases))).toEqual([]);
-    expect(validationMessages(aliases(QUERY_LIMITS.maxAliases + 1))).toEqual([
-      `La consulta supera el máximo de ${QUERY_LIMITS.maxAliases} alias`,
-    ]);
+    expect(validationMessages(aliases(QUERY_LIMITS.maxAliases + 1))).toEqual([`La consulta supera el máximo de ${QUERY_LIMITS.maxAliases} alias`]);
   });
 
   describe(`at most ${QUERY_LIMITS.maxMutations} writes per mutation operation`, () => {

@@ -1,11 +1,4 @@
-import {
-  AlreadyExistsError,
-  FailedPreconditionError,
-  InvalidArgumentError,
-  NotFoundError,
-  UnavailableError,
-  type Logger,
-} from '@inventario/platform';
+import { AlreadyExistsError, FailedPreconditionError, InvalidArgumentError, NotFoundError, UnavailableError, type Logger } from '@inventario/platform';
 import { GraphQLError, parse, Source } from 'graphql';
 import { DeadlineExceededError, ServicioNoDisponibleError } from '../src/inventario/errors';
 import { createErrorFormatter, CLASSIFICATION } from '../src/graphql/errors';

@@ -60,7 +60,16 @@ function producto(id: number, bodegaId: number | null): Producto {
   };
 }
 
-const BODEGA: Bodega = { id: 1, nombre: 'B', ubicacion: null, capacidad: 1, ocupacion: 0, fechaCreacion: '2026-01-01T00:00:00', fechaActualizacion: '2026-01-01T00:00:00', version: 1 };
+const BODEGA: Bodega = {
+  id: 1,
+  nombre: 'B',
+  ubicacion: null,
+  capacidad: 1,
+  ocupacion: 0,
+  fechaCreacion: '2026-01-01T00:00:00',
+  fechaActualizacion: '2026-01-01T00:00:00',
+  version: 1,
+};
 
 /** An in-memory InventarioApi over `productos` (all in warehouse 1), recording its calls; `listProductos` answers when `gate` resolves. */
 function memoryInventario(productos: Producto[], gate: Promise<void> = Promise.resolve()) {

@@ -268,7 +268,11 @@ describe('registrarMovimiento', () => {
 
   it.each<[string, Record<string, unknown>, RegExp]>([
     ['a transfer as tipo', { tipo: 'TRANSFERENCIA', cantidad: 1 }, /^tipo: debe ser uno de ENTRADA, SALIDA, AJUSTE/],
-    ['a reason of another type', { tipo: 'ENTRADA', cantidad: 1, motivo: 'VENTA' }, /^motivo: no es un motivo de ENTRADA \(admitidos: RECEPCION, DEVOLUCION\)$/],
+    [
+      'a reason of another type',
+      { tipo: 'ENTRADA', cantidad: 1, motivo: 'VENTA' },
+      /^motivo: no es un motivo de ENTRADA \(admitidos: RECEPCION, DEVOLUCION\)$/,
+    ],
     ['an unknown reason', { tipo: 'SALIDA', cantidad: 1, motivo: 'REGALO' }, /^motivo: debe ser uno de ASIGNACION, /],
     ['no units in a SALIDA', { tipo: 'SALIDA', cantidad: 0 }, /^cantidad: debe ser al menos 1 en una ENTRADA o una SALIDA$/],
     ['a comment of 501 characters', { tipo: 'ENTRADA', cantidad: 1, comentario: 'x'.repeat(501) }, /^comentario: no puede superar 500 caracteres$/],
@@ -438,7 +442,10 @@ describe('idempotencyKey', () => {
     expect(String(rest.body.id)).toBe(entrada.operacion.id);
 
     const transferKey = nuevaClave();
-    const transferencia = { input: { productoId: String(producto.id), origenId: String(origenId), destinoId: String(destinoId), cantidad: 3 }, key: transferKey };
+    const transferencia = {
+      input: { productoId: String(producto.id), origenId: String(origenId), destinoId: String(destinoId), cantidad: 3 },
+      key: transferKey,
+    };
     const transferida = ok(await mutation(TRANSFERIR, transferencia));
     expect(await mutation(TRANSFERIR, transferencia)).toEqual(transferida);
 
@@ -501,9 +508,16 @@ describe('stock queries and fields', () => {
   it('operacion: an operation with its lines; null when it does not exist', async () => {
     const lineas = await lineasDe(bodegas[2]!);
     const id = String(lineas[0]!.operacionId);
-    const data = await graphqlData(stack, `{ operacion(id: "${id}") { id tipo movimientos { id producto { id } bodega { id } } } otra: operacion(id: "${MISSING_ID}") { id } }`);
+    const data = await graphqlData(
+      stack,
+      `{ operacion(id: "${id}") { id tipo movimientos { id producto { id } bodega { id } } } otra: operacion(id: "${MISSING_ID}") { id } }`,
+    );
     expect(data).toEqual({
-      operacion: { id, tipo: 'ASIGNACION', movimientos: [{ id: String(lineas[0]!.id), producto: { id: String(productos[1]!.id) }, bodega: { id: String(bodegas[2]) } }] },
+      operacion: {
+        id,
+        tipo: 'ASIGNACION',
+        movimientos: [{ id: String(lineas[0]!.id), producto: { id: String(productos[1]!.id) }, bodega: { id: String(bodegas[2]) } }],
+      },
       otra: null,
     });
   });
@@ -526,10 +540,7 @@ describe('stock queries and fields', () => {
     expect(pages).toEqual([ids.slice(0, 2), ids.slice(2, 4), ids.slice(4)]);
 
     // Of every warehouse at once, each its own page after the same product.
-    const data = await graphqlData(
-      stack,
-      `{ bodegas(first: 1000) { id existencias(first: 1, after: "${cursorDe(ids[0]!)}") { productoId bodega { id } } } }`,
-    );
+    const data = await graphqlData(stack, `{ bodegas(first: 1000) { id existencias(first: 1, after: "${cursorDe(ids[0]!)}") { productoId bodega { id } } } }`);
     const mine = (data.bodegas as { id: string; existencias: unknown[] }[]).filter((b) => bodegas.map(String).includes(b.id));
     expect(mine.map((b) => b.existencias)).toEqual(bodegas.map((b) => [{ productoId: ids[1], bodega: { id: String(b) } }]));
   });
@@ -546,7 +557,9 @@ describe('stock queries and fields', () => {
     const next = (await graphqlData(stack, query(`(first: 1, after: "${cursorDe(bodegas[0]!)}")`))).producto.existencias as ExistenciaGql[];
     expect(next.map((e) => e.bodegaId)).toEqual([String(bodegas[1])]);
     const bad = await graphql(stack, `{ producto(id: "${productos[0]!.id}") { existencias(after: "***") { cantidad } } }`);
-    expect(bad.body.errors).toEqual([expect.objectContaining({ message: expect.stringMatching(/^after: /), extensions: { classification: 'ValidationError' } })]);
+    expect(bad.body.errors).toEqual([
+      expect.objectContaining({ message: expect.stringMatching(/^after: /), extensions: { classification: 'ValidationError' } }),
+    ]);
   });
 
   it('movimientos: newest first, walked page by page with siguienteCursor as after, the last page without one', async () => {
@@ -592,7 +605,9 @@ describe('stock queries and fields', () => {
   ])('movimientos with %s is a ValidationError naming the argument', async (_case, query, message) => {
     const response = await graphql(stack, query);
     expect(response.status).toBe(200);
-    expect(response.body.errors).toEqual([expect.objectContaining({ message: expect.stringMatching(message), extensions: { classification: 'ValidationError' } })]);
+    expect(response.body.errors).toEqual([
+      expect.objectContaining({ message: expect.stringMatching(message), extensions: { classification: 'ValidationError' } }),
+    ]);
   });
 });
 
@@ -604,7 +619,9 @@ describe('limits', () => {
       '{ movimientos(first: 1000) { movimientos { producto { existencias(first: 200) { cantidad } } } } }',
     ]) {
       const response = await graphql(stack, query);
-      expect(response.body).toEqual({ errors: [expect.objectContaining({ message: expect.stringContaining(estimate), extensions: { classification: 'ValidationError' } })] });
+      expect(response.body).toEqual({
+        errors: [expect.objectContaining({ message: expect.stringContaining(estimate), extensions: { classification: 'ValidationError' } })],
+      });
     }
   });
 

@@ -54,9 +54,11 @@ async function post(target: GraphqlTarget, path: string, body: unknown) {
 /** Runs `work` over `items`, `concurrency` at a time. */
 async function eachLimited<T>(items: T[], concurrency: number, work: (item: T) => Promise<unknown>) {
   const queue = [...items];
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    for (let item = queue.shift(); item !== undefined; item = queue.shift()) await work(item);
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (let item = queue.shift(); item !== undefined; item = queue.shift()) await work(item);
+    }),
+  );
 }
 
 beforeAll(async () => {
@@ -249,7 +251,11 @@ describe('first and after page in id order', () => {
     expect(response.status).toBe(200);
     expect(response.body.data).toBeNull();
     expect(response.body.errors).toEqual([
-      expect.objectContaining({ message: expect.stringMatching(new RegExp(`^${argumento}: `)), path: ['productos'], extensions: { classification: 'ValidationError' } }),
+      expect.objectContaining({
+        message: expect.stringMatching(new RegExp(`^${argumento}: `)),
+        path: ['productos'],
+        extensions: { classification: 'ValidationError' },
+      }),
     ]);
   });
 });
@@ -271,7 +277,19 @@ describe(`the node cap (GRAPHQL_MAX_NODES=${CAP}) holds while executing`, () => 
   });
 
   it('so does a full list longer than the cap, while its pages answer', async () => {
-    const lista = await graphql(capped, `{ a: productos { id } b: productos { id } }`);
+    const lista = await graphql(
+      capped,
+      `
+        {
+          a: productos {
+            id
+          }
+          b: productos {
+            id
+          }
+        }
+      `,
+    );
     expect(lista.body).toEqual({ data: null, errors: [expect.objectContaining({ extensions: { classification: 'ValidationError' } })] });
     const pagina = await graphqlData<{ productos: unknown[] }>(capped, '{ productos(first: 150) { id } }');
     expect(pagina.productos).toHaveLength(150);

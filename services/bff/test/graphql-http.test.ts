@@ -182,12 +182,10 @@ describe('GraphQL error classifications (HTTP 200 with Accept: application/json)
     const aliases = Array.from({ length: 16 }, (_, i) => `a${i}: productos { id }`).join(' ');
     const response = await graphql(stack, `{ ${aliases} }`);
     expect(response.status).toBe(200);
-    expect(response.body.errors).toEqual([
-      { message: 'La consulta supera el máximo de 15 alias', extensions: { classification: 'ValidationError' } },
-    ]);
+    expect(response.body.errors).toEqual([{ message: 'La consulta supera el máximo de 15 alias', extensions: { classification: 'ValidationError' } }]);
   });
 
-  it('with Accept: application/graphql-response+json a validation error keeps graphql-http\'s 400', async () => {
+  it("with Accept: application/graphql-response+json a validation error keeps graphql-http's 400", async () => {
     const response = await graphql(stack, '{ sku }', { headers: { accept: 'application/graphql-response+json' } });
     expect(response.status).toBe(400);
     expect(response.headers.get('content-type')).toContain('application/graphql-response+json');
@@ -293,11 +291,25 @@ describe('requests that are not GraphQL over HTTP keep their 4xx, whatever the c
  */
 const OVERRIDDEN_BY_CONTRACT = [
   'A5BF',
-  'LKJ0', 'LKJ1', 'LKJ2', 'LKJ3',
-  '6C00', '6C01', '6C02', '6C03',
-  '4760', '4761', '4762', '4763',
-  '58B0', '58B1', '58B2', '58B3',
-  'BCF8', '8764', '3E3A',
+  'LKJ0',
+  'LKJ1',
+  'LKJ2',
+  'LKJ3',
+  '6C00',
+  '6C01',
+  '6C02',
+  '6C03',
+  '4760',
+  '4761',
+  '4762',
+  '4763',
+  '58B0',
+  '58B1',
+  '58B2',
+  '58B3',
+  'BCF8',
+  '8764',
+  '3E3A',
 ];
 
 describe("graphql-http's server audits", () => {
@@ -335,7 +347,11 @@ describe("graphql-http's server audits", () => {
 
   it('the overridden audits fail only on the status (our 200), and pass for a client of application/graphql-response+json', async () => {
     const overridden = (list: typeof audits) => list.filter((a) => OVERRIDDEN_BY_CONTRACT.includes(a.id));
-    expect(overridden(audits).map((a) => a.id).sort()).toEqual([...OVERRIDDEN_BY_CONTRACT].sort());
+    expect(
+      overridden(audits)
+        .map((a) => a.id)
+        .sort(),
+    ).toEqual([...OVERRIDDEN_BY_CONTRACT].sort());
     const otherwiseFailed: string[] = [];
     for (const audit of overridden(audits)) {
       const result = await audit.fn();

@@ -4,13 +4,7 @@ import { NUMBER_MENSAJES, precioFromNumberText } from '../src/http/json-number';
 import { TEXTO_MENSAJES } from '../src/inventario/texto';
 import { BodegaConProductosError, DeadlineExceededError, ServicioNoDisponibleError } from '../src/inventario/errors';
 import type { Producto } from '../src/inventario/model';
-import {
-  parseId,
-  toBodegaInput,
-  toBodegaUpdate,
-  toProductoInput,
-  toProductoUpdate,
-} from '../src/graphql/inputs';
+import { parseId, toBodegaInput, toBodegaUpdate, toProductoInput, toProductoUpdate } from '../src/graphql/inputs';
 import { failureText } from '../src/graphql/mutation-result';
 
 describe('GraphQL ids', () => {
@@ -133,9 +127,7 @@ describe('GraphQL warehouse inputs', () => {
       { campo: 'nombre', mensaje: 'no puede ser null' },
       { campo: 'capacidad', mensaje: 'no puede ser null' },
     ]);
-    expect(violationsOf(() => toBodegaUpdate({ id: '2' }))).toEqual([
-      { campo: 'input', mensaje: expect.stringContaining('nombre, ubicacion, capacidad') },
-    ]);
+    expect(violationsOf(() => toBodegaUpdate({ id: '2' }))).toEqual([{ campo: 'input', mensaje: expect.stringContaining('nombre, ubicacion, capacidad') }]);
   });
 });
 
@@ -158,7 +150,6 @@ describe('GraphQL inputs the services would receive altered', () => {
   it('well-formed text outside the BMP (a surrogate pair) is passed on as is', () => {
     expect(toBodegaInput({ nombre: 'Bodega 🍎', ubicacion: '𝔐adrid' })).toMatchObject({ nombre: 'Bodega 🍎', ubicacion: '𝔐adrid' });
   });
-
 });
 
 describe('mutation failure texts', () => {
@@ -185,7 +176,12 @@ describe('mutation failure texts', () => {
   it('a warehouse that holds products says which ones (at most 10) and what to do', () => {
     const two = failureText(new BodegaConProductosError(3, [producto(4), producto(5)]));
     expect(two).toBe('La bodega 3 tiene 2 producto(s) asignado(s) (ids 4, 5); reasígnelos o elimínelos antes de eliminar la bodega');
-    const many = failureText(new BodegaConProductosError(3, Array.from({ length: 12 }, (_, i) => producto(i + 1))));
+    const many = failureText(
+      new BodegaConProductosError(
+        3,
+        Array.from({ length: 12 }, (_, i) => producto(i + 1)),
+      ),
+    );
     expect(many).toContain('12 producto(s) asignado(s) (ids 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, …)');
   });
 

@@ -90,10 +90,7 @@ function actualizarForms(id: number, precio: string): Record<string, () => Promi
         `{"input": {"id": "${id}", "precio": ${precio}}}`,
       ),
     'Float variable': () =>
-      graphqlRaw(
-        `mutation U($p: Float) { actualizarProducto(input: {id: "${id}", precio: $p}) { ${PRODUCTO_SELECTION} } }`,
-        `{"p": ${precio}}`,
-      ),
+      graphqlRaw(`mutation U($p: Float) { actualizarProducto(input: {id: "${id}", precio: $p}) { ${PRODUCTO_SELECTION} } }`, `{"p": ${precio}}`),
   };
 }
 

@@ -28,15 +28,30 @@ describe('the result estimate', () => {
     ['the issue query', '{ bodega(id:"B") { productos { bodega { productos { bodega { productos { bodega { productos { id nombre } } } } } } } } }'],
     ['6 aliases of it (within every other limit)', `{ ${Array.from({ length: 6 }, (_, i) => `a${i}: bodega(id: "${i}") { ${FANOUT} }`).join(' ')} }`],
     ['three nested lists from the root', '{ bodegas { productos { bodega { productos { bodega { productos { id } } } } } } }'],
-    ['three nested lists through a fragment', '{ bodega(id: "1") { ...P } } fragment P on Bodega { productos { bodega { productos { bodega { productos { id } } } } } }'],
-    ['three nested lists through inline fragments', '{ bodegas { ... on Bodega { productos { bodega { ... { productos { bodega { productos { id } } } } } } } } }'],
+    [
+      'three nested lists through a fragment',
+      '{ bodega(id: "1") { ...P } } fragment P on Bodega { productos { bodega { productos { bodega { productos { id } } } } } }',
+    ],
+    [
+      'three nested lists through inline fragments',
+      '{ bodegas { ... on Bodega { productos { bodega { ... { productos { bodega { productos { id } } } } } } } } }',
+    ],
     ['first as a variable, counted as the largest first', 'query ($n: Int) { bodegas(first: $n) { productos(first: $n) { id } } }'],
     ['literal firsts that multiply past the bound', '{ bodegas(first: 1000) { productos(first: 201) { id } } }'],
-    ["three nested lists in a mutation's result", 'mutation { crearBodega(input: {nombre: "X", ubicacion: "Y"}) { bodega { productos { bodega { productos { bodega { productos { id } } } } } } } }'],
+    [
+      "three nested lists in a mutation's result",
+      'mutation { crearBodega(input: {nombre: "X", ubicacion: "Y"}) { bodega { productos { bodega { productos { bodega { productos { id } } } } } } } }',
+    ],
     ['three nested lists through the stock relations', '{ productos { existencias { bodega { existencias { producto { existencias { cantidad } } } } } } }'],
     ['literal firsts of existencias that multiply past the bound', '{ bodegas(first: 1000) { existencias(first: 201) { cantidad } } }'],
-    ["a ledger page's lines, counted by the page's first", '{ movimientos(first: 1000) { movimientos { producto { existencias(first: 199) { cantidad } } } } }'],
-    ["a ledger page's lines through a fragment", '{ movimientos(first: 1000) { ...L } } fragment L on MovimientosPagina { movimientos { bodega { existencias(first: 199) { cantidad } } } }'],
+    [
+      "a ledger page's lines, counted by the page's first",
+      '{ movimientos(first: 1000) { movimientos { producto { existencias(first: 199) { cantidad } } } } }',
+    ],
+    [
+      "a ledger page's lines through a fragment",
+      '{ movimientos(first: 1000) { ...L } } fragment L on MovimientosPagina { movimientos { bodega { existencias(first: 199) { cantidad } } } }',
+    ],
   ])('refuses %s, and only for its estimate', (_case, query) => {
     expect(validationMessages(query)).toEqual([ESTIMATE]);
   });

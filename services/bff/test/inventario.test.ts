@@ -30,8 +30,7 @@ function fakeProductos(all: Producto[], maxPage = 1000, log: string[] = []) {
   const list = (request: ProductoPageRequest) => {
     const matching = all.filter(
       (p) =>
-        (!request.bodegaIds?.length || (p.bodegaId !== null && request.bodegaIds.includes(p.bodegaId))) &&
-        (!request.ids?.length || request.ids.includes(p.id)),
+        (!request.bodegaIds?.length || (p.bodegaId !== null && request.bodegaIds.includes(p.bodegaId))) && (!request.ids?.length || request.ids.includes(p.id)),
     );
     const start = (request.pageToken ? Number(request.pageToken) : 0) + (request.skip ?? 0);
     const size = Math.min(request.pageSize, maxPage);
@@ -100,7 +99,11 @@ function fakeExistencias(levels: Existencia[], maxPage = 1000, log: string[] = [
     list: (_caller, request) => {
       log.push(`levels ${JSON.stringify(request)}`);
       const matching = levels
-        .filter((l) => (!request.bodegaIds?.length || request.bodegaIds.includes(l.bodegaId)) && (!request.productoIds?.length || request.productoIds.includes(l.productoId)))
+        .filter(
+          (l) =>
+            (!request.bodegaIds?.length || request.bodegaIds.includes(l.bodegaId)) &&
+            (!request.productoIds?.length || request.productoIds.includes(l.productoId)),
+        )
         .sort((x, y) => x.bodegaId - y.bodegaId || x.productoId - y.productoId);
       const start = request.pageToken ? Number(request.pageToken) : 0;
       const page = matching.slice(start, start + Math.min(request.pageSize, maxPage));
@@ -292,7 +295,11 @@ describe('productoPagesOfBodega (GET /bodegas/{id}/productos)', () => {
     const all = Array.from({ length: 900 }, (_, i) => producto(i + 1, i < 600 ? 5 : null));
     const log: string[] = [];
     const productos = fakeProductos(all, 1000, log);
-    const levels = fakeExistencias(Array.from({ length: 600 }, (_, i) => existencia(5, i + 301, 2)), 1000, log);
+    const levels = fakeExistencias(
+      Array.from({ length: 600 }, (_, i) => existencia(5, i + 301, 2)),
+      1000,
+      log,
+    );
     const inventario = createInventario({ existencias: levels.client, productos: productos.client, bodegas: fakeBodegas([5]).client });
     const iterator = inventario.productoPagesOfBodega(caller, 5)[Symbol.asyncIterator]();
     const first = await iterator.next();

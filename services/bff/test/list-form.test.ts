@@ -17,7 +17,7 @@ import { startBareBff, type BareBff } from './support/bare-bff';
 const ROWS = 1000;
 const PRECIOS = ['19.90', '7.00', '0.00', '99999999.99', '0.05', '1234.50', '10.10'];
 const NOMBRES = ['Tornillo M8', 'ñandú "comillas" \\ /', 'separadores \u2028\u2029 control \u0001\u001f', 'emoji 🍎 👩‍👩‍👧 𝄞', 'salto\nde\tlínea'];
-const DESCRIPCIONES = [null, '', 'Acero inoxidable', '<b>&amp;</b> \'simple\'', 'ü'.repeat(300)];
+const DESCRIPCIONES = [null, '', 'Acero inoxidable', "<b>&amp;</b> 'simple'", 'ü'.repeat(300)];
 /** Stored times (UTC) across the calendar's edges: leap days, centuries, the DATETIME range's ends. */
 const FECHAS = [
   '2026-11-22 14:03:07',

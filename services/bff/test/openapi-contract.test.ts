@@ -511,7 +511,8 @@ describe('the /api/v1 alias', () => {
     const ids = { producto: (await crearProducto(null)).id, bodega: await crearBodega() };
     // A level and an operation to read: the product entered into the warehouse.
     const entrada = await call('POST', `/api/bodegas/${ids.bodega}/movimientos`, 201, { body: { productoId: ids.producto, tipo: 'ENTRADA', cantidad: 1 } });
-    const idFor = (path: string) => (path.startsWith('/api/productos') ? ids.producto : path.startsWith('/api/operaciones') ? (entrada.body.id as number) : ids.bodega);
+    const idFor = (path: string) =>
+      path.startsWith('/api/productos') ? ids.producto : path.startsWith('/api/operaciones') ? (entrada.body.id as number) : ids.bodega;
     const concrete = (path: string) => path.replace('{id}', String(idFor(path))).replace('{productoId}', String(ids.producto));
     const malformed = (path: string) => path.replace(/\{[^}]+\}/g, '0');
     for (const { method, path } of validator.operations().filter((o) => o.path.startsWith('/api/'))) {

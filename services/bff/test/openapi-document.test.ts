@@ -233,7 +233,11 @@ describe('the route table of the BFF app', () => {
       httpMetrics: createHttpMetrics(new Registry()),
     });
     const routes = new Set(routesOf((app as unknown as { router: { stack: RouterLayer[] } }).router.stack).map(normalizeRoute));
-    const documented = new Set(createOpenApiValidator().operations().map((o) => normalizeRoute(operationKey(o.method, o.path))));
+    const documented = new Set(
+      createOpenApiValidator()
+        .operations()
+        .map((o) => normalizeRoute(operationKey(o.method, o.path))),
+    );
     expect([...routes].sort()).toEqual([...documented].sort());
   });
 });

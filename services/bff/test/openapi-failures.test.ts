@@ -119,8 +119,7 @@ it('every operation documented with 503 answers it, with Retry-After, when the s
 
 it('every operation documented with 429 answers it, with Retry-After, once the client exceeds its limit', async () => {
   /** Spends what is left of this minute's allowance. */
-  const exhaust = () =>
-    waitFor(async () => (await stack.request('GET', '/api/openapi.json')).status === 429, 'the rate limit to be reached', 60_000, 0);
+  const exhaust = () => waitFor(async () => (await stack.request('GET', '/api/openapi.json')).status === 429, 'the rate limit to be reached', 60_000, 0);
   expect(withStatus(429).length).toBeGreaterThan(10);
   for (const operation of withStatus(429)) {
     const [path, options] = requestFor(operation);

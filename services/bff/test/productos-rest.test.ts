@@ -108,7 +108,12 @@ describe('POST /api/productos', () => {
     ['bodegaId as a string', { nombre: 'x', precio: 1, cantidadEnStock: 1, bodegaId: '1' }, 'bodegaId', 'debe ser un número'],
     ['an unknown field', { nombre: 'x', precio: 1, cantidadEnStock: 1, cantidad: 3 }, 'cantidad', 'no es un campo admitido'],
     ['nombre with a lone UTF-16 surrogate', { nombre: 'Caja \ud800', precio: 1, cantidadEnStock: 1 }, 'nombre', TEXTO_MENSAJES.malFormado],
-    ['descripcion with a lone UTF-16 surrogate', { nombre: 'x', descripcion: '\udfff', precio: 1, cantidadEnStock: 1 }, 'descripcion', TEXTO_MENSAJES.malFormado],
+    [
+      'descripcion with a lone UTF-16 surrogate',
+      { nombre: 'x', descripcion: '\udfff', precio: 1, cantidadEnStock: 1 },
+      'descripcion',
+      TEXTO_MENSAJES.malFormado,
+    ],
   ])('%s: 400 naming the field', async (_case, body, campo, mensaje) => {
     const res = await stack.request('POST', '/api/productos', { body });
     expect(res.status).toBe(400);

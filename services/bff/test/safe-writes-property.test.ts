@@ -148,7 +148,10 @@ async function problems(run: number, targets: number[], sent: Sent[]): Promise<s
     }
     // Rows of a create key, in SQL: the nombre `... k<n> b<m>` encodes key and body.
     if (k.startsWith('c')) {
-      const rows = (await stack.productoDb('productos').select('id', 'nombre').where('nombre', 'like', `PK ${TAG} r${run} ${k} %`)) as { id: number; nombre: string }[];
+      const rows = (await stack.productoDb('productos').select('id', 'nombre').where('nombre', 'like', `PK ${TAG} r${run} ${k} %`)) as {
+        id: number;
+        nombre: string;
+      }[];
       if (rows.length !== executed.length) out.push(`key ${k}: ${rows.length} rows in SQL for ${executed.length} executed creates: ${JSON.stringify(rows)}`);
       if (first && rows.length === 1 && (rows[0]!.nombre !== first.nombre || Number(rows[0]!.id) !== first.body.id)) {
         out.push(`key ${k}: the row ${JSON.stringify(rows[0])} is not the created ${first.text}`);
@@ -171,7 +174,8 @@ async function problems(run: number, targets: number[], sent: Sent[]): Promise<s
     if (new Set(versions).size !== versions.length) out.push(`product ${target}: two executed updates answered one version: ${versions.join(',')}`);
     const expected = executed.flatMap((s) => (s.expected === undefined ? [] : [s.expected]));
     if (new Set(expected).size !== expected.length) out.push(`product ${target}: two executed updates expected one version: ${expected.join(',')}`);
-    for (const s of executed) if (s.expected !== undefined && s.body.version !== s.expected + 1) out.push(`product ${target}: If-Match ${s.expected} became ${s.body.version}`);
+    for (const s of executed)
+      if (s.expected !== undefined && s.body.version !== s.expected + 1) out.push(`product ${target}: If-Match ${s.expected} became ${s.body.version}`);
   }
   return out;
 }
@@ -235,7 +239,9 @@ test(`${RUNS} random programs of concurrent keyed and unkeyed writes: never a du
         sent.push(...answers);
         const found = await problems(run, targets, sent);
         if (found.length > 0) {
-          throw new Error(`run ${run}, after batch ${batch} of ${batches.length}:\n${found.join('\n')}\nsent: ${JSON.stringify(sent.map(({ text: _t, body: _b, ...s }) => s))}`);
+          throw new Error(
+            `run ${run}, after batch ${batch} of ${batches.length}:\n${found.join('\n')}\nsent: ${JSON.stringify(sent.map(({ text: _t, body: _b, ...s }) => s))}`,
+          );
         }
       }
     }),

@@ -13,15 +13,7 @@ import { ProductoServiceClient, UnassignBodegaRequest, type UnassignBodegaRespon
 import { metricSample, scrapeMetrics, waitFor } from '@inventario/testkit';
 import { rawRequest } from './support/raw-http';
 import { crearBodega, crearProducto, uniqueNombre } from './support/rest-fixtures';
-import {
-  eventName,
-  eventsAbout,
-  freshKey,
-  idempotencyScope,
-  productoIdsNamed,
-  startSafeWriteStack,
-  type SafeWriteStack,
-} from './support/safe-write-stack';
+import { eventName, eventsAbout, freshKey, idempotencyScope, productoIdsNamed, startSafeWriteStack, type SafeWriteStack } from './support/safe-write-stack';
 import { TEST_USER, type StackResponse } from './support/stack';
 import { createWriteProbe, type WriteProbe } from './support/write-probe';
 
@@ -81,7 +73,10 @@ describe('versions and ETags', () => {
     expect(fresh.text).toBe('');
     expect(fresh.headers.get('etag')).toBe('"1"');
 
-    for (const [n, cantidadEnStock] of [[2, 8], [3, 7]] as const) {
+    for (const [n, cantidadEnStock] of [
+      [2, 8],
+      [3, 7],
+    ] as const) {
       const put = await stack.request('PUT', `/api/productos/${id}`, { body: { cantidadEnStock } });
       expect(put.status).toBe(200);
       expect(put.body).toMatchObject({ id, cantidadEnStock, version: n });
@@ -303,10 +298,18 @@ describe('Idempotency-Key', () => {
     expect(first.status).toBe(201);
     const settled = await probe.settledSnapshot();
 
-    for (const other of [{ ...body, precio: 6 }, { ...body, nombre: `${body.nombre} bis` }, { ...body, descripcion: 'otra' }]) {
+    for (const other of [
+      { ...body, precio: 6 },
+      { ...body, nombre: `${body.nombre} bis` },
+      { ...body, descripcion: 'otra' },
+    ]) {
       const res = await stack.request('POST', '/api/productos', { body: other, headers: key({}, k) });
       expect(res.status).toBe(422);
-      expect(res.body).toEqual({ error: 'IDEMPOTENCY_KEY_REUSED', mensaje: expect.any(String), detalles: [{ campo: 'Idempotency-Key', mensaje: expect.any(String) }] });
+      expect(res.body).toEqual({
+        error: 'IDEMPOTENCY_KEY_REUSED',
+        mensaje: expect.any(String),
+        detalles: [{ campo: 'Idempotency-Key', mensaje: expect.any(String) }],
+      });
       expect(res.headers.get('idempotent-replayed')).toBeNull();
     }
     expect(await probe.settledSnapshot()).toEqual(settled);
@@ -493,8 +496,11 @@ describe('a keyed forced warehouse delete', () => {
       const metadata = new Metadata();
       metadata.set(USUARIO_METADATA_KEY, TEST_USER);
       direct = await new Promise<UnassignBodegaResponse>((resolve, reject) =>
-        client.unassignBodega(UnassignBodegaRequest.fromPartial({ bodegaId, requestId: k }), metadata, { deadline: Date.now() + 10_000 }, (err: ServiceError | null, res) =>
-          err ? reject(err) : resolve(res),
+        client.unassignBodega(
+          UnassignBodegaRequest.fromPartial({ bodegaId, requestId: k }),
+          metadata,
+          { deadline: Date.now() + 10_000 },
+          (err: ServiceError | null, res) => (err ? reject(err) : resolve(res)),
         ),
       );
     } finally {
@@ -565,13 +571,17 @@ describe('GraphQL', () => {
     expect((await gql('query($id: ID!) { producto(id: $id) { cantidad version } }', { id })).producto).toEqual({ cantidad: 3, version: 2 });
     expect(await sqlVersion(Number(id))).toBe(2);
 
-    const bodega = (await gql('mutation($input: BodegaInput!) { crearBodega(input: $input) { bodega { id version } } }', {
-      input: { nombre: uniqueNombre('GraphQL bodega'), ubicacion: 'Lugo', capacidad: 5 },
-    })).crearBodega.bodega;
+    const bodega = (
+      await gql('mutation($input: BodegaInput!) { crearBodega(input: $input) { bodega { id version } } }', {
+        input: { nombre: uniqueNombre('GraphQL bodega'), ubicacion: 'Lugo', capacidad: 5 },
+      })
+    ).crearBodega.bodega;
     expect(bodega.version).toBe(1);
-    const bodegaActualizada = (await gql('mutation($input: BodegaUpdateInput!) { actualizarBodega(input: $input) { success error bodega { version } } }', {
-      input: { id: bodega.id, capacidad: 6, version: 1 },
-    })).actualizarBodega;
+    const bodegaActualizada = (
+      await gql('mutation($input: BodegaUpdateInput!) { actualizarBodega(input: $input) { success error bodega { version } } }', {
+        input: { id: bodega.id, capacidad: 6, version: 1 },
+      })
+    ).actualizarBodega;
     expect(bodegaActualizada).toMatchObject({ success: true, bodega: { version: 2 } });
     const bodegaVieja = (await gql('mutation($id: ID!) { eliminarBodega(id: $id, version: 1) { success error } }', { id: bodega.id })).eliminarBodega;
     expect(bodegaVieja.success).toBe(false);

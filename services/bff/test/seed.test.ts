@@ -67,14 +67,18 @@ describe('npm run seed', () => {
     expect(bodegas.map((b) => b.nombre).sort()).toEqual(BODEGAS_EJEMPLO.map((b) => b.nombre).sort());
     const idDe = new Map(bodegas.map((b) => [b.id, b.nombre]));
     const productos = await inventario.listProductos(caller);
-    expect(productos.map((p) => ({ nombre: p.nombre, bodega: p.bodegaId === null ? null : idDe.get(p.bodegaId) })).sort((a, b) => a.nombre.localeCompare(b.nombre))).toEqual(
-      PRODUCTOS_EJEMPLO.map((p) => ({ nombre: p.nombre, bodega: p.bodega })).sort((a, b) => a.nombre.localeCompare(b.nombre)),
-    );
+    expect(
+      productos.map((p) => ({ nombre: p.nombre, bodega: p.bodegaId === null ? null : idDe.get(p.bodegaId) })).sort((a, b) => a.nombre.localeCompare(b.nombre)),
+    ).toEqual(PRODUCTOS_EJEMPLO.map((p) => ({ nombre: p.nombre, bodega: p.bodega })).sort((a, b) => a.nombre.localeCompare(b.nombre)));
 
-    const events = await waitFor(async () => {
-      const stored = await backend.events();
-      return stored.length === 13 && stored;
-    }, '13 events (3 warehouses, 10 products)', 30_000);
+    const events = await waitFor(
+      async () => {
+        const stored = await backend.events();
+        return stored.length === 13 && stored;
+      },
+      '13 events (3 warehouses, 10 products)',
+      30_000,
+    );
     expect(events.map((e) => e.body.data.usuario)).toEqual(Array(13).fill('seed'));
   });
 
@@ -94,7 +98,9 @@ describe('npm run seed', () => {
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
     expect(run.stderr).toMatch(
-      new RegExp(`^seed: no se pudieron cargar los datos de ejemplo \\(producto-svc 127\\.0\\.0\\.1:${p}, bodega-svc 127\\.0\\.0\\.1:${b}\\): .*no está disponible.*\\n$`),
+      new RegExp(
+        `^seed: no se pudieron cargar los datos de ejemplo \\(producto-svc 127\\.0\\.0\\.1:${p}, bodega-svc 127\\.0\\.0\\.1:${b}\\): .*no está disponible.*\\n$`,
+      ),
     );
   });
 

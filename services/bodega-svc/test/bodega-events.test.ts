@@ -27,10 +27,7 @@ const TRACEPARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
 
 describe('events', () => {
   it('publishes BodegaCreada with the envelope, headers and data of the contract', async () => {
-    const { bodega } = await svc.rpc.createBodega(
-      { nombre: 'Evento Creada', ubicacion: 'Bogotá', capacidad: 300 },
-      asUser('ana', TRACEPARENT),
-    );
+    const { bodega } = await svc.rpc.createBodega({ nombre: 'Evento Creada', ubicacion: 'Bogotá', capacidad: 300 }, asUser('ana', TRACEPARENT));
     if (!bodega?.fechaCreacion) throw new Error('CreateBodega answered without a bodega');
 
     const events = await eventsOf(bodega.id);

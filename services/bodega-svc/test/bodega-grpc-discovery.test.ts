@@ -43,16 +43,11 @@ const BUF = resolve(__dirname, '../../../node_modules/.bin/buf');
 
 describe('grpc reflection', () => {
   it('lets buf curl list the served services and call them, health included, from reflection alone', async () => {
-    const run = (...args: string[]) =>
-      promisify(execFile)(BUF, ['curl', '--protocol', 'grpc', '--http2-prior-knowledge', ...args]).then((r) => r.stdout);
+    const run = (...args: string[]) => promisify(execFile)(BUF, ['curl', '--protocol', 'grpc', '--http2-prior-knowledge', ...args]).then((r) => r.stdout);
     const base = `http://${svc.address}`;
 
     const services = await run('--list-services', base);
-    const created = await run(
-      '--data',
-      JSON.stringify({ nombre: 'Por reflexión', capacidad: 3 }),
-      `${base}/inventario.v1.BodegaService/CreateBodega`,
-    );
+    const created = await run('--data', JSON.stringify({ nombre: 'Por reflexión', capacidad: 3 }), `${base}/inventario.v1.BodegaService/CreateBodega`);
 
     const health = await run('--data', '{"service":""}', `${base}/grpc.health.v1.Health/Check`);
 

@@ -181,9 +181,7 @@ describe('UpdateBodega', () => {
     const segunda = await crear(nombreUnico('Segunda'));
     const before = await snapshot();
 
-    const err = await grpcError(
-      svc.rpc.updateBodega({ bodega: { version: 0, id: segunda.id, nombre: primera.nombre, capacidad: 0 }, updateMask: ['nombre'] }),
-    );
+    const err = await grpcError(svc.rpc.updateBodega({ bodega: { version: 0, id: segunda.id, nombre: primera.nombre, capacidad: 0 }, updateMask: ['nombre'] }));
 
     expect(err.code).toBe(status.ALREADY_EXISTS);
     expect(err.details).toContain(primera.nombre);
@@ -192,9 +190,7 @@ describe('UpdateBodega', () => {
   });
 
   it('answers NOT_FOUND for an unknown id', async () => {
-    const err = await grpcError(
-      svc.rpc.updateBodega({ bodega: { version: 0, id: 876_543, nombre: 'x', capacidad: 1 }, updateMask: ['capacidad'] }),
-    );
+    const err = await grpcError(svc.rpc.updateBodega({ bodega: { version: 0, id: 876_543, nombre: 'x', capacidad: 1 }, updateMask: ['capacidad'] }));
     expect(err.code).toBe(status.NOT_FOUND);
   });
 
@@ -204,7 +200,11 @@ describe('UpdateBodega', () => {
     ['with an empty mask', { bodega: { version: 0, id: 1, nombre: 'x', capacidad: 1 }, updateMask: [] }, ['updateMask']],
     ['without a mask', { bodega: { version: 0, id: 1, nombre: 'x', capacidad: 1 } }, ['updateMask']],
     ['with an unknown mask path', { bodega: { version: 0, id: 1, nombre: 'x', capacidad: 1 }, updateMask: ['capacidad', 'color'] }, ['updateMask']],
-    ['with only output-only mask paths', { bodega: { version: 0, id: 1, nombre: 'x', capacidad: 1 }, updateMask: ['fecha_creacion', 'fechaActualizacion'] }, ['updateMask']],
+    [
+      'with only output-only mask paths',
+      { bodega: { version: 0, id: 1, nombre: 'x', capacidad: 1 }, updateMask: ['fecha_creacion', 'fechaActualizacion'] },
+      ['updateMask'],
+    ],
   ])('answers INVALID_ARGUMENT %s', async (_name, request, campos) => {
     const err = await grpcError(svc.rpc.updateBodega(request));
     expect(err.code).toBe(status.INVALID_ARGUMENT);

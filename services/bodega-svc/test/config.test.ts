@@ -12,7 +12,9 @@ describe('loadConfig', () => {
     const DATABASE_URL = 'mysql://root@127.0.0.1:3306/inventario_bodega';
     expect(loadConfig({ DATABASE_URL }).productoSvcAddr).toBe('127.0.0.1:50051');
     expect(loadConfig({ DATABASE_URL, PRODUCTO_SVC_ADDR: 'dns:///producto-svc-headless:50051' }).productoSvcAddr).toBe('dns:///producto-svc-headless:50051');
-    expect(() => loadConfig({ GRPC_PORT: 'x', PRODUCTO_SVC_ADDR: 'http://producto' })).toThrow(/DATABASE_URL: .*GRPC_PORT: .*PRODUCTO_SVC_ADDR: must be host:port/);
+    expect(() => loadConfig({ GRPC_PORT: 'x', PRODUCTO_SVC_ADDR: 'http://producto' })).toThrow(
+      /DATABASE_URL: .*GRPC_PORT: .*PRODUCTO_SVC_ADDR: must be host:port/,
+    );
   });
 
   it('serves metrics on port 9102 by default, on every interface', () => {

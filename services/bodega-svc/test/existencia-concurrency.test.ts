@@ -66,14 +66,20 @@ describe('concurrent stock writes', () => {
     await svc.stock.asignarExistencia({ bodegaId, productoId, cantidad: 10 });
 
     const answers = await Promise.all(
-      Array.from({ length: CLIENTS }, (_, i) => answerOf(client(i).registrarMovimiento({ bodegaId, productoId, tipo: SALIDA, cantidad: 1, motivo: 0 }, asUser(`c${i}`)))),
+      Array.from({ length: CLIENTS }, (_, i) =>
+        answerOf(client(i).registrarMovimiento({ bodegaId, productoId, tipo: SALIDA, cantidad: 1, motivo: 0 }, asUser(`c${i}`))),
+      ),
     );
 
     expect(tally(answers)).toEqual({ ok: 10, 'FAILED_PRECONDITION STOCK_INSUFICIENTE': 40 });
     expect(await nivel(bodegaId, productoId)).toBe(0);
     expect(await lineVersions(svc.db, bodegaId, productoId)).toEqual(Array.from({ length: 11 }, (_, i) => i + 1));
     // Each success took the unit its version says: 10 -> 9 at version 2 ... 1 -> 0 at version 11.
-    const lineas = await svc.db('movimientos').where({ bodega_id: bodegaId, producto_id: productoId }).orderBy('version').select('version', 'cantidad_anterior', 'cantidad_posterior');
+    const lineas = await svc
+      .db('movimientos')
+      .where({ bodega_id: bodegaId, producto_id: productoId })
+      .orderBy('version')
+      .select('version', 'cantidad_anterior', 'cantidad_posterior');
     expect(lineas.slice(1)).toEqual(Array.from({ length: 10 }, (_, i) => ({ version: i + 2, cantidad_anterior: 10 - i, cantidad_posterior: 9 - i })));
     expect((await svc.db('bodegas').where({ id: bodegaId }).first('ocupacion')).ocupacion).toBe(0);
   });

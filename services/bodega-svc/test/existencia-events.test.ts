@@ -55,7 +55,10 @@ describe('MovimientoRegistrado', () => {
   it('publishes one per operation with its lines, the envelope of the contract and the call trace', async () => {
     const bodegaId = await bodega();
     const productoId = producto();
-    const { operacion } = await svc.stock.registrarMovimiento({ bodegaId, productoId, tipo: ENTRADA, cantidad: 9, motivo: 0, comentario: 'factura 7' }, asUser('ana', TRACEPARENT));
+    const { operacion } = await svc.stock.registrarMovimiento(
+      { bodegaId, productoId, tipo: ENTRADA, cantidad: 9, motivo: 0, comentario: 'factura 7' },
+      asUser('ana', TRACEPARENT),
+    );
 
     const events = await registradosDe(operacion!.id);
 
@@ -137,7 +140,13 @@ describe('MovimientoRegistrado', () => {
     );
     expect(events.map((e) => e.body.subject)).toEqual(ids.map((id) => `/operaciones/${id}`));
     // The event carries the lines GetOperacion answers.
-    const figures = (m: { id: number; version: number; cantidad: number; cantidadAnterior: number; cantidadPosterior: number }) => [m.id, m.version, m.cantidad, m.cantidadAnterior, m.cantidadPosterior];
+    const figures = (m: { id: number; version: number; cantidad: number; cantidadAnterior: number; cantidadPosterior: number }) => [
+      m.id,
+      m.version,
+      m.cantidad,
+      m.cantidadAnterior,
+      m.cantidadPosterior,
+    ];
     for (const id of ids) {
       const { operacion } = await svc.stock.getOperacion({ id });
       const [event] = await registradosDe(id);
@@ -172,7 +181,16 @@ describe('StockBajo and StockRepuesto', () => {
     expect(bajo!.body).toMatchObject({
       eventType: 'Service.Inventario.StockBajo',
       source: 'bodega-svc',
-      data: { bodegaId, productoId, cantidad: 5, umbralMinimo: 5, version: 3, operacionId: cruce!.id, usuario: 'luis', timestamp: formatLocalUtc(cruce!.fecha!) },
+      data: {
+        bodegaId,
+        productoId,
+        cantidad: 5,
+        umbralMinimo: 5,
+        version: 3,
+        operacionId: cruce!.id,
+        usuario: 'luis',
+        timestamp: formatLocalUtc(cruce!.fecha!),
+      },
     });
   });
 

@@ -31,7 +31,8 @@ import type { ServiceError } from '@grpc/grpc-js';
 import { errorReasonOf, grpcCodeName } from '@inventario/platform';
 import {
   MOTIVO_MOVIMIENTO_NAMES,
-  TIPO_MOVIMIENTO_NAMES, TIPO_OPERACION_NAMES,
+  TIPO_MOVIMIENTO_NAMES,
+  TIPO_OPERACION_NAMES,
   type AsignarExistenciaResponse,
   type DeleteBodegaResponse,
   type Operacion,
@@ -181,7 +182,9 @@ function typed<R>(request: Request<R>): Request<unknown> {
 }
 
 /** The projection of an answer that carries the operation it wrote. */
-function withOp<R extends { operacion?: Operacion | undefined }>(valor: (res: R) => unknown = () => null): (res: R) => { valor: unknown; operacion?: OperacionModelo } {
+function withOp<R extends { operacion?: Operacion | undefined }>(
+  valor: (res: R) => unknown = () => null,
+): (res: R) => { valor: unknown; operacion?: OperacionModelo } {
   return (res) => ({ valor: valor(res), operacion: operacionDe(res.operacion) });
 }
 
@@ -394,7 +397,12 @@ class Run {
   }
 
   /** The answer and the operations written are the predicted ones; then the model takes the prediction. */
-  async compare<R>(label: string, prediccion: Prediccion<unknown>, got: Outcome<R>, project: (res: R) => { valor: unknown; operacion?: OperacionModelo }): Promise<void> {
+  async compare<R>(
+    label: string,
+    prediccion: Prediccion<unknown>,
+    got: Outcome<R>,
+    project: (res: R) => { valor: unknown; operacion?: OperacionModelo },
+  ): Promise<void> {
     const kind = label.replace(/^repeat /, '').split(' ')[0];
     this.log.push(`${label}: ${got.ok ? 'ok' : JSON.stringify(got.rechazo)} (model: ${prediccion.ok ? 'ok' : JSON.stringify(prediccion.rechazo)})`);
     if (!got.ok) {
@@ -415,7 +423,11 @@ class Run {
 
   /** Operations committed since the last call, with their lines, read with SQL. */
   async newOperaciones(): Promise<{ id: number; op: OperacionModelo }[]> {
-    const ops = (await svc.db('operaciones').where('id', '>', this.lastOperacion).orderBy('id')) as { id: number | string; tipo: OperacionModelo['tipo']; revierte_a: number | string | null }[];
+    const ops = (await svc.db('operaciones').where('id', '>', this.lastOperacion).orderBy('id')) as {
+      id: number | string;
+      tipo: OperacionModelo['tipo'];
+      revierte_a: number | string | null;
+    }[];
     const lineas = (await svc.db('movimientos').where('operacion_id', '>', this.lastOperacion).orderBy('id')) as {
       operacion_id: number | string;
       bodega_id: number;
@@ -452,13 +464,32 @@ class Run {
   /** The invariants in SQL, and the model equal to the database for this run's warehouses and products. */
   async check(): Promise<void> {
     expect(await ledgerProblems(svc.db)).toEqual([]);
-    const bodegas = await svc.db('bodegas').whereIn('id', this.bodegas).orderBy('id').select<{ id: number; capacidad: number; ocupacion: number }[]>('id', 'capacidad', 'ocupacion');
+    const bodegas = await svc
+      .db('bodegas')
+      .whereIn('id', this.bodegas)
+      .orderBy('id')
+      .select<{ id: number; capacidad: number; ocupacion: number }[]>('id', 'capacidad', 'ocupacion');
     expect(new Map(bodegas.map((r) => [r.id, { capacidad: r.capacidad, ocupacion: r.ocupacion }]))).toEqual(this.model.bodegas);
-    const niveles = await svc.db('existencias')
+    const niveles = await svc
+      .db('existencias')
       .whereIn('producto_id', this.productos)
-      .select<{ bodega_id: number; producto_id: number; cantidad: number; umbral_minimo: number | null; version: number }[]>('bodega_id', 'producto_id', 'cantidad', 'umbral_minimo', 'version');
-    expect(new Map(niveles.map((r): [string, NivelModelo] => [clave(r.bodega_id, r.producto_id), { cantidad: r.cantidad, umbralMinimo: r.umbral_minimo, version: r.version }]))).toEqual(this.model.niveles);
-    const versiones = await svc.db('movimientos')
+      .select<{ bodega_id: number; producto_id: number; cantidad: number; umbral_minimo: number | null; version: number }[]>(
+        'bodega_id',
+        'producto_id',
+        'cantidad',
+        'umbral_minimo',
+        'version',
+      );
+    expect(
+      new Map(
+        niveles.map((r): [string, NivelModelo] => [
+          clave(r.bodega_id, r.producto_id),
+          { cantidad: r.cantidad, umbralMinimo: r.umbral_minimo, version: r.version },
+        ]),
+      ),
+    ).toEqual(this.model.niveles);
+    const versiones = await svc
+      .db('movimientos')
       .whereIn('producto_id', this.productos)
       .groupBy('bodega_id', 'producto_id')
       .select<{ bodega_id: number; producto_id: number; version: number | string }[]>('bodega_id', 'producto_id', svc.db.raw('MAX(version) AS version'));
@@ -480,9 +511,12 @@ test(`${RUNS} random programs of stock commands: every answer and every line as 
         const verificacion = await svc.stock.verificarExistencias({});
         expect({ consistente: verificacion.consistente, diferencias: verificacion.diferencias }).toEqual({ consistente: true, diferencias: [] });
       } catch (err) {
-        throw new Error(`run ${run.id}, warehouses ${run.bodegas.join(',')}, products ${run.productos.join(',')}; steps:\n  ${run.log.join('\n  ')}\n${(err as Error).message}`, {
-          cause: err,
-        });
+        throw new Error(
+          `run ${run.id}, warehouses ${run.bodegas.join(',')}, products ${run.productos.join(',')}; steps:\n  ${run.log.join('\n  ')}\n${(err as Error).message}`,
+          {
+            cause: err,
+          },
+        );
       }
     }),
     { seed: SEED, numRuns: RUNS, endOnFailure: true },

@@ -49,7 +49,13 @@ describe('planOperation', () => {
   it('writes one line with the level before and after, and the next version', () => {
     const plan = planOperation([salida(3)], estado([nivel(1, 7, 10, 4)]), bodegas(central));
     expect(plan.lineas).toEqual([
-      expect.objectContaining({ cantidad: -3, cantidadAnterior: 10, cantidadPosterior: 7, version: 5, nivel: { existe: true, cantidad: 7, umbralMinimo: null, creado: false } }),
+      expect.objectContaining({
+        cantidad: -3,
+        cantidadAnterior: 10,
+        cantidadPosterior: 7,
+        version: 5,
+        nivel: { existe: true, cantidad: 7, umbralMinimo: null, creado: false },
+      }),
     ]);
     expect(plan.ocupacion.get(1)).toBe(-3);
   });
@@ -91,7 +97,11 @@ describe('planOperation', () => {
   });
 
   it('removes a level with a line writing out all its units', () => {
-    const plan = planOperation([{ bodegaId: 1, productoId: 7, tipo: 'SALIDA', motivo: 'RETIRO', retirar: true }], estado([nivel(1, 7, 10, 4, 20)]), bodegas(central));
+    const plan = planOperation(
+      [{ bodegaId: 1, productoId: 7, tipo: 'SALIDA', motivo: 'RETIRO', retirar: true }],
+      estado([nivel(1, 7, 10, 4, 20)]),
+      bodegas(central),
+    );
     expect(plan.lineas[0]).toMatchObject({ cantidad: -10, cantidadPosterior: 0, nivel: { existe: false }, umbral: null });
   });
 
@@ -111,15 +121,29 @@ describe('planOperation', () => {
       ['going back above is REPUESTO', nivel(1, 7, 5, 1, 5), entrada(1), 'REPUESTO'],
       ['staying above is nothing', nivel(1, 7, 9, 1, 5), salida(1), null],
       ['no threshold is never low', nivel(1, 7, 1, 1, null), salida(1), null],
-      ['a threshold raised over the units is BAJO', nivel(1, 7, 8, 1, 5), { bodegaId: 1, productoId: 7, tipo: 'AJUSTE', motivo: 'ASIGNACION', fijar: 8, umbralMinimo: 10 }, 'BAJO'],
-      ['a threshold removed from a low level is REPUESTO', nivel(1, 7, 2, 1, 5), { bodegaId: 1, productoId: 7, tipo: 'AJUSTE', motivo: 'ASIGNACION', fijar: 2, umbralMinimo: null }, 'REPUESTO'],
+      [
+        'a threshold raised over the units is BAJO',
+        nivel(1, 7, 8, 1, 5),
+        { bodegaId: 1, productoId: 7, tipo: 'AJUSTE', motivo: 'ASIGNACION', fijar: 8, umbralMinimo: 10 },
+        'BAJO',
+      ],
+      [
+        'a threshold removed from a low level is REPUESTO',
+        nivel(1, 7, 2, 1, 5),
+        { bodegaId: 1, productoId: 7, tipo: 'AJUSTE', motivo: 'ASIGNACION', fijar: 2, umbralMinimo: null },
+        'REPUESTO',
+      ],
       ['removing a low level is nothing', nivel(1, 7, 2, 1, 5), { bodegaId: 1, productoId: 7, tipo: 'SALIDA', motivo: 'RETIRO', retirar: true }, null],
     ])('%s', (_name, antes, cambio, umbral) => {
       expect(planOperation([cambio], estado([antes]), bodegas(central)).lineas[0]!.umbral).toBe(umbral);
     });
 
     it('a level created at or below its threshold is BAJO', () => {
-      const plan = planOperation([{ bodegaId: 1, productoId: 7, tipo: 'AJUSTE', motivo: 'ASIGNACION', fijar: 2, umbralMinimo: 5 }], new Map(), bodegas(central));
+      const plan = planOperation(
+        [{ bodegaId: 1, productoId: 7, tipo: 'AJUSTE', motivo: 'ASIGNACION', fijar: 2, umbralMinimo: 5 }],
+        new Map(),
+        bodegas(central),
+      );
       expect(plan.lineas[0]!.umbral).toBe('BAJO');
     });
   });
@@ -172,19 +196,24 @@ describe('validation', () => {
     expect(violations(() => validateMovimiento({ bodegaId: 1, productoId: 2, tipo: 'AJUSTE', motivo: undefined, cantidad: 3 }))).toEqual(['expectedVersion']);
   });
 
-  it('gives each movement type its default reason and refuses another type\'s', () => {
+  it("gives each movement type its default reason and refuses another type's", () => {
     expect(validateMovimiento({ bodegaId: 1, productoId: 2, tipo: 'SALIDA', motivo: undefined, cantidad: 3 }).motivo).toBe('VENTA');
     expect(violations(() => validateMovimiento({ bodegaId: 1, productoId: 2, tipo: 'ENTRADA', motivo: 'VENTA', cantidad: 3 }))).toEqual(['motivo']);
   });
 
   it('refuses a transfer type as a movement and zero units to move', () => {
-    expect(violations(() => validateMovimiento({ bodegaId: 1, productoId: 2, tipo: 'TRANSFERENCIA', motivo: undefined, cantidad: 0 }))).toEqual(['tipo', 'cantidad']);
+    expect(violations(() => validateMovimiento({ bodegaId: 1, productoId: 2, tipo: 'TRANSFERENCIA', motivo: undefined, cantidad: 0 }))).toEqual([
+      'tipo',
+      'cantidad',
+    ]);
   });
 
   it('removes a threshold only when asked alone', () => {
     expect(validateAsignacion({ bodegaId: 1, productoId: 2, cantidad: 3, quitarUmbralMinimo: true }).umbralMinimo).toBeNull();
     expect(validateAsignacion({ bodegaId: 1, productoId: 2, cantidad: 3 }).umbralMinimo).toBeUndefined();
-    expect(violations(() => validateAsignacion({ bodegaId: 1, productoId: 2, cantidad: 3, umbralMinimo: 4, quitarUmbralMinimo: true }))).toEqual(['umbralMinimo']);
+    expect(violations(() => validateAsignacion({ bodegaId: 1, productoId: 2, cantidad: 3, umbralMinimo: 4, quitarUmbralMinimo: true }))).toEqual([
+      'umbralMinimo',
+    ]);
   });
 
   it('refuses a transfer to the same warehouse, naming destinoId', () => {

@@ -71,7 +71,12 @@ function tipoDe(op: Operacion | undefined): string | undefined {
 /** Operations, lines and outbox rows: unchanged by a refused write. */
 async function written() {
   const count = async (table: string) => Number((await svc.db(table).count<{ n: number }[]>({ n: '*' }))[0]!.n);
-  return { operaciones: await count('operaciones'), movimientos: await count('movimientos'), outbox: await svc.outboxCount(), existencias: await svc.db('existencias').orderBy('id').select() };
+  return {
+    operaciones: await count('operaciones'),
+    movimientos: await count('movimientos'),
+    outbox: await svc.outboxCount(),
+    existencias: await svc.db('existencias').orderBy('id').select(),
+  };
 }
 
 /** A refusal's status, reason and figures; `written()` must not have changed. */
@@ -79,7 +84,13 @@ async function refusal(call: () => Promise<unknown>) {
   const before = await written();
   const err = await grpcError(call());
   expect(await written()).toEqual(before);
-  return { code: err.code, reason: errorReasonOf(err), datos: errorDataOf(err), violations: fieldViolationsOf(err).map((v) => v.campo), version: currentVersionOf(err) };
+  return {
+    code: err.code,
+    reason: errorReasonOf(err),
+    datos: errorDataOf(err),
+    violations: fieldViolationsOf(err).map((v) => v.campo),
+    version: currentVersionOf(err),
+  };
 }
 
 describe('AsignarExistencia', () => {
@@ -89,7 +100,15 @@ describe('AsignarExistencia', () => {
 
     const { existencia, operacion } = await svc.stock.asignarExistencia({ bodegaId, productoId, cantidad: 40, umbralMinimo: 5 }, ANA);
 
-    expect(existencia).toEqual({ bodegaId, productoId, cantidad: 40, umbralMinimo: 5, version: 1, fechaCreacion: expect.any(Date), fechaActualizacion: expect.any(Date) });
+    expect(existencia).toEqual({
+      bodegaId,
+      productoId,
+      cantidad: 40,
+      umbralMinimo: 5,
+      version: 1,
+      fechaCreacion: expect.any(Date),
+      fechaActualizacion: expect.any(Date),
+    });
     expect(tipoDe(operacion)).toBe('ASIGNACION');
     expect(operacion!.usuario).toBe('ana');
     expect(operacion!.movimientos.map(linea)).toEqual([
@@ -237,7 +256,13 @@ describe('RegistrarMovimiento', () => {
     const productoId = producto();
 
     const entrada = await svc.stock.registrarMovimiento({ bodegaId, productoId, tipo: ENTRADA, cantidad: 8, motivo: 0, comentario: 'camión 12' }, ANA);
-    const devolucion = await svc.stock.registrarMovimiento({ bodegaId, productoId, tipo: ENTRADA, cantidad: 2, motivo: MOTIVO_MOVIMIENTO_NAMES.value('DEVOLUCION') });
+    const devolucion = await svc.stock.registrarMovimiento({
+      bodegaId,
+      productoId,
+      tipo: ENTRADA,
+      cantidad: 2,
+      motivo: MOTIVO_MOVIMIENTO_NAMES.value('DEVOLUCION'),
+    });
     const venta = await svc.stock.registrarMovimiento({ bodegaId, productoId, tipo: SALIDA, cantidad: 3, motivo: 0 });
     const merma = await svc.stock.registrarMovimiento({ bodegaId, productoId, tipo: SALIDA, cantidad: 1, motivo: MOTIVO_MOVIMIENTO_NAMES.value('MERMA') });
 
@@ -263,7 +288,9 @@ describe('RegistrarMovimiento', () => {
     expect(conteo.operacion!.movimientos.map(linea)).toEqual([
       { bodegaId, productoId, tipo: 'AJUSTE', motivo: 'CONTEO', cantidad: -3, cantidadAnterior: 10, cantidadPosterior: 7, version: 2 },
     ]);
-    expect(await refusal(() => svc.stock.registrarMovimiento({ bodegaId, productoId, tipo: AJUSTE, cantidad: 9, motivo: 0, expectedVersion: 1 }))).toMatchObject({
+    expect(
+      await refusal(() => svc.stock.registrarMovimiento({ bodegaId, productoId, tipo: AJUSTE, cantidad: 9, motivo: 0, expectedVersion: 1 })),
+    ).toMatchObject({
       code: status.ABORTED,
       reason: 'VERSION_MISMATCH',
       version: 2,
@@ -311,7 +338,8 @@ describe('RegistrarMovimiento', () => {
       [{ bodegaId, productoId, tipo: ENTRADA, cantidad: 0, motivo: 0 }, ['cantidad']],
       [{ bodegaId, productoId, tipo: SALIDA, cantidad: -2, motivo: 0, comentario: 'x'.repeat(501) }, ['cantidad', 'comentario']],
     ];
-    for (const [request, campos] of cases) expect(await refusal(() => svc.stock.registrarMovimiento(request))).toMatchObject({ code: status.INVALID_ARGUMENT, violations: campos });
+    for (const [request, campos] of cases)
+      expect(await refusal(() => svc.stock.registrarMovimiento(request))).toMatchObject({ code: status.INVALID_ARGUMENT, violations: campos });
   });
 });
 
@@ -384,7 +412,10 @@ describe('RevertirOperacion', () => {
     const productoId = producto();
     const { operacion: entrada } = await svc.stock.registrarMovimiento({ bodegaId, productoId, tipo: ENTRADA, cantidad: 10, motivo: 0 });
     await svc.stock.registrarMovimiento({ bodegaId, productoId, tipo: SALIDA, cantidad: 8, motivo: 0 });
-    expect(await refusal(() => svc.stock.revertirOperacion({ operacionId: entrada!.id }))).toMatchObject({ reason: 'STOCK_INSUFICIENTE', datos: { disponible: 2, solicitado: 10 } });
+    expect(await refusal(() => svc.stock.revertirOperacion({ operacionId: entrada!.id }))).toMatchObject({
+      reason: 'STOCK_INSUFICIENTE',
+      datos: { disponible: 2, solicitado: 10 },
+    });
 
     const { operacion: salida } = await svc.stock.registrarMovimiento({ bodegaId, productoId, tipo: SALIDA, cantidad: 2, motivo: 0 });
     await svc.stock.asignarExistencia({ bodegaId, productoId: producto(), cantidad: 19 });
@@ -409,7 +440,10 @@ describe('warehouses holding stock', () => {
     await svc.stock.asignarExistencia({ bodegaId: id, productoId: producto(), cantidad: 30 });
     const err = await grpcError(svc.rpc.updateBodega({ bodega: { id, version: 0, nombre: '', capacidad: 29 }, updateMask: ['capacidad'] }));
     expect([err.code, errorReasonOf(err), errorDataOf(err)]).toEqual([status.FAILED_PRECONDITION, 'CAPACIDAD_INSUFICIENTE', { capacidad: 29, ocupacion: 30 }]);
-    expect((await svc.rpc.updateBodega({ bodega: { id, version: 0, nombre: '', capacidad: 30 }, updateMask: ['capacidad'] })).bodega).toMatchObject({ capacidad: 30, ocupacion: 30 });
+    expect((await svc.rpc.updateBodega({ bodega: { id, version: 0, nombre: '', capacidad: 30 }, updateMask: ['capacidad'] })).bodega).toMatchObject({
+      capacidad: 30,
+      ocupacion: 30,
+    });
   });
 
   it('DeleteBodega refuses one holding a level (even of 0 units) unless retirar_existencias, which writes its stock out (BODEGA_ELIMINADA) and keeps the lines', async () => {
@@ -470,7 +504,13 @@ describe('reads', () => {
     const [b1, b2] = [await bodega(), await bodega()];
     const [p1, p2] = [producto(), producto()];
     // Assigned out of order; the units tell the levels apart.
-    for (const [bodegaId, productoId, cantidad] of [[b2, p2, 4], [b1, p2, 2], [b2, p1, 3], [b1, p1, 1]] as const) await svc.stock.asignarExistencia({ bodegaId, productoId, cantidad });
+    for (const [bodegaId, productoId, cantidad] of [
+      [b2, p2, 4],
+      [b1, p2, 2],
+      [b2, p1, 3],
+      [b1, p1, 1],
+    ] as const)
+      await svc.stock.asignarExistencia({ bodegaId, productoId, cantidad });
 
     const first = await svc.stock.listExistencias({ pageSize: 3, pageToken: '', bodegaIds: [b1, b2], productoIds: [] });
     const second = await svc.stock.listExistencias({ pageSize: 3, pageToken: first.nextPageToken, bodegaIds: [b1, b2], productoIds: [] });
@@ -481,8 +521,13 @@ describe('reads', () => {
       [b2, p2, 4],
     ]);
     expect(second.nextPageToken).toBe('');
-    expect((await svc.stock.listExistencias({ pageSize: 0, pageToken: '', bodegaIds: [], productoIds: [p2] })).existencias.map((e) => e.bodegaId)).toEqual([b1, b2]);
-    expect((await grpcError(svc.stock.listExistencias({ pageSize: 1, pageToken: 'basura', bodegaIds: [], productoIds: [] }))).code).toBe(status.INVALID_ARGUMENT);
+    expect((await svc.stock.listExistencias({ pageSize: 0, pageToken: '', bodegaIds: [], productoIds: [p2] })).existencias.map((e) => e.bodegaId)).toEqual([
+      b1,
+      b2,
+    ]);
+    expect((await grpcError(svc.stock.listExistencias({ pageSize: 1, pageToken: 'basura', bodegaIds: [], productoIds: [] }))).code).toBe(
+      status.INVALID_ARGUMENT,
+    );
     expect((await grpcError(svc.stock.getExistencia({ bodegaId: b1, productoId: producto() }))).code).toBe(status.NOT_FOUND);
   });
 
@@ -498,7 +543,9 @@ describe('reads', () => {
     expect([...page1.movimientos, ...page2.movimientos].map((m) => m.version)).toEqual([3, 2, 1]);
     expect(page2.nextPageToken).toBe('');
     expect((await svc.stock.listMovimientos({ pageSize: 10, pageToken: '', bodegaId, tipo: ENTRADA })).movimientos.map((m) => m.cantidad)).toEqual([2]);
-    expect((await svc.stock.listMovimientos({ pageSize: 10, pageToken: '', operacionId: operacion!.id, tipo: 0 })).movimientos.map(linea)).toEqual(operacion!.movimientos.map(linea));
+    expect((await svc.stock.listMovimientos({ pageSize: 10, pageToken: '', operacionId: operacion!.id, tipo: 0 })).movimientos.map(linea)).toEqual(
+      operacion!.movimientos.map(linea),
+    );
     expect((await grpcError(svc.stock.listMovimientos({ pageSize: 10, pageToken: 'x', tipo: 0 }))).code).toBe(status.INVALID_ARGUMENT);
   });
 
@@ -520,7 +567,10 @@ describe('keyed writes (request_id)', () => {
     const before = await written();
     expect(await svc.stock.registrarMovimiento(request, ANA)).toEqual(first);
     expect(await written()).toEqual(before);
-    expect(await refusal(() => svc.stock.registrarMovimiento({ ...request, cantidad: 4 }, ANA))).toMatchObject({ code: status.INVALID_ARGUMENT, reason: 'IDEMPOTENCY_KEY_REUSED' });
+    expect(await refusal(() => svc.stock.registrarMovimiento({ ...request, cantidad: 4 }, ANA))).toMatchObject({
+      code: status.INVALID_ARGUMENT,
+      reason: 'IDEMPOTENCY_KEY_REUSED',
+    });
     expect(await svc.db('operaciones').where({ clave_idempotencia: request.requestId }).count<{ n: number }[]>({ n: '*' })).toEqual([{ n: 1 }]);
   });
 

@@ -91,7 +91,14 @@ beforeEach(() => {
 /** A ProductoEliminado as producto-svc publishes it; `overrides` forge parts of the envelope. */
 function productoEliminado(productoId: number, overrides: Record<string, unknown> = {}): string {
   const data: DeletedEventData = { id: productoId, nombre: 'Tornillo', ...eventAudit('DELETE', 'ana', new Date()), version: 1 };
-  const envelope = buildEnvelope({ namespace: 'Service', type: 'ProductoEliminado', source: 'producto-svc', subject: `/productos/${productoId}`, data, at: new Date() });
+  const envelope = buildEnvelope({
+    namespace: 'Service',
+    type: 'ProductoEliminado',
+    source: 'producto-svc',
+    subject: `/productos/${productoId}`,
+    data,
+    at: new Date(),
+  });
   return JSON.stringify({ ...envelope, ...overrides });
 }
 
@@ -120,7 +127,9 @@ async function createProducto(nombre: string): Promise<number> {
 async function deleteProducto(id: number): Promise<number> {
   await productoSvc.api.delete(id);
   await waitForOutboxesDrained([productoSvc.db], "producto-svc's relay to publish the deletion");
-  const deleted = (await readStream(nc, ns.stream)).find((e) => e.body.eventType === 'Service.Inventario.ProductoEliminado' && e.body.subject === `/productos/${id}`);
+  const deleted = (await readStream(nc, ns.stream)).find(
+    (e) => e.body.eventType === 'Service.Inventario.ProductoEliminado' && e.body.subject === `/productos/${id}`,
+  );
   if (!deleted) throw new Error(`producto-svc published no ProductoEliminado for product ${id}`);
   return deleted.seq;
 }

@@ -44,7 +44,14 @@ async function processedThrough(seq: number): Promise<void> {
 /** A ProductoEliminado as producto-svc publishes it; `overrides` forge parts of the envelope. */
 function productoEliminado(productoId: number, overrides: Record<string, unknown> = {}): string {
   const data: DeletedEventData = { id: productoId, nombre: 'Tornillo', ...eventAudit('DELETE', 'ana', new Date()), version: 1 };
-  const envelope = buildEnvelope({ namespace: 'Service', type: 'ProductoEliminado', source: 'producto-svc', subject: `/productos/${productoId}`, data, at: new Date() });
+  const envelope = buildEnvelope({
+    namespace: 'Service',
+    type: 'ProductoEliminado',
+    source: 'producto-svc',
+    subject: `/productos/${productoId}`,
+    data,
+    at: new Date(),
+  });
   return JSON.stringify({ ...envelope, ...overrides });
 }
 
@@ -73,7 +80,9 @@ function stock(bodegaId: number, productoId: number, cantidad: number): Promise<
 async function deleteProducto(id: number): Promise<number> {
   await productoSvc.api.delete(id);
   await waitForOutboxesDrained([productoSvc.db], "producto-svc's relay to publish the deletion");
-  const deleted = (await readStream(nc, ns.stream)).find((e) => e.body.eventType === 'Service.Inventario.ProductoEliminado' && e.body.subject === `/productos/${id}`);
+  const deleted = (await readStream(nc, ns.stream)).find(
+    (e) => e.body.eventType === 'Service.Inventario.ProductoEliminado' && e.body.subject === `/productos/${id}`,
+  );
   if (!deleted) throw new Error(`producto-svc published no ProductoEliminado for product ${id}`);
   return deleted.seq;
 }
@@ -90,7 +99,11 @@ interface LineaRow {
 
 /** The product's ledger lines, oldest first. */
 function lineas(productoId: number): Promise<LineaRow[]> {
-  return svc.db('movimientos').where({ producto_id: productoId }).orderBy('id').select('bodega_id', 'tipo', 'motivo', 'cantidad', 'cantidad_anterior', 'cantidad_posterior', 'usuario');
+  return svc
+    .db('movimientos')
+    .where({ producto_id: productoId })
+    .orderBy('id')
+    .select('bodega_id', 'tipo', 'motivo', 'cantidad', 'cantidad_anterior', 'cantidad_posterior', 'usuario');
 }
 
 /** Units of the product per warehouse, as the levels hold them (absent: no level). */
@@ -130,7 +143,9 @@ describe('ProductoEliminado reconciliation, end to end', () => {
     expect(await niveles(otro)).toEqual({ [norte]: 7 });
 
     // Published through the outbox like any operation, as 'system'.
-    const written = (await svc.publishedEvents()).filter((e) => e.body.eventType === 'Service.Inventario.MovimientoRegistrado' && e.body.data.tipoOperacion === 'PRODUCTO_ELIMINADO');
+    const written = (await svc.publishedEvents()).filter(
+      (e) => e.body.eventType === 'Service.Inventario.MovimientoRegistrado' && e.body.data.tipoOperacion === 'PRODUCTO_ELIMINADO',
+    );
     expect(written.map((e) => e.body.data.usuario)).toEqual(['system']);
 
     // From then on a stock write for the product is refused.

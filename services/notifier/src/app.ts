@@ -66,7 +66,10 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
   const renderer = createEmailRenderer(HANDLERS.map((h) => h.template));
   const registry = createServiceRegistry('notifier');
   const metrics = createNotifierMetrics(registry);
-  const consumerMetrics = createJetStreamConsumerMetrics(registry, HANDLERS.map((h) => h.name));
+  const consumerMetrics = createJetStreamConsumerMetrics(
+    registry,
+    HANDLERS.map((h) => h.name),
+  );
   // Whatever a step opened is closed if a later one throws (an SMTP URL nodemailer refuses, an aborted wait).
   const guard = createStartupGuard();
   const metricsServer = await guard.step(
@@ -87,7 +90,11 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
   // Early word for operators; a failure here changes nothing (sends are retried).
   mailer.verify().then(
     () => logger.info({ smtp: describeSmtpUrl(config.smtpUrl) }, 'smtp server reachable'),
-    (err: unknown) => logger.warn({ smtp: describeSmtpUrl(config.smtpUrl), reason: classifySmtpError(err).reason }, 'smtp server not reachable yet; emails wait and are retried'),
+    (err: unknown) =>
+      logger.warn(
+        { smtp: describeSmtpUrl(config.smtpUrl), reason: classifySmtpError(err).reason },
+        'smtp server not reachable yet; emails wait and are retried',
+      ),
   );
 
   logger.info({ nats: redactUrlCredentials(config.natsUrl) }, 'connecting to NATS');

@@ -40,12 +40,14 @@ export function parseReplayArgs(argv: readonly string[]): ReplayArgs {
   if (positionals.length > 0) throw new Error(`unexpected argument ${positionals[0]}`);
   const named = values.type ?? [];
   if (named.length === 0) throw new Error('--type is required (an event type, or all)');
-  const types = named.includes('all') ? [...REPLAYABLE_TYPES] : named.map((name) => {
-    const type = REPLAYABLE_TYPES.find((t) => t === name);
-    if (type) return type;
-    const known = (EVENT_TYPES as readonly string[]).includes(name);
-    throw new Error(known ? `--type ${name} has no dead letters: the notifier sends no email for it` : `--type ${name} is not an event type`);
-  });
+  const types = named.includes('all')
+    ? [...REPLAYABLE_TYPES]
+    : named.map((name) => {
+        const type = REPLAYABLE_TYPES.find((t) => t === name);
+        if (type) return type;
+        const known = (EVENT_TYPES as readonly string[]).includes(name);
+        throw new Error(known ? `--type ${name} has no dead letters: the notifier sends no email for it` : `--type ${name} is not an event type`);
+      });
   let limit: number | undefined;
   if (values.limit !== undefined) {
     if (!/^[1-9]\d{0,8}$/.test(values.limit)) throw new Error('--limit must be a whole number from 1');

@@ -10,8 +10,7 @@ export interface NotifierMetrics {
 }
 
 export function createNotifierMetrics(registry: Registry = new Registry()): NotifierMetrics {
-  const counter = (name: string, help: string) =>
-    new Counter({ name, help, labelNames: ['event_type'] as const, registers: [registry] });
+  const counter = (name: string, help: string) => new Counter({ name, help, labelNames: ['event_type'] as const, registers: [registry] });
   const metrics: NotifierMetrics = {
     sent: counter('notifier_emails_sent_total', 'Notification emails accepted by the SMTP server, by event type.'),
     retried: counter('notifier_emails_retried_total', 'Notification deliveries retried after a transient failure, by event type.'),

@@ -30,7 +30,10 @@ export function writePreviews(dir: string): string[] {
     const preparation = handler.prepare(JSON.stringify(envelope), 'Service');
     if (!preparation.ok) throw new Error(`sample ${handler.eventType} is invalid: ${preparation.reason}`);
     const email = renderer.render(handler.template, preparation.prepared.model);
-    for (const [ext, body] of [['html', email.html], ['txt', `Subject: ${email.subject}\n\n${email.text}`]] as const) {
+    for (const [ext, body] of [
+      ['html', email.html],
+      ['txt', `Subject: ${email.subject}\n\n${email.text}`],
+    ] as const) {
       const target = path.join(dir, `${file}.${ext}`);
       writeFileSync(target, body);
       written.push(target);

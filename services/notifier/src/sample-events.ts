@@ -55,7 +55,17 @@ function recordEvent(type: RecordEventType, options: SampleOptions, at: Date): {
     data = { id, nombre, ...audit, version };
   } else if (producto) {
     const stock = audit.operacion === 'CREATE' ? 500 : 480;
-    data = { productoId: id, nombre, descripcion: 'Caja de 100 unidades', precio: 1234.5, cantidadEnStock: stock, cantidad: stock, bodegaId: 3, ...audit, version };
+    data = {
+      productoId: id,
+      nombre,
+      descripcion: 'Caja de 100 unidades',
+      precio: 1234.5,
+      cantidadEnStock: stock,
+      cantidad: stock,
+      bodegaId: 3,
+      ...audit,
+      version,
+    };
     if (audit.operacion === 'UPDATE') data.camposModificados = ['cantidadEnStock'];
   } else {
     data = { bodegaId: id, nombre, ubicacion: 'Calle de Alcalá 45, Madrid', capacidad: audit.operacion === 'CREATE' ? 1000 : 1200, ...audit, version };
@@ -106,6 +116,10 @@ function stockEvent(type: 'StockBajo' | 'StockRepuesto', options: SampleOptions,
 export function sampleEnvelope(type: EventType, options: SampleOptions = {}): EventEnvelope {
   const at = options.at ?? DEFAULT_AT;
   const { subject, data } =
-    type === 'MovimientoRegistrado' ? movimientoEvent(options, at) : type === 'StockBajo' || type === 'StockRepuesto' ? stockEvent(type, options, at) : recordEvent(type, options, at);
+    type === 'MovimientoRegistrado'
+      ? movimientoEvent(options, at)
+      : type === 'StockBajo' || type === 'StockRepuesto'
+        ? stockEvent(type, options, at)
+        : recordEvent(type, options, at);
   return buildEnvelope({ namespace: options.namespace ?? 'Service', type, source: EVENT_SOURCE[type], subject, data, at });
 }

@@ -94,7 +94,7 @@ describe('notifier configuration', () => {
 });
 
 describe('dlq:replay configuration', () => {
-  it('needs nothing: the notifier\'s NATS defaults, and warn-level logs', () => {
+  it("needs nothing: the notifier's NATS defaults, and warn-level logs", () => {
     expect(loadReplayConfig({})).toEqual({ natsUrl: 'nats://127.0.0.1:4222', natsStream: 'INVENTARIO', natsSubjectPrefix: 'inventario', logLevel: 'warn' });
   });
 

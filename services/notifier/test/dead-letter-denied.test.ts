@@ -71,10 +71,14 @@ describe('a dead letter the stream refuses', () => {
 
     nats.reconfigure(serverConfig({ deadLettersDenied: false }));
 
-    const letters = await waitFor(async () => {
-      const stored = await events.deadLetters();
-      return stored.length > 0 ? stored : undefined;
-    }, 'the dead letter, once publishing is allowed', 60_000);
+    const letters = await waitFor(
+      async () => {
+        const stored = await events.deadLetters();
+        return stored.length > 0 ? stored : undefined;
+      },
+      'the dead letter, once publishing is allowed',
+      60_000,
+    );
     expect(letters).toHaveLength(1);
     expect(letters[0]).toMatchObject({
       subject: `${events.namespace.prefix}.dlq.producto.creado`,

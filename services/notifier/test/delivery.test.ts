@@ -30,7 +30,9 @@ beforeAll(async () => {
   mailer = createMailer({ smtpUrl: sink.url, from: SENDER, to: [RECIPIENT], maxConnections: 1 });
   await ensureStream(events.nc, { name: events.namespace.stream, subjects: [`${events.namespace.prefix}.>`] });
   registry = await openSentRegistry(events.nc, { bucket: events.bucket, staleAfterMs: 5000 });
-  await (await jetstreamManager(events.nc)).consumers.add(events.namespace.stream, {
+  await (
+    await jetstreamManager(events.nc)
+  ).consumers.add(events.namespace.stream, {
     durable_name: CONSUMER,
     filter_subject: eventSubject(events.namespace.prefix, 'ProductoCreado'),
     ack_policy: AckPolicy.Explicit,
@@ -130,7 +132,7 @@ describe('delivery of one message', () => {
     expect(await counterValue(deps.metrics.sent, 'ProductoCreado')).toBe(1);
   });
 
-  it('leaves a message alone, neither acked nor nak\'ed, while another process still sends that very message', async () => {
+  it("leaves a message alone, neither acked nor nak'ed, while another process still sends that very message", async () => {
     const envelope = sampleEnvelope('ProductoCreado');
     const seq = await events.publish('ProductoCreado', envelope);
     const msg = await nextMessage();

@@ -25,7 +25,12 @@ interface RunResult {
 }
 
 function runReplay(t: TestNotifier, args: string[]): Promise<RunResult> {
-  const env = { PATH: process.env.PATH ?? '', NATS_URL: t.events.natsUrl, NATS_STREAM: t.events.namespace.stream, NATS_SUBJECT_PREFIX: t.events.namespace.prefix };
+  const env = {
+    PATH: process.env.PATH ?? '',
+    NATS_URL: t.events.natsUrl,
+    NATS_STREAM: t.events.namespace.stream,
+    NATS_SUBJECT_PREFIX: t.events.namespace.prefix,
+  };
   const child = spawn(process.execPath, [MAIN, ...args], { env });
   let stdout = '';
   let stderr = '';
@@ -119,7 +124,8 @@ describe('dlq:replay', () => {
       ['ProductoCreado', emailed?.id],
       ['BodegaCreada', otherType.id],
     ]);
-    for (const copy of report.replayed) await t.events.processedThrough(copy.type === 'ProductoCreado' ? 'ProductoCreatedHandler' : 'BodegaCreatedHandler', copy.seq ?? 0);
+    for (const copy of report.replayed)
+      await t.events.processedThrough(copy.type === 'ProductoCreado' ? 'ProductoCreatedHandler' : 'BodegaCreatedHandler', copy.seq ?? 0);
     expect(emailedIds(t).slice(before)).toEqual([otherType.id]);
     expect(await t.events.deadLetters()).toEqual([]);
   });
@@ -137,7 +143,13 @@ describe('dlq:replay arguments', () => {
     [['--type', 'ProductoCreado'], { types: ['ProductoCreado'], dryRun: false }],
     [['--type', 'BodegaEliminada', '--type', 'ProductoCreado', '--limit', '10'], { types: ['BodegaEliminada', 'ProductoCreado'], limit: 10, dryRun: false }],
     [['--type', 'StockBajo'], { types: ['StockBajo'], dryRun: false }],
-    [['--type', 'all', '--dry-run'], { types: ['ProductoCreado', 'ProductoActualizado', 'ProductoEliminado', 'BodegaCreada', 'BodegaActualizada', 'BodegaEliminada', 'StockBajo'], dryRun: true }],
+    [
+      ['--type', 'all', '--dry-run'],
+      {
+        types: ['ProductoCreado', 'ProductoActualizado', 'ProductoEliminado', 'BodegaCreada', 'BodegaActualizada', 'BodegaEliminada', 'StockBajo'],
+        dryRun: true,
+      },
+    ],
   ])('reads %j', (argv, expected) => {
     expect(parseReplayArgs(argv)).toEqual(expected);
   });

@@ -67,27 +67,32 @@ describe('email templates', () => {
     expect(emailed.filter((type) => silent.includes(type))).toEqual([]);
   });
 
-  it.each(HANDLERS.filter((h) => h.eventType !== 'StockBajo').map((h) => [h.eventType]))("renders %s with the contract's subject, a heading, the record id, name and date, in HTML and text", (type) => {
-    const email = render(type, sampleEnvelope(type, { id: 4321, nombre: 'Almacén Ñ', at: new Date('2026-03-05T09:08:07Z') }));
-    expect(email.subject).toBe(SPEC_SUBJECTS[type]);
-    expect(email.html).toContain(`>${SPEC_SUBJECTS[type]}</h1>`);
-    expect(email.text.split('\n')[0]).toBe(SPEC_SUBJECTS[type]);
-    for (const part of [email.html, email.text]) {
-      expect(part).toContain('4321');
-      expect(part).toContain('Almacén Ñ');
-      expect(part).toContain('5 de marzo de 2026, 09:08:07 UTC');
-      expect(part).toContain('ana');
-      expect(part).not.toMatch(/\{\{|\}\}/);
-    }
-    expect(email.html).toContain('<time datetime="2026-03-05T09:08:07Z">');
-  });
+  it.each(HANDLERS.filter((h) => h.eventType !== 'StockBajo').map((h) => [h.eventType]))(
+    "renders %s with the contract's subject, a heading, the record id, name and date, in HTML and text",
+    (type) => {
+      const email = render(type, sampleEnvelope(type, { id: 4321, nombre: 'Almacén Ñ', at: new Date('2026-03-05T09:08:07Z') }));
+      expect(email.subject).toBe(SPEC_SUBJECTS[type]);
+      expect(email.html).toContain(`>${SPEC_SUBJECTS[type]}</h1>`);
+      expect(email.text.split('\n')[0]).toBe(SPEC_SUBJECTS[type]);
+      for (const part of [email.html, email.text]) {
+        expect(part).toContain('4321');
+        expect(part).toContain('Almacén Ñ');
+        expect(part).toContain('5 de marzo de 2026, 09:08:07 UTC');
+        expect(part).toContain('ana');
+        expect(part).not.toMatch(/\{\{|\}\}/);
+      }
+      expect(email.html).toContain('<time datetime="2026-03-05T09:08:07Z">');
+    },
+  );
 
   it('renders StockBajo with its subject and heading, the product and warehouse ids, units, threshold, operation, user and date, in HTML and text', () => {
     const email = render('StockBajo', sampleEnvelope('StockBajo', { id: 4321, at: new Date('2026-03-05T09:08:07Z') }));
     expect(email.subject).toBe(SPEC_SUBJECTS.StockBajo);
     expect(email.html).toContain(`>${SPEC_SUBJECTS.StockBajo}</h1>`);
     expect(email.text.split('\n')[0]).toBe(SPEC_SUBJECTS.StockBajo);
-    expect(email.text).toContain('\nProducto: 4321\nBodega: 3\nUnidades: 4\nUmbral mínimo: 5\nOperación: 9\nFecha: 5 de marzo de 2026, 09:08:07 UTC\nUsuario: ana\n');
+    expect(email.text).toContain(
+      '\nProducto: 4321\nBodega: 3\nUnidades: 4\nUmbral mínimo: 5\nOperación: 9\nFecha: 5 de marzo de 2026, 09:08:07 UTC\nUsuario: ana\n',
+    );
     for (const part of [email.html, email.text]) expect(part).not.toMatch(/\{\{|\}\}/);
     expect(email.html).toContain('<time datetime="2026-03-05T09:08:07Z">');
   });
@@ -102,7 +107,16 @@ describe('email templates', () => {
   it('reads both historical product variants and shows absent values in words', () => {
     const envelope = sampleEnvelope('ProductoCreado');
     // The second product form (docs/contract.md §5.3): cantidad and operacion, no cantidadEnStock or accion.
-    const variant2 = { productoId: 5, nombre: 'Tuerca', descripcion: null, precio: 7, cantidad: 30, operacion: 'CREATE', usuario: 'luis', timestamp: '2026-11-22T14:03:07' };
+    const variant2 = {
+      productoId: 5,
+      nombre: 'Tuerca',
+      descripcion: null,
+      precio: 7,
+      cantidad: 30,
+      operacion: 'CREATE',
+      usuario: 'luis',
+      timestamp: '2026-11-22T14:03:07',
+    };
     const email = render('ProductoCreado', { ...envelope, data: variant2 });
     expect(email.text).toContain('Cantidad en stock: 30');
     expect(email.text).toContain('Precio: 7.00');
@@ -251,12 +265,22 @@ describe('email templates', () => {
 
     it('names the file with a syntax error', () => {
       writeFileSync(path.join(dir, 'bodega-creada.txt.hbs'), '{{#> layout}}{{record.nombre}');
-      expect(() => createEmailRenderer(HANDLERS.map((h) => h.template), dir)).toThrow(/bodega-creada\.txt\.hbs/);
+      expect(() =>
+        createEmailRenderer(
+          HANDLERS.map((h) => h.template),
+          dir,
+        ),
+      ).toThrow(/bodega-creada\.txt\.hbs/);
     });
 
     it('refuses a missing template', () => {
       rmSync(path.join(dir, 'producto-eliminado.html.hbs'));
-      expect(() => createEmailRenderer(HANDLERS.map((h) => h.template), dir)).toThrow(/producto-eliminado\.html\.hbs/);
+      expect(() =>
+        createEmailRenderer(
+          HANDLERS.map((h) => h.template),
+          dir,
+        ),
+      ).toThrow(/producto-eliminado\.html\.hbs/);
     });
   });
 });
@@ -272,9 +296,7 @@ describe('email preview', () => {
 
   it('writes an HTML and a text file per event type, plus a hostile name rendered harmless', () => {
     const files = writePreviews(dir).map((f) => path.basename(f));
-    expect(files).toEqual(
-      [...HANDLERS.map((h) => h.template), 'producto-creado-hostil'].flatMap((name) => [`${name}.html`, `${name}.txt`]),
-    );
+    expect(files).toEqual([...HANDLERS.map((h) => h.template), 'producto-creado-hostil'].flatMap((name) => [`${name}.html`, `${name}.txt`]));
     const hostile = readFileSync(path.join(dir, 'producto-creado-hostil.html'), 'utf8');
     expect(hostile).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(hostile).not.toMatch(/<script|<img/);

@@ -46,7 +46,16 @@ describe('event data a service accepts', () => {
 
 describe('StockBajo data', () => {
   /** docs/contract.md §10.4's example, as bodega-svc publishes it. */
-  const CONTRACT_DATA = { bodegaId: 1, productoId: 2, cantidad: 4, umbralMinimo: 5, version: 7, operacionId: 9, usuario: 'admin', timestamp: '2026-11-25T10:05:00' };
+  const CONTRACT_DATA = {
+    bodegaId: 1,
+    productoId: 2,
+    cantidad: 4,
+    umbralMinimo: 5,
+    version: 7,
+    operacionId: 9,
+    usuario: 'admin',
+    timestamp: '2026-11-25T10:05:00',
+  };
 
   it('prepares the contract example, showing the level by its ids', () => {
     const preparation = stockBajoHandler.prepare(JSON.stringify({ ...sampleEnvelope('StockBajo'), data: CONTRACT_DATA }), 'Service');

@@ -86,10 +86,14 @@ describe('an event whose deliveries ran out', () => {
     await dieOnEveryDelivery('ProductoCreado');
 
     const app = await startNotifier();
-    const letters = await waitFor(async () => {
-      const all = (await t.events.deadLetters()).slice(lettersBefore);
-      return all.length > 0 && all;
-    }, 'the dead letter', 30_000);
+    const letters = await waitFor(
+      async () => {
+        const all = (await t.events.deadLetters()).slice(lettersBefore);
+        return all.length > 0 && all;
+      },
+      'the dead letter',
+      30_000,
+    );
     expect(letters).toHaveLength(1);
     expect(letters[0]).toMatchObject({
       subject: `${t.events.namespace.prefix}.dlq.producto.creado`,
@@ -115,10 +119,14 @@ describe('an event whose deliveries ran out', () => {
     await dieOnEveryDelivery('StockBajo');
 
     const app = await startNotifier();
-    const letters = await waitFor(async () => {
-      const all = (await t.events.deadLetters()).slice(lettersBefore);
-      return all.length > 0 && all;
-    }, 'the dead letter', 30_000);
+    const letters = await waitFor(
+      async () => {
+        const all = (await t.events.deadLetters()).slice(lettersBefore);
+        return all.length > 0 && all;
+      },
+      'the dead letter',
+      30_000,
+    );
     expect(letters).toHaveLength(1);
     expect(letters[0]).toMatchObject({
       subject: `${t.events.namespace.prefix}.dlq.stock.bajo`,

@@ -48,11 +48,15 @@ describe('notifier metrics', () => {
     const consumer = { consumer: handlerFor('ProductoCreado') };
     await t.events.publish('ProductoCreado', sampleEnvelope('ProductoCreado', { id: 901, nombre: 'Reintento' }));
 
-    const text = await waitFor(async () => {
-      const s = await scrape(t.app.metricsPort);
-      const sampled = sample(s, 'inventario_jetstream_consumer_redelivered_messages', consumer) === 1;
-      return sampled && sample(s, 'notifier_emails_retried_total', { event_type: 'ProductoCreado' }) === 2 ? s : undefined;
-    }, 'the retried event in the counters and the sampled gauges', 20_000);
+    const text = await waitFor(
+      async () => {
+        const s = await scrape(t.app.metricsPort);
+        const sampled = sample(s, 'inventario_jetstream_consumer_redelivered_messages', consumer) === 1;
+        return sampled && sample(s, 'notifier_emails_retried_total', { event_type: 'ProductoCreado' }) === 2 ? s : undefined;
+      },
+      'the retried event in the counters and the sampled gauges',
+      20_000,
+    );
     expect(sample(text, 'inventario_jetstream_redeliveries_total', consumer)).toBe(1);
     expect(sample(text, 'inventario_jetstream_consumer_ack_pending_messages', consumer)).toBe(1);
     expect(sample(text, 'notifier_emails_sent_total', { event_type: 'ProductoCreado' })).toBe(0);

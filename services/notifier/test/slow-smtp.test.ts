@@ -79,7 +79,13 @@ describe('a redelivery of a message this process still holds', () => {
     // No heartbeat within ack_wait (as when NATS is unreachable for a while):
     // JetStream redelivers the message while its email is still being sent,
     // and the claim on the event goes stale meanwhile.
-    const consumers = await startTestConsumers(events, sink, { types: ['ProductoCreado'], concurrency: 2, maxConnections: 2, ackWaitMs: ACK_WAIT_MS, heartbeatMs: 60_000 });
+    const consumers = await startTestConsumers(events, sink, {
+      types: ['ProductoCreado'],
+      concurrency: 2,
+      maxConnections: 2,
+      ackWaitMs: ACK_WAIT_MS,
+      heartbeatMs: 60_000,
+    });
     try {
       sink.setDelay(3.5 * ACK_WAIT_MS);
       const envelope = sampleEnvelope('ProductoCreado', { id: 4 });

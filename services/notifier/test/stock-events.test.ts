@@ -60,7 +60,13 @@ describe('a StockBajo event', () => {
     );
     expect(email.text).toContain('El stock del producto 41 en la bodega 3 llegó a su umbral mínimo o bajó de él');
 
-    for (const [label, value] of [['Producto', '41'], ['Bodega', '3'], ['Unidades', '4'], ['Umbral mínimo', '5'], ['Operación', '9']]) {
+    for (const [label, value] of [
+      ['Producto', '41'],
+      ['Bodega', '3'],
+      ['Unidades', '4'],
+      ['Umbral mínimo', '5'],
+      ['Operación', '9'],
+    ]) {
       expect(email.html).toMatch(new RegExp(`>${label}</th><td[^>]*>${value}</td>`));
     }
     expect(email.html).toContain('<time datetime="2026-11-25T10:05:00Z">25 de noviembre de 2026, 10:05:00 UTC</time>');
@@ -82,15 +88,23 @@ describe('a StockBajo event', () => {
   });
 
   it.each([
-    ['without cantidad', () => {
-      const envelope = sampleEnvelope('StockBajo');
-      const { cantidad: _cantidad, ...data } = envelope.data as unknown as Record<string, unknown>;
-      return { ...envelope, data };
-    }, /data\.cantidad/],
-    ['with a productoId that is not an id', () => {
-      const envelope = sampleEnvelope('StockBajo');
-      return { ...envelope, data: { ...envelope.data, productoId: 'doce' } };
-    }, /data\.productoId/],
+    [
+      'without cantidad',
+      () => {
+        const envelope = sampleEnvelope('StockBajo');
+        const { cantidad: _cantidad, ...data } = envelope.data as unknown as Record<string, unknown>;
+        return { ...envelope, data };
+      },
+      /data\.cantidad/,
+    ],
+    [
+      'with a productoId that is not an id',
+      () => {
+        const envelope = sampleEnvelope('StockBajo');
+        return { ...envelope, data: { ...envelope.data, productoId: 'doce' } };
+      },
+      /data\.productoId/,
+    ],
     ['claiming producto-svc as its producer', () => ({ ...sampleEnvelope('StockBajo'), source: 'producto-svc' }), /source is not bodega-svc/],
     ['of another type on this subject', () => sampleEnvelope('StockRepuesto'), /eventType is not Service\.Inventario\.StockBajo/],
   ])('%s is dead-lettered to the stock.bajo dead letters, naming the problem, without an email', async (_case, body, reason) => {

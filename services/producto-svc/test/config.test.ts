@@ -8,7 +8,7 @@ describe('loadConfig', () => {
     expect(loadConfig({ DATABASE_URL: 'mysql://root@127.0.0.1:3306/inventario_producto' }).grpcPort).toBe(50051);
   });
 
-  it("asks bodega-svc at 127.0.0.1:50052 by default, or at BODEGA_SVC_ADDR, listing its problems with the shared ones", () => {
+  it('asks bodega-svc at 127.0.0.1:50052 by default, or at BODEGA_SVC_ADDR, listing its problems with the shared ones', () => {
     const DATABASE_URL = 'mysql://root@127.0.0.1:3306/inventario_producto';
     expect(loadConfig({ DATABASE_URL }).bodegaSvcAddr).toBe('127.0.0.1:50052');
     expect(loadConfig({ DATABASE_URL, BODEGA_SVC_ADDR: 'dns:///bodega-svc-headless:50052' }).bodegaSvcAddr).toBe('dns:///bodega-svc-headless:50052');

@@ -51,9 +51,7 @@ describe('grpc.health.v1', () => {
     await proxy.cut();
     await waitFor(async () => (await statusOfBoth()).every((s) => s === 'NOT_SERVING'), 'health NOT_SERVING');
     expect((await rejectionOf(svc.api.get(producto?.id ?? 0))).code).toBe(status.UNAVAILABLE);
-    expect((await rejectionOf(svc.api.create({ nombre: 'Durante', precio: '1.00', cantidadEnStock: 1 }))).code).toBe(
-      status.UNAVAILABLE,
-    );
+    expect((await rejectionOf(svc.api.create({ nombre: 'Durante', precio: '1.00', cantidadEnStock: 1 }))).code).toBe(status.UNAVAILABLE);
 
     await proxy.restore();
     await waitFor(async () => (await statusOfBoth()).every((s) => s === 'SERVING'), 'health SERVING again');

@@ -189,9 +189,7 @@ describe('events of product writes', () => {
     const before = await svc.settledEvents();
     const { productos } = await api.unassignBodega(77);
     const published = (await svc.settledEvents()).slice(before.length);
-    expect(published.map((e) => [e.body.eventType, e.body.subject])).toEqual(
-      ids.map((id) => ['Service.Inventario.ProductoActualizado', `/productos/${id}`]),
-    );
+    expect(published.map((e) => [e.body.eventType, e.body.subject])).toEqual(ids.map((id) => ['Service.Inventario.ProductoActualizado', `/productos/${id}`]));
     published.forEach((event, i) => {
       const producto: Producto | undefined = productos[i];
       expect(event.body.data).toMatchObject({
@@ -212,11 +210,7 @@ describe('events of product writes', () => {
   it('concurrent updates of one product publish their events in commit order', async () => {
     const { producto } = await api.create({ nombre: 'Disputado', precio: '1.00', cantidadEnStock: 0 });
     const id = producto?.id;
-    await Promise.all(
-      Array.from({ length: 8 }, (_, i) =>
-        api.update({ producto: { id, cantidadEnStock: i + 1 }, updateMask: ['cantidad_en_stock'] }),
-      ),
-    );
+    await Promise.all(Array.from({ length: 8 }, (_, i) => api.update({ producto: { id, cantidadEnStock: i + 1 }, updateMask: ['cantidad_en_stock'] })));
     const final = (await api.get(id ?? 0)).producto;
     const updates = (await eventsOf(id)).filter((e) => e.body.eventType.endsWith('ProductoActualizado'));
     expect(updates).toHaveLength(8);

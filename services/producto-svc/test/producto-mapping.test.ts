@@ -25,7 +25,9 @@ describe('draftFromUpdateRequest', () => {
   });
 
   it('clears a named nullable field that the product leaves unset', () => {
-    expect(draftFromUpdateRequest({ producto: { ...PRODUCTO, descripcion: undefined, bodegaId: undefined }, updateMask: ['descripcion', 'bodega_id'] })).toEqual({
+    expect(
+      draftFromUpdateRequest({ producto: { ...PRODUCTO, descripcion: undefined, bodegaId: undefined }, updateMask: ['descripcion', 'bodega_id'] }),
+    ).toEqual({
       descripcion: null,
       bodegaId: null,
     });
@@ -69,8 +71,12 @@ describe('draftFromCreateRequest and productoToMessage', () => {
 
   it('leaves null fields unset on the wire', () => {
     const at = new Date('2026-11-22T14:03:07Z');
-    expect(
-      productoToMessage({ ...PRODUCTO, descripcion: null, bodegaId: null, fechaCreacion: at, fechaActualizacion: at }),
-    ).toEqual({ ...PRODUCTO, descripcion: undefined, bodegaId: undefined, fechaCreacion: at, fechaActualizacion: at });
+    expect(productoToMessage({ ...PRODUCTO, descripcion: null, bodegaId: null, fechaCreacion: at, fechaActualizacion: at })).toEqual({
+      ...PRODUCTO,
+      descripcion: undefined,
+      bodegaId: undefined,
+      fechaCreacion: at,
+      fechaActualizacion: at,
+    });
   });
 });

@@ -55,7 +55,7 @@ describe('producto-svc metrics', () => {
     expect(delta('grpc_server_handling_seconds_count', GET)).toBe(2);
   });
 
-  it('counts a create\'s event as published, with its insert-to-ack lag', async () => {
+  it("counts a create's event as published, with its insert-to-ack lag", async () => {
     const before = await scrape(svc.app.metricsPort);
     const published = sample(before, 'inventario_outbox_published_total') ?? NaN;
     const lags = sample(before, 'inventario_outbox_publish_lag_seconds_count') ?? NaN;
@@ -80,48 +80,70 @@ describe('producto-svc metrics', () => {
       const js = jetstream(svc.nc);
       for (let i = 0; i < events; i += 1) {
         const data: DeletedEventData = { id: 71, nombre: 'Bodega Sur', ...eventAudit('DELETE', 'ana', new Date()), version: 1 };
-        await js.publish(eventSubject(svc.namespace.prefix, 'BodegaEliminada'), JSON.stringify(buildEnvelope({ namespace: 'Service', type: 'BodegaEliminada', source: 'bodega-svc', subject: '/bodegas/71', data, at: new Date() })));
+        await js.publish(
+          eventSubject(svc.namespace.prefix, 'BodegaEliminada'),
+          JSON.stringify(buildEnvelope({ namespace: 'Service', type: 'BodegaEliminada', source: 'bodega-svc', subject: '/bodegas/71', data, at: new Date() })),
+        );
       }
       // Only a sample of the consumer's info can say so (every gauge started at 0): each event is
       // either not delivered yet, or delivered and not acked (the one in hand, one pulled ahead).
       const gauge = (t: string, name: string) => sample(t, `inventario_jetstream_consumer_${name}_messages`, labels) ?? NaN;
-      const held = await waitFor(async () => {
-        const t = await scrape(svc.app.metricsPort);
-        return gauge(t, 'pending') + gauge(t, 'ack_pending') === events ? t : undefined;
-      }, 'the sampler to see every event waiting', 20_000);
+      const held = await waitFor(
+        async () => {
+          const t = await scrape(svc.app.metricsPort);
+          return gauge(t, 'pending') + gauge(t, 'ack_pending') === events ? t : undefined;
+        },
+        'the sampler to see every event waiting',
+        20_000,
+      );
       expect(gauge(held, 'pending')).toBeGreaterThan(0);
       expect(gauge(held, 'ack_pending')).toBeGreaterThanOrEqual(1);
       expect(gauge(held, 'redelivered')).toBe(0);
     } finally {
       await trx.rollback();
     }
-    await waitFor(async () => {
-      const t = await scrape(svc.app.metricsPort);
-      return sample(t, 'inventario_jetstream_consumer_pending_messages', labels) === 0 && sample(t, 'inventario_jetstream_consumer_ack_pending_messages', labels) === 0;
-    }, 'the sampler to see every event handled', 20_000);
+    await waitFor(
+      async () => {
+        const t = await scrape(svc.app.metricsPort);
+        return (
+          sample(t, 'inventario_jetstream_consumer_pending_messages', labels) === 0 &&
+          sample(t, 'inventario_jetstream_consumer_ack_pending_messages', labels) === 0
+        );
+      },
+      'the sampler to see every event handled',
+      20_000,
+    );
     expect(sample(await scrape(svc.app.metricsPort), 'inventario_jetstream_redeliveries_total', labels)).toBe(0);
   });
 
-  it('reports pending rows and the oldest one\'s age during a NATS outage, then the lag from insert to ack', async () => {
+  it("reports pending rows and the oldest one's age during a NATS outage, then the lag from insert to ack", async () => {
     const nats = await startPrivateNatsServer();
     await nats.stop();
     const offline = await startTestService('p_metrics_off', { NATS_URL: nats.url });
     try {
       await offline.api.create(PRODUCTO);
       await offline.api.create(PRODUCTO);
-      const during = await waitFor(async () => {
-        const t = await scrape(offline.app.metricsPort);
-        return sample(t, 'inventario_outbox_pending_rows') === 2 ? t : undefined;
-      }, 'the sampler to see both pending rows', 20_000);
+      const during = await waitFor(
+        async () => {
+          const t = await scrape(offline.app.metricsPort);
+          return sample(t, 'inventario_outbox_pending_rows') === 2 ? t : undefined;
+        },
+        'the sampler to see both pending rows',
+        20_000,
+      );
       const oldestAge = sample(during, 'inventario_outbox_oldest_pending_age_seconds') ?? NaN;
       expect(oldestAge).toBeGreaterThan(0);
       expect(sample(during, 'inventario_outbox_published_total')).toBe(0);
 
       await nats.start();
-      const after = await waitFor(async () => {
-        const t = await scrape(offline.app.metricsPort);
-        return sample(t, 'inventario_outbox_published_total') === 2 && sample(t, 'inventario_outbox_pending_rows') === 0 ? t : undefined;
-      }, 'both events published and the gauge back to 0', 30_000);
+      const after = await waitFor(
+        async () => {
+          const t = await scrape(offline.app.metricsPort);
+          return sample(t, 'inventario_outbox_published_total') === 2 && sample(t, 'inventario_outbox_pending_rows') === 0 ? t : undefined;
+        },
+        'both events published and the gauge back to 0',
+        30_000,
+      );
       expect(sample(after, 'inventario_outbox_oldest_pending_age_seconds')).toBe(0);
       expect(sample(after, 'inventario_outbox_publish_lag_seconds_count')).toBe(2);
       // Each lag runs from the row's insert, so it covers the outage the row waited through.

@@ -295,8 +295,7 @@ describe('ListProductos', () => {
 
   it('filters on nombre, case-insensitively, taking % and _ literally', async () => {
     const [pct, , underscore] = await createIn(9006, ['Café 100% arábica', 'Café 1000 arábica', 'Taza_grande', 'Tazagrande']);
-    const names = async (nombreContains: string) =>
-      (await api.list({ bodegaIds: [9006], nombreContains })).productos.map((p) => p.nombre);
+    const names = async (nombreContains: string) => (await api.list({ bodegaIds: [9006], nombreContains })).productos.map((p) => p.nombre);
     expect(await names('100%')).toEqual(['Café 100% arábica']);
     expect((await api.list({ bodegaIds: [9006], nombreContains: '100%' })).productos[0]?.id).toBe(pct);
     expect(await names('a_g')).toEqual(['Taza_grande']);

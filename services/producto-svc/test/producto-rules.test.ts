@@ -1,11 +1,6 @@
 import { requirePositiveId, type FieldViolation } from '@inventario/platform';
 import { violationsOf } from '@inventario/testkit';
-import {
-  MENSAJES,
-  validateNewProducto,
-  validateProductoChanges,
-  type ProductoDraft,
-} from '../src/domain/producto';
+import { MENSAJES, validateNewProducto, validateProductoChanges, type ProductoDraft } from '../src/domain/producto';
 
 // Pure unit tests of the product rules (docs/contract.md §2.5, §7.2).
 
@@ -56,12 +51,7 @@ describe('validateNewProducto', () => {
   });
 
   it('reports every violation at once, in field order', () => {
-    expect(violationsOf(() => validateNewProducto({ bodegaId: 0 })).map((v) => v.campo)).toEqual([
-      'nombre',
-      'precio',
-      'cantidadEnStock',
-      'bodegaId',
-    ]);
+    expect(violationsOf(() => validateNewProducto({ bodegaId: 0 })).map((v) => v.campo)).toEqual(['nombre', 'precio', 'cantidadEnStock', 'bodegaId']);
   });
 
   it('treats descripcion and bodegaId as optional, storing null when absent', () => {

@@ -43,7 +43,14 @@ afterAll(async () => {
 /** A BodegaEliminada as bodega-svc publishes it; `overrides` forge parts of the envelope. */
 function bodegaEliminada(bodegaId: number, overrides: Record<string, unknown> = {}): string {
   const data: DeletedEventData = { id: bodegaId, nombre: 'Bodega Norte', ...eventAudit('DELETE', 'ana', new Date()), version: 1 };
-  const envelope = buildEnvelope({ namespace: 'Service', type: 'BodegaEliminada', source: 'bodega-svc', subject: `/bodegas/${bodegaId}`, data, at: new Date() });
+  const envelope = buildEnvelope({
+    namespace: 'Service',
+    type: 'BodegaEliminada',
+    source: 'bodega-svc',
+    subject: `/bodegas/${bodegaId}`,
+    data,
+    at: new Date(),
+  });
   return JSON.stringify({ ...envelope, ...overrides });
 }
 
@@ -64,11 +71,7 @@ async function consumerInfo(): Promise<ConsumerInfo> {
 
 /** Waits until the consumer has acknowledged (or terminated) every message up to `seq`. */
 async function processedThrough(seq: number, timeoutMs?: number): Promise<void> {
-  await waitFor(
-    async () => (await consumerInfo()).ack_floor.stream_seq >= seq,
-    `the reconciliation consumer to process stream sequence ${seq}`,
-    timeoutMs,
-  );
+  await waitFor(async () => (await consumerInfo()).ack_floor.stream_seq >= seq, `the reconciliation consumer to process stream sequence ${seq}`, timeoutMs);
 }
 
 /** bodega_id of a product, read directly (not through the service, which may have no database). */

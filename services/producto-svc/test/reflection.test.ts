@@ -1,12 +1,6 @@
 import { dirname, join } from 'node:path';
 import { Client, credentials, Metadata, type ClientDuplexStream, type ServiceError } from '@grpc/grpc-js';
-import {
-  loadFileDescriptorSetFromBuffer,
-  loadSync,
-  type MethodDefinition,
-  type PackageDefinition,
-  type ServiceDefinition,
-} from '@grpc/proto-loader';
+import { loadFileDescriptorSetFromBuffer, loadSync, type MethodDefinition, type PackageDefinition, type ServiceDefinition } from '@grpc/proto-loader';
 import { SERVICE_NAME } from '../src/app';
 import { startTestService, type TestService } from './support/test-service';
 

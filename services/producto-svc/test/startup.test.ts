@@ -140,7 +140,7 @@ describe('start-up', () => {
     }
   });
 
-  it('with MIGRATE_ON_START=false serves a migrated database as a user without DDL privileges, a newer release\'s migration included', async () => {
+  it("with MIGRATE_ON_START=false serves a migrated database as a user without DDL privileges, a newer release's migration included", async () => {
     const ns = namespace();
     await (await startApp(testConfig(database, ns), logger)).stop();
     const root = createDb(database.url);

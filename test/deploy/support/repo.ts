@@ -131,7 +131,8 @@ export function templateObjects(text: string): unknown[] {
       const lines = doc
         .split('\n')
         .map((line) => {
-          const selector = /^(\s*)\{\{-? include "inventario\.selectorLabels" (?:\(dict "root" \S+ "component" "([a-z-]+)"\)|(\$ctx)) \| nindent \d+ -?\}\}\s*$/.exec(line);
+          const selector =
+            /^(\s*)\{\{-? include "inventario\.selectorLabels" (?:\(dict "root" \S+ "component" "([a-z-]+)"\)|(\$ctx)) \| nindent \d+ -?\}\}\s*$/.exec(line);
           const component = selector?.[2] ?? (selector?.[3] ? ctxComponent : undefined);
           return selector && component ? `${selector[1] ?? ''}app.kubernetes.io/name: ${component}` : line;
         })

@@ -25,7 +25,12 @@ export interface Scope {
 }
 
 /** A field reads from `.` (base `.`), from `$` (base `$`), or from the variable `$<base>`. */
-type Token = { kind: 'string'; value: string } | { kind: 'number'; value: number } | { kind: 'field'; path: string[]; base: string } | { kind: 'ident'; name: string } | { kind: '(' | ')' | '|' };
+type Token =
+  | { kind: 'string'; value: string }
+  | { kind: 'number'; value: number }
+  | { kind: 'field'; path: string[]; base: string }
+  | { kind: 'ident'; name: string }
+  | { kind: '(' | ')' | '|' };
 
 function tokenize(source: string): Token[] {
   const tokens: Token[] = [];

@@ -91,11 +91,7 @@ export function serviceMain(name: ServiceName): string {
  * defaults to warn) and waits until it reports ready. Rejects with its last
  * log lines if it exits first or is not ready in time (it is killed then).
  */
-export async function startServiceProcess(
-  name: ServiceName,
-  env: Record<string, string>,
-  options: StartProcessOptions = {},
-): Promise<ServiceProcess> {
+export async function startServiceProcess(name: ServiceName, env: Record<string, string>, options: StartProcessOptions = {}): Promise<ServiceProcess> {
   const fullEnv: Record<string, string> = { LOG_LEVEL: 'warn', ...env };
   const entry = options.faults ? [MAIN_WITH_FAULTS, serviceMain(name), JSON.stringify(options.faults)] : [serviceMain(name)];
   const child = spawn(process.execPath, entry, {
@@ -203,12 +199,7 @@ export async function killAllServiceProcesses(): Promise<void> {
 }
 
 /** The environment of a gRPC service on 127.0.0.1:`grpcPort` (metrics on an ephemeral port), with quick shutdown and health checks. */
-export function grpcServiceEnv(options: {
-  databaseUrl: string;
-  grpcPort: number;
-  natsUrl: string;
-  namespace: EventNamespace;
-}): Record<string, string> {
+export function grpcServiceEnv(options: { databaseUrl: string; grpcPort: number; natsUrl: string; namespace: EventNamespace }): Record<string, string> {
   return {
     DATABASE_URL: options.databaseUrl,
     GRPC_HOST: '127.0.0.1',

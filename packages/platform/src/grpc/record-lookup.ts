@@ -39,7 +39,10 @@ export function createRecordLookup<C extends Client>(options: RecordLookupOption
           // Only NOT_FOUND confirms a deletion.
           if (!err) resolve(true);
           else if (err.code === status.NOT_FOUND) resolve(false);
-          else reject(new UnavailableError(`${options.owner} could not say whether ${options.record} ${id} exists: ${status[err.code] ?? err.code}`, { cause: err }));
+          else
+            reject(
+              new UnavailableError(`${options.owner} could not say whether ${options.record} ${id} exists: ${status[err.code] ?? err.code}`, { cause: err }),
+            );
         });
       }),
     close: () => client.close(),

@@ -29,14 +29,21 @@ export interface ServiceGrpcServer extends StartedGrpcServer {
  * reaching a table that is not there yet.
  */
 export async function startServiceGrpcServer(options: ServiceGrpcServerOptions): Promise<ServiceGrpcServer> {
-  const metrics = createGrpcServerMetrics(options.registry, options.services.map((s) => s.definition));
+  const metrics = createGrpcServerMetrics(
+    options.registry,
+    options.services.map((s) => s.definition),
+  );
   let accepting = false;
   const server = await startGrpcServer({
     host: options.host,
     port: options.port,
     services: options.services.map((s) => ({
       ...s,
-      implementation: instrumentGrpcService(s.definition, unavailableUntil(() => accepting, s.implementation), metrics),
+      implementation: instrumentGrpcService(
+        s.definition,
+        unavailableUntil(() => accepting, s.implementation),
+        metrics,
+      ),
     })),
     descriptorSetPath: options.descriptorSetPath,
     logger: options.logger,

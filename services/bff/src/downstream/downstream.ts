@@ -1,11 +1,5 @@
 import { Client, credentials, type ChannelOptions } from '@grpc/grpc-js';
-import {
-  createCircuitBreakerMetrics,
-  createGrpcClientMetrics,
-  type CircuitBreakerMetrics,
-  type GrpcMetrics,
-  type Logger,
-} from '@inventario/platform';
+import { createCircuitBreakerMetrics, createGrpcClientMetrics, type CircuitBreakerMetrics, type GrpcMetrics, type Logger } from '@inventario/platform';
 import {
   BodegaServiceClient,
   BodegaServiceService,

@@ -21,12 +21,7 @@ export type GraphqlContext = {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type FieldResolver = GraphQLFieldResolver<any, GraphqlContext, any>;
 
-export function createGraphqlContext(
-  inventario: InventarioApi,
-  caller: Caller,
-  limits: ExecutionLimits,
-  exactVariables?: ExactVariables,
-): GraphqlContext {
+export function createGraphqlContext(inventario: InventarioApi, caller: Caller, limits: ExecutionLimits, exactVariables?: ExactVariables): GraphqlContext {
   const guard = createExecutionGuard(limits);
   return { caller, loaders: createLoaders(inventario, caller, guard), guard, exactVariables };
 }

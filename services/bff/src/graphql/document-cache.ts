@@ -1,11 +1,4 @@
-import {
-  GraphQLError,
-  parse as graphqlParse,
-  validate as graphqlValidate,
-  type DocumentNode,
-  type ParseOptions,
-  type Source,
-} from 'graphql';
+import { GraphQLError, parse as graphqlParse, validate as graphqlValidate, type DocumentNode, type ParseOptions, type Source } from 'graphql';
 import { LRUCache } from 'lru-cache';
 import { CLASSIFICATION, withClassification } from './errors';
 
@@ -64,9 +57,7 @@ export function createDocumentCache(options: DocumentCacheOptions = DEFAULT_DOCU
     validate(schema, document, rules, validationOptions, typeInfo) {
       const cached = validations.get(document);
       if (cached) return cached;
-      const errors = graphqlValidate(schema, document, rules, validationOptions, typeInfo).map((err) =>
-        withClassification(err, CLASSIFICATION.validation),
-      );
+      const errors = graphqlValidate(schema, document, rules, validationOptions, typeInfo).map((err) => withClassification(err, CLASSIFICATION.validation));
       validations.set(document, errors);
       return errors;
     },

@@ -44,11 +44,7 @@ const BY_DOMAIN_CODE: Readonly<Record<DomainError['code'], Classification>> = {
 };
 
 /** The same error with `classification` (and any `extra`) added to its extensions. */
-export function withClassification(
-  err: GraphQLError,
-  classification: Classification,
-  extra: Record<string, unknown> = {},
-): GraphQLError {
+export function withClassification(err: GraphQLError, classification: Classification, extra: Record<string, unknown> = {}): GraphQLError {
   return new GraphQLError(err.message, {
     nodes: err.nodes,
     source: err.source,

@@ -58,10 +58,9 @@ export interface ExecutionGuard {
 
 /** The error of a request that resolved more than `maxNodes` result nodes. */
 export function nodeCapError(maxNodes: number): GraphQLError {
-  return new GraphQLError(
-    `La consulta supera el máximo de ${maxNodes} nodos de resultado: pida menos elementos con first y after`,
-    { extensions: { classification: CLASSIFICATION.validation } },
-  );
+  return new GraphQLError(`La consulta supera el máximo de ${maxNodes} nodos de resultado: pida menos elementos con first y after`, {
+    extensions: { classification: CLASSIFICATION.validation },
+  });
 }
 
 /** The error of a request still running at its deadline. */

@@ -83,7 +83,8 @@ export const noNulo = <T extends z.ZodType>(schema: T) => opcionalNoNulo(schema,
  * fallback for a caller that has no text (none over HTTP): its shortest text
  * (`String()`) is exact for every price with at most 2 decimals.
  */
-export const numberText = (value: number | null | undefined, text: string | undefined) => (value === null || value === undefined ? value : (text ?? String(value)));
+export const numberText = (value: number | null | undefined, text: string | undefined) =>
+  value === null || value === undefined ? value : (text ?? String(value));
 export const enteroDesde = (min: number) => z.string().transform(fromChecked((text: string) => integerFromNumberText(text, min, MAX_INT32)));
 const precio = z.string().transform(fromChecked(precioFromNumberText));
 

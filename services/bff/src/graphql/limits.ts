@@ -65,8 +65,7 @@ function reportAsValidationError(mensaje: string) {
     exposeLimits: false,
     errorMessage: mensaje,
     onReject: [
-      (context: ValidationContext | null, error: GraphQLError) =>
-        context?.reportError(new GraphQLError(error.message.replace(/^Syntax Error: /, ''))),
+      (context: ValidationContext | null, error: GraphQLError) => context?.reportError(new GraphQLError(error.message.replace(/^Syntax Error: /, ''))),
     ],
   };
 }

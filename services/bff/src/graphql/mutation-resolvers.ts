@@ -88,8 +88,7 @@ export function createMutationResolvers({ inventario, enableInit }: MutationDeps
     onFailure: { cantidadRetirada: null },
   };
   // A stock argument's number text, literal or variable (see inputTexts).
-  const numberText = (ctx: GraphqlContext, info: GraphQLResolveInfo, ...path: [string, ...string[]]) =>
-    argumentNumberText(info, ctx.exactVariables, path);
+  const numberText = (ctx: GraphqlContext, info: GraphQLResolveInfo, ...path: [string, ...string[]]) => argumentNumberText(info, ctx.exactVariables, path);
   // The numbers as the client wrote them, literal or variable: judged as written, never as graphql-js's doubles.
   const inputTexts = (ctx: GraphqlContext, info: GraphQLResolveInfo) => ({
     precio: argumentNumberText(info, ctx.exactVariables, ['input', 'precio']),

@@ -38,10 +38,7 @@ export function failureText(err: unknown): string | undefined {
         'reasígnelos o elimínelos, y retire sus existencias con retirarProductoDeBodega, antes de eliminar la bodega'
       );
     }
-    return (
-      `La bodega ${err.bodegaId} tiene ${err.total} producto(s) asignado(s) (ids ${ids}); ` +
-      'reasígnelos o elimínelos antes de eliminar la bodega'
-    );
+    return `La bodega ${err.bodegaId} tiene ${err.total} producto(s) asignado(s) (ids ${ids}); ` + 'reasígnelos o elimínelos antes de eliminar la bodega';
   }
   if (err instanceof DeadlineExceededError) {
     // The write may still have been applied: the client must check before retrying.

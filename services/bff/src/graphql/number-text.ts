@@ -25,12 +25,7 @@ function textInJson(value: unknown, path: readonly string[]): string | undefined
   return isLosslessNumber(current) ? current.value : undefined;
 }
 
-function textInNode(
-  node: ValueNode,
-  path: readonly string[],
-  info: GraphQLResolveInfo,
-  variables: ExactVariables | undefined,
-): string | undefined {
+function textInNode(node: ValueNode, path: readonly string[], info: GraphQLResolveInfo, variables: ExactVariables | undefined): string | undefined {
   let current = node;
   for (let depth = 0; ; depth += 1) {
     if (current.kind === Kind.VARIABLE) return textOfVariable(current.name.value, path.slice(depth), info, variables);
@@ -42,12 +37,7 @@ function textInNode(
   }
 }
 
-function textOfVariable(
-  name: string,
-  path: readonly string[],
-  info: GraphQLResolveInfo,
-  variables: ExactVariables | undefined,
-): string | undefined {
+function textOfVariable(name: string, path: readonly string[], info: GraphQLResolveInfo, variables: ExactVariables | undefined): string | undefined {
   // Without the exact variables nothing is known of what the client wrote (not even whether it left the variable out).
   if (!variables) return undefined;
   if (Object.hasOwn(variables, name)) return textInJson(variables[name], path);

@@ -48,8 +48,7 @@ export function createQueryResolvers(inventario: InventarioApi): Record<string, 
       const { first, afterId } = parsePage(args);
       return inventario.listProductos(ctx.caller, { limit: readLimit(first, ctx), afterId });
     },
-    producto: (_: unknown, args: { id: string }, ctx: GraphqlContext) =>
-      orNull(inventario.getProducto(ctx.caller, parseId(args.id, 'id'))),
+    producto: (_: unknown, args: { id: string }, ctx: GraphqlContext) => orNull(inventario.getProducto(ctx.caller, parseId(args.id, 'id'))),
     bodegas: async (_: unknown, args: PageArgs, ctx: GraphqlContext) => {
       const { first, afterId } = parsePage(args);
       const bodegas = await inventario.listBodegas(ctx.caller, { limit: readLimit(first, ctx), afterId });
@@ -57,8 +56,7 @@ export function createQueryResolvers(inventario: InventarioApi): Record<string, 
       for (const bodega of bodegas) ctx.loaders.bodegaPorId.prime(bodega.id, bodega);
       return bodegas;
     },
-    bodega: (_: unknown, args: { id: string }, ctx: GraphqlContext) =>
-      orNull(inventario.getBodega(ctx.caller, parseId(args.id, 'id'))),
+    bodega: (_: unknown, args: { id: string }, ctx: GraphqlContext) => orNull(inventario.getBodega(ctx.caller, parseId(args.id, 'id'))),
     health: () => HEALTH_TEXT,
     movimientos: async (_: unknown, args: { filtro?: MovimientoFiltroArgs | null } & PageArgs, ctx: GraphqlContext) => {
       const { filter, page } = validateFields({ filter: () => toMovimientoFilter(args.filtro ?? {}), page: () => parseCursorPage(args) });
@@ -89,8 +87,7 @@ export const productoResolvers: Record<string, FieldResolver> = {
   // Exact decimal text to the nearest double, once, on the way out; never used in arithmetic.
   precio: (producto: Producto) => Number(producto.precio),
   cantidad: (producto: Producto) => producto.cantidadEnStock,
-  bodega: (producto: Producto, _: unknown, ctx: GraphqlContext) =>
-    producto.bodegaId === null ? null : ctx.loaders.bodegaPorId.load(producto.bodegaId),
+  bodega: (producto: Producto, _: unknown, ctx: GraphqlContext) => (producto.bodegaId === null ? null : ctx.loaders.bodegaPorId.load(producto.bodegaId)),
   existencias: (producto: Producto, args: PageArgs, ctx: GraphqlContext) => {
     // Each level's `producto` is this one: no downstream call.
     ctx.loaders.productoPorId.prime(producto.id, producto);
@@ -101,8 +98,7 @@ export const productoResolvers: Record<string, FieldResolver> = {
 export const bodegaResolvers: Record<string, FieldResolver> = {
   // The schema's `ubicacion: String!`; a warehouse without location (null in storage) shows "".
   ubicacion: (bodega: Bodega) => bodega.ubicacion ?? '',
-  productos: (bodega: Bodega, args: PageArgs, ctx: GraphqlContext) =>
-    ctx.loaders.productosDeBodega.load({ parentId: bodega.id, ...parsePage(args) }),
+  productos: (bodega: Bodega, args: PageArgs, ctx: GraphqlContext) => ctx.loaders.productosDeBodega.load({ parentId: bodega.id, ...parsePage(args) }),
   existencias: (bodega: Bodega, args: PageArgs, ctx: GraphqlContext) => {
     // Each level's `bodega` is this one: no downstream call.
     ctx.loaders.bodegaPorId.prime(bodega.id, bodega);

@@ -1,17 +1,11 @@
 import { GraphQLError } from 'graphql';
-import {
-  parseRequestParams,
-  type Request as GraphqlHttpRequest,
-  type RequestParams,
-  type Response as GraphqlHttpResponse,
-} from 'graphql-http';
+import { parseRequestParams, type Request as GraphqlHttpRequest, type RequestParams, type Response as GraphqlHttpResponse } from 'graphql-http';
 import { parse as parseLossless } from 'lossless-json';
 import { CLASSIFICATION, REQUEST_ERROR_TEXT } from './errors';
 import type { ExactVariables } from './number-text';
 
 /** The message of a batched request (a JSON array of operations), which we do not support. */
-export const BATCH_NOT_SUPPORTED =
-  'No se admiten operaciones en lote (un array JSON): envíe una sola operación {query, variables, operationName} por petición';
+export const BATCH_NOT_SUPPORTED = 'No se admiten operaciones en lote (un array JSON): envíe una sola operación {query, variables, operationName} por petición';
 
 /**
  * A malformed GraphQL request as a GraphQL error (classified BAD_REQUEST).
@@ -61,9 +55,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * is graphql-http's; its protocol answers (405, 415) stay as they are, while
  * a malformed request becomes a GraphQL error (see requestError).
  */
-export async function parseGraphqlRequest<Raw, Context>(
-  req: GraphqlHttpRequest<Raw, Context>,
-): Promise<ExactRequestParams | GraphqlHttpResponse> {
+export async function parseGraphqlRequest<Raw, Context>(req: GraphqlHttpRequest<Raw, Context>): Promise<ExactRequestParams | GraphqlHttpResponse> {
   if (req.method !== 'POST' || typeof req.body !== 'string' || req.body.trim() === '') {
     return parseOrRequestError(req);
   }

@@ -300,14 +300,7 @@ export const typeDefs = /* GraphQL */ `
     Adición: fija en cantidad las unidades del producto en la bodega (una línea AJUSTE, motivo ASIGNACION). umbralMinimo:
     el nuevo umbral de stock bajo; null lo quita; si se omite, se conserva. version: la de la existencia.
     """
-    asignarProductoABodega(
-      bodegaId: ID!
-      productoId: ID!
-      cantidad: Int!
-      umbralMinimo: Int
-      version: Int
-      idempotencyKey: String
-    ): ExistenciaResponse!
+    asignarProductoABodega(bodegaId: ID!, productoId: ID!, cantidad: Int!, umbralMinimo: Int, version: Int, idempotencyKey: String): ExistenciaResponse!
     """
     Adición: da de baja las unidades del producto en la bodega (motivo RETIRO), quita su existencia y, si el producto
     tenía esta bodega como bodegaId, se la quita. Falla si el producto no está en la bodega ni asignado ni con existencias.

@@ -30,8 +30,7 @@ export const STOCK_MENSAJES = {
   motivo: `debe ser uno de ${MOTIVOS_MOVIMIENTO.join(', ')}`,
   motivoDeTipo: (tipo: string, admitidos: readonly string[]) => `no es un motivo de ${tipo} (admitidos: ${admitidos.join(', ')})`,
   cantidadPositiva: 'debe ser al menos 1 en una ENTRADA o una SALIDA',
-  ajusteSinVersion:
-    'un AJUSTE (un conteo) requiere version, la de la existencia contada: léala en existencia(bodegaId, productoId) { version }',
+  ajusteSinVersion: 'un AJUSTE (un conteo) requiere version, la de la existencia contada: léala en existencia(bodegaId, productoId) { version }',
 } as const;
 
 export interface MovimientoInputArgs {
@@ -77,7 +76,10 @@ const reverso = z.object({ id, comentario });
 const filtro = z.object({
   bodegaId: id.nullish().transform((value) => value ?? undefined),
   productoId: id.nullish().transform((value) => value ?? undefined),
-  tipo: z.enum(TIPOS_MOVIMIENTO, { error: STOCK_MENSAJES.tipoDeFiltro }).nullish().transform((value) => value ?? undefined),
+  tipo: z
+    .enum(TIPOS_MOVIMIENTO, { error: STOCK_MENSAJES.tipoDeFiltro })
+    .nullish()
+    .transform((value) => value ?? undefined),
 });
 
 const isOneOf = <T extends string>(list: readonly T[], value: string): value is T => (list as readonly string[]).includes(value);

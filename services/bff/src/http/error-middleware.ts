@@ -12,21 +12,8 @@ import {
   type FieldViolation,
   type Logger,
 } from '@inventario/platform';
-import {
-  BodegaConProductosError,
-  DeadlineExceededError,
-  NoExisteError,
-  PreconditionRequiredError,
-  ServicioNoDisponibleError,
-} from '../inventario/errors';
-import {
-  clientStatusOf,
-  fromBodyParserError,
-  RequestBodyError,
-  RouteNotFoundError,
-  TooManyRequestsError,
-  UnauthenticatedError,
-} from './http-errors';
+import { BodegaConProductosError, DeadlineExceededError, NoExisteError, PreconditionRequiredError, ServicioNoDisponibleError } from '../inventario/errors';
+import { clientStatusOf, fromBodyParserError, RequestBodyError, RouteNotFoundError, TooManyRequestsError, UnauthenticatedError } from './http-errors';
 import { productoJson, sendJson } from './rest-json';
 
 /** The `error` codes of REST error bodies: stable, for clients to switch on. */

@@ -85,13 +85,22 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
     enableInit: deps.enableInit,
     executionLimits: deps.graphqlLimits,
   });
-  app.use(API_PREFIXES.map((prefix) => `${prefix}/graphql`), graphql);
+  app.use(
+    API_PREFIXES.map((prefix) => `${prefix}/graphql`),
+    graphql,
+  );
   // One mount per prefix: with a list, `/api` would take /api/v1/... and the router would not match it.
   const docs = createApiDocsRouter();
   for (const prefix of API_PREFIXES) app.use(prefix, docs);
   const sendJsonArray = createJsonArraySender({ writeTimeoutMs: deps.writeTimeoutMs ?? DEFAULT_WRITE_TIMEOUT_MS, logger: deps.logger });
-  app.use(API_PREFIXES.map((prefix) => `${prefix}/productos`), createProductosRouter(deps.inventario, sendJsonArray));
-  app.use(API_PREFIXES.map((prefix) => `${prefix}/bodegas`), createBodegasRouter(deps.inventario, sendJsonArray));
+  app.use(
+    API_PREFIXES.map((prefix) => `${prefix}/productos`),
+    createProductosRouter(deps.inventario, sendJsonArray),
+  );
+  app.use(
+    API_PREFIXES.map((prefix) => `${prefix}/bodegas`),
+    createBodegasRouter(deps.inventario, sendJsonArray),
+  );
   // Its routes span /bodegas, /productos and its own paths (docs/contract.md §10.2): mounted on each prefix, like the docs.
   const existencias = createExistenciasRouter(deps.inventario, sendJsonArray);
   for (const prefix of API_PREFIXES) app.use(prefix, existencias);

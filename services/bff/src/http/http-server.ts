@@ -39,13 +39,7 @@ export interface StartedHttpServer {
  * A Node HTTP server for `app` with bounded header, request and idle times,
  * listening on `host:port`; requests its parser refuses get a JSON error too.
  */
-export async function startHttpServer(
-  app: RequestListener,
-  port: number,
-  host: string,
-  timeouts: HttpTimeouts,
-  logger: Logger,
-): Promise<StartedHttpServer> {
+export async function startHttpServer(app: RequestListener, port: number, host: string, timeouts: HttpTimeouts, logger: Logger): Promise<StartedHttpServer> {
   const server = createServer(
     {
       headersTimeout: timeouts.headersMs,

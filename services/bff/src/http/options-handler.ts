@@ -12,7 +12,12 @@ interface AllowedRoute {
 /** `/api/productos/{id}` -> /^\/api\/productos\/[^/]+$/ */
 function patternOf(template: string): RegExp {
   const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return new RegExp(`^${template.split(/\{[^}]+\}/).map(literal).join('[^/]+')}$`);
+  return new RegExp(
+    `^${template
+      .split(/\{[^}]+\}/)
+      .map(literal)
+      .join('[^/]+')}$`,
+  );
 }
 
 /** `/api/v1/x` -> `/api/x` (the alias of docs/contract.md §2.1); a trailing slash is not significant. */

@@ -6,9 +6,7 @@ import { parseBody } from './validate';
 
 const campos = {
   descripcion: textoLibre().nullish().meta({ description: 'Texto libre opcional, de a lo sumo 65535 bytes en UTF-8.' }),
-  bodegaId: entero(1, MAX_UNSIGNED_INT)
-    .nullish()
-    .meta({ description: 'Bodega que guarda el producto, o null. Debe existir (si no, 400).' }),
+  bodegaId: entero(1, MAX_UNSIGNED_INT).nullish().meta({ description: 'Bodega que guarda el producto, o null. Debe existir (si no, 400).' }),
 };
 const cantidadEnStock = () => entero(0, MAX_INT32).meta({ description: 'Unidades en existencia.' });
 

@@ -117,7 +117,9 @@ export const movimientoFilterShape = {
   hasta: queryFecha().optional(),
   limit: queryInteger(1, MAX_LIMIT).optional(),
   // The services' page tokens are short base64url text; anything longer or empty cannot be one.
-  cursor: queryText().regex(/^[\x21-\x7e]{1,1024}$/, PARAM_MENSAJES.cursor).optional(),
+  cursor: queryText()
+    .regex(/^[\x21-\x7e]{1,1024}$/, PARAM_MENSAJES.cursor)
+    .optional(),
 };
 
 export function parseMovimientoQuery(query: unknown): { filter: MovimientoFilter; page: CursorPage } {

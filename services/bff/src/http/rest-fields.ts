@@ -82,7 +82,13 @@ export function nombre() {
     .trim()
     .min(1, MENSAJES.enBlanco)
     .refine((value) => caracteres(value) <= MAX_TEXTO, MENSAJES.maxCaracteres(MAX_TEXTO))
-    .meta({ type: 'string', minLength: 1, maxLength: MAX_TEXTO, pattern: '\\S', description: 'Se eliminan los espacios de los extremos; no puede quedar en blanco.' });
+    .meta({
+      type: 'string',
+      minLength: 1,
+      maxLength: MAX_TEXTO,
+      pattern: '\\S',
+      description: 'Se eliminan los espacios de los extremos; no puede quedar en blanco.',
+    });
 }
 
 /** Optional short text (e.g. ubicacion): at most 255 characters. */

@@ -92,7 +92,10 @@ export function operacionJson(o: Operacion) {
 
 /** Sends `body` as JSON, LosslessNumbers written verbatim. */
 export function sendJson(res: Response, status: number, body: unknown): void {
-  res.status(status).type('application/json').send(stringify(body) ?? 'null');
+  res
+    .status(status)
+    .type('application/json')
+    .send(stringify(body) ?? 'null');
 }
 
 /**

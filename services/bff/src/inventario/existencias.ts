@@ -4,16 +4,7 @@ import type { BodegaClient } from '../downstream/bodega-client';
 import type { ExistenciaClient } from '../downstream/existencia-client';
 import type { ProductoClient } from '../downstream/producto-client';
 import { NoExisteError, PreconditionRequiredError } from './errors';
-import type {
-  Caller,
-  CursorPage,
-  Existencia,
-  ExistenciasApi,
-  PaginaConCursor,
-  Producto,
-  ProductoDeBodega,
-  WriteOptions,
-} from './model';
+import type { Caller, CursorPage, Existencia, ExistenciasApi, PaginaConCursor, Producto, ProductoDeBodega, WriteOptions } from './model';
 import { createLecturas } from './lecturas';
 import { collect, mapPages, mergeById, pagesAfter, pagesOf, STREAM_PAGE_SIZE } from './paging';
 
@@ -372,23 +363,24 @@ export function createExistencias({ productos, bodegas, existencias, onSafeWrite
         { pageSize: STREAM_PAGE_SIZE },
       );
       const stocked = mapPages(levelPagesOf(caller, bodegaId, STREAM_PAGE_SIZE), async (levels) => {
-        const byId = new Map((await productosPorIds(caller, levels.map((l) => l.productoId))).map((p) => [p.id, p]));
+        const byId = new Map(
+          (
+            await productosPorIds(
+              caller,
+              levels.map((l) => l.productoId),
+            )
+          ).map((p) => [p.id, p]),
+        );
         return levels.map((level) => ({ level, producto: byId.get(level.productoId) }));
       });
-      const merged = mergeById(
-        asignados,
-        stocked,
-        { left: (p) => p.id, right: (s) => s.level.productoId },
-        (asignado, stock): ProductoDeBodega | undefined => {
-          const producto = stock?.producto ?? asignado;
-          if (!producto) return undefined;
-          return { id: producto.id, nombre: producto.nombre, precio: producto.precio, cantidad: stock ? stock.level.cantidad : producto.cantidadEnStock };
-        },
-      );
+      const merged = mergeById(asignados, stocked, { left: (p) => p.id, right: (s) => s.level.productoId }, (asignado, stock): ProductoDeBodega | undefined => {
+        const producto = stock?.producto ?? asignado;
+        if (!producto) return undefined;
+        return { id: producto.id, nombre: producto.nombre, precio: producto.precio, cantidad: stock ? stock.level.cantidad : producto.cantidadEnStock };
+      });
       return pagesAfter(() => bodegas.get(caller, bodegaId), merged);
     },
   };
-
 
   return api;
 }

@@ -190,7 +190,9 @@ export function createInventario({ productos, bodegas, existencias, onSafeWriteO
         first = false;
         const page = await productos.list(caller, { pageSize, pageToken, skip, bodegaIds: filter.bodegaIds, nombreContains: filter.q, restJson: true });
         const { json } = page;
-        return json ? { page: json, count: json.count, nextPageToken: page.nextPageToken } : { page: page.productos, count: page.productos.length, nextPageToken: page.nextPageToken };
+        return json
+          ? { page: json, count: json.count, nextPageToken: page.nextPageToken }
+          : { page: page.productos, count: page.productos.length, nextPageToken: page.nextPageToken };
       },
       { afterId: filter.afterId, pageSize: PAGE_SIZE },
     );
@@ -357,4 +359,3 @@ export function createInventario({ productos, bodegas, existencias, onSafeWriteO
     },
   };
 }
-

@@ -25,7 +25,13 @@ export const BODEGAS_EJEMPLO: readonly BodegaInput[] = [
 ];
 
 export const PRODUCTOS_EJEMPLO: readonly ProductoEjemplo[] = [
-  { nombre: 'Tornillo hexagonal M6', descripcion: 'Caja de 100 tornillos de acero galvanizado', precio: '4.50', cantidadEnStock: 120, bodega: 'Bodega Central' },
+  {
+    nombre: 'Tornillo hexagonal M6',
+    descripcion: 'Caja de 100 tornillos de acero galvanizado',
+    precio: '4.50',
+    cantidadEnStock: 120,
+    bodega: 'Bodega Central',
+  },
   { nombre: 'Martillo de carpintero', descripcion: 'Mango de fibra de vidrio, 450 g', precio: '12.90', cantidadEnStock: 35, bodega: 'Bodega Central' },
   { nombre: 'Taladro percutor 750 W', descripcion: 'Con maletín y juego de brocas', precio: '89.99', cantidadEnStock: 12, bodega: 'Bodega Central' },
   { nombre: 'Destornillador de precisión', descripcion: 'Juego de 6 puntas', precio: '7.25', cantidadEnStock: 60, bodega: 'Almacén Norte' },

@@ -15,10 +15,17 @@ import { jsonOf, schemaRef, type SchemaName } from './schemas';
  */
 
 const pathId = (name: string, what: string): Parameter => ({
-  name, in: 'path', required: true, description: `Id ${what}: un entero positivo (si no, 400).`, schema: jsonOf(z.int().min(1).max(MAX_UNSIGNED_INT)),
+  name,
+  in: 'path',
+  required: true,
+  description: `Id ${what}: un entero positivo (si no, 400).`,
+  schema: jsonOf(z.int().min(1).max(MAX_UNSIGNED_INT)),
 });
 const query = (name: string, schema: z.ZodType, description: string, extra: JsonSchema = {}): Parameter => ({
-  name, in: 'query', description, schema: { ...jsonOf(schema), ...extra },
+  name,
+  in: 'query',
+  description,
+  schema: { ...jsonOf(schema), ...extra },
 });
 const header = (name: string, description: string, schema: JsonSchema): Parameter => ({ name, in: 'header', description, schema });
 const etags = (...examples: string[]): JsonSchema => ({ type: 'string', examples });
@@ -79,15 +86,21 @@ const retryAfter: JsonSchema = { type: 'integer', minimum: 0 };
 
 export const headers = {
   Location: required('Ruta del recurso creado.', {
-    type: 'string', pattern: '^/api/(v1/)?(productos|bodegas|operaciones)/[1-9][0-9]*$', examples: ['/api/productos/12'],
+    type: 'string',
+    pattern: '^/api/(v1/)?(productos|bodegas|operaciones)/[1-9][0-9]*$',
+    examples: ['/api/productos/12'],
   }),
   WwwAuthenticate: required('Pide credenciales HTTP Basic.', {
-    type: 'string', pattern: '^Basic realm="inventario"', examples: ['Basic realm="inventario", charset="UTF-8"'],
+    type: 'string',
+    pattern: '^Basic realm="inventario"',
+    examples: ['Basic realm="inventario", charset="UTF-8"'],
   }),
   RetryAfter: required('Segundos tras los que conviene reintentar.', retryAfter),
   RetryAfterSiClaveEnUso: required('Solo con IDEMPOTENCY_KEY_IN_USE: segundos tras los que conviene repetir la petición.', retryAfter, false),
   ETag: required('La versión del registro, entre comillas: envíela en If-Match para escribir sobre ella.', {
-    type: 'string', pattern: '^"[1-9][0-9]*"$', examples: ['"3"'],
+    type: 'string',
+    pattern: '^"[1-9][0-9]*"$',
+    examples: ['"3"'],
   }),
   ETagBodega: required(
     'La versión de la bodega y su ocupación, "<version>.<ocupacion>": cambia cuando cambia cualquiera de las dos, así que If-None-Match ' +
@@ -102,7 +115,12 @@ export const parameterRef = (name: ParameterName): Reference => ({ $ref: `#/comp
 export const headerRef = (name: keyof typeof headers): Reference => ({ $ref: `#/components/headers/${name}` });
 
 /** A response with a JSON body of `schema` (a component's name, or a schema) and its examples, by name. */
-export function jsonResponse(description: string, schema: SchemaName | JsonSchema, examples: Record<string, unknown> = {}, extraHeaders?: Response['headers']): Response {
+export function jsonResponse(
+  description: string,
+  schema: SchemaName | JsonSchema,
+  examples: Record<string, unknown> = {},
+  extraHeaders?: Response['headers'],
+): Response {
   const named = Object.entries(examples).map(([name, value]): [string, Example] => [name, { value }]);
   const media = { schema: typeof schema === 'string' ? schemaRef(schema) : schema, ...(named.length ? { examples: Object.fromEntries(named) } : {}) };
   return { description, ...(extraHeaders ? { headers: extraHeaders } : {}), content: { 'application/json': media } };
@@ -110,7 +128,12 @@ export function jsonResponse(description: string, schema: SchemaName | JsonSchem
 
 /** An error response: the Error body, with one example `{error, mensaje, ...}` per entry. */
 const errorResponse = (description: string, examples: Record<string, [string, string, object?]>, extraHeaders?: Response['headers']) =>
-  jsonResponse(description, 'Error', Object.fromEntries(Object.entries(examples).map(([name, [error, mensaje, extra]]) => [name, { error, mensaje, ...extra }])), extraHeaders);
+  jsonResponse(
+    description,
+    'Error',
+    Object.fromEntries(Object.entries(examples).map(([name, [error, mensaje, extra]]) => [name, { error, mensaje, ...extra }])),
+    extraHeaders,
+  );
 const detalle = (campo: string, mensaje: string) => ({ detalles: [{ campo, mensaje }] });
 const RETRY_AFTER = { 'Retry-After': headerRef('RetryAfter') };
 const RETRY_AFTER_SI_CLAVE_EN_USO = { 'Retry-After': headerRef('RetryAfterSiClaveEnUso') };
@@ -144,9 +167,14 @@ export const responses = {
     RETRY_AFTER_SI_CLAVE_EN_USO,
   ),
   PreconditionFailed: errorResponse('If-Match no coincide con la versión guardada (o `*` y el registro no existe): no se escribió nada.', {
-    ejemplo: [ERROR_CODES.preconditionFailed, 'La condición If-Match no se cumple: la versión actual es 4, no 3', {
-      ...detalle('If-Match', 'la versión actual es 4, no 3'), versionActual: 4,
-    }],
+    ejemplo: [
+      ERROR_CODES.preconditionFailed,
+      'La condición If-Match no se cumple: la versión actual es 4, no 3',
+      {
+        ...detalle('If-Match', 'la versión actual es 4, no 3'),
+        versionActual: 4,
+      },
+    ],
   }),
   PreconditionRequired: errorResponse('Falta If-Match: un AJUSTE (un conteo) debe nombrar la versión de la existencia contada. No se escribió nada.', {
     ejemplo: [ERROR_CODES.preconditionRequired, `Falta la condición If-Match: ${PRECONDICION}`, detalle('If-Match', PRECONDICION)],
@@ -158,11 +186,20 @@ export const responses = {
     'ErrorDeExistencias',
     {
       stockInsuficiente: {
-        error: 'STOCK_INSUFICIENTE', mensaje: 'stock insuficiente del producto 12 en la bodega 3: hay 2, se piden 5', bodegaId: 3, productoId: 12, disponible: 2, solicitado: 5,
+        error: 'STOCK_INSUFICIENTE',
+        mensaje: 'stock insuficiente del producto 12 en la bodega 3: hay 2, se piden 5',
+        bodegaId: 3,
+        productoId: 12,
+        disponible: 2,
+        solicitado: 5,
       },
       capacidadExcedida: {
-        error: 'CAPACIDAD_EXCEDIDA', mensaje: 'la bodega 3 no tiene capacidad: capacidad 1000, ocupación 990, se piden 20 unidades más',
-        bodegaId: 3, capacidad: 1000, ocupacion: 990, solicitado: 20,
+        error: 'CAPACIDAD_EXCEDIDA',
+        mensaje: 'la bodega 3 no tiene capacidad: capacidad 1000, ocupación 990, se piden 20 unidades más',
+        bodegaId: 3,
+        capacidad: 1000,
+        ocupacion: 990,
+        solicitado: 20,
       },
     },
     RETRY_AFTER_SI_CLAVE_EN_USO,
@@ -194,9 +231,19 @@ export const responses = {
 
 /** HTTP status -> the shared error response for it. */
 const errorByStatus = {
-  400: 'BadRequest', 401: 'Unauthorized', 404: 'NotFound', 409: 'Conflict', 412: 'PreconditionFailed', 413: 'PayloadTooLarge',
-  415: 'UnsupportedMediaType', 422: 'UnprocessableEntity', 428: 'PreconditionRequired', 429: 'TooManyRequests', 500: 'InternalError',
-  503: 'ServiceUnavailable', 504: 'GatewayTimeout',
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  404: 'NotFound',
+  409: 'Conflict',
+  412: 'PreconditionFailed',
+  413: 'PayloadTooLarge',
+  415: 'UnsupportedMediaType',
+  422: 'UnprocessableEntity',
+  428: 'PreconditionRequired',
+  429: 'TooManyRequests',
+  500: 'InternalError',
+  503: 'ServiceUnavailable',
+  504: 'GatewayTimeout',
 } as const satisfies Record<number, keyof typeof responses>;
 
 export type ErrorStatus = keyof typeof errorByStatus;

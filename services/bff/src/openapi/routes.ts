@@ -64,55 +64,123 @@ const BODEGAS = { tag: 'Bodegas' };
 const EXISTENCIAS = { tag: 'Existencias' };
 
 export const REST_ROUTES: Route[] = [
-  { ...PRODUCTOS, method: 'get', path: '/api/productos', operationId: 'listarProductos', summary: 'Lista los productos',
+  {
+    ...PRODUCTOS,
+    method: 'get',
+    path: '/api/productos',
+    operationId: 'listarProductos',
+    summary: 'Lista los productos',
     description: 'En orden de id. Sin parámetros devuelve la lista completa; `limit` y `offset` paginan, `bodegaId` y `q` filtran.',
     parameters: ['Limit', 'Offset', 'BodegaIdFiltro', 'Q'],
     responses: { 200: lista('Los productos.', 'Producto', { productos: [productoEjemplo, otroProductoEjemplo] }) },
-    errors: [400, ...API, ...DOWN] },
-  { ...PRODUCTOS, method: 'post', path: '/api/productos', operationId: 'crearProducto', summary: 'Crea un producto',
+    errors: [400, ...API, ...DOWN],
+  },
+  {
+    ...PRODUCTOS,
+    method: 'post',
+    path: '/api/productos',
+    operationId: 'crearProducto',
+    summary: 'Crea un producto',
     description:
       'Publica el evento ProductoCreado. Si trae `bodegaId`, la bodega debe existir (si no, 400). ' +
       'Con Idempotency-Key, repetirla es seguro: nunca crea un segundo producto.',
     parameters: ['IdempotencyKey'],
-    body: { schema: 'ProductoCreate', examples: { producto: ex({ nombre: 'Tornillo M6', descripcion: 'Tornillo de acero inoxidable, caja de 100', precio: 19.9, cantidadEnStock: 500, bodegaId: 3 }) } },
+    body: {
+      schema: 'ProductoCreate',
+      examples: {
+        producto: ex({ nombre: 'Tornillo M6', descripcion: 'Tornillo de acero inoxidable, caja de 100', precio: 19.9, cantidadEnStock: 500, bodegaId: 3 }),
+      },
+    },
     responses: { 201: producto('El producto creado (versión 1).', { ...H.location, ...H.replayed }) },
-    errors: [...BODY, ...KEYED, ...API, ...DOWN] },
-  { ...PRODUCTOS, method: 'get', path: '/api/productos/{id}', operationId: 'obtenerProducto', summary: 'Obtiene un producto', parameters: ['IfNoneMatch'],
+    errors: [...BODY, ...KEYED, ...API, ...DOWN],
+  },
+  {
+    ...PRODUCTOS,
+    method: 'get',
+    path: '/api/productos/{id}',
+    operationId: 'obtenerProducto',
+    summary: 'Obtiene un producto',
+    parameters: ['IfNoneMatch'],
     responses: { 200: producto('El producto; su ETag es su versión.'), 304: sinCambios('la versión actual') },
-    errors: READ },
-  { ...PRODUCTOS, method: 'put', path: '/api/productos/{id}', operationId: 'actualizarProducto', summary: 'Actualiza un producto (parcialmente)',
+    errors: READ,
+  },
+  {
+    ...PRODUCTOS,
+    method: 'put',
+    path: '/api/productos/{id}',
+    operationId: 'actualizarProducto',
+    summary: 'Actualiza un producto (parcialmente)',
     description:
       'Solo cambian los campos presentes. Publica el evento ProductoActualizado. ' +
       'Con If-Match solo se aplica sobre esa versión (si no, 412); admite Idempotency-Key.',
     parameters: ESCRITURA_SEGURA,
     body: { schema: 'ProductoUpdate', examples: { precio: ex({ precio: 21.5 }, 'Cambiar solo el precio') } },
     responses: { 200: producto('El producto actualizado; la ETag es la nueva versión.', H.replayed) },
-    errors: [...WRITE, 409, 412] },
-  { ...PRODUCTOS, method: 'delete', path: '/api/productos/{id}', operationId: 'eliminarProducto', summary: 'Elimina un producto',
+    errors: [...WRITE, 409, 412],
+  },
+  {
+    ...PRODUCTOS,
+    method: 'delete',
+    path: '/api/productos/{id}',
+    operationId: 'eliminarProducto',
+    summary: 'Elimina un producto',
     description: 'Publica el evento ProductoEliminado. Admite If-Match e Idempotency-Key.',
     parameters: ESCRITURA_SEGURA,
     responses: { 204: noBody('Eliminado; sin cuerpo.', H.replayed) },
-    errors: [...READ, 409, 412, 422] },
-  { ...BODEGAS, method: 'get', path: '/api/bodegas', operationId: 'listarBodegas', summary: 'Lista las bodegas', description: 'En orden de id.',
+    errors: [...READ, 409, 412, 422],
+  },
+  {
+    ...BODEGAS,
+    method: 'get',
+    path: '/api/bodegas',
+    operationId: 'listarBodegas',
+    summary: 'Lista las bodegas',
+    description: 'En orden de id.',
     responses: { 200: lista('Las bodegas.', 'Bodega', { bodegas: [bodegaEjemplo] }) },
-    errors: [...API, ...DOWN] },
-  { ...BODEGAS, method: 'post', path: '/api/bodegas', operationId: 'crearBodega', summary: 'Crea una bodega',
+    errors: [...API, ...DOWN],
+  },
+  {
+    ...BODEGAS,
+    method: 'post',
+    path: '/api/bodegas',
+    operationId: 'crearBodega',
+    summary: 'Crea una bodega',
     description: 'El nombre debe ser único (si no, 409). Publica el evento BodegaCreada. Admite Idempotency-Key.',
     parameters: ['IdempotencyKey'],
     body: { schema: 'BodegaCreate', examples: { bodega: ex({ nombre: 'Bodega Central', ubicacion: 'Calle Mayor 10, Madrid', capacidad: 1000 }) } },
     responses: {
-      201: jsonResponse('Creada: un mensaje y el id asignado.', 'BodegaCreada', { creada: { mensaje: 'Bodega creada exitosamente', id: 3 } }, {
-        ...H.location, ...H.etagBodega, ...H.replayed,
-      }),
+      201: jsonResponse(
+        'Creada: un mensaje y el id asignado.',
+        'BodegaCreada',
+        { creada: { mensaje: 'Bodega creada exitosamente', id: 3 } },
+        {
+          ...H.location,
+          ...H.etagBodega,
+          ...H.replayed,
+        },
+      ),
     },
-    errors: [...BODY, ...KEYED, ...API, ...DOWN] },
-  { ...BODEGAS, method: 'get', path: '/api/bodegas/{id}', operationId: 'obtenerBodega', summary: 'Obtiene una bodega', parameters: ['IfNoneMatch'],
+    errors: [...BODY, ...KEYED, ...API, ...DOWN],
+  },
+  {
+    ...BODEGAS,
+    method: 'get',
+    path: '/api/bodegas/{id}',
+    operationId: 'obtenerBodega',
+    summary: 'Obtiene una bodega',
+    parameters: ['IfNoneMatch'],
     responses: {
       200: jsonResponse('La bodega; su ETag, su versión y su ocupación.', 'Bodega', { bodega: bodegaEjemplo }, H.etagBodega),
       304: sinCambios('la ETag actual (versión y ocupación)', H.etagBodega),
     },
-    errors: READ },
-  { ...BODEGAS, method: 'put', path: '/api/bodegas/{id}', operationId: 'actualizarBodega', summary: 'Actualiza una bodega (parcialmente)',
+    errors: READ,
+  },
+  {
+    ...BODEGAS,
+    method: 'put',
+    path: '/api/bodegas/{id}',
+    operationId: 'actualizarBodega',
+    summary: 'Actualiza una bodega (parcialmente)',
     description:
       'Solo cambian los campos presentes; el nombre nuevo debe ser único (si no, 409 ALREADY_EXISTS) y la capacidad no puede bajar ' +
       'de la ocupación (si no, 409 CAPACIDAD_INSUFICIENTE con capacidad y ocupacion). Publica el evento BodegaActualizada. ' +
@@ -120,13 +188,25 @@ export const REST_ROUTES: Route[] = [
     parameters: ESCRITURA_SEGURA,
     body: { schema: 'BodegaUpdate', examples: { bodega: ex({ capacidad: 1500 }) } },
     responses: {
-      200: jsonResponse('Actualizada; la ETag lleva la nueva versión.', 'Mensaje', { actualizada: { mensaje: 'Bodega actualizada exitosamente' } }, {
-        ...H.etagBodega, ...H.replayed,
-      }),
+      200: jsonResponse(
+        'Actualizada; la ETag lleva la nueva versión.',
+        'Mensaje',
+        { actualizada: { mensaje: 'Bodega actualizada exitosamente' } },
+        {
+          ...H.etagBodega,
+          ...H.replayed,
+        },
+      ),
       ...STOCK_CONFLICT,
     },
-    errors: [...WRITE, 412] },
-  { ...BODEGAS, method: 'delete', path: '/api/bodegas/{id}', operationId: 'eliminarBodega', summary: 'Elimina una bodega (borrado seguro)',
+    errors: [...WRITE, 412],
+  },
+  {
+    ...BODEGAS,
+    method: 'delete',
+    path: '/api/bodegas/{id}',
+    operationId: 'eliminarBodega',
+    summary: 'Elimina una bodega (borrado seguro)',
     description:
       'Sin `force`, una bodega que guarda productos (asignados o con existencias en ella) no se elimina (409 con la lista); ' +
       'una vacía se elimina (204). Con `force=true` se elimina igualmente: sus productos quedan sin bodega y sus existencias se dan de baja ' +
@@ -135,12 +215,22 @@ export const REST_ROUTES: Route[] = [
       '(con `force=true`, una repetición completa lo que faltara o devuelve el mismo informe).',
     parameters: ['Force', ...ESCRITURA_SEGURA],
     responses: {
-      200: jsonResponse('Eliminada con `force=true`; los productos afectados conservan sus datos pero pierden la bodega.', 'BodegaEliminadaForzada', {
-        forzada: {
-          mensaje: 'Bodega eliminada exitosamente', bodegaId: '3', productosAfectados: 2, detalleProductos: [productoEjemplo, otroProductoEjemplo],
-          advertencia: '2 producto(s) quedaron sin bodega asignada; siguen existiendo y pueden asignarse a otra bodega', existenciasRetiradas: 0, unidadesRetiradas: 0,
+      200: jsonResponse(
+        'Eliminada con `force=true`; los productos afectados conservan sus datos pero pierden la bodega.',
+        'BodegaEliminadaForzada',
+        {
+          forzada: {
+            mensaje: 'Bodega eliminada exitosamente',
+            bodegaId: '3',
+            productosAfectados: 2,
+            detalleProductos: [productoEjemplo, otroProductoEjemplo],
+            advertencia: '2 producto(s) quedaron sin bodega asignada; siguen existiendo y pueden asignarse a otra bodega',
+            existenciasRetiradas: 0,
+            unidadesRetiradas: 0,
+          },
         },
-      }, H.replayed),
+        H.replayed,
+      ),
       204: noBody('La bodega estaba vacía y se eliminó; sin cuerpo.', H.replayed),
       409: jsonResponse(
         'La bodega guarda productos y no se pasó `force=true`: no se elimina nada (BodegaConProductos). ' +
@@ -148,15 +238,24 @@ export const REST_ROUTES: Route[] = [
         { anyOf: [schemaRef('BodegaConProductos'), schemaRef('Error')] },
         {
           conProductos: {
-            error: ERROR_CODES.bodegaConProductos, mensaje: 'La bodega 3 tiene 1 producto(s) asignado(s); use force=true para eliminarla de todos modos',
-            productos: [productoEjemplo], bodegaId: '3', totalProductos: 1,
+            error: ERROR_CODES.bodegaConProductos,
+            mensaje: 'La bodega 3 tiene 1 producto(s) asignado(s); use force=true para eliminarla de todos modos',
+            productos: [productoEjemplo],
+            bodegaId: '3',
+            totalProductos: 1,
           },
         },
         { 'Retry-After': headerRef('RetryAfterSiClaveEnUso') },
       ),
     },
-    errors: [...READ, 412, 422] },
-  { ...BODEGAS, method: 'get', path: '/api/bodegas/{id}/productos', operationId: 'listarProductosDeBodega', summary: 'Lista los productos de una bodega',
+    errors: [...READ, 412, 422],
+  },
+  {
+    ...BODEGAS,
+    method: 'get',
+    path: '/api/bodegas/{id}/productos',
+    operationId: 'listarProductosDeBodega',
+    summary: 'Lista los productos de una bodega',
     responses: {
       200: lista(
         'Los productos asignados a la bodega y los que tienen existencias en ella, en orden de id. ' +
@@ -165,8 +264,13 @@ export const REST_ROUTES: Route[] = [
         { productos: [{ id: 12, nombre: 'Tornillo M6', cantidad: 500, precio: 19.9 }] },
       ),
     },
-    errors: READ },
-  { ...EXISTENCIAS, method: 'post', path: '/api/bodegas/{id}/productos', operationId: 'asignarProductoABodega',
+    errors: READ,
+  },
+  {
+    ...EXISTENCIAS,
+    method: 'post',
+    path: '/api/bodegas/{id}/productos',
+    operationId: 'asignarProductoABodega',
     summary: 'Fija las unidades de un producto en una bodega',
     description:
       'Llamada de la pasarela anterior. Fija las existencias del producto en la bodega en `cantidad` (una línea AJUSTE con motivo ' +
@@ -176,13 +280,26 @@ export const REST_ROUTES: Route[] = [
     parameters: ESCRITURA_DE_EXISTENCIA,
     body: { schema: 'Asignacion', examples: { asignacion: ex({ productoId: 12, cantidad: 40, umbralMinimo: 5 }) } },
     responses: {
-      200: ejemplo('Fijadas; la ETag es la nueva versión de la existencia.', 'AsignacionHecha', {
-        mensaje: 'Producto asignado a la bodega exitosamente', productoId: 12, bodegaId: 3, cantidad: 40,
-      }, { ...H.etag, ...H.replayed }),
+      200: ejemplo(
+        'Fijadas; la ETag es la nueva versión de la existencia.',
+        'AsignacionHecha',
+        {
+          mensaje: 'Producto asignado a la bodega exitosamente',
+          productoId: 12,
+          bodegaId: 3,
+          cantidad: 40,
+        },
+        { ...H.etag, ...H.replayed },
+      ),
       ...STOCK_CONFLICT,
     },
-    errors: [...WRITE, 412] },
-  { ...EXISTENCIAS, method: 'delete', path: '/api/bodegas/{id}/productos/{productoId}', operationId: 'retirarProductoDeBodega',
+    errors: [...WRITE, 412],
+  },
+  {
+    ...EXISTENCIAS,
+    method: 'delete',
+    path: '/api/bodegas/{id}/productos/{productoId}',
+    operationId: 'retirarProductoDeBodega',
     summary: 'Retira un producto de una bodega',
     description:
       'Llamada de la pasarela anterior. Da de baja las unidades que quedan (motivo RETIRO), elimina la existencia y, si el bodegaId ' +
@@ -190,26 +307,57 @@ export const REST_ROUTES: Route[] = [
       'Admite If-Match (la versión de la existencia, o `*`) e Idempotency-Key (una repetición completa lo que faltara).',
     parameters: ESCRITURA_DE_EXISTENCIA,
     responses: {
-      200: ejemplo('Retirado.', 'RetiroHecho', {
-        mensaje: 'Producto retirado de la bodega exitosamente', productoId: 12, bodegaId: 3, cantidadRetirada: 40,
-      }, H.replayed),
+      200: ejemplo(
+        'Retirado.',
+        'RetiroHecho',
+        {
+          mensaje: 'Producto retirado de la bodega exitosamente',
+          productoId: 12,
+          bodegaId: 3,
+          cantidadRetirada: 40,
+        },
+        H.replayed,
+      ),
     },
-    errors: [...READ, 409, 412, 422] },
-  { ...EXISTENCIAS, method: 'get', path: '/api/bodegas/{id}/existencias', operationId: 'listarExistenciasDeBodega', summary: 'Existencias de una bodega',
+    errors: [...READ, 409, 412, 422],
+  },
+  {
+    ...EXISTENCIAS,
+    method: 'get',
+    path: '/api/bodegas/{id}/existencias',
+    operationId: 'listarExistenciasDeBodega',
+    summary: 'Existencias de una bodega',
     description: 'Su capacidad, su ocupación y todas sus existencias, en orden de id de producto.',
     responses: { 200: ejemplo('Las existencias.', 'ExistenciasDeBodega', { bodegaId: 3, capacidad: 1000, ocupacion: 40, existencias: [existenciaEjemplo] }) },
-    errors: READ },
-  { ...EXISTENCIAS, method: 'get', path: '/api/bodegas/{id}/existencias/{productoId}', operationId: 'obtenerExistencia',
+    errors: READ,
+  },
+  {
+    ...EXISTENCIAS,
+    method: 'get',
+    path: '/api/bodegas/{id}/existencias/{productoId}',
+    operationId: 'obtenerExistencia',
     summary: 'Existencias de un producto en una bodega',
     description: 'Su ETag es su versión: envíela en If-Match para escribir sobre ella (un AJUSTE la exige).',
     parameters: ['IfNoneMatch'],
     responses: { 200: ejemplo('La existencia.', 'Existencia', existenciaEjemplo, H.etag), 304: sinCambios('la versión actual') },
-    errors: READ },
-  { ...EXISTENCIAS, method: 'get', path: '/api/productos/{id}/existencias', operationId: 'listarExistenciasDeProducto',
+    errors: READ,
+  },
+  {
+    ...EXISTENCIAS,
+    method: 'get',
+    path: '/api/productos/{id}/existencias',
+    operationId: 'listarExistenciasDeProducto',
     summary: 'Existencias de un producto en todas las bodegas',
-    responses: { 200: ejemplo('Su total y sus existencias por bodega.', 'ExistenciasDeProducto', { productoId: 12, total: 40, porBodega: [existenciaEjemplo] }) },
-    errors: READ },
-  { ...EXISTENCIAS, method: 'post', path: '/api/bodegas/{id}/movimientos', operationId: 'registrarMovimiento',
+    responses: {
+      200: ejemplo('Su total y sus existencias por bodega.', 'ExistenciasDeProducto', { productoId: 12, total: 40, porBodega: [existenciaEjemplo] }),
+    },
+    errors: READ,
+  },
+  {
+    ...EXISTENCIAS,
+    method: 'post',
+    path: '/api/bodegas/{id}/movimientos',
+    operationId: 'registrarMovimiento',
     summary: 'Registra una entrada, una salida o un ajuste',
     description:
       'ENTRADA y SALIDA mueven unidades; AJUSTE fija la cantidad contada y exige If-Match con la versión de la existencia (428 sin él). ' +
@@ -225,19 +373,40 @@ export const REST_ROUTES: Route[] = [
       },
     },
     responses: { 201: operacionCreada('La operación y su línea.', operacionEjemplo), ...STOCK_CONFLICT },
-    errors: [...WRITE, 412, 428] },
-  { ...EXISTENCIAS, method: 'post', path: '/api/transferencias', operationId: 'transferirStock', summary: 'Transfiere unidades entre dos bodegas',
+    errors: [...WRITE, 412, 428],
+  },
+  {
+    ...EXISTENCIAS,
+    method: 'post',
+    path: '/api/transferencias',
+    operationId: 'transferirStock',
+    summary: 'Transfiere unidades entre dos bodegas',
     description:
       'Una sola operación con dos líneas TRANSFERENCIA: o ambas o ninguna. 409 STOCK_INSUFICIENTE en el origen o CAPACIDAD_EXCEDIDA ' +
       'en el destino. Publica un solo MovimientoRegistrado. Admite Idempotency-Key.',
     parameters: ['IdempotencyKey'],
-    body: { schema: 'TransferenciaCreate', examples: { transferencia: ex({ productoId: 12, origenId: 3, destinoId: 4, cantidad: 5, comentario: 'Reposición de la tienda' }) } },
+    body: {
+      schema: 'TransferenciaCreate',
+      examples: { transferencia: ex({ productoId: 12, origenId: 3, destinoId: 4, cantidad: 5, comentario: 'Reposición de la tienda' }) },
+    },
     responses: { 201: operacionCreada('La operación con sus dos líneas.', transferenciaEjemplo), ...STOCK_CONFLICT },
-    errors: WRITE },
-  { ...EXISTENCIAS, method: 'get', path: '/api/operaciones/{id}', operationId: 'obtenerOperacion', summary: 'Obtiene una operación con sus líneas',
+    errors: WRITE,
+  },
+  {
+    ...EXISTENCIAS,
+    method: 'get',
+    path: '/api/operaciones/{id}',
+    operationId: 'obtenerOperacion',
+    summary: 'Obtiene una operación con sus líneas',
     responses: { 200: ejemplo('La operación.', 'Operacion', operacionEjemplo) },
-    errors: READ },
-  { ...EXISTENCIAS, method: 'post', path: '/api/operaciones/{id}/reverso', operationId: 'revertirOperacion', summary: 'Revierte una operación',
+    errors: READ,
+  },
+  {
+    ...EXISTENCIAS,
+    method: 'post',
+    path: '/api/operaciones/{id}/reverso',
+    operationId: 'revertirOperacion',
+    summary: 'Revierte una operación',
     description:
       'Escribe, en una operación REVERSO, una línea contraria por cada línea de la original. 409 si dejaría una existencia en negativo ' +
       '(STOCK_INSUFICIENTE) o una bodega por encima de su capacidad (CAPACIDAD_EXCEDIDA), si ya se revirtió (OPERACION_YA_REVERTIDA) ' +
@@ -247,21 +416,50 @@ export const REST_ROUTES: Route[] = [
     body: { schema: 'ReversoCreate', examples: { reverso: ex({ comentario: 'Venta anulada' }) }, optional: true },
     responses: {
       201: operacionCreada('La operación de reverso.', {
-        ...operacionEjemplo, id: 11, tipo: 'REVERSO', comentario: 'Venta anulada', revierteA: 9,
-        movimientos: [{ ...movimientoEjemplo, id: 34, operacionId: 11, motivo: 'REVERSO', cantidad: 3, cantidadAnterior: 40, cantidadPosterior: 43, version: 4, comentario: 'Venta anulada' }],
+        ...operacionEjemplo,
+        id: 11,
+        tipo: 'REVERSO',
+        comentario: 'Venta anulada',
+        revierteA: 9,
+        movimientos: [
+          {
+            ...movimientoEjemplo,
+            id: 34,
+            operacionId: 11,
+            motivo: 'REVERSO',
+            cantidad: 3,
+            cantidadAnterior: 40,
+            cantidadPosterior: 43,
+            version: 4,
+            comentario: 'Venta anulada',
+          },
+        ],
       }),
       ...STOCK_CONFLICT,
     },
-    errors: WRITE },
-  { ...EXISTENCIAS, method: 'get', path: '/api/movimientos', operationId: 'listarMovimientos', summary: 'El libro de movimientos',
+    errors: WRITE,
+  },
+  {
+    ...EXISTENCIAS,
+    method: 'get',
+    path: '/api/movimientos',
+    operationId: 'listarMovimientos',
+    summary: 'El libro de movimientos',
     description: 'Los más recientes primero, por páginas: pase `siguienteCursor` como `cursor`, con los mismos filtros.',
     parameters: ['MovimientosBodegaId', 'MovimientosProductoId', 'MovimientosTipo', 'Desde', 'Hasta', 'LimitMovimientos', 'Cursor'],
     responses: { 200: ejemplo('Una página de líneas.', 'MovimientosPagina', { movimientos: [movimientoEjemplo], siguienteCursor: 'MzE' }) },
-    errors: [400, ...API, ...DOWN] },
-  { ...EXISTENCIAS, method: 'get', path: '/api/existencias/verificacion', operationId: 'verificarExistencias', summary: 'Verifica las existencias contra el libro',
+    errors: [400, ...API, ...DOWN],
+  },
+  {
+    ...EXISTENCIAS,
+    method: 'get',
+    path: '/api/existencias/verificacion',
+    operationId: 'verificarExistencias',
+    summary: 'Verifica las existencias contra el libro',
     description: 'Recalcula cada existencia desde sus líneas y cada ocupación desde sus existencias, e informa de cada diferencia; nunca corrige.',
     responses: { 200: ejemplo('El resultado.', 'Verificacion', { consistente: true, diferencias: [], nivelesVerificados: 120, bodegasVerificadas: 4 }) },
-    errors: [...API, ...DOWN] },
+    errors: [...API, ...DOWN],
+  },
 ];
 
 const health = (description: string, value: unknown) => jsonResponse(description, 'Health', { estado: value });
@@ -271,27 +469,62 @@ const DOCUMENTACION = { tag: 'Documentación', errors: API };
 
 /** Health probes (no authentication) and this documentation itself. */
 export const SERVICE_ROUTES: Route[] = [
-  { ...SALUD, method: 'get', path: '/actuator/health', operationId: 'salud', summary: 'Estado del BFF y de sus dependencias', description: 'Sin autenticación.',
+  {
+    ...SALUD,
+    method: 'get',
+    path: '/actuator/health',
+    operationId: 'salud',
+    summary: 'Estado del BFF y de sus dependencias',
+    description: 'Sin autenticación.',
     responses: {
-      200: health('Todo funciona.', { status: 'UP', components: { productoSvc: componente('UP', 'SERVING', 'closed'), bodegaSvc: componente('UP', 'SERVING', 'closed') } }),
-      503: health('Alguna dependencia no responde.', {
-        status: 'DOWN', components: { productoSvc: componente('DOWN', 'UNAVAILABLE', 'open'), bodegaSvc: componente('UP', 'SERVING', 'closed') },
+      200: health('Todo funciona.', {
+        status: 'UP',
+        components: { productoSvc: componente('UP', 'SERVING', 'closed'), bodegaSvc: componente('UP', 'SERVING', 'closed') },
       }),
-    } },
-  { ...SALUD, method: 'get', path: '/actuator/health/liveness', operationId: 'saludLiveness', summary: 'Sonda de vida (liveness)',
+      503: health('Alguna dependencia no responde.', {
+        status: 'DOWN',
+        components: { productoSvc: componente('DOWN', 'UNAVAILABLE', 'open'), bodegaSvc: componente('UP', 'SERVING', 'closed') },
+      }),
+    },
+  },
+  {
+    ...SALUD,
+    method: 'get',
+    path: '/actuator/health/liveness',
+    operationId: 'saludLiveness',
+    summary: 'Sonda de vida (liveness)',
     description: 'Sin autenticación. Responde mientras el proceso funciona, aunque sus dependencias no.',
-    responses: { 200: health('El proceso funciona.', { status: 'UP' }) } },
-  { ...SALUD, method: 'get', path: '/actuator/health/readiness', operationId: 'saludReadiness', summary: 'Sonda de disponibilidad (readiness)',
+    responses: { 200: health('El proceso funciona.', { status: 'UP' }) },
+  },
+  {
+    ...SALUD,
+    method: 'get',
+    path: '/actuator/health/readiness',
+    operationId: 'saludReadiness',
+    summary: 'Sonda de disponibilidad (readiness)',
     description:
       'Sin autenticación. UP mientras el BFF acepta peticiones; DOWN (503) desde que empieza el apagado, para que el ' +
       'balanceador deje de enviarle tráfico. No depende de los servicios internos: el BFF se degrada por ruta ' +
       '(si producto-svc cae, las rutas de bodegas siguen funcionando).',
-    responses: { 200: health('Acepta peticiones.', { status: 'UP' }), 503: health('Se está apagando.', { status: 'DOWN' }) } },
-  { ...DOCUMENTACION, method: 'get', path: '/api/openapi.json', operationId: 'openapi', summary: 'Este documento OpenAPI 3.1',
-    responses: { 200: jsonResponse('El documento.', 'OpenApi') } },
-  { ...DOCUMENTACION, method: 'get', path: '/api/docs/', operationId: 'referencia', summary: 'Página de referencia de la API (Swagger UI)',
+    responses: { 200: health('Acepta peticiones.', { status: 'UP' }), 503: health('Se está apagando.', { status: 'DOWN' }) },
+  },
+  {
+    ...DOCUMENTACION,
+    method: 'get',
+    path: '/api/openapi.json',
+    operationId: 'openapi',
+    summary: 'Este documento OpenAPI 3.1',
+    responses: { 200: jsonResponse('El documento.', 'OpenApi') },
+  },
+  {
+    ...DOCUMENTACION,
+    method: 'get',
+    path: '/api/docs/',
+    operationId: 'referencia',
+    summary: 'Página de referencia de la API (Swagger UI)',
     description: '`/api/docs` redirige aquí. La página carga `/api/openapi.json` con las mismas credenciales.',
-    responses: { 200: { description: 'La página HTML.', content: { 'text/html': { schema: { type: 'string' } } } } } },
+    responses: { 200: { description: 'La página HTML.', content: { 'text/html': { schema: { type: 'string' } } } } },
+  },
 ];
 
 /** The path parameter a template's `{name}` stands for, by the collection it follows. */
@@ -310,7 +543,9 @@ function operationOf({ operationId, summary, description, tag, security, body, .
     tags: [tag],
     ...(security ? { security } : {}),
     ...(parameters.length ? { parameters } : {}),
-    ...(body ? { requestBody: { required: !body.optional, content: { 'application/json': { schema: schemaRef(body.schema), examples: body.examples } } } } : {}),
+    ...(body
+      ? { requestBody: { required: !body.optional, content: { 'application/json': { schema: schemaRef(body.schema), examples: body.examples } } } }
+      : {}),
     responses: { ...errorResponses(route.errors), ...route.responses },
   };
 }

@@ -26,12 +26,20 @@ const unidades = z.int().min(0).max(MAX_INT32);
 const contador = z.int().min(0);
 const texto = z.string();
 /** `YYYY-MM-DDTHH:mm:ss` in UTC without a zone: a pattern, since `format: date-time` requires a zone. */
-const fecha = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/).meta({ description: 'Fecha y hora ISO 8601 sin zona, siempre en UTC.', examples: ['2026-11-22T14:03:07'] });
+const fecha = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/)
+  .meta({ description: 'Fecha y hora ISO 8601 sin zona, siempre en UTC.', examples: ['2026-11-22T14:03:07'] });
 const fechas = { fechaCreacion: fecha, fechaActualizacion: describe(fecha, 'Igual a fechaCreacion al crear.') };
-const precio = z.number().min(0).max(Number(PRECIO.maximo)).multipleOf(0.01).meta({
-  description: 'Precio con a lo sumo 2 decimales (DECIMAL(10,2)); un valor con más decimales se rechaza, nunca se redondea.',
-  examples: [19.9],
-});
+const precio = z
+  .number()
+  .min(0)
+  .max(Number(PRECIO.maximo))
+  .multipleOf(0.01)
+  .meta({
+    description: 'Precio con a lo sumo 2 decimales (DECIMAL(10,2)); un valor con más decimales se rechaza, nunca se redondea.',
+    examples: [19.9],
+  });
 const nombre = describe(z.string().min(1).max(MAX_TEXTO).regex(/\S/), 'Se eliminan los espacios de los extremos; no puede quedar en blanco.');
 const version = describe(
   z.int().min(1).max(MAX_UNSIGNED_INT),
@@ -111,7 +119,9 @@ const estado = z.enum(['UP', 'DOWN']);
 const estadoDeServicio = z.strictObject({
   status: describe(estado, 'UP solo si su grpc.health.v1 responde SERVING.'),
   details: z.strictObject({
-    grpc: z.string().meta({ description: 'Respuesta de grpc.health.v1 (SERVING, NOT_SERVING…) o el código gRPC del fallo.', examples: ['SERVING', 'UNAVAILABLE'] }),
+    grpc: z
+      .string()
+      .meta({ description: 'Respuesta de grpc.health.v1 (SERVING, NOT_SERVING…) o el código gRPC del fallo.', examples: ['SERVING', 'UNAVAILABLE'] }),
     breaker: describe(z.enum(['closed', 'open', 'halfOpen']), 'Estado del circuit breaker hacia el servicio.'),
   }),
 });
@@ -153,7 +163,10 @@ const COMPONENTS = {
     {
       mensaje: texto,
       bodegaId: idComoTexto('Id de la bodega eliminada, como texto (forma del contrato original).'),
-      productosAfectados: describe(contador, 'Cuántos productos perdieron la bodega, por su asignación o por sus existencias en ella (todos, cada uno una vez).'),
+      productosAfectados: describe(
+        contador,
+        'Cuántos productos perdieron la bodega, por su asignación o por sus existencias en ella (todos, cada uno una vez).',
+      ),
       detalleProductos: primerosProductos(
         'Los primeros productos afectados por id, tal como quedaron (sin bodega): como mucho 100 y 256 KiB de JSON; productosAfectados los cuenta todos.',
       ),
@@ -236,14 +249,12 @@ const COMPONENTS = {
     z.object({ query: texto, variables: objetoONull.optional(), operationName: texto.nullish(), extensions: objetoONull.optional() }),
     'Petición GraphQL over HTTP.',
   ),
-  GraphqlResponse: z
-    .strictObject({ data: objetoONull.optional(), errors: z.array(graphqlError).min(1).optional(), extensions: z.object({}).optional() })
-    .meta({
-      description:
-        'Resultado GraphQL: `data` con los campos pedidos y/o `errors`. Los errores de validación llevan ' +
-        '`extensions.classification: "ValidationError"`, los de sintaxis `"InvalidSyntax"`.',
-      anyOf: [{ required: ['data'] }, { required: ['errors'] }],
-    }),
+  GraphqlResponse: z.strictObject({ data: objetoONull.optional(), errors: z.array(graphqlError).min(1).optional(), extensions: z.object({}).optional() }).meta({
+    description:
+      'Resultado GraphQL: `data` con los campos pedidos y/o `errors`. Los errores de validación llevan ' +
+      '`extensions.classification: "ValidationError"`, los de sintaxis `"InvalidSyntax"`.',
+    anyOf: [{ required: ['data'] }, { required: ['errors'] }],
+  }),
   Health: objeto('Estado del BFF (forma de Spring Boot Actuator): UP solo si todas sus dependencias lo están.', {
     status: estado,
     components: describe(z.record(z.string(), estadoDeServicio), 'Cada servicio interno, por nombre (productoSvc, bodegaSvc).').optional(),

@@ -78,7 +78,10 @@ export function fieldValue(kind: 'text' | 'number' | 'integer' | 'id'): fc.Arbit
   const right: Record<typeof kind, fc.Arbitrary<JsonTree>> = {
     text: hostileString,
     number: numberText.map((num) => ({ num })),
-    integer: fc.oneof(fc.integer({ min: -3, max: 5_000 }).map((n) => ({ num: String(n) })), numberText.map((num) => ({ num }))),
+    integer: fc.oneof(
+      fc.integer({ min: -3, max: 5_000 }).map((n) => ({ num: String(n) })),
+      numberText.map((num) => ({ num })),
+    ),
     id: fc.oneof(
       fc.integer({ min: 1, max: 8 }).map((n) => ({ num: String(n) })),
       fc.integer({ min: 1, max: 8 }).map(String),
@@ -115,7 +118,12 @@ export function objectOf(fields: Record<string, 'text' | 'number' | 'integer' | 
 }
 
 function hostileObjectOf(fields: Record<string, 'text' | 'number' | 'integer' | 'id'>): fc.Arbitrary<JsonTree> {
-  const known = Object.entries(fields).map(([key, kind]) => fc.option(fieldValue(kind).map((value): [string, JsonTree] => [key, value]), { freq: 4 }));
+  const known = Object.entries(fields).map(([key, kind]) =>
+    fc.option(
+      fieldValue(kind).map((value): [string, JsonTree] => [key, value]),
+      { freq: 4 },
+    ),
+  );
   return fc
     .tuple(fc.tuple(...known), fc.array(fc.tuple(hostileKey, hostileJson), { maxLength: 2 }))
     .map(([entries, extra]) => ({ entries: [...entries.filter((e): e is [string, JsonTree] => e !== null), ...extra] }));

@@ -82,18 +82,7 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 /** Base URI the document is registered under in ajv. */
 const DOCUMENT_ID = 'https://inventario.test/openapi.json';
 /** The document's top-level fields, which are not JSON Schema keywords. */
-const OPENAPI_ROOT_FIELDS = [
-  'openapi',
-  'info',
-  'jsonSchemaDialect',
-  'servers',
-  'tags',
-  'security',
-  'paths',
-  'components',
-  'webhooks',
-  'externalDocs',
-];
+const OPENAPI_ROOT_FIELDS = ['openapi', 'info', 'jsonSchemaDialect', 'servers', 'tags', 'security', 'paths', 'components', 'webhooks', 'externalDocs'];
 
 function isReference(value: object): value is Reference {
   return '$ref' in value && typeof value.$ref === 'string';
@@ -179,7 +168,12 @@ export function createOpenApiValidator(document: OpenApiDocument = openApiDocume
     .map((template) => ({
       template,
       params: (template.match(/\{[^}]+\}/g) ?? []).length,
-      regex: new RegExp(`^${template.split(/\{[^}]+\}/).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[^/]+')}$`),
+      regex: new RegExp(
+        `^${template
+          .split(/\{[^}]+\}/)
+          .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+          .join('[^/]+')}$`,
+      ),
     }))
     .sort((a, b) => a.params - b.params);
 

@@ -118,13 +118,7 @@ export async function startTestStack(label: string, options: TestStackOptions = 
 }
 
 /** One HTTP request to the BFF, answered with its status, headers and (JSON) body. */
-export async function httpRequest(
-  baseUrl: string,
-  defaultAuth: string,
-  method: string,
-  path: string,
-  options: StackRequestOptions,
-): Promise<StackResponse> {
+export async function httpRequest(baseUrl: string, defaultAuth: string, method: string, path: string, options: StackRequestOptions): Promise<StackResponse> {
   const headers: Record<string, string> = {};
   const auth = options.auth ?? defaultAuth;
   if (auth !== false) headers.authorization = auth;

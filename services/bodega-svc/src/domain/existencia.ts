@@ -115,10 +115,10 @@ export function esBajo(cantidad: number, umbralMinimo: number | null): boolean {
 }
 
 export function stockInsuficiente(productoId: number, bodegaId: number, disponible: number, solicitado: number): FailedPreconditionError {
-  return new FailedPreconditionError(
-    `stock insuficiente del producto ${productoId} en la bodega ${bodegaId}: hay ${disponible}, se piden ${solicitado}`,
-    { reason: 'STOCK_INSUFICIENTE', datos: { bodegaId, productoId, disponible, solicitado } },
-  );
+  return new FailedPreconditionError(`stock insuficiente del producto ${productoId} en la bodega ${bodegaId}: hay ${disponible}, se piden ${solicitado}`, {
+    reason: 'STOCK_INSUFICIENTE',
+    datos: { bodegaId, productoId, disponible, solicitado },
+  });
 }
 
 export function capacidadExcedida(bodega: BodegaActual, solicitado: number): FailedPreconditionError {
@@ -328,7 +328,13 @@ export interface Transferencia {
   comentario: string | null;
 }
 
-export function validateTransferencia(input: { productoId: number; origenId: number; destinoId: number; cantidad: number; comentario?: string }): Transferencia {
+export function validateTransferencia(input: {
+  productoId: number;
+  origenId: number;
+  destinoId: number;
+  cantidad: number;
+  comentario?: string;
+}): Transferencia {
   const v: FieldViolation[] = [];
   const out: Transferencia = {
     productoId: idOf(input.productoId, 'productoId', v),

@@ -2,7 +2,6 @@ import { InvalidArgumentError, parseUpdateMask, requirePositiveId, type UpdateMa
 import type { Bodega as BodegaProto, CreateBodegaRequest, UpdateBodegaRequest } from '@inventario/proto';
 import type { Bodega, BodegaDraft } from '../domain/bodega';
 
-
 export function toProto(bodega: Bodega): BodegaProto {
   return {
     id: bodega.id,

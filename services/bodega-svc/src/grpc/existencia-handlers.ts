@@ -118,7 +118,10 @@ export function createExistenciaHandlers({ store, logger, onVerified }: Existenc
       'AsignarExistencia',
       async (request, caller) => {
         const asignacion = validateAsignacion(request);
-        const { existencia, operacion } = await store.asignar(asignacion, caller, { expectedVersion: request.expectedVersion, claveIdempotencia: request.requestId });
+        const { existencia, operacion } = await store.asignar(asignacion, caller, {
+          expectedVersion: request.expectedVersion,
+          claveIdempotencia: request.requestId,
+        });
         return { existencia: existenciaToProto(existencia), operacion: operacionToProto(operacion) };
       },
       idempotentBy(AsignarExistenciaRequest),
@@ -145,9 +148,13 @@ export function createExistenciaHandlers({ store, logger, onVerified }: Existenc
         const movimiento = validateMovimiento({
           ...request,
           tipo: TIPO_MOVIMIENTO_NAMES.name(request.tipo),
-          motivo: request.motivo === MotivoMovimiento.MOTIVO_MOVIMIENTO_UNSPECIFIED ? undefined : (MOTIVO_MOVIMIENTO_NAMES.name(request.motivo) ?? 'desconocido'),
+          motivo:
+            request.motivo === MotivoMovimiento.MOTIVO_MOVIMIENTO_UNSPECIFIED ? undefined : (MOTIVO_MOVIMIENTO_NAMES.name(request.motivo) ?? 'desconocido'),
         });
-        const operacion = await store.registrarMovimiento(movimiento, caller, { expectedVersion: request.expectedVersion, claveIdempotencia: request.requestId });
+        const operacion = await store.registrarMovimiento(movimiento, caller, {
+          expectedVersion: request.expectedVersion,
+          claveIdempotencia: request.requestId,
+        });
         return { operacion: operacionToProto(operacion) };
       },
       idempotentBy(RegistrarMovimientoRequest),

@@ -148,7 +148,9 @@ export function createBodegaStore(db: Knex, deps: BodegaStoreDeps): BodegaStore 
 
     async list({ pageSize, afterId, ids }) {
       const rows = await withDbErrors(() => {
-        const q = db<BodegaRow>(TABLE).orderBy('id').limit(pageSize + 1);
+        const q = db<BodegaRow>(TABLE)
+          .orderBy('id')
+          .limit(pageSize + 1);
         if (afterId !== null) q.where('id', '>', afterId);
         if (ids.length > 0) q.whereIn('id', ids);
         return q;
@@ -164,10 +166,10 @@ export function createBodegaStore(db: Knex, deps: BodegaStoreDeps): BodegaStore 
         requireVersion(actual, expectedVersion);
         // The row lock holds the stock writes of this warehouse still, so the occupancy read is the one that counts.
         if (cambios.capacidad !== undefined && cambios.capacidad < actual.ocupacion) {
-          throw new FailedPreconditionError(
-            `la capacidad ${cambios.capacidad} es menor que lo que la bodega ya contiene (${actual.ocupacion} unidades)`,
-            { reason: 'CAPACIDAD_INSUFICIENTE', datos: { capacidad: cambios.capacidad, ocupacion: actual.ocupacion } },
-          );
+          throw new FailedPreconditionError(`la capacidad ${cambios.capacidad} es menor que lo que la bodega ya contiene (${actual.ocupacion} unidades)`, {
+            reason: 'CAPACIDAD_INSUFICIENTE',
+            datos: { capacidad: cambios.capacidad, ocupacion: actual.ocupacion },
+          });
         }
         const bodega: Bodega = { ...actual, ...cambios, fechaActualizacion: at, version: actual.version + 1 };
         try {

@@ -233,7 +233,14 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
     for (const r of rows) {
       const k = clave(r.bodega_id, r.producto_id);
       filas.set(k, r.id);
-      actuales.set(k, { bodegaId: r.bodega_id, productoId: r.producto_id, existe: true, cantidad: r.cantidad, umbralMinimo: r.umbral_minimo, version: r.version });
+      actuales.set(k, {
+        bodegaId: r.bodega_id,
+        productoId: r.producto_id,
+        existe: true,
+        cantidad: r.cantidad,
+        umbralMinimo: r.umbral_minimo,
+        version: r.version,
+      });
     }
     const faltan = pares.filter(([b, p]) => !actuales.has(clave(b, p)));
     if (faltan.length > 0) {
@@ -256,7 +263,10 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
   function requireVersion(nivel: NivelActual, expectedVersion: number | undefined): void {
     if (expectedVersion === undefined) return;
     const actual = nivel.existe ? nivel.version : 0;
-    if (actual !== expectedVersion) throw nivel.existe ? VersionMismatchError.of(actual, expectedVersion) : new VersionMismatchError(null, `no hay existencias del producto ${nivel.productoId} en la bodega ${nivel.bodegaId}`);
+    if (actual !== expectedVersion)
+      throw nivel.existe
+        ? VersionMismatchError.of(actual, expectedVersion)
+        : new VersionMismatchError(null, `no hay existencias del producto ${nivel.productoId} en la bodega ${nivel.bodegaId}`);
   }
 
   interface OperacionNueva {
@@ -267,7 +277,15 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
   }
 
   /** Everything it writes must already be locked. */
-  async function escribir(trx: Knex.Transaction, at: Date, caller: CallContext, nueva: OperacionNueva, cambios: Cambio[], niveles: Niveles, bodegas: Map<number, BodegaActual>): Promise<Operacion> {
+  async function escribir(
+    trx: Knex.Transaction,
+    at: Date,
+    caller: CallContext,
+    nueva: OperacionNueva,
+    cambios: Cambio[],
+    niveles: Niveles,
+    bodegas: Map<number, BodegaActual>,
+  ): Promise<Operacion> {
     let operacionId: number;
     // The row goes in before the plan. A reversal that waited on the locks of another reversal of
     // the same operation read that operation before the other committed: the unique revierte_a
@@ -324,7 +342,9 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
           fecha_actualizacion: at,
         });
       } else {
-        await trx('existencias').where({ id: fila }).update({ cantidad: l.nivel.cantidad, umbral_minimo: l.nivel.umbralMinimo, version: l.version, fecha_actualizacion: at });
+        await trx('existencias')
+          .where({ id: fila })
+          .update({ cantidad: l.nivel.cantidad, umbral_minimo: l.nivel.umbralMinimo, version: l.version, fecha_actualizacion: at });
       }
     }
     for (const [bodegaId, delta] of plan.ocupacion) {
@@ -351,17 +371,37 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
     await enqueueEvents(trx, eventos);
     // Later operations in this transaction see the levels this one wrote.
     for (const [k, l] of finales) {
-      niveles.actuales.set(k, { bodegaId: l.bodegaId, productoId: l.productoId, existe: l.nivel.existe, cantidad: l.cantidadPosterior, umbralMinimo: l.nivel.existe ? l.nivel.umbralMinimo : null, version: l.version });
+      niveles.actuales.set(k, {
+        bodegaId: l.bodegaId,
+        productoId: l.productoId,
+        existe: l.nivel.existe,
+        cantidad: l.cantidadPosterior,
+        umbralMinimo: l.nivel.existe ? l.nivel.umbralMinimo : null,
+        version: l.version,
+      });
       if (!l.nivel.existe) niveles.filas.delete(k);
     }
     return operacion;
   }
 
   /** One command on explicit levels: locks, checks the version of the first level when asked, writes. */
-  async function comando(trx: Knex.Transaction, at: Date, caller: CallContext, nueva: OperacionNueva, cambios: Cambio[], expectedVersion?: number): Promise<{ operacion: Operacion; niveles: Niveles }> {
+  async function comando(
+    trx: Knex.Transaction,
+    at: Date,
+    caller: CallContext,
+    nueva: OperacionNueva,
+    cambios: Cambio[],
+    expectedVersion?: number,
+  ): Promise<{ operacion: Operacion; niveles: Niveles }> {
     await requireProductosVivos(trx, [...new Set(cambios.map((c) => c.productoId))]);
-    const bodegas = await lockBodegas(trx, cambios.map((c) => c.bodegaId));
-    const niveles = await lockNiveles(trx, cambios.map((c) => [c.bodegaId, c.productoId]));
+    const bodegas = await lockBodegas(
+      trx,
+      cambios.map((c) => c.bodegaId),
+    );
+    const niveles = await lockNiveles(
+      trx,
+      cambios.map((c) => [c.bodegaId, c.productoId]),
+    );
     const primero = cambios[0]!;
     requireVersion(niveles.actuales.get(clave(primero.bodegaId, primero.productoId))!, expectedVersion);
     const operacion = await escribir(trx, at, caller, nueva, cambios, niveles, bodegas);
@@ -369,7 +409,14 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
   }
 
   /** Writes out every level among `rows` (locked), in operations of at most LINEAS_POR_OPERACION lines. */
-  async function retirarTodo(trx: Knex.Transaction, at: Date, caller: CallContext, tipo: 'PRODUCTO_ELIMINADO' | 'BODEGA_ELIMINADA', rows: NivelRow[], bodegas: Map<number, BodegaActual>): Promise<{ niveles: number; unidades: number }> {
+  async function retirarTodo(
+    trx: Knex.Transaction,
+    at: Date,
+    caller: CallContext,
+    tipo: 'PRODUCTO_ELIMINADO' | 'BODEGA_ELIMINADA',
+    rows: NivelRow[],
+    bodegas: Map<number, BodegaActual>,
+  ): Promise<{ niveles: number; unidades: number }> {
     let unidades = 0;
     for (let i = 0; i < rows.length; i += LINEAS_POR_OPERACION) {
       const parte = rows.slice(i, i + LINEAS_POR_OPERACION);
@@ -377,7 +424,14 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
       for (const r of parte) {
         const k = clave(r.bodega_id, r.producto_id);
         niveles.filas.set(k, r.id);
-        niveles.actuales.set(k, { bodegaId: r.bodega_id, productoId: r.producto_id, existe: true, cantidad: r.cantidad, umbralMinimo: r.umbral_minimo, version: r.version });
+        niveles.actuales.set(k, {
+          bodegaId: r.bodega_id,
+          productoId: r.producto_id,
+          existe: true,
+          cantidad: r.cantidad,
+          umbralMinimo: r.umbral_minimo,
+          version: r.version,
+        });
         unidades += r.cantidad;
       }
       const cambios: Cambio[] = parte.map((r) => ({ bodegaId: r.bodega_id, productoId: r.producto_id, tipo: 'SALIDA', motivo: tipo, retirar: true }));
@@ -412,8 +466,22 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
   return {
     asignar(a, caller, opts) {
       return write(caller, async (trx, at) => {
-        const cambio: Cambio = { bodegaId: a.bodegaId, productoId: a.productoId, tipo: 'AJUSTE', motivo: 'ASIGNACION', fijar: a.cantidad, umbralMinimo: a.umbralMinimo };
-        const { operacion } = await comando(trx, at, caller, { tipo: 'ASIGNACION', comentario: null, claveIdempotencia: opts.claveIdempotencia }, [cambio], opts.expectedVersion);
+        const cambio: Cambio = {
+          bodegaId: a.bodegaId,
+          productoId: a.productoId,
+          tipo: 'AJUSTE',
+          motivo: 'ASIGNACION',
+          fijar: a.cantidad,
+          umbralMinimo: a.umbralMinimo,
+        };
+        const { operacion } = await comando(
+          trx,
+          at,
+          caller,
+          { tipo: 'ASIGNACION', comentario: null, claveIdempotencia: opts.claveIdempotencia },
+          [cambio],
+          opts.expectedVersion,
+        );
         const nivel = await trx<NivelRow>('existencias').where({ bodega_id: a.bodegaId, producto_id: a.productoId }).first();
         return { existencia: toExistencia(nivel!), operacion };
       });
@@ -445,7 +513,14 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
       return write(caller, async (trx, at) => {
         const base = { bodegaId: m.bodegaId, productoId: m.productoId, tipo: TIPO_LINEA[m.tipo]!, motivo: m.motivo };
         const cambio: Cambio = m.tipo === 'AJUSTE' ? { ...base, fijar: m.cantidad } : { ...base, delta: m.tipo === 'ENTRADA' ? m.cantidad : -m.cantidad };
-        const { operacion } = await comando(trx, at, caller, { tipo: m.tipo, comentario: m.comentario, claveIdempotencia: opts.claveIdempotencia }, [cambio], opts.expectedVersion);
+        const { operacion } = await comando(
+          trx,
+          at,
+          caller,
+          { tipo: m.tipo, comentario: m.comentario, claveIdempotencia: opts.claveIdempotencia },
+          [cambio],
+          opts.expectedVersion,
+        );
         return operacion;
       });
     },
@@ -456,7 +531,14 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
           { bodegaId: t.origenId, productoId: t.productoId, tipo: 'TRANSFERENCIA', motivo: 'TRANSFERENCIA', delta: -t.cantidad },
           { bodegaId: t.destinoId, productoId: t.productoId, tipo: 'TRANSFERENCIA', motivo: 'TRANSFERENCIA', delta: t.cantidad },
         ];
-        const { operacion } = await comando(trx, at, caller, { tipo: 'TRANSFERENCIA', comentario: t.comentario, claveIdempotencia: opts.claveIdempotencia }, cambios, opts.expectedVersion);
+        const { operacion } = await comando(
+          trx,
+          at,
+          caller,
+          { tipo: 'TRANSFERENCIA', comentario: t.comentario, claveIdempotencia: opts.claveIdempotencia },
+          cambios,
+          opts.expectedVersion,
+        );
         return operacion;
       });
     },
@@ -465,7 +547,13 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
       return write(caller, async (trx, at) => {
         const original = await readOperacion(trx, operacionId);
         const cambios = cambiosDeReverso(original);
-        const { operacion } = await comando(trx, at, caller, { tipo: 'REVERSO', comentario, revierteA: operacionId, claveIdempotencia: opts.claveIdempotencia }, cambios);
+        const { operacion } = await comando(
+          trx,
+          at,
+          caller,
+          { tipo: 'REVERSO', comentario, revierteA: operacionId, claveIdempotencia: opts.claveIdempotencia },
+          cambios,
+        );
         return operacion;
       });
     },
@@ -481,7 +569,11 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
         // Then the fixed order: its warehouses (those still there), then its levels.
         const rows = await trx('bodegas').whereIn('id', donde).orderBy('id').forUpdate().select<BodegaActual[]>('id', 'capacidad', 'ocupacion');
         const bodegas = new Map(rows.map((r) => [r.id, { ...r }]));
-        const niveles = await trx<NivelRow>('existencias').where({ producto_id: productoId }).whereIn('bodega_id', [...bodegas.keys()]).orderBy('id').forUpdate();
+        const niveles = await trx<NivelRow>('existencias')
+          .where({ producto_id: productoId })
+          .whereIn('bodega_id', [...bodegas.keys()])
+          .orderBy('id')
+          .forUpdate();
         await retirarTodo(trx, at, caller, 'PRODUCTO_ELIMINADO', niveles, bodegas);
       });
     },
@@ -506,7 +598,9 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
 
     async list({ pageSize, after, bodegaIds, productoIds }) {
       const rows = await withDbErrors(() => {
-        const q = db<NivelRow>('existencias').orderBy([{ column: 'bodega_id' }, { column: 'producto_id' }]).limit(pageSize + 1);
+        const q = db<NivelRow>('existencias')
+          .orderBy([{ column: 'bodega_id' }, { column: 'producto_id' }])
+          .limit(pageSize + 1);
         if (bodegaIds.length > 0) q.whereIn('bodega_id', bodegaIds);
         if (productoIds.length > 0) q.whereIn('producto_id', productoIds);
         if (after) {
@@ -521,7 +615,9 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
 
     async listMovimientos(query) {
       const rows = await withDbErrors(() => {
-        const q = db<MovimientoRow>('movimientos').orderBy('id', 'desc').limit(query.pageSize + 1);
+        const q = db<MovimientoRow>('movimientos')
+          .orderBy('id', 'desc')
+          .limit(query.pageSize + 1);
         if (query.beforeId !== null) q.where('id', '<', query.beforeId);
         if (query.bodegaId !== undefined) q.where('bodega_id', query.bodegaId);
         if (query.productoId !== undefined) q.where('producto_id', query.productoId);
@@ -548,7 +644,14 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
                 LIMIT ?`,
               [MAX_DIFERENCIAS],
             )) as [{ bodega_id: number; producto_id: number; registrado: number; calculado: number | string }[]];
-            for (const r of niveles) diferencias.push({ tipo: 'NIVEL', bodegaId: r.bodega_id, productoId: r.producto_id, registrado: Number(r.registrado), calculado: Number(r.calculado) });
+            for (const r of niveles)
+              diferencias.push({
+                tipo: 'NIVEL',
+                bodegaId: r.bodega_id,
+                productoId: r.producto_id,
+                registrado: Number(r.registrado),
+                calculado: Number(r.calculado),
+              });
             // Lines of a removed level must sum to zero: its units were written out.
             const [huerfanas] = (await trx.raw(
               `SELECT m.bodega_id, m.producto_id, SUM(m.cantidad) AS calculado
@@ -559,7 +662,8 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
                 LIMIT ?`,
               [MAX_DIFERENCIAS],
             )) as [{ bodega_id: number; producto_id: number; calculado: number | string }[]];
-            for (const r of huerfanas) diferencias.push({ tipo: 'NIVEL', bodegaId: r.bodega_id, productoId: r.producto_id, registrado: 0, calculado: Number(r.calculado) });
+            for (const r of huerfanas)
+              diferencias.push({ tipo: 'NIVEL', bodegaId: r.bodega_id, productoId: r.producto_id, registrado: 0, calculado: Number(r.calculado) });
             const [ocupaciones] = (await trx.raw(
               `SELECT b.id, b.ocupacion AS registrado, COALESCE(SUM(e.cantidad), 0) AS calculado
                  FROM bodegas b LEFT JOIN existencias e ON e.bodega_id = b.id
@@ -568,7 +672,8 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
                 LIMIT ?`,
               [MAX_DIFERENCIAS],
             )) as [{ id: number; registrado: number; calculado: number | string }[]];
-            for (const r of ocupaciones) diferencias.push({ tipo: 'OCUPACION', bodegaId: r.id, productoId: 0, registrado: Number(r.registrado), calculado: Number(r.calculado) });
+            for (const r of ocupaciones)
+              diferencias.push({ tipo: 'OCUPACION', bodegaId: r.id, productoId: 0, registrado: Number(r.registrado), calculado: Number(r.calculado) });
             const [[cuentas]] = (await trx.raw('SELECT (SELECT COUNT(*) FROM existencias) AS niveles, (SELECT COUNT(*) FROM bodegas) AS bodegas')) as [
               { niveles: number | string; bodegas: number | string }[],
             ];

@@ -14,7 +14,12 @@ import type { TestService } from './test-service';
 /** `retirarProductoEliminado` of a store on `svc`'s database. */
 export function productoEliminadoDe(svc: TestService): (productoId: number) => Promise<void> {
   // The service's own settings, as startTestService gives them (the URLs are not used here).
-  const config = loadConfig({ DATABASE_URL: 'mysql://root@127.0.0.1:3306/unused', NATS_URL: TEST_NATS_URL, NATS_STREAM: svc.ns.stream, NATS_SUBJECT_PREFIX: svc.ns.prefix });
+  const config = loadConfig({
+    DATABASE_URL: 'mysql://root@127.0.0.1:3306/unused',
+    NATS_URL: TEST_NATS_URL,
+    NATS_STREAM: svc.ns.stream,
+    NATS_SUBJECT_PREFIX: svc.ns.prefix,
+  });
   const store = createExistenciaStore(svc.db, {
     events: createExistenciaEvents({ namespace: config.eventTypeNamespace, subjectPrefix: config.natsSubjectPrefix }),
     idempotencyTtlSeconds: config.idempotencyTtlSeconds,

@@ -19,8 +19,13 @@ export function stockClients(address: string, n: number): StockClients {
     (client) =>
       Object.fromEntries(
         Object.keys(ExistenciaServiceService).map((name) => {
-          const method = (client as unknown as Record<string, (req: unknown, md: Metadata, cb: (err: ServiceError | null, res: unknown) => void) => unknown>)[name]!.bind(client);
-          return [name, (req: unknown, md = new Metadata()) => new Promise((resolve, reject) => method(req, md, (err, res) => (err ? reject(err) : resolve(res))))];
+          const method = (client as unknown as Record<string, (req: unknown, md: Metadata, cb: (err: ServiceError | null, res: unknown) => void) => unknown>)[
+            name
+          ]!.bind(client);
+          return [
+            name,
+            (req: unknown, md = new Metadata()) => new Promise((resolve, reject) => method(req, md, (err, res) => (err ? reject(err) : resolve(res)))),
+          ];
         }),
       ) as StockRpc,
   );

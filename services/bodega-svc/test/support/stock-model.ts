@@ -13,17 +13,7 @@
  */
 
 export type Motivo =
-  | 'ASIGNACION'
-  | 'RECEPCION'
-  | 'VENTA'
-  | 'CONTEO'
-  | 'RETIRO'
-  | 'TRANSFERENCIA'
-  | 'REVERSO'
-  | 'PRODUCTO_ELIMINADO'
-  | 'BODEGA_ELIMINADA'
-  | 'DEVOLUCION'
-  | 'MERMA';
+  'ASIGNACION' | 'RECEPCION' | 'VENTA' | 'CONTEO' | 'RETIRO' | 'TRANSFERENCIA' | 'REVERSO' | 'PRODUCTO_ELIMINADO' | 'BODEGA_ELIMINADA' | 'DEVOLUCION' | 'MERMA';
 export type TipoLinea = 'ENTRADA' | 'SALIDA' | 'TRANSFERENCIA' | 'AJUSTE';
 export type TipoOp = 'ASIGNACION' | 'RETIRO' | 'ENTRADA' | 'SALIDA' | 'AJUSTE' | 'TRANSFERENCIA' | 'REVERSO' | 'PRODUCTO_ELIMINADO' | 'BODEGA_ELIMINADA';
 
@@ -167,7 +157,10 @@ export class StockModel {
       const nivel = this.niveles.get(clave(bodegaId, productoId));
       if (!nivel) return refuse('NOT_FOUND', 'SIN_EXISTENCIAS');
       const cantidadRetirada = nivel.cantidad;
-      return this.operacion('RETIRO', null, [{ bodegaId, productoId, tipo: 'SALIDA', motivo: 'RETIRO', retirar: true }], () => ({ existia: true, cantidadRetirada }));
+      return this.operacion('RETIRO', null, [{ bodegaId, productoId, tipo: 'SALIDA', motivo: 'RETIRO', retirar: true }], () => ({
+        existia: true,
+        cantidadRetirada,
+      }));
     });
   }
 
@@ -188,7 +181,13 @@ export class StockModel {
       const valor = { existenciasRetiradas: suyos.length, unidadesRetiradas: suyos.reduce((s, [, n]) => s + n.cantidad, 0) };
       const quitar = () => void this.bodegas.delete(bodegaId);
       if (suyos.length === 0) return { ok: true as const, valor, operaciones: [], aplicar: quitar };
-      const cambios: Cambio[] = suyos.map(([k]) => ({ bodegaId, productoId: Number(k.split(':')[1]), tipo: 'SALIDA', motivo: 'BODEGA_ELIMINADA', retirar: true }));
+      const cambios: Cambio[] = suyos.map(([k]) => ({
+        bodegaId,
+        productoId: Number(k.split(':')[1]),
+        tipo: 'SALIDA',
+        motivo: 'BODEGA_ELIMINADA',
+        retirar: true,
+      }));
       const prediccion = this.operacion('BODEGA_ELIMINADA', null, cambios, () => valor);
       return {
         ...prediccion,
@@ -206,7 +205,13 @@ export class StockModel {
       const suyos = [...this.niveles.keys()].filter((k) => k.endsWith(`:${productoId}`));
       const marcar = () => void this.eliminados.add(productoId);
       if (suyos.length === 0) return { ok: true as const, valor: null, operaciones: [], aplicar: marcar };
-      const cambios: Cambio[] = suyos.map((k) => ({ bodegaId: Number(k.split(':')[0]), productoId, tipo: 'SALIDA', motivo: 'PRODUCTO_ELIMINADO', retirar: true }));
+      const cambios: Cambio[] = suyos.map((k) => ({
+        bodegaId: Number(k.split(':')[0]),
+        productoId,
+        tipo: 'SALIDA',
+        motivo: 'PRODUCTO_ELIMINADO',
+        retirar: true,
+      }));
       const prediccion = this.operacion('PRODUCTO_ELIMINADO', null, cambios, () => null);
       return {
         ...prediccion,
@@ -241,7 +246,12 @@ export class StockModel {
    * more units than it has room for. `aplicar` commits it with the ids the
    * service gave its operations.
    */
-  private operacion<T>(tipo: TipoOp, revierteA: number | null, cambios: Cambio[], valor: (niveles: Map<string, NivelModelo>) => T): Prediccion<T> & { ok: true } {
+  private operacion<T>(
+    tipo: TipoOp,
+    revierteA: number | null,
+    cambios: Cambio[],
+    valor: (niveles: Map<string, NivelModelo>) => T,
+  ): Prediccion<T> & { ok: true } {
     const niveles = new Map<string, NivelModelo | undefined>();
     const versiones = new Map<string, number>();
     const ocupacion = new Map<number, number>();

@@ -5,15 +5,7 @@
  * and published. One instance per test file (beforeAll / afterAll).
  */
 import { Client, credentials, Metadata, type handleUnaryCall, type ServiceError } from '@grpc/grpc-js';
-import {
-  countPendingEvents,
-  createDb,
-  createLogger,
-  parseMysqlUrl,
-  USUARIO_METADATA_KEY,
-  type Knex,
-  type NatsConnection,
-} from '@inventario/platform';
+import { countPendingEvents, createDb, createLogger, parseMysqlUrl, USUARIO_METADATA_KEY, type Knex, type NatsConnection } from '@inventario/platform';
 import {
   BodegaServiceClient,
   ExistenciaServiceClient,

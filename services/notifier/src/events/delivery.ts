@@ -54,13 +54,20 @@ export function createDelivery(deps: DeliveryDeps): Deliver {
     const subject = deadLetterSubject(deps.prefix, handler.eventType);
     let duplicate: boolean;
     try {
-      ({ duplicate } = await deps.deadLetters.publish(originOf(msg), { type: handler.eventType, consumer: handler.name, reason, ...(eventId ? { eventId } : {}) }));
+      ({ duplicate } = await deps.deadLetters.publish(originOf(msg), {
+        type: handler.eventType,
+        consumer: handler.name,
+        reason,
+        ...(eventId ? { eventId } : {}),
+      }));
     } catch (err) {
       // Terming without a stored letter would lose the event; after the last delivery MaxDeliveriesHandler stores it.
       const publishError = err instanceof Error ? err.message : String(err);
       const retryInMs = retryDelayMs(deps.retry, msg.info.deliveryCount);
       msg.nak(retryInMs);
-      const next = isLastDelivery(deps.retry, msg.info.deliveryCount) ? 'MaxDeliveriesHandler stores it once the deliveries ran out' : 'it is tried again on the next delivery';
+      const next = isLastDelivery(deps.retry, msg.info.deliveryCount)
+        ? 'MaxDeliveriesHandler stores it once the deliveries ran out'
+        : 'it is tried again on the next delivery';
       logger.error({ ...fields, reason, publishError, retryInMs }, `could not store the dead letter; nak, ${next}`);
       return 'retry';
     }
@@ -95,12 +102,22 @@ export function createDelivery(deps: DeliveryDeps): Deliver {
         return;
       }
       lost = true;
-      logger.warn(fields, 'claim on the event taken over while sending (this process looked dead for ack_wait); the email may go out twice, with the same Message-ID');
+      logger.warn(
+        fields,
+        'claim on the event taken over while sending (this process looked dead for ack_wait); the email may go out twice, with the same Message-ID',
+      );
     });
     return { stop, current: () => current };
   }
 
-  async function send(handler: EventHandler, msg: JsMsg, heartbeat: MessageHeartbeat, event: PreparedEvent, email: RenderedEmail, fields: LogFields): Promise<DeliveryOutcome> {
+  async function send(
+    handler: EventHandler,
+    msg: JsMsg,
+    heartbeat: MessageHeartbeat,
+    event: PreparedEvent,
+    email: RenderedEmail,
+    fields: LogFields,
+  ): Promise<DeliveryOutcome> {
     const { deliveryCount } = msg.info;
     let claimed;
     try {
@@ -131,7 +148,10 @@ export function createDelivery(deps: DeliveryDeps): Deliver {
       return 'busy';
     }
     if (claimed.takeover) {
-      logger.warn({ ...fields, takeover: claimed.takeover }, 'a previous attempt stopped refreshing its claim (its process died?); sending again (same Message-ID, in case that one went through)');
+      logger.warn(
+        { ...fields, takeover: claimed.takeover },
+        'a previous attempt stopped refreshing its claim (its process died?); sending again (same Message-ID, in case that one went through)',
+      );
     }
 
     const claim = keepFresh(heartbeat, claimed.claim, fields);
@@ -171,14 +191,23 @@ export function createDelivery(deps: DeliveryDeps): Deliver {
       const storedAgoMs = now() - msg.time.getTime();
       if (storedAgoMs > emailHorizonMs) {
         msg.ack();
-        logger.warn({ ...fields, storedAgoMs, emailHorizonMs }, 'event older than the sent registry remembers; acked without an email, as it may have been emailed already');
+        logger.warn(
+          { ...fields, storedAgoMs, emailHorizonMs },
+          'event older than the sent registry remembers; acked without an email, as it may have been emailed already',
+        );
         return 'too-old';
       }
       let email: RenderedEmail;
       try {
         email = deps.renderer.render(handler.template, event.model);
       } catch (err) {
-        return await deadLetter(handler, msg, fields, `template ${handler.template} failed: ${err instanceof Error ? err.message : String(err)}`, event.eventId);
+        return await deadLetter(
+          handler,
+          msg,
+          fields,
+          `template ${handler.template} failed: ${err instanceof Error ? err.message : String(err)}`,
+          event.eventId,
+        );
       }
       return await send(handler, msg, heartbeat, event, email, fields);
     } catch (err) {

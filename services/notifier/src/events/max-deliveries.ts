@@ -120,7 +120,10 @@ export function createMaxDeliveriesHandler(deps: MaxDeliveriesDeps): (msg: JsMsg
       }
       if (state?.state === 'sending') {
         msg.nak(deps.ackWaitMs);
-        logger.info({ ...fields, retryInMs: deps.ackWaitMs }, 'deliveries ran out while another delivery is still sending the event; looked at again after retryInMs');
+        logger.info(
+          { ...fields, retryInMs: deps.ackWaitMs },
+          'deliveries ran out while another delivery is still sending the event; looked at again after retryInMs',
+        );
         return;
       }
     }

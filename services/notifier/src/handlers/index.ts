@@ -7,13 +7,62 @@ export type { EmailedEventType, EmailModel, EventHandler, HandlerName, PreparedE
 
 /** One durable consumer each: docs/contract.md §6.1 in its order, then StockBajo (§10.4). */
 export const HANDLERS: readonly EventHandler[] = [
-  defineHandler({ name: 'ProductoCreatedHandler', eventType: 'ProductoCreado',      emailSubject: 'Nuevo Producto Creado', template: 'producto-creado',      data: productoDataSchema,    record: productoRecord }),
-  defineHandler({ name: 'ProductoUpdatedHandler', eventType: 'ProductoActualizado', emailSubject: 'Producto Actualizado',  template: 'producto-actualizado', data: productoDataSchema,    record: productoRecord }),
-  defineHandler({ name: 'ProductoDeletedHandler', eventType: 'ProductoEliminado',   emailSubject: 'Producto Eliminado',    template: 'producto-eliminado',   data: deletedDataSchema,     record: deletedRecord }),
-  defineHandler({ name: 'BodegaCreatedHandler',   eventType: 'BodegaCreada',        emailSubject: 'Nueva Bodega Creada',   template: 'bodega-creada',        data: bodegaDataSchema,      record: bodegaRecord }),
-  defineHandler({ name: 'BodegaUpdatedHandler',   eventType: 'BodegaActualizada',   emailSubject: 'Bodega Actualizada',    template: 'bodega-actualizada',   data: bodegaDataSchema,      record: bodegaRecord }),
-  defineHandler({ name: 'BodegaDeletedHandler',   eventType: 'BodegaEliminada',     emailSubject: 'Bodega Eliminada',      template: 'bodega-eliminada',     data: deletedDataSchema,     record: deletedRecord }),
-  defineHandler({ name: 'StockBajoHandler',       eventType: 'StockBajo',           emailSubject: 'Stock Bajo',            template: 'stock-bajo',           data: stockUmbralDataSchema, record: stockRecord }),
+  defineHandler({
+    name: 'ProductoCreatedHandler',
+    eventType: 'ProductoCreado',
+    emailSubject: 'Nuevo Producto Creado',
+    template: 'producto-creado',
+    data: productoDataSchema,
+    record: productoRecord,
+  }),
+  defineHandler({
+    name: 'ProductoUpdatedHandler',
+    eventType: 'ProductoActualizado',
+    emailSubject: 'Producto Actualizado',
+    template: 'producto-actualizado',
+    data: productoDataSchema,
+    record: productoRecord,
+  }),
+  defineHandler({
+    name: 'ProductoDeletedHandler',
+    eventType: 'ProductoEliminado',
+    emailSubject: 'Producto Eliminado',
+    template: 'producto-eliminado',
+    data: deletedDataSchema,
+    record: deletedRecord,
+  }),
+  defineHandler({
+    name: 'BodegaCreatedHandler',
+    eventType: 'BodegaCreada',
+    emailSubject: 'Nueva Bodega Creada',
+    template: 'bodega-creada',
+    data: bodegaDataSchema,
+    record: bodegaRecord,
+  }),
+  defineHandler({
+    name: 'BodegaUpdatedHandler',
+    eventType: 'BodegaActualizada',
+    emailSubject: 'Bodega Actualizada',
+    template: 'bodega-actualizada',
+    data: bodegaDataSchema,
+    record: bodegaRecord,
+  }),
+  defineHandler({
+    name: 'BodegaDeletedHandler',
+    eventType: 'BodegaEliminada',
+    emailSubject: 'Bodega Eliminada',
+    template: 'bodega-eliminada',
+    data: deletedDataSchema,
+    record: deletedRecord,
+  }),
+  defineHandler({
+    name: 'StockBajoHandler',
+    eventType: 'StockBajo',
+    emailSubject: 'Stock Bajo',
+    template: 'stock-bajo',
+    data: stockUmbralDataSchema,
+    record: stockRecord,
+  }),
 ];
 
 export function handlerFor(eventType: EmailedEventType): EventHandler {

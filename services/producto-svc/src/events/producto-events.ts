@@ -51,13 +51,7 @@ export function createProductoEvents(options: ProductoEventsOptions): ProductoEv
 
   return {
     created: (producto, context) =>
-      event(
-        'ProductoCreado',
-        producto.id,
-        productoEventData(producto, 'CREATE', context.usuario),
-        producto.fechaActualizacion,
-        context,
-      ),
+      event('ProductoCreado', producto.id, productoEventData(producto, 'CREATE', context.usuario), producto.fechaActualizacion, context),
     updated: (producto, camposModificados, context) =>
       event(
         'ProductoActualizado',

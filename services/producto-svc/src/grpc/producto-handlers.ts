@@ -1,11 +1,5 @@
 import { idempotentBy, itemSizeBound, listPageOf, PAGE_BYTE_BUDGET, requirePositiveId, unary, type Logger } from '@inventario/platform';
-import {
-  CreateProductoRequest,
-  DeleteProductoRequest,
-  UnassignBodegaRequest,
-  UpdateProductoRequest,
-  type ProductoServiceServer,
-} from '@inventario/proto';
+import { CreateProductoRequest, DeleteProductoRequest, UnassignBodegaRequest, UpdateProductoRequest, type ProductoServiceServer } from '@inventario/proto';
 import { validateProductoQuery } from '../domain/listing';
 import { validateNewProducto, validateProductoChanges } from '../domain/producto';
 import type { ProductoStore } from '../store/producto-store';
@@ -22,10 +16,15 @@ export interface ProductoHandlersDeps {
 /** Writes take an idempotency key (`request_id`); conditional ones an `expected_version`. */
 export function createProductoHandlers({ store, logger }: ProductoHandlersDeps): ProductoServiceServer {
   return {
-    createProducto: unary(logger, 'CreateProducto', async (request, context) => {
-      const producto = await store.create(validateNewProducto(draftFromCreateRequest(request)), context);
-      return { producto: productoToMessage(producto) };
-    }, idempotentBy(CreateProductoRequest)),
+    createProducto: unary(
+      logger,
+      'CreateProducto',
+      async (request, context) => {
+        const producto = await store.create(validateNewProducto(draftFromCreateRequest(request)), context);
+        return { producto: productoToMessage(producto) };
+      },
+      idempotentBy(CreateProductoRequest),
+    ),
 
     getProducto: unary(logger, 'GetProducto', async (request) => {
       const producto = await store.get(requirePositiveId(request.id, 'id'));
@@ -59,22 +58,37 @@ export function createProductoHandlers({ store, logger }: ProductoHandlersDeps):
       return { productos: items.map(productoToMessage), nextPageToken, totalSize: page.totalSize, restJson: NO_BYTES, restJsonCount: 0 };
     }),
 
-    updateProducto: unary(logger, 'UpdateProducto', async (request, context) => {
-      const id = requirePositiveId(request.producto?.id, 'id');
-      const changes = validateProductoChanges(draftFromUpdateRequest(request));
-      const producto = await store.update(id, changes, context, request.expectedVersion);
-      return { producto: productoToMessage(producto) };
-    }, idempotentBy(UpdateProductoRequest)),
+    updateProducto: unary(
+      logger,
+      'UpdateProducto',
+      async (request, context) => {
+        const id = requirePositiveId(request.producto?.id, 'id');
+        const changes = validateProductoChanges(draftFromUpdateRequest(request));
+        const producto = await store.update(id, changes, context, request.expectedVersion);
+        return { producto: productoToMessage(producto) };
+      },
+      idempotentBy(UpdateProductoRequest),
+    ),
 
-    deleteProducto: unary(logger, 'DeleteProducto', async (request, context) => {
-      await store.delete(requirePositiveId(request.id, 'id'), context, request.expectedVersion);
-      return {};
-    }, idempotentBy(DeleteProductoRequest)),
+    deleteProducto: unary(
+      logger,
+      'DeleteProducto',
+      async (request, context) => {
+        await store.delete(requirePositiveId(request.id, 'id'), context, request.expectedVersion);
+        return {};
+      },
+      idempotentBy(DeleteProductoRequest),
+    ),
 
-    unassignBodega: unary(logger, 'UnassignBodega', async (request, context) => {
-      const report = await store.unassignBodega(requirePositiveId(request.bodegaId, 'bodegaId'), context, request.maxChunks);
-      return { productos: report.productos.map(productoToMessage), totalUnassigned: report.total, complete: report.complete };
-      // max_chunks only pages the work: calls of one operation that differ in it share one key.
-    }, idempotentBy(UnassignBodegaRequest, (request) => ({ ...request, maxChunks: 0 }))),
+    unassignBodega: unary(
+      logger,
+      'UnassignBodega',
+      async (request, context) => {
+        const report = await store.unassignBodega(requirePositiveId(request.bodegaId, 'bodegaId'), context, request.maxChunks);
+        return { productos: report.productos.map(productoToMessage), totalUnassigned: report.total, complete: report.complete };
+        // max_chunks only pages the work: calls of one operation that differ in it share one key.
+      },
+      idempotentBy(UnassignBodegaRequest, (request) => ({ ...request, maxChunks: 0 })),
+    ),
   };
 }

@@ -1,9 +1,5 @@
 import { parseUpdateMask, type UpdateMaskSpec } from '@inventario/platform';
-import type {
-  CreateProductoRequest,
-  Producto as ProductoMessage,
-  UpdateProductoRequest,
-} from '@inventario/proto';
+import type { CreateProductoRequest, Producto as ProductoMessage, UpdateProductoRequest } from '@inventario/proto';
 import type { Producto, ProductoDraft } from '../domain/producto';
 
 /** proto3 absences become null/undefined here, so the domain never sees wire defaults. */

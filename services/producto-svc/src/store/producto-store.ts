@@ -62,17 +62,7 @@ export interface ProductoStoreDeps {
 
 const TABLE = 'productos';
 const BODEGAS_ELIMINADAS = 'bodegas_eliminadas';
-const COLUMNS = [
-  'id',
-  'nombre',
-  'descripcion',
-  'precio',
-  'cantidad_en_stock',
-  'bodega_id',
-  'fecha_creacion',
-  'fecha_actualizacion',
-  'version',
-] as const;
+const COLUMNS = ['id', 'nombre', 'descripcion', 'precio', 'cantidad_en_stock', 'bodega_id', 'fecha_creacion', 'fecha_actualizacion', 'version'] as const;
 
 interface ProductoRow {
   id: number;
@@ -185,7 +175,11 @@ export function createProductoStore(db: Knex, deps: ProductoStoreDeps): Producto
 
   /** Concurrent writes of one product serialise, so their events enter the outbox in commit order. */
   async function lockById(trx: Knex.Transaction, id: number): Promise<Producto> {
-    const row = await trx<ProductoRow>(TABLE).select(...COLUMNS).where({ id }).forUpdate().first();
+    const row = await trx<ProductoRow>(TABLE)
+      .select(...COLUMNS)
+      .where({ id })
+      .forUpdate()
+      .first();
     if (!row) throw notFound(id);
     return fromRow(row);
   }
@@ -197,7 +191,12 @@ export function createProductoStore(db: Knex, deps: ProductoStoreDeps): Producto
     context: WriteContext,
     limit: number,
   ): Promise<{ productos: Producto[]; complete: boolean }> {
-    const rows = await trx<ProductoRow>(TABLE).select(...COLUMNS).where({ bodega_id: bodegaId }).orderBy('id').limit(limit).forUpdate();
+    const rows = await trx<ProductoRow>(TABLE)
+      .select(...COLUMNS)
+      .where({ bodega_id: bodegaId })
+      .orderBy('id')
+      .limit(limit)
+      .forUpdate();
     const at = nowToSecond();
     const productos: Producto[] = [];
     const chunkEvents = [];

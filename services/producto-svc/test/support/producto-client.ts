@@ -33,7 +33,10 @@ export interface ProductoApi {
   /** `options`: the request's other fields (request_id, max_chunks). */
   unassignBodega(bodegaId: number, options?: Omit<DeepPartial<UnassignBodegaRequest>, 'bodegaId'>): Promise<UnassignBodegaResponse>;
   /** unassignBodega with the response's initial metadata: `replayed` when answered from an idempotency record. */
-  unassignBodegaReplay(bodegaId: number, options?: Omit<DeepPartial<UnassignBodegaRequest>, 'bodegaId'>): Promise<{ response: UnassignBodegaResponse; replayed: boolean }>;
+  unassignBodegaReplay(
+    bodegaId: number,
+    options?: Omit<DeepPartial<UnassignBodegaRequest>, 'bodegaId'>,
+  ): Promise<{ response: UnassignBodegaResponse; replayed: boolean }>;
   /** The same client, calling as someone else. */
   as(caller: CallerOptions): ProductoApi;
 }
