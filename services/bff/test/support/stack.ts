@@ -85,6 +85,12 @@ export async function startTestStack(label: string, options: TestStackOptions = 
         PRODUCTO_SVC_ADDR: backend.productoSvcAddr,
         BODEGA_SVC_ADDR: backend.bodegaSvcAddr,
         RATE_LIMIT_PER_MINUTE: '0',
+        // The read cache is off unless a test turns it on (test/read-cache-*.test.ts): other
+        // tests write behind the BFF's back (gRPC, SQL) and read at once through it.
+        READ_CACHE_MAX_ENTRIES: '0',
+        NATS_URL: backend.natsUrl,
+        NATS_STREAM: backend.namespace.stream,
+        NATS_SUBJECT_PREFIX: backend.namespace.prefix,
         ENABLE_INIT: 'true',
         LOG_LEVEL,
         SHUTDOWN_DRAIN_MS: '0',
