@@ -156,7 +156,8 @@ export function startEventFollower(options: EventFollowerOptions): EventFollower
       }
     } finally {
       messages.stop();
-      void jsm.consumers.delete(stream, info.name).catch(() => undefined);
+      // Stopping: the server removes it after inactive_threshold (a request now would outlive the connection).
+      if (!abort.signal.aborted) void jsm.consumers.delete(stream, info.name).catch(() => undefined);
     }
     if (current === messages) throw new Error('subscription ended');
   }
