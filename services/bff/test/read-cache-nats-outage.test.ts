@@ -4,7 +4,9 @@
  * the concurrent workload of support/coherence.ts and started again, with
  * its store kept or lost (a fresh store: the stream is re-created and its
  * sequence restarts at 1, so "resume after the last sequence seen" would
- * skip events). The cache must be bypassed within 1 s of the stop, no
+ * skip events); or only replica B's link to it cut while the services keep
+ * publishing (B's next subscription from "new" never sees those events, so
+ * it must not keep what it held). The cache must be bypassed within 1 s, no
  * stale read may appear at any time, and the cache must serve again once a
  * new subscription follows the stream.
  */
@@ -15,12 +17,16 @@ import { ensureStream } from '@inventario/platform';
 import { startPrivateNatsServer, waitFor, type PrivateNatsServer } from '@inventario/testkit';
 import { startCacheStack, type CacheStack } from './support/cache-stack';
 import { createWorkload, runWorkload } from './support/coherence';
+import { startTcpLink, type TcpLink } from './support/tcp-link';
 
 let nats: PrivateNatsServer | undefined;
 let stack: CacheStack | undefined;
+let link: TcpLink | undefined;
 
 afterEach(async () => {
   await stack?.close();
+  await link?.close();
+  link = undefined;
   await nats?.dispose();
   stack = undefined;
   nats = undefined;
@@ -78,6 +84,47 @@ test.each([
     stop.abort();
     const result = await run;
     process.stdout.write(`NATS restart ${_label}: bypassed ${Math.round(bypassMs)} ms after the stop; ${result.reads} reads, ${result.writes} writes; hits ${hitsAtResume} -> ${hitsAfter}\n`);
+    expect(result.violations).toEqual([]);
+    expect(bypassMs).toBeLessThanOrEqual(1000);
+    expect(hitsAfter).toBeGreaterThan(hitsAtResume);
+  } finally {
+    stop.abort();
+    await run;
+  }
+}, 90_000);
+
+test("replica B's link to NATS cut while events flow: B bypasses within 1 s, never serves what it missed, and serves again afterwards", async () => {
+  nats = await startPrivateNatsServer();
+  link = await startTcpLink(nats.port);
+  const s = await startCacheStack('cache_nats_link', { natsUrl: nats.url, replicaEnv: [{}, { NATS_URL: `nats://127.0.0.1:${link.port}` }] });
+  stack = s;
+  await s.allServing();
+  const workload = await createWorkload(s.replicas[0], 2, 4);
+  const stop = new AbortController();
+  const run = runWorkload(s.replicas, workload, stop.signal);
+  const b = s.replicas[1];
+  const bHits = async () => (await b.metric('bff_read_cache_hits_total', { kind: 'producto' })) + (await b.metric('bff_read_cache_hits_total', { kind: 'bodega' }));
+  try {
+    await sleep(4000);
+    expect(await bHits()).toBeGreaterThan(0);
+
+    const cutAt = performance.now();
+    link.cut();
+    await waitFor(async () => (await b.metric('bff_read_cache_bypassed')) === 1, 'replica B to bypass its cache', 5000, 20);
+    const bypassMs = performance.now() - cutAt;
+    // Replica A still follows the stream and serves from its cache.
+    expect(await s.replicas[0].metric('bff_read_cache_bypassed')).toBe(0);
+
+    await sleep(3000);
+    link.restore();
+    await s.allServing(20_000);
+    const hitsAtResume = await bHits();
+    await sleep(4000);
+    const hitsAfter = await bHits();
+
+    stop.abort();
+    const result = await run;
+    process.stdout.write(`NATS link of replica B cut: bypassed ${Math.round(bypassMs)} ms after the cut; ${result.reads} reads, ${result.writes} writes; B hits ${hitsAtResume} -> ${hitsAfter}\n`);
     expect(result.violations).toEqual([]);
     expect(bypassMs).toBeLessThanOrEqual(1000);
     expect(hitsAfter).toBeGreaterThan(hitsAtResume);

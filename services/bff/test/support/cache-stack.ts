@@ -32,6 +32,8 @@ export interface CacheStackOptions {
   natsUrl?: string;
   /** BFF environment overrides (both replicas). */
   env?: Record<string, string>;
+  /** Overrides for one replica, after `env` (e.g. B's NATS_URL through a link the test cuts). */
+  replicaEnv?: [Record<string, string>, Record<string, string>];
 }
 
 export async function startCacheStack(label: string, options: CacheStackOptions = {}): Promise<CacheStack> {
@@ -41,7 +43,7 @@ export async function startCacheStack(label: string, options: CacheStackOptions 
     cleanups.push(() => backend.close());
     const auth = basicAuth(TEST_USER, TEST_PASSWORD);
     const replicas: CacheReplica[] = [];
-    for (const name of ['bff-a', 'bff-b']) {
+    for (const [index, name] of ['bff-a', 'bff-b'].entries()) {
       const app = await startBffApp(
         loadBffConfig({
           PORT: '0',
@@ -61,6 +63,7 @@ export async function startCacheStack(label: string, options: CacheStackOptions 
           NATS_STREAM: backend.namespace.stream,
           NATS_SUBJECT_PREFIX: backend.namespace.prefix,
           ...options.env,
+          ...options.replicaEnv?.[index],
         }),
         createLogger(name, LOG_LEVEL),
       );
