@@ -51,7 +51,9 @@ function staleAfter(seen: Seen[], ackAt: number, isStale: (value: unknown) => bo
 }
 
 async function hits(): Promise<number> {
-  const counts = await Promise.all(stack.replicas.flatMap((r) => [r.metric('bff_read_cache_hits_total', { kind: 'producto' }), r.metric('bff_read_cache_hits_total', { kind: 'bodega' })]));
+  const counts = await Promise.all(
+    stack.replicas.flatMap((r) => [r.metric('bff_read_cache_hits_total', { kind: 'producto' }), r.metric('bff_read_cache_hits_total', { kind: 'bodega' })]),
+  );
   return counts.reduce((a, b) => a + b, 0);
 }
 

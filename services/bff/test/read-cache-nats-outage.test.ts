@@ -33,65 +33,78 @@ afterEach(async () => {
 });
 
 async function totalHits(s: CacheStack): Promise<number> {
-  const counts = await Promise.all(s.replicas.flatMap((r) => [r.metric('bff_read_cache_hits_total', { kind: 'producto' }), r.metric('bff_read_cache_hits_total', { kind: 'bodega' })]));
+  const counts = await Promise.all(
+    s.replicas.flatMap((r) => [r.metric('bff_read_cache_hits_total', { kind: 'producto' }), r.metric('bff_read_cache_hits_total', { kind: 'bodega' })]),
+  );
   return counts.reduce((a, b) => a + b, 0);
 }
 
 test.each([
   ['with its store kept', false],
   ['with a fresh store (the stream restarts at sequence 1)', true],
-])('NATS restarted %s: bypass within 1 s, no stale read, cache serving again afterwards', async (_label, freshStore) => {
-  nats = await startPrivateNatsServer();
-  const s = await startCacheStack(freshStore ? 'cache_nats_fresh' : 'cache_nats_kept', { natsUrl: nats.url });
-  stack = s;
-  await s.allServing();
-  const workload = await createWorkload(s.replicas[0], 2, 4);
-  const stop = new AbortController();
-  const run = runWorkload(s.replicas, workload, stop.signal);
-  try {
-    await sleep(4000);
-    expect(await totalHits(s)).toBeGreaterThan(0);
+])(
+  'NATS restarted %s: bypass within 1 s, no stale read, cache serving again afterwards',
+  async (_label, freshStore) => {
+    nats = await startPrivateNatsServer();
+    const s = await startCacheStack(freshStore ? 'cache_nats_fresh' : 'cache_nats_kept', { natsUrl: nats.url });
+    stack = s;
+    await s.allServing();
+    const workload = await createWorkload(s.replicas[0], 2, 4);
+    const stop = new AbortController();
+    const run = runWorkload(s.replicas, workload, stop.signal);
+    let natsDown = false;
+    try {
+      await sleep(4000);
+      expect(await totalHits(s)).toBeGreaterThan(0);
 
-    const stoppedAt = performance.now();
-    await nats.stop();
-    await waitFor(
-      async () => (await Promise.all(s.replicas.map((r) => r.metric('bff_read_cache_bypassed')))).every((v) => v === 1),
-      'both replicas to bypass their cache',
-      5000,
-      20,
-    );
-    const bypassMs = performance.now() - stoppedAt;
-
-    // Writes go on while NATS is away (their events wait in the outboxes); reads must see them.
-    await sleep(3000);
-    if (freshStore) rmSync(join(nats.storeDir, 'jetstream'), { recursive: true, force: true });
-    await nats.start();
-    if (freshStore) {
-      // What an operator (or the services' next start) does for a server that lost its data.
-      const { nc, namespace } = s.backend;
+      const stoppedAt = performance.now();
+      natsDown = true;
+      await nats.stop();
       await waitFor(
-        () => ensureStream(nc, { name: namespace.stream, subjects: [`${namespace.prefix}.>`] }).then(() => true),
-        'the stream to be created again',
-        20_000,
-        200,
+        async () => (await Promise.all(s.replicas.map((r) => r.metric('bff_read_cache_bypassed')))).every((v) => v === 1),
+        'both replicas to bypass their cache',
+        5000,
+        20,
       );
-    }
-    await s.allServing(20_000);
-    const hitsAtResume = await totalHits(s);
-    await sleep(4000);
-    const hitsAfter = await totalHits(s);
+      const bypassMs = performance.now() - stoppedAt;
 
-    stop.abort();
-    const result = await run;
-    process.stdout.write(`NATS restart ${_label}: bypassed ${Math.round(bypassMs)} ms after the stop; ${result.reads} reads, ${result.writes} writes; hits ${hitsAtResume} -> ${hitsAfter}\n`);
-    expect(result.violations).toEqual([]);
-    expect(bypassMs).toBeLessThanOrEqual(1000);
-    expect(hitsAfter).toBeGreaterThan(hitsAtResume);
-  } finally {
-    stop.abort();
-    await run;
-  }
-}, 90_000);
+      // Writes go on while NATS is away (their events wait in the outboxes); reads must see them.
+      await sleep(3000);
+      if (freshStore) rmSync(join(nats.storeDir, 'jetstream'), { recursive: true, force: true });
+      await nats.start();
+      natsDown = false;
+      if (freshStore) {
+        // What an operator (or the services' next start) does for a server that lost its data.
+        const { nc, namespace } = s.backend;
+        await waitFor(
+          () => ensureStream(nc, { name: namespace.stream, subjects: [`${namespace.prefix}.>`] }).then(() => true),
+          'the stream to be created again',
+          20_000,
+          200,
+        );
+      }
+      await s.allServing(20_000);
+      const hitsAtResume = await totalHits(s);
+      await sleep(4000);
+      const hitsAfter = await totalHits(s);
+
+      stop.abort();
+      const result = await run;
+      process.stdout.write(
+        `NATS restart ${_label}: bypassed ${Math.round(bypassMs)} ms after the stop; ${result.reads} reads, ${result.writes} writes; hits ${hitsAtResume} -> ${hitsAfter}\n`,
+      );
+      expect(result.violations).toEqual([]);
+      expect(bypassMs).toBeLessThanOrEqual(1000);
+      expect(hitsAfter).toBeGreaterThan(hitsAtResume);
+    } finally {
+      stop.abort();
+      await run;
+      // A failed run must not leave the clients reconnecting forever.
+      if (natsDown) await nats.start();
+    }
+  },
+  90_000,
+);
 
 test("replica B's link to NATS cut while events flow: B bypasses within 1 s, never serves what it missed, and serves again afterwards", async () => {
   nats = await startPrivateNatsServer();
@@ -103,7 +116,8 @@ test("replica B's link to NATS cut while events flow: B bypasses within 1 s, nev
   const stop = new AbortController();
   const run = runWorkload(s.replicas, workload, stop.signal);
   const b = s.replicas[1];
-  const bHits = async () => (await b.metric('bff_read_cache_hits_total', { kind: 'producto' })) + (await b.metric('bff_read_cache_hits_total', { kind: 'bodega' }));
+  const bHits = async () =>
+    (await b.metric('bff_read_cache_hits_total', { kind: 'producto' })) + (await b.metric('bff_read_cache_hits_total', { kind: 'bodega' }));
   try {
     await sleep(4000);
     expect(await bHits()).toBeGreaterThan(0);
@@ -124,7 +138,9 @@ test("replica B's link to NATS cut while events flow: B bypasses within 1 s, nev
 
     stop.abort();
     const result = await run;
-    process.stdout.write(`NATS link of replica B cut: bypassed ${Math.round(bypassMs)} ms after the cut; ${result.reads} reads, ${result.writes} writes; B hits ${hitsAtResume} -> ${hitsAfter}\n`);
+    process.stdout.write(
+      `NATS link of replica B cut: bypassed ${Math.round(bypassMs)} ms after the cut; ${result.reads} reads, ${result.writes} writes; B hits ${hitsAtResume} -> ${hitsAfter}\n`,
+    );
     expect(result.violations).toEqual([]);
     expect(bypassMs).toBeLessThanOrEqual(1000);
     expect(hitsAfter).toBeGreaterThan(hitsAtResume);

@@ -22,7 +22,12 @@ async function readThrough<T extends Versioned>(cache: ReadCache, kind: CachedKi
 }
 
 /** Several by id: the hits, and the misses read in one call; in id order. */
-async function readManyThrough<T extends Versioned>(cache: ReadCache, kind: CachedKind, ids: readonly number[], read: (ids: number[]) => Promise<T[]>): Promise<T[]> {
+async function readManyThrough<T extends Versioned>(
+  cache: ReadCache,
+  kind: CachedKind,
+  ids: readonly number[],
+  read: (ids: number[]) => Promise<T[]>,
+): Promise<T[]> {
   const found: T[] = [];
   const missing: number[] = [];
   for (const id of new Set(ids)) {
@@ -163,7 +168,8 @@ export function cachingClients({ productos, bodegas, existencias }: Clients, cac
           () => existencias.retirar(caller, bodegaId, productoId, write),
           (r) => stockWrite([bodegaId])(r?.operacion),
         ),
-      registrarMovimiento: (caller, bodegaId, input, write) => writing(() => existencias.registrarMovimiento(caller, bodegaId, input, write), stockWrite([bodegaId])),
+      registrarMovimiento: (caller, bodegaId, input, write) =>
+        writing(() => existencias.registrarMovimiento(caller, bodegaId, input, write), stockWrite([bodegaId])),
       transferir: (caller, input, write) => writing(() => existencias.transferir(caller, input, write), stockWrite([input.origenId, input.destinoId])),
       revertir: (caller, operacionId, comentario, write) =>
         writing(

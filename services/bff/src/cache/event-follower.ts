@@ -136,7 +136,11 @@ export function startEventFollower(options: EventFollowerOptions): EventFollower
     current = messages;
     void (async () => {
       for await (const status of messages.status()) {
-        if (['heartbeats_missed', 'consumer_not_found', 'consumer_deleted', 'stream_not_found', 'reset', 'ordered_consumer_recreated', 'no_responders'].includes(status.type)) {
+        if (
+          ['heartbeats_missed', 'consumer_not_found', 'consumer_deleted', 'stream_not_found', 'reset', 'ordered_consumer_recreated', 'no_responders'].includes(
+            status.type,
+          )
+        ) {
           doubt(`subscription: ${status.type}`);
         }
       }
@@ -167,7 +171,8 @@ export function startEventFollower(options: EventFollowerOptions): EventFollower
     nc = connection;
     void (async () => {
       for await (const s of connection.status()) {
-        if (s.type === 'disconnect' || s.type === 'reconnect' || s.type === 'staleConnection' || s.type === 'ldm' || s.type === 'error') doubt(`nats ${s.type}`);
+        if (s.type === 'disconnect' || s.type === 'reconnect' || s.type === 'staleConnection' || s.type === 'ldm' || s.type === 'error')
+          doubt(`nats ${s.type}`);
       }
     })();
     while (!abort.signal.aborted && !connection.isClosed()) {

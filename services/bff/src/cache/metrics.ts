@@ -14,7 +14,12 @@ const KINDS: readonly CachedKind[] = ['producto', 'bodega'];
 const CAUSES: readonly InvalidationCause[] = ['event', 'write', 'doubt'];
 
 export function createReadCacheMetrics(registry: Registry): ReadCacheMetrics {
-  const hits = new Counter({ name: 'bff_read_cache_hits_total', help: 'Reads by id answered from the read cache', labelNames: ['kind'], registers: [registry] });
+  const hits = new Counter({
+    name: 'bff_read_cache_hits_total',
+    help: 'Reads by id answered from the read cache',
+    labelNames: ['kind'],
+    registers: [registry],
+  });
   const misses = new Counter({
     name: 'bff_read_cache_misses_total',
     help: 'Reads by id the read cache did not hold (not counted while bypassed)',

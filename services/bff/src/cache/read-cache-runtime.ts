@@ -35,7 +35,7 @@ export function startReadCache(config: Config, registry: Registry, logger: Logge
     cache,
     acks,
     logger,
-    onEventDelay: metrics.eventDelay,
+    onEventDelay: (seconds, measuredFrom) => metrics.eventDelay(seconds, measuredFrom),
   });
   return { cache, acks, stop: () => follower.stop() };
 }

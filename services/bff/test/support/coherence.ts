@@ -131,8 +131,10 @@ export async function runWorkload(replicas: readonly CacheReplica[], workload: W
   const readOnce = async (replica: CacheReplica, r: number) => {
     const start = performance.now();
     const choice = Math.floor(Math.random() * 4);
-    const record = (key: string, body: { version: number; ocupacion?: number }) =>
-      reads.push({ replica: r, key, start, end: performance.now(), version: body.version, ocupacion: body.ocupacion });
+    const record = (key: string, body: unknown) => {
+      const { version, ocupacion } = body as { version: number; ocupacion?: number };
+      reads.push({ replica: r, key, start, end: performance.now(), version, ocupacion });
+    };
     if (choice === 0) {
       const id = pick(workload.productoIds);
       const res = await replica.request('GET', `/api/productos/${id}`);
@@ -146,15 +148,17 @@ export async function runWorkload(replicas: readonly CacheReplica[], workload: W
     } else if (choice === 2) {
       // producto(id) and its warehouse through the DataLoader batch.
       const id = pick(workload.productoIds);
-      const res = await replica.request('POST', '/api/graphql', { body: { query: `{ producto(id: "${id}") { id version bodega { id version ocupacion } } }` } });
-      const producto = res.body?.data?.producto;
+      const res = await replica.request('POST', '/api/graphql', {
+        body: { query: `{ producto(id: "${id}") { id version bodega { id version ocupacion } } }` },
+      });
+      const producto = res.body?.data?.producto as { bodega?: { id: number } } | null | undefined;
       if (res.status !== 200 || !producto?.bodega) throw new Error(`graphql producto ${id}: ${res.status} ${res.text}`);
       record(`p${id}`, producto);
       record(`b${producto.bodega.id}`, producto.bodega);
     } else {
       const id = pick(workload.bodegaIds);
       const res = await replica.request('POST', '/api/graphql', { body: { query: `{ bodega(id: "${id}") { id version ocupacion } }` } });
-      const bodega = res.body?.data?.bodega;
+      const bodega: unknown = res.body?.data?.bodega;
       if (res.status !== 200 || !bodega) throw new Error(`graphql bodega ${id}: ${res.status} ${res.text}`);
       record(`b${id}`, bodega);
     }
@@ -199,7 +203,8 @@ function check(reads: readonly Read[], acks: ReadonlyMap<string, Ack[]>): string
       if ((before.ocupacion ?? 0) > ocupacion) ocupacion = before.ocupacion!;
     }
     if (read.version < version) out.push(`replica ${read.replica} read ${read.key} version ${read.version} < ${version} (${rule})`);
-    if (read.ocupacion !== undefined && read.ocupacion < ocupacion) out.push(`replica ${read.replica} read ${read.key} ocupacion ${read.ocupacion} < ${ocupacion}`);
+    if (read.ocupacion !== undefined && read.ocupacion < ocupacion)
+      out.push(`replica ${read.replica} read ${read.key} ocupacion ${read.ocupacion} < ${ocupacion}`);
     if (out.length >= 20) break;
   }
   return out;
