@@ -72,9 +72,10 @@ const schema = z
     GRAPHQL_MAX_NODES: wholeNumber(100_000, 1, 10_000_000),
     // Time one GraphQL request may execute before it is stopped.
     GRAPHQL_DEADLINE_MS: envSchemas.milliseconds(10_000, 1),
-    // The read cache (docs/contract.md §11): entries held (0 turns it off, and the BFF then needs no NATS),
-    // the safety bound on an entry's life, and the event stream that keeps it coherent.
-    READ_CACHE_MAX_ENTRIES: wholeNumber(10_000, 0, 10_000_000),
+    // The read cache (docs/contract.md §11): entries held (0, the default, turns it off and the BFF then
+    // needs no NATS), the safety bound on an entry's life, and the event stream that keeps it coherent:
+    // off unless asked, since a BFF told the wrong stream would hear none of the writes it must forget.
+    READ_CACHE_MAX_ENTRIES: wholeNumber(0, 0, 10_000_000),
     READ_CACHE_TTL_MS: envSchemas.milliseconds(60_000, 1),
     NATS_URL: envSchemas.natsUrl(),
     ...natsCredentialsEnv,
