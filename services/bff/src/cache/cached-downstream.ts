@@ -62,10 +62,12 @@ async function writing<T>(work: () => Promise<T>, after: (result: T | undefined)
 }
 
 /**
- * The downstream clients with the read cache in front of their reads by id
- * and behind every write: the one place REST, GraphQL and the use cases'
- * own writes (a forced delete's unassignments, a level removal clearing a
- * product's bodegaId) all go through.
+ * The downstream clients with the read cache behind every write: the one
+ * place REST, GraphQL and the use cases' own writes (a forced delete's
+ * unassignments, a level removal clearing a product's bodegaId) all go
+ * through. Their reads stay uncached: the use cases' own checks before a
+ * write (If-Match, a warehouse's existence, a product's bodegaId) read the
+ * services, as without the cache.
  */
 export function cachingClients({ productos, bodegas, existencias }: Clients, cache: ReadCache, acks: WriteAcks): Clients {
   const touchBodegas = (ids: Iterable<number>) => {
@@ -83,7 +85,6 @@ export function cachingClients({ productos, bodegas, existencias }: Clients, cac
   return {
     productos: {
       ...productos,
-      get: (caller, id) => readThrough<Producto>(cache, 'producto', id, () => productos.get(caller, id)),
       create: (caller, input, write) =>
         writing(
           () => productos.create(caller, input, write),
@@ -124,7 +125,6 @@ export function cachingClients({ productos, bodegas, existencias }: Clients, cac
     },
     bodegas: {
       ...bodegas,
-      get: (caller, id) => readThrough<Bodega>(cache, 'bodega', id, () => bodegas.get(caller, id)),
       create: (caller, input, write) =>
         writing(
           () => bodegas.create(caller, input, write),
@@ -184,10 +184,16 @@ export function cachingClients({ productos, bodegas, existencias }: Clients, cac
   };
 }
 
-/** The use cases with their batched reads by id (GraphQL's DataLoader batches) answered from the cache where it can. */
+/**
+ * The use cases with the public reads by id (REST and GraphQL `producto(id)`,
+ * `bodega(id)`, and GraphQL's DataLoader batches) answered from the cache
+ * where it can.
+ */
 export function cachingInventario(inventario: InventarioApi, cache: ReadCache): InventarioApi {
   return {
     ...inventario,
+    getProducto: (caller, id) => readThrough<Producto>(cache, 'producto', id, () => inventario.getProducto(caller, id)),
+    getBodega: (caller, id) => readThrough<Bodega>(cache, 'bodega', id, () => inventario.getBodega(caller, id)),
     productosPorIds: (caller, ids) => readManyThrough<Producto>(cache, 'producto', ids, (missing) => inventario.productosPorIds(caller, missing)),
     bodegasPorIds: (caller, ids) => readManyThrough<Bodega>(cache, 'bodega', ids, (missing) => inventario.bodegasPorIds(caller, missing)),
   };
