@@ -70,11 +70,24 @@ describe('read cache fills', () => {
     expect(cache.fill('producto', producto(1, 5), ticketOf(cache))).toBe(true);
   });
 
+  test('a read refused for a change in flight keeps a later-ticketed fill of older data out (monotonic reads)', () => {
+    const cache = serving();
+    const first = ticketOf(cache); // begins first, reads the database last: version 2
+    cache.touch('producto', 1, 'write'); // an earlier write of this replica is answered
+    const second = ticketOf(cache); // begins later, read the database before version 2: version 1
+    expect(cache.fill('producto', producto(1, 2), first)).toBe(false); // answered to its client: version 2
+    expect(cache.fill('producto', producto(1, 1), second)).toBe(false);
+    expect(cache.get('producto', 1)).toBeUndefined();
+  });
+
   test('two reads of one version that disagree (ocupacion moved) drop the entry instead of choosing', () => {
     const cache = serving();
     const ticket = ticketOf(cache);
     expect(cache.fill('bodega', bodega(1, 1, 7), ticket)).toBe(true);
     expect(cache.fill('bodega', bodega(1, 1, 5), ticket)).toBe(false);
+    expect(cache.get('bodega', 1)).toBeUndefined();
+    // Nor can a third fill in flight that read either.
+    expect(cache.fill('bodega', bodega(1, 1, 7), ticket)).toBe(false);
     expect(cache.get('bodega', 1)).toBeUndefined();
   });
 

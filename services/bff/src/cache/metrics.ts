@@ -11,7 +11,7 @@ export interface ReadCacheMetrics {
 }
 
 const KINDS: readonly CachedKind[] = ['producto', 'bodega'];
-const CAUSES: readonly InvalidationCause[] = ['event', 'write', 'doubt'];
+const CAUSES: readonly InvalidationCause[] = ['event', 'write', 'doubt', 'conflict'];
 
 export function createReadCacheMetrics(registry: Registry): ReadCacheMetrics {
   const hits = new Counter({
@@ -28,7 +28,9 @@ export function createReadCacheMetrics(registry: Registry): ReadCacheMetrics {
   });
   const invalidations = new Counter({
     name: 'bff_read_cache_invalidations_total',
-    help: 'Entries dropped: by an event, by a write through this replica, or emptied on a doubt about the event stream',
+    help:
+      'Entries dropped: by an event, by a write through this replica, emptied on a doubt about the event stream, ' +
+      'or by a conflict (reads of one record that cannot be ordered: the next read fills it again)',
     labelNames: ['cause'],
     registers: [registry],
   });

@@ -20,7 +20,7 @@ export interface FillTicket {
 }
 
 /** Why entries were dropped, for bff_read_cache_invalidations_total. */
-export type InvalidationCause = 'event' | 'write' | 'doubt';
+export type InvalidationCause = 'event' | 'write' | 'doubt' | 'conflict';
 
 /** What the cache reports; metrics.ts turns it into Prometheus series. */
 export interface ReadCacheObserver {
@@ -76,6 +76,9 @@ interface TouchMark {
  *   that disagree (a warehouse's `ocupacion` moves without a new version)
  *   drop the entry instead of choosing; a deleted record is never inserted
  *   again (tombstone).
+ * - A refused fill touches the record too: a read that began earlier may
+ *   have read the database later, so what it returns can be newer than
+ *   what a fill in flight holds; no fill older than its answer may insert.
  */
 export class ReadCache {
   private readonly entries: LRUCache<string, Entry>;
@@ -135,24 +138,35 @@ export class ReadCache {
    * it is gone, or a newer version is held. Returns whether it was inserted.
    */
   fill(kind: CachedKind, record: Versioned, ticket: FillTicket | undefined): boolean {
-    if (!ticket || this.bypassing || ticket.epoch !== this.currentEpoch || ticket.seq < this.watermark) return false;
     const k = key(kind, record.id);
+    const held = this.entries.peek(k);
     const mark = this.touched.get(k);
-    if (mark && (mark.seq > ticket.seq || mark.deleted || record.version < mark.version)) return false;
+    // Already known to be older than what is held or was announced, or deleted: those stay the floor.
+    if ((held && held.record.version > record.version) || (mark && (mark.deleted || record.version < mark.version))) return false;
+    if (!this.vouchedFor(kind, record, ticket, mark)) {
+      // What this read returns may be NEWER than what a fill still in flight (with a later
+      // ticket but an earlier read of the database) would insert: once this read is answered,
+      // no fill begun before now may insert, and nothing held may stay (monotonic reads).
+      this.touch(kind, record.id, 'conflict');
+      return false;
+    }
+    if (held && held.record.version === record.version) {
+      // Same version, read at different moments (a warehouse's ocupacion moves without one): if
+      // they differ, neither can be vouched for, nor can a fill in flight that read either.
+      if (!sameRecord(held.record, record)) this.touch(kind, record.id, 'conflict');
+      return false;
+    }
+    this.entries.set(k, { record: Object.freeze(record), seq: ticket!.seq });
+    return true;
+  }
+
+  /** Nothing that could make `record` stale happened since `ticket` (see the class comment). */
+  private vouchedFor(kind: CachedKind, record: Versioned, ticket: FillTicket | undefined, mark: TouchMark | undefined): boolean {
+    if (!ticket || this.bypassing || ticket.epoch !== this.currentEpoch || ticket.seq < this.watermark) return false;
+    if (mark && mark.seq > ticket.seq) return false;
     // A product read before its warehouse was unassigned or deleted may still name it.
     const bodegaId = kind === 'producto' ? (record as { bodegaId?: number | null }).bodegaId : null;
-    if (typeof bodegaId === 'number' && (this.touched.get(key('bodega', bodegaId))?.seq ?? 0) > ticket.seq) return false;
-    const held = this.entries.peek(k);
-    if (held) {
-      if (held.record.version > record.version) return false;
-      if (held.record.version === record.version) {
-        // Same version, read at different moments: if they differ, neither can be vouched for.
-        if (!sameRecord(held.record, record)) this.entries.delete(k);
-        return false;
-      }
-    }
-    this.entries.set(k, { record: Object.freeze(record), seq: ticket.seq });
-    return true;
+    return typeof bodegaId !== 'number' || (this.touched.get(key('bodega', bodegaId))?.seq ?? 0) <= ticket.seq;
   }
 
   /** A change of the record: drops its entry and refuses fills that began before now. */
