@@ -2,20 +2,14 @@ import { Kind, type GraphQLResolveInfo, type ValueNode } from 'graphql';
 import { isLosslessNumber } from 'lossless-json';
 
 /**
- * The number text a client wrote for an argument, so that a price is judged
- * as written (REST's rule, json-number.ts) and never as the double graphql-js
- * coerced it to: `19.999999999999999999` is 20 as a double, `20.001` and
- * `1e2` have other shortest texts. A literal keeps its text in the document
- * (IntValue/FloatValue nodes); a variable's text is in the request's
- * variables as lossless-json read them (request-params.ts); a variable the
- * request leaves out takes its default value from the document, as
- * graphql-js does.
+ * The number text a client wrote for an argument, so a price is judged as written (REST's rule,
+ * json-number.ts), never as the double graphql-js coerced: `19.999999999999999999` is 20 as a
+ * double. A literal keeps its text in the document; a variable's is in the exact variables.
  */
 
 /** A request's `variables` as lossless-json parsed them: every number a LosslessNumber holding its text. */
 export type ExactVariables = Readonly<Record<string, unknown>>;
 
-/** The number text at `path` inside a JSON value (object keys), or undefined when there is no number there. */
 function textInJson(value: unknown, path: readonly string[]): string | undefined {
   let current = value;
   for (const key of path) {

@@ -15,7 +15,6 @@ export interface Caller {
   tracestate?: string;
 }
 
-/** A product in REST form. */
 export interface Producto {
   id: number;
   nombre: string;
@@ -23,7 +22,6 @@ export interface Producto {
   /** DECIMAL(10,2) as exact decimal text, e.g. "19.90"; never a binary float on the way to storage. */
   precio: string;
   cantidadEnStock: number;
-  /** The warehouse holding it, or null. */
   bodegaId: number | null;
   /** `YYYY-MM-DDTHH:mm:ss`, UTC, no zone (docs/contract.md §2.1). */
   fechaCreacion: string;
@@ -32,7 +30,6 @@ export interface Producto {
   version: number;
 }
 
-/** A warehouse in REST form. */
 export interface Bodega {
   id: number;
   nombre: string;
@@ -42,7 +39,6 @@ export interface Bodega {
   ocupacion: number;
   fechaCreacion: string;
   fechaActualizacion: string;
-  /** 1 at creation, +1 on each update. */
   version: number;
 }
 
@@ -68,11 +64,9 @@ export type BodegaPatch = Partial<BodegaInput>;
 
 /** Optional filters of a product list; without any, the whole list. */
 export interface ProductoFilter {
-  /** At most this many products (after `offset`). */
   limit?: number;
   /** Skip this many products, in id order. */
   offset?: number;
-  /** Only products held by one of these warehouses. */
   bodegaIds?: number[];
   /** Name contains (case- and accent-insensitive). */
   q?: string;
@@ -92,7 +86,6 @@ export interface ProductosJson {
 
 /** One page of a list in id order (GraphQL's `first`/`after`); without either, the whole list. */
 export interface ListPage {
-  /** At most this many items. */
   limit?: number;
   /** Only items with a greater id (the last id the client saw). */
   afterId?: number;
@@ -100,9 +93,7 @@ export interface ListPage {
 
 /** A page of each warehouse's products, for a batch of warehouses (GraphQL's `Bodega.productos(first, after)`). */
 export interface ProductosDeBodegasPage {
-  /** At most this many products of each warehouse. */
   perBodega?: number;
-  /** Only products with a greater id. */
   afterId?: number;
   /**
    * Stop reading once this many products are held in all: the caller can use
@@ -190,7 +181,6 @@ export interface Operacion {
 export interface ProductoDeBodega {
   id: number;
   nombre: string;
-  /** DECIMAL(10,2) as exact decimal text. */
   precio: string;
   cantidad: number;
 }
@@ -283,7 +273,6 @@ export interface ExistenciasDeBodega {
 /** A product's stock in every warehouse. */
 export interface ExistenciasDeProducto {
   productoId: number;
-  /** The sum of its levels. */
   total: number;
   /** Its levels, in warehouse id order. */
   porBodega: Existencia[];
@@ -402,7 +391,6 @@ export interface ExistenciasApi {
  * each product's in warehouse id order (`Producto.existencias`).
  */
 export interface ExistenciasPorLotePage {
-  /** At most this many levels of each parent. */
   perParent?: number;
   /** Only levels whose other id (a warehouse's: the product; a product's: the warehouse) is greater. */
   afterId?: number;
