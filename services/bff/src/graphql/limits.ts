@@ -12,11 +12,9 @@ import { resultEstimateRule, type ResultEstimateLimits } from './result-estimate
  */
 export interface QueryLimits extends ResultEstimateLimits {
   maxDepth: number;
-  /** The document's cost (document-cost.ts): objects 2, scalars 1, ×1.5 per level, whatever the lists' sizes (it bounds padding). */
   maxCost: number;
-  /** Aliased fields, which could otherwise repeat an expensive field many times in one operation. */
+  /** Aliases could otherwise repeat an expensive field many times in one operation. */
   maxAliases: number;
-  /** Top-level fields of a mutation operation, aliases included: the writes one request may carry (mutation-count.ts). */
   maxMutations: number;
 }
 
@@ -48,7 +46,6 @@ function reportAsValidationError(mensaje: string) {
   };
 }
 
-/** graphql-armor's depth and alias rules, the document cost, the result estimate and the mutation count, appended to graphql-js's specified rules. */
 export function limitRules(limits: QueryLimits = QUERY_LIMITS): ValidationRule[] {
   return [
     maxDepthRule({

@@ -7,7 +7,7 @@ import { isLosslessNumber } from 'lossless-json';
  * double. A literal keeps its text in the document; a variable's is in the exact variables.
  */
 
-/** A request's `variables` as lossless-json parsed them: every number a LosslessNumber holding its text. */
+/** Every number a LosslessNumber holding its text. */
 export type ExactVariables = Readonly<Record<string, unknown>>;
 
 function textInJson(value: unknown, path: readonly string[]): string | undefined {
@@ -32,26 +32,20 @@ function textInNode(node: ValueNode, path: readonly string[], info: GraphQLResol
 }
 
 function textOfVariable(name: string, path: readonly string[], info: GraphQLResolveInfo, variables: ExactVariables | undefined): string | undefined {
-  // Without the exact variables nothing is known of what the client wrote (not even whether it left the variable out).
+  // Without them nothing is known of what the client wrote, not even whether it left the variable out.
   if (!variables) return undefined;
   if (Object.hasOwn(variables, name)) return textInJson(variables[name], path);
   const definition = info.operation.variableDefinitions?.find((d) => d.variable.name.value === name);
   return definition?.defaultValue && textInNode(definition.defaultValue, path, info, variables);
 }
 
-/**
- * The text the client wrote for the number at `path` of the resolving
- * field's arguments (`['input', 'precio']`: the `precio` of the `input`
- * argument, whether the whole input, the price or neither is a variable),
- * or undefined when there is none (no such argument, null, or no exact
- * variables at hand).
- */
+/** `['input', 'precio']`: the `precio` of the `input` argument, whether the input, the price or neither is a variable. */
 export function argumentNumberText(
   info: GraphQLResolveInfo,
   variables: ExactVariables | undefined,
   [argument, ...path]: readonly [string, ...string[]],
 ): string | undefined {
-  // Fields merged under one response name have equal arguments (graphql-js validates that): the first says it.
+  // Fields merged under one response name have equal arguments (graphql-js validates that).
   const node = info.fieldNodes[0]?.arguments?.find((a) => a.name.value === argument)?.value;
   return node && textInNode(node, path, info, variables);
 }

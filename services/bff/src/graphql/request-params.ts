@@ -4,7 +4,6 @@ import { parse as parseLossless } from 'lossless-json';
 import { CLASSIFICATION, REQUEST_ERROR_TEXT } from './errors';
 import type { ExactVariables } from './number-text';
 
-/** The message of a batched request (a JSON array of operations), which we do not support. */
 export const BATCH_NOT_SUPPORTED = 'No se admiten operaciones en lote (un array JSON): envíe una sola operación {query, variables, operationName} por petición';
 
 /**

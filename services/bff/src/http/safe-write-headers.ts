@@ -16,7 +16,7 @@ export function etagOf(version: number, ocupacion?: number): string {
   return ocupacion === undefined ? `"${version}"` : `"${version}.${ocupacion}"`;
 }
 
-/** One entity tag, weak or strong (RFC 9110 §8.8.3). */
+/** RFC 9110 §8.8.3. */
 const ENTITY_TAG = /^(W\/)?"([\x21\x23-\x7e\x80-\xff]*)"$/;
 
 /** Undefined when `value` is no list of entity tags; ours hold no commas, so the list splits on them. */
@@ -45,7 +45,6 @@ function parseIfMatch(value: string): number | '*' {
   if (!tags || tags.length === 0) throw InvalidArgumentError.field(IF_MATCH_HEADER, MENSAJES.ifMatch);
   if (tags.length > 1) throw InvalidArgumentError.field(IF_MATCH_HEADER, MENSAJES.unaEtiqueta);
   const [tag] = tags;
-  // A warehouse's "<version>.<ocupacion>" names its version by the part before the dot.
   const version = tag && !tag.weak ? /^([1-9]\d{0,9})(?:\.\d{1,10})?$/.exec(tag.opaque)?.[1] : undefined;
   if (version === undefined || Number(version) > MAX_UNSIGNED_INT) return 0;
   return Number(version);

@@ -142,7 +142,6 @@ export function mergeById<A, B, T>(
           ]);
           [a, endedA, b, endedB] = [fa.held, fa.ended, fb.held, fb.ended];
           if (a.length === 0 && b.length === 0) return { done: true, value: undefined };
-          // Up to the lower last id, or all that is held once the other list ended.
           const lastA = a.length > 0 ? idOf.left(a[a.length - 1]!) : -Infinity;
           const lastB = b.length > 0 ? idOf.right(b[b.length - 1]!) : -Infinity;
           const bound = endedA ? (endedB ? Infinity : lastB) : endedB ? lastA : Math.min(lastA, lastB);
