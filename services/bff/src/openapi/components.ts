@@ -117,8 +117,8 @@ export type ParameterName = keyof typeof parameters;
 export const parameterRef = (name: ParameterName): ReferenceObject => ({ $ref: `#/components/parameters/${name}` });
 
 /** A response with a JSON body of `schema` (a component's name, or a schema) and its examples, by name. */
-export function jsonResponse(description: string, schema: SchemaName | SchemaObject, examples: Record<string, unknown> = {}, ...names: HeaderName[]) {
-  const named = Object.entries(examples).map(([name, value]): [string, ExampleObject] => [name, { value }]);
+export function json(schema: SchemaName | SchemaObject, description: string, examples: object = {}, ...names: HeaderName[]) {
+  const named = Object.entries<unknown>(examples as Record<string, unknown>).map(([name, value]): [string, ExampleObject] => [name, { value }]);
   const media = { schema: typeof schema === 'string' ? schemaRef(schema) : schema, ...(named.length ? { examples: Object.fromEntries(named) } : {}) };
   return { description, ...(names.length ? { headers: headerRefs(...names) } : {}), content: { 'application/json': media } } satisfies ResponseObject;
 }
@@ -129,7 +129,7 @@ const cuerpos = (examples: Record<string, [string, string, object?]>) =>
 /** A shared error response for `status`: the Error body and its examples. */
 const errorResponse = <S extends number>(status: S, description: string, examples: Record<string, [string, string, object?]>, ...names: HeaderName[]) => ({
   status,
-  response: jsonResponse(description, 'Error', cuerpos(examples), ...names),
+  response: json('Error', description, cuerpos(examples), ...names),
 });
 const detalle = (campo: string, mensaje: string) => ({ detalles: [{ campo, mensaje }] });
 const PRECONDICION = 'un AJUSTE (un conteo) requiere la versión de la existencia contada en If-Match';
@@ -202,9 +202,9 @@ const ERRORS = {
 export type ErrorStatus = (typeof ERRORS)[keyof typeof ERRORS]['status'];
 
 /** The 409 of the stock routes: a stock rule's refusal with its figures, or the other conflicts. */
-const conflictoDeExistencias = jsonResponse(
-  `Una regla de las existencias rechaza la escritura y no se escribe nada: ${REGLAS}, con sus cifras. O la petición con esta Idempotency-Key aún se está ejecutando (IDEMPOTENCY_KEY_IN_USE, con Retry-After), o el nombre de bodega ya existe (ALREADY_EXISTS).`,
+const conflictoDeExistencias = json(
   'ErrorDeExistencias',
+  `Una regla de las existencias rechaza la escritura y no se escribe nada: ${REGLAS}, con sus cifras. O la petición con esta Idempotency-Key aún se está ejecutando (IDEMPOTENCY_KEY_IN_USE, con Retry-After), o el nombre de bodega ya existe (ALREADY_EXISTS).`,
   cuerpos({
     stockInsuficiente: [
       'STOCK_INSUFICIENTE',

@@ -48,7 +48,7 @@ export const openApiDocument = {
     { name: 'Documentación', description: 'Este documento y su página de referencia.' },
   ],
   security: [{ basicAuth: [] }],
-  paths: pathsOf(REST_ROUTES, GRAPHQL_ROUTES, SERVICE_ROUTES),
+  paths: { ...pathsOf(REST_ROUTES, { callsService: true }), ...pathsOf(GRAPHQL_ROUTES), ...pathsOf(SERVICE_ROUTES) },
   components: {
     schemas: componentSchemas(),
     parameters,

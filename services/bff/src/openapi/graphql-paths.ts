@@ -1,6 +1,6 @@
 import type { ExampleObject, MediaTypeObject, ResponseObject } from 'openapi3-ts/oas31';
-import { jsonResponse } from './components';
-import { API, ex, op, type Route } from './routes';
+import { json } from './components';
+import { ex, op, type Route } from './routes';
 import { schemaRef } from './schemas';
 
 /**
@@ -77,7 +77,6 @@ export const GRAPHQL_ROUTES: Record<string, Route[]> = {
         405: graphqlOnly('El documento es una mutación: las mutaciones solo se aceptan por POST.'),
         406: notAcceptable,
       },
-      errors: API,
     }),
     op('post /api/graphql', 'graphqlPost', 'Ejecuta una operación GraphQL', {
       description: `GraphQL over HTTP. ${LIMITES} ${PAGINAS} ${STOCK}`,
@@ -94,7 +93,7 @@ export const GRAPHQL_ROUTES: Record<string, Route[]> = {
         400: {
           description: `${SOLO_GRAPHQL_RESPONSE} cuerpo que no es JSON, parámetros de tipo incorrecto) o el documento no valida. Con cualquier \`Accept\`: el cuerpo no se pudo leer (no se descomprime según su \`Content-Encoding\`), con el cuerpo de error REST (\`MALFORMED_JSON\`).`,
           content: {
-            ...jsonResponse('', graphqlOrRestError, { jsonIlegible: { error: 'MALFORMED_JSON', mensaje: 'El cuerpo no se pudo leer' } }).content,
+            ...json(graphqlOrRestError, '', { jsonIlegible: { error: 'MALFORMED_JSON', mensaje: 'El cuerpo no se pudo leer' } }).content,
             'application/graphql-response+json': graphqlResponse({ peticionMalFormada }),
           },
         },
@@ -105,7 +104,6 @@ export const GRAPHQL_ROUTES: Record<string, Route[]> = {
           content: { 'application/json': { schema: graphqlOrRestError } },
         },
       },
-      errors: [401, 413, 429, 500],
     }),
   ],
 };

@@ -4,8 +4,9 @@ import {
   CONFLICTO_DE_EXISTENCIAS,
   errorResponses,
   headerRefs,
-  jsonResponse,
+  json,
   parameterRef,
+  parameters,
   type ErrorStatus,
   type HeaderName,
   type ParameterName,
@@ -30,8 +31,8 @@ export interface Route {
   body?: { schema: SchemaName; examples: Record<string, ExampleObject>; optional?: true };
   /** Its successes, and any error with a body of its own. */
   responses: Record<string, ResponseObject | ReferenceObject>;
-  /** The shared error responses it can answer. */
-  errors: readonly ErrorStatus[];
+  /** Shared error responses beyond those `errorsOf` derives from what it takes. */
+  errors?: ErrorStatus[];
   /** `[]` for a route without authentication. */
   security?: [];
 }
@@ -48,40 +49,19 @@ const martillo = { nombre: 'Martillo de carpintero', descripcion: null, precio: 
 const otroProducto = { id: 13, ...martillo, fechaCreacion: '2026-11-22T14:05:41', fechaActualizacion: '2026-11-23T09:12:00', version: 4 };
 const bodegaNueva = { nombre: 'Bodega Central', ubicacion: 'Calle Mayor 10, Madrid', capacidad: 1000 };
 const bodega = { id: 3, ...bodegaNueva, ocupacion: 540, fechaCreacion: '2026-11-20T08:00:00', fechaActualizacion: '2026-11-20T08:00:00', version: 1 };
-const existencia = {
-  bodegaId: 3,
-  productoId: 12,
-  cantidad: 40,
-  umbralMinimo: 5,
-  version: 3,
-  fechaCreacion: '2026-11-25T10:00:00',
-  fechaActualizacion: '2026-11-25T10:05:00',
-};
-const venta = {
-  id: 31,
-  operacionId: 9,
-  bodegaId: 3,
-  productoId: 12,
-  tipo: 'SALIDA',
-  motivo: 'VENTA',
-  cantidad: -3,
-  cantidadAnterior: 43,
-  cantidadPosterior: 40,
-};
-const movimiento = { ...venta, version: 3, usuario: 'admin', comentario: null, fecha: '2026-11-25T10:05:00' };
+const nivel = { bodegaId: 3, productoId: 12, cantidad: 40, umbralMinimo: 5, version: 3 };
+const existencia = { ...nivel, fechaCreacion: '2026-11-25T10:00:00', fechaActualizacion: '2026-11-25T10:05:00' };
+const linea = { bodegaId: 3, productoId: 12, tipo: 'SALIDA', motivo: 'VENTA', cantidad: -3, cantidadAnterior: 43, cantidadPosterior: 40 };
+const movimiento = { id: 31, operacionId: 9, ...linea, version: 3, usuario: 'admin', comentario: null, fecha: '2026-11-25T10:05:00' };
 const sinReverso = { usuario: 'admin', revierteA: null, revertidaPor: null };
 const operacion = { id: 9, tipo: 'SALIDA', ...sinReverso, comentario: null, fecha: '2026-11-25T10:05:00', movimientos: [movimiento] };
-const reposicion = { operacionId: 10, tipo: 'TRANSFERENCIA', motivo: 'TRANSFERENCIA', comentario: 'Reposición de la tienda', fecha: '2026-11-25T11:00:00' };
-const lineaDe = (cambios: object) => ({ ...movimiento, ...reposicion, ...cambios });
-const transferencia = {
-  ...{ id: 10, tipo: 'TRANSFERENCIA', ...sinReverso, comentario: 'Reposición de la tienda', fecha: '2026-11-25T11:00:00' },
-  movimientos: [
-    lineaDe({ id: 32, cantidad: -5, cantidadAnterior: 40, cantidadPosterior: 35, version: 4 }),
-    lineaDe({ id: 33, bodegaId: 4, cantidad: 5, cantidadAnterior: 0, cantidadPosterior: 5, version: 1 }),
-  ],
-};
+const reposicion = { comentario: 'Reposición de la tienda', fecha: '2026-11-25T11:00:00' };
+const lineaDe = (cambios: object) => ({ ...movimiento, operacionId: 10, tipo: 'TRANSFERENCIA', motivo: 'TRANSFERENCIA', ...reposicion, ...cambios });
+const salida = lineaDe({ id: 32, cantidad: -5, cantidadAnterior: 40, cantidadPosterior: 35, version: 4 });
+const entrada = lineaDe({ id: 33, bodegaId: 4, cantidad: 5, cantidadAnterior: 0, cantidadPosterior: 5, version: 1 });
+const transferencia = { id: 10, tipo: 'TRANSFERENCIA', ...sinReverso, ...reposicion, movimientos: [salida, entrada] };
 const anulada = { comentario: 'Venta anulada' };
-const lineaDeReverso = {
+const contraria = {
   ...movimiento,
   id: 34,
   operacionId: 11,
@@ -92,40 +72,38 @@ const lineaDeReverso = {
   version: 4,
   ...anulada,
 };
-const reverso = { ...operacion, id: 11, tipo: 'REVERSO', ...anulada, revierteA: 9, movimientos: [lineaDeReverso] };
-
-/** Errors any authenticated /api call can answer; of a call that reaches a service; of a keyed write (in use, reused); of a JSON body. */
-export const API: ErrorStatus[] = [401, 429, 500];
-const DOWN: ErrorStatus[] = [503, 504];
-const KEYED: ErrorStatus[] = [409, 422];
-const BODY: ErrorStatus[] = [400, 413, 415];
-/** A read of one record by id, and a write of one (409 is the route's own). */
-const READ: ErrorStatus[] = [400, 404, ...API, ...DOWN];
-const WRITE: ErrorStatus[] = [...BODY, 404, 422, ...API, ...DOWN];
+const reverso = { ...operacion, id: 11, tipo: 'REVERSO', ...anulada, revierteA: 9, movimientos: [contraria] };
+const ADVERTENCIA = '2 producto(s) quedaron sin bodega asignada; siguen existiendo y pueden asignarse a otra bodega';
+const afectados = { productosAfectados: 2, detalleProductos: [producto, otroProducto], advertencia: ADVERTENCIA };
+const forzada = { mensaje: 'Bodega eliminada exitosamente', bodegaId: '3', ...afectados, existenciasRetiradas: 0, unidadesRetiradas: 0 };
+const CON_PRODUCTOS = 'La bodega 3 tiene 1 producto(s) asignado(s); use force=true para eliminarla de todos modos';
+const conProductos = { error: ERROR_CODES.bodegaConProductos, mensaje: CON_PRODUCTOS, productos: [producto], bodegaId: '3', totalProductos: 1 };
+const asignado = { mensaje: 'Producto asignado a la bodega exitosamente', productoId: 12, bodegaId: 3, cantidad: 40 };
+const retirado = { mensaje: 'Producto retirado de la bodega exitosamente', productoId: 12, bodegaId: 3, cantidadRetirada: 40 };
+const creada = { mensaje: 'Bodega creada exitosamente', id: 3 };
+const actualizada = { mensaje: 'Bodega actualizada exitosamente' };
+const ELIMINADA_CON_FORCE = 'Eliminada con `force=true`; los productos afectados conservan sus datos pero pierden la bodega.';
+const CON_PRODUCTOS_O_EN_USO =
+  'La bodega guarda productos y no se pasó `force=true`: no se elimina nada (BodegaConProductos). O la petición con esta Idempotency-Key aún se está ejecutando (Error IDEMPOTENCY_KEY_IN_USE, con Retry-After).';
+const PRODUCTOS_DE_BODEGA =
+  'Los productos asignados a la bodega y los que tienen existencias en ella, en orden de id. Con existencias, cantidad son sus unidades en esta bodega; si no, su cantidadEnStock.';
+const verificacion = { consistente: true, diferencias: [], nivelesVerificados: 120, bodegasVerificadas: 4 };
 
 const noBody = (description: string, ...headers: HeaderName[]): ResponseObject => ({ description, headers: headerRefs(...headers) });
-const lista = (description: string, schema: SchemaName, examples: Record<string, unknown>) =>
-  jsonResponse(description, { type: 'array', items: schemaRef(schema) }, examples);
-const productoResponse = (description: string, ...headers: HeaderName[]) => jsonResponse(description, 'Producto', { producto }, 'ETag', ...headers);
-const ejemplo = (description: string, schema: SchemaName, value: unknown, ...headers: HeaderName[]) =>
-  jsonResponse(description, schema, { ejemplo: value }, ...headers);
+const lista = (schema: SchemaName, description: string, examples: object) => json({ type: 'array', items: schemaRef(schema) }, description, examples);
+const productoResponse = (description: string, ...headers: HeaderName[]) => json('Producto', description, { producto }, 'ETag', ...headers);
+const ejemplo = (schema: SchemaName, description: string, value: unknown, ...headers: HeaderName[]) =>
+  json(schema, description, { ejemplo: value }, ...headers);
 /** A 201 of a stock command: the operation it wrote, where to read it again. */
-const operacionCreada = (description: string, value: unknown) => ejemplo(description, 'Operacion', value, 'Location', 'IdempotentReplayed');
+const operacionCreada = (description: string, value: unknown) => ejemplo('Operacion', description, value, 'Location', 'IdempotentReplayed');
 const sinCambios = (what: string, etag: HeaderName = 'ETag') => noBody(`If-None-Match nombra ${what}; sin cuerpo.`, etag);
 const STOCK_CONFLICT = { 409: CONFLICTO_DE_EXISTENCIAS };
 const ESCRITURA_SEGURA: ParameterName[] = ['IfMatch', 'IdempotencyKey'];
 const ESCRITURA_DE_EXISTENCIA: ParameterName[] = ['IfMatchExistencia', 'IdempotencyKey'];
-const forzada = {
-  mensaje: 'Bodega eliminada exitosamente',
-  bodegaId: '3',
-  productosAfectados: 2,
-  detalleProductos: [producto, otroProducto],
-  advertencia: '2 producto(s) quedaron sin bodega asignada; siguen existiendo y pueden asignarse a otra bodega',
-  existenciasRetiradas: 0,
-  unidadesRetiradas: 0,
-};
-const CON_PRODUCTOS = 'La bodega 3 tiene 1 producto(s) asignado(s); use force=true para eliminarla de todos modos';
-const conProductos = { error: ERROR_CODES.bodegaConProductos, mensaje: CON_PRODUCTOS, productos: [producto], bodegaId: '3', totalProductos: 1 };
+const ENTRADA = ex({ productoId: 12, tipo: 'ENTRADA', cantidad: 50, motivo: 'RECEPCION' }, 'Recepción de mercancía');
+const SALIDA = ex({ productoId: 12, tipo: 'SALIDA', cantidad: 3, comentario: 'Pedido 8812' }, 'Venta');
+const CONTEO = ex({ productoId: 12, tipo: 'AJUSTE', cantidad: 38 }, 'Conteo físico (con If-Match)');
+const TRANSFERENCIA = ex({ productoId: 12, origenId: 3, destinoId: 4, cantidad: 5, comentario: 'Reposición de la tienda' });
 
 /** The REST routes, by tag. */
 const REST: Record<string, Route[]> = {
@@ -133,8 +111,7 @@ const REST: Record<string, Route[]> = {
     op('get /api/productos', 'listarProductos', 'Lista los productos', {
       description: 'En orden de id. Sin parámetros devuelve la lista completa; `limit` y `offset` paginan, `bodegaId` y `q` filtran.',
       parameters: ['Limit', 'Offset', 'BodegaIdFiltro', 'Q'],
-      responses: { 200: lista('Los productos.', 'Producto', { productos: [producto, otroProducto] }) },
-      errors: [400, ...API, ...DOWN],
+      responses: { 200: lista('Producto', 'Los productos.', { productos: [producto, otroProducto] }) },
     }),
     op('post /api/productos', 'crearProducto', 'Crea un producto', {
       description:
@@ -142,12 +119,10 @@ const REST: Record<string, Route[]> = {
       parameters: ['IdempotencyKey'],
       body: { schema: 'ProductoCreate', examples: { producto: ex(productoNuevo) } },
       responses: { 201: productoResponse('El producto creado (versión 1).', 'Location', 'IdempotentReplayed') },
-      errors: [...BODY, ...KEYED, ...API, ...DOWN],
     }),
     op('get /api/productos/{id}', 'obtenerProducto', 'Obtiene un producto', {
       parameters: ['IfNoneMatch'],
       responses: { 200: productoResponse('El producto; su ETag es su versión.'), 304: sinCambios('la versión actual') },
-      errors: READ,
     }),
     op('put /api/productos/{id}', 'actualizarProducto', 'Actualiza un producto (parcialmente)', {
       description:
@@ -155,44 +130,30 @@ const REST: Record<string, Route[]> = {
       parameters: ESCRITURA_SEGURA,
       body: { schema: 'ProductoUpdate', examples: { precio: ex({ precio: 21.5 }, 'Cambiar solo el precio') } },
       responses: { 200: productoResponse('El producto actualizado; la ETag es la nueva versión.', 'IdempotentReplayed') },
-      errors: [...WRITE, 409, 412],
     }),
     op('delete /api/productos/{id}', 'eliminarProducto', 'Elimina un producto', {
       description: 'Publica el evento ProductoEliminado. Admite If-Match e Idempotency-Key.',
       parameters: ESCRITURA_SEGURA,
       responses: { 204: noBody('Eliminado; sin cuerpo.', 'IdempotentReplayed') },
-      errors: [...READ, 409, 412, 422],
     }),
   ],
   Bodegas: [
     op('get /api/bodegas', 'listarBodegas', 'Lista las bodegas', {
       description: 'En orden de id.',
-      responses: { 200: lista('Las bodegas.', 'Bodega', { bodegas: [bodega] }) },
-      errors: [...API, ...DOWN],
+      responses: { 200: lista('Bodega', 'Las bodegas.', { bodegas: [bodega] }) },
     }),
     op('post /api/bodegas', 'crearBodega', 'Crea una bodega', {
       description: 'El nombre debe ser único (si no, 409). Publica el evento BodegaCreada. Admite Idempotency-Key.',
       parameters: ['IdempotencyKey'],
       body: { schema: 'BodegaCreate', examples: { bodega: ex(bodegaNueva) } },
-      responses: {
-        201: jsonResponse(
-          'Creada: un mensaje y el id asignado.',
-          'BodegaCreada',
-          { creada: { mensaje: 'Bodega creada exitosamente', id: 3 } },
-          'Location',
-          'ETagBodega',
-          'IdempotentReplayed',
-        ),
-      },
-      errors: [...BODY, ...KEYED, ...API, ...DOWN],
+      responses: { 201: json('BodegaCreada', 'Creada: un mensaje y el id asignado.', { creada }, 'Location', 'ETagBodega', 'IdempotentReplayed') },
     }),
     op('get /api/bodegas/{id}', 'obtenerBodega', 'Obtiene una bodega', {
       parameters: ['IfNoneMatch'],
       responses: {
-        200: jsonResponse('La bodega; su ETag, su versión y su ocupación.', 'Bodega', { bodega }, 'ETagBodega'),
+        200: json('Bodega', 'La bodega; su ETag, su versión y su ocupación.', { bodega }, 'ETagBodega'),
         304: sinCambios('la ETag actual (versión y ocupación)', 'ETagBodega'),
       },
-      errors: READ,
     }),
     op('put /api/bodegas/{id}', 'actualizarBodega', 'Actualiza una bodega (parcialmente)', {
       description:
@@ -200,47 +161,22 @@ const REST: Record<string, Route[]> = {
       parameters: ESCRITURA_SEGURA,
       body: { schema: 'BodegaUpdate', examples: { bodega: ex({ capacidad: 1500 }) } },
       responses: {
-        200: jsonResponse(
-          'Actualizada; la ETag lleva la nueva versión.',
-          'Mensaje',
-          { actualizada: { mensaje: 'Bodega actualizada exitosamente' } },
-          'ETagBodega',
-          'IdempotentReplayed',
-        ),
+        200: json('Mensaje', 'Actualizada; la ETag lleva la nueva versión.', { actualizada }, 'ETagBodega', 'IdempotentReplayed'),
         ...STOCK_CONFLICT,
       },
-      errors: [...WRITE, 412],
     }),
     op('delete /api/bodegas/{id}', 'eliminarBodega', 'Elimina una bodega (borrado seguro)', {
       description:
         'Sin `force`, una bodega que guarda productos (asignados o con existencias en ella) no se elimina (409 con la lista); una vacía se elimina (204). Con `force=true` se elimina igualmente: sus productos quedan sin bodega y sus existencias se dan de baja (motivo BODEGA_ELIMINADA) en la misma transacción (200 con el detalle). Publica el evento BodegaEliminada. Admite If-Match (comprobado antes de tocar ningún producto) e Idempotency-Key (con `force=true`, una repetición completa lo que faltara o devuelve el mismo informe).',
       parameters: ['Force', ...ESCRITURA_SEGURA],
       responses: {
-        200: jsonResponse(
-          'Eliminada con `force=true`; los productos afectados conservan sus datos pero pierden la bodega.',
-          'BodegaEliminadaForzada',
-          { forzada },
-          'IdempotentReplayed',
-        ),
+        200: json('BodegaEliminadaForzada', ELIMINADA_CON_FORCE, { forzada }, 'IdempotentReplayed'),
         204: noBody('La bodega estaba vacía y se eliminó; sin cuerpo.', 'IdempotentReplayed'),
-        409: jsonResponse(
-          'La bodega guarda productos y no se pasó `force=true`: no se elimina nada (BodegaConProductos). O la petición con esta Idempotency-Key aún se está ejecutando (Error IDEMPOTENCY_KEY_IN_USE, con Retry-After).',
-          { anyOf: [schemaRef('BodegaConProductos'), schemaRef('Error')] },
-          { conProductos },
-          'RetryAfterSiClaveEnUso',
-        ),
+        409: json({ anyOf: [schemaRef('BodegaConProductos'), schemaRef('Error')] }, CON_PRODUCTOS_O_EN_USO, { conProductos }, 'RetryAfterSiClaveEnUso'),
       },
-      errors: [...READ, 412, 422],
     }),
     op('get /api/bodegas/{id}/productos', 'listarProductosDeBodega', 'Lista los productos de una bodega', {
-      responses: {
-        200: lista(
-          'Los productos asignados a la bodega y los que tienen existencias en ella, en orden de id. Con existencias, cantidad son sus unidades en esta bodega; si no, su cantidadEnStock.',
-          'ProductoDeBodega',
-          { productos: [{ id: 12, nombre: 'Tornillo M6', cantidad: 500, precio: 19.9 }] },
-        ),
-      },
-      errors: READ,
+      responses: { 200: lista('ProductoDeBodega', PRODUCTOS_DE_BODEGA, { productos: [{ id: 12, nombre: 'Tornillo M6', cantidad: 500, precio: 19.9 }] }) },
     }),
   ],
   Existencias: [
@@ -250,75 +186,47 @@ const REST: Record<string, Route[]> = {
       parameters: ESCRITURA_DE_EXISTENCIA,
       body: { schema: 'Asignacion', examples: { asignacion: ex({ productoId: 12, cantidad: 40, umbralMinimo: 5 }) } },
       responses: {
-        200: ejemplo(
-          'Fijadas; la ETag es la nueva versión de la existencia.',
-          'AsignacionHecha',
-          { mensaje: 'Producto asignado a la bodega exitosamente', productoId: 12, bodegaId: 3, cantidad: 40 },
-          'ETag',
-          'IdempotentReplayed',
-        ),
+        200: ejemplo('AsignacionHecha', 'Fijadas; la ETag es la nueva versión de la existencia.', asignado, 'ETag', 'IdempotentReplayed'),
         ...STOCK_CONFLICT,
       },
-      errors: [...WRITE, 412],
     }),
     op('delete /api/bodegas/{id}/productos/{productoId}', 'retirarProductoDeBodega', 'Retira un producto de una bodega', {
       description:
         'Llamada de la pasarela anterior. Da de baja las unidades que quedan (motivo RETIRO), elimina la existencia y, si el bodegaId del producto era esta bodega, lo deja en null. 404 si el producto no tiene existencias ni está asignado a ella. Admite If-Match (la versión de la existencia, o `*`) e Idempotency-Key (una repetición completa lo que faltara).',
       parameters: ESCRITURA_DE_EXISTENCIA,
-      responses: {
-        200: ejemplo(
-          'Retirado.',
-          'RetiroHecho',
-          { mensaje: 'Producto retirado de la bodega exitosamente', productoId: 12, bodegaId: 3, cantidadRetirada: 40 },
-          'IdempotentReplayed',
-        ),
-      },
-      errors: [...READ, 409, 412, 422],
+      responses: { 200: ejemplo('RetiroHecho', 'Retirado.', retirado, 'IdempotentReplayed') },
     }),
     op('get /api/bodegas/{id}/existencias', 'listarExistenciasDeBodega', 'Existencias de una bodega', {
       description: 'Su capacidad, su ocupación y todas sus existencias, en orden de id de producto.',
-      responses: { 200: ejemplo('Las existencias.', 'ExistenciasDeBodega', { bodegaId: 3, capacidad: 1000, ocupacion: 40, existencias: [existencia] }) },
-      errors: READ,
+      responses: { 200: ejemplo('ExistenciasDeBodega', 'Las existencias.', { bodegaId: 3, capacidad: 1000, ocupacion: 40, existencias: [existencia] }) },
     }),
     op('get /api/bodegas/{id}/existencias/{productoId}', 'obtenerExistencia', 'Existencias de un producto en una bodega', {
       description: 'Su ETag es su versión: envíela en If-Match para escribir sobre ella (un AJUSTE la exige).',
       parameters: ['IfNoneMatch'],
-      responses: { 200: ejemplo('La existencia.', 'Existencia', existencia, 'ETag'), 304: sinCambios('la versión actual') },
-      errors: READ,
+      responses: { 200: ejemplo('Existencia', 'La existencia.', existencia, 'ETag'), 304: sinCambios('la versión actual') },
     }),
     op('get /api/productos/{id}/existencias', 'listarExistenciasDeProducto', 'Existencias de un producto en todas las bodegas', {
-      responses: { 200: ejemplo('Su total y sus existencias por bodega.', 'ExistenciasDeProducto', { productoId: 12, total: 40, porBodega: [existencia] }) },
-      errors: READ,
+      responses: { 200: ejemplo('ExistenciasDeProducto', 'Su total y sus existencias por bodega.', { productoId: 12, total: 40, porBodega: [existencia] }) },
     }),
     op('post /api/bodegas/{id}/movimientos', 'registrarMovimiento', 'Registra una entrada, una salida o un ajuste', {
       description:
         'ENTRADA y SALIDA mueven unidades; AJUSTE fija la cantidad contada y exige If-Match con la versión de la existencia (428 sin él). Una SALIDA por encima de lo que hay es 409 STOCK_INSUFICIENTE; una ENTRADA que pase la capacidad, 409 CAPACIDAD_EXCEDIDA. Publica MovimientoRegistrado. Admite Idempotency-Key.',
       parameters: ESCRITURA_DE_EXISTENCIA,
-      body: {
-        schema: 'MovimientoCreate',
-        examples: {
-          entrada: ex({ productoId: 12, tipo: 'ENTRADA', cantidad: 50, motivo: 'RECEPCION' }, 'Recepción de mercancía'),
-          salida: ex({ productoId: 12, tipo: 'SALIDA', cantidad: 3, comentario: 'Pedido 8812' }, 'Venta'),
-          conteo: ex({ productoId: 12, tipo: 'AJUSTE', cantidad: 38 }, 'Conteo físico (con If-Match)'),
-        },
-      },
+      body: { schema: 'MovimientoCreate', examples: { entrada: ENTRADA, salida: SALIDA, conteo: CONTEO } },
       responses: { 201: operacionCreada('La operación y su línea.', operacion), ...STOCK_CONFLICT },
-      errors: [...WRITE, 412, 428],
+      errors: [428],
     }),
     op('post /api/transferencias', 'transferirStock', 'Transfiere unidades entre dos bodegas', {
       description:
         'Una sola operación con dos líneas TRANSFERENCIA: o ambas o ninguna. 409 STOCK_INSUFICIENTE en el origen o CAPACIDAD_EXCEDIDA en el destino. Publica un solo MovimientoRegistrado. Admite Idempotency-Key.',
       parameters: ['IdempotencyKey'],
-      body: {
-        schema: 'TransferenciaCreate',
-        examples: { transferencia: ex({ productoId: 12, origenId: 3, destinoId: 4, cantidad: 5, comentario: 'Reposición de la tienda' }) },
-      },
+      body: { schema: 'TransferenciaCreate', examples: { transferencia: TRANSFERENCIA } },
+      // The product and the warehouses it names must exist.
       responses: { 201: operacionCreada('La operación con sus dos líneas.', transferencia), ...STOCK_CONFLICT },
-      errors: WRITE,
+      errors: [404],
     }),
     op('get /api/operaciones/{id}', 'obtenerOperacion', 'Obtiene una operación con sus líneas', {
-      responses: { 200: ejemplo('La operación.', 'Operacion', operacion) },
-      errors: READ,
+      responses: { 200: ejemplo('Operacion', 'La operación.', operacion) },
     }),
     op('post /api/operaciones/{id}/reverso', 'revertirOperacion', 'Revierte una operación', {
       description:
@@ -326,26 +234,23 @@ const REST: Record<string, Route[]> = {
       parameters: ['IdempotencyKey'],
       body: { schema: 'ReversoCreate', examples: { reverso: ex(anulada) }, optional: true },
       responses: { 201: operacionCreada('La operación de reverso.', reverso), ...STOCK_CONFLICT },
-      errors: WRITE,
     }),
     op('get /api/movimientos', 'listarMovimientos', 'El libro de movimientos', {
       description: 'Los más recientes primero, por páginas: pase `siguienteCursor` como `cursor`, con los mismos filtros.',
       parameters: ['MovimientosBodegaId', 'MovimientosProductoId', 'MovimientosTipo', 'Desde', 'Hasta', 'LimitMovimientos', 'Cursor'],
-      responses: { 200: ejemplo('Una página de líneas.', 'MovimientosPagina', { movimientos: [movimiento], siguienteCursor: 'MzE' }) },
-      errors: [400, ...API, ...DOWN],
+      responses: { 200: ejemplo('MovimientosPagina', 'Una página de líneas.', { movimientos: [movimiento], siguienteCursor: 'MzE' }) },
     }),
     op('get /api/existencias/verificacion', 'verificarExistencias', 'Verifica las existencias contra el libro', {
       description: 'Recalcula cada existencia desde sus líneas y cada ocupación desde sus existencias, e informa de cada diferencia; nunca corrige.',
-      responses: { 200: ejemplo('El resultado.', 'Verificacion', { consistente: true, diferencias: [], nivelesVerificados: 120, bodegasVerificadas: 4 }) },
-      errors: [...API, ...DOWN],
+      responses: { 200: ejemplo('Verificacion', 'El resultado.', verificacion) },
     }),
   ],
 };
 
-const health = (description: string, value: unknown) => jsonResponse(description, 'Health', { estado: value });
+const health = (description: string, value: unknown) => json('Health', description, { estado: value });
 const componente = (status: 'UP' | 'DOWN', grpc: string, breaker: string) => ({ status, details: { grpc, breaker } });
 const sano = componente('UP', 'SERVING', 'closed');
-const SALUD = { security: [] as [], errors: [] };
+const SALUD = { security: [] as [] };
 
 /** Health probes (no authentication) and this documentation itself. */
 const SERVICE: Record<string, Route[]> = {
@@ -374,11 +279,10 @@ const SERVICE: Record<string, Route[]> = {
     }),
   ],
   Documentación: [
-    op('get /api/openapi.json', 'openapi', 'Este documento OpenAPI 3.1', { responses: { 200: jsonResponse('El documento.', 'OpenApi') }, errors: API }),
+    op('get /api/openapi.json', 'openapi', 'Este documento OpenAPI 3.1', { responses: { 200: json('OpenApi', 'El documento.') } }),
     op('get /api/docs/', 'referencia', 'Página de referencia de la API (Swagger UI)', {
       description: '`/api/docs` redirige aquí. La página carga `/api/openapi.json` con las mismas credenciales.',
       responses: { 200: { description: 'La página HTML.', content: { 'text/html': { schema: { type: 'string' } } } } },
-      errors: API,
     }),
   ],
 };
@@ -389,26 +293,47 @@ function pathParameter(path: string, name: string): ParameterName {
   return ({ productos: 'ProductoId', bodegas: 'BodegaId' } as const)[path.split('/')[2]!] ?? 'OperacionId';
 }
 
-function operationOf(tag: string, { operationId, summary, description, security, body, ...route }: Route): OperationObject {
+/**
+ * The shared errors a route answers, from what it takes (the house rules the document test checks): 401, 429 and 500
+ * on every authenticated route, 503 and 504 on one that calls a service, 400 for a malformed path id or query parameter
+ * and 404 for an unknown id, 400, 413 and 415 for a JSON body, 409 and 422 for an Idempotency-Key in use or reused, 412
+ * for a failed If-Match; and those the route names. A response of the route's own for the same status replaces the shared one.
+ */
+function errorsOf(route: Route, path: string, callsService: boolean): ErrorStatus[] {
+  const names = route.parameters ?? [];
+  const query = route.queryParameters ?? names.filter((name) => parameters[name].in === 'query');
+  return [
+    ...(route.security ? [] : ([401, 429, 500] as const)),
+    ...(callsService ? ([503, 504] as const) : []),
+    ...(path.includes('{') ? ([400, 404] as const) : query.length ? ([400] as const) : []),
+    ...(route.body ? ([400, 413, 415] as const) : []),
+    ...(names.includes('IdempotencyKey') ? ([409, 422] as const) : []),
+    ...(names.includes('IfMatch') || names.includes('IfMatchExistencia') ? ([412] as const) : []),
+    ...(route.errors ?? []),
+  ];
+}
+
+/** One row as an OpenAPI operation; `errors` are the shared errors it answers. */
+function operationOf(tag: string, errors: ErrorStatus[], { operationId, summary, description, security, body, ...route }: Route): OperationObject {
   const parameters = [...(route.parameters ?? []).map(parameterRef), ...(route.queryParameters ?? [])];
   const content = body && { 'application/json': { schema: schemaRef(body.schema), examples: body.examples } };
   return {
     ...{ operationId, summary, ...(description ? { description } : {}), tags: [tag], ...(security ? { security } : {}) },
     ...(parameters.length ? { parameters } : {}),
     ...(content ? { requestBody: { required: !body.optional, content } } : {}),
-    responses: { ...errorResponses(route.errors), ...route.responses },
+    responses: { ...errorResponses(errors), ...route.responses },
   };
 }
 
-/** Route tables (by tag) as OpenAPI path items, in the order of their rows. */
-export function pathsOf(...tables: Record<string, Route[]>[]): Record<string, PathItemObject> {
+/** A route table (by tag) as OpenAPI path items, in the order of its rows. */
+export function pathsOf(table: Record<string, Route[]>, { callsService = false } = {}): Record<string, PathItemObject> {
   const paths: Record<string, PathItemObject> = {};
-  for (const [tag, routes] of tables.flatMap((table) => Object.entries(table))) {
+  for (const [tag, routes] of Object.entries(table)) {
     for (const route of routes) {
       const [method, path] = route.route.split(' ') as ['get', string];
       const names = [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
       const item = (paths[path] ??= names.length ? { parameters: names.map((name) => parameterRef(pathParameter(path, name))) } : {});
-      item[method] = operationOf(tag, route);
+      item[method] = operationOf(tag, errorsOf(route, path, callsService), route);
     }
   }
   return paths;
