@@ -7,15 +7,13 @@ import { deleteBodegaShape, movimientoFilterShape as movimientos, productoFilter
 import { jsonOf, schemaRef, type SchemaName } from './schemas';
 
 /**
- * The shared pieces of the document: parameters (a query parameter's schema is
- * the zod field the route parses it with), headers, and the error responses of
- * docs/contract.md §3.2, all with the `Error` body; the tests constrain its
- * shape, not the code values, which may grow.
+ * The shared pieces of the document: parameters (a query parameter's schema is the zod field its route parses it with), headers,
+ * and the error responses of docs/contract.md §3.2, all with the `Error` body (the tests constrain its shape, not the codes, which may grow).
  */
 
+const ID = jsonOf(z.int().min(1).max(MAX_UNSIGNED_INT));
 const pathId = (name: string, what: string): ParameterObject => {
-  const schema = jsonOf(z.int().min(1).max(MAX_UNSIGNED_INT));
-  return { name, in: 'path', required: true, description: `Id ${what}: un entero positivo (si no, 400).`, schema };
+  return { name, in: 'path', required: true, description: `Id ${what}: un entero positivo (si no, 400).`, schema: ID };
 };
 const query = (name: string, schema: z.ZodType, description: string, extra: SchemaObject = {}): ParameterObject => {
   return { name, in: 'query', description, schema: { ...jsonOf(schema), ...extra } };
@@ -126,11 +124,13 @@ export function json(schema: SchemaName | SchemaObject, description: string, exa
 /** `{error, mensaje, ...extra}` bodies from `[error, mensaje, extra?]`, by example name. */
 const cuerpos = (examples: Record<string, [string, string, object?]>) =>
   Object.fromEntries(Object.entries(examples).map(([name, [error, mensaje, extra]]) => [name, { error, mensaje, ...extra }]));
+/** The header each error status carries: a Basic challenge, or when to retry. */
+const ERROR_HEADERS: Record<number, HeaderName> = { 401: 'WwwAuthenticate', 409: 'RetryAfterSiClaveEnUso', 429: 'RetryAfter', 503: 'RetryAfter' };
 /** A shared error response for `status`: the Error body and its examples. */
-const errorResponse = <S extends number>(status: S, description: string, examples: Record<string, [string, string, object?]>, ...names: HeaderName[]) => ({
-  status,
-  response: json('Error', description, cuerpos(examples), ...names),
-});
+const errorResponse = <S extends number>(status: S, description: string, examples: Record<string, [string, string, object?]>) => {
+  const headers = ERROR_HEADERS[status] ? [ERROR_HEADERS[status]] : [];
+  return { status, response: json('Error', description, cuerpos(examples), ...headers) };
+};
 const detalle = (campo: string, mensaje: string) => ({ detalles: [{ campo, mensaje }] });
 const PRECONDICION = 'un AJUSTE (un conteo) requiere la versión de la existencia contada en If-Match';
 const CLAVE_REUSADA = 'ya se usó con una petición distinta; use una clave nueva para cada operación';
@@ -147,12 +147,9 @@ const ERRORS = {
       jsonMalFormado: ['MALFORMED_JSON', 'El cuerpo no es JSON válido'],
     },
   ),
-  Unauthorized: errorResponse(
-    401,
-    'Faltan las credenciales HTTP Basic o no son válidas.',
-    { ejemplo: [ERROR_CODES.unauthorized, 'Se requiere autenticación HTTP Basic'] },
-    'WwwAuthenticate',
-  ),
+  Unauthorized: errorResponse(401, 'Faltan las credenciales HTTP Basic o no son válidas.', {
+    ejemplo: [ERROR_CODES.unauthorized, 'Se requiere autenticación HTTP Basic'],
+  }),
   NotFound: errorResponse(404, 'No existe un recurso con ese id.', { ejemplo: [ERROR_CODES.notFound, 'No existe el producto 42'] }),
   Conflict: errorResponse(
     409,
@@ -161,7 +158,6 @@ const ERRORS = {
       ejemplo: [ERROR_CODES.alreadyExists, 'Ya existe una bodega llamada "Bodega Central"'],
       claveEnUso: [ERROR_CODES.idempotencyKeyInUse, `La clave de idempotencia está en uso: ${CLAVE_EN_USO}`],
     },
-    'RetryAfterSiClaveEnUso',
   ),
   PreconditionFailed: errorResponse(412, 'If-Match no coincide con la versión guardada (o `*` y el registro no existe): no se escribió nada.', {
     ejemplo: [
@@ -180,21 +176,15 @@ const ERRORS = {
   UnsupportedMediaType: errorResponse(415, 'El cuerpo no es `application/json`.', {
     ejemplo: ['UNSUPPORTED_MEDIA_TYPE', 'Tipo de contenido no admitido: envíe Content-Type: application/json'],
   }),
-  TooManyRequests: errorResponse(
-    429,
-    'Demasiadas peticiones de esta IP en el último minuto (RATE_LIMIT_PER_MINUTE).',
-    { ejemplo: [ERROR_CODES.tooManyRequests, 'Demasiadas solicitudes; reintente en 30 s'] },
-    'RetryAfter',
-  ),
+  TooManyRequests: errorResponse(429, 'Demasiadas peticiones de esta IP en el último minuto (RATE_LIMIT_PER_MINUTE).', {
+    ejemplo: [ERROR_CODES.tooManyRequests, 'Demasiadas solicitudes; reintente en 30 s'],
+  }),
   InternalError: errorResponse(500, 'Error inesperado. El cuerpo solo trae un id de registro, nunca detalles internos.', {
     ejemplo: [ERROR_CODES.internal, 'Error interno (id de registro 0f8fad5b-d9cb-469f-a165-70867728950e)'],
   }),
-  ServiceUnavailable: errorResponse(
-    503,
-    'Un servicio interno no está disponible o su circuito está abierto.',
-    { ejemplo: [ERROR_CODES.serviceUnavailable, 'El servicio producto-svc no está disponible en este momento; reintente en 10 s'] },
-    'RetryAfter',
-  ),
+  ServiceUnavailable: errorResponse(503, 'Un servicio interno no está disponible o su circuito está abierto.', {
+    ejemplo: [ERROR_CODES.serviceUnavailable, 'El servicio producto-svc no está disponible en este momento; reintente en 10 s'],
+  }),
   GatewayTimeout: errorResponse(504, 'Un servicio interno no respondió dentro del plazo.', {
     ejemplo: [ERROR_CODES.gatewayTimeout, 'El servicio producto-svc no respondió a tiempo'],
   }),
@@ -217,7 +207,7 @@ const conflictoDeExistencias = json(
       { bodegaId: 3, capacidad: 1000, ocupacion: 990, solicitado: 20 },
     ],
   }),
-  'RetryAfterSiClaveEnUso',
+  ERROR_HEADERS[409]!,
 );
 export const CONFLICTO_DE_EXISTENCIAS: ReferenceObject = { $ref: '#/components/responses/ConflictoDeExistencias' };
 

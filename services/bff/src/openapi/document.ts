@@ -5,22 +5,19 @@ import { pathsOf, REST_ROUTES, SERVICE_ROUTES } from './routes';
 import { componentSchemas } from './schemas';
 
 const description = `
-API pública de Inventario: productos (\`Producto\`), bodegas (\`Bodega\`) y sus existencias por bodega con su libro
-de movimientos (\`Existencia\`, \`Movimiento\`, \`Operacion\`), por REST y GraphQL.
+API pública de Inventario: productos (\`Producto\`), bodegas (\`Bodega\`) y sus existencias por bodega con su libro de movimientos
+(\`Existencia\`, \`Movimiento\`, \`Operacion\`), por REST y GraphQL.
 
-- **Prefijo**: todas las rutas están bajo \`/api\`; \`/api/v1\` es un alias exacto
-  (\`/api/v1/productos\` equivale a \`/api/productos\`). Las sondas de salud están en \`/actuator/health\`.
+- **Prefijo**: todas las rutas están bajo \`/api\`; \`/api/v1\` es un alias exacto (\`/api/v1/productos\` equivale a \`/api/productos\`).
+  Las sondas de salud están en \`/actuator/health\`.
 - **Autenticación**: HTTP Basic en todo salvo \`/actuator/health*\`.
-- **JSON** de entrada y salida (\`Content-Type: application/json\`, cuerpo de a lo sumo 1 MiB).
-  Las fechas son ISO 8601 sin zona y en UTC (\`2026-11-22T14:03:07\`).
-- **Errores**: siempre \`{error, mensaje, detalles?}\`, con \`detalles\` = \`[{campo, mensaje}]\` en los de validación.
-  400 validación (también un parámetro de consulta desconocido), JSON mal formado o un cuerpo que no se descomprime,
-  401 credenciales, 404 id o ruta desconocidos (en las existencias, \`detalles\` dice qué falta), 409 conflicto
-  (en las existencias, el código de la regla con sus cifras: STOCK_INSUFICIENTE, CAPACIDAD_EXCEDIDA, …),
-  412 If-Match no coincide, 428 falta If-Match (un AJUSTE), 413 cuerpo demasiado grande,
-  415 tipo de contenido o \`Content-Encoding\` no soportado, 429 límite de peticiones (\`Retry-After\`),
-  431 URL y cabeceras de más de 16 KiB, 503 servicio interno no disponible (\`Retry-After\`), 504 plazo agotado,
-  500 cualquier otro fallo.
+- **JSON** de entrada y salida (\`Content-Type: application/json\`, cuerpo de a lo sumo 1 MiB). Las fechas son ISO 8601 sin zona y en UTC (\`2026-11-22T14:03:07\`).
+- **Errores**: siempre \`{error, mensaje, detalles?}\`, con \`detalles\` = \`[{campo, mensaje}]\` en los de validación. 400 validación (también un
+  parámetro de consulta desconocido), JSON mal formado o un cuerpo que no se descomprime, 401 credenciales, 404 id o ruta desconocidos (en las
+  existencias, \`detalles\` dice qué falta), 409 conflicto (en las existencias, el código de la regla con sus cifras: STOCK_INSUFICIENTE,
+  CAPACIDAD_EXCEDIDA, …), 412 If-Match no coincide, 428 falta If-Match (un AJUSTE), 413 cuerpo demasiado grande, 415 tipo de contenido o
+  \`Content-Encoding\` no soportado, 429 límite de peticiones (\`Retry-After\`), 431 URL y cabeceras de más de 16 KiB, 503 servicio interno no
+  disponible (\`Retry-After\`), 504 plazo agotado, 500 cualquier otro fallo.
 - **Eventos**: cada escritura que se confirma publica un evento (ProductoCreado, BodegaEliminada, …).
 `.trim();
 
@@ -28,10 +25,8 @@ de movimientos (\`Existencia\`, \`Movimiento\`, \`Operacion\`), por REST y Graph
 const info = { title: 'Inventario API', version: '1.0.0', summary: 'Productos, bodegas y existencias por REST y GraphQL.', description };
 
 /**
- * The OpenAPI 3.1 document of the BFF, served at `/api/openapi.json` and
- * rendered at `/api/docs`, built from the route tables and the zod schemas
- * the routes validate with. The contract tests (test/openapi*.test.ts) check
- * every real response against it, so it cannot drift from the routes.
+ * The OpenAPI 3.1 document of the BFF (served by router.ts), built from the route tables and the zod schemas the routes validate with.
+ * The contract tests (test/openapi*.test.ts) check every real response against it, so it cannot drift from the routes.
  */
 export const openApiDocument = {
   openapi: '3.1.1',

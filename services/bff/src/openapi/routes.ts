@@ -14,24 +14,19 @@ import {
 import { schemaRef, type SchemaName } from './schemas';
 
 /**
- * The operations of the document as one table, a row per route
- * (docs/contract.md §2.2, §2.7, §10.2, §4.1): what it does, what it takes
- * (parameters, and its body as the zod schema the route parses it with) and
- * what it answers. `pathsOf` turns the rows into OpenAPI path items.
+ * The operations of the document as tables, a row per route (docs/contract.md §2.2, §2.7, §10.2, §4.1): what it does, what it
+ * takes (shared parameters by name, its own `queryParameters`, its body as the zod schema the route parses it with), what it
+ * answers (its successes and any error with a body of its own) and any shared error `errorsOf` cannot derive.
  */
 export interface Route {
-  /** `get /api/productos/{id}`. */
   route: `${'get' | 'post' | 'put' | 'delete'} /${string}`;
   operationId: string;
   summary: string;
   description?: string;
   parameters?: ParameterName[];
-  /** Parameters of this route alone, written out. */
   queryParameters?: ParameterObject[];
   body?: { schema: SchemaName; examples: Record<string, ExampleObject>; optional?: true };
-  /** Its successes, and any error with a body of its own. */
   responses: Record<string, ResponseObject | ReferenceObject>;
-  /** Shared error responses beyond those `errorsOf` derives from what it takes. */
   errors?: ErrorStatus[];
   /** `[]` for a route without authentication. */
   security?: [];
@@ -92,8 +87,7 @@ const verificacion = { consistente: true, diferencias: [], nivelesVerificados: 1
 const noBody = (description: string, ...headers: HeaderName[]): ResponseObject => ({ description, headers: headerRefs(...headers) });
 const lista = (schema: SchemaName, description: string, examples: object) => json({ type: 'array', items: schemaRef(schema) }, description, examples);
 const productoResponse = (description: string, ...headers: HeaderName[]) => json('Producto', description, { producto }, 'ETag', ...headers);
-const ejemplo = (schema: SchemaName, description: string, value: unknown, ...headers: HeaderName[]) =>
-  json(schema, description, { ejemplo: value }, ...headers);
+const ejemplo = (schema: SchemaName, description: string, ejemplo: unknown, ...headers: HeaderName[]) => json(schema, description, { ejemplo }, ...headers);
 /** A 201 of a stock command: the operation it wrote, where to read it again. */
 const operacionCreada = (description: string, value: unknown) => ejemplo('Operacion', description, value, 'Location', 'IdempotentReplayed');
 const sinCambios = (what: string, etag: HeaderName = 'ETag') => noBody(`If-None-Match nombra ${what}; sin cuerpo.`, etag);
@@ -249,7 +243,7 @@ const REST: Record<string, Route[]> = {
 
 const health = (description: string, value: unknown) => json('Health', description, { estado: value });
 const componente = (status: 'UP' | 'DOWN', grpc: string, breaker: string) => ({ status, details: { grpc, breaker } });
-const sano = componente('UP', 'SERVING', 'closed');
+const [sano, caido] = [componente('UP', 'SERVING', 'closed'), componente('DOWN', 'UNAVAILABLE', 'open')];
 const SALUD = { security: [] as [] };
 
 /** Health probes (no authentication) and this documentation itself. */
@@ -260,10 +254,7 @@ const SERVICE: Record<string, Route[]> = {
       description: 'Sin autenticación.',
       responses: {
         200: health('Todo funciona.', { status: 'UP', components: { productoSvc: sano, bodegaSvc: sano } }),
-        503: health('Alguna dependencia no responde.', {
-          status: 'DOWN',
-          components: { productoSvc: componente('DOWN', 'UNAVAILABLE', 'open'), bodegaSvc: sano },
-        }),
+        503: health('Alguna dependencia no responde.', { status: 'DOWN', components: { productoSvc: caido, bodegaSvc: sano } }),
       },
     }),
     op('get /actuator/health/liveness', 'saludLiveness', 'Sonda de vida (liveness)', {

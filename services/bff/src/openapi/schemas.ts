@@ -7,11 +7,9 @@ import { productoCreateSchema, productoPatchSchema } from '../http/producto-sche
 import { MOTIVOS_MOVIMIENTO, TIPOS_MOVIMIENTO, TIPOS_OPERACION } from '../inventario/model';
 
 /**
- * `components.schemas`, all zod: the request bodies are the schemas the routes
- * parse with (http/*-schemas.ts); the responses, in the REST form of
- * docs/contract.md §2.3 and §10.2, are closed objects (strictObject), so a
- * field added without being documented fails the contract tests. `precio` is
- * `multipleOf: 0.01`: a validator must allow for binary floating point.
+ * `components.schemas`, all zod: the request bodies are the schemas the routes parse with (http/*-schemas.ts); the responses, in the
+ * REST form of docs/contract.md §2.3 and §10.2, are closed objects (strictObject), so a field added without being documented fails
+ * the contract tests. `precio` is `multipleOf: 0.01`: a validator must allow for binary floating point.
  */
 
 const describe = <T extends z.ZodType>(schema: T, description: string, ...examples: unknown[]) =>
@@ -98,6 +96,13 @@ const cifras = {
   revertidaPor: opcional(positivo, 'OPERACION_YA_REVERTIDA: la operación que ya la revirtió.'),
 };
 
+const diferencia = z.strictObject({
+  tipo: z.enum(['NIVEL', 'OCUPACION']),
+  bodegaId: id,
+  productoId: describe(positivo.nullable(), 'null en OCUPACION.'),
+  registrado: describe(z.int(), 'Lo guardado.'),
+  calculado: describe(z.int(), 'Lo que dicen las líneas (o las existencias).'),
+});
 const [objetoONull, estado] = [z.object({}).nullable(), z.enum(['UP', 'DOWN'])];
 const estadoDeServicio = z.strictObject({
   status: describe(estado, 'UP solo si su grpc.health.v1 responde SERVING.'),
@@ -106,12 +111,8 @@ const estadoDeServicio = z.strictObject({
     breaker: describe(z.enum(['closed', 'open', 'halfOpen']), 'Estado del circuit breaker hacia el servicio.'),
   }),
 });
-const graphqlError = z.object({
-  message: texto,
-  locations: z.array(z.object({ line: positivo, column: positivo })).optional(),
-  path: z.array(z.union([texto, z.int()])).optional(),
-  extensions: z.object({}).optional(),
-});
+const [locations, path] = [z.array(z.object({ line: positivo, column: positivo })), z.array(z.union([texto, z.int()]))];
+const graphqlError = z.object({ message: texto, locations: locations.optional(), path: path.optional(), extensions: z.object({}).optional() });
 const GRAPHQL_RESULTADO =
   'Resultado GraphQL: `data` con los campos pedidos y/o `errors`. Los errores de validación llevan `extensions.classification: "ValidationError"`, los de sintaxis `"InvalidSyntax"`.';
 
@@ -202,17 +203,7 @@ const COMPONENTS = {
   }),
   Verificacion: objeto('Recalcula cada existencia desde sus líneas y cada ocupación desde sus existencias; nunca corrige nada.', {
     consistente: z.boolean(),
-    diferencias: z
-      .array(
-        z.strictObject({
-          tipo: z.enum(['NIVEL', 'OCUPACION']),
-          bodegaId: id,
-          productoId: describe(positivo.nullable(), 'null en OCUPACION.'),
-          registrado: describe(z.int(), 'Lo guardado.'),
-          calculado: describe(z.int(), 'Lo que dicen las líneas (o las existencias).'),
-        }),
-      )
-      .max(1000),
+    diferencias: z.array(diferencia).max(1000),
     nivelesVerificados: contador,
     bodegasVerificadas: contador,
   }),
@@ -259,9 +250,8 @@ const REQUEST_BODIES: Partial<Record<SchemaName, object>> = {
 };
 
 /**
- * JSON Schema 2020-12 as a client sends it (`io: 'input'`, before transforms).
- * A field whose metadata states a `type` (a number read from its exact JSON
- * text, a query parameter read from its string) is shown as that metadata says.
+ * JSON Schema 2020-12 as a client sends it (`io: 'input'`, before transforms). A field whose metadata states a `type` (a number read
+ * from its exact JSON text, a query parameter read from its string) is shown as that metadata says.
  */
 const JSON_OPTIONS = {
   target: 'draft-2020-12',
