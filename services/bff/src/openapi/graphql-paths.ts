@@ -4,18 +4,13 @@ import { ex, op, type Route } from './routes';
 import { schemaRef } from './schemas';
 
 /**
- * The GraphQL endpoint (docs/contract.md §4.1) as seen from HTTP; the schema
- * itself is GraphQL's (introspection). The transport is graphql-http's: its own
- * answers (400, 405, 406, 415) carry GraphQL `{errors}` bodies, while
- * authentication, rate limit, a body that cannot be read and unexpected
- * failures carry the REST error body like every other route.
+ * The GraphQL endpoint (docs/contract.md §4.1) as seen from HTTP; the schema itself is GraphQL's (introspection). The transport is
+ * graphql-http's: its own answers (400, 405, 406, 415) carry GraphQL `{errors}` bodies, while authentication, rate limit, a body that
+ * cannot be read and unexpected failures carry the REST error body like every other route.
  */
 
-const consulta = {
-  query: 'query ProductoPorId($id: ID!) { producto(id: $id) { id nombre precio cantidad } }',
-  variables: { id: '12' },
-  operationName: 'ProductoPorId',
-};
+const QUERY = 'query ProductoPorId($id: ID!) { producto(id: $id) { id nombre precio cantidad } }';
+const consulta = { query: QUERY, variables: { id: '12' }, operationName: 'ProductoPorId' };
 const datos = ex({ data: { producto: { id: '12', nombre: 'Tornillo M6', precio: 19.9, cantidad: 500 } } });
 const error = (message: string, classification: string, extra: object = {}) => ({ message, ...extra, extensions: { classification } });
 const campoInexistente = error('Cannot query field "peso" on type "Producto".', 'ValidationError', { locations: [{ line: 1, column: 30 }] });
@@ -23,16 +18,12 @@ const validacion = ex({ errors: [campoInexistente] }, 'Campo inexistente');
 const NODOS = 'La consulta supera el máximo de 100000 nodos de resultado: pida menos elementos con first y after';
 const limiteDeNodos = ex({ data: null, errors: [error(NODOS, 'ValidationError')] }, 'Detenida al superar el máximo de nodos de resultado durante la ejecución');
 const peticionMalFormada = ex({ errors: [error('Falta el parámetro query con el documento GraphQL', 'BAD_REQUEST')] });
-const info = {
-  message: 'Endpoint GraphQL de Inventario: envíe POST con un cuerpo JSON {query, variables, operationName}',
-  ejemplo: consulta,
-  endpoint: '/api/graphql',
-};
+const USO = 'Endpoint GraphQL de Inventario: envíe POST con un cuerpo JSON {query, variables, operationName}';
+const info = { message: USO, ejemplo: consulta, endpoint: '/api/graphql' };
 
-const graphqlResponse = (examples?: Record<string, ExampleObject>): MediaTypeObject => ({
-  schema: schemaRef('GraphqlResponse'),
-  ...(examples && { examples }),
-});
+const graphqlResponse = (examples?: Record<string, ExampleObject>): MediaTypeObject => {
+  return { schema: schemaRef('GraphqlResponse'), ...(examples && { examples }) };
+};
 const graphqlOnly = (description: string, examples?: Record<string, ExampleObject>): ResponseObject => {
   return { description, content: { 'application/json': graphqlResponse(examples) } };
 };
@@ -41,13 +32,6 @@ const graphqlOrRestError = { oneOf: [schemaRef('GraphqlResponse'), schemaRef('Er
 const notAcceptable = graphqlOnly('`Accept` no admite ni `application/json` ni `application/graphql-response+json`.');
 const query = (name: string, description: string) => ({ name, in: 'query' as const, description, schema: { type: 'string' as const } });
 const SOLO_GRAPHQL_RESPONSE = 'Solo con `Accept: application/graphql-response+json`: la petición no es GraphQL válida (sin `query`,';
-const LIMITES =
-  'Antes de ejecutar se acotan la profundidad (10 niveles), el coste del documento (1000), los alias (15), las escrituras de una mutación (5 campos de primer nivel, alias incluidos) y el tamaño estimado del resultado (200000 nodos: objetos y elementos de lista; cada lista cuenta su `first`, 1000 si `first` es una variable, y 100 sin `first`). Durante la ejecución se acotan los nodos del resultado (`GRAPHQL_MAX_NODES`, 100000) y el tiempo (`GRAPHQL_DEADLINE_MS`, 10 s).';
-const PAGINAS =
-  '`productos`, `bodegas`, `Bodega.productos`, `Bodega.existencias` y `Producto.existencias` admiten `first` (0..1000) y `after` (cursor: el id del último elemento recibido en base64url; en las existencias, el del producto o la bodega que las ordena); sin ellos, las listas son completas. El libro de movimientos (`movimientos(filtro, first, after)`) se pagina con su propio cursor, `siguienteCursor`.';
-const STOCK =
-  'Las mutaciones de stock (`asignarProductoABodega`, `retirarProductoDeBodega`, `registrarMovimiento`, `transferirStock`, `revertirOperacion`) son las rutas REST de stock: un rechazo es `success: false` con `error` empezando por el código REST (`STOCK_INSUFICIENTE: ...`).';
-
 export const GRAPHQL_ROUTES: Record<string, Route[]> = {
   GraphQL: [
     op('get /api/graphql', 'graphqlGet', 'Información del endpoint GraphQL, o una consulta por GET', {
@@ -79,7 +63,8 @@ export const GRAPHQL_ROUTES: Record<string, Route[]> = {
       },
     }),
     op('post /api/graphql', 'graphqlPost', 'Ejecuta una operación GraphQL', {
-      description: `GraphQL over HTTP. ${LIMITES} ${PAGINAS} ${STOCK}`,
+      description:
+        'GraphQL over HTTP. Antes de ejecutar se acotan la profundidad (10 niveles), el coste del documento (1000), los alias (15), las escrituras de una mutación (5 campos de primer nivel, alias incluidos) y el tamaño estimado del resultado (200000 nodos: objetos y elementos de lista; cada lista cuenta su `first`, 1000 si `first` es una variable, y 100 sin `first`). Durante la ejecución se acotan los nodos del resultado (`GRAPHQL_MAX_NODES`, 100000) y el tiempo (`GRAPHQL_DEADLINE_MS`, 10 s). `productos`, `bodegas`, `Bodega.productos`, `Bodega.existencias` y `Producto.existencias` admiten `first` (0..1000) y `after` (cursor: el id del último elemento recibido en base64url; en las existencias, el del producto o la bodega que las ordena); sin ellos, las listas son completas. El libro de movimientos (`movimientos(filtro, first, after)`) se pagina con su propio cursor, `siguienteCursor`. Las mutaciones de stock (`asignarProductoABodega`, `retirarProductoDeBodega`, `registrarMovimiento`, `transferirStock`, `revertirOperacion`) son las rutas REST de stock: un rechazo es `success: false` con `error` empezando por el código REST (`STOCK_INSUFICIENTE: ...`).',
       body: { schema: 'GraphqlRequest', examples: { consulta: ex(consulta) } },
       responses: {
         200: {

@@ -1,16 +1,7 @@
 import type { ExampleObject, OperationObject, ParameterObject, PathItemObject, ReferenceObject, ResponseObject } from 'openapi3-ts/oas31';
 import { ERROR_CODES } from '../http/error-middleware';
-import {
-  CONFLICTO_DE_EXISTENCIAS,
-  errorResponses,
-  headerRefs,
-  json,
-  parameterRef,
-  parameters,
-  type ErrorStatus,
-  type HeaderName,
-  type ParameterName,
-} from './components';
+import { CONFLICTO_DE_EXISTENCIAS, errorResponses, headerRefs, json, parameterRef, parameters } from './components';
+import type { ErrorStatus, HeaderName, ParameterName } from './components';
 import { schemaRef, type SchemaName } from './schemas';
 
 /**
@@ -56,17 +47,8 @@ const salida = lineaDe({ id: 32, cantidad: -5, cantidadAnterior: 40, cantidadPos
 const entrada = lineaDe({ id: 33, bodegaId: 4, cantidad: 5, cantidadAnterior: 0, cantidadPosterior: 5, version: 1 });
 const transferencia = { id: 10, tipo: 'TRANSFERENCIA', ...sinReverso, ...reposicion, movimientos: [salida, entrada] };
 const anulada = { comentario: 'Venta anulada' };
-const contraria = {
-  ...movimiento,
-  id: 34,
-  operacionId: 11,
-  motivo: 'REVERSO',
-  cantidad: 3,
-  cantidadAnterior: 40,
-  cantidadPosterior: 43,
-  version: 4,
-  ...anulada,
-};
+const deReverso = { id: 34, operacionId: 11, motivo: 'REVERSO', cantidad: 3, cantidadAnterior: 40, cantidadPosterior: 43, version: 4 };
+const contraria = { ...movimiento, ...deReverso, ...anulada };
 const reverso = { ...operacion, id: 11, tipo: 'REVERSO', ...anulada, revierteA: 9, movimientos: [contraria] };
 const ADVERTENCIA = '2 producto(s) quedaron sin bodega asignada; siguen existiendo y pueden asignarse a otra bodega';
 const afectados = { productosAfectados: 2, detalleProductos: [producto, otroProducto], advertencia: ADVERTENCIA };
