@@ -34,14 +34,12 @@ const capacidad = describe(unidades, 'Capacidad de la bodega en unidades.');
 const objeto = <S extends z.ZodRawShape>(description: string, shape: S) => z.strictObject(shape).meta({ description });
 const opcional = (schema: z.ZodType, description: string) => describe(schema, description).optional();
 
+const detalle = z.strictObject({ campo: describe(texto, 'Nombre público del campo (camelCase).'), mensaje: texto });
 /** The fields of every error body (docs/contract.md §3.1). */
 const errorShape = {
   error: describe(z.string().min(1), 'Código estable del error, para que el cliente decida, p. ej. VALIDATION_ERROR o NOT_FOUND.'),
   mensaje: z.string().min(1),
-  detalles: opcional(
-    z.array(z.strictObject({ campo: describe(texto, 'Nombre público del campo (camelCase).'), mensaje: texto })),
-    'En los errores de validación, un elemento por campo inválido.',
-  ),
+  detalles: opcional(z.array(detalle), 'En los errores de validación, un elemento por campo inválido.'),
   versionActual: opcional(positivo.nullable(), 'Solo en PRECONDITION_FAILED (412): la versión guardada, o null si el registro no existe.'),
 };
 
@@ -113,6 +111,7 @@ const estadoDeServicio = z.strictObject({
 });
 const [locations, path] = [z.array(z.object({ line: positivo, column: positivo })), z.array(z.union([texto, z.int()]))];
 const graphqlError = z.object({ message: texto, locations: locations.optional(), path: path.optional(), extensions: z.object({}).optional() });
+const graphqlRequest = z.object({ query: texto, variables: objetoONull.optional(), operationName: texto.nullish(), extensions: objetoONull.optional() });
 const GRAPHQL_RESULTADO =
   'Resultado GraphQL: `data` con los campos pedidos y/o `errors`. Los errores de validación llevan `extensions.classification: "ValidationError"`, los de sintaxis `"InvalidSyntax"`.';
 
@@ -216,10 +215,7 @@ const COMPONENTS = {
     ejemplo: z.strictObject({ query: texto, variables: objetoONull, operationName: texto.nullable() }),
     endpoint: texto,
   }),
-  GraphqlRequest: describe(
-    z.object({ query: texto, variables: objetoONull.optional(), operationName: texto.nullish(), extensions: objetoONull.optional() }),
-    'Petición GraphQL over HTTP.',
-  ),
+  GraphqlRequest: describe(graphqlRequest, 'Petición GraphQL over HTTP.'),
   GraphqlResponse: z
     .strictObject({ data: objetoONull.optional(), errors: z.array(graphqlError).min(1).optional(), extensions: z.object({}).optional() })
     .meta({ description: GRAPHQL_RESULTADO, anyOf: [{ required: ['data'] }, { required: ['errors'] }] }),
