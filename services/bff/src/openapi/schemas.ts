@@ -53,7 +53,9 @@ const producto = objeto('Un producto en su forma REST.', {
   ...fechas,
   version,
 });
-const primerosProductos = (description: string, minItems = 0) => describe(z.array(producto).min(minItems).max(100), description);
+/** The first products of a list that `total` counts in full: bounded so the body stays small. */
+const primerosProductos = (cuales: string, total: string, minItems = 0) =>
+  describe(z.array(producto).min(minItems).max(100), `Los primeros productos ${cuales}: como mucho 100 y 256 KiB de JSON; ${total} los cuenta todos.`);
 
 const existencia = objeto('Las existencias de un producto en una bodega; su ETag es su versión.', {
   bodegaId: id,
@@ -149,9 +151,7 @@ const COMPONENTS = {
         contador,
         'Cuántos productos perdieron la bodega, por su asignación o por sus existencias en ella (todos, cada uno una vez).',
       ),
-      detalleProductos: primerosProductos(
-        'Los primeros productos afectados por id, tal como quedaron (sin bodega): como mucho 100 y 256 KiB de JSON; productosAfectados los cuenta todos.',
-      ),
+      detalleProductos: primerosProductos('afectados por id, tal como quedaron (sin bodega)', 'productosAfectados'),
       advertencia: texto,
       existenciasRetiradas: describe(contador, 'Existencias (niveles) dadas de baja con motivo BODEGA_ELIMINADA.'),
       unidadesRetiradas: describe(contador, 'Unidades que guardaban.'),
@@ -160,10 +160,7 @@ const COMPONENTS = {
   Error: objeto('Cuerpo de todo error REST: `error` es un código estable; `mensaje` explica el problema en español.', errorShape),
   BodegaConProductos: objeto('Error de DELETE sin force de una bodega que guarda productos (asignados o con existencias en ella): no se elimina nada.', {
     ...errorShape,
-    productos: primerosProductos(
-      'Los primeros productos de la bodega por id, asignados o con existencias: como mucho 100 y 256 KiB de JSON; totalProductos los cuenta todos.',
-      1,
-    ),
+    productos: primerosProductos('de la bodega por id, asignados o con existencias', 'totalProductos', 1),
     totalProductos: describe(positivo, 'Cuántos productos guarda la bodega (todos, no solo los listados).'),
     bodegaId: idComoTexto('Id de la bodega'),
   }),
