@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import type { OpenApiDocument } from '../openapi/openapi-types';
+import type { OpenAPIObject } from 'openapi3-ts/oas31';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
@@ -29,8 +29,8 @@ function normalize(path: string): string {
  * OPTIONS from the OpenAPI document, which the contract tests keep equal to the routes; Express
  * would answer in text/plain, naming whatever methods its routers hold.
  */
-export function createOptionsHandler(document: OpenApiDocument): RequestHandler {
-  const routes: AllowedRoute[] = Object.entries(document.paths).map(([template, item]) => {
+export function createOptionsHandler(document: OpenAPIObject): RequestHandler {
+  const routes: AllowedRoute[] = Object.entries(document.paths ?? {}).map(([template, item]) => {
     const methods = METHODS.filter((method) => item[method] !== undefined).map((method) => method.toUpperCase());
     if (methods.includes('GET')) methods.push('HEAD');
     return { pattern: patternOf(normalize(template)), allow: [...methods, 'OPTIONS'].join(', ') };
