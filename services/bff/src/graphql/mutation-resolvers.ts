@@ -22,7 +22,6 @@ import {
 import { mutationResponse } from './mutation-result';
 import { argumentNumberText } from './number-text';
 import {
-  STOCK_MENSAJES,
   toAsignacion,
   toMovimientoInput,
   toNivel,
@@ -50,6 +49,8 @@ const MENSAJES = {
   transferirStock: { ok: 'Transferencia realizada correctamente', fail: 'No se pudo realizar la transferencia' },
   revertirOperacion: { ok: 'Operación revertida correctamente', fail: 'No se pudo revertir la operación' },
 } as const;
+
+const AJUSTE_SIN_VERSION = 'un AJUSTE (un conteo) requiere version, la de la existencia contada: léala en existencia(bodegaId, productoId) { version }';
 
 /**
  * Input mapping happens inside the attempt, so a malformed input is a failure like any validation
@@ -182,7 +183,8 @@ export function createMutationResolvers({ inventario, enableInit }: MutationDeps
             movimiento: () => toMovimientoInput(args.input, { cantidad: numberText(ctx, info, 'input', 'cantidad') }),
             write: () => toWriteOptions(args),
           });
-          if (movimiento.input.tipo === 'AJUSTE' && write.ifMatch === undefined) throw new PreconditionRequiredError(STOCK_MENSAJES.ajusteSinVersion);
+          // A count is of a known state (REST's 428 without If-Match): said here in GraphQL's terms.
+          if (movimiento.input.tipo === 'AJUSTE' && write.ifMatch === undefined) throw new PreconditionRequiredError(AJUSTE_SIN_VERSION);
           return run(ctx, () => inventario.registrarMovimiento(ctx.caller, movimiento.bodegaId, movimiento.input, write));
         },
         MENSAJES.registrarMovimiento,

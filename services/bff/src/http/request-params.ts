@@ -1,11 +1,9 @@
 import type { ErrorRequestHandler } from 'express';
 import { z } from 'zod';
-import { ID_MENSAJES, InvalidArgumentError, MAX_INT32, MAX_TEXTO, MAX_UNSIGNED_INT } from '@inventario/platform';
+import { ID_MENSAJES, integerFromNumberText, InvalidArgumentError, MAX_INT32, MAX_TEXTO, MAX_UNSIGNED_INT, parseFields } from '@inventario/platform';
 import { TIPOS_MOVIMIENTO, type CursorPage, type MovimientoFilter, type ProductoFilter } from '../inventario/model';
 import { clientStatusOf } from './http-errors';
-import { integerFromNumberText } from './json-number';
 import { MENSAJES } from './rest-fields';
-import { parseWith } from './validate';
 
 /** The services' page size. */
 export const MAX_LIMIT = 1000;
@@ -39,7 +37,7 @@ function queryInteger(min: number, max: number) {
 
 /** An unknown parameter (a typo such as `bodegaid`) is a 400: ignored, the unfiltered list would pass as filtered. */
 function parseQuery<S extends z.ZodRawShape>(shape: S, query: unknown): z.output<z.ZodObject<S>> {
-  return parseWith(z.strictObject(shape), query, { root: 'query', desconocido: PARAM_MENSAJES.desconocido(Object.keys(shape)) });
+  return parseFields(z.strictObject(shape), query, 'query', PARAM_MENSAJES.desconocido(Object.keys(shape)));
 }
 
 /** docs/contract.md §2.4. */
