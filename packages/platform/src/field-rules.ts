@@ -1,9 +1,10 @@
+/// <reference lib="es2024.string" />
+
 /**
- * The limits of the writable fields and the Spanish messages that name a
- * broken one, shared by every surface that checks them (the BFF's REST and
- * GraphQL inputs, producto-svc, bodega-svc), so that one rule reads the same
- * wherever it is refused (docs/contract.md §2.5, §3.1, §7.2). The limits are
- * the columns': a value past them would fail in the driver instead.
+ * The rules of the writable fields and the Spanish messages that name a
+ * broken one, once for every surface that checks them (the BFF's REST and
+ * GraphQL inputs, producto-svc, bodega-svc; docs/contract.md §2.5, §7.2).
+ * The limits are the columns': a value past them would fail in the driver.
  */
 
 /** INT columns (cantidadEnStock, capacidad, an existencia's cantidad and umbralMinimo). */
@@ -16,9 +17,18 @@ export const MAX_DESCRIPCION_BYTES = 65_535;
 export const MAX_COMENTARIO = 500;
 /** DECIMAL(10,2): at most 8 integer digits and 2 decimals. */
 export const PRECIO = { maximo: '99999999.99', digitosEnteros: 8, decimales: 2 } as const;
+/** Longest number text read: every valid value fits in far fewer, so a huge number costs nothing beyond reading it. */
+export const MAX_NUMBER_TEXT = 64;
 
 /** Characters (code points) of `text`, as VARCHAR counts them. */
 export const caracteres = (text: string): number => [...text].length;
+
+/**
+ * JSON can carry a lone UTF-16 surrogate (`"\ud800"`), which has no UTF-8
+ * form: on its way to a service it would become U+FFFD and the record would
+ * store something else than what was sent, so such text is refused.
+ */
+export const isWellFormedText = (text: string): boolean => text.isWellFormed();
 
 export const FIELD_MENSAJES = {
   obligatorio: 'es obligatorio',
@@ -27,12 +37,14 @@ export const FIELD_MENSAJES = {
   decimal: 'debe ser un número decimal, p. ej. 1234.50',
   enBlanco: 'no puede estar en blanco',
   negativo: 'no puede ser negativo',
-  /** The services' words for the same lower bounds (gRPC answers, docs/contract.md §7.2); REST and GraphQL say `negativo`, `minimo`. */
+  /** bodega-svc's words for the same lower bounds (gRPC answers, docs/contract.md §7.2); REST and GraphQL say `negativo`, `minimo`. */
   mayorOIgualQueCero: 'debe ser mayor o igual que 0',
   mayorQueCero: 'debe ser mayor que 0',
   entero: 'debe ser un número entero',
   dosDecimales: 'admite como máximo 2 decimales',
   precioMaximo: `no puede superar ${PRECIO.maximo}`,
+  demasiadoLargo: `tiene demasiados dígitos (como máximo ${MAX_NUMBER_TEXT} caracteres)`,
+  malFormado: 'contiene un carácter no válido (un sustituto UTF-16 suelto): envíe texto Unicode bien formado',
   maximo: (max: number) => `no puede superar ${max}`,
   minimo: (min: number) => `debe ser al menos ${min}`,
   maxCaracteres: (max: number) => `no puede superar ${max} caracteres`,

@@ -41,8 +41,39 @@ export { currentVersionOf, errorDataOf, errorReasonOf, FIELD_VIOLATIONS_KEY, fie
 
 // Input rules shared by the BFF and the services (contract §2.5, §7.2).
 export { checkPositiveId, ID_MENSAJES, MAX_UNSIGNED_INT, requirePositiveId, requirePositiveIds } from './positive-id';
-export { caracteres, FIELD_MENSAJES, MAX_COMENTARIO, MAX_DESCRIPCION_BYTES, MAX_INT32, MAX_TEXTO, PRECIO } from './field-rules';
-export { validateFields } from './validate-fields';
+export {
+  caracteres,
+  FIELD_MENSAJES,
+  isWellFormedText,
+  MAX_COMENTARIO,
+  MAX_DESCRIPCION_BYTES,
+  MAX_INT32,
+  MAX_NUMBER_TEXT,
+  MAX_TEXTO,
+  PRECIO,
+} from './field-rules';
+export { integerFromNumberText, precioFromNumberText, type Checked } from './number-text';
+export {
+  anulable,
+  entero,
+  fromChecked,
+  idNumero,
+  nombre,
+  NUMBER_TEXT,
+  opcionalNoNulo,
+  parseChanges,
+  parseFields,
+  precio,
+  PROTO_NUMBER,
+  requerido,
+  texto,
+  textoCorto,
+  textoHasta,
+  textoLibre,
+  validateFields,
+  violationsOf,
+  type NumberReader,
+} from './field-schemas';
 export { parseUpdateMask, type UpdateMaskSpec } from './grpc/update-mask';
 
 // Write transactions and idempotency keys (contract §9.2).

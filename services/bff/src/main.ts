@@ -13,22 +13,12 @@ import { loadConfig } from './config';
 
 const NAME = 'bff';
 
-/**
- * The BFF's process, the only place that reads the environment:
- * configuration (a bad variable stops it with one line naming it;
- * BFF_USER and BFF_PASSWORD are required), logger, stop requests, tracing,
- * then the app (app.ts: metrics server, gRPC channels to the services, the
- * express app and its HTTP server; the services may come up later). On
- * SIGTERM/SIGINT, or when the dev launcher that started it goes away, the
- * shutdown sequence runs within SHUTDOWN_TIMEOUT_MS: readiness DOWN, drain
- * delay, HTTP server, gRPC channels, metrics server, and last the tracing
- * flush.
- */
+/** The BFF's process, the only place that reads the environment (docs/contract.md §8.4). */
 async function main(): Promise<void> {
   const config = loadConfigOrExit(NAME, () => loadConfig(process.env));
   const logger = createLogger(NAME, config.logLevel);
   routeGrpcLogs(logger);
-  // SIGTERM, SIGINT or the dev launcher gone: while starting, aborts the start (within SHUTDOWN_TIMEOUT_MS).
+  // A stop request while starting aborts the start.
   const stop = listenForStop(logger, config.shutdownTimeoutMs);
   // Before the app, so its first spans are exported too.
   const tracing = await startTracing(NAME, config, logger);

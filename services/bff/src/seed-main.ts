@@ -6,17 +6,9 @@ import { createInventario } from './inventario/inventario';
 import type { Caller } from './inventario/model';
 import { describeSeedResult, seedSampleData } from './inventario/seed';
 
-/** The user the sample data is loaded as: the `usuario` of its events. */
 const SEED_CALLER: Caller = { usuario: 'seed' };
 
-/**
- * `npm run seed`: loads the sample data through producto-svc and bodega-svc
- * (PRODUCTO_SVC_ADDR / BODEGA_SVC_ADDR, default 127.0.0.1:50051 / :50052),
- * with the same downstream clients, deadlines and breakers as the BFF.
- * Idempotent: only records whose name does not exist yet are created.
- * Prints one summary line and exits 0, or prints one line naming the
- * problem to stderr and exits 1.
- */
+/** `npm run seed`: the sample data through the services, with the BFF's downstream clients and configuration. */
 async function main(env: NodeJS.ProcessEnv): Promise<number> {
   let config;
   try {

@@ -9,7 +9,7 @@ import { Registry } from 'prom-client';
 import { createHttpApp } from '../src/http/http-app';
 import type { InventarioApi } from '../src/inventario/model';
 import { openApiDocument } from '../src/openapi/document';
-import type { OpenApiDocument } from '../src/openapi/openapi-types';
+import type { OpenAPIObject as OpenApiDocument } from 'openapi3-ts/oas31';
 import { createOpenApiValidator, operationKey, validateOpenApiDocument, type ObservedResponse } from './support/openapi-validator';
 
 const producto = {

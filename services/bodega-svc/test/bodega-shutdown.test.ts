@@ -45,15 +45,20 @@ describe('graceful shutdown', () => {
     const inFlight = svc.rpc.updateBodega({ bodega: { version: 0, id: bodega.id, nombre: '', capacidad: 77 }, updateMask: ['capacidad'] });
     // Polled every 150 ms: MariaDB refreshes INNODB_TRX only after 100 ms without a read of it,
     // so faster polls keep reading the first (empty) answer.
-    await waitFor(async () => {
-      const [rows] = await svc.db.raw(
-        `SELECT COUNT(*) AS n FROM information_schema.INNODB_TRX t
+    await waitFor(
+      async () => {
+        const [rows] = await svc.db.raw(
+          `SELECT COUNT(*) AS n FROM information_schema.INNODB_TRX t
          JOIN information_schema.PROCESSLIST p ON p.ID = t.trx_mysql_thread_id
          WHERE t.trx_state = 'LOCK WAIT' AND p.DB = ?`,
-        [svc.database],
-      );
-      return Number((rows as [{ n: number }])[0].n) === 1;
-    }, 'the update to wait for the row lock', 10_000, 150);
+          [svc.database],
+        );
+        return Number((rows as [{ n: number }])[0].n) === 1;
+      },
+      'the update to wait for the row lock',
+      10_000,
+      150,
+    );
 
     let stopped = false;
     const stopping = svc.app.stop().then(() => {

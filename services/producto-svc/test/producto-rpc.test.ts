@@ -68,6 +68,33 @@ describe('CreateProducto', () => {
     expect((await api.get(producto?.id ?? 0)).producto?.precio).toBe(precio);
   });
 
+  // The BFF's rule (docs/contract.md §7.2): any exact decimal text, answered and stored canonical.
+  it.each([
+    ['1.500', '1.50'],
+    ['-0', '0.00'],
+    ['1e3', '1000.00'],
+    ['1.5E2', '150.00'],
+    ['1999e-2', '19.99'],
+    ['007.50', '7.50'],
+  ])('accepts precio %s as %s, through storage and back', async (precio, canonical) => {
+    const { producto } = await api.create({ nombre: `Precio ${precio}`, precio, cantidadEnStock: 1 });
+    expect(producto?.precio).toBe(canonical);
+    expect((await api.get(producto?.id ?? 0)).producto?.precio).toBe(canonical);
+    const { producto: updated } = await api.update({ producto: { id: producto?.id, precio }, updateMask: ['precio'] });
+    expect(updated?.precio).toBe(canonical);
+  });
+
+  it('refuses other precio texts with the messages the BFF gives', async () => {
+    await expectInvalid(api.create({ nombre: 'Texto', precio: 'diez', cantidadEnStock: 1 }), 'precio', 'debe ser un número');
+    await expectInvalid(api.create({ nombre: 'Punto', precio: '.5', cantidadEnStock: 1 }), 'precio', 'debe ser un número');
+    await expectInvalid(
+      api.create({ nombre: 'Largo', precio: `1${'0'.repeat(64)}`, cantidadEnStock: 1 }),
+      'precio',
+      'tiene demasiados dígitos (como máximo 64 caracteres)',
+    );
+    await expectInvalid(api.create({ nombre: 'Doble', precio: '19.999999999999999999', cantidadEnStock: 1 }), 'precio', 'admite como máximo 2 decimales');
+  });
+
   it('answers INVALID_ARGUMENT naming every missing required field', async () => {
     const err = await rejectionOf(api.create({}));
     expect(err.code).toBe(status.INVALID_ARGUMENT);
@@ -84,7 +111,7 @@ describe('CreateProducto', () => {
     ['precio', 'negative', { precio: '-1' }],
     ['precio', 'with 3 decimals', { precio: '1.234' }],
     ['precio', 'above 99999999.99', { precio: '100000000' }],
-    ['precio', 'in exponent form', { precio: '1e3' }],
+    ['precio', 'with 3 decimals in exponent form', { precio: '1e-3' }],
     ['precio', 'not a number', { precio: 'abc' }],
     ['cantidadEnStock', 'negative', { cantidadEnStock: -1 }],
     ['bodegaId', '0 (no warehouse has it)', { bodegaId: 0 }],

@@ -20,10 +20,12 @@ describe('validateNewProducto', () => {
     ['precio negative', { precio: '-0.01' }, { campo: 'precio', mensaje: MENSAJES.negativo }],
     ['precio with 3 decimals', { precio: '1.005' }, { campo: 'precio', mensaje: MENSAJES.dosDecimales }],
     ['precio above 99999999.99', { precio: '100000000.00' }, { campo: 'precio', mensaje: MENSAJES.precioMaximo }],
-    ['precio non-numeric', { precio: 'diez' }, { campo: 'precio', mensaje: MENSAJES.decimal }],
-    ['precio in exponent form', { precio: '1e3' }, { campo: 'precio', mensaje: MENSAJES.decimal }],
-    ['precio with a bare point', { precio: '.5' }, { campo: 'precio', mensaje: MENSAJES.decimal }],
-    ['precio with spaces', { precio: ' 5' }, { campo: 'precio', mensaje: MENSAJES.decimal }],
+    ['precio non-numeric', { precio: 'diez' }, { campo: 'precio', mensaje: MENSAJES.numero }],
+    ['precio with a bare point', { precio: '.5' }, { campo: 'precio', mensaje: MENSAJES.numero }],
+    ['precio with spaces', { precio: ' 5' }, { campo: 'precio', mensaje: MENSAJES.numero }],
+    ['precio with 3 decimals in exponent form', { precio: '1e-3' }, { campo: 'precio', mensaje: MENSAJES.dosDecimales }],
+    ['precio whose double would be 20', { precio: '19.999999999999999999' }, { campo: 'precio', mensaje: MENSAJES.dosDecimales }],
+    ['precio of more than 64 characters', { precio: `1${'0'.repeat(64)}` }, { campo: 'precio', mensaje: MENSAJES.demasiadoLargo }],
     ['precio as a JSON number', { precio: 10 }, { campo: 'precio', mensaje: MENSAJES.decimal }],
     ['cantidadEnStock missing', { cantidadEnStock: undefined }, { campo: 'cantidadEnStock', mensaje: MENSAJES.obligatorio }],
     ['cantidadEnStock negative', { cantidadEnStock: -1 }, { campo: 'cantidadEnStock', mensaje: MENSAJES.negativo }],
@@ -46,6 +48,11 @@ describe('validateNewProducto', () => {
     ['no decimals', '7', '7.00'],
     ['leading zeros', '007.5', '7.50'],
     ['leading zeros beyond 8 digits', '000000012345678.99', '12345678.99'],
+    ['trailing zeros beyond 2 decimals', '1.500', '1.50'],
+    ['minus zero', '-0', '0.00'],
+    ['exponent form', '1e3', '1000.00'],
+    ['exponent form with decimals', '1.5E2', '150.00'],
+    ['negative exponent', '1999e-2', '19.99'],
   ])('accepts precio %s as the canonical %s', (_case, precio, canonical) => {
     expect(validateNewProducto({ ...VALID, precio }).precio).toBe(canonical);
   });

@@ -4,12 +4,7 @@ import { createExecutionGuard, type ExecutionGuard, type ExecutionLimits } from 
 import { createLoaders, type Loaders } from './loaders';
 import type { ExactVariables } from './number-text';
 
-/**
- * What every resolver of one GraphQL request sees: who is calling (the
- * Basic-auth user, passed on to the services and into the events), the
- * request's own DataLoaders, its guard (node cap and deadline), and its
- * variables as the client wrote them (number-text.ts).
- */
+/** What every resolver of one request sees; `caller` goes on to the services and into the events. */
 export type GraphqlContext = {
   caller: Caller;
   loaders: Loaders;
@@ -17,7 +12,6 @@ export type GraphqlContext = {
   exactVariables: ExactVariables | undefined;
 };
 
-/** A field resolver of this schema (sources and arguments are typed by each resolver). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type FieldResolver = GraphQLFieldResolver<any, GraphqlContext, any>;
 

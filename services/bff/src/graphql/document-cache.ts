@@ -3,15 +3,13 @@ import { LRUCache } from 'lru-cache';
 import { CLASSIFICATION, withClassification } from './errors';
 
 export interface DocumentCacheOptions {
-  /** Distinct query texts kept. */
   maxEntries: number;
   /** Longer query texts are parsed every time: the cache holds at most maxEntries × this many characters. */
   maxQueryLength: number;
-  /** The parser gives up beyond this many tokens (graphql-js `maxTokens`), before any depth or cost rule runs. */
+  /** The parser gives up beyond this many tokens, before any depth or cost rule runs. */
   maxTokens: number;
 }
 
-/** graphql-http's `parse` and `validate` hooks. */
 export interface DocumentCache {
   parse: typeof graphqlParse;
   validate: typeof graphqlValidate;
@@ -20,15 +18,9 @@ export interface DocumentCache {
 export const DEFAULT_DOCUMENT_CACHE: DocumentCacheOptions = { maxEntries: 500, maxQueryLength: 16_384, maxTokens: 5_000 };
 
 /**
- * Parses and validates each distinct query text once: hot queries skip both
- * on later requests. A document is cached by its text (LRU, bounded in
- * entries and in text length); its validation errors by the document object,
- * so they go when the document does. Syntax errors are classified
- * InvalidSyntax and never cached; validation errors are classified
- * ValidationError.
- *
- * One cache serves one schema and one rule set (those of its handler): the
- * cached validation result is only valid for them.
+ * Parses and validates each distinct query text once. Validation errors are kept by document, so
+ * they go when the document does; syntax errors are never cached. One cache serves one schema and
+ * one rule set: the cached validation is only valid for them.
  */
 export function createDocumentCache(options: DocumentCacheOptions = DEFAULT_DOCUMENT_CACHE): DocumentCache {
   const documents = new LRUCache<string, DocumentNode>({ max: options.maxEntries });

@@ -1,14 +1,9 @@
 import { GraphQLError, Kind, type ASTVisitor, type SelectionSetNode, type ValidationContext, type ValidationRule } from 'graphql';
 
 /**
- * The cost of a document's selections, whatever the sizes of its lists
- * (those are the result estimate's, result-estimate.ts): a scalar field costs
- * 1, an object field 2 plus 1.5 times the cost of its selections, a fragment
- * the cost of its selections; introspection (`__schema`, `__type`) costs 0.
- * It bounds padding (the same field selected hundreds of times), which no
- * depth or result bound sees. This is graphql-armor's cost formula without
- * its multiplication by a literal `first`, which would refuse ordinary pages
- * (`productos(first: 300) { id nombre precio }` costs 1,950 there).
+ * Bounds padding (the same field selected hundreds of times), which no depth or result bound sees.
+ * graphql-armor's cost formula without its multiplication by a literal `first`, which would refuse
+ * ordinary pages (`productos(first: 300) { id nombre precio }` costs 1,950 there).
  */
 function createCoster(context: ValidationContext) {
   const fragments = new Map<string, number>();
@@ -45,7 +40,6 @@ function createCoster(context: ValidationContext) {
   return { selectionCost };
 }
 
-/** Refuses, before execution, an operation whose document cost exceeds `maxCost` (classification ValidationError). */
 export function documentCostRule(maxCost: number): ValidationRule {
   return (context: ValidationContext): ASTVisitor => {
     const coster = createCoster(context);

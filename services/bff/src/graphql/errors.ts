@@ -5,27 +5,18 @@ import type { FormatError } from 'graphql-http';
 import { DeadlineExceededError, ServicioNoDisponibleError } from '../inventario/errors';
 
 /**
- * `extensions.classification` of every GraphQL error we answer. The first
- * three are the original clients' (docs/contract.md §4.5); the rest follow the same style
- * (Spring for GraphQL's ErrorType names, which the old service used) for
- * failures the original clients do not name.
+ * `extensions.classification` of every GraphQL error we answer (docs/contract.md §4.5): the first
+ * three are the original clients'; the rest follow their style for failures those do not name.
  */
 export const CLASSIFICATION = {
-  /** The document does not parse. */
   invalidSyntax: 'InvalidSyntax',
-  /** The document does not validate, exceeds a limit, or its variables or arguments are invalid. */
   validation: 'ValidationError',
-  /** A bug or an unexpected failure; the message carries only a log id. */
   internal: 'INTERNAL_ERROR',
-  /** The HTTP request itself is malformed (no query, body not JSON, ...). */
   badRequest: 'BAD_REQUEST',
-  /** The operation is turned off (inicializarBaseDatos without ENABLE_INIT=true). */
   forbidden: 'FORBIDDEN',
   notFound: 'NOT_FOUND',
   conflict: 'CONFLICT',
-  /** A downstream service is down or its circuit is open; retrying later may succeed. */
   unavailable: 'UNAVAILABLE',
-  /** A downstream service did not answer within its deadline. */
   deadlineExceeded: 'DEADLINE_EXCEEDED',
 } as const;
 
@@ -43,7 +34,6 @@ const BY_DOMAIN_CODE: Readonly<Record<DomainError['code'], Classification>> = {
   RESOURCE_EXHAUSTED: CLASSIFICATION.internal,
 };
 
-/** The same error with `classification` (and any `extra`) added to its extensions. */
 export function withClassification(err: GraphQLError, classification: Classification, extra: Record<string, unknown> = {}): GraphQLError {
   return new GraphQLError(err.message, {
     nodes: err.nodes,
@@ -55,10 +45,7 @@ export function withClassification(err: GraphQLError, classification: Classifica
   });
 }
 
-/**
- * Spanish texts for graphql-http's request errors (its messages of
- * graphql-http 1.23; an unknown one passes through unchanged).
- */
+/** Spanish texts for graphql-http 1.23's request errors; an unknown one passes through unchanged. */
 export const REQUEST_ERROR_TEXT: Readonly<Record<string, string>> = {
   'Missing body': 'Falta el cuerpo de la petición: envíe un objeto JSON {query, variables, operationName}',
   'Unparsable JSON body': 'El cuerpo de la petición no es JSON válido',
@@ -81,26 +68,19 @@ function classificationOf(original: Error): { classification: Classification; ex
 }
 
 /**
- * graphql-http's `formatError`: every error of every response passes here
- * once. Errors already classified (syntax, validation and limits, our own)
- * keep their text. Errors without a path were raised before execution
- * (variable values that do not coerce, an unknown operationName):
- * ValidationError. A resolver's domain error keeps its message, which is safe
- * by contract, and gets the classification of its code. Anything else is unexpected: it is
- * logged with a fresh log id and the client sees only that id, never the
- * internal text or a stack.
+ * Every error of every response passes here once. Errors without a path were raised before
+ * execution (ValidationError); a domain error's message is safe by contract; anything else is
+ * logged under a fresh id, the only thing the client sees of it.
  */
 export function createErrorFormatter(logger: Logger): FormatError {
   return (err) => {
     if (!(err instanceof GraphQLError)) {
-      // graphql-http's request errors, should one arrive as a plain Error (request-params.ts
-      // throws them as GraphQLErrors already): safe, fixed texts.
+      // graphql-http's request errors: safe, fixed texts.
       return new GraphQLError(REQUEST_ERROR_TEXT[err.message] ?? err.message, {
         extensions: { classification: CLASSIFICATION.badRequest },
       });
     }
     if (typeof err.extensions.classification === 'string') return err;
-    // Every error of the execution itself is located at a field (has a path).
     if (err.path === undefined) return withClassification(err, CLASSIFICATION.validation);
     const original = err.originalError;
     const known = original && classificationOf(original);

@@ -3,20 +3,14 @@ import { dirname, join } from 'node:path';
 import type { RequestHandler } from 'express';
 
 /**
- * The files of the GraphiQL page, served by the BFF itself from the
- * installed graphiql, react and react-dom packages (no CDN: the page runs on
- * an origin where the browser holds the API's Basic credentials, so every
- * script it runs must come from us). Mounted at `<endpoint>/assets`, behind
- * the same auth as the endpoint.
+ * The GraphiQL page's files, served by the BFF from the installed packages, never a CDN: the page
+ * runs where the browser holds the API's Basic credentials, so every script must come from us.
  */
 
-/** One file of the page. */
 export interface GraphiqlAsset {
-  /** Path under the assets mount, e.g. `/graphiql@3.9.0/graphiql.min.js`. */
+  /** Under the assets mount, e.g. `/graphiql@3.9.0/graphiql.min.js`. */
   path: string;
-  /** Content-Type it is served with. */
   contentType: string;
-  /** The file on disk, or the text itself for our own script. */
   source: { file: string } | { text: string };
   /** Versioned paths never change content: cached for a year. Ours is revalidated. */
   immutable: boolean;
@@ -25,18 +19,13 @@ export interface GraphiqlAsset {
 const JS = 'text/javascript; charset=utf-8';
 const CSS = 'text/css; charset=utf-8';
 
-/** The installed package's directory and version (its package.json, which each of these exports). */
 function installed(name: string): { dir: string; version: string } {
   const manifest = require.resolve(`${name}/package.json`);
   const { version } = JSON.parse(readFileSync(manifest, 'utf8')) as { version: string };
   return { dir: dirname(manifest), version };
 }
 
-/**
- * Starts GraphiQL in the element `#graphiql`: endpoint and starting query
- * come from its data- attributes, so the page needs no inline script and its
- * Content-Security-Policy can forbid them.
- */
+/** Reads endpoint and starting query from data- attributes, so the page's CSP can forbid inline scripts. */
 export const INIT_SCRIPT = `(function () {
   'use strict';
   var root = document.getElementById('graphiql');
@@ -45,14 +34,11 @@ export const INIT_SCRIPT = `(function () {
 })();
 `;
 
-/** Our own script's path under the assets mount. */
 export const INIT_SCRIPT_PATH = '/graphiql-init.js';
 
 /**
- * Every asset, in the order the page loads them: React before ReactDOM
- * before GraphiQL's UMD bundle (which reads both globals), our init script
- * last. Resolved once at start-up, so a missing package stops the BFF
- * rather than breaking the page later.
+ * In load order (GraphiQL's UMD bundle reads React's globals). Resolved at start-up, so a missing
+ * package stops the BFF rather than breaking the page later.
  */
 export function graphiqlAssets(): GraphiqlAsset[] {
   const react = installed('react');
@@ -73,11 +59,6 @@ export function graphiqlAssets(): GraphiqlAsset[] {
   ];
 }
 
-/**
- * Serves `assets` (GET and HEAD) at their paths under the mount point;
- * anything else falls through (to the app's JSON 404). `nosniff`, so a
- * browser runs them only as the type they are served with.
- */
 export function serveGraphiqlAssets(assets: readonly GraphiqlAsset[]): RequestHandler {
   const byPath = new Map(assets.map((asset) => [asset.path, asset]));
   return (req, res, next) => {
@@ -94,7 +75,7 @@ export function serveGraphiqlAssets(assets: readonly GraphiqlAsset[]): RequestHa
       res.type(asset.contentType).send(asset.source.text);
       return;
     }
-    // dotfiles: 'allow' because the path is ours, not the client's (an install path may hold a dot directory).
+    // The path is ours, not the client's, and an install path may hold a dot directory.
     res.sendFile(asset.source.file, { headers: { 'content-type': asset.contentType }, dotfiles: 'allow' }, (err) => {
       if (err) next(err);
     });

@@ -1,11 +1,8 @@
 import { INIT_SCRIPT_PATH, type GraphiqlAsset } from './graphiql-assets';
 
 /**
- * The Content-Security-Policy of the GraphiQL page: scripts, styles, fonts,
- * images and requests from this origin only (GraphiQL's CSS embeds its fonts
- * and icons as data: URIs; its components set inline styles), no inline
- * script, no framing. The page runs where the browser holds the API's Basic
- * credentials, so nothing from elsewhere may run in it.
+ * This origin only, no inline script, no framing: the page runs where the browser holds the API's
+ * Basic credentials. GraphiQL's CSS embeds data: fonts and icons; its components set inline styles.
  */
 export const GRAPHIQL_CSP = [
   "default-src 'self'",
@@ -20,12 +17,7 @@ export const GRAPHIQL_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-/**
- * GraphiQL's first query, until the browser has stored tabs of its own. It
- * needs no variables, so the first ▶ answers data: GraphiQL 3.9 opens with
- * an empty variables editor (a default tab's variables are not loaded into
- * it, and its `variables` prop would overwrite what the user stored).
- */
+/** It needs no variables, so the first ▶ answers data: GraphiQL 3.9 opens with an empty variables editor. */
 export const GRAPHIQL_DEFAULT_QUERY = `# Los primeros productos, con su bodega.
 # Pulse ▶ (o Ctrl-Enter) para ejecutar la consulta.
 query Productos {
@@ -39,23 +31,14 @@ query Productos {
 }
 `;
 
-/** Text for an HTML attribute value or element content: every character that could end it escaped. */
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/**
- * The GraphiQL page served to a browser at GET /api/graphql (GraphiQL 3 and
- * React 18, from `assetsBase`, this endpoint's own assets). The endpoint and
- * the starting query travel in data- attributes read by the init script; the
- * browser then POSTs its queries to the same endpoint, re-sending the Basic
- * credentials it already holds for this origin. Its icon is empty, so the
- * browser does not ask for a /favicon.ico the BFF does not have.
- */
+/** Its icon is empty, so the browser does not ask for a /favicon.ico the BFF does not have. */
 export function graphiqlPage(endpoint: string, defaultQuery: string, assets: readonly GraphiqlAsset[], assetsBase: string): string {
   const url = (asset: GraphiqlAsset) => escapeHtml(`${assetsBase}${asset.path}`);
   const styles = assets.filter((a) => a.contentType.startsWith('text/css')).map((a) => `  <link rel="stylesheet" href="${url(a)}">`);
-  // Our init script last: it needs the globals the others define.
   const scripts = assets
     .filter((a) => a.contentType.startsWith('text/javascript'))
     .sort((a, b) => Number(a.path === INIT_SCRIPT_PATH) - Number(b.path === INIT_SCRIPT_PATH))

@@ -15,22 +15,14 @@ export interface GraphqlHandlerDeps {
   logger: Logger;
   /** ENABLE_INIT: whether inicializarBaseDatos may load the sample data. */
   enableInit: boolean;
-  /** Node cap and deadline of each request (GRAPHQL_MAX_NODES, GRAPHQL_DEADLINE_MS); default DEFAULT_EXECUTION_LIMITS. */
   executionLimits?: ExecutionLimits;
 }
 
-/** What the transport hands the handler with each request: the authenticated caller. */
 export interface GraphqlRequestContext {
   caller: Caller;
 }
 
-/**
- * The GraphQL over HTTP core (graphql-http), independent of express: the
- * schema and its resolvers, parse/validate once per distinct query text,
- * depth/cost/alias/result-estimate limits as validation rules, a node cap
- * and a deadline while executing, one error formatter, and a fresh context
- * (caller + DataLoaders + guard + the exact variables) per request.
- */
+/** The GraphQL over HTTP core (graphql-http), independent of express. */
 export function createGraphqlHandler<Raw>(deps: GraphqlHandlerDeps): Handler<Raw, GraphqlRequestContext> {
   const schema = limitExecution(createInventarioSchema(createResolvers(deps)));
   const documents = createDocumentCache();

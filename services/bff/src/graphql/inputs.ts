@@ -1,22 +1,28 @@
 import { z } from 'zod';
-import { checkPositiveId, ID_MENSAJES, IDEMPOTENCY_KEY_MENSAJE, InvalidArgumentError, isIdempotencyKey, MAX_INT32 } from '@inventario/platform';
+import * as fields from '@inventario/platform';
+import {
+  checkPositiveId,
+  ID_MENSAJES,
+  IDEMPOTENCY_KEY_MENSAJE,
+  InvalidArgumentError,
+  isIdempotencyKey,
+  MAX_INT32,
+  NUMBER_TEXT,
+  parseFields,
+} from '@inventario/platform';
 import type { BodegaInput, BodegaPatch, ProductoInput, ProductoPatch, WriteOptions } from '../inventario/model';
-import { integerFromNumberText, precioFromNumberText, type Checked } from '../http/json-number';
-import { fromChecked, opcionalNoNulo } from '../http/rest-fields';
-import { parseWith } from '../http/validate';
-import { isWellFormedText, TEXTO_MENSAJES } from '../inventario/texto';
 
 /**
- * GraphQL inputs to the BFF model (REST form), as zod schemas like REST's
- * bodies. Only the shape changes here (`cantidad` -> `cantidadEnStock`, ID
- * strings -> numbers, Float -> decimal text); the business rules stay with
- * the services, whose violations name the same fields. Only what the services
- * cannot see is checked here: ids, nulls for NOT NULL fields, text that is
- * not well-formed Unicode (which would reach them already altered), and the
- * price and stock as the client wrote them (which reach them as a double's
- * text), under REST's rules and messages (json-number.ts). Every problem is
- * an InvalidArgumentError naming the GraphQL field, which a mutation turns
- * into `success: false`.
+ * GraphQL inputs to the BFF model (REST form), as zod schemas of platform's
+ * building blocks. Only the shape changes here (`cantidad` ->
+ * `cantidadEnStock`, ID strings -> numbers, Float -> decimal text); the
+ * business rules stay with the services, whose violations name the same
+ * fields. Only what the services cannot see is checked here: ids, nulls for
+ * NOT NULL fields, text that is not well-formed Unicode (which would reach
+ * them already altered), and the price and stock as the client wrote them
+ * (which reach them as a double's text), under REST's rules and messages.
+ * Every problem is an InvalidArgumentError naming the GraphQL field, which a
+ * mutation turns into `success: false`.
  */
 
 /** The spec's default `capacidad` of a warehouse created through GraphQL without one. */
@@ -29,75 +35,53 @@ export interface ProductoInputArgs {
   cantidad: number;
   bodegaId?: string | null;
 }
-
-export interface ProductoUpdateInputArgs extends Partial<Omit<ProductoInputArgs, 'nombre' | 'precio' | 'cantidad'>> {
-  id: string;
-  nombre?: string | null;
-  precio?: number | null;
-  cantidad?: number | null;
-  version?: number | null;
-}
-
+export type ProductoUpdateInputArgs = { [K in keyof ProductoInputArgs]?: ProductoInputArgs[K] | null } & { id: string; version?: number | null };
 export interface BodegaInputArgs {
   nombre: string;
   ubicacion: string;
   capacidad?: number | null;
 }
+export type BodegaUpdateInputArgs = { [K in keyof BodegaInputArgs]?: BodegaInputArgs[K] | null } & { id: string; version?: number | null };
 
-export interface BodegaUpdateInputArgs {
-  id: string;
-  nombre?: string | null;
-  ubicacion?: string | null;
-  capacidad?: number | null;
-  version?: number | null;
-}
-
-/** The arguments that make a mutation a safe write (docs/contract.md §9). */
+/** The arguments that make a mutation a safe write (docs/contract.md §9); deletes carry `version` here, updates in their input. */
 export interface SafeWriteArgs {
   idempotencyKey?: string | null;
-  /** Of the delete mutations; updates carry it in their input. */
   version?: number | null;
 }
 
 /** The number texts the client wrote for an input's numeric fields (read by number-text.ts from the document or the JSON variables). */
-export interface InputNumberTexts {
-  precio?: string;
-  cantidad?: string;
-}
+export type NumberTexts = Partial<Record<'precio' | 'cantidad' | 'umbralMinimo', string>>;
 
 /** An `ID` argument: plain decimal digits naming a positive id. */
 export const id = z
   .string()
-  .transform(fromChecked((text: string): Checked<number> => (/^\d{1,10}$/.test(text) ? checkPositiveId(Number(text)) : { mensaje: ID_MENSAJES.positivo })));
-
+  .transform(fields.fromChecked((text: string) => (/^\d{1,10}$/.test(text) ? checkPositiveId(Number(text)) : { mensaje: ID_MENSAJES.positivo })));
 /** A text argument as is, unless it holds a lone UTF-16 surrogate (which the services would store as U+FFFD). */
-export const texto = z.string().refine(isWellFormedText, TEXTO_MENSAJES.malFormado);
-
+export const texto = fields.texto();
 /** A field that may be left out of an update, but not set to null (its column is NOT NULL). */
-export const noNulo = <T extends z.ZodType>(schema: T) => opcionalNoNulo(schema, 'no puede ser null');
+export const noNulo = <T extends z.ZodType>(schema: T) => fields.opcionalNoNulo(schema, 'no puede ser null');
+export const enteroDesde = (min: number) => fields.entero(NUMBER_TEXT, min, MAX_INT32);
+const precio = fields.precio(NUMBER_TEXT);
 
 /**
- * A number argument judged by the text the client wrote (`texts`), under
- * REST's rule: an Int variable written `19.999999999999999999` is the double
- * 20 to graphql-js, but not a whole number. graphql-js's double is only the
- * fallback for a caller that has no text (none over HTTP): its shortest text
- * (`String()`) is exact for every price with at most 2 decimals.
+ * `input` with its numbers replaced by the texts the client wrote (`texts`),
+ * judged under REST's rule: an Int variable written `19.999999999999999999`
+ * is the double 20 to graphql-js, but not a whole number. graphql-js's double
+ * is only the fallback for a caller that has no text (none over HTTP): its
+ * shortest text (`String()`) is exact for every price with at most 2 decimals.
  */
-export const numberText = (value: number | null | undefined, text: string | undefined) =>
-  value === null || value === undefined ? value : (text ?? String(value));
-export const enteroDesde = (min: number) => z.string().transform(fromChecked((text: string) => integerFromNumberText(text, min, MAX_INT32)));
-const precio = z.string().transform(fromChecked(precioFromNumberText));
-
-/** `value` parsed by `schema`, or InvalidArgumentError naming `campo`. */
-export function parseId(value: string, campo: string): number {
-  return parseWith(id, value, { root: campo });
+export function withNumberTexts<T extends object>(input: T, texts: NumberTexts): T {
+  const out = { ...input } as Record<string, unknown>;
+  for (const key of ['precio', 'cantidad', 'umbralMinimo'] as const) {
+    const value = out[key];
+    if (typeof value === 'number') out[key] = texts[key] ?? String(value);
+  }
+  return out as T;
 }
 
-/**
- * A mutation's `version` and `idempotencyKey` as WriteOptions: a version is
- * a positive Int, a key 1 to 255 visible ASCII characters, else an
- * InvalidArgumentError naming the argument (success false).
- */
+export const parseId = (value: string, campo: string): number => parseFields(id, value, campo);
+
+/** A mutation's `version` and `idempotencyKey` as WriteOptions: a version is a positive Int, a key 1 to 255 visible ASCII characters. */
 export function toWriteOptions({ idempotencyKey, version }: SafeWriteArgs): WriteOptions {
   const write: WriteOptions = {};
   if (idempotencyKey !== null && idempotencyKey !== undefined) {
@@ -111,61 +95,39 @@ export function toWriteOptions({ idempotencyKey, version }: SafeWriteArgs): Writ
   return write;
 }
 
-/** Copies the keys whose value is not undefined: absent fields of an update keep their value. */
-function present<T extends object>(patch: T): Partial<T> {
-  return Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)) as Partial<T>;
-}
-
-/** An update must change something (docs/contract.md §2.6, §4.3); checked here too, so the message names the GraphQL fields. */
+/** The fields present (absent ones keep their value); an update must change something (docs/contract.md §2.6), said in GraphQL's field names. */
 function requireSomething<T extends object>(patch: T, admitidos: string): Partial<T> {
-  const changes = present(patch);
+  const changes = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)) as Partial<T>;
   if (Object.keys(changes).length === 0) throw InvalidArgumentError.field('input', `no contiene ningún campo que actualizar (admitidos: ${admitidos})`);
   return changes;
 }
 
 const productoInput = z.object({ nombre: texto, descripcion: texto.nullish(), precio, cantidad: enteroDesde(0), bodegaId: id.nullish() });
-const productoUpdate = z.object({
-  id,
-  nombre: noNulo(texto),
-  descripcion: texto.nullish(),
-  precio: noNulo(precio),
-  cantidad: noNulo(enteroDesde(0)),
-  bodegaId: id.nullish(),
-});
+const productoUpdate = z.object({ id, ...productoInput.shape, nombre: noNulo(texto), precio: noNulo(precio), cantidad: noNulo(enteroDesde(0)) });
 const bodegaInput = z.object({ nombre: texto, ubicacion: texto });
 const bodegaUpdate = z.object({ id, nombre: noNulo(texto), ubicacion: texto.nullish(), capacidad: noNulo(z.number()) });
 
-export function toProductoInput(input: ProductoInputArgs, texts: InputNumberTexts = {}): ProductoInput {
-  const fields = parseWith(productoInput, {
-    ...input,
-    precio: numberText(input.precio, texts.precio),
-    cantidad: numberText(input.cantidad, texts.cantidad),
-  });
+export function toProductoInput(input: ProductoInputArgs, texts: NumberTexts = {}): ProductoInput {
+  const { nombre, descripcion, precio: precioTexto, cantidad, bodegaId } = parseFields(productoInput, withNumberTexts(input, texts));
   // On create, an omitted optional field and an explicit null both mean "none".
-  const { nombre, descripcion, precio: precioTexto, cantidad, bodegaId } = fields;
   return { nombre, descripcion: descripcion ?? null, precio: precioTexto, cantidadEnStock: cantidad, bodegaId: bodegaId ?? null };
 }
 
 /** The id and the fields to change (only those present in the input). */
-export function toProductoUpdate(input: ProductoUpdateInputArgs, texts: InputNumberTexts = {}): { id: number; patch: ProductoPatch } {
+export function toProductoUpdate(input: ProductoUpdateInputArgs, texts: NumberTexts = {}): { id: number; patch: ProductoPatch } {
   const { version: _version, ...rest } = input;
-  const fields = parseWith(productoUpdate, { ...rest, precio: numberText(input.precio, texts.precio), cantidad: numberText(input.cantidad, texts.cantidad) });
-  const { nombre, descripcion, precio: precioTexto, cantidad, bodegaId } = fields;
-  const patch = requireSomething<ProductoPatch>(
-    { nombre, descripcion, precio: precioTexto, cantidadEnStock: cantidad, bodegaId },
-    'nombre, descripcion, precio, cantidad, bodegaId',
-  );
-  return { id: fields.id, patch };
+  const { id: productoId, nombre, descripcion, precio: precioTexto, cantidad, bodegaId } = parseFields(productoUpdate, withNumberTexts(rest, texts));
+  const patch = { nombre, descripcion, precio: precioTexto, cantidadEnStock: cantidad, bodegaId };
+  return { id: productoId, patch: requireSomething<ProductoPatch>(patch, 'nombre, descripcion, precio, cantidad, bodegaId') };
 }
 
 export function toBodegaInput(input: BodegaInputArgs): BodegaInput {
-  const fields = parseWith(bodegaInput, input);
   // The spec's default applies when capacidad is omitted; an explicit null means "not given" too.
-  return { ...fields, capacidad: input.capacidad ?? CAPACIDAD_POR_DEFECTO };
+  return { ...parseFields(bodegaInput, input), capacidad: input.capacidad ?? CAPACIDAD_POR_DEFECTO };
 }
 
 export function toBodegaUpdate(input: BodegaUpdateInputArgs): { id: number; patch: BodegaPatch } {
   const { version: _version, ...rest } = input;
-  const { id: bodegaId, ...changes } = parseWith(bodegaUpdate, rest);
+  const { id: bodegaId, ...changes } = parseFields(bodegaUpdate, rest);
   return { id: bodegaId, patch: requireSomething<BodegaPatch>(changes, 'nombre, ubicacion, capacidad') };
 }

@@ -1,17 +1,10 @@
 import { GraphQLError, Kind, OperationTypeNode, type ASTVisitor, type SelectionSetNode, type ValidationContext, type ValidationRule } from 'graphql';
 
 /**
- * The writes one mutation operation may carry. Every top-level field of a
- * mutation is one write (graphql-js runs them one after the other), and
- * aliases let a single request repeat a write up to the alias limit, so the
- * writes are bounded on their own: a request is one client action, never a
- * bulk load (that is REST's or the seed's job).
- *
- * Counted: the distinct response names (alias or field name) of the
- * operation's root selections, through fragments and inline fragments,
- * `__typename` aside. Fields sharing a response name are merged and run once
- * by graphql-js, so they count once; `@skip`/`@include` are ignored, which
- * can only overcount.
+ * The writes of a mutation operation: the distinct response names of its root selections, through
+ * fragments, `__typename` aside (graphql-js runs fields sharing a name once). Aliases could repeat
+ * a write up to the alias limit, so writes are bounded on their own; `@skip`/`@include` are
+ * ignored, which can only overcount.
  */
 function rootResponseNames(context: ValidationContext, selectionSet: SelectionSetNode, names: Set<string>, visited: Set<string>): void {
   for (const selection of selectionSet.selections) {
@@ -28,7 +21,6 @@ function rootResponseNames(context: ValidationContext, selectionSet: SelectionSe
   }
 }
 
-/** The error of a mutation operation with more than `maxMutations` writes. */
 export function tooManyMutationsMessage(maxMutations: number): string {
   return `La operación supera el máximo de ${maxMutations} mutaciones por petición (alias incluidos): envíe las demás en otras peticiones`;
 }

@@ -22,7 +22,6 @@ import {
 import { mutationResponse } from './mutation-result';
 import { argumentNumberText } from './number-text';
 import {
-  STOCK_MENSAJES,
   toAsignacion,
   toMovimientoInput,
   toNivel,
@@ -34,11 +33,9 @@ import {
 
 export interface MutationDeps {
   inventario: InventarioApi;
-  /** ENABLE_INIT: whether inicializarBaseDatos may load the sample data. */
   enableInit: boolean;
 }
 
-/** Texts of `message`, per mutation. */
 const MENSAJES = {
   crearProducto: { ok: 'Producto creado correctamente', fail: 'No se pudo crear el producto' },
   actualizarProducto: { ok: 'Producto actualizado correctamente', fail: 'No se pudo actualizar el producto' },
@@ -53,15 +50,11 @@ const MENSAJES = {
   revertirOperacion: { ok: 'Operación revertida correctamente', fail: 'No se pudo revertir la operación' },
 } as const;
 
+const AJUSTE_SIN_VERSION = 'un AJUSTE (un conteo) requiere version, la de la existencia contada: léala en existencia(bodegaId, productoId) { version }';
+
 /**
- * The write side. Each mutation is one InventarioApi call as the caller (so
- * the event names the Basic-auth user); input mapping happens inside the
- * attempt, so a malformed input is a failure like any validation failure.
- * After a write the request's loaders are cleared, so a field read later in
- * the same request sees the change. Every write takes `idempotencyKey`, and
- * updates, deletes and the writes of one stock level a `version`
- * (toWriteOptions; a level's version for the latter): a replay answers the
- * recorded result, a conflict is `success: false` naming it.
+ * Input mapping happens inside the attempt, so a malformed input is a failure like any validation
+ * failure; after a write the request's loaders are cleared, so a later field sees the change.
  */
 export function createMutationResolvers({ inventario, enableInit }: MutationDeps): Record<string, FieldResolver> {
   const run = async <T>(ctx: GraphqlContext, work: () => Promise<T>): Promise<T> => {
@@ -71,7 +64,6 @@ export function createMutationResolvers({ inventario, enableInit }: MutationDeps
       ctx.loaders.clearAll();
     }
   };
-  // The entity field of each response type: the record on success, null on failure.
   const producto = { onSuccess: (p: Producto): { producto: Producto | null } => ({ producto: p }), onFailure: { producto: null } };
   const bodega = { onSuccess: (b: Bodega): { bodega: Bodega | null } => ({ bodega: b }), onFailure: { bodega: null } };
   const nothing = { onSuccess: () => ({}), onFailure: {} };
@@ -87,9 +79,8 @@ export function createMutationResolvers({ inventario, enableInit }: MutationDeps
     onSuccess: (cantidadRetirada: number): { cantidadRetirada: number | null } => ({ cantidadRetirada }),
     onFailure: { cantidadRetirada: null },
   };
-  // A stock argument's number text, literal or variable (see inputTexts).
   const numberText = (ctx: GraphqlContext, info: GraphQLResolveInfo, ...path: [string, ...string[]]) => argumentNumberText(info, ctx.exactVariables, path);
-  // The numbers as the client wrote them, literal or variable: judged as written, never as graphql-js's doubles.
+  // Judged as written, never as graphql-js's doubles.
   const inputTexts = (ctx: GraphqlContext, info: GraphQLResolveInfo) => ({
     precio: argumentNumberText(info, ctx.exactVariables, ['input', 'precio']),
     cantidad: argumentNumberText(info, ctx.exactVariables, ['input', 'cantidad']),
@@ -150,7 +141,6 @@ export function createMutationResolvers({ inventario, enableInit }: MutationDeps
         MENSAJES.actualizarBodega,
         bodega,
       ),
-    // The safe delete without force: a warehouse holding products is refused (success false, with the reason).
     eliminarBodega: (_: unknown, args: { id: string } & SafeWriteArgs, ctx: GraphqlContext) =>
       mutationResponse(
         () => {
@@ -194,7 +184,7 @@ export function createMutationResolvers({ inventario, enableInit }: MutationDeps
             write: () => toWriteOptions(args),
           });
           // A count is of a known state (REST's 428 without If-Match): said here in GraphQL's terms.
-          if (movimiento.input.tipo === 'AJUSTE' && write.ifMatch === undefined) throw new PreconditionRequiredError(STOCK_MENSAJES.ajusteSinVersion);
+          if (movimiento.input.tipo === 'AJUSTE' && write.ifMatch === undefined) throw new PreconditionRequiredError(AJUSTE_SIN_VERSION);
           return run(ctx, () => inventario.registrarMovimiento(ctx.caller, movimiento.bodegaId, movimiento.input, write));
         },
         MENSAJES.registrarMovimiento,
@@ -224,7 +214,7 @@ export function createMutationResolvers({ inventario, enableInit }: MutationDeps
         MENSAJES.revertirOperacion,
         operacion,
       ),
-    // Its result is a plain String!, so a refusal cannot be data: it is an error (FORBIDDEN).
+    // Its result is a plain String!, so a refusal cannot be data.
     inicializarBaseDatos: async (_: unknown, __: unknown, ctx: GraphqlContext) => {
       if (!enableInit) {
         throw new GraphQLError('La carga de datos de ejemplo está desactivada: el BFF debe arrancar con ENABLE_INIT=true', {

@@ -2,27 +2,20 @@ import { DomainError, IdempotencyKeyReusedError, InvalidArgumentError, VersionMi
 import { BodegaConProductosError, DeadlineExceededError, PreconditionRequiredError } from '../inventario/errors';
 
 /**
- * Mutation failures are data, not errors (docs/contract.md §4.4): the contract's
- * `{success: false, message, error, <entity>: null}`, with `error` the
- * human text of the failure. Only the closed set of expected failures is
- * turned into data; anything else is a bug and propagates as a GraphQL
- * error (INTERNAL_ERROR, logged with an id).
+ * Mutation failures are data, not errors (docs/contract.md §4.4). Only the closed set of expected
+ * failures is; anything else is a bug and propagates as a GraphQL error.
  */
 
-/** The common part of every mutation's response type (ProductoResponse, DeleteResponse, OperacionResponse...). */
 export interface MutationResponse {
   success: boolean;
   message: string;
   error: string | null;
 }
 
-/** GraphQL names of fields whose REST (model) name differs. */
 const GRAPHQL_CAMPO: Readonly<Record<string, string>> = { cantidadEnStock: 'cantidad', 'Idempotency-Key': 'idempotencyKey' };
 
-/** How many product ids a refused warehouse delete lists in its text. */
 const MAX_IDS_SHOWN = 10;
 
-/** The text of an expected failure, or undefined when `err` is not one. */
 export function failureText(err: unknown): string | undefined {
   if (err instanceof IdempotencyKeyReusedError) return `IDEMPOTENCY_KEY_REUSED: idempotencyKey ${err.violations[0]?.mensaje ?? ''}`;
   if (err instanceof InvalidArgumentError) {
@@ -41,23 +34,16 @@ export function failureText(err: unknown): string | undefined {
     return `La bodega ${err.bodegaId} tiene ${err.total} producto(s) asignado(s) (ids ${ids}); ` + 'reasígnelos o elimínelos antes de eliminar la bodega';
   }
   if (err instanceof DeadlineExceededError) {
-    // The write may still have been applied: the client must check before retrying.
     return `${err.message}; la operación pudo haberse aplicado, compruébelo antes de reintentar`;
   }
   // The conflicts of a safe write start with their REST code, so a client can tell them apart.
   if (err instanceof VersionMismatchError) return `PRECONDITION_FAILED: conflicto de versión, ${err.message}`;
-  // A write that needs a version came without one (an AJUSTE): REST's 428.
   if (err instanceof PreconditionRequiredError) return `${err.code}: ${err.message}`;
   if (err instanceof DomainError && err.reason !== undefined) return `${err.reason}: ${err.message}`;
   if (err instanceof DomainError) return err.message;
   return undefined;
 }
 
-/**
- * Runs a write and shapes its outcome: `{success: true, message: ok}` plus
- * `onSuccess(value)`'s fields, or `{success: false, message: fail, error}`
- * plus `onFailure`'s (the entity as null) for an expected failure.
- */
 export async function mutationResponse<T, R extends object>(
   work: () => Promise<T>,
   messages: { ok: string; fail: string },

@@ -2,20 +2,14 @@ import { Kind, type GraphQLResolveInfo, type ValueNode } from 'graphql';
 import { isLosslessNumber } from 'lossless-json';
 
 /**
- * The number text a client wrote for an argument, so that a price is judged
- * as written (REST's rule, json-number.ts) and never as the double graphql-js
- * coerced it to: `19.999999999999999999` is 20 as a double, `20.001` and
- * `1e2` have other shortest texts. A literal keeps its text in the document
- * (IntValue/FloatValue nodes); a variable's text is in the request's
- * variables as lossless-json read them (request-params.ts); a variable the
- * request leaves out takes its default value from the document, as
- * graphql-js does.
+ * The number text a client wrote for an argument, so a price is judged as written (REST's rule,
+ * json-number.ts), never as the double graphql-js coerced: `19.999999999999999999` is 20 as a
+ * double. A literal keeps its text in the document; a variable's is in the exact variables.
  */
 
-/** A request's `variables` as lossless-json parsed them: every number a LosslessNumber holding its text. */
+/** Every number a LosslessNumber holding its text. */
 export type ExactVariables = Readonly<Record<string, unknown>>;
 
-/** The number text at `path` inside a JSON value (object keys), or undefined when there is no number there. */
 function textInJson(value: unknown, path: readonly string[]): string | undefined {
   let current = value;
   for (const key of path) {
@@ -38,26 +32,20 @@ function textInNode(node: ValueNode, path: readonly string[], info: GraphQLResol
 }
 
 function textOfVariable(name: string, path: readonly string[], info: GraphQLResolveInfo, variables: ExactVariables | undefined): string | undefined {
-  // Without the exact variables nothing is known of what the client wrote (not even whether it left the variable out).
+  // Without them nothing is known of what the client wrote, not even whether it left the variable out.
   if (!variables) return undefined;
   if (Object.hasOwn(variables, name)) return textInJson(variables[name], path);
   const definition = info.operation.variableDefinitions?.find((d) => d.variable.name.value === name);
   return definition?.defaultValue && textInNode(definition.defaultValue, path, info, variables);
 }
 
-/**
- * The text the client wrote for the number at `path` of the resolving
- * field's arguments (`['input', 'precio']`: the `precio` of the `input`
- * argument, whether the whole input, the price or neither is a variable),
- * or undefined when there is none (no such argument, null, or no exact
- * variables at hand).
- */
+/** `['input', 'precio']`: the `precio` of the `input` argument, whether the input, the price or neither is a variable. */
 export function argumentNumberText(
   info: GraphQLResolveInfo,
   variables: ExactVariables | undefined,
   [argument, ...path]: readonly [string, ...string[]],
 ): string | undefined {
-  // Fields merged under one response name have equal arguments (graphql-js validates that): the first says it.
+  // Fields merged under one response name have equal arguments (graphql-js validates that).
   const node = info.fieldNodes[0]?.arguments?.find((a) => a.name.value === argument)?.value;
   return node && textInNode(node, path, info, variables);
 }

@@ -2,15 +2,9 @@ import { decodePageToken, encodePageToken, InvalidArgumentError } from '@inventa
 import type { CursorPage } from '../inventario/model';
 
 /**
- * GraphQL's pagination arguments, `first: Int` and `after: String`, on
- * `Query.productos`, `Query.bodegas`, `Bodega.productos`, `Bodega.existencias`
- * and `Producto.existencias` (additive: without them a list is complete, as
- * the original clients expect). Lists are in id order and `after` is a keyset
- * cursor: the base64url text of the last id the client saw (the services'
- * page token; for a warehouse's levels the product's id, for a product's the
- * warehouse's), so a page never repeats or skips a row when others are
- * inserted or deleted between requests. The ledger (`movimientos`) is paged
- * by its own cursor instead (parseCursorPage).
+ * GraphQL's `first`/`after` (docs/contract.md §4.6): additive, so a list without them is complete
+ * as the original clients expect. `after` is a keyset cursor, the base64url of the last id seen,
+ * so a page never repeats or skips a row when others change between requests.
  */
 
 /** The largest `first`: the services' largest page, and REST's largest `limit`. */
@@ -23,28 +17,22 @@ export const PAGINATION_MENSAJES = {
   afterDePagina: 'no es un cursor válido (use el siguienteCursor de la página anterior, con el mismo filtro)',
 } as const;
 
-/** The arguments as the schema declares them; an explicit null means "not given". */
+/** An explicit null means "not given". */
 export interface PageArgs {
   first?: number | null;
   after?: string | null;
 }
 
-/** A validated page: absent fields mean "no bound". */
 export interface Page {
   first?: number;
   afterId?: number;
 }
 
-/** The cursor that continues a list after the record `id` (what `after` takes). */
 export function cursorAfter(id: number): string {
   return encodePageToken(id);
 }
 
-/**
- * The id a cursor continues after, else InvalidArgumentError naming `after`.
- * Standard base64 (`+/`, `=` padding, as `btoa` writes it) is read like its
- * base64url form.
- */
+/** Standard base64 (as `btoa` writes it) is read like its base64url form. */
 export function parseCursor(after: string): number {
   const normalized = after.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
   let id: number | null = null;
@@ -57,7 +45,6 @@ export function parseCursor(after: string): number {
   return id;
 }
 
-/** `first` and `after` checked: `first` in 0..MAX_FIRST, `after` a cursor; else InvalidArgumentError naming the argument. */
 export function parsePage(args: PageArgs): Page {
   const page: Page = {};
   if (args.first !== undefined && args.first !== null) {
@@ -71,11 +58,8 @@ export function parsePage(args: PageArgs): Page {
 }
 
 /**
- * `first` and `after` of a list answered as a page with its own cursor
- * (`movimientos`: `MovimientosPagina.siguienteCursor`), which the service
- * issues and only it reads. `first` is 1..MAX_FIRST: a page of none would
- * have no cursor to continue from. `after` must look like a cursor (visible
- * ASCII, at most 1024 characters); whether it is one the service decides.
+ * For a list paged by the service's own cursor (`movimientos`): a page of none would have no cursor
+ * to continue from, and whether `after` is a cursor only the service knows.
  */
 export function parseCursorPage(args: PageArgs): CursorPage {
   const page: CursorPage = {};

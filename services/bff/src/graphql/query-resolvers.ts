@@ -6,7 +6,6 @@ import { parseId } from './inputs';
 import { parseCursorPage, parsePage, type PageArgs } from './pagination';
 import { toMovimientoFilter, type MovimientoFiltroArgs } from './stock-inputs';
 
-/** The text `health` answers while the endpoint can execute queries. */
 export const HEALTH_TEXT = 'OK';
 
 /** An unknown id reads as null (the schema's `producto(id): Producto`), not as an error. */
@@ -19,15 +18,12 @@ async function orNull<T>(read: Promise<T>): Promise<T | null> {
   }
 }
 
-/**
- * How many items a list field reads: its `first`, and never more than one
- * past what the request's node cap leaves (more could only be refused).
- */
+/** Never more than one past what the node cap leaves: more could only be refused. */
 function readLimit(first: number | undefined, ctx: GraphqlContext): number {
   return Math.min(first ?? Infinity, ctx.guard.remainingNodes() + 1);
 }
 
-/** A ledger page when `first` is not given: REST's default `limit`, and what the result estimate counts for a list without `first`. */
+/** REST's default `limit`, and what the result estimate counts for a list without `first`. */
 export const MOVIMIENTOS_POR_PAGINA = 100;
 
 /** The service's malformed page token is the client's `after` (REST names it `cursor`). */
@@ -36,12 +32,7 @@ function asAfterFailure(err: unknown): unknown {
   return new InvalidArgumentError(err.violations.map((v) => (v.campo === 'cursor' ? { ...v, campo: 'after' } : v)));
 }
 
-/**
- * The read side. An id that is not a positive integer (`producto(id: "abc")`)
- * is an error classified ValidationError naming `id`, not null: null means
- * "no such record", and "abc" cannot name one. Likewise a `first` out of
- * range or an `after` that is not a cursor.
- */
+/** A malformed id (`producto(id: "abc")`) is a ValidationError, not null: null means "no such record". */
 export function createQueryResolvers(inventario: InventarioApi): Record<string, FieldResolver> {
   return {
     productos: (_: unknown, args: PageArgs, ctx: GraphqlContext) => {
@@ -78,18 +69,13 @@ export function createQueryResolvers(inventario: InventarioApi): Record<string, 
   };
 }
 
-/**
- * Producto in its GraphQL form: the model is the REST form, so only the
- * fields that differ resolve here (`id` and `bodegaId` become ID strings by
- * the ID scalar itself).
- */
+/** Only the fields whose GraphQL form differs from the model's (REST's). */
 export const productoResolvers: Record<string, FieldResolver> = {
   // Exact decimal text to the nearest double, once, on the way out; never used in arithmetic.
   precio: (producto: Producto) => Number(producto.precio),
   cantidad: (producto: Producto) => producto.cantidadEnStock,
   bodega: (producto: Producto, _: unknown, ctx: GraphqlContext) => (producto.bodegaId === null ? null : ctx.loaders.bodegaPorId.load(producto.bodegaId)),
   existencias: (producto: Producto, args: PageArgs, ctx: GraphqlContext) => {
-    // Each level's `producto` is this one: no downstream call.
     ctx.loaders.productoPorId.prime(producto.id, producto);
     return ctx.loaders.existenciasDeProducto.load({ parentId: producto.id, ...parsePage(args) });
   },
@@ -100,13 +86,12 @@ export const bodegaResolvers: Record<string, FieldResolver> = {
   ubicacion: (bodega: Bodega) => bodega.ubicacion ?? '',
   productos: (bodega: Bodega, args: PageArgs, ctx: GraphqlContext) => ctx.loaders.productosDeBodega.load({ parentId: bodega.id, ...parsePage(args) }),
   existencias: (bodega: Bodega, args: PageArgs, ctx: GraphqlContext) => {
-    // Each level's `bodega` is this one: no downstream call.
     ctx.loaders.bodegaPorId.prime(bodega.id, bodega);
     return ctx.loaders.existenciasDeBodega.load({ parentId: bodega.id, ...parsePage(args) });
   },
 };
 
-/** A level's or a line's warehouse and product, batched; null once they no longer exist (lines outlive them). */
+/** Null once they no longer exist (ledger lines outlive them). */
 const relacionesDeStock: Record<string, FieldResolver> = {
   bodega: (record: Existencia | Movimiento, _: unknown, ctx: GraphqlContext) => ctx.loaders.bodegaPorId.load(record.bodegaId),
   producto: (record: Existencia | Movimiento, _: unknown, ctx: GraphqlContext) => ctx.loaders.productoPorId.load(record.productoId),

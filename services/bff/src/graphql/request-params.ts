@@ -4,17 +4,11 @@ import { parse as parseLossless } from 'lossless-json';
 import { CLASSIFICATION, REQUEST_ERROR_TEXT } from './errors';
 import type { ExactVariables } from './number-text';
 
-/** The message of a batched request (a JSON array of operations), which we do not support. */
 export const BATCH_NOT_SUPPORTED = 'No se admiten operaciones en lote (un array JSON): envíe una sola operación {query, variables, operationName} por petición';
 
 /**
- * A malformed GraphQL request as a GraphQL error (classified BAD_REQUEST).
- * graphql-http answers a thrown plain Error with 400 whatever the client
- * accepts, but a GraphQLError like any other request error: 200 when the
- * response is `application/json`, 400 when it is
- * `application/graphql-response+json`. docs/contract.md §4.1 wants the former:
- * clients of the old service read every answer with `Accept:
- * application/json` as HTTP 200 and look at `errors`.
+ * A malformed request as a GraphQLError (BAD_REQUEST), which graphql-http answers with 200 under
+ * `Accept: application/json` as docs/contract.md §4.1 wants; a plain Error would always be a 400.
  */
 function requestError(message: string): GraphQLError {
   return new GraphQLError(REQUEST_ERROR_TEXT[message] ?? message, { extensions: { classification: CLASSIFICATION.badRequest } });
@@ -28,12 +22,12 @@ async function parseOrRequestError(req: Parameters<typeof parseRequestParams>[0]
   }
 }
 
-/** graphql-http's request parameters, plus the variables as the client wrote them (POST only). */
+/** Plus the variables as the client wrote them (POST only). */
 export interface ExactRequestParams extends RequestParams {
   exactVariables?: ExactVariables;
 }
 
-/** The exact variables of a request (see parseGraphqlRequest), or undefined when they were not read losslessly (GET). */
+/** Undefined when they were not read losslessly (GET). */
 export function exactVariablesOf(params: RequestParams): ExactVariables | undefined {
   return (params as ExactRequestParams).exactVariables;
 }
@@ -43,17 +37,10 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * graphql-http's `parseRequestParams`, with the JSON body parsed here: the
- * router reads a POST body as text (bounded), so a batched array gets its own
- * clear message instead of a generic one. The body is read twice: by
- * lossless-json, whose `variables` (every number as the text the client
- * wrote) go with the parameters as `exactVariables`, so a price is judged as
- * written (number-text.ts); and by JSON.parse, whose plain values are what
- * graphql-js coerces. lossless-json refuses a key given twice with different
- * values (as the REST bodies do), so the two readings always agree.
- * Everything else (method, media type and charset checks, parameter types)
- * is graphql-http's; its protocol answers (405, 415) stay as they are, while
- * a malformed request becomes a GraphQL error (see requestError).
+ * graphql-http's `parseRequestParams`, with the JSON body parsed here so a batched array gets its
+ * own message. The body is read twice: by lossless-json for `exactVariables` (a price is judged as
+ * written, number-text.ts) and by JSON.parse for what graphql-js coerces; lossless-json refuses a
+ * key given twice with different values, so the two readings agree.
  */
 export async function parseGraphqlRequest<Raw, Context>(req: GraphqlHttpRequest<Raw, Context>): Promise<ExactRequestParams | GraphqlHttpResponse> {
   if (req.method !== 'POST' || typeof req.body !== 'string' || req.body.trim() === '') {
@@ -68,7 +55,6 @@ export async function parseGraphqlRequest<Raw, Context>(req: GraphqlHttpRequest<
     throw requestError('Unparsable JSON body');
   }
   if (Array.isArray(body)) throw requestError(BATCH_NOT_SUPPORTED);
-  // graphql-http checks that the body is an object with well-typed parameters.
   const params = await parseOrRequestError({ ...req, body: body as Record<string, unknown> });
   if (Array.isArray(params)) return params;
   const variables = isPlainObject(exact) && isPlainObject(exact.variables) ? exact.variables : {};

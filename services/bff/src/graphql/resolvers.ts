@@ -5,7 +5,6 @@ import type { FieldResolver } from './context';
 import { createMutationResolvers } from './mutation-resolvers';
 import { bodegaResolvers, createQueryResolvers, existenciaResolvers, movimientoResolvers, productoResolvers } from './query-resolvers';
 
-/** Resolvers by type name: field resolvers of an object type, or a custom scalar. */
 export type Resolvers = Record<string, Record<string, FieldResolver> | GraphQLScalarType>;
 
 export interface ResolverDeps {
@@ -13,7 +12,6 @@ export interface ResolverDeps {
   enableInit: boolean;
 }
 
-/** `YYYY-MM-DDTHH:mm:ss`: the public timestamp form (UTC, no zone), as in the REST API. */
 const LOCAL_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
 
 function parseDateTime(value: unknown): string {
@@ -21,10 +19,7 @@ function parseDateTime(value: unknown): string {
   throw new GraphQLError('DateTime debe tener la forma YYYY-MM-DDTHH:mm:ss (UTC, sin zona)');
 }
 
-/**
- * `DateTime`: the same text the REST API returns (`2026-11-22T14:03:07`, always UTC). Output only
- * in this schema; the input side accepts the same form so the scalar is complete.
- */
+/** REST's timestamp text (UTC, no zone). Output only here; the input side accepts the same form. */
 export const dateTimeScalar = new GraphQLScalarType<string, string>({
   name: 'DateTime',
   serialize: (value) => (value instanceof Date ? formatLocalUtc(value) : parseDateTime(value)),
@@ -35,7 +30,7 @@ export const dateTimeScalar = new GraphQLScalarType<string, string>({
   },
 });
 
-/** Every resolver of the schema. They call InventarioApi only, never gRPC: REST and GraphQL share one set of use cases. */
+/** InventarioApi only, never gRPC: REST and GraphQL share one set of use cases. */
 export function createResolvers({ inventario, enableInit }: ResolverDeps): Resolvers {
   return {
     DateTime: dateTimeScalar,

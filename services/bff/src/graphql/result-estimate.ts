@@ -17,31 +17,17 @@ import {
 import { MAX_FIRST, PAGINATION_MENSAJES } from './pagination';
 
 /**
- * How big an operation's result may get, estimated before execution.
- *
- * The unit is the result node: every object and every list item counts 1
- * (scalars count 0: how many of them an object carries is bounded by the
- * document, which the cost and token limits bound). A list field counts its
- * subtree once per item: `first` items when it has a literal `first`,
- * MAX_FIRST when `first` is a variable (its value is not known while a
- * document is validated, and validation is cached per document), and
- * `defaultListSize` without `first`; a paginated field that answers a page
- * object (`movimientos(first): MovimientosPagina`) gives that size to the
- * lists of the page. So `{ bodegas { productos { id } } }`
- * is 100 + 100 × 100 = 10,100, while the cycle `Bodega.productos` /
- * `Producto.bodega` multiplies by 100 per list level (the issue's query, four
- * levels, about 10^8). Fields selected twice (in two fragments, say) count
- * twice; `@skip`/`@include` are ignored: an overestimate, never an
- * underestimate, for lists of known size. Introspection is not counted.
+ * The result size estimated before execution, in result nodes: objects and list items (scalars are
+ * bounded by the document's cost). A list counts its subtree once per item: a literal `first`,
+ * MAX_FIRST for a variable (validation is cached per document, so its value is unknown), else
+ * `defaultListSize` (real lists may be longer: the node cap bounds those). Fields selected twice
+ * count twice and `@skip`/`@include` are ignored: an overestimate, never an underestimate.
  */
 export interface ResultEstimateLimits {
-  /** Items a list without `first` is assumed to hold (the full lists of the original clients; real lists may be longer: the node cap bounds those). */
   defaultListSize: number;
-  /** Operations whose estimate exceeds this are refused. */
   maxEstimatedNodes: number;
 }
 
-/** The size `first` gives a list field, or undefined when the field has no literal in range nor a variable. */
 function firstOf(node: FieldNode): number | 'variable' | undefined {
   const argument = node.arguments?.find((a) => a.name.value === 'first');
   if (!argument) return undefined;
@@ -54,22 +40,16 @@ function isPaginated(field: GraphQLField<unknown, unknown>): boolean {
   return field.args.some((arg) => arg.name === 'first');
 }
 
-/** Estimated result nodes of the operations of one document (see ResultEstimateLimits). */
 function createEstimator(context: ValidationContext, limits: ResultEstimateLimits) {
   const fragments = new Map<string, number>();
   const visiting = new Set<string>();
 
-  /** The items a paginated field asks for: its `first`, MAX_FIRST for a variable, the default without. */
   function sizeOf(node: FieldNode): number {
     const first = firstOf(node);
     return first === 'variable' ? MAX_FIRST : (first ?? limits.defaultListSize);
   }
 
-  /**
-   * `pageSize` is the size a paginated field that answers a page object
-   * (`movimientos: MovimientosPagina`) gives the lists of that object,
-   * which take no `first` of their own.
-   */
+  /** `pageSize`: what a paginated field answering a page object (`movimientos`) gives that page's lists. */
   function fieldNodes(node: FieldNode, parent: GraphQLCompositeType, pageSize?: number): number {
     if (node.name.value.startsWith('__')) return 0;
     if (!isObjectType(parent) && !isInterfaceType(parent)) return 0;
@@ -121,12 +101,7 @@ function createEstimator(context: ValidationContext, limits: ResultEstimateLimit
   return { selectionNodes };
 }
 
-/**
- * Refuses, before execution, an operation whose estimated result exceeds
- * `maxEstimatedNodes`, and a literal `first` outside 0..MAX_FIRST (a
- * variable's value is checked by the resolver). Both are ordinary
- * validation errors: classification ValidationError, no data.
- */
+/** Also a literal `first` outside 0..MAX_FIRST (a variable's value is checked by the resolver). */
 export function resultEstimateRule(limits: ResultEstimateLimits): ValidationRule {
   return (context: ValidationContext): ASTVisitor => {
     const estimator = createEstimator(context, limits);

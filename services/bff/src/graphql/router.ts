@@ -14,7 +14,6 @@ export const EJEMPLO = {
   operationName: 'ProductoPorId',
 } as const;
 
-/** The spec's answer to GET /api/graphql without a query. */
 export function infoBody(endpoint: string) {
   return {
     message:
@@ -25,7 +24,7 @@ export function infoBody(endpoint: string) {
   };
 }
 
-/** Texts for graphql-http's answers that carry no body (wrong method, Accept or Content-Type). */
+/** graphql-http answers these without a body. */
 const PROTOCOL_ERROR_TEXT: Readonly<Record<number, string>> = {
   405: 'Método no permitido: use GET (consultas) o POST',
   406: 'Ningún tipo de respuesta aceptable: acepte application/json o application/graphql-response+json',
@@ -36,7 +35,7 @@ function send(res: ServerResponse, body: string | null, init: ResponseInit): voi
   // Answers are per user and per moment: never stored by a cache.
   const headers: Record<string, string> = { 'cache-control': 'no-store', ...init.headers };
   if (init.status === 405 && body !== null) {
-    // graphql-http's own 405 body (a mutation over GET) is English and has no content type.
+    // graphql-http's own 405 body is English and has no content type.
     body = JSON.stringify({
       errors: [{ message: 'Las mutaciones no se pueden enviar por GET: use POST', extensions: { classification: 'BAD_REQUEST' } }],
     });
@@ -50,7 +49,6 @@ function send(res: ServerResponse, body: string | null, init: ResponseInit): voi
   res.writeHead(init.status, headers).end(body ?? undefined);
 }
 
-/** Whether a GET carries a `query` parameter (then it is a GraphQL request, else a visit). */
 function hasQueryParameter(url: string): boolean {
   const search = url.indexOf('?');
   return search >= 0 && new URLSearchParams(url.slice(search + 1)).has('query');
@@ -58,16 +56,7 @@ function hasQueryParameter(url: string): boolean {
 
 export type GraphqlRouterDeps = GraphqlHandlerDeps;
 
-/**
- * GraphQL over HTTP at the router's mount point (/api/graphql and
- * /api/v1/graphql, behind the app's auth and rate limit). POST and GET with
- * `query` go to graphql-http; GET without `query` answers the info
- * body, or GraphiQL when the client prefers HTML (a browser), whose files
- * are served under `/assets`. The POST body is read here as text, at most
- * MAX_BODY_BYTES; failures to read it (413, unsupported charset or
- * Content-Encoding 415, a body that does not decompress 400) go to the
- * app's error middleware as RequestBodyErrors, as does anything unexpected.
- */
+/** docs/contract.md §4.1: a GET without `query` answers the info body, or GraphiQL to a browser. */
 export function createGraphqlRouter(deps: GraphqlRouterDeps): express.Router {
   const handle = createGraphqlHandler<express.Request>(deps);
   const readText = express.text({ type: 'application/json', limit: MAX_BODY_BYTES });

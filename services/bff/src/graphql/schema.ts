@@ -3,17 +3,9 @@ import type { GraphQLSchema } from 'graphql';
 import type { Resolvers } from './resolvers';
 
 /**
- * The public GraphQL contract: docs/contract.md §4.2 exactly (ids are `ID`
- * strings, `cantidad` is the stock, `precio: Float!`), plus the additive
- * fields of docs/contract.md §4.2 and the stock ledger of §10.3 (marked
- * "Adición" below). Changes here are additive only: clients of the old
- * service query this schema unchanged.
- *
- * The ledger's closed lists (`tipo`, `motivo`) are Strings, as the contract's
- * schema has no enum: a value outside the list is then a mutation's
- * `success: false` naming the field, like every other bad input (an enum
- * makes it a document error with no data), and a reason added later
- * reaches clients that match on the old values without breaking them.
+ * docs/contract.md §4.2 exactly, plus the additive fields and the ledger of §10.3: changes are
+ * additive only. `tipo` and `motivo` are Strings, not enums: a bad value is then a mutation's
+ * `success: false` like any bad input, and a value added later breaks no client.
  */
 export const typeDefs = /* GraphQL */ `
   """
@@ -315,11 +307,7 @@ export const typeDefs = /* GraphQL */ `
   }
 `;
 
-/**
- * The executable schema: `typeDefs` with `resolvers` bound to its fields. A resolver naming a type
- * or field the SDL does not declare throws at start-up (graphql-tools' default
- * `requireResolversToMatchSchema: 'error'`), so a typo cannot leave a field on the default resolver.
- */
+/** A resolver naming a type or field the SDL does not declare throws at start-up, so a typo cannot go unnoticed. */
 export function createInventarioSchema(resolvers: Resolvers): GraphQLSchema {
   return makeExecutableSchema({ typeDefs, resolvers, resolverValidationOptions: { requireResolversToMatchSchema: 'error' } });
 }

@@ -2,31 +2,17 @@ import type { Request } from 'express';
 import { ipKeyGenerator } from 'express-rate-limit';
 import { TooManyRequestsError } from './http-errors';
 
-/** The window failed authentications are counted in (AUTH_FAILURES_PER_15_MIN). */
 const AUTH_FAILURE_WINDOW_MS = 15 * 60_000;
 
 /**
- * Brute-force protection for Basic auth: at most `maxFailures` failed
- * authentications (a wrong or malformed Authorization header; a missing one
- * is how every client starts, and reveals nothing) per client IP in a fixed
- * 15-minute window that starts at its first failure. Once they are used up,
- * every request of that client is TooManyRequestsError (429, Retry-After =
- * the rest of the window) until the window ends, with right credentials
- * too: otherwise a guess that answers 200 instead of 429 would still tell
- * the attacker the password. A success does not reset the count (behind a
- * shared address, someone else's success would reset an attacker's).
- *
- * Both methods are synchronous, and the caller runs `refusal` and
- * `recordFailure` for one request without yielding in between: the check
- * and the count are one step. With an await between them, every request
- * already parsed (500 guesses pipelined on one connection, or sent on many)
- * would pass the check before the first failure was counted. Counts live
- * in this process's memory: per replica.
+ * Basic-auth brute-force protection (docs/contract.md §3.3), per client IP and replica. Once the
+ * failures are used up even right credentials get 429, or a 200 would reveal the password; a
+ * success does not reset the count, or someone else's behind a shared address would. Both methods
+ * are synchronous and run without an await between them, so pipelined guesses cannot all pass the
+ * check before the first failure is counted.
  */
 export interface AuthFailureLimit {
-  /** The refusal for a client that used up its failures, or undefined while it may still try. */
   refusal(req: Request): TooManyRequestsError | undefined;
-  /** Counts one failed authentication of the request's client. */
   recordFailure(req: Request): void;
 }
 
@@ -37,7 +23,6 @@ function clientKey(req: Request): string {
 
 interface Window {
   failures: number;
-  /** Epoch ms when the window (and the client's block) ends. */
   endsAt: number;
 }
 

@@ -4,7 +4,6 @@ import type { Caller } from '../inventario/model';
 import type { AuthFailureLimit } from './auth-failure-limit';
 import { UnauthenticatedError } from './http-errors';
 
-/** The Basic-auth user and password the BFF accepts. */
 export interface Credentials {
   usuario: string;
   password: string;
@@ -16,24 +15,21 @@ export const AUTH_MENSAJES = {
   incorrecta: 'Usuario o contraseña incorrectos',
 } as const;
 
-/** Where the middleware leaves the caller for the routes (res.locals key). */
 const CALLER_KEY = 'inventarioCaller';
 
 /** `Basic <token68>`; the scheme is case-insensitive (RFC 7617). */
 const BASIC = /^basic +([A-Za-z0-9+/]+={0,2}) *$/i;
-/** W3C trace context: only a well-formed traceparent is passed downstream... */
+/** W3C trace context: only a well-formed traceparent, and its tracestate, are passed downstream. */
 const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
-/** ... with its tracestate, printable ASCII within the W3C's 512 characters. */
 const TRACESTATE = /^[\x20-\x7e]{1,512}$/;
 
-/** The caller a request authenticated as, with the trace context it sent (passed on with tracing off too). */
+/** The trace context is passed on with tracing off too. */
 function authenticatedAs(usuario: string, headers: Record<string, string | string[] | undefined>): Caller {
   const { traceparent, tracestate } = headers;
   if (typeof traceparent !== 'string' || !TRACEPARENT.test(traceparent)) return { usuario };
   return typeof tracestate === 'string' && TRACESTATE.test(tracestate) ? { usuario, traceparent, tracestate } : { usuario, traceparent };
 }
 
-/** The user and password of a Basic header, or undefined when it is malformed. */
 export function parseBasic(header: string): Credentials | undefined {
   const match = BASIC.exec(header);
   if (!match?.[1] || match[1].length % 4 !== 0) return undefined;
@@ -45,11 +41,7 @@ export function parseBasic(header: string): Credentials | undefined {
 
 const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
 
-/**
- * Compares in time independent of where the texts differ and of their
- * lengths: both sides are hashed to fixed-length digests first, and both
- * comparisons always run.
- */
+/** Constant time whatever the lengths: fixed-length digests are compared, and both comparisons always run. */
 function credentialsMatch(given: Credentials, expected: { usuario: Buffer; password: Buffer }): boolean {
   const usuarioOk = timingSafeEqual(digest(given.usuario), expected.usuario);
   const passwordOk = timingSafeEqual(digest(given.password), expected.password);
@@ -57,14 +49,8 @@ function credentialsMatch(given: Credentials, expected: { usuario: Buffer; passw
 }
 
 /**
- * HTTP Basic authentication for everything it is mounted in front of. A
- * missing, malformed or wrong header is UnauthenticatedError (401 with the
- * Basic challenge); on success the Caller (user name, traceparent) is left
- * for the routes, read with callerOf(res). With `failures`, a client that
- * used up its failed authentications is refused first (429, whatever it
- * sends), and a malformed or wrong header counts against that limit. The
- * handler is synchronous on purpose: the limit's check and this request's
- * count happen with no other request of the client checked in between.
+ * HTTP Basic authentication (docs/contract.md §3.3). Synchronous on purpose: the failure limit's
+ * check and this request's count happen with no other request checked in between.
  */
 export function createBasicAuth(credentials: Credentials, failures?: AuthFailureLimit): RequestHandler {
   const expected = { usuario: digest(credentials.usuario), password: digest(credentials.password) };
@@ -90,12 +76,11 @@ export function createBasicAuth(credentials: Credentials, failures?: AuthFailure
   };
 }
 
-/** The authenticated caller, or undefined before (or without) authentication, e.g. for the request log. */
+/** Undefined before (or without) authentication, e.g. for the request log. */
 export function authenticatedCaller(res: Response): Caller | undefined {
   return res.locals[CALLER_KEY] as Caller | undefined;
 }
 
-/** The authenticated caller of this request; throws when no auth middleware ran before (a wiring bug). */
 export function callerOf(res: Response): Caller {
   const caller = authenticatedCaller(res);
   if (!caller) throw new Error('callerOf: the request did not pass the Basic-auth middleware');

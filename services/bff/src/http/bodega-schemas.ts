@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { MAX_INT32 } from '@inventario/platform';
+import { MAX_INT32, nombre, textoCorto } from '@inventario/platform';
 import type { BodegaInput, BodegaPatch } from '../inventario/model';
-import { entero, nombre, opcionalNoNulo, textoCorto } from './rest-fields';
-import { parseBody, READ_ONLY_FIELDS } from './validate';
+import { entero, opcionalNoNulo, parseBody, READ_ONLY_FIELDS } from './rest-fields';
 
 /** A warehouse's read-only fields: its `ocupacion` too, so a body copied from a GET can be sent back. */
 export const BODEGA_READ_ONLY = [...READ_ONLY_FIELDS, 'ocupacion'];
@@ -29,10 +28,5 @@ export const bodegaPatchSchema = z
     anyOf: ['nombre', 'ubicacion', 'capacidad'].map((campo) => ({ required: [campo] })),
   });
 
-export function parseBodegaInput(body: unknown): BodegaInput {
-  return parseBody(bodegaCreateSchema, body, BODEGA_READ_ONLY);
-}
-
-export function parseBodegaPatch(body: unknown): BodegaPatch {
-  return parseBody(bodegaPatchSchema, body, BODEGA_READ_ONLY);
-}
+export const parseBodegaInput = (body: unknown): BodegaInput => parseBody(bodegaCreateSchema, body, BODEGA_READ_ONLY);
+export const parseBodegaPatch = (body: unknown): BodegaPatch => parseBody(bodegaPatchSchema, body, BODEGA_READ_ONLY);

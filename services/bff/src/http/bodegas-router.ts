@@ -9,7 +9,6 @@ import { malformedPathId, parseForce, parsePathId } from './request-params';
 import { bodegaJson, bodegaJsonText, productoDeBodegaJsonText, productoJson, sendJson } from './rest-json';
 import { etagOf, sendRecord, writeOptionsOf } from './safe-write-headers';
 
-/** What a forced delete tells about the products it affected. */
 function advertenciaDe(productos: number, existencias: number, unidades: number): string {
   if (productos === 0 && existencias === 0) return 'La bodega no tenía productos asignados';
   const sinBodega = `${productos} producto(s) quedaron sin bodega asignada`;
@@ -20,13 +19,7 @@ function advertenciaDe(productos: number, existencias: number, unidades: number)
   );
 }
 
-/**
- * /api/bodegas (and /api/v1/bodegas): docs/contract.md §2.2, and the
- * warehouse safe delete of §2.7. Reads of one warehouse carry its ETag;
- * writes take Idempotency-Key, PUT and DELETE If-Match (safe-write-headers.ts).
- * Failures go to the app's error middleware. Full lists are streamed a page at
- * a time (json-array-stream.ts).
- */
+/** docs/contract.md §2.2, and the warehouse safe delete of §2.7. */
 export function createBodegasRouter(inventario: InventarioApi, sendJsonArray: JsonArraySender): express.Router {
   const router = express.Router();
   router.use(jsonBody());
@@ -67,10 +60,6 @@ export function createBodegasRouter(inventario: InventarioApi, sendJsonArray: Js
     sendJson(res, 200, { mensaje: 'Bodega actualizada exitosamente' });
   });
 
-  /**
-   * Safe delete: empty 204; holding products 409 (BodegaConProductosError,
-   * nothing deleted); `force=true` 200 with what was unassigned.
-   */
   router.delete('/:id', async (req, res) => {
     const { id, force, write } = validateFields({
       id: () => parsePathId(req.params.id),
@@ -82,7 +71,6 @@ export function createBodegasRouter(inventario: InventarioApi, sendJsonArray: Js
       res.status(204).end();
       return;
     }
-    // Every product counts; the detail lists the first ones (docs/contract.md §2.7).
     const n = result.total;
     sendJson(res, 200, {
       mensaje: 'Bodega eliminada exitosamente',
@@ -90,13 +78,11 @@ export function createBodegasRouter(inventario: InventarioApi, sendJsonArray: Js
       productosAfectados: n,
       detalleProductos: result.productos.map(productoJson),
       advertencia: advertenciaDe(n, result.existenciasRetiradas, result.unidadesRetiradas),
-      // What the delete wrote out of the ledger's levels (docs/contract.md §10.2).
       existenciasRetiradas: result.existenciasRetiradas,
       unidadesRetiradas: result.unidadesRetiradas,
     });
   });
 
-  // After the routes: `%zz` where an id goes is a 400 naming id.
   router.use(malformedPathId);
   return router;
 }

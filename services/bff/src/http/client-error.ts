@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { Logger } from '@inventario/platform';
 import { ERROR_CODES, type ErrorBody } from './error-middleware';
 
-/** What Node's HTTP parser could not take, by its error code; anything else is a malformed request (400). */
+/** By Node's parser error code; anything else is a malformed request (400). */
 const BY_CODE: Readonly<Record<string, { status: number; body: ErrorBody }>> = {
   HPE_HEADER_OVERFLOW: {
     status: 431,
@@ -20,7 +20,6 @@ const BY_CODE: Readonly<Record<string, { status: number; body: ErrorBody }>> = {
 
 const MALFORMED = { status: 400, body: { error: ERROR_CODES.badRequest, mensaje: 'La petición HTTP está mal formada' } };
 
-/** A complete HTTP/1.1 response with a JSON body that closes the connection. */
 export function rawJsonResponse(status: number, body: ErrorBody): string {
   const json = JSON.stringify(body);
   return [
@@ -35,14 +34,9 @@ export function rawJsonResponse(status: number, body: ErrorBody): string {
 }
 
 /**
- * The server's 'clientError' listener: a request Node's parser refuses
- * before express sees it (a request line or headers over the size limit, a
- * malformed request line, headers that did not arrive in time) gets the
- * API's JSON error body like every other failure, instead of Node's
- * default empty 400/431. As Node's own handler does, it answers only while
- * the socket is writable and no response has started on it, then closes
- * the connection: the parser cannot resume after such an error. A reset
- * connection has no one to answer.
+ * A request Node's parser refuses before express sees it gets the API's JSON error body, not
+ * Node's empty 400/431. As Node's own handler, it answers only while no response has started, then
+ * closes the connection: the parser cannot resume after such an error.
  */
 export function createClientErrorHandler(logger: Logger): (err: Error & { code?: string }, socket: Duplex) => void {
   return (err, socket) => {

@@ -16,27 +16,20 @@ import { BodegaConProductosError, DeadlineExceededError, NoExisteError, Precondi
 import { clientStatusOf, fromBodyParserError, RequestBodyError, RouteNotFoundError, TooManyRequestsError, UnauthenticatedError } from './http-errors';
 import { productoJson, sendJson } from './rest-json';
 
-/** The `error` codes of REST error bodies: stable, for clients to switch on. */
+/** The `error` codes of REST error bodies (docs/contract.md §3.2): stable, for clients to switch on. */
 export const ERROR_CODES = {
   validation: 'VALIDATION_ERROR',
-  /** A request the HTTP layer cannot take at all (a malformed URL or request line). */
   badRequest: 'BAD_REQUEST',
-  /** The request line and headers together exceed Node's limit (16 KiB by default): 431. */
   headersTooLarge: 'REQUEST_HEADERS_TOO_LARGE',
-  /** The request did not arrive completely in time: 408. */
   requestTimeout: 'REQUEST_TIMEOUT',
   unauthorized: 'UNAUTHORIZED',
   notFound: 'NOT_FOUND',
   alreadyExists: 'ALREADY_EXISTS',
   bodegaConProductos: 'BODEGA_CON_PRODUCTOS',
   failedPrecondition: 'FAILED_PRECONDITION',
-  /** If-Match named another version than the stored one (or `*` a missing record): 412. */
   preconditionFailed: 'PRECONDITION_FAILED',
-  /** A write that must be conditional came without If-Match (a count, AJUSTE): 428. */
   preconditionRequired: 'PRECONDITION_REQUIRED',
-  /** The first request with this Idempotency-Key is still executing: 409 with Retry-After. */
   idempotencyKeyInUse: 'IDEMPOTENCY_KEY_IN_USE',
-  /** This Idempotency-Key was used for a different request: 422. */
   idempotencyKeyReused: 'IDEMPOTENCY_KEY_REUSED',
   tooManyRequests: 'TOO_MANY_REQUESTS',
   serviceUnavailable: 'SERVICE_UNAVAILABLE',
@@ -44,15 +37,13 @@ export const ERROR_CODES = {
   internal: 'INTERNAL_ERROR',
 } as const;
 
-/** The realm of the Basic challenge (docs/contract.md §3.3). */
+/** docs/contract.md §3.3. */
 export const WWW_AUTHENTICATE = 'Basic realm="inventario", charset="UTF-8"';
 
-/** Retry-After of an UnavailableError that does not name its own. */
 const DEFAULT_RETRY_AFTER_SECONDS = 5;
-/** Retry-After of an idempotency key in use: a write takes well under a second. */
+/** A write takes well under a second. */
 const KEY_IN_USE_RETRY_AFTER_SECONDS = 1;
 
-/** Every REST error body: `{error, mensaje, detalles?}` (plus the safe-delete conflict's own fields). */
 export interface ErrorBody {
   error: string;
   mensaje: string;
@@ -60,18 +51,13 @@ export interface ErrorBody {
   [extra: string]: unknown;
 }
 
-/** An HTTP answer to a failure. */
 export interface HttpFailure {
   status: number;
   body: ErrorBody;
   headers?: Record<string, string>;
 }
 
-/**
- * THE mapping of the closed set of errors to HTTP (docs/contract.md §3.2), once
- * for every route. Returns undefined for anything outside the set, which
- * the middleware answers as a 500 with a log id.
- */
+/** THE mapping of the closed set of errors to HTTP (docs/contract.md §3.2), once for every route. */
 export function httpFailureOf(err: unknown): HttpFailure | undefined {
   // Before InvalidArgumentError, which it extends: the request is well formed, the key is not this request's.
   if (err instanceof IdempotencyKeyReusedError) {
@@ -86,13 +72,11 @@ export function httpFailureOf(err: unknown): HttpFailure | undefined {
       body: { error: ERROR_CODES.validation, mensaje: `Datos no válidos: ${err.message}`, detalles: err.violations },
     };
   }
-  // What the request named that does not exist, by field (docs/contract.md §10.2).
   if (err instanceof NoExisteError) return { status: 404, body: { error: ERROR_CODES.notFound, mensaje: err.message, detalles: err.detalles } };
   if (err instanceof NotFoundError) return { status: 404, body: { error: ERROR_CODES.notFound, mensaje: err.message } };
   if (err instanceof RouteNotFoundError) return { status: 404, body: { error: ERROR_CODES.notFound, mensaje: err.message } };
   if (err instanceof AlreadyExistsError) return { status: 409, body: { error: ERROR_CODES.alreadyExists, mensaje: err.message } };
-  // The spec's conflict body: the products that hold the warehouse (the
-  // first ones, bounded), its id as a string, and how many there are (added).
+  // docs/contract.md §2.7.
   if (err instanceof BodegaConProductosError) {
     return {
       status: 409,
@@ -169,21 +153,14 @@ export function httpFailureOf(err: unknown): HttpFailure | undefined {
   return undefined;
 }
 
-/** What the router's URIError means: a `%` in the path not followed by two hex digits of valid UTF-8. */
 const URL_MAL_CODIFICADA = 'La ruta contiene una secuencia de escape % mal formada (se espera % seguido de dos dígitos hexadecimales de UTF-8 válido)';
 
-/** The text of a library's client error: the router's undecodable path, or a generic one. */
 function clientErrorText(err: unknown): string {
   if (err instanceof URIError) return URL_MAL_CODIFICADA;
   return 'La petición no es válida';
 }
 
-/**
- * The one error middleware of the app (REST, GraphQL and docs routers
- * share it): a known error gets its status and `{error, mensaje, detalles?}`;
- * anything else is a 500 whose body carries only a log id, the error itself
- * (stack, driver or downstream text) going to the log.
- */
+/** Anything unknown is a 500 whose body carries only a log id; the error itself goes to the log. */
 export function createErrorMiddleware(logger: Logger): ErrorRequestHandler {
   return (err: unknown, req, res, next) => {
     if (res.headersSent) {
@@ -203,7 +180,7 @@ export function createErrorMiddleware(logger: Logger): ErrorRequestHandler {
   };
 }
 
-/** The JSON 404 for a path no router answers; mount after every router, before the error middleware. */
+/** Mount after every router, before the error middleware. */
 export const notFoundHandler: RequestHandler = (req, _res, next) => {
   next(new RouteNotFoundError(req.method, req.path));
 };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_COMENTARIO, MAX_INT32, MAX_UNSIGNED_INT } from '@inventario/platform';
+import { MAX_COMENTARIO, MAX_INT32, MAX_UNSIGNED_INT, textoHasta } from '@inventario/platform';
 import {
   MOTIVOS_MOVIMIENTO,
   MOTIVOS_POR_TIPO,
@@ -8,16 +8,16 @@ import {
   type MovimientoInput,
   type TransferenciaInput,
 } from '../inventario/model';
-import { entero, textoHasta } from './rest-fields';
-import { parseBody } from './validate';
+import { entero, parseBody } from './rest-fields';
 
 /**
- * The bodies of the stock routes (docs/contract.md §10.2). Field formats
- * here; the rules of the levels (stock, capacity) are bodega-svc's.
+ * The bodies of the stock routes (docs/contract.md §10.2), whose messages
+ * the GraphQL stock inputs share. Field formats here; the rules of the
+ * levels (stock, capacity) are bodega-svc's.
  */
 
-const MENSAJES = {
-  tipo: `debe ser uno de ${TIPOS_MOVIMIENTO_REGISTRABLES.join(', ')} (una transferencia tiene su propia ruta)`,
+export const STOCK_MENSAJES = {
+  tipo: (transferencia: string) => `debe ser uno de ${TIPOS_MOVIMIENTO_REGISTRABLES.join(', ')} (una transferencia ${transferencia})`,
   motivo: `debe ser uno de ${MOTIVOS_MOVIMIENTO.join(', ')}`,
   motivoDeTipo: (tipo: string, admitidos: readonly string[]) => `no es un motivo de ${tipo} (admitidos: ${admitidos.join(', ')})`,
   cantidadPositiva: 'debe ser al menos 1 en una ENTRADA o una SALIDA',
@@ -43,16 +43,16 @@ export const asignacionSchema = z
 export const movimientoSchema = z
   .strictObject({
     productoId: productoId(),
-    tipo: z.enum(TIPOS_MOVIMIENTO_REGISTRABLES, { error: MENSAJES.tipo }),
+    tipo: z.enum(TIPOS_MOVIMIENTO_REGISTRABLES, { error: STOCK_MENSAJES.tipo('tiene su propia ruta') }),
     cantidad: entero(0, MAX_INT32),
-    motivo: z.enum(MOTIVOS_MOVIMIENTO, { error: MENSAJES.motivo }).optional(),
+    motivo: z.enum(MOTIVOS_MOVIMIENTO, { error: STOCK_MENSAJES.motivo }).optional(),
     comentario: comentario(),
   })
   .superRefine((body, ctx) => {
-    if (body.tipo !== 'AJUSTE' && body.cantidad < 1) ctx.addIssue({ code: 'custom', path: ['cantidad'], message: MENSAJES.cantidadPositiva });
+    if (body.tipo !== 'AJUSTE' && body.cantidad < 1) ctx.addIssue({ code: 'custom', path: ['cantidad'], message: STOCK_MENSAJES.cantidadPositiva });
     const admitidos = MOTIVOS_POR_TIPO[body.tipo];
     if (body.motivo !== undefined && !admitidos.includes(body.motivo)) {
-      ctx.addIssue({ code: 'custom', path: ['motivo'], message: MENSAJES.motivoDeTipo(body.tipo, admitidos) });
+      ctx.addIssue({ code: 'custom', path: ['motivo'], message: STOCK_MENSAJES.motivoDeTipo(body.tipo, admitidos) });
     }
   })
   .meta({
@@ -71,26 +71,13 @@ export const transferenciaSchema = z
     cantidad: entero(1, MAX_INT32),
     comentario: comentario(),
   })
-  .superRefine((body, ctx) => {
-    if (body.origenId === body.destinoId) ctx.addIssue({ code: 'custom', path: ['destinoId'], message: MENSAJES.mismaBodega });
-  })
+  .refine((body) => body.origenId !== body.destinoId, { path: ['destinoId'], message: STOCK_MENSAJES.mismaBodega })
   .meta({ description: 'Mueve unidades de una bodega a otra (distinta) en una sola operación.' });
 
 /** POST /api/operaciones/{id}/reverso: an optional comentario, or no body at all. */
 export const reversoSchema = z.strictObject({ comentario: comentario() }).meta({ description: 'Opcional: la petición puede no traer cuerpo.' });
 
-export function parseAsignacion(body: unknown): AsignacionInput {
-  return parseBody(asignacionSchema, body);
-}
-
-export function parseMovimiento(body: unknown): MovimientoInput {
-  return parseBody(movimientoSchema, body);
-}
-
-export function parseTransferencia(body: unknown): TransferenciaInput {
-  return parseBody(transferenciaSchema, body);
-}
-
-export function parseReverso(body: unknown): { comentario?: string | null } {
-  return body === undefined ? {} : parseBody(reversoSchema, body);
-}
+export const parseAsignacion = (body: unknown): AsignacionInput => parseBody(asignacionSchema, body);
+export const parseMovimiento = (body: unknown): MovimientoInput => parseBody(movimientoSchema, body);
+export const parseTransferencia = (body: unknown): TransferenciaInput => parseBody(transferenciaSchema, body);
+export const parseReverso = (body: unknown): { comentario?: string | null } => (body === undefined ? {} : parseBody(reversoSchema, body));

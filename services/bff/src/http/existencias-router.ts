@@ -9,24 +9,17 @@ import { malformedPathId, parseMovimientoQuery, parsePathId } from './request-pa
 import { existenciaJson, existenciaJsonText, movimientoJson, operacionJson, sendJson } from './rest-json';
 import { etagOf, sendRecord, writeOptionsOf } from './safe-write-headers';
 
-/** Where an operation is read, under the prefix the client used (`/api` or `/api/v1`). */
+/** Under the prefix the client used. */
 function operacionLocation(req: Request, operacion: Operacion): string {
   return `${req.baseUrl}/operaciones/${operacion.id}`;
 }
 
-/**
- * The stock routes of docs/contract.md §10.2, mounted once per API prefix.
- * Writes take Idempotency-Key; the writes of one level (an assignment, a
- * removal, a movement) If-Match with the level's version, which its reads
- * answer as ETag. GET /bodegas/{id}/productos, which merges stock into the
- * warehouse's listing, stays in bodegas-router.ts. Failures go to the app's
- * error middleware.
- */
+/** The stock routes of docs/contract.md §10.2; the writes of one level take If-Match with its version. */
 export function createExistenciasRouter(inventario: InventarioApi, sendJsonArray: JsonArraySender): express.Router {
   const router = express.Router();
   const body = jsonBody();
 
-  /** The older gateway's call: sets the units, answers 200 with the level's ETag. */
+  /** The older gateway's call. */
   router.post<'/bodegas/:id/productos'>('/bodegas/:id/productos', body, async (req, res) => {
     const { id, input, write } = validateFields({
       id: () => parsePathId(req.params.id),
@@ -43,7 +36,7 @@ export function createExistenciasRouter(inventario: InventarioApi, sendJsonArray
     });
   });
 
-  /** The older gateway's call: writes the units out, removes the level, unassigns the product. */
+  /** The older gateway's call. */
   router.delete('/bodegas/:id/productos/:productoId', async (req, res) => {
     const { id, productoId, write } = validateFields({
       id: () => parsePathId(req.params.id),
@@ -59,7 +52,6 @@ export function createExistenciasRouter(inventario: InventarioApi, sendJsonArray
     });
   });
 
-  /** The warehouse's levels, streamed a page at a time inside the object (json-array-stream.ts). */
   router.get('/bodegas/:id/existencias', async (req, res) => {
     const { bodega, pages } = await inventario.existenciasDeBodega(callerOf(res), parsePathId(req.params.id));
     const before = JSON.stringify({ bodegaId: bodega.id, capacidad: bodega.capacidad, ocupacion: bodega.ocupacion });
@@ -133,7 +125,6 @@ export function createExistenciasRouter(inventario: InventarioApi, sendJsonArray
     });
   });
 
-  // After the routes: `%zz` where an id goes is a 400 naming id.
   router.use(malformedPathId);
   return router;
 }

@@ -24,41 +24,28 @@ export interface HttpAppDeps {
   health: HealthChecker;
   logger: Logger;
   credentials: Credentials;
-  /** Requests per minute and client IP; 0 = no limit. */
+  /** 0 = no limit. */
   rateLimitPerMinute: number;
-  /** Failed authentications per client IP in 15 minutes before it gets 429; 0 or absent = no limit. */
+  /** 0 or absent = no limit. */
   authFailuresPer15Min?: number;
-  /** Proxy hops whose X-Forwarded-For names the client (Express `trust proxy`). */
   trustProxyHops: number;
-  /** ENABLE_INIT, for GraphQL's inicializarBaseDatos. */
   enableInit: boolean;
-  /** Node cap and deadline of each GraphQL request; default the GraphQL handler's. */
   graphqlLimits?: ExecutionLimits;
   /** False once shutdown started: readiness DOWN, connections closed after each response. */
   accepting: () => boolean;
-  /** HTTP RED metrics by route template (served on METRICS_PORT, never here). */
+  /** Served on METRICS_PORT, never here. */
   httpMetrics: HttpMetrics;
-  /** How long a streamed list waits for a client to take a write before cutting it off (HTTP_WRITE_TIMEOUT_MS); default 30 s. */
   writeTimeoutMs?: number;
 }
 
-/** The public prefixes: `/api`, and `/api/v1` as its alias (docs/contract.md §2.1). */
+/** `/api/v1` is an alias of `/api` (docs/contract.md §2.1). */
 export const API_PREFIXES = ['/api', '/api/v1'];
 
-/**
- * The BFF's express app, in the order a request meets it: its trace span;
- * metrics; request log; a declared body over 1 MiB refused (413) on any
- * route; the public health probes; rate limit (before auth, so guessing
- * passwords is limited too); Basic auth with its failed-authentication
- * limit; OPTIONS answered from the route table; GraphQL (which reads its own
- * body); the API docs; the REST routers (JSON bodies only); a JSON 404; and
- * the one error middleware that maps every failure to HTTP.
- */
+/** The order a request meets these is docs/contract.md §3.4's. */
 export function createHttpApp(deps: HttpAppDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', deps.trustProxyHops);
-  // Routes are matched case-sensitively and /api/productos/ is /api/productos.
   app.set('case sensitive routing', true);
 
   // First: the request's span is active for everything after it, logs included; probes are not traced.
@@ -66,7 +53,7 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
   app.use(httpMetricsMiddleware(deps.httpMetrics));
   app.use(createRequestLog(deps.logger));
   app.use((_req, res, next) => {
-    // While shutting down, every answer closes its connection so keep-alive clients move on.
+    // Keep-alive clients move on while shutting down.
     if (!deps.accepting()) res.set('Connection', 'close');
     next();
   });

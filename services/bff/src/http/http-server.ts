@@ -3,11 +3,8 @@ import type { Logger } from '@inventario/platform';
 import { createClientErrorHandler } from './client-error';
 
 /**
- * How long a client may take (HTTP_*_TIMEOUT_MS): to send its headers
- * (the slowloris bound), to send the whole request, and to stay idle on a
- * keep-alive connection. The keep-alive default (65 s) is longer than the
- * idle timeout of a proxy in front (Envoy, a cloud load balancer: 60 s), so
- * the proxy never sends on a connection we are closing.
+ * HTTP_*_TIMEOUT_MS (docs/contract.md §8.4). Keep-alive (65 s) outlasts a proxy's idle timeout
+ * (60 s), so the proxy never sends on a connection we are closing.
  */
 export interface HttpTimeouts {
   headersMs: number;
@@ -15,30 +12,17 @@ export interface HttpTimeouts {
   keepAliveMs: number;
 }
 
-/**
- * How often Node looks for connections past those timeouts (its default,
- * 30 s, would let a slow client hold a connection up to 30 s longer than
- * the configured bound).
- */
+/** Node's default, 30 s, would let a slow client hold a connection up to 30 s past its bound. */
 function checkingIntervalMs(timeouts: HttpTimeouts): number {
   return Math.max(50, Math.min(1000, Math.floor(timeouts.headersMs / 4)));
 }
 
 export interface StartedHttpServer {
-  /** The bound port (the real one when asked for 0). */
   port: number;
-  /**
-   * Stops accepting connections; idle keep-alive connections close at
-   * once, busy ones as soon as their response is sent; whatever still runs
-   * after `graceMs` is cut.
-   */
+  /** Idle keep-alive connections close at once, busy ones after their response; the rest is cut after `graceMs`. */
   close(graceMs: number): Promise<void>;
 }
 
-/**
- * A Node HTTP server for `app` with bounded header, request and idle times,
- * listening on `host:port`; requests its parser refuses get a JSON error too.
- */
 export async function startHttpServer(app: RequestListener, port: number, host: string, timeouts: HttpTimeouts, logger: Logger): Promise<StartedHttpServer> {
   const server = createServer(
     {

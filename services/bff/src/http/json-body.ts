@@ -2,29 +2,23 @@ import express, { type RequestHandler } from 'express';
 import { parse } from 'lossless-json';
 import { bodyReadFailure, MAX_BODY_BYTES, RequestBodyError } from './http-errors';
 
-/** Methods whose body the REST routes read. */
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
-/** A body is there when it is chunked or has a non-zero length (an empty POST is "no body", a 400 later). */
+/** An empty POST is "no body", a 400 later. */
 function hasBody(headers: Record<string, string | string[] | undefined>): boolean {
   const length = headers['content-length'];
   return headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
-/** The start of a parse error's text: enough to find the problem, never the whole body. */
+/** Enough to find the problem, never the whole body. */
 function reason(err: unknown): string {
   const text = err instanceof Error ? err.message : String(err);
   return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
 
 /**
- * The REST body reader: JSON only (other content types 415), at most
- * MAX_BODY_BYTES (413), malformed JSON or a body that does not decompress
- * 400, an unknown Content-Encoding 415, all as RequestBodyError for the
- * error middleware. Parsed with lossless-json so every number keeps the
- * exact text the client sent (a price never passes through a float); the
- * routes read numbers as LosslessNumber. Leaves `req.body` undefined when
- * there is no body.
+ * The REST body reader (docs/contract.md §3.2). lossless-json keeps every number's exact text (a
+ * price never passes through a float); `req.body` stays undefined when there is no body.
  */
 export function jsonBody(): RequestHandler {
   const readText = express.text({ type: () => true, limit: MAX_BODY_BYTES });

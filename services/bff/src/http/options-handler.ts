@@ -1,9 +1,8 @@
 import type { RequestHandler } from 'express';
-import type { OpenApiDocument } from '../openapi/openapi-types';
+import type { OpenAPIObject } from 'openapi3-ts/oas31';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
-/** One path of the API: its template as a regular expression and the Allow header it answers. */
 interface AllowedRoute {
   pattern: RegExp;
   allow: string;
@@ -27,15 +26,11 @@ function normalize(path: string): string {
 }
 
 /**
- * Answers OPTIONS from the API's route table, the OpenAPI document (which
- * the contract tests keep equal to the routes): a documented path is 204
- * with `Allow` (its methods, HEAD beside GET, and OPTIONS) and no body.
- * Anything else passes through; an OPTIONS no route answers ends in the
- * app's JSON 404 like any unknown route. Without it Express answers OPTIONS
- * itself, in text/plain, naming whatever methods its routers hold.
+ * OPTIONS from the OpenAPI document, which the contract tests keep equal to the routes; Express
+ * would answer in text/plain, naming whatever methods its routers hold.
  */
-export function createOptionsHandler(document: OpenApiDocument): RequestHandler {
-  const routes: AllowedRoute[] = Object.entries(document.paths).map(([template, item]) => {
+export function createOptionsHandler(document: OpenAPIObject): RequestHandler {
+  const routes: AllowedRoute[] = Object.entries(document.paths ?? {}).map(([template, item]) => {
     const methods = METHODS.filter((method) => item[method] !== undefined).map((method) => method.toUpperCase());
     if (methods.includes('GET')) methods.push('HEAD');
     return { pattern: patternOf(normalize(template)), allow: [...methods, 'OPTIONS'].join(', ') };

@@ -1,28 +1,25 @@
 import { z } from 'zod';
-import { MAX_INT32, MAX_UNSIGNED_INT } from '@inventario/platform';
+import { MAX_INT32, MAX_UNSIGNED_INT, nombre, textoLibre } from '@inventario/platform';
 import type { ProductoInput, ProductoPatch } from '../inventario/model';
-import { entero, nombre, opcionalNoNulo, precio, textoLibre } from './rest-fields';
-import { parseBody } from './validate';
+import { entero, opcionalNoNulo, parseBody, precio } from './rest-fields';
 
-const campos = {
-  descripcion: textoLibre().nullish().meta({ description: 'Texto libre opcional, de a lo sumo 65535 bytes en UTF-8.' }),
-  bodegaId: entero(1, MAX_UNSIGNED_INT).nullish().meta({ description: 'Bodega que guarda el producto, o null. Debe existir (si no, 400).' }),
-};
+const descripcion = textoLibre().nullish().meta({ description: 'Texto libre opcional, de a lo sumo 65535 bytes en UTF-8.' });
+const bodegaId = entero(1, MAX_UNSIGNED_INT).nullish().meta({ description: 'Bodega que guarda el producto, o null. Debe existir (si no, 400).' });
 const cantidadEnStock = () => entero(0, MAX_INT32).meta({ description: 'Unidades en existencia.' });
 
 /** POST /api/productos (docs/contract.md §2.5): nombre, precio and cantidadEnStock required. */
 export const productoCreateSchema = z
-  .strictObject({ nombre: nombre(), descripcion: campos.descripcion, precio: precio(), cantidadEnStock: cantidadEnStock(), bodegaId: campos.bodegaId })
+  .strictObject({ nombre: nombre(), descripcion, precio: precio(), cantidadEnStock: cantidadEnStock(), bodegaId })
   .meta({ description: 'Datos de un producto nuevo. Los campos de solo lectura se ignoran; uno desconocido es un 400.' });
 
 /** PUT /api/productos/{id}: every field optional; null clears descripcion or bodegaId. */
 export const productoPatchSchema = z
   .strictObject({
     nombre: opcionalNoNulo(nombre()),
-    descripcion: campos.descripcion,
+    descripcion,
     precio: opcionalNoNulo(precio()),
     cantidadEnStock: opcionalNoNulo(cantidadEnStock()),
-    bodegaId: campos.bodegaId,
+    bodegaId,
   })
   .meta({
     description:
@@ -32,10 +29,5 @@ export const productoPatchSchema = z
     anyOf: ['nombre', 'descripcion', 'precio', 'cantidadEnStock', 'bodegaId'].map((campo) => ({ required: [campo] })),
   });
 
-export function parseProductoInput(body: unknown): ProductoInput {
-  return parseBody(productoCreateSchema, body);
-}
-
-export function parseProductoPatch(body: unknown): ProductoPatch {
-  return parseBody(productoPatchSchema, body);
-}
+export const parseProductoInput = (body: unknown): ProductoInput => parseBody(productoCreateSchema, body);
+export const parseProductoPatch = (body: unknown): ProductoPatch => parseBody(productoPatchSchema, body);

@@ -9,12 +9,7 @@ import { malformedPathId, parsePathId, parseProductoFilter } from './request-par
 import { productoJson, productoJsonText, sendJson } from './rest-json';
 import { etagOf, sendRecord, writeOptionsOf } from './safe-write-headers';
 
-/**
- * /api/productos (and /api/v1/productos): docs/contract.md §2.2. Every failure
- * is thrown to the app's error middleware (Express 5 forwards rejected
- * handlers), which maps it to HTTP once. The full list is streamed a
- * page at a time (json-array-stream.ts).
- */
+/** docs/contract.md §2.2. Failures are thrown: Express 5 forwards rejected handlers to the error middleware. */
 export function createProductosRouter(inventario: InventarioApi, sendJsonArray: JsonArraySender): express.Router {
   const router = express.Router();
   router.use(jsonBody());
@@ -35,7 +30,6 @@ export function createProductosRouter(inventario: InventarioApi, sendJsonArray: 
       write: () => writeOptionsOf(req, res, { conditional: false }),
     });
     const producto = await inventario.createProducto(callerOf(res), input, write);
-    // Under the prefix the client used: /api/productos/7 or /api/v1/productos/7.
     res.location(`${req.baseUrl}/${producto.id}`);
     res.setHeader('ETag', etagOf(producto.version));
     sendJson(res, 201, productoJson(producto));
@@ -61,7 +55,6 @@ export function createProductosRouter(inventario: InventarioApi, sendJsonArray: 
     res.status(204).end();
   });
 
-  // After the routes: `%zz` where an id goes is a 400 naming id.
   router.use(malformedPathId);
   return router;
 }

@@ -5,13 +5,7 @@ import { TooManyRequestsError } from './http-errors';
 
 const WINDOW_MS = 60_000;
 
-/**
- * At most `perMinute` requests per client IP and minute (express-rate-limit,
- * in-memory: per replica). Mounted before authentication, so guessing
- * passwords is limited too. Over the limit: TooManyRequestsError (429 +
- * Retry-After) through the error middleware. The client IP honours the
- * app's `trust proxy` hops (TRUST_PROXY_HOPS, 1 behind Envoy).
- */
+/** Per client IP and replica (docs/contract.md §3.4); before authentication, so it limits guessing too. */
 export function createRateLimit(perMinute: number, logger: Logger): RequestHandler {
   return rateLimit({
     windowMs: WINDOW_MS,
@@ -24,7 +18,6 @@ export function createRateLimit(perMinute: number, logger: Logger): RequestHandl
       error: (err: unknown, message?: string) => logger.error({ err }, message ?? 'express-rate-limit'),
     },
     handler: (req, _res, next) => {
-      // express-rate-limit leaves its count on the request (requestPropertyName).
       next(TooManyRequestsError.until((req as Request & { rateLimit?: RateLimitInfo }).rateLimit?.resetTime, WINDOW_MS));
     },
   });

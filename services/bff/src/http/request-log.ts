@@ -2,15 +2,10 @@ import type { RequestHandler } from 'express';
 import type { Logger } from '@inventario/platform';
 import { authenticatedCaller } from './auth';
 
-/** Paths of the probes: logged at debug, or they would drown the rest. */
+/** Probes are logged at debug, or they would drown the rest. */
 const PROBE_PREFIX = '/actuator/health';
 
-/**
- * One log line per request once it is answered (or the client went away):
- * method, path (no query string: it may carry search text), status, time
- * taken, and the authenticated user. Never a header: Authorization stays
- * out of the logs.
- */
+/** No query string (it may carry search text) and never a header (Authorization stays out of the logs). */
 export function createRequestLog(logger: Logger): RequestHandler {
   return (req, res, next) => {
     const started = process.hrtime.bigint();

@@ -1,13 +1,11 @@
 import type { ErrorRequestHandler } from 'express';
 import { z } from 'zod';
-import { ID_MENSAJES, InvalidArgumentError, MAX_INT32, MAX_TEXTO, MAX_UNSIGNED_INT } from '@inventario/platform';
+import { ID_MENSAJES, integerFromNumberText, InvalidArgumentError, MAX_INT32, MAX_TEXTO, MAX_UNSIGNED_INT, parseFields } from '@inventario/platform';
 import { TIPOS_MOVIMIENTO, type CursorPage, type MovimientoFilter, type ProductoFilter } from '../inventario/model';
 import { clientStatusOf } from './http-errors';
-import { integerFromNumberText } from './json-number';
 import { MENSAJES } from './rest-fields';
-import { parseWith } from './validate';
 
-/** Largest `limit` of a product list: the services' page size. */
+/** The services' page size. */
 export const MAX_LIMIT = 1000;
 
 export const PARAM_MENSAJES = {
@@ -21,12 +19,10 @@ export const PARAM_MENSAJES = {
   cursor: 'debe ser el siguienteCursor de la página anterior',
 } as const;
 
-/** A query parameter as a string, or the reason it is not one (repeated, nested). */
 function queryText() {
   return z.string({ error: (issue) => (Array.isArray(issue.input) ? PARAM_MENSAJES.repetido : MENSAJES.texto) });
 }
 
-/** A whole number in plain digits within [min, max]. */
 function queryInteger(min: number, max: number) {
   return queryText()
     .regex(/^-?\d{1,15}$/, PARAM_MENSAJES.entero)
@@ -39,17 +35,12 @@ function queryInteger(min: number, max: number) {
     .meta({ type: 'integer', minimum: min, maximum: max });
 }
 
-/**
- * The query of a route: exactly `shape`'s parameters. An unknown one (a
- * typo such as `bodegaid`, or `bodegaId[]`) is a 400 naming it, never
- * silently ignored: ignoring it would answer the unfiltered list as if it
- * were the filtered one.
- */
+/** An unknown parameter (a typo such as `bodegaid`) is a 400: ignored, the unfiltered list would pass as filtered. */
 function parseQuery<S extends z.ZodRawShape>(shape: S, query: unknown): z.output<z.ZodObject<S>> {
-  return parseWith(z.strictObject(shape), query, { root: 'query', desconocido: PARAM_MENSAJES.desconocido(Object.keys(shape)) });
+  return parseFields(z.strictObject(shape), query, 'query', PARAM_MENSAJES.desconocido(Object.keys(shape)));
 }
 
-/** GET /api/productos: optional limit, offset, bodegaId and q, nothing else. */
+/** docs/contract.md §2.4. */
 export const productoFilterShape = {
   limit: queryInteger(1, MAX_LIMIT).optional(),
   offset: queryInteger(0, MAX_INT32).optional(),
@@ -70,7 +61,6 @@ export function parseProductoFilter(query: unknown): ProductoFilter {
   return filter;
 }
 
-/** An id in a path: a positive whole number within INT UNSIGNED, else InvalidArgumentError naming `campo` (`id`, `productoId`). */
 export function parsePathId(text: string | undefined, campo = 'id'): number {
   if (text === undefined || !/^\d{1,15}$/.test(text)) throw InvalidArgumentError.field(campo, ID_MENSAJES.positivo);
   const result = integerFromNumberText(text, 1, MAX_UNSIGNED_INT);
@@ -78,10 +68,9 @@ export function parsePathId(text: string | undefined, campo = 'id'): number {
   return result.ok;
 }
 
-/** `YYYY-MM-DD` or `YYYY-MM-DDTHH:mm:ss[Z]`, a real UTC instant (no 2026-02-30, no 24:00:00). */
 const FECHA = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2}):(\d{2})Z?)?$/;
 
-/** The instant `text` names, or undefined when it is not a real one (Date.UTC rolls 2026-02-30 over to March: it must read back). */
+/** Date.UTC rolls 2026-02-30 over to March: a real instant reads back. */
 function fechaOf(text: string): Date | undefined {
   const match = FECHA.exec(text);
   if (!match) return undefined;
@@ -108,7 +97,7 @@ function queryFecha() {
     .meta({ type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}Z?)?$' });
 }
 
-/** GET /api/movimientos: filters, a page size and the cursor of the page before (docs/contract.md §10.2). */
+/** docs/contract.md §10.2. */
 export const movimientoFilterShape = {
   bodegaId: queryInteger(1, MAX_UNSIGNED_INT).optional(),
   productoId: queryInteger(1, MAX_UNSIGNED_INT).optional(),
@@ -136,7 +125,7 @@ export function parseMovimientoQuery(query: unknown): { filter: MovimientoFilter
   return { filter, page };
 }
 
-/** DELETE /api/bodegas/{id}: only `force`, absent meaning false; only `true` and `false` are accepted. */
+/** docs/contract.md §2.4. */
 export const deleteBodegaShape = {
   force: z
     .enum(['true', 'false'], { error: (issue) => (Array.isArray(issue.input) ? PARAM_MENSAJES.repetido : PARAM_MENSAJES.booleano) })
@@ -149,12 +138,8 @@ export function parseForce(query: unknown): boolean {
 }
 
 /**
- * The error handler of a router whose path parameters are ids. The router
- * decodes path parameters before any route runs, and a `%` that does not
- * start a valid escape (`/productos/%zz`) makes it fail with a URIError
- * (status 400): that is a malformed id like any other, so it becomes the
- * same 400 naming `id` (the router cannot tell which parameter failed).
- * Mount it after the routes.
+ * A bad `%` escape in a path (`/productos/%zz`) fails the router's decoding before any route runs:
+ * a malformed id like any other, so a 400 naming `id`. Mount it after the routes.
  */
 export const malformedPathId: ErrorRequestHandler = (err, _req, _res, next) => {
   next(err instanceof URIError && clientStatusOf(err) === 400 ? InvalidArgumentError.field('id', PARAM_MENSAJES.idMalCodificado) : err);

@@ -2,10 +2,7 @@ import type { Response } from 'express';
 import { isNumber, LosslessNumber, stringify } from 'lossless-json';
 import type { Bodega, Existencia, Movimiento, Operacion, Producto, ProductoDeBodega } from '../inventario/model';
 
-/**
- * The REST bodies. `precio` is a JSON number written from the stored
- * decimal text as is (`19.90`), so no float ever rounds it on the way out.
- */
+/** The REST bodies (docs/contract.md §2.3): `precio` is the stored decimal text as is, never rounded by a float. */
 
 export function productoJson(p: Producto) {
   return {
@@ -34,12 +31,10 @@ export function bodegaJson(b: Bodega) {
   };
 }
 
-/** An item of GET /api/bodegas/{id}/productos (docs/contract.md §2.3). */
 export function productoDeBodegaJson(p: ProductoDeBodega) {
   return { id: p.id, nombre: p.nombre, cantidad: p.cantidad, precio: new LosslessNumber(p.precio) };
 }
 
-/** A stock level (docs/contract.md §10.2); no number needs lossless-json. */
 export function existenciaJson(e: Existencia) {
   return {
     bodegaId: e.bodegaId,
@@ -52,12 +47,10 @@ export function existenciaJson(e: Existencia) {
   };
 }
 
-/** JSON.stringify(existenciaJson(e)), for the rows of a streamed list. */
 export function existenciaJsonText(e: Existencia): string {
   return JSON.stringify(existenciaJson(e));
 }
 
-/** A ledger line. */
 export function movimientoJson(m: Movimiento) {
   return {
     id: m.id,
@@ -76,7 +69,6 @@ export function movimientoJson(m: Movimiento) {
   };
 }
 
-/** An operation with its lines. */
 export function operacionJson(o: Operacion) {
   return {
     id: o.id,
@@ -90,7 +82,6 @@ export function operacionJson(o: Operacion) {
   };
 }
 
-/** Sends `body` as JSON, LosslessNumbers written verbatim. */
 export function sendJson(res: Response, status: number, body: unknown): void {
   res
     .status(status)
@@ -98,26 +89,17 @@ export function sendJson(res: Response, status: number, body: unknown): void {
     .send(stringify(body) ?? 'null');
 }
 
-/**
- * `text` as a JSON number, verbatim: the decimal text the service read from
- * its DECIMAL column (`19.90`). LosslessNumber refuses the same texts, so
- * an invalid number never reaches the wire.
- */
+/** LosslessNumber refuses the same texts, so an invalid number never reaches the wire. */
 function numberJson(text: string): string {
   if (!isNumber(text)) throw new Error(`Invalid number: ${JSON.stringify(text)}`);
   return text;
 }
 
-/** A nullable string or number as JSON. */
 const nullableJson = (value: string | number | null) => (value === null ? 'null' : JSON.stringify(value));
 
 /**
- * stringify(productoJson(p)), for the rows of a streamed list: the same
- * bytes (field order, escapes, `precio` verbatim), written as one template
- * with native JSON.stringify for each string and no object built per row,
- * since a list writes one of these per product (docs/decisions.md, "Lists
- * at database speed"). The numbers are the service's integers, which JSON
- * and template literals write alike.
+ * The bytes of stringify(productoJson(p)) with no object built per row, since a list writes one
+ * per product (docs/decisions.md, "Lists at database speed").
  */
 export function productoJsonText(p: Producto): string {
   return (
@@ -127,12 +109,10 @@ export function productoJsonText(p: Producto): string {
   );
 }
 
-/** stringify(productoDeBodegaJson(p)), for the rows of a streamed list (as productoJsonText). */
 export function productoDeBodegaJsonText(p: ProductoDeBodega): string {
   return `{"id":${p.id},"nombre":${JSON.stringify(p.nombre)},"cantidad":${p.cantidad},"precio":${numberJson(p.precio)}}`;
 }
 
-/** stringify(bodegaJson(b)): no number needs lossless-json in a warehouse. */
 export function bodegaJsonText(b: Bodega): string {
   return JSON.stringify(bodegaJson(b));
 }

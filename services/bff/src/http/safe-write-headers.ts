@@ -3,33 +3,23 @@ import { IDEMPOTENCY_KEY_MENSAJE, InvalidArgumentError, isIdempotencyKey, MAX_UN
 import type { WriteOptions } from '../inventario/model';
 
 /**
- * The HTTP face of safe writes (docs/contract.md §9): a record's version is
- * its strong ETag, `"<version>"`; PUT and DELETE take If-Match, and every
- * write takes Idempotency-Key. A warehouse's ETag also carries its occupancy,
- * `"<version>.<ocupacion>"`: the occupancy is part of what a GET answers
- * but not of the version (stock moving is not an edit of the warehouse), so
- * a GET is 304 only while both are unchanged, and If-Match compares the
- * version alone.
+ * The HTTP face of safe writes (docs/contract.md §9): a record's ETag is `"<version>"`. A
+ * warehouse's is `"<version>.<ocupacion>"`: stock moving changes what a GET answers but is not an
+ * edit, so a GET is 304 only while both are unchanged, and If-Match compares the version alone.
  */
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 export const IF_MATCH_HEADER = 'If-Match';
-/** Set on a response replayed from an idempotency record. */
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
 
-/** The ETag of a record at `version` (and, for a warehouse, holding `ocupacion` units). */
 export function etagOf(version: number, ocupacion?: number): string {
   return ocupacion === undefined ? `"${version}"` : `"${version}.${ocupacion}"`;
 }
 
-/** One entity tag, weak or strong (RFC 9110 §8.8.3). */
+/** RFC 9110 §8.8.3. */
 const ENTITY_TAG = /^(W\/)?"([\x21\x23-\x7e\x80-\xff]*)"$/;
 
-/**
- * The tags of an If-Match / If-None-Match list, or undefined when the value
- * is not a list of entity tags. Tags hold no commas in practice (ours are
- * digits), so the list splits on commas.
- */
+/** Undefined when `value` is no list of entity tags; ours hold no commas, so the list splits on them. */
 function entityTags(value: string): { weak: boolean; opaque: string }[] | undefined {
   const tags = [];
   for (const part of value.split(',')) {
@@ -46,11 +36,8 @@ const MENSAJES = {
 } as const;
 
 /**
- * If-Match as the version a write expects: `*` (the record must exist) or
- * the number of its one strong ETag. A tag that cannot be one of ours (weak,
- * which strong comparison never matches, or not a version number) can never
- * match: version 0, which no record has, so the service answers 412 with the
- * current version.
+ * A tag that cannot be one of ours (weak, or no version number) becomes version 0, which no record
+ * has, so the service answers 412 with the current version.
  */
 function parseIfMatch(value: string): number | '*' {
   if (value.trim() === '*') return '*';
@@ -58,18 +45,12 @@ function parseIfMatch(value: string): number | '*' {
   if (!tags || tags.length === 0) throw InvalidArgumentError.field(IF_MATCH_HEADER, MENSAJES.ifMatch);
   if (tags.length > 1) throw InvalidArgumentError.field(IF_MATCH_HEADER, MENSAJES.unaEtiqueta);
   const [tag] = tags;
-  // A warehouse's "<version>.<ocupacion>" names its version by the part before the dot.
   const version = tag && !tag.weak ? /^([1-9]\d{0,9})(?:\.\d{1,10})?$/.exec(tag.opaque)?.[1] : undefined;
   if (version === undefined || Number(version) > MAX_UNSIGNED_INT) return 0;
   return Number(version);
 }
 
-/**
- * The WriteOptions of a REST write: its Idempotency-Key (1 to 255 visible
- * ASCII characters, else a 400 naming the header), its If-Match when the
- * method is conditional (PUT, DELETE), and a replay marks the response
- * `Idempotent-Replayed: true`.
- */
+/** If-Match counts only when the method is conditional (PUT, DELETE). */
 export function writeOptionsOf(req: Request, res: Response, { conditional }: { conditional: boolean }): WriteOptions {
   const write: WriteOptions = { onReplay: () => res.setHeader(REPLAYED_HEADER, 'true') };
   // Node joins a repeated header with ", ", which no key can hold (no spaces).
@@ -83,11 +64,7 @@ export function writeOptionsOf(req: Request, res: Response, { conditional }: { c
   return write;
 }
 
-/**
- * Whether If-None-Match names the record's current ETag (weak comparison,
- * `*` matching any): then a GET answers 304. A malformed header is ignored
- * (the full answer is always correct).
- */
+/** Weak comparison; a malformed If-None-Match is ignored (the full answer is always correct). */
 export function notModified(req: Request, etag: string): boolean {
   const value = req.headers['if-none-match'];
   if (value === undefined) return false;
@@ -95,7 +72,6 @@ export function notModified(req: Request, etag: string): boolean {
   return entityTags(value)?.some((tag) => `"${tag.opaque}"` === etag) ?? false;
 }
 
-/** Answers a GET of a record: 304 when the client holds its ETag (etagOf), else 200 with `body`; both with the ETag. */
 export function sendRecord(req: Request, res: Response, etag: string, send: () => void): void {
   res.setHeader('ETag', etag);
   if (notModified(req, etag)) {

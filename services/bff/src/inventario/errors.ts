@@ -1,23 +1,14 @@
 import { FailedPreconditionError, NotFoundError, UnavailableError, type FieldViolation } from '@inventario/platform';
 import type { Producto } from './model';
 
-/**
- * The BFF's additions to the platform's closed set of domain errors. Each is
- * mapped to HTTP once (src/http/error-middleware.ts) and to GraphQL once
- * (src/graphql).
- */
+/** The BFF's additions to the platform's domain errors, each mapped once to HTTP and once to GraphQL. */
 
-/**
- * Safe delete refused: the warehouse still holds `total` products, assigned
- * to it or stocked there (REST 409); `productos` lists the first of them by
- * id, at most PRODUCTO_SAMPLE_LIMITS.
- */
+/** Safe delete refused (docs/contract.md §2.7); `productos` are the first by id, at most PRODUCTO_SAMPLE_LIMITS. */
 export class BodegaConProductosError extends FailedPreconditionError {
   constructor(
     readonly bodegaId: number,
     readonly productos: Producto[],
     readonly total: number = productos.length,
-    /** Whether some are held by their stock rather than their bodegaId: said in the message. */
     readonly conExistencias = false,
   ) {
     const que = conExistencias ? 'asignado(s) o con existencias' : 'asignado(s)';
@@ -26,11 +17,7 @@ export class BodegaConProductosError extends FailedPreconditionError {
   }
 }
 
-/**
- * A NotFoundError that names what is missing as fields of the request
- * (REST 404 with `detalles`): which of a warehouse, a product or an
- * operation the request named does not exist.
- */
+/** A 404 whose `detalles` name the request's fields whose record does not exist. */
 export class NoExisteError extends NotFoundError {
   constructor(readonly detalles: FieldViolation[]) {
     const text = detalles.map((d) => d.mensaje).join('; ');
@@ -43,11 +30,7 @@ export class NoExisteError extends NotFoundError {
   }
 }
 
-/**
- * A write that must be conditional came without its condition: a count
- * (AJUSTE) is of a known state, so it names the level's version (REST 428,
- * RFC 6585). Nothing was written.
- */
+/** A count (AJUSTE) is of a known state, so it must name the level's version (REST 428). */
 export class PreconditionRequiredError extends Error {
   readonly code = 'PRECONDITION_REQUIRED';
   constructor(message: string) {
@@ -59,9 +42,7 @@ export class PreconditionRequiredError extends Error {
 /** A downstream service cannot answer now: it is down or its circuit is open (REST 503 + Retry-After). */
 export class ServicioNoDisponibleError extends UnavailableError {
   constructor(
-    /** e.g. `producto-svc`. */
     readonly servicio: string,
-    /** Seconds after which a retry may succeed (the breaker's reset timeout when open). */
     readonly retryAfterSeconds: number,
     options?: { cause?: unknown },
   ) {

@@ -9,52 +9,31 @@ export interface ExistenciasPorLoteDeps {
 
 /** How one kind of batch reads the level list (see collectPages). */
 interface Lote {
-  /** Where the first call starts (undefined: the start of the list). */
+  /** Undefined: the start of the list. */
   firstToken: string | undefined;
-  /** The list filter naming the parents still asked for. */
   filterOf(pending: number[]): { bodegaIds?: number[]; productoIds?: number[] };
   parentOf(level: Existencia): number;
-  /** Whether a level read belongs to the page at all. */
   keep(level: Existencia): boolean;
   /** The parents, of those still short, that may have levels after `last`. */
   remaining(pending: number[], last: Existencia): number[];
-  /** Where the next call starts, `pending` (ascending, not empty) being the parents it asks for. */
   startAt(pending: number[], last: Existencia, nextPageToken: string): string | undefined;
 }
 
 /**
- * The levels of a batch of warehouses or products (GraphQL's
- * `Bodega.existencias` and `Producto.existencias`, one DataLoader batch per
- * execution level), read as pages of bodega-svc's level list, which is
- * ordered by (warehouse, product). Each call asks only for the parents still
- * short of their page, and starts where the lowest of them has levels left,
- * so a page of one warehouse after a product (`after`) costs no read of the
- * levels before it. The list comes one warehouse after another, so a batch
- * of several parents reads whole downstream pages (PAGE_SIZE levels, within
- * the node cap): while their levels fit in one, whatever each one's `first`,
- * the batch is one call; a warehouse with more levels than that costs calls
- * of its own. A single parent reads only the levels its page needs.
+ * The levels of a batch of warehouses or products (GraphQL's `existencias` DataLoaders), read from
+ * bodega-svc's list ordered by (warehouse, product). Each call asks only for the parents still
+ * short of their page, from where the lowest has levels left, so an `after` costs no read of the
+ * levels before it; a batch whose levels fit in one downstream page is one call.
  */
 export function createExistenciasPorLote({ existencias }: ExistenciasPorLoteDeps): {
   existenciasDeBodegas(caller: Caller, bodegaIds: readonly number[], page?: ExistenciasPorLotePage): Promise<Existencia[]>;
   existenciasDeProductos(caller: Caller, productoIds: readonly number[], page?: ExistenciasPorLotePage): Promise<Existencia[]>;
 } {
-  /**
-   * Where a warehouse's page starts in the list: after the product `afterId`
-   * of it, else after every level of the warehouse before it (undefined:
-   * the start of the list).
-   */
   function startOfBodega(bodegaId: number, afterId: number | undefined): string | undefined {
     if (afterId !== undefined) return encodeNivelPageToken(bodegaId, afterId);
     return bodegaId > 1 ? encodeNivelPageToken(bodegaId - 1, MAX_UNSIGNED_INT) : undefined;
   }
 
-  /**
-   * Reads pages of levels into at most `perParent` per parent until every
-   * parent has its page, the list ends, or `maxTotal` are held. Each call
-   * asks only for the parents still short of their page and that may still
-   * have levels (`lote.remaining`), from where `lote.startAt` says.
-   */
   async function collectPages(caller: Caller, parents: number[], page: ExistenciasPorLotePage, lote: Lote): Promise<Existencia[]> {
     const perParent = page.perParent ?? Infinity;
     const maxTotal = page.maxTotal ?? Infinity;

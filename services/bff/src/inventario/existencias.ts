@@ -16,10 +16,9 @@ export interface ExistenciasDeps {
   onSafeWriteOutcome?: (outcome: 'version_mismatch') => void;
 }
 
-/** A cursor page's size when the client names none. */
 export const DEFAULT_CURSOR_LIMIT = 100;
 
-/** A warehouse a request names, and the field that names it (`id` for the path, `origenId`, `destinoId`). */
+/** `campo`: the request's field naming it (`id` for the path, `origenId`, `destinoId`). */
 interface BodegaNombrada {
   campo: string;
   id: number;
@@ -38,45 +37,35 @@ const MENSAJES = {
 } as const;
 
 /**
- * An idempotency key of its own for the product write a removal may make,
- * derived from the request's: a retry carries the same one, so it replays
- * that write or completes it. Hashed, so it stays within the 255 characters
- * a key may have, and never equals a key the client could send for its own
- * product writes (where it would be refused as reused).
+ * A key for the product write a removal may make, derived from the request's so a retry replays or
+ * completes it. Hashed: within a key's 255 characters, and never a key the client could send.
  */
 export function derivedKey(key: string, step: string): string {
   return `bff-${step}-${createHash('sha256').update(key).digest('base64url')}`;
 }
 
-/** A list's cursor page: its size (default 100) and the service's page token. */
 function cursorRequest(page: CursorPage): { pageSize: number; pageToken?: string } {
   return { pageSize: page.limit ?? DEFAULT_CURSOR_LIMIT, pageToken: page.cursor };
 }
 
-/** A malformed cursor is the service's malformed page token: named as the public `cursor`. */
+/** The service's malformed page token is the client's `cursor`. */
 function asCursorFailure(err: unknown): unknown {
   if (!(err instanceof InvalidArgumentError) || !err.violations.some((v) => v.campo === 'pageToken')) return err;
   return new InvalidArgumentError(err.violations.map((v) => (v.campo === 'pageToken' ? { ...v, campo: 'cursor' } : v)));
 }
 
-/** One page of a cursor list in model form: the next cursor is null on the last page. */
 function paginaDe<T>(items: T[], nextPageToken: string): PaginaConCursor<T> {
   return { items, siguienteCursor: nextPageToken === '' ? null : nextPageToken };
 }
 
 /**
- * The stock use cases (docs/contract.md §10.2) over bodega-svc's
- * ExistenciaService, shared by REST and GraphQL. bodega-svc owns every rule
- * of the levels and the ledger; what spans the services lives here: a stock
- * write needs an existing product (asked of producto-svc first), removing a
- * product from a warehouse also clears its bodegaId there, and the product
- * listing of a warehouse merges what is assigned with what is stocked.
- * What is missing is reported as the request names it (NoExisteError).
+ * The stock use cases (docs/contract.md §10.2). bodega-svc owns every rule of the levels and the
+ * ledger; what spans the services lives here: a stock write needs an existing product, a removal
+ * also clears the product's bodegaId, and a warehouse's product list merges assigned and stocked.
  */
 export function createExistencias({ productos, bodegas, existencias, onSafeWriteOutcome }: ExistenciasDeps): ExistenciasApi {
   const { levelPagesOf, productosPorIds } = createLecturas({ productos, existencias });
 
-  /** NoExisteError for each of these warehouses that does not exist (none: nothing thrown). */
   async function requireBodegas(caller: Caller, nombradas: readonly BodegaNombrada[], otros: NoExisteError['detalles'] = []): Promise<void> {
     const missing = await Promise.all(
       nombradas.map(({ campo, id }) =>
@@ -93,12 +82,7 @@ export function createExistencias({ productos, bodegas, existencias, onSafeWrite
     if (detalles.length > 0) throw new NoExisteError(detalles);
   }
 
-  /**
-   * The product must exist before a stock write (there is no foreign key
-   * across services; bodega-svc also refuses products whose deletion it
-   * has seen). When it does not, the warehouses are checked too, so the 404
-   * names everything missing at once.
-   */
+  /** No foreign key spans the services. When the product is missing, the 404 names the missing warehouses too. */
   async function requireProducto(caller: Caller, productoId: number, nombradas: readonly BodegaNombrada[]): Promise<void> {
     try {
       await productos.get(caller, productoId);
@@ -108,11 +92,7 @@ export function createExistencias({ productos, bodegas, existencias, onSafeWrite
     }
   }
 
-  /**
-   * What a NOT_FOUND of bodega-svc means for this request: a warehouse it
-   * names (checked only now, on the failure path, so a write costs no extra
-   * call), else, when it named one warehouse, the level.
-   */
+  /** The warehouses are checked only on the failure path, so a write costs no extra call. */
   async function explained(caller: Caller, err: unknown, productoId: number, nombradas: readonly BodegaNombrada[]): Promise<unknown> {
     if (!(err instanceof NotFoundError) || err instanceof NoExisteError) return err;
     try {
@@ -124,7 +104,6 @@ export function createExistencias({ productos, bodegas, existencias, onSafeWrite
     return nombradas.length === 1 && unica ? NoExisteError.campo('productoId', MENSAJES.sinExistencia(unica.id, productoId)) : err;
   }
 
-  /** The level, or undefined when the warehouse holds none of the product (NoExisteError when the warehouse is missing). */
   async function levelOrNone(caller: Caller, bodegaId: number, productoId: number): Promise<Existencia | undefined> {
     try {
       return await existencias.get(caller, bodegaId, productoId);
@@ -136,11 +115,8 @@ export function createExistencias({ productos, bodegas, existencias, onSafeWrite
   }
 
   /**
-   * The WriteOptions of a write of one level, as bodega-svc takes them. A
-   * numeric If-Match is the service's to check, in the write's transaction.
-   * `*` (the level must exist) is checked here, the write then being
-   * unconditional. A tag that can never match (weak, or not a version: 0)
-   * is refused here, since 0 means "no level yet" to bodega-svc.
+   * A numeric If-Match is bodega-svc's to check, in the write's transaction; `*` is checked here,
+   * and so is 0 (a tag that can never match), which means "no level yet" to bodega-svc.
    */
   async function levelWrite(caller: Caller, bodegaId: number, productoId: number, write: WriteOptions): Promise<WriteOptions> {
     if (write.ifMatch === undefined || (typeof write.ifMatch === 'number' && write.ifMatch > 0)) return write;
@@ -151,12 +127,8 @@ export function createExistencias({ productos, bodegas, existencias, onSafeWrite
   }
 
   /**
-   * Clears the product's bodegaId where it still names `bodegaId`, under
-   * the version read (a product reassigned meanwhile is left alone). True
-   * when it was cleared by this request or, replayed, by the one whose key
-   * it carries. The derived key serves this one product write of this one
-   * removal (the removal's own key pins the product), so a record of it
-   * under another version (IDEMPOTENCY_KEY_REUSED) also means it was done.
+   * Under the version read, so a product reassigned meanwhile is left alone. The derived key serves
+   * only this write, so a record of it under another version (IDEMPOTENCY_KEY_REUSED) means done.
    */
   async function desasignar(caller: Caller, producto: Producto, bodegaId: number, write: WriteOptions, onExecuted: () => void): Promise<boolean> {
     let current = producto;
@@ -181,12 +153,8 @@ export function createExistencias({ productos, bodegas, existencias, onSafeWrite
   }
 
   /**
-   * Whether the request whose key `write` carries cleared the product's
-   * bodegaId before: its keyed write is sent again exactly as it was (the
-   * version it then expected is one below the product's now). Recorded, it
-   * replays (or, the product written again since, is refused as a reused
-   * key: done too); otherwise the version differs and nothing is written.
-   * So a retry of a removal that only unassigned answers what the first did.
+   * Whether an earlier attempt with this key cleared the bodegaId: its write is sent again as it was
+   * (one version below now); recorded, it replays or is a reused key, else nothing is written.
    */
   async function desasignadoAntes(caller: Caller, producto: Producto | null, write: WriteOptions): Promise<boolean> {
     if (write.idempotencyKey === undefined || !producto || producto.bodegaId !== null || producto.version < 2) return false;
@@ -218,12 +186,7 @@ export function createExistencias({ productos, bodegas, existencias, onSafeWrite
       }
     },
 
-    /**
-     * Writes the level out and removes it, then clears the product's
-     * bodegaId if it named this warehouse. With a key both writes carry it
-     * (the product's a derived one), so a retry after a failure between
-     * them completes the second, and a retry after both answers the same.
-     */
+    /** With a key both writes carry it, so a retry after a failure between them completes the second. */
     async retirarProducto(caller, bodegaId, productoId, write = {}) {
       const producto = await productos.get(caller, productoId).catch((err: unknown) => {
         if (err instanceof NotFoundError) return null;
@@ -238,10 +201,8 @@ export function createExistencias({ productos, bodegas, existencias, onSafeWrite
         .catch(async (err: unknown) => {
           throw await explained(caller, err, productoId, [{ campo: 'id', id: bodegaId }]);
         });
-      // A removal that found no level did nothing there: whether this request executed is the unassignment's to say.
       if (retiro.existia && !replayed) onExecuted();
       const desasignado = producto ? await desasignar(caller, producto, bodegaId, write, onExecuted) : false;
-      // Nothing to do now: with a key, maybe because an earlier attempt did it (its unassignment is recorded).
       const antes = !retiro.existia && !desasignado ? await desasignadoAntes(caller, producto, write) : false;
       if (!retiro.existia && !desasignado && !antes) {
         throw NoExisteError.campo('productoId', producto ? MENSAJES.sinProducto(bodegaId, productoId) : MENSAJES.noExisteProducto(productoId));
@@ -251,7 +212,6 @@ export function createExistencias({ productos, bodegas, existencias, onSafeWrite
     },
 
     async registrarMovimiento(caller, bodegaId, input, write = {}) {
-      // A count is of a known state: the version of the level counted.
       if (input.tipo === 'AJUSTE' && typeof write.ifMatch !== 'number') throw new PreconditionRequiredError(MENSAJES.ajusteSinVersion);
       const nombrada = [{ campo: 'id', id: bodegaId }];
       await requireProducto(caller, input.productoId, nombrada);
@@ -346,13 +306,7 @@ export function createExistencias({ productos, bodegas, existencias, onSafeWrite
 
     verificarExistencias: (caller) => existencias.verificar(caller),
 
-    /**
-     * What GET /bodegas/{id}/productos lists: the products assigned to the
-     * warehouse merged with those stocked there, in id order, a page of
-     * each at a time. A stocked product counts its units in this warehouse;
-     * an assigned one without a level its cantidadEnStock, as before the
-     * ledger existed; a level of a product that no longer exists is left out.
-     */
+    /** An assigned product without a level counts its cantidadEnStock, as before the ledger existed. */
     productoPagesOfBodega(caller, bodegaId) {
       const asignados = pagesOf<Producto>(
         Infinity,

@@ -3,20 +3,16 @@ import type { ProductoClient } from '../downstream/producto-client';
 import type { Caller, Existencia, Producto } from './model';
 import { chunks, collect, PAGE_SIZE, pagesOf } from './paging';
 
-/** The reads the stock use cases share: levels page by page, products by id (plain functions, used destructured). */
+/** The reads the stock use cases share (plain functions, used destructured). */
 export interface Lecturas {
-  /** Levels of one warehouse, a page at a time, in product id order. */
   levelPagesOf: (caller: Caller, bodegaId: number, pageSize: number) => AsyncIterable<Existencia[]>;
-  /** Existing products among `ids` (unknown ones absent), in id order; with bodegaIds, only those assigned to one of them. */
+  /** With bodegaIds, only those assigned to one of them. */
   productosPorIds: (caller: Caller, ids: readonly number[], bodegaIds?: readonly number[]) => Promise<Producto[]>;
-  /** How many of `ids` name existing products (and, with bodegaIds, are assigned to one of them). */
   countProductos: (caller: Caller, ids: readonly number[], bodegaIds?: readonly number[]) => Promise<number>;
-  /** The products stocked in the warehouse, by id: every level, one at 0 included. */
   stockedIds: (caller: Caller, bodegaId: number) => Promise<number[]>;
 }
 
 export function createLecturas({ productos, existencias }: { productos: ProductoClient; existencias: ExistenciaClient }): Lecturas {
-  /** Levels of one warehouse, a page at a time, in product id order. */
   function levelPagesOf(caller: Caller, bodegaId: number, pageSize: number): AsyncIterable<Existencia[]> {
     return pagesOf(
       Infinity,
@@ -28,7 +24,6 @@ export function createLecturas({ productos, existencias }: { productos: Producto
     );
   }
 
-  /** Existing products among `ids` (unknown ones absent), in id order. */
   async function productosPorIds(caller: Caller, ids: readonly number[], bodegaIds?: readonly number[]): Promise<Producto[]> {
     const pages = await Promise.all(
       chunks(ids).map((chunk) =>
@@ -43,7 +38,6 @@ export function createLecturas({ productos, existencias }: { productos: Producto
     return pages.flat().sort((x, y) => x.id - y.id);
   }
 
-  /** How many of `ids` name existing products (and, with bodegaIds, are assigned to one of them). */
   async function countProductos(caller: Caller, ids: readonly number[], bodegaIds?: readonly number[]): Promise<number> {
     const counts = await Promise.all(
       chunks(ids).map(async (chunk) => (await productos.list(caller, { pageSize: 1, ids: chunk, bodegaIds, includeTotalSize: true })).totalSize ?? 0),
@@ -51,10 +45,7 @@ export function createLecturas({ productos, existencias }: { productos: Producto
     return counts.reduce((sum, n) => sum + n, 0);
   }
 
-  /**
-   * The products stocked in the warehouse, by id: every level, one at 0
-   * included (bodega-svc refuses to delete a warehouse that holds any).
-   */
+  /** A level at 0 counts too: bodega-svc refuses to delete a warehouse that holds any. */
   async function stockedIds(caller: Caller, bodegaId: number): Promise<number[]> {
     const ids: number[] = [];
     for await (const page of levelPagesOf(caller, bodegaId, PAGE_SIZE)) ids.push(...page.map((level) => level.productoId));

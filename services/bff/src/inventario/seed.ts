@@ -2,14 +2,11 @@ import { AlreadyExistsError } from '@inventario/platform';
 import type { Bodega, BodegaInput, Caller, InventarioApi } from './model';
 
 /**
- * The sample data (docs/contract.md §4.3, §8.6): a handful of warehouses and
- * products with Spanish names, loaded only on request (`npm run seed`, or the
- * `inicializarBaseDatos` mutation with ENABLE_INIT=true), never behind the
- * user's back. Loading goes through InventarioApi like any other write, so
- * every record created publishes its event, with the caller as `usuario`.
+ * The sample data (docs/contract.md §4.3, §8.6), loaded only on request, through InventarioApi like
+ * any other write, so every record created publishes its event.
  */
 
-/** A sample product; `bodega` names one of BODEGAS_EJEMPLO, or null for none. */
+/** `bodega` names one of BODEGAS_EJEMPLO. */
 export interface ProductoEjemplo {
   nombre: string;
   descripcion: string;
@@ -43,21 +40,16 @@ export const PRODUCTOS_EJEMPLO: readonly ProductoEjemplo[] = [
   { nombre: 'Escalera plegable de aluminio', descripcion: 'Cinco peldaños', precio: '59.00', cantidadEnStock: 7, bodega: null },
 ];
 
-/** What one load created (0 and 0 when everything was already there). */
 export interface SeedResult {
   bodegasCreadas: number;
   productosCreados: number;
 }
 
-/**
- * How names are compared: case- and accent-insensitively, as the database
- * compares warehouse names ("almacen norte" is "Almacén Norte").
- */
+/** As the database compares warehouse names ("almacen norte" is "Almacén Norte"). */
 function clave(nombre: string): string {
   return nombre.trim().normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
 }
 
-/** The id of every sample warehouse by clave, creating the missing ones. */
 async function ensureBodegas(inventario: InventarioApi, caller: Caller): Promise<{ ids: Map<string, number>; creadas: number }> {
   const ids = new Map<string, number>();
   const remember = (bodegas: readonly Bodega[]) => {
@@ -80,10 +72,8 @@ async function ensureBodegas(inventario: InventarioApi, caller: Caller): Promise
 }
 
 /**
- * Creates each sample record whose name does not exist yet: a second run
- * creates nothing. Product names are not unique in storage, so two loads
- * running at the same moment could both create a product; loads are meant
- * to be run one at a time, by a person.
+ * A second run creates nothing. Product names are not unique, so two loads at once could both create
+ * a product: loads are meant to be run one at a time, by a person.
  */
 export async function seedSampleData(inventario: InventarioApi, caller: Caller): Promise<SeedResult> {
   const bodegas = await ensureBodegas(inventario, caller);
@@ -107,7 +97,6 @@ function contar(n: number, singular: string, plural: string): string {
   return `${n} ${n === 1 ? singular : plural}`;
 }
 
-/** The status text of a load, as `inicializarBaseDatos` and `npm run seed` report it. */
 export function describeSeedResult(result: SeedResult): string {
   if (result.bodegasCreadas === 0 && result.productosCreados === 0) {
     return 'Los datos de ejemplo ya estaban cargados: no se creó nada';

@@ -5,40 +5,27 @@ import { createLecturas } from './lecturas';
 import type { Caller, Producto } from './model';
 import { PAGE_SIZE } from './paging';
 
-/** Both lists of products as one, by id, each product once (the later list's copy wins). */
+/** The later list's copy wins. */
 export function unionById(first: readonly Producto[], second: readonly Producto[]): Producto[] {
   const byId = new Map<number, Producto>();
   for (const producto of [...first, ...second]) byId.set(producto.id, producto);
   return [...byId.values()].sort((x, y) => x.id - y.id);
 }
 
-/** What the warehouse safe delete (inventario.ts) asks of the stock side. */
+/** The stock side of the warehouse safe delete (docs/contract.md §2.7, §10.2). */
 export interface StockDeBodega {
-  /** Assigned ∪ stocked products: the first ones (bounded) and how many; `conExistencias` when stock counts among them. */
+  /** Assigned ∪ stocked products, each once: the first ones (bounded) and how many. */
   productosRetenidos(caller: Caller, bodegaId: number): Promise<{ productos: Producto[]; total: number; conExistencias: boolean }>;
-  /** Ids of the products that are both stocked in the warehouse and assigned to it now. */
+  /** Ids of the products both stocked in the warehouse and assigned to it now. */
   stockAsignado(caller: Caller, bodegaId: number): Promise<Set<number>>;
-  /** Ids of the products whose levels a forced delete wrote out, from its `existenciasRetiradas` lines. */
   productosRetirados(caller: Caller, bodegaId: number, existenciasRetiradas: number): Promise<number[]>;
-  /** Existing products among `ids`, in id order. */
   productosPorIds(caller: Caller, ids: readonly number[]): Promise<Producto[]>;
-  /** How many of `ids` name existing products. */
   countProductos(caller: Caller, ids: readonly number[]): Promise<number>;
 }
 
-/**
- * The stock side of the warehouse safe delete (inventario.ts deleteBodega,
- * docs/contract.md §10.2): what holds a warehouse, and what a forced delete
- * wrote out.
- */
 export function createStockDeBodega({ productos, existencias }: { productos: ProductoClient; existencias: ExistenciaClient }): StockDeBodega {
   const { productosPorIds, countProductos, stockedIds } = createLecturas({ productos, existencias });
   return {
-    /**
-     * The products that hold a warehouse against a safe delete: those
-     * assigned to it and those stocked there, counted once each; the first
-     * of them by id within PRODUCTO_SAMPLE_LIMITS.
-     */
     async productosRetenidos(caller, bodegaId) {
       const [asignados, stocked] = await Promise.all([
         productos.list(caller, { pageSize: PRODUCTO_SAMPLE_LIMITS.maxItems, bodegaIds: [bodegaId], includeTotalSize: true }),
@@ -48,7 +35,7 @@ export function createStockDeBodega({ productos, existencias }: { productos: Pro
       if (stocked.length === 0) {
         return { productos: boundedPrefix(asignados.productos, PRODUCTO_SAMPLE_LIMITS), total: totalAsignados, conExistencias: false };
       }
-      // Existing stocked products, less those already counted as assigned; and the first ones of both lists.
+      // Existing stocked products, less those already counted as assigned.
       const [existentes, asignadosConStock, primeros] = await Promise.all([
         countProductos(caller, stocked),
         countProductos(caller, stocked, [bodegaId]),
@@ -67,10 +54,8 @@ export function createStockDeBodega({ productos, existencias }: { productos: Pro
     },
 
     /**
-     * The products whose levels a forced delete wrote out: its
-     * BODEGA_ELIMINADA lines, one per level, which are the warehouse's
-     * newest (nothing is written to a deleted warehouse). Read from the
-     * ledger, so a keyed retry that replays the delete finds the same ones.
+     * From the ledger's newest lines, the delete's BODEGA_ELIMINADA ones (nothing is written to a
+     * deleted warehouse), so a keyed retry that replays the delete finds the same products.
      */
     async productosRetirados(caller, bodegaId, existenciasRetiradas) {
       const ids: number[] = [];

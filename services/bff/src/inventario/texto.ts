@@ -1,17 +1,7 @@
-/// <reference lib="es2024.string" />
+import { FIELD_MENSAJES } from '@inventario/platform';
 
 /**
- * Text the BFF passes on must be well-formed Unicode. JSON can carry a lone
- * UTF-16 surrogate (`"\ud800"`), which has no UTF-8 form: on its way to a
- * service (protobuf strings are UTF-8) it would silently become U+FFFD, so
- * the record would store something other than what the client sent. Such
- * text is refused instead, naming the field, on every surface.
+ * A lone UTF-16 surrogate (`"\ud800"` in JSON) has no UTF-8 form: protobuf would silently store
+ * U+FFFD, not what the client sent, so such text is refused, naming the field (docs/contract.md §2.5).
  */
-export const TEXTO_MENSAJES = {
-  malFormado: 'contiene un carácter no válido (un sustituto UTF-16 suelto): envíe texto Unicode bien formado',
-} as const;
-
-/** Whether `text` holds no lone surrogate (Node 20's String.prototype.isWellFormed). */
-export function isWellFormedText(text: string): boolean {
-  return text.isWellFormed();
-}
+export const TEXTO_MENSAJES = { malFormado: FIELD_MENSAJES.malFormado } as const;

@@ -1,51 +1,38 @@
+import type { OpenAPIObject } from 'openapi3-ts/oas31';
 import { headers, parameters, responses } from './components';
 import { GRAPHQL_ROUTES } from './graphql-paths';
-import type { OpenApiDocument } from './openapi-types';
 import { pathsOf, REST_ROUTES, SERVICE_ROUTES } from './routes';
 import { componentSchemas } from './schemas';
 
 const description = `
-API pública de Inventario: productos (\`Producto\`), bodegas (\`Bodega\`) y sus existencias por bodega con su libro
-de movimientos (\`Existencia\`, \`Movimiento\`, \`Operacion\`), por REST y GraphQL.
+API pública de Inventario: productos (\`Producto\`), bodegas (\`Bodega\`) y sus existencias por bodega con su libro de movimientos
+(\`Existencia\`, \`Movimiento\`, \`Operacion\`), por REST y GraphQL.
 
-- **Prefijo**: todas las rutas están bajo \`/api\`; \`/api/v1\` es un alias exacto
-  (\`/api/v1/productos\` equivale a \`/api/productos\`). Las sondas de salud están en \`/actuator/health\`.
+- **Prefijo**: todas las rutas están bajo \`/api\`; \`/api/v1\` es un alias exacto (\`/api/v1/productos\` equivale a \`/api/productos\`).
+  Las sondas de salud están en \`/actuator/health\`.
 - **Autenticación**: HTTP Basic en todo salvo \`/actuator/health*\`.
-- **JSON** de entrada y salida (\`Content-Type: application/json\`, cuerpo de a lo sumo 1 MiB).
-  Las fechas son ISO 8601 sin zona y en UTC (\`2026-11-22T14:03:07\`).
-- **Errores**: siempre \`{error, mensaje, detalles?}\`, con \`detalles\` = \`[{campo, mensaje}]\` en los de validación.
-  400 validación (también un parámetro de consulta desconocido), JSON mal formado o un cuerpo que no se descomprime,
-  401 credenciales, 404 id o ruta desconocidos (en las existencias, \`detalles\` dice qué falta), 409 conflicto
-  (en las existencias, el código de la regla con sus cifras: STOCK_INSUFICIENTE, CAPACIDAD_EXCEDIDA, …),
-  412 If-Match no coincide, 428 falta If-Match (un AJUSTE), 413 cuerpo demasiado grande,
-  415 tipo de contenido o \`Content-Encoding\` no soportado, 429 límite de peticiones (\`Retry-After\`),
-  431 URL y cabeceras de más de 16 KiB, 503 servicio interno no disponible (\`Retry-After\`), 504 plazo agotado,
-  500 cualquier otro fallo.
+- **JSON** de entrada y salida (\`Content-Type: application/json\`, cuerpo de a lo sumo 1 MiB). Las fechas son ISO 8601 sin zona y en UTC (\`2026-11-22T14:03:07\`).
+- **Errores**: siempre \`{error, mensaje, detalles?}\`, con \`detalles\` = \`[{campo, mensaje}]\` en los de validación. 400 validación (también un
+  parámetro de consulta desconocido), JSON mal formado o un cuerpo que no se descomprime, 401 credenciales, 404 id o ruta desconocidos (en las
+  existencias, \`detalles\` dice qué falta), 409 conflicto (en las existencias, el código de la regla con sus cifras: STOCK_INSUFICIENTE,
+  CAPACIDAD_EXCEDIDA, …), 412 If-Match no coincide, 428 falta If-Match (un AJUSTE), 413 cuerpo demasiado grande, 415 tipo de contenido o
+  \`Content-Encoding\` no soportado, 429 límite de peticiones (\`Retry-After\`), 431 URL y cabeceras de más de 16 KiB, 503 servicio interno no
+  disponible (\`Retry-After\`), 504 plazo agotado, 500 cualquier otro fallo.
 - **Eventos**: cada escritura que se confirma publica un evento (ProductoCreado, BodegaEliminada, …).
 `.trim();
 
+/** `info.summary` and `jsonSchemaDialect` are OpenAPI 3.1's, though openapi3-ts's types lack them. */
+const info = { title: 'Inventario API', version: '1.0.0', summary: 'Productos, bodegas y existencias por REST y GraphQL.', description };
+
 /**
- * The OpenAPI 3.1 document of the BFF, served at `/api/openapi.json` and
- * rendered at `/api/docs`, built from the route table (routes.ts,
- * graphql-paths.ts) and the zod schemas the routes validate with
- * (schemas.ts). Paths are written with the `/api` prefix (the `/api/v1`
- * alias is stated in `info.description`). The contract tests in
- * test/openapi*.test.ts drive every operation and check each real response
- * against this document, so it cannot drift from the routes.
+ * The OpenAPI 3.1 document of the BFF (served by router.ts), built from the route tables and the zod schemas the routes validate with.
+ * The contract tests (test/openapi*.test.ts) check every real response against it, so it cannot drift from the routes.
  */
-export const openApiDocument: OpenApiDocument = {
+export const openApiDocument = {
   openapi: '3.1.1',
-  // OpenAPI 3.1's default dialect (JSON Schema 2020-12 with the OpenAPI
-  // vocabulary), stated for the reader: Swagger UI renders no other and
-  // shows a warning box over the reference page instead.
+  // OpenAPI 3.1's default dialect, stated: Swagger UI renders no other without a warning box.
   jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
-  info: {
-    title: 'Inventario API',
-    version: '1.0.0',
-    summary: 'Productos, bodegas y existencias por REST y GraphQL.',
-    description,
-    license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
-  },
+  info: { ...info, license: { name: 'Apache-2.0', identifier: 'Apache-2.0' } },
   servers: [{ url: '/', description: 'Este mismo servidor (las rutas ya incluyen /api).' }],
   tags: [
     { name: 'Productos', description: 'Productos del inventario.' },
@@ -56,7 +43,7 @@ export const openApiDocument: OpenApiDocument = {
     { name: 'Documentación', description: 'Este documento y su página de referencia.' },
   ],
   security: [{ basicAuth: [] }],
-  paths: pathsOf([...REST_ROUTES, ...GRAPHQL_ROUTES, ...SERVICE_ROUTES]),
+  paths: { ...pathsOf(REST_ROUTES, { callsService: true }), ...pathsOf(GRAPHQL_ROUTES), ...pathsOf(SERVICE_ROUTES) },
   components: {
     schemas: componentSchemas(),
     parameters,
@@ -66,4 +53,4 @@ export const openApiDocument: OpenApiDocument = {
       basicAuth: { type: 'http', scheme: 'basic', description: 'Usuario y contraseña del BFF (BFF_USER / BFF_PASSWORD).' },
     },
   },
-};
+} satisfies OpenAPIObject & { jsonSchemaDialect: string };

@@ -1,562 +1,314 @@
+import type { ExampleObject, OperationObject, ParameterObject, PathItemObject, ReferenceObject, ResponseObject } from 'openapi3-ts/oas31';
 import { ERROR_CODES } from '../http/error-middleware';
-import { CONFLICTO_DE_EXISTENCIAS, errorResponses, headerRef, jsonResponse, parameterRef, type ErrorStatus, type ParameterName } from './components';
-import { bodegaEjemplo, existenciaEjemplo, movimientoEjemplo, operacionEjemplo, otroProductoEjemplo, productoEjemplo, transferenciaEjemplo } from './examples';
-import type { Example, Operation, Parameter, PathItem, Reference, Response } from './openapi-types';
+import { CONFLICTO_DE_EXISTENCIAS, errorResponses, headerRefs, json, parameterRef, parameters } from './components';
+import type { ErrorStatus, HeaderName, ParameterName } from './components';
 import { schemaRef, type SchemaName } from './schemas';
 
 /**
- * The operations of the document as one table, a row per route
- * (docs/contract.md §2.2, §2.7, §10.2, §4.1): what it does, what it takes
- * (parameters, and its body as the zod schema the route parses it with) and
- * what it answers. `pathsOf` turns the rows into OpenAPI path items, with the
- * path parameters each template names.
+ * The operations of the document as tables, a row per route (docs/contract.md §2.2, §2.7, §10.2, §4.1): what it does, what it
+ * takes (shared parameters by name, its own `queryParameters`, its body as the zod schema the route parses it with), what it
+ * answers (its successes and any error with a body of its own) and any shared error `errorsOf` cannot derive.
  */
 export interface Route {
-  method: 'get' | 'post' | 'put' | 'delete';
-  path: string;
+  route: `${'get' | 'post' | 'put' | 'delete'} /${string}`;
   operationId: string;
-  tag: string;
   summary: string;
   description?: string;
   parameters?: ParameterName[];
-  /** Parameters of this route alone, written out. */
-  queryParameters?: Parameter[];
-  body?: { schema: SchemaName; examples: Record<string, Example>; optional?: true };
-  /** Its successes, and any error with a body of its own. */
-  responses: Record<string, Response | Reference>;
-  /** The shared error responses it can answer. */
-  errors: readonly ErrorStatus[];
+  queryParameters?: ParameterObject[];
+  body?: { schema: SchemaName; examples: Record<string, ExampleObject>; optional?: true };
+  responses: Record<string, ResponseObject | ReferenceObject>;
+  errors?: ErrorStatus[];
   /** `[]` for a route without authentication. */
   security?: [];
 }
-
-/** Errors any authenticated /api call can answer; of a call that reaches a service; of a keyed write (in use, reused); of a JSON body. */
-export const API: ErrorStatus[] = [401, 429, 500];
-const DOWN: ErrorStatus[] = [503, 504];
-const KEYED: ErrorStatus[] = [409, 422];
-const BODY: ErrorStatus[] = [400, 413, 415];
-/** A read of one record by id, and a write of one (409 is the route's own). */
-const READ: ErrorStatus[] = [400, 404, ...API, ...DOWN];
-const WRITE: ErrorStatus[] = [...BODY, 404, 422, ...API, ...DOWN];
-
-const H = {
-  etag: { ETag: headerRef('ETag') },
-  etagBodega: { ETag: headerRef('ETagBodega') },
-  location: { Location: headerRef('Location') },
-  replayed: { 'Idempotent-Replayed': headerRef('IdempotentReplayed') },
+export const op = (route: Route['route'], operationId: string, summary: string, rest: Omit<Route, 'route' | 'operationId' | 'summary'>): Route => {
+  return { route, operationId, summary, ...rest };
 };
-export const ex = (value: unknown, summary?: string): Example => (summary ? { summary, value } : { value });
-const noBody = (description: string, headers: Response['headers']): Response => ({ description, headers });
-const lista = (description: string, schema: SchemaName, examples: Record<string, unknown>) =>
-  jsonResponse(description, { type: 'array', items: schemaRef(schema) }, examples);
-const producto = (description: string, headers = {}) => jsonResponse(description, 'Producto', { producto: productoEjemplo }, { ...H.etag, ...headers });
-const ejemplo = (description: string, schema: SchemaName, value: unknown, headers?: Response['headers']) =>
-  jsonResponse(description, schema, { ejemplo: value }, headers);
+export const ex = (value: unknown, summary?: string): ExampleObject => (summary ? { summary, value } : { value });
+
+// Sample values, in Spanish like the data the service holds (the unit test checks each against its schema).
+const creado = { fechaCreacion: '2026-11-22T14:03:07', fechaActualizacion: '2026-11-22T14:03:07' };
+const productoNuevo = { nombre: 'Tornillo M6', descripcion: 'Tornillo de acero inoxidable, caja de 100', precio: 19.9, cantidadEnStock: 500, bodegaId: 3 };
+const producto = { id: 12, ...productoNuevo, ...creado, version: 1 };
+const martillo = { nombre: 'Martillo de carpintero', descripcion: null, precio: 12.5, cantidadEnStock: 40, bodegaId: 3 };
+const otroProducto = { id: 13, ...martillo, fechaCreacion: '2026-11-22T14:05:41', fechaActualizacion: '2026-11-23T09:12:00', version: 4 };
+const bodegaNueva = { nombre: 'Bodega Central', ubicacion: 'Calle Mayor 10, Madrid', capacidad: 1000 };
+const bodega = { id: 3, ...bodegaNueva, ocupacion: 540, fechaCreacion: '2026-11-20T08:00:00', fechaActualizacion: '2026-11-20T08:00:00', version: 1 };
+const nivel = { bodegaId: 3, productoId: 12, cantidad: 40, umbralMinimo: 5, version: 3 };
+const existencia = { ...nivel, fechaCreacion: '2026-11-25T10:00:00', fechaActualizacion: '2026-11-25T10:05:00' };
+const linea = { bodegaId: 3, productoId: 12, tipo: 'SALIDA', motivo: 'VENTA', cantidad: -3, cantidadAnterior: 43, cantidadPosterior: 40 };
+const movimiento = { id: 31, operacionId: 9, ...linea, version: 3, usuario: 'admin', comentario: null, fecha: '2026-11-25T10:05:00' };
+const sinReverso = { usuario: 'admin', revierteA: null, revertidaPor: null };
+const operacion = { id: 9, tipo: 'SALIDA', ...sinReverso, comentario: null, fecha: '2026-11-25T10:05:00', movimientos: [movimiento] };
+const reposicion = { comentario: 'Reposición de la tienda', fecha: '2026-11-25T11:00:00' };
+const lineaDe = (cambios: object) => ({ ...movimiento, operacionId: 10, tipo: 'TRANSFERENCIA', motivo: 'TRANSFERENCIA', ...reposicion, ...cambios });
+const salida = lineaDe({ id: 32, cantidad: -5, cantidadAnterior: 40, cantidadPosterior: 35, version: 4 });
+const entrada = lineaDe({ id: 33, bodegaId: 4, cantidad: 5, cantidadAnterior: 0, cantidadPosterior: 5, version: 1 });
+const transferencia = { id: 10, tipo: 'TRANSFERENCIA', ...sinReverso, ...reposicion, movimientos: [salida, entrada] };
+const anulada = { comentario: 'Venta anulada' };
+const deReverso = { id: 34, operacionId: 11, motivo: 'REVERSO', cantidad: 3, cantidadAnterior: 40, cantidadPosterior: 43, version: 4 };
+const contraria = { ...movimiento, ...deReverso, ...anulada };
+const reverso = { ...operacion, id: 11, tipo: 'REVERSO', ...anulada, revierteA: 9, movimientos: [contraria] };
+const ADVERTENCIA = '2 producto(s) quedaron sin bodega asignada; siguen existiendo y pueden asignarse a otra bodega';
+const afectados = { productosAfectados: 2, detalleProductos: [producto, otroProducto], advertencia: ADVERTENCIA };
+const forzada = { mensaje: 'Bodega eliminada exitosamente', bodegaId: '3', ...afectados, existenciasRetiradas: 0, unidadesRetiradas: 0 };
+const CON_PRODUCTOS = 'La bodega 3 tiene 1 producto(s) asignado(s); use force=true para eliminarla de todos modos';
+const conProductos = { error: ERROR_CODES.bodegaConProductos, mensaje: CON_PRODUCTOS, productos: [producto], bodegaId: '3', totalProductos: 1 };
+const asignado = { mensaje: 'Producto asignado a la bodega exitosamente', productoId: 12, bodegaId: 3, cantidad: 40 };
+const retirado = { mensaje: 'Producto retirado de la bodega exitosamente', productoId: 12, bodegaId: 3, cantidadRetirada: 40 };
+const creada = { mensaje: 'Bodega creada exitosamente', id: 3 };
+const actualizada = { mensaje: 'Bodega actualizada exitosamente' };
+const ELIMINADA_CON_FORCE = 'Eliminada con `force=true`; los productos afectados conservan sus datos pero pierden la bodega.';
+const CON_PRODUCTOS_O_EN_USO =
+  'La bodega guarda productos y no se pasó `force=true`: no se elimina nada (BodegaConProductos). O la petición con esta Idempotency-Key aún se está ejecutando (Error IDEMPOTENCY_KEY_IN_USE, con Retry-After).';
+const PRODUCTOS_DE_BODEGA =
+  'Los productos asignados a la bodega y los que tienen existencias en ella, en orden de id. Con existencias, cantidad son sus unidades en esta bodega; si no, su cantidadEnStock.';
+const verificacion = { consistente: true, diferencias: [], nivelesVerificados: 120, bodegasVerificadas: 4 };
+
+const noBody = (description: string, ...headers: HeaderName[]): ResponseObject => ({ description, headers: headerRefs(...headers) });
+const lista = (schema: SchemaName, description: string, examples: object) => json({ type: 'array', items: schemaRef(schema) }, description, examples);
+const productoResponse = (description: string, ...headers: HeaderName[]) => json('Producto', description, { producto }, 'ETag', ...headers);
+const ejemplo = (schema: SchemaName, description: string, ejemplo: unknown, ...headers: HeaderName[]) => json(schema, description, { ejemplo }, ...headers);
 /** A 201 of a stock command: the operation it wrote, where to read it again. */
-const operacionCreada = (description: string, value: unknown) => ejemplo(description, 'Operacion', value, { ...H.location, ...H.replayed });
-const sinCambios = (what: string, headers: Response['headers'] = H.etag) => noBody(`If-None-Match nombra ${what}; sin cuerpo.`, headers);
+const operacionCreada = (description: string, value: unknown) => ejemplo('Operacion', description, value, 'Location', 'IdempotentReplayed');
+const sinCambios = (what: string, etag: HeaderName = 'ETag') => noBody(`If-None-Match nombra ${what}; sin cuerpo.`, etag);
 const STOCK_CONFLICT = { 409: CONFLICTO_DE_EXISTENCIAS };
 const ESCRITURA_SEGURA: ParameterName[] = ['IfMatch', 'IdempotencyKey'];
 const ESCRITURA_DE_EXISTENCIA: ParameterName[] = ['IfMatchExistencia', 'IdempotencyKey'];
+const ENTRADA = ex({ productoId: 12, tipo: 'ENTRADA', cantidad: 50, motivo: 'RECEPCION' }, 'Recepción de mercancía');
+const SALIDA = ex({ productoId: 12, tipo: 'SALIDA', cantidad: 3, comentario: 'Pedido 8812' }, 'Venta');
+const CONTEO = ex({ productoId: 12, tipo: 'AJUSTE', cantidad: 38 }, 'Conteo físico (con If-Match)');
+const TRANSFERENCIA = ex({ productoId: 12, origenId: 3, destinoId: 4, cantidad: 5, comentario: 'Reposición de la tienda' });
 
-const PRODUCTOS = { tag: 'Productos' };
-const BODEGAS = { tag: 'Bodegas' };
-const EXISTENCIAS = { tag: 'Existencias' };
-
-export const REST_ROUTES: Route[] = [
-  {
-    ...PRODUCTOS,
-    method: 'get',
-    path: '/api/productos',
-    operationId: 'listarProductos',
-    summary: 'Lista los productos',
-    description: 'En orden de id. Sin parámetros devuelve la lista completa; `limit` y `offset` paginan, `bodegaId` y `q` filtran.',
-    parameters: ['Limit', 'Offset', 'BodegaIdFiltro', 'Q'],
-    responses: { 200: lista('Los productos.', 'Producto', { productos: [productoEjemplo, otroProductoEjemplo] }) },
-    errors: [400, ...API, ...DOWN],
-  },
-  {
-    ...PRODUCTOS,
-    method: 'post',
-    path: '/api/productos',
-    operationId: 'crearProducto',
-    summary: 'Crea un producto',
-    description:
-      'Publica el evento ProductoCreado. Si trae `bodegaId`, la bodega debe existir (si no, 400). ' +
-      'Con Idempotency-Key, repetirla es seguro: nunca crea un segundo producto.',
-    parameters: ['IdempotencyKey'],
-    body: {
-      schema: 'ProductoCreate',
-      examples: {
-        producto: ex({ nombre: 'Tornillo M6', descripcion: 'Tornillo de acero inoxidable, caja de 100', precio: 19.9, cantidadEnStock: 500, bodegaId: 3 }),
+/** The REST routes, by tag. */
+const REST: Record<string, Route[]> = {
+  Productos: [
+    op('get /api/productos', 'listarProductos', 'Lista los productos', {
+      description: 'En orden de id. Sin parámetros devuelve la lista completa; `limit` y `offset` paginan, `bodegaId` y `q` filtran.',
+      parameters: ['Limit', 'Offset', 'BodegaIdFiltro', 'Q'],
+      responses: { 200: lista('Producto', 'Los productos.', { productos: [producto, otroProducto] }) },
+    }),
+    op('post /api/productos', 'crearProducto', 'Crea un producto', {
+      description:
+        'Publica el evento ProductoCreado. Si trae `bodegaId`, la bodega debe existir (si no, 400). Con Idempotency-Key, repetirla es seguro: nunca crea un segundo producto.',
+      parameters: ['IdempotencyKey'],
+      body: { schema: 'ProductoCreate', examples: { producto: ex(productoNuevo) } },
+      responses: { 201: productoResponse('El producto creado (versión 1).', 'Location', 'IdempotentReplayed') },
+    }),
+    op('get /api/productos/{id}', 'obtenerProducto', 'Obtiene un producto', {
+      parameters: ['IfNoneMatch'],
+      responses: { 200: productoResponse('El producto; su ETag es su versión.'), 304: sinCambios('la versión actual') },
+    }),
+    op('put /api/productos/{id}', 'actualizarProducto', 'Actualiza un producto (parcialmente)', {
+      description:
+        'Solo cambian los campos presentes. Publica el evento ProductoActualizado. Con If-Match solo se aplica sobre esa versión (si no, 412); admite Idempotency-Key.',
+      parameters: ESCRITURA_SEGURA,
+      body: { schema: 'ProductoUpdate', examples: { precio: ex({ precio: 21.5 }, 'Cambiar solo el precio') } },
+      responses: { 200: productoResponse('El producto actualizado; la ETag es la nueva versión.', 'IdempotentReplayed') },
+    }),
+    op('delete /api/productos/{id}', 'eliminarProducto', 'Elimina un producto', {
+      description: 'Publica el evento ProductoEliminado. Admite If-Match e Idempotency-Key.',
+      parameters: ESCRITURA_SEGURA,
+      responses: { 204: noBody('Eliminado; sin cuerpo.', 'IdempotentReplayed') },
+    }),
+  ],
+  Bodegas: [
+    op('get /api/bodegas', 'listarBodegas', 'Lista las bodegas', {
+      description: 'En orden de id.',
+      responses: { 200: lista('Bodega', 'Las bodegas.', { bodegas: [bodega] }) },
+    }),
+    op('post /api/bodegas', 'crearBodega', 'Crea una bodega', {
+      description: 'El nombre debe ser único (si no, 409). Publica el evento BodegaCreada. Admite Idempotency-Key.',
+      parameters: ['IdempotencyKey'],
+      body: { schema: 'BodegaCreate', examples: { bodega: ex(bodegaNueva) } },
+      responses: { 201: json('BodegaCreada', 'Creada: un mensaje y el id asignado.', { creada }, 'Location', 'ETagBodega', 'IdempotentReplayed') },
+    }),
+    op('get /api/bodegas/{id}', 'obtenerBodega', 'Obtiene una bodega', {
+      parameters: ['IfNoneMatch'],
+      responses: {
+        200: json('Bodega', 'La bodega; su ETag, su versión y su ocupación.', { bodega }, 'ETagBodega'),
+        304: sinCambios('la ETag actual (versión y ocupación)', 'ETagBodega'),
       },
-    },
-    responses: { 201: producto('El producto creado (versión 1).', { ...H.location, ...H.replayed }) },
-    errors: [...BODY, ...KEYED, ...API, ...DOWN],
-  },
-  {
-    ...PRODUCTOS,
-    method: 'get',
-    path: '/api/productos/{id}',
-    operationId: 'obtenerProducto',
-    summary: 'Obtiene un producto',
-    parameters: ['IfNoneMatch'],
-    responses: { 200: producto('El producto; su ETag es su versión.'), 304: sinCambios('la versión actual') },
-    errors: READ,
-  },
-  {
-    ...PRODUCTOS,
-    method: 'put',
-    path: '/api/productos/{id}',
-    operationId: 'actualizarProducto',
-    summary: 'Actualiza un producto (parcialmente)',
-    description:
-      'Solo cambian los campos presentes. Publica el evento ProductoActualizado. ' +
-      'Con If-Match solo se aplica sobre esa versión (si no, 412); admite Idempotency-Key.',
-    parameters: ESCRITURA_SEGURA,
-    body: { schema: 'ProductoUpdate', examples: { precio: ex({ precio: 21.5 }, 'Cambiar solo el precio') } },
-    responses: { 200: producto('El producto actualizado; la ETag es la nueva versión.', H.replayed) },
-    errors: [...WRITE, 409, 412],
-  },
-  {
-    ...PRODUCTOS,
-    method: 'delete',
-    path: '/api/productos/{id}',
-    operationId: 'eliminarProducto',
-    summary: 'Elimina un producto',
-    description: 'Publica el evento ProductoEliminado. Admite If-Match e Idempotency-Key.',
-    parameters: ESCRITURA_SEGURA,
-    responses: { 204: noBody('Eliminado; sin cuerpo.', H.replayed) },
-    errors: [...READ, 409, 412, 422],
-  },
-  {
-    ...BODEGAS,
-    method: 'get',
-    path: '/api/bodegas',
-    operationId: 'listarBodegas',
-    summary: 'Lista las bodegas',
-    description: 'En orden de id.',
-    responses: { 200: lista('Las bodegas.', 'Bodega', { bodegas: [bodegaEjemplo] }) },
-    errors: [...API, ...DOWN],
-  },
-  {
-    ...BODEGAS,
-    method: 'post',
-    path: '/api/bodegas',
-    operationId: 'crearBodega',
-    summary: 'Crea una bodega',
-    description: 'El nombre debe ser único (si no, 409). Publica el evento BodegaCreada. Admite Idempotency-Key.',
-    parameters: ['IdempotencyKey'],
-    body: { schema: 'BodegaCreate', examples: { bodega: ex({ nombre: 'Bodega Central', ubicacion: 'Calle Mayor 10, Madrid', capacidad: 1000 }) } },
-    responses: {
-      201: jsonResponse(
-        'Creada: un mensaje y el id asignado.',
-        'BodegaCreada',
-        { creada: { mensaje: 'Bodega creada exitosamente', id: 3 } },
-        {
-          ...H.location,
-          ...H.etagBodega,
-          ...H.replayed,
-        },
-      ),
-    },
-    errors: [...BODY, ...KEYED, ...API, ...DOWN],
-  },
-  {
-    ...BODEGAS,
-    method: 'get',
-    path: '/api/bodegas/{id}',
-    operationId: 'obtenerBodega',
-    summary: 'Obtiene una bodega',
-    parameters: ['IfNoneMatch'],
-    responses: {
-      200: jsonResponse('La bodega; su ETag, su versión y su ocupación.', 'Bodega', { bodega: bodegaEjemplo }, H.etagBodega),
-      304: sinCambios('la ETag actual (versión y ocupación)', H.etagBodega),
-    },
-    errors: READ,
-  },
-  {
-    ...BODEGAS,
-    method: 'put',
-    path: '/api/bodegas/{id}',
-    operationId: 'actualizarBodega',
-    summary: 'Actualiza una bodega (parcialmente)',
-    description:
-      'Solo cambian los campos presentes; el nombre nuevo debe ser único (si no, 409 ALREADY_EXISTS) y la capacidad no puede bajar ' +
-      'de la ocupación (si no, 409 CAPACIDAD_INSUFICIENTE con capacidad y ocupacion). Publica el evento BodegaActualizada. ' +
-      'Admite If-Match e Idempotency-Key.',
-    parameters: ESCRITURA_SEGURA,
-    body: { schema: 'BodegaUpdate', examples: { bodega: ex({ capacidad: 1500 }) } },
-    responses: {
-      200: jsonResponse(
-        'Actualizada; la ETag lleva la nueva versión.',
-        'Mensaje',
-        { actualizada: { mensaje: 'Bodega actualizada exitosamente' } },
-        {
-          ...H.etagBodega,
-          ...H.replayed,
-        },
-      ),
-      ...STOCK_CONFLICT,
-    },
-    errors: [...WRITE, 412],
-  },
-  {
-    ...BODEGAS,
-    method: 'delete',
-    path: '/api/bodegas/{id}',
-    operationId: 'eliminarBodega',
-    summary: 'Elimina una bodega (borrado seguro)',
-    description:
-      'Sin `force`, una bodega que guarda productos (asignados o con existencias en ella) no se elimina (409 con la lista); ' +
-      'una vacía se elimina (204). Con `force=true` se elimina igualmente: sus productos quedan sin bodega y sus existencias se dan de baja ' +
-      '(motivo BODEGA_ELIMINADA) en la misma transacción (200 con el detalle). ' +
-      'Publica el evento BodegaEliminada. Admite If-Match (comprobado antes de tocar ningún producto) e Idempotency-Key ' +
-      '(con `force=true`, una repetición completa lo que faltara o devuelve el mismo informe).',
-    parameters: ['Force', ...ESCRITURA_SEGURA],
-    responses: {
-      200: jsonResponse(
-        'Eliminada con `force=true`; los productos afectados conservan sus datos pero pierden la bodega.',
-        'BodegaEliminadaForzada',
-        {
-          forzada: {
-            mensaje: 'Bodega eliminada exitosamente',
-            bodegaId: '3',
-            productosAfectados: 2,
-            detalleProductos: [productoEjemplo, otroProductoEjemplo],
-            advertencia: '2 producto(s) quedaron sin bodega asignada; siguen existiendo y pueden asignarse a otra bodega',
-            existenciasRetiradas: 0,
-            unidadesRetiradas: 0,
-          },
-        },
-        H.replayed,
-      ),
-      204: noBody('La bodega estaba vacía y se eliminó; sin cuerpo.', H.replayed),
-      409: jsonResponse(
-        'La bodega guarda productos y no se pasó `force=true`: no se elimina nada (BodegaConProductos). ' +
-          'O la petición con esta Idempotency-Key aún se está ejecutando (Error IDEMPOTENCY_KEY_IN_USE, con Retry-After).',
-        { anyOf: [schemaRef('BodegaConProductos'), schemaRef('Error')] },
-        {
-          conProductos: {
-            error: ERROR_CODES.bodegaConProductos,
-            mensaje: 'La bodega 3 tiene 1 producto(s) asignado(s); use force=true para eliminarla de todos modos',
-            productos: [productoEjemplo],
-            bodegaId: '3',
-            totalProductos: 1,
-          },
-        },
-        { 'Retry-After': headerRef('RetryAfterSiClaveEnUso') },
-      ),
-    },
-    errors: [...READ, 412, 422],
-  },
-  {
-    ...BODEGAS,
-    method: 'get',
-    path: '/api/bodegas/{id}/productos',
-    operationId: 'listarProductosDeBodega',
-    summary: 'Lista los productos de una bodega',
-    responses: {
-      200: lista(
-        'Los productos asignados a la bodega y los que tienen existencias en ella, en orden de id. ' +
-          'Con existencias, cantidad son sus unidades en esta bodega; si no, su cantidadEnStock.',
-        'ProductoDeBodega',
-        { productos: [{ id: 12, nombre: 'Tornillo M6', cantidad: 500, precio: 19.9 }] },
-      ),
-    },
-    errors: READ,
-  },
-  {
-    ...EXISTENCIAS,
-    method: 'post',
-    path: '/api/bodegas/{id}/productos',
-    operationId: 'asignarProductoABodega',
-    summary: 'Fija las unidades de un producto en una bodega',
-    description:
-      'Llamada de la pasarela anterior. Fija las existencias del producto en la bodega en `cantidad` (una línea AJUSTE con motivo ' +
-      'ASIGNACION por la diferencia) y responde con la ETag de la existencia. No cambia el bodegaId del producto. ' +
-      'El producto y la bodega deben existir (404, `detalles` dice cuál). Admite If-Match (la versión de la existencia, o `*`) ' +
-      'e Idempotency-Key.',
-    parameters: ESCRITURA_DE_EXISTENCIA,
-    body: { schema: 'Asignacion', examples: { asignacion: ex({ productoId: 12, cantidad: 40, umbralMinimo: 5 }) } },
-    responses: {
-      200: ejemplo(
-        'Fijadas; la ETag es la nueva versión de la existencia.',
-        'AsignacionHecha',
-        {
-          mensaje: 'Producto asignado a la bodega exitosamente',
-          productoId: 12,
-          bodegaId: 3,
-          cantidad: 40,
-        },
-        { ...H.etag, ...H.replayed },
-      ),
-      ...STOCK_CONFLICT,
-    },
-    errors: [...WRITE, 412],
-  },
-  {
-    ...EXISTENCIAS,
-    method: 'delete',
-    path: '/api/bodegas/{id}/productos/{productoId}',
-    operationId: 'retirarProductoDeBodega',
-    summary: 'Retira un producto de una bodega',
-    description:
-      'Llamada de la pasarela anterior. Da de baja las unidades que quedan (motivo RETIRO), elimina la existencia y, si el bodegaId ' +
-      'del producto era esta bodega, lo deja en null. 404 si el producto no tiene existencias ni está asignado a ella. ' +
-      'Admite If-Match (la versión de la existencia, o `*`) e Idempotency-Key (una repetición completa lo que faltara).',
-    parameters: ESCRITURA_DE_EXISTENCIA,
-    responses: {
-      200: ejemplo(
-        'Retirado.',
-        'RetiroHecho',
-        {
-          mensaje: 'Producto retirado de la bodega exitosamente',
-          productoId: 12,
-          bodegaId: 3,
-          cantidadRetirada: 40,
-        },
-        H.replayed,
-      ),
-    },
-    errors: [...READ, 409, 412, 422],
-  },
-  {
-    ...EXISTENCIAS,
-    method: 'get',
-    path: '/api/bodegas/{id}/existencias',
-    operationId: 'listarExistenciasDeBodega',
-    summary: 'Existencias de una bodega',
-    description: 'Su capacidad, su ocupación y todas sus existencias, en orden de id de producto.',
-    responses: { 200: ejemplo('Las existencias.', 'ExistenciasDeBodega', { bodegaId: 3, capacidad: 1000, ocupacion: 40, existencias: [existenciaEjemplo] }) },
-    errors: READ,
-  },
-  {
-    ...EXISTENCIAS,
-    method: 'get',
-    path: '/api/bodegas/{id}/existencias/{productoId}',
-    operationId: 'obtenerExistencia',
-    summary: 'Existencias de un producto en una bodega',
-    description: 'Su ETag es su versión: envíela en If-Match para escribir sobre ella (un AJUSTE la exige).',
-    parameters: ['IfNoneMatch'],
-    responses: { 200: ejemplo('La existencia.', 'Existencia', existenciaEjemplo, H.etag), 304: sinCambios('la versión actual') },
-    errors: READ,
-  },
-  {
-    ...EXISTENCIAS,
-    method: 'get',
-    path: '/api/productos/{id}/existencias',
-    operationId: 'listarExistenciasDeProducto',
-    summary: 'Existencias de un producto en todas las bodegas',
-    responses: {
-      200: ejemplo('Su total y sus existencias por bodega.', 'ExistenciasDeProducto', { productoId: 12, total: 40, porBodega: [existenciaEjemplo] }),
-    },
-    errors: READ,
-  },
-  {
-    ...EXISTENCIAS,
-    method: 'post',
-    path: '/api/bodegas/{id}/movimientos',
-    operationId: 'registrarMovimiento',
-    summary: 'Registra una entrada, una salida o un ajuste',
-    description:
-      'ENTRADA y SALIDA mueven unidades; AJUSTE fija la cantidad contada y exige If-Match con la versión de la existencia (428 sin él). ' +
-      'Una SALIDA por encima de lo que hay es 409 STOCK_INSUFICIENTE; una ENTRADA que pase la capacidad, 409 CAPACIDAD_EXCEDIDA. ' +
-      'Publica MovimientoRegistrado. Admite Idempotency-Key.',
-    parameters: ESCRITURA_DE_EXISTENCIA,
-    body: {
-      schema: 'MovimientoCreate',
-      examples: {
-        entrada: ex({ productoId: 12, tipo: 'ENTRADA', cantidad: 50, motivo: 'RECEPCION' }, 'Recepción de mercancía'),
-        salida: ex({ productoId: 12, tipo: 'SALIDA', cantidad: 3, comentario: 'Pedido 8812' }, 'Venta'),
-        conteo: ex({ productoId: 12, tipo: 'AJUSTE', cantidad: 38 }, 'Conteo físico (con If-Match)'),
+    }),
+    op('put /api/bodegas/{id}', 'actualizarBodega', 'Actualiza una bodega (parcialmente)', {
+      description:
+        'Solo cambian los campos presentes; el nombre nuevo debe ser único (si no, 409 ALREADY_EXISTS) y la capacidad no puede bajar de la ocupación (si no, 409 CAPACIDAD_INSUFICIENTE con capacidad y ocupacion). Publica el evento BodegaActualizada. Admite If-Match e Idempotency-Key.',
+      parameters: ESCRITURA_SEGURA,
+      body: { schema: 'BodegaUpdate', examples: { bodega: ex({ capacidad: 1500 }) } },
+      responses: {
+        200: json('Mensaje', 'Actualizada; la ETag lleva la nueva versión.', { actualizada }, 'ETagBodega', 'IdempotentReplayed'),
+        ...STOCK_CONFLICT,
       },
-    },
-    responses: { 201: operacionCreada('La operación y su línea.', operacionEjemplo), ...STOCK_CONFLICT },
-    errors: [...WRITE, 412, 428],
-  },
-  {
-    ...EXISTENCIAS,
-    method: 'post',
-    path: '/api/transferencias',
-    operationId: 'transferirStock',
-    summary: 'Transfiere unidades entre dos bodegas',
-    description:
-      'Una sola operación con dos líneas TRANSFERENCIA: o ambas o ninguna. 409 STOCK_INSUFICIENTE en el origen o CAPACIDAD_EXCEDIDA ' +
-      'en el destino. Publica un solo MovimientoRegistrado. Admite Idempotency-Key.',
-    parameters: ['IdempotencyKey'],
-    body: {
-      schema: 'TransferenciaCreate',
-      examples: { transferencia: ex({ productoId: 12, origenId: 3, destinoId: 4, cantidad: 5, comentario: 'Reposición de la tienda' }) },
-    },
-    responses: { 201: operacionCreada('La operación con sus dos líneas.', transferenciaEjemplo), ...STOCK_CONFLICT },
-    errors: WRITE,
-  },
-  {
-    ...EXISTENCIAS,
-    method: 'get',
-    path: '/api/operaciones/{id}',
-    operationId: 'obtenerOperacion',
-    summary: 'Obtiene una operación con sus líneas',
-    responses: { 200: ejemplo('La operación.', 'Operacion', operacionEjemplo) },
-    errors: READ,
-  },
-  {
-    ...EXISTENCIAS,
-    method: 'post',
-    path: '/api/operaciones/{id}/reverso',
-    operationId: 'revertirOperacion',
-    summary: 'Revierte una operación',
-    description:
-      'Escribe, en una operación REVERSO, una línea contraria por cada línea de la original. 409 si dejaría una existencia en negativo ' +
-      '(STOCK_INSUFICIENTE) o una bodega por encima de su capacidad (CAPACIDAD_EXCEDIDA), si ya se revirtió (OPERACION_YA_REVERTIDA) ' +
-      'o si no se puede revertir (OPERACION_NO_REVERSIBLE: un reverso, una baja por producto o bodega eliminados). El cuerpo es opcional. ' +
-      'Admite Idempotency-Key.',
-    parameters: ['IdempotencyKey'],
-    body: { schema: 'ReversoCreate', examples: { reverso: ex({ comentario: 'Venta anulada' }) }, optional: true },
-    responses: {
-      201: operacionCreada('La operación de reverso.', {
-        ...operacionEjemplo,
-        id: 11,
-        tipo: 'REVERSO',
-        comentario: 'Venta anulada',
-        revierteA: 9,
-        movimientos: [
-          {
-            ...movimientoEjemplo,
-            id: 34,
-            operacionId: 11,
-            motivo: 'REVERSO',
-            cantidad: 3,
-            cantidadAnterior: 40,
-            cantidadPosterior: 43,
-            version: 4,
-            comentario: 'Venta anulada',
-          },
-        ],
-      }),
-      ...STOCK_CONFLICT,
-    },
-    errors: WRITE,
-  },
-  {
-    ...EXISTENCIAS,
-    method: 'get',
-    path: '/api/movimientos',
-    operationId: 'listarMovimientos',
-    summary: 'El libro de movimientos',
-    description: 'Los más recientes primero, por páginas: pase `siguienteCursor` como `cursor`, con los mismos filtros.',
-    parameters: ['MovimientosBodegaId', 'MovimientosProductoId', 'MovimientosTipo', 'Desde', 'Hasta', 'LimitMovimientos', 'Cursor'],
-    responses: { 200: ejemplo('Una página de líneas.', 'MovimientosPagina', { movimientos: [movimientoEjemplo], siguienteCursor: 'MzE' }) },
-    errors: [400, ...API, ...DOWN],
-  },
-  {
-    ...EXISTENCIAS,
-    method: 'get',
-    path: '/api/existencias/verificacion',
-    operationId: 'verificarExistencias',
-    summary: 'Verifica las existencias contra el libro',
-    description: 'Recalcula cada existencia desde sus líneas y cada ocupación desde sus existencias, e informa de cada diferencia; nunca corrige.',
-    responses: { 200: ejemplo('El resultado.', 'Verificacion', { consistente: true, diferencias: [], nivelesVerificados: 120, bodegasVerificadas: 4 }) },
-    errors: [...API, ...DOWN],
-  },
-];
+    }),
+    op('delete /api/bodegas/{id}', 'eliminarBodega', 'Elimina una bodega (borrado seguro)', {
+      description:
+        'Sin `force`, una bodega que guarda productos (asignados o con existencias en ella) no se elimina (409 con la lista); una vacía se elimina (204). Con `force=true` se elimina igualmente: sus productos quedan sin bodega y sus existencias se dan de baja (motivo BODEGA_ELIMINADA) en la misma transacción (200 con el detalle). Publica el evento BodegaEliminada. Admite If-Match (comprobado antes de tocar ningún producto) e Idempotency-Key (con `force=true`, una repetición completa lo que faltara o devuelve el mismo informe).',
+      parameters: ['Force', ...ESCRITURA_SEGURA],
+      responses: {
+        200: json('BodegaEliminadaForzada', ELIMINADA_CON_FORCE, { forzada }, 'IdempotentReplayed'),
+        204: noBody('La bodega estaba vacía y se eliminó; sin cuerpo.', 'IdempotentReplayed'),
+        409: json({ anyOf: [schemaRef('BodegaConProductos'), schemaRef('Error')] }, CON_PRODUCTOS_O_EN_USO, { conProductos }, 'RetryAfterSiClaveEnUso'),
+      },
+    }),
+    op('get /api/bodegas/{id}/productos', 'listarProductosDeBodega', 'Lista los productos de una bodega', {
+      responses: { 200: lista('ProductoDeBodega', PRODUCTOS_DE_BODEGA, { productos: [{ id: 12, nombre: 'Tornillo M6', cantidad: 500, precio: 19.9 }] }) },
+    }),
+  ],
+  Existencias: [
+    op('post /api/bodegas/{id}/productos', 'asignarProductoABodega', 'Fija las unidades de un producto en una bodega', {
+      description:
+        'Llamada de la pasarela anterior. Fija las existencias del producto en la bodega en `cantidad` (una línea AJUSTE con motivo ASIGNACION por la diferencia) y responde con la ETag de la existencia. No cambia el bodegaId del producto. El producto y la bodega deben existir (404, `detalles` dice cuál). Admite If-Match (la versión de la existencia, o `*`) e Idempotency-Key.',
+      parameters: ESCRITURA_DE_EXISTENCIA,
+      body: { schema: 'Asignacion', examples: { asignacion: ex({ productoId: 12, cantidad: 40, umbralMinimo: 5 }) } },
+      responses: {
+        200: ejemplo('AsignacionHecha', 'Fijadas; la ETag es la nueva versión de la existencia.', asignado, 'ETag', 'IdempotentReplayed'),
+        ...STOCK_CONFLICT,
+      },
+    }),
+    op('delete /api/bodegas/{id}/productos/{productoId}', 'retirarProductoDeBodega', 'Retira un producto de una bodega', {
+      description:
+        'Llamada de la pasarela anterior. Da de baja las unidades que quedan (motivo RETIRO), elimina la existencia y, si el bodegaId del producto era esta bodega, lo deja en null. 404 si el producto no tiene existencias ni está asignado a ella. Admite If-Match (la versión de la existencia, o `*`) e Idempotency-Key (una repetición completa lo que faltara).',
+      parameters: ESCRITURA_DE_EXISTENCIA,
+      responses: { 200: ejemplo('RetiroHecho', 'Retirado.', retirado, 'IdempotentReplayed') },
+    }),
+    op('get /api/bodegas/{id}/existencias', 'listarExistenciasDeBodega', 'Existencias de una bodega', {
+      description: 'Su capacidad, su ocupación y todas sus existencias, en orden de id de producto.',
+      responses: { 200: ejemplo('ExistenciasDeBodega', 'Las existencias.', { bodegaId: 3, capacidad: 1000, ocupacion: 40, existencias: [existencia] }) },
+    }),
+    op('get /api/bodegas/{id}/existencias/{productoId}', 'obtenerExistencia', 'Existencias de un producto en una bodega', {
+      description: 'Su ETag es su versión: envíela en If-Match para escribir sobre ella (un AJUSTE la exige).',
+      parameters: ['IfNoneMatch'],
+      responses: { 200: ejemplo('Existencia', 'La existencia.', existencia, 'ETag'), 304: sinCambios('la versión actual') },
+    }),
+    op('get /api/productos/{id}/existencias', 'listarExistenciasDeProducto', 'Existencias de un producto en todas las bodegas', {
+      responses: { 200: ejemplo('ExistenciasDeProducto', 'Su total y sus existencias por bodega.', { productoId: 12, total: 40, porBodega: [existencia] }) },
+    }),
+    op('post /api/bodegas/{id}/movimientos', 'registrarMovimiento', 'Registra una entrada, una salida o un ajuste', {
+      description:
+        'ENTRADA y SALIDA mueven unidades; AJUSTE fija la cantidad contada y exige If-Match con la versión de la existencia (428 sin él). Una SALIDA por encima de lo que hay es 409 STOCK_INSUFICIENTE; una ENTRADA que pase la capacidad, 409 CAPACIDAD_EXCEDIDA. Publica MovimientoRegistrado. Admite Idempotency-Key.',
+      parameters: ESCRITURA_DE_EXISTENCIA,
+      body: { schema: 'MovimientoCreate', examples: { entrada: ENTRADA, salida: SALIDA, conteo: CONTEO } },
+      responses: { 201: operacionCreada('La operación y su línea.', operacion), ...STOCK_CONFLICT },
+      errors: [428],
+    }),
+    op('post /api/transferencias', 'transferirStock', 'Transfiere unidades entre dos bodegas', {
+      description:
+        'Una sola operación con dos líneas TRANSFERENCIA: o ambas o ninguna. 409 STOCK_INSUFICIENTE en el origen o CAPACIDAD_EXCEDIDA en el destino. Publica un solo MovimientoRegistrado. Admite Idempotency-Key.',
+      parameters: ['IdempotencyKey'],
+      body: { schema: 'TransferenciaCreate', examples: { transferencia: TRANSFERENCIA } },
+      // The product and the warehouses it names must exist.
+      responses: { 201: operacionCreada('La operación con sus dos líneas.', transferencia), ...STOCK_CONFLICT },
+      errors: [404],
+    }),
+    op('get /api/operaciones/{id}', 'obtenerOperacion', 'Obtiene una operación con sus líneas', {
+      responses: { 200: ejemplo('Operacion', 'La operación.', operacion) },
+    }),
+    op('post /api/operaciones/{id}/reverso', 'revertirOperacion', 'Revierte una operación', {
+      description:
+        'Escribe, en una operación REVERSO, una línea contraria por cada línea de la original. 409 si dejaría una existencia en negativo (STOCK_INSUFICIENTE) o una bodega por encima de su capacidad (CAPACIDAD_EXCEDIDA), si ya se revirtió (OPERACION_YA_REVERTIDA) o si no se puede revertir (OPERACION_NO_REVERSIBLE: un reverso, una baja por producto o bodega eliminados). El cuerpo es opcional. Admite Idempotency-Key.',
+      parameters: ['IdempotencyKey'],
+      body: { schema: 'ReversoCreate', examples: { reverso: ex(anulada) }, optional: true },
+      responses: { 201: operacionCreada('La operación de reverso.', reverso), ...STOCK_CONFLICT },
+    }),
+    op('get /api/movimientos', 'listarMovimientos', 'El libro de movimientos', {
+      description: 'Los más recientes primero, por páginas: pase `siguienteCursor` como `cursor`, con los mismos filtros.',
+      parameters: ['MovimientosBodegaId', 'MovimientosProductoId', 'MovimientosTipo', 'Desde', 'Hasta', 'LimitMovimientos', 'Cursor'],
+      responses: { 200: ejemplo('MovimientosPagina', 'Una página de líneas.', { movimientos: [movimiento], siguienteCursor: 'MzE' }) },
+    }),
+    op('get /api/existencias/verificacion', 'verificarExistencias', 'Verifica las existencias contra el libro', {
+      description: 'Recalcula cada existencia desde sus líneas y cada ocupación desde sus existencias, e informa de cada diferencia; nunca corrige.',
+      responses: { 200: ejemplo('Verificacion', 'El resultado.', verificacion) },
+    }),
+  ],
+};
 
-const health = (description: string, value: unknown) => jsonResponse(description, 'Health', { estado: value });
+const health = (description: string, value: unknown) => json('Health', description, { estado: value });
 const componente = (status: 'UP' | 'DOWN', grpc: string, breaker: string) => ({ status, details: { grpc, breaker } });
-const SALUD = { tag: 'Salud', security: [] as [], errors: [] };
-const DOCUMENTACION = { tag: 'Documentación', errors: API };
+const [sano, caido] = [componente('UP', 'SERVING', 'closed'), componente('DOWN', 'UNAVAILABLE', 'open')];
+const SALUD = { security: [] as [] };
 
 /** Health probes (no authentication) and this documentation itself. */
-export const SERVICE_ROUTES: Route[] = [
-  {
-    ...SALUD,
-    method: 'get',
-    path: '/actuator/health',
-    operationId: 'salud',
-    summary: 'Estado del BFF y de sus dependencias',
-    description: 'Sin autenticación.',
-    responses: {
-      200: health('Todo funciona.', {
-        status: 'UP',
-        components: { productoSvc: componente('UP', 'SERVING', 'closed'), bodegaSvc: componente('UP', 'SERVING', 'closed') },
-      }),
-      503: health('Alguna dependencia no responde.', {
-        status: 'DOWN',
-        components: { productoSvc: componente('DOWN', 'UNAVAILABLE', 'open'), bodegaSvc: componente('UP', 'SERVING', 'closed') },
-      }),
-    },
-  },
-  {
-    ...SALUD,
-    method: 'get',
-    path: '/actuator/health/liveness',
-    operationId: 'saludLiveness',
-    summary: 'Sonda de vida (liveness)',
-    description: 'Sin autenticación. Responde mientras el proceso funciona, aunque sus dependencias no.',
-    responses: { 200: health('El proceso funciona.', { status: 'UP' }) },
-  },
-  {
-    ...SALUD,
-    method: 'get',
-    path: '/actuator/health/readiness',
-    operationId: 'saludReadiness',
-    summary: 'Sonda de disponibilidad (readiness)',
-    description:
-      'Sin autenticación. UP mientras el BFF acepta peticiones; DOWN (503) desde que empieza el apagado, para que el ' +
-      'balanceador deje de enviarle tráfico. No depende de los servicios internos: el BFF se degrada por ruta ' +
-      '(si producto-svc cae, las rutas de bodegas siguen funcionando).',
-    responses: { 200: health('Acepta peticiones.', { status: 'UP' }), 503: health('Se está apagando.', { status: 'DOWN' }) },
-  },
-  {
-    ...DOCUMENTACION,
-    method: 'get',
-    path: '/api/openapi.json',
-    operationId: 'openapi',
-    summary: 'Este documento OpenAPI 3.1',
-    responses: { 200: jsonResponse('El documento.', 'OpenApi') },
-  },
-  {
-    ...DOCUMENTACION,
-    method: 'get',
-    path: '/api/docs/',
-    operationId: 'referencia',
-    summary: 'Página de referencia de la API (Swagger UI)',
-    description: '`/api/docs` redirige aquí. La página carga `/api/openapi.json` con las mismas credenciales.',
-    responses: { 200: { description: 'La página HTML.', content: { 'text/html': { schema: { type: 'string' } } } } },
-  },
-];
+const SERVICE: Record<string, Route[]> = {
+  Salud: [
+    op('get /actuator/health', 'salud', 'Estado del BFF y de sus dependencias', {
+      ...SALUD,
+      description: 'Sin autenticación.',
+      responses: {
+        200: health('Todo funciona.', { status: 'UP', components: { productoSvc: sano, bodegaSvc: sano } }),
+        503: health('Alguna dependencia no responde.', { status: 'DOWN', components: { productoSvc: caido, bodegaSvc: sano } }),
+      },
+    }),
+    op('get /actuator/health/liveness', 'saludLiveness', 'Sonda de vida (liveness)', {
+      ...SALUD,
+      description: 'Sin autenticación. Responde mientras el proceso funciona, aunque sus dependencias no.',
+      responses: { 200: health('El proceso funciona.', { status: 'UP' }) },
+    }),
+    op('get /actuator/health/readiness', 'saludReadiness', 'Sonda de disponibilidad (readiness)', {
+      ...SALUD,
+      description:
+        'Sin autenticación. UP mientras el BFF acepta peticiones; DOWN (503) desde que empieza el apagado, para que el balanceador deje de enviarle tráfico. No depende de los servicios internos: el BFF se degrada por ruta (si producto-svc cae, las rutas de bodegas siguen funcionando).',
+      responses: { 200: health('Acepta peticiones.', { status: 'UP' }), 503: health('Se está apagando.', { status: 'DOWN' }) },
+    }),
+  ],
+  Documentación: [
+    op('get /api/openapi.json', 'openapi', 'Este documento OpenAPI 3.1', { responses: { 200: json('OpenApi', 'El documento.') } }),
+    op('get /api/docs/', 'referencia', 'Página de referencia de la API (Swagger UI)', {
+      description: '`/api/docs` redirige aquí. La página carga `/api/openapi.json` con las mismas credenciales.',
+      responses: { 200: { description: 'La página HTML.', content: { 'text/html': { schema: { type: 'string' } } } } },
+    }),
+  ],
+};
 
 /** The path parameter a template's `{name}` stands for, by the collection it follows. */
 function pathParameter(path: string, name: string): ParameterName {
   if (name === 'productoId') return 'ProductoIdDeRuta';
-  const collection = path.split('/')[2];
-  return collection === 'productos' ? 'ProductoId' : collection === 'bodegas' ? 'BodegaId' : 'OperacionId';
+  return ({ productos: 'ProductoId', bodegas: 'BodegaId' } as const)[path.split('/')[2]!] ?? 'OperacionId';
 }
 
-function operationOf({ operationId, summary, description, tag, security, body, ...route }: Route): Operation {
+/**
+ * The shared errors a route answers, from what it takes (the house rules the document test checks): 401, 429 and 500
+ * on every authenticated route, 503 and 504 on one that calls a service, 400 for a malformed path id or query parameter
+ * and 404 for an unknown id, 400, 413 and 415 for a JSON body, 409 and 422 for an Idempotency-Key in use or reused, 412
+ * for a failed If-Match; and those the route names. A response of the route's own for the same status replaces the shared one.
+ */
+function errorsOf(route: Route, path: string, callsService: boolean): ErrorStatus[] {
+  const names = route.parameters ?? [];
+  const query = route.queryParameters ?? names.filter((name) => parameters[name].in === 'query');
+  return [
+    ...(route.security ? [] : ([401, 429, 500] as const)),
+    ...(callsService ? ([503, 504] as const) : []),
+    ...(path.includes('{') ? ([400, 404] as const) : query.length ? ([400] as const) : []),
+    ...(route.body ? ([400, 413, 415] as const) : []),
+    ...(names.includes('IdempotencyKey') ? ([409, 422] as const) : []),
+    ...(names.includes('IfMatch') || names.includes('IfMatchExistencia') ? ([412] as const) : []),
+    ...(route.errors ?? []),
+  ];
+}
+
+/** One row as an OpenAPI operation; `errors` are the shared errors it answers. */
+function operationOf(tag: string, errors: ErrorStatus[], { operationId, summary, description, security, body, ...route }: Route): OperationObject {
   const parameters = [...(route.parameters ?? []).map(parameterRef), ...(route.queryParameters ?? [])];
+  const content = body && { 'application/json': { schema: schemaRef(body.schema), examples: body.examples } };
   return {
-    operationId,
-    summary,
-    ...(description ? { description } : {}),
-    tags: [tag],
-    ...(security ? { security } : {}),
+    ...{ operationId, summary, ...(description ? { description } : {}), tags: [tag], ...(security ? { security } : {}) },
     ...(parameters.length ? { parameters } : {}),
-    ...(body
-      ? { requestBody: { required: !body.optional, content: { 'application/json': { schema: schemaRef(body.schema), examples: body.examples } } } }
-      : {}),
-    responses: { ...errorResponses(route.errors), ...route.responses },
+    ...(content ? { requestBody: { required: !body.optional, content } } : {}),
+    responses: { ...errorResponses(errors), ...route.responses },
   };
 }
 
-/** The table as OpenAPI path items, in the order of its rows. */
-export function pathsOf(routes: readonly Route[]): Record<string, PathItem> {
-  const paths: Record<string, PathItem> = {};
-  for (const route of routes) {
-    const names = [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
-    const item = (paths[route.path] ??= names.length ? { parameters: names.map((name) => parameterRef(pathParameter(route.path, name))) } : {});
-    item[route.method] = operationOf(route);
+/** A route table (by tag) as OpenAPI path items, in the order of its rows. */
+export function pathsOf(table: Record<string, Route[]>, { callsService = false } = {}): Record<string, PathItemObject> {
+  const paths: Record<string, PathItemObject> = {};
+  for (const [tag, routes] of Object.entries(table)) {
+    for (const route of routes) {
+      const [method, path] = route.route.split(' ') as ['get', string];
+      const names = [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
+      const item = (paths[path] ??= names.length ? { parameters: names.map((name) => parameterRef(pathParameter(path, name))) } : {});
+      item[method] = operationOf(tag, errorsOf(route, path, callsService), route);
+    }
   }
   return paths;
 }
+export { REST as REST_ROUTES, SERVICE as SERVICE_ROUTES };

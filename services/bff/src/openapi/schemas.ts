@@ -1,66 +1,46 @@
 import { z } from 'zod';
+import type { ReferenceObject, SchemaObject } from 'openapi3-ts/oas31';
 import { MAX_INT32, MAX_TEXTO, MAX_UNSIGNED_INT, PRECIO } from '@inventario/platform';
 import { bodegaCreateSchema, bodegaPatchSchema } from '../http/bodega-schemas';
 import { asignacionSchema, movimientoSchema, reversoSchema, transferenciaSchema } from '../http/existencia-schemas';
 import { productoCreateSchema, productoPatchSchema } from '../http/producto-schemas';
 import { MOTIVOS_MOVIMIENTO, TIPOS_MOVIMIENTO, TIPOS_OPERACION } from '../inventario/model';
-import type { JsonSchema } from './openapi-types';
 
 /**
- * The schemas of the document (`components.schemas`), all zod: the request
- * bodies are the very schemas the routes parse with (http/*-schemas.ts), the
- * responses are written here in the REST form of docs/contract.md §2.3 and
- * §10.2. Every object is closed (strictObject), except the GraphQL request,
- * whose transport is graphql-http's: the BFF answers 400 to an unknown REST
- * request field, and a response field added without being documented fails
- * the contract tests. `precio` is `multipleOf: 0.01`: a validator must
- * compare with a tolerance for binary floating point (ajv's `multipleOfPrecision`).
+ * `components.schemas`, all zod: the request bodies are the schemas the routes parse with (http/*-schemas.ts); the responses, in the
+ * REST form of docs/contract.md §2.3 and §10.2, are closed objects (strictObject), so a field added without being documented fails
+ * the contract tests. `precio` is `multipleOf: 0.01`: a validator must allow for binary floating point.
  */
 
-const describe = <T extends z.ZodType>(schema: T, description: string) => schema.meta({ description });
+const describe = <T extends z.ZodType>(schema: T, description: string, ...examples: unknown[]) =>
+  schema.meta(examples.length ? { description, examples } : { description });
 const id = describe(z.int().min(1).max(MAX_UNSIGNED_INT), 'Identificador asignado por el servicio (entero positivo).');
-/** Ids of lines and operations: 64-bit in storage, well inside 2^53 in JSON. */
-const idLargo = z.int().min(1);
-const positivo = z.int().min(1);
-const unidades = z.int().min(0).max(MAX_INT32);
-const contador = z.int().min(0);
-const texto = z.string();
-/** `YYYY-MM-DDTHH:mm:ss` in UTC without a zone: a pattern, since `format: date-time` requires a zone. */
-const fecha = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/)
-  .meta({ description: 'Fecha y hora ISO 8601 sin zona, siempre en UTC.', examples: ['2026-11-22T14:03:07'] });
+/** `idLargo`: ids of lines and operations, 64-bit in storage but well inside 2^53 in JSON. */
+const [idLargo, positivo, unidades, contador, texto] = [z.int().min(1), z.int().min(1), z.int().min(0).max(MAX_INT32), z.int().min(0), z.string()];
+/** UTC without a zone: a pattern, since `format: date-time` requires a zone. */
+const SIN_ZONA = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
+const fecha = describe(z.string().regex(SIN_ZONA), 'Fecha y hora ISO 8601 sin zona, siempre en UTC.', '2026-11-22T14:03:07');
 const fechas = { fechaCreacion: fecha, fechaActualizacion: describe(fecha, 'Igual a fechaCreacion al crear.') };
-const precio = z
-  .number()
-  .min(0)
-  .max(Number(PRECIO.maximo))
-  .multipleOf(0.01)
-  .meta({
-    description: 'Precio con a lo sumo 2 decimales (DECIMAL(10,2)); un valor con más decimales se rechaza, nunca se redondea.',
-    examples: [19.9],
-  });
+const PRECIO_MAXIMO = Number(PRECIO.maximo);
+const DOS_DECIMALES = 'Precio con a lo sumo 2 decimales (DECIMAL(10,2)); un valor con más decimales se rechaza, nunca se redondea.';
+const precio = describe(z.number().min(0).max(PRECIO_MAXIMO).multipleOf(0.01), DOS_DECIMALES, 19.9);
 const nombre = describe(z.string().min(1).max(MAX_TEXTO).regex(/\S/), 'Se eliminan los espacios de los extremos; no puede quedar en blanco.');
-const version = describe(
-  z.int().min(1).max(MAX_UNSIGNED_INT),
-  'Versión del registro: 1 al crearse, +1 en cada escritura. La ETag es este número entre comillas; envíela en If-Match.',
-);
-const versionNivel = describe(version, 'Versión de la existencia: +1 con cada línea. La ETag es este número entre comillas; envíela en If-Match.');
-const idComoTexto = (description: string) => describe(z.string().regex(/^[1-9][0-9]*$/), description);
+const ETAG = 'La ETag es este número entre comillas; envíela en If-Match.';
+const version = describe(z.int().min(1).max(MAX_UNSIGNED_INT), `Versión del registro: 1 al crearse, +1 en cada escritura. ${ETAG}`);
+const versionNivel = describe(version, `Versión de la existencia: +1 con cada línea. ${ETAG}`);
+const idComoTexto = (description: string) => describe(z.string().regex(/^[1-9][0-9]*$/), `${description}, como texto (forma del contrato original).`);
 const ocupacion = describe(unidades, 'Unidades que guarda en total (la suma de sus existencias); nunca supera capacidad.');
 const capacidad = describe(unidades, 'Capacidad de la bodega en unidades.');
-/** A closed object with its description. */
 const objeto = <S extends z.ZodRawShape>(description: string, shape: S) => z.strictObject(shape).meta({ description });
+const opcional = (schema: z.ZodType, description: string) => describe(schema, description).optional();
 
+const detalle = z.strictObject({ campo: describe(texto, 'Nombre público del campo (camelCase).'), mensaje: texto });
 /** The fields of every error body (docs/contract.md §3.1). */
 const errorShape = {
   error: describe(z.string().min(1), 'Código estable del error, para que el cliente decida, p. ej. VALIDATION_ERROR o NOT_FOUND.'),
   mensaje: z.string().min(1),
-  detalles: describe(
-    z.array(z.strictObject({ campo: describe(texto, 'Nombre público del campo (camelCase).'), mensaje: texto })),
-    'En los errores de validación, un elemento por campo inválido.',
-  ).optional(),
-  versionActual: describe(positivo.nullable(), 'Solo en PRECONDITION_FAILED (412): la versión guardada, o null si el registro no existe.').optional(),
+  detalles: opcional(z.array(detalle), 'En los errores de validación, un elemento por campo inválido.'),
+  versionActual: opcional(positivo.nullable(), 'Solo en PRECONDITION_FAILED (412): la versión guardada, o null si el registro no existe.'),
 };
 
 const producto = objeto('Un producto en su forma REST.', {
@@ -73,7 +53,9 @@ const producto = objeto('Un producto en su forma REST.', {
   ...fechas,
   version,
 });
-const primerosProductos = (description: string, minItems = 0) => describe(z.array(producto).min(minItems).max(100), description);
+/** The first products of a list that `total` counts in full: bounded so the body stays small. */
+const primerosProductos = (cuales: string, total: string, minItems = 0) =>
+  describe(z.array(producto).min(minItems).max(100), `Los primeros productos ${cuales}: como mucho 100 y 256 KiB de JSON; ${total} los cuenta todos.`);
 
 const existencia = objeto('Las existencias de un producto en una bodega; su ETag es su versión.', {
   bodegaId: id,
@@ -101,38 +83,41 @@ const movimiento = objeto('Una línea del libro de movimientos: nunca cambia ni 
   fecha,
 });
 
-/** The figures a 409 of a stock rule adds (STOCK_INSUFICIENTE, CAPACIDAD_EXCEDIDA, ...). */
-const cifra = (schema: z.ZodType, description: string) => describe(schema, description).optional();
+const REGLAS = 'STOCK_INSUFICIENTE, CAPACIDAD_EXCEDIDA, CAPACIDAD_INSUFICIENTE, PRODUCTO_ELIMINADO, OPERACION_YA_REVERTIDA u OPERACION_NO_REVERSIBLE';
+/** The figures a 409 of a stock rule adds, each naming the rules that send it. */
 const cifras = {
-  bodegaId: cifra(positivo, 'La bodega de la regla (STOCK_INSUFICIENTE, CAPACIDAD_EXCEDIDA).'),
-  productoId: cifra(positivo, 'El producto (STOCK_INSUFICIENTE, PRODUCTO_ELIMINADO).'),
-  disponible: cifra(contador, 'STOCK_INSUFICIENTE: las unidades que hay.'),
-  solicitado: cifra(z.int(), 'Las unidades pedidas (STOCK_INSUFICIENTE) o que la escritura añadiría (CAPACIDAD_EXCEDIDA).'),
-  capacidad: cifra(contador, 'CAPACIDAD_EXCEDIDA, CAPACIDAD_INSUFICIENTE: la capacidad (la pedida, en CAPACIDAD_INSUFICIENTE).'),
-  ocupacion: cifra(contador, 'CAPACIDAD_EXCEDIDA, CAPACIDAD_INSUFICIENTE: la ocupación actual.'),
-  operacionId: cifra(positivo, 'OPERACION_YA_REVERTIDA, OPERACION_NO_REVERSIBLE: la operación.'),
-  revertidaPor: cifra(positivo, 'OPERACION_YA_REVERTIDA: la operación que ya la revirtió.'),
+  bodegaId: opcional(positivo, 'La bodega de la regla (STOCK_INSUFICIENTE, CAPACIDAD_EXCEDIDA).'),
+  productoId: opcional(positivo, 'El producto (STOCK_INSUFICIENTE, PRODUCTO_ELIMINADO).'),
+  disponible: opcional(contador, 'STOCK_INSUFICIENTE: las unidades que hay.'),
+  solicitado: opcional(z.int(), 'Las unidades pedidas (STOCK_INSUFICIENTE) o que la escritura añadiría (CAPACIDAD_EXCEDIDA).'),
+  capacidad: opcional(contador, 'CAPACIDAD_EXCEDIDA, CAPACIDAD_INSUFICIENTE: la capacidad (la pedida, en CAPACIDAD_INSUFICIENTE).'),
+  ocupacion: opcional(contador, 'CAPACIDAD_EXCEDIDA, CAPACIDAD_INSUFICIENTE: la ocupación actual.'),
+  operacionId: opcional(positivo, 'OPERACION_YA_REVERTIDA, OPERACION_NO_REVERSIBLE: la operación.'),
+  revertidaPor: opcional(positivo, 'OPERACION_YA_REVERTIDA: la operación que ya la revirtió.'),
 };
 
-const objetoONull = z.object({}).nullable();
-const estado = z.enum(['UP', 'DOWN']);
+const diferencia = z.strictObject({
+  tipo: z.enum(['NIVEL', 'OCUPACION']),
+  bodegaId: id,
+  productoId: describe(positivo.nullable(), 'null en OCUPACION.'),
+  registrado: describe(z.int(), 'Lo guardado.'),
+  calculado: describe(z.int(), 'Lo que dicen las líneas (o las existencias).'),
+});
+const [objetoONull, estado] = [z.object({}).nullable(), z.enum(['UP', 'DOWN'])];
 const estadoDeServicio = z.strictObject({
   status: describe(estado, 'UP solo si su grpc.health.v1 responde SERVING.'),
   details: z.strictObject({
-    grpc: z
-      .string()
-      .meta({ description: 'Respuesta de grpc.health.v1 (SERVING, NOT_SERVING…) o el código gRPC del fallo.', examples: ['SERVING', 'UNAVAILABLE'] }),
+    grpc: describe(z.string(), 'Respuesta de grpc.health.v1 (SERVING, NOT_SERVING…) o el código gRPC del fallo.', 'SERVING', 'UNAVAILABLE'),
     breaker: describe(z.enum(['closed', 'open', 'halfOpen']), 'Estado del circuit breaker hacia el servicio.'),
   }),
 });
-const graphqlError = z.object({
-  message: texto,
-  locations: z.array(z.object({ line: positivo, column: positivo })).optional(),
-  path: z.array(z.union([texto, z.int()])).optional(),
-  extensions: z.object({}).optional(),
-});
+const [locations, path] = [z.array(z.object({ line: positivo, column: positivo })), z.array(z.union([texto, z.int()]))];
+const graphqlError = z.object({ message: texto, locations: locations.optional(), path: path.optional(), extensions: z.object({}).optional() });
+const graphqlRequest = z.object({ query: texto, variables: objetoONull.optional(), operationName: texto.nullish(), extensions: objetoONull.optional() });
+const GRAPHQL_RESULTADO =
+  'Resultado GraphQL: `data` con los campos pedidos y/o `errors`. Los errores de validación llevan `extensions.classification: "ValidationError"`, los de sintaxis `"InvalidSyntax"`.';
 
-/** Every schema of `components.schemas`, by name: the request bodies are the routes' own. */
+/** Every schema of `components.schemas`, by name, in the document's order. */
 const COMPONENTS = {
   Producto: producto,
   ProductoCreate: productoCreateSchema,
@@ -154,22 +139,19 @@ const COMPONENTS = {
   BodegaCreada: z.strictObject({ mensaje: texto, id }),
   Mensaje: z.strictObject({ mensaje: texto }),
   ProductoDeBodega: objeto(
-    'Resumen de un producto de una bodega: asignado a ella (bodegaId) o con existencias en ella. ' +
-      'Con existencias, cantidad son sus unidades en esta bodega; si no, su cantidadEnStock.',
+    'Resumen de un producto de una bodega: asignado a ella (bodegaId) o con existencias en ella. Con existencias, cantidad son sus unidades en esta bodega; si no, su cantidadEnStock.',
     { id, nombre, cantidad: describe(unidades, 'Unidades.'), precio },
   ),
   BodegaEliminadaForzada: objeto(
     'Resultado de DELETE con force=true: la bodega se eliminó, sus productos quedaron sin bodega y sus existencias se dieron de baja.',
     {
       mensaje: texto,
-      bodegaId: idComoTexto('Id de la bodega eliminada, como texto (forma del contrato original).'),
+      bodegaId: idComoTexto('Id de la bodega eliminada'),
       productosAfectados: describe(
         contador,
         'Cuántos productos perdieron la bodega, por su asignación o por sus existencias en ella (todos, cada uno una vez).',
       ),
-      detalleProductos: primerosProductos(
-        'Los primeros productos afectados por id, tal como quedaron (sin bodega): como mucho 100 y 256 KiB de JSON; productosAfectados los cuenta todos.',
-      ),
+      detalleProductos: primerosProductos('afectados por id, tal como quedaron (sin bodega)', 'productosAfectados'),
       advertencia: texto,
       existenciasRetiradas: describe(contador, 'Existencias (niveles) dadas de baja con motivo BODEGA_ELIMINADA.'),
       unidadesRetiradas: describe(contador, 'Unidades que guardaban.'),
@@ -178,12 +160,9 @@ const COMPONENTS = {
   Error: objeto('Cuerpo de todo error REST: `error` es un código estable; `mensaje` explica el problema en español.', errorShape),
   BodegaConProductos: objeto('Error de DELETE sin force de una bodega que guarda productos (asignados o con existencias en ella): no se elimina nada.', {
     ...errorShape,
-    productos: primerosProductos(
-      'Los primeros productos de la bodega por id, asignados o con existencias: como mucho 100 y 256 KiB de JSON; totalProductos los cuenta todos.',
-      1,
-    ),
+    productos: primerosProductos('de la bodega por id, asignados o con existencias', 'totalProductos', 1),
     totalProductos: describe(positivo, 'Cuántos productos guarda la bodega (todos, no solo los listados).'),
-    bodegaId: idComoTexto('Id de la bodega, como texto (forma del contrato original).'),
+    bodegaId: idComoTexto('Id de la bodega'),
   }),
   Asignacion: asignacionSchema,
   AsignacionHecha: objeto('Respuesta de la asignación (forma de la pasarela anterior).', { mensaje: texto, productoId: id, bodegaId: id, cantidad: unidades }),
@@ -220,24 +199,12 @@ const COMPONENTS = {
   }),
   Verificacion: objeto('Recalcula cada existencia desde sus líneas y cada ocupación desde sus existencias; nunca corrige nada.', {
     consistente: z.boolean(),
-    diferencias: z
-      .array(
-        z.strictObject({
-          tipo: z.enum(['NIVEL', 'OCUPACION']),
-          bodegaId: id,
-          productoId: describe(positivo.nullable(), 'null en OCUPACION.'),
-          registrado: describe(z.int(), 'Lo guardado.'),
-          calculado: describe(z.int(), 'Lo que dicen las líneas (o las existencias).'),
-        }),
-      )
-      .max(1000),
+    diferencias: z.array(diferencia).max(1000),
     nivelesVerificados: contador,
     bodegasVerificadas: contador,
   }),
   ErrorDeExistencias: objeto(
-    'Error de una regla de las existencias (409, nada se escribe): `error` es STOCK_INSUFICIENTE, CAPACIDAD_EXCEDIDA, ' +
-      'CAPACIDAD_INSUFICIENTE, PRODUCTO_ELIMINADO, OPERACION_YA_REVERTIDA u OPERACION_NO_REVERSIBLE, con sus cifras; ' +
-      'o uno de los demás conflictos (IDEMPOTENCY_KEY_IN_USE, ALREADY_EXISTS).',
+    `Error de una regla de las existencias (409, nada se escribe): \`error\` es ${REGLAS}, con sus cifras; o uno de los demás conflictos (IDEMPOTENCY_KEY_IN_USE, ALREADY_EXISTS).`,
     { ...errorShape, ...cifras },
   ),
   GraphqlInfo: objeto('Respuesta de GET /api/graphql sin consulta: cómo usar el endpoint.', {
@@ -245,52 +212,39 @@ const COMPONENTS = {
     ejemplo: z.strictObject({ query: texto, variables: objetoONull, operationName: texto.nullable() }),
     endpoint: texto,
   }),
-  GraphqlRequest: describe(
-    z.object({ query: texto, variables: objetoONull.optional(), operationName: texto.nullish(), extensions: objetoONull.optional() }),
-    'Petición GraphQL over HTTP.',
-  ),
-  GraphqlResponse: z.strictObject({ data: objetoONull.optional(), errors: z.array(graphqlError).min(1).optional(), extensions: z.object({}).optional() }).meta({
-    description:
-      'Resultado GraphQL: `data` con los campos pedidos y/o `errors`. Los errores de validación llevan ' +
-      '`extensions.classification: "ValidationError"`, los de sintaxis `"InvalidSyntax"`.',
-    anyOf: [{ required: ['data'] }, { required: ['errors'] }],
-  }),
+  GraphqlRequest: describe(graphqlRequest, 'Petición GraphQL over HTTP.'),
+  GraphqlResponse: z
+    .strictObject({ data: objetoONull.optional(), errors: z.array(graphqlError).min(1).optional(), extensions: z.object({}).optional() })
+    .meta({ description: GRAPHQL_RESULTADO, anyOf: [{ required: ['data'] }, { required: ['errors'] }] }),
   Health: objeto('Estado del BFF (forma de Spring Boot Actuator): UP solo si todas sus dependencias lo están.', {
     status: estado,
-    components: describe(z.record(z.string(), estadoDeServicio), 'Cada servicio interno, por nombre (productoSvc, bodegaSvc).').optional(),
+    components: opcional(z.record(z.string(), estadoDeServicio), 'Cada servicio interno, por nombre (productoSvc, bodegaSvc).'),
   }),
   OpenApi: describe(z.object({ openapi: z.string().regex(/^3\.1\./), info: z.object({}), paths: z.object({}) }), 'Un documento OpenAPI 3.1.'),
 } as const;
 
 export type SchemaName = keyof typeof COMPONENTS;
+export const schemaRef = (name: SchemaName): ReferenceObject => ({ $ref: `#/components/schemas/${name}` });
 
-/** `$ref` to a schema of components.schemas. */
-export const schemaRef = (name: SchemaName): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
-
-/** Fields a client may send (e.g. echoing a resource) but the service owns: dropped before parsing (docs/contract.md §2.5). */
+/** Fields a client may echo but the service owns: dropped before parsing (docs/contract.md §2.5), so documented read-only here. */
 const ignorado = (description = 'Se ignora.') => ({ readOnly: true, description });
-const READ_ONLY_IGNORED = {
+const SOLO_LECTURA = {
   id: ignorado(),
   fechaCreacion: ignorado(),
   fechaActualizacion: ignorado(),
   version: ignorado('Se ignora: una escritura condicional usa la cabecera If-Match.'),
 };
 const REQUEST_BODIES: Partial<Record<SchemaName, object>> = {
-  ProductoCreate: READ_ONLY_IGNORED,
-  ProductoUpdate: READ_ONLY_IGNORED,
-  BodegaCreate: { ...READ_ONLY_IGNORED, ocupacion: ignorado('Se ignora: la ocupación la dan sus existencias.') },
-  BodegaUpdate: { ...READ_ONLY_IGNORED, ocupacion: ignorado() },
-  Asignacion: READ_ONLY_IGNORED,
-  MovimientoCreate: READ_ONLY_IGNORED,
-  TransferenciaCreate: READ_ONLY_IGNORED,
-  ReversoCreate: READ_ONLY_IGNORED,
+  ...Object.fromEntries(
+    ['ProductoCreate', 'ProductoUpdate', 'Asignacion', 'MovimientoCreate', 'TransferenciaCreate', 'ReversoCreate'].map((n) => [n, SOLO_LECTURA]),
+  ),
+  BodegaCreate: { ...SOLO_LECTURA, ocupacion: ignorado('Se ignora: la ocupación la dan sus existencias.') },
+  BodegaUpdate: { ...SOLO_LECTURA, ocupacion: ignorado() },
 };
 
 /**
- * A zod schema's JSON Schema 2020-12 as a client sends it (`io: 'input'`,
- * before transforms). A field whose metadata states a `type` (a number read
- * from its exact JSON text, a query parameter read from its string) is shown
- * as that metadata says, not as the text it is parsed from.
+ * JSON Schema 2020-12 as a client sends it (`io: 'input'`, before transforms). A field whose metadata states a `type` (a number read
+ * from its exact JSON text, a query parameter read from its string) is shown as that metadata says.
  */
 const JSON_OPTIONS = {
   target: 'draft-2020-12',
@@ -304,17 +258,14 @@ const JSON_OPTIONS = {
   },
 } as const satisfies z.core.ToJSONSchemaParams;
 
-/** The JSON Schema without its `$schema` and `$id`: it lives inside the document, in the document's dialect. */
-function embedded(json: Record<string, unknown>): JsonSchema {
-  const { $schema: _schema, $id: _id, ...rest } = json;
-  return rest;
-}
+/** Without `$schema` and `$id`: it lives inside the document, in the document's dialect. */
+const embedded = ({ $schema: _schema, $id: _id, ...rest }: Record<string, unknown>) => rest as SchemaObject;
 
 /** A field's JSON Schema (a query parameter's). */
-export const jsonOf = (schema: z.ZodType): JsonSchema => embedded(z.toJSONSchema(schema, JSON_OPTIONS));
+export const jsonOf = (schema: z.ZodType): SchemaObject => embedded(z.toJSONSchema(schema, JSON_OPTIONS));
 
 /** components.schemas: every schema above, with `$ref`s between them. */
-export function componentSchemas(): Record<string, JsonSchema> {
+export function componentSchemas(): Record<string, SchemaObject> {
   const registry = z.registry<{ id: string }>();
   for (const [name, schema] of Object.entries(COMPONENTS)) registry.add(schema, { id: name });
   const { schemas } = z.toJSONSchema(registry, { ...JSON_OPTIONS, uri: (name) => `#/components/schemas/${name}` });

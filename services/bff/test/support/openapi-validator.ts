@@ -16,17 +16,17 @@ import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020'
 import addFormats from 'ajv-formats';
 import { openApiDocument } from '../../src/openapi/document';
 import type {
-  Header,
-  JsonSchema,
-  MediaType,
-  OpenApiDocument,
-  Operation,
-  Parameter,
-  PathItem,
-  Reference,
-  RequestBody,
-  Response,
-} from '../../src/openapi/openapi-types';
+  HeaderObject as Header,
+  SchemaObject as JsonSchema,
+  MediaTypeObject as MediaType,
+  OpenAPIObject as OpenApiDocument,
+  OperationObject as Operation,
+  ParameterObject as Parameter,
+  PathItemObject as PathItem,
+  ReferenceObject as Reference,
+  RequestBodyObject as RequestBody,
+  ResponseObject as Response,
+} from 'openapi3-ts/oas31';
 
 /** One real response, as a test observed it. */
 export interface ObservedResponse {
@@ -156,15 +156,16 @@ export function createOpenApiValidator(document: OpenApiDocument = openApiDocume
     return resolve(target as T | Reference, segments);
   }
 
+  const paths: Record<string, PathItem> = document.paths ?? {};
   const operations: DocumentedOperation[] = [];
-  for (const [path, item] of Object.entries<PathItem>(document.paths)) {
+  for (const [path, item] of Object.entries(paths)) {
     for (const method of METHODS) {
       const operation = item[method];
-      if (operation) operations.push({ method: method.toUpperCase(), path, operation, statuses: Object.keys(operation.responses).map(Number) });
+      if (operation) operations.push({ method: method.toUpperCase(), path, operation, statuses: Object.keys(operation.responses ?? {}).map(Number) });
     }
   }
   // Literal paths before templated ones, as OpenAPI requires (`/api/docs/` before a hypothetical `/api/{x}/`).
-  const matchers = Object.keys(document.paths)
+  const matchers = Object.keys(paths)
     .map((template) => ({
       template,
       params: (template.match(/\{[^}]+\}/g) ?? []).length,
@@ -179,7 +180,7 @@ export function createOpenApiValidator(document: OpenApiDocument = openApiDocume
 
   function findOperation(method: string, path: string): DocumentedOperation | undefined {
     const normalized = normalizePath(path);
-    const template = normalized in document.paths ? normalized : matchers.find((m) => m.regex.test(normalized))?.template;
+    const template = normalized in paths ? normalized : matchers.find((m) => m.regex.test(normalized))?.template;
     return operations.find((o) => o.path === template && o.method === method.toUpperCase());
   }
 
@@ -190,7 +191,7 @@ export function createOpenApiValidator(document: OpenApiDocument = openApiDocume
     const label = `${response.method.toUpperCase()} ${response.path} -> ${response.status}`;
     if (!found) return [`${label}: the document has no such route (${response.method.toUpperCase()} ${normalizePath(response.path)})`];
     const base = ['paths', found.path, found.method.toLowerCase(), 'responses', String(response.status)];
-    const declared = found.operation.responses[String(response.status)];
+    const declared = found.operation.responses?.[String(response.status)] as Response | Reference | undefined;
     if (!declared) {
       const documentedStatuses = found.statuses.join(', ');
       return [`${label}: status ${response.status} is not documented for ${operationKey(found.method, found.path)} (documented: ${documentedStatuses})`];
@@ -206,7 +207,7 @@ export function createOpenApiValidator(document: OpenApiDocument = openApiDocume
         continue;
       }
       const validate = validatorAt([...headerAt, 'schema']);
-      if (!validate(headerAsJson(value, header.schema))) problems.push(...formatAjvErrors(`${label}: header ${name}`, validate.errors));
+      if (!validate(headerAsJson(value, (header.schema ?? {}) as JsonSchema))) problems.push(...formatAjvErrors(`${label}: header ${name}`, validate.errors));
     }
 
     if (!documented.content) {
@@ -251,12 +252,13 @@ export function createOpenApiValidator(document: OpenApiDocument = openApiDocume
       if (!validate(value)) problems.push(...formatAjvErrors(`example ${where}`, validate.errors));
     };
     /** A schema's own `examples`, then those of its subschemas. */
-    const walkSchema = (schema: JsonSchema, at: string[]) => {
+    const walkSchema = (schema: JsonSchema | Reference | undefined, at: string[]) => {
+      if (!schema || isReference(schema)) return;
       (schema.examples ?? []).forEach((value, i) => check(at, value, `${pointerOf(at)}/examples/${i}`));
       for (const [name, sub] of Object.entries(schema.properties ?? {})) walkSchema(sub, [...at, 'properties', name]);
       for (const key of ['items', 'not', 'additionalProperties', 'unevaluatedProperties'] as const) {
-        const sub = schema[key];
-        if (typeof sub === 'object') walkSchema(sub, [...at, key]);
+        const sub: unknown = (schema as Record<string, unknown>)[key];
+        if (typeof sub === 'object') walkSchema(sub as JsonSchema, [...at, key]);
       }
       for (const key of ['allOf', 'anyOf', 'oneOf'] as const) schema[key]?.forEach((sub, i) => walkSchema(sub, [...at, key, String(i)]));
     };
@@ -268,7 +270,13 @@ export function createOpenApiValidator(document: OpenApiDocument = openApiDocume
         check([...at, 'schema'], example.value, `${pointerOf(at)}/examples/${name}`);
       }
     };
-    const components = document.components ?? {};
+    // Our components are never `$ref`s themselves.
+    const components = (document.components ?? {}) as {
+      schemas?: Record<string, JsonSchema>;
+      parameters?: Record<string, Parameter>;
+      headers?: Record<string, Header>;
+      responses?: Record<string, Response>;
+    };
     for (const [name, schema] of Object.entries(components.schemas ?? {})) walkSchema(schema, ['components', 'schemas', name]);
     for (const [name, parameter] of Object.entries(components.parameters ?? {})) withExamples(parameter, ['components', 'parameters', name]);
     for (const [name, header] of Object.entries(components.headers ?? {})) walkSchema(header.schema, ['components', 'headers', name, 'schema']);
@@ -283,7 +291,7 @@ export function createOpenApiValidator(document: OpenApiDocument = openApiDocume
       if (operation.requestBody && !isReference(operation.requestBody)) {
         for (const [type, media] of Object.entries(operation.requestBody.content)) withExamples(media, [...at, 'requestBody', 'content', type]);
       }
-      for (const [status, response] of Object.entries(operation.responses)) {
+      for (const [status, response] of Object.entries<Response | Reference>(operation.responses ?? {})) {
         if (isReference(response)) continue;
         for (const [type, media] of Object.entries(response.content ?? {})) withExamples(media, [...at, 'responses', status, 'content', type]);
       }

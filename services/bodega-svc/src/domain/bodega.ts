@@ -1,4 +1,5 @@
-import { caracteres, FIELD_MENSAJES, InvalidArgumentError, MAX_INT32, MAX_TEXTO, type FieldViolation } from '@inventario/platform';
+import { z } from 'zod';
+import { entero, FIELD_MENSAJES, MAX_INT32, MAX_TEXTO, nombre, parseChanges, parseFields, PROTO_NUMBER, requerido, textoCorto } from '@inventario/platform';
 
 /**
  * Warehouse rules, free of I/O. Every write goes through these functions, so
@@ -43,57 +44,24 @@ export type BodegaChanges = Partial<NewBodega>;
 export { MAX_TEXTO };
 /** `capacidad` is an INT column and an int32 on the wire. */
 export const MAX_CAPACIDAD = MAX_INT32;
-const longitud = caracteres;
-const M = FIELD_MENSAJES;
 
 /**
- * nombre is required and names the warehouse to people, so a blank name is
- * no name. Surrounding whitespace is trimmed: the unique index ignores
- * trailing spaces anyway, and "Central " must not look different from "Central".
+ * nombre names the warehouse to people, so a blank name is no name; it is
+ * trimmed (the unique index ignores trailing spaces anyway, and "Central "
+ * must not look different from "Central"). A blank or absent ubicacion means
+ * "no recorded location", stored as null: one representation, not two.
+ * capacidad is a count of units, never defaulted here.
  */
-function nombreOf(nombre: string | undefined, out: FieldViolation[]): string {
-  if (nombre === undefined || nombre === '') {
-    out.push({ campo: 'nombre', mensaje: M.obligatorio });
-    return '';
-  }
-  const limpio = nombre.trim();
-  if (limpio === '') out.push({ campo: 'nombre', mensaje: M.enBlanco });
-  else if (longitud(limpio) > MAX_TEXTO) out.push({ campo: 'nombre', mensaje: M.maxCaracteres(MAX_TEXTO) });
-  return limpio;
-}
-
-/**
- * ubicacion is optional. Blank and absent mean the same thing ("no recorded
- * location"), so both are stored as null: one representation, not two.
- */
-function ubicacionOf(ubicacion: string | null | undefined, out: FieldViolation[]): string | null {
-  if (ubicacion === undefined || ubicacion === null) return null;
-  const limpia = ubicacion.trim();
-  if (limpia === '') return null;
-  if (longitud(limpia) > MAX_TEXTO) out.push({ campo: 'ubicacion', mensaje: M.maxCaracteres(MAX_TEXTO) });
-  return limpia;
-}
-
-/** capacidad is a count of units: a whole number, never negative, never defaulted here. */
-function capacidadOf(capacidad: number | undefined, out: FieldViolation[]): number {
-  if (capacidad === undefined) out.push({ campo: 'capacidad', mensaje: M.obligatorio });
-  else if (!Number.isInteger(capacidad)) out.push({ campo: 'capacidad', mensaje: M.entero });
-  else if (capacidad < 0) out.push({ campo: 'capacidad', mensaje: M.mayorOIgualQueCero });
-  else if (capacidad > MAX_CAPACIDAD) out.push({ campo: 'capacidad', mensaje: M.maximo(MAX_CAPACIDAD) });
-  return capacidad ?? 0;
-}
+const CAMPOS = z.object({
+  nombre: requerido(nombre()),
+  ubicacion: textoCorto()
+    .nullish()
+    .transform((value) => value || null),
+  capacidad: entero(PROTO_NUMBER, 0, MAX_CAPACIDAD, FIELD_MENSAJES.mayorOIgualQueCero),
+});
 
 /** Validates a new warehouse; throws InvalidArgumentError naming every bad field. */
-export function validateNewBodega(input: BodegaDraft): NewBodega {
-  const violations: FieldViolation[] = [];
-  const datos: NewBodega = {
-    nombre: nombreOf(input.nombre, violations),
-    ubicacion: ubicacionOf(input.ubicacion, violations),
-    capacidad: capacidadOf(input.capacidad, violations),
-  };
-  if (violations.length > 0) throw new InvalidArgumentError(violations);
-  return datos;
-}
+export const validateNewBodega = (input: BodegaDraft): NewBodega => parseFields(CAMPOS, input);
 
 /**
  * Validates the fields a partial update names (a key that is present is
@@ -101,12 +69,4 @@ export function validateNewBodega(input: BodegaDraft): NewBodega {
  * every bad field. Whether an empty change set is acceptable is the caller's
  * call (the gRPC edge rejects an empty update mask).
  */
-export function validateBodegaChanges(cambios: BodegaDraft): BodegaChanges {
-  const violations: FieldViolation[] = [];
-  const out: BodegaChanges = {};
-  if ('nombre' in cambios) out.nombre = nombreOf(cambios.nombre, violations);
-  if ('ubicacion' in cambios) out.ubicacion = ubicacionOf(cambios.ubicacion, violations);
-  if ('capacidad' in cambios) out.capacidad = capacidadOf(cambios.capacidad, violations);
-  if (violations.length > 0) throw new InvalidArgumentError(violations);
-  return out;
-}
+export const validateBodegaChanges = (cambios: BodegaDraft): BodegaChanges => parseChanges(CAMPOS, cambios);

@@ -1,13 +1,19 @@
+import { z } from 'zod';
 import {
-  caracteres,
+  checkPositiveId,
+  entero,
   FailedPreconditionError,
   FIELD_MENSAJES,
-  InvalidArgumentError,
+  ID_MENSAJES,
+  idNumero,
   MAX_COMENTARIO,
   MAX_INT32,
-  requirePositiveId,
-  type FieldViolation,
   MOTIVOS_POR_TIPO,
+  parseFields,
+  PROTO_NUMBER,
+  texto,
+  textoHasta,
+  TIPOS_MOVIMIENTO_REGISTRABLES,
   type MotivoMovimiento,
   type MovimientoData,
   type TipoMovimientoRegistrable,
@@ -213,37 +219,14 @@ export function cambiosDeReverso(original: Operacion): Cambio[] {
     .map((m) => ({ bodegaId: m.bodegaId, productoId: m.productoId, tipo: m.tipo, motivo: 'REVERSO' as const, delta: -m.cantidad }));
 }
 
-// --- Validation of commands (INVALID_ARGUMENT naming every bad field) ---
+// --- Validation of commands (INVALID_ARGUMENT naming every bad field), from platform's building blocks ---
 
-function cantidadOf(value: number, campo: string, min: 0 | 1, out: FieldViolation[]): number {
-  if (!Number.isInteger(value)) out.push({ campo, mensaje: FIELD_MENSAJES.entero });
-  else if (value < min) out.push({ campo, mensaje: min === 0 ? FIELD_MENSAJES.mayorOIgualQueCero : FIELD_MENSAJES.mayorQueCero });
-  else if (value > MAX_CANTIDAD) out.push({ campo, mensaje: FIELD_MENSAJES.maximo(MAX_CANTIDAD) });
-  return value;
-}
-
-function idOf(value: number, campo: string, out: FieldViolation[]): number {
-  try {
-    return requirePositiveId(value, campo);
-  } catch (err) {
-    if (err instanceof InvalidArgumentError) out.push(...err.violations);
-    else throw err;
-    return 0;
-  }
-}
-
-function comentarioOf(value: string | undefined, out: FieldViolation[]): string | null {
-  if (value === undefined) return null;
-  const limpio = value.trim();
-  if (limpio === '') return null;
-  if (caracteres(limpio) > MAX_COMENTARIO) out.push({ campo: 'comentario', mensaje: FIELD_MENSAJES.maxCaracteres(MAX_COMENTARIO) });
-  return limpio;
-}
-
-function done<T>(value: T, violations: FieldViolation[]): T {
-  if (violations.length > 0) throw new InvalidArgumentError(violations);
-  return value;
-}
+const cantidad = (min: 0 | 1) => entero(PROTO_NUMBER, min, MAX_CANTIDAD, min === 0 ? FIELD_MENSAJES.mayorOIgualQueCero : FIELD_MENSAJES.mayorQueCero);
+const NIVEL = { bodegaId: idNumero(), productoId: idNumero() };
+/** Trimmed; blank is no comment. */
+const comentario = textoHasta(MAX_COMENTARIO, texto().trim())
+  .nullish()
+  .transform((value) => value || null);
 
 export interface Asignacion {
   bodegaId: number;
@@ -260,22 +243,15 @@ export function validateAsignacion(input: {
   umbralMinimo?: number;
   quitarUmbralMinimo?: boolean;
 }): Asignacion {
-  const v: FieldViolation[] = [];
-  const quitar = input.quitarUmbralMinimo === true;
-  if (quitar && input.umbralMinimo !== undefined) v.push({ campo: 'umbralMinimo', mensaje: 'no se puede fijar y quitar a la vez' });
-  const out: Asignacion = {
-    bodegaId: idOf(input.bodegaId, 'bodegaId', v),
-    productoId: idOf(input.productoId, 'productoId', v),
-    cantidad: cantidadOf(input.cantidad, 'cantidad', 0, v),
-    umbralMinimo: quitar ? null : input.umbralMinimo === undefined ? undefined : cantidadOf(input.umbralMinimo, 'umbralMinimo', 0, v),
-  };
-  return done(out, v);
+  if (input.quitarUmbralMinimo === true) {
+    const conflicto = z.undefined({ error: 'no se puede fijar y quitar a la vez' }).optional();
+    return { ...parseFields(z.object({ umbralMinimo: conflicto, ...NIVEL, cantidad: cantidad(0) }), input), umbralMinimo: null };
+  }
+  const { umbralMinimo, ...nivel } = parseFields(z.object({ ...NIVEL, cantidad: cantidad(0), umbralMinimo: cantidad(0).optional() }), input);
+  return { ...nivel, umbralMinimo };
 }
 
-export function validateNivel(input: { bodegaId: number; productoId: number }): { bodegaId: number; productoId: number } {
-  const v: FieldViolation[] = [];
-  return done({ bodegaId: idOf(input.bodegaId, 'bodegaId', v), productoId: idOf(input.productoId, 'productoId', v) }, v);
-}
+export const validateNivel = (input: { bodegaId: number; productoId: number }): { bodegaId: number; productoId: number } => parseFields(z.object(NIVEL), input);
 
 export interface MovimientoSolicitado {
   bodegaId: number;
@@ -295,29 +271,26 @@ export function validateMovimiento(input: {
   comentario?: string;
   expectedVersion?: number;
 }): MovimientoSolicitado {
-  const v: FieldViolation[] = [];
-  const tipo = input.tipo as TipoMovimientoRegistrable;
-  const permitidos: readonly MotivoMovimiento[] | undefined = MOTIVOS_POR_TIPO[tipo];
-  if (!permitidos) v.push({ campo: 'tipo', mensaje: `debe ser uno de ${Object.keys(MOTIVOS_POR_TIPO).join(', ')}` });
-  let motivo: MotivoMovimiento = permitidos?.[0] ?? 'CONTEO';
-  if (input.motivo !== undefined && permitidos) {
-    if (permitidos.includes(input.motivo as MotivoMovimiento)) motivo = input.motivo as MotivoMovimiento;
-    else v.push({ campo: 'motivo', mensaje: `para ${tipo} debe ser uno de ${permitidos.join(', ')}` });
-  }
-  const out: MovimientoSolicitado = {
-    bodegaId: idOf(input.bodegaId, 'bodegaId', v),
-    productoId: idOf(input.productoId, 'productoId', v),
-    tipo,
-    motivo,
-    cantidad: cantidadOf(input.cantidad, 'cantidad', tipo === 'AJUSTE' ? 0 : 1, v),
-    comentario: comentarioOf(input.comentario, v),
-  };
-  // A count records what was found against a state the counter saw: without it, a count taken
-  // while units moved would silently erase those movements.
-  if (tipo === 'AJUSTE' && input.expectedVersion === undefined) {
-    v.push({ campo: 'expectedVersion', mensaje: 'un AJUSTE exige la versión del nivel contado (If-Match)' });
-  }
-  return done(out, v);
+  const tipo = TIPOS_MOVIMIENTO_REGISTRABLES.find((t) => t === input.tipo);
+  const permitidos = tipo ? MOTIVOS_POR_TIPO[tipo] : undefined;
+  const { expectedVersion: _version, ...out } = parseFields(
+    z.object({
+      tipo: z.enum(TIPOS_MOVIMIENTO_REGISTRABLES, { error: `debe ser uno de ${TIPOS_MOVIMIENTO_REGISTRABLES.join(', ')}` }),
+      motivo: z
+        .string()
+        .optional()
+        .refine((m) => !permitidos || m === undefined || permitidos.includes(m as MotivoMovimiento), `para ${tipo} debe ser uno de ${permitidos?.join(', ')}`)
+        .transform((m) => (m as MotivoMovimiento | undefined) ?? permitidos?.[0] ?? 'CONTEO'),
+      ...NIVEL,
+      cantidad: cantidad(tipo === 'AJUSTE' ? 0 : 1),
+      comentario,
+      // A count records what was found against a state the counter saw: without it, a count taken
+      // while units moved would silently erase those movements.
+      expectedVersion: tipo === 'AJUSTE' ? z.number({ error: 'un AJUSTE exige la versión del nivel contado (If-Match)' }) : z.unknown().optional(),
+    }),
+    input,
+  );
+  return out;
 }
 
 export interface Transferencia {
@@ -335,24 +308,16 @@ export function validateTransferencia(input: {
   cantidad: number;
   comentario?: string;
 }): Transferencia {
-  const v: FieldViolation[] = [];
-  const out: Transferencia = {
-    productoId: idOf(input.productoId, 'productoId', v),
-    origenId: idOf(input.origenId, 'origenId', v),
-    destinoId: idOf(input.destinoId, 'destinoId', v),
-    cantidad: cantidadOf(input.cantidad, 'cantidad', 1, v),
-    comentario: comentarioOf(input.comentario, v),
-  };
-  if (out.origenId !== 0 && out.origenId === out.destinoId) v.push({ campo: 'destinoId', mensaje: 'debe ser distinto de origenId' });
-  return done(out, v);
+  const mismaBodega = 'ok' in checkPositiveId(input.origenId) && input.origenId === input.destinoId;
+  const schema = z.object({ productoId: idNumero(), origenId: idNumero(), destinoId: idNumero(), cantidad: cantidad(1), comentario });
+  return parseFields(schema.check(z.refine(() => !mismaBodega, { path: ['destinoId'], message: 'debe ser distinto de origenId', when: () => true })), input);
 }
 
-export function validateReverso(input: { operacionId: number; comentario?: string }): { operacionId: number; comentario: string | null } {
-  const v: FieldViolation[] = [];
-  const operacionId = Number.isSafeInteger(input.operacionId) && input.operacionId > 0 ? input.operacionId : 0;
-  if (operacionId === 0) v.push({ campo: 'operacionId', mensaje: 'debe ser un entero positivo' });
-  return done({ operacionId, comentario: comentarioOf(input.comentario, v) }, v);
-}
+export const validateReverso = (input: { operacionId: number; comentario?: string }): { operacionId: number; comentario: string | null } =>
+  parseFields(
+    z.object({ operacionId: z.number({ error: ID_MENSAJES.positivo }).refine((id) => Number.isSafeInteger(id) && id > 0, ID_MENSAJES.positivo), comentario }),
+    input,
+  );
 
 /** Line type of each operation type that writes one kind of line. */
 export const TIPO_LINEA: Partial<Record<TipoOperacion, TipoMovimiento>> = {

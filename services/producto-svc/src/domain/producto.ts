@@ -1,18 +1,24 @@
+import { z } from 'zod';
 import {
-  caracteres,
-  checkPositiveId,
+  anulable,
+  entero,
   FIELD_MENSAJES,
   ID_MENSAJES,
+  idNumero,
   InvalidArgumentError,
   MAX_DESCRIPCION_BYTES,
   MAX_INT32,
   MAX_TEXTO,
-  PRECIO,
-  type FieldViolation,
+  nombre,
+  NUMBER_TEXT,
+  parseChanges,
+  parseFields,
+  precio,
+  PROTO_NUMBER,
+  requerido,
+  textoLibre,
   type IdempotencyKey,
 } from '@inventario/platform';
-
-// The id rule is platform's, shared with bodega-svc: one rule, one message.
 
 /**
  * Producto: the pure rules of the resource (docs/contract.md §2.5, §7.2).
@@ -85,102 +91,27 @@ export function bodegaEliminadaError(bodegaId: number): InvalidArgumentError {
   return InvalidArgumentError.field('bodegaId', `no existe la bodega ${bodegaId}`);
 }
 
-/** A field rule: the normalised value, or the reason it is rejected. */
-type Rule<T> = (value: unknown) => { ok: T } | { mensaje: string };
-
-function isAbsent(value: unknown): boolean {
-  return value === undefined || value === null;
-}
-
-/** Surrounding spaces are trimmed (as for warehouse names): " Tornillo " is stored as "Tornillo". */
-const nombreRule: Rule<string> = (value) => {
-  if (isAbsent(value) || value === '') return { mensaje: MENSAJES.obligatorio };
-  if (typeof value !== 'string') return { mensaje: MENSAJES.texto };
-  const nombre = value.trim();
-  if (nombre === '') return { mensaje: MENSAJES.enBlanco };
-  if (caracteres(nombre) > MAX_NOMBRE_CHARS) return { mensaje: MENSAJES.nombreLargo };
-  return { ok: nombre };
-};
-
-const descripcionRule: Rule<string | null> = (value) => {
-  if (isAbsent(value)) return { ok: null };
-  if (typeof value !== 'string') return { mensaje: MENSAJES.texto };
-  if (Buffer.byteLength(value, 'utf8') > MAX_DESCRIPCION_BYTES) return { mensaje: MENSAJES.descripcionLarga };
-  return { ok: value };
-};
-
-const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?$/;
-
 /**
- * precio is a decimal string checked digit by digit, never parsed into a
- * float: what the client wrote is what is stored, or it is rejected (never
- * silently rounded). Exponents ("1e3") and bare points (".5") are rejected.
- * The result is canonical: no leading zeros, exactly two decimals.
+ * The fields' rules, platform's building blocks (the BFF's too): nombre is
+ * trimmed (as a warehouse's), precio is decimal text read exactly, as the
+ * BFF reads a JSON number (`1.500`, `1e3` and `-0` are valid; the result is
+ * canonical, "1.50", "1000.00", "0.00"), never through a float, never rounded.
+ * Whether bodegaId names a warehouse is checked by the BFF, which can see bodega-svc.
  */
-const precioRule: Rule<string> = (value) => {
-  if (isAbsent(value) || value === '') return { mensaje: MENSAJES.obligatorio };
-  if (typeof value !== 'string') return { mensaje: MENSAJES.decimal };
-  const match = DECIMAL.exec(value);
-  if (!match) return { mensaje: MENSAJES.decimal };
-  const [, sign = '', integer = '', fraction = ''] = match;
-  if (sign === '-') return { mensaje: MENSAJES.negativo };
-  if (fraction.length > PRECIO.decimales) return { mensaje: MENSAJES.dosDecimales };
-  const significant = integer.replace(/^0+/, '');
-  if (significant.length > PRECIO.digitosEnteros) return { mensaje: MENSAJES.precioMaximo };
-  return { ok: `${significant || '0'}.${fraction.padEnd(2, '0')}` };
-};
+const CAMPOS = z.object({
+  nombre: requerido(nombre()),
+  descripcion: anulable(textoLibre()),
+  precio: requerido(precio(NUMBER_TEXT)),
+  cantidadEnStock: entero(PROTO_NUMBER, 0, MAX_INT),
+  bodegaId: anulable(idNumero()),
+});
 
-const cantidadEnStockRule: Rule<number> = (value) => {
-  if (isAbsent(value)) return { mensaje: MENSAJES.obligatorio };
-  if (typeof value !== 'number' || !Number.isInteger(value)) return { mensaje: MENSAJES.entero };
-  if (value < 0) return { mensaje: MENSAJES.negativo };
-  if (value > MAX_INT) return { mensaje: MENSAJES.enteroMaximo };
-  return { ok: value };
-};
-
-/** A positive INT UNSIGNED id (of this or another service), up to MAX_UNSIGNED_INT. */
-const idRule: Rule<number> = checkPositiveId;
-
-/** bodegaId is optional; whether the warehouse exists is checked by the BFF, which can see bodega-svc. */
-const bodegaIdRule: Rule<number | null> = (value) => (isAbsent(value) ? { ok: null } : idRule(value));
-
-const RULES: { [K in keyof NewProducto]: Rule<NewProducto[K]> } = {
-  nombre: nombreRule,
-  descripcion: descripcionRule,
-  precio: precioRule,
-  cantidadEnStock: cantidadEnStockRule,
-  bodegaId: bodegaIdRule,
-};
-
-const FIELDS = Object.keys(RULES) as Array<keyof NewProducto>;
-
-/** Applies the rules of `fields`, collecting every violation before throwing. */
-function check(draft: ProductoDraft, fields: Array<keyof NewProducto>): ProductoChanges {
-  // Each value was produced by the rule of its own field.
-  const out: Record<string, unknown> = {};
-  const violations: FieldViolation[] = [];
-  for (const field of fields) {
-    const result = RULES[field](draft[field]);
-    if ('mensaje' in result) violations.push({ campo: field, mensaje: result.mensaje });
-    else out[field] = result.ok;
-  }
-  if (violations.length > 0) throw new InvalidArgumentError(violations);
-  return out;
-}
-
-/** Validates a new product: every required field present and valid. */
-export function validateNewProducto(draft: ProductoDraft): NewProducto {
-  return check(draft, FIELDS) as NewProducto;
-}
+/** Validates a new product: every required field present and valid; every violation named at once, in field order. */
+export const validateNewProducto = (draft: ProductoDraft): NewProducto => parseFields(CAMPOS, draft);
 
 /**
  * Validates a partial update: only the keys present in `draft` are checked
  * and returned. A present required field must be valid (an update cannot
  * blank nombre or precio); a present nullable field may be null to clear it.
  */
-export function validateProductoChanges(draft: ProductoDraft): ProductoChanges {
-  return check(
-    draft,
-    FIELDS.filter((field) => field in draft),
-  );
-}
+export const validateProductoChanges = (draft: ProductoDraft): ProductoChanges => parseChanges(CAMPOS, draft);
