@@ -124,7 +124,7 @@ export function serviceSpecs(config: LauncherConfig): ServiceSpec[] {
       BODEGA_SVC_ADDR: bodegaAddr,
       ENABLE_INIT: config.ENABLE_INIT,
       // The read cache, kept coherent by the same NATS stream the services publish to (shared).
-      READ_CACHE_MAX_ENTRIES: '10000',
+      READ_CACHE_MAX_ENTRIES: config.READ_CACHE_MAX_ENTRIES,
       ...(config.RATE_LIMIT_PER_MINUTE === undefined ? {} : { RATE_LIMIT_PER_MINUTE: config.RATE_LIMIT_PER_MINUTE }),
     },
     readiness: { kind: 'ipc' },
