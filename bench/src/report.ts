@@ -104,6 +104,8 @@ function judge(results: BenchResults): Verdict[] {
     ...pairedFigures(results, LISTS).map(paired),
     ...pairedFigures(results, SAFE_WRITES).map(paired),
     ...pairedFigures(results, STOCK_WRITES).map(paired),
+    ...pairedFigures(results, CACHE).map(paired),
+    ...cacheVerdicts(results),
     ...(stock
       ? [
           {
@@ -113,6 +115,30 @@ function judge(results: BenchResults): Verdict[] {
           },
         ]
       : []),
+  ];
+}
+
+/** Issue 14's read-cache targets that are not a paired ratio; none when --only left the cached reads out. */
+function cacheVerdicts(results: BenchResults): Verdict[] {
+  if (!results.loaded.has('restGetByIdCached') || !results.loaded.has('gqlProductoCached')) return [];
+  const load = (key: TargetKey) => summarise(results.loaded.get(key) ?? []);
+  const seq = (key: TargetKey) => summarise(results.sequential.get(key) ?? []);
+  const errors = (...keys: TargetKey[]) => keys.reduce((sum, key) => sum + load(key).errors + seq(key).errors, 0);
+  const gqlVsRest = load('gqlProductoCached').reqPerSec / load('restGetByIdCached').reqPerSec;
+  const addedP50 = seq('restGetByIdCached').p50 - seq('bdb').p50;
+  const gqlErrors = errors('restGetByIdCached', 'gqlProductoCached');
+  const restErrors = errors('bdb', 'restGetByIdCached');
+  return [
+    {
+      target: 'GraphQL producto(id), read cache on >= 0.9x REST GET-by-id cached',
+      measured: gqlErrors > 0 ? `${ratio(gqlVsRest)} (${gqlErrors} errors)` : ratio(gqlVsRest),
+      pass: gqlVsRest >= 0.9 && gqlErrors === 0,
+    },
+    {
+      target: 'added p50 at one connection, read cache on <= 0.3 ms over B_db',
+      measured: restErrors > 0 ? `${ms(addedP50)} ms (${restErrors} errors)` : `${ms(addedP50)} ms`,
+      pass: addedP50 <= 0.3 && restErrors === 0,
+    },
   ];
 }
 
@@ -170,6 +196,16 @@ const STOCK_WRITES: Paired[] = [
 /** Issue 14: the REST list of 1,000 products at least half as fast as B_db's SELECT of the same rows. */
 const LISTS: Paired[] = [
   { key: 'restList', what: 'REST list vs B_db list (every product)', verdict: 'GET /api/productos (1,000 rows) >= 0.5x B_db list', minimum: 0.5 },
+];
+
+/**
+ * Issue 14's read cache: the cached GET against B_db (in B_db's block of
+ * each round), and the plain PUT through the cached BFF against the same
+ * PUT through the BFF without it (the cost of its invalidations).
+ */
+const CACHE: Paired[] = [
+  { key: 'restGetByIdCached', what: 'REST GET-by-id, read cache on, vs B_db', verdict: 'REST GET-by-id, read cache warm >= 1.0x B_db', minimum: 1.0 },
+  { key: 'restPutCached', what: 'product update, read cache on vs off', verdict: 'PUT with the read cache on >= 0.9x off', minimum: 0.9 },
 ];
 
 /** The targets of `which` measured in this run, each with its baseline; none when --only left them out. */
@@ -268,6 +304,18 @@ export function renderReport(info: RunInfo, results: BenchResults): string {
       "| Write | plain req/s | safe req/s | safe/plain each round | median of the rounds' safe/plain (judged) | ratio of the medians | plain p50 / p99 ms | safe p50 / p99 ms | 1 conn p50 plain / safe ms | errors plain / safe |",
       '|---|---|---|---|---|---|---|---|---|---|',
       ...safeWrites.map((f) => pairedRow(f, f.what)),
+    );
+  }
+
+  const cache = pairedFigures(results, CACHE);
+  if (cache.length > 0) {
+    push(
+      '',
+      'Read cache (issue 14): the cached GET against B_db, after it in odd rounds and before it in even ones (GraphQL producto(id) cached rotates with it); the PUT through the cached BFF against the same PUT through the BFF without the cache; only 2xx answers count:',
+      '',
+      "| Pair | baseline req/s | target req/s | target/baseline each round | median of the rounds' ratios (judged) | ratio of the medians | baseline p50 / p99 ms | target p50 / p99 ms | 1 conn p50 baseline / target ms | errors baseline / target |",
+      '|---|---|---|---|---|---|---|---|---|---|',
+      ...cache.map((f) => pairedRow(f, f.what)),
     );
   }
 

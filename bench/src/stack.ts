@@ -12,7 +12,10 @@ const USER = 'bench';
 
 /** Where the stack under test is and how to reach its parts. */
 export interface Stack {
+  /** The BFF as deployed before the read cache: READ_CACHE_MAX_ENTRIES 0 (the cache-off figures). */
   bffUrl: string;
+  /** A second BFF on the same services with its read cache on (issue 14); absent on a running stack (--target). */
+  bffCachedUrl?: string;
   /** `Basic ...` for the BFF. */
   auth: string;
   /** B_db's base URL (`/productos/:id`). */
@@ -139,7 +142,7 @@ export async function startOwnStack(options: StackOptions): Promise<Stack> {
       METRICS_PORT: '0',
     };
     const entry = (service: string) => join(ROOT, 'services', service, 'dist', 'main.js');
-    const [productoPort, bodegaPort, bffPort] = [await freePort(), await freePort(), await freePort()];
+    const [productoPort, bodegaPort, bffPort, bffCachedPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
     const services = [
       start({
         name: 'producto-svc',
@@ -159,21 +162,30 @@ export async function startOwnStack(options: StackOptions): Promise<Stack> {
     cleanups.push(() => bdb.child.stop(10_000));
     const password = uniqueName('pw');
     const late = [
-      start({
-        name: 'bff',
-        entry: entry('bff'),
-        env: {
-          ...shared,
-          HOST: '127.0.0.1',
-          PORT: String(bffPort),
-          BFF_USER: USER,
-          BFF_PASSWORD: password,
-          PRODUCTO_SVC_ADDR: `127.0.0.1:${productoPort}`,
-          BODEGA_SVC_ADDR: `127.0.0.1:${bodegaPort}`,
-          // The harness is one client IP sending thousands of requests a second.
-          RATE_LIMIT_PER_MINUTE: '0',
-        },
-      }),
+      ...(
+        [
+          ['bff', bffPort, '0'],
+          // The same BFF with its read cache on, following the services' stream (issue 14).
+          ['bff-cached', bffCachedPort, '10000'],
+        ] as const
+      ).map(([name, port, cacheEntries]) =>
+        start({
+          name,
+          entry: entry('bff'),
+          env: {
+            ...shared,
+            HOST: '127.0.0.1',
+            PORT: String(port),
+            BFF_USER: USER,
+            BFF_PASSWORD: password,
+            PRODUCTO_SVC_ADDR: `127.0.0.1:${productoPort}`,
+            BODEGA_SVC_ADDR: `127.0.0.1:${bodegaPort}`,
+            // The harness is one client IP sending thousands of requests a second.
+            RATE_LIMIT_PER_MINUTE: '0',
+            READ_CACHE_MAX_ENTRIES: cacheEntries,
+          },
+        }),
+      ),
       start({
         name: 'notifier',
         entry: entry('notifier'),
@@ -190,6 +202,7 @@ export async function startOwnStack(options: StackOptions): Promise<Stack> {
     await waitForStream(options.natsUrl, stream);
     return {
       bffUrl: `http://127.0.0.1:${bffPort}`,
+      bffCachedUrl: `http://127.0.0.1:${bffCachedPort}`,
       auth: basic(USER, password),
       bdbUrl: bdb.url,
       productoDbUrl,

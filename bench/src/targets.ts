@@ -46,6 +46,9 @@ export const TARGET_KEYS = [
   'restPutSafe',
   'restMovimiento',
   'restTransferencia',
+  'restGetByIdCached',
+  'gqlProductoCached',
+  'restPutCached',
 ] as const;
 export type TargetKey = (typeof TARGET_KEYS)[number];
 
@@ -100,6 +103,42 @@ export function buildTargets(stack: Stack, seed: Seed, options: { connections: n
     },
     onResponse: (status, body, headers, context) => pool.give(Number(context.productoId), status, body, headers),
   });
+
+  // Issue 14: the same reads and the plain PUT through the BFF whose read cache is on. Both
+  // reads are judged against B_db, so both run in its block, near it (roundOrder).
+  const cached: Target[] = stack.bffCachedUrl
+    ? [
+        {
+          key: 'restGetByIdCached',
+          label: 'REST GET /api/productos/{id}, read cache on',
+          url: stack.bffCachedUrl,
+          baseline: 'bdb',
+          request: { method: 'GET', path: '/api/productos/1', headers: auth, setup: byId('/api/productos/') },
+        },
+        {
+          key: 'gqlProductoCached',
+          label: 'GraphQL producto(id), read cache on',
+          url: stack.bffCachedUrl,
+          baseline: 'bdb',
+          request: {
+            method: 'POST',
+            path: '/api/graphql',
+            headers: json,
+            setup: () => ({ body: JSON.stringify({ query: PRODUCTO_QUERY, variables: { id: String(pick(seed.productoIds)) } }) }),
+            verifyBody: graphqlSucceeded,
+          },
+        },
+        {
+          key: 'restPutCached',
+          label: 'REST PUT /api/productos/{id}, read cache on',
+          url: stack.bffCachedUrl,
+          writes: 'productos',
+          baseline: 'restPut',
+          prepare: () => pool.reset(),
+          request: put(false),
+        },
+      ]
+    : [];
 
   return [
     { key: 'bdb', label: 'B_db GET by id', url: stack.bdbUrl, request: { method: 'GET', path: '/productos/1', setup: byId('/productos/') } },
@@ -198,5 +237,6 @@ export function buildTargets(stack: Stack, seed: Seed, options: { connections: n
       prepare: () => pool.reset(readVersion),
       request: put(true),
     },
+    ...cached,
   ];
 }

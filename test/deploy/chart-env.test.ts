@@ -58,8 +58,12 @@ function schemaKeys(name: ServiceName): string[] {
   const keysIn = (file: string) => [...readText(file).matchAll(/^\s+([A-Z][A-Z0-9_]+): /gm)].map((m) => m[1] as string);
   // Each gRPC service adds its own keys (config.ts) to the shared schema.
   if (name === 'producto-svc' || name === 'bodega-svc') return [...shared, ...keysIn(`services/${name}/src/config.ts`)];
-  // The notifier also spreads in platform's natsCredentialsEnv.
-  return [...keysIn(`services/${name}/src/config.ts`), ...Object.keys(tracingEnv), ...(name === 'notifier' ? Object.keys(natsCredentialsEnv) : [])];
+  // The notifier and the BFF (its read cache) also spread in platform's natsCredentialsEnv.
+  return [
+    ...keysIn(`services/${name}/src/config.ts`),
+    ...Object.keys(tracingEnv),
+    ...(name === 'notifier' || name === 'bff' ? Object.keys(natsCredentialsEnv) : []),
+  ];
 }
 
 function chartEnv(service: (typeof SERVICES)[number]): EnvEntry[] {
@@ -222,7 +226,7 @@ function renderedEnv(service: (typeof SERVICES)[number], values: Record<string, 
 const PASSWORD = 'p4ss w+rd@:/%ñ';
 /** values.yaml with what production must add (rendering fails without it). */
 const PRODUCTION = merged(chartValues(), {
-  secrets: { bffUser: 'ops', bffPassword: PASSWORD, natsPasswords: { productoSvc: PASSWORD, bodegaSvc: 'b0dega', notifier: 'n0tifier' } },
+  secrets: { bffUser: 'ops', bffPassword: PASSWORD, natsPasswords: { productoSvc: PASSWORD, bodegaSvc: 'b0dega', notifier: 'n0tifier', bff: 'bff-s3cret' } },
   externalDatabase: {
     productoUrl: 'mysql://inventario:s3cret@mysql.example.internal:3306/inventario_producto',
     bodegaUrl: 'mysql://inventario:s3cret@mysql.example.internal:3306/inventario_bodega',

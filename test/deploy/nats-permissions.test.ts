@@ -8,7 +8,9 @@
  * any event. And the permissions are enough for the real services, connected
  * with NATS_USER / NATS_PASSWORD, to do their work: publish their events
  * (bodega-svc's stock ledger events too), reconcile a deleted warehouse,
- * consume ProductoEliminado (bodega-svc), send the emails (StockBajo too).
+ * consume ProductoEliminado (bodega-svc), send the emails (StockBajo too),
+ * and for the BFF, which publishes nothing, follow the events with its read
+ * cache's ephemeral consumer.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,9 +18,21 @@ import { credentials, Metadata } from '@grpc/grpc-js';
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { createLogger, USUARIO_METADATA_KEY } from '@inventario/platform';
-import { BodegaServiceClient, ProductoServiceClient } from '@inventario/proto';
-import { createTestDatabase, freePort, readStream, startPrivateNatsServer, waitFor, type PrivateNatsServer, type TestDatabase } from '@inventario/testkit';
+import { BodegaServiceClient, ProductoServiceClient, UpdateProductoRequest } from '@inventario/proto';
+import {
+  createTestDatabase,
+  freePort,
+  metricSample,
+  readStream,
+  scrapeMetrics,
+  startPrivateNatsServer,
+  waitFor,
+  type PrivateNatsServer,
+  type TestDatabase,
+} from '@inventario/testkit';
 import { parse } from 'yaml';
+import { startApp as startBff } from '../../services/bff/src/app';
+import { loadConfig as loadBffConfig } from '../../services/bff/src/config';
 import { startApp as startBodega, type App as BodegaApp } from '../../services/bodega-svc/src/app';
 import { loadConfig as loadBodegaConfig } from '../../services/bodega-svc/src/config';
 import { startApp as startNotifier, type NotifierApp } from '../../services/notifier/src/app';
@@ -33,11 +47,13 @@ const PASSWORDS = {
   PRODUCTO_SVC_NATS_PASSWORD: 'producto-s3cret',
   BODEGA_SVC_NATS_PASSWORD: 'bodega-s3cret',
   NOTIFIER_NATS_PASSWORD: 'notifier-s3cret',
+  BFF_NATS_PASSWORD: 'bff-s3cret',
 };
 const USERS = {
   'producto-svc': PASSWORDS.PRODUCTO_SVC_NATS_PASSWORD,
   'bodega-svc': PASSWORDS.BODEGA_SVC_NATS_PASSWORD,
   notifier: PASSWORDS.NOTIFIER_NATS_PASSWORD,
+  bff: PASSWORDS.BFF_NATS_PASSWORD,
 };
 /** The test's own user, to read the stream; not part of the chart. */
 const INSPECTOR = { user: 'inspector', pass: 'inspector-s3cret' };
@@ -251,7 +267,61 @@ describe('with the real services connected as their users', () => {
     }, `${durable} to ack the ProductoEliminado`);
   });
 
+  test("the BFF's read cache follows the events as user bff: it serves from the cache and sees a write made behind its back", async () => {
+    const bff = await startBff(
+      loadBffConfig({
+        ...shared(),
+        PORT: '0',
+        HOST: '127.0.0.1',
+        BFF_USER: 'ana',
+        BFF_PASSWORD: 'ana-pass',
+        PRODUCTO_SVC_ADDR: `127.0.0.1:${producto.grpcPort}`,
+        BODEGA_SVC_ADDR: `127.0.0.1:${bodega.grpcPort}`,
+        SHUTDOWN_DRAIN_MS: '0',
+        READ_CACHE_MAX_ENTRIES: '100',
+        NATS_USER: 'bff',
+        NATS_PASSWORD: USERS.bff,
+      }),
+      createLogger('bff', 'silent'),
+    );
+    try {
+      const metric = async (name: string, labels?: Record<string, string>) => metricSample(await scrapeMetrics(bff.metricsPort), name, labels) ?? 0;
+      await waitFor(async () => (await metric('bff_read_cache_bypassed')) === 0, 'the read cache to follow the stream (its consumer created and confirmed)');
+      const productoId = await new Promise<number>((resolve, reject) =>
+        productoClient.createProducto({ nombre: 'Leída', precio: '1.00', cantidadEnStock: 1 }, metadata(), (err, res) =>
+          err ? reject(err) : resolve(res.producto!.id),
+        ),
+      );
+      const get = async () => {
+        const res = await fetch(`http://127.0.0.1:${bff.httpPort}/api/productos/${productoId}`, {
+          headers: { authorization: `Basic ${Buffer.from('ana:ana-pass').toString('base64')}` },
+        });
+        return (await res.json()) as { nombre: string };
+      };
+      // The first read's fill is refused if the creation's event arrives while it is in flight.
+      await waitFor(async () => {
+        await get();
+        return (await metric('bff_read_cache_hits_total', { kind: 'producto' })) > 0;
+      }, 'a read served from the cache');
+      // Written straight to producto-svc: only the event can tell the BFF.
+      await new Promise<void>((resolve, reject) =>
+        productoClient.updateProducto(
+          UpdateProductoRequest.fromPartial({ producto: { id: productoId, nombre: 'Cambiada' }, updateMask: ['nombre'] }),
+          metadata(),
+          (err) => (err ? reject(err) : resolve()),
+        ),
+      );
+      await waitFor(async () => (await get()).nombre === 'Cambiada', 'the BFF to serve the write it learnt of by its event');
+      expect(await metric('bff_read_cache_bypassed')).toBe(0);
+    } finally {
+      await bff.stop();
+    }
+  });
+
   test.each([
+    ['bff', 'inventario.producto.creado'],
+    ['bff', 'inventario.bodega.eliminada'],
+    ['bff', 'inventario.movimiento.registrado'],
     ['producto-svc', 'inventario.bodega.eliminada'],
     ['producto-svc', 'inventario.stock.bajo'],
     ['producto-svc', 'inventario.movimiento.registrado'],
@@ -268,4 +338,13 @@ describe('with the real services connected as their users', () => {
     const after = await readStream(inspector, 'INVENTARIO');
     expect(after.length).toBe(before);
   });
+});
+
+test('the bff user cannot delete or purge the stream, nor create a durable consumer the old way', async () => {
+  const nc = await connectAs('bff', USERS.bff);
+  await expect(nc.request('$JS.API.STREAM.DELETE.INVENTARIO', '', { timeout: 2000 })).rejects.toThrow(/Permissions Violation|timeout|no responders/i);
+  await expect(nc.request('$JS.API.STREAM.PURGE.INVENTARIO', '', { timeout: 2000 })).rejects.toThrow(/Permissions Violation|timeout|no responders/i);
+  await expect(nc.request('$JS.API.CONSUMER.DURABLE.CREATE.INVENTARIO.x', '{}', { timeout: 2000 })).rejects.toThrow(
+    /Permissions Violation|timeout|no responders/i,
+  );
 });

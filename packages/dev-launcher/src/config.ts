@@ -37,6 +37,8 @@ const schema = z
     RATE_LIMIT_PER_MINUTE: z.string().optional(),
     /** `inicializarBaseDatos` is allowed locally unless turned off; it never runs by itself. */
     ENABLE_INIT: z.enum(['true', 'false']).default('true'),
+    /** The BFF's read cache is on locally (it follows the same stream as the services); passed on as written (the BFF validates it). */
+    READ_CACHE_MAX_ENTRIES: z.string().default('10000'),
     /** A real SMTP server; when unset the launcher runs a local mail catcher instead. */
     SMTP_URL: envSchemas.smtpUrl().optional(),
     SENDER_EMAIL: z.email('must be an email address').default('inventario@localhost.localdomain'),

@@ -123,6 +123,8 @@ export function serviceSpecs(config: LauncherConfig): ServiceSpec[] {
       PRODUCTO_SVC_ADDR: productoAddr,
       BODEGA_SVC_ADDR: bodegaAddr,
       ENABLE_INIT: config.ENABLE_INIT,
+      // The read cache, kept coherent by the same NATS stream the services publish to (shared).
+      READ_CACHE_MAX_ENTRIES: config.READ_CACHE_MAX_ENTRIES,
       ...(config.RATE_LIMIT_PER_MINUTE === undefined ? {} : { RATE_LIMIT_PER_MINUTE: config.RATE_LIMIT_PER_MINUTE }),
     },
     readiness: { kind: 'ipc' },

@@ -137,6 +137,8 @@ export async function waitForOutboxesDrained(
 export interface PrivateNatsServer {
   url: string;
   port: number;
+  /** The server's directory; its JetStream store is `<storeDir>/jetstream` (remove it while stopped for a server that lost its data). */
+  storeDir: string;
   /** (Re)starts the server on the same port and store dir. */
   start(): Promise<void>;
   /** Stops the server (SIGTERM, then SIGKILL after 5 s). */
@@ -189,6 +191,7 @@ export async function startPrivateNatsServer(options: PrivateNatsServerOptions =
   return {
     url: `nats://127.0.0.1:${port}`,
     port,
+    storeDir,
     ...server,
     reconfigure(config) {
       if (options.config === undefined) throw new Error('reconfigure needs a server started with a config');

@@ -13,6 +13,8 @@ import type { Config } from './config';
 import { createDownstream, createDownstreamMetrics } from './downstream/downstream';
 import { createHttpApp } from './http/http-app';
 import { startHttpServer } from './http/http-server';
+import { cachingClients, cachingInventario } from './cache/cached-downstream';
+import { startReadCache } from './cache/read-cache-runtime';
 import { createInventario } from './inventario/inventario';
 
 export interface StartOptions {
@@ -55,10 +57,17 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
     () => createDownstream(config, logger, downstreamMetrics),
     (channels) => channels.close(),
   );
+  const readCache = await guard.step(
+    () => startReadCache(config, registry, logger),
+    (runtime) => runtime?.stop(),
+  );
+  // With the cache, every read by id and every write of REST and GraphQL goes through it (cache/cached-downstream.ts).
+  const clients = readCache ? cachingClients(downstream, readCache.cache, readCache.acks) : downstream;
+  const useCases = createInventario({ ...clients, onSafeWriteOutcome: (outcome) => downstreamMetrics.safeWrites.inc({ outcome }) });
   const app = await guard.step(() =>
     createHttpApp({
       httpMetrics: createHttpMetrics(registry),
-      inventario: createInventario({ ...downstream, onSafeWriteOutcome: (outcome) => downstreamMetrics.safeWrites.inc({ outcome }) }),
+      inventario: readCache ? cachingInventario(useCases, readCache.cache) : useCases,
       health: downstream.health,
       logger,
       credentials: config.credentials,
@@ -100,6 +109,7 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
     { name: 'http server', run: () => server.close(graceMs) },
     // After the server: in-flight requests may still be calling downstream.
     { name: 'grpc channels', run: () => downstream.close() },
+    { name: 'read cache events', run: () => readCache?.stop() },
     // Last, so the final scrape still sees the shutdown.
     { name: 'metrics server', run: () => metricsServer.close() },
   ];

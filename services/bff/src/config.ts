@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { envSchemas, parseEnv, tracingEnv } from '@inventario/platform';
+import { envSchemas, natsCredentialsEnv, natsCredentialsOf, natsCredentialsTogether, parseEnv, tracingEnv } from '@inventario/platform';
 import { DEFAULT_WRITE_TIMEOUT_MS } from './http/json-array-stream';
 
 /** A whole number in plain decimal digits within [min, max]. */
@@ -72,6 +72,15 @@ const schema = z
     GRAPHQL_MAX_NODES: wholeNumber(100_000, 1, 10_000_000),
     // Time one GraphQL request may execute before it is stopped.
     GRAPHQL_DEADLINE_MS: envSchemas.milliseconds(10_000, 1),
+    // The read cache (docs/contract.md §11): entries held (0, the default, turns it off and the BFF then
+    // needs no NATS), the safety bound on an entry's life, and the event stream that keeps it coherent:
+    // off unless asked, since a BFF told the wrong stream would hear none of the writes it must forget.
+    READ_CACHE_MAX_ENTRIES: wholeNumber(0, 0, 10_000_000),
+    READ_CACHE_TTL_MS: envSchemas.milliseconds(60_000, 1),
+    NATS_URL: envSchemas.natsUrl(),
+    ...natsCredentialsEnv,
+    NATS_STREAM: envSchemas.streamName(),
+    NATS_SUBJECT_PREFIX: envSchemas.subjectPrefix(),
     LOG_LEVEL: envSchemas.logLevel(),
     // Time between reporting readiness DOWN and closing the HTTP server.
     SHUTDOWN_DRAIN_MS: envSchemas.milliseconds(2000),
@@ -88,6 +97,7 @@ const schema = z
     path: ['METRICS_PORT'],
     message: 'must differ from PORT (metrics are never served on the public port)',
   })
+  .refine(...natsCredentialsTogether)
   .transform((env) => ({
     port: env.PORT,
     host: env.HOST,
@@ -117,6 +127,14 @@ const schema = z
     },
     enableInit: env.ENABLE_INIT,
     graphqlLimits: { maxNodes: env.GRAPHQL_MAX_NODES, deadlineMs: env.GRAPHQL_DEADLINE_MS },
+    readCache: {
+      maxEntries: env.READ_CACHE_MAX_ENTRIES,
+      ttlMs: env.READ_CACHE_TTL_MS,
+      natsUrl: env.NATS_URL,
+      natsCredentials: natsCredentialsOf(env),
+      natsStream: env.NATS_STREAM,
+      natsSubjectPrefix: env.NATS_SUBJECT_PREFIX,
+    },
     logLevel: env.LOG_LEVEL,
     shutdownDrainMs: env.SHUTDOWN_DRAIN_MS,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,

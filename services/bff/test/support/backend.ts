@@ -33,6 +33,8 @@ export interface TestBackend {
   bodegaMetricsPort: number;
   /** The test's own NATS connection. */
   nc: NatsConnection;
+  /** The NATS the services publish to. */
+  natsUrl: string;
   /** The stream and subject prefix both services publish to. */
   namespace: EventNamespace;
   /** `mysql://...` of each service's database (to count rows). */
@@ -50,14 +52,14 @@ export interface TestBackend {
 
 export const LOG_LEVEL = process.env.TEST_LOG_LEVEL ?? 'silent';
 
-function serviceEnv(database: TestDatabase, namespace: EventNamespace, grpcPort: number): NodeJS.ProcessEnv {
+function serviceEnv(database: TestDatabase, namespace: EventNamespace, grpcPort: number, natsUrl: string): NodeJS.ProcessEnv {
   return {
     DATABASE_URL: database.url,
     GRPC_PORT: String(grpcPort),
     GRPC_HOST: '127.0.0.1',
     METRICS_PORT: '0',
     METRICS_HOST: '127.0.0.1',
-    NATS_URL: TEST_NATS_URL,
+    NATS_URL: natsUrl,
     NATS_STREAM: namespace.stream,
     NATS_SUBJECT_PREFIX: namespace.prefix,
     LOG_LEVEL,
@@ -78,7 +80,13 @@ export function cleanupList(): { push(cleanup: () => Promise<void>): void; run()
   };
 }
 
-export async function startTestBackend(label: string): Promise<TestBackend> {
+export interface TestBackendOptions {
+  /** The NATS both services (and the test's connection) use; default the shared one (TEST_NATS_URL). */
+  natsUrl?: string;
+}
+
+export async function startTestBackend(label: string, options: TestBackendOptions = {}): Promise<TestBackend> {
+  const natsUrl = options.natsUrl ?? TEST_NATS_URL;
   const namespace = testEventNamespace();
   const cleanups = cleanupList();
   try {
@@ -86,7 +94,7 @@ export async function startTestBackend(label: string): Promise<TestBackend> {
     cleanups.push(() => productoDb.drop());
     const bodegaDb = await createTestDatabase(`${label}_b`);
     cleanups.push(() => bodegaDb.drop());
-    const nc = await connectTestNats();
+    const nc = await connectTestNats(natsUrl);
     cleanups.push(async () => {
       await deleteStream(nc, namespace.stream);
       await nc.close();
@@ -102,7 +110,7 @@ export async function startTestBackend(label: string): Promise<TestBackend> {
     const productoPort = await freePort();
     const bodega: BodegaApp = await startBodegaApp(
       // Its reconciliation asks producto-svc (started next) whether a deleted product is really gone.
-      loadBodegaConfig({ ...serviceEnv(bodegaDb, namespace, 0), PRODUCTO_SVC_ADDR: `127.0.0.1:${productoPort}` }),
+      loadBodegaConfig({ ...serviceEnv(bodegaDb, namespace, 0, natsUrl), PRODUCTO_SVC_ADDR: `127.0.0.1:${productoPort}` }),
       createLogger('bodega-svc', LOG_LEVEL),
     );
     cleanups.push(() => bodega.stop());
@@ -111,7 +119,7 @@ export async function startTestBackend(label: string): Promise<TestBackend> {
       if (producto) return;
       producto = await startProductoApp(
         // Its reconciliation asks bodega-svc (started first) whether a deleted warehouse is really gone.
-        loadProductoConfig({ ...serviceEnv(productoDb, namespace, productoPort), BODEGA_SVC_ADDR: `127.0.0.1:${bodega.grpcPort}` }),
+        loadProductoConfig({ ...serviceEnv(productoDb, namespace, productoPort, natsUrl), BODEGA_SVC_ADDR: `127.0.0.1:${bodega.grpcPort}` }),
         createLogger('producto-svc', LOG_LEVEL),
       );
     };
@@ -128,6 +136,7 @@ export async function startTestBackend(label: string): Promise<TestBackend> {
       bodegaSvcAddr: `127.0.0.1:${bodega.grpcPort}`,
       bodegaMetricsPort: bodega.metricsPort,
       nc,
+      natsUrl,
       namespace,
       databaseUrls: { producto: productoDb.url, bodega: bodegaDb.url },
       events: () => readStream(nc, namespace.stream),

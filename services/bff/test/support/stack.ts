@@ -85,6 +85,10 @@ export async function startTestStack(label: string, options: TestStackOptions = 
         PRODUCTO_SVC_ADDR: backend.productoSvcAddr,
         BODEGA_SVC_ADDR: backend.bodegaSvcAddr,
         RATE_LIMIT_PER_MINUTE: '0',
+        // The read cache (off by default) follows these when a test turns it on (READ_CACHE_MAX_ENTRIES).
+        NATS_URL: backend.natsUrl,
+        NATS_STREAM: backend.namespace.stream,
+        NATS_SUBJECT_PREFIX: backend.namespace.prefix,
         ENABLE_INIT: 'true',
         LOG_LEVEL,
         SHUTDOWN_DRAIN_MS: '0',

@@ -1,0 +1,200 @@
+import type { BodegaClient } from '../downstream/bodega-client';
+import type { ExistenciaClient } from '../downstream/existencia-client';
+import type { ProductoClient } from '../downstream/producto-client';
+import type { Bodega, InventarioApi, Operacion, Producto } from '../inventario/model';
+import type { CachedKind, ReadCache, Versioned } from './read-cache';
+import type { WriteAcks } from './write-acks';
+
+interface Clients {
+  productos: ProductoClient;
+  bodegas: BodegaClient;
+  existencias: ExistenciaClient;
+}
+
+/** One read by id through the cache: a hit, or the service's answer inserted under a ticket taken before asking. */
+async function readThrough<T extends Versioned>(cache: ReadCache, kind: CachedKind, id: number, read: () => Promise<T>): Promise<T> {
+  const hit = cache.get<T>(kind, id);
+  if (hit) return hit;
+  const ticket = cache.ticket();
+  const record = await read();
+  cache.fill(kind, record, ticket);
+  return record;
+}
+
+/** Several by id: the hits, and the misses read in one call; in id order. */
+async function readManyThrough<T extends Versioned>(
+  cache: ReadCache,
+  kind: CachedKind,
+  ids: readonly number[],
+  read: (ids: number[]) => Promise<T[]>,
+): Promise<T[]> {
+  const found: T[] = [];
+  const missing: number[] = [];
+  for (const id of new Set(ids)) {
+    const hit = cache.get<T>(kind, id);
+    if (hit) found.push(hit);
+    else missing.push(id);
+  }
+  if (missing.length > 0) {
+    const ticket = cache.ticket();
+    for (const record of await read(missing)) {
+      cache.fill(kind, record, ticket);
+      found.push(record);
+    }
+  }
+  return found.sort((x, y) => x.id - y.id);
+}
+
+/**
+ * Runs a write, then, answered or not (a failed call may still have
+ * committed), touches what it may have changed before the caller hears
+ * back: read-your-writes on this replica. `after` gets the answer, or
+ * undefined on failure.
+ */
+async function writing<T>(work: () => Promise<T>, after: (result: T | undefined) => void): Promise<T> {
+  let result: T | undefined;
+  try {
+    result = await work();
+    return result;
+  } finally {
+    after(result);
+  }
+}
+
+/**
+ * The downstream clients with the read cache behind every write: the one
+ * place REST, GraphQL and the use cases' own writes (a forced delete's
+ * unassignments, a level removal clearing a product's bodegaId) all go
+ * through. Their reads stay uncached: the use cases' own checks before a
+ * write (If-Match, a warehouse's existence, a product's bodegaId) read the
+ * services, as without the cache.
+ */
+export function cachingClients({ productos, bodegas, existencias }: Clients, cache: ReadCache, acks: WriteAcks): Clients {
+  const touchBodegas = (ids: Iterable<number>) => {
+    for (const id of ids) cache.touch('bodega', id, 'write');
+  };
+  /** A stock write's warehouses: their `ocupacion` moved (docs/contract.md §10.1). */
+  const stockWrite = (named: number[]) => (operacion: Operacion | null | undefined) => {
+    touchBodegas(named);
+    if (operacion) {
+      touchBodegas(operacion.movimientos.map((line) => line.bodegaId));
+      acks.record(`operacion:${operacion.id}`);
+    }
+  };
+
+  return {
+    productos: {
+      ...productos,
+      create: (caller, input, write) =>
+        writing(
+          () => productos.create(caller, input, write),
+          (p) => {
+            if (!p) return;
+            cache.touch('producto', p.id, 'write');
+            acks.record(`producto:${p.id}:${p.version}`);
+          },
+        ),
+      update: (caller, id, patch, write) =>
+        writing(
+          () => productos.update(caller, id, patch, write),
+          (p) => {
+            cache.touch('producto', id, 'write');
+            if (p) acks.record(`producto:${id}:${p.version}`);
+          },
+        ),
+      async delete(caller, id, write) {
+        try {
+          await productos.delete(caller, id, write);
+        } catch (err) {
+          cache.touch('producto', id, 'write');
+          throw err;
+        }
+        cache.touch('producto', id, 'write', { deleted: true });
+        acks.record(`producto:${id}:x`);
+      },
+      unassignBodega: (caller, bodegaId, write, maxChunks) =>
+        writing(
+          () => productos.unassignBodega(caller, bodegaId, write, maxChunks),
+          (result) => {
+            // Fills of its products that began before now are refused through the warehouse's touch.
+            cache.touch('bodega', bodegaId, 'write');
+            cache.touchProductosOf(bodegaId, 'write');
+            for (const p of result?.productos ?? []) cache.touch('producto', p.id, 'write');
+          },
+        ),
+    },
+    bodegas: {
+      ...bodegas,
+      create: (caller, input, write) =>
+        writing(
+          () => bodegas.create(caller, input, write),
+          (b) => {
+            if (!b) return;
+            cache.touch('bodega', b.id, 'write');
+            acks.record(`bodega:${b.id}:${b.version}`);
+          },
+        ),
+      update: (caller, id, patch, write) =>
+        writing(
+          () => bodegas.update(caller, id, patch, write),
+          (b) => {
+            cache.touch('bodega', id, 'write');
+            if (b) acks.record(`bodega:${id}:${b.version}`);
+          },
+        ),
+      async delete(caller, id, write, options) {
+        try {
+          const retiradas = await bodegas.delete(caller, id, write, options);
+          cache.touch('bodega', id, 'write', { deleted: true });
+          acks.record(`bodega:${id}:x`);
+          return retiradas;
+        } catch (err) {
+          cache.touch('bodega', id, 'write');
+          throw err;
+        } finally {
+          cache.touchProductosOf(id, 'write');
+        }
+      },
+    },
+    existencias: {
+      ...existencias,
+      asignar: (caller, request, write) =>
+        writing(
+          () => existencias.asignar(caller, request, write),
+          (r) => stockWrite([request.bodegaId])(r?.operacion),
+        ),
+      retirar: (caller, bodegaId, productoId, write) =>
+        writing(
+          () => existencias.retirar(caller, bodegaId, productoId, write),
+          (r) => stockWrite([bodegaId])(r?.operacion),
+        ),
+      registrarMovimiento: (caller, bodegaId, input, write) =>
+        writing(() => existencias.registrarMovimiento(caller, bodegaId, input, write), stockWrite([bodegaId])),
+      transferir: (caller, input, write) => writing(() => existencias.transferir(caller, input, write), stockWrite([input.origenId, input.destinoId])),
+      revertir: (caller, operacionId, comentario, write) =>
+        writing(
+          () => existencias.revertir(caller, operacionId, comentario, write),
+          (operacion) => {
+            // A failed reversal names no warehouse, yet it may have committed: forget them all.
+            if (operacion) stockWrite([])(operacion);
+            else cache.invalidateAll('write');
+          },
+        ),
+    },
+  };
+}
+
+/**
+ * The use cases with the public reads by id (REST and GraphQL `producto(id)`,
+ * `bodega(id)`, and GraphQL's DataLoader batches) answered from the cache
+ * where it can.
+ */
+export function cachingInventario(inventario: InventarioApi, cache: ReadCache): InventarioApi {
+  return {
+    ...inventario,
+    getProducto: (caller, id) => readThrough<Producto>(cache, 'producto', id, () => inventario.getProducto(caller, id)),
+    getBodega: (caller, id) => readThrough<Bodega>(cache, 'bodega', id, () => inventario.getBodega(caller, id)),
+    productosPorIds: (caller, ids) => readManyThrough<Producto>(cache, 'producto', ids, (missing) => inventario.productosPorIds(caller, missing)),
+    bodegasPorIds: (caller, ids) => readManyThrough<Bodega>(cache, 'bodega', ids, (missing) => inventario.bodegasPorIds(caller, missing)),
+  };
+}
