@@ -61,13 +61,6 @@ function requireSomething(patch: object, updatable: readonly string[]): void {
   }
 }
 
-/**
- * Runs a write of an existing record under `If-Match: *`, which asks only
- * that the record exist: without it the answer is a failed precondition
- * (HTTP semantics), not a plain 404. A numeric If-Match is the service's
- * to check, inside the write's transaction.
- */
-
 const PRODUCTO_UPDATABLE = ['nombre', 'descripcion', 'precio', 'cantidadEnStock', 'bodegaId'] as const;
 const BODEGA_UPDATABLE = ['nombre', 'ubicacion', 'capacidad'] as const;
 
