@@ -5,11 +5,9 @@ import { integerFromNumberText, precioFromNumberText, type Checked } from './num
 import { checkPositiveId } from './positive-id';
 
 /**
- * The zod building blocks of every write's fields, with field-rules.ts's
- * limits and messages: the BFF's REST bodies and GraphQL inputs and the
- * services' gRPC requests are schemas made of these, so a rule reads the
- * same wherever it refuses. A block carries, as zod metadata, the JSON
- * Schema the OpenAPI document shows for it where zod cannot say the rule.
+ * The zod building blocks of every write's fields, with field-rules.ts's limits and messages: the BFF's REST bodies and GraphQL inputs and the services' gRPC
+ * requests are schemas made of these, so a rule reads the same wherever it refuses. A block carries, as zod metadata, the JSON Schema the OpenAPI document
+ * shows for it where zod cannot say the rule.
  */
 
 const absent = (input: unknown) => input === undefined || input === null;
@@ -98,9 +96,8 @@ export const textoLibre = () =>
     .meta({ type: 'string' });
 
 /**
- * A field an update may leave out but not set to null (its column is NOT
- * NULL): null is refused as such, not as "es obligatorio", which would read
- * as if the field had to be sent.
+ * A field an update may leave out but not set to null (its column is NOT NULL): null is refused as such, not as "es obligatorio", which would read as if the
+ * field had to be sent.
  */
 export function opcionalNoNulo<T extends z.ZodType>(schema: T, mensaje: string) {
   // z.any(), not z.unknown(): the pipe hands the value on to `schema` unchanged, whatever its input type.
@@ -135,9 +132,8 @@ export function parseChanges<S extends z.ZodObject>(schema: S, draft: object): P
 }
 
 /**
- * Runs every check and returns their results under the same keys; when any
- * throws InvalidArgumentError, throws one with the violations of all of
- * them, so a request with several bad parts names every one at once.
+ * Runs every check and returns their results under the same keys; when any throws InvalidArgumentError, throws one with the violations of all of them, so a
+ * request with several bad parts names every one at once.
  */
 export function validateFields<T extends Record<string, () => unknown>>(checks: T): { [K in keyof T]: ReturnType<T[K]> } {
   const results: Record<string, unknown> = {};

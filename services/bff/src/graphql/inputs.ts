@@ -13,41 +13,23 @@ import {
 import type { BodegaInput, BodegaPatch, ProductoInput, ProductoPatch, WriteOptions } from '../inventario/model';
 
 /**
- * GraphQL inputs to the BFF model (REST form), as zod schemas of platform's
- * building blocks. Only the shape changes here (`cantidad` ->
- * `cantidadEnStock`, ID strings -> numbers, Float -> decimal text); the
- * business rules stay with the services, whose violations name the same
- * fields. Only what the services cannot see is checked here: ids, nulls for
- * NOT NULL fields, text that is not well-formed Unicode (which would reach
- * them already altered), and the price and stock as the client wrote them
- * (which reach them as a double's text), under REST's rules and messages.
- * Every problem is an InvalidArgumentError naming the GraphQL field, which a
- * mutation turns into `success: false`.
+ * GraphQL inputs to the BFF model (REST form), as zod schemas of platform's building blocks. Only the shape changes here (`cantidad` -> `cantidadEnStock`, ID
+ * strings -> numbers, Float -> decimal text); the business rules stay with the services, whose violations name the same fields. Only what the services cannot
+ * see is checked here: ids, nulls for NOT NULL fields, text that is not well-formed Unicode (which would reach them already altered), and the price and stock
+ * as the client wrote them (which reach them as a double's text), under REST's rules and messages. Every problem is an InvalidArgumentError naming the GraphQL
+ * field, which a mutation turns into `success: false`.
  */
 
 /** The spec's default `capacidad` of a warehouse created through GraphQL without one. */
 export const CAPACIDAD_POR_DEFECTO = 1000;
 
-export interface ProductoInputArgs {
-  nombre: string;
-  descripcion?: string | null;
-  precio: number;
-  cantidad: number;
-  bodegaId?: string | null;
-}
+export type ProductoInputArgs = { nombre: string; descripcion?: string | null; precio: number; cantidad: number; bodegaId?: string | null };
 export type ProductoUpdateInputArgs = { [K in keyof ProductoInputArgs]?: ProductoInputArgs[K] | null } & { id: string; version?: number | null };
-export interface BodegaInputArgs {
-  nombre: string;
-  ubicacion: string;
-  capacidad?: number | null;
-}
+export type BodegaInputArgs = { nombre: string; ubicacion: string; capacidad?: number | null };
 export type BodegaUpdateInputArgs = { [K in keyof BodegaInputArgs]?: BodegaInputArgs[K] | null } & { id: string; version?: number | null };
 
 /** The arguments that make a mutation a safe write (docs/contract.md §9); deletes carry `version` here, updates in their input. */
-export interface SafeWriteArgs {
-  idempotencyKey?: string | null;
-  version?: number | null;
-}
+export type SafeWriteArgs = { idempotencyKey?: string | null; version?: number | null };
 
 /** The number texts the client wrote for an input's numeric fields (read by number-text.ts from the document or the JSON variables). */
 export type NumberTexts = Partial<Record<'precio' | 'cantidad' | 'umbralMinimo', string>>;
@@ -64,11 +46,9 @@ export const enteroDesde = (min: number) => fields.entero(NUMBER_TEXT, min, MAX_
 const precio = fields.precio(NUMBER_TEXT);
 
 /**
- * `input` with its numbers replaced by the texts the client wrote (`texts`),
- * judged under REST's rule: an Int variable written `19.999999999999999999`
- * is the double 20 to graphql-js, but not a whole number. graphql-js's double
- * is only the fallback for a caller that has no text (none over HTTP): its
- * shortest text (`String()`) is exact for every price with at most 2 decimals.
+ * `input` with its numbers replaced by the texts the client wrote (`texts`), judged under REST's rule: an Int variable written `19.999999999999999999` is the
+ * double 20 to graphql-js, but not a whole number. graphql-js's double is only the fallback for a caller that has no text (none over HTTP): its shortest text
+ * (`String()`) is exact for every price with at most 2 decimals.
  */
 export function withNumberTexts<T extends object>(input: T, texts: NumberTexts): T {
   const out = { ...input } as Record<string, unknown>;

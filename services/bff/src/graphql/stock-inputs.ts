@@ -14,29 +14,13 @@ import {
 import { enteroDesde, id, texto, withNumberTexts, type NumberTexts } from './inputs';
 
 /**
- * The stock inputs (docs/contract.md §10.3). Unlike the product and
- * warehouse inputs, their form is checked here in full, with REST's rules
- * and messages (http/existencia-schemas.ts): a stock write asks producto-svc
- * for the product before bodega-svc sees the request, and a malformed
- * request must fail as such, with nothing called, not as a missing product.
- * The rules of the levels (stock, capacity, versions) stay bodega-svc's.
+ * The stock inputs (docs/contract.md §10.3). Unlike the product and warehouse inputs, their form is checked here in full, with REST's rules and messages
+ * (http/existencia-schemas.ts): a stock write asks producto-svc for the product before bodega-svc sees the request, and a malformed request must fail as such,
+ * with nothing called, not as a missing product. The rules of the levels (stock, capacity, versions) stay bodega-svc's.
  */
 
-export interface MovimientoInputArgs {
-  bodegaId: string;
-  productoId: string;
-  tipo: string;
-  cantidad: number;
-  motivo?: string | null;
-  comentario?: string | null;
-}
-export interface TransferenciaInputArgs {
-  productoId: string;
-  origenId: string;
-  destinoId: string;
-  cantidad: number;
-  comentario?: string | null;
-}
+export type MovimientoInputArgs = { bodegaId: string; productoId: string; tipo: string; cantidad: number; motivo?: string | null; comentario?: string | null };
+export type TransferenciaInputArgs = { productoId: string; origenId: string; destinoId: string; cantidad: number; comentario?: string | null };
 export type MovimientoFiltroArgs = Partial<Record<'bodegaId' | 'productoId' | 'tipo' | 'desde' | 'hasta', string | null>>;
 
 /** null and absent both mean "not given". */
@@ -55,10 +39,8 @@ const filtro = z.object({
 });
 
 /**
- * registrarMovimiento's input: ENTRADA and SALIDA move at least 1 unit,
- * AJUSTE sets a count (0 included); `motivo` one its tipo allows. The rules
- * that depend on `tipo` are judged against a valid tipo only, and each names
- * its own field, so one answer lists every bad field.
+ * registrarMovimiento's input: ENTRADA and SALIDA move at least 1 unit, AJUSTE sets a count (0 included); `motivo` one its tipo allows. The rules that depend
+ * on `tipo` are judged against a valid tipo only, and each names its own field, so one answer lists every bad field.
  */
 function movimiento(raw: string) {
   const tipo = TIPOS_MOVIMIENTO_REGISTRABLES.find((t) => t === raw);

@@ -11,9 +11,8 @@ import {
 import { entero, parseBody } from './rest-fields';
 
 /**
- * The bodies of the stock routes (docs/contract.md §10.2), whose messages
- * the GraphQL stock inputs share. Field formats here; the rules of the
- * levels (stock, capacity) are bodega-svc's.
+ * The bodies of the stock routes (docs/contract.md §10.2), whose messages the GraphQL stock inputs share. Field formats here; the rules of the levels (stock,
+ * capacity) are bodega-svc's.
  */
 
 export const STOCK_MENSAJES = {

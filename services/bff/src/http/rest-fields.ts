@@ -4,10 +4,8 @@ import * as fields from '@inventario/platform';
 import { FIELD_MENSAJES, InvalidArgumentError, parseFields, type NumberReader } from '@inventario/platform';
 
 /**
- * The REST bodies' field schemas (platform's building blocks, their rules
- * and messages), read from lossless-json values: a number arrives as a
- * LosslessNumber holding its exact text, and a string where a number is
- * expected is refused, never coerced.
+ * The REST bodies' field schemas (platform's building blocks, their rules and messages), read from lossless-json values: a number arrives as a LosslessNumber
+ * holding its exact text, and a string where a number is expected is refused, never coerced.
  */
 
 export const MENSAJES = {
@@ -28,9 +26,8 @@ export const precio = () => fields.precio(JSON_NUMBER);
 export const opcionalNoNulo = <T extends z.ZodType>(schema: T) => fields.opcionalNoNulo(schema, MENSAJES.noNulo);
 
 /**
- * A JSON request body parsed by `schema`: it must be an object; read-only
- * fields (`readOnly`) are dropped first; an unknown field is refused by the
- * (strict) schema, so a typo is a 400 naming it rather than a key ignored.
+ * A JSON request body parsed by `schema`: it must be an object; read-only fields (`readOnly`) are dropped first; an unknown field is refused by the (strict)
+ * schema, so a typo is a 400 naming it rather than a key ignored.
  */
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown, readOnly: readonly string[] = READ_ONLY_FIELDS): z.output<S> {
   if (body === undefined) throw InvalidArgumentError.field('cuerpo', MENSAJES.cuerpoAusente);

@@ -7,8 +7,8 @@ import { deleteBodegaShape, movimientoFilterShape as movimientos, productoFilter
 import { jsonOf, schemaRef, type SchemaName } from './schemas';
 
 /**
- * The shared pieces of the document: parameters (a query parameter's schema is the zod field its route parses it with), headers,
- * and the error responses of docs/contract.md §3.2, all with the `Error` body (the tests constrain its shape, not the codes, which may grow).
+ * The shared pieces of the document: parameters (a query parameter's schema is the zod field its route parses it with), headers, and the error responses of
+ * docs/contract.md §3.2, all with the `Error` body (the tests constrain its shape, not the codes, which may grow).
  */
 
 const ID = jsonOf(z.int().min(1).max(MAX_UNSIGNED_INT));

@@ -25,8 +25,8 @@ API pública de Inventario: productos (\`Producto\`), bodegas (\`Bodega\`) y sus
 const info = { title: 'Inventario API', version: '1.0.0', summary: 'Productos, bodegas y existencias por REST y GraphQL.', description };
 
 /**
- * The OpenAPI 3.1 document of the BFF (served by router.ts), built from the route tables and the zod schemas the routes validate with.
- * The contract tests (test/openapi*.test.ts) check every real response against it, so it cannot drift from the routes.
+ * The OpenAPI 3.1 document of the BFF (served by router.ts), built from the route tables and the zod schemas the routes validate with. The contract tests
+ * (test/openapi*.test.ts) check every real response against it, so it cannot drift from the routes.
  */
 export const openApiDocument = {
   openapi: '3.1.1',

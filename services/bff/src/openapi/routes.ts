@@ -5,9 +5,9 @@ import type { ErrorStatus, HeaderName, ParameterName } from './components';
 import { schemaRef, type SchemaName } from './schemas';
 
 /**
- * The operations of the document as tables, a row per route (docs/contract.md §2.2, §2.7, §10.2, §4.1): what it does, what it
- * takes (shared parameters by name, its own `queryParameters`, its body as the zod schema the route parses it with), what it
- * answers (its successes and any error with a body of its own) and any shared error `errorsOf` cannot derive.
+ * The operations of the document as tables, a row per route (docs/contract.md §2.2, §2.7, §10.2, §4.1): what it does, what it takes (shared parameters by name,
+ * its own `queryParameters`, its body as the zod schema the route parses it with), what it answers (its successes and any error with a body of its own) and any
+ * shared error `errorsOf` cannot derive.
  */
 export interface Route {
   route: `${'get' | 'post' | 'put' | 'delete'} /${string}`;
@@ -267,10 +267,9 @@ function pathParameter(path: string, name: string): ParameterName {
 }
 
 /**
- * The shared errors a route answers, from what it takes (the house rules the document test checks): 401, 429 and 500
- * on every authenticated route, 503 and 504 on one that calls a service, 400 for a malformed path id or query parameter
- * and 404 for an unknown id, 400, 413 and 415 for a JSON body, 409 and 422 for an Idempotency-Key in use or reused, 412
- * for a failed If-Match; and those the route names. A response of the route's own for the same status replaces the shared one.
+ * The shared errors a route answers, from what it takes (the house rules the document test checks): 401, 429 and 500 on every authenticated route, 503 and 504
+ * on one that calls a service, 400 for a malformed path id or query parameter and 404 for an unknown id, 400, 413 and 415 for a JSON body, 409 and 422 for an
+ * Idempotency-Key in use or reused, 412 for a failed If-Match; and those the route names. The route's own response for a status replaces the shared one.
  */
 function errorsOf(route: Route, path: string, callsService: boolean): ErrorStatus[] {
   const names = route.parameters ?? [];
