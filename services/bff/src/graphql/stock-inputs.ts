@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_COMENTARIO, parseFields, textoHasta } from '@inventario/platform';
+import { anulable, MAX_COMENTARIO, parseFields, textoHasta } from '@inventario/platform';
 import { STOCK_MENSAJES } from '../http/existencia-schemas';
 import {
   MOTIVOS_MOVIMIENTO,
@@ -25,9 +25,7 @@ export type MovimientoFiltroArgs = Partial<Record<'bodegaId' | 'productoId' | 't
 
 /** null and absent both mean "not given". */
 const opcional = <T extends z.ZodType>(schema: T) => schema.nullish().transform((value) => value ?? undefined);
-const comentario = textoHasta(MAX_COMENTARIO, texto)
-  .nullish()
-  .transform((text) => text ?? null);
+const comentario = anulable(textoHasta(MAX_COMENTARIO, texto));
 const nivel = z.object({ bodegaId: id, productoId: id });
 const asignacion = nivel.extend({ cantidad: enteroDesde(0), umbralMinimo: enteroDesde(0).nullish() });
 const transferencia = z.object({ productoId: id, origenId: id, destinoId: id, cantidad: enteroDesde(1), comentario });
@@ -57,10 +55,8 @@ function movimiento(raw: string) {
 }
 
 /** asignarProductoABodega's arguments: `umbralMinimo` left out keeps the level's threshold, null removes it. */
-export function toAsignacion(
-  args: { bodegaId: string; productoId: string; cantidad: number; umbralMinimo?: number | null },
-  texts: NumberTexts = {},
-): { bodegaId: number; input: AsignacionInput } {
+type AsignacionArgs = { bodegaId: string; productoId: string; cantidad: number; umbralMinimo?: number | null };
+export function toAsignacion(args: AsignacionArgs, texts: NumberTexts = {}): { bodegaId: number; input: AsignacionInput } {
   const { bodegaId, umbralMinimo, ...input } = parseFields(asignacion, withNumberTexts(args, texts));
   return { bodegaId, input: umbralMinimo === undefined ? input : { ...input, umbralMinimo } };
 }

@@ -260,12 +260,6 @@ const SERVICE: Record<string, Route[]> = {
   ],
 };
 
-/** The path parameter a template's `{name}` stands for, by the collection it follows. */
-function pathParameter(path: string, name: string): ParameterName {
-  if (name === 'productoId') return 'ProductoIdDeRuta';
-  return ({ productos: 'ProductoId', bodegas: 'BodegaId' } as const)[path.split('/')[2]!] ?? 'OperacionId';
-}
-
 /**
  * The shared errors a route answers, from what it takes (the house rules the document test checks): 401, 429 and 500 on every authenticated route, 503 and 504
  * on one that calls a service, 400 for a malformed path id or query parameter and 404 for an unknown id, 400, 413 and 415 for a JSON body, 409 and 422 for an
@@ -303,8 +297,10 @@ export function pathsOf(table: Record<string, Route[]>, { callsService = false }
   for (const [tag, routes] of Object.entries(table)) {
     for (const route of routes) {
       const [method, path] = route.route.split(' ') as ['get', string];
-      const names = [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
-      const item = (paths[path] ??= names.length ? { parameters: names.map((name) => parameterRef(pathParameter(path, name))) } : {});
+      // A template's `{id}` by the collection it follows; `{productoId}` is always the product's.
+      const id = ({ productos: 'ProductoId', bodegas: 'BodegaId' } as const)[path.split('/')[2]!] ?? 'OperacionId';
+      const names = [...path.matchAll(/\{(\w+)\}/g)].map((match) => (match[1] === 'productoId' ? 'ProductoIdDeRuta' : id));
+      const item = (paths[path] ??= names.length ? { parameters: names.map(parameterRef) } : {});
       item[method] = operationOf(tag, errorsOf(route, path, callsService), route);
     }
   }
