@@ -1,15 +1,6 @@
 import { z } from 'zod';
 import * as fields from '@inventario/platform';
-import {
-  checkPositiveId,
-  ID_MENSAJES,
-  IDEMPOTENCY_KEY_MENSAJE,
-  InvalidArgumentError,
-  isIdempotencyKey,
-  MAX_INT32,
-  NUMBER_TEXT,
-  parseFields,
-} from '@inventario/platform';
+import { IDEMPOTENCY_KEY_MENSAJE, InvalidArgumentError, isIdempotencyKey, MAX_INT32, NUMBER_TEXT, parseFields } from '@inventario/platform';
 import type { BodegaInput, BodegaPatch, ProductoInput, ProductoPatch, WriteOptions } from '../inventario/model';
 
 /**
@@ -37,7 +28,7 @@ export type NumberTexts = Partial<Record<'precio' | 'cantidad' | 'umbralMinimo',
 /** An `ID` argument: plain decimal digits naming a positive id. */
 export const id = z
   .string()
-  .transform(fields.fromChecked((text: string) => (/^\d{1,10}$/.test(text) ? checkPositiveId(Number(text)) : { mensaje: ID_MENSAJES.positivo })));
+  .transform(fields.fromChecked((text: string) => (/^\d{1,10}$/.test(text) ? fields.checkPositiveId(Number(text)) : { mensaje: fields.ID_MENSAJES.positivo })));
 /** A text argument as is, unless it holds a lone UTF-16 surrogate (which the services would store as U+FFFD). */
 export const texto = fields.texto();
 /** A field that may be left out of an update, but not set to null (its column is NOT NULL). */

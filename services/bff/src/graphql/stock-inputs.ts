@@ -1,16 +1,8 @@
 import { z } from 'zod';
 import { anulable, MAX_COMENTARIO, parseFields, textoHasta } from '@inventario/platform';
 import { STOCK_MENSAJES } from '../http/existencia-schemas';
-import {
-  MOTIVOS_MOVIMIENTO,
-  MOTIVOS_POR_TIPO,
-  TIPOS_MOVIMIENTO,
-  TIPOS_MOVIMIENTO_REGISTRABLES,
-  type AsignacionInput,
-  type MovimientoFilter,
-  type MovimientoInput,
-  type TransferenciaInput,
-} from '../inventario/model';
+import { MOTIVOS_MOVIMIENTO, MOTIVOS_POR_TIPO, TIPOS_MOVIMIENTO, TIPOS_MOVIMIENTO_REGISTRABLES } from '../inventario/model';
+import type { AsignacionInput, MovimientoFilter, MovimientoInput, TransferenciaInput } from '../inventario/model';
 import { enteroDesde, id, texto, withNumberTexts, type NumberTexts } from './inputs';
 
 /**

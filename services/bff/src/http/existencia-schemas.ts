@@ -1,13 +1,7 @@
 import { z } from 'zod';
 import { MAX_COMENTARIO, MAX_INT32, MAX_UNSIGNED_INT, textoHasta } from '@inventario/platform';
-import {
-  MOTIVOS_MOVIMIENTO,
-  MOTIVOS_POR_TIPO,
-  TIPOS_MOVIMIENTO_REGISTRABLES,
-  type AsignacionInput,
-  type MovimientoInput,
-  type TransferenciaInput,
-} from '../inventario/model';
+import { MOTIVOS_MOVIMIENTO, MOTIVOS_POR_TIPO, TIPOS_MOVIMIENTO_REGISTRABLES } from '../inventario/model';
+import type { AsignacionInput, MovimientoInput, TransferenciaInput } from '../inventario/model';
 import { entero, parseBody } from './rest-fields';
 
 /**
