@@ -4,11 +4,9 @@ import { IDEMPOTENCY_KEY_MENSAJE, InvalidArgumentError, isIdempotencyKey, MAX_IN
 import type { BodegaInput, BodegaPatch, ProductoInput, ProductoPatch, WriteOptions } from '../inventario/model';
 
 /**
- * GraphQL inputs to the BFF model (REST form), as zod schemas of platform's building blocks. Only the shape changes here (`cantidad` -> `cantidadEnStock`, ID
- * strings -> numbers, Float -> decimal text); the business rules stay with the services, whose violations name the same fields. Only what the services cannot
- * see is checked here: ids, nulls for NOT NULL fields, text that is not well-formed Unicode (which would reach them already altered), and the price and stock
- * as the client wrote them (which reach them as a double's text), under REST's rules and messages. Every problem is an InvalidArgumentError naming the GraphQL
- * field, which a mutation turns into `success: false`.
+ * GraphQL inputs to the BFF model (REST form), of platform's blocks. Only the shape changes (`cantidad` -> `cantidadEnStock`, ID -> number, Float -> decimal
+ * text); the services judge the business rules, naming the same fields. Checked here is only what they cannot see: ids, nulls for NOT NULL fields, ill-formed
+ * Unicode, and price and stock as the client wrote them (REST's rules and messages). A problem is an InvalidArgumentError naming the GraphQL field.
  */
 
 /** The spec's default `capacidad` of a warehouse created through GraphQL without one. */
@@ -37,9 +35,8 @@ export const enteroDesde = (min: number) => fields.entero(NUMBER_TEXT, min, MAX_
 const precio = fields.precio(NUMBER_TEXT);
 
 /**
- * `input` with its numbers replaced by the texts the client wrote (`texts`), judged under REST's rule: an Int variable written `19.999999999999999999` is the
- * double 20 to graphql-js, but not a whole number. graphql-js's double is only the fallback for a caller that has no text (none over HTTP): its shortest text
- * (`String()`) is exact for every price with at most 2 decimals.
+ * `input` with its numbers as the texts the client wrote, judged under REST's rule: an Int written `19.999999999999999999` is 20 to graphql-js, but not whole.
+ * Without a text (no caller over HTTP), the double's shortest text, exact for every price with at most 2 decimals.
  */
 export function withNumberTexts<T extends object>(input: T, texts: NumberTexts): T {
   const out = { ...input } as Record<string, unknown>;

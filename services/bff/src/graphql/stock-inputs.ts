@@ -6,9 +6,8 @@ import type { AsignacionInput, MovimientoFilter, MovimientoInput, TransferenciaI
 import { enteroDesde, id, texto, withNumberTexts, type NumberTexts } from './inputs';
 
 /**
- * The stock inputs (docs/contract.md §10.3). Unlike the product and warehouse inputs, their form is checked here in full, with REST's rules and messages
- * (http/existencia-schemas.ts): a stock write asks producto-svc for the product before bodega-svc sees the request, and a malformed request must fail as such,
- * with nothing called, not as a missing product. The rules of the levels (stock, capacity, versions) stay bodega-svc's.
+ * The stock inputs (docs/contract.md §10.3), checked here in full with REST's rules and messages: a stock write asks producto-svc for the product first, and a
+ * malformed request must fail as such, with nothing called. The rules of the levels (stock, capacity, versions) stay bodega-svc's.
  */
 
 export type MovimientoInputArgs = { bodegaId: string; productoId: string; tipo: string; cantidad: number; motivo?: string | null; comentario?: string | null };
@@ -28,10 +27,7 @@ const filtro = z.object({
   tipo: opcional(z.enum(TIPOS_MOVIMIENTO, { error: `debe ser uno de ${TIPOS_MOVIMIENTO.join(', ')}` })),
 });
 
-/**
- * registrarMovimiento's input: ENTRADA and SALIDA move at least 1 unit, AJUSTE sets a count (0 included); `motivo` one its tipo allows. The rules that depend
- * on `tipo` are judged against a valid tipo only, and each names its own field, so one answer lists every bad field.
- */
+/** registrarMovimiento's input; the rules that depend on `tipo` judge a valid tipo only and each names its field, so one answer lists every bad field. */
 function movimiento(raw: string) {
   const tipo = TIPOS_MOVIMIENTO_REGISTRABLES.find((t) => t === raw);
   return nivel.extend({

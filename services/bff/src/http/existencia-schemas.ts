@@ -4,10 +4,7 @@ import { MOTIVOS_MOVIMIENTO, MOTIVOS_POR_TIPO, TIPOS_MOVIMIENTO_REGISTRABLES } f
 import type { AsignacionInput, MovimientoInput, TransferenciaInput } from '../inventario/model';
 import { entero, parseBody } from './rest-fields';
 
-/**
- * The bodies of the stock routes (docs/contract.md §10.2), whose messages the GraphQL stock inputs share. Field formats here; the rules of the levels (stock,
- * capacity) are bodega-svc's.
- */
+/** The stock routes' bodies (docs/contract.md §10.2), whose messages GraphQL shares. Field formats only; the rules of the levels are bodega-svc's. */
 
 export const STOCK_MENSAJES = {
   tipo: (transferencia: string) => `debe ser uno de ${TIPOS_MOVIMIENTO_REGISTRABLES.join(', ')} (una transferencia ${transferencia})`,

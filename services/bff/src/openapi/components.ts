@@ -6,10 +6,7 @@ import { BODY_MENSAJES } from '../http/http-errors';
 import { deleteBodegaShape, movimientoFilterShape as movimientos, productoFilterShape as productos } from '../http/request-params';
 import { jsonOf, schemaRef, type SchemaName } from './schemas';
 
-/**
- * The shared pieces of the document: parameters (a query parameter's schema is the zod field its route parses it with), headers, and the error responses of
- * docs/contract.md §3.2, all with the `Error` body (the tests constrain its shape, not the codes, which may grow).
- */
+/** The document's shared parameters (a query parameter's schema is the zod field its route parses), headers and error responses (docs/contract.md §3.2). */
 
 const ID = jsonOf(z.int().min(1).max(MAX_UNSIGNED_INT));
 const pathId = (name: string, what: string): ParameterObject => {

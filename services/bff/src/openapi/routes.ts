@@ -5,9 +5,8 @@ import type { ErrorStatus, HeaderName, ParameterName } from './components';
 import { schemaRef, type SchemaName } from './schemas';
 
 /**
- * The operations of the document as tables, a row per route (docs/contract.md §2.2, §2.7, §10.2, §4.1): what it does, what it takes (shared parameters by name,
- * its own `queryParameters`, its body as the zod schema the route parses it with), what it answers (its successes and any error with a body of its own) and any
- * shared error `errorsOf` cannot derive.
+ * The operations as tables, a row per route (docs/contract.md §2.2, §2.7, §10.2, §4.1): what it takes (shared parameters by name, its own query parameters, its
+ * body as the zod schema it parses with), its own responses, and any shared error `errorsOf` cannot derive.
  */
 export interface Route {
   route: `${'get' | 'post' | 'put' | 'delete'} /${string}`;

@@ -8,9 +8,8 @@ import { READ_ONLY_FIELDS } from '../http/rest-fields';
 import { MOTIVOS_MOVIMIENTO, TIPOS_MOVIMIENTO, TIPOS_OPERACION } from '../inventario/model';
 
 /**
- * `components.schemas`, all zod: the request bodies are the schemas the routes parse with (http/*-schemas.ts); the responses, in the REST form of
- * docs/contract.md §2.3 and §10.2, are closed objects (strictObject), so a field added without being documented fails the contract tests. `precio` is
- * `multipleOf: 0.01`: a validator must allow for binary floating point.
+ * `components.schemas`, all zod: the request bodies are those the routes parse with; the responses (docs/contract.md §2.3, §10.2) are strict objects, so an
+ * undocumented field fails the contract tests. `precio` is `multipleOf: 0.01`: a validator must allow for binary floating point.
  */
 
 const describe = <T extends z.ZodType>(schema: T, description: string, ...examples: unknown[]) =>
@@ -236,10 +235,7 @@ const REQUEST_BODIES: Partial<Record<SchemaName, object>> = {
   BodegaUpdate: { ...SOLO_LECTURA, ocupacion: ignorado() },
 };
 
-/**
- * JSON Schema 2020-12 as a client sends it (`io: 'input'`, before transforms). A field whose metadata states a `type` (a number read from its exact JSON text,
- * a query parameter read from its string) is shown as that metadata says.
- */
+/** JSON Schema 2020-12 as a client sends it (`io: 'input'`); a field whose metadata states a `type` (a number or a query text read exactly) is that. */
 const JSON_OPTIONS = {
   target: 'draft-2020-12',
   io: 'input',
