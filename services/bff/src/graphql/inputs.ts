@@ -40,10 +40,7 @@ const precio = fields.precio(NUMBER_TEXT);
  */
 export function withNumberTexts<T extends object>(input: T, texts: NumberTexts): T {
   const out = { ...input } as Record<string, unknown>;
-  for (const key of ['precio', 'cantidad', 'umbralMinimo'] as const) {
-    const value = out[key];
-    if (typeof value === 'number') out[key] = texts[key] ?? String(value);
-  }
+  for (const key of ['precio', 'cantidad', 'umbralMinimo'] as const) if (typeof out[key] === 'number') out[key] = texts[key] ?? String(out[key]);
   return out as T;
 }
 
@@ -51,16 +48,9 @@ export const parseId = (value: string, campo: string): number => parseFields(id,
 
 /** A mutation's `version` and `idempotencyKey` as WriteOptions: a version is a positive Int, a key 1 to 255 visible ASCII characters. */
 export function toWriteOptions({ idempotencyKey, version }: SafeWriteArgs): WriteOptions {
-  const write: WriteOptions = {};
-  if (idempotencyKey !== null && idempotencyKey !== undefined) {
-    if (!isIdempotencyKey(idempotencyKey)) throw InvalidArgumentError.field('idempotencyKey', IDEMPOTENCY_KEY_MENSAJE);
-    write.idempotencyKey = idempotencyKey;
-  }
-  if (version !== null && version !== undefined) {
-    if (version < 1) throw InvalidArgumentError.field('version', 'debe ser un número entero positivo');
-    write.ifMatch = version;
-  }
-  return write;
+  if (typeof idempotencyKey === 'string' && !isIdempotencyKey(idempotencyKey)) throw InvalidArgumentError.field('idempotencyKey', IDEMPOTENCY_KEY_MENSAJE);
+  if (typeof version === 'number' && version < 1) throw InvalidArgumentError.field('version', 'debe ser un número entero positivo');
+  return { ...(typeof idempotencyKey === 'string' && { idempotencyKey }), ...(typeof version === 'number' && { ifMatch: version }) };
 }
 
 /** The fields present (absent ones keep their value); an update must change something (docs/contract.md §2.6), said in GraphQL's field names. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { anulable, MAX_COMENTARIO, parseFields, textoHasta } from '@inventario/platform';
 import { STOCK_MENSAJES } from '../http/existencia-schemas';
+import { PARAM_MENSAJES } from '../http/request-params';
 import { MOTIVOS_MOVIMIENTO, MOTIVOS_POR_TIPO, TIPOS_MOVIMIENTO, TIPOS_MOVIMIENTO_REGISTRABLES } from '../inventario/model';
 import type { AsignacionInput, MovimientoFilter, MovimientoInput, TransferenciaInput } from '../inventario/model';
 import { enteroDesde, id, texto, withNumberTexts, type NumberTexts } from './inputs';
@@ -21,11 +22,7 @@ const nivel = z.object({ bodegaId: id, productoId: id });
 const asignacion = nivel.extend({ cantidad: enteroDesde(0), umbralMinimo: enteroDesde(0).nullish() });
 const transferencia = z.object({ productoId: id, origenId: id, destinoId: id, cantidad: enteroDesde(1), comentario });
 const reverso = z.object({ id, comentario });
-const filtro = z.object({
-  bodegaId: opcional(id),
-  productoId: opcional(id),
-  tipo: opcional(z.enum(TIPOS_MOVIMIENTO, { error: `debe ser uno de ${TIPOS_MOVIMIENTO.join(', ')}` })),
-});
+const filtro = z.object({ bodegaId: opcional(id), productoId: opcional(id), tipo: opcional(z.enum(TIPOS_MOVIMIENTO, { error: PARAM_MENSAJES.tipo })) });
 
 /** registrarMovimiento's input; the rules that depend on `tipo` judge a valid tipo only and each names its field, so one answer lists every bad field. */
 function movimiento(raw: string) {
