@@ -225,13 +225,12 @@ const REST: Record<string, Route[]> = {
 const health = (description: string, value: unknown) => json('Health', description, { estado: value });
 const componente = (status: 'UP' | 'DOWN', grpc: string, breaker: string) => ({ status, details: { grpc, breaker } });
 const [sano, caido] = [componente('UP', 'SERVING', 'closed'), componente('DOWN', 'UNAVAILABLE', 'open')];
-const SALUD = { security: [] as [] };
 
 /** Health probes (no authentication) and this documentation itself. */
 const SERVICE: Record<string, Route[]> = {
   Salud: [
     op('get /actuator/health', 'salud', 'Estado del BFF y de sus dependencias', {
-      ...SALUD,
+      security: [],
       description: 'Sin autenticación.',
       responses: {
         200: health('Todo funciona.', { status: 'UP', components: { productoSvc: sano, bodegaSvc: sano } }),
@@ -239,12 +238,12 @@ const SERVICE: Record<string, Route[]> = {
       },
     }),
     op('get /actuator/health/liveness', 'saludLiveness', 'Sonda de vida (liveness)', {
-      ...SALUD,
+      security: [],
       description: 'Sin autenticación. Responde mientras el proceso funciona, aunque sus dependencias no.',
       responses: { 200: health('El proceso funciona.', { status: 'UP' }) },
     }),
     op('get /actuator/health/readiness', 'saludReadiness', 'Sonda de disponibilidad (readiness)', {
-      ...SALUD,
+      security: [],
       description:
         'Sin autenticación. UP mientras el BFF acepta peticiones; DOWN (503) desde que empieza el apagado, para que el balanceador deje de enviarle tráfico. No depende de los servicios internos: el BFF se degrada por ruta (si producto-svc cae, las rutas de bodegas siguen funcionando).',
       responses: { 200: health('Acepta peticiones.', { status: 'UP' }), 503: health('Se está apagando.', { status: 'DOWN' }) },
