@@ -71,10 +71,9 @@ export function toProductoInput(input: ProductoInputArgs, texts: NumberTexts = {
   return { nombre, descripcion: descripcion ?? null, precio: precioTexto, cantidadEnStock: cantidad, bodegaId: bodegaId ?? null };
 }
 
-/** The id and the fields to change (only those present in the input). */
+/** The id and the fields to change (only those present in the input; `version` is the write's, dropped by the non-strict schema). */
 export function toProductoUpdate(input: ProductoUpdateInputArgs, texts: NumberTexts = {}): { id: number; patch: ProductoPatch } {
-  const { version: _version, ...rest } = input;
-  const { id: productoId, nombre, descripcion, precio: precioTexto, cantidad, bodegaId } = parseFields(productoUpdate, withNumberTexts(rest, texts));
+  const { id: productoId, nombre, descripcion, precio: precioTexto, cantidad, bodegaId } = parseFields(productoUpdate, withNumberTexts(input, texts));
   const patch = { nombre, descripcion, precio: precioTexto, cantidadEnStock: cantidad, bodegaId };
   return { id: productoId, patch: requireSomething<ProductoPatch>(patch, 'nombre, descripcion, precio, cantidad, bodegaId') };
 }
@@ -85,7 +84,6 @@ export function toBodegaInput(input: BodegaInputArgs): BodegaInput {
 }
 
 export function toBodegaUpdate(input: BodegaUpdateInputArgs): { id: number; patch: BodegaPatch } {
-  const { version: _version, ...rest } = input;
-  const { id: bodegaId, ...changes } = parseFields(bodegaUpdate, rest);
+  const { id: bodegaId, ...changes } = parseFields(bodegaUpdate, input);
   return { id: bodegaId, patch: requireSomething<BodegaPatch>(changes, 'nombre, ubicacion, capacidad') };
 }
