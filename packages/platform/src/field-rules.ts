@@ -1,11 +1,6 @@
 /// <reference lib="es2024.string" />
 
-/**
- * The rules of the writable fields and the Spanish messages that name a
- * broken one, once for every surface that checks them (the BFF's REST and
- * GraphQL inputs, producto-svc, bodega-svc; docs/contract.md §2.5, §7.2).
- * The limits are the columns': a value past them would fail in the driver.
- */
+/** The writable fields' rules and Spanish messages, for every surface (docs/contract.md §2.5, §7.2); limits are the columns', past which the driver fails. */
 
 /** INT columns (cantidadEnStock, capacidad, an existencia's cantidad and umbralMinimo). */
 export const MAX_INT32 = 2_147_483_647;
@@ -23,11 +18,7 @@ export const MAX_NUMBER_TEXT = 64;
 /** Characters (code points) of `text`, as VARCHAR counts them. */
 export const caracteres = (text: string): number => [...text].length;
 
-/**
- * JSON can carry a lone UTF-16 surrogate (`"\ud800"`), which has no UTF-8
- * form: on its way to a service it would become U+FFFD and the record would
- * store something else than what was sent, so such text is refused.
- */
+/** A lone UTF-16 surrogate (`"\ud800"`) has no UTF-8 form: a service would store U+FFFD instead of what was sent, so such text is refused. */
 export const isWellFormedText = (text: string): boolean => text.isWellFormed();
 
 export const FIELD_MENSAJES = {

@@ -5,11 +5,8 @@ import { integerFromNumberText, precioFromNumberText, type Checked } from './num
 import { checkPositiveId } from './positive-id';
 
 /**
- * The zod building blocks of every write's fields, with field-rules.ts's
- * limits and messages: the BFF's REST bodies and GraphQL inputs and the
- * services' gRPC requests are schemas made of these, so a rule reads the
- * same wherever it refuses. A block carries, as zod metadata, the JSON
- * Schema the OpenAPI document shows for it where zod cannot say the rule.
+ * The zod building blocks of every write's fields (field-rules.ts's limits and messages), shared by REST, GraphQL and gRPC so a rule reads the same wherever it
+ * refuses. A block's metadata is the JSON Schema the OpenAPI document shows for it where zod cannot say the rule.
  */
 
 const absent = (input: unknown) => input === undefined || input === null;
@@ -97,11 +94,7 @@ export const textoLibre = () =>
     .refine((value) => Buffer.byteLength(value, 'utf8') <= MAX_DESCRIPCION_BYTES, M.maxBytes(MAX_DESCRIPCION_BYTES))
     .meta({ type: 'string' });
 
-/**
- * A field an update may leave out but not set to null (its column is NOT
- * NULL): null is refused as such, not as "es obligatorio", which would read
- * as if the field had to be sent.
- */
+/** A field an update may omit but not set to null (a NOT NULL column): null is refused as such, not as "es obligatorio" (which reads as "must be sent"). */
 export function opcionalNoNulo<T extends z.ZodType>(schema: T, mensaje: string) {
   // z.any(), not z.unknown(): the pipe hands the value on to `schema` unchanged, whatever its input type.
   return z
@@ -134,11 +127,7 @@ export function parseChanges<S extends z.ZodObject>(schema: S, draft: object): P
   return parseFields(schema.partial(), Object.fromEntries(Object.entries(draft).map(([key, value]) => [key, value ?? null]))) as Partial<z.output<S>>;
 }
 
-/**
- * Runs every check and returns their results under the same keys; when any
- * throws InvalidArgumentError, throws one with the violations of all of
- * them, so a request with several bad parts names every one at once.
- */
+/** Runs every check; if any throw InvalidArgumentError, throws one with all their violations, so a request names every bad part at once. */
 export function validateFields<T extends Record<string, () => unknown>>(checks: T): { [K in keyof T]: ReturnType<T[K]> } {
   const results: Record<string, unknown> = {};
   const violations: FieldViolation[] = [];

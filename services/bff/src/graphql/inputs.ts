@@ -1,53 +1,24 @@
 import { z } from 'zod';
 import * as fields from '@inventario/platform';
-import {
-  checkPositiveId,
-  ID_MENSAJES,
-  IDEMPOTENCY_KEY_MENSAJE,
-  InvalidArgumentError,
-  isIdempotencyKey,
-  MAX_INT32,
-  NUMBER_TEXT,
-  parseFields,
-} from '@inventario/platform';
+import { IDEMPOTENCY_KEY_MENSAJE, InvalidArgumentError, isIdempotencyKey, MAX_INT32, NUMBER_TEXT, parseFields } from '@inventario/platform';
 import type { BodegaInput, BodegaPatch, ProductoInput, ProductoPatch, WriteOptions } from '../inventario/model';
 
 /**
- * GraphQL inputs to the BFF model (REST form), as zod schemas of platform's
- * building blocks. Only the shape changes here (`cantidad` ->
- * `cantidadEnStock`, ID strings -> numbers, Float -> decimal text); the
- * business rules stay with the services, whose violations name the same
- * fields. Only what the services cannot see is checked here: ids, nulls for
- * NOT NULL fields, text that is not well-formed Unicode (which would reach
- * them already altered), and the price and stock as the client wrote them
- * (which reach them as a double's text), under REST's rules and messages.
- * Every problem is an InvalidArgumentError naming the GraphQL field, which a
- * mutation turns into `success: false`.
+ * GraphQL inputs to the BFF model (REST form), of platform's blocks. Only the shape changes (`cantidad` -> `cantidadEnStock`, ID -> number, Float -> decimal
+ * text); the services judge the business rules, naming the same fields. Checked here is only what they cannot see: ids, nulls for NOT NULL fields, ill-formed
+ * Unicode, and price and stock as the client wrote them (REST's rules and messages). A problem is an InvalidArgumentError naming the GraphQL field.
  */
 
 /** The spec's default `capacidad` of a warehouse created through GraphQL without one. */
 export const CAPACIDAD_POR_DEFECTO = 1000;
 
-export interface ProductoInputArgs {
-  nombre: string;
-  descripcion?: string | null;
-  precio: number;
-  cantidad: number;
-  bodegaId?: string | null;
-}
+export type ProductoInputArgs = { nombre: string; descripcion?: string | null; precio: number; cantidad: number; bodegaId?: string | null };
 export type ProductoUpdateInputArgs = { [K in keyof ProductoInputArgs]?: ProductoInputArgs[K] | null } & { id: string; version?: number | null };
-export interface BodegaInputArgs {
-  nombre: string;
-  ubicacion: string;
-  capacidad?: number | null;
-}
+export type BodegaInputArgs = { nombre: string; ubicacion: string; capacidad?: number | null };
 export type BodegaUpdateInputArgs = { [K in keyof BodegaInputArgs]?: BodegaInputArgs[K] | null } & { id: string; version?: number | null };
 
 /** The arguments that make a mutation a safe write (docs/contract.md §9); deletes carry `version` here, updates in their input. */
-export interface SafeWriteArgs {
-  idempotencyKey?: string | null;
-  version?: number | null;
-}
+export type SafeWriteArgs = { idempotencyKey?: string | null; version?: number | null };
 
 /** The number texts the client wrote for an input's numeric fields (read by number-text.ts from the document or the JSON variables). */
 export type NumberTexts = Partial<Record<'precio' | 'cantidad' | 'umbralMinimo', string>>;
@@ -55,7 +26,7 @@ export type NumberTexts = Partial<Record<'precio' | 'cantidad' | 'umbralMinimo',
 /** An `ID` argument: plain decimal digits naming a positive id. */
 export const id = z
   .string()
-  .transform(fields.fromChecked((text: string) => (/^\d{1,10}$/.test(text) ? checkPositiveId(Number(text)) : { mensaje: ID_MENSAJES.positivo })));
+  .transform(fields.fromChecked((text: string) => (/^\d{1,10}$/.test(text) ? fields.checkPositiveId(Number(text)) : { mensaje: fields.ID_MENSAJES.positivo })));
 /** A text argument as is, unless it holds a lone UTF-16 surrogate (which the services would store as U+FFFD). */
 export const texto = fields.texto();
 /** A field that may be left out of an update, but not set to null (its column is NOT NULL). */
@@ -64,18 +35,12 @@ export const enteroDesde = (min: number) => fields.entero(NUMBER_TEXT, min, MAX_
 const precio = fields.precio(NUMBER_TEXT);
 
 /**
- * `input` with its numbers replaced by the texts the client wrote (`texts`),
- * judged under REST's rule: an Int variable written `19.999999999999999999`
- * is the double 20 to graphql-js, but not a whole number. graphql-js's double
- * is only the fallback for a caller that has no text (none over HTTP): its
- * shortest text (`String()`) is exact for every price with at most 2 decimals.
+ * `input` with its numbers as the texts the client wrote, judged under REST's rule: an Int written `19.999999999999999999` is 20 to graphql-js, but not whole.
+ * Without a text (no caller over HTTP), the double's shortest text, exact for every price with at most 2 decimals.
  */
 export function withNumberTexts<T extends object>(input: T, texts: NumberTexts): T {
   const out = { ...input } as Record<string, unknown>;
-  for (const key of ['precio', 'cantidad', 'umbralMinimo'] as const) {
-    const value = out[key];
-    if (typeof value === 'number') out[key] = texts[key] ?? String(value);
-  }
+  for (const key of ['precio', 'cantidad', 'umbralMinimo'] as const) if (typeof out[key] === 'number') out[key] = texts[key] ?? String(out[key]);
   return out as T;
 }
 
@@ -83,16 +48,9 @@ export const parseId = (value: string, campo: string): number => parseFields(id,
 
 /** A mutation's `version` and `idempotencyKey` as WriteOptions: a version is a positive Int, a key 1 to 255 visible ASCII characters. */
 export function toWriteOptions({ idempotencyKey, version }: SafeWriteArgs): WriteOptions {
-  const write: WriteOptions = {};
-  if (idempotencyKey !== null && idempotencyKey !== undefined) {
-    if (!isIdempotencyKey(idempotencyKey)) throw InvalidArgumentError.field('idempotencyKey', IDEMPOTENCY_KEY_MENSAJE);
-    write.idempotencyKey = idempotencyKey;
-  }
-  if (version !== null && version !== undefined) {
-    if (version < 1) throw InvalidArgumentError.field('version', 'debe ser un número entero positivo');
-    write.ifMatch = version;
-  }
-  return write;
+  if (typeof idempotencyKey === 'string' && !isIdempotencyKey(idempotencyKey)) throw InvalidArgumentError.field('idempotencyKey', IDEMPOTENCY_KEY_MENSAJE);
+  if (typeof version === 'number' && version < 1) throw InvalidArgumentError.field('version', 'debe ser un número entero positivo');
+  return { ...(typeof idempotencyKey === 'string' && { idempotencyKey }), ...(typeof version === 'number' && { ifMatch: version }) };
 }
 
 /** The fields present (absent ones keep their value); an update must change something (docs/contract.md §2.6), said in GraphQL's field names. */
@@ -113,10 +71,9 @@ export function toProductoInput(input: ProductoInputArgs, texts: NumberTexts = {
   return { nombre, descripcion: descripcion ?? null, precio: precioTexto, cantidadEnStock: cantidad, bodegaId: bodegaId ?? null };
 }
 
-/** The id and the fields to change (only those present in the input). */
+/** The id and the fields to change (only those present in the input; `version` is the write's, dropped by the non-strict schema). */
 export function toProductoUpdate(input: ProductoUpdateInputArgs, texts: NumberTexts = {}): { id: number; patch: ProductoPatch } {
-  const { version: _version, ...rest } = input;
-  const { id: productoId, nombre, descripcion, precio: precioTexto, cantidad, bodegaId } = parseFields(productoUpdate, withNumberTexts(rest, texts));
+  const { id: productoId, nombre, descripcion, precio: precioTexto, cantidad, bodegaId } = parseFields(productoUpdate, withNumberTexts(input, texts));
   const patch = { nombre, descripcion, precio: precioTexto, cantidadEnStock: cantidad, bodegaId };
   return { id: productoId, patch: requireSomething<ProductoPatch>(patch, 'nombre, descripcion, precio, cantidad, bodegaId') };
 }
@@ -127,7 +84,6 @@ export function toBodegaInput(input: BodegaInputArgs): BodegaInput {
 }
 
 export function toBodegaUpdate(input: BodegaUpdateInputArgs): { id: number; patch: BodegaPatch } {
-  const { version: _version, ...rest } = input;
-  const { id: bodegaId, ...changes } = parseFields(bodegaUpdate, rest);
+  const { id: bodegaId, ...changes } = parseFields(bodegaUpdate, input);
   return { id: bodegaId, patch: requireSomething<BodegaPatch>(changes, 'nombre, ubicacion, capacidad') };
 }

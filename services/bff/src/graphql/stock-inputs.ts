@@ -1,65 +1,30 @@
 import { z } from 'zod';
-import { MAX_COMENTARIO, parseFields, textoHasta } from '@inventario/platform';
+import { anulable, MAX_COMENTARIO, parseFields, textoHasta } from '@inventario/platform';
 import { STOCK_MENSAJES } from '../http/existencia-schemas';
-import {
-  MOTIVOS_MOVIMIENTO,
-  MOTIVOS_POR_TIPO,
-  TIPOS_MOVIMIENTO,
-  TIPOS_MOVIMIENTO_REGISTRABLES,
-  type AsignacionInput,
-  type MovimientoFilter,
-  type MovimientoInput,
-  type TransferenciaInput,
-} from '../inventario/model';
+import { PARAM_MENSAJES } from '../http/request-params';
+import { MOTIVOS_MOVIMIENTO, MOTIVOS_POR_TIPO, TIPOS_MOVIMIENTO, TIPOS_MOVIMIENTO_REGISTRABLES } from '../inventario/model';
+import type { AsignacionInput, MovimientoFilter, MovimientoInput, TransferenciaInput } from '../inventario/model';
 import { enteroDesde, id, texto, withNumberTexts, type NumberTexts } from './inputs';
 
 /**
- * The stock inputs (docs/contract.md §10.3). Unlike the product and
- * warehouse inputs, their form is checked here in full, with REST's rules
- * and messages (http/existencia-schemas.ts): a stock write asks producto-svc
- * for the product before bodega-svc sees the request, and a malformed
- * request must fail as such, with nothing called, not as a missing product.
- * The rules of the levels (stock, capacity, versions) stay bodega-svc's.
+ * The stock inputs (docs/contract.md §10.3), checked here in full with REST's rules and messages: a stock write asks producto-svc for the product first, and a
+ * malformed request must fail as such, with nothing called. The rules of the levels (stock, capacity, versions) stay bodega-svc's.
  */
 
-export interface MovimientoInputArgs {
-  bodegaId: string;
-  productoId: string;
-  tipo: string;
-  cantidad: number;
-  motivo?: string | null;
-  comentario?: string | null;
-}
-export interface TransferenciaInputArgs {
-  productoId: string;
-  origenId: string;
-  destinoId: string;
-  cantidad: number;
-  comentario?: string | null;
-}
+export type MovimientoInputArgs = { bodegaId: string; productoId: string; tipo: string; cantidad: number; motivo?: string | null; comentario?: string | null };
+export type TransferenciaInputArgs = { productoId: string; origenId: string; destinoId: string; cantidad: number; comentario?: string | null };
 export type MovimientoFiltroArgs = Partial<Record<'bodegaId' | 'productoId' | 'tipo' | 'desde' | 'hasta', string | null>>;
 
 /** null and absent both mean "not given". */
 const opcional = <T extends z.ZodType>(schema: T) => schema.nullish().transform((value) => value ?? undefined);
-const comentario = textoHasta(MAX_COMENTARIO, texto)
-  .nullish()
-  .transform((text) => text ?? null);
+const comentario = anulable(textoHasta(MAX_COMENTARIO, texto));
 const nivel = z.object({ bodegaId: id, productoId: id });
 const asignacion = nivel.extend({ cantidad: enteroDesde(0), umbralMinimo: enteroDesde(0).nullish() });
 const transferencia = z.object({ productoId: id, origenId: id, destinoId: id, cantidad: enteroDesde(1), comentario });
 const reverso = z.object({ id, comentario });
-const filtro = z.object({
-  bodegaId: opcional(id),
-  productoId: opcional(id),
-  tipo: opcional(z.enum(TIPOS_MOVIMIENTO, { error: `debe ser uno de ${TIPOS_MOVIMIENTO.join(', ')}` })),
-});
+const filtro = z.object({ bodegaId: opcional(id), productoId: opcional(id), tipo: opcional(z.enum(TIPOS_MOVIMIENTO, { error: PARAM_MENSAJES.tipo })) });
 
-/**
- * registrarMovimiento's input: ENTRADA and SALIDA move at least 1 unit,
- * AJUSTE sets a count (0 included); `motivo` one its tipo allows. The rules
- * that depend on `tipo` are judged against a valid tipo only, and each names
- * its own field, so one answer lists every bad field.
- */
+/** registrarMovimiento's input; the rules that depend on `tipo` judge a valid tipo only and each names its field, so one answer lists every bad field. */
 function movimiento(raw: string) {
   const tipo = TIPOS_MOVIMIENTO_REGISTRABLES.find((t) => t === raw);
   return nivel.extend({
@@ -75,10 +40,8 @@ function movimiento(raw: string) {
 }
 
 /** asignarProductoABodega's arguments: `umbralMinimo` left out keeps the level's threshold, null removes it. */
-export function toAsignacion(
-  args: { bodegaId: string; productoId: string; cantidad: number; umbralMinimo?: number | null },
-  texts: NumberTexts = {},
-): { bodegaId: number; input: AsignacionInput } {
+type AsignacionArgs = { bodegaId: string; productoId: string; cantidad: number; umbralMinimo?: number | null };
+export function toAsignacion(args: AsignacionArgs, texts: NumberTexts = {}): { bodegaId: number; input: AsignacionInput } {
   const { bodegaId, umbralMinimo, ...input } = parseFields(asignacion, withNumberTexts(args, texts));
   return { bodegaId, input: umbralMinimo === undefined ? input : { ...input, umbralMinimo } };
 }

@@ -17,16 +17,12 @@ export const bodegaCreateSchema = z
   .meta({ description: 'Datos de una bodega nueva. Los campos de solo lectura se ignoran; uno desconocido es un 400.' });
 
 /** PUT /api/bodegas/{id}: every field optional; null clears ubicacion. */
-export const bodegaPatchSchema = z
-  .strictObject({
-    nombre: opcionalNoNulo(nombre()),
-    ubicacion,
-    capacidad: opcionalNoNulo(capacidad().meta({ description: 'Capacidad en unidades; por debajo de la ocupación actual, 409 CAPACIDAD_INSUFICIENTE.' })),
-  })
-  .meta({
-    description: 'Actualización parcial, como la de productos. Debe traer al menos un campo actualizable.',
-    anyOf: ['nombre', 'ubicacion', 'capacidad'].map((campo) => ({ required: [campo] })),
-  });
+const CAPACIDAD_NUEVA = 'Capacidad en unidades; por debajo de la ocupación actual, 409 CAPACIDAD_INSUFICIENTE.';
+const patch = { nombre: opcionalNoNulo(nombre()), ubicacion, capacidad: opcionalNoNulo(capacidad().meta({ description: CAPACIDAD_NUEVA })) };
+export const bodegaPatchSchema = z.strictObject(patch).meta({
+  description: 'Actualización parcial, como la de productos. Debe traer al menos un campo actualizable.',
+  anyOf: Object.keys(patch).map((campo) => ({ required: [campo] })),
+});
 
 export const parseBodegaInput = (body: unknown): BodegaInput => parseBody(bodegaCreateSchema, body, BODEGA_READ_ONLY);
 export const parseBodegaPatch = (body: unknown): BodegaPatch => parseBody(bodegaPatchSchema, body, BODEGA_READ_ONLY);

@@ -1,20 +1,10 @@
 import { z } from 'zod';
 import { MAX_COMENTARIO, MAX_INT32, MAX_UNSIGNED_INT, textoHasta } from '@inventario/platform';
-import {
-  MOTIVOS_MOVIMIENTO,
-  MOTIVOS_POR_TIPO,
-  TIPOS_MOVIMIENTO_REGISTRABLES,
-  type AsignacionInput,
-  type MovimientoInput,
-  type TransferenciaInput,
-} from '../inventario/model';
+import { MOTIVOS_MOVIMIENTO, MOTIVOS_POR_TIPO, TIPOS_MOVIMIENTO_REGISTRABLES } from '../inventario/model';
+import type { AsignacionInput, MovimientoInput, TransferenciaInput } from '../inventario/model';
 import { entero, parseBody } from './rest-fields';
 
-/**
- * The bodies of the stock routes (docs/contract.md §10.2), whose messages
- * the GraphQL stock inputs share. Field formats here; the rules of the
- * levels (stock, capacity) are bodega-svc's.
- */
+/** The stock routes' bodies (docs/contract.md §10.2), whose messages GraphQL shares. Field formats only; the rules of the levels are bodega-svc's. */
 
 export const STOCK_MENSAJES = {
   tipo: (transferencia: string) => `debe ser uno de ${TIPOS_MOVIMIENTO_REGISTRABLES.join(', ')} (una transferencia ${transferencia})`,
@@ -57,9 +47,7 @@ export const movimientoSchema = z
   })
   .meta({
     description:
-      'ENTRADA y SALIDA mueven `cantidad` (al menos 1) unidades; AJUSTE fija la cantidad contada y exige If-Match. ' +
-      'El motivo, si se da, debe ser de los del tipo (ENTRADA: RECEPCION, DEVOLUCION; SALIDA: VENTA, MERMA; AJUSTE: CONTEO, MERMA); ' +
-      'sin él, el primero.',
+      'ENTRADA y SALIDA mueven `cantidad` (al menos 1) unidades; AJUSTE fija la cantidad contada y exige If-Match. El motivo, si se da, debe ser de los del tipo (ENTRADA: RECEPCION, DEVOLUCION; SALIDA: VENTA, MERMA; AJUSTE: CONTEO, MERMA); sin él, el primero.',
   });
 
 /** POST /api/transferencias: between two different warehouses, at least 1 unit. */

@@ -13,21 +13,12 @@ export const productoCreateSchema = z
   .meta({ description: 'Datos de un producto nuevo. Los campos de solo lectura se ignoran; uno desconocido es un 400.' });
 
 /** PUT /api/productos/{id}: every field optional; null clears descripcion or bodegaId. */
-export const productoPatchSchema = z
-  .strictObject({
-    nombre: opcionalNoNulo(nombre()),
-    descripcion,
-    precio: opcionalNoNulo(precio()),
-    cantidadEnStock: opcionalNoNulo(cantidadEnStock()),
-    bodegaId,
-  })
-  .meta({
-    description:
-      'Actualización parcial: los campos ausentes conservan su valor, null borra un campo anulable ' +
-      '(descripcion, bodegaId), los campos de solo lectura se ignoran y uno desconocido es un 400. ' +
-      'Debe traer al menos un campo actualizable.',
-    anyOf: ['nombre', 'descripcion', 'precio', 'cantidadEnStock', 'bodegaId'].map((campo) => ({ required: [campo] })),
-  });
+const patch = { nombre: opcionalNoNulo(nombre()), descripcion, precio: opcionalNoNulo(precio()), cantidadEnStock: opcionalNoNulo(cantidadEnStock()), bodegaId };
+export const productoPatchSchema = z.strictObject(patch).meta({
+  description:
+    'Actualización parcial: los campos ausentes conservan su valor, null borra un campo anulable (descripcion, bodegaId), los campos de solo lectura se ignoran y uno desconocido es un 400. Debe traer al menos un campo actualizable.',
+  anyOf: Object.keys(patch).map((campo) => ({ required: [campo] })),
+});
 
 export const parseProductoInput = (body: unknown): ProductoInput => parseBody(productoCreateSchema, body);
 export const parseProductoPatch = (body: unknown): ProductoPatch => parseBody(productoPatchSchema, body);

@@ -3,12 +3,7 @@ import { isLosslessNumber } from 'lossless-json';
 import * as fields from '@inventario/platform';
 import { FIELD_MENSAJES, InvalidArgumentError, parseFields, type NumberReader } from '@inventario/platform';
 
-/**
- * The REST bodies' field schemas (platform's building blocks, their rules
- * and messages), read from lossless-json values: a number arrives as a
- * LosslessNumber holding its exact text, and a string where a number is
- * expected is refused, never coerced.
- */
+/** REST body fields (platform's blocks) from lossless-json: a number is a LosslessNumber with its exact text; a string for a number is refused, not coerced. */
 
 export const MENSAJES = {
   ...FIELD_MENSAJES,
@@ -27,11 +22,7 @@ export const precio = () => fields.precio(JSON_NUMBER);
 /** A field a PUT may leave out but not set to null. */
 export const opcionalNoNulo = <T extends z.ZodType>(schema: T) => fields.opcionalNoNulo(schema, MENSAJES.noNulo);
 
-/**
- * A JSON request body parsed by `schema`: it must be an object; read-only
- * fields (`readOnly`) are dropped first; an unknown field is refused by the
- * (strict) schema, so a typo is a 400 naming it rather than a key ignored.
- */
+/** A JSON body parsed by strict `schema`: an object, its read-only fields dropped first; an unknown field is a 400 naming it, not a key ignored. */
 export function parseBody<S extends z.ZodType>(schema: S, body: unknown, readOnly: readonly string[] = READ_ONLY_FIELDS): z.output<S> {
   if (body === undefined) throw InvalidArgumentError.field('cuerpo', MENSAJES.cuerpoAusente);
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw InvalidArgumentError.field('cuerpo', MENSAJES.cuerpoNoObjeto);

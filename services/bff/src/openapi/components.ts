@@ -6,10 +6,7 @@ import { BODY_MENSAJES } from '../http/http-errors';
 import { deleteBodegaShape, movimientoFilterShape as movimientos, productoFilterShape as productos } from '../http/request-params';
 import { jsonOf, schemaRef, type SchemaName } from './schemas';
 
-/**
- * The shared pieces of the document: parameters (a query parameter's schema is the zod field its route parses it with), headers,
- * and the error responses of docs/contract.md §3.2, all with the `Error` body (the tests constrain its shape, not the codes, which may grow).
- */
+/** The document's shared parameters (a query parameter's schema is the zod field its route parses), headers and error responses (docs/contract.md §3.2). */
 
 const ID = jsonOf(z.int().min(1).max(MAX_UNSIGNED_INT));
 const pathId = (name: string, what: string): ParameterObject => {
@@ -77,6 +74,7 @@ const texto = (pattern: string, ...examples: string[]): SchemaObject => ({ type:
 const retryAfter = (description: string, required = true): HeaderObject => ({ description, required, schema: { type: 'integer', minimum: 0 } });
 
 /** Response headers, by component name; `http` is the header's own name where it differs. */
+type HeaderDefinition = HeaderObject & { http?: string };
 const HEADERS = {
   Location: { description: 'Ruta del recurso creado.', schema: texto('^/api/(v1/)?(productos|bodegas|operaciones)/[1-9][0-9]*$', '/api/productos/12') },
   WwwAuthenticate: {
@@ -99,10 +97,9 @@ const HEADERS = {
     required: false,
     schema: { const: 'true' },
   },
-} satisfies Record<string, HeaderObject & { http?: string }>;
+} satisfies Record<string, HeaderDefinition>;
 export type HeaderName = keyof typeof HEADERS;
 
-type HeaderDefinition = HeaderObject & { http?: string };
 export const headers = Object.fromEntries(
   Object.entries<HeaderDefinition>(HEADERS).map(([name, { description, required = true, schema }]) => [name, { description, required, schema }]),
 );
@@ -191,29 +188,27 @@ const ERRORS = {
 };
 export type ErrorStatus = (typeof ERRORS)[keyof typeof ERRORS]['status'];
 
-/** The 409 of the stock routes: a stock rule's refusal with its figures, or the other conflicts. */
-const conflictoDeExistencias = json(
-  'ErrorDeExistencias',
-  `Una regla de las existencias rechaza la escritura y no se escribe nada: ${REGLAS}, con sus cifras. O la petición con esta Idempotency-Key aún se está ejecutando (IDEMPOTENCY_KEY_IN_USE, con Retry-After), o el nombre de bodega ya existe (ALREADY_EXISTS).`,
-  cuerpos({
-    stockInsuficiente: [
-      'STOCK_INSUFICIENTE',
-      'stock insuficiente del producto 12 en la bodega 3: hay 2, se piden 5',
-      { bodegaId: 3, productoId: 12, disponible: 2, solicitado: 5 },
-    ],
-    capacidadExcedida: [
-      'CAPACIDAD_EXCEDIDA',
-      'la bodega 3 no tiene capacidad: capacidad 1000, ocupación 990, se piden 20 unidades más',
-      { bodegaId: 3, capacidad: 1000, ocupacion: 990, solicitado: 20 },
-    ],
-  }),
-  ERROR_HEADERS[409]!,
-);
 export const CONFLICTO_DE_EXISTENCIAS: ReferenceObject = { $ref: '#/components/responses/ConflictoDeExistencias' };
-
 export const responses: Record<string, ResponseObject> = {
   ...Object.fromEntries(Object.entries(ERRORS).map(([name, { response }]) => [name, response])),
-  ConflictoDeExistencias: conflictoDeExistencias,
+  // The 409 of the stock routes: a stock rule's refusal with its figures, or the other conflicts.
+  ConflictoDeExistencias: json(
+    'ErrorDeExistencias',
+    `Una regla de las existencias rechaza la escritura y no se escribe nada: ${REGLAS}, con sus cifras. O la petición con esta Idempotency-Key aún se está ejecutando (IDEMPOTENCY_KEY_IN_USE, con Retry-After), o el nombre de bodega ya existe (ALREADY_EXISTS).`,
+    cuerpos({
+      stockInsuficiente: [
+        'STOCK_INSUFICIENTE',
+        'stock insuficiente del producto 12 en la bodega 3: hay 2, se piden 5',
+        { bodegaId: 3, productoId: 12, disponible: 2, solicitado: 5 },
+      ],
+      capacidadExcedida: [
+        'CAPACIDAD_EXCEDIDA',
+        'la bodega 3 no tiene capacidad: capacidad 1000, ocupación 990, se piden 20 unidades más',
+        { bodegaId: 3, capacidad: 1000, ocupacion: 990, solicitado: 20 },
+      ],
+    }),
+    ERROR_HEADERS[409]!,
+  ),
 };
 
 /** The `responses` entries of these error statuses, as `$ref`s to the shared responses. */

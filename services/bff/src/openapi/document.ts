@@ -24,10 +24,7 @@ API pública de Inventario: productos (\`Producto\`), bodegas (\`Bodega\`) y sus
 /** `info.summary` and `jsonSchemaDialect` are OpenAPI 3.1's, though openapi3-ts's types lack them. */
 const info = { title: 'Inventario API', version: '1.0.0', summary: 'Productos, bodegas y existencias por REST y GraphQL.', description };
 
-/**
- * The OpenAPI 3.1 document of the BFF (served by router.ts), built from the route tables and the zod schemas the routes validate with.
- * The contract tests (test/openapi*.test.ts) check every real response against it, so it cannot drift from the routes.
- */
+/** The BFF's OpenAPI 3.1 document, from the route tables and the routes' zod schemas; the contract tests check every real response against it. */
 export const openApiDocument = {
   openapi: '3.1.1',
   // OpenAPI 3.1's default dialect, stated: Swagger UI renders no other without a warning box.

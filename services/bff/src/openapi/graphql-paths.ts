@@ -4,9 +4,8 @@ import { ex, op, type Route } from './routes';
 import { schemaRef } from './schemas';
 
 /**
- * The GraphQL endpoint (docs/contract.md §4.1) as seen from HTTP; the schema itself is GraphQL's (introspection). The transport is
- * graphql-http's: its own answers (400, 405, 406, 415) carry GraphQL `{errors}` bodies, while authentication, rate limit, a body that
- * cannot be read and unexpected failures carry the REST error body like every other route.
+ * The GraphQL endpoint (docs/contract.md §4.1) as HTTP sees it. graphql-http's own answers (400, 405, 406, 415) carry GraphQL `{errors}`; authentication, rate
+ * limit, an unreadable body and unexpected failures carry the REST error body.
  */
 
 const QUERY = 'query ProductoPorId($id: ID!) { producto(id: $id) { id nombre precio cantidad } }';

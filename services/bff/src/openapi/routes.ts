@@ -5,9 +5,8 @@ import type { ErrorStatus, HeaderName, ParameterName } from './components';
 import { schemaRef, type SchemaName } from './schemas';
 
 /**
- * The operations of the document as tables, a row per route (docs/contract.md §2.2, §2.7, §10.2, §4.1): what it does, what it
- * takes (shared parameters by name, its own `queryParameters`, its body as the zod schema the route parses it with), what it
- * answers (its successes and any error with a body of its own) and any shared error `errorsOf` cannot derive.
+ * The operations as tables, a row per route (docs/contract.md §2.2, §2.7, §10.2, §4.1): what it takes (shared parameters by name, its own query parameters, its
+ * body as the zod schema it parses with), its own responses, and any shared error `errorsOf` cannot derive.
  */
 export interface Route {
   route: `${'get' | 'post' | 'put' | 'delete'} /${string}`;
@@ -226,13 +225,12 @@ const REST: Record<string, Route[]> = {
 const health = (description: string, value: unknown) => json('Health', description, { estado: value });
 const componente = (status: 'UP' | 'DOWN', grpc: string, breaker: string) => ({ status, details: { grpc, breaker } });
 const [sano, caido] = [componente('UP', 'SERVING', 'closed'), componente('DOWN', 'UNAVAILABLE', 'open')];
-const SALUD = { security: [] as [] };
 
 /** Health probes (no authentication) and this documentation itself. */
 const SERVICE: Record<string, Route[]> = {
   Salud: [
     op('get /actuator/health', 'salud', 'Estado del BFF y de sus dependencias', {
-      ...SALUD,
+      security: [],
       description: 'Sin autenticación.',
       responses: {
         200: health('Todo funciona.', { status: 'UP', components: { productoSvc: sano, bodegaSvc: sano } }),
@@ -240,12 +238,12 @@ const SERVICE: Record<string, Route[]> = {
       },
     }),
     op('get /actuator/health/liveness', 'saludLiveness', 'Sonda de vida (liveness)', {
-      ...SALUD,
+      security: [],
       description: 'Sin autenticación. Responde mientras el proceso funciona, aunque sus dependencias no.',
       responses: { 200: health('El proceso funciona.', { status: 'UP' }) },
     }),
     op('get /actuator/health/readiness', 'saludReadiness', 'Sonda de disponibilidad (readiness)', {
-      ...SALUD,
+      security: [],
       description:
         'Sin autenticación. UP mientras el BFF acepta peticiones; DOWN (503) desde que empieza el apagado, para que el balanceador deje de enviarle tráfico. No depende de los servicios internos: el BFF se degrada por ruta (si producto-svc cae, las rutas de bodegas siguen funcionando).',
       responses: { 200: health('Acepta peticiones.', { status: 'UP' }), 503: health('Se está apagando.', { status: 'DOWN' }) },
@@ -260,17 +258,10 @@ const SERVICE: Record<string, Route[]> = {
   ],
 };
 
-/** The path parameter a template's `{name}` stands for, by the collection it follows. */
-function pathParameter(path: string, name: string): ParameterName {
-  if (name === 'productoId') return 'ProductoIdDeRuta';
-  return ({ productos: 'ProductoId', bodegas: 'BodegaId' } as const)[path.split('/')[2]!] ?? 'OperacionId';
-}
-
 /**
- * The shared errors a route answers, from what it takes (the house rules the document test checks): 401, 429 and 500
- * on every authenticated route, 503 and 504 on one that calls a service, 400 for a malformed path id or query parameter
- * and 404 for an unknown id, 400, 413 and 415 for a JSON body, 409 and 422 for an Idempotency-Key in use or reused, 412
- * for a failed If-Match; and those the route names. A response of the route's own for the same status replaces the shared one.
+ * The shared errors a route answers, from what it takes (the house rules the document test checks): 401, 429 and 500 on every authenticated route, 503 and 504
+ * on one that calls a service, 400 for a malformed path id or query parameter and 404 for an unknown id, 400, 413 and 415 for a JSON body, 409 and 422 for an
+ * Idempotency-Key in use or reused, 412 for a failed If-Match; and those the route names. The route's own response for a status replaces the shared one.
  */
 function errorsOf(route: Route, path: string, callsService: boolean): ErrorStatus[] {
   const names = route.parameters ?? [];
@@ -304,8 +295,10 @@ export function pathsOf(table: Record<string, Route[]>, { callsService = false }
   for (const [tag, routes] of Object.entries(table)) {
     for (const route of routes) {
       const [method, path] = route.route.split(' ') as ['get', string];
-      const names = [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
-      const item = (paths[path] ??= names.length ? { parameters: names.map((name) => parameterRef(pathParameter(path, name))) } : {});
+      // A template's `{id}` by the collection it follows; `{productoId}` is always the product's.
+      const id = ({ productos: 'ProductoId', bodegas: 'BodegaId' } as const)[path.split('/')[2]!] ?? 'OperacionId';
+      const names = [...path.matchAll(/\{(\w+)\}/g)].map((match) => (match[1] === 'productoId' ? 'ProductoIdDeRuta' : id));
+      const item = (paths[path] ??= names.length ? { parameters: names.map(parameterRef) } : {});
       item[method] = operationOf(tag, errorsOf(route, path, callsService), route);
     }
   }

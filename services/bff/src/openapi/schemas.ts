@@ -1,15 +1,15 @@
 import { z } from 'zod';
 import type { ReferenceObject, SchemaObject } from 'openapi3-ts/oas31';
-import { MAX_INT32, MAX_TEXTO, MAX_UNSIGNED_INT, PRECIO } from '@inventario/platform';
+import { MAX_INT32, MAX_TEXTO, MAX_UNSIGNED_INT, NUMBER_TEXT, nombre as nombreCampo, precio as precioCampo } from '@inventario/platform';
 import { bodegaCreateSchema, bodegaPatchSchema } from '../http/bodega-schemas';
 import { asignacionSchema, movimientoSchema, reversoSchema, transferenciaSchema } from '../http/existencia-schemas';
 import { productoCreateSchema, productoPatchSchema } from '../http/producto-schemas';
+import { READ_ONLY_FIELDS } from '../http/rest-fields';
 import { MOTIVOS_MOVIMIENTO, TIPOS_MOVIMIENTO, TIPOS_OPERACION } from '../inventario/model';
 
 /**
- * `components.schemas`, all zod: the request bodies are the schemas the routes parse with (http/*-schemas.ts); the responses, in the
- * REST form of docs/contract.md §2.3 and §10.2, are closed objects (strictObject), so a field added without being documented fails
- * the contract tests. `precio` is `multipleOf: 0.01`: a validator must allow for binary floating point.
+ * `components.schemas`, all zod: the request bodies are those the routes parse with; the responses (docs/contract.md §2.3, §10.2) are strict objects, so an
+ * undocumented field fails the contract tests. `precio` is `multipleOf: 0.01`: a validator must allow for binary floating point.
  */
 
 const describe = <T extends z.ZodType>(schema: T, description: string, ...examples: unknown[]) =>
@@ -21,10 +21,8 @@ const [idLargo, positivo, unidades, contador, texto] = [z.int().min(1), z.int().
 const SIN_ZONA = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
 const fecha = describe(z.string().regex(SIN_ZONA), 'Fecha y hora ISO 8601 sin zona, siempre en UTC.', '2026-11-22T14:03:07');
 const fechas = { fechaCreacion: fecha, fechaActualizacion: describe(fecha, 'Igual a fechaCreacion al crear.') };
-const PRECIO_MAXIMO = Number(PRECIO.maximo);
-const DOS_DECIMALES = 'Precio con a lo sumo 2 decimales (DECIMAL(10,2)); un valor con más decimales se rechaza, nunca se redondea.';
-const precio = describe(z.number().min(0).max(PRECIO_MAXIMO).multipleOf(0.01), DOS_DECIMALES, 19.9);
-const nombre = describe(z.string().min(1).max(MAX_TEXTO).regex(/\S/), 'Se eliminan los espacios de los extremos; no puede quedar en blanco.');
+// As the request bodies show them: the JSON Schema is their metadata.
+const [precio, nombre] = [precioCampo(NUMBER_TEXT), nombreCampo()];
 const ETAG = 'La ETag es este número entre comillas; envíela en If-Match.';
 const version = describe(z.int().min(1).max(MAX_UNSIGNED_INT), `Versión del registro: 1 al crearse, +1 en cada escritura. ${ETAG}`);
 const versionNivel = describe(version, `Versión de la existencia: +1 con cada línea. ${ETAG}`);
@@ -125,10 +123,7 @@ const COMPONENTS = {
   Bodega: objeto('Una bodega en su forma REST.', {
     id,
     nombre: describe(nombre, 'Único entre las bodegas, sin distinguir mayúsculas ni acentos.'),
-    ubicacion: describe(
-      z.string().max(MAX_TEXTO).nullable(),
-      'Ubicación opcional; se eliminan los espacios de los extremos y una cadena en blanco se guarda como null.',
-    ),
+    ubicacion: describe(z.string().max(MAX_TEXTO).nullable(), bodegaCreateSchema.shape.ubicacion.description!),
     capacidad,
     ocupacion,
     ...fechas,
@@ -229,9 +224,7 @@ export const schemaRef = (name: SchemaName): ReferenceObject => ({ $ref: `#/comp
 /** Fields a client may echo but the service owns: dropped before parsing (docs/contract.md §2.5), so documented read-only here. */
 const ignorado = (description = 'Se ignora.') => ({ readOnly: true, description });
 const SOLO_LECTURA = {
-  id: ignorado(),
-  fechaCreacion: ignorado(),
-  fechaActualizacion: ignorado(),
+  ...Object.fromEntries(READ_ONLY_FIELDS.map((campo) => [campo, ignorado()])),
   version: ignorado('Se ignora: una escritura condicional usa la cabecera If-Match.'),
 };
 const REQUEST_BODIES: Partial<Record<SchemaName, object>> = {
@@ -242,10 +235,7 @@ const REQUEST_BODIES: Partial<Record<SchemaName, object>> = {
   BodegaUpdate: { ...SOLO_LECTURA, ocupacion: ignorado() },
 };
 
-/**
- * JSON Schema 2020-12 as a client sends it (`io: 'input'`, before transforms). A field whose metadata states a `type` (a number read
- * from its exact JSON text, a query parameter read from its string) is shown as that metadata says.
- */
+/** JSON Schema 2020-12 as a client sends it (`io: 'input'`); a field whose metadata states a `type` (a number or a query text read exactly) is that. */
 const JSON_OPTIONS = {
   target: 'draft-2020-12',
   io: 'input',
