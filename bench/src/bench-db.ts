@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createPool, type Pool, type ResultSetHeader, type RowDataPacket } from 'mysql2/promise';
 import { parseMysqlUrl } from '@inventario/platform';
+import { productoBody } from './seed';
 
 /**
  * The harness's own reads and writes on producto-svc's database: what only
@@ -19,6 +20,12 @@ export interface BenchDb {
   pendingOutbox(): Promise<number>;
   /** Deletes products above `maxId` (created by a POST window), without events. */
   trimProductos(maxId: number): Promise<number>;
+  /**
+   * Inserts `count` products in `bodegaIds`, without events (nothing has
+   * seen them: a read is their first appearance), and returns their ids.
+   * The cached BFF's soak reads more products than its cache holds.
+   */
+  insertProductos(count: number, bodegaIds: readonly number[]): Promise<number[]>;
   /**
    * Inserts `count` keys of earlier requests (method BACKLOG_METHOD, valid
    * for a day): the table a running service has, not an empty one.
@@ -55,6 +62,23 @@ export function openBenchDb(url: string, bodegaUrl?: string): BenchDb {
     async trimProductos(maxId) {
       const [result] = await pool.query<ResultSetHeader>('DELETE FROM productos WHERE id > ?', [maxId]);
       return result.affectedRows;
+    },
+    async insertProductos(count, bodegaIds) {
+      // A tag of this call, so its rows are found again whatever else inserts meanwhile.
+      const tag = `bench soak ${randomUUID().slice(0, 8)}`;
+      for (let done = 0; done < count; done += 1000) {
+        const rows = Array.from({ length: Math.min(1000, count - done) }, () => {
+          const body = productoBody(tag, bodegaIds);
+          return [body.nombre, body.descripcion, body.precio.toFixed(2), body.cantidadEnStock, body.bodegaId];
+        });
+        const values = rows.map(() => '(?, ?, ?, ?, ?, UTC_TIMESTAMP(), UTC_TIMESTAMP())').join(', ');
+        await pool.query(
+          `INSERT INTO productos (nombre, descripcion, precio, cantidad_en_stock, bodega_id, fecha_creacion, fecha_actualizacion) VALUES ${values}`,
+          rows.flat(),
+        );
+      }
+      const [rows] = await pool.query<RowDataPacket[]>('SELECT id FROM productos WHERE nombre LIKE ? ORDER BY id', [`${tag} %`]);
+      return rows.map((row) => Number(row.id));
     },
     async fillIdempotencyKeys(count) {
       for (let done = 0; done < count; done += 1000) {

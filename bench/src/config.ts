@@ -19,6 +19,8 @@ export interface BenchConfig {
   eventRate: number;
   /** Paced writes per second during the soak (keeps the relay and the notifier working). */
   soakWriteRate: number;
+  /** GETs per second through the cached BFF during the soak, over more products than its cache holds (issue 14). */
+  soakCachedRate: number;
   relayEvents: number;
   /** Keys of earlier requests in producto-svc's idempotency table before the keyed windows (0: an empty table). */
   idempotencyBacklog: number;
@@ -84,6 +86,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv, repoRoot: str
       'event-seconds': { type: 'string' },
       'event-rate': { type: 'string' },
       'soak-write-rate': { type: 'string' },
+      'soak-cached-rate': { type: 'string' },
       'relay-events': { type: 'string' },
       'idempotency-backlog': { type: 'string' },
       productos: { type: 'string' },
@@ -142,6 +145,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv, repoRoot: str
     eventSeconds: positive('event-seconds', values['event-seconds'], quick ? 3 : 30),
     eventRate: positive('event-rate', values['event-rate'], 50),
     soakWriteRate: positive('soak-write-rate', values['soak-write-rate'], 5),
+    soakCachedRate: positive('soak-cached-rate', values['soak-cached-rate'], 200),
     relayEvents: positive('relay-events', values['relay-events'], quick ? 500 : 5000),
     idempotencyBacklog: nonNegative('idempotency-backlog', values['idempotency-backlog'], 10_000),
     productos,

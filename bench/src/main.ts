@@ -80,6 +80,9 @@ async function main(): Promise<void> {
     logDir,
     ...(config.profile ? { profileDir: join(ROOT, '.tmp', 'bench', `profiles-${stamp}`) } : {}),
     baseEnv: process.env,
+    // Twice the seed: the warm targets' products all fit, while the soak reads
+    // half as many again (README "Soak"), so its LRU evicts with the cache full.
+    readCacheMaxEntries: 2 * config.productos,
   };
   say(`${config.target ? `using ${config.target.bffUrl}` : 'starting the stack'}; process logs in ${logDir}`);
   const stack = config.target ? await useRunningStack({ ...config.target, natsUrl: config.natsUrl }, stackOptions) : await startOwnStack(stackOptions);

@@ -99,8 +99,9 @@ function judge(results: BenchResults): Verdict[] {
     {
       target: 'RSS growth <= 5% after the first minute (every process)',
       measured: `worst ${worstGrowth.name} ${Number.isFinite(worstGrowth.growthPct) ? worstGrowth.growthPct.toFixed(1) : 'n/a'}%`,
-      pass: results.soak.rss.every((r) => r.growthPct <= 5),
+      pass: results.soak.rss.every((r) => r.growthPct <= RSS_GROWTH_MAX_PCT),
     },
+    ...cacheSoakVerdicts(results),
     ...pairedFigures(results, LISTS).map(paired),
     ...pairedFigures(results, SAFE_WRITES).map(paired),
     ...pairedFigures(results, STOCK_WRITES).map(paired),
@@ -138,6 +139,39 @@ function cacheVerdicts(results: BenchResults): Verdict[] {
       target: 'added p50 at one connection, read cache on <= 0.3 ms over B_db',
       measured: restErrors > 0 ? `${ms(addedP50)} ms (${restErrors} errors)` : `${ms(addedP50)} ms`,
       pass: addedP50 <= 0.3 && restErrors === 0,
+    },
+  ];
+}
+
+/** The soak's RSS rule: growth after a full GC, from the baseline moment (after the first minute) to the end. */
+const RSS_GROWTH_MAX_PCT = 5;
+
+/**
+ * "Full" at one end of the soak: at least this share of READ_CACHE_MAX_ENTRIES.
+ * A write drops its entry and the next miss takes the place again, so a full
+ * cache read at a random moment may lack the few entries of the last writes.
+ */
+const FULL_SHARE = 0.99;
+
+const entriesOf = (entries: number, max: number) => `${num(entries)}${entries >= FULL_SHARE * max ? '' : ' (not full)'}`;
+
+/**
+ * Issue 14: RSS of the cached BFF flat over the soak with its cache full,
+ * by the rule every process's RSS is judged by (RSS_GROWTH_MAX_PCT); the
+ * cache must be full at both ends, or the soak did not measure a full cache.
+ */
+function cacheSoakVerdicts(results: BenchResults): Verdict[] {
+  const c = results.cacheSoak;
+  if (!c) return [];
+  const growth = results.soak.rss.find((r) => r.name === 'bff-cached')?.growthPct ?? Number.NaN;
+  const full = [c.start, c.end].every((m) => m.entries >= FULL_SHARE * c.maxEntries);
+  return [
+    {
+      target: `RSS of the cached BFF flat over the soak, cache full (growth <= ${RSS_GROWTH_MAX_PCT}% after the first minute)`,
+      measured:
+        `bff-cached ${Number.isFinite(growth) ? growth.toFixed(1) : 'n/a'}%; ` +
+        `cache entries ${entriesOf(c.start.entries, c.maxEntries)} at the start, ${entriesOf(c.end.entries, c.maxEntries)} at the end, of ${num(c.maxEntries)}`,
+      pass: growth <= RSS_GROWTH_MAX_PCT && full,
     },
   ];
 }
@@ -245,6 +279,35 @@ function pairedRow(f: PairedFigures, what: string): string {
     `| ${what} | ${num(f.baseline.reqPerSec)} | ${num(f.target.reqPerSec)} | ${f.perRound.map((r) => (Number.isFinite(r) ? r.toFixed(2) : 'n/a')).join(', ')} | ${ratio(f.pairedRatio)} | ${ratio(f.ratio)} | ` +
     `${ms(f.baseline.p50)} / ${ms(f.baseline.p99)} | ${ms(f.target.p50)} / ${ms(f.target.p99)} | ${ms(f.baselineSeq.p50)} / ${ms(f.targetSeq.p50)} | ${f.baselineErrors} / ${f.targetErrors} |`
   );
+}
+
+/** The cached BFF's part of the soak: its load, and its cache at both ends (GET /metrics). */
+function cacheSoakLines(results: BenchResults): string[] {
+  const c = results.cacheSoak;
+  if (!c) return [];
+  const delta = (a: number, b: number) => num(b - a);
+  const causes = [...new Set([...Object.keys(c.start.invalidations), ...Object.keys(c.end.invalidations)])].sort();
+  const hits = c.end.hits - c.start.hits;
+  const misses = c.end.misses - c.start.misses;
+  return [
+    '',
+    `Read cache under the soak (issue 14): \`bff-cached\` (READ_CACHE_MAX_ENTRIES=${c.maxEntries}) answered GET-by-id at ${c.rate} req/s over ${c.records} products for the whole soak, ` +
+      `alongside the reads above, plus ${c.writes} paced PUTs of those products, half through each BFF (${c.writeErrors} errors): ` +
+      `${num(c.load.reqPerSec)} req/s, p50 ${ms(c.load.p50)} ms, p99 ${ms(c.load.p99)} ms, ${c.load.errors} errors` +
+      `${Object.keys(c.load.statuses).length > 0 ? ` (statuses ${JSON.stringify(c.load.statuses)})` : ''}; ` +
+      `hit ratio ${Number.isFinite(hits / (hits + misses)) ? ((100 * hits) / (hits + misses)).toFixed(1) : 'n/a'}% (every miss fills, and evicts when the cache is full). Its GET /metrics:`,
+    '',
+    '| bff_read_cache_* | soak start (cache filled) | soak end | over the soak |',
+    '|---|---|---|---|',
+    `| entries (of ${c.maxEntries}) | ${num(c.start.entries)} | ${num(c.end.entries)} | |`,
+    `| bypassed | ${num(c.start.bypassed)} | ${num(c.end.bypassed)} | |`,
+    `| hits_total | ${num(c.start.hits)} | ${num(c.end.hits)} | ${delta(c.start.hits, c.end.hits)} |`,
+    `| misses_total | ${num(c.start.misses)} | ${num(c.end.misses)} | ${delta(c.start.misses, c.end.misses)} |`,
+    ...causes.map(
+      (cause) =>
+        `| invalidations_total{cause="${cause}"} | ${num(c.start.invalidations[cause] ?? 0)} | ${num(c.end.invalidations[cause] ?? 0)} | ${delta(c.start.invalidations[cause] ?? 0, c.end.invalidations[cause] ?? 0)} |`,
+    ),
+  ];
 }
 
 /** The markdown of one run: header, targets, then every figure. */
@@ -393,6 +456,7 @@ export function renderReport(info: RunInfo, results: BenchResults): string {
       (r) =>
         `| ${r.name} | ${r.baselineMiB.toFixed(1)} | ${r.finalMiB.toFixed(1)} | ${r.maxMiB.toFixed(1)} | ${Number.isFinite(r.growthPct) ? r.growthPct.toFixed(1) : 'n/a'}% | ${Number.isFinite(r.sampledGrowthPct) ? r.sampledGrowthPct.toFixed(1) : 'n/a'}% | ${r.baselineHeapMiB.toFixed(1)} / ${r.finalHeapMiB.toFixed(1)} | ${r.baselineHeapTotalMiB.toFixed(1)} / ${r.finalHeapTotalMiB.toFixed(1)} | ${spaceGrowth(r.spaceGrowthMiB)} | ${r.baselineExternalMiB.toFixed(1)} / ${r.finalExternalMiB.toFixed(1)} |`,
     ),
+    ...cacheSoakLines(results),
     '',
     `Mean RSS (MiB, plain samples, no forced GC) in each fifth of the ${soak.seconds} s soak: where each process levels off.`,
     '',

@@ -3,6 +3,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { waitFor } from '@inventario/testkit';
 import type { NatsConnection } from '@inventario/platform';
 import type { BenchDb } from './bench-db';
+import { cacheSoak, prepareCacheSoak, readCacheMetrics, type CacheSoakFigures } from './cache-soak';
 import type { BenchConfig } from './config';
 import { measureEvents, measureRelay, type EventFigures } from './events';
 import { runLoad, type LoadResult, type RequestContext } from './load';
@@ -34,6 +35,8 @@ export interface BenchResults {
   soak: SoakFigures;
   /** The paced writes that ran during the soak. */
   soakEvents: EventFigures;
+  /** The cached BFF's reads and writes during the soak, its cache full; absent on a running stack. */
+  cacheSoak?: CacheSoakFigures;
   /** The ledger verification after the soak; absent when no stock target ran. */
   stock?: StockVerification;
 }
@@ -203,11 +206,40 @@ export async function runBench(deps: RunDeps): Promise<BenchResults> {
   const maxRate = median(loaded.get('restGetById')?.map((w) => w.load.reqPerSec) ?? []);
   const half = Math.max(1, Math.round(maxRate / 2));
   say(`soak: ${getById.label} at ${half} req/s (half of ${Math.round(maxRate)}) for ${config.soakSeconds} s, with ${config.soakWriteRate} writes/s`);
+  // Issue 14: the cached BFF soaks alongside, its cache full (README "Soak").
+  const { bffCachedMetricsUrl: metricsUrl, readCacheMaxEntries: maxEntries } = deps.stack;
+  const cached = deps.stack.owned && metricsUrl !== undefined && maxEntries !== undefined;
+  let cacheIds: number[] = [];
+  if (cached) {
+    cacheIds = await prepareCacheSoak(deps.stack, deps.db, deps.seed);
+    say(
+      `soak: bff-cached at ${config.soakCachedRate} req/s over ${cacheIds.length} products, cache of ${maxEntries} entries filled, ` +
+        `plus ${config.soakWriteRate} PUTs/s through both BFFs`,
+    );
+  }
+  const cacheStart = cached ? await readCacheMetrics(metricsUrl) : undefined;
   await sleep(1000);
   const soakEventsPromise = measureEvents(deps.stack, deps.nc, deps.db, deps.seed, config.soakWriteRate, config.soakSeconds);
-  const soakFigures = await soak(getById, deps.stack.children, half, config.soakSeconds, soakEventsPromise);
+  const cachePromise = cached ? cacheSoak(deps.stack, cacheIds, config.soakCachedRate, config.soakWriteRate, config.soakSeconds) : undefined;
+  const soakFigures = await soak(getById, deps.stack.children, half, config.soakSeconds, Promise.all([soakEventsPromise, cachePromise]));
   const soakEvents = await soakEventsPromise;
   say(`soak: ${rate(soakFigures.load)}; write errors ${soakEvents.writeErrors}`);
+  let cacheSoakFigures: CacheSoakFigures | undefined;
+  if (cached && cachePromise && cacheStart) {
+    const cachedRun = await cachePromise;
+    cacheSoakFigures = {
+      maxEntries,
+      records: cacheIds.length,
+      rate: config.soakCachedRate,
+      ...cachedRun,
+      start: cacheStart,
+      end: await readCacheMetrics(metricsUrl),
+    };
+    say(
+      `soak: bff-cached ${rate(cachedRun.load)}; PUT errors ${cachedRun.writeErrors}; ` +
+        `cache entries ${cacheSoakFigures.start.entries} -> ${cacheSoakFigures.end.entries} of ${maxEntries}`,
+    );
+  }
 
   let stock: StockVerification | undefined;
   if (targets.some((t) => t.writes === 'existencias')) {
@@ -216,5 +248,15 @@ export async function runBench(deps: RunDeps): Promise<BenchResults> {
       `stock verification: ${stock.status === 200 ? `consistente ${stock.consistente}, ${stock.diferencias} differences, ${stock.nivelesVerificados} levels and ${stock.bodegasVerificadas} warehouses checked` : `answered ${stock.status} ${stock.muestra}`}`,
     );
   }
-  return { targets, loaded, sequential, events, relayPerSecond, soak: soakFigures, soakEvents, ...(stock ? { stock } : {}) };
+  return {
+    targets,
+    loaded,
+    sequential,
+    events,
+    relayPerSecond,
+    soak: soakFigures,
+    soakEvents,
+    ...(cacheSoakFigures ? { cacheSoak: cacheSoakFigures } : {}),
+    ...(stock ? { stock } : {}),
+  };
 }

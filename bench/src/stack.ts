@@ -16,6 +16,10 @@ export interface Stack {
   bffUrl: string;
   /** A second BFF on the same services with its read cache on (issue 14); absent on a running stack (--target). */
   bffCachedUrl?: string;
+  /** That BFF's GET /metrics (its admin port), for the cache's entry count and counters. */
+  bffCachedMetricsUrl?: string;
+  /** That BFF's READ_CACHE_MAX_ENTRIES. */
+  readCacheMaxEntries?: number;
   /** `Basic ...` for the BFF. */
   auth: string;
   /** B_db's base URL (`/productos/:id`). */
@@ -45,6 +49,8 @@ export interface StackOptions {
   /** `--cpu-prof` into this directory for every child. */
   profileDir?: string;
   baseEnv: NodeJS.ProcessEnv;
+  /** READ_CACHE_MAX_ENTRIES of `bff-cached`. */
+  readCacheMaxEntries: number;
 }
 
 /** A running stack given with --target. */
@@ -142,7 +148,13 @@ export async function startOwnStack(options: StackOptions): Promise<Stack> {
       METRICS_PORT: '0',
     };
     const entry = (service: string) => join(ROOT, 'services', service, 'dist', 'main.js');
-    const [productoPort, bodegaPort, bffPort, bffCachedPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
+    const [productoPort, bodegaPort, bffPort, bffCachedPort, bffCachedMetricsPort] = [
+      await freePort(),
+      await freePort(),
+      await freePort(),
+      await freePort(),
+      await freePort(),
+    ];
     const services = [
       start({
         name: 'producto-svc',
@@ -164,11 +176,12 @@ export async function startOwnStack(options: StackOptions): Promise<Stack> {
     const late = [
       ...(
         [
-          ['bff', bffPort, '0'],
-          // The same BFF with its read cache on, following the services' stream (issue 14).
-          ['bff-cached', bffCachedPort, '10000'],
+          ['bff', bffPort, 0, '0'],
+          // The same BFF with its read cache on, following the services' stream (issue 14); a
+          // known metrics port, where the soak reads the cache's entry count.
+          ['bff-cached', bffCachedPort, options.readCacheMaxEntries, String(bffCachedMetricsPort)],
         ] as const
-      ).map(([name, port, cacheEntries]) =>
+      ).map(([name, port, cacheEntries, metricsPort]) =>
         start({
           name,
           entry: entry('bff'),
@@ -182,7 +195,8 @@ export async function startOwnStack(options: StackOptions): Promise<Stack> {
             BODEGA_SVC_ADDR: `127.0.0.1:${bodegaPort}`,
             // The harness is one client IP sending thousands of requests a second.
             RATE_LIMIT_PER_MINUTE: '0',
-            READ_CACHE_MAX_ENTRIES: cacheEntries,
+            READ_CACHE_MAX_ENTRIES: String(cacheEntries),
+            METRICS_PORT: metricsPort,
           },
         }),
       ),
@@ -203,6 +217,8 @@ export async function startOwnStack(options: StackOptions): Promise<Stack> {
     return {
       bffUrl: `http://127.0.0.1:${bffPort}`,
       bffCachedUrl: `http://127.0.0.1:${bffCachedPort}`,
+      bffCachedMetricsUrl: `http://127.0.0.1:${bffCachedMetricsPort}/metrics`,
+      readCacheMaxEntries: options.readCacheMaxEntries,
       auth: basic(USER, password),
       bdbUrl: bdb.url,
       productoDbUrl,
