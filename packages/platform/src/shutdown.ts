@@ -11,6 +11,11 @@ export interface ShutdownOptions {
   steps: ShutdownStep[];
   /** Hard deadline: exit 1 if the sequence has not finished by then. */
   deadlineMs: number;
+  /**
+   * Flushed after every step ('tracing flush'), so the spans of calls that
+   * finish during shutdown go out too.
+   */
+  tracing?: { shutdown(): Promise<void> };
   exit?: (code: number) => void;
 }
 
@@ -33,7 +38,8 @@ export function createShutdown(options: ShutdownOptions): () => Promise<void> {
         exit(1);
       }, options.deadlineMs);
       deadline.unref();
-      for (const step of options.steps) {
+      const steps = options.tracing ? [...options.steps, { name: 'tracing flush', run: () => options.tracing!.shutdown() }] : options.steps;
+      for (const step of steps) {
         try {
           options.logger.info({ step: step.name }, 'shutdown step');
           await step.run();

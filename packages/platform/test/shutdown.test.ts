@@ -23,6 +23,22 @@ describe('createShutdown', () => {
     expect(exit).toHaveBeenCalledWith(0);
   });
 
+  it('flushes tracing after every step, even a failed one', async () => {
+    const ran: string[] = [];
+    const shutdown = createShutdown({
+      logger,
+      deadlineMs: 5000,
+      exit: jest.fn(),
+      tracing: { shutdown: () => Promise.resolve(void ran.push('tracing')) },
+      steps: [
+        { name: 'server', run: () => void ran.push('server') },
+        { name: 'pool', run: () => Promise.reject(new Error('broken')) },
+      ],
+    });
+    await shutdown();
+    expect(ran).toEqual(['server', 'tracing']);
+  });
+
   it('runs the sequence once however often it is triggered', async () => {
     let runs = 0;
     const exit = jest.fn();

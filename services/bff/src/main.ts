@@ -25,8 +25,8 @@ async function main(): Promise<void> {
   const app = await startApp(config, logger, { signal: stop.signal }).catch((err: unknown) => exitAfterFailedStart(NAME, logger, err, stop.signal));
   const shutdown = createShutdown({
     logger,
-    // Spans are flushed last, so those of requests that finish during shutdown go out too.
-    steps: tracing ? [...app.shutdownSteps, { name: 'tracing flush', run: () => tracing.shutdown() }] : app.shutdownSteps,
+    steps: app.shutdownSteps,
+    tracing,
     deadlineMs: config.shutdownTimeoutMs,
   });
   announceStarted(NAME, logger, { httpPort: app.httpPort, metricsPort: app.metricsPort });

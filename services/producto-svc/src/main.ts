@@ -35,8 +35,8 @@ export async function main(options: Pick<StartOptions, 'faults'> = {}): Promise<
   const app = await startApp(config, logger, { signal: stop.signal, ...options }).catch((err: unknown) => exitAfterFailedStart(NAME, logger, err, stop.signal));
   const shutdown = createShutdown({
     logger,
-    // Spans are flushed last, so those of calls that finish during shutdown go out too.
-    steps: tracing ? [...app.shutdownSteps, { name: 'tracing flush', run: () => tracing.shutdown() }] : app.shutdownSteps,
+    steps: app.shutdownSteps,
+    tracing,
     deadlineMs: config.shutdownTimeoutMs,
   });
   announceStarted(NAME, logger, { grpcPort: app.grpcPort, metricsPort: app.metricsPort });
