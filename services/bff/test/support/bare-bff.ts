@@ -8,7 +8,7 @@ import { createLogger, type Logger } from '@inventario/platform';
 import { freePort } from '@inventario/testkit';
 import { startApp, type BffApp } from '../../src/app';
 import { loadConfig } from '../../src/config';
-import { basicAuth, httpRequest, TEST_PASSWORD, TEST_USER, type StackRequestOptions, type StackResponse } from './stack';
+import { basicAuth, httpRequest, TEST_BFF_ENV, type StackRequestOptions, type StackResponse } from './stack';
 
 export interface BareBff {
   app: BffApp;
@@ -25,19 +25,7 @@ export async function deadAddress(): Promise<string> {
 
 /** Starts the BFF with `env` over test defaults; `logger` replaces the silent one (to read what it logs). */
 export async function startBareBff(env: Record<string, string>, logger?: Logger): Promise<BareBff> {
-  const config = loadConfig({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    METRICS_PORT: '0',
-    METRICS_HOST: '127.0.0.1',
-    BFF_USER: TEST_USER,
-    BFF_PASSWORD: TEST_PASSWORD,
-    RATE_LIMIT_PER_MINUTE: '0',
-    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
-    SHUTDOWN_DRAIN_MS: '0',
-    SHUTDOWN_TIMEOUT_MS: '10000',
-    ...env,
-  });
+  const config = loadConfig({ ...TEST_BFF_ENV, ...env });
   const app = await startApp(config, logger ?? createLogger('bff', config.logLevel));
   const baseUrl = `http://127.0.0.1:${app.httpPort}`;
   const auth = basicAuth(config.credentials.usuario, config.credentials.password);

@@ -9,7 +9,7 @@ import { metricSample, scrapeMetrics, waitFor } from '@inventario/testkit';
 import { startApp as startBffApp } from '../../src/app';
 import { loadConfig as loadBffConfig } from '../../src/config';
 import { cleanupList, LOG_LEVEL, startTestBackend, type TestBackend } from './backend';
-import { basicAuth, httpRequest, TEST_PASSWORD, TEST_USER, type StackRequestOptions, type StackResponse } from './stack';
+import { backendEnv, basicAuth, httpRequest, TEST_BFF_ENV, TEST_PASSWORD, TEST_USER, type StackRequestOptions, type StackResponse } from './stack';
 
 export interface CacheReplica {
   name: string;
@@ -46,22 +46,9 @@ export async function startCacheStack(label: string, options: CacheStackOptions 
     for (const [index, name] of ['bff-a', 'bff-b'].entries()) {
       const app = await startBffApp(
         loadBffConfig({
-          PORT: '0',
-          HOST: '127.0.0.1',
-          METRICS_PORT: '0',
-          METRICS_HOST: '127.0.0.1',
-          BFF_USER: TEST_USER,
-          BFF_PASSWORD: TEST_PASSWORD,
-          PRODUCTO_SVC_ADDR: backend.productoSvcAddr,
-          BODEGA_SVC_ADDR: backend.bodegaSvcAddr,
-          RATE_LIMIT_PER_MINUTE: '0',
-          LOG_LEVEL,
-          SHUTDOWN_DRAIN_MS: '0',
-          SHUTDOWN_TIMEOUT_MS: '10000',
+          ...TEST_BFF_ENV,
+          ...backendEnv(backend),
           READ_CACHE_MAX_ENTRIES: '1000',
-          NATS_URL: backend.natsUrl,
-          NATS_STREAM: backend.namespace.stream,
-          NATS_SUBJECT_PREFIX: backend.namespace.prefix,
           ...options.env,
           ...options.replicaEnv?.[index],
         }),

@@ -8,10 +8,33 @@ import { createLogger, type Logger, type NatsConnection } from '@inventario/plat
 import type { EventNamespace, StoredEvent } from '@inventario/testkit';
 import { startApp as startBffApp, type BffApp } from '../../src/app';
 import { loadConfig as loadBffConfig } from '../../src/config';
-import { cleanupList, LOG_LEVEL, startTestBackend } from './backend';
+import { cleanupList, LOG_LEVEL, startTestBackend, type TestBackend } from './backend';
 
 export const TEST_USER = 'tester';
 export const TEST_PASSWORD = 's3cret-test';
+
+/** What every test BFF starts with: ephemeral ports, the test credentials, no rate limit, a quick shutdown. */
+export const TEST_BFF_ENV = {
+  PORT: '0',
+  HOST: '127.0.0.1',
+  METRICS_PORT: '0',
+  METRICS_HOST: '127.0.0.1',
+  BFF_USER: TEST_USER,
+  BFF_PASSWORD: TEST_PASSWORD,
+  RATE_LIMIT_PER_MINUTE: '0',
+  LOG_LEVEL,
+  SHUTDOWN_DRAIN_MS: '0',
+  SHUTDOWN_TIMEOUT_MS: '10000',
+};
+
+/** A test BFF in front of `backend`'s services, following its stream when the read cache is on. */
+export const backendEnv = (backend: TestBackend) => ({
+  PRODUCTO_SVC_ADDR: backend.productoSvcAddr,
+  BODEGA_SVC_ADDR: backend.bodegaSvcAddr,
+  NATS_URL: backend.natsUrl,
+  NATS_STREAM: backend.namespace.stream,
+  NATS_SUBJECT_PREFIX: backend.namespace.prefix,
+});
 
 /** The `Authorization` value for a user and password. */
 export function basicAuth(usuario: string, password: string): string {
@@ -76,23 +99,10 @@ export async function startTestStack(label: string, options: TestStackOptions = 
     cleanups.push(() => backend.close());
     const bff: BffApp = await startBffApp(
       loadBffConfig({
-        PORT: '0',
-        HOST: '127.0.0.1',
-        METRICS_PORT: '0',
-        METRICS_HOST: '127.0.0.1',
-        BFF_USER: TEST_USER,
-        BFF_PASSWORD: TEST_PASSWORD,
-        PRODUCTO_SVC_ADDR: backend.productoSvcAddr,
-        BODEGA_SVC_ADDR: backend.bodegaSvcAddr,
-        RATE_LIMIT_PER_MINUTE: '0',
-        // The read cache (off by default) follows these when a test turns it on (READ_CACHE_MAX_ENTRIES).
-        NATS_URL: backend.natsUrl,
-        NATS_STREAM: backend.namespace.stream,
-        NATS_SUBJECT_PREFIX: backend.namespace.prefix,
+        ...TEST_BFF_ENV,
+        // The read cache (off by default) follows the backend's stream when a test turns it on (READ_CACHE_MAX_ENTRIES).
+        ...backendEnv(backend),
         ENABLE_INIT: 'true',
-        LOG_LEVEL,
-        SHUTDOWN_DRAIN_MS: '0',
-        SHUTDOWN_TIMEOUT_MS: '10000',
         ...options.env,
       }),
       options.logger ?? createLogger('bff', LOG_LEVEL),
