@@ -69,8 +69,13 @@ export async function mailDevRunning(smtpPort: number, webPort: number): Promise
   } catch {
     return false;
   }
+  return answers('127.0.0.1', smtpPort);
+}
+
+/** Whether something accepts TCP connections at host:port (refused, or no answer within 2 s: no). */
+export function answers(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = connectTcp({ host: '127.0.0.1', port: smtpPort, timeout: 2000 });
+    const socket = connectTcp({ host: host.replace(/^\[|\]$/g, ''), port, timeout: 2000 });
     const done = (open: boolean) => {
       socket.destroy();
       resolve(open);

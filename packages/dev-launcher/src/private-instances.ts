@@ -7,12 +7,11 @@
  * services. A server that answers is always used as it is; one that should
  * be private but whose program is not installed is a problem naming it.
  */
-import { connect } from 'node:net';
 import { join } from 'node:path';
 import { findProgram, startMariaDb, startNatsServer, type PrivateServer, type ProgramName } from '@inventario/local-servers';
 import { parseMysqlUrl } from '@inventario/platform';
 import type { LauncherConfig } from './config';
-import type { Problem } from './preflight';
+import { answers, type Problem } from './preflight';
 
 /** One server the launcher will run itself. */
 export interface PrivateInstance {
@@ -39,20 +38,6 @@ export interface InstancePlan {
 }
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
-
-/** Whether something accepts TCP connections at host:port (refused, or no answer within 2 s: no). */
-export function answers(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: host.replace(/^\[|\]$/g, ''), port, timeout: 2000 });
-    const done = (open: boolean) => {
-      socket.destroy();
-      resolve(open);
-    };
-    socket.once('connect', () => done(true));
-    socket.once('timeout', () => done(false));
-    socket.once('error', () => done(false));
-  });
-}
 
 /** The single loopback server, without credentials, that NATS_URL names; undefined for anything else. */
 function privateNatsTarget(natsUrl: string): { host: string; port: number } | undefined {
