@@ -120,6 +120,15 @@ interface NivelRow {
   fecha_actualizacion: Date;
 }
 
+const nivelActual = (r: NivelRow): NivelActual => ({
+  bodegaId: r.bodega_id,
+  productoId: r.producto_id,
+  existe: true,
+  cantidad: r.cantidad,
+  umbralMinimo: r.umbral_minimo,
+  version: r.version,
+});
+
 interface MovimientoRow {
   id: number | string;
   operacion_id: number | string;
@@ -233,14 +242,7 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
     for (const r of rows) {
       const k = clave(r.bodega_id, r.producto_id);
       filas.set(k, r.id);
-      actuales.set(k, {
-        bodegaId: r.bodega_id,
-        productoId: r.producto_id,
-        existe: true,
-        cantidad: r.cantidad,
-        umbralMinimo: r.umbral_minimo,
-        version: r.version,
-      });
+      actuales.set(k, nivelActual(r));
     }
     const faltan = pares.filter(([b, p]) => !actuales.has(clave(b, p)));
     if (faltan.length > 0) {
@@ -424,14 +426,7 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
       for (const r of parte) {
         const k = clave(r.bodega_id, r.producto_id);
         niveles.filas.set(k, r.id);
-        niveles.actuales.set(k, {
-          bodegaId: r.bodega_id,
-          productoId: r.producto_id,
-          existe: true,
-          cantidad: r.cantidad,
-          umbralMinimo: r.umbral_minimo,
-          version: r.version,
-        });
+        niveles.actuales.set(k, nivelActual(r));
         unidades += r.cantidad;
       }
       const cambios: Cambio[] = parte.map((r) => ({ bodegaId: r.bodega_id, productoId: r.producto_id, tipo: 'SALIDA', motivo: tipo, retirar: true }));
