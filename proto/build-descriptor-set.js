@@ -17,7 +17,10 @@ try {
   const health = path.join(tmp, 'health.binpb');
   execFileSync(process.execPath, [buf, 'build', __dirname, '-o', ours], { stdio: 'inherit' });
   execFileSync(process.execPath, [buf, 'build', healthProtoRoot, '-o', health], { stdio: 'inherit' });
-  writeFileSync(path.join(__dirname, 'gen', 'descriptor-set.binpb'), Buffer.concat([readFileSync(ours), readFileSync(health)]));
+  writeFileSync(
+    path.join(__dirname, 'gen', 'descriptor-set.binpb'),
+    Buffer.concat([readFileSync(ours), readFileSync(health)]),
+  );
 } finally {
   rmSync(tmp, { recursive: true, force: true });
 }

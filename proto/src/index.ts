@@ -6,6 +6,7 @@ import {
   TipoMovimiento as TipoMovimientoEnum,
   TipoOperacion as TipoOperacionEnum,
 } from '../gen/inventario/v1/existencia.js';
+import { EstadoReserva as EstadoReservaEnum } from '../gen/inventario/v1/reserva.js';
 
 export * from '../gen/inventario/v1/producto.js';
 export {
@@ -17,16 +18,24 @@ export {
   CreateBodegaResponse,
   DeleteBodegaRequest,
   DeleteBodegaResponse,
+  GetBodegaEliminadaRequest,
+  GetBodegaEliminadaResponse,
   GetBodegaRequest,
   GetBodegaResponse,
   ListBodegasRequest,
   ListBodegasResponse,
+  MarkBodegaDeletingRequest,
+  MarkBodegaDeletingResponse,
   UpdateBodegaRequest,
   UpdateBodegaResponse,
 } from '../gen/inventario/v1/bodega.js';
 export {
   AsignarExistenciaRequest,
   AsignarExistenciaResponse,
+  CambiarUmbralMinimoRequest,
+  CambiarUmbralMinimoResponse,
+  ContarProductoRequest,
+  ContarProductoResponse,
   DiferenciaExistencia,
   Existencia,
   ExistenciaServiceClient,
@@ -35,6 +44,8 @@ export {
   GetExistenciaResponse,
   GetOperacionRequest,
   GetOperacionResponse,
+  GetTotalesDeProductosRequest,
+  GetTotalesDeProductosResponse,
   ListExistenciasRequest,
   ListExistenciasResponse,
   ListMovimientosRequest,
@@ -44,18 +55,99 @@ export {
   Operacion,
   RegistrarMovimientoRequest,
   RegistrarMovimientoResponse,
+  RegistrarStockInicialRequest,
+  RegistrarStockInicialResponse,
   RetirarExistenciaRequest,
   RetirarExistenciaResponse,
   RevertirOperacionRequest,
   RevertirOperacionResponse,
   TipoMovimiento,
   TipoOperacion,
+  TotalDeProducto,
   TransferirRequest,
   TransferirResponse,
   VerificarExistenciasRequest,
   VerificarExistenciasResponse,
   type ExistenciaServiceServer,
 } from '../gen/inventario/v1/existencia.js';
+// Reservations (docs/contract.md §13), in bodega-svc beside the levels they hold.
+export {
+  ConsumirReservaRequest,
+  ConsumirReservaResponse,
+  CrearReservaRequest,
+  CrearReservaResponse,
+  EstadoReserva,
+  ExtenderReservaRequest,
+  ExtenderReservaResponse,
+  GetReservaRequest,
+  GetReservaResponse,
+  LiberarReservaRequest,
+  LiberarReservaResponse,
+  LineaConsumo,
+  LineaReserva,
+  LineaSolicitada,
+  ListReservasRequest,
+  ListReservasResponse,
+  Reserva,
+  ReservaServiceClient,
+  ReservaServiceService,
+  type ReservaServiceServer,
+} from '../gen/inventario/v1/reserva.js';
+// identidad-svc (docs/contract.md §12): its own names (Usuario, Token, Principal, …) collide with no other file's.
+export {
+  Asignacion,
+  AutenticarRequest,
+  AutenticarResponse,
+  CambiarPasswordRequest,
+  CambiarPasswordResponse,
+  ClavePublica,
+  CreateTokenRequest,
+  CreateTokenResponse,
+  CreateUsuarioRequest,
+  CreateUsuarioResponse,
+  CredencialBasica,
+  DeleteUsuarioRequest,
+  DeleteUsuarioResponse,
+  EstadoUsuario,
+  GetClavesPublicasRequest,
+  GetClavesPublicasResponse,
+  GetUsuarioRequest,
+  GetUsuarioResponse,
+  IdentidadServiceClient,
+  type IdentidadServiceServer,
+  IdentidadServiceService,
+  ListAuditoriaRequest,
+  ListAuditoriaResponse,
+  ListTokensRequest,
+  ListTokensResponse,
+  ListUsuariosRequest,
+  ListUsuariosResponse,
+  MetodoAuth,
+  PermisoEfectivo,
+  Principal,
+  RegistroAuditoria,
+  RevokeTokenRequest,
+  RevokeTokenResponse,
+  SetAsignacionesRequest,
+  SetAsignacionesResponse,
+  SuspenderUsuarioRequest,
+  SuspenderUsuarioResponse,
+  TipoUsuario,
+  Token,
+  UpdateUsuarioRequest,
+  UpdateUsuarioResponse,
+  Usuario,
+  VerificarAuditoriaRequest,
+  VerificarAuditoriaResponse,
+  YoRequest,
+  YoResponse,
+  estadoUsuarioFromJSON,
+  estadoUsuarioToJSON,
+  metodoAuthFromJSON,
+  metodoAuthToJSON,
+  tipoUsuarioFromJSON,
+  tipoUsuarioToJSON,
+} from '../gen/inventario/v1/identidad.js';
 
 /** Binary FileDescriptorSet of every inventario.v1 file, for server reflection. */
 export const descriptorSetPath = path.join(__dirname, '..', '..', 'gen', 'descriptor-set.binpb');
@@ -85,10 +177,37 @@ function enumNames<N extends string>(values: Record<string, string | number>, pr
   };
 }
 
-export const TIPO_MOVIMIENTO_NAMES = enumNames<'ENTRADA' | 'SALIDA' | 'TRANSFERENCIA' | 'AJUSTE'>(TipoMovimientoEnum, 'TIPO_MOVIMIENTO_');
+export const TIPO_MOVIMIENTO_NAMES = enumNames<'ENTRADA' | 'SALIDA' | 'TRANSFERENCIA' | 'AJUSTE'>(
+  TipoMovimientoEnum,
+  'TIPO_MOVIMIENTO_',
+);
 export const MOTIVO_MOVIMIENTO_NAMES = enumNames<
-  'ASIGNACION' | 'RECEPCION' | 'VENTA' | 'CONTEO' | 'RETIRO' | 'TRANSFERENCIA' | 'REVERSO' | 'PRODUCTO_ELIMINADO' | 'BODEGA_ELIMINADA' | 'DEVOLUCION' | 'MERMA'
+  | 'ASIGNACION'
+  | 'RECEPCION'
+  | 'VENTA'
+  | 'CONTEO'
+  | 'RETIRO'
+  | 'TRANSFERENCIA'
+  | 'REVERSO'
+  | 'PRODUCTO_ELIMINADO'
+  | 'BODEGA_ELIMINADA'
+  | 'DEVOLUCION'
+  | 'MERMA'
+  | 'STOCK_INICIAL'
+  | 'MIGRACION'
 >(MotivoMovimientoEnum, 'MOTIVO_MOVIMIENTO_');
 export const TIPO_OPERACION_NAMES = enumNames<
-  'ASIGNACION' | 'RETIRO' | 'ENTRADA' | 'SALIDA' | 'AJUSTE' | 'TRANSFERENCIA' | 'REVERSO' | 'PRODUCTO_ELIMINADO' | 'BODEGA_ELIMINADA'
+  | 'ASIGNACION'
+  | 'RETIRO'
+  | 'ENTRADA'
+  | 'SALIDA'
+  | 'AJUSTE'
+  | 'TRANSFERENCIA'
+  | 'REVERSO'
+  | 'PRODUCTO_ELIMINADO'
+  | 'BODEGA_ELIMINADA'
 >(TipoOperacionEnum, 'TIPO_OPERACION_');
+export const ESTADO_RESERVA_NAMES = enumNames<'ACTIVA' | 'CONSUMIDA' | 'LIBERADA' | 'EXPIRADA' | 'DESCUBIERTA'>(
+  EstadoReservaEnum,
+  'ESTADO_RESERVA_',
+);

@@ -17,10 +17,17 @@ const schema = z
     NATS_URL: envSchemas.natsUrl(),
     PRODUCTO_DATABASE_URL: envSchemas.mysqlUrl().default('mysql://root@127.0.0.1:3306/inventario_producto'),
     BODEGA_DATABASE_URL: envSchemas.mysqlUrl().default('mysql://root@127.0.0.1:3306/inventario_bodega'),
+    IDENTIDAD_DATABASE_URL: envSchemas.mysqlUrl().default('mysql://root@127.0.0.1:3306/inventario_identidad'),
     PRODUCTO_GRPC_PORT: port(50051),
     BODEGA_GRPC_PORT: port(50052),
+    IDENTIDAD_GRPC_PORT: port(50053),
     LOG_LEVEL: envSchemas.logLevel(),
     NATS_STREAM: envSchemas.streamName(),
+    /**
+     * Copies of the stream, bucket and consumers, passed to every service (1 for one nats-server; 3 for a three-node
+     * cluster in NATS_URL).
+     */
+    NATS_STREAM_REPLICAS: envSchemas.streamReplicas(),
     NATS_SUBJECT_PREFIX: envSchemas.subjectPrefix(),
     EVENT_TYPE_NAMESPACE: envSchemas.eventTypeNamespace(),
     /** The BFF's public port (REST + GraphQL). */
@@ -30,6 +37,7 @@ const schema = z
     PRODUCTO_METRICS_PORT: port(9101),
     BODEGA_METRICS_PORT: port(9102),
     NOTIFIER_METRICS_PORT: port(9103),
+    IDENTIDAD_METRICS_PORT: port(9104),
     /** Dev credentials: the BFF itself has no default; the launcher supplies admin/admin and says so. */
     BFF_USER: z.string().min(1).optional(),
     BFF_PASSWORD: z.string().min(1).optional(),
@@ -37,7 +45,10 @@ const schema = z
     RATE_LIMIT_PER_MINUTE: z.string().optional(),
     /** `inicializarBaseDatos` is allowed locally unless turned off; it never runs by itself. */
     ENABLE_INIT: z.enum(['true', 'false']).default('true'),
-    /** The BFF's read cache is on locally (it follows the same stream as the services); passed on as written (the BFF validates it). */
+    /**
+     * The BFF's read cache is on locally (it follows the same stream as the services); passed on as written (the BFF
+     * validates it).
+     */
     READ_CACHE_MAX_ENTRIES: z.string().default('10000'),
     /** A real SMTP server; when unset the launcher runs a local mail catcher instead. */
     SMTP_URL: envSchemas.smtpUrl().optional(),
@@ -46,7 +57,10 @@ const schema = z
     RECIPIENT_EMAIL: z
       .string()
       .default('almacen@localhost.localdomain')
-      .refine((value) => envSchemas.emailList().safeParse(value).success, 'must be one email address or several, comma-separated'),
+      .refine(
+        (value) => envSchemas.emailList().safeParse(value).success,
+        'must be one email address or several, comma-separated',
+      ),
     /** The mail catcher's SMTP and web inbox ports (only when SMTP_URL is unset). */
     MAIL_CATCHER_SMTP_PORT: port(1025),
     MAIL_CATCHER_WEB_PORT: port(1080),
@@ -66,11 +80,13 @@ const schema = z
     const ports: [string, number][] = [
       ['PRODUCTO_GRPC_PORT', c.PRODUCTO_GRPC_PORT],
       ['BODEGA_GRPC_PORT', c.BODEGA_GRPC_PORT],
+      ['IDENTIDAD_GRPC_PORT', c.IDENTIDAD_GRPC_PORT],
       ['PORT', c.PORT],
       ['BFF_METRICS_PORT', c.BFF_METRICS_PORT],
       ['PRODUCTO_METRICS_PORT', c.PRODUCTO_METRICS_PORT],
       ['BODEGA_METRICS_PORT', c.BODEGA_METRICS_PORT],
       ['NOTIFIER_METRICS_PORT', c.NOTIFIER_METRICS_PORT],
+      ['IDENTIDAD_METRICS_PORT', c.IDENTIDAD_METRICS_PORT],
       ...(c.SMTP_URL === undefined
         ? ([
             ['MAIL_CATCHER_SMTP_PORT', c.MAIL_CATCHER_SMTP_PORT],
@@ -80,14 +96,26 @@ const schema = z
     ];
     ports.forEach(([variable, value], i) => {
       const earlier = ports.slice(0, i).find(([, other]) => other === value);
-      if (earlier) ctx.addIssue({ code: 'custom', path: [variable], message: `must differ from ${earlier[0]} (both are ${value})` });
+      if (earlier)
+        ctx.addIssue({
+          code: 'custom',
+          path: [variable],
+          message: `must differ from ${earlier[0]} (both are ${value})`,
+        });
     });
   })
   // Each service owns its database: sharing one would mix their outbox and migration tables.
   .refine((c) => c.PRODUCTO_DATABASE_URL !== c.BODEGA_DATABASE_URL, {
     path: ['BODEGA_DATABASE_URL'],
     message: 'must name another database than PRODUCTO_DATABASE_URL',
-  });
+  })
+  .refine(
+    (c) => c.IDENTIDAD_DATABASE_URL !== c.PRODUCTO_DATABASE_URL && c.IDENTIDAD_DATABASE_URL !== c.BODEGA_DATABASE_URL,
+    {
+      path: ['IDENTIDAD_DATABASE_URL'],
+      message: 'must name another database than PRODUCTO_DATABASE_URL and BODEGA_DATABASE_URL',
+    },
+  );
 
 export type LauncherConfig = z.infer<typeof schema>;
 

@@ -3,7 +3,11 @@ import { service as healthService } from 'grpc-health-check';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 interface HealthClient {
-  check(request: { service: string }, options: { deadline: Date }, callback: (err: ServiceError | null, response?: { status: string | number }) => void): void;
+  check(
+    request: { service: string },
+    options: { deadline: Date },
+    callback: (err: ServiceError | null, response?: { status: string | number }) => void,
+  ): void;
   close(): void;
 }
 
@@ -15,7 +19,9 @@ export async function waitUntilServing(address: string, signal: AbortSignal): Pr
   try {
     while (!signal.aborted) {
       const status = await new Promise<string | number | undefined>((resolve) => {
-        client.check({ service: '' }, { deadline: new Date(Date.now() + 1000) }, (err, res) => resolve(err ? undefined : res?.status));
+        client.check({ service: '' }, { deadline: new Date(Date.now() + 1000) }, (err, res) =>
+          resolve(err ? undefined : res?.status),
+        );
       });
       if (status === 'SERVING' || status === 1) return;
       await sleep(200, undefined, { signal }).catch(() => undefined);

@@ -14,7 +14,11 @@ interface PackageManager {
   packages: Record<ProgramName, string>;
 }
 
-const MARIADB_AND_NATS = (mariadb: string) => ({ mariadbd: mariadb, 'mariadb-install-db': mariadb, 'nats-server': 'nats-server' });
+const MARIADB_AND_NATS = (mariadb: string) => ({
+  mariadbd: mariadb,
+  'mariadb-install-db': mariadb,
+  'nats-server': 'nats-server',
+});
 
 /** In the order they are looked for: a machine may have several (brew on Linux beside apt-get: the system's wins). */
 export const PACKAGE_MANAGERS: Record<string, PackageManager> = {
@@ -36,7 +40,11 @@ export function detectPackageManager(env: NodeJS.ProcessEnv): string | undefined
  * `sudo apt-get install -y mariadb-server nats-server`; undefined for an
  * unknown manager.
  */
-export function installCommand(manager: string | undefined, programs: readonly ProgramName[], isRoot: boolean): string | undefined {
+export function installCommand(
+  manager: string | undefined,
+  programs: readonly ProgramName[],
+  isRoot: boolean,
+): string | undefined {
   const pm = manager === undefined ? undefined : PACKAGE_MANAGERS[manager];
   if (!pm) return undefined;
   const packages = [...new Set(programs.map((p) => pm.packages[p]))];

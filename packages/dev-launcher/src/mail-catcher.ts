@@ -50,7 +50,9 @@ const server = startMailDev({
   mailDirectory,
   silent: true,
 });
-/** Resolves once something accepts TCP connections on 127.0.0.1:port (MailDev starts its web server without telling). */
+/**
+ * Resolves once something accepts TCP connections on 127.0.0.1:port (MailDev starts its web server without telling).
+ */
 async function accepting(port: number): Promise<void> {
   for (;;) {
     const open = await new Promise<boolean>((resolve) => {

@@ -10,14 +10,23 @@
  * all on Ctrl-C (a second Ctrl-C kills them at once), the private servers
  * last.
  */
+import { mkdirSync } from 'node:fs';
 import type { PrivateServer } from '@inventario/local-servers';
-import { ConfigError, redactUrlCredentials } from '@inventario/platform';
+import { ConfigError, redactUrlCredentials, removeLauncherRecord, writeLauncherRecord } from '@inventario/platform';
 import { loadConfig } from './config';
 import { waitUntilServing } from './health-probe';
 import { detectPackageManager, installCommand } from './install-command';
 import { checkNats, checkPortFree, mailDevRunning, prepareDatabase, type Problem } from './preflight';
 import { planPrivateInstances, type PrivateInstance } from './private-instances';
-import { DEV_CREDENTIALS, inboxUrlOf, metricsSummaryOf, serviceSpecs, type ServiceSpec } from './services';
+import {
+  DEV_CREDENTIALS,
+  inboxUrlOf,
+  metricsSummaryOf,
+  provisionPrivateNats,
+  seedCommandOf,
+  serviceSpecs,
+  type ServiceSpec,
+} from './services';
 import { createSupervisor, type Outcome } from './supervisor';
 
 const STOP_GRACE_MS = 30_000;
@@ -66,12 +75,16 @@ async function main(): Promise<void> {
     throw err;
   }
   // A MailDev already on the catcher's ports (compose.yaml's) is used as it is.
-  const mailDevReused = config.SMTP_URL === undefined && (await mailDevRunning(config.MAIL_CATCHER_SMTP_PORT, config.MAIL_CATCHER_WEB_PORT));
-  const specs = serviceSpecs(config).filter((s) => !(mailDevReused && s.name === 'mail-catcher'));
+  const mailDevReused =
+    config.SMTP_URL === undefined &&
+    (await mailDevRunning(config.MAIL_CATCHER_SMTP_PORT, config.MAIL_CATCHER_WEB_PORT));
   const plan = await planPrivateInstances(config, process.env);
+  const specs = serviceSpecs(config, plan.natsPasswords).filter((s) => !(mailDevReused && s.name === 'mail-catcher'));
 
   // Every check runs, so one start reports every problem.
-  const databases = (['PRODUCTO_DATABASE_URL', 'BODEGA_DATABASE_URL'] as const).filter((v) => !plan.silent.has(v));
+  const databases = (['PRODUCTO_DATABASE_URL', 'BODEGA_DATABASE_URL', 'IDENTIDAD_DATABASE_URL'] as const).filter(
+    (v) => !plan.silent.has(v),
+  );
   const problems = [
     ...plan.problems,
     ...(
@@ -90,9 +103,12 @@ async function main(): Promise<void> {
 
   // The private servers: started before anything else, stopped after everything else.
   const privateServers: { instance: PrivateInstance; server: PrivateServer }[] = [];
-  const stopPrivateServers = () => Promise.all(privateServers.map(({ server }) => server.dispose().catch(() => undefined)));
+  const stopPrivateServers = () =>
+    Promise.all(privateServers.map(({ server }) => server.dispose().catch(() => undefined)));
   for (const instance of plan.instances) {
-    say(`${instance.what}: nothing answers on 127.0.0.1:${instance.port}; starting a private ${instance.program} there (data in ${instance.dir})...`);
+    say(
+      `${instance.what}: nothing answers on 127.0.0.1:${instance.port}; starting a private ${instance.program} there (data in ${instance.dir})...`,
+    );
     try {
       privateServers.push({ instance, server: await instance.start() });
     } catch (err) {
@@ -101,11 +117,24 @@ async function main(): Promise<void> {
     }
   }
   const databaseProblems = (
-    await Promise.all(plan.privateDatabases.map((variable) => prepareDatabase(variable, config[variable as 'PRODUCTO_DATABASE_URL'])))
+    await Promise.all(
+      plan.privateDatabases.map((variable) => prepareDatabase(variable, config[variable as 'PRODUCTO_DATABASE_URL'])),
+    )
   ).filter((p): p is Problem => p !== undefined);
   if (databaseProblems.length > 0) {
     await stopPrivateServers();
     fail(`cannot start:\n${databaseProblems.map((p) => `  - ${p.variable}: ${p.message}`).join('\n')}`);
+  }
+  // The private NATS has the chart's users: as in the chart, only `provisioner` creates the streams.
+  if (plan.natsPasswords) {
+    try {
+      say(
+        `NATS: streams provisioned as user provisioner: ${await provisionPrivateNats(config, { passwords: plan.natsPasswords, sentBucket: plan.natsSentBucket ?? 'notifier-sent' }, process.env.PATH ?? '')}`,
+      );
+    } catch (err) {
+      await stopPrivateServers();
+      fail(`the private NATS's streams could not be provisioned: ${err instanceof Error ? err.message : String(err)}`);
+    }
   }
 
   const startup = new AbortController();
@@ -125,10 +154,14 @@ async function main(): Promise<void> {
 
   /** The services, then the private servers (which the services drain into and close their pools on). */
   const stopEverything = async () => {
+    // From here on this system no longer takes sample data (npm run seed reads the record).
+    removeLauncherRecord(config.LAUNCHER_DATA_DIR, process.pid);
     const outcomes = await supervisor.stopAll(STOP_GRACE_MS);
     if (privateServers.length > 0) {
       await stopPrivateServers();
-      say(`Private ${privateServers.map(({ instance }) => instance.what).join(' and ')} stopped; their data stays in ${config.LAUNCHER_DATA_DIR}.`);
+      say(
+        `Private ${privateServers.map(({ instance }) => instance.what).join(' and ')} stopped; their data stays in ${config.LAUNCHER_DATA_DIR}.`,
+      );
     }
     return outcomes;
   };
@@ -200,6 +233,11 @@ async function main(): Promise<void> {
     say(
       `  ${instance.what.toLowerCase().padEnd(14)} private ${instance.program} on 127.0.0.1:${instance.port}, data in ${instance.dir} (run by npm start, stopped with it)`,
     );
+    if (instance.what === 'NATS') {
+      say(
+        `  ${'nats users'.padEnd(14)} the chart's (each service as its own); passwords in ${instance.dir}/passwords.json (npm run dlq:replay as dlq-replay)`,
+      );
+    }
   }
   if (mailDevReused) {
     say(
@@ -207,7 +245,9 @@ async function main(): Promise<void> {
     );
   }
   for (const spec of specs) say(`  ${spec.name.padEnd(14)} ${spec.summary}`);
-  say(`  events         NATS ${redactUrlCredentials(config.NATS_URL)}, stream ${config.NATS_STREAM}, subjects ${config.NATS_SUBJECT_PREFIX}.>`);
+  say(
+    `  events         NATS ${redactUrlCredentials(config.NATS_URL)}, stream ${config.NATS_STREAM}, subjects ${config.NATS_SUBJECT_PREFIX}.>`,
+  );
   say(`  metrics        ${metricsSummaryOf(specs)}`);
   if (config.BFF_USER === undefined || config.BFF_PASSWORD === undefined) {
     say(
@@ -216,10 +256,20 @@ async function main(): Promise<void> {
     );
   }
   const inbox = inboxUrlOf(config);
-  if (inbox) say(`  emails         ${inbox} (every notification lands in this local inbox; set SMTP_URL to send for real)`);
+  if (inbox)
+    say(`  emails         ${inbox} (every notification lands in this local inbox; set SMTP_URL to send for real)`);
   const userPass = `${config.BFF_USER ?? DEV_CREDENTIALS.user}:${config.BFF_PASSWORD === undefined ? DEV_CREDENTIALS.password : '"$BFF_PASSWORD"'}`;
   say(`  try            curl -u ${userPass} http://127.0.0.1:${config.PORT}/api/productos`);
-  say('  sample data    npm run seed (or the GraphQL mutation inicializarBaseDatos)');
+  // npm run seed follows this record to the system just started, whatever its ports; the command printed names them
+  // too.
+  mkdirSync(config.LAUNCHER_DATA_DIR, { recursive: true });
+  writeLauncherRecord(config.LAUNCHER_DATA_DIR, {
+    pid: process.pid,
+    productoSvcAddr: `127.0.0.1:${config.PRODUCTO_GRPC_PORT}`,
+    bodegaSvcAddr: `127.0.0.1:${config.BODEGA_GRPC_PORT}`,
+    api: `http://127.0.0.1:${config.PORT}/api`,
+  });
+  say(`  sample data    ${seedCommandOf(config)} (or the GraphQL mutation inicializarBaseDatos)`);
   say('Press Ctrl-C to stop everything.');
   say('');
 }

@@ -3,7 +3,8 @@ import { connect } from '@nats-io/transport-node';
 import { ensureDatabase, isTransientDbError, parseMysqlUrl, redactUrlCredentials } from '@inventario/platform';
 
 export const START_MARIADB = 'start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd';
-export const START_NATS = 'start-stop-daemon --start --oknodo --background --exec /usr/sbin/nats-server -- -a 127.0.0.1 -p 4222 -js -sd /var/lib/nats-server';
+export const START_NATS =
+  'start-stop-daemon --start --oknodo --background --exec /usr/sbin/nats-server -- -a 127.0.0.1 -p 4222 -js -sd /var/lib/nats-server';
 
 /** One thing that stops the system from starting, naming the variable to check. */
 export interface Problem {
@@ -19,7 +20,10 @@ export async function prepareDatabase(variable: string, url: string): Promise<Pr
     return undefined;
   } catch (err) {
     if (isTransientDbError(err)) {
-      return { variable, message: `MariaDB at ${t.host}:${t.port} is not answering. Start it with:\n    ${START_MARIADB}` };
+      return {
+        variable,
+        message: `MariaDB at ${t.host}:${t.port} is not answering. Start it with:\n    ${START_MARIADB}`,
+      };
     }
     // e.g. access denied: the server's own words name the user, never the password.
     const reason = err instanceof Error ? err.message : String(err);
@@ -33,12 +37,18 @@ export async function checkNats(url: string): Promise<Problem | undefined> {
   try {
     nc = await connect({ servers: url.split(','), timeout: 3000, maxReconnectAttempts: 0, reconnect: false });
   } catch {
-    return { variable: 'NATS_URL', message: `NATS at ${redactUrlCredentials(url)} is not answering. Start it with:\n    ${START_NATS}` };
+    return {
+      variable: 'NATS_URL',
+      message: `NATS at ${redactUrlCredentials(url)} is not answering. Start it with:\n    ${START_NATS}`,
+    };
   }
   try {
     // The server leaves `jetstream` out of its INFO when it runs without -js.
     if (nc.info?.jetstream !== true) {
-      return { variable: 'NATS_URL', message: `NATS at ${redactUrlCredentials(url)} runs without JetStream. Restart it with -js:\n    ${START_NATS}` };
+      return {
+        variable: 'NATS_URL',
+        message: `NATS at ${redactUrlCredentials(url)} runs without JetStream. Restart it with -js:\n    ${START_NATS}`,
+      };
     }
     return undefined;
   } finally {
@@ -51,7 +61,10 @@ export function checkPortFree(variable: string, host: string, port: number): Pro
   return new Promise((resolve) => {
     const server = createServer();
     server.once('error', (err: NodeJS.ErrnoException) =>
-      resolve({ variable, message: `port ${port} on ${host} is not available (${err.code ?? err.message}); stop what uses it or choose another port` }),
+      resolve({
+        variable,
+        message: `port ${port} on ${host} is not available (${err.code ?? err.message}); stop what uses it or choose another port`,
+      }),
     );
     server.listen(port, host, () => server.close(() => resolve(undefined)));
   });

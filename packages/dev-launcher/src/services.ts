@@ -1,3 +1,5 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { describeMysqlUrl } from '@inventario/platform';
 import type { LauncherConfig } from './config';
@@ -53,14 +55,21 @@ export function inboxUrlOf(config: LauncherConfig): string | undefined {
  * loopback: the gRPC services have no authentication of their own and the
  * BFF runs with dev credentials.
  */
-export function serviceSpecs(config: LauncherConfig): ServiceSpec[] {
+export function serviceSpecs(config: LauncherConfig, natsPasswords?: Record<string, string>): ServiceSpec[] {
   const shared = {
     NATS_URL: config.NATS_URL,
     LOG_LEVEL: config.LOG_LEVEL,
     NATS_STREAM: config.NATS_STREAM,
+    NATS_STREAM_REPLICAS: String(config.NATS_STREAM_REPLICAS),
     NATS_SUBJECT_PREFIX: config.NATS_SUBJECT_PREFIX,
     EVENT_TYPE_NAMESPACE: config.EVENT_TYPE_NAMESPACE,
   };
+  /**
+   * With the private NATS, each service connects as its own user of the chart's authorization (NATS_USER /
+   * NATS_PASSWORD).
+   */
+  const natsUser = (user: string): Record<string, string> =>
+    natsPasswords?.[user] === undefined ? {} : { NATS_USER: user, NATS_PASSWORD: natsPasswords[user] };
   const entry = (service: string) => path.join(root, 'services', service, 'dist', 'main.js');
   /** METRICS_PORT and METRICS_HOST of a service, and the launcher variable that sets the port. */
   const metrics = (port: number, variable: string) => ({
@@ -80,7 +89,15 @@ export function serviceSpecs(config: LauncherConfig): ServiceSpec[] {
     return {
       name,
       entry: entry(name),
-      env: { ...shared, ...m.env, GRPC_HOST: '127.0.0.1', DATABASE_URL: databaseUrl, GRPC_PORT: String(port), ...extraEnv },
+      env: {
+        ...shared,
+        ...natsUser(name),
+        ...m.env,
+        GRPC_HOST: '127.0.0.1',
+        DATABASE_URL: databaseUrl,
+        GRPC_PORT: String(port),
+        ...extraEnv,
+      },
       readiness: { kind: 'grpc', address: `127.0.0.1:${port}` },
       ports: [{ variable: portVariable, port }, m.port],
       summary: `gRPC 127.0.0.1:${port} (${grpcService}) -> ${describeMysqlUrl(databaseUrl)}`,
@@ -108,6 +125,7 @@ export function serviceSpecs(config: LauncherConfig): ServiceSpec[] {
 
   const productoAddr = `127.0.0.1:${config.PRODUCTO_GRPC_PORT}`;
   const bodegaAddr = `127.0.0.1:${config.BODEGA_GRPC_PORT}`;
+  const identidadAddr = `127.0.0.1:${config.IDENTIDAD_GRPC_PORT}`;
   const bffMetrics = metrics(config.BFF_METRICS_PORT, 'BFF_METRICS_PORT');
   const notifierMetrics = metrics(config.NOTIFIER_METRICS_PORT, 'NOTIFIER_METRICS_PORT');
   const bff: ServiceSpec = {
@@ -115,6 +133,7 @@ export function serviceSpecs(config: LauncherConfig): ServiceSpec[] {
     entry: entry('bff'),
     env: {
       ...shared,
+      ...natsUser('bff'),
       ...bffMetrics.env,
       HOST: '127.0.0.1',
       PORT: String(config.PORT),
@@ -122,6 +141,8 @@ export function serviceSpecs(config: LauncherConfig): ServiceSpec[] {
       BFF_PASSWORD: config.BFF_PASSWORD ?? DEV_CREDENTIALS.password,
       PRODUCTO_SVC_ADDR: productoAddr,
       BODEGA_SVC_ADDR: bodegaAddr,
+      // Every request is authenticated by identidad-svc (issue 26); BFF_USER/BFF_PASSWORD are its first ADMIN.
+      IDENTIDAD_SVC_ADDR: identidadAddr,
       ENABLE_INIT: config.ENABLE_INIT,
       // The read cache, kept coherent by the same NATS stream the services publish to (shared).
       READ_CACHE_MAX_ENTRIES: config.READ_CACHE_MAX_ENTRIES,
@@ -129,13 +150,23 @@ export function serviceSpecs(config: LauncherConfig): ServiceSpec[] {
     },
     readiness: { kind: 'ipc' },
     ports: [{ variable: 'PORT', port: config.PORT }, bffMetrics.port],
-    summary: `http://127.0.0.1:${config.PORT}/api (REST), /api/graphql, /api/docs -> ${productoAddr}, ${bodegaAddr}`,
+    summary: `http://127.0.0.1:${config.PORT}/api (REST), /api/graphql, /api/docs -> ${productoAddr}, ${bodegaAddr}, ${identidadAddr}`,
     metricsPort: config.BFF_METRICS_PORT,
   };
   const notifier: ServiceSpec = {
     name: 'notifier',
     entry: entry('notifier'),
-    env: { ...shared, ...notifierMetrics.env, SMTP_URL: smtpUrlOf(config), SENDER_EMAIL: config.SENDER_EMAIL, RECIPIENT_EMAIL: config.RECIPIENT_EMAIL },
+    env: {
+      ...shared,
+      ...natsUser('notifier'),
+      ...notifierMetrics.env,
+      SMTP_URL: smtpUrlOf(config),
+      SENDER_EMAIL: config.SENDER_EMAIL,
+      RECIPIENT_EMAIL: config.RECIPIENT_EMAIL,
+      // The names its emails show for the ids an event carries (a stock alert's product and warehouse).
+      PRODUCTO_SVC_ADDR: productoAddr,
+      BODEGA_SVC_ADDR: bodegaAddr,
+    },
     readiness: { kind: 'ipc' },
     ports: [notifierMetrics.port],
     metricsPort: config.NOTIFIER_METRICS_PORT,
@@ -162,7 +193,67 @@ export function serviceSpecs(config: LauncherConfig): ServiceSpec[] {
       // The reconciliation asks producto-svc whether a product is gone before writing its stock out.
       { PRODUCTO_SVC_ADDR: productoAddr },
     ),
+    grpcService(
+      'identidad-svc',
+      'inventario.v1.IdentidadService',
+      config.IDENTIDAD_DATABASE_URL,
+      [config.IDENTIDAD_GRPC_PORT, 'IDENTIDAD_GRPC_PORT'],
+      [config.IDENTIDAD_METRICS_PORT, 'IDENTIDAD_METRICS_PORT'],
+      {
+        // A key of this run only: signed principals live minutes, so nothing outlives a restart that needs it.
+        PRINCIPAL_SIGNING_KEY: generateKeyPairSync('ed25519')
+          .privateKey.export({ format: 'pem', type: 'pkcs8' })
+          .toString(),
+        // The first ADMIN: the BFF's dev credentials (or those given), as in the chart.
+        BFF_USER: config.BFF_USER ?? DEV_CREDENTIALS.user,
+        BFF_PASSWORD: config.BFF_PASSWORD ?? DEV_CREDENTIALS.password,
+      },
+    ),
     bff,
     notifier,
   ];
+}
+
+/** The exact command that seeds this system: the ports named when they are not the defaults. */
+export function seedCommandOf(config: { PRODUCTO_GRPC_PORT: number; BODEGA_GRPC_PORT: number }): string {
+  const ports = config.PRODUCTO_GRPC_PORT === 50051 && config.BODEGA_GRPC_PORT === 50052;
+  return ports
+    ? 'npm run seed'
+    : `PRODUCTO_GRPC_PORT=${config.PRODUCTO_GRPC_PORT} BODEGA_GRPC_PORT=${config.BODEGA_GRPC_PORT} npm run seed`;
+}
+
+/**
+ * The chart's provisioning Job, run once before the services on the private
+ * NATS (whose service users may not create streams): the notifier's
+ * provision-main.js as NATS user `provisioner`, with only `searchPath` (PATH)
+ * from the launcher's environment. Resolves with its report, or rejects with
+ * its error output.
+ */
+export function provisionPrivateNats(
+  config: LauncherConfig,
+  nats: { passwords: Record<string, string>; sentBucket: string },
+  searchPath: string,
+): Promise<string> {
+  const child = spawn(process.execPath, [path.join(root, 'services', 'notifier', 'dist', 'provision-main.js')], {
+    env: {
+      PATH: searchPath,
+      NATS_URL: config.NATS_URL,
+      NATS_USER: 'provisioner',
+      NATS_PASSWORD: nats.passwords.provisioner ?? '',
+      NOTIFIER_SENT_BUCKET: nats.sentBucket,
+      NATS_STREAM: config.NATS_STREAM,
+      NATS_STREAM_REPLICAS: String(config.NATS_STREAM_REPLICAS),
+      NATS_SUBJECT_PREFIX: config.NATS_SUBJECT_PREFIX,
+    },
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) =>
+      code === 0 ? resolve(out.trim()) : reject(new Error(err.trim() || `exit code ${code}`)),
+    );
+  });
 }

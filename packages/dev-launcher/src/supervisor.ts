@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { prettyFactory } from 'pino-pretty';
-import { READY_MESSAGE_TYPE } from '@inventario/platform';
+import { readyMessage } from '@inventario/platform';
 import type { ServiceSpec } from './services';
 
 export type Say = (line: string) => void;
@@ -77,15 +77,13 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       void ended.then((outcome) => {
         if (!stopping) options.onUnexpectedExit(outcome);
       });
-      const ready = new Promise<void>((resolve) => {
-        const onMessage = (message: unknown) => {
-          if ((message as { type?: unknown } | null)?.type !== READY_MESSAGE_TYPE) return;
-          child.off('message', onMessage);
+      // A child that ends first is never ready: onUnexpectedExit reports it.
+      const ready = readyMessage(child).then(
+        () => {
           isReady = true;
-          resolve();
-        };
-        child.on('message', onMessage);
-      });
+        },
+        () => new Promise<void>(() => undefined),
+      );
       return { ready };
     },
     stopAll(graceMs) {
@@ -99,7 +97,8 @@ export function createSupervisor(options: SupervisorOptions): Supervisor {
       return stopping;
     },
     killAll() {
-      for (const { child } of children.values()) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      for (const { child } of children.values())
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     },
   };
 }

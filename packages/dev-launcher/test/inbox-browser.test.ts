@@ -1,10 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 import { createTransport } from 'nodemailer';
 import type { Browser } from 'puppeteer-core';
-import { READY_MESSAGE_TYPE } from '@inventario/platform';
-import { freePort } from '@inventario/testkit';
-import { artifactPath, chromiumInstalled, launchChromium } from '../../../services/bff/test/support/browser';
+import { freePort, startProcess, type ServiceProcess } from '@inventario/testkit';
+import { artifactPath, chromiumInstalled, launchChromium } from '@inventario/testkit/browser';
 import { loadConfig } from '../src/config';
 import { inboxUrlOf } from '../src/services';
 
@@ -21,7 +19,7 @@ const SUBJECT = 'Nuevo Producto Creado';
 const describeWithBrowser = chromiumInstalled() ? describe : describe.skip;
 
 describeWithBrowser('the inbox link of the banner, in a browser', () => {
-  let catcher: ChildProcess;
+  let catcher: ServiceProcess | undefined;
   let browser: Browser;
   let smtpPort: number;
   let inbox: string;
@@ -30,22 +28,16 @@ describeWithBrowser('the inbox link of the banner, in a browser', () => {
     smtpPort = await freePort();
     const webPort = await freePort();
     // The link exactly as the banner prints it for these ports.
-    inbox = inboxUrlOf(loadConfig({ MAIL_CATCHER_SMTP_PORT: String(smtpPort), MAIL_CATCHER_WEB_PORT: String(webPort) }))!;
-    catcher = spawn(process.execPath, [MAIL_CATCHER, String(smtpPort), String(webPort)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    await new Promise<void>((resolve, reject) => {
-      catcher.on('message', (m: { type?: unknown } | null) => m?.type === READY_MESSAGE_TYPE && resolve());
-      catcher.once('exit', (code) => reject(new Error(`mail catcher exited with ${code}`)));
-    });
+    inbox = inboxUrlOf(
+      loadConfig({ MAIL_CATCHER_SMTP_PORT: String(smtpPort), MAIL_CATCHER_WEB_PORT: String(webPort) }),
+    )!;
+    catcher = await startProcess('mail-catcher', [MAIL_CATCHER, String(smtpPort), String(webPort)], {});
     browser = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {
     await browser?.close();
-    if (catcher && catcher.exitCode === null) {
-      const exited = new Promise((resolve) => catcher.once('exit', resolve));
-      catcher.kill('SIGTERM');
-      await exited;
-    }
+    await catcher?.stop();
   });
 
   it('shows the mails the notifier would send, listed by subject', async () => {
@@ -72,7 +64,8 @@ describeWithBrowser('the inbox link of the banner, in a browser', () => {
     await page.setRequestInterception(true);
     page.on('request', (request) => {
       const url = request.url();
-      if (url.startsWith(`${origin}/`) || url.startsWith('data:') || url.startsWith(origin.replace(/^http/, 'ws'))) return void request.continue();
+      if (url.startsWith(`${origin}/`) || url.startsWith('data:') || url.startsWith(origin.replace(/^http/, 'ws')))
+        return void request.continue();
       foreign.push(url);
       void request.abort('blockedbyclient');
     });

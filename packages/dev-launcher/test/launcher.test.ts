@@ -1,10 +1,11 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { credentials, Metadata } from '@grpc/grpc-js';
 import { BodegaServiceClient, ProductoServiceClient, type Producto } from '@inventario/proto';
+import { connect } from '@nats-io/transport-node';
 import { dropDatabase } from '@inventario/platform';
 import {
   connectTestNats,
@@ -20,6 +21,8 @@ import {
 } from '@inventario/testkit';
 
 const LAUNCHER = path.join(__dirname, '..', 'dist', 'main.js');
+/** `npm run seed`, built. */
+const SEED_MAIN = path.join(__dirname, '..', '..', '..', 'services', 'bff', 'dist', 'seed-main.js');
 /** The banner's last line: the whole banner has been read once it is (a pipe may hand it over in pieces). */
 const BANNER_END = 'Press Ctrl-C to stop everything.';
 
@@ -89,6 +92,7 @@ describe('npm start (dev launcher)', () => {
   const namespaces: ReturnType<typeof testEventNamespace>[] = [];
   const productoDb = `${TEST_MYSQL_SERVER}/${uniqueName('t_launch_p')}`;
   const bodegaDb = `${TEST_MYSQL_SERVER}/${uniqueName('t_launch_b')}`;
+  const identidadDb = `${TEST_MYSQL_SERVER}/${uniqueName('t_launch_i')}`;
   const sentBucket = uniqueName('t_launch_sent');
   /** A private, complete environment: never the default databases, stream, KV bucket or ports. */
   const privateEnv = async (ns = testEventNamespace()): Promise<Record<string, string>> => {
@@ -96,8 +100,11 @@ describe('npm start (dev launcher)', () => {
     return {
       PRODUCTO_DATABASE_URL: productoDb,
       BODEGA_DATABASE_URL: bodegaDb,
+      IDENTIDAD_DATABASE_URL: identidadDb,
       PRODUCTO_GRPC_PORT: String(await freePort()),
       BODEGA_GRPC_PORT: String(await freePort()),
+      IDENTIDAD_GRPC_PORT: String(await freePort()),
+      IDENTIDAD_METRICS_PORT: String(await freePort()),
       PORT: String(await freePort()),
       BFF_METRICS_PORT: String(await freePort()),
       PRODUCTO_METRICS_PORT: String(await freePort()),
@@ -110,6 +117,8 @@ describe('npm start (dev launcher)', () => {
       NATS_SUBJECT_PREFIX: ns.prefix,
       // Read by the notifier from the environment the launcher passes on.
       NOTIFIER_SENT_BUCKET: sentBucket,
+      // Its record of the running system (sistema.json) goes here, never into the repository's .dev-data/.
+      LAUNCHER_DATA_DIR: mkdtempSync(path.join(tmpdir(), 'launcher-data-')),
     };
   };
 
@@ -123,6 +132,7 @@ describe('npm start (dev launcher)', () => {
     for (const pid of orphans) process.kill(pid, 'SIGKILL');
     await dropDatabase(productoDb);
     await dropDatabase(bodegaDb);
+    await dropDatabase(identidadDb);
     const nc = await connectTestNats();
     for (const ns of namespaces) await deleteStream(nc, ns.stream);
     await deleteStream(nc, `KV_${sentBucket}`);
@@ -141,10 +151,16 @@ describe('npm start (dev launcher)', () => {
       expect(out).toContain(`curl -u admin:admin http://127.0.0.1:${env.PORT}/api/productos`);
 
       const auth = `Basic ${Buffer.from('admin:admin').toString('base64')}`;
+      const bodega = await fetch(`http://127.0.0.1:${env.PORT}/api/bodegas`, {
+        method: 'POST',
+        headers: { authorization: auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ nombre: 'Bodega del lanzador', capacidad: 10 }),
+      });
+      const bodegaId = ((await bodega.json()) as { id: number }).id;
       const created = await fetch(`http://127.0.0.1:${env.PORT}/api/productos`, {
         method: 'POST',
         headers: { authorization: auth, 'content-type': 'application/json' },
-        body: JSON.stringify({ nombre: 'Tornillo del lanzador', precio: 0.25, cantidadEnStock: 10 }),
+        body: JSON.stringify({ nombre: 'Tornillo del lanzador', precio: 0.25, cantidadEnStock: 10, bodegaId }),
       });
       expect(created.status).toBe(201);
       const producto = (await created.json()) as { id: number };
@@ -155,21 +171,46 @@ describe('npm start (dev launcher)', () => {
         async () => {
           const res = await fetch(`http://127.0.0.1:${env.MAIL_CATCHER_WEB_PORT}/email`);
           const list = (await res.json()) as { subject: string; html: string; to: { address: string }[] }[];
-          return list.length > 0 ? list : undefined;
+          return list.length > 1 ? list : undefined;
         },
-        'the creation email in the local inbox',
+        'the two creation emails in the local inbox',
         30_000,
       );
-      expect(emails).toHaveLength(1);
-      expect(emails[0]!.subject).toBe('Nuevo Producto Creado');
-      expect(emails[0]!.to[0]!.address).toBe('almacen@localhost.localdomain');
-      expect(emails[0]!.html).toContain('Tornillo del lanzador');
-      expect(emails[0]!.html).toContain(String(producto.id));
+      expect(emails.map((e) => e.subject).sort()).toEqual([
+        'Nueva Bodega Creada: Bodega del lanzador',
+        'Nuevo Producto Creado: Tornillo del lanzador',
+      ]);
+      const email = emails.find((e) => e.subject.startsWith('Nuevo Producto Creado'))!;
+      expect(email.to[0]!.address).toBe('almacen@localhost.localdomain');
+      expect(email.html).toContain(String(producto.id));
+      // The warehouse by name: the launcher points the notifier's lookups at its own bodega-svc.
+      expect(email.html).toContain(`Bodega del lanzador (${bodegaId})`);
+
+      // npm run seed follows the launcher to this system (its record), and the banner prints the exact command too.
+      expect(out).toContain(
+        `  sample data    PRODUCTO_GRPC_PORT=${env.PRODUCTO_GRPC_PORT} BODEGA_GRPC_PORT=${env.BODEGA_GRPC_PORT} npm run seed`,
+      );
+      const record = path.join(env.LAUNCHER_DATA_DIR!, 'sistema.json');
+      expect(JSON.parse(readFileSync(record, 'utf8'))).toMatchObject({
+        productoSvcAddr: `127.0.0.1:${env.PRODUCTO_GRPC_PORT}`,
+      });
+      const seed = spawnSync(process.execPath, [SEED_MAIN], {
+        env: { PATH: process.env.PATH, LAUNCHER_DATA_DIR: env.LAUNCHER_DATA_DIR },
+        encoding: 'utf8',
+      });
+      expect([seed.status, seed.stderr]).toEqual([0, '']);
+      expect(seed.stdout).toContain(
+        `Sistema: producto-svc 127.0.0.1:${env.PRODUCTO_GRPC_PORT}, bodega-svc 127.0.0.1:${env.BODEGA_GRPC_PORT} (npm start`,
+      );
+      expect(seed.stdout).toContain('10 productos nuevos');
 
       run.child.kill('SIGINT');
       expect(await run.exited).toBe(0);
       expect(run.output()).toContain('All services stopped.');
-      for (const port of [env.PORT, env.MAIL_CATCHER_SMTP_PORT, env.MAIL_CATCHER_WEB_PORT]) expect(await portIsFree(Number(port))).toBe(true);
+      // Stopped, it is no longer a system to seed.
+      expect(existsSync(record)).toBe(false);
+      for (const port of [env.PORT, env.MAIL_CATCHER_SMTP_PORT, env.MAIL_CATCHER_WEB_PORT])
+        expect(await portIsFree(Number(port))).toBe(true);
     } finally {
       run.child.kill('SIGKILL');
     }
@@ -192,11 +233,12 @@ describe('npm start (dev launcher)', () => {
       expect(processesWithEnv(`GRPC_PORT=${bPort}`).filter((pid) => toldBodega.includes(pid))).toHaveLength(1);
       // Each service serves its metrics on the port the launcher gave it, named in the summary.
       expect(run.output()).toContain(
-        `metrics        http://127.0.0.1:<port>/metrics: producto-svc ${env.PRODUCTO_METRICS_PORT}, bodega-svc ${env.BODEGA_METRICS_PORT}, bff ${env.BFF_METRICS_PORT}, notifier ${env.NOTIFIER_METRICS_PORT}`,
+        `metrics        http://127.0.0.1:<port>/metrics: producto-svc ${env.PRODUCTO_METRICS_PORT}, bodega-svc ${env.BODEGA_METRICS_PORT}, identidad-svc ${env.IDENTIDAD_METRICS_PORT}, bff ${env.BFF_METRICS_PORT}, notifier ${env.NOTIFIER_METRICS_PORT}`,
       );
       for (const [service, port] of [
         ['producto-svc', env.PRODUCTO_METRICS_PORT],
         ['bodega-svc', env.BODEGA_METRICS_PORT],
+        ['identidad-svc', env.IDENTIDAD_METRICS_PORT],
         ['bff', env.BFF_METRICS_PORT],
         ['notifier', env.NOTIFIER_METRICS_PORT],
       ]) {
@@ -210,23 +252,35 @@ describe('npm start (dev launcher)', () => {
       const md = new Metadata();
       md.set('x-inventario-usuario', 'launcher-test');
       const created = await new Promise<Producto>((resolve, reject) =>
-        productos.createProducto({ nombre: 'Tornillo', precio: '0.25', cantidadEnStock: 10 }, md, (err, res) => (err ? reject(err) : resolve(res.producto!))),
+        productos.createProducto({ nombre: 'Tornillo', precio: '0.25', cantidadEnStock: 10 }, md, (err, res) =>
+          err ? reject(err) : resolve(res.producto!),
+        ),
       );
       expect(created.precio).toBe('0.25');
       const bodegaId = await new Promise<number>((resolve, reject) =>
-        bodegas.createBodega({ nombre: 'Central', ubicacion: 'Madrid', capacidad: 100 }, md, (err, res) => (err ? reject(err) : resolve(res.bodega!.id))),
+        bodegas.createBodega({ nombre: 'Central', ubicacion: 'Madrid', capacidad: 100 }, md, (err, res) =>
+          err ? reject(err) : resolve(res.bodega!.id),
+        ),
       );
       expect(bodegaId).toBeGreaterThan(0);
       productos.close();
       bodegas.close();
 
       const nc = await connectTestNats();
+      // identidad-svc publishes to the same stream (its first ADMIN, its audit anchors): only the inventory's events count here.
+      const inventario = (subject: string) =>
+        !subject.startsWith(`${ns.prefix}.identidad.`) && !subject.startsWith(`${ns.prefix}.auditoria.`);
       const events = await waitFor(async () => {
-        const stored = await readStream(nc, ns.stream);
-        return stored.length >= 2 ? stored : undefined;
-      }, 'both creation events in the stream');
+        const stored = (await readStream(nc, ns.stream)).filter((e) => inventario(e.subject));
+        return stored.length >= 3 ? stored : undefined;
+      }, 'both creation events and the initial stock in the stream');
       await nc.close();
-      expect(events.map((e) => e.subject).sort()).toEqual([`${ns.prefix}.bodega.creada`, `${ns.prefix}.producto.creado`]);
+      // The product's 10 units are its initial stock, recorded in the ledger (MovimientoRegistrado, contract §10.6).
+      expect(events.map((e) => e.subject).sort()).toEqual([
+        `${ns.prefix}.bodega.creada`,
+        `${ns.prefix}.movimiento.registrado`,
+        `${ns.prefix}.producto.creado`,
+      ]);
 
       run.child.kill('SIGINT');
       expect(await run.exited).toBe(0);
@@ -252,6 +306,8 @@ describe('npm start (dev launcher)', () => {
     const ports = [
       env.PRODUCTO_GRPC_PORT,
       env.BODEGA_GRPC_PORT,
+      env.IDENTIDAD_GRPC_PORT,
+      env.IDENTIDAD_METRICS_PORT,
       env.PORT,
       env.BFF_METRICS_PORT,
       env.PRODUCTO_METRICS_PORT,
@@ -260,7 +316,11 @@ describe('npm start (dev launcher)', () => {
       env.MAIL_CATCHER_SMTP_PORT,
       env.MAIL_CATCHER_WEB_PORT,
     ].map(Number);
-    await waitFor(async () => (await Promise.all(ports.map(portIsFree))).every(Boolean), 'every process to stop', 30_000);
+    await waitFor(
+      async () => (await Promise.all(ports.map(portIsFree))).every(Boolean),
+      'every process to stop',
+      30_000,
+    );
   });
 
   it('stops the services cleanly and exits when its output is closed (npm start | head)', async () => {
@@ -291,6 +351,7 @@ describe('npm start (dev launcher)', () => {
       NATS_URL: `nats://127.0.0.1:${natsPort}`,
       PRODUCTO_DATABASE_URL: `mysql://root@127.0.0.1:${dbPort}/inventario_producto`,
       BODEGA_DATABASE_URL: `mysql://root@127.0.0.1:${dbPort}/inventario_bodega`,
+      IDENTIDAD_DATABASE_URL: `mysql://root@127.0.0.1:${dbPort}/inventario_identidad`,
     };
     // As compose.yaml's MailDev on the catcher's ports: the launcher uses it instead of failing on taken ports.
     const mailDev = startMailDev({
@@ -302,7 +363,10 @@ describe('npm start (dev launcher)', () => {
       silent: true,
     });
     await mailDev.listen();
-    await waitFor(async () => (await fetch(`http://127.0.0.1:${env.MAIL_CATCHER_WEB_PORT}/email`)).ok, 'the MailDev inbox to answer');
+    await waitFor(
+      async () => (await fetch(`http://127.0.0.1:${env.MAIL_CATCHER_WEB_PORT}/email`)).ok,
+      'the MailDev inbox to answer',
+    );
     const run = launch(env);
     try {
       // mariadb-install-db makes the data directory first: slower than a start on the machine's servers.
@@ -313,10 +377,16 @@ describe('npm start (dev launcher)', () => {
         }),
       ]);
       const out = run.output();
-      expect(out).toContain(`mariadb        private mariadbd on 127.0.0.1:${dbPort}, data in ${path.join(dataDir, 'mariadb')} (run by npm start`);
-      expect(out).toContain(`nats           private nats-server -js on 127.0.0.1:${natsPort}, data in ${path.join(dataDir, 'nats')} (run by npm start`);
+      expect(out).toContain(
+        `mariadb        private mariadbd on 127.0.0.1:${dbPort}, data in ${path.join(dataDir, 'mariadb')} (run by npm start`,
+      );
+      expect(out).toContain(
+        `nats           private nats-server -js on 127.0.0.1:${natsPort}, data in ${path.join(dataDir, 'nats')} (run by npm start`,
+      );
       expect(out).toContain(`-> mysql://127.0.0.1:${dbPort}/inventario_producto`);
-      expect(out).toContain(`inbox http://127.0.0.1:${env.MAIL_CATCHER_WEB_PORT}/ (the MailDev already running there, used as it is`);
+      expect(out).toContain(
+        `inbox http://127.0.0.1:${env.MAIL_CATCHER_WEB_PORT}/ (the MailDev already running there, used as it is`,
+      );
       expect(existsSync(path.join(dataDir, 'mariadb', 'data', 'inventario_producto'))).toBe(true);
       expect(existsSync(path.join(dataDir, 'mariadb', 'data', 'inventario_bodega'))).toBe(true);
       expect(existsSync(path.join(dataDir, 'nats', 'jetstream'))).toBe(true);
@@ -326,6 +396,62 @@ describe('npm start (dev launcher)', () => {
         headers: { authorization: `Basic ${Buffer.from('admin:admin').toString('base64')}` },
       });
       expect(listed.status).toBe(200);
+
+      // The private NATS runs the chart's authorization (issue 21 item 8): no anonymous client, each service as its own user.
+      expect(out).toContain(
+        `nats users     the chart's (each service as its own); passwords in ${path.join(dataDir, 'nats')}/passwords.json`,
+      );
+      await expect(connect({ servers: env.NATS_URL, reconnect: false })).rejects.toThrow(/Authorization/i);
+      const passwords = JSON.parse(readFileSync(path.join(dataDir, 'nats', 'passwords.json'), 'utf8')) as Record<
+        string,
+        string
+      >;
+      expect(Object.keys(passwords).sort()).toEqual([
+        'bff',
+        'bodega-svc',
+        'dlq-replay',
+        'identidad-svc',
+        'notifier',
+        'producto-svc',
+        'provisioner',
+      ]);
+      const asProducto = await connect({
+        servers: env.NATS_URL,
+        user: 'producto-svc',
+        pass: passwords['producto-svc'],
+        reconnect: false,
+      });
+      try {
+        await expect(asProducto.request('inventario.bodega.eliminada', '{}', { timeout: 2000 })).rejects.toThrow(
+          /Permissions Violation/,
+        );
+        await expect(asProducto.request('$JS.API.STREAM.DELETE.INVENTARIO', '', { timeout: 2000 })).rejects.toThrow(
+          /Permissions Violation/,
+        );
+      } finally {
+        await asProducto.close();
+      }
+      // The services work as those users: a creation's event reaches the notifier, which emails it.
+      const created = await fetch(`http://127.0.0.1:${env.PORT}/api/productos`, {
+        method: 'POST',
+        headers: {
+          authorization: `Basic ${Buffer.from('admin:admin').toString('base64')}`,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ nombre: 'Con usuarios de NATS', precio: 1, cantidadEnStock: 1 }),
+      });
+      expect(created.status).toBe(201);
+      await waitFor(
+        async () => {
+          const emails = (await (await fetch(`http://127.0.0.1:${env.MAIL_CATCHER_WEB_PORT}/email`)).json()) as {
+            subject: string;
+            html: string;
+          }[];
+          return emails.some((e) => e.subject === 'Nuevo Producto Creado: Con usuarios de NATS');
+        },
+        'the email of the creation',
+        30_000,
+      );
 
       run.child.kill('SIGINT');
       expect(await run.exited).toBe(0);
@@ -344,7 +470,11 @@ describe('npm start (dev launcher)', () => {
           .map(command)
           .filter((c) => c !== 'sh' && c !== 'gone'),
       ).toEqual([]);
-      await waitFor(() => processesWithArg(dataDir).length === 0, 'the watchdogs of the private servers to end', 10_000);
+      await waitFor(
+        () => processesWithArg(dataDir).length === 0,
+        'the watchdogs of the private servers to end',
+        10_000,
+      );
       expect(await portIsFree(dbPort)).toBe(true);
       expect(await portIsFree(natsPort)).toBe(true);
       // Kept for the next run.
@@ -374,7 +504,9 @@ describe('npm start (dev launcher)', () => {
     });
     expect(await run.exited).toBe(1);
     const out = run.output();
-    expect(out).toMatch(/NATS_URL: nothing answers at nats:\/\/127\.0\.0\.1:\d+, and nats-server, to run a private NATS there, is not installed/);
+    expect(out).toMatch(
+      /NATS_URL: nothing answers at nats:\/\/127\.0\.0\.1:\d+, and nats-server, to run a private NATS there, is not installed/,
+    );
     expect(out).toMatch(
       /PRODUCTO_DATABASE_URL: nothing answers at 127\.0\.0\.1:\d+, and mariadbd \/ mariadb-install-db, to run a private MariaDB there, are not installed/,
     );
@@ -416,16 +548,25 @@ describe('npm start (dev launcher)', () => {
 
   it.each([
     [{ PRODUCTO_GRPC_PORT: 'seventy' }, /PRODUCTO_GRPC_PORT: /],
-    [{ PRODUCTO_GRPC_PORT: '50060', BODEGA_GRPC_PORT: '50060' }, /BODEGA_GRPC_PORT: must differ from PRODUCTO_GRPC_PORT/],
+    [
+      { PRODUCTO_GRPC_PORT: '50060', BODEGA_GRPC_PORT: '50060' },
+      /BODEGA_GRPC_PORT: must differ from PRODUCTO_GRPC_PORT/,
+    ],
     [{ PORT: '50061', BODEGA_GRPC_PORT: '50061' }, /PORT: must differ from BODEGA_GRPC_PORT/],
     [{ PORT: '50062', NOTIFIER_METRICS_PORT: '50062' }, /NOTIFIER_METRICS_PORT: must differ from PORT/],
     [{ SENDER_EMAIL: 'not an address' }, /SENDER_EMAIL: /],
     [{ RECIPIENT_EMAIL: 'a@example.com,not an address' }, /RECIPIENT_EMAIL: must be one email address or several/],
     // Checked before anything starts, and the password is never echoed.
-    [{ SMTP_URL: 'ftp://usuario:S3CRETO@mail.example.com' }, /SMTP_URL: must start with smtp:\/\/ or smtps:\/\/(?![\s\S]*S3CRETO)/],
+    [
+      { SMTP_URL: 'ftp://usuario:S3CRETO@mail.example.com' },
+      /SMTP_URL: must start with smtp:\/\/ or smtps:\/\/(?![\s\S]*S3CRETO)/,
+    ],
     [{ EVENT_TYPE_NAMESPACE: 'a..b' }, /EVENT_TYPE_NAMESPACE: /],
     [
-      { BODEGA_DATABASE_URL: 'mysql://root@127.0.0.1:3306/inventario_producto', PRODUCTO_DATABASE_URL: 'mysql://root@127.0.0.1:3306/inventario_producto' },
+      {
+        BODEGA_DATABASE_URL: 'mysql://root@127.0.0.1:3306/inventario_producto',
+        PRODUCTO_DATABASE_URL: 'mysql://root@127.0.0.1:3306/inventario_producto',
+      },
       /BODEGA_DATABASE_URL: must name another database/,
     ],
   ])('rejects the invalid environment %j with one line naming the variable', async (bad, pattern) => {

@@ -20,7 +20,13 @@ import { waitFor } from '@inventario/testkit';
  */
 const DRIVER = path.join(__dirname, 'support', 'quick-start-driver.js');
 /** A new namespace's loopback starts down: bring it up, then run the command. */
-const IN_NEW_NAMESPACE = ['-rn', 'sh', '-c', '{ ip link set lo up || ifconfig lo up; } >/dev/null 2>&1 && exec "$@"', 'sh'];
+const IN_NEW_NAMESPACE = [
+  '-rn',
+  'sh',
+  '-c',
+  '{ ip link set lo up || ifconfig lo up; } >/dev/null 2>&1 && exec "$@"',
+  'sh',
+];
 
 type Where = { namespace: true } | { namespace: false } | undefined;
 
@@ -104,7 +110,11 @@ describeWherePossible('the Quick start (npm start with MariaDB and NATS installe
   it('runs private instances on the default ports 3306 and 4222, serves the API with the dev credentials, and Ctrl-C stops everything', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'inventario-quick-start-'));
     // Nothing of this process's configuration: only what a shell always has, and where the private servers keep their data.
-    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? tmpdir(), LAUNCHER_DATA_DIR: dataDir };
+    const env = {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: process.env.HOME ?? tmpdir(),
+      LAUNCHER_DATA_DIR: dataDir,
+    };
     const [command, args] = place!.namespace ? ['unshare', IN_NEW_NAMESPACE] : ['env', []];
     const driver = spawn(command, [...args, process.execPath, DRIVER], { env });
     let stdout = '';
@@ -119,10 +129,18 @@ describeWherePossible('the Quick start (npm start with MariaDB and NATS installe
       const { output } = result;
       if (!result.up) throw new Error(`the launcher never reported everything up:\n${output}`);
 
-      expect(output).toContain(`NATS: nothing answers on 127.0.0.1:4222; starting a private nats-server -js there (data in ${path.join(dataDir, 'nats')})`);
-      expect(output).toContain(`MariaDB: nothing answers on 127.0.0.1:3306; starting a private mariadbd there (data in ${path.join(dataDir, 'mariadb')})`);
-      expect(output).toContain(`nats           private nats-server -js on 127.0.0.1:4222, data in ${path.join(dataDir, 'nats')} (run by npm start`);
-      expect(output).toContain(`mariadb        private mariadbd on 127.0.0.1:3306, data in ${path.join(dataDir, 'mariadb')} (run by npm start`);
+      expect(output).toContain(
+        `NATS: nothing answers on 127.0.0.1:4222; starting a private nats-server -js there (data in ${path.join(dataDir, 'nats')})`,
+      );
+      expect(output).toContain(
+        `MariaDB: nothing answers on 127.0.0.1:3306; starting a private mariadbd there (data in ${path.join(dataDir, 'mariadb')})`,
+      );
+      expect(output).toContain(
+        `nats           private nats-server -js on 127.0.0.1:4222, data in ${path.join(dataDir, 'nats')} (run by npm start`,
+      );
+      expect(output).toContain(
+        `mariadb        private mariadbd on 127.0.0.1:3306, data in ${path.join(dataDir, 'mariadb')} (run by npm start`,
+      );
       expect(output).toContain('curl -u admin:admin http://127.0.0.1:8080/api/productos');
 
       expect(result.requestError).toBeUndefined();
@@ -140,19 +158,30 @@ describeWherePossible('the Quick start (npm start with MariaDB and NATS installe
       const SERVERS = ['mariadbd', 'nats-server'];
       if (place!.namespace) {
         expect(processesInNamespace(result.netns).filter((p) => SERVERS.includes(p.comm))).toEqual([]);
-        await waitFor(() => processesInNamespace(result!.netns).length === 0, 'every process of the namespace to end', 10_000);
+        await waitFor(
+          () => processesInNamespace(result!.netns).length === 0,
+          'every process of the namespace to end',
+          10_000,
+        );
       }
       expect(
         processesWithArg(dataDir)
           .map(commandOf)
           .filter((c) => SERVERS.includes(c)),
       ).toEqual([]);
-      await waitFor(() => processesWithArg(dataDir).length === 0, 'the watchdogs of the private servers to end', 10_000);
+      await waitFor(
+        () => processesWithArg(dataDir).length === 0,
+        'the watchdogs of the private servers to end',
+        10_000,
+      );
       // The data stays for the next run.
       expect(existsSync(path.join(dataDir, 'mariadb', 'data', 'inventario_producto'))).toBe(true);
       expect(existsSync(path.join(dataDir, 'nats', 'jetstream'))).toBe(true);
     } finally {
-      for (const pid of [...processesWithArg(dataDir), ...(result && place!.namespace ? processesInNamespace(result.netns).map((p) => p.pid) : [])]) {
+      for (const pid of [
+        ...processesWithArg(dataDir),
+        ...(result && place!.namespace ? processesInNamespace(result.netns).map((p) => p.pid) : []),
+      ]) {
         try {
           process.kill(pid, 'SIGKILL');
         } catch {

@@ -7,3 +7,14 @@ export { startPrivateServer, type PrivateServer, type PrivateServerOptions } fro
 export { startNatsServer, type NatsServerOptions } from './nats';
 export { startMariaDb, type MariaDbOptions } from './mariadb';
 export { findOnPath, findProgram, PROGRAMS, type ProgramName } from './programs';
+export {
+  CHART_TARGET,
+  chartAuthorizationYaml,
+  deadLetterStreamName,
+  natsPasswordVariables,
+  natsServerAuthorization,
+  natsUsers,
+  ownedDurables,
+  type NatsAuthorizationTarget,
+  type NatsUserEntry,
+} from './nats-authorization';

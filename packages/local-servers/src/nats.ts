@@ -11,7 +11,10 @@ export interface NatsServerOptions {
   dir: string;
   /** Run with JetStream; default true. */
   jetstream?: boolean;
-  /** A configuration file (`-c`); the command-line address and port still apply over it, and JetStream must then be configured in it. */
+  /**
+   * A configuration file (`-c`); the command-line address and port still apply over it, and JetStream must then be
+   * configured in it.
+   */
   configFile?: string;
   /** Environment of the server: the variables its configuration reads (`password: $VAR`). */
   env?: Record<string, string>;
@@ -23,7 +26,12 @@ export interface NatsServerOptions {
 export function startNatsServer(options: NatsServerOptions): Promise<PrivateServer> {
   const pidFile = join(options.dir, 'nats-server.pid');
   mkdirSync(options.dir, { recursive: true });
-  const mode = options.configFile !== undefined ? ['-c', options.configFile] : options.jetstream !== false ? ['-js', '-sd', options.dir] : [];
+  const mode =
+    options.configFile !== undefined
+      ? ['-c', options.configFile]
+      : options.jetstream !== false
+        ? ['-js', '-sd', options.dir]
+        : [];
   return startPrivateServer({
     name: `nats-server on ${options.port}`,
     command: options.command,

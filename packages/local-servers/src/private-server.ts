@@ -24,7 +24,10 @@ export interface PrivateServerOptions {
   stopGraceMs: number;
   /** The server's own directory (data, store, socket); its path must appear in the server's command line. */
   dir: string;
-  /** Whether dispose() and the watchdog delete `dir` (default true: a test's scratch directory; false: data kept across runs). */
+  /**
+   * Whether dispose() and the watchdog delete `dir` (default true: a test's scratch directory; false: data kept across
+   * runs).
+   */
   removeDir?: boolean;
   /** Where the server writes its pid (inside `dir`), so the watchdog can find it. */
   pidFile: string;
@@ -102,7 +105,10 @@ export async function startPrivateServer(options: PrivateServerOptions): Promise
     try {
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(
-          () => reject(new Error(`${options.name} did not start within ${options.startTimeoutMs} ms: ${output.slice(-2000)}`)),
+          () =>
+            reject(
+              new Error(`${options.name} did not start within ${options.startTimeoutMs} ms: ${output.slice(-2000)}`),
+            ),
           options.startTimeoutMs,
         );
         proc.stderr?.on('data', (chunk: Buffer) => {

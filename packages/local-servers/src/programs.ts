@@ -16,7 +16,14 @@ export const PROGRAMS = {
 } as const;
 export type ProgramName = keyof typeof PROGRAMS;
 
-const SBIN_FOLDERS = ['/usr/sbin', '/usr/local/sbin', '/sbin', '/opt/homebrew/sbin', '/opt/homebrew/bin', '/usr/local/bin'];
+const SBIN_FOLDERS = [
+  '/usr/sbin',
+  '/usr/local/sbin',
+  '/sbin',
+  '/opt/homebrew/sbin',
+  '/opt/homebrew/bin',
+  '/usr/local/bin',
+];
 
 function isExecutableFile(path: string): boolean {
   try {
@@ -33,7 +40,9 @@ export function findOnPath(name: string, env: NodeJS.ProcessEnv): string | undef
   return folders.map((folder) => join(folder, name)).find(isExecutableFile);
 }
 
-/** The path of `program`: its variable's value when set (undefined if that is no executable file), else as findOnPath. */
+/**
+ * The path of `program`: its variable's value when set (undefined if that is no executable file), else as findOnPath.
+ */
 export function findProgram(program: ProgramName, env: NodeJS.ProcessEnv): string | undefined {
   const override = env[PROGRAMS[program]];
   if (override !== undefined && override !== '') return isExecutableFile(override) ? override : undefined;

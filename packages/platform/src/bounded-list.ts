@@ -18,7 +18,11 @@ export function jsonBytes(value: unknown): number {
 }
 
 /** A prefix, not a selection, so "the first N by id" stays true when the byte budget ends the list early. */
-export function boundedPrefix<T>(items: readonly T[], limits: ListLimits, sizeOf: (item: T) => number = jsonBytes): T[] {
+export function boundedPrefix<T>(
+  items: readonly T[],
+  limits: ListLimits,
+  sizeOf: (item: T) => number = jsonBytes,
+): T[] {
   const out: T[] = [];
   let bytes = 0;
   for (const item of items) {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseMysqlHosts, parseMysqlUrl } from './db';
 
 /** Thrown when the environment does not satisfy a service's schema. */
 export class ConfigError extends Error {
@@ -29,12 +30,16 @@ function wholeNumber(min: number, max: number, what: string) {
     .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
 }
 
-/** Whether `value` is a URL whose userinfo and path decode (what parseMysqlUrl needs). */
+/**
+ * Whether `value` is a URL, with one host or several, whose userinfo and path decode (what parseMysqlUrl and
+ * parseMysqlHosts need).
+ */
 function parsesAsMysqlUrl(value: string): boolean {
-  if (!URL.canParse(value)) return false;
-  const url = new URL(value);
+  // Another scheme is the pattern's problem, reported once.
+  if (!value.startsWith('mysql://')) return true;
   try {
-    [url.username, url.password, url.pathname].forEach((part) => decodeURIComponent(part));
+    parseMysqlUrl(value);
+    parseMysqlHosts(value);
     return true;
   } catch {
     return false;
@@ -55,7 +60,10 @@ export const envSchemas = {
     const ipv4 = '\\d{1,3}(?:\\.\\d{1,3}){3}:\\d{1,5}';
     const ipv6 = '\\[[0-9A-Fa-f:.]+\\]:\\d{1,5}';
     const target = new RegExp(`^(?:(?:dns:///)?${hostPort}|ipv4:${ipv4}(?:,${ipv4})*|ipv6:${ipv6}(?:,${ipv6})*)$`);
-    return z.string().regex(target, 'must be host:port, dns:///host:port or ipv4:a.b.c.d:port,... (a fixed list)').default(fallback);
+    return z
+      .string()
+      .regex(target, 'must be host:port, dns:///host:port or ipv4:a.b.c.d:port,... (a fixed list)')
+      .default(fallback);
   },
   port: (fallback: number) => wholeNumber(0, 65535, 'a port number (0-65535)').default(fallback),
   // Every server must parse as a URL here, at start, not later inside the client (whose error would carry it).
@@ -63,15 +71,24 @@ export const envSchemas = {
     z
       .string()
       .regex(/^(nats|tls):\/\/[^\s,]+(,(nats|tls):\/\/[^\s,]+)*$/, 'must be nats://host:port (comma-separate several)')
-      .refine((value) => value.split(',').every((server) => URL.canParse(server)), 'must be nats://host:port (comma-separate several)')
+      .refine(
+        (value) => value.split(',').every((server) => URL.canParse(server)),
+        'must be nats://host:port (comma-separate several)',
+      )
       .default('nats://127.0.0.1:4222'),
   // No query string: createDb would ignore its options (e.g. ?ssl=...), so refuse them. A URL that
   // does not parse (a bad port, a stray %) is refused here too, with the variable named and never echoed.
   mysqlUrl: () =>
     z
       .string()
-      .regex(/^mysql:\/\/[^\s?#]+\/[A-Za-z0-9_]+$/, 'must be mysql://user[:password]@host[:port]/database')
-      .refine(parsesAsMysqlUrl, 'must be mysql://user[:password]@host[:port]/database (a port up to 65535, %-escapes well formed)'),
+      .regex(
+        /^mysql:\/\/[^\s?#]+\/[A-Za-z0-9_]+$/,
+        'must be mysql://user[:password]@host[:port][,host[:port]...]/database',
+      )
+      .refine(
+        parsesAsMysqlUrl,
+        'must be mysql://user[:password]@host[:port][,host[:port]...]/database (ports up to 65535, %-escapes well formed)',
+      ),
   logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** NATS subject token(s): letters, digits, `_`, `-`, dots between tokens. */
   subjectPrefix: () =>
@@ -97,16 +114,25 @@ export const envSchemas = {
    */
   streamMaxAgeHours: () => wholeNumber(0, 87_600, 'whole hours (0 = no limit)').default(720),
   /**
-   * NATS_STREAM_MAX_BYTES: the stream's size cap, oldest messages removed
-   * first (512 MiB); 0 = no cap. JetStream reserves it on the server's
-   * storage when the stream is created, so it must fit there.
+   * NATS_STREAM_MAX_BYTES (512 MiB), NATS_DLQ_MAX_BYTES: a stream's size cap;
+   * a full stream refuses new messages; 0 = no cap. JetStream reserves it on
+   * the server's storage when the stream is created, so it must fit there.
    */
-  streamMaxBytes: () =>
+  streamMaxBytes: (fallback = 512 * 1024 * 1024) =>
     wholeNumber(0, Number.MAX_SAFE_INTEGER, 'whole bytes (0 = no limit)')
       .refine((bytes) => bytes === 0 || bytes >= 1024 * 1024, 'must be 0 (no limit) or at least 1048576 (1 MiB)')
-      .default(512 * 1024 * 1024),
-  seconds: (fallback: number, min = 0, max = 30 * 24 * 3600) => wholeNumber(min, max, 'a duration in whole seconds').default(fallback),
-  milliseconds: (fallback: number, min = 0) => wholeNumber(min, 24 * 3600_000, 'a duration in whole milliseconds').default(fallback),
+      .default(fallback),
+  /**
+   * NATS_STREAM_REPLICAS: copies JetStream keeps of the stream, the
+   * notifier's KV bucket and the consumers (1 for one nats-server; 3 for a
+   * three-node cluster, which then survives the loss of one node). At most 5,
+   * JetStream's own limit, and never more than the cluster's nodes.
+   */
+  streamReplicas: () => wholeNumber(1, 5, 'a whole number of replicas (1-5)').default(1),
+  seconds: (fallback: number, min = 0, max = 30 * 24 * 3600) =>
+    wholeNumber(min, max, 'a duration in whole seconds').default(fallback),
+  milliseconds: (fallback: number, min = 0) =>
+    wholeNumber(min, 24 * 3600_000, 'a duration in whole milliseconds').default(fallback),
   /** `true` or `false`, nothing else (a typo must not silently mean false). */
   flag: (fallback: boolean) =>
     z
@@ -137,7 +163,10 @@ export const envSchemas = {
       .superRefine((addresses, ctx) => {
         addresses.forEach((address, i) => {
           if (!z.email().safeParse(address).success) {
-            ctx.addIssue({ code: 'custom', message: `address ${i + 1} is not an email address (comma-separate several)` });
+            ctx.addIssue({
+              code: 'custom',
+              message: `address ${i + 1} is not an email address (comma-separate several)`,
+            });
           }
         });
       }),
@@ -155,7 +184,10 @@ export const natsCredentialsEnv = {
 };
 
 /** A refinement (`.refine(...natsCredentialsTogether)`): NATS_USER and NATS_PASSWORD are set together or not at all. */
-export const natsCredentialsTogether: [(env: { NATS_USER?: string; NATS_PASSWORD?: string }) => boolean, { path: string[]; message: string }] = [
+export const natsCredentialsTogether: [
+  (env: { NATS_USER?: string; NATS_PASSWORD?: string }) => boolean,
+  { path: string[]; message: string },
+] = [
   (env) => (env.NATS_USER === undefined) === (env.NATS_PASSWORD === undefined),
   { path: ['NATS_PASSWORD'], message: 'NATS_USER and NATS_PASSWORD go together: set both or neither' },
 ];
@@ -165,5 +197,7 @@ export type NatsCredentials = { user: string; pass: string } | undefined;
 
 /** The credentials of a parsed environment (see natsCredentialsEnv). */
 export function natsCredentialsOf(env: { NATS_USER?: string; NATS_PASSWORD?: string }): NatsCredentials {
-  return env.NATS_USER !== undefined && env.NATS_PASSWORD !== undefined ? { user: env.NATS_USER, pass: env.NATS_PASSWORD } : undefined;
+  return env.NATS_USER !== undefined && env.NATS_PASSWORD !== undefined
+    ? { user: env.NATS_USER, pass: env.NATS_PASSWORD }
+    : undefined;
 }

@@ -1,5 +1,5 @@
 import knex, { type Knex } from 'knex';
-import { ResourceExhaustedError, UnavailableError } from './errors';
+import { LockConflictError, ResourceExhaustedError, UnavailableError } from './errors';
 import type { Logger } from './logger';
 
 export type { Knex };
@@ -12,11 +12,61 @@ export interface MysqlTarget {
   database: string;
 }
 
-/** Errors never carry the URL (Node's ERR_INVALID_URL keeps it as `input`, password included). */
+/** One server of a DATABASE_URL's host list. */
+export interface MysqlHost {
+  host: string;
+  port: number;
+}
+
+/**
+ * `mysql://user:password@host1[:port],host2[:port],.../database`: the
+ * authority, the user and password part (without the `@`) and the host list
+ * as written. Undefined when there is no `mysql://...//` shape at all.
+ */
+function splitMysqlUrl(url: string): { userinfo: string | undefined; hostList: string; rest: string } | undefined {
+  const match = /^mysql:\/\/([^/?#]*)(.*)$/s.exec(url);
+  if (!match) return undefined;
+  const authority = match[1] ?? '';
+  const at = authority.lastIndexOf('@');
+  return {
+    userinfo: at >= 0 ? authority.slice(0, at) : undefined,
+    hostList: at >= 0 ? authority.slice(at + 1) : authority,
+    rest: match[2] ?? '',
+  };
+}
+
+/**
+ * The servers a DATABASE_URL names: one (`host[:port]`), or several,
+ * comma-separated, for failover (a Galera cluster's nodes, a managed MySQL's
+ * primary and standby); port 3306 where none is given. Errors never carry
+ * the URL.
+ */
+export function parseMysqlHosts(url: string): MysqlHost[] {
+  const parts = splitMysqlUrl(url);
+  if (!parts) throw new Error('database URL must start with mysql://');
+  const entries = parts.hostList.split(',');
+  return entries.map((entry, i) => {
+    // `mysql:///db` means the local server; in a list every host is named.
+    if (!URL.canParse(`mysql://${entry}/x`) || (entries.length > 1 && entry === ''))
+      throw new Error(`database URL: host ${i + 1} is not host[:port]`);
+    const u = new URL(`mysql://${entry}/x`);
+    return { host: u.hostname || '127.0.0.1', port: u.port ? Number(u.port) : 3306 };
+  });
+}
+
+/**
+ * Errors never carry the URL (Node's ERR_INVALID_URL keeps it as `input`, password included). With several hosts, the
+ * first.
+ */
 export function parseMysqlUrl(url: string): MysqlTarget {
+  const parts = splitMysqlUrl(url);
+  // The URL parser takes one host: the others are parseMysqlHosts'.
+  const firstHost = parts
+    ? `mysql://${parts.userinfo !== undefined ? `${parts.userinfo}@` : ''}${parts.hostList.split(',')[0] ?? ''}${parts.rest}`
+    : url;
   let u: URL;
   try {
-    u = new URL(url);
+    u = new URL(firstHost);
   } catch {
     throw new Error('database URL is not a valid URL (mysql://user[:password]@host[:port]/database)');
   }
@@ -42,7 +92,10 @@ export function parseMysqlUrl(url: string): MysqlTarget {
 /** Safe to log. */
 export function describeMysqlUrl(url: string): string {
   const t = parseMysqlUrl(url);
-  return `mysql://${t.host}:${t.port}/${t.database}`;
+  const hosts = parseMysqlHosts(url)
+    .map((h) => `${h.host}:${h.port}`)
+    .join(',');
+  return `mysql://${hosts}/${t.database}`;
 }
 
 export interface DbOptions {
@@ -50,36 +103,166 @@ export interface DbOptions {
   /** Keep below the gRPC deadline. */
   acquireTimeoutMs?: number;
   connectTimeoutMs?: number;
-  /** Server-side, lock waits included; below the callers' deadline so a stuck query ends before they give up. 0: none. */
+  /**
+   * Server-side, lock waits included; below the callers' deadline so a stuck query ends before they give up. 0: none.
+   */
   statementTimeoutMs?: number;
   /** For knex's own warnings, which it would otherwise console.log into the JSON log stream. */
   logger?: Logger;
+  /**
+   * Every connection's isolation level, set as it opens (SET SESSION): a transaction that wants
+   * this level then needs no SET TRANSACTION of its own, one round trip less per write (issue 23).
+   * A transaction that asks for another level still gets it for itself alone.
+   */
+  transactionIsolation?: 'REPEATABLE READ' | 'READ COMMITTED';
 }
 
 /** Dates are UTC; DECIMAL columns come back as strings so money is never a float. */
 export function createDb(url: string, options: DbOptions = {}): Knex {
   const target = parseMysqlUrl(url);
-  return knex({
+  const hosts = parseMysqlHosts(url);
+  const settings = {
+    ...target,
+    timezone: 'Z',
+    charset: 'utf8mb4',
+    decimalNumbers: false,
+    supportBigNumbers: true,
+    connectTimeout: options.connectTimeoutMs ?? 3000,
+    // Detect a peer that vanished without closing the connection.
+    enableKeepAlive: true,
+    keepAliveInitialDelay: 10_000,
+  };
+  const failover = hosts.length > 1 ? new HostFailover(hosts, options.logger) : undefined;
+  const statements = chainOnOpen(
+    options.statementTimeoutMs ? limitStatements(options.statementTimeoutMs) : undefined,
+    options.transactionIsolation ? sessionIsolation(options.transactionIsolation) : undefined,
+  );
+  const db = knex({
     client: 'mysql2',
-    connection: {
-      ...target,
-      timezone: 'Z',
-      charset: 'utf8mb4',
-      decimalNumbers: false,
-      supportBigNumbers: true,
-      connectTimeout: options.connectTimeoutMs ?? 3000,
-      // Detect a peer that vanished without closing the connection.
-      enableKeepAlive: true,
-      keepAliveInitialDelay: 10_000,
-    },
+    connection: settings,
     pool: {
       min: 0,
       max: options.poolMax ?? 10,
-      ...(options.statementTimeoutMs ? { afterCreate: limitStatements(options.statementTimeoutMs) } : {}),
+      ...(failover
+        ? { afterCreate: checkWritable(failover, statements) }
+        : statements
+          ? { afterCreate: statements }
+          : {}),
     },
     acquireConnectionTimeout: options.acquireTimeoutMs ?? 3000,
     ...(options.logger ? { log: knexLog(options.logger) } : {}),
   });
+  if (failover) {
+    // knex's mysql2 client opens every new connection with client.connectionSettings: pointed at the chosen host.
+    // (Not a connection provider: knex would then also retire every pooled connection at each acquire.)
+    const client = db.client as {
+      connectionSettings: typeof settings;
+      pool?: { on(event: 'createFail', handler: (id: number, err: unknown) => void): void };
+    };
+    failover.onSwitch = (host) => (client.connectionSettings = { ...client.connectionSettings, ...host });
+    client.pool?.on('createFail', (_id, err) => failover.failed(err));
+  }
+  return db;
+}
+
+/**
+ * Which of DATABASE_URL's hosts new connections go to: the one that last
+ * worked, until connecting to it fails or it says it may not take writes
+ * (checkWritable); then the next in the list, round. Every replica of a
+ * service thus writes through the same server while it is up (on Galera:
+ * one writer node, so certification conflicts stay rare), and all of them
+ * move on alike when it goes. Connections already open stay where they are
+ * until they fail or the pool retires them.
+ */
+export class HostFailover {
+  private index = 0;
+  /** Told the host new connections go to from now on. */
+  onSwitch?: (host: MysqlHost) => void;
+
+  constructor(
+    readonly hosts: readonly MysqlHost[],
+    private readonly logger?: Logger,
+  ) {}
+
+  current(): MysqlHost {
+    return this.hosts[this.index] as MysqlHost;
+  }
+
+  /** A connection failed: move on from the host it was meant for (the failure's own address when it has one), once. */
+  failed(err: unknown): void {
+    const failedHost = hostOfError(err, this.hosts) ?? this.current();
+    if (failedHost !== this.current()) return;
+    const from = this.current();
+    this.index = (this.index + 1) % this.hosts.length;
+    this.onSwitch?.(this.current());
+    this.logger?.warn(
+      {
+        from: `${from.host}:${from.port}`,
+        to: `${this.current().host}:${this.current().port}`,
+        reason: errorCode(err) ?? (err instanceof Error ? err.name : 'unknown'),
+      },
+      'database host failed; new connections go to the next host',
+    );
+  }
+}
+
+function hostOfError(err: unknown, hosts: readonly MysqlHost[]): MysqlHost | undefined {
+  const { address, port, host } = (err ?? {}) as { address?: unknown; port?: unknown; host?: unknown };
+  return (
+    hosts.find((h) => h.port === port && (h.host === address || h.host === host)) ??
+    (err instanceof NotWritableError ? err.host : undefined)
+  );
+}
+
+/** The code of NotWritableError: transient, like a refused connection. */
+export const HOST_NOT_WRITABLE = 'INVENTARIO_HOST_NOT_WRITABLE';
+
+/** A host that answered but may not take writes now. */
+class NotWritableError extends Error {
+  constructor(
+    readonly host: MysqlHost,
+    reason: string,
+  ) {
+    super(`database host ${host.host}:${host.port} may not take writes: ${reason}`);
+    this.name = 'NotWritableError';
+    Object.assign(this, { code: HOST_NOT_WRITABLE });
+  }
+}
+
+/**
+ * With several hosts, a new connection is kept only on a server that takes
+ * writes: not a read-only one (a managed MySQL's standby, an old primary
+ * demoted), not a Galera node outside the primary component
+ * (`wsrep_ready` OFF); otherwise the host is failed over.
+ */
+function checkWritable(
+  failover: HostFailover,
+  then: ReturnType<typeof limitStatements> | undefined,
+): (
+  connection: RawConnection & { config?: { host?: string; port?: number } },
+  done: (err: Error | null, connection: RawConnection) => void,
+) => void {
+  const run = (connection: RawConnection, sql: string) =>
+    new Promise<unknown>((resolve, reject) =>
+      connection.query(sql, (err, rows) => (err ? reject(err) : resolve(rows))),
+    );
+  return (connection, done) => {
+    const host =
+      failover.hosts.find((h) => h.host === connection.config?.host && h.port === connection.config?.port) ??
+      failover.current();
+    void (async () => {
+      const [row] = (await run(connection, 'SELECT @@global.read_only AS readOnly')) as [{ readOnly: number | string }];
+      if (Number(row.readOnly) === 1) throw new NotWritableError(host, 'read_only is ON');
+      // Only on a Galera node (wsrep_on): a plain MariaDB has the status variable too, always OFF.
+      const wsrep = (await run(connection, "SHOW GLOBAL VARIABLES LIKE 'wsrep_on'")) as { Value?: string }[];
+      if (wsrep[0]?.Value !== 'ON') return;
+      const ready = (await run(connection, "SHOW GLOBAL STATUS LIKE 'wsrep_ready'")) as { Value?: string }[];
+      if (ready[0]?.Value !== 'ON') throw new NotWritableError(host, 'wsrep_ready is not ON');
+    })().then(
+      () => (then ? then(connection, done) : done(null, connection)),
+      (err: unknown) => done(err instanceof Error ? err : new Error(String(err)), connection),
+    );
+  };
 }
 
 interface RawConnection {
@@ -93,12 +276,36 @@ interface RawConnection {
  */
 export function statementLimit(serverVersion: string, ms: number): string[] {
   if (/mariadb/i.test(serverVersion)) return [`SET SESSION max_statement_time = ${(ms / 1000).toFixed(3)}`];
-  return [`SET SESSION max_execution_time = ${Math.ceil(ms)}`, `SET SESSION innodb_lock_wait_timeout = ${Math.max(1, Math.ceil(ms / 1000))}`];
+  return [
+    `SET SESSION max_execution_time = ${Math.ceil(ms)}`,
+    `SET SESSION innodb_lock_wait_timeout = ${Math.max(1, Math.ceil(ms / 1000))}`,
+  ];
 }
 
-function limitStatements(ms: number): (connection: RawConnection, done: (err: Error | null, connection: RawConnection) => void) => void {
+type OnOpen = (connection: RawConnection, done: (err: Error | null, connection: RawConnection) => void) => void;
+
+/** `first`, then `second`, on each new connection; either may be absent. */
+function chainOnOpen(first: OnOpen | undefined, second: OnOpen | undefined): OnOpen | undefined {
+  if (!first || !second) return first ?? second;
+  return (connection, done) => first(connection, (err, conn) => (err ? done(err, conn) : second(conn, done)));
+}
+
+function sessionIsolation(level: 'REPEATABLE READ' | 'READ COMMITTED'): OnOpen {
+  // A block, not an expression: mysql2's Query is a false thenable that refuses being awaited.
+  return (connection, done) => {
+    connection.query(`SET SESSION TRANSACTION ISOLATION LEVEL ${level}`, (err) =>
+      done(err ? (err instanceof Error ? err : new Error(String(err))) : null, connection),
+    );
+  };
+}
+
+function limitStatements(
+  ms: number,
+): (connection: RawConnection, done: (err: Error | null, connection: RawConnection) => void) => void {
   const run = (connection: RawConnection, sql: string) =>
-    new Promise<unknown>((resolve, reject) => connection.query(sql, (err, rows) => (err ? reject(err) : resolve(rows))));
+    new Promise<unknown>((resolve, reject) =>
+      connection.query(sql, (err, rows) => (err ? reject(err) : resolve(rows))),
+    );
   return (connection, done) => {
     void (async () => {
       const [row] = (await run(connection, 'SELECT VERSION() AS version')) as [{ version: string }];
@@ -132,24 +339,31 @@ function adminConnection(server: Omit<MysqlTarget, 'database'>): Knex {
   });
 }
 
-export async function ensureDatabase(url: string): Promise<void> {
-  const { database, ...server } = parseMysqlUrl(url);
-  const admin = adminConnection(server);
-  try {
-    await admin.raw('CREATE DATABASE IF NOT EXISTS ?? CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci', [database]);
-  } finally {
-    await admin.destroy();
+/** Runs `sql` on the first of the URL's hosts that answers (a cluster replicates it to the others). */
+async function onFirstHost(url: string, sql: string): Promise<void> {
+  const { database, host: _host, port: _port, ...credentials } = parseMysqlUrl(url);
+  let lastError: unknown;
+  for (const host of parseMysqlHosts(url)) {
+    const admin = adminConnection({ ...credentials, ...host });
+    try {
+      await admin.raw(sql, [database]);
+      return;
+    } catch (err) {
+      if (!isTransientDbError(err)) throw err;
+      lastError = err;
+    } finally {
+      await admin.destroy();
+    }
   }
+  throw lastError;
+}
+
+export async function ensureDatabase(url: string): Promise<void> {
+  await onFirstHost(url, 'CREATE DATABASE IF NOT EXISTS ?? CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci');
 }
 
 export async function dropDatabase(url: string): Promise<void> {
-  const { database, ...server } = parseMysqlUrl(url);
-  const admin = adminConnection(server);
-  try {
-    await admin.raw('DROP DATABASE IF EXISTS ??', [database]);
-  } finally {
-    await admin.destroy();
-  }
+  await onFirstHost(url, 'DROP DATABASE IF EXISTS ??');
 }
 
 /** In code, so compiled services need no migration folder. */
@@ -174,7 +388,10 @@ export interface MigrationState {
 
 export function compareMigrations(known: Record<string, Migration>, applied: string[]): MigrationState {
   const names = Object.keys(known).sort();
-  return { missing: names.filter((name) => !applied.includes(name)), unknown: applied.filter((name) => !(name in known)) };
+  return {
+    missing: names.filter((name) => !applied.includes(name)),
+    unknown: applied.filter((name) => !(name in known)),
+  };
 }
 
 /** With MIGRATE_ON_START=false and migrations missing, the process must not serve. */
@@ -202,7 +419,11 @@ export class MigrationLockTimeoutError extends Error {
  * process is never stuck here. Applied migrations this version does not know
  * are reported, not refused as knex would: migrations only add.
  */
-export async function migrate(db: Knex, migrations: Record<string, Migration>, lockWaitSeconds = 2): Promise<MigrationState> {
+export async function migrate(
+  db: Knex,
+  migrations: Record<string, Migration>,
+  lockWaitSeconds = 2,
+): Promise<MigrationState> {
   const names = Object.keys(migrations).sort();
   const lock = "CONCAT('inventario.migrate.', DATABASE())";
   const config = {
@@ -215,7 +436,9 @@ export async function migrate(db: Knex, migrations: Record<string, Migration>, l
     },
   };
   return db.transaction(async (session) => {
-    const [[row]] = (await session.raw(`SELECT GET_LOCK(${lock}, ?) AS got`, [lockWaitSeconds])) as [[{ got: number | null }]];
+    const [[row]] = (await session.raw(`SELECT GET_LOCK(${lock}, ?) AS got`, [lockWaitSeconds])) as [
+      [{ got: number | null }],
+    ];
     if (row?.got !== 1) throw new MigrationLockTimeoutError(lockWaitSeconds);
     let failure: Error | undefined;
     let state: MigrationState | undefined;
@@ -250,6 +473,7 @@ const CONNECTION_CODES = new Set([
   'ER_SERVER_SHUTDOWN',
   'ER_LOCK_WAIT_TIMEOUT',
   'ER_LOCK_DEADLOCK',
+  HOST_NOT_WRITABLE,
 ]);
 
 function errorCode(err: unknown): string | undefined {
@@ -275,8 +499,20 @@ export function isStatementTimeout(err: unknown): boolean {
   return errno === 1969 || errno === 3024;
 }
 
+/** A lock wait past innodb_lock_wait_timeout (a plain one; NOWAIT reads are isLockBusy's), or a deadlock victim. */
+export function isLockConflict(err: unknown): boolean {
+  const code = errorCode(err);
+  return code === 'ER_LOCK_WAIT_TIMEOUT' || code === 'ER_LOCK_DEADLOCK';
+}
+
+/**
+ * A connection, pool or server problem, or a statement stopped at its time limit: worth retrying later (start-up,
+ * launcher).
+ */
 export function isTransientDbError(err: unknown): boolean {
   const code = errorCode(err);
+  // A Galera node outside the primary component ("WSREP has not yet prepared node for application use").
+  if ((err as { errno?: number } | null)?.errno === 1047) return true;
   if (code !== undefined && CONNECTION_CODES.has(code)) return true;
   if (isStatementTimeout(err)) return true;
   return err instanceof Error && err.name === 'KnexTimeoutError';
@@ -286,13 +522,27 @@ export function isPacketTooLarge(err: unknown): boolean {
   return errorCode(err) === 'ER_NET_PACKET_TOO_LARGE' || (err as { errno?: number } | null)?.errno === 1153;
 }
 
-/** No driver message reaches a client: transient failures become UnavailableError, oversize ResourceExhaustedError. */
+/**
+ * No driver message reaches a client. What is about this request (docs/contract.md §7.8) is told
+ * apart from what is about the database's health: a statement stopped at its time limit is
+ * ResourceExhaustedError (STATEMENT_TIMEOUT), a lock wait or deadlock LockConflictError, oversize
+ * ResourceExhaustedError; only the rest of the transient failures (connections, the pool, a server
+ * shutting down) are UnavailableError, which callers retry and breakers count.
+ */
 export async function withDbErrors<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
+    if (isStatementTimeout(err)) {
+      throw new ResourceExhaustedError('a statement ran past the database time limit; nothing was written', {
+        cause: err,
+        reason: 'STATEMENT_TIMEOUT',
+      });
+    }
+    if (isLockConflict(err)) throw new LockConflictError({ cause: err });
     if (isTransientDbError(err)) throw new UnavailableError('database unavailable', { cause: err });
-    if (isPacketTooLarge(err)) throw new ResourceExhaustedError('the request is too large for one database statement', { cause: err });
+    if (isPacketTooLarge(err))
+      throw new ResourceExhaustedError('the request is too large for one database statement', { cause: err });
     throw err;
   }
 }

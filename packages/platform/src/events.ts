@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { MotivoMovimiento, TipoMovimiento, TipoOperacion } from '@inventario/contract';
 import { formatLocalUtc } from './time';
 
 /** Envelope and subjects: docs/contract.md §5 (proto/inventario/v1/events.proto for other languages). */
@@ -114,47 +115,19 @@ export interface DeletedEventData extends EventAudit {
   version: number;
 }
 
-export const TIPOS_MOVIMIENTO = ['ENTRADA', 'SALIDA', 'TRANSFERENCIA', 'AJUSTE'] as const;
-export type TipoMovimiento = (typeof TIPOS_MOVIMIENTO)[number];
-
-export const MOTIVOS_MOVIMIENTO = [
-  'ASIGNACION',
-  'RECEPCION',
-  'VENTA',
-  'CONTEO',
-  'RETIRO',
-  'TRANSFERENCIA',
-  'REVERSO',
-  'PRODUCTO_ELIMINADO',
-  'BODEGA_ELIMINADA',
-  'DEVOLUCION',
-  'MERMA',
-] as const;
-export type MotivoMovimiento = (typeof MOTIVOS_MOVIMIENTO)[number];
-
-/** A transfer has its own command. */
-export const TIPOS_MOVIMIENTO_REGISTRABLES = ['ENTRADA', 'SALIDA', 'AJUSTE'] as const;
-export type TipoMovimientoRegistrable = (typeof TIPOS_MOVIMIENTO_REGISTRABLES)[number];
-
-/** The first is the default (docs/contract.md §10.2). */
-export const MOTIVOS_POR_TIPO: Readonly<Record<TipoMovimientoRegistrable, readonly MotivoMovimiento[]>> = {
-  ENTRADA: ['RECEPCION', 'DEVOLUCION'],
-  SALIDA: ['VENTA', 'MERMA'],
-  AJUSTE: ['CONTEO', 'MERMA'],
-};
-
-export const TIPOS_OPERACION = [
-  'ASIGNACION',
-  'RETIRO',
-  'ENTRADA',
-  'SALIDA',
-  'AJUSTE',
-  'TRANSFERENCIA',
-  'REVERSO',
-  'PRODUCTO_ELIMINADO',
-  'BODEGA_ELIMINADA',
-] as const;
-export type TipoOperacion = (typeof TIPOS_OPERACION)[number];
+// The ledger's closed lists are the contract's (@inventario/contract), re-exported for the events' consumers.
+export {
+  MOTIVOS_DE_CLIENTE,
+  MOTIVOS_MOVIMIENTO,
+  MOTIVOS_POR_TIPO,
+  TIPOS_MOVIMIENTO,
+  TIPOS_MOVIMIENTO_REGISTRABLES,
+  TIPOS_OPERACION,
+  type MotivoMovimiento,
+  type TipoMovimiento,
+  type TipoMovimientoRegistrable,
+  type TipoOperacion,
+} from '@inventario/contract';
 
 export interface MovimientoData {
   id: number;
@@ -192,12 +165,14 @@ export interface StockUmbralData {
   cantidad: number;
   umbralMinimo: number | null;
   version: number;
-  operacionId: number;
+  /** The operation whose line crossed the threshold; null when a threshold change (no line) did. */
+  operacionId: number | null;
   usuario: string;
   timestamp: string;
 }
 
-export type EventData = ProductoEventData | BodegaEventData | DeletedEventData | MovimientoRegistradoData | StockUmbralData;
+export type EventData =
+  ProductoEventData | BodegaEventData | DeletedEventData | MovimientoRegistradoData | StockUmbralData;
 
 export interface EventEnvelope<D extends EventData = EventData> {
   /** UUID; also the `Nats-Msg-Id` header, so JetStream drops re-publications. */
@@ -251,13 +226,19 @@ export function envelopeMismatch(
   if (!type) return `subject ${expected.natsSubject} carries no event type`;
   if (envelope.eventType !== `${expected.namespace}.Inventario.${type}`)
     return `eventType ${envelope.eventType} does not match subject ${expected.natsSubject}`;
-  if (!EVENT_SUBJECT_PATTERN[type].test(envelope.subject)) return `subject ${envelope.subject} is not a record of ${type}`;
+  if (!EVENT_SUBJECT_PATTERN[type].test(envelope.subject))
+    return `subject ${envelope.subject} is not a record of ${type}`;
   if (envelope.source === undefined && !expected.requireSource) return undefined;
-  if (envelope.source !== EVENT_SOURCE[type]) return `source ${String(envelope.source)} is not ${EVENT_SOURCE[type]}, the producer of ${type}`;
+  if (envelope.source !== EVENT_SOURCE[type])
+    return `source ${String(envelope.source)} is not ${EVENT_SOURCE[type]}, the producer of ${type}`;
   return undefined;
 }
 
 /** Compared with `===`, so values must be in stored form (precio as its decimal string, absent as null). */
-export function changedFields<C extends string>(campos: readonly C[], before: { readonly [K in C]: unknown }, after: { readonly [K in C]: unknown }): C[] {
+export function changedFields<C extends string>(
+  campos: readonly C[],
+  before: { readonly [K in C]: unknown },
+  after: { readonly [K in C]: unknown },
+): C[] {
   return campos.filter((campo) => before[campo] !== after[campo]);
 }

@@ -1,6 +1,9 @@
 /// <reference lib="es2024.string" />
 
-/** The writable fields' rules and Spanish messages, for every surface (docs/contract.md §2.5, §7.2); limits are the columns', past which the driver fails. */
+/**
+ * The writable fields' rules and Spanish messages, for every surface (docs/contract.md §2.5, §7.2); limits are the
+ * columns', past which the driver fails.
+ */
 
 /** INT columns (cantidadEnStock, capacidad, an existencia's cantidad and umbralMinimo). */
 export const MAX_INT32 = 2_147_483_647;
@@ -18,7 +21,10 @@ export const MAX_NUMBER_TEXT = 64;
 /** Characters (code points) of `text`, as VARCHAR counts them. */
 export const caracteres = (text: string): number => [...text].length;
 
-/** A lone UTF-16 surrogate (`"\ud800"`) has no UTF-8 form: a service would store U+FFFD instead of what was sent, so such text is refused. */
+/**
+ * A lone UTF-16 surrogate (`"\ud800"`) has no UTF-8 form: a service would store U+FFFD instead of what was sent, so
+ * such text is refused.
+ */
 export const isWellFormedText = (text: string): boolean => text.isWellFormed();
 
 export const FIELD_MENSAJES = {
@@ -28,7 +34,10 @@ export const FIELD_MENSAJES = {
   decimal: 'debe ser un número decimal, p. ej. 1234.50',
   enBlanco: 'no puede estar en blanco',
   negativo: 'no puede ser negativo',
-  /** bodega-svc's words for the same lower bounds (gRPC answers, docs/contract.md §7.2); REST and GraphQL say `negativo`, `minimo`. */
+  /**
+   * bodega-svc's words for the same lower bounds (gRPC answers, docs/contract.md §7.2); REST and GraphQL say
+   * `negativo`, `minimo`.
+   */
   mayorOIgualQueCero: 'debe ser mayor o igual que 0',
   mayorQueCero: 'debe ser mayor que 0',
   entero: 'debe ser un número entero',

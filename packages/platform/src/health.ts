@@ -57,7 +57,12 @@ export interface ServingHealth {
  * only while the database answers (pinged every `intervalMs`) and
  * `setServing(false)` was not called.
  */
-export function startServingHealth(options: { server: { setServing(serving: boolean): void }; db: Knex; logger: Logger; intervalMs: number }): ServingHealth {
+export function startServingHealth(options: {
+  server: { setServing(serving: boolean): void };
+  db: Knex;
+  logger: Logger;
+  intervalMs: number;
+}): ServingHealth {
   let accepting = true;
   let databaseUp = true;
   const apply = () => options.server.setServing(accepting && databaseUp);

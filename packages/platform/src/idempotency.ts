@@ -56,7 +56,13 @@ function sha256(...parts: (string | Uint8Array)[]): Buffer {
 }
 
 /** undefined for an empty `key`; `request` is the canonical encoding without the key. */
-export function idempotencyKeyOf(usuario: string, method: string, key: string, request: Uint8Array, campo = 'requestId'): IdempotencyKey | undefined {
+export function idempotencyKeyOf(
+  usuario: string,
+  method: string,
+  key: string,
+  request: Uint8Array,
+  campo = 'requestId',
+): IdempotencyKey | undefined {
   if (key === '') return undefined;
   if (!isIdempotencyKey(key)) throw InvalidArgumentError.field(campo, IDEMPOTENCY_KEY_MENSAJE);
   return { scope: sha256(usuario, method, key), method, requestHash: sha256(request), replayed: false };
@@ -74,7 +80,9 @@ export function jsonResultCodec(dateKeys: readonly string[] = []): ResultCodec {
   return {
     encode: (value) => Buffer.from(JSON.stringify(value ?? null), 'utf8'),
     decode: (bytes) =>
-      JSON.parse(bytes.toString('utf8'), (key, value: unknown) => (dates.has(key) && typeof value === 'string' ? new Date(value) : value)) as unknown,
+      JSON.parse(bytes.toString('utf8'), (key, value: unknown) =>
+        dates.has(key) && typeof value === 'string' ? new Date(value) : value,
+      ) as unknown,
   };
 }
 
@@ -87,7 +95,11 @@ interface KeyRow {
 }
 
 /** undefined once the key is claimed for this request, which then records its result before commit. */
-export async function claimIdempotencyKey(trx: Knex.Transaction, key: IdempotencyKey, campo = 'requestId'): Promise<Buffer | undefined> {
+export async function claimIdempotencyKey(
+  trx: Knex.Transaction,
+  key: IdempotencyKey,
+  campo = 'requestId',
+): Promise<Buffer | undefined> {
   // A plain read, so repeats of a finished request never lock each other out.
   const [committed] = (await trx.raw(LOOKUP, [key.scope])) as [KeyRow[]];
   const found = committed[0];
@@ -96,13 +108,22 @@ export async function claimIdempotencyKey(trx: Knex.Transaction, key: Idempotenc
 }
 
 /** For an operation whose transactions record progress under one key; read locked, so two calls never interleave. */
-export async function claimResumableIdempotencyKey(trx: Knex.Transaction, key: IdempotencyKey, campo = 'requestId'): Promise<Buffer | undefined> {
+export async function claimResumableIdempotencyKey(
+  trx: Knex.Transaction,
+  key: IdempotencyKey,
+  campo = 'requestId',
+): Promise<Buffer | undefined> {
   const [seen] = (await trx.raw(LOOKUP, [key.scope])) as [KeyRow[]];
   return claimLocked(trx, key, campo, seen[0] !== undefined);
 }
 
 /** A new key is claimed by INSERT alone: a locking read of a missing key would gap-lock unrelated new keys. */
-async function claimLocked(trx: Knex.Transaction, key: IdempotencyKey, campo: string, exists: boolean): Promise<Buffer | undefined> {
+async function claimLocked(
+  trx: Knex.Transaction,
+  key: IdempotencyKey,
+  campo: string,
+  exists: boolean,
+): Promise<Buffer | undefined> {
   if (exists) {
     const row = await lockedRow(trx, key);
     if (row && Number(row.expired) === 0) return recorded(row, key, campo);
@@ -110,12 +131,13 @@ async function claimLocked(trx: Knex.Transaction, key: IdempotencyKey, campo: st
   }
   try {
     // The connection's own setting (the pool may have set one) comes back after the insert.
-    await trx.raw(`SET @inventario_lock_wait = @@SESSION.innodb_lock_wait_timeout, SESSION innodb_lock_wait_timeout = ${CLAIM_WAIT_SECONDS}`);
-    await trx.raw(`INSERT INTO ${TABLE} (scope_hash, method, request_hash, response, expires_at) VALUES (?, ?, ?, '', CURRENT_TIMESTAMP(3))`, [
-      key.scope,
-      key.method,
-      key.requestHash,
-    ]);
+    await trx.raw(
+      `SET @inventario_lock_wait = @@SESSION.innodb_lock_wait_timeout, SESSION innodb_lock_wait_timeout = ${CLAIM_WAIT_SECONDS}`,
+    );
+    await trx.raw(
+      `INSERT INTO ${TABLE} (scope_hash, method, request_hash, response, expires_at) VALUES (?, ?, ?, '', CURRENT_TIMESTAMP(3))`,
+      [key.scope, key.method, key.requestHash],
+    );
   } catch (err) {
     if (isLockWaitTimeout(err)) throw new IdempotencyKeyInUseError();
     if (!isDuplicateEntry(err)) throw err;
@@ -150,19 +172,25 @@ function recorded(row: KeyRow, key: IdempotencyKey, campo: string): Buffer {
   return Buffer.from(row.response);
 }
 
-export async function recordIdempotentResult(trx: Knex.Transaction, key: IdempotencyKey, result: Buffer, ttlSeconds: number): Promise<void> {
-  await trx.raw(`UPDATE ${TABLE} SET response = ?, expires_at = CURRENT_TIMESTAMP(3) + INTERVAL ? SECOND WHERE scope_hash = ?`, [
-    result,
-    ttlSeconds,
-    key.scope,
-  ]);
+export async function recordIdempotentResult(
+  trx: Knex.Transaction,
+  key: IdempotencyKey,
+  result: Buffer,
+  ttlSeconds: number,
+): Promise<void> {
+  await trx.raw(
+    `UPDATE ${TABLE} SET response = ?, expires_at = CURRENT_TIMESTAMP(3) + INTERVAL ? SECOND WHERE scope_hash = ?`,
+    [result, ttlSeconds, key.scope],
+  );
 }
 
 /** `batch` rows per statement, so no lock is held long. */
 export async function pruneIdempotencyKeys(db: Knex, batch = 1000): Promise<number> {
   let total = 0;
   for (;;) {
-    const [result] = (await db.raw(`DELETE FROM ${TABLE} WHERE expires_at <= CURRENT_TIMESTAMP(3) LIMIT ?`, [batch])) as [{ affectedRows: number }];
+    const [result] = (await db.raw(`DELETE FROM ${TABLE} WHERE expires_at <= CURRENT_TIMESTAMP(3) LIMIT ?`, [
+      batch,
+    ])) as [{ affectedRows: number }];
     total += result.affectedRows;
     if (result.affectedRows < batch) return total;
   }

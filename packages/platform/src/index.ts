@@ -2,7 +2,14 @@
 // is internal to the package; packages/platform/README.md describes each group.
 
 // Configuration: environment parsing, the shared variables and each gRPC service's settings (contract §8).
-export { ConfigError, envSchemas, natsCredentialsEnv, natsCredentialsOf, natsCredentialsTogether, parseEnv } from './config';
+export {
+  ConfigError,
+  envSchemas,
+  natsCredentialsEnv,
+  natsCredentialsOf,
+  natsCredentialsTogether,
+  parseEnv,
+} from './config';
 export { loadServiceConfig, loadServiceConfigWith, serviceConfigSchema, type ServiceConfig } from './service-config';
 export { tracingEnv } from './tracing';
 
@@ -14,12 +21,16 @@ export {
   ensureDatabase,
   executePrepared,
   isDuplicateEntry,
+  isLockConflict,
+  isStatementTimeout,
   isTransientDbError,
   MigrationsMissingError,
+  parseMysqlHosts,
   parseMysqlUrl,
   withDbErrors,
   type Knex,
   type Migration,
+  type MysqlHost,
 } from './db';
 export { runMigrationJob } from './migration-job';
 
@@ -31,13 +42,24 @@ export {
   IdempotencyKeyInUseError,
   IdempotencyKeyReusedError,
   InvalidArgumentError,
+  LockConflictError,
   NotFoundError,
+  PermissionDeniedError,
   ResourceExhaustedError,
+  UnauthenticatedError,
   UnavailableError,
   VersionMismatchError,
+  DEPENDENCIA_NO_DISPONIBLE,
   type FieldViolation,
 } from './errors';
-export { currentVersionOf, errorDataOf, errorReasonOf, FIELD_VIOLATIONS_KEY, fieldViolationsOf, grpcCodeName } from './grpc/status';
+export {
+  currentVersionOf,
+  errorDataOf,
+  errorReasonOf,
+  FIELD_VIOLATIONS_KEY,
+  fieldViolationsOf,
+  grpcCodeName,
+} from './grpc/status';
 
 // Input rules shared by the BFF and the services (contract §2.5, §7.2).
 export { checkPositiveId, ID_MENSAJES, MAX_UNSIGNED_INT, requirePositiveId, requirePositiveIds } from './positive-id';
@@ -77,9 +99,10 @@ export {
 export { parseUpdateMask, type UpdateMaskSpec } from './grpc/update-mask';
 
 // Write transactions and idempotency keys (contract §9.2).
-export { writeTransaction } from './write-transaction';
+export { WRITE_RETRY_ATTEMPTS, WRITE_RETRY_WITHIN_MS, writeTransaction } from './write-transaction';
 export {
   claimResumableIdempotencyKey,
+  idempotencyKeyOf,
   createIdempotencyTable,
   dropIdempotencyTable,
   IDEMPOTENCY_KEY_MENSAJE,
@@ -87,6 +110,7 @@ export {
   jsonResultCodec,
   recordIdempotentResult,
   type IdempotencyKey,
+  type ResultCodec,
 } from './idempotency';
 
 // Events: subjects, envelope, data forms and the transactional outbox (contract §5, §10.4).
@@ -97,7 +121,10 @@ export {
   EVENT_SOURCE,
   EVENT_TYPES,
   eventAudit,
+  envelopeMismatch,
   eventSubject,
+  eventTypeOfSubject,
+  MOTIVOS_DE_CLIENTE,
   MOTIVOS_MOVIMIENTO,
   MOTIVOS_POR_TIPO,
   PRODUCTO_CAMPOS,
@@ -134,13 +161,39 @@ export {
   type PublishFn,
 } from './outbox';
 
+// What a service deleted of its own records: the owner's confirmation of a deletion (contract §7.6).
+export { createDeletionRecord, DELETIONS_TABLE, dropDeletionRecord, wasDeleted } from './deletion-record';
+
 // NATS and the reconciliation consumers (contract §5.1, §7.6).
-export { connectNats, ensureConsumer, ensureStream, type DurableConfig, type NatsConnection } from './nats';
+export {
+  connectNats,
+  ensureConsumer,
+  ensureStream,
+  isPermissionViolation,
+  StreamNotProvisionedError,
+  type DurableConfig,
+  type EnsureStreamOutcome,
+  type NatsConnection,
+  type StreamLimits,
+} from './nats';
 export { createServiceEvents, type EventsContext, type OutboxFaults, type ServiceEvents } from './service-events';
-export { RECONCILIATION_ACK_WAIT_MS, RECONCILIATION_MAX_DELIVER, startReconciliationConsumer, type ReconciliationConsumer } from './reconciliation-consumer';
+export { startServiceBase, type GrpcServiceApp, type GrpcServiceStartOptions } from './grpc-service';
+export {
+  RECONCILIATION_ACK_WAIT_MS,
+  RECONCILIATION_MAX_DELIVER,
+  startReconciliationConsumer,
+  type ReconciliationConsumer,
+} from './reconciliation-consumer';
 
 // gRPC handlers, metadata, pagination and record lookups (contract §7.2, §7.4, §4.6).
-export { idempotentBy, REPLAYED_METADATA_KEY, unary, USUARIO_BIN_METADATA_KEY, USUARIO_METADATA_KEY, type CallContext } from './grpc/handlers';
+export {
+  idempotentBy,
+  REPLAYED_METADATA_KEY,
+  unary,
+  USUARIO_BIN_METADATA_KEY,
+  USUARIO_METADATA_KEY,
+  type CallContext,
+} from './grpc/handlers';
 export {
   DEFAULT_PAGE_SIZE,
   decodeNivelPageToken,
@@ -161,10 +214,22 @@ export { createServiceRegistry } from './metrics/registry';
 export { createOutboxMetrics, startOutboxSampler, type OutboxMetrics } from './metrics/outbox-metrics';
 export { startMetricsServer, type MetricsServer } from './metrics/metrics-server';
 export { startSampler } from './metrics/sampler';
-export { BREAKER_EVENTS, BREAKER_STATE_VALUES, createCircuitBreakerMetrics, type CircuitBreakerMetrics } from './metrics/breaker-metrics';
+export {
+  BREAKER_EVENTS,
+  BREAKER_STATE_VALUES,
+  createCircuitBreakerMetrics,
+  type CircuitBreakerMetrics,
+} from './metrics/breaker-metrics';
 export { createGrpcClientMetrics, grpcClientMetricsInterceptor, type GrpcMetrics } from './metrics/grpc-metrics';
 export { createHttpMetrics, httpMetricsMiddleware, type HttpMetrics } from './metrics/http-metrics';
-export { createJetStreamConsumerMetrics, startConsumerSampler, type JetStreamConsumerMetrics } from './metrics/jetstream-metrics';
+export {
+  createJetStreamConsumerMetrics,
+  createJetStreamStreamMetrics,
+  startConsumerSampler,
+  startStreamSampler,
+  type JetStreamConsumerMetrics,
+  type JetStreamStreamMetrics,
+} from './metrics/jetstream-metrics';
 
 // Tracing: the SDK of a process, spans and W3C trace context across HTTP, gRPC and NATS (contract §5.5, §7.4).
 export { startTracing, type Tracing } from './tracing';
@@ -175,13 +240,25 @@ export { inConsumeSpan } from './tracing-nats';
 
 // Lifecycle: a process's main (configuration or exit, grpc-js logs, stop requests, the ready
 // message), a gRPC service's start-up pieces, retries, health and shutdown (contract §7.5).
-export { announceStarted, exitAfterFailedStart, listenForStop, loadConfigOrExit, READY_MESSAGE_TYPE, routeGrpcLogs, type StopRequests } from './process';
+export {
+  announceStarted,
+  exitAfterFailedStart,
+  listenForStop,
+  loadConfigOrExit,
+  READY_MESSAGE_TYPE,
+  readyMessage,
+  routeGrpcLogs,
+  runProcess,
+  type ProcessConfig,
+  type StartedApp,
+  type StopRequests,
+} from './process';
 export { applyMigrationsAtStart, connectNatsUnlessAborted, createStartupGuard, retrying } from './start-up';
 export { startServiceGrpcServer, type ServiceGrpcServer } from './grpc/service-server';
 export { startServingHealth, type ServingHealth } from './health';
 export { startIdempotencyPruner } from './idempotency';
 export { backoffDelayMs } from './backoff';
-export { createShutdown, stopOnce, type ShutdownStep } from './shutdown';
+export { createShutdown, grpcServingShutdownSteps, stopOnce, type ShutdownStep } from './shutdown';
 
 // Logging and redaction of credentials (contract §8.1).
 export { createLogger, type Logger } from './logger';
@@ -189,3 +266,10 @@ export { redactUrlCredentials } from './redact';
 
 // Time: the public timestamp form (contract §2.1).
 export { formatLocalUtc, nowToSecond } from './time';
+export {
+  LAUNCHER_RECORD_FILE,
+  readLauncherRecord,
+  removeLauncherRecord,
+  writeLauncherRecord,
+  type LauncherRecord,
+} from './launcher-record';

@@ -16,12 +16,19 @@ export function createLogger(service: string, level: string, destination?: pino.
       timestamp: pino.stdTimeFunctions.isoTime,
       mixin: activeTraceFields,
       redact: {
-        paths: ['password', '*.password', 'authorization', '*.authorization', ...['databaseUrl', 'natsUrl', 'smtpUrl'].flatMap((k) => [k, `*.${k}`])],
+        paths: [
+          'password',
+          '*.password',
+          'authorization',
+          '*.authorization',
+          ...['databaseUrl', 'natsUrl', 'smtpUrl'].flatMap((k) => [k, `*.${k}`]),
+        ],
         censor: REDACTED,
       },
       hooks: { streamWrite: redactUrlCredentials },
     },
-    // Synchronous: with a buffered destination, a process whose stdout reader died retried the EPIPE flush at exit forever.
+    // Synchronous: with a buffered destination, a process whose stdout reader died retried the EPIPE flush at exit
+    // forever.
     destination ?? pino.destination({ dest: 1, sync: true }),
   );
 }

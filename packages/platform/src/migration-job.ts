@@ -11,7 +11,11 @@ const schema = z.object({ DATABASE_URL: envSchemas.mysqlUrl(), LOG_LEVEL: envSch
  * failing migration stops the upgrade instead of crash-looping new pods.
  * Waits for the database, bounded by the Job's activeDeadlineSeconds.
  */
-export async function runMigrationJob(service: string, migrations: Record<string, Migration>, env: NodeJS.ProcessEnv): Promise<number> {
+export async function runMigrationJob(
+  service: string,
+  migrations: Record<string, Migration>,
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
   let config;
   try {
     config = parseEnv(schema, env);

@@ -34,11 +34,18 @@ function decompose(text: string): Decomposed | undefined {
   while (end > start && digits[end - 1] === '0') end -= 1;
   if (start === end) return { negative: false, digits: '', scale: 0 };
   // Number() of a long exponent may be huge: only compared, never used to build text.
-  return { negative: sign === '-', digits: digits.slice(start, end), scale: Number(exponent) - fraction.length + digits.length - end };
+  return {
+    negative: sign === '-',
+    digits: digits.slice(start, end),
+    scale: Number(exponent) - fraction.length + digits.length - end,
+  };
 }
 
 /** Digits before the point and after it, in the exact value. */
-const shape = (d: Decomposed) => ({ integerDigits: Math.max(0, d.digits.length + d.scale), decimals: Math.max(0, -d.scale) });
+const shape = (d: Decomposed) => ({
+  integerDigits: Math.max(0, d.digits.length + d.scale),
+  decimals: Math.max(0, -d.scale),
+});
 
 /** The exact decimal text of a value already known to be small. */
 function plainText(d: Decomposed): string {
@@ -48,7 +55,10 @@ function plainText(d: Decomposed): string {
   return `${padded.slice(0, d.scale)}.${padded.slice(d.scale)}`;
 }
 
-/** A price (DECIMAL(10,2)): >= 0, at most 2 decimals, at most 99999999.99, as canonical text with two decimals (`"19.90"`; `-0` is `"0.00"`). */
+/**
+ * A price (DECIMAL(10,2)): >= 0, at most 2 decimals, at most 99999999.99, as canonical text with two decimals
+ * (`"19.90"`; `-0` is `"0.00"`).
+ */
 export function precioFromNumberText(text: string): Checked<string> {
   if (text.length > MAX_NUMBER_TEXT) return { mensaje: M.demasiadoLargo };
   const d = decompose(text);
@@ -65,7 +75,12 @@ export function precioFromNumberText(text: string): Checked<string> {
 const belowMinimum = (min: number) => (min === 1 ? ID_MENSAJES.positivo : min === 0 ? M.negativo : M.minimo(min));
 
 /** A whole number within [min, max] (max at most MAX_UNSIGNED_INT); `debajo` says why one below `min` is refused. */
-export function integerFromNumberText(text: string, min: number, max: number, debajo = belowMinimum(min)): Checked<number> {
+export function integerFromNumberText(
+  text: string,
+  min: number,
+  max: number,
+  debajo = belowMinimum(min),
+): Checked<number> {
   if (text.length > MAX_NUMBER_TEXT) return { mensaje: M.demasiadoLargo };
   const d = decompose(text);
   if (!d || shape(d).decimals > 0) return { mensaje: M.entero };

@@ -103,7 +103,12 @@ export async function pendingOutboxSummary(db: Knex): Promise<{ pending: number;
 }
 
 /** Publishes one outbox row; resolves once JetStream has stored it (or dropped it as a duplicate). */
-export type PublishFn = (row: { eventId: string; subject: string; payload: string; headers: Record<string, string> }) => Promise<void>;
+export type PublishFn = (row: {
+  eventId: string;
+  subject: string;
+  payload: string;
+  headers: Record<string, string>;
+}) => Promise<void>;
 
 /**
  * The production PublishFn: JetStream publish with `Nats-Msg-Id` = event id,
@@ -147,6 +152,12 @@ export interface OutboxRelay {
   start(): void;
   /** Wake the relay now (call after committing a write). */
   notify(): void;
+  /**
+   * NATS is back (the connection reconnected): end the back-off and try now. Without it the
+   * relay slept up to maxBackoffMs after the server returned, and every write in that window
+   * reached the other BFF replicas' caches that much later (docs/contract.md §11).
+   */
+  retryNow(): void;
   /** Finish the current batch and stop. */
   stop(): Promise<void>;
 }
@@ -321,7 +332,9 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
         // rounds this needs a person (NATS down for long, or a row no stream captures).
         logger[failures >= STUCK_AFTER_FAILURES ? 'error' : 'warn'](
           { err: errorText(error), ...row, consecutiveFailures: failures, retryInMs: backoff },
-          failures >= STUCK_AFTER_FAILURES ? 'outbox relay stuck; later events wait behind this row' : 'outbox relay failed; will retry',
+          failures >= STUCK_AFTER_FAILURES
+            ? 'outbox relay stuck; later events wait behind this row'
+            : 'outbox relay failed; will retry',
         );
       } else {
         backoff = 0;
@@ -349,7 +362,10 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     start() {
       if (running) return;
       if (faultMarkDelayMs > 0) {
-        logger.warn({ faultMarkDelayMs }, 'fault injection: the relay waits after each publish before marking the rows');
+        logger.warn(
+          { faultMarkDelayMs },
+          'fault injection: the relay waits after each publish before marking the rows',
+        );
       }
       running = true;
       wake = new AbortController();
@@ -359,6 +375,11 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       notified = true;
       // While backing off, new writes must not turn the back-off into a hot loop.
       if (backoff === 0) wake.abort();
+    },
+    retryNow() {
+      backoff = 0;
+      failures = 0;
+      wake.abort();
     },
     async stop() {
       running = false;

@@ -1,4 +1,11 @@
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JsMsg } from '@nats-io/jetstream';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  jetstream,
+  jetstreamManager,
+  type ConsumerMessages,
+  type JsMsg,
+} from '@nats-io/jetstream';
 import { nanos, type NatsConnection } from '@nats-io/transport-node';
 import { z } from 'zod';
 import { backoffDelayMs } from './backoff';
@@ -6,6 +13,7 @@ import { envelopeMismatch, eventSubject, type EventType } from './events';
 import type { Logger } from './logger';
 import { ensureConsumer } from './nats';
 import { startConsumerSampler, type JetStreamConsumerMetrics } from './metrics/jetstream-metrics';
+import { retrying } from './start-up';
 import { inConsumeSpan, type ConsumeTrace } from './tracing-nats';
 
 /**
@@ -16,10 +24,12 @@ import { inConsumeSpan, type ConsumeTrace } from './tracing-nats';
  *
  * Trust: an event acts only if it is what the owner publishes on that
  * subject (eventType of the subject, `subject` `/<records>/{data.id}`,
- * `source` the owner when present) AND the owner confirms the record is
- * gone. Anyone able to publish on the subject could otherwise make a
- * service discard what belongs to a live record. An event failing either
- * check is terminated and logged at error level; nothing acts on it.
+ * `source` the owner when present) AND the owner confirms it deleted the
+ * record (not merely that it does not have it). Anyone able to publish on
+ * the subject could otherwise make a service discard what belongs to a live
+ * record, or mark as deleted the next id before it is created, so that the
+ * record then created could never be used. An event failing either check is
+ * terminated and logged at error level; nothing acts on it.
  *
  * Ack policy: ack once the reconciliation committed; nak with a delay
  * doubling from 1 s up to 60 s when it (or the owner's confirmation) failed,
@@ -32,9 +42,20 @@ import { inConsumeSpan, type ConsumeTrace } from './tracing-nats';
  * Concurrency: one message handled at a time, at most one more pulled ahead.
  */
 
-/** The deletion events a reconciliation consumes, with the collection their envelope `subject` names. */
-const DELETED_RECORDS = { ProductoEliminado: 'productos', BodegaEliminada: 'bodegas' } as const satisfies Partial<Record<EventType, string>>;
-export type DeletionEventType = keyof typeof DELETED_RECORDS;
+/** The events a reconciliation consumes, with the collection their envelope `subject` names. */
+const RECORDS = {
+  ProductoEliminado: 'productos',
+  BodegaEliminada: 'bodegas',
+  ProductoCreado: 'productos',
+} as const satisfies Partial<Record<EventType, string>>;
+export type DeletionEventType = 'ProductoEliminado' | 'BodegaEliminada';
+/**
+ * A creation another service projects (bodega-svc's known products, docs/decisions.md "Stock has
+ * one home"): acted on once the owner confirms it has the record now; one it does not have
+ * (deleted since, or forged) is acked and changes nothing, since the projection's user asks the
+ * owner again about any id it has not recorded.
+ */
+export type CreationEventType = 'ProductoCreado';
 
 /** No delivery limit: JetStream redelivers a nak'd message until it is acked. */
 export const RECONCILIATION_MAX_DELIVER = -1;
@@ -61,16 +82,17 @@ export interface ReconciliationConsumerOptions {
   prefix: string;
   /** EVENT_TYPE_NAMESPACE: the expected eventType is `<namespace>.Inventario.<eventType>`. */
   namespace: string;
-  /** The deletion consumed; its producer (EVENT_SOURCE) is the record's owner. */
-  eventType: DeletionEventType;
+  /** The event consumed; its producer (EVENT_SOURCE) is the record's owner. */
+  eventType: DeletionEventType | CreationEventType;
   /** Durable name: one consumer shared by every replica of the service (work-queue semantics). */
   durableName: string;
   /**
-   * Asks the owner whether record `id` still exists: true refuses the event
-   * (forged or misrouted), false lets it act. Throws when the owner cannot
-   * tell: a failure like the database's (nak, retried).
+   * Asks the owner whether it deleted record `id`: true lets the event act;
+   * false refuses it (the record is live, or was never created: forged or
+   * misrouted). Throws when the owner cannot tell: a failure like the
+   * database's (nak, retried). For a creation: whether the owner has record `id` now.
    */
-  stillExists(id: number): Promise<boolean>;
+  confirmsDeleted(id: number): Promise<boolean>;
   /**
    * Makes this service agree with the deletion of record `id`; must be
    * idempotent. Writes it causes continue `trace`. Resolves to fields for the
@@ -89,19 +111,20 @@ export interface ReconciliationConsumer {
   stop(): Promise<void>;
 }
 
-/** The part of a deletion envelope a reconciliation needs. */
+/** The part of an envelope a reconciliation needs. */
 const deletionSchema = z.object({
   id: z.string(),
   eventType: z.string(),
   subject: z.string(),
   source: z.string().optional(),
-  data: z.object({ id: z.number().int().positive() }),
+  // A deletion names its record `id`; a ProductoCreado carries the product's form, `productoId`.
+  data: z.object({ id: z.number().int().positive().optional(), productoId: z.number().int().positive().optional() }),
 });
 
 /** The event, or why it is not one the owner would publish here (never acted on). */
 function parseEvent(
   msg: JsMsg,
-  expected: { prefix: string; namespace: string; eventType: DeletionEventType },
+  expected: { prefix: string; namespace: string; eventType: DeletionEventType | CreationEventType },
 ): { eventId: string; recordId: number } | { refused: string } {
   let body: unknown;
   try {
@@ -114,11 +137,18 @@ function parseEvent(
   const envelope = parsed.data;
   // Events of releases before `source` carry none (a 30-day stream still
   // holds them): the owner's confirmation still decides.
-  const mismatch = envelopeMismatch(envelope, { prefix: expected.prefix, namespace: expected.namespace, natsSubject: msg.subject, requireSource: false });
+  const mismatch = envelopeMismatch(envelope, {
+    prefix: expected.prefix,
+    namespace: expected.namespace,
+    natsSubject: msg.subject,
+    requireSource: false,
+  });
   if (mismatch) return { refused: mismatch };
-  const own = `/${DELETED_RECORDS[expected.eventType]}/${envelope.data.id}`;
+  const recordId = expected.eventType === 'ProductoCreado' ? envelope.data.productoId : envelope.data.id;
+  if (recordId === undefined) return { refused: `not a ${expected.eventType} envelope` };
+  const own = `/${RECORDS[expected.eventType]}/${recordId}`;
   if (envelope.subject !== own) return { refused: `subject ${envelope.subject} is not ${own}` };
-  return { eventId: envelope.id, recordId: envelope.data.id };
+  return { eventId: envelope.id, recordId };
 }
 
 /** 1 s, 2 s, 4 s ... capped: a database or owner outage is not hammered. */
@@ -127,11 +157,14 @@ function retryDelayMs(deliveryCount: number): number {
 }
 
 /** Starts the durable consumer of `eventType` and handles its events one at a time until stop(). */
-export async function startReconciliationConsumer(options: ReconciliationConsumerOptions): Promise<ReconciliationConsumer> {
+export async function startReconciliationConsumer(
+  options: ReconciliationConsumerOptions,
+): Promise<ReconciliationConsumer> {
   const { nc, stream, prefix, namespace, eventType, durableName, logger, metrics } = options;
   const subject = eventSubject(prefix, eventType);
 
-  await ensureConsumer(await jetstreamManager(nc), stream, {
+  const jsm = await jetstreamManager(nc);
+  const config = {
     durable_name: durableName,
     filter_subject: subject,
     ack_policy: AckPolicy.Explicit,
@@ -140,9 +173,8 @@ export async function startReconciliationConsumer(options: ReconciliationConsume
     // From the start of the stream: a deletion published before this consumer
     // first existed must still be reconciled (re-running one is harmless).
     deliver_policy: DeliverPolicy.All,
-  });
-  const consumer = await jetstream(nc).consumers.get(stream, durableName);
-  const messages = await consumer.consume({ max_messages: MAX_MESSAGES });
+  };
+  await ensureConsumer(jsm, stream, config);
 
   async function handle(msg: JsMsg, trace: ConsumeTrace): Promise<void> {
     if (msg.info.deliveryCount > 1) metrics.redeliveries.inc({ consumer: durableName });
@@ -162,9 +194,21 @@ export async function startReconciliationConsumer(options: ReconciliationConsume
     msg.working();
     const fields = { consumer: durableName, eventId: event.eventId, recordId: event.recordId, seq: msg.seq };
     try {
-      // Only the owner says a record is gone: a live one keeps what refers to it (forged or misrouted event).
-      if (await options.stillExists(event.recordId)) {
-        logger.error(fields, `${eventType} for a record its owner still has (forged or misrouted): nothing reconciled; terminated`);
+      // Only the owner says a record was deleted: a live one keeps what refers
+      // to it, and an id not created yet is not marked deleted before it is.
+      if (!(await options.confirmsDeleted(event.recordId))) {
+        if (eventType === 'ProductoCreado') {
+          logger.info(
+            fields,
+            `${eventType} for a record its owner does not have now (deleted since, or forged): nothing recorded`,
+          );
+          msg.ack();
+          return;
+        }
+        logger.error(
+          fields,
+          `${eventType} for a record its owner did not delete (it is live, or was never created: forged or misrouted): nothing reconciled; terminated`,
+        );
         msg.term();
         return;
       }
@@ -174,7 +218,12 @@ export async function startReconciliationConsumer(options: ReconciliationConsume
     } catch (err) {
       const { deliveryCount } = msg.info;
       const delayMs = retryDelayMs(deliveryCount);
-      const failure = { ...fields, deliveryCount, redeliveryInMs: delayMs, err: err instanceof Error ? err.message : String(err) };
+      const failure = {
+        ...fields,
+        deliveryCount,
+        redeliveryInMs: delayMs,
+        err: err instanceof Error ? err.message : String(err),
+      };
       if (deliveryCount < ERROR_FROM_DELIVERY) {
         logger.warn(failure, `could not reconcile ${eventType}; nak, JetStream redelivers it after redeliveryInMs`);
       } else {
@@ -187,20 +236,76 @@ export async function startReconciliationConsumer(options: ReconciliationConsume
     }
   }
 
-  const loop = (async () => {
-    // Each in its CONSUMER span, child of the producer's publish (traceparent header).
-    for await (const msg of messages) await inConsumeSpan(msg, (trace) => handle(msg, trace));
+  /**
+   * One consume() of the durable: `lost` resolves with a reason once it (or the stream) is gone, or the messages end.
+   */
+  async function open(): Promise<{ messages: ConsumerMessages; lost: Promise<string>; loop: Promise<void> }> {
+    const messages = await (
+      await jetstream(nc).consumers.get(stream, durableName)
+    ).consume({ max_messages: MAX_MESSAGES });
+    const loop = (async () => {
+      // Each in its CONSUMER span, child of the producer's publish (traceparent header).
+      for await (const msg of messages) await inConsumeSpan(msg, (trace) => handle(msg, trace));
+    })();
+    const gone = (async () => {
+      for await (const status of messages.status()) {
+        if (
+          status.type === 'consumer_deleted' ||
+          status.type === 'consumer_not_found' ||
+          status.type === 'stream_not_found'
+        )
+          return status.type;
+      }
+      return 'status ended';
+    })();
+    const ended = loop.then(
+      () => 'message iterator ended',
+      (err: unknown) => `message loop failed: ${err instanceof Error ? err.message : String(err)}`,
+    );
+    return { messages, lost: Promise.race([gone, ended]), loop: loop.catch(() => undefined) };
+  }
+
+  // A durable that disappears (deleted by an administrator, a stream
+  // re-created) is re-created with the same settings, with back-off, and
+  // consumed again: deletions meanwhile wait in the stream.
+  const abort = new AbortController();
+  let session = await open();
+  const supervision = (async () => {
+    for (;;) {
+      const reason = await session.lost;
+      if (abort.signal.aborted) return;
+      logger.error({ consumer: durableName, reason }, `${eventType} consumer lost; re-creating it and consuming again`);
+      await session.messages.close();
+      await session.loop;
+      session = await retrying(
+        `re-creating consumer ${durableName}`,
+        async () => {
+          await ensureConsumer(jsm, stream, config);
+          return open();
+        },
+        logger,
+        abort.signal,
+      );
+      // Stopped while it was being re-created: stop() closed the old one.
+      if (abort.signal.aborted) {
+        await session.messages.close();
+        return;
+      }
+    }
   })().catch((err: unknown) => {
-    logger.error({ err, consumer: durableName }, `${eventType} consumer stopped unexpectedly`);
+    if (!abort.signal.aborted)
+      logger.error({ err, consumer: durableName }, `${eventType} consumer stopped unexpectedly`);
   });
   const stopSampler = startConsumerSampler({ nc, stream, consumers: [durableName], metrics, logger });
   logger.info({ stream, subject, consumer: durableName }, `${eventType} consumer started`);
 
   return {
     async stop() {
+      abort.abort();
       await stopSampler();
-      await messages.close();
-      await loop;
+      await session.messages.close();
+      await session.loop;
+      await supervision;
     },
   };
 }

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { ConfigError, envSchemas, natsCredentialsEnv, natsCredentialsOf, natsCredentialsTogether, parseEnv } from './config';
+import {
+  ConfigError,
+  envSchemas,
+  natsCredentialsEnv,
+  natsCredentialsOf,
+  natsCredentialsTogether,
+  parseEnv,
+} from './config';
 import { tracingEnv } from './tracing';
 
 /**
@@ -24,6 +31,7 @@ export function serviceConfigSchema(defaultGrpcPort: number, defaultMetricsPort:
       EVENT_TYPE_NAMESPACE: envSchemas.eventTypeNamespace(),
       NATS_STREAM_MAX_AGE_HOURS: envSchemas.streamMaxAgeHours(),
       NATS_STREAM_MAX_BYTES: envSchemas.streamMaxBytes(),
+      NATS_STREAM_REPLICAS: envSchemas.streamReplicas(),
       // How often the database is pinged to drive the gRPC health status.
       DB_CHECK_INTERVAL_MS: envSchemas.milliseconds(2000, 50),
       // The server's limit on each statement (0: none); below the BFF's GRPC_DEADLINE_MS (5 s).
@@ -58,6 +66,7 @@ export function serviceConfigSchema(defaultGrpcPort: number, defaultMetricsPort:
       natsSubjectPrefix: env.NATS_SUBJECT_PREFIX,
       eventTypeNamespace: env.EVENT_TYPE_NAMESPACE,
       streamLimits: { maxAgeMs: env.NATS_STREAM_MAX_AGE_HOURS * 3600_000, maxBytes: env.NATS_STREAM_MAX_BYTES },
+      streamReplicas: env.NATS_STREAM_REPLICAS,
       dbCheckIntervalMs: env.DB_CHECK_INTERVAL_MS,
       dbStatementTimeoutMs: env.DB_STATEMENT_TIMEOUT_MS,
       dbAcquireTimeoutMs: env.DB_ACQUIRE_TIMEOUT_MS,
@@ -74,7 +83,11 @@ export function serviceConfigSchema(defaultGrpcPort: number, defaultMetricsPort:
 export type ServiceConfig = z.infer<ReturnType<typeof serviceConfigSchema>>;
 
 /** Parses a service's environment with the shared schema. */
-export function loadServiceConfig(env: NodeJS.ProcessEnv, defaultGrpcPort: number, defaultMetricsPort: number): ServiceConfig {
+export function loadServiceConfig(
+  env: NodeJS.ProcessEnv,
+  defaultGrpcPort: number,
+  defaultMetricsPort: number,
+): ServiceConfig {
   return parseEnv(serviceConfigSchema(defaultGrpcPort, defaultMetricsPort), env);
 }
 

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from './logger';
 
 export interface ShutdownStep {
@@ -38,7 +39,9 @@ export function createShutdown(options: ShutdownOptions): () => Promise<void> {
         exit(1);
       }, options.deadlineMs);
       deadline.unref();
-      const steps = options.tracing ? [...options.steps, { name: 'tracing flush', run: () => options.tracing!.shutdown() }] : options.steps;
+      const steps = options.tracing
+        ? [...options.steps, { name: 'tracing flush', run: () => options.tracing!.shutdown() }]
+        : options.steps;
       for (const step of steps) {
         try {
           options.logger.info({ step: step.name }, 'shutdown step');
@@ -78,4 +81,32 @@ export function stopOnce(steps: ShutdownStep[], logger: Logger): () => Promise<v
     })();
     return stopped;
   };
+}
+
+/**
+ * The first steps of a gRPC service's shutdown, in their order: health
+ * NOT_SERVING, the drain delay (load balancers and clients see NOT_SERVING
+ * before the port closes), then the server, whose in-flight calls get half
+ * of what the deadline leaves after the drain (the other half is for the
+ * consumers, relay, NATS drain and pool that follow).
+ */
+export function grpcServingShutdownSteps(options: {
+  health: { stop(): void; setServing(serving: boolean): void };
+  grpc: { shutdown(graceMs: number): Promise<void> };
+  shutdownTimeoutMs: number;
+  shutdownDrainMs: number;
+}): ShutdownStep[] {
+  const { health, grpc, shutdownTimeoutMs, shutdownDrainMs } = options;
+  const graceMs = Math.max(0, shutdownTimeoutMs - shutdownDrainMs) / 2;
+  return [
+    {
+      name: 'health NOT_SERVING',
+      run: () => {
+        health.stop();
+        health.setServing(false);
+      },
+    },
+    { name: 'drain delay', run: () => sleep(shutdownDrainMs) },
+    { name: 'grpc server', run: () => grpc.shutdown(graceMs) },
+  ];
 }

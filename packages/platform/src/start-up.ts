@@ -75,7 +75,10 @@ export async function retrying<T>(
       signal.throwIfAborted();
       if (!retryable(err)) throw err;
       const delayMs = backoffDelayMs(attempt, RETRY_BACKOFF);
-      logger.warn({ err: err instanceof Error ? err.message : String(err), retryInMs: delayMs }, `${what} failed; will retry`);
+      logger.warn(
+        { err: err instanceof Error ? err.message : String(err), retryInMs: delayMs },
+        `${what} failed; will retry`,
+      );
       await sleep(delayMs, undefined, { signal });
     }
   }
@@ -87,7 +90,12 @@ export async function retrying<T>(
  * replica or the migration Job); anything else, a migration that fails, is
  * thrown at once. Migrations of a newer release are named in a warning.
  */
-export async function migrateWhenPossible(db: Knex, migrations: Record<string, Migration>, logger: Logger, signal: AbortSignal): Promise<void> {
+export async function migrateWhenPossible(
+  db: Knex,
+  migrations: Record<string, Migration>,
+  logger: Logger,
+  signal: AbortSignal,
+): Promise<void> {
   const state = await retrying(
     'migrations',
     () => migrate(db, migrations),
@@ -103,7 +111,12 @@ export async function migrateWhenPossible(db: Knex, migrations: Record<string, M
  * the database is unreachable, then resolves if every migration this version
  * knows is applied, and throws MigrationsMissingError naming the others.
  */
-export async function requireMigrations(db: Knex, migrations: Record<string, Migration>, logger: Logger, signal: AbortSignal): Promise<void> {
+export async function requireMigrations(
+  db: Knex,
+  migrations: Record<string, Migration>,
+  logger: Logger,
+  signal: AbortSignal,
+): Promise<void> {
   const applied = await retrying('migration check', () => appliedMigrations(db), logger, signal, isTransientDbError);
   const state = compareMigrations(migrations, applied);
   if (state.missing.length > 0) throw new MigrationsMissingError(state.missing);

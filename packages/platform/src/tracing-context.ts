@@ -54,13 +54,17 @@ export function traceHeaders(ctx: Context = context.active()): TraceHeaders {
 /** An outbox row's trace headers; undefined without a traceparent (a tracestate alone means nothing). */
 export function eventTraceHeaders(context: { traceparent?: string; tracestate?: string }): TraceHeaders | undefined {
   if (!context.traceparent) return undefined;
-  return context.tracestate ? { traceparent: context.traceparent, tracestate: context.tracestate } : { traceparent: context.traceparent };
+  return context.tracestate
+    ? { traceparent: context.traceparent, tracestate: context.tracestate }
+    : { traceparent: context.traceparent };
 }
 
 /** `trace_id` and `span_id` of the active span, for log lines; empty outside a span. */
 export function activeTraceFields(): { trace_id?: string; span_id?: string } {
   const spanContext = trace.getActiveSpan()?.spanContext();
-  return spanContext && isSpanContextValid(spanContext) ? { trace_id: spanContext.traceId, span_id: spanContext.spanId } : {};
+  return spanContext && isSpanContextValid(spanContext)
+    ? { trace_id: spanContext.traceId, span_id: spanContext.spanId }
+    : {};
 }
 
 export interface SpanOptions {

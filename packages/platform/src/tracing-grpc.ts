@@ -1,6 +1,18 @@
-import { InterceptingCall, ListenerBuilder, status, type Interceptor, type Metadata, type ServerUnaryCall } from '@grpc/grpc-js';
+import {
+  InterceptingCall,
+  ListenerBuilder,
+  status,
+  type Interceptor,
+  type Metadata,
+  type ServerUnaryCall,
+} from '@grpc/grpc-js';
 import { context, SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
-import { ATTR_RPC_METHOD, ATTR_RPC_STATUS_CODE, ATTR_RPC_SYSTEM_NAME, RPC_SYSTEM_NAME_VALUE_GRPC } from '@opentelemetry/semantic-conventions';
+import {
+  ATTR_RPC_METHOD,
+  ATTR_RPC_STATUS_CODE,
+  ATTR_RPC_SYSTEM_NAME,
+  RPC_SYSTEM_NAME_VALUE_GRPC,
+} from '@opentelemetry/semantic-conventions';
 import { grpcCodeName } from './grpc/status';
 import { extractTraceContext, startSpan, traceHeaders, type TraceHeaders } from './tracing-context';
 
@@ -73,7 +85,9 @@ export interface GrpcServerSpan {
   run<T>(work: () => T): T;
 }
 
-export function startGrpcServerSpan(call: Pick<ServerUnaryCall<unknown, unknown>, 'metadata' | 'getPath'>): GrpcServerSpan {
+export function startGrpcServerSpan(
+  call: Pick<ServerUnaryCall<unknown, unknown>, 'metadata' | 'getPath'>,
+): GrpcServerSpan {
   const { name, attributes } = rpcSpanOf(call.getPath());
   const parent = extractTraceContext((key) => {
     const value = call.metadata.get(key)[0];

@@ -1,6 +1,11 @@
 import type { ServerResponse } from 'node:http';
 import { context, SpanKind, SpanStatusCode } from '@opentelemetry/api';
-import { ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_HTTP_ROUTE, ATTR_URL_PATH } from '@opentelemetry/semantic-conventions';
+import {
+  ATTR_HTTP_REQUEST_METHOD,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_HTTP_ROUTE,
+  ATTR_URL_PATH,
+} from '@opentelemetry/semantic-conventions';
 import { routeTemplate, trackRouteTemplate, type RoutableRequest } from './route-template';
 import { extractTraceContext, startSpan } from './tracing-context';
 

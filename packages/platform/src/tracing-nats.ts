@@ -39,7 +39,10 @@ export interface ConsumeTrace {
   readonly headers: TraceHeaders;
 }
 
-export function inConsumeSpan<T>(message: { subject: string; headers?: MessageHeaderReader }, handle: (trace: ConsumeTrace) => Promise<T>): Promise<T> {
+export function inConsumeSpan<T>(
+  message: { subject: string; headers?: MessageHeaderReader },
+  handle: (trace: ConsumeTrace) => Promise<T>,
+): Promise<T> {
   const header = (name: string) => message.headers?.get(name) || undefined;
   const attributes = messagingAttributes('process', message.subject, header('Nats-Msg-Id'));
   const parent = extractTraceContext(header);

@@ -8,7 +8,10 @@ export const tracingEnv = {
   // No user:password@: it is logged and kept in the chart's ConfigMap.
   OTEL_EXPORTER_OTLP_ENDPOINT: z
     .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
-    .refine((value) => !/^[^:]+:\/\/[^/?#]*@/.test(value), 'must not carry credentials (user:password@); send them in OTEL_EXPORTER_OTLP_HEADERS')
+    .refine(
+      (value) => !/^[^:]+:\/\/[^/?#]*@/.test(value),
+      'must not carry credentials (user:password@); send them in OTEL_EXPORTER_OTLP_HEADERS',
+    )
     .optional(),
   OTEL_SERVICE_NAME: z
     .string()
@@ -30,7 +33,9 @@ export function otlpTracesUrl(endpoint: string): string {
   return `${endpoint.replace(/\/+$/, '')}/v1/traces`;
 }
 
-/** Spans only (Prometheus and stdout have metrics and logs); the SDK is imported lazily as it pulls in every exporter. */
+/**
+ * Spans only (Prometheus and stdout have metrics and logs); the SDK is imported lazily as it pulls in every exporter.
+ */
 export async function startTracing(name: string, config: TracingConfig, logger: Logger): Promise<Tracing | undefined> {
   if (!config.otlpEndpoint) return undefined;
   const [{ NodeSDK }, { OTLPTraceExporter }, { W3CTraceContextPropagator }] = await Promise.all([

@@ -4,7 +4,14 @@
  * each other, one key executes once, and a repeat while the first is still
  * in its transaction is refused (then replays once it committed).
  */
-import { createDb, createIdempotencyTable, IdempotencyKeyInUseError, jsonResultCodec, writeTransaction, type Knex } from '@inventario/platform';
+import {
+  createDb,
+  createIdempotencyTable,
+  IdempotencyKeyInUseError,
+  jsonResultCodec,
+  writeTransaction,
+  type Knex,
+} from '@inventario/platform';
 import { idempotencyKeyOf } from '../src/idempotency';
 import { createTestDatabase, type TestDatabase } from '@inventario/testkit';
 

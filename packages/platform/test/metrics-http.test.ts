@@ -24,7 +24,9 @@ type Handler = (req: RoutableRequest, res: ServerResponse) => void;
 async function serve(registry: Registry, handler: Handler): Promise<{ server: Server; port: number }> {
   const tracing = httpServerTracing();
   const metrics = httpMetricsMiddleware(createHttpMetrics(registry));
-  const server = createServer((req: IncomingMessage, res) => tracing(req, res, () => metrics(req, res, () => handler(req, res))));
+  const server = createServer((req: IncomingMessage, res) =>
+    tracing(req, res, () => metrics(req, res, () => handler(req, res))),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, port: (server.address() as AddressInfo).port };
 }
@@ -72,9 +74,17 @@ describe('HTTP metrics middleware', () => {
 
     const text = await waitFor(async () => {
       const t = await registry.metrics();
-      return sample(t, 'http_server_requests_total', { route: '/api/productos/:id', status_code: '404' }) === 1 ? t : undefined;
+      return sample(t, 'http_server_requests_total', { route: '/api/productos/:id', status_code: '404' }) === 1
+        ? t
+        : undefined;
     }, 'the request to be counted under its template');
-    expect(sample(text, 'http_server_request_duration_seconds_count', { method: 'GET', route: '/api/productos/:id', status_code: '404' })).toBe(1);
+    expect(
+      sample(text, 'http_server_request_duration_seconds_count', {
+        method: 'GET',
+        route: '/api/productos/:id',
+        status_code: '404',
+      }),
+    ).toBe(1);
     expect(seen).toBe('/api/productos/:id');
     await waitFor(() => exporter.getFinishedSpans().length === 1, 'the span to end');
     expect(exporter.getFinishedSpans()[0]!.name).toBe('GET /api/productos/:id');
@@ -97,9 +107,14 @@ describe('HTTP metrics middleware', () => {
 
     const text = await waitFor(async () => {
       const t = await registry.metrics();
-      return sample(t, 'http_server_requests_total', { method: 'GET', route: '/api/productos', status_code: '499' }) === 1 ? t : undefined;
+      return sample(t, 'http_server_requests_total', { method: 'GET', route: '/api/productos', status_code: '499' }) ===
+        1
+        ? t
+        : undefined;
     }, 'the abandoned request to be counted as 499');
-    expect(sample(text, 'http_server_request_duration_seconds_count', { route: '/api/productos', status_code: '499' })).toBe(1);
+    expect(
+      sample(text, 'http_server_request_duration_seconds_count', { route: '/api/productos', status_code: '499' }),
+    ).toBe(1);
     // Not under the status the response object held (200 until set).
     expect(sample(text, 'http_server_requests_total', { status_code: '200' })).toBeUndefined();
   });
@@ -112,7 +127,12 @@ describe('HTTP metrics middleware', () => {
     server = started.server;
     expect((await fetch(`http://127.0.0.1:${started.port}/api/productos/7`)).status).toBe(401);
     await waitFor(
-      async () => sample(await registry.metrics(), 'http_server_requests_total', { method: 'GET', route: 'unmatched', status_code: '401' }) === 1,
+      async () =>
+        sample(await registry.metrics(), 'http_server_requests_total', {
+          method: 'GET',
+          route: 'unmatched',
+          status_code: '401',
+        }) === 1,
       'the request to be counted as unmatched',
     );
   });

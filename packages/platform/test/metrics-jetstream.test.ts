@@ -6,7 +6,12 @@
  */
 import { AckPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection, type Subscription } from '@nats-io/transport-node';
-import { createJetStreamConsumerMetrics, createLogger, createServiceRegistry, startConsumerSampler } from '@inventario/platform';
+import {
+  createJetStreamConsumerMetrics,
+  createLogger,
+  createServiceRegistry,
+  startConsumerSampler,
+} from '@inventario/platform';
 import { metricSample as sample, startPrivateNatsServer, waitFor, type PrivateNatsServer } from '@inventario/testkit';
 
 const STREAM = 'SAMPLER';
@@ -52,7 +57,14 @@ test('reports the consumer pending messages, asking for JetStream account info o
 
   const registry = createServiceRegistry('notifier');
   const metrics = createJetStreamConsumerMetrics(registry, [CONSUMER]);
-  const stop = startConsumerSampler({ nc, stream: STREAM, consumers: [CONSUMER], metrics, logger: createLogger('sampler-test', 'silent'), intervalMs: 10 });
+  const stop = startConsumerSampler({
+    nc,
+    stream: STREAM,
+    consumers: [CONSUMER],
+    metrics,
+    logger: createLogger('sampler-test', 'silent'),
+    intervalMs: 10,
+  });
   try {
     await waitFor(() => consumerInfo.count() >= 5, 'five samples');
     const text = await registry.metrics();

@@ -25,7 +25,9 @@ beforeAll(async () => {
     subject: 'inventario.producto.creado',
     payload: '{}',
     // The first pending row (lowest id) is the oldest: an hour old.
-    created_at: published ? db.raw('CURRENT_TIMESTAMP(3) - INTERVAL 2 DAY') : db.raw(`CURRENT_TIMESTAMP(3) - INTERVAL ${n === 0 ? 3600 : 60} SECOND`),
+    created_at: published
+      ? db.raw('CURRENT_TIMESTAMP(3) - INTERVAL 2 DAY')
+      : db.raw(`CURRENT_TIMESTAMP(3) - INTERVAL ${n === 0 ? 3600 : 60} SECOND`),
     published_at: published ? db.raw('CURRENT_TIMESTAMP(3) - INTERVAL 1 DAY') : null,
   });
   for (const [count, published] of [
@@ -33,7 +35,9 @@ beforeAll(async () => {
     [PENDING, false],
   ] as const) {
     for (let start = 0; start < count; start += CHUNK) {
-      await db('outbox').insert(Array.from({ length: Math.min(CHUNK, count - start) }, (_, i) => row(start + i, published)));
+      await db('outbox').insert(
+        Array.from({ length: Math.min(CHUNK, count - start) }, (_, i) => row(start + i, published)),
+      );
     }
   }
   await db.raw('ANALYZE TABLE outbox');
@@ -46,7 +50,8 @@ afterAll(async () => {
 
 test('counts the pending rows and the age of the oldest, reading only the pending index', async () => {
   const statements: { sql: string; bindings: unknown[] }[] = [];
-  const record = (query: { sql: string; bindings?: unknown[] }) => statements.push({ sql: query.sql, bindings: query.bindings ?? [] });
+  const record = (query: { sql: string; bindings?: unknown[] }) =>
+    statements.push({ sql: query.sql, bindings: query.bindings ?? [] });
   db.on('query', record);
   let summary: Awaited<ReturnType<typeof pendingOutboxSummary>>;
   try {
@@ -60,7 +65,9 @@ test('counts the pending rows and the age of the oldest, reading only the pendin
 
   expect(statements.length).toBeGreaterThan(0);
   for (const { sql, bindings } of statements) {
-    const [plan] = (await db.raw(`EXPLAIN ${sql}`, bindings as Knex.RawBinding[])) as [Array<{ table: string; type: string; key: string | null }>];
+    const [plan] = (await db.raw(`EXPLAIN ${sql}`, bindings as Knex.RawBinding[])) as [
+      Array<{ table: string; type: string; key: string | null }>,
+    ];
     expect(plan.map(({ table, type, key }) => ({ sql, table, full: type === 'ALL', key }))).toEqual([
       { sql, table: 'outbox', full: false, key: 'outbox_pending_idx' },
     ]);

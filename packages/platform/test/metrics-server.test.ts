@@ -45,7 +45,12 @@ describe('metrics server', () => {
     expect(res.headers.get('content-type')).toContain('text/plain');
     const text = await res.text();
     expect(sample(text, 'test_things_total', { service: 'producto-svc' })).toBe(3);
-    for (const name of ['process_resident_memory_bytes', 'process_cpu_seconds_total', 'nodejs_eventloop_lag_p99_seconds', 'nodejs_heap_size_used_bytes']) {
+    for (const name of [
+      'process_resident_memory_bytes',
+      'process_cpu_seconds_total',
+      'nodejs_eventloop_lag_p99_seconds',
+      'nodejs_heap_size_used_bytes',
+    ]) {
       expect(sample(text, name, { service: 'producto-svc' })).toBeGreaterThanOrEqual(0);
     }
   });
@@ -128,10 +133,15 @@ describe('gRPC server metrics wrapper', () => {
       if (call.request.id > 0) callback(null, { id: call.request.id });
       else callback({ code: status.NOT_FOUND, details: 'no such thing' });
     };
-    const wrapped = instrumentGrpcService(definition, { getThing: handler }, metrics).getThing as handleUnaryCall<{ id: number }, { id: number }>;
+    const wrapped = instrumentGrpcService(definition, { getThing: handler }, metrics).getThing as handleUnaryCall<
+      { id: number },
+      { id: number }
+    >;
     const answers: unknown[] = [];
     for (const id of [1, 2, 0]) {
-      wrapped({ request: { id } } as Parameters<typeof wrapped>[0], (err, value) => answers.push(err ? err.code : value));
+      wrapped({ request: { id } } as Parameters<typeof wrapped>[0], (err, value) =>
+        answers.push(err ? err.code : value),
+      );
     }
     // The caller's callback still gets exactly what the handler answered.
     expect(answers).toEqual([{ id: 1 }, { id: 2 }, status.NOT_FOUND]);

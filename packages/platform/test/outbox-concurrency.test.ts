@@ -73,7 +73,9 @@ describe('two relays over one outbox', () => {
       if (r === 0) await ensureStream(nc, { name: ns.stream, subjects: [`${ns.prefix}.>`] });
       const counter = countingPublisher(jetStreamPublisher(nc, 5000));
       // Small batches and a short poll, so the relays keep contending for the lease.
-      relays.push(createOutboxRelay({ db, publish: counter.publish, logger: silentLogger, batchSize: 5, pollIntervalMs: 20 }));
+      relays.push(
+        createOutboxRelay({ db, publish: counter.publish, logger: silentLogger, batchSize: 5, pollIntervalMs: 20 }),
+      );
       relayDbs.push(db);
       relayNcs.push(nc);
       counters.push(counter);
@@ -117,7 +119,9 @@ describe('two relays over one outbox', () => {
     for (let id = 1; id <= AGGREGATES; id++) {
       const ofRecord = stored.filter((m) => m.body.data.productoId === id);
       // Versions were taken under the record's row lock: they are its commit order.
-      expect(ofRecord.map((m) => m.body.data.cantidadEnStock)).toEqual(Array.from({ length: WRITES_PER_AGGREGATE }, (_, i) => i + 1));
+      expect(ofRecord.map((m) => m.body.data.cantidadEnStock)).toEqual(
+        Array.from({ length: WRITES_PER_AGGREGATE }, (_, i) => i + 1),
+      );
       // And the stream order of the record is its insert order in the outbox.
       const recordIds = new Set(ofRecord.map((m) => m.body.id));
       expect(ofRecord.map((m) => m.body.id)).toEqual(outboxOrder.filter((eventId) => recordIds.has(eventId)));

@@ -30,7 +30,14 @@ import {
   type PrivateNatsServer,
   type TestDatabase,
 } from '@inventario/testkit';
-import { commitEvents, countingPublisher, type CountingPublisher, outboxEventIds, productoEvent, silentLogger } from './outbox-support';
+import {
+  commitEvents,
+  countingPublisher,
+  type CountingPublisher,
+  outboxEventIds,
+  productoEvent,
+  silentLogger,
+} from './outbox-support';
 
 const POLL_INTERVAL_MS = 250;
 // Shorter than the poll interval, so a relay that retried without backing off
@@ -106,7 +113,9 @@ describe('outbox relay during a NATS outage', () => {
     // the writes' notify() calls did not cut the back-off short.
     expect(outageAttempts).toBeLessThan(outageMs / POLL_INTERVAL_MS);
     // One row at a time: a failed publish stops the round, so only the head row was tried.
-    expect(new Set(counter.attempts.slice(attemptsBefore, attemptsBefore + outageAttempts))).toEqual(new Set([events[0]!.envelope.id]));
+    expect(new Set(counter.attempts.slice(attemptsBefore, attemptsBefore + outageAttempts))).toEqual(
+      new Set([events[0]!.envelope.id]),
+    );
 
     const stored = await readStream(adminNc, ns.stream);
     const ids = stored.map((m) => m.body.id);

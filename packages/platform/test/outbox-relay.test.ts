@@ -103,7 +103,10 @@ describe('outbox relay', () => {
     const committed = productoEvent(ns.prefix, 5, 1);
     await commitEvents(db, [committed]);
     relay.notify();
-    await waitFor(async () => (await readStream(nc, ns.stream)).some((m) => m.body.id === committed.envelope.id), 'later event');
+    await waitFor(
+      async () => (await readStream(nc, ns.stream)).some((m) => m.body.id === committed.envelope.id),
+      'later event',
+    );
 
     const ids = (await readStream(nc, ns.stream)).map((m) => m.body.id);
     expect(ids).not.toContain(rolledBack.envelope.id);
@@ -226,5 +229,57 @@ describe('outbox relay after failed publishes', () => {
     const ids = (await readStream(nc, ns.stream)).map((m) => m.body.id);
     expect(ids.slice(-2)).toEqual([published.envelope.id, stuck.envelope.id]);
     expect(new Set(ids).size).toBe(ids.length);
+  });
+});
+
+describe('outbox relay when NATS comes back', () => {
+  let fixture: OutboxFixture | undefined;
+  let db: Knex;
+  let nc: NatsConnection;
+  let ns: EventNamespace;
+  let relay: OutboxRelay;
+  let brokerDown = true;
+  /** Publishes refused while the broker was down. */
+  let refused = 0;
+
+  beforeAll(async () => {
+    fixture = await startOutboxFixture('outbox_relay_reconnect');
+    ({ db, nc, ns } = fixture);
+    const inner = jetStreamPublisher(nc, 5000);
+    relay = createOutboxRelay({
+      db,
+      publish: async (row) => {
+        if (brokerDown) {
+          refused++;
+          throw new Error('broker unavailable');
+        }
+        await inner(row);
+      },
+      logger: silentLogger,
+      // One failure backs off for an hour: only retryNow() can bring the next round sooner.
+      pollIntervalMs: 3600_000,
+      maxBackoffMs: 3600_000,
+    });
+    relay.start();
+  });
+
+  afterAll(async () => {
+    await relay?.stop();
+    await fixture?.close();
+  });
+
+  it('retryNow() ends the back-off at once; notify() alone does not', async () => {
+    const event = productoEvent(ns.prefix, 1, 1);
+    await commitEvents(db, [event]);
+    relay.notify();
+    await waitFor(() => Promise.resolve(refused >= 1), 'the first publish to fail');
+    brokerDown = false;
+    relay.notify(); // a write committed while backing off: must not end the back-off (no hot loop)
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await countPendingEvents(db)).toBe(1);
+
+    relay.retryNow();
+    await waitFor(async () => (await countPendingEvents(db)) === 0, 'the event published after retryNow()');
+    expect((await readStream(nc, ns.stream)).map((m) => m.body.id)).toEqual([event.envelope.id]);
   });
 });

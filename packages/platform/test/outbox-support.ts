@@ -19,7 +19,14 @@ import {
   type ProductoEventData,
   type PublishFn,
 } from '@inventario/platform';
-import { connectTestNats, createTestDatabase, deleteStream, testEventNamespace, type EventNamespace, type TestDatabase } from '@inventario/testkit';
+import {
+  connectTestNats,
+  createTestDatabase,
+  deleteStream,
+  testEventNamespace,
+  type EventNamespace,
+  type TestDatabase,
+} from '@inventario/testkit';
 
 export const silentLogger: Logger = createLogger('outbox-test', 'silent');
 
@@ -70,7 +77,14 @@ export function productoEvent(prefix: string, productoId: number, version: numbe
   };
   return {
     subject: eventSubject(prefix, 'ProductoActualizado'),
-    envelope: buildEnvelope({ namespace: 'Service', type: 'ProductoActualizado', source: 'producto-svc', subject: `/productos/${productoId}`, data, at }),
+    envelope: buildEnvelope({
+      namespace: 'Service',
+      type: 'ProductoActualizado',
+      source: 'producto-svc',
+      subject: `/productos/${productoId}`,
+      data,
+      at,
+    }),
     ...(traceparent ? { headers: { traceparent } } : {}),
   };
 }

@@ -55,7 +55,8 @@ beforeAll(async () => {
       };
       for (const rs of parsed.resourceSpans) {
         const serviceName = rs.resource.attributes.find((a) => a.key === 'service.name')?.value.stringValue;
-        for (const ss of rs.scopeSpans) for (const s of ss.spans) exported.push({ traceId: s.traceId, spanId: s.spanId, name: s.name, serviceName });
+        for (const ss of rs.scopeSpans)
+          for (const s of ss.spans) exported.push({ traceId: s.traceId, spanId: s.spanId, name: s.name, serviceName });
       }
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });

@@ -92,7 +92,9 @@ describe('writeTransaction', () => {
     });
     const onCommitted = jest.fn();
     try {
-      await expect(writeTransaction(unreachable, (trx) => trx('filas').insert({ n: 4 }), { onCommitted })).rejects.toBeInstanceOf(UnavailableError);
+      await expect(
+        writeTransaction(unreachable, (trx) => trx('filas').insert({ n: 4 }), { onCommitted }),
+      ).rejects.toBeInstanceOf(UnavailableError);
       expect(onCommitted).not.toHaveBeenCalled();
     } finally {
       await unreachable.destroy();
@@ -104,7 +106,9 @@ describe('a statement larger than max_allowed_packet', () => {
   it('is ResourceExhaustedError (about the request, not the database), and the pool keeps serving', async () => {
     const [[{ max }]] = (await db.raw('SELECT @@max_allowed_packet AS max')) as [[{ max: number | string }]];
     const tooBig = 'x'.repeat(Number(max) + 1024);
-    const err = await writeTransaction(db, (trx) => trx('filas').insert({ n: trx.raw('LENGTH(?)', [tooBig]) })).catch((e: unknown) => e);
+    const err = await writeTransaction(db, (trx) => trx('filas').insert({ n: trx.raw('LENGTH(?)', [tooBig]) })).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(ResourceExhaustedError);
     expect((err as Error).message).not.toContain('ER_');
     await writeTransaction(db, (trx) => trx('filas').insert({ n: 9 }));
@@ -185,8 +189,11 @@ describe('writeTransaction with a signal (the caller gone)', () => {
 });
 
 describe('a pool with a statement time limit', () => {
-  it('ends a write stuck on a row lock with UnavailableError (the statement timeout), rolled back, and the pool stays usable', async () => {
-    const limited = createDb(testDb.url, { statementTimeoutMs: 300, logger: createLogger('write-transaction-test', 'silent') });
+  it('ends a write stuck on a row lock with ResourceExhaustedError (STATEMENT_TIMEOUT: about this request, never UnavailableError), rolled back, and the pool stays usable', async () => {
+    const limited = createDb(testDb.url, {
+      statementTimeoutMs: 300,
+      logger: createLogger('write-transaction-test', 'silent'),
+    });
     const holder = await db.transaction();
     try {
       await db('filas').insert({ n: 20 });
@@ -200,7 +207,8 @@ describe('a pool with a statement time limit', () => {
         () => undefined,
         (err: unknown) => err,
       );
-      expect(failure).toBeInstanceOf(UnavailableError);
+      expect(failure).toBeInstanceOf(ResourceExhaustedError);
+      expect((failure as ResourceExhaustedError).reason).toBe('STATEMENT_TIMEOUT');
       expect((failure as Error & { cause?: { errno?: number } }).cause?.errno).toBe(1969);
     } finally {
       await holder.rollback();
@@ -219,7 +227,13 @@ describe('a pool with a statement time limit', () => {
 
   it('is set per engine: MariaDB bounds every statement, MySQL bounds reads and lock waits', () => {
     expect(statementLimit('10.11.19-MariaDB-0+deb12u1', 4000)).toEqual(['SET SESSION max_statement_time = 4.000']);
-    expect(statementLimit('8.0.36', 4000)).toEqual(['SET SESSION max_execution_time = 4000', 'SET SESSION innodb_lock_wait_timeout = 4']);
-    expect(statementLimit('8.4.0', 300)).toEqual(['SET SESSION max_execution_time = 300', 'SET SESSION innodb_lock_wait_timeout = 1']);
+    expect(statementLimit('8.0.36', 4000)).toEqual([
+      'SET SESSION max_execution_time = 4000',
+      'SET SESSION innodb_lock_wait_timeout = 4',
+    ]);
+    expect(statementLimit('8.4.0', 300)).toEqual([
+      'SET SESSION max_execution_time = 300',
+      'SET SESSION innodb_lock_wait_timeout = 1',
+    ]);
   });
 });

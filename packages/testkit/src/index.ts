@@ -9,12 +9,37 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { countPendingEvents, dropDatabase, ensureDatabase, InvalidArgumentError, type FieldViolation, type Knex } from '@inventario/platform';
+import {
+  countPendingEvents,
+  dropDatabase,
+  ensureDatabase,
+  InvalidArgumentError,
+  type FieldViolation,
+  type Knex,
+} from '@inventario/platform';
 import { findProgram, startNatsServer } from '@inventario/local-servers';
 import { freePort } from './free-port';
 
 export { startPrivateServer, type PrivateServer, type PrivateServerOptions } from '@inventario/local-servers';
 export { ephemeralPortRange, freePort } from './free-port';
+export { basicAuth, httpRequest, type StackRequestOptions, type StackResponse } from './http-request';
+export { seedProductos, type SeedOptions } from './seed-productos';
+export { ledgerProblems, lineVersions, ocupacionExacta } from './stock-invariants';
+export { startTcpProxy, type TcpProxy } from './tcp-proxy';
+// Heavier modules have their own entry points, so a test that needs neither loads neither:
+// `@inventario/testkit/smtp-sink` (an SMTP server standing in for the provider) and
+// `@inventario/testkit/browser` (headless Chromium).
+export {
+  killAllServiceProcesses,
+  serviceMain,
+  startProcess,
+  startServiceProcess,
+  type LogLine,
+  type ProcessExit,
+  type ServiceName,
+  type ServiceProcess,
+  type StartProcessOptions,
+} from './service-process';
 
 /** Server part of the test MySQL URL (no database). */
 export const TEST_MYSQL_SERVER = process.env.TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306';
@@ -52,12 +77,19 @@ export function connectTestNats(url: string = TEST_NATS_URL): Promise<NatsConnec
   return connect({ servers: url, reconnectTimeWait: 200, maxReconnectAttempts: -1 });
 }
 
+/**
+ * Deletes a test's stream and, for an events' stream, the dead letters'
+ * stream `<stream>_DLQ` a notifier makes beside it: each reserves its
+ * max_bytes on the shared server, so none may outlive its test.
+ */
 export async function deleteStream(nc: NatsConnection, stream: string): Promise<void> {
   const jsm = await jetstreamManager(nc);
-  try {
-    await jsm.streams.delete(stream);
-  } catch {
-    // already gone
+  for (const name of stream.startsWith('KV_') || stream.endsWith('_DLQ') ? [stream] : [stream, `${stream}_DLQ`]) {
+    try {
+      await jsm.streams.delete(name);
+    } catch {
+      // already gone
+    }
   }
 }
 
@@ -67,7 +99,14 @@ export interface StoredEvent<T = Record<string, unknown>> {
   subject: string;
   headers: Record<string, string>;
   /** The parsed JSON envelope. */
-  body: T & { id: string; eventType: string; subject: string; eventTime: string; dataVersion: string; data: Record<string, unknown> };
+  body: T & {
+    id: string;
+    eventType: string;
+    subject: string;
+    eventTime: string;
+    dataVersion: string;
+    data: Record<string, unknown>;
+  };
 }
 
 /** Every message currently stored in `stream`, in stream order. */
@@ -106,7 +145,10 @@ export async function waitFor<T>(
     } catch (err) {
       last = err;
     }
-    if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`);
+    if (Date.now() > until)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`,
+      );
     await sleep(intervalMs);
   }
 }
@@ -137,7 +179,10 @@ export async function waitForOutboxesDrained(
 export interface PrivateNatsServer {
   url: string;
   port: number;
-  /** The server's directory; its JetStream store is `<storeDir>/jetstream` (remove it while stopped for a server that lost its data). */
+  /**
+   * The server's directory; its JetStream store is `<storeDir>/jetstream` (remove it while stopped for a server that
+   * lost its data).
+   */
   storeDir: string;
   /** (Re)starts the server on the same port and store dir. */
   start(): Promise<void>;
@@ -155,7 +200,10 @@ export interface PrivateNatsServer {
   reconfigure(config: string): void;
 }
 
-/** NATS_SERVER_BIN, else PATH and the sbin folders (local-servers' findProgram); the bare name, failing to spawn, when none. */
+/**
+ * NATS_SERVER_BIN, else PATH and the sbin folders (local-servers' findProgram); the bare name, failing to spawn, when
+ * none.
+ */
 const NATS_SERVER_BIN = findProgram('nats-server', process.env) ?? 'nats-server';
 
 export interface PrivateNatsServerOptions {
@@ -178,7 +226,11 @@ export async function startPrivateNatsServer(options: PrivateNatsServerOptions =
   const configFile = join(storeDir, 'nats-server.conf');
   // With a file, JetStream is configured there: a reload applies the file's
   // settings, and one without a jetstream block would shut JetStream down.
-  const writeConfig = (config: string) => writeFileSync(configFile, `${config}\n${jetStream ? `jetstream { store_dir: ${JSON.stringify(storeDir)} }\n` : ''}`);
+  const writeConfig = (config: string) =>
+    writeFileSync(
+      configFile,
+      `${config}\n${jetStream ? `jetstream { store_dir: ${JSON.stringify(storeDir)} }\n` : ''}`,
+    );
   if (options.config !== undefined) writeConfig(options.config);
   const server = await startNatsServer({
     command: NATS_SERVER_BIN,
@@ -212,7 +264,9 @@ export function violationsOf(work: () => unknown): FieldViolation[] {
   return [];
 }
 
-/** The value of the first sample of metric `name` in Prometheus text whose labels include `labels`; undefined when none. */
+/**
+ * The value of the first sample of metric `name` in Prometheus text whose labels include `labels`; undefined when none.
+ */
 export function metricSample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
   for (const line of text.split('\n')) {
     const m = /^([A-Za-z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);

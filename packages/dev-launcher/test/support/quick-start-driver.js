@@ -38,7 +38,8 @@ function answers(port) {
   });
 }
 
-const within = (ms, promise, fallback) => Promise.race([promise, new Promise((resolve) => setTimeout(() => resolve(fallback), ms).unref())]);
+const within = (ms, promise, fallback) =>
+  Promise.race([promise, new Promise((resolve) => setTimeout(() => resolve(fallback), ms).unref())]);
 
 async function request(method, path, body) {
   const res = await fetch(`${BFF}${path}`, {
@@ -80,8 +81,13 @@ async function quickStart() {
   if (result.up) {
     try {
       result.listed = await request('GET', '/api/productos');
-      result.created = await request('POST', '/api/productos', { nombre: 'Tornillo del inicio rápido', precio: 0.25, cantidadEnStock: 10 });
-      result.read = result.created.status === 201 ? await request('GET', `/api/productos/${result.created.body.id}`) : undefined;
+      result.created = await request('POST', '/api/productos', {
+        nombre: 'Tornillo del inicio rápido',
+        precio: 0.25,
+        cantidadEnStock: 10,
+      });
+      result.read =
+        result.created.status === 201 ? await request('GET', `/api/productos/${result.created.body.id}`) : undefined;
     } catch (err) {
       result.requestError = String(err);
     }

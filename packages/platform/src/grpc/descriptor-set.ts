@@ -7,5 +7,7 @@ import { FileDescriptorProtoSchema, FileDescriptorSetSchema } from '@bufbuild/pr
  * grpcurl and `buf curl` could not resolve the services.
  */
 export function fileDescriptorProtosOf(set: Uint8Array): Buffer[] {
-  return fromBinary(FileDescriptorSetSchema, set).file.map((file) => Buffer.from(toBinary(FileDescriptorProtoSchema, file)));
+  return fromBinary(FileDescriptorSetSchema, set).file.map((file) =>
+    Buffer.from(toBinary(FileDescriptorProtoSchema, file)),
+  );
 }

@@ -21,6 +21,8 @@ export interface CallContext {
   idempotency?: IdempotencyKey;
   /** Aborted (CallCancelledError) once the caller cancelled or its deadline passed; a write then rolls back. */
   signal?: AbortSignal;
+  /** The request metadata, for a handler that authenticates its caller itself (identidad-svc's signed principal). */
+  metadata?: Metadata;
 }
 
 export class CallCancelledError extends Error {
@@ -36,7 +38,8 @@ export function callContext(call: ServerUnaryCall<unknown, unknown>): CallContex
   const traceparent = call.metadata.get('traceparent')[0];
   const tracestate = call.metadata.get('tracestate')[0];
   // 255 characters (code points, as VARCHAR(255) counts), never half a surrogate pair.
-  const name = typeof usuario === 'string' && usuario.trim() !== '' ? [...usuario.trim()].slice(0, 255).join('') : 'system';
+  const name =
+    typeof usuario === 'string' && usuario.trim() !== '' ? [...usuario.trim()].slice(0, 255).join('') : 'system';
   const context: CallContext = { usuario: name };
   if (typeof traceparent === 'string') {
     context.traceparent = traceparent;
@@ -45,13 +48,24 @@ export function callContext(call: ServerUnaryCall<unknown, unknown>): CallContex
   return context;
 }
 
-/** The trace context is the SERVER span's (the caller's when the span has none), read on demand since only writes' events carry it. */
-function handlerContext(caller: CallContext, traced: GrpcServerSpan, idempotency: IdempotencyKey | undefined, signal: AbortSignal): CallContext {
-  const trace = (): { traceparent?: string; tracestate?: string } => (traced.headers.traceparent ? traced.headers : caller);
+/**
+ * The trace context is the SERVER span's (the caller's when the span has none), read on demand since only writes'
+ * events carry it.
+ */
+function handlerContext(
+  caller: CallContext,
+  traced: GrpcServerSpan,
+  idempotency: IdempotencyKey | undefined,
+  signal: AbortSignal,
+  metadata: Metadata,
+): CallContext {
+  const trace = (): { traceparent?: string; tracestate?: string } =>
+    traced.headers.traceparent ? traced.headers : caller;
   return {
     usuario: caller.usuario,
     idempotency,
     signal,
+    metadata,
     get traceparent() {
       return trace().traceparent;
     },
@@ -62,17 +76,30 @@ function handlerContext(caller: CallContext, traced: GrpcServerSpan, idempotency
 }
 
 export interface UnaryOptions<Req> {
-  /** For writes keyed by AIP-155 `request_id`: the key and the canonical request encoding without it. */
-  idempotent?: (request: Req) => { requestId: string; request: Uint8Array };
+  /**
+   * For writes keyed by AIP-155 `request_id`: the key, the canonical request encoding without it, and
+   * whose key it is (`scope`; absent: the user name of the metadata). May throw a DomainError.
+   */
+  idempotent?: (request: Req, metadata: Metadata) => { requestId: string; request: Uint8Array; scope?: string };
 }
 
-/** `canonical` clears fields that do not change what the request does (paging), so those count as one request under a key. */
+/**
+ * `canonical` clears fields that do not change what the request does (paging), so those count as one request under a
+ * key.
+ * `scopeOf` names whose keys they are (identidad-svc: the verified principal's id), so one caller's key never replays
+ * another's.
+ */
 export function idempotentBy<Req extends { requestId?: string | undefined }>(
   codec: { encode(message: Req): { finish(): Uint8Array } },
   canonical: (request: Req) => Req = (request) => request,
+  scopeOf?: (metadata: Metadata) => string,
 ): UnaryOptions<Req> {
   return {
-    idempotent: (request) => ({ requestId: request.requestId ?? '', request: codec.encode({ ...canonical(request), requestId: undefined }).finish() }),
+    idempotent: (request, metadata) => ({
+      requestId: request.requestId ?? '',
+      request: codec.encode({ ...canonical(request), requestId: undefined }).finish(),
+      scope: request.requestId && scopeOf ? scopeOf(metadata) : undefined,
+    }),
   };
 }
 
@@ -95,9 +122,9 @@ export function unary<Req, Res>(
     if (call.cancelled) abandon();
     else call.once('cancelled', abandon);
     const handle = async (): Promise<{ response: Res; replayed: boolean }> => {
-      const keyed = options.idempotent?.(call.request);
-      const key = keyed && idempotencyKeyOf(caller.usuario, method, keyed.requestId, keyed.request);
-      const response = await handler(call.request, handlerContext(caller, traced, key, gone.signal));
+      const keyed = options.idempotent?.(call.request, call.metadata);
+      const key = keyed && idempotencyKeyOf(keyed.scope ?? caller.usuario, method, keyed.requestId, keyed.request);
+      const response = await handler(call.request, handlerContext(caller, traced, key, gone.signal, call.metadata));
       return { response, replayed: key?.replayed === true };
     };
     void traced.run(() =>

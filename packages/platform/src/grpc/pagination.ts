@@ -1,7 +1,10 @@
 import { InvalidArgumentError } from '../errors';
 import { MAX_UNSIGNED_INT } from '../positive-id';
 
-/** AIP-158 keyset pagination by id, so writes between calls never shift or repeat rows and deep pages cost no OFFSET scan. Tokens are opaque. */
+/**
+ * AIP-158 keyset pagination by id, so writes between calls never shift or repeat rows and deep pages cost no OFFSET
+ * scan. Tokens are opaque.
+ */
 
 /** For page_size 0 (proto3's "not set"). */
 export const DEFAULT_PAGE_SIZE = 100;
@@ -48,7 +51,12 @@ export function decodeNivelPageToken(token: string): { bodegaId: number; product
   if (token === '') return null;
   const match = /^([1-9]\d{0,9})\.([1-9]\d{0,9})$/.exec(Buffer.from(token, 'base64url').toString('utf8'));
   const after = match ? { bodegaId: Number(match[1]), productoId: Number(match[2]) } : null;
-  if (!after || after.bodegaId > MAX_UNSIGNED_INT || after.productoId > MAX_UNSIGNED_INT || encodeNivelPageToken(after.bodegaId, after.productoId) !== token) {
+  if (
+    !after ||
+    after.bodegaId > MAX_UNSIGNED_INT ||
+    after.productoId > MAX_UNSIGNED_INT ||
+    encodeNivelPageToken(after.bodegaId, after.productoId) !== token
+  ) {
     throw InvalidArgumentError.field('pageToken', PAGE_MENSAJES.pageToken);
   }
   return after;
@@ -60,7 +68,10 @@ export interface ListPage<T> {
   nextPageToken: string;
 }
 
-/** `sizeOf` may overstate an item's encoded size, never understate it. Never an empty page while rows remain, so following tokens always ends. */
+/**
+ * `sizeOf` may overstate an item's encoded size, never understate it. Never an empty page while rows remain, so
+ * following tokens always ends.
+ */
 export function listPageOf<T>(
   rows: readonly T[],
   hasMore: boolean,

@@ -1,23 +1,58 @@
-import { credentials, status, type CallOptions, type ChannelCredentials, type ChannelOptions, type Client, type ServiceError } from '@grpc/grpc-js';
-import { UnavailableError } from '../errors';
+import {
+  credentials,
+  status,
+  type CallOptions,
+  type ChannelCredentials,
+  type ChannelOptions,
+  type Client,
+  type ServiceError,
+} from '@grpc/grpc-js';
+import { DEPENDENCIA_NO_DISPONIBLE, UnavailableError } from '../errors';
 
 /**
- * A deletion event is acted on only once the record's owner confirms it is
- * gone, so a forged or misrouted event cannot discard what belongs to a live
- * record (docs/contract.md §7.6).
+ * A deletion event is acted on only once the record's owner confirms it
+ * deleted the record, so a forged or misrouted event can neither discard what
+ * belongs to a live record nor mark as deleted an id not created yet
+ * (docs/contract.md §7.6).
  */
 export interface RecordLookup {
-  /** True while the owner has record `id`, false once it answers NOT_FOUND; UnavailableError when it cannot tell. */
-  exists(id: number): Promise<boolean>;
+  /**
+   * True once the owner answers that it deleted record `id` (its
+   * Get*Eliminad* call answers OK); false when it answers NOT_FOUND (the
+   * record is live, or was never created); UnavailableError when it cannot
+   * tell (unreachable, or an older owner without the call: UNIMPLEMENTED).
+   */
+  wasDeleted(id: number): Promise<boolean>;
+  /**
+   * True when the owner has record `id` now (its Get* call answers OK); false
+   * when it answers NOT_FOUND (never created, or deleted); UnavailableError
+   * when it cannot tell. Only for a lookup built with `confirmLive`.
+   */
+  isLive(id: number): Promise<boolean>;
   close(): void;
 }
 
-export type GeneratedClient<C extends Client> = new (address: string, credentials: ChannelCredentials, options?: Partial<ChannelOptions>) => C;
+export type GeneratedClient<C extends Client> = new (
+  address: string,
+  credentials: ChannelCredentials,
+  options?: Partial<ChannelOptions>,
+) => C;
+
+/** One call to the record's owner about record `id`; `done` gets its failure, or null when it answered OK. */
+export type OwnerCall<C extends Client> = (
+  client: C,
+  id: number,
+  options: CallOptions,
+  done: (err: ServiceError | null) => void,
+) => void;
 
 export interface RecordLookupOptions<C extends Client> {
   address: string;
   client: GeneratedClient<C>;
-  get(client: C, id: number, options: CallOptions, done: (err: ServiceError | null) => void): void;
+  /** Calls the owner's deletion confirmation (GetBodegaEliminada, GetProductoEliminado) for `id`. */
+  confirm: OwnerCall<C>;
+  /** Calls the owner's read of the record (GetProducto) for `id`, for isLive. */
+  confirmLive?: OwnerCall<C>;
   /** For error messages, e.g. `bodega-svc` and `warehouse`. */
   owner: string;
   record: string;
@@ -32,19 +67,36 @@ export function createRecordLookup<C extends Client>(options: RecordLookupOption
     'grpc.max_reconnect_backoff_ms': 5000,
     'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
   });
+  /** OK is yes, NOT_FOUND is no, anything else says nothing (UnavailableError). */
+  const ask = (id: number, what: string, call: OwnerCall<C>) =>
+    new Promise<boolean>((resolve, reject) => {
+      call(client, id, { deadline: Date.now() + DEADLINE_MS }, (err) => {
+        if (!err) resolve(true);
+        else if (err.code === status.NOT_FOUND) resolve(false);
+        else
+          reject(
+            // The owner's outage, not the asking service's (a breaker in front of the latter does not count it).
+            new UnavailableError(
+              `${options.owner} could not say whether ${options.record} ${id} ${what}: ${status[err.code] ?? err.code}`,
+              {
+                cause: err,
+                reason: DEPENDENCIA_NO_DISPONIBLE,
+                datos: { servicio: options.owner },
+              },
+            ),
+          );
+      });
+    });
+  const { confirmLive } = options;
   return {
-    exists: (id) =>
-      new Promise<boolean>((resolve, reject) => {
-        options.get(client, id, { deadline: Date.now() + DEADLINE_MS }, (err) => {
-          // Only NOT_FOUND confirms a deletion.
-          if (!err) resolve(true);
-          else if (err.code === status.NOT_FOUND) resolve(false);
-          else
-            reject(
-              new UnavailableError(`${options.owner} could not say whether ${options.record} ${id} exists: ${status[err.code] ?? err.code}`, { cause: err }),
-            );
-        });
-      }),
+    wasDeleted: (id) => ask(id, 'was deleted', options.confirm),
+    isLive: (id) => {
+      if (!confirmLive)
+        return Promise.reject(
+          new Error(`this lookup of ${options.owner} cannot tell whether a ${options.record} exists`),
+        );
+      return ask(id, 'exists', confirmLive);
+    },
     close: () => client.close(),
   };
 }

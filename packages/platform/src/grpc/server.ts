@@ -33,7 +33,8 @@ export interface StartedGrpcServer {
 /** Health starts NOT_SERVING until the caller says otherwise. */
 export async function startGrpcServer(options: GrpcServerOptions): Promise<StartedGrpcServer> {
   const server = new Server({
-    // The BFF pings idle connections every 3 s; grpc-js servers (1.14) accept pings at any rate and read this on clients only.
+    // The BFF pings idle connections every 3 s; grpc-js servers (1.14) accept pings at any rate and read this on
+    // clients only.
     'grpc.keepalive_permit_without_calls': 1,
     'grpc.max_receive_message_length': 4 * 1024 * 1024,
     // Channelz bookkeeping costs CPU on every call and nothing here reads it (bench/RESULTS.md).

@@ -60,7 +60,10 @@ export async function startServiceGrpcServer(options: ServiceGrpcServerOptions):
  * Answers UNAVAILABLE instead of calling a handler until `ready()`. Every
  * inventario.v1 method is unary.
  */
-function unavailableUntil(ready: () => boolean, implementation: UntypedServiceImplementation): UntypedServiceImplementation {
+function unavailableUntil(
+  ready: () => boolean,
+  implementation: UntypedServiceImplementation,
+): UntypedServiceImplementation {
   return Object.fromEntries(
     Object.entries(implementation).map(([method, handler]) => {
       const unary = handler as handleUnaryCall<unknown, unknown>;

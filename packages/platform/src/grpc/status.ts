@@ -1,5 +1,5 @@
 import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
-import { FailedPreconditionError, VersionMismatchError, type DomainError, type ErrorData, type FieldViolation } from '../errors';
+import { VersionMismatchError, type DomainError, type ErrorData, type FieldViolation } from '../errors';
 
 /** Trailing metadata: an INVALID_ARGUMENT's violations as JSON `[{campo, mensaje}]`, so the BFF names every field. */
 export const FIELD_VIOLATIONS_KEY = 'inventario-field-violations-bin';
@@ -15,18 +15,22 @@ const CODES: Record<DomainError['code'], status> = {
   ABORTED: status.ABORTED,
   RESOURCE_EXHAUSTED: status.RESOURCE_EXHAUSTED,
   UNAVAILABLE: status.UNAVAILABLE,
+  UNAUTHENTICATED: status.UNAUTHENTICATED,
+  PERMISSION_DENIED: status.PERMISSION_DENIED,
 };
 
 /** The services' one mapping of domain errors to gRPC status. */
 export function domainErrorToStatus(err: DomainError): Partial<ServiceError> {
   const metadata = new Metadata();
-  if ('violations' in err) {
-    metadata.set(FIELD_VIOLATIONS_KEY, Buffer.from(JSON.stringify((err as { violations: FieldViolation[] }).violations)));
-  }
+  // An INVALID_ARGUMENT's bad fields, a NOT_FOUND's missing records.
+  const violations = (err as { violations?: FieldViolation[] }).violations;
+  if (violations && violations.length > 0) metadata.set(FIELD_VIOLATIONS_KEY, Buffer.from(JSON.stringify(violations)));
   if (err.reason !== undefined) metadata.set(ERROR_REASON_KEY, err.reason);
   if (err instanceof VersionMismatchError) metadata.set(CURRENT_VERSION_KEY, String(err.currentVersion));
-  if (err instanceof FailedPreconditionError && Object.keys(err.datos).length > 0) {
-    metadata.set(ERROR_DATA_KEY, Buffer.from(JSON.stringify(err.datos)));
+  // A FailedPreconditionError's figures, a PermissionDeniedError's permission and warehouse.
+  const datos = (err as { datos?: ErrorData }).datos;
+  if (datos && Object.keys(datos).length > 0) {
+    metadata.set(ERROR_DATA_KEY, Buffer.from(JSON.stringify(datos)));
   }
   return { code: CODES[err.code], details: err.message, metadata };
 }
@@ -43,7 +47,10 @@ export function fieldViolationsOf(err: { metadata?: Metadata }): FieldViolation[
   if (!Array.isArray(parsed)) return [];
   return parsed.filter(
     (v): v is FieldViolation =>
-      typeof v === 'object' && v !== null && typeof (v as FieldViolation).campo === 'string' && typeof (v as FieldViolation).mensaje === 'string',
+      typeof v === 'object' &&
+      v !== null &&
+      typeof (v as FieldViolation).campo === 'string' &&
+      typeof (v as FieldViolation).mensaje === 'string',
   );
 }
 

@@ -7,13 +7,22 @@ export interface UpdateMaskSpec<F extends string> {
   outputOnly: readonly string[];
 }
 
-/** proto3 JSON clients (grpcurl, buf curl) write camelCase paths and their FieldMask conversion sends snake_case; a binary client may send either. */
+/**
+ * proto3 JSON clients (grpcurl, buf curl) write camelCase paths and their FieldMask conversion sends snake_case; a
+ * binary client may send either.
+ */
 function toSnakeCase(path: string): string {
   return path.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 }
 
-/** An unknown path, or nothing left to update, is InvalidArgumentError: never a silent no-op. (Messages avoid ';', which joins violations.) */
-export function parseUpdateMask<F extends string>(paths: readonly string[] | undefined, spec: UpdateMaskSpec<F>): Set<F> {
+/**
+ * An unknown path, or nothing left to update, is InvalidArgumentError: never a silent no-op. (Messages avoid ';', which
+ * joins violations.)
+ */
+export function parseUpdateMask<F extends string>(
+  paths: readonly string[] | undefined,
+  spec: UpdateMaskSpec<F>,
+): Set<F> {
   const admitidas = `(admitidas: ${Object.keys(spec.updatable).join(', ')})`;
   const fields = new Set<F>();
   const unknown: string[] = [];

@@ -45,7 +45,11 @@ function methodLabels(path: string): Record<MethodLabels, string> {
   return { grpc_service: service, grpc_method: method };
 }
 
-function bindMethod(handled: Counter<HandledLabels>, handling: Histogram<MethodLabels>, path: string): GrpcMethodSeries {
+function bindMethod(
+  handled: Counter<HandledLabels>,
+  handling: Histogram<MethodLabels>,
+  path: string,
+): GrpcMethodSeries {
   const labels = methodLabels(path);
   const duration = handling.labels(labels);
   const byCode = new Map<number, Counter.Internal>();
@@ -65,7 +69,11 @@ function bindMethod(handled: Counter<HandledLabels>, handling: Histogram<MethodL
   };
 }
 
-function createGrpcMetrics(registry: Registry, side: 'server' | 'client', definitions: readonly ServiceDefinition[]): GrpcMetrics {
+function createGrpcMetrics(
+  registry: Registry,
+  side: 'server' | 'client',
+  definitions: readonly ServiceDefinition[],
+): GrpcMetrics {
   const what = side === 'server' ? 'handled by this server' : 'made by this client';
   const handled = new Counter({
     name: `grpc_${side}_handled_total`,
@@ -105,7 +113,9 @@ export function createGrpcClientMetrics(registry: Registry, definitions: readonl
   return createGrpcMetrics(registry, 'client', definitions);
 }
 
-/** Counts every call by the status it ends with, whatever answered it (the handler or a gate such as "still migrating"). */
+/**
+ * Counts every call by the status it ends with, whatever answered it (the handler or a gate such as "still migrating").
+ */
 export function instrumentGrpcService(
   definition: ServiceDefinition,
   implementation: UntypedServiceImplementation,

@@ -1,5 +1,11 @@
 /** The id rule shared by every service: a positive INT UNSIGNED, one message. */
-import { checkPositiveId, ID_MENSAJES, MAX_UNSIGNED_INT, requirePositiveId, requirePositiveIds } from '@inventario/platform';
+import {
+  checkPositiveId,
+  ID_MENSAJES,
+  MAX_UNSIGNED_INT,
+  requirePositiveId,
+  requirePositiveIds,
+} from '@inventario/platform';
 import { MAX_FILTER_IDS } from '../src/positive-id';
 import { violationsOf } from '@inventario/testkit';
 
@@ -32,7 +38,11 @@ describe('requirePositiveIds', () => {
     ['ids in the order given', [9, 3, 7], [9, 3, 7]],
     ['repeats once, first occurrence first', [4, 9, 4, 9, 4], [4, 9]],
     [`${MAX_FILTER_IDS} distinct ids`, range(MAX_FILTER_IDS), range(MAX_FILTER_IDS)],
-    ['more entries than the maximum when repeats bring them under it', [...range(MAX_FILTER_IDS), 1, 2], range(MAX_FILTER_IDS)],
+    [
+      'more entries than the maximum when repeats bring them under it',
+      [...range(MAX_FILTER_IDS), 1, 2],
+      range(MAX_FILTER_IDS),
+    ],
   ])('returns %s', (_case, values, expected) => {
     expect(requirePositiveIds(values, 'ids')).toEqual(expected);
   });

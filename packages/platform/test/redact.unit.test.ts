@@ -9,10 +9,22 @@ describe('redactUrlCredentials', () => {
   it.each([
     ['user and password', 'mysql://app:s3cret@db:3306/inv', 'mysql://[redacted]@db:3306/inv'],
     ['a token alone', 'nats://s3cret@nats:4222', 'nats://[redacted]@nats:4222'],
-    ['several servers', 'nats://a:s3cret@n1:4222,nats://b:s3cret@n2:4222', 'nats://[redacted]@n1:4222,nats://[redacted]@n2:4222'],
+    [
+      'several servers',
+      'nats://a:s3cret@n1:4222,nats://b:s3cret@n2:4222',
+      'nats://[redacted]@n1:4222,nats://[redacted]@n2:4222',
+    ],
     ['an unencoded @ in the password', 'smtp://mailer:s3@cret@smtp.example:587', 'smtp://[redacted]@smtp.example:587'],
-    ['a URL inside a sentence', 'connect to mysql://app:s3cret@db/inv failed', 'connect to mysql://[redacted]@db/inv failed'],
-    ['an escaped quote inside JSON', '{"input":"mysql://app:s3\\"cret@db/inv"}', '{"input":"mysql://[redacted]@db/inv"}'],
+    [
+      'a URL inside a sentence',
+      'connect to mysql://app:s3cret@db/inv failed',
+      'connect to mysql://[redacted]@db/inv failed',
+    ],
+    [
+      'an escaped quote inside JSON',
+      '{"input":"mysql://app:s3\\"cret@db/inv"}',
+      '{"input":"mysql://[redacted]@db/inv"}',
+    ],
   ])('redacts %s', (_case, text, expected) => {
     expect(redactUrlCredentials(text)).toBe(expected);
   });

@@ -9,7 +9,11 @@ import {
   FIELD_VIOLATIONS_KEY,
   fieldViolationsOf,
   InvalidArgumentError,
+  errorDataOf,
+  errorReasonOf,
   NotFoundError,
+  PermissionDeniedError,
+  UnauthenticatedError,
   UnavailableError,
   type DomainError,
   type FieldViolation,
@@ -22,12 +26,23 @@ function overTheWire(metadata: Metadata): Metadata {
 }
 
 describe('domainErrorToStatus', () => {
+  it('sends a refused permission with reason FORBIDDEN and the permission and warehouse as data (the 403 body)', () => {
+    const failure = domainErrorToStatus(
+      new PermissionDeniedError('no puede', { permiso: 'existencias:mover', bodegaId: 3 }),
+    );
+    const metadata = overTheWire(failure.metadata!);
+    expect(errorReasonOf({ metadata })).toBe('FORBIDDEN');
+    expect(errorDataOf({ metadata })).toEqual({ permiso: 'existencias:mover', bodegaId: 3 });
+  });
+
   it.each<[string, DomainError, status]>([
     ['InvalidArgumentError', InvalidArgumentError.field('nombre', 'es obligatorio'), status.INVALID_ARGUMENT],
     ['NotFoundError', new NotFoundError('producto 7 no existe'), status.NOT_FOUND],
     ['AlreadyExistsError', new AlreadyExistsError('la bodega Central ya existe'), status.ALREADY_EXISTS],
     ['FailedPreconditionError', new FailedPreconditionError('la bodega tiene productos'), status.FAILED_PRECONDITION],
     ['UnavailableError', new UnavailableError('database unavailable'), status.UNAVAILABLE],
+    ['UnauthenticatedError', new UnauthenticatedError(), status.UNAUTHENTICATED],
+    ['PermissionDeniedError', new PermissionDeniedError('falta un permiso'), status.PERMISSION_DENIED],
   ])('maps %s to its status code with the message as details', (_name, err, code) => {
     const result = domainErrorToStatus(err);
     expect(result.code).toBe(code);

@@ -59,17 +59,31 @@ const at = new Date('2026-11-22T14:03:07.456Z');
 
 /** The message body as the relay publishes it: JSON.stringify of the envelope. */
 function published(type: EventType, subject: string, data: EventData): JsonObject {
-  return JSON.parse(JSON.stringify(buildEnvelope({ namespace: 'Service', type, source: EVENT_SOURCE[type], subject, data, at }))) as JsonObject;
+  return JSON.parse(
+    JSON.stringify(buildEnvelope({ namespace: 'Service', type, source: EVENT_SOURCE[type], subject, data, at })),
+  ) as JsonObject;
 }
 
 /** 64-bit integers, which proto3 JSON writes as strings (they are read from numbers). */
-const INT64_SCALARS = new Set([ScalarType.INT64, ScalarType.UINT64, ScalarType.SINT64, ScalarType.FIXED64, ScalarType.SFIXED64]);
+const INT64_SCALARS = new Set([
+  ScalarType.INT64,
+  ScalarType.UINT64,
+  ScalarType.SINT64,
+  ScalarType.FIXED64,
+  ScalarType.SFIXED64,
+]);
 
 /** One published value as proto3 JSON writes it back: nested messages likewise, 64-bit ids as strings. */
 function writtenBackValue(field: DescField, value: JsonValue): JsonValue {
-  const message = field.fieldKind === 'message' || (field.fieldKind === 'list' && field.listKind === 'message') ? field.message : undefined;
+  const message =
+    field.fieldKind === 'message' || (field.fieldKind === 'list' && field.listKind === 'message')
+      ? field.message
+      : undefined;
   if (message) return asWrittenBack(message, value);
-  const scalar = field.fieldKind === 'scalar' || (field.fieldKind === 'list' && field.listKind === 'scalar') ? field.scalar : undefined;
+  const scalar =
+    field.fieldKind === 'scalar' || (field.fieldKind === 'list' && field.listKind === 'scalar')
+      ? field.scalar
+      : undefined;
   return scalar !== undefined && INT64_SCALARS.has(scalar) && typeof value === 'number' ? String(value) : value;
 }
 
@@ -84,7 +98,8 @@ function asWrittenBack(dataMessage: DescMessage, data: JsonValue | undefined): J
   const out: JsonObject = {};
   for (const field of dataMessage.fields) {
     const value = published[field.jsonName];
-    if (field.fieldKind === 'list') out[field.jsonName] = ((value ?? []) as JsonValue[]).map((item) => writtenBackValue(field, item));
+    if (field.fieldKind === 'list')
+      out[field.jsonName] = ((value ?? []) as JsonValue[]).map((item) => writtenBackValue(field, item));
     else if (value !== null && value !== undefined) out[field.jsonName] = writtenBackValue(field, value);
   }
   return out;
@@ -128,8 +143,18 @@ const bodegaCompleta: BodegaEventData = {
   camposModificados: ['ubicacion'],
   version: 2,
 };
-const productoEliminado: DeletedEventData = { id: 17, nombre: 'Tornillo M6', ...eventAudit('DELETE', 'ana', at), version: 3 };
-const bodegaEliminada: DeletedEventData = { id: 7, nombre: 'Bodega Norte', ...eventAudit('DELETE', 'system', at), version: 2 };
+const productoEliminado: DeletedEventData = {
+  id: 17,
+  nombre: 'Tornillo M6',
+  ...eventAudit('DELETE', 'ana', at),
+  version: 3,
+};
+const bodegaEliminada: DeletedEventData = {
+  id: 7,
+  nombre: 'Bodega Norte',
+  ...eventAudit('DELETE', 'system', at),
+  version: 2,
+};
 const transferencia: MovimientoRegistradoData = {
   operacionId: 9,
   tipoOperacion: 'TRANSFERENCIA',
@@ -216,8 +241,18 @@ const EVENTS: Array<[string, EventType, string, EventData]> = [
   ['BodegaCreada without ubicacion', 'BodegaCreada', '/bodegas/7', bodegaSinUbicacion],
   ['BodegaActualizada with ubicacion', 'BodegaActualizada', '/bodegas/7', bodegaCompleta],
   ['BodegaEliminada', 'BodegaEliminada', '/bodegas/7', bodegaEliminada],
-  ['MovimientoRegistrado of a transfer (two lines, no comment)', 'MovimientoRegistrado', '/operaciones/9', transferencia],
-  ['MovimientoRegistrado of a reversal with comments and 64-bit ids', 'MovimientoRegistrado', '/operaciones/5000000001', reverso],
+  [
+    'MovimientoRegistrado of a transfer (two lines, no comment)',
+    'MovimientoRegistrado',
+    '/operaciones/9',
+    transferencia,
+  ],
+  [
+    'MovimientoRegistrado of a reversal with comments and 64-bit ids',
+    'MovimientoRegistrado',
+    '/operaciones/5000000001',
+    reverso,
+  ],
   ['StockBajo at 0 units', 'StockBajo', '/bodegas/1/existencias/2', stockBajo],
   ['StockRepuesto', 'StockRepuesto', '/bodegas/1/existencias/2', stockRepuesto],
 ];
@@ -225,7 +260,8 @@ const EVENTS: Array<[string, EventType, string, EventData]> = [
 describe('events.proto against the published JSON', () => {
   it('names a data message for each event type, all in the descriptor set', () => {
     expect([...new Set(EVENTS.map(([, type]) => type))].sort()).toEqual([...EVENT_TYPES].sort());
-    for (const type of EVENT_TYPES) expect(messageType(DATA_MESSAGE[type]).typeName).toBe(`inventario.v1.${DATA_MESSAGE[type]}`);
+    for (const type of EVENT_TYPES)
+      expect(messageType(DATA_MESSAGE[type]).typeName).toBe(`inventario.v1.${DATA_MESSAGE[type]}`);
   });
 
   it.each(EVENTS)('parses the envelope of %s strictly and writes it back unchanged', (_label, type, subject, data) => {
@@ -255,10 +291,13 @@ describe('events.proto against the published JSON', () => {
     ['BodegaEliminada', 'ProductoEventData', 'a deletion read as a product'],
     ['StockBajo', 'MovimientoRegistradoData', 'a stock level read as an operation'],
     ['MovimientoRegistrado', 'StockUmbralData', 'an operation read as a stock level'],
-  ] as Array<[EventType, string, string]>)('rejects the data of %s read with %s (%s), so the strict checks above mean something', (type, wrongMessage) => {
-    const source = EVENTS.find(([, t]) => t === type);
-    if (!source) throw new Error(`no sample for ${type}`);
-    const body = published(type, source[2], source[3]);
-    expect(() => fromJson(messageType(wrongMessage), body.data ?? null, STRICT)).toThrow(/unknown/);
-  });
+  ] as Array<[EventType, string, string]>)(
+    'rejects the data of %s read with %s (%s), so the strict checks above mean something',
+    (type, wrongMessage) => {
+      const source = EVENTS.find(([, t]) => t === type);
+      if (!source) throw new Error(`no sample for ${type}`);
+      const body = published(type, source[2], source[3]);
+      expect(() => fromJson(messageType(wrongMessage), body.data ?? null, STRICT)).toThrow(/unknown/);
+    },
+  );
 });

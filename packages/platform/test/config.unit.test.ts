@@ -52,7 +52,13 @@ describe('parseEnv', () => {
       EVENT_STREAM: 'T_RUN1',
       OUTBOX_POLL_MS: '1000',
     });
-    expect(config).toMatchObject({ NATS_URL: 'nats://nats:4222', GRPC_PORT: 50060, LOG_LEVEL: 'debug', EVENT_SUBJECT_PREFIX: 't_run1', OUTBOX_POLL_MS: 1000 });
+    expect(config).toMatchObject({
+      NATS_URL: 'nats://nats:4222',
+      GRPC_PORT: 50060,
+      LOG_LEVEL: 'debug',
+      EVENT_SUBJECT_PREFIX: 't_run1',
+      OUTBOX_POLL_MS: 1000,
+    });
   });
 
   it('treats an empty variable as unset: the default applies, or the variable is reported as missing', () => {
@@ -61,13 +67,20 @@ describe('parseEnv', () => {
       NATS_URL: 'nats://127.0.0.1:4222',
       OUTBOX_POLL_MS: 250,
     });
-    expect(configErrorOf(() => parseEnv(serviceSchema, { DATABASE_URL: '' })).problems).toEqual([expect.stringMatching(/^DATABASE_URL: /)]);
+    expect(configErrorOf(() => parseEnv(serviceSchema, { DATABASE_URL: '' })).problems).toEqual([
+      expect.stringMatching(/^DATABASE_URL: /),
+    ]);
   });
 
-  it.each(['0x10', '1e3', '-5', '12.5', ' 80', 'eighty'])('rejects the non-decimal number %p for ports and durations', (value) => {
-    const err = configErrorOf(() => parseEnv(serviceSchema, { DATABASE_URL, GRPC_PORT: value, OUTBOX_POLL_MS: value }));
-    expect(err.problems.map((p) => p.split(':')[0])).toEqual(['GRPC_PORT', 'OUTBOX_POLL_MS']);
-  });
+  it.each(['0x10', '1e3', '-5', '12.5', ' 80', 'eighty'])(
+    'rejects the non-decimal number %p for ports and durations',
+    (value) => {
+      const err = configErrorOf(() =>
+        parseEnv(serviceSchema, { DATABASE_URL, GRPC_PORT: value, OUTBOX_POLL_MS: value }),
+      );
+      expect(err.problems.map((p) => p.split(':')[0])).toEqual(['GRPC_PORT', 'OUTBOX_POLL_MS']);
+    },
+  );
 
   it('ignores variables the schema does not name', () => {
     expect(parseEnv(serviceSchema, { DATABASE_URL, HOME: '/root', PATH: '/usr/bin' })).not.toHaveProperty('HOME');
@@ -84,7 +97,15 @@ describe('parseEnv', () => {
         OUTBOX_POLL_MS: '-1',
       }),
     );
-    const variables = ['NATS_URL', 'DATABASE_URL', 'GRPC_PORT', 'LOG_LEVEL', 'EVENT_SUBJECT_PREFIX', 'EVENT_STREAM', 'OUTBOX_POLL_MS'];
+    const variables = [
+      'NATS_URL',
+      'DATABASE_URL',
+      'GRPC_PORT',
+      'LOG_LEVEL',
+      'EVENT_SUBJECT_PREFIX',
+      'EVENT_STREAM',
+      'OUTBOX_POLL_MS',
+    ];
     expect(err.problems).toHaveLength(variables.length);
     variables.forEach((name, i) => expect(err.problems[i]).toMatch(new RegExp(`^${name}: `)));
     expect(err.name).toBe('ConfigError');

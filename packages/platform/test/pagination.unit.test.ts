@@ -59,7 +59,9 @@ describe('page tokens', () => {
     ['an id beyond INT UNSIGNED', Buffer.from('4294967296').toString('base64url')],
     ['an id of 11 digits', Buffer.from('10000000000').toString('base64url')],
   ])('reject a token that is %s, naming pageToken', (_case, token) => {
-    expect(violationsOf(() => decodePageToken(token))).toEqual([{ campo: 'pageToken', mensaje: PAGE_MENSAJES.pageToken }]);
+    expect(violationsOf(() => decodePageToken(token))).toEqual([
+      { campo: 'pageToken', mensaje: PAGE_MENSAJES.pageToken },
+    ]);
   });
 });
 
@@ -86,7 +88,9 @@ describe('level page tokens (warehouse, product)', () => {
     ['a pair beyond INT UNSIGNED', Buffer.from('4294967296.1').toString('base64url')],
     ['three ids', Buffer.from('1.2.3').toString('base64url')],
   ])('reject a token that is %s, naming pageToken', (_case, token) => {
-    expect(violationsOf(() => decodeNivelPageToken(token))).toEqual([{ campo: 'pageToken', mensaje: PAGE_MENSAJES.pageToken }]);
+    expect(violationsOf(() => decodeNivelPageToken(token))).toEqual([
+      { campo: 'pageToken', mensaje: PAGE_MENSAJES.pageToken },
+    ]);
   });
 });
 
@@ -103,9 +107,27 @@ describe('listPageOf', () => {
 
   it.each<[string, number[], boolean, number[], string]>([
     ['serves every row under the budget; no token on the last page', [10, 20, 30], false, [10, 11, 12], ''],
-    ['serves every row under the budget; a token when more rows were read', [10, 20, 30], true, [10, 11, 12], encodePageToken(12)],
-    ['stops after the row that reaches the budget, the next page starting after it', [40, 60, 5], false, [10, 11], encodePageToken(11)],
-    ['stops after the row that passes the budget even when more were read', [50, 70, 5, 5], true, [10, 11], encodePageToken(11)],
+    [
+      'serves every row under the budget; a token when more rows were read',
+      [10, 20, 30],
+      true,
+      [10, 11, 12],
+      encodePageToken(12),
+    ],
+    [
+      'stops after the row that reaches the budget, the next page starting after it',
+      [40, 60, 5],
+      false,
+      [10, 11],
+      encodePageToken(11),
+    ],
+    [
+      'stops after the row that passes the budget even when more were read',
+      [50, 70, 5, 5],
+      true,
+      [10, 11],
+      encodePageToken(11),
+    ],
     ['serves one row alone larger than the budget, never an empty page', [500, 1], false, [10], encodePageToken(10)],
     ['serves nothing with no token when nothing was read', [], false, [], ''],
   ])('%s', (_case, sizes, hasMore, ids, token) => {

@@ -16,7 +16,9 @@ describe('validateFields', () => {
   });
 
   it('collects the violations of every failing check, in key order', () => {
-    expect(violationsOf(() => validateFields({ pageSize: bad('pageSize'), skip: () => 0, pageToken: bad('pageToken') }))).toEqual([
+    expect(
+      violationsOf(() => validateFields({ pageSize: bad('pageSize'), skip: () => 0, pageToken: bad('pageToken') })),
+    ).toEqual([
       { campo: 'pageSize', mensaje: 'no es válido' },
       { campo: 'pageToken', mensaje: 'no es válido' },
     ]);

@@ -2,7 +2,15 @@
  * The event contract of docs/contract.md §5: one past-tense subject per type,
  * the contract's envelope, and the audit block of every `data`.
  */
-import { buildEnvelope, EVENT_TYPES, eventAudit, eventSubject, type BodegaEventData, type EventType, type Operacion } from '@inventario/platform';
+import {
+  buildEnvelope,
+  EVENT_TYPES,
+  eventAudit,
+  eventSubject,
+  type BodegaEventData,
+  type EventType,
+  type Operacion,
+} from '@inventario/platform';
 import { ACCION, eventTypeOfSubject } from '../src/events';
 
 const SUBJECTS: Array<[EventType, string]> = [
@@ -55,7 +63,12 @@ describe('eventAudit', () => {
     ['UPDATE', 'ACTUALIZAR'],
     ['DELETE', 'ELIMINAR'],
   ])('pairs operacion %s with accion %s', (operacion, accion) => {
-    expect(eventAudit(operacion, 'admin', at)).toEqual({ timestamp: '2026-11-22T14:03:07', usuario: 'admin', accion, operacion });
+    expect(eventAudit(operacion, 'admin', at)).toEqual({
+      timestamp: '2026-11-22T14:03:07',
+      usuario: 'admin',
+      accion,
+      operacion,
+    });
     expect(ACCION[operacion]).toBe(accion);
   });
 
@@ -76,7 +89,14 @@ describe('buildEnvelope', () => {
   };
 
   it('wraps data in the contract envelope', () => {
-    const envelope = buildEnvelope({ namespace: 'Service', type: 'BodegaCreada', source: 'bodega-svc', subject: '/bodegas/7', data, at });
+    const envelope = buildEnvelope({
+      namespace: 'Service',
+      type: 'BodegaCreada',
+      source: 'bodega-svc',
+      subject: '/bodegas/7',
+      data,
+      at,
+    });
     expect(envelope).toEqual({
       id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
       eventType: 'Service.Inventario.BodegaCreada',
@@ -90,13 +110,31 @@ describe('buildEnvelope', () => {
   });
 
   it('puts the configured namespace in front of the event type', () => {
-    const envelope = buildEnvelope({ namespace: 'Acme.Prod', type: 'ProductoEliminado', source: 'producto-svc', subject: '/productos/3', data, at });
+    const envelope = buildEnvelope({
+      namespace: 'Acme.Prod',
+      type: 'ProductoEliminado',
+      source: 'producto-svc',
+      subject: '/productos/3',
+      data,
+      at,
+    });
     expect(envelope.eventType).toBe('Acme.Prod.Inventario.ProductoEliminado');
   });
 
   it('gives every event its own id, the de-duplication key', () => {
     const ids = new Set(
-      Array.from({ length: 50 }, () => buildEnvelope({ namespace: 'Service', type: 'BodegaCreada', source: 'bodega-svc', subject: '/bodegas/7', data, at }).id),
+      Array.from(
+        { length: 50 },
+        () =>
+          buildEnvelope({
+            namespace: 'Service',
+            type: 'BodegaCreada',
+            source: 'bodega-svc',
+            subject: '/bodegas/7',
+            data,
+            at,
+          }).id,
+      ),
     );
     expect(ids.size).toBe(50);
   });

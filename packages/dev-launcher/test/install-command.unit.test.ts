@@ -6,7 +6,12 @@ import { installCommand } from '../src/install-command';
 
 describe('the command npm start prints for missing server programs', () => {
   it.each([
-    ['apt-get', ['mariadbd', 'mariadb-install-db', 'nats-server'], false, 'sudo apt-get install -y mariadb-server nats-server'],
+    [
+      'apt-get',
+      ['mariadbd', 'mariadb-install-db', 'nats-server'],
+      false,
+      'sudo apt-get install -y mariadb-server nats-server',
+    ],
     ['apt-get', ['nats-server'], true, 'apt-get install -y nats-server'],
     ['dnf', ['mariadbd', 'mariadb-install-db'], false, 'sudo dnf install -y mariadb-server'],
     ['zypper', ['nats-server', 'mariadbd'], false, 'sudo zypper install -y nats-server mariadb'],

@@ -31,6 +31,7 @@ describe('loadServiceConfig', () => {
       natsSubjectPrefix: 'inventario',
       eventTypeNamespace: 'Service',
       streamLimits: { maxAgeMs: 720 * 3600_000, maxBytes: 512 * 1024 * 1024 },
+      streamReplicas: 1,
       dbCheckIntervalMs: 2000,
       dbStatementTimeoutMs: 4000,
       dbAcquireTimeoutMs: 3000,
@@ -43,11 +44,15 @@ describe('loadServiceConfig', () => {
 
   it('connects without NATS credentials unless both NATS_USER and NATS_PASSWORD are set, and refuses one without the other', () => {
     expect(loadServiceConfig({ DATABASE_URL }, 1, 2).natsCredentials).toBeUndefined();
-    expect(loadServiceConfig({ DATABASE_URL, NATS_USER: 'producto-svc', NATS_PASSWORD: 's3cret' }, 1, 2).natsCredentials).toEqual({
+    expect(
+      loadServiceConfig({ DATABASE_URL, NATS_USER: 'producto-svc', NATS_PASSWORD: 's3cret' }, 1, 2).natsCredentials,
+    ).toEqual({
       user: 'producto-svc',
       pass: 's3cret',
     });
-    expect(problemsOf({ DATABASE_URL, NATS_USER: 'producto-svc' })).toEqual(['NATS_PASSWORD: NATS_USER and NATS_PASSWORD go together: set both or neither']);
+    expect(problemsOf({ DATABASE_URL, NATS_USER: 'producto-svc' })).toEqual([
+      'NATS_PASSWORD: NATS_USER and NATS_PASSWORD go together: set both or neither',
+    ]);
     expect(problemsOf({ DATABASE_URL, NATS_PASSWORD: 's3cret' }).join()).not.toContain('s3cret');
   });
 
@@ -66,6 +71,7 @@ describe('loadServiceConfig', () => {
         EVENT_TYPE_NAMESPACE: 'Acme',
         NATS_STREAM_MAX_AGE_HOURS: '48',
         NATS_STREAM_MAX_BYTES: '1048576',
+        NATS_STREAM_REPLICAS: '3',
         DB_CHECK_INTERVAL_MS: '500',
         DB_STATEMENT_TIMEOUT_MS: '0',
         DB_ACQUIRE_TIMEOUT_MS: '1500',
@@ -89,6 +95,7 @@ describe('loadServiceConfig', () => {
       natsSubjectPrefix: 'pruebas.inv',
       eventTypeNamespace: 'Acme',
       streamLimits: { maxAgeMs: 48 * 3600_000, maxBytes: 1024 * 1024 },
+      streamReplicas: 3,
       dbCheckIntervalMs: 500,
       dbStatementTimeoutMs: 0,
       dbAcquireTimeoutMs: 1500,
@@ -114,11 +121,17 @@ describe('loadServiceConfig', () => {
   });
 
   it('accepts METRICS_PORT=0 (an ephemeral port) beside GRPC_PORT=0, as tests run', () => {
-    expect(loadServiceConfig({ DATABASE_URL, GRPC_PORT: '0', METRICS_PORT: '0' }, 50051, 9101)).toMatchObject({ grpcPort: 0, metricsPort: 0 });
+    expect(loadServiceConfig({ DATABASE_URL, GRPC_PORT: '0', METRICS_PORT: '0' }, 50051, 9101)).toMatchObject({
+      grpcPort: 0,
+      metricsPort: 0,
+    });
   });
 
   it('takes 0 as "no limit" for the stream limits and refuses a byte cap below 1 MiB', () => {
-    expect(loadServiceConfig({ DATABASE_URL, NATS_STREAM_MAX_AGE_HOURS: '0', NATS_STREAM_MAX_BYTES: '0' }, 50051, 9101).streamLimits).toEqual({
+    expect(
+      loadServiceConfig({ DATABASE_URL, NATS_STREAM_MAX_AGE_HOURS: '0', NATS_STREAM_MAX_BYTES: '0' }, 50051, 9101)
+        .streamLimits,
+    ).toEqual({
       maxAgeMs: 0,
       maxBytes: 0,
     });
@@ -126,6 +139,42 @@ describe('loadServiceConfig', () => {
       'NATS_STREAM_MAX_AGE_HOURS: must be whole hours (0 = no limit)',
       'NATS_STREAM_MAX_BYTES: must be 0 (no limit) or at least 1048576 (1 MiB)',
     ]);
+  });
+
+  it('takes NATS_STREAM_REPLICAS from 1 to 5 (a NATS cluster keeps that many copies) and refuses anything else', () => {
+    expect(loadServiceConfig({ DATABASE_URL, NATS_STREAM_REPLICAS: '3' }, 50051, 9101).streamReplicas).toBe(3);
+    expect(loadServiceConfig({ DATABASE_URL, NATS_STREAM_REPLICAS: '5' }, 50051, 9101).streamReplicas).toBe(5);
+    for (const bad of ['0', '6', '2.5', 'three', '-1']) {
+      expect(problemsOf({ DATABASE_URL, NATS_STREAM_REPLICAS: bad })).toEqual([
+        expect.stringMatching(/^NATS_STREAM_REPLICAS: must be/),
+      ]);
+    }
+  });
+
+  it('takes several NATS servers and several database hosts (failover), refusing a host list with a bad entry without echoing it', () => {
+    const config = loadServiceConfig(
+      {
+        DATABASE_URL: 'mysql://app:s3cret@db-0:3306,db-1:3307,db-2/inv',
+        NATS_URL: 'nats://nats-0:4222,nats://nats-1:4222,nats://nats-2:4222',
+      },
+      50051,
+      9101,
+    );
+    expect(config.databaseUrl).toBe('mysql://app:s3cret@db-0:3306,db-1:3307,db-2/inv');
+    expect(config.natsUrl).toBe('nats://nats-0:4222,nats://nats-1:4222,nats://nats-2:4222');
+    for (const bad of [
+      'mysql://app:s3cret@db-0,db-1:99999/inv',
+      'mysql://app:s3cret@db-0,,db-1/inv',
+      'mysql://app:s3cret@db-0,[db/inv',
+    ]) {
+      const problems = problemsOf({ DATABASE_URL: bad });
+      expect(problems).toEqual([
+        expect.stringMatching(
+          /^DATABASE_URL: must be mysql:\/\/user\[:password\]@host\[:port\]\[,host\[:port\]\.\.\.\]\/database/,
+        ),
+      ]);
+      expect(problems.join()).not.toContain('s3cret');
+    }
   });
 
   it('lists every invalid variable in one error', () => {

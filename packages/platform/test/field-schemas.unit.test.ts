@@ -25,11 +25,18 @@ const CAMPOS = z.object({
 
 describe('parseFields', () => {
   it('answers the parsed value: names trimmed, prices canonical, absent nullable fields null', () => {
-    expect(parseFields(CAMPOS, { nombre: ' Silla ', precio: '1.500', cantidad: 3 })).toEqual({ nombre: 'Silla', precio: '1.50', cantidad: 3, bodegaId: null });
+    expect(parseFields(CAMPOS, { nombre: ' Silla ', precio: '1.500', cantidad: 3 })).toEqual({
+      nombre: 'Silla',
+      precio: '1.50',
+      cantidad: 3,
+      bodegaId: null,
+    });
   });
 
   it('names every bad field once, with its first problem, in field order', () => {
-    expect(violationsOf(() => parseFields(CAMPOS, { bodegaId: 0, cantidad: -1, precio: '1e-3', nombre: '   ' }))).toEqual([
+    expect(
+      violationsOf(() => parseFields(CAMPOS, { bodegaId: 0, cantidad: -1, precio: '1e-3', nombre: '   ' })),
+    ).toEqual([
       { campo: 'nombre', mensaje: M.enBlanco },
       { campo: 'precio', mensaje: M.dosDecimales },
       { campo: 'cantidad', mensaje: M.mayorOIgualQueCero },
@@ -54,9 +61,15 @@ describe('parseFields', () => {
   });
 
   it('reads numbers through any reader exactly: a JSON-like number object, as the BFF hands one over', () => {
-    const json: NumberReader = { read: (v) => (typeof v === 'object' && v !== null && 'text' in v ? String(v.text) : undefined), tipo: M.numero };
+    const json: NumberReader = {
+      read: (v) => (typeof v === 'object' && v !== null && 'text' in v ? String(v.text) : undefined),
+      tipo: M.numero,
+    };
     const schema = z.object({ precio: precio(json), cantidad: entero(json, 1, 5) });
-    expect(parseFields(schema, { precio: { text: '1e3' }, cantidad: { text: '5.0' } })).toEqual({ precio: '1000.00', cantidad: 5 });
+    expect(parseFields(schema, { precio: { text: '1e3' }, cantidad: { text: '5.0' } })).toEqual({
+      precio: '1000.00',
+      cantidad: 5,
+    });
     expect(violationsOf(() => parseFields(schema, { precio: '1', cantidad: { text: '0' } }))).toEqual([
       { campo: 'precio', mensaje: M.numero },
       { campo: 'cantidad', mensaje: 'debe ser un entero positivo' },
@@ -64,11 +77,15 @@ describe('parseFields', () => {
   });
 
   it('names an issue about the whole value after `root`', () => {
-    expect(violationsOf(() => parseFields(CAMPOS, 'x', 'solicitud'))).toEqual([{ campo: 'solicitud', mensaje: expect.any(String) }]);
+    expect(violationsOf(() => parseFields(CAMPOS, 'x', 'solicitud'))).toEqual([
+      { campo: 'solicitud', mensaje: expect.any(String) },
+    ]);
   });
 
   it('names an unknown key of a strict object with the given word', () => {
-    expect(violationsOf(() => parseFields(z.strictObject({}), { otro: 1 }, 'cuerpo', 'no se admite'))).toEqual([{ campo: 'otro', mensaje: 'no se admite' }]);
+    expect(violationsOf(() => parseFields(z.strictObject({}), { otro: 1 }, 'cuerpo', 'no se admite'))).toEqual([
+      { campo: 'otro', mensaje: 'no se admite' },
+    ]);
   });
 });
 
@@ -79,7 +96,9 @@ describe('parseChanges', () => {
   });
 
   it('takes a present key left undefined (a masked field unset) as null: required fields refuse it', () => {
-    expect(violationsOf(() => parseChanges(CAMPOS, { nombre: undefined, cantidad: undefined, bodegaId: undefined }))).toEqual([
+    expect(
+      violationsOf(() => parseChanges(CAMPOS, { nombre: undefined, cantidad: undefined, bodegaId: undefined })),
+    ).toEqual([
       { campo: 'nombre', mensaje: M.obligatorio },
       { campo: 'cantidad', mensaje: M.obligatorio },
     ]);

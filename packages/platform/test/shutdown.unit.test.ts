@@ -42,7 +42,12 @@ describe('createShutdown', () => {
   it('runs the sequence once however often it is triggered', async () => {
     let runs = 0;
     const exit = jest.fn();
-    const shutdown = createShutdown({ logger, deadlineMs: 5000, exit, steps: [{ name: 'once', run: () => void runs++ }] });
+    const shutdown = createShutdown({
+      logger,
+      deadlineMs: 5000,
+      exit,
+      steps: [{ name: 'once', run: () => void runs++ }],
+    });
     await Promise.all([shutdown(), shutdown(), shutdown()]);
     expect(runs).toBe(1);
     expect(exit).toHaveBeenCalledTimes(1);

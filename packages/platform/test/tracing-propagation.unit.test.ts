@@ -10,7 +10,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Metadata, status, type sendUnaryData, type ServerUnaryCall } from '@grpc/grpc-js';
 import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
-import { createLogger, httpServerTracing, inConsumeSpan, NotFoundError, unary, type CallContext } from '@inventario/platform';
+import {
+  createLogger,
+  httpServerTracing,
+  inConsumeSpan,
+  NotFoundError,
+  unary,
+  type CallContext,
+} from '@inventario/platform';
 import { activeTraceFields, startSpan, traceHeaders } from '../src/tracing-context';
 import { endRpcSpan, startGrpcServerSpan } from '../src/tracing-grpc';
 import { inPublishSpan } from '../src/tracing-nats';
@@ -23,14 +30,20 @@ const TRACESTATE = 'vendor=abc123';
 /** The context a handler wrapped by `unary` receives for a call with this metadata (its values read out), once the call is answered. */
 function handlerContextOf(entries: Record<string, string>): Promise<CallContext> {
   // A call is an EventEmitter ('cancelled'); this one is never cancelled.
-  const call = Object.assign(new EventEmitter(), grpcCall(entries), { request: {} }) as unknown as ServerUnaryCall<unknown, unknown>;
+  const call = Object.assign(new EventEmitter(), grpcCall(entries), { request: {} }) as unknown as ServerUnaryCall<
+    unknown,
+    unknown
+  >;
   return new Promise<CallContext>((resolve, reject) => {
     let seen: CallContext | undefined;
     const callback: sendUnaryData<unknown> = (err) => (err ? reject(new Error(err.details)) : resolve(seen!));
     unary(createLogger('tracing-test', 'silent'), 'CreateProducto', (_request, ctx: CallContext) => {
-      // The cancellation signal is there, not aborted; the rest is compared by value.
-      const { signal, ...rest } = ctx;
-      if (!(signal instanceof AbortSignal) || signal.aborted) return Promise.reject(new Error('expected a live cancellation signal'));
+      // The cancellation signal is there, not aborted; the request metadata is the call's own (not a trace field); the rest is compared by value.
+      const { signal, metadata, idempotency, ...rest } = ctx;
+      if (metadata && metadata !== call.metadata) return Promise.reject(new Error('expected the call metadata itself'));
+      if (idempotency !== undefined) return Promise.reject(new Error('expected no idempotency key'));
+      if (!(signal instanceof AbortSignal) || signal.aborted)
+        return Promise.reject(new Error('expected a live cancellation signal'));
       seen = rest;
       return Promise.resolve({});
     })(call, callback);
@@ -45,7 +58,10 @@ function grpcCall(entries: Record<string, string>): Pick<ServerUnaryCall<unknown
 
 /** An HTTP exchange as the middleware sees it (express sets `baseUrl` and `route` once a route matched). */
 function httpExchange(method: string, url: string, headers: Record<string, string>) {
-  const req = Object.assign(new EventEmitter(), { method, url, headers }) as unknown as IncomingMessage & { baseUrl?: string; route?: { path: string } };
+  const req = Object.assign(new EventEmitter(), { method, url, headers }) as unknown as IncomingMessage & {
+    baseUrl?: string;
+    route?: { path: string };
+  };
   const res = Object.assign(new EventEmitter(), { statusCode: 200 }) as unknown as ServerResponse;
   return { req, res };
 }
@@ -75,13 +91,16 @@ describe('with tracing off (no SDK started)', () => {
   });
 
   test('a consumer is handed the message trace context, though no context manager carries it', async () => {
-    const handed = await inConsumeSpan({ subject: 's', headers: natsHeaders({ traceparent: TRACEPARENT, tracestate: TRACESTATE }) }, (trace) =>
-      Promise.resolve({ handed: trace.headers, active: traceHeaders() }),
+    const handed = await inConsumeSpan(
+      { subject: 's', headers: natsHeaders({ traceparent: TRACEPARENT, tracestate: TRACESTATE }) },
+      (trace) => Promise.resolve({ handed: trace.headers, active: traceHeaders() }),
     );
     expect(handed.handed).toEqual({ traceparent: TRACEPARENT, tracestate: TRACESTATE });
     // What the consumer read before: the active context, empty without a context manager.
     expect(handed.active).toEqual({});
-    expect(await inConsumeSpan({ subject: 's', headers: natsHeaders({}) }, (trace) => Promise.resolve(trace.headers))).toEqual({});
+    expect(
+      await inConsumeSpan({ subject: 's', headers: natsHeaders({}) }, (trace) => Promise.resolve(trace.headers)),
+    ).toEqual({});
   });
 
   test('an HTTP request is passed on without a span', () => {
@@ -96,9 +115,14 @@ describe('with tracing off (no SDK started)', () => {
 
   test('the relay publishes the row headers unchanged', async () => {
     const row = { traceparent: TRACEPARENT, other: 'kept' };
-    const sent = await inPublishSpan({ subject: 'inventario.producto.creado', eventId: 'e1', headers: row }, (headers) => Promise.resolve(headers));
+    const sent = await inPublishSpan(
+      { subject: 'inventario.producto.creado', eventId: 'e1', headers: row },
+      (headers) => Promise.resolve(headers),
+    );
     expect(sent).toEqual(row);
-    const bare = await inPublishSpan({ subject: 'inventario.producto.creado', eventId: 'e2', headers: {} }, (headers) => Promise.resolve(headers));
+    const bare = await inPublishSpan({ subject: 'inventario.producto.creado', eventId: 'e2', headers: {} }, (headers) =>
+      Promise.resolve(headers),
+    );
     expect(bare).toEqual({});
   });
 
@@ -139,7 +163,11 @@ describe('with a tracer provider registered', () => {
   test("a handler's context carries its SERVER span's traceparent, and the caller's tracestate with it", async () => {
     const ctx = await handlerContextOf({ traceparent: TRACEPARENT, tracestate: TRACESTATE });
     const [span] = exporter.getFinishedSpans();
-    expect(ctx).toEqual({ usuario: 'system', traceparent: `00-${TRACE_ID}-${span!.spanContext().spanId}-01`, tracestate: TRACESTATE });
+    expect(ctx).toEqual({
+      usuario: 'system',
+      traceparent: `00-${TRACE_ID}-${span!.spanContext().spanId}-01`,
+      tracestate: TRACESTATE,
+    });
   });
 
   // OpenTelemetry RPC conventions: a CLIENT span fails on any code but OK; a SERVER span only on the server's own failures.
@@ -158,7 +186,12 @@ describe('with a tracer provider registered', () => {
     ['OK', 'UNSET'],
   ] as const)('an RPC ending %s leaves its SERVER span %s; its CLIENT span is ERROR unless OK', (name, server) => {
     for (const side of ['server', 'client'] as const) {
-      endRpcSpan(startSpan('rpc', { kind: side === 'server' ? SpanKind.SERVER : SpanKind.CLIENT }).span, side, status[name], 'details');
+      endRpcSpan(
+        startSpan('rpc', { kind: side === 'server' ? SpanKind.SERVER : SpanKind.CLIENT }).span,
+        side,
+        status[name],
+        'details',
+      );
     }
     const [serverSpan, clientSpan] = exporter.getFinishedSpans();
     expect(serverSpan!.attributes['rpc.status_code']).toBe(name);
@@ -169,8 +202,13 @@ describe('with a tracer provider registered', () => {
   test('a NOT_FOUND a handler answers leaves its SERVER span unset; an unexpected failure marks it ERROR', async () => {
     const answer = (failure: Error) =>
       new Promise<void>((resolve) => {
-        const call = Object.assign(new EventEmitter(), grpcCall({}), { request: {} }) as unknown as ServerUnaryCall<unknown, unknown>;
-        unary(createLogger('tracing-test', 'silent'), 'GetProducto', () => Promise.reject(failure))(call, () => resolve());
+        const call = Object.assign(new EventEmitter(), grpcCall({}), { request: {} }) as unknown as ServerUnaryCall<
+          unknown,
+          unknown
+        >;
+        unary(createLogger('tracing-test', 'silent'), 'GetProducto', () => Promise.reject(failure))(call, () =>
+          resolve(),
+        );
       });
     await answer(new NotFoundError('no existe'));
     await answer(new Error('boom'));
@@ -198,7 +236,9 @@ describe('with a tracer provider registered', () => {
   });
 
   test('a failed publish fails its span and rejects', async () => {
-    const failing = inPublishSpan({ subject: 's', eventId: 'e', headers: {} }, () => Promise.reject(new Error('no responders')));
+    const failing = inPublishSpan({ subject: 's', eventId: 'e', headers: {} }, () =>
+      Promise.reject(new Error('no responders')),
+    );
     await expect(failing).rejects.toThrow('no responders');
     expect(exporter.getFinishedSpans()[0]!.status).toMatchObject({ code: 2, message: 'no responders' });
   });
