@@ -1,0 +1,165 @@
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JsMsg } from '@nats-io/jetstream';
+import { nanos, type NatsConnection } from '@nats-io/transport-node';
+import {
+  backoffDelayMs,
+  ensureConsumer,
+  envelopeMismatch,
+  eventTypeOfSubject,
+  inConsumeSpan,
+  startConsumerSampler,
+  type JetStreamConsumerMetrics,
+  type Logger,
+} from '@inventario/platform';
+import type { AuditoriaStore } from '../store/auditoria-store';
+import { hechoDeEvento, type SobreEvento } from './hecho';
+import { SOURCE, TIPOS_EVENTO_IDENTIDAD, type TipoEventoIdentidad } from './identidad-events';
+
+/**
+ * The audit projection (docs/contract.md §12.5): one durable consumer on
+ * the whole stream (`<prefix>.>`) writing one audit row per event. Exactly
+ * once under redelivery: the row's event id is unique and checked under the
+ * chain head's lock, so a redelivered or republished event is acked without
+ * a second row.
+ *
+ * Ack policy: ack once the row committed (or was already there); nak with a
+ * delay doubling from 1 s to 60 s on a failure, with no delivery limit (a
+ * database outage must not leave holes in the trail); term only an event
+ * that claims a known type but not its producer (§5.7), logged at error
+ * level. Skipped (acked, no row): the anchors themselves and the notifier's
+ * dead letters, copies of events already written. One message at a time.
+ */
+export const AUDITORIA_CONSUMER = 'identidad-svc-auditoria';
+
+const ACK_WAIT_MS = 90_000;
+
+export interface AuditoriaConsumer {
+  stop(): Promise<void>;
+}
+
+/**
+ * Why an envelope is not what its subject's producer publishes; undefined when it is, or when nobody is known to own
+ * the subject.
+ */
+function rechazo(
+  envelope: SobreEvento & { source?: unknown },
+  natsSubject: string,
+  prefix: string,
+  namespace: string,
+): string | undefined {
+  if (eventTypeOfSubject(prefix, natsSubject)) {
+    return envelopeMismatch(envelope, { prefix, namespace, natsSubject, requireSource: false });
+  }
+  const propio = (Object.keys(TIPOS_EVENTO_IDENTIDAD) as TipoEventoIdentidad[]).find(
+    (t) => `${prefix}.${TIPOS_EVENTO_IDENTIDAD[t]}` === natsSubject,
+  );
+  if (!propio) return undefined;
+  if (envelope.eventType !== `${namespace}.Inventario.${propio}`)
+    return `eventType ${envelope.eventType} does not match subject ${natsSubject}`;
+  if (envelope.source !== SOURCE)
+    return `source ${String(envelope.source)} is not ${SOURCE}, the producer of ${propio}`;
+  return undefined;
+}
+
+function sobre(body: unknown): (SobreEvento & { source?: unknown }) | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const e = body as Record<string, unknown>;
+  if (typeof e.id !== 'string' || e.id === '' || e.id.length > 191) return undefined;
+  if (typeof e.eventType !== 'string' || typeof e.subject !== 'string' || typeof e.eventTime !== 'string')
+    return undefined;
+  if (typeof e.data !== 'object' || e.data === null || Array.isArray(e.data)) return undefined;
+  return e as unknown as SobreEvento & { source?: unknown };
+}
+
+export async function startAuditoriaConsumer(options: {
+  nc: NatsConnection;
+  stream: string;
+  prefix: string;
+  namespace: string;
+  store: AuditoriaStore;
+  logger: Logger;
+  metrics: JetStreamConsumerMetrics;
+}): Promise<AuditoriaConsumer> {
+  const { nc, stream, prefix, namespace, store, logger, metrics } = options;
+  await ensureConsumer(await jetstreamManager(nc), stream, {
+    durable_name: AUDITORIA_CONSUMER,
+    filter_subject: `${prefix}.>`,
+    ack_policy: AckPolicy.Explicit,
+    ack_wait: nanos(ACK_WAIT_MS),
+    max_deliver: -1,
+    // From the start: whatever the stream still holds when the trail is first deployed is written too.
+    deliver_policy: DeliverPolicy.All,
+  });
+  const consumer = await jetstream(nc).consumers.get(stream, AUDITORIA_CONSUMER);
+  const messages = await consumer.consume({ max_messages: 1 });
+  const omitidos = [`${prefix}.auditoria.`, `${prefix}.dlq.`];
+
+  async function handle(msg: JsMsg): Promise<void> {
+    if (msg.info.deliveryCount > 1) metrics.redeliveries.inc({ consumer: AUDITORIA_CONSUMER });
+    if (omitidos.some((p) => msg.subject.startsWith(p))) {
+      msg.ack();
+      return;
+    }
+    let envelope: ReturnType<typeof sobre>;
+    try {
+      envelope = sobre(msg.json());
+    } catch {
+      envelope = undefined;
+    }
+    const refused = envelope ? rechazo(envelope, msg.subject, prefix, namespace) : 'not an event envelope';
+    if (!envelope || refused) {
+      logger.error(
+        { consumer: AUDITORIA_CONSUMER, subject: msg.subject, seq: msg.seq, reason: refused },
+        'event refused by the audit trail; terminated',
+      );
+      msg.term();
+      return;
+    }
+    msg.working();
+    try {
+      const written = await store.anexar(hechoDeEvento(envelope));
+      msg.ack();
+      logger.debug({ eventId: envelope.id, written }, 'event audited');
+    } catch (err) {
+      const delayMs = backoffDelayMs(msg.info.deliveryCount, { baseMs: 1000, maxMs: 60_000 });
+      logger.warn(
+        {
+          eventId: envelope.id,
+          deliveryCount: msg.info.deliveryCount,
+          err: err instanceof Error ? err.message : String(err),
+        },
+        'could not audit; nak',
+      );
+      msg.nak(delayMs);
+    }
+  }
+
+  const loop = (async () => {
+    for await (const msg of messages) await inConsumeSpan(msg, () => handle(msg));
+  })().catch((err: unknown) =>
+    logger.error({ err, consumer: AUDITORIA_CONSUMER }, 'audit consumer stopped unexpectedly'),
+  );
+  const stopSampler = startConsumerSampler({ nc, stream, consumers: [AUDITORIA_CONSUMER], metrics, logger });
+  logger.info({ stream, consumer: AUDITORIA_CONSUMER }, 'audit consumer started');
+  return {
+    async stop() {
+      await stopSampler();
+      await messages.close();
+      await loop;
+    },
+  };
+}
+
+/** The last anchor in the stream (the head identidad-svc published), or undefined when there is none yet. */
+export async function leerUltimaAncla(
+  nc: NatsConnection,
+  stream: string,
+  prefix: string,
+): Promise<{ seq: number; hash: string } | undefined> {
+  const jsm = await jetstreamManager(nc);
+  const msg = await jsm.streams.getMessage(stream, { last_by_subj: `${prefix}.auditoria.ancla` }).catch(() => null);
+  if (!msg) return undefined;
+  const body = msg.json<{ source?: unknown; data?: { seq?: unknown; hash?: unknown } }>();
+  const { seq, hash } = body.data ?? {};
+  if (body.source !== SOURCE || typeof seq !== 'number' || typeof hash !== 'string') return undefined;
+  return { seq, hash };
+}

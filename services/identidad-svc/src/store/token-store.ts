@@ -1,0 +1,189 @@
+import { aLista, type PermisoEfectivo, type Permisos } from '@inventario/contract';
+import {
+  enqueueEvent,
+  jsonResultCodec,
+  NotFoundError,
+  nowToSecond,
+  withDbErrors,
+  writeTransaction,
+  type Knex,
+  type ResultCodec,
+} from '@inventario/platform';
+import { hashDeSecreto, nuevoSecreto, textoDeToken, type Token } from '../domain/token';
+import { hechoDeEvento, type SobreEvento } from '../events/hecho';
+import type { IdentidadEvents, WriteContext } from '../events/identidad-events';
+import type { Escritura } from './usuario-store';
+import { anexar } from './auditoria-store';
+
+/**
+ * API tokens (docs/contract.md §12.3). The secret exists in memory only
+ * while the creating call answers: the row keeps its SHA-256, the
+ * idempotency record keeps the answer without it (a replay shows the token,
+ * not the secret), events and audit rows never see it.
+ */
+
+interface TokenRow {
+  id: number;
+  usuario_id: number;
+  nombre: string;
+  hash_secreto: Buffer;
+  alcance: string | null;
+  expira_en: Date;
+  fecha_creacion: Date;
+  revocado_en: Date | null;
+  ultimo_uso: Date | null;
+}
+
+function toToken(row: TokenRow): Token {
+  return {
+    id: row.id,
+    usuarioId: row.usuario_id,
+    nombre: row.nombre,
+    expiraEn: row.expira_en,
+    alcance: row.alcance === null ? null : (JSON.parse(row.alcance) as PermisoEfectivo[]),
+    fechaCreacion: row.fecha_creacion,
+    revocadoEn: row.revocado_en,
+    ultimoUso: row.ultimo_uso,
+  };
+}
+
+export interface TokenCreado {
+  token: Token;
+  /** `inv_<id>_<secret>`; empty in a replay. */
+  secreto: string;
+}
+
+export interface TokenStore {
+  crear(
+    datos: { usuarioId: number; nombre: string; expiraEn: Date; alcance: Permisos | null },
+    w: Escritura,
+  ): Promise<TokenCreado>;
+  /** With the secret's hash, for Autenticar; undefined when no such token. */
+  paraAutenticar(id: number): Promise<{ token: Token; hash: Buffer } | undefined>;
+  obtener(id: number): Promise<Token>;
+  listar(usuarioId: number, afterId: number | null, pageSize: number): Promise<{ tokens: Token[]; hasMore: boolean }>;
+  /** Idempotent: revoking a revoked token answers it as it is, with no new event. */
+  revocar(id: number, w: Escritura, autorizar: (token: Token) => void): Promise<Token>;
+  /** Records a use, at most once a minute per token whatever the replicas (a conditional UPDATE). */
+  marcarUso(id: number): Promise<void>;
+}
+
+/** The stored answer of CreateToken leaves the secret out: a replay never shows it again. */
+const CREADO_SIN_SECRETO: ResultCodec = (() => {
+  const json = jsonResultCodec(['expiraEn', 'fechaCreacion', 'revocadoEn', 'ultimoUso']);
+  return {
+    encode: (value) => json.encode({ ...(value as TokenCreado), secreto: '' }),
+    decode: (bytes) => json.decode(bytes),
+  };
+})();
+const TOKEN = jsonResultCodec(['expiraEn', 'fechaCreacion', 'revocadoEn', 'ultimoUso']);
+
+export function createTokenStore(
+  db: Knex,
+  deps: { events: IdentidadEvents; onCommitted?: () => void; idempotencyTtlSeconds: number },
+): TokenStore {
+  const ctxOf = (w: Escritura, at: Date): WriteContext => ({
+    autor: w.autor,
+    at,
+    traceparent: w.caller.traceparent,
+    tracestate: w.caller.tracestate,
+  });
+
+  async function publicar(trx: Knex.Transaction, event: ReturnType<IdentidadEvents['token']>): Promise<void> {
+    await enqueueEvent(trx, event);
+    await anexar(trx, hechoDeEvento(event.envelope as unknown as SobreEvento));
+  }
+
+  return {
+    crear(datos, w) {
+      return writeTransaction(
+        db,
+        async (trx) => {
+          const at = nowToSecond();
+          const secreto = nuevoSecreto();
+          const alcance = datos.alcance === null ? null : aLista(datos.alcance);
+          const [insertId] = await trx('tokens').insert({
+            usuario_id: datos.usuarioId,
+            nombre: datos.nombre,
+            hash_secreto: hashDeSecreto(secreto),
+            alcance: alcance === null ? null : JSON.stringify(alcance),
+            expira_en: datos.expiraEn,
+            fecha_creacion: at,
+          });
+          const token: Token = {
+            id: Number(insertId),
+            usuarioId: datos.usuarioId,
+            nombre: datos.nombre,
+            expiraEn: datos.expiraEn,
+            alcance,
+            fechaCreacion: at,
+            revocadoEn: null,
+            ultimoUso: null,
+          };
+          await publicar(trx, deps.events.token('TokenCreado', token, ctxOf(w, at)));
+          return { token, secreto: textoDeToken(token.id, secreto) };
+        },
+        {
+          onCommitted: deps.onCommitted,
+          idempotency: { key: w.caller.idempotency, codec: CREADO_SIN_SECRETO, ttlSeconds: deps.idempotencyTtlSeconds },
+          signal: w.caller.signal,
+        },
+      );
+    },
+
+    async paraAutenticar(id) {
+      const row = await withDbErrors(() => db<TokenRow>('tokens').where({ id }).first());
+      return row ? { token: toToken(row), hash: Buffer.from(row.hash_secreto) } : undefined;
+    },
+
+    async obtener(id) {
+      const row = await withDbErrors(() => db<TokenRow>('tokens').where({ id }).first());
+      if (!row) throw new NotFoundError(`No existe el token con id ${id}`);
+      return toToken(row);
+    },
+
+    async listar(usuarioId, afterId, pageSize) {
+      const rows = await withDbErrors(() => {
+        const q = db<TokenRow>('tokens')
+          .where({ usuario_id: usuarioId })
+          .orderBy('id')
+          .limit(pageSize + 1);
+        if (afterId !== null) q.where('id', '>', afterId);
+        return q;
+      });
+      return { tokens: rows.slice(0, pageSize).map(toToken), hasMore: rows.length > pageSize };
+    },
+
+    revocar(id, w, autorizar) {
+      return writeTransaction(
+        db,
+        async (trx) => {
+          const row = await trx<TokenRow>('tokens').where({ id }).forUpdate().first();
+          if (!row) throw new NotFoundError(`No existe el token con id ${id}`);
+          const token = toToken(row);
+          autorizar(token);
+          if (token.revocadoEn !== null) return token;
+          const at = nowToSecond();
+          await trx('tokens').where({ id }).update({ revocado_en: at, revocado_por: w.autor.principalId });
+          const revocado = { ...token, revocadoEn: at };
+          await publicar(trx, deps.events.token('TokenRevocado', revocado, ctxOf(w, at)));
+          return revocado;
+        },
+        {
+          onCommitted: deps.onCommitted,
+          idempotency: { key: w.caller.idempotency, codec: TOKEN, ttlSeconds: deps.idempotencyTtlSeconds },
+          signal: w.caller.signal,
+        },
+      );
+    },
+
+    async marcarUso(id) {
+      await withDbErrors(() =>
+        db.raw(
+          'UPDATE tokens SET ultimo_uso = CURRENT_TIMESTAMP WHERE id = ? AND (ultimo_uso IS NULL OR ultimo_uso <= CURRENT_TIMESTAMP - INTERVAL 60 SECOND)',
+          [id],
+        ),
+      );
+    },
+  };
+}

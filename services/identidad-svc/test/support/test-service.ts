@@ -1,0 +1,141 @@
+/**
+ * Runs a whole identidad-svc in-process on an ephemeral port, against a
+ * fresh database and a private stream / subject prefix on the shared NATS,
+ * with a fresh signing key and a first ADMIN (`admin` / ADMIN_PASSWORD).
+ * Gives tests a promise-based client, helpers to log in and call as a
+ * principal, and handles to check what was written and published.
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import { credentials, Metadata, type handleUnaryCall, type ServiceError } from '@grpc/grpc-js';
+import { PRINCIPAL_METADATA_KEY } from '@inventario/contract';
+import { countPendingEvents, createDb, createLogger, type Knex, type NatsConnection } from '@inventario/platform';
+import {
+  IdentidadServiceClient,
+  IdentidadServiceService,
+  type AutenticarResponse,
+  type IdentidadServiceServer,
+} from '@inventario/proto';
+import {
+  connectTestNats,
+  createTestDatabase,
+  deleteStream,
+  readStream,
+  testEventNamespace,
+  TEST_NATS_URL,
+  waitFor,
+  type EventNamespace,
+  type StoredEvent,
+  type TestDatabase,
+} from '@inventario/testkit';
+import { startApp, type App } from '../../src/app';
+import { loadConfig } from '../../src/config';
+
+export const ADMIN = 'admin';
+export const ADMIN_PASSWORD = 'canario-admin-7f3a9c';
+
+type Rpc<Req, Res> = (req: Req, metadata?: Metadata) => Promise<Res>;
+type RpcOf<H> = H extends handleUnaryCall<infer Req, infer Res> ? Rpc<Req, Res> : never;
+export type IdentidadRpc = { [K in keyof IdentidadServiceServer]: RpcOf<IdentidadServiceServer[K]> };
+
+/** Metadata carrying a signed principal. */
+export function como(sesion: { principalFirmado: string }): Metadata {
+  const md = new Metadata();
+  md.set(PRINCIPAL_METADATA_KEY, sesion.principalFirmado);
+  return md;
+}
+
+/** The error a call failed with; fails the test when the call succeeded. */
+export async function grpcError(call: Promise<unknown>): Promise<ServiceError> {
+  try {
+    await call;
+  } catch (err) {
+    return err as ServiceError;
+  }
+  throw new Error('expected the call to fail, but it succeeded');
+}
+
+export interface TestService {
+  app: App;
+  rpc: IdentidadRpc;
+  db: Knex;
+  ns: EventNamespace;
+  /** Basic login. */
+  login(usuario: string, password: string, direccion?: string): Promise<AutenticarResponse>;
+  /** The bootstrap ADMIN's session. */
+  admin(): Promise<AutenticarResponse>;
+  publishedEvents(): Promise<StoredEvent[]>;
+  nats(): Promise<NatsConnection>;
+  close(): Promise<void>;
+}
+
+export async function startTestService(label: string, env: Record<string, string> = {}): Promise<TestService> {
+  const testDb: TestDatabase = await createTestDatabase(label);
+  const ns = testEventNamespace();
+  const { privateKey } = generateKeyPairSync('ed25519');
+  const config = loadConfig({
+    DATABASE_URL: testDb.url,
+    GRPC_PORT: '0',
+    GRPC_HOST: '127.0.0.1',
+    METRICS_PORT: '0',
+    METRICS_HOST: '127.0.0.1',
+    NATS_URL: TEST_NATS_URL,
+    LOG_LEVEL: 'silent',
+    NATS_STREAM: ns.stream,
+    NATS_SUBJECT_PREFIX: ns.prefix,
+    SHUTDOWN_DRAIN_MS: '0',
+    PRINCIPAL_SIGNING_KEY: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+    BFF_USER: ADMIN,
+    BFF_PASSWORD: ADMIN_PASSWORD,
+    ...env,
+  });
+  const app = await startApp(config, createLogger('identidad-svc', config.logLevel)).catch(async (err: unknown) => {
+    await testDb.drop();
+    throw err;
+  });
+  await app.ready.catch(async (err: unknown) => {
+    await app.stop();
+    await testDb.drop();
+    throw err;
+  });
+  const client = new IdentidadServiceClient(`127.0.0.1:${app.grpcPort}`, credentials.createInsecure());
+  const rpc = Object.fromEntries(
+    Object.keys(IdentidadServiceService).map((name) => {
+      const method = (
+        client as unknown as Record<
+          string,
+          (req: unknown, md: Metadata, cb: (err: ServiceError | null, res: unknown) => void) => void
+        >
+      )[name]!.bind(client);
+      const call: Rpc<unknown, unknown> = (req, md = new Metadata()) =>
+        new Promise((resolve, reject) => method(req, md, (err, res) => (err ? reject(err) : resolve(res))));
+      return [name, call];
+    }),
+  ) as IdentidadRpc;
+  const db = createDb(testDb.url);
+  let nc: NatsConnection | undefined;
+  const nats = async () => (nc ??= await connectTestNats());
+  const login = (usuario: string, password: string, direccion = '127.0.0.1') =>
+    rpc.autenticar({ basica: { usuario, password }, direccion });
+  return {
+    app,
+    rpc,
+    db,
+    ns,
+    login,
+    admin: () => login(ADMIN, ADMIN_PASSWORD),
+    async publishedEvents() {
+      await waitFor(async () => (await countPendingEvents(db)) === 0, 'the outbox relay to publish every event');
+      return readStream(await nats(), ns.stream);
+    },
+    nats,
+    async close() {
+      client.close();
+      await app.stop();
+      const conn = await nats();
+      await deleteStream(conn, ns.stream);
+      await conn.close();
+      await db.destroy();
+      await testDb.drop();
+    },
+  };
+}
