@@ -1,69 +1,60 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   applyMigrationsAtStart,
-  createDb,
   createJetStreamConsumerMetrics,
   createOutboxMetrics,
-  createServiceEvents,
   createServiceRegistry,
   createStartupGuard,
   retrying,
   startIdempotencyPruner,
-  startMetricsServer,
   startOutboxSampler,
   startServiceGrpcServer,
   startSampler,
   startServingHealth,
+  grpcServingShutdownSteps,
   stopOnce,
   type EventsContext,
   type Logger,
-  type OutboxFaults,
   type ShutdownStep,
+  startServiceBase,
+  type GrpcServiceApp,
+  type GrpcServiceStartOptions,
 } from '@inventario/platform';
-import { BodegaServiceService, descriptorSetPath, ExistenciaServiceService } from '@inventario/proto';
-import { Gauge } from 'prom-client';
+import {
+  BodegaServiceService,
+  descriptorSetPath,
+  ExistenciaServiceService,
+  ReservaServiceService,
+} from '@inventario/proto';
 import type { Config } from './config';
 import { createBodegaEvents } from './events/bodega-events';
 import { createExistenciaEvents } from './events/existencia-events';
+import { PRODUCTO_CREADO_CONSUMER, startProductoCreadoConsumer } from './events/producto-creado-consumer';
 import { PRODUCTO_ELIMINADO_CONSUMER, startProductoEliminadoConsumer } from './events/producto-eliminado-consumer';
 import { createBodegaHandlers } from './grpc/bodega-handlers';
 import { createExistenciaHandlers } from './grpc/existencia-handlers';
+import { createReservaHandlers } from './grpc/reserva-handlers';
+import { createReservaEvents } from './events/reserva-events';
+import { createReservaStore } from './store/reserva-store';
+import { RELOJ_BD } from './store/reservas-en-niveles';
+import { createProductoAsignaciones } from './grpc/producto-asignaciones';
 import { createProductoLookup } from './grpc/producto-lookup';
+import { createRetiroDeProducto } from './retiro-de-producto';
 import { createBodegaStore } from './store/bodega-store';
 import { createExistenciaStore } from './store/existencia-store';
 import { migrations } from './store/migrations';
+import { verificacionMetrics } from './verificacion-metrics';
+import { createVerificaciones } from './verificaciones';
 
 /** The gRPC service name, also the key of its grpc.health.v1 status. */
 export const BODEGA_SERVICE_NAME = 'inventario.v1.BodegaService';
 /** The stock service, served by the same process (docs/contract.md §10.5). */
 export const EXISTENCIA_SERVICE_NAME = 'inventario.v1.ExistenciaService';
+export const RESERVA_SERVICE_NAME = 'inventario.v1.ReservaService';
 
-export interface StartOptions {
-  /** Aborts start-up (e.g. SIGTERM while waiting for the database): startApp rejects. */
-  signal?: AbortSignal;
-  /** Fault injection, for tests only: no environment variable sets it. */
-  faults?: OutboxFaults;
-}
+export type StartOptions = GrpcServiceStartOptions;
 
 /** A running bodega-svc. */
-export interface App {
-  /** The bound gRPC port (the real one when GRPC_PORT=0). */
-  grpcPort: number;
-  /** The bound port of GET /metrics (the real one when METRICS_PORT=0). */
-  metricsPort: number;
-  /**
-   * Resolves once NATS is connected, the stream exists and the relay and
-   * the consumer run. Writes are served before that: the outbox keeps their
-   * events until NATS is there. Rejects if the service stops first.
-   */
-  ready: Promise<void>;
-  /** Whether this process takes traffic (health SERVING needs this and a reachable database). */
-  setServing(serving: boolean): void;
-  /** The written shutdown sequence, in order (main hands it to createShutdown). */
-  shutdownSteps: ShutdownStep[];
-  /** Runs shutdownSteps once, in order; a failing step is logged and the rest still run. */
-  stop(): Promise<void>;
-}
+export type App = GrpcServiceApp;
 
 /**
  * Starts bodega-svc: the metrics server, the database pool, warehouses and
@@ -80,24 +71,44 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
   const signal = options.signal ?? new AbortController().signal;
   const registry = createServiceRegistry('bodega-svc');
   const outboxMetrics = createOutboxMetrics(registry);
-  const consumerMetrics = createJetStreamConsumerMetrics(registry, [PRODUCTO_ELIMINADO_CONSUMER]);
+  const consumerMetrics = createJetStreamConsumerMetrics(registry, [
+    PRODUCTO_ELIMINADO_CONSUMER,
+    PRODUCTO_CREADO_CONSUMER,
+  ]);
   const guard = createStartupGuard();
 
-  // First, so process metrics are there while the service waits for its database.
-  const metricsServer = await guard.step(
-    () => startMetricsServer({ registry, host: config.metricsHost, port: config.metricsPort, logger }),
-    (server) => server.close(),
-  );
-  const db = await guard.step(
-    () => createDb(config.databaseUrl, { logger, statementTimeoutMs: config.dbStatementTimeoutMs, acquireTimeoutMs: config.dbAcquireTimeoutMs }),
-    (pool) => pool.destroy(),
-  );
-  const events = createServiceEvents({ name: 'bodega-svc', config, db, logger, metrics: outboxMetrics, faults: options.faults });
+  const { metricsServer, db, events } = await startServiceBase({
+    name: 'bodega-svc',
+    config,
+    logger,
+    registry,
+    guard,
+    outboxMetrics,
+    faults: options.faults,
+    // Stock commands run at REPEATABLE READ (existencia-store.ts): the session's own level, so they send no SET
+    // TRANSACTION.
+    transactionIsolation: 'REPEATABLE READ',
+  });
   const eventOptions = { namespace: config.eventTypeNamespace, subjectPrefix: config.natsSubjectPrefix };
+  // Asked about a product id a stock write names and this service has not seen yet.
+  const catalogo = await guard.step(
+    () => createProductoLookup(config.productoSvcAddr),
+    (lookup) => lookup.close(),
+  );
+  // Reads and clears a product's warehouse when the product is taken out of one.
+  const asignaciones = await guard.step(
+    () => createProductoAsignaciones(config.productoSvcAddr),
+    (client) => client.close(),
+  );
+  // Every stock write respects the holds; all read the database clock (replicas agree).
+  const reservasEnNiveles = { reloj: RELOJ_BD, events: createReservaEvents(eventOptions) };
   const existencias = createExistenciaStore(db, {
+    reservas: reservasEnNiveles,
     events: createExistenciaEvents(eventOptions),
+    productos: catalogo,
     onCommitted: events.notifyRelay,
     idempotencyTtlSeconds: config.idempotencyTtlSeconds,
+    sesionRepeatableRead: true,
   });
   const store = createBodegaStore(db, {
     events: createBodegaEvents(eventOptions),
@@ -105,23 +116,48 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
     idempotencyTtlSeconds: config.idempotencyTtlSeconds,
     existencias,
   });
-  const diferencias = new Gauge({
-    name: 'inventario_existencias_diferencias',
-    help: 'Stock levels and occupancies that differ from the ledger, at the last verification (0: consistent).',
-    registers: [registry],
+  const reservas = createReservaStore(db, {
+    ...reservasEnNiveles,
+    existencias,
+    limites: config.reservas,
+    onCommitted: events.notifyRelay,
+    idempotencyTtlSeconds: config.idempotencyTtlSeconds,
   });
-  const onVerified = (n: number) => diferencias.set(n);
+  const verificaciones = createVerificaciones(
+    // The levels, then the holds (docs/contract.md §13): one answer says whether both add up.
+    async (signal) => {
+      const niveles = await existencias.verificar(signal);
+      const diferenciasReservas = await reservas.verificar();
+      return { ...niveles, consistente: niveles.consistente && diferenciasReservas.length === 0, diferenciasReservas };
+    },
+    logger,
+    verificacionMetrics(registry),
+  );
   const grpc = await guard.step(
     () =>
       startServiceGrpcServer({
         host: config.grpcHost,
         port: config.grpcPort,
         services: [
-          { name: BODEGA_SERVICE_NAME, definition: BodegaServiceService, implementation: createBodegaHandlers({ store, logger }) },
+          {
+            name: BODEGA_SERVICE_NAME,
+            definition: BodegaServiceService,
+            implementation: createBodegaHandlers({ store, logger, productos: asignaciones }),
+          },
           {
             name: EXISTENCIA_SERVICE_NAME,
             definition: ExistenciaServiceService,
-            implementation: createExistenciaHandlers({ store: existencias, logger, onVerified }),
+            implementation: createExistenciaHandlers({
+              store: existencias,
+              logger,
+              verificaciones,
+              retirarProducto: createRetiroDeProducto({ store: existencias, productos: asignaciones }),
+            }),
+          },
+          {
+            name: RESERVA_SERVICE_NAME,
+            definition: ReservaServiceService,
+            implementation: createReservaHandlers({ store: reservas, limites: config.reservas, logger }),
           },
         ],
         descriptorSetPath,
@@ -135,80 +171,78 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
 
   const stopOutboxSampler = startOutboxSampler({ db, metrics: outboxMetrics, logger });
   const stopKeyPruner = startIdempotencyPruner(db, logger);
+  // Periodic, off the request path; a failed run is logged and leaves the last success's timestamp to age.
   const stopVerification =
     config.existenciasVerificacionIntervalMs > 0
       ? startSampler(
           'stock verification',
           config.existenciasVerificacionIntervalMs,
-          async () => {
-            const v = await existencias.verificar();
-            onVerified(v.diferencias.length);
-            if (!v.consistente) logger.error({ diferencias: v.diferencias.slice(0, 20) }, 'stock differs from its ledger');
-          },
+          () => verificaciones.ejecutar(),
+          logger,
+        )
+      : () => Promise.resolve();
+  // Records due holds EXPIRADA with their event; each in its own guarded transaction, so replicas may sweep at once.
+  const stopBarrido =
+    config.reservaBarridoIntervalMs > 0
+      ? startSampler(
+          'reservation sweep',
+          config.reservaBarridoIntervalMs,
+          async () => void (await reservas.barrer(100)),
           logger,
         )
       : () => Promise.resolve();
   const health = startServingHealth({ server: grpc, db, logger, intervalMs: config.dbCheckIntervalMs });
 
-  // The reconciliation's own channel to producto-svc, closed with the consumer.
+  // The consumers' own channel to producto-svc, closed with them: the deleted products' write-out,
+  // then the known products' projection (docs/decisions.md, "Stock has one home").
   const startConsumer = async (nats: EventsContext) => {
     const productos = createProductoLookup(config.productoSvcAddr);
-    const consumer = await startProductoEliminadoConsumer({
+    const common = {
       ...nats,
       namespace: config.eventTypeNamespace,
       store: existencias,
       productos,
       logger,
       metrics: consumerMetrics,
-    }).catch((err: unknown) => {
+    };
+    const eliminados = await startProductoEliminadoConsumer(common).catch((err: unknown) => {
+      productos.close();
+      throw err;
+    });
+    const creados = await startProductoCreadoConsumer(common).catch(async (err: unknown) => {
+      await eliminados.stop();
       productos.close();
       throw err;
     });
     return {
       async stop() {
-        await consumer.stop();
+        await creados.stop();
+        await eliminados.stop();
         productos.close();
       },
     };
   };
   // In the background: NATS, the stream and the relay, then the consumer.
-  const consumer = events.start().then((nats) => retrying('consumer start', () => startConsumer(nats), logger, events.stopping));
+  const consumer = events
+    .start()
+    .then((nats) => retrying('consumer start', () => startConsumer(nats), logger, events.stopping));
   const ready = events.ready(consumer);
 
-  // In-flight calls get half of what the deadline leaves after the drain; the
-  // other half is for the consumer, relay, NATS drain and pool to finish.
-  const graceMs = Math.max(0, config.shutdownTimeoutMs - config.shutdownDrainMs) / 2;
   const shutdownSteps: ShutdownStep[] = [
-    {
-      name: 'health NOT_SERVING',
-      run: () => {
-        health.stop();
-        health.setServing(false);
-      },
-    },
-    // Lets load balancers and clients see NOT_SERVING before the port closes.
-    { name: 'drain delay', run: () => sleep(config.shutdownDrainMs) },
-    // In-flight calls finish (up to graceMs) before anything they use is closed.
-    { name: 'grpc server', run: () => grpc.shutdown(graceMs) },
-    {
-      name: 'consumers',
-      run: async () => {
-        events.stopWaiting();
-        await consumer.then(
-          (started) => started.stop(),
-          () => undefined,
-        );
-      },
-    },
-    // After the server: events of the last writes go out now or on the next start.
-    { name: 'outbox relay', run: () => events.stopRelay() },
-    { name: 'nats drain', run: () => events.drainNats() },
+    // Health NOT_SERVING, the drain delay, then the gRPC server: in-flight calls finish before what they use closes.
+    ...grpcServingShutdownSteps({ health, grpc, ...config }),
+    // The consumers, the outbox relay, the NATS drain.
+    ...events.shutdownSteps(consumer),
     {
       name: 'database pool',
       run: async () => {
         await stopOutboxSampler();
         await stopKeyPruner();
+        await verificaciones.stop();
         await stopVerification();
+        await stopBarrido();
+        catalogo.close();
+        asignaciones.close();
         await db.destroy();
       },
     },

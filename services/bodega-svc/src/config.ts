@@ -18,8 +18,22 @@ const ownSchema = z
     EXISTENCIAS_VERIFICACION_INTERVAL_MS: envSchemas.milliseconds(900_000),
     // producto-svc, asked whether a product is really gone (GetProducto) before its stock is written out.
     PRODUCTO_SVC_ADDR: envSchemas.grpcAddress('127.0.0.1:50051'),
+    // Reservations (docs/contract.md §13): a hold's default and longest life, and how often due ones are
+    // recorded EXPIRADA with their event (correctness does not wait for it: a due hold never counts; 0: off).
+    RESERVA_TTL_SECONDS: envSchemas.seconds(900, 1, 7 * 24 * 3600),
+    RESERVA_TTL_MAX_SECONDS: envSchemas.seconds(7 * 24 * 3600, 1, 7 * 24 * 3600),
+    RESERVA_BARRIDO_INTERVAL_MS: envSchemas.milliseconds(5_000),
   })
-  .transform((env) => ({ existenciasVerificacionIntervalMs: env.EXISTENCIAS_VERIFICACION_INTERVAL_MS, productoSvcAddr: env.PRODUCTO_SVC_ADDR }));
+  .refine((env) => env.RESERVA_TTL_SECONDS <= env.RESERVA_TTL_MAX_SECONDS, {
+    path: ['RESERVA_TTL_SECONDS'],
+    message: 'must not exceed RESERVA_TTL_MAX_SECONDS',
+  })
+  .transform((env) => ({
+    existenciasVerificacionIntervalMs: env.EXISTENCIAS_VERIFICACION_INTERVAL_MS,
+    productoSvcAddr: env.PRODUCTO_SVC_ADDR,
+    reservas: { ttlPorDefectoSegundos: env.RESERVA_TTL_SECONDS, ttlMaximoSegundos: env.RESERVA_TTL_MAX_SECONDS },
+    reservaBarridoIntervalMs: env.RESERVA_BARRIDO_INTERVAL_MS,
+  }));
 
 /** Validated settings of one bodega-svc process. */
 export type Config = ServiceConfig & z.infer<typeof ownSchema>;

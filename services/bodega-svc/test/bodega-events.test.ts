@@ -27,7 +27,10 @@ const TRACEPARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
 
 describe('events', () => {
   it('publishes BodegaCreada with the envelope, headers and data of the contract', async () => {
-    const { bodega } = await svc.rpc.createBodega({ nombre: 'Evento Creada', ubicacion: 'Bogotá', capacidad: 300 }, asUser('ana', TRACEPARENT));
+    const { bodega } = await svc.rpc.createBodega(
+      { nombre: 'Evento Creada', ubicacion: 'Bogotá', capacidad: 300 },
+      asUser('ana', TRACEPARENT),
+    );
     if (!bodega?.fechaCreacion) throw new Error('CreateBodega answered without a bodega');
 
     const events = await eventsOf(bodega.id);
@@ -62,7 +65,11 @@ describe('events', () => {
   });
 
   it('publishes BodegaActualizada with the record after the update and the fields it changed', async () => {
-    const { bodega: creada } = await svc.rpc.createBodega({ nombre: 'Evento Actualizada', ubicacion: 'Lima', capacidad: 1 });
+    const { bodega: creada } = await svc.rpc.createBodega({
+      nombre: 'Evento Actualizada',
+      ubicacion: 'Lima',
+      capacidad: 1,
+    });
     if (!creada) throw new Error('CreateBodega answered without a bodega');
     const { bodega } = await svc.rpc.updateBodega(
       { bodega: { version: 0, id: creada.id, nombre: '', capacidad: 0 }, updateMask: ['ubicacion'] },
@@ -72,7 +79,10 @@ describe('events', () => {
 
     const events = await eventsOf(creada.id);
 
-    expect(events.map((e) => e.subject)).toEqual([`${svc.ns.prefix}.bodega.creada`, `${svc.ns.prefix}.bodega.actualizada`]);
+    expect(events.map((e) => e.subject)).toEqual([
+      `${svc.ns.prefix}.bodega.creada`,
+      `${svc.ns.prefix}.bodega.actualizada`,
+    ]);
     const updated = events[1] as StoredEvent;
     expect(updated.headers['Nats-Msg-Id']).toBe(updated.body.id);
     expect(updated.headers['traceparent']).toBeUndefined();
@@ -106,13 +116,23 @@ describe('events', () => {
       bodega: { version: 0, id: bodega.id, nombre: 'Evento Campos', ubicacion: 'Quito', capacidad: 20 },
       updateMask: ['nombre', 'ubicacion', 'capacidad'],
     });
-    await svc.rpc.updateBodega({ bodega: { version: 0, id: bodega.id, nombre: 'Evento Campos Norte', capacidad: 20 }, updateMask: ['nombre', 'capacidad'] });
-    await svc.rpc.updateBodega({ bodega: { version: 0, id: bodega.id, nombre: '', capacidad: 20 }, updateMask: ['capacidad'] });
+    await svc.rpc.updateBodega({
+      bodega: { version: 0, id: bodega.id, nombre: 'Evento Campos Norte', capacidad: 20 },
+      updateMask: ['nombre', 'capacidad'],
+    });
+    await svc.rpc.updateBodega({
+      bodega: { version: 0, id: bodega.id, nombre: '', capacidad: 20 },
+      updateMask: ['capacidad'],
+    });
 
     const updates = (await eventsOf(bodega.id)).slice(1);
 
     expect(updates.map((e) => e.body.data['camposModificados'])).toEqual([['capacidad'], ['nombre'], []]);
-    expect(updates.map((e) => e.body.data['nombre'])).toEqual(['Evento Campos', 'Evento Campos Norte', 'Evento Campos Norte']);
+    expect(updates.map((e) => e.body.data['nombre'])).toEqual([
+      'Evento Campos',
+      'Evento Campos Norte',
+      'Evento Campos Norte',
+    ]);
   });
 
   it('publishes BodegaEliminada with the id and name of the deleted warehouse', async () => {
@@ -122,7 +142,10 @@ describe('events', () => {
 
     const events = await eventsOf(creada.id);
 
-    expect(events.map((e) => e.subject)).toEqual([`${svc.ns.prefix}.bodega.creada`, `${svc.ns.prefix}.bodega.eliminada`]);
+    expect(events.map((e) => e.subject)).toEqual([
+      `${svc.ns.prefix}.bodega.creada`,
+      `${svc.ns.prefix}.bodega.eliminada`,
+    ]);
     const deleted = events[1] as StoredEvent;
     expect(deleted.headers['Nats-Msg-Id']).toBe(deleted.body.id);
     expect(deleted.body).toMatchObject({
@@ -153,7 +176,10 @@ describe('events', () => {
     const { bodega } = await svc.rpc.createBodega({ nombre: 'Evento Muchas', capacidad: 0 });
     if (!bodega) throw new Error('CreateBodega answered without a bodega');
     for (let capacidad = 1; capacidad <= 5; capacidad++) {
-      await svc.rpc.updateBodega({ bodega: { version: 0, id: bodega.id, nombre: '', capacidad }, updateMask: ['capacidad'] });
+      await svc.rpc.updateBodega({
+        bodega: { version: 0, id: bodega.id, nombre: '', capacidad },
+        updateMask: ['capacidad'],
+      });
     }
 
     const events = await eventsOf(bodega.id);
@@ -173,9 +199,24 @@ describe('events', () => {
     const rejected = [
       await grpcError(svc.rpc.createBodega({ nombre: '', capacidad: 1 })),
       await grpcError(svc.rpc.createBodega({ nombre: 'evento rechazos', capacidad: 1 })),
-      await grpcError(svc.rpc.updateBodega({ bodega: { version: 0, id: otra.id, nombre: bodega.nombre, capacidad: 0 }, updateMask: ['nombre'] })),
-      await grpcError(svc.rpc.updateBodega({ bodega: { version: 0, id: bodega.id, nombre: '', capacidad: -1 }, updateMask: ['capacidad'] })),
-      await grpcError(svc.rpc.updateBodega({ bodega: { version: 0, id: 765_432, nombre: '', capacidad: 1 }, updateMask: ['capacidad'] })),
+      await grpcError(
+        svc.rpc.updateBodega({
+          bodega: { version: 0, id: otra.id, nombre: bodega.nombre, capacidad: 0 },
+          updateMask: ['nombre'],
+        }),
+      ),
+      await grpcError(
+        svc.rpc.updateBodega({
+          bodega: { version: 0, id: bodega.id, nombre: '', capacidad: -1 },
+          updateMask: ['capacidad'],
+        }),
+      ),
+      await grpcError(
+        svc.rpc.updateBodega({
+          bodega: { version: 0, id: 765_432, nombre: '', capacidad: 1 },
+          updateMask: ['capacidad'],
+        }),
+      ),
       await grpcError(svc.rpc.deleteBodega({ id: 765_432 })),
     ];
     // A committed write afterwards: once its event is out, anything enqueued before it would be too.

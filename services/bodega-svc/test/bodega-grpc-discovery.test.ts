@@ -43,15 +43,28 @@ const BUF = resolve(__dirname, '../../../node_modules/.bin/buf');
 
 describe('grpc reflection', () => {
   it('lets buf curl list the served services and call them, health included, from reflection alone', async () => {
-    const run = (...args: string[]) => promisify(execFile)(BUF, ['curl', '--protocol', 'grpc', '--http2-prior-knowledge', ...args]).then((r) => r.stdout);
+    const run = (...args: string[]) =>
+      promisify(execFile)(BUF, ['curl', '--protocol', 'grpc', '--http2-prior-knowledge', ...args]).then(
+        (r) => r.stdout,
+      );
     const base = `http://${svc.address}`;
 
     const services = await run('--list-services', base);
-    const created = await run('--data', JSON.stringify({ nombre: 'Por reflexión', capacidad: 3 }), `${base}/inventario.v1.BodegaService/CreateBodega`);
+    const created = await run(
+      '--data',
+      JSON.stringify({ nombre: 'Por reflexión', capacidad: 3 }),
+      `${base}/inventario.v1.BodegaService/CreateBodega`,
+    );
 
     const health = await run('--data', '{"service":""}', `${base}/grpc.health.v1.Health/Check`);
 
-    expect(services.trim().split('\n').sort()).toEqual(['grpc.health.v1.Health', 'inventario.v1.BodegaService', 'inventario.v1.ExistenciaService']);
+    expect(services.trim().split('\n').sort()).toEqual([
+      'grpc.health.v1.Health',
+      'inventario.v1.BodegaService',
+      'inventario.v1.ExistenciaService',
+      // Added with reservations (docs/contract.md §13).
+      'inventario.v1.ReservaService',
+    ]);
     expect(JSON.parse(created)).toMatchObject({ bodega: { nombre: 'Por reflexión', capacidad: 3 } });
     expect(JSON.parse(health)).toEqual({ status: 'SERVING' });
   });

@@ -89,7 +89,11 @@ describe('ListBodegas', () => {
     ['a malformed page token', { pageSize: 0, pageToken: 'no-es-un-token', ids: [] }, 'pageToken'],
     ['a page token that is not base64url', { pageSize: 0, pageToken: '***', ids: [] }, 'pageToken'],
     ['a non-positive id in the filter', { pageSize: 0, pageToken: '', ids: [1, 0] }, 'ids'],
-    ['more than 1000 distinct ids in the filter', { pageSize: 0, pageToken: '', ids: Array.from({ length: 1001 }, (_, i) => i + 1) }, 'ids'],
+    [
+      'more than 1000 distinct ids in the filter',
+      { pageSize: 0, pageToken: '', ids: Array.from({ length: 1001 }, (_, i) => i + 1) },
+      'ids',
+    ],
   ])('answers INVALID_ARGUMENT for %s', async (_name, request, campo) => {
     const err = await grpcError(svc.rpc.listBodegas(request));
     expect(err.code).toBe(status.INVALID_ARGUMENT);

@@ -24,7 +24,10 @@ describe('with NATS down', () => {
   it('serves writes, then publishes each of their events once NATS is back', async () => {
     const { bodega } = await svc.rpc.createBodega({ nombre: 'Sin NATS', capacidad: 10 });
     if (!bodega) throw new Error('CreateBodega answered without a bodega');
-    await svc.rpc.updateBodega({ bodega: { version: 0, id: bodega.id, nombre: '', capacidad: 20 }, updateMask: ['capacidad'] });
+    await svc.rpc.updateBodega({
+      bodega: { version: 0, id: bodega.id, nombre: '', capacidad: 20 },
+      updateMask: ['capacidad'],
+    });
     await svc.rpc.deleteBodega({ id: bodega.id });
     expect(await svc.outboxCount()).toBe(3);
 

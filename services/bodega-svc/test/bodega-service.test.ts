@@ -181,7 +181,12 @@ describe('UpdateBodega', () => {
     const segunda = await crear(nombreUnico('Segunda'));
     const before = await snapshot();
 
-    const err = await grpcError(svc.rpc.updateBodega({ bodega: { version: 0, id: segunda.id, nombre: primera.nombre, capacidad: 0 }, updateMask: ['nombre'] }));
+    const err = await grpcError(
+      svc.rpc.updateBodega({
+        bodega: { version: 0, id: segunda.id, nombre: primera.nombre, capacidad: 0 },
+        updateMask: ['nombre'],
+      }),
+    );
 
     expect(err.code).toBe(status.ALREADY_EXISTS);
     expect(err.details).toContain(primera.nombre);
@@ -190,19 +195,35 @@ describe('UpdateBodega', () => {
   });
 
   it('answers NOT_FOUND for an unknown id', async () => {
-    const err = await grpcError(svc.rpc.updateBodega({ bodega: { version: 0, id: 876_543, nombre: 'x', capacidad: 1 }, updateMask: ['capacidad'] }));
+    const err = await grpcError(
+      svc.rpc.updateBodega({
+        bodega: { version: 0, id: 876_543, nombre: 'x', capacidad: 1 },
+        updateMask: ['capacidad'],
+      }),
+    );
     expect(err.code).toBe(status.NOT_FOUND);
   });
 
   it.each<[string, Parameters<TestService['rpc']['updateBodega']>[0], string[]]>([
     ['without a bodega', { updateMask: ['nombre'] }, ['bodega']],
     ['with id 0', { bodega: { version: 0, id: 0, nombre: 'x', capacidad: 1 }, updateMask: ['nombre'] }, ['id']],
-    ['with an empty mask', { bodega: { version: 0, id: 1, nombre: 'x', capacidad: 1 }, updateMask: [] }, ['updateMask']],
+    [
+      'with an empty mask',
+      { bodega: { version: 0, id: 1, nombre: 'x', capacidad: 1 }, updateMask: [] },
+      ['updateMask'],
+    ],
     ['without a mask', { bodega: { version: 0, id: 1, nombre: 'x', capacidad: 1 } }, ['updateMask']],
-    ['with an unknown mask path', { bodega: { version: 0, id: 1, nombre: 'x', capacidad: 1 }, updateMask: ['capacidad', 'color'] }, ['updateMask']],
+    [
+      'with an unknown mask path',
+      { bodega: { version: 0, id: 1, nombre: 'x', capacidad: 1 }, updateMask: ['capacidad', 'color'] },
+      ['updateMask'],
+    ],
     [
       'with only output-only mask paths',
-      { bodega: { version: 0, id: 1, nombre: 'x', capacidad: 1 }, updateMask: ['fecha_creacion', 'fechaActualizacion'] },
+      {
+        bodega: { version: 0, id: 1, nombre: 'x', capacidad: 1 },
+        updateMask: ['fecha_creacion', 'fechaActualizacion'],
+      },
       ['updateMask'],
     ],
   ])('answers INVALID_ARGUMENT %s', async (_name, request, campos) => {
@@ -215,7 +236,10 @@ describe('UpdateBodega', () => {
     const creada = await crear(nombreUnico('Valores'));
     const before = await snapshot();
     const err = await grpcError(
-      svc.rpc.updateBodega({ bodega: { version: 0, id: creada.id, nombre: ' ', capacidad: -2 }, updateMask: ['nombre', 'capacidad'] }),
+      svc.rpc.updateBodega({
+        bodega: { version: 0, id: creada.id, nombre: ' ', capacidad: -2 },
+        updateMask: ['nombre', 'capacidad'],
+      }),
     );
     expect(err.code).toBe(status.INVALID_ARGUMENT);
     expect(fieldViolationsOf(err).map((v) => v.campo)).toEqual(['nombre', 'capacidad']);
@@ -228,7 +252,13 @@ describe('DeleteBodega', () => {
     const creada = await crear(nombreUnico('Borrada'));
     const count = await bodegasCount();
 
-    await expect(svc.rpc.deleteBodega({ id: creada.id })).resolves.toEqual({ existenciasRetiradas: 0, unidadesRetiradas: 0 });
+    await expect(svc.rpc.deleteBodega({ id: creada.id })).resolves.toEqual({
+      existenciasRetiradas: 0,
+      unidadesRetiradas: 0,
+      pendiente: false,
+      productosDesasignados: [],
+      totalDesasignados: 0,
+    });
 
     expect(await bodegasCount()).toBe(count - 1);
     expect((await grpcError(svc.rpc.getBodega({ id: creada.id }))).code).toBe(status.NOT_FOUND);

@@ -42,7 +42,10 @@ describe('graceful shutdown', () => {
     // Hold the row lock so the update below stays in flight inside the service.
     const trx = await svc.db.transaction();
     await trx('bodegas').where({ id: bodega.id }).forUpdate().first();
-    const inFlight = svc.rpc.updateBodega({ bodega: { version: 0, id: bodega.id, nombre: '', capacidad: 77 }, updateMask: ['capacidad'] });
+    const inFlight = svc.rpc.updateBodega({
+      bodega: { version: 0, id: bodega.id, nombre: '', capacidad: 77 },
+      updateMask: ['capacidad'],
+    });
     // Polled every 150 ms: MariaDB refreshes INNODB_TRX only after 100 ms without a read of it,
     // so faster polls keep reading the first (empty) answer.
     await waitFor(

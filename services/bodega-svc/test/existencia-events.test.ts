@@ -48,7 +48,9 @@ async function umbralesDe(bodegaId: number, productoId: number): Promise<[string
 
 /** The MovimientoRegistrado of one operation. */
 async function registradosDe(operacionId: number): Promise<StoredEvent[]> {
-  return (await svc.publishedEvents()).filter((e) => typeOf(e) === 'MovimientoRegistrado' && e.body.subject === `/operaciones/${operacionId}`);
+  return (await svc.publishedEvents()).filter(
+    (e) => typeOf(e) === 'MovimientoRegistrado' && e.body.subject === `/operaciones/${operacionId}`,
+  );
 }
 
 describe('MovimientoRegistrado', () => {
@@ -111,7 +113,10 @@ describe('MovimientoRegistrado', () => {
     const { operacion: reverso } = await svc.stock.revertirOperacion({ operacionId: operacion!.id });
 
     const [transferencia] = await registradosDe(operacion!.id);
-    const data = transferencia!.body.data as { tipoOperacion: string; movimientos: { bodegaId: number; cantidad: number }[] };
+    const data = transferencia!.body.data as {
+      tipoOperacion: string;
+      movimientos: { bodegaId: number; cantidad: number }[];
+    };
     expect(data.tipoOperacion).toBe('TRANSFERENCIA');
     expect(data.movimientos.map((m) => [m.bodegaId, m.cantidad])).toEqual([
       [origenId, -6],
@@ -129,28 +134,46 @@ describe('MovimientoRegistrado', () => {
     const productoId = producto();
     const ids: number[] = [];
     ids.push((await svc.stock.asignarExistencia({ bodegaId, productoId, cantidad: 5 })).operacion!.id);
-    ids.push((await svc.stock.registrarMovimiento({ bodegaId, productoId, tipo: SALIDA, cantidad: 2, motivo: 0 })).operacion!.id);
+    ids.push(
+      (await svc.stock.registrarMovimiento({ bodegaId, productoId, tipo: SALIDA, cantidad: 2, motivo: 0 })).operacion!
+        .id,
+    );
     await grpcError(svc.stock.registrarMovimiento({ bodegaId, productoId, tipo: SALIDA, cantidad: 4, motivo: 0 }));
     await grpcError(svc.stock.registrarMovimiento({ bodegaId, productoId, tipo: ENTRADA, cantidad: 8, motivo: 0 }));
-    ids.push((await svc.stock.registrarMovimiento({ bodegaId, productoId, tipo: AJUSTE, cantidad: 3, motivo: 0, expectedVersion: 2 })).operacion!.id);
+    ids.push(
+      (
+        await svc.stock.registrarMovimiento({
+          bodegaId,
+          productoId,
+          tipo: AJUSTE,
+          cantidad: 3,
+          motivo: 0,
+          expectedVersion: 2,
+        })
+      ).operacion!.id,
+    );
     ids.push((await svc.stock.retirarExistencia({ bodegaId, productoId })).operacion!.id);
 
     const events = (await svc.publishedEvents()).filter(
-      (e) => typeOf(e) === 'MovimientoRegistrado' && (e.body.data as { movimientos: { bodegaId: number }[] }).movimientos.some((m) => m.bodegaId === bodegaId),
+      (e) =>
+        typeOf(e) === 'MovimientoRegistrado' &&
+        (e.body.data as { movimientos: { bodegaId: number }[] }).movimientos.some((m) => m.bodegaId === bodegaId),
     );
     expect(events.map((e) => e.body.subject)).toEqual(ids.map((id) => `/operaciones/${id}`));
     // The event carries the lines GetOperacion answers.
-    const figures = (m: { id: number; version: number; cantidad: number; cantidadAnterior: number; cantidadPosterior: number }) => [
-      m.id,
-      m.version,
-      m.cantidad,
-      m.cantidadAnterior,
-      m.cantidadPosterior,
-    ];
+    const figures = (m: {
+      id: number;
+      version: number;
+      cantidad: number;
+      cantidadAnterior: number;
+      cantidadPosterior: number;
+    }) => [m.id, m.version, m.cantidad, m.cantidadAnterior, m.cantidadPosterior];
     for (const id of ids) {
       const { operacion } = await svc.stock.getOperacion({ id });
       const [event] = await registradosDe(id);
-      expect((event!.body.data as { movimientos: Parameters<typeof figures>[0][] }).movimientos.map(figures)).toEqual(operacion!.movimientos.map(figures));
+      expect((event!.body.data as { movimientos: Parameters<typeof figures>[0][] }).movimientos.map(figures)).toEqual(
+        operacion!.movimientos.map(figures),
+      );
     }
   });
 });
@@ -159,7 +182,8 @@ describe('StockBajo and StockRepuesto', () => {
   it('fire once per crossing of the threshold (at or below is low), never while the level stays on one side', async () => {
     const bodegaId = await bodega();
     const productoId = producto();
-    const mover = (tipo: number, cantidad: number) => svc.stock.registrarMovimiento({ bodegaId, productoId, tipo, cantidad, motivo: 0 }, asUser('luis'));
+    const mover = (tipo: number, cantidad: number) =>
+      svc.stock.registrarMovimiento({ bodegaId, productoId, tipo, cantidad, motivo: 0 }, asUser('luis'));
 
     await svc.stock.asignarExistencia({ bodegaId, productoId, cantidad: 10, umbralMinimo: 5 }); // 10: above
     await mover(SALIDA, 4); // 6: above
@@ -176,7 +200,9 @@ describe('StockBajo and StockRepuesto', () => {
       ['StockRepuesto', 6],
       ['StockBajo', 0],
     ]);
-    const [bajo] = (await svc.publishedEvents()).filter((e) => e.body.subject === `/bodegas/${bodegaId}/existencias/${productoId}`);
+    const [bajo] = (await svc.publishedEvents()).filter(
+      (e) => e.body.subject === `/bodegas/${bodegaId}/existencias/${productoId}`,
+    );
     expect(bajo!.subject).toBe(`${svc.ns.prefix}.stock.bajo`);
     expect(bajo!.body).toMatchObject({
       eventType: 'Service.Inventario.StockBajo',

@@ -8,7 +8,7 @@
  */
 import { TIPO_MOVIMIENTO_NAMES } from '@inventario/proto';
 import { LIBRO_SOLO_ANEXADO } from '../src/store/migrations';
-import { ledgerProblems } from './support/stock-invariants';
+import { ledgerProblems } from '@inventario/testkit';
 import { startTestService, type TestService } from './support/test-service';
 
 let svc: TestService;
@@ -20,7 +20,13 @@ beforeAll(async () => {
   svc = await startTestService('bodega_stock_guards');
   bodegaId = (await svc.rpc.createBodega({ nombre: 'Libro', capacidad: 100 })).bodega!.id;
   await svc.stock.asignarExistencia({ bodegaId, productoId, cantidad: 10 });
-  const { operacion } = await svc.stock.registrarMovimiento({ bodegaId, productoId, tipo: TIPO_MOVIMIENTO_NAMES.value('SALIDA'), cantidad: 3, motivo: 0 });
+  const { operacion } = await svc.stock.registrarMovimiento({
+    bodegaId,
+    productoId,
+    tipo: TIPO_MOVIMIENTO_NAMES.value('SALIDA'),
+    cantidad: 3,
+    motivo: 0,
+  });
   operacionId = operacion!.id;
 });
 
@@ -69,7 +75,10 @@ function linea(overrides: Record<string, unknown>) {
 
 describe('the ledger in the database', () => {
   it.each([
-    ['an UPDATE of a line', () => svc.db('movimientos').where({ operacion_id: operacionId }).update({ cantidad: -1, cantidad_posterior: 9 })],
+    [
+      'an UPDATE of a line',
+      () => svc.db('movimientos').where({ operacion_id: operacionId }).update({ cantidad: -1, cantidad_posterior: 9 }),
+    ],
     ['a DELETE of a line', () => svc.db('movimientos').where({ operacion_id: operacionId }).delete()],
     ['an UPDATE of an operation', () => svc.db('operaciones').where({ id: operacionId }).update({ usuario: 'otro' })],
     ['a DELETE of an operation', () => svc.db.raw('DELETE FROM operaciones WHERE id = ?', [operacionId])],
@@ -82,9 +91,21 @@ describe('the ledger in the database', () => {
   });
 
   it.each([
-    ['cantidadPosterior != cantidadAnterior + cantidad', { cantidad: 1, cantidad_anterior: 7, cantidad_posterior: 9 }, 'movimientos_suma_check'],
-    ['a negative cantidadPosterior', { cantidad: -8, cantidad_anterior: 7, cantidad_posterior: -1 }, 'movimientos_no_negativo_check'],
-    ['a negative cantidadAnterior', { cantidad: 1, cantidad_anterior: -1, cantidad_posterior: 0 }, 'movimientos_no_negativo_check'],
+    [
+      'cantidadPosterior != cantidadAnterior + cantidad',
+      { cantidad: 1, cantidad_anterior: 7, cantidad_posterior: 9 },
+      'movimientos_suma_check',
+    ],
+    [
+      'a negative cantidadPosterior',
+      { cantidad: -8, cantidad_anterior: 7, cantidad_posterior: -1 },
+      'movimientos_no_negativo_check',
+    ],
+    [
+      'a negative cantidadAnterior',
+      { cantidad: 1, cantidad_anterior: -1, cantidad_posterior: 0 },
+      'movimientos_no_negativo_check',
+    ],
     ['a tipo outside the closed list', { tipo: 'REGALO' }, 'movimientos_tipo_check'],
     ['a motivo outside the closed list', { motivo: 'CAPRICHO' }, 'movimientos_motivo_check'],
   ])('refuses a line with %s (CHECK)', async (_what, overrides, constraint) => {
@@ -96,7 +117,9 @@ describe('the ledger in the database', () => {
 
   it('refuses a second line for one version of a level (unique warehouse, product, version)', async () => {
     const before = await ledger();
-    const err = await refused(svc.db('movimientos').insert(linea({ version: 2, cantidad: 1, cantidad_anterior: 7, cantidad_posterior: 8 })));
+    const err = await refused(
+      svc.db('movimientos').insert(linea({ version: 2, cantidad: 1, cantidad_anterior: 7, cantidad_posterior: 8 })),
+    );
     expect(err.sqlMessage).toContain('movimientos_nivel_version_unique');
     expect(await ledger()).toEqual(before);
   });
@@ -106,7 +129,9 @@ describe('the ledger in the database', () => {
     const trx = await svc.db.transaction();
     try {
       await trx('movimientos').insert(linea({}));
-      expect(await trx('movimientos').where({ bodega_id: bodegaId, producto_id: productoId }).max({ v: 'version' }).first()).toEqual({ v: 3 });
+      expect(
+        await trx('movimientos').where({ bodega_id: bodegaId, producto_id: productoId }).max({ v: 'version' }).first(),
+      ).toEqual({ v: 3 });
     } finally {
       await trx.rollback();
     }
@@ -114,9 +139,15 @@ describe('the ledger in the database', () => {
 
   it('refuses a negative level, and a warehouse holding more than its capacity (also by lowering the capacity by hand)', async () => {
     const before = await ledger();
-    expect((await refused(svc.db('existencias').where({ bodega_id: bodegaId }).update({ cantidad: -1 }))).sqlMessage).toContain('existencias_cantidad_check');
-    expect((await refused(svc.db('bodegas').where({ id: bodegaId }).update({ ocupacion: 101 }))).sqlMessage).toContain('bodegas_ocupacion_check');
-    expect((await refused(svc.db('bodegas').where({ id: bodegaId }).update({ capacidad: 6 }))).sqlMessage).toContain('bodegas_ocupacion_check');
+    expect(
+      (await refused(svc.db('existencias').where({ bodega_id: bodegaId }).update({ cantidad: -1 }))).sqlMessage,
+    ).toContain('existencias_cantidad_check');
+    expect((await refused(svc.db('bodegas').where({ id: bodegaId }).update({ ocupacion: 101 }))).sqlMessage).toContain(
+      'bodegas_ocupacion_check',
+    );
+    expect((await refused(svc.db('bodegas').where({ id: bodegaId }).update({ capacidad: 6 }))).sqlMessage).toContain(
+      'bodegas_ocupacion_check',
+    );
     expect(await ledger()).toEqual(before);
     expect(await ledgerProblems(svc.db)).toEqual([]);
   });

@@ -7,9 +7,15 @@
  */
 import { status } from '@grpc/grpc-js';
 import { currentVersionOf, errorDataOf, errorReasonOf, fieldViolationsOf } from '@inventario/platform';
-import { MOTIVO_MOVIMIENTO_NAMES, TIPO_MOVIMIENTO_NAMES, TIPO_OPERACION_NAMES, type Movimiento, type Operacion } from '@inventario/proto';
+import {
+  MOTIVO_MOVIMIENTO_NAMES,
+  TIPO_MOVIMIENTO_NAMES,
+  TIPO_OPERACION_NAMES,
+  type Movimiento,
+  type Operacion,
+} from '@inventario/proto';
 import { productoEliminadoDe } from './support/producto-eliminado';
-import { ledgerProblems, lineVersions } from './support/stock-invariants';
+import { ledgerProblems, lineVersions } from '@inventario/testkit';
 import { asUser, grpcError, startTestService, type TestService } from './support/test-service';
 
 const ENTRADA = TIPO_MOVIMIENTO_NAMES.value('ENTRADA');
@@ -98,7 +104,10 @@ describe('AsignarExistencia', () => {
     const bodegaId = await bodega();
     const productoId = producto();
 
-    const { existencia, operacion } = await svc.stock.asignarExistencia({ bodegaId, productoId, cantidad: 40, umbralMinimo: 5 }, ANA);
+    const { existencia, operacion } = await svc.stock.asignarExistencia(
+      { bodegaId, productoId, cantidad: 40, umbralMinimo: 5 },
+      ANA,
+    );
 
     expect(existencia).toEqual({
       bodegaId,
@@ -108,11 +117,23 @@ describe('AsignarExistencia', () => {
       version: 1,
       fechaCreacion: expect.any(Date),
       fechaActualizacion: expect.any(Date),
+      // Added with reservations (issue 24): nothing held yet.
+      reservada: 0,
+      disponible: 40,
     });
     expect(tipoDe(operacion)).toBe('ASIGNACION');
     expect(operacion!.usuario).toBe('ana');
     expect(operacion!.movimientos.map(linea)).toEqual([
-      { bodegaId, productoId, tipo: 'AJUSTE', motivo: 'ASIGNACION', cantidad: 40, cantidadAnterior: 0, cantidadPosterior: 40, version: 1 },
+      {
+        bodegaId,
+        productoId,
+        tipo: 'AJUSTE',
+        motivo: 'ASIGNACION',
+        cantidad: 40,
+        cantidadAnterior: 0,
+        cantidadPosterior: 40,
+        version: 1,
+      },
     ]);
     expect(operacion!.movimientos[0]!.usuario).toBe('ana');
     expect(await ocupacion(bodegaId)).toBe(40);
@@ -128,7 +149,16 @@ describe('AsignarExistencia', () => {
 
     expect(existencia).toMatchObject({ cantidad: 4, umbralMinimo: 3, version: 2 });
     expect(operacion!.movimientos.map(linea)).toEqual([
-      { bodegaId, productoId, tipo: 'AJUSTE', motivo: 'ASIGNACION', cantidad: -6, cantidadAnterior: 10, cantidadPosterior: 4, version: 2 },
+      {
+        bodegaId,
+        productoId,
+        tipo: 'AJUSTE',
+        motivo: 'ASIGNACION',
+        cantidad: -6,
+        cantidadAnterior: 10,
+        cantidadPosterior: 4,
+        version: 2,
+      },
     ]);
     // The same units again is still a line: a confirmed count is a fact worth keeping.
     const again = await svc.stock.asignarExistencia({ bodegaId, productoId, cantidad: 4, umbralMinimo: 0 });
@@ -142,13 +172,25 @@ describe('AsignarExistencia', () => {
     const productoId = producto();
     await svc.stock.asignarExistencia({ bodegaId, productoId, cantidad: 10, umbralMinimo: 3 });
 
-    expect(await refusal(() => svc.stock.asignarExistencia({ bodegaId, productoId, cantidad: 9, umbralMinimo: 2, quitarUmbralMinimo: true }))).toMatchObject({
+    expect(
+      await refusal(() =>
+        svc.stock.asignarExistencia({ bodegaId, productoId, cantidad: 9, umbralMinimo: 2, quitarUmbralMinimo: true }),
+      ),
+    ).toMatchObject({
       code: status.INVALID_ARGUMENT,
       violations: ['umbralMinimo'],
     });
-    const { existencia } = await svc.stock.asignarExistencia({ bodegaId, productoId, cantidad: 9, quitarUmbralMinimo: true });
+    const { existencia } = await svc.stock.asignarExistencia({
+      bodegaId,
+      productoId,
+      cantidad: 9,
+      quitarUmbralMinimo: true,
+    });
     expect(existencia).toMatchObject({ cantidad: 9, umbralMinimo: undefined, version: 2 });
-    expect((await svc.db('existencias').where({ bodega_id: bodegaId, producto_id: productoId }).first('umbral_minimo')).umbral_minimo).toBeNull();
+    expect(
+      (await svc.db('existencias').where({ bodega_id: bodegaId, producto_id: productoId }).first('umbral_minimo'))
+        .umbral_minimo,
+    ).toBeNull();
   });
 
   it('applies expected_version: 0 asks that there be no level; a stale one is ABORTED with the current version', async () => {
@@ -156,13 +198,18 @@ describe('AsignarExistencia', () => {
     const productoId = producto();
     await svc.stock.asignarExistencia({ bodegaId, productoId, cantidad: 1, expectedVersion: 0 });
 
-    expect(await refusal(() => svc.stock.asignarExistencia({ bodegaId, productoId, cantidad: 2, expectedVersion: 0 }))).toMatchObject({
+    expect(
+      await refusal(() => svc.stock.asignarExistencia({ bodegaId, productoId, cantidad: 2, expectedVersion: 0 })),
+    ).toMatchObject({
       code: status.ABORTED,
       reason: 'VERSION_MISMATCH',
       version: 1,
     });
     await svc.stock.asignarExistencia({ bodegaId, productoId, cantidad: 2, expectedVersion: 1 });
-    expect((await svc.stock.getExistencia({ bodegaId, productoId })).existencia).toMatchObject({ cantidad: 2, version: 2 });
+    expect((await svc.stock.getExistencia({ bodegaId, productoId })).existencia).toMatchObject({
+      cantidad: 2,
+      version: 2,
+    });
   });
 
   it('refuses more units than the warehouse has room for (CAPACIDAD_EXCEDIDA with capacidad, ocupacion, solicitado)', async () => {
@@ -181,8 +228,12 @@ describe('AsignarExistencia', () => {
   });
 
   it('answers NOT_FOUND for a missing warehouse and INVALID_ARGUMENT naming every bad field', async () => {
-    expect(await refusal(() => svc.stock.asignarExistencia({ bodegaId: 999_999, productoId: 1, cantidad: 1 }))).toMatchObject({ code: status.NOT_FOUND });
-    expect(await refusal(() => svc.stock.asignarExistencia({ bodegaId: 0, productoId: 0, cantidad: -1, umbralMinimo: -2 }))).toMatchObject({
+    expect(
+      await refusal(() => svc.stock.asignarExistencia({ bodegaId: 999_999, productoId: 1, cantidad: 1 })),
+    ).toMatchObject({ code: status.NOT_FOUND });
+    expect(
+      await refusal(() => svc.stock.asignarExistencia({ bodegaId: 0, productoId: 0, cantidad: -1, umbralMinimo: -2 })),
+    ).toMatchObject({
       code: status.INVALID_ARGUMENT,
       violations: ['bodegaId', 'productoId', 'cantidad', 'umbralMinimo'],
     });
@@ -212,7 +263,16 @@ describe('RetirarExistencia', () => {
     expect(res.cantidadRetirada).toBe(12);
     expect(tipoDe(res.operacion)).toBe('RETIRO');
     expect(res.operacion!.movimientos.map(linea)).toEqual([
-      { bodegaId, productoId, tipo: 'SALIDA', motivo: 'RETIRO', cantidad: -12, cantidadAnterior: 12, cantidadPosterior: 0, version: 2 },
+      {
+        bodegaId,
+        productoId,
+        tipo: 'SALIDA',
+        motivo: 'RETIRO',
+        cantidad: -12,
+        cantidadAnterior: 12,
+        cantidadPosterior: 0,
+        version: 2,
+      },
     ]);
     expect((await grpcError(svc.stock.getExistencia({ bodegaId, productoId }))).code).toBe(status.NOT_FOUND);
     expect(await ocupacion(bodegaId)).toBe(0);
@@ -223,11 +283,15 @@ describe('RetirarExistencia', () => {
     const before = await written();
     const keys = async () => Number((await svc.db('idempotency_keys').count<{ n: number }[]>({ n: '*' }))[0]!.n);
     const keysBefore = await keys();
-    const none = await refusal(() => svc.stock.retirarExistencia({ bodegaId, productoId: producto(), requestId: `sin-${bodegaId}` }));
+    const none = await refusal(() =>
+      svc.stock.retirarExistencia({ bodegaId, productoId: producto(), requestId: `sin-${bodegaId}` }),
+    );
     expect(none).toMatchObject({ code: status.NOT_FOUND, reason: 'SIN_EXISTENCIAS' });
     expect(await written()).toEqual(before);
     expect(await keys()).toBe(keysBefore);
-    expect(await refusal(() => svc.stock.retirarExistencia({ bodegaId: 999_999, productoId: 1 }))).toMatchObject({ code: status.NOT_FOUND });
+    expect(await refusal(() => svc.stock.retirarExistencia({ bodegaId: 999_999, productoId: 1 }))).toMatchObject({
+      code: status.NOT_FOUND,
+    });
   });
 
   it('a level assigned again after a removal continues the versions of its lines', async () => {
@@ -241,12 +305,24 @@ describe('RetirarExistencia', () => {
 
     expect(existencia).toMatchObject({ cantidad: 5, version: 4, umbralMinimo: undefined });
     expect(operacion!.movimientos.map(linea)).toEqual([
-      { bodegaId, productoId, tipo: 'AJUSTE', motivo: 'ASIGNACION', cantidad: 5, cantidadAnterior: 0, cantidadPosterior: 5, version: 4 },
+      {
+        bodegaId,
+        productoId,
+        tipo: 'AJUSTE',
+        motivo: 'ASIGNACION',
+        cantidad: 5,
+        cantidadAnterior: 0,
+        cantidadPosterior: 5,
+        version: 4,
+      },
     ]);
     expect(await lineVersions(svc.db, bodegaId, productoId)).toEqual([1, 2, 3, 4]);
     // expected_version 0 means "no level now", whatever versions its lines reached.
     await svc.stock.retirarExistencia({ bodegaId, productoId, expectedVersion: 4 });
-    expect((await svc.stock.asignarExistencia({ bodegaId, productoId, cantidad: 1, expectedVersion: 0 })).existencia!.version).toBe(6);
+    expect(
+      (await svc.stock.asignarExistencia({ bodegaId, productoId, cantidad: 1, expectedVersion: 0 })).existencia!
+        .version,
+    ).toBe(6);
   });
 });
 
@@ -255,7 +331,10 @@ describe('RegistrarMovimiento', () => {
     const bodegaId = await bodega();
     const productoId = producto();
 
-    const entrada = await svc.stock.registrarMovimiento({ bodegaId, productoId, tipo: ENTRADA, cantidad: 8, motivo: 0, comentario: 'camión 12' }, ANA);
+    const entrada = await svc.stock.registrarMovimiento(
+      { bodegaId, productoId, tipo: ENTRADA, cantidad: 8, motivo: 0, comentario: 'camión 12' },
+      ANA,
+    );
     const devolucion = await svc.stock.registrarMovimiento({
       bodegaId,
       productoId,
@@ -264,13 +343,69 @@ describe('RegistrarMovimiento', () => {
       motivo: MOTIVO_MOVIMIENTO_NAMES.value('DEVOLUCION'),
     });
     const venta = await svc.stock.registrarMovimiento({ bodegaId, productoId, tipo: SALIDA, cantidad: 3, motivo: 0 });
-    const merma = await svc.stock.registrarMovimiento({ bodegaId, productoId, tipo: SALIDA, cantidad: 1, motivo: MOTIVO_MOVIMIENTO_NAMES.value('MERMA') });
+    const merma = await svc.stock.registrarMovimiento({
+      bodegaId,
+      productoId,
+      tipo: SALIDA,
+      cantidad: 1,
+      motivo: MOTIVO_MOVIMIENTO_NAMES.value('MERMA'),
+    });
 
-    expect([entrada, devolucion, venta, merma].map((r) => [tipoDe(r.operacion), ...r.operacion!.movimientos.map(linea)])).toEqual([
-      ['ENTRADA', { bodegaId, productoId, tipo: 'ENTRADA', motivo: 'RECEPCION', cantidad: 8, cantidadAnterior: 0, cantidadPosterior: 8, version: 1 }],
-      ['ENTRADA', { bodegaId, productoId, tipo: 'ENTRADA', motivo: 'DEVOLUCION', cantidad: 2, cantidadAnterior: 8, cantidadPosterior: 10, version: 2 }],
-      ['SALIDA', { bodegaId, productoId, tipo: 'SALIDA', motivo: 'VENTA', cantidad: -3, cantidadAnterior: 10, cantidadPosterior: 7, version: 3 }],
-      ['SALIDA', { bodegaId, productoId, tipo: 'SALIDA', motivo: 'MERMA', cantidad: -1, cantidadAnterior: 7, cantidadPosterior: 6, version: 4 }],
+    expect(
+      [entrada, devolucion, venta, merma].map((r) => [tipoDe(r.operacion), ...r.operacion!.movimientos.map(linea)]),
+    ).toEqual([
+      [
+        'ENTRADA',
+        {
+          bodegaId,
+          productoId,
+          tipo: 'ENTRADA',
+          motivo: 'RECEPCION',
+          cantidad: 8,
+          cantidadAnterior: 0,
+          cantidadPosterior: 8,
+          version: 1,
+        },
+      ],
+      [
+        'ENTRADA',
+        {
+          bodegaId,
+          productoId,
+          tipo: 'ENTRADA',
+          motivo: 'DEVOLUCION',
+          cantidad: 2,
+          cantidadAnterior: 8,
+          cantidadPosterior: 10,
+          version: 2,
+        },
+      ],
+      [
+        'SALIDA',
+        {
+          bodegaId,
+          productoId,
+          tipo: 'SALIDA',
+          motivo: 'VENTA',
+          cantidad: -3,
+          cantidadAnterior: 10,
+          cantidadPosterior: 7,
+          version: 3,
+        },
+      ],
+      [
+        'SALIDA',
+        {
+          bodegaId,
+          productoId,
+          tipo: 'SALIDA',
+          motivo: 'MERMA',
+          cantidad: -1,
+          cantidadAnterior: 7,
+          cantidadPosterior: 6,
+          version: 4,
+        },
+      ],
     ]);
     expect(entrada.operacion).toMatchObject({ usuario: 'ana', comentario: 'camión 12' });
     expect(entrada.operacion!.movimientos[0]).toMatchObject({ usuario: 'ana', comentario: 'camión 12' });
@@ -282,20 +417,49 @@ describe('RegistrarMovimiento', () => {
     const productoId = producto();
     await svc.stock.asignarExistencia({ bodegaId, productoId, cantidad: 10 });
 
-    const conteo = await svc.stock.registrarMovimiento({ bodegaId, productoId, tipo: AJUSTE, cantidad: 7, motivo: 0, expectedVersion: 1 });
+    const conteo = await svc.stock.registrarMovimiento({
+      bodegaId,
+      productoId,
+      tipo: AJUSTE,
+      cantidad: 7,
+      motivo: 0,
+      expectedVersion: 1,
+    });
 
     expect(tipoDe(conteo.operacion)).toBe('AJUSTE');
     expect(conteo.operacion!.movimientos.map(linea)).toEqual([
-      { bodegaId, productoId, tipo: 'AJUSTE', motivo: 'CONTEO', cantidad: -3, cantidadAnterior: 10, cantidadPosterior: 7, version: 2 },
+      {
+        bodegaId,
+        productoId,
+        tipo: 'AJUSTE',
+        motivo: 'CONTEO',
+        cantidad: -3,
+        cantidadAnterior: 10,
+        cantidadPosterior: 7,
+        version: 2,
+      },
     ]);
     expect(
-      await refusal(() => svc.stock.registrarMovimiento({ bodegaId, productoId, tipo: AJUSTE, cantidad: 9, motivo: 0, expectedVersion: 1 })),
+      await refusal(() =>
+        svc.stock.registrarMovimiento({
+          bodegaId,
+          productoId,
+          tipo: AJUSTE,
+          cantidad: 9,
+          motivo: 0,
+          expectedVersion: 1,
+        }),
+      ),
     ).toMatchObject({
       code: status.ABORTED,
       reason: 'VERSION_MISMATCH',
       version: 2,
     });
-    expect(await refusal(() => svc.stock.registrarMovimiento({ bodegaId, productoId, tipo: AJUSTE, cantidad: 9, motivo: 0 }))).toMatchObject({
+    expect(
+      await refusal(() =>
+        svc.stock.registrarMovimiento({ bodegaId, productoId, tipo: AJUSTE, cantidad: 9, motivo: 0 }),
+      ),
+    ).toMatchObject({
       code: status.INVALID_ARGUMENT,
       violations: ['expectedVersion'],
     });
@@ -306,12 +470,20 @@ describe('RegistrarMovimiento', () => {
     const productoId = producto();
     await svc.stock.asignarExistencia({ bodegaId, productoId, cantidad: 4 });
 
-    expect(await refusal(() => svc.stock.registrarMovimiento({ bodegaId, productoId, tipo: SALIDA, cantidad: 5, motivo: 0 }))).toMatchObject({
+    expect(
+      await refusal(() =>
+        svc.stock.registrarMovimiento({ bodegaId, productoId, tipo: SALIDA, cantidad: 5, motivo: 0 }),
+      ),
+    ).toMatchObject({
       code: status.FAILED_PRECONDITION,
       reason: 'STOCK_INSUFICIENTE',
       datos: { bodegaId, productoId, disponible: 4, solicitado: 5 },
     });
-    expect(await refusal(() => svc.stock.registrarMovimiento({ bodegaId, productoId: producto(), tipo: SALIDA, cantidad: 1, motivo: 0 }))).toMatchObject({
+    expect(
+      await refusal(() =>
+        svc.stock.registrarMovimiento({ bodegaId, productoId: producto(), tipo: SALIDA, cantidad: 1, motivo: 0 }),
+      ),
+    ).toMatchObject({
       reason: 'STOCK_INSUFICIENTE',
       datos: { disponible: 0, solicitado: 1 },
     });
@@ -321,7 +493,11 @@ describe('RegistrarMovimiento', () => {
     const bodegaId = await bodega(10);
     const productoId = producto();
     await svc.stock.registrarMovimiento({ bodegaId, productoId, tipo: ENTRADA, cantidad: 10, motivo: 0 });
-    expect(await refusal(() => svc.stock.registrarMovimiento({ bodegaId, productoId: producto(), tipo: ENTRADA, cantidad: 1, motivo: 0 }))).toMatchObject({
+    expect(
+      await refusal(() =>
+        svc.stock.registrarMovimiento({ bodegaId, productoId: producto(), tipo: ENTRADA, cantidad: 1, motivo: 0 }),
+      ),
+    ).toMatchObject({
       reason: 'CAPACIDAD_EXCEDIDA',
       datos: { capacidad: 10, ocupacion: 10, solicitado: 1 },
     });
@@ -333,13 +509,25 @@ describe('RegistrarMovimiento', () => {
     const cases: [Parameters<typeof svc.stock.registrarMovimiento>[0], string[]][] = [
       [{ bodegaId, productoId, tipo: TRANSFERENCIA, cantidad: 1, motivo: 0 }, ['tipo']],
       [{ bodegaId, productoId, tipo: 0, cantidad: 1, motivo: 0 }, ['tipo']],
-      [{ bodegaId, productoId, tipo: ENTRADA, cantidad: 1, motivo: MOTIVO_MOVIMIENTO_NAMES.value('VENTA') }, ['motivo']],
-      [{ bodegaId, productoId, tipo: SALIDA, cantidad: 1, motivo: MOTIVO_MOVIMIENTO_NAMES.value('REVERSO') }, ['motivo']],
+      [
+        { bodegaId, productoId, tipo: ENTRADA, cantidad: 1, motivo: MOTIVO_MOVIMIENTO_NAMES.value('VENTA') },
+        ['motivo'],
+      ],
+      [
+        { bodegaId, productoId, tipo: SALIDA, cantidad: 1, motivo: MOTIVO_MOVIMIENTO_NAMES.value('REVERSO') },
+        ['motivo'],
+      ],
       [{ bodegaId, productoId, tipo: ENTRADA, cantidad: 0, motivo: 0 }, ['cantidad']],
-      [{ bodegaId, productoId, tipo: SALIDA, cantidad: -2, motivo: 0, comentario: 'x'.repeat(501) }, ['cantidad', 'comentario']],
+      [
+        { bodegaId, productoId, tipo: SALIDA, cantidad: -2, motivo: 0, comentario: 'x'.repeat(501) },
+        ['cantidad', 'comentario'],
+      ],
     ];
     for (const [request, campos] of cases)
-      expect(await refusal(() => svc.stock.registrarMovimiento(request))).toMatchObject({ code: status.INVALID_ARGUMENT, violations: campos });
+      expect(await refusal(() => svc.stock.registrarMovimiento(request))).toMatchObject({
+        code: status.INVALID_ARGUMENT,
+        violations: campos,
+      });
   });
 });
 
@@ -349,13 +537,34 @@ describe('Transferir', () => {
     const productoId = producto();
     await svc.stock.asignarExistencia({ bodegaId: origenId, productoId, cantidad: 10 });
 
-    const { operacion } = await svc.stock.transferir({ productoId, origenId, destinoId, cantidad: 4, comentario: 'reparto' }, ANA);
+    const { operacion } = await svc.stock.transferir(
+      { productoId, origenId, destinoId, cantidad: 4, comentario: 'reparto' },
+      ANA,
+    );
 
     expect(tipoDe(operacion)).toBe('TRANSFERENCIA');
     expect(operacion).toMatchObject({ usuario: 'ana', comentario: 'reparto' });
     expect(operacion!.movimientos.map(linea)).toEqual([
-      { bodegaId: origenId, productoId, tipo: 'TRANSFERENCIA', motivo: 'TRANSFERENCIA', cantidad: -4, cantidadAnterior: 10, cantidadPosterior: 6, version: 2 },
-      { bodegaId: destinoId, productoId, tipo: 'TRANSFERENCIA', motivo: 'TRANSFERENCIA', cantidad: 4, cantidadAnterior: 0, cantidadPosterior: 4, version: 1 },
+      {
+        bodegaId: origenId,
+        productoId,
+        tipo: 'TRANSFERENCIA',
+        motivo: 'TRANSFERENCIA',
+        cantidad: -4,
+        cantidadAnterior: 10,
+        cantidadPosterior: 6,
+        version: 2,
+      },
+      {
+        bodegaId: destinoId,
+        productoId,
+        tipo: 'TRANSFERENCIA',
+        motivo: 'TRANSFERENCIA',
+        cantidad: 4,
+        cantidadAnterior: 0,
+        cantidadPosterior: 4,
+        version: 1,
+      },
     ]);
     expect(new Set(operacion!.movimientos.map((m) => m.operacionId))).toEqual(new Set([operacion!.id]));
     expect([await ocupacion(origenId), await ocupacion(destinoId)]).toEqual([6, 4]);
@@ -374,8 +583,12 @@ describe('Transferir', () => {
       reason: 'CAPACIDAD_EXCEDIDA',
       datos: { bodegaId: destinoId, capacidad: 5, ocupacion: 0, solicitado: 6 },
     });
-    expect(await refusal(() => svc.stock.transferir({ productoId, origenId, destinoId: 999_999, cantidad: 1 }))).toMatchObject({ code: status.NOT_FOUND });
-    expect(await refusal(() => svc.stock.transferir({ productoId, origenId, destinoId: origenId, cantidad: 1 }))).toMatchObject({
+    expect(
+      await refusal(() => svc.stock.transferir({ productoId, origenId, destinoId: 999_999, cantidad: 1 })),
+    ).toMatchObject({ code: status.NOT_FOUND });
+    expect(
+      await refusal(() => svc.stock.transferir({ productoId, origenId, destinoId: origenId, cantidad: 1 })),
+    ).toMatchObject({
       code: status.INVALID_ARGUMENT,
       violations: ['destinoId'],
     });
@@ -389,13 +602,34 @@ describe('RevertirOperacion', () => {
     await svc.stock.asignarExistencia({ bodegaId: origenId, productoId, cantidad: 10 });
     const { operacion: transferencia } = await svc.stock.transferir({ productoId, origenId, destinoId, cantidad: 4 });
 
-    const { operacion } = await svc.stock.revertirOperacion({ operacionId: transferencia!.id, comentario: 'error de ruta' }, ANA);
+    const { operacion } = await svc.stock.revertirOperacion(
+      { operacionId: transferencia!.id, comentario: 'error de ruta' },
+      ANA,
+    );
 
     expect(tipoDe(operacion)).toBe('REVERSO');
     expect(operacion).toMatchObject({ revierteA: transferencia!.id, usuario: 'ana', comentario: 'error de ruta' });
     expect(operacion!.movimientos.map(linea)).toEqual([
-      { bodegaId: destinoId, productoId, tipo: 'TRANSFERENCIA', motivo: 'REVERSO', cantidad: -4, cantidadAnterior: 4, cantidadPosterior: 0, version: 2 },
-      { bodegaId: origenId, productoId, tipo: 'TRANSFERENCIA', motivo: 'REVERSO', cantidad: 4, cantidadAnterior: 6, cantidadPosterior: 10, version: 3 },
+      {
+        bodegaId: destinoId,
+        productoId,
+        tipo: 'TRANSFERENCIA',
+        motivo: 'REVERSO',
+        cantidad: -4,
+        cantidadAnterior: 4,
+        cantidadPosterior: 0,
+        version: 2,
+      },
+      {
+        bodegaId: origenId,
+        productoId,
+        tipo: 'TRANSFERENCIA',
+        motivo: 'REVERSO',
+        cantidad: 4,
+        cantidadAnterior: 6,
+        cantidadPosterior: 10,
+        version: 3,
+      },
     ]);
     expect((await svc.stock.getOperacion({ id: transferencia!.id })).operacion!.revertidaPor).toBe(operacion!.id);
     expect([await ocupacion(origenId), await ocupacion(destinoId)]).toEqual([10, 0]);
@@ -404,22 +638,38 @@ describe('RevertirOperacion', () => {
       code: status.FAILED_PRECONDITION,
       reason: 'OPERACION_YA_REVERTIDA',
     });
-    expect(await refusal(() => svc.stock.revertirOperacion({ operacionId: operacion!.id }))).toMatchObject({ reason: 'OPERACION_NO_REVERSIBLE' });
+    expect(await refusal(() => svc.stock.revertirOperacion({ operacionId: operacion!.id }))).toMatchObject({
+      reason: 'OPERACION_NO_REVERSIBLE',
+    });
   });
 
   it('refuses a reversal that would drive a level negative, and one past a capacity', async () => {
     const bodegaId = await bodega(20);
     const productoId = producto();
-    const { operacion: entrada } = await svc.stock.registrarMovimiento({ bodegaId, productoId, tipo: ENTRADA, cantidad: 10, motivo: 0 });
+    const { operacion: entrada } = await svc.stock.registrarMovimiento({
+      bodegaId,
+      productoId,
+      tipo: ENTRADA,
+      cantidad: 10,
+      motivo: 0,
+    });
     await svc.stock.registrarMovimiento({ bodegaId, productoId, tipo: SALIDA, cantidad: 8, motivo: 0 });
     expect(await refusal(() => svc.stock.revertirOperacion({ operacionId: entrada!.id }))).toMatchObject({
       reason: 'STOCK_INSUFICIENTE',
       datos: { disponible: 2, solicitado: 10 },
     });
 
-    const { operacion: salida } = await svc.stock.registrarMovimiento({ bodegaId, productoId, tipo: SALIDA, cantidad: 2, motivo: 0 });
+    const { operacion: salida } = await svc.stock.registrarMovimiento({
+      bodegaId,
+      productoId,
+      tipo: SALIDA,
+      cantidad: 2,
+      motivo: 0,
+    });
     await svc.stock.asignarExistencia({ bodegaId, productoId: producto(), cantidad: 19 });
-    expect(await refusal(() => svc.stock.revertirOperacion({ operacionId: salida!.id }))).toMatchObject({ reason: 'CAPACIDAD_EXCEDIDA' });
+    expect(await refusal(() => svc.stock.revertirOperacion({ operacionId: salida!.id }))).toMatchObject({
+      reason: 'CAPACIDAD_EXCEDIDA',
+    });
   });
 
   it('refuses the write-outs of a deleted product or warehouse (OPERACION_NO_REVERSIBLE); NOT_FOUND and INVALID_ARGUMENT for bad ids', async () => {
@@ -427,10 +677,22 @@ describe('RevertirOperacion', () => {
     const productoId = producto();
     await svc.stock.asignarExistencia({ bodegaId, productoId, cantidad: 3 });
     await eliminarProducto(productoId);
-    const [escrita] = await svc.db('operaciones').where({ tipo: 'PRODUCTO_ELIMINADO' }).orderBy('id', 'desc').limit(1).pluck('id');
-    expect(await refusal(() => svc.stock.revertirOperacion({ operacionId: Number(escrita) }))).toMatchObject({ reason: 'OPERACION_NO_REVERSIBLE' });
-    expect(await refusal(() => svc.stock.revertirOperacion({ operacionId: 987_654_321 }))).toMatchObject({ code: status.NOT_FOUND });
-    expect(await refusal(() => svc.stock.revertirOperacion({ operacionId: 0 }))).toMatchObject({ code: status.INVALID_ARGUMENT, violations: ['operacionId'] });
+    const [escrita] = await svc
+      .db('operaciones')
+      .where({ tipo: 'PRODUCTO_ELIMINADO' })
+      .orderBy('id', 'desc')
+      .limit(1)
+      .pluck('id');
+    expect(await refusal(() => svc.stock.revertirOperacion({ operacionId: Number(escrita) }))).toMatchObject({
+      reason: 'OPERACION_NO_REVERSIBLE',
+    });
+    expect(await refusal(() => svc.stock.revertirOperacion({ operacionId: 987_654_321 }))).toMatchObject({
+      code: status.NOT_FOUND,
+    });
+    expect(await refusal(() => svc.stock.revertirOperacion({ operacionId: 0 }))).toMatchObject({
+      code: status.INVALID_ARGUMENT,
+      violations: ['operacionId'],
+    });
   });
 });
 
@@ -438,9 +700,18 @@ describe('warehouses holding stock', () => {
   it('UpdateBodega refuses a capacidad below the occupancy (CAPACIDAD_INSUFICIENTE) and accepts one equal to it', async () => {
     const id = await bodega(50);
     await svc.stock.asignarExistencia({ bodegaId: id, productoId: producto(), cantidad: 30 });
-    const err = await grpcError(svc.rpc.updateBodega({ bodega: { id, version: 0, nombre: '', capacidad: 29 }, updateMask: ['capacidad'] }));
-    expect([err.code, errorReasonOf(err), errorDataOf(err)]).toEqual([status.FAILED_PRECONDITION, 'CAPACIDAD_INSUFICIENTE', { capacidad: 29, ocupacion: 30 }]);
-    expect((await svc.rpc.updateBodega({ bodega: { id, version: 0, nombre: '', capacidad: 30 }, updateMask: ['capacidad'] })).bodega).toMatchObject({
+    const err = await grpcError(
+      svc.rpc.updateBodega({ bodega: { id, version: 0, nombre: '', capacidad: 29 }, updateMask: ['capacidad'] }),
+    );
+    expect([err.code, errorReasonOf(err), errorDataOf(err)]).toEqual([
+      status.FAILED_PRECONDITION,
+      'CAPACIDAD_INSUFICIENTE',
+      { capacidad: 29, ocupacion: 30 },
+    ]);
+    expect(
+      (await svc.rpc.updateBodega({ bodega: { id, version: 0, nombre: '', capacidad: 30 }, updateMask: ['capacidad'] }))
+        .bodega,
+    ).toMatchObject({
       capacidad: 30,
       ocupacion: 30,
     });
@@ -455,17 +726,49 @@ describe('warehouses holding stock', () => {
     const err = await grpcError(svc.rpc.deleteBodega({ id }));
     expect([err.code, errorReasonOf(err)]).toEqual([status.FAILED_PRECONDITION, 'BODEGA_CON_EXISTENCIAS']);
 
-    expect(await svc.rpc.deleteBodega({ id, retirarExistencias: true }, ANA)).toEqual({ existenciasRetiradas: 2, unidadesRetiradas: 6 });
+    expect(await svc.rpc.deleteBodega({ id, retirarExistencias: true }, ANA)).toEqual({
+      existenciasRetiradas: 2,
+      unidadesRetiradas: 6,
+      pendiente: false,
+      // Not asked to unassign products (desasignar_productos): an empty report.
+      productosDesasignados: [],
+      totalDesasignados: 0,
+    });
     expect((await grpcError(svc.rpc.getBodega({ id }))).code).toBe(status.NOT_FOUND);
-    const [op] = await svc.db('operaciones').where({ tipo: 'BODEGA_ELIMINADA' }).orderBy('id', 'desc').limit(1).select('id', 'usuario');
+    const [op] = await svc
+      .db('operaciones')
+      .where({ tipo: 'BODEGA_ELIMINADA' })
+      .orderBy('id', 'desc')
+      .limit(1)
+      .select('id', 'usuario');
     const { operacion } = await svc.stock.getOperacion({ id: Number(op.id) });
     expect(operacion!.usuario).toBe('ana');
     expect(operacion!.movimientos.map(linea)).toEqual([
-      { bodegaId: id, productoId: p1, tipo: 'SALIDA', motivo: 'BODEGA_ELIMINADA', cantidad: -6, cantidadAnterior: 6, cantidadPosterior: 0, version: 2 },
-      { bodegaId: id, productoId: p2, tipo: 'SALIDA', motivo: 'BODEGA_ELIMINADA', cantidad: 0, cantidadAnterior: 0, cantidadPosterior: 0, version: 2 },
+      {
+        bodegaId: id,
+        productoId: p1,
+        tipo: 'SALIDA',
+        motivo: 'BODEGA_ELIMINADA',
+        cantidad: -6,
+        cantidadAnterior: 6,
+        cantidadPosterior: 0,
+        version: 2,
+      },
+      {
+        bodegaId: id,
+        productoId: p2,
+        tipo: 'SALIDA',
+        motivo: 'BODEGA_ELIMINADA',
+        cantidad: 0,
+        cantidadAnterior: 0,
+        cantidadPosterior: 0,
+        version: 2,
+      },
     ]);
     expect(await svc.db('existencias').where({ bodega_id: id }).select()).toEqual([]);
-    expect((await svc.stock.listMovimientos({ pageSize: 10, pageToken: '', bodegaId: id, tipo: 0 })).movimientos).toHaveLength(4);
+    expect(
+      (await svc.stock.listMovimientos({ pageSize: 10, pageToken: '', bodegaId: id, tipo: 0 })).movimientos,
+    ).toHaveLength(4);
   });
 });
 
@@ -484,11 +787,31 @@ describe('ProductoEliminado (retirarProductoEliminado)', () => {
     const lineas = await svc.stock.listMovimientos({ pageSize: 10, pageToken: '', productoId, tipo: 0 });
     const escritas = lineas.movimientos.filter((m) => MOTIVO_MOVIMIENTO_NAMES.name(m.motivo) === 'PRODUCTO_ELIMINADO');
     expect(escritas.map(linea).sort((x, y) => x.bodegaId - y.bodegaId)).toEqual([
-      { bodegaId: b1, productoId, tipo: 'SALIDA', motivo: 'PRODUCTO_ELIMINADO', cantidad: -3, cantidadAnterior: 3, cantidadPosterior: 0, version: 2 },
-      { bodegaId: b2, productoId, tipo: 'SALIDA', motivo: 'PRODUCTO_ELIMINADO', cantidad: -4, cantidadAnterior: 4, cantidadPosterior: 0, version: 2 },
+      {
+        bodegaId: b1,
+        productoId,
+        tipo: 'SALIDA',
+        motivo: 'PRODUCTO_ELIMINADO',
+        cantidad: -3,
+        cantidadAnterior: 3,
+        cantidadPosterior: 0,
+        version: 2,
+      },
+      {
+        bodegaId: b2,
+        productoId,
+        tipo: 'SALIDA',
+        motivo: 'PRODUCTO_ELIMINADO',
+        cantidad: -4,
+        cantidadAnterior: 4,
+        cantidadPosterior: 0,
+        version: 2,
+      },
     ]);
     expect(new Set(escritas.map((m) => m.operacionId)).size).toBe(1);
-    expect((await svc.stock.getOperacion({ id: escritas[0]!.operacionId })).operacion).toMatchObject({ usuario: 'system' });
+    expect((await svc.stock.getOperacion({ id: escritas[0]!.operacionId })).operacion).toMatchObject({
+      usuario: 'system',
+    });
     expect([await ocupacion(b1), await ocupacion(b2)]).toEqual([0, 0]);
     for (const call of [
       () => svc.stock.registrarMovimiento({ bodegaId: b1, productoId, tipo: ENTRADA, cantidad: 1, motivo: 0 }),
@@ -513,7 +836,12 @@ describe('reads', () => {
       await svc.stock.asignarExistencia({ bodegaId, productoId, cantidad });
 
     const first = await svc.stock.listExistencias({ pageSize: 3, pageToken: '', bodegaIds: [b1, b2], productoIds: [] });
-    const second = await svc.stock.listExistencias({ pageSize: 3, pageToken: first.nextPageToken, bodegaIds: [b1, b2], productoIds: [] });
+    const second = await svc.stock.listExistencias({
+      pageSize: 3,
+      pageToken: first.nextPageToken,
+      bodegaIds: [b1, b2],
+      productoIds: [],
+    });
     expect([...first.existencias, ...second.existencias].map((e) => [e.bodegaId, e.productoId, e.cantidad])).toEqual([
       [b1, p1, 1],
       [b1, p2, 2],
@@ -521,14 +849,18 @@ describe('reads', () => {
       [b2, p2, 4],
     ]);
     expect(second.nextPageToken).toBe('');
-    expect((await svc.stock.listExistencias({ pageSize: 0, pageToken: '', bodegaIds: [], productoIds: [p2] })).existencias.map((e) => e.bodegaId)).toEqual([
-      b1,
-      b2,
-    ]);
-    expect((await grpcError(svc.stock.listExistencias({ pageSize: 1, pageToken: 'basura', bodegaIds: [], productoIds: [] }))).code).toBe(
-      status.INVALID_ARGUMENT,
+    expect(
+      (
+        await svc.stock.listExistencias({ pageSize: 0, pageToken: '', bodegaIds: [], productoIds: [p2] })
+      ).existencias.map((e) => e.bodegaId),
+    ).toEqual([b1, b2]);
+    expect(
+      (await grpcError(svc.stock.listExistencias({ pageSize: 1, pageToken: 'basura', bodegaIds: [], productoIds: [] })))
+        .code,
+    ).toBe(status.INVALID_ARGUMENT);
+    expect((await grpcError(svc.stock.getExistencia({ bodegaId: b1, productoId: producto() }))).code).toBe(
+      status.NOT_FOUND,
     );
-    expect((await grpcError(svc.stock.getExistencia({ bodegaId: b1, productoId: producto() }))).code).toBe(status.NOT_FOUND);
   });
 
   it('ListMovimientos is newest first with keyset pages, filtered by warehouse, product, type and operation', async () => {
@@ -536,17 +868,37 @@ describe('reads', () => {
     const productoId = producto();
     await svc.stock.asignarExistencia({ bodegaId, productoId, cantidad: 5 });
     await svc.stock.registrarMovimiento({ bodegaId, productoId, tipo: ENTRADA, cantidad: 2, motivo: 0 });
-    const { operacion } = await svc.stock.registrarMovimiento({ bodegaId, productoId, tipo: SALIDA, cantidad: 1, motivo: 0 });
+    const { operacion } = await svc.stock.registrarMovimiento({
+      bodegaId,
+      productoId,
+      tipo: SALIDA,
+      cantidad: 1,
+      motivo: 0,
+    });
 
     const page1 = await svc.stock.listMovimientos({ pageSize: 2, pageToken: '', bodegaId, productoId, tipo: 0 });
-    const page2 = await svc.stock.listMovimientos({ pageSize: 2, pageToken: page1.nextPageToken, bodegaId, productoId, tipo: 0 });
+    const page2 = await svc.stock.listMovimientos({
+      pageSize: 2,
+      pageToken: page1.nextPageToken,
+      bodegaId,
+      productoId,
+      tipo: 0,
+    });
     expect([...page1.movimientos, ...page2.movimientos].map((m) => m.version)).toEqual([3, 2, 1]);
     expect(page2.nextPageToken).toBe('');
-    expect((await svc.stock.listMovimientos({ pageSize: 10, pageToken: '', bodegaId, tipo: ENTRADA })).movimientos.map((m) => m.cantidad)).toEqual([2]);
-    expect((await svc.stock.listMovimientos({ pageSize: 10, pageToken: '', operacionId: operacion!.id, tipo: 0 })).movimientos.map(linea)).toEqual(
-      operacion!.movimientos.map(linea),
+    expect(
+      (await svc.stock.listMovimientos({ pageSize: 10, pageToken: '', bodegaId, tipo: ENTRADA })).movimientos.map(
+        (m) => m.cantidad,
+      ),
+    ).toEqual([2]);
+    expect(
+      (
+        await svc.stock.listMovimientos({ pageSize: 10, pageToken: '', operacionId: operacion!.id, tipo: 0 })
+      ).movimientos.map(linea),
+    ).toEqual(operacion!.movimientos.map(linea));
+    expect((await grpcError(svc.stock.listMovimientos({ pageSize: 10, pageToken: 'x', tipo: 0 }))).code).toBe(
+      status.INVALID_ARGUMENT,
     );
-    expect((await grpcError(svc.stock.listMovimientos({ pageSize: 10, pageToken: 'x', tipo: 0 }))).code).toBe(status.INVALID_ARGUMENT);
   });
 
   it('GetOperacion answers an operation with its lines, NOT_FOUND for an unknown id', async () => {
@@ -571,7 +923,9 @@ describe('keyed writes (request_id)', () => {
       code: status.INVALID_ARGUMENT,
       reason: 'IDEMPOTENCY_KEY_REUSED',
     });
-    expect(await svc.db('operaciones').where({ clave_idempotencia: request.requestId }).count<{ n: number }[]>({ n: '*' })).toEqual([{ n: 1 }]);
+    expect(
+      await svc.db('operaciones').where({ clave_idempotencia: request.requestId }).count<{ n: number }[]>({ n: '*' }),
+    ).toEqual([{ n: 1 }]);
   });
 
   it('a refused write records nothing under its key: a repeat runs again, and succeeds once the state allows it', async () => {
@@ -580,6 +934,8 @@ describe('keyed writes (request_id)', () => {
     const request = { bodegaId, productoId, tipo: SALIDA, cantidad: 3, motivo: 0, requestId: `rpc-${productoId}` };
     expect(await refusal(() => svc.stock.registrarMovimiento(request))).toMatchObject({ reason: 'STOCK_INSUFICIENTE' });
     await svc.stock.asignarExistencia({ bodegaId, productoId, cantidad: 3 });
-    expect((await svc.stock.registrarMovimiento(request)).operacion!.movimientos.map((m) => m.cantidadPosterior)).toEqual([0]);
+    expect(
+      (await svc.stock.registrarMovimiento(request)).operacion!.movimientos.map((m) => m.cantidadPosterior),
+    ).toEqual([0]);
   });
 });

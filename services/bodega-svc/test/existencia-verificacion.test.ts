@@ -24,7 +24,13 @@ beforeAll(async () => {
   await svc.stock.asignarExistencia({ bodegaId, productoId: 1, cantidad: 20 });
   await svc.stock.asignarExistencia({ bodegaId, productoId: 2, cantidad: 7 });
   await svc.stock.transferir({ productoId: 1, origenId: bodegaId, destinoId: otraBodegaId, cantidad: 5 });
-  await svc.stock.registrarMovimiento({ bodegaId: otraBodegaId, productoId: 1, tipo: TIPO_MOVIMIENTO_NAMES.value('SALIDA'), cantidad: 2, motivo: 0 });
+  await svc.stock.registrarMovimiento({
+    bodegaId: otraBodegaId,
+    productoId: 1,
+    tipo: TIPO_MOVIMIENTO_NAMES.value('SALIDA'),
+    cantidad: 2,
+    motivo: 0,
+  });
 });
 
 afterAll(async () => {
@@ -38,7 +44,14 @@ async function gauge(): Promise<number | undefined> {
 describe('VerificarExistencias', () => {
   it('reports a consistent ledger as consistente, counting what it checked, and the gauge reads 0', async () => {
     const v = await svc.stock.verificarExistencias({});
-    expect(v).toEqual({ consistente: true, diferencias: [], nivelesVerificados: 3, bodegasVerificadas: 2 });
+    expect(v).toEqual({
+      consistente: true,
+      diferencias: [],
+      nivelesVerificados: 3,
+      bodegasVerificadas: 2,
+      verificadoEn: expect.any(Date),
+      diferenciasReservas: [],
+    });
     expect(await gauge()).toBe(0);
   });
 
@@ -54,7 +67,9 @@ describe('VerificarExistencias', () => {
     ]);
     expect(await gauge()).toBe(2);
     // Reported, never corrected.
-    expect((await svc.db('existencias').where({ bodega_id: bodegaId, producto_id: 1 }).first('cantidad')).cantidad).toBe(20);
+    expect(
+      (await svc.db('existencias').where({ bodega_id: bodegaId, producto_id: 1 }).first('cantidad')).cantidad,
+    ).toBe(20);
 
     await svc.db('existencias').where({ bodega_id: bodegaId, producto_id: 1 }).decrement('cantidad', 5);
     expect((await svc.stock.verificarExistencias({})).consistente).toBe(true);
@@ -66,7 +81,9 @@ describe('VerificarExistencias', () => {
 
     const v = await svc.stock.verificarExistencias({});
 
-    expect(v.diferencias).toEqual([{ tipo: 'OCUPACION', bodegaId: otraBodegaId, productoId: 0, registrado: 1, calculado: 3 }]);
+    expect(v.diferencias).toEqual([
+      { tipo: 'OCUPACION', bodegaId: otraBodegaId, productoId: 0, registrado: 1, calculado: 3 },
+    ]);
     expect(await gauge()).toBe(1);
 
     await svc.db('bodegas').where({ id: otraBodegaId }).increment('ocupacion', 2);
@@ -89,5 +106,23 @@ describe('VerificarExistencias', () => {
     await svc.db('existencias').insert(fila);
     expect(await svc.stock.verificarExistencias({})).toMatchObject({ consistente: true, nivelesVerificados: 3 });
     expect(await gauge()).toBe(0);
+  });
+  it("reports a level's reservada changed by SQL while no hold retains it (RESERVADA), and corrects nothing", async () => {
+    await svc.db('existencias').where({ bodega_id: otraBodegaId, producto_id: 1 }).update({ reservada: 2 });
+
+    const v = await svc.stock.verificarExistencias({});
+
+    expect(v.consistente).toBe(false);
+    expect(v.diferencias).toEqual([]);
+    expect(v.diferenciasReservas).toEqual([
+      { tipo: 'RESERVADA', reservaId: 0, bodegaId: otraBodegaId, productoId: 1, registrado: 2, calculado: 0 },
+    ]);
+    expect(await gauge()).toBe(1);
+    expect(
+      (await svc.db('existencias').where({ bodega_id: otraBodegaId, producto_id: 1 }).first('reservada')).reservada,
+    ).toBe(2);
+
+    await svc.db('existencias').where({ bodega_id: otraBodegaId, producto_id: 1 }).update({ reservada: 0 });
+    expect((await svc.stock.verificarExistencias({})).consistente).toBe(true);
   });
 });

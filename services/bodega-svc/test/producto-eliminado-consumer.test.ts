@@ -19,11 +19,26 @@ import {
   type DeletedEventData,
   type NatsConnection,
 } from '@inventario/platform';
-import { connectTestNats, deleteStream, readStream, testEventNamespace, waitFor, waitForOutboxesDrained, type EventNamespace } from '@inventario/testkit';
-import { startTestService as startTestProductoSvc, type TestService as TestProductoSvc } from '../../producto-svc/test/support/test-service';
-import { PRODUCTO_ELIMINADO_CONSUMER, startProductoEliminadoConsumer, type ProductoEliminadoConsumer } from '../src/events/producto-eliminado-consumer';
+import {
+  connectTestNats,
+  deleteStream,
+  readStream,
+  testEventNamespace,
+  waitFor,
+  waitForOutboxesDrained,
+  type EventNamespace,
+} from '@inventario/testkit';
+import {
+  startTestService as startTestProductoSvc,
+  type TestService as TestProductoSvc,
+} from '../../producto-svc/test/support/test-service';
+import {
+  PRODUCTO_ELIMINADO_CONSUMER,
+  startProductoEliminadoConsumer,
+  type ProductoEliminadoConsumer,
+} from '../src/events/producto-eliminado-consumer';
 import { createProductoLookup, type ProductoLookup } from '../src/grpc/producto-lookup';
-import { startTcpProxy, type TcpProxy } from '../../producto-svc/test/support/tcp-proxy';
+import { startTcpProxy, type TcpProxy } from '@inventario/testkit';
 
 let ns: EventNamespace;
 let nc: NatsConnection;
@@ -37,7 +52,9 @@ const metrics = createJetStreamConsumerMetrics(registry, [PRODUCTO_ELIMINADO_CON
 
 /** How many deliveries of the consumer's this process saw with a delivery count above 1. */
 async function redeliveries(): Promise<number> {
-  return (await metrics.redeliveries.get()).values.find((v) => v.labels.consumer === PRODUCTO_ELIMINADO_CONSUMER)?.value ?? 0;
+  return (
+    (await metrics.redeliveries.get()).values.find((v) => v.labels.consumer === PRODUCTO_ELIMINADO_CONSUMER)?.value ?? 0
+  );
 }
 
 /** The products the store was asked to write out, one entry per call; `failures` calls throw first. */
@@ -55,7 +72,10 @@ const store = {
 beforeAll(async () => {
   ns = testEventNamespace();
   // producto-svc publishes on this test's stream, where the consumer reads.
-  productoSvc = await startTestProductoSvc('bodega_pe_producto', { NATS_STREAM: ns.stream, NATS_SUBJECT_PREFIX: ns.prefix });
+  productoSvc = await startTestProductoSvc('bodega_pe_producto', {
+    NATS_STREAM: ns.stream,
+    NATS_SUBJECT_PREFIX: ns.prefix,
+  });
   await productoSvc.app.ready;
   nc = await connectTestNats();
   proxy = await startTcpProxy('127.0.0.1', productoSvc.app.grpcPort);
@@ -90,7 +110,12 @@ beforeEach(() => {
 
 /** A ProductoEliminado as producto-svc publishes it; `overrides` forge parts of the envelope. */
 function productoEliminado(productoId: number, overrides: Record<string, unknown> = {}): string {
-  const data: DeletedEventData = { id: productoId, nombre: 'Tornillo', ...eventAudit('DELETE', 'ana', new Date()), version: 1 };
+  const data: DeletedEventData = {
+    id: productoId,
+    nombre: 'Tornillo',
+    ...eventAudit('DELETE', 'ana', new Date()),
+    version: 1,
+  };
   const envelope = buildEnvelope({
     namespace: 'Service',
     type: 'ProductoEliminado',
@@ -113,7 +138,11 @@ async function consumerInfo(): Promise<ConsumerInfo> {
 
 /** Waits until the consumer has acknowledged (or terminated) every message up to `seq`. */
 async function processedThrough(seq: number, timeoutMs?: number): Promise<void> {
-  await waitFor(async () => (await consumerInfo()).ack_floor.stream_seq >= seq, `the consumer to process stream sequence ${seq}`, timeoutMs);
+  await waitFor(
+    async () => (await consumerInfo()).ack_floor.stream_seq >= seq,
+    `the consumer to process stream sequence ${seq}`,
+    timeoutMs,
+  );
 }
 
 /** Creates a product in producto-svc; resolves to its id. */
@@ -166,12 +195,15 @@ describe('ProductoEliminado reconciliation', () => {
     expect((await redeliveries()) - before).toBe(1);
   });
 
-  it('naks while producto-svc cannot answer, never taking that for "gone", and acts once it answers NOT_FOUND', async () => {
+  it('naks while producto-svc cannot answer, never taking that for "deleted", and acts once it confirms the deletion', async () => {
     const id = await createProducto('Sin respuesta');
     await proxy.cut(); // restored below, or closed by afterAll should this test fail first
     try {
       const seq = await deleteProducto(id);
-      await waitFor(async () => (await consumerInfo()).num_redelivered >= 1, 'the event to be redelivered after producto-svc did not answer');
+      await waitFor(
+        async () => (await consumerInfo()).num_redelivered >= 1,
+        'the event to be redelivered after producto-svc did not answer',
+      );
       expect((await consumerInfo()).ack_floor.stream_seq).toBeLessThan(seq);
       expect(store.calls).toEqual([]);
       await proxy.restore();
@@ -213,7 +245,10 @@ describe('ProductoEliminado reconciliation', () => {
     const id = await createProducto('Siguiente');
     await processedThrough(await deleteProducto(id));
     store.calls = [];
-    const garbage = [await publish('esto no es JSON'), await publish(JSON.stringify({ id: 'x', data: { id: 'cinco' } }))];
+    const garbage = [
+      await publish('esto no es JSON'),
+      await publish(JSON.stringify({ id: 'x', data: { id: 'cinco' } })),
+    ];
     await processedThrough(await publish(productoEliminado(id)));
     expect(store.calls).toEqual([id]);
     // Leave the stream readable (readStream parses every message) for the other tests.

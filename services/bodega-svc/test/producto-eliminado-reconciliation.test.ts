@@ -7,9 +7,25 @@
  */
 import { status } from '@grpc/grpc-js';
 import { jetstream, jetstreamManager, type ConsumerInfo } from '@nats-io/jetstream';
-import { buildEnvelope, eventAudit, eventSubject, type DeletedEventData, type NatsConnection } from '@inventario/platform';
-import { connectTestNats, readStream, testEventNamespace, waitFor, waitForOutboxesDrained, type EventNamespace } from '@inventario/testkit';
-import { startTestService as startTestProductoSvc, type TestService as TestProductoSvc } from '../../producto-svc/test/support/test-service';
+import {
+  buildEnvelope,
+  eventAudit,
+  eventSubject,
+  type DeletedEventData,
+  type NatsConnection,
+} from '@inventario/platform';
+import {
+  connectTestNats,
+  readStream,
+  testEventNamespace,
+  waitFor,
+  waitForOutboxesDrained,
+  type EventNamespace,
+} from '@inventario/testkit';
+import {
+  startTestService as startTestProductoSvc,
+  type TestService as TestProductoSvc,
+} from '../../producto-svc/test/support/test-service';
 import { PRODUCTO_ELIMINADO_CONSUMER } from '../src/events/producto-eliminado-consumer';
 import { asUser, grpcError, startTestService, type TestService } from './support/test-service';
 
@@ -21,8 +37,14 @@ let nc: NatsConnection;
 beforeAll(async () => {
   ns = testEventNamespace();
   // Both services on one stream, as in production: producto-svc's events reach bodega-svc's consumer.
-  productoSvc = await startTestProductoSvc('bodega_pe_e2e_p', { NATS_STREAM: ns.stream, NATS_SUBJECT_PREFIX: ns.prefix });
-  svc = await startTestService('bodega_pe_e2e', { ns, env: { PRODUCTO_SVC_ADDR: `127.0.0.1:${productoSvc.app.grpcPort}` } });
+  productoSvc = await startTestProductoSvc('bodega_pe_e2e_p', {
+    NATS_STREAM: ns.stream,
+    NATS_SUBJECT_PREFIX: ns.prefix,
+  });
+  svc = await startTestService('bodega_pe_e2e', {
+    ns,
+    env: { PRODUCTO_SVC_ADDR: `127.0.0.1:${productoSvc.app.grpcPort}` },
+  });
   nc = await connectTestNats();
 });
 
@@ -38,12 +60,20 @@ async function consumerInfo(): Promise<ConsumerInfo> {
 
 /** Waits until bodega-svc's consumer has acknowledged (or terminated) every message up to `seq`. */
 async function processedThrough(seq: number): Promise<void> {
-  await waitFor(async () => (await consumerInfo()).ack_floor.stream_seq >= seq, `bodega-svc's consumer to process stream sequence ${seq}`);
+  await waitFor(
+    async () => (await consumerInfo()).ack_floor.stream_seq >= seq,
+    `bodega-svc's consumer to process stream sequence ${seq}`,
+  );
 }
 
 /** A ProductoEliminado as producto-svc publishes it; `overrides` forge parts of the envelope. */
 function productoEliminado(productoId: number, overrides: Record<string, unknown> = {}): string {
-  const data: DeletedEventData = { id: productoId, nombre: 'Tornillo', ...eventAudit('DELETE', 'ana', new Date()), version: 1 };
+  const data: DeletedEventData = {
+    id: productoId,
+    nombre: 'Tornillo',
+    ...eventAudit('DELETE', 'ana', new Date()),
+    version: 1,
+  };
   const envelope = buildEnvelope({
     namespace: 'Service',
     type: 'ProductoEliminado',
@@ -108,12 +138,23 @@ function lineas(productoId: number): Promise<LineaRow[]> {
 
 /** Units of the product per warehouse, as the levels hold them (absent: no level). */
 async function niveles(productoId: number): Promise<Record<number, number>> {
-  const rows = await svc.db('existencias').where({ producto_id: productoId }).select<{ bodega_id: number; cantidad: number }[]>('bodega_id', 'cantidad');
+  const rows = await svc
+    .db('existencias')
+    .where({ producto_id: productoId })
+    .select<{ bodega_id: number; cantidad: number }[]>('bodega_id', 'cantidad');
   return Object.fromEntries(rows.map((r) => [r.bodega_id, r.cantidad]));
 }
 
 async function ocupacion(bodegaId: number): Promise<number> {
-  const row = await svc.db('bodegas').where({ id: bodegaId }).first<{ ocupacion: number }>('ocupacion');
+  // Exact occupancy: the row less the exits not yet folded into it (bodega_salidas, issue 23).
+  const row = await svc
+    .db('bodegas')
+    .where({ id: bodegaId })
+    .first<{ ocupacion: number }>(
+      svc.db.raw(
+        'ocupacion - COALESCE((SELECT SUM(unidades) FROM bodega_salidas WHERE bodega_id = bodegas.id), 0) AS ocupacion',
+      ),
+    );
   return Number(row?.ocupacion);
 }
 
@@ -133,10 +174,42 @@ describe('ProductoEliminado reconciliation, end to end', () => {
 
     expect(await niveles(borrado)).toEqual({});
     expect(await lineas(borrado)).toEqual([
-      { bodega_id: norte, tipo: 'AJUSTE', motivo: 'ASIGNACION', cantidad: 10, cantidad_anterior: 0, cantidad_posterior: 10, usuario: 'tester' },
-      { bodega_id: sur, tipo: 'AJUSTE', motivo: 'ASIGNACION', cantidad: 5, cantidad_anterior: 0, cantidad_posterior: 5, usuario: 'tester' },
-      { bodega_id: norte, tipo: 'SALIDA', motivo: 'PRODUCTO_ELIMINADO', cantidad: -10, cantidad_anterior: 10, cantidad_posterior: 0, usuario: 'system' },
-      { bodega_id: sur, tipo: 'SALIDA', motivo: 'PRODUCTO_ELIMINADO', cantidad: -5, cantidad_anterior: 5, cantidad_posterior: 0, usuario: 'system' },
+      {
+        bodega_id: norte,
+        tipo: 'AJUSTE',
+        motivo: 'ASIGNACION',
+        cantidad: 10,
+        cantidad_anterior: 0,
+        cantidad_posterior: 10,
+        usuario: 'tester',
+      },
+      {
+        bodega_id: sur,
+        tipo: 'AJUSTE',
+        motivo: 'ASIGNACION',
+        cantidad: 5,
+        cantidad_anterior: 0,
+        cantidad_posterior: 5,
+        usuario: 'tester',
+      },
+      {
+        bodega_id: norte,
+        tipo: 'SALIDA',
+        motivo: 'PRODUCTO_ELIMINADO',
+        cantidad: -10,
+        cantidad_anterior: 10,
+        cantidad_posterior: 0,
+        usuario: 'system',
+      },
+      {
+        bodega_id: sur,
+        tipo: 'SALIDA',
+        motivo: 'PRODUCTO_ELIMINADO',
+        cantidad: -5,
+        cantidad_anterior: 5,
+        cantidad_posterior: 0,
+        usuario: 'system',
+      },
     ]);
     expect(await recordedAsDeleted(borrado)).toBe(true);
     expect([await ocupacion(norte), await ocupacion(sur)]).toEqual([7, 0]);
@@ -144,7 +217,9 @@ describe('ProductoEliminado reconciliation, end to end', () => {
 
     // Published through the outbox like any operation, as 'system'.
     const written = (await svc.publishedEvents()).filter(
-      (e) => e.body.eventType === 'Service.Inventario.MovimientoRegistrado' && e.body.data.tipoOperacion === 'PRODUCTO_ELIMINADO',
+      (e) =>
+        e.body.eventType === 'Service.Inventario.MovimientoRegistrado' &&
+        e.body.data.tipoOperacion === 'PRODUCTO_ELIMINADO',
     );
     expect(written.map((e) => e.body.data.usuario)).toEqual(['system']);
 
@@ -161,7 +236,10 @@ describe('ProductoEliminado reconciliation, end to end', () => {
     await stock(bodega, producto, 3);
     const seq = await deleteProducto(producto);
     await processedThrough(seq);
-    const [lines, operations] = [await lineas(producto), await svc.db('operaciones').count<{ n: number }[]>({ n: '*' })];
+    const [lines, operations] = [
+      await lineas(producto),
+      await svc.db('operaciones').count<{ n: number }[]>({ n: '*' }),
+    ];
     expect(lines.map((l) => l.motivo)).toEqual(['ASIGNACION', 'PRODUCTO_ELIMINADO']);
 
     const stored = await (await jetstreamManager(nc)).streams.getMessage(ns.stream, { seq });
@@ -186,13 +264,19 @@ describe('ProductoEliminado reconciliation, end to end', () => {
     expect(await ocupacion(bodega)).toBe(4);
   });
 
-  it('refuses a forged or misrouted event for a product producto-svc does not have, and acts on the genuine one', async () => {
+  it('refuses a forged or misrouted event for a product producto-svc deleted, and acts on the genuine one', async () => {
     const bodega = await createBodega('Falsa', 50);
-    // Never created in producto-svc (it answers NOT_FOUND): only the envelope can refuse the forged events.
-    const producto = 900_000 + Math.floor(Math.random() * 99_999);
+    const producto = await createProducto('Falsa');
     await stock(bodega, producto, 6);
+    // Deleted in producto-svc's database with no event yet (as while its relay is behind):
+    // producto-svc confirms the deletion, so only the envelope can refuse the forged events.
+    await productoSvc.db('productos').where({ id: producto }).del();
 
-    for (const forged of [{ source: 'bodega-svc' }, { eventType: 'Service.Inventario.BodegaEliminada' }, { subject: `/bodegas/${producto}` }]) {
+    for (const forged of [
+      { source: 'bodega-svc' },
+      { eventType: 'Service.Inventario.BodegaEliminada' },
+      { subject: `/bodegas/${producto}` },
+    ]) {
       await processedThrough(await publish(productoEliminado(producto, forged)));
     }
     expect(await niveles(producto)).toEqual({ [bodega]: 6 });
@@ -201,5 +285,20 @@ describe('ProductoEliminado reconciliation, end to end', () => {
     await processedThrough(await publish(productoEliminado(producto)));
     expect(await niveles(producto)).toEqual({});
     expect(await recordedAsDeleted(producto)).toBe(true);
+  });
+});
+
+describe('a forged ProductoEliminado for the next product, not created yet (issue 21 item 8)', () => {
+  it('is refused: producto-svc never deleted it, so the product created next can hold stock', async () => {
+    const bodega = await createBodega('Siguiente', 50);
+    const last = await createProducto('Último');
+    const next = last + 1;
+    // Well formed in every respect; producto-svc has no such product, but it never deleted one.
+    await processedThrough(await publish(productoEliminado(next)));
+    expect(await recordedAsDeleted(next)).toBe(false);
+
+    expect(await createProducto('Siguiente')).toBe(next);
+    await stock(bodega, next, 3);
+    expect(await niveles(next)).toEqual({ [bodega]: 3 });
   });
 });

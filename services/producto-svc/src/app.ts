@@ -1,62 +1,41 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   applyMigrationsAtStart,
-  createDb,
   createJetStreamConsumerMetrics,
   createOutboxMetrics,
-  createServiceEvents,
   createServiceRegistry,
   createStartupGuard,
   retrying,
   startIdempotencyPruner,
-  startMetricsServer,
   startOutboxSampler,
   startServiceGrpcServer,
   startServingHealth,
+  grpcServingShutdownSteps,
   stopOnce,
   type EventsContext,
   type Logger,
-  type OutboxFaults,
   type ShutdownStep,
+  startServiceBase,
+  type GrpcServiceApp,
+  type GrpcServiceStartOptions,
 } from '@inventario/platform';
 import { descriptorSetPath, ProductoServiceService } from '@inventario/proto';
 import type { Config } from './config';
 import { BODEGA_ELIMINADA_CONSUMER, startBodegaEliminadaConsumer } from './events/bodega-eliminada-consumer';
 import { createProductoEvents } from './events/producto-events';
 import { createBodegaLookup } from './grpc/bodega-lookup';
+import { createLibroDeStock } from './grpc/libro-de-stock';
 import { createProductoHandlers } from './grpc/producto-handlers';
 import { migrations } from './store/migrations';
 import { createProductoStore } from './store/producto-store';
+import { startStockAlLibro } from './stock-al-libro';
 
 /** The gRPC service name, also the key of its grpc.health.v1 status. */
 export const SERVICE_NAME = 'inventario.v1.ProductoService';
 
-export interface StartOptions {
-  /** Aborts start-up (e.g. SIGTERM while waiting for the database): startApp rejects. */
-  signal?: AbortSignal;
-  /** Fault injection, for tests only: no environment variable sets it. */
-  faults?: OutboxFaults;
-}
+export type StartOptions = GrpcServiceStartOptions;
 
 /** A running producto-svc. */
-export interface App {
-  /** The bound gRPC port (the real one when GRPC_PORT=0). */
-  grpcPort: number;
-  /** The bound port of GET /metrics (the real one when METRICS_PORT=0). */
-  metricsPort: number;
-  /**
-   * Resolves once NATS is connected, the stream exists and the relay and
-   * the consumer run. Writes are served before that: the outbox keeps their
-   * events until NATS is there. Rejects if the service stops first.
-   */
-  ready: Promise<void>;
-  /** Whether this process takes traffic (health SERVING needs this and a reachable database). */
-  setServing(serving: boolean): void;
-  /** The written shutdown sequence, in order (main hands it to createShutdown). */
-  shutdownSteps: ShutdownStep[];
-  /** Runs shutdownSteps once, in order; a failing step is logged and the rest still run. */
-  stop(): Promise<void>;
-}
+export type App = GrpcServiceApp;
 
 /**
  * Starts producto-svc: the metrics server, the database pool, the store
@@ -75,27 +54,41 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
   const consumerMetrics = createJetStreamConsumerMetrics(registry, [BODEGA_ELIMINADA_CONSUMER]);
   const guard = createStartupGuard();
 
-  // First, so process metrics are there while the service waits for its database.
-  const metricsServer = await guard.step(
-    () => startMetricsServer({ registry, host: config.metricsHost, port: config.metricsPort, logger }),
-    (server) => server.close(),
-  );
-  const db = await guard.step(
-    () => createDb(config.databaseUrl, { logger, statementTimeoutMs: config.dbStatementTimeoutMs, acquireTimeoutMs: config.dbAcquireTimeoutMs }),
-    (pool) => pool.destroy(),
-  );
-  const events = createServiceEvents({ name: 'producto-svc', config, db, logger, metrics: outboxMetrics, faults: options.faults });
+  const { metricsServer, db, events } = await startServiceBase({
+    name: 'producto-svc',
+    config,
+    logger,
+    registry,
+    guard,
+    outboxMetrics,
+    faults: options.faults,
+  });
   const store = createProductoStore(db, {
     events: createProductoEvents({ namespace: config.eventTypeNamespace, prefix: config.natsSubjectPrefix }),
     onCommitted: events.notifyRelay,
     idempotencyTtlSeconds: config.idempotencyTtlSeconds,
   });
+  const libro = await guard.step(
+    () => createLibroDeStock(config.bodegaSvcAddr),
+    (client) => client.close(),
+  );
+  // The handlers' own channel to bodega-svc (a bodegaId a write names must exist there).
+  const bodegas = await guard.step(
+    () => createBodegaLookup(config.bodegaSvcAddr),
+    (lookup) => lookup.close(),
+  );
   const grpc = await guard.step(
     () =>
       startServiceGrpcServer({
         host: config.grpcHost,
         port: config.grpcPort,
-        services: [{ name: SERVICE_NAME, definition: ProductoServiceService, implementation: createProductoHandlers({ store, logger }) }],
+        services: [
+          {
+            name: SERVICE_NAME,
+            definition: ProductoServiceService,
+            implementation: createProductoHandlers({ store, logger, libro, bodegas }),
+          },
+        ],
         descriptorSetPath,
         registry,
         logger,
@@ -107,67 +100,51 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
 
   const stopOutboxSampler = startOutboxSampler({ db, metrics: outboxMetrics, logger });
   const stopKeyPruner = startIdempotencyPruner(db, logger);
+  // Issue 23's migration: the units of products from before the ledger, recorded there once.
+  const stockAlLibro = startStockAlLibro(db, libro, logger);
   const health = startServingHealth({ server: grpc, db, logger, intervalMs: config.dbCheckIntervalMs });
 
   // The reconciliation's own channel to bodega-svc, closed with the consumer.
   const startConsumer = async (nats: EventsContext) => {
-    const bodegas = createBodegaLookup(config.bodegaSvcAddr);
+    const eliminadas = createBodegaLookup(config.bodegaSvcAddr);
     const consumer = await startBodegaEliminadaConsumer({
       ...nats,
       namespace: config.eventTypeNamespace,
       store,
-      bodegas,
+      bodegas: eliminadas,
       logger,
       metrics: consumerMetrics,
     }).catch((err: unknown) => {
-      bodegas.close();
+      eliminadas.close();
       throw err;
     });
     return {
       async stop() {
         await consumer.stop();
-        bodegas.close();
+        eliminadas.close();
       },
     };
   };
   // In the background: NATS, the stream and the relay, then the consumer.
-  const consumer = events.start().then((nats) => retrying('consumer start', () => startConsumer(nats), logger, events.stopping));
+  const consumer = events
+    .start()
+    .then((nats) => retrying('consumer start', () => startConsumer(nats), logger, events.stopping));
   const ready = events.ready(consumer);
 
-  // In-flight calls get half of what the deadline leaves after the drain; the
-  // other half is for the consumer, relay, NATS drain and pool to finish.
-  const graceMs = Math.max(0, config.shutdownTimeoutMs - config.shutdownDrainMs) / 2;
   const shutdownSteps: ShutdownStep[] = [
-    {
-      name: 'health NOT_SERVING',
-      run: () => {
-        health.stop();
-        health.setServing(false);
-      },
-    },
-    // Lets load balancers and clients see NOT_SERVING before the port closes.
-    { name: 'drain delay', run: () => sleep(config.shutdownDrainMs) },
-    // In-flight calls finish (up to graceMs) before anything they use is closed.
-    { name: 'grpc server', run: () => grpc.shutdown(graceMs) },
-    {
-      name: 'consumers',
-      run: async () => {
-        events.stopWaiting();
-        await consumer.then(
-          (started) => started.stop(),
-          () => undefined,
-        );
-      },
-    },
-    // After the server: events of the last writes go out now or on the next start.
-    { name: 'outbox relay', run: () => events.stopRelay() },
-    { name: 'nats drain', run: () => events.drainNats() },
+    // Health NOT_SERVING, the drain delay, then the gRPC server: in-flight calls finish before what they use closes.
+    ...grpcServingShutdownSteps({ health, grpc, ...config }),
+    // The consumers, the outbox relay, the NATS drain.
+    ...events.shutdownSteps(consumer),
     {
       name: 'database pool',
       run: async () => {
         await stopOutboxSampler();
         await stopKeyPruner();
+        await stockAlLibro.stop();
         await db.destroy();
+        libro.close();
+        bodegas.close();
       },
     },
     // Last, so the final scrape still sees the shutdown.

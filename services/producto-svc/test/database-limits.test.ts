@@ -1,16 +1,17 @@
 /**
  * A database that holds a write up, as producto-svc sees it (in-process,
  * real MariaDB): a statement stuck on a row lock ends at the service's
- * statement time limit (DB_STATEMENT_TIMEOUT_MS) with UNAVAILABLE, rather
- * than after InnoDB's 50 s lock wait; and a write whose caller gave up
+ * statement time limit (DB_STATEMENT_TIMEOUT_MS) with RESOURCE_EXHAUSTED
+ * and reason STATEMENT_TIMEOUT (about this request, never UNAVAILABLE: issue
+ * 21, item 2), rather than after InnoDB's 50 s lock wait; and a write whose caller gave up
  * (its deadline passed) rolls back once the lock is released instead of
  * committing behind the caller's back.
  */
 import { Metadata, status, type ServiceError } from '@grpc/grpc-js';
-import { countPendingEvents, type Knex } from '@inventario/platform';
+import { countPendingEvents, errorReasonOf, type Knex } from '@inventario/platform';
 import { UpdateProductoRequest, type UpdateProductoResponse } from '@inventario/proto';
 import { waitFor } from '@inventario/testkit';
-import { rejectionOf } from './support/producto-client';
+import { rejectionOf } from '@inventario/testkit/grpc';
 import { startTestService, type TestService } from './support/test-service';
 
 /** The row lock of product `id`, held by a transaction on a connection of its own until released. */
@@ -54,19 +55,27 @@ describe('with a statement time limit', () => {
     await svc?.close();
   });
 
-  it('a write stuck on a row lock answers UNAVAILABLE while the lock is still held, and changes nothing', async () => {
+  it('a write stuck on a row lock answers RESOURCE_EXHAUSTED (STATEMENT_TIMEOUT) while the lock is still held, and changes nothing', async () => {
     const { producto } = await svc.api.create({ nombre: 'Bloqueado', precio: '1.00', cantidadEnStock: 1 });
     const hold = await holdRow(svc.db, producto!.id);
     try {
       // Without the limit it would wait InnoDB's 50 s and outlive the call's 10 s deadline.
-      const refused = await rejectionOf(svc.api.update({ producto: { id: producto!.id, cantidadEnStock: 9 }, updateMask: ['cantidadEnStock'] }));
-      expect({ code: refused.code, details: refused.details }).toEqual({ code: status.UNAVAILABLE, details: 'database unavailable' });
+      const refused = await rejectionOf(
+        svc.api.update({ producto: { id: producto!.id, cantidadEnStock: 9 }, updateMask: ['cantidadEnStock'] }),
+      );
+      expect({ code: refused.code, reason: errorReasonOf(refused) }).toEqual({
+        code: status.RESOURCE_EXHAUSTED,
+        reason: 'STATEMENT_TIMEOUT',
+      });
     } finally {
       await hold.release();
     }
     expect((await svc.api.get(producto!.id)).producto).toMatchObject({ cantidadEnStock: 1, version: 1 });
     // The pool's connections work on: the same write now succeeds.
-    const { producto: updated } = await svc.api.update({ producto: { id: producto!.id, cantidadEnStock: 9 }, updateMask: ['cantidadEnStock'] });
+    const { producto: updated } = await svc.api.update({
+      producto: { id: producto!.id, cantidadEnStock: 9 },
+      updateMask: ['cantidadEnStock'],
+    });
     expect(updated).toMatchObject({ cantidadEnStock: 9, version: 2 });
   });
 });
@@ -88,11 +97,17 @@ describe('a write whose caller gave up', () => {
     await waitFor(async () => (await countPendingEvents(svc.db)) === 0, 'the creation event to be published');
     const hold = await holdRow(svc.db, producto!.id);
     try {
-      const request = UpdateProductoRequest.fromPartial({ producto: { id: producto!.id, cantidadEnStock: 5 }, updateMask: ['cantidadEnStock'] });
+      const request = UpdateProductoRequest.fromPartial({
+        producto: { id: producto!.id, cantidadEnStock: 5 },
+        updateMask: ['cantidadEnStock'],
+      });
       const expired = await rejectionOf(
         new Promise<UpdateProductoResponse>((resolve, reject) => {
-          svc.client.updateProducto(request, new Metadata(), { deadline: Date.now() + 500 }, (err: ServiceError | null, res) =>
-            err ? reject(err) : resolve(res),
+          svc.client.updateProducto(
+            request,
+            new Metadata(),
+            { deadline: Date.now() + 500 },
+            (err: ServiceError | null, res) => (err ? reject(err) : resolve(res)),
           );
         }),
       );
@@ -102,7 +117,12 @@ describe('a write whose caller gave up', () => {
     } finally {
       await hold.release();
     }
-    await waitFor(async () => (await serviceTransactions(svc.db, hold.connectionId)) === 0, 'the abandoned write to end', 10_000, 250);
+    await waitFor(
+      async () => (await serviceTransactions(svc.db, hold.connectionId)) === 0,
+      'the abandoned write to end',
+      10_000,
+      250,
+    );
     expect((await svc.api.get(producto!.id)).producto).toMatchObject({ cantidadEnStock: 1, version: 1 });
     expect(await countPendingEvents(svc.db)).toBe(0);
     const updates = (await svc.settledEvents()).filter((e) => e.body.eventType.endsWith('ProductoActualizado'));

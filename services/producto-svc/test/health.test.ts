@@ -1,9 +1,8 @@
 import { status } from '@grpc/grpc-js';
 import { TEST_MYSQL_SERVER, waitFor } from '@inventario/testkit';
 import { SERVICE_NAME } from '../src/app';
-import { createHealthClient, type HealthClient } from './support/health-client';
-import { rejectionOf } from './support/producto-client';
-import { startTcpProxy, type TcpProxy } from './support/tcp-proxy';
+import { createHealthClient, type HealthClient, rejectionOf } from '@inventario/testkit/grpc';
+import { startTcpProxy, type TcpProxy } from '@inventario/testkit';
 import { startTestService, type TestService } from './support/test-service';
 
 // grpc.health.v1 follows the database: the service reaches MariaDB through a
@@ -51,7 +50,9 @@ describe('grpc.health.v1', () => {
     await proxy.cut();
     await waitFor(async () => (await statusOfBoth()).every((s) => s === 'NOT_SERVING'), 'health NOT_SERVING');
     expect((await rejectionOf(svc.api.get(producto?.id ?? 0))).code).toBe(status.UNAVAILABLE);
-    expect((await rejectionOf(svc.api.create({ nombre: 'Durante', precio: '1.00', cantidadEnStock: 1 }))).code).toBe(status.UNAVAILABLE);
+    expect((await rejectionOf(svc.api.create({ nombre: 'Durante', precio: '1.00', cantidadEnStock: 1 }))).code).toBe(
+      status.UNAVAILABLE,
+    );
 
     await proxy.restore();
     await waitFor(async () => (await statusOfBoth()).every((s) => s === 'SERVING'), 'health SERVING again');

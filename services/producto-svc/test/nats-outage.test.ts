@@ -1,4 +1,10 @@
-import { connectTestNats, readStream, startPrivateNatsServer, waitFor, type PrivateNatsServer } from '@inventario/testkit';
+import {
+  connectTestNats,
+  readStream,
+  startPrivateNatsServer,
+  waitFor,
+  type PrivateNatsServer,
+} from '@inventario/testkit';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { countPendingEvents } from '@inventario/platform';
 import { startTestService, type TestService } from './support/test-service';

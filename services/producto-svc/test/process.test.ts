@@ -49,7 +49,8 @@ function run(env: Record<string, string>) {
     await Promise.race([
       waitFor(seen, `the log line "${msg}"`, 30_000),
       exited.then((code) => {
-        if (!seen()) throw new Error(`exited (${code}) before logging "${msg}": ${JSON.stringify(lines.slice(-5))} ${stderr}`);
+        if (!seen())
+          throw new Error(`exited (${code}) before logging "${msg}": ${JSON.stringify(lines.slice(-5))} ${stderr}`);
       }),
     ]);
   };
@@ -123,7 +124,9 @@ describe('producto-svc process', () => {
       try {
         expect(await p.exited).toBe(1);
         const fatal = p.lines.find((l) => l.msg === 'producto-svc failed to start');
-        expect(fatal?.err?.message).toMatch(/^the database lacks the migrations 0001_create_productos, .+; apply them first/);
+        expect(fatal?.err?.message).toMatch(
+          /^the database lacks the migrations 0001_create_productos, .+; apply them first/,
+        );
         for (const name of Object.keys(migrations)) expect(fatal?.err?.message).toContain(name);
       } finally {
         p.child.kill('SIGKILL');

@@ -3,7 +3,7 @@ import { nanos } from '@nats-io/transport-node';
 import { formatLocalUtc } from '@inventario/platform';
 import type { Producto } from '@inventario/proto';
 import type { StoredEvent } from '@inventario/testkit';
-import { rejectionOf, type ProductoApi } from './support/producto-client';
+import { rejectionOf, type ProductoApi } from '@inventario/testkit/grpc';
 import { startTestService, type TestService } from './support/test-service';
 
 // Every committed write publishes exactly one event (docs/contract.md §5.6),
@@ -31,7 +31,12 @@ async function eventsOf(id: number | undefined): Promise<StoredEvent[]> {
   return (await svc.settledEvents()).filter((e) => e.body.subject === `/productos/${id}`);
 }
 
-function expectEnvelope(event: StoredEvent | undefined, type: string, natsSubject: string, id: number | undefined): void {
+function expectEnvelope(
+  event: StoredEvent | undefined,
+  type: string,
+  natsSubject: string,
+  id: number | undefined,
+): void {
   expect(event?.subject).toBe(`${svc.namespace.prefix}.${natsSubject}`);
   expect(event?.body.id).toMatch(UUID);
   expect(event?.headers['Nats-Msg-Id']).toBe(event?.body.id);
@@ -49,7 +54,11 @@ function stamp(date: Date | undefined): string {
 describe('events of product writes', () => {
   it('go to the stream the service created with the configured limits (defaults: 720 h, 512 MiB)', async () => {
     const { config } = await (await jetstreamManager(svc.nc)).streams.info(svc.namespace.stream);
-    expect(config).toMatchObject({ subjects: [`${svc.namespace.prefix}.>`], max_age: nanos(720 * 3600_000), max_bytes: 512 * 1024 * 1024 });
+    expect(config).toMatchObject({
+      subjects: [`${svc.namespace.prefix}.>`],
+      max_age: nanos(720 * 3600_000),
+      max_bytes: 512 * 1024 * 1024,
+    });
   });
 
   it('CreateProducto publishes one ProductoCreado carrying the stored product, the caller and the trace context', async () => {
@@ -109,7 +118,10 @@ describe('events of product writes', () => {
       updateMask: ['precio', 'descripcion', 'bodega_id'],
     });
     const events = await eventsOf(created?.id);
-    expect(events.map((e) => e.body.eventType)).toEqual(['Service.Inventario.ProductoCreado', 'Service.Inventario.ProductoActualizado']);
+    expect(events.map((e) => e.body.eventType)).toEqual([
+      'Service.Inventario.ProductoCreado',
+      'Service.Inventario.ProductoActualizado',
+    ]);
     const event = events[1];
     expectEnvelope(event, 'ProductoActualizado', 'producto.actualizado', created?.id);
     expect(event?.body.eventTime).toBe(stamp(producto?.fechaActualizacion));
@@ -132,14 +144,23 @@ describe('events of product writes', () => {
   });
 
   it('lists in camposModificados only the fields whose value the update changed', async () => {
-    const { producto } = await api.create({ nombre: 'Lámpara', descripcion: 'LED', precio: '45.00', cantidadEnStock: 7, bodegaId: 5 });
+    const { producto } = await api.create({
+      nombre: 'Lámpara',
+      descripcion: 'LED',
+      precio: '45.00',
+      cantidadEnStock: 7,
+      bodegaId: 5,
+    });
     const id = producto?.id;
     // nombre, precio (written differently, same decimal) and bodegaId are set to what they already were.
     await api.update({
       producto: { id, nombre: 'Lámpara', precio: '45.0', cantidadEnStock: 8, bodegaId: 5 },
       updateMask: ['nombre', 'precio', 'cantidad_en_stock', 'bodega_id'],
     });
-    await api.update({ producto: { id, nombre: 'Lámpara', descripcion: 'LED' }, updateMask: ['nombre', 'descripcion'] });
+    await api.update({
+      producto: { id, nombre: 'Lámpara', descripcion: 'LED' },
+      updateMask: ['nombre', 'descripcion'],
+    });
     const updates = (await eventsOf(id)).filter((e) => e.body.eventType.endsWith('ProductoActualizado'));
     expect(updates.map((e) => e.body.data.camposModificados)).toEqual([['cantidadEnStock'], []]);
     expect(updates[0]?.body.data).toMatchObject({ cantidadEnStock: 8, cantidad: 8, precio: 45 });
@@ -161,6 +182,27 @@ describe('events of product writes', () => {
       operacion: 'DELETE',
       version: 1,
     });
+  });
+
+  it('a ProductoEliminado carries no descripcion, so a deletion event stays small whatever the product held (contract §5.3)', async () => {
+    const { producto } = await api.create({
+      nombre: 'Manual',
+      descripcion: 'ñ'.repeat(30_000),
+      precio: '2.00',
+      cantidadEnStock: 1,
+    });
+    await api.delete(producto?.id ?? 0);
+    const deleted = (await eventsOf(producto?.id)).find((e) => e.body.eventType.endsWith('ProductoEliminado'));
+    expect(Object.keys(deleted?.body.data ?? {}).sort()).toEqual([
+      'accion',
+      'id',
+      'nombre',
+      'operacion',
+      'timestamp',
+      'usuario',
+      'version',
+    ]);
+    expect(Buffer.byteLength(JSON.stringify(deleted?.body))).toBeLessThan(1024);
   });
 
   it('rejected writes publish nothing', async () => {
@@ -189,7 +231,9 @@ describe('events of product writes', () => {
     const before = await svc.settledEvents();
     const { productos } = await api.unassignBodega(77);
     const published = (await svc.settledEvents()).slice(before.length);
-    expect(published.map((e) => [e.body.eventType, e.body.subject])).toEqual(ids.map((id) => ['Service.Inventario.ProductoActualizado', `/productos/${id}`]));
+    expect(published.map((e) => [e.body.eventType, e.body.subject])).toEqual(
+      ids.map((id) => ['Service.Inventario.ProductoActualizado', `/productos/${id}`]),
+    );
     published.forEach((event, i) => {
       const producto: Producto | undefined = productos[i];
       expect(event.body.data).toMatchObject({
@@ -210,7 +254,11 @@ describe('events of product writes', () => {
   it('concurrent updates of one product publish their events in commit order', async () => {
     const { producto } = await api.create({ nombre: 'Disputado', precio: '1.00', cantidadEnStock: 0 });
     const id = producto?.id;
-    await Promise.all(Array.from({ length: 8 }, (_, i) => api.update({ producto: { id, cantidadEnStock: i + 1 }, updateMask: ['cantidad_en_stock'] })));
+    await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        api.update({ producto: { id, cantidadEnStock: i + 1 }, updateMask: ['cantidad_en_stock'] }),
+      ),
+    );
     const final = (await api.get(id ?? 0)).producto;
     const updates = (await eventsOf(id)).filter((e) => e.body.eventType.endsWith('ProductoActualizado'));
     expect(updates).toHaveLength(8);

@@ -9,7 +9,10 @@ import { jetstream } from '@nats-io/jetstream';
 import { buildEnvelope, eventAudit, eventSubject, type DeletedEventData } from '@inventario/platform';
 import { metricSample as sample, scrapeMetrics as scrape, startPrivateNatsServer, waitFor } from '@inventario/testkit';
 import { BODEGA_ELIMINADA_CONSUMER } from '../src/events/bodega-eliminada-consumer';
-import { startTestService as startTestBodegaSvc, type TestService as TestBodegaSvc } from '../../bodega-svc/test/support/test-service';
+import {
+  startTestService as startTestBodegaSvc,
+  type TestService as TestBodegaSvc,
+} from '../../bodega-svc/test/support/test-service';
 import { startTestService, type TestService } from './support/test-service';
 
 const GET = { grpc_service: 'inventario.v1.ProductoService', grpc_method: 'GetProducto' };
@@ -17,7 +20,7 @@ const PRODUCTO = { nombre: 'Tornillo', precio: '0.25', cantidadEnStock: 10 };
 
 describe('producto-svc metrics', () => {
   let svc: TestService;
-  // The reconciliation asks bodega-svc whether a warehouse is gone: a real one, holding none.
+  // The reconciliation asks bodega-svc whether it deleted a warehouse: a real one.
   let bodegaSvc: TestBodegaSvc;
 
   beforeAll(async () => {
@@ -48,7 +51,8 @@ describe('producto-svc metrics', () => {
     await svc.api.get(producto!.id);
     await expect(svc.api.get(999_999)).rejects.toMatchObject({ code: status.NOT_FOUND });
     const after = await scrape(svc.app.metricsPort);
-    const delta = (name: string, labels: Record<string, string>) => (sample(after, name, labels) ?? NaN) - (sample(before, name, labels) ?? 0);
+    const delta = (name: string, labels: Record<string, string>) =>
+      (sample(after, name, labels) ?? NaN) - (sample(before, name, labels) ?? 0);
     expect(delta('grpc_server_handled_total', { ...GET, grpc_code: 'OK' })).toBe(1);
     expect(delta('grpc_server_handled_total', { ...GET, grpc_code: 'NOT_FOUND' })).toBe(1);
     expect(delta('grpc_server_handled_total', { grpc_method: 'CreateProducto', grpc_code: 'OK' })).toBe(1);
@@ -72,22 +76,42 @@ describe('producto-svc metrics', () => {
   it('reports the reconciliation consumer as sampled from JetStream: events waiting while it is held up, then none', async () => {
     const labels = { consumer: BODEGA_ELIMINADA_CONSUMER };
     const events = 5;
-    const { producto } = await svc.api.create({ ...PRODUCTO, bodegaId: 71 });
+    // A warehouse bodega-svc deleted: the reconciliation acts only on a deletion its owner confirms. The product is
+    // created while it exists (producto-svc asks bodega-svc), then bodega-svc deletes it, writing its units out.
+    const { bodega } = await bodegaSvc.rpc.createBodega({ nombre: 'Bodega Sur', capacidad: 1 });
+    const bodegaId = bodega!.id;
+    const { producto } = await svc.api.create({ ...PRODUCTO, bodegaId });
+    while ((await bodegaSvc.rpc.deleteBodega({ id: bodegaId, retirarExistencias: true })).pendiente);
     // Hold the product's row lock: the consumer's first unassignment waits on it, and the events behind it wait in the stream.
     const trx = await svc.db.transaction();
     try {
       await trx('productos').where({ id: producto!.id }).forUpdate().first('id');
       const js = jetstream(svc.nc);
       for (let i = 0; i < events; i += 1) {
-        const data: DeletedEventData = { id: 71, nombre: 'Bodega Sur', ...eventAudit('DELETE', 'ana', new Date()), version: 1 };
+        const data: DeletedEventData = {
+          id: bodegaId,
+          nombre: 'Bodega Sur',
+          ...eventAudit('DELETE', 'ana', new Date()),
+          version: 1,
+        };
         await js.publish(
           eventSubject(svc.namespace.prefix, 'BodegaEliminada'),
-          JSON.stringify(buildEnvelope({ namespace: 'Service', type: 'BodegaEliminada', source: 'bodega-svc', subject: '/bodegas/71', data, at: new Date() })),
+          JSON.stringify(
+            buildEnvelope({
+              namespace: 'Service',
+              type: 'BodegaEliminada',
+              source: 'bodega-svc',
+              subject: `/bodegas/${bodegaId}`,
+              data,
+              at: new Date(),
+            }),
+          ),
         );
       }
       // Only a sample of the consumer's info can say so (every gauge started at 0): each event is
       // either not delivered yet, or delivered and not acked (the one in hand, one pulled ahead).
-      const gauge = (t: string, name: string) => sample(t, `inventario_jetstream_consumer_${name}_messages`, labels) ?? NaN;
+      const gauge = (t: string, name: string) =>
+        sample(t, `inventario_jetstream_consumer_${name}_messages`, labels) ?? NaN;
       const held = await waitFor(
         async () => {
           const t = await scrape(svc.app.metricsPort);
@@ -139,7 +163,10 @@ describe('producto-svc metrics', () => {
       const after = await waitFor(
         async () => {
           const t = await scrape(offline.app.metricsPort);
-          return sample(t, 'inventario_outbox_published_total') === 2 && sample(t, 'inventario_outbox_pending_rows') === 0 ? t : undefined;
+          return sample(t, 'inventario_outbox_published_total') === 2 &&
+            sample(t, 'inventario_outbox_pending_rows') === 0
+            ? t
+            : undefined;
         },
         'both events published and the gauge back to 0',
         30_000,

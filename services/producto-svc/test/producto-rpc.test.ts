@@ -2,7 +2,7 @@ import { status } from '@grpc/grpc-js';
 import { fieldViolationsOf, PAGE_BYTE_BUDGET } from '@inventario/platform';
 import { ListProductosResponse } from '@inventario/proto';
 import { waitFor } from '@inventario/testkit';
-import { rejectionOf, type ProductoApi } from './support/producto-client';
+import { rejectionOf, type ProductoApi } from '@inventario/testkit/grpc';
 import { startTestService, type TestService } from './support/test-service';
 
 // Component test: the whole service on an ephemeral port, real MariaDB and NATS.
@@ -62,11 +62,14 @@ describe('CreateProducto', () => {
     expect(producto?.precio).toBe('0.00');
   });
 
-  it.each(['0.10', '12345678.99', '99999999.99'])('keeps precio %s exactly, through storage and back', async (precio) => {
-    const { producto } = await api.create({ nombre: `Precio ${precio}`, precio, cantidadEnStock: 1 });
-    expect(producto?.precio).toBe(precio);
-    expect((await api.get(producto?.id ?? 0)).producto?.precio).toBe(precio);
-  });
+  it.each(['0.10', '12345678.99', '99999999.99'])(
+    'keeps precio %s exactly, through storage and back',
+    async (precio) => {
+      const { producto } = await api.create({ nombre: `Precio ${precio}`, precio, cantidadEnStock: 1 });
+      expect(producto?.precio).toBe(precio);
+      expect((await api.get(producto?.id ?? 0)).producto?.precio).toBe(precio);
+    },
+  );
 
   // The BFF's rule (docs/contract.md §7.2): any exact decimal text, answered and stored canonical.
   it.each([
@@ -85,14 +88,26 @@ describe('CreateProducto', () => {
   });
 
   it('refuses other precio texts with the messages the BFF gives', async () => {
-    await expectInvalid(api.create({ nombre: 'Texto', precio: 'diez', cantidadEnStock: 1 }), 'precio', 'debe ser un número');
-    await expectInvalid(api.create({ nombre: 'Punto', precio: '.5', cantidadEnStock: 1 }), 'precio', 'debe ser un número');
+    await expectInvalid(
+      api.create({ nombre: 'Texto', precio: 'diez', cantidadEnStock: 1 }),
+      'precio',
+      'debe ser un número',
+    );
+    await expectInvalid(
+      api.create({ nombre: 'Punto', precio: '.5', cantidadEnStock: 1 }),
+      'precio',
+      'debe ser un número',
+    );
     await expectInvalid(
       api.create({ nombre: 'Largo', precio: `1${'0'.repeat(64)}`, cantidadEnStock: 1 }),
       'precio',
       'tiene demasiados dígitos (como máximo 64 caracteres)',
     );
-    await expectInvalid(api.create({ nombre: 'Doble', precio: '19.999999999999999999', cantidadEnStock: 1 }), 'precio', 'admite como máximo 2 decimales');
+    await expectInvalid(
+      api.create({ nombre: 'Doble', precio: '19.999999999999999999', cantidadEnStock: 1 }),
+      'precio',
+      'admite como máximo 2 decimales',
+    );
   });
 
   it('answers INVALID_ARGUMENT naming every missing required field', async () => {
@@ -179,13 +194,19 @@ describe('UpdateProducto', () => {
 
   it('ignores output-only paths in the mask', async () => {
     const id = await seed();
-    const { producto } = await api.update({ producto: { id: id, nombre: 'Otra' }, updateMask: ['id', 'nombre', 'fecha_creacion'] });
+    const { producto } = await api.update({
+      producto: { id: id, nombre: 'Otra' },
+      updateMask: ['id', 'nombre', 'fecha_creacion'],
+    });
     expect(producto).toMatchObject({ id, nombre: 'Otra' });
   });
 
   it('accepts camelCase mask paths as well as snake_case ones', async () => {
     const id = await seed();
-    const { producto } = await api.update({ producto: { id, cantidadEnStock: 9 }, updateMask: ['cantidadEnStock', 'bodegaId', 'fechaActualizacion'] });
+    const { producto } = await api.update({
+      producto: { id, cantidadEnStock: 9 },
+      updateMask: ['cantidadEnStock', 'bodegaId', 'fechaActualizacion'],
+    });
     expect(producto).toMatchObject({ id, cantidadEnStock: 9, nombre: 'Lámpara' });
     expect(producto?.bodegaId).toBeUndefined();
   });
@@ -195,7 +216,10 @@ describe('UpdateProducto', () => {
     const creado = created?.fechaCreacion?.getTime() ?? 0;
     // Timestamps have whole-second precision: wait for the clock to pass the creation second.
     await waitFor(() => Date.now() >= creado + 1000, 'the next second');
-    const { producto } = await api.update({ producto: { id: created?.id, cantidadEnStock: 2 }, updateMask: ['cantidad_en_stock'] });
+    const { producto } = await api.update({
+      producto: { id: created?.id, cantidadEnStock: 2 },
+      updateMask: ['cantidad_en_stock'],
+    });
     expect(producto?.fechaCreacion).toEqual(created?.fechaCreacion);
     expect(producto?.fechaActualizacion?.getTime()).toBeGreaterThan(creado);
   });
@@ -217,8 +241,16 @@ describe('UpdateProducto', () => {
 
   it('answers INVALID_ARGUMENT when a masked field is invalid, and changes nothing', async () => {
     const id = await seed();
-    await expectInvalid(api.update({ producto: { id, precio: '1.999' }, updateMask: ['precio'] }), 'precio', 'admite como máximo 2 decimales');
-    await expectInvalid(api.update({ producto: { id, nombre: '' }, updateMask: ['nombre'] }), 'nombre', 'es obligatorio');
+    await expectInvalid(
+      api.update({ producto: { id, precio: '1.999' }, updateMask: ['precio'] }),
+      'precio',
+      'admite como máximo 2 decimales',
+    );
+    await expectInvalid(
+      api.update({ producto: { id, nombre: '' }, updateMask: ['nombre'] }),
+      'nombre',
+      'es obligatorio',
+    );
     expect((await api.get(id)).producto).toMatchObject({ nombre: 'Lámpara', precio: '45.00' });
   });
 
@@ -317,12 +349,20 @@ describe('ListProductos', () => {
     expect((await api.list({ ids: [a1!, a2!, b1!], bodegaIds: [9012] })).productos.map((p) => p.id)).toEqual([a1, a2]);
     const first = await api.list({ ids: [a1!, a2!, a3!], pageSize: 2 });
     expect(first.productos.map((p) => p.id)).toEqual([a1, a2]);
-    expect((await api.list({ ids: [a1!, a2!, a3!], pageToken: first.nextPageToken })).productos.map((p) => p.id)).toEqual([a3]);
+    expect(
+      (await api.list({ ids: [a1!, a2!, a3!], pageToken: first.nextPageToken })).productos.map((p) => p.id),
+    ).toEqual([a3]);
   });
 
   it('filters on nombre, case-insensitively, taking % and _ literally', async () => {
-    const [pct, , underscore] = await createIn(9006, ['Café 100% arábica', 'Café 1000 arábica', 'Taza_grande', 'Tazagrande']);
-    const names = async (nombreContains: string) => (await api.list({ bodegaIds: [9006], nombreContains })).productos.map((p) => p.nombre);
+    const [pct, , underscore] = await createIn(9006, [
+      'Café 100% arábica',
+      'Café 1000 arábica',
+      'Taza_grande',
+      'Tazagrande',
+    ]);
+    const names = async (nombreContains: string) =>
+      (await api.list({ bodegaIds: [9006], nombreContains })).productos.map((p) => p.nombre);
     expect(await names('100%')).toEqual(['Café 100% arábica']);
     expect((await api.list({ bodegaIds: [9006], nombreContains: '100%' })).productos[0]?.id).toBe(pct);
     expect(await names('a_g')).toEqual(['Taza_grande']);
@@ -333,7 +373,9 @@ describe('ListProductos', () => {
 
   it('tells emoji apart when filtering on nombre', async () => {
     await createIn(9010, ['Caja 🍎', 'Caja 🍌']);
-    expect((await api.list({ bodegaIds: [9010], nombreContains: '🍎' })).productos.map((p) => p.nombre)).toEqual(['Caja 🍎']);
+    expect((await api.list({ bodegaIds: [9010], nombreContains: '🍎' })).productos.map((p) => p.nombre)).toEqual([
+      'Caja 🍎',
+    ]);
   });
 
   it('ends a page early once it holds the byte budget, page_size being a maximum, and the tokens still walk every product', async () => {
@@ -383,7 +425,9 @@ describe('ListProductos', () => {
     const items = JSON.parse(`[${Buffer.from(page.restJson).toString('utf8')}]`) as { id: number; nombre: string }[];
     expect(items.map((p) => p.id)).toEqual(ids.slice(0, 2));
     const rest = await api.list({ bodegaIds: [9014], pageSize: 2, pageToken: page.nextPageToken, restJson: true });
-    expect(JSON.parse(`[${Buffer.from(rest.restJson).toString('utf8')}]`)).toEqual([expect.objectContaining({ id: ids[2], nombre: 'r3' })]);
+    expect(JSON.parse(`[${Buffer.from(rest.restJson).toString('utf8')}]`)).toEqual([
+      expect.objectContaining({ id: ids[2], nombre: 'r3' }),
+    ]);
     expect(rest.restJsonCount).toBe(1);
     expect(rest.nextPageToken).toBe('');
   });
@@ -409,7 +453,10 @@ describe('ListProductos', () => {
     let pageToken = '';
     do {
       const page = await api.list({ bodegaIds: [9015], pageSize: 1000, pageToken, restJson: true });
-      const items = JSON.parse(`[${Buffer.from(page.restJson).toString('utf8')}]`) as { id: number; descripcion: string }[];
+      const items = JSON.parse(`[${Buffer.from(page.restJson).toString('utf8')}]`) as {
+        id: number;
+        descripcion: string;
+      }[];
       expect(items).toHaveLength(page.restJsonCount);
       expect(items.every((p) => p.descripcion === descripcion)).toBe(true);
       seen.push(...items.map((p) => p.id));

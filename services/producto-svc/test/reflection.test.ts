@@ -1,6 +1,12 @@
 import { dirname, join } from 'node:path';
 import { Client, credentials, Metadata, type ClientDuplexStream, type ServiceError } from '@grpc/grpc-js';
-import { loadFileDescriptorSetFromBuffer, loadSync, type MethodDefinition, type PackageDefinition, type ServiceDefinition } from '@grpc/proto-loader';
+import {
+  loadFileDescriptorSetFromBuffer,
+  loadSync,
+  type MethodDefinition,
+  type PackageDefinition,
+  type ServiceDefinition,
+} from '@grpc/proto-loader';
 import { SERVICE_NAME } from '../src/app';
 import { startTestService, type TestService } from './support/test-service';
 
@@ -35,7 +41,15 @@ function methodOf(service: ServiceDefinition, name: string): MethodDefinition<ob
 
 /** The grpc.reflection.v1 proto shipped with @grpc/reflection (the server side of it). */
 function reflectionService(): ServiceDefinition {
-  const protoPath = join(dirname(require.resolve('@grpc/reflection')), '..', 'proto', 'grpc', 'reflection', 'v1', 'reflection.proto');
+  const protoPath = join(
+    dirname(require.resolve('@grpc/reflection')),
+    '..',
+    'proto',
+    'grpc',
+    'reflection',
+    'v1',
+    'reflection.proto',
+  );
   return serviceOf(loadSync(protoPath, { oneofs: true }), 'grpc.reflection.v1.ServerReflection');
 }
 
@@ -86,7 +100,8 @@ function unary<Res>(method: MethodDefinition<object, object>, request: object): 
       request,
       new Metadata(),
       { deadline: Date.now() + 10_000 },
-      (err: ServiceError | null, res?: Res) => (err || res === undefined ? reject(err ?? new Error('no response')) : resolve(res)),
+      (err: ServiceError | null, res?: Res) =>
+        err || res === undefined ? reject(err ?? new Error('no response')) : resolve(res),
     );
   });
 }
@@ -131,7 +146,9 @@ describe('server reflection (grpc.reflection.v1)', () => {
     });
     expect(created.producto.id).toBeGreaterThan(0);
 
-    const read = await unary<{ producto: DynamicProducto }>(methodOf(service, 'GetProducto'), { id: created.producto.id });
+    const read = await unary<{ producto: DynamicProducto }>(methodOf(service, 'GetProducto'), {
+      id: created.producto.id,
+    });
     expect(read.producto).toMatchObject({
       id: created.producto.id,
       nombre: 'Descubierto por reflexión',

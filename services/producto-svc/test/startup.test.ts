@@ -21,9 +21,8 @@ import {
 } from '@inventario/testkit';
 import { startApp, type App } from '../src/app';
 import { migrations } from '../src/store/migrations';
-import { createHealthClient } from './support/health-client';
-import { createProductoClient, productoApi, rejectionOf } from './support/producto-client';
-import { startTcpProxy, type TcpProxy } from './support/tcp-proxy';
+import { createHealthClient, createProductoClient, productoApi, rejectionOf } from '@inventario/testkit/grpc';
+import { startTcpProxy, type TcpProxy } from '@inventario/testkit';
 import { testConfig } from './support/test-service';
 
 const logger = createLogger('producto-svc', 'silent');
@@ -62,19 +61,29 @@ describe('start-up', () => {
     const proxy = await startTcpProxy(target.hostname, Number(target.port || 3306));
     await proxy.cut();
     const port = await freePort();
-    const config = testConfig(database, namespace(), (d) => ({ DATABASE_URL: through(proxy, d.url), GRPC_PORT: String(port) }));
+    const config = testConfig(database, namespace(), (d) => ({
+      DATABASE_URL: through(proxy, d.url),
+      GRPC_PORT: String(port),
+    }));
     const health = createHealthClient(port);
     const client = createProductoClient(port);
     try {
       const starting = startApp(config, logger);
-      await waitFor(async () => (await health.check('').catch(() => undefined)) === 'NOT_SERVING', 'health NOT_SERVING while the database is unreachable');
+      await waitFor(
+        async () => (await health.check('').catch(() => undefined)) === 'NOT_SERVING',
+        'health NOT_SERVING while the database is unreachable',
+      );
       const refused = await rejectionOf(productoApi(client).get(1));
       expect(refused.code).toBe(status.UNAVAILABLE);
 
       await proxy.restore();
       apps.push(await starting);
       await waitFor(async () => (await health.check('')) === 'SERVING', 'health SERVING once the database answers');
-      const { producto } = await productoApi(client).create({ nombre: 'Llega tarde', precio: '1.00', cantidadEnStock: 1 });
+      const { producto } = await productoApi(client).create({
+        nombre: 'Llega tarde',
+        precio: '1.00',
+        cantidadEnStock: 1,
+      });
       expect(producto?.id).toBeGreaterThan(0);
     } finally {
       health.close();
@@ -111,7 +120,11 @@ describe('start-up', () => {
       apps.push(app);
       const client = createProductoClient(app.grpcPort);
       try {
-        const { producto } = await productoApi(client).create({ nombre: 'Tras un rollback', precio: '2.00', cantidadEnStock: 1 });
+        const { producto } = await productoApi(client).create({
+          nombre: 'Tras un rollback',
+          precio: '2.00',
+          cantidadEnStock: 1,
+        });
         expect(producto?.id).toBeGreaterThan(0);
       } finally {
         client.close();
@@ -124,7 +137,10 @@ describe('start-up', () => {
   });
 
   it('with MIGRATE_ON_START=false refuses an unmigrated database, naming every missing migration, and creates nothing', async () => {
-    const refused: unknown = await startApp(testConfig(database, namespace(), { MIGRATE_ON_START: 'false' }), logger).then(
+    const refused: unknown = await startApp(
+      testConfig(database, namespace(), { MIGRATE_ON_START: 'false' }),
+      logger,
+    ).then(
       () => undefined,
       (err: unknown) => err,
     );
@@ -148,13 +164,20 @@ describe('start-up', () => {
     const user = `dml_${name.slice(-12)}`;
     const password = 'sin-ddl';
     try {
-      await root('knex_migrations').insert({ name: '9000_de_una_version_posterior', batch: 99, migration_time: new Date() });
+      await root('knex_migrations').insert({
+        name: '9000_de_una_version_posterior',
+        batch: 99,
+        migration_time: new Date(),
+      });
       await root.raw("CREATE USER ?@'%' IDENTIFIED BY ?", [user, password]);
       await root.raw(`GRANT SELECT, INSERT, UPDATE, DELETE ON \`${name}\`.* TO ?@'%'`, [user]);
       const url = new URL(database.url);
       url.username = user;
       url.password = password;
-      const app = await startApp(testConfig(database, ns, { DATABASE_URL: url.toString(), MIGRATE_ON_START: 'false' }), logger);
+      const app = await startApp(
+        testConfig(database, ns, { DATABASE_URL: url.toString(), MIGRATE_ON_START: 'false' }),
+        logger,
+      );
       apps.push(app);
       const client = createProductoClient(app.grpcPort);
       try {
@@ -191,7 +214,11 @@ describe('start-up', () => {
     const grpcPort = (squatter.address() as AddressInfo).port;
     const metricsPort = await freePort();
     try {
-      const config = testConfig(database, namespace(), { GRPC_PORT: String(grpcPort), METRICS_PORT: String(metricsPort), METRICS_HOST: '127.0.0.1' });
+      const config = testConfig(database, namespace(), {
+        GRPC_PORT: String(grpcPort),
+        METRICS_PORT: String(metricsPort),
+        METRICS_HOST: '127.0.0.1',
+      });
       await expect(startApp(config, logger)).rejects.toThrow();
       expect(await portIsFree(metricsPort)).toBe(true);
     } finally {

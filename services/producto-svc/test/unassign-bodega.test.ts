@@ -10,8 +10,8 @@
  */
 import { status } from '@grpc/grpc-js';
 import { PRODUCTO_SAMPLE_LIMITS } from '@inventario/platform';
-import { rejectionOf } from './support/producto-client';
-import { seedProductos } from './support/seed-productos';
+import { rejectionOf } from '@inventario/testkit/grpc';
+import { seedProductos } from '@inventario/testkit';
 import { startTestService, type TestService } from './support/test-service';
 
 let svc: TestService;
@@ -26,7 +26,9 @@ afterAll(async () => {
 
 /** Outbox rows per product id among ProductoActualizado events (committed, published or not). */
 async function updateEventsPerProducto(ids: readonly number[]): Promise<Map<number, number>> {
-  const rows = (await svc.db('outbox').select('payload').where('subject', 'like', '%.producto.actualizado')) as { payload: string }[];
+  const rows = (await svc.db('outbox').select('payload').where('subject', 'like', '%.producto.actualizado')) as {
+    payload: string;
+  }[];
   const wanted = new Set(ids);
   const counts = new Map<number, number>();
   for (const row of rows) {
@@ -37,7 +39,11 @@ async function updateEventsPerProducto(ids: readonly number[]): Promise<Map<numb
 }
 
 async function stillAssigned(bodegaId: number): Promise<number> {
-  const row = await svc.db('productos').where({ bodega_id: bodegaId }).count<{ n: number | string }[]>({ n: '*' }).first();
+  const row = await svc
+    .db('productos')
+    .where({ bodega_id: bodegaId })
+    .count<{ n: number | string }[]>({ n: '*' })
+    .first();
   return Number(row?.n);
 }
 
@@ -52,7 +58,9 @@ test('300 products with 60 KB descriptions are all unassigned, one event each; t
   expect(productos.length).toBeGreaterThan(0);
   expect(productos.length).toBeLessThan(5);
   expect(productos.map((p) => p.id)).toEqual(ids.slice(0, productos.length));
-  expect(productos.every((p) => p.bodegaId === undefined && p.version === 2 && p.descripcion === descripcion)).toBe(true);
+  expect(productos.every((p) => p.bodegaId === undefined && p.version === 2 && p.descripcion === descripcion)).toBe(
+    true,
+  );
 
   expect(await stillAssigned(601)).toBe(0);
   const counts = await updateEventsPerProducto(ids);

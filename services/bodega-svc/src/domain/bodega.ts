@@ -1,5 +1,17 @@
 import { z } from 'zod';
-import { entero, FIELD_MENSAJES, MAX_INT32, MAX_TEXTO, nombre, parseChanges, parseFields, PROTO_NUMBER, requerido, textoCorto } from '@inventario/platform';
+import {
+  entero,
+  FailedPreconditionError,
+  FIELD_MENSAJES,
+  MAX_INT32,
+  MAX_TEXTO,
+  nombre,
+  parseChanges,
+  parseFields,
+  PROTO_NUMBER,
+  requerido,
+  textoCorto,
+} from '@inventario/platform';
 
 /**
  * Warehouse rules, free of I/O. Every write goes through these functions, so
@@ -70,3 +82,15 @@ export const validateNewBodega = (input: BodegaDraft): NewBodega => parseFields(
  * call (the gRPC edge rejects an empty update mask).
  */
 export const validateBodegaChanges = (cambios: BodegaDraft): BodegaChanges => parseChanges(CAMPOS, cambios);
+
+/**
+ * A write of a warehouse marked as being deleted (a forced delete under
+ * way, docs/contract.md §2.7): refused, so its version and stock stay as
+ * the delete found them until it completes.
+ */
+export function bodegaEliminandose(bodegaId: number): FailedPreconditionError {
+  return new FailedPreconditionError(`la bodega ${bodegaId} se está eliminando; no admite cambios`, {
+    reason: 'BODEGA_ELIMINANDOSE',
+    datos: { bodegaId },
+  });
+}

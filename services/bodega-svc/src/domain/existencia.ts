@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { cantidadMinima, exigeVersion, mismaBodega, motivoAdmitido, STOCK_MENSAJES } from '@inventario/contract';
 import {
   checkPositiveId,
   entero,
@@ -40,6 +41,8 @@ export interface Existencia {
   version: number;
   fechaCreacion: Date;
   fechaActualizacion: Date;
+  /** Units held by unexpired active reservations (added, issue 24); disponible = cantidad - reservada. */
+  reservada?: number;
 }
 
 /** One ledger line: the published form (platform's MovimientoData), its instant a Date until it is written out. */
@@ -85,7 +88,14 @@ export type Cambio =
   /** Add `delta` units (negative removes). */
   | { bodegaId: number; productoId: number; tipo: TipoMovimiento; motivo: MotivoMovimiento; delta: number }
   /** Set the units to `cantidad` (and the threshold, when given). */
-  | { bodegaId: number; productoId: number; tipo: TipoMovimiento; motivo: MotivoMovimiento; fijar: number; umbralMinimo?: number | null }
+  | {
+      bodegaId: number;
+      productoId: number;
+      tipo: TipoMovimiento;
+      motivo: MotivoMovimiento;
+      fijar: number;
+      umbralMinimo?: number | null;
+    }
   /** Write the units out and remove the level. */
   | { bodegaId: number; productoId: number; tipo: TipoMovimiento; motivo: MotivoMovimiento; retirar: true };
 
@@ -120,17 +130,28 @@ export function esBajo(cantidad: number, umbralMinimo: number | null): boolean {
   return umbralMinimo !== null && cantidad <= umbralMinimo;
 }
 
-export function stockInsuficiente(productoId: number, bodegaId: number, disponible: number, solicitado: number): FailedPreconditionError {
-  return new FailedPreconditionError(`stock insuficiente del producto ${productoId} en la bodega ${bodegaId}: hay ${disponible}, se piden ${solicitado}`, {
-    reason: 'STOCK_INSUFICIENTE',
-    datos: { bodegaId, productoId, disponible, solicitado },
-  });
+export function stockInsuficiente(
+  productoId: number,
+  bodegaId: number,
+  disponible: number,
+  solicitado: number,
+): FailedPreconditionError {
+  return new FailedPreconditionError(
+    `stock insuficiente del producto ${productoId} en la bodega ${bodegaId}: hay ${disponible}, se piden ${solicitado}`,
+    {
+      reason: 'STOCK_INSUFICIENTE',
+      datos: { bodegaId, productoId, disponible, solicitado },
+    },
+  );
 }
 
 export function capacidadExcedida(bodega: BodegaActual, solicitado: number): FailedPreconditionError {
   return new FailedPreconditionError(
     `la bodega ${bodega.id} no tiene capacidad: capacidad ${bodega.capacidad}, ocupación ${bodega.ocupacion}, se piden ${solicitado} unidades más`,
-    { reason: 'CAPACIDAD_EXCEDIDA', datos: { bodegaId: bodega.id, capacidad: bodega.capacidad, ocupacion: bodega.ocupacion, solicitado } },
+    {
+      reason: 'CAPACIDAD_EXCEDIDA',
+      datos: { bodegaId: bodega.id, capacidad: bodega.capacidad, ocupacion: bodega.ocupacion, solicitado },
+    },
   );
 }
 
@@ -142,11 +163,16 @@ export function capacidadExcedida(bodega: BodegaActual, solicitado: number): Fai
  * its capacity (CAPACIDAD_EXCEDIDA). Capacity is checked on the net change
  * of each warehouse, so an operation that frees units never fails on it.
  */
-export function planOperation(cambios: readonly Cambio[], niveles: ReadonlyMap<string, NivelActual>, bodegas: ReadonlyMap<number, BodegaActual>): Plan {
+export function planOperation(
+  cambios: readonly Cambio[],
+  niveles: ReadonlyMap<string, NivelActual>,
+  bodegas: ReadonlyMap<number, BodegaActual>,
+): Plan {
   const estado = new Map<string, NivelActual>();
   const nivelDe = (bodegaId: number, productoId: number): NivelActual => {
     const k = clave(bodegaId, productoId);
-    const actual = estado.get(k) ?? niveles.get(k) ?? { bodegaId, productoId, existe: false, cantidad: 0, umbralMinimo: null, version: 0 };
+    const actual = estado.get(k) ??
+      niveles.get(k) ?? { bodegaId, productoId, existe: false, cantidad: 0, umbralMinimo: null, version: 0 };
     return { ...actual };
   };
   const lineas: LineaPlaneada[] = [];
@@ -180,7 +206,9 @@ export function planOperation(cambios: readonly Cambio[], niveles: ReadonlyMap<s
       cantidadAnterior: antes,
       cantidadPosterior: despues,
       version,
-      nivel: retirar ? { existe: false } : { existe: true, cantidad: despues, umbralMinimo: umbralDespues, creado: !nivel.existe },
+      nivel: retirar
+        ? { existe: false }
+        : { existe: true, cantidad: despues, umbralMinimo: umbralDespues, creado: !nivel.existe },
       umbral: bajoDespues && !bajoAntes ? 'BAJO' : bajoAntes && !bajoDespues && !retirar ? 'REPUESTO' : null,
     });
     estado.set(clave(cambio.bodegaId, cambio.productoId), {
@@ -200,6 +228,29 @@ export function planOperation(cambios: readonly Cambio[], niveles: ReadonlyMap<s
   return { lineas, ocupacion };
 }
 
+/** What a threshold change makes of a level: its next version, and the low-stock edge it crossed, if any. */
+export interface UmbralPlaneado {
+  version: number;
+  umbral: 'BAJO' | 'REPUESTO' | null;
+}
+
+/**
+ * A threshold change moves no units, so it writes no line: the ledger records what moved, and a
+ * threshold is a setting of the level, not a movement. The level's version still grows by one,
+ * because the version is the level's ETag and the level it answers changed (a cached copy must not
+ * be confirmed by a 304, and an If-Match naming the old version must fail). The low-stock edge is
+ * judged as for a line, so a threshold raised above the units alerts (StockBajo) and one lowered
+ * below them, or removed, ends the alert (StockRepuesto).
+ */
+export function planUmbral(nivel: NivelActual, umbralMinimo: number | null): UmbralPlaneado {
+  const bajoAntes = esBajo(nivel.cantidad, nivel.umbralMinimo);
+  const bajoDespues = esBajo(nivel.cantidad, umbralMinimo);
+  return {
+    version: nivel.version + 1,
+    umbral: bajoDespues && !bajoAntes ? 'BAJO' : bajoAntes && !bajoDespues ? 'REPUESTO' : null,
+  };
+}
+
 /** The compensating changes of a reversal: each line undone, last first. */
 export function cambiosDeReverso(original: Operacion): Cambio[] {
   if (original.tipo === 'REVERSO' || original.tipo === 'PRODUCTO_ELIMINADO' || original.tipo === 'BODEGA_ELIMINADA') {
@@ -209,19 +260,27 @@ export function cambiosDeReverso(original: Operacion): Cambio[] {
     });
   }
   if (original.revertidaPor !== null) {
-    throw new FailedPreconditionError(`la operación ${original.id} ya fue revertida por la operación ${original.revertidaPor}`, {
-      reason: 'OPERACION_YA_REVERTIDA',
-      datos: { operacionId: original.id, revertidaPor: original.revertidaPor },
-    });
+    throw new FailedPreconditionError(
+      `la operación ${original.id} ya fue revertida por la operación ${original.revertidaPor}`,
+      {
+        reason: 'OPERACION_YA_REVERTIDA',
+        datos: { operacionId: original.id, revertidaPor: original.revertidaPor },
+      },
+    );
   }
-  return [...original.movimientos]
-    .reverse()
-    .map((m) => ({ bodegaId: m.bodegaId, productoId: m.productoId, tipo: m.tipo, motivo: 'REVERSO' as const, delta: -m.cantidad }));
+  return [...original.movimientos].reverse().map((m) => ({
+    bodegaId: m.bodegaId,
+    productoId: m.productoId,
+    tipo: m.tipo,
+    motivo: 'REVERSO' as const,
+    delta: -m.cantidad,
+  }));
 }
 
 // --- Validation of commands (INVALID_ARGUMENT naming every bad field), from platform's building blocks ---
 
-const cantidad = (min: 0 | 1) => entero(PROTO_NUMBER, min, MAX_CANTIDAD, min === 0 ? FIELD_MENSAJES.mayorOIgualQueCero : FIELD_MENSAJES.mayorQueCero);
+const cantidad = (min: 0 | 1) =>
+  entero(PROTO_NUMBER, min, MAX_CANTIDAD, min === 0 ? FIELD_MENSAJES.mayorOIgualQueCero : FIELD_MENSAJES.mayorQueCero);
 const NIVEL = { bodegaId: idNumero(), productoId: idNumero() };
 /** Trimmed; blank is no comment. */
 const comentario = textoHasta(MAX_COMENTARIO, texto().trim())
@@ -245,13 +304,43 @@ export function validateAsignacion(input: {
 }): Asignacion {
   if (input.quitarUmbralMinimo === true) {
     const conflicto = z.undefined({ error: 'no se puede fijar y quitar a la vez' }).optional();
-    return { ...parseFields(z.object({ umbralMinimo: conflicto, ...NIVEL, cantidad: cantidad(0) }), input), umbralMinimo: null };
+    return {
+      ...parseFields(z.object({ umbralMinimo: conflicto, ...NIVEL, cantidad: cantidad(0) }), input),
+      umbralMinimo: null,
+    };
   }
-  const { umbralMinimo, ...nivel } = parseFields(z.object({ ...NIVEL, cantidad: cantidad(0), umbralMinimo: cantidad(0).optional() }), input);
+  const { umbralMinimo, ...nivel } = parseFields(
+    z.object({ ...NIVEL, cantidad: cantidad(0), umbralMinimo: cantidad(0).optional() }),
+    input,
+  );
   return { ...nivel, umbralMinimo };
 }
 
-export const validateNivel = (input: { bodegaId: number; productoId: number }): { bodegaId: number; productoId: number } => parseFields(z.object(NIVEL), input);
+/** Exactly one of a new threshold and its removal. */
+export function validateUmbral(input: {
+  bodegaId: number;
+  productoId: number;
+  umbralMinimo?: number;
+  quitarUmbralMinimo?: boolean;
+}): {
+  bodegaId: number;
+  productoId: number;
+  umbralMinimo: number | null;
+} {
+  const quitar = input.quitarUmbralMinimo === true;
+  const umbral = quitar
+    ? z.undefined({ error: 'no se puede fijar y quitar a la vez' }).optional()
+    : cantidad(0)
+        .optional()
+        .refine((u) => u !== undefined, FIELD_MENSAJES.obligatorio);
+  const { umbralMinimo, ...nivel } = parseFields(z.object({ ...NIVEL, umbralMinimo: umbral }), input);
+  return { ...nivel, umbralMinimo: quitar ? null : (umbralMinimo ?? null) };
+}
+
+export const validateNivel = (input: {
+  bodegaId: number;
+  productoId: number;
+}): { bodegaId: number; productoId: number } => parseFields(z.object(NIVEL), input);
 
 export interface MovimientoSolicitado {
   bodegaId: number;
@@ -272,25 +361,43 @@ export function validateMovimiento(input: {
   expectedVersion?: number;
 }): MovimientoSolicitado {
   const tipo = TIPOS_MOVIMIENTO_REGISTRABLES.find((t) => t === input.tipo);
-  const permitidos = tipo ? MOTIVOS_POR_TIPO[tipo] : undefined;
-  const { expectedVersion: _version, ...out } = parseFields(
-    z.object({
-      tipo: z.enum(TIPOS_MOVIMIENTO_REGISTRABLES, { error: `debe ser uno de ${TIPOS_MOVIMIENTO_REGISTRABLES.join(', ')}` }),
-      motivo: z
-        .string()
-        .optional()
-        .refine((m) => !permitidos || m === undefined || permitidos.includes(m as MotivoMovimiento), `para ${tipo} debe ser uno de ${permitidos?.join(', ')}`)
-        .transform((m) => (m as MotivoMovimiento | undefined) ?? permitidos?.[0] ?? 'CONTEO'),
-      ...NIVEL,
-      cantidad: cantidad(tipo === 'AJUSTE' ? 0 : 1),
-      comentario,
-      // A count records what was found against a state the counter saw: without it, a count taken
-      // while units moved would silently erase those movements.
-      expectedVersion: tipo === 'AJUSTE' ? z.number({ error: 'un AJUSTE exige la versión del nivel contado (If-Match)' }) : z.unknown().optional(),
-    }),
-    input,
-  );
+  const { expectedVersion: _version, ...out } = parseFields(esquemaMovimiento(tipo), input);
   return out;
+}
+
+/**
+ * zod compiles an object schema on its first parse (about 0.1 ms): one schema per movement type,
+ * built once, rather than one per call on every stock write's path.
+ */
+const esquemasMovimiento = new Map<TipoMovimientoRegistrable | undefined, ReturnType<typeof crearEsquemaMovimiento>>();
+function esquemaMovimiento(tipo: TipoMovimientoRegistrable | undefined) {
+  let esquema = esquemasMovimiento.get(tipo);
+  if (!esquema) esquemasMovimiento.set(tipo, (esquema = crearEsquemaMovimiento(tipo)));
+  return esquema;
+}
+
+function crearEsquemaMovimiento(tipo: TipoMovimientoRegistrable | undefined) {
+  // The rules and their wording are the contract's (@inventario/contract), which the BFF's early refusal shares.
+  return z.object({
+    tipo: z.enum(TIPOS_MOVIMIENTO_REGISTRABLES, { error: STOCK_MENSAJES.tipo('tiene su propio comando') }),
+    motivo: z
+      .string()
+      .optional()
+      .refine((m) => !tipo || m === undefined || motivoAdmitido(tipo, m), tipo && STOCK_MENSAJES.motivoDeTipo(tipo))
+      .transform((m) => (m as MotivoMovimiento | undefined) ?? (tipo && MOTIVOS_POR_TIPO[tipo][0]) ?? 'CONTEO'),
+    ...NIVEL,
+    // Judged against a valid tipo only; without one, the field's plain bound.
+    cantidad: !tipo
+      ? cantidad(1)
+      : cantidadMinima(tipo) === 1
+        ? cantidad(0).refine((n) => n >= 1, STOCK_MENSAJES.cantidadPositiva)
+        : cantidad(0),
+    comentario,
+    expectedVersion:
+      tipo && exigeVersion(tipo)
+        ? z.number({ error: STOCK_MENSAJES.ajusteSinVersion('expectedVersion', 'GetExistencia') })
+        : z.unknown().optional(),
+  });
 }
 
 export interface Transferencia {
@@ -308,16 +415,33 @@ export function validateTransferencia(input: {
   cantidad: number;
   comentario?: string;
 }): Transferencia {
-  const mismaBodega = 'ok' in checkPositiveId(input.origenId) && input.origenId === input.destinoId;
-  const schema = z.object({ productoId: idNumero(), origenId: idNumero(), destinoId: idNumero(), cantidad: cantidad(1), comentario });
-  return parseFields(schema.check(z.refine(() => !mismaBodega, { path: ['destinoId'], message: 'debe ser distinto de origenId', when: () => true })), input);
+  const misma = 'ok' in checkPositiveId(input.origenId) && mismaBodega(input.origenId, input.destinoId);
+  return parseFields(misma ? TRANSFERENCIA_MISMA_BODEGA : TRANSFERENCIA, input);
 }
 
-export const validateReverso = (input: { operacionId: number; comentario?: string }): { operacionId: number; comentario: string | null } =>
-  parseFields(
-    z.object({ operacionId: z.number({ error: ID_MENSAJES.positivo }).refine((id) => Number.isSafeInteger(id) && id > 0, ID_MENSAJES.positivo), comentario }),
-    input,
-  );
+// Built once (see esquemaMovimiento); the same warehouse at both ends adds its own issue, also beside others.
+const TRANSFERENCIA = z.object({
+  productoId: idNumero(),
+  origenId: idNumero(),
+  destinoId: idNumero(),
+  cantidad: cantidad(1),
+  comentario,
+});
+const TRANSFERENCIA_MISMA_BODEGA = TRANSFERENCIA.check(
+  z.refine(() => false, { path: ['destinoId'], message: STOCK_MENSAJES.mismaBodega, when: () => true }),
+);
+
+const REVERSO = z.object({
+  operacionId: z
+    .number({ error: ID_MENSAJES.positivo })
+    .refine((id) => Number.isSafeInteger(id) && id > 0, ID_MENSAJES.positivo),
+  comentario,
+});
+
+export const validateReverso = (input: {
+  operacionId: number;
+  comentario?: string;
+}): { operacionId: number; comentario: string | null } => parseFields(REVERSO, input);
 
 /** Line type of each operation type that writes one kind of line. */
 export const TIPO_LINEA: Partial<Record<TipoOperacion, TipoMovimiento>> = {

@@ -64,9 +64,15 @@ export function createBodegaEvents(options: BodegaEventsOptions): BodegaEvents {
 
   return {
     creada: (bodega, ctx) => event('BodegaCreada', bodega, ctx, record(bodega, ctx, 'CREATE')),
-    actualizada: (bodega, camposModificados, ctx) => event('BodegaActualizada', bodega, ctx, { ...record(bodega, ctx, 'UPDATE'), camposModificados }),
+    actualizada: (bodega, camposModificados, ctx) =>
+      event('BodegaActualizada', bodega, ctx, { ...record(bodega, ctx, 'UPDATE'), camposModificados }),
     eliminada: (bodega, ctx) => {
-      const data: DeletedEventData = { id: bodega.id, nombre: bodega.nombre, ...eventAudit('DELETE', ctx.usuario, ctx.at), version: bodega.version };
+      const data: DeletedEventData = {
+        id: bodega.id,
+        nombre: bodega.nombre,
+        ...eventAudit('DELETE', ctx.usuario, ctx.at),
+        version: bodega.version,
+      };
       return event('BodegaEliminada', bodega, ctx, data);
     },
   };

@@ -10,13 +10,23 @@ import {
   type OutboxEvent,
   type StockUmbralData,
 } from '@inventario/platform';
-import type { Movimiento, Operacion } from '../domain/existencia';
+import type { Existencia, Movimiento, Operacion } from '../domain/existencia';
 import type { BodegaEventsOptions, WriteContext } from './bodega-events';
 
-/** docs/contract.md §10.4: one MovimientoRegistrado per operation with all its lines, so a transfer is never seen half-done. */
+/**
+ * docs/contract.md §10.4: one MovimientoRegistrado per operation with all its lines, so a transfer is never seen
+ * half-done.
+ */
 export interface ExistenciaEvents {
   movimientoRegistrado(operacion: Operacion, ctx: WriteContext): OutboxEvent;
-  umbral(type: 'StockBajo' | 'StockRepuesto', linea: Movimiento, umbralMinimo: number | null, ctx: WriteContext): OutboxEvent;
+  umbral(
+    type: 'StockBajo' | 'StockRepuesto',
+    linea: Movimiento,
+    umbralMinimo: number | null,
+    ctx: WriteContext,
+  ): OutboxEvent;
+  /** The edge crossed by a threshold change, which writes no line: `operacionId` is null. */
+  umbralCambiado(type: 'StockBajo' | 'StockRepuesto', nivel: Existencia, ctx: WriteContext): OutboxEvent;
 }
 
 export function movimientoData(m: Movimiento): MovimientoData {
@@ -57,6 +67,19 @@ export function createExistenciaEvents(options: BodegaEventsOptions): Existencia
         timestamp: formatLocalUtc(linea.fecha),
       };
       return event(type, `/bodegas/${linea.bodegaId}/existencias/${linea.productoId}`, data, ctx);
+    },
+    umbralCambiado(type, nivel, ctx) {
+      const data: StockUmbralData = {
+        bodegaId: nivel.bodegaId,
+        productoId: nivel.productoId,
+        cantidad: nivel.cantidad,
+        umbralMinimo: nivel.umbralMinimo,
+        version: nivel.version,
+        operacionId: null,
+        usuario: ctx.usuario,
+        timestamp: formatLocalUtc(ctx.at),
+      };
+      return event(type, `/bodegas/${nivel.bodegaId}/existencias/${nivel.productoId}`, data, ctx);
     },
   };
 }

@@ -29,14 +29,16 @@ export interface ProductoEliminadoConsumerOptions {
   prefix: string;
   namespace: string;
   store: ProductoEliminadoStore;
-  productos: Pick<ProductoLookup, 'exists'>;
+  productos: Pick<ProductoLookup, 'wasDeleted'>;
   logger: Logger;
   metrics: JetStreamConsumerMetrics;
 }
 
 export type ProductoEliminadoConsumer = ReconciliationConsumer;
 
-export function startProductoEliminadoConsumer(options: ProductoEliminadoConsumerOptions): Promise<ProductoEliminadoConsumer> {
+export function startProductoEliminadoConsumer(
+  options: ProductoEliminadoConsumerOptions,
+): Promise<ProductoEliminadoConsumer> {
   const { nc, stream, prefix, namespace, store, productos, logger, metrics } = options;
   return startReconciliationConsumer({
     nc,
@@ -45,7 +47,7 @@ export function startProductoEliminadoConsumer(options: ProductoEliminadoConsume
     namespace,
     eventType: 'ProductoEliminado',
     durableName: PRODUCTO_ELIMINADO_CONSUMER,
-    stillExists: (productoId) => productos.exists(productoId),
+    confirmsDeleted: (productoId) => productos.wasDeleted(productoId),
     async reconcile(productoId) {
       await store.retirarProductoEliminado(productoId);
       return { productoId };

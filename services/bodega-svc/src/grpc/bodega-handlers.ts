@@ -1,17 +1,43 @@
-import { idempotentBy, itemSizeBound, listPageOf, requirePositiveId, unary, type Logger } from '@inventario/platform';
-import { CreateBodegaRequest, DeleteBodegaRequest, UpdateBodegaRequest, type BodegaServiceServer } from '@inventario/proto';
+import {
+  idempotentBy,
+  itemSizeBound,
+  listPageOf,
+  NotFoundError,
+  requirePositiveId,
+  unary,
+  type Logger,
+} from '@inventario/platform';
+import {
+  CreateBodegaRequest,
+  DeleteBodegaRequest,
+  UpdateBodegaRequest,
+  type BodegaServiceServer,
+} from '@inventario/proto';
 import { validateBodegaChanges, validateNewBodega } from '../domain/bodega';
 import { validateBodegaQuery } from '../domain/listing';
 import type { BodegaStore } from '../store/bodega-store';
 import { fromCreateRequest, fromUpdateRequest, toProto } from './bodega-mapping';
+import type { ProductoAsignaciones } from './producto-asignaciones';
 
 export interface BodegaHandlersDeps {
   store: BodegaStore;
   logger: Logger;
+  /** producto-svc, which a forced delete asks to unassign the warehouse's products (desasignar_productos). */
+  productos: Pick<ProductoAsignaciones, 'desasignarBodega'>;
+}
+
+/**
+ * UnassignBodega chunks (500 products each) per DeleteBodega call: with the delete's own chunks,
+ * every call stays well inside the caller's deadline whatever the warehouse holds.
+ */
+export const DESASIGNAR_CHUNKS_PER_CALL = 1;
+
+function ignoreNotFound(err: unknown): void {
+  if (!(err instanceof NotFoundError)) throw err;
 }
 
 /** Writes take an idempotency key (`request_id`); conditional ones an `expected_version`. */
-export function createBodegaHandlers({ store, logger }: BodegaHandlersDeps): BodegaServiceServer {
+export function createBodegaHandlers({ store, logger, productos }: BodegaHandlersDeps): BodegaServiceServer {
   return {
     createBodega: unary(
       logger,
@@ -25,6 +51,13 @@ export function createBodegaHandlers({ store, logger }: BodegaHandlersDeps): Bod
     getBodega: unary(logger, 'GetBodega', async (request) => ({
       bodega: toProto(await store.get(requirePositiveId(request.id, 'id'))),
     })),
+
+    getBodegaEliminada: unary(logger, 'GetBodegaEliminada', async (request) => {
+      const id = requirePositiveId(request.id, 'id');
+      // Live or never created: either way no deletion to act on.
+      if (!(await store.wasDeleted(id))) throw new NotFoundError(`No se eliminó ninguna bodega con id ${id}`);
+      return { id };
+    }),
 
     listBodegas: unary(logger, 'ListBodegas', async (request) => {
       const page = await store.list(validateBodegaQuery(request));
@@ -42,7 +75,9 @@ export function createBodegaHandlers({ store, logger }: BodegaHandlersDeps): Bod
       'UpdateBodega',
       async (request, caller) => {
         const { id, cambios } = fromUpdateRequest(request);
-        return { bodega: toProto(await store.update(id, validateBodegaChanges(cambios), caller, request.expectedVersion)) };
+        return {
+          bodega: toProto(await store.update(id, validateBodegaChanges(cambios), caller, request.expectedVersion)),
+        };
       },
       idempotentBy(UpdateBodegaRequest),
     ),
@@ -51,13 +86,44 @@ export function createBodegaHandlers({ store, logger }: BodegaHandlersDeps): Bod
       logger,
       'DeleteBodega',
       async (request, caller) => {
-        const retirado = await store.delete(requirePositiveId(request.id, 'id'), caller, {
+        const id = requirePositiveId(request.id, 'id');
+        // A forced delete takes the products out of the warehouse first (they remain, unassigned),
+        // a bounded step per call; the report is producto-svc's, kept under the delete's key.
+        const desasignar = request.retirarExistencias === true && request.desasignarProductos === true;
+        // The version checked and the warehouse frozen before a product is touched. Gone already:
+        // the delete below replays a keyed repeat or answers NOT_FOUND.
+        if (desasignar) await store.marcarEliminacion(id, request.expectedVersion).catch(ignoreNotFound);
+        const desasignados = desasignar
+          ? await productos.desasignarBodega(id, request.requestId || undefined, DESASIGNAR_CHUNKS_PER_CALL, caller)
+          : undefined;
+        const informe = {
+          productosDesasignados: desasignados?.productos ?? [],
+          totalDesasignados: desasignados?.total ?? 0,
+        };
+        if (desasignados && !desasignados.complete)
+          return { existenciasRetiradas: 0, unidadesRetiradas: 0, pendiente: true, ...informe };
+        const retiro = await store.delete(id, caller, {
           expectedVersion: request.expectedVersion,
           retirarExistencias: request.retirarExistencias,
+          maxChunks: request.maxChunks ?? 0,
         });
-        return { existenciasRetiradas: retirado.niveles, unidadesRetiradas: retirado.unidades };
+        return {
+          existenciasRetiradas: retiro.niveles,
+          unidadesRetiradas: retiro.unidades,
+          pendiente: retiro.pendiente,
+          ...informe,
+        };
       },
-      idempotentBy(DeleteBodegaRequest),
+      // max_chunks and desasignar_productos only page and place the work: calls of one deletion share one key.
+      idempotentBy(DeleteBodegaRequest, (request) => ({
+        ...request,
+        maxChunks: undefined,
+        desasignarProductos: undefined,
+      })),
     ),
+
+    markBodegaDeleting: unary(logger, 'MarkBodegaDeleting', async (request) => ({
+      bodega: toProto(await store.marcarEliminacion(requirePositiveId(request.id, 'id'), request.expectedVersion)),
+    })),
   };
 }

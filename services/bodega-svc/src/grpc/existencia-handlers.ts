@@ -1,19 +1,25 @@
 import {
   decodeNivelPageToken,
   encodeNivelPageToken,
+  FailedPreconditionError,
   idempotentBy,
   InvalidArgumentError,
   itemSizeBound,
   listPageOf,
+  MAX_INT32,
   pageSizeOf,
   requirePositiveId,
   requirePositiveIds,
   unary,
   validateFields,
+  type CallContext,
   type Logger,
 } from '@inventario/platform';
 import {
   AsignarExistenciaRequest,
+  CambiarUmbralMinimoRequest,
+  ContarProductoRequest,
+  RegistrarStockInicialRequest,
   MOTIVO_MOVIMIENTO_NAMES,
   MotivoMovimiento,
   TipoMovimiento,
@@ -34,18 +40,34 @@ import {
   validateNivel,
   validateReverso,
   validateTransferencia,
+  validateUmbral,
   type Existencia,
   type Movimiento,
   type Operacion,
 } from '../domain/existencia';
-import type { ExistenciaStore } from '../store/existencia-store';
+import type { RetiroDeProducto } from '../retiro-de-producto';
+import type { CommandOptions, ExistenciaStore } from '../store/existencia-store';
+import type { Verificaciones } from '../verificaciones';
 
 export interface ExistenciaHandlersDeps {
   store: ExistenciaStore;
   logger: Logger;
-  /** Feeds the gauge inventario_existencias_diferencias. */
-  onVerified?: (diferencias: number) => void;
+  /** The verifications run off the request path (verificaciones.ts). */
+  verificaciones: Verificaciones;
+  /** A product taken out of a warehouse altogether (RetirarExistencia with `desasignar`, retiro-de-producto.ts). */
+  retirarProducto: (
+    bodegaId: number,
+    productoId: number,
+    caller: CallContext,
+    opts: CommandOptions,
+  ) => Promise<RetiroDeProducto>;
 }
+
+/**
+ * How long a VerificarExistencias call waits for a verification begun after it, well inside the
+ * BFF's 5 s deadline; past it the call answers the last completed one.
+ */
+export const VERIFICACION_ESPERA_MS = 2000;
 
 export function existenciaToProto(e: Existencia): ExistenciaProto {
   return {
@@ -56,6 +78,8 @@ export function existenciaToProto(e: Existencia): ExistenciaProto {
     version: e.version,
     fechaCreacion: e.fechaCreacion,
     fechaActualizacion: e.fechaActualizacion,
+    reservada: e.reservada ?? 0,
+    disponible: e.cantidad - (e.reservada ?? 0),
   };
 }
 
@@ -92,7 +116,8 @@ function operacionToProto(o: Operacion): OperacionProto {
 
 /** Operation and line ids are 64-bit: only those JavaScript holds exactly. */
 function requireOperacionId(value: number, campo: string): number {
-  if (!Number.isSafeInteger(value) || value <= 0) throw InvalidArgumentError.field(campo, 'debe ser un entero positivo');
+  if (!Number.isSafeInteger(value) || value <= 0)
+    throw InvalidArgumentError.field(campo, 'debe ser un entero positivo');
   return value;
 }
 
@@ -104,14 +129,20 @@ function decodeLineaToken(token: string): number | null {
   if (token === '') return null;
   const text = Buffer.from(token, 'base64url').toString('utf8');
   const id = /^[1-9]\d{0,15}$/.test(text) ? Number(text) : 0;
-  if (!Number.isSafeInteger(id) || id === 0 || encodeLineaToken(id) !== token) throw InvalidArgumentError.field('pageToken', 'no es un token de esta lista');
+  if (!Number.isSafeInteger(id) || id === 0 || encodeLineaToken(id) !== token)
+    throw InvalidArgumentError.field('pageToken', 'no es un token de esta lista');
   return id;
 }
 
 const lineaSize = (m: Movimiento) => itemSizeBound(m.usuario, m.comentario);
 
 /** docs/contract.md §10. Writes take `request_id`; those on one level also `expected_version`. */
-export function createExistenciaHandlers({ store, logger, onVerified }: ExistenciaHandlersDeps): ExistenciaServiceServer {
+export function createExistenciaHandlers({
+  store,
+  logger,
+  verificaciones,
+  retirarProducto,
+}: ExistenciaHandlersDeps): ExistenciaServiceServer {
   return {
     asignarExistencia: unary(
       logger,
@@ -120,6 +151,8 @@ export function createExistenciaHandlers({ store, logger, onVerified }: Existenc
         const asignacion = validateAsignacion(request);
         const { existencia, operacion } = await store.asignar(asignacion, caller, {
           expectedVersion: request.expectedVersion,
+          requiereNivel: request.requiereNivel,
+          versionRequerida: request.versionRequerida,
           claveIdempotencia: request.requestId,
         });
         return { existencia: existenciaToProto(existencia), operacion: operacionToProto(operacion) };
@@ -127,16 +160,36 @@ export function createExistenciaHandlers({ store, logger, onVerified }: Existenc
       idempotentBy(AsignarExistenciaRequest),
     ),
 
+    cambiarUmbralMinimo: unary(
+      logger,
+      'CambiarUmbralMinimo',
+      async (request, caller) => {
+        const existencia = await store.cambiarUmbral(validateUmbral(request), caller, {
+          expectedVersion: request.expectedVersion,
+          requiereNivel: request.requiereNivel,
+          claveIdempotencia: request.requestId,
+        });
+        return { existencia: existenciaToProto(existencia) };
+      },
+      idempotentBy(CambiarUmbralMinimoRequest),
+    ),
+
     retirarExistencia: unary(
       logger,
       'RetirarExistencia',
       async (request, caller) => {
         const { bodegaId, productoId } = validateNivel(request);
-        const { cantidadRetirada, operacion } = await store.retirar(bodegaId, productoId, caller, {
+        const opts = {
           expectedVersion: request.expectedVersion,
+          requiereNivel: request.requiereNivel,
           claveIdempotencia: request.requestId,
-        });
-        return { existia: true, cantidadRetirada, operacion: operacionToProto(operacion) };
+        };
+        if (request.desasignar) {
+          const retiro = await retirarProducto(bodegaId, productoId, caller, opts);
+          return { ...retiro, operacion: retiro.operacion ? operacionToProto(retiro.operacion) : undefined };
+        }
+        const { cantidadRetirada, operacion } = await store.retirar(bodegaId, productoId, caller, opts);
+        return { existia: true, cantidadRetirada, operacion: operacionToProto(operacion), desasignado: false };
       },
       idempotentBy(RetirarExistenciaRequest),
     ),
@@ -149,10 +202,13 @@ export function createExistenciaHandlers({ store, logger, onVerified }: Existenc
           ...request,
           tipo: TIPO_MOVIMIENTO_NAMES.name(request.tipo),
           motivo:
-            request.motivo === MotivoMovimiento.MOTIVO_MOVIMIENTO_UNSPECIFIED ? undefined : (MOTIVO_MOVIMIENTO_NAMES.name(request.motivo) ?? 'desconocido'),
+            request.motivo === MotivoMovimiento.MOTIVO_MOVIMIENTO_UNSPECIFIED
+              ? undefined
+              : (MOTIVO_MOVIMIENTO_NAMES.name(request.motivo) ?? 'desconocido'),
         });
         const operacion = await store.registrarMovimiento(movimiento, caller, {
           expectedVersion: request.expectedVersion,
+          requiereNivel: request.requiereNivel,
           claveIdempotencia: request.requestId,
         });
         return { operacion: operacionToProto(operacion) };
@@ -164,7 +220,9 @@ export function createExistenciaHandlers({ store, logger, onVerified }: Existenc
       logger,
       'Transferir',
       async (request, caller) => {
-        const operacion = await store.transferir(validateTransferencia(request), caller, { claveIdempotencia: request.requestId });
+        const operacion = await store.transferir(validateTransferencia(request), caller, {
+          claveIdempotencia: request.requestId,
+        });
         return { operacion: operacionToProto(operacion) };
       },
       idempotentBy(TransferirRequest),
@@ -175,7 +233,9 @@ export function createExistenciaHandlers({ store, logger, onVerified }: Existenc
       'RevertirOperacion',
       async (request, caller) => {
         const { operacionId, comentario } = validateReverso(request);
-        const operacion = await store.revertir(operacionId, comentario, caller, { claveIdempotencia: request.requestId });
+        const operacion = await store.revertir(operacionId, comentario, caller, {
+          claveIdempotencia: request.requestId,
+        });
         return { operacion: operacionToProto(operacion) };
       },
       idempotentBy(RevertirOperacionRequest),
@@ -210,8 +270,10 @@ export function createExistenciaHandlers({ store, logger, onVerified }: Existenc
         pageSize: () => pageSizeOf(request.pageSize),
         beforeId: () => decodeLineaToken(request.pageToken),
         bodegaId: () => (request.bodegaId === undefined ? undefined : requirePositiveId(request.bodegaId, 'bodegaId')),
-        productoId: () => (request.productoId === undefined ? undefined : requirePositiveId(request.productoId, 'productoId')),
-        operacionId: () => (request.operacionId === undefined ? undefined : requireOperacionId(request.operacionId, 'operacionId')),
+        productoId: () =>
+          request.productoId === undefined ? undefined : requirePositiveId(request.productoId, 'productoId'),
+        operacionId: () =>
+          request.operacionId === undefined ? undefined : requireOperacionId(request.operacionId, 'operacionId'),
         tipo: () => {
           if (request.tipo === TipoMovimiento.TIPO_MOVIMIENTO_UNSPECIFIED) return undefined;
           const tipo = TIPO_MOVIMIENTO_NAMES.name(request.tipo);
@@ -224,18 +286,96 @@ export function createExistenciaHandlers({ store, logger, onVerified }: Existenc
       const { items } = listPageOf(page.movimientos, page.hasMore, (m) => m.id, lineaSize);
       const more = page.hasMore || items.length < page.movimientos.length;
       const last = items.at(-1);
-      return { movimientos: items.map(movimientoToProto), nextPageToken: more && last ? encodeLineaToken(last.id) : '' };
+      return {
+        movimientos: items.map(movimientoToProto),
+        nextPageToken: more && last ? encodeLineaToken(last.id) : '',
+      };
     }),
 
     verificarExistencias: unary(logger, 'VerificarExistencias', async () => {
-      const v = await store.verificar();
-      onVerified?.(v.diferencias.length);
+      const v = await verificaciones.ultima(VERIFICACION_ESPERA_MS);
+      if (!v) {
+        throw new FailedPreconditionError(
+          'la primera verificación de existencias aún no ha terminado; reintente en unos segundos',
+          {
+            reason: 'VERIFICACION_EN_CURSO',
+          },
+        );
+      }
       return {
         consistente: v.consistente,
         diferencias: v.diferencias,
         nivelesVerificados: v.nivelesVerificados,
         bodegasVerificadas: v.bodegasVerificadas,
+        verificadoEn: v.verificadoEn,
+        diferenciasReservas: (v.diferenciasReservas ?? []).map((d) => ({ ...d, reservaId: d.reservaId ?? 0 })),
       };
     }),
+
+    ...unaRespuestaHandlers(store, logger),
+  };
+}
+
+/** What a count or an initial recording may hold: an INT column and an int32 on the wire. */
+function cantidadDe(value: number): number {
+  if (!Number.isSafeInteger(value) || value < 0 || value > MAX_INT32)
+    throw InvalidArgumentError.field('cantidad', 'debe ser un entero mayor o igual que 0');
+  return value;
+}
+
+const bodegaOpcional = (value: number | undefined): number | null =>
+  value === undefined || value === 0 ? null : requirePositiveId(value, 'bodegaId');
+
+/**
+ * One answer (docs/contract.md §10.6): a product's figure is its ledger total; producto-svc records its writes of it
+ * here.
+ */
+function unaRespuestaHandlers(
+  store: ExistenciaStore,
+  logger: Logger,
+): Pick<ExistenciaServiceServer, 'getTotalesDeProductos' | 'registrarStockInicial' | 'contarProducto'> {
+  return {
+    getTotalesDeProductos: unary(logger, 'GetTotalesDeProductos', async (request) => {
+      const ids = requirePositiveIds(request.productoIds, 'productoIds');
+      return { totales: await store.totalesDeProductos(ids) };
+    }),
+
+    registrarStockInicial: unary(
+      logger,
+      'RegistrarStockInicial',
+      async (request, caller) => {
+        const inicial = validateFields({
+          productoId: () => requirePositiveId(request.productoId, 'productoId'),
+          bodegaId: () => bodegaOpcional(request.bodegaId),
+          cantidad: () => cantidadDe(request.cantidad),
+          origen: () => {
+            const motivo = MOTIVO_MOVIMIENTO_NAMES.name(request.motivo);
+            if (motivo !== 'STOCK_INICIAL' && motivo !== 'MIGRACION')
+              throw InvalidArgumentError.field('motivo', 'debe ser STOCK_INICIAL o MIGRACION');
+            return motivo;
+          },
+        });
+        const registrado = await store.registrarStockInicial(inicial, caller, { claveIdempotencia: request.requestId });
+        return { operacion: registrado ? operacionToProto(registrado.operacion) : undefined, total: registrado?.total };
+      },
+      idempotentBy(RegistrarStockInicialRequest),
+    ),
+
+    contarProducto: unary(
+      logger,
+      'ContarProducto',
+      async (request, caller) => {
+        const conteo = validateFields({
+          productoId: () => requirePositiveId(request.productoId, 'productoId'),
+          bodegaId: () => bodegaOpcional(request.bodegaId),
+          cantidad: () => cantidadDe(request.cantidad),
+        });
+        const { operacion, total } = await store.contarProducto(conteo, caller, {
+          claveIdempotencia: request.requestId,
+        });
+        return { operacion: operacion ? operacionToProto(operacion) : undefined, total };
+      },
+      idempotentBy(ContarProductoRequest),
+    ),
   };
 }

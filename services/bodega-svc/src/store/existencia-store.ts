@@ -18,38 +18,100 @@ import {
   cambiosDeReverso,
   clave,
   planOperation,
+  planUmbral,
   TIPO_LINEA,
   type Asignacion,
-  type BodegaActual,
   type Cambio,
   type Existencia,
+  type LineaPlaneada,
   type Movimiento,
   type MovimientoSolicitado,
   type NivelActual,
   type Operacion,
   type Transferencia,
 } from '../domain/existencia';
+import { bodegaEliminandose } from '../domain/bodega';
+import { SIN_UBICAR } from './migrations';
+import {
+  bloquearBodegas,
+  bloqueosDe,
+  entrantesDe,
+  moverOcupacion,
+  type Bloqueo,
+  type BodegaBloqueada,
+} from './ocupacion';
+import { TRAMOS, verificarPorTramos } from './verificacion-por-tramos';
+import { RELOJ_BD, respetarReservas, type RelojReservas } from './reservas-en-niveles';
 import type { ExistenciaEvents } from '../events/existencia-events';
+import type { DiferenciaReserva } from './reserva-store';
 
 /**
  * docs/contract.md §10. Every command is one transaction locking, in this
  * order, the deleted-product records (shared), its warehouses and its levels
- * (ascending ids). The warehouse row lock serialises its stock writes, which
- * keeps occupancy and level versions exact under any concurrency; deadlock
- * victims are retried by writeTransaction.
+ * (ascending ids). A warehouse is held shared by a write that only takes
+ * units out of it (exits do not wait for each other; ocupacion.ts) and
+ * exclusively by anything else, which keeps its room exact; the level locks
+ * keep level versions exact under any concurrency; deadlock victims are
+ * retried by writeTransaction.
  */
 export interface ExistenciaStore {
   /** Sets a level (ASIGNACION). `expectedVersion` 0 asks that there be no level. */
-  asignar(asignacion: Asignacion, caller: CallContext, opts: CommandOptions): Promise<{ existencia: Existencia; operacion: Operacion }>;
+  asignar(
+    asignacion: Asignacion,
+    caller: CallContext,
+    opts: CommandOptions,
+  ): Promise<{ existencia: Existencia; operacion: Operacion }>;
+  /**
+   * Sets (a number) or removes (null) a level's threshold: no line, version + 1; NotFoundError (SIN_EXISTENCIAS) when
+   * there is no level.
+   */
+  cambiarUmbral(
+    cambio: { bodegaId: number; productoId: number; umbralMinimo: number | null },
+    caller: CallContext,
+    opts: CommandOptions,
+  ): Promise<Existencia>;
   /** Writes a level out (RETIRO) and removes it; NotFoundError (reason SIN_EXISTENCIAS) when there is none. */
-  retirar(bodegaId: number, productoId: number, caller: CallContext, opts: CommandOptions): Promise<{ cantidadRetirada: number; operacion: Operacion }>;
+  retirar(
+    bodegaId: number,
+    productoId: number,
+    caller: CallContext,
+    opts: CommandOptions,
+  ): Promise<{ cantidadRetirada: number; operacion: Operacion }>;
   registrarMovimiento(movimiento: MovimientoSolicitado, caller: CallContext, opts: CommandOptions): Promise<Operacion>;
   transferir(transferencia: Transferencia, caller: CallContext, opts: CommandOptions): Promise<Operacion>;
-  revertir(operacionId: number, comentario: string | null, caller: CallContext, opts: CommandOptions): Promise<Operacion>;
+  revertir(
+    operacionId: number,
+    comentario: string | null,
+    caller: CallContext,
+    opts: CommandOptions,
+  ): Promise<Operacion>;
   /** Idempotent; from then on stock writes for the product are refused. */
   retirarProductoEliminado(productoId: number): Promise<void>;
-  /** Inside a warehouse delete's transaction, with the warehouse row locked. */
-  retirarBodega(trx: Knex.Transaction, bodegaId: number, caller: CallContext, at: Date): Promise<{ niveles: number; unidades: number }>;
+  /**
+   * Inside a forced delete's transaction, with the warehouse row locked and
+   * marked: writes out at most `limite` of its levels (the lowest ids), as one
+   * operation of set-based statements.
+   */
+  retirarDeBodega(
+    trx: Knex.Transaction,
+    bodegaId: number,
+    caller: CallContext,
+    at: Date,
+    limite: number,
+  ): Promise<{ niveles: number; unidades: number }>;
+  /** Idempotent: producto-svc has this product (ProductoCreado, confirmed). */
+  registrarProductoConocido(productoId: number): Promise<void>;
+  /**
+   * In a reservation's transaction (reserva-store.ts), its holds on these levels already lowered:
+   * SALIDA lines (motivo VENTA) of one operation. It never checks disponible: the hold is the permission.
+   */
+  salidaDeReserva(
+    trx: Knex.Transaction,
+    at: Date,
+    caller: CallContext,
+    lineas: { bodegaId: number; productoId: number; cantidad: number }[],
+    comentario: string | null,
+  ): Promise<Operacion>;
   /** Call inside a transaction that locked the warehouse. */
   tieneExistencias(trx: Knex.Transaction, bodegaId: number): Promise<boolean>;
 
@@ -57,12 +119,75 @@ export interface ExistenciaStore {
   list(query: ExistenciaQuery): Promise<{ existencias: Existencia[]; hasMore: boolean }>;
   getOperacion(id: number): Promise<Operacion>;
   listMovimientos(query: MovimientoQuery): Promise<{ movimientos: Movimiento[]; hasMore: boolean }>;
-  verificar(): Promise<Verificacion>;
+  /** The stock against its ledger, in bounded slices of one snapshot; `signal` stops it between slices. */
+  verificar(signal?: AbortSignal): Promise<Verificacion>;
+
+  // --- One answer (docs/contract.md §10.6): a product's figure is its ledger total ---
+  /** Per product asked, in that order: the sum of its levels, the unlocated one included. */
+  totalesDeProductos(productoIds: readonly number[]): Promise<TotalDeProducto[]>;
+  /**
+   * Records a product's units from before the ledger: once per product and origin (stock_inicial's
+   * key), as ENTRADA lines into `bodegaId` as far as it has room and the rest unlocated. For
+   * MIGRACION `cantidad` is the old column and only what the levels do not explain is recorded.
+   * Null when nothing was recorded now or before; a deleted product records nothing. `total` (the
+   * product's ledger total right after, read under the recording's locks) only when this call recorded.
+   */
+  registrarStockInicial(
+    inicial: StockInicial,
+    caller: CallContext,
+    opts: CommandOptions,
+  ): Promise<StockInicialRegistrado | null>;
+  /** A count of the product as a whole: AJUSTE lines so its total becomes `cantidad` (contarProducto's rule). */
+  contarProducto(
+    conteo: ConteoDeProducto,
+    caller: CallContext,
+    opts: CommandOptions,
+  ): Promise<{ operacion: Operacion | null; total: number }>;
+}
+
+export interface StockInicialRegistrado {
+  operacion: Operacion;
+  total?: number;
+}
+
+export interface TotalDeProducto {
+  productoId: number;
+  total: number;
+  sinUbicar: number;
+}
+
+export interface StockInicial {
+  productoId: number;
+  bodegaId: number | null;
+  cantidad: number;
+  origen: 'STOCK_INICIAL' | 'MIGRACION';
+}
+
+export interface ConteoDeProducto {
+  productoId: number;
+  bodegaId: number | null;
+  cantidad: number;
 }
 
 export interface CommandOptions {
   expectedVersion?: number;
+  /** The level must exist (REST `If-Match: *`); with expectedVersion 0, a condition that never holds. */
+  requiereNivel?: boolean;
+  /** An assignment: an existing level is set only under expectedVersion (PRECONDITION_REQUIRED). */
+  versionRequerida?: boolean;
   claveIdempotencia?: string;
+}
+
+/** A warehouse as the request named it: `campo` is the request's field (`bodegaId`, `origenId`, `destinoId`). */
+export interface BodegaNombrada {
+  campo: string;
+  id: number;
+}
+
+/** What the store asks producto-svc about a product id it has not seen (producto-lookup.ts). */
+export interface ProductoCatalogo {
+  /** True when producto-svc has the product now; UnavailableError when it cannot tell. */
+  isLive(productoId: number): Promise<boolean>;
 }
 
 export interface ExistenciaQuery {
@@ -97,17 +222,28 @@ export interface Verificacion {
   diferencias: Diferencia[];
   nivelesVerificados: number;
   bodegasVerificadas: number;
+  /** The reservations' checks (reserva-store.ts), when the verification ran them. */
+  diferenciasReservas?: DiferenciaReserva[];
 }
 
 export interface ExistenciaStoreDeps {
   events: ExistenciaEvents;
+  productos: ProductoCatalogo;
   onCommitted?: () => void;
   idempotencyTtlSeconds: number;
+  /**
+   * The pool opens every connection at REPEATABLE READ (createDb's transactionIsolation), so a stock
+   * command starts with BEGIN alone; without it each sets its level first (one more round trip).
+   */
+  sesionRepeatableRead?: boolean;
+
+  /** The holds every write respects (issue 24); absent: levels hold no reservations (tests of the ledger alone). */
+  reservas?: RelojReservas;
 }
 
 /** Per write-out operation, so its event stays far below NATS's message limit. */
 export const LINEAS_POR_OPERACION = 500;
-export const MAX_DIFERENCIAS = 1000;
+export { MAX_DIFERENCIAS } from './verificacion-por-tramos';
 
 interface NivelRow {
   id: number;
@@ -118,6 +254,9 @@ interface NivelRow {
   version: number;
   fecha_creacion: Date;
   fecha_actualizacion: Date;
+  reservada?: number;
+  /** Reads only: what unexpired holds keep (reservadaVigenteSql). */
+  reservada_vigente?: number | string;
 }
 
 const nivelActual = (r: NivelRow): NivelActual => ({
@@ -163,8 +302,14 @@ function toExistencia(row: NivelRow): Existencia {
     version: row.version,
     fechaCreacion: row.fecha_creacion,
     fechaActualizacion: row.fecha_actualizacion,
+    reservada: Number(row.reservada_vigente ?? row.reservada ?? 0),
   };
 }
+
+/** A level's units held by unexpired holds at `reloj` (exact between sweeps: a due hold never counts). */
+const reservadaVigenteSql = (reloj: string) =>
+  `IF(existencias.reservada = 0, 0, (SELECT COALESCE(SUM(l.retenida), 0) FROM reserva_lineas l JOIN reservas r ON r.id = l.reserva_id
+     WHERE l.bodega_id = existencias.bodega_id AND l.producto_id = existencias.producto_id AND l.retenida > 0 AND r.expira_en > ${reloj})) AS reservada_vigente`;
 
 function toMovimiento(row: MovimientoRow): Movimiento {
   return {
@@ -184,13 +329,55 @@ function toMovimiento(row: MovimientoRow): Movimiento {
   };
 }
 
+/** A line as written (toMovimiento of its row, without reading it back). */
+function lineaEscrita(
+  id: number,
+  operacionId: number,
+  l: LineaPlaneada,
+  usuario: string,
+  comentario: string | null,
+  fecha: Date,
+): Movimiento {
+  return {
+    id,
+    operacionId,
+    bodegaId: l.bodegaId,
+    productoId: l.productoId,
+    tipo: l.tipo,
+    motivo: l.motivo,
+    cantidad: l.cantidad,
+    cantidadAnterior: l.cantidadAnterior,
+    cantidadPosterior: l.cantidadPosterior,
+    version: l.version,
+    usuario,
+    comentario,
+    fecha,
+  };
+}
+
 function bodegaNoExiste(id: number): NotFoundError {
   return new NotFoundError(`No existe la bodega con id ${id}`);
 }
 
-/** The reason tells it apart from a missing warehouse. */
+const noExisteBodega = ({ campo, id }: BodegaNombrada) => ({ campo, mensaje: `no existe la bodega ${id}` });
+
+/** The reason tells it apart from a missing warehouse; named on `productoId`, the level's field. */
 function sinExistencias(bodegaId: number, productoId: number): NotFoundError {
-  return new NotFoundError(`La bodega ${bodegaId} no tiene existencias del producto ${productoId}`, { reason: 'SIN_EXISTENCIAS' });
+  return NotFoundError.campos(
+    [{ campo: 'productoId', mensaje: `la bodega ${bodegaId} no tiene existencias del producto ${productoId}` }],
+    'SIN_EXISTENCIAS',
+  );
+}
+
+/**
+ * An existing level is set only under its version, so the write cannot overwrite a movement it did not see (issue 21,
+ * item 11).
+ */
+function versionRequerida(bodegaId: number, productoId: number): FailedPreconditionError {
+  return new FailedPreconditionError(
+    `la bodega ${bodegaId} ya tiene existencias del producto ${productoId}: fijarlas requiere la versión de esa existencia (léala en ella), p. ej. 3`,
+    { reason: 'PRECONDITION_REQUIRED' },
+  );
 }
 
 function productoEliminado(productoId: number): FailedPreconditionError {
@@ -200,33 +387,194 @@ function productoEliminado(productoId: number): FailedPreconditionError {
   });
 }
 
+/** The unlocated level's "warehouse" for the planner: no capacity to run out of, no row to lock. */
+const sinUbicar = (): BodegaBloqueada => ({
+  id: SIN_UBICAR,
+  capacidad: Number.MAX_SAFE_INTEGER,
+  ocupacion: 0,
+  bloqueo: 'exclusivo',
+});
+
+/** Rolls back an initial recording for a product deleted meanwhile. */
+class ProductoYaEliminado extends Error {}
+
+/** Internal: the write names a product this service has not seen yet (conProductosConocidos). */
+class ProductosDesconocidos extends Error {
+  constructor() {
+    super('the write names a product this service has not seen yet');
+    this.name = 'ProductosDesconocidos';
+  }
+}
+
 const RESULTS = jsonResultCodec(['fecha', 'fechaCreacion', 'fechaActualizacion']);
 
 export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): ExistenciaStore {
   const { events } = deps;
+  const reloj = deps.reservas?.reloj ?? RELOJ_BD;
 
   function write<T>(caller: CallContext, work: (trx: Knex.Transaction, at: Date) => Promise<T>): Promise<T> {
     return writeTransaction(db, (trx) => work(trx, nowToSecond()), {
       onCommitted: deps.onCommitted,
       idempotency: { key: caller.idempotency, codec: RESULTS, ttlSeconds: deps.idempotencyTtlSeconds },
       signal: caller.signal,
-      // requireProductosVivos's shared lock on a missing record is a gap lock only under REPEATABLE READ.
-      isolationLevel: 'repeatable read',
+      // requireProductosVivos's shared lock on a missing record is a gap lock only under REPEATABLE READ
+      // (the session's own level when sesionRepeatableRead).
+      ...(deps.sesionRepeatableRead ? {} : { isolationLevel: 'repeatable read' as const }),
     });
   }
 
-  /** The shared (gap) lock makes a concurrent ProductoEliminado wait for this write, or this write wait and see its record. */
+  /**
+   * Whether a multi-row INSERT's ids are its first id + 0, 1, 2...: InnoDB gives a "simple insert"
+   * (rows known in advance) one consecutive block in auto-increment lock modes 0 and 1, with an
+   * increment of 1. Asked once, on the asking write's own connection (another from the pool could
+   * wait for one that writes hold); mode 2 (interleaved, Galera's) or another increment: read back.
+   */
+  let consecutivos: Promise<boolean> | undefined;
+  function idsConsecutivos(trx: Knex.Transaction): Promise<boolean> {
+    consecutivos ??= trx
+      .raw('SELECT @@innodb_autoinc_lock_mode AS modo, @@auto_increment_increment AS paso')
+      .then(
+        ([rows]: [{ modo: number | string; paso: number | string }[]]) =>
+          Number(rows[0]?.modo) <= 1 && Number(rows[0]?.paso) === 1,
+      )
+      .catch(() => {
+        consecutivos = undefined;
+        return false;
+      });
+    return consecutivos;
+  }
+
+  /**
+   * The shared (gap) lock makes a concurrent ProductoEliminado wait for this write, or this write wait and see its
+   * record.
+   */
   async function requireProductosVivos(trx: Knex.Transaction, productoIds: number[]): Promise<void> {
-    const rows = await trx('productos_eliminados').whereIn('producto_id', productoIds).forShare().select<{ producto_id: number }[]>('producto_id');
+    const rows = await trx('productos_eliminados')
+      .whereIn('producto_id', productoIds)
+      .forShare()
+      .select<{ producto_id: number }[]>('producto_id');
     if (rows.length > 0) throw productoEliminado(rows[0]!.producto_id);
   }
 
-  async function lockBodegas(trx: Knex.Transaction, ids: number[]): Promise<Map<number, BodegaActual>> {
-    const sorted = [...new Set(ids)].sort((a, b) => a - b);
-    const rows = await trx('bodegas').whereIn('id', sorted).orderBy('id').forUpdate().select<BodegaActual[]>('id', 'capacidad', 'ocupacion');
-    const out = new Map(rows.map((r) => [r.id, { id: r.id, capacidad: r.capacidad, ocupacion: r.ocupacion }]));
-    for (const id of sorted) if (!out.has(id)) throw bodegaNoExiste(id);
+  /** A warehouse being deleted takes no stock write (BODEGA_ELIMINANDOSE), but its own write-out's (`eliminandose`). */
+  async function lockBodegas(
+    trx: Knex.Transaction,
+    bloqueos: Map<number, Bloqueo>,
+    { eliminandose = false, entrantes }: { eliminandose?: boolean; entrantes?: ReadonlyMap<number, number> } = {},
+  ): Promise<Map<number, BodegaBloqueada>> {
+    const out = await bloquearBodegas(trx, bloqueos, entrantes);
+    for (const id of [...bloqueos.keys()].sort((a, b) => a - b)) if (!out.has(id)) throw bodegaNoExiste(id);
+    const marcada = [...out.values()].find((b) => b.eliminando);
+    if (marcada && !eliminandose) throw bodegaEliminandose(marcada.id);
     return out;
+  }
+
+  /** lockBodegas, a missing warehouse the request named being a 404 naming its field, every missing one at once. */
+  async function lockBodegasNombradas(
+    trx: Knex.Transaction,
+    bloqueos: Map<number, Bloqueo>,
+    nombradas?: readonly BodegaNombrada[],
+    entrantes?: ReadonlyMap<number, number>,
+  ): Promise<Map<number, BodegaBloqueada>> {
+    try {
+      return await lockBodegas(trx, bloqueos, { entrantes });
+    } catch (err) {
+      if (!(err instanceof NotFoundError) || !nombradas) throw err;
+      const existentes = new Set(
+        await trx('bodegas')
+          .whereIn(
+            'id',
+            nombradas.map((n) => n.id),
+          )
+          .pluck<number[]>('id'),
+      );
+      const faltan = nombradas.filter((n) => !existentes.has(n.id));
+      throw faltan.length > 0 ? NotFoundError.campos(faltan.map(noExisteBodega)) : err;
+    }
+  }
+
+  /**
+   * In the write's transaction: a product it names that this service has not seen sends it to
+   * conProductosConocidos; one deleted is PRODUCTO_ELIMINADO. A locking read, as every read before
+   * the write's locks: a plain one would fix the transaction's snapshot before it waits for its
+   * warehouse. What requireProductosVivos checks, and whether the products are known, in one
+   * statement (issue 23: one round trip less on every stock command). Under REPEATABLE READ a locking read takes, for
+   * each known product, its
+   * productos_eliminados record shared, or the gap where it would go when there is none (the join's
+   * lookup is a unique search of that primary key, locked like requireProductosVivos's own), so a
+   * ProductoEliminado waits for this write as before. A product not known yet has no lookup there:
+   * this write stops (ProductosDesconocidos) and runs again once it is known, checked again then.
+   */
+  async function requireConocidosVivos(trx: Knex.Transaction, productoIds: number[]): Promise<void> {
+    const ids = [...new Set(productoIds)];
+    const [rows] = (await trx.raw(
+      `SELECT c.producto_id AS conocido, e.producto_id AS eliminado
+         FROM productos_conocidos c LEFT JOIN productos_eliminados e ON e.producto_id = c.producto_id
+        WHERE c.producto_id IN (${ids.map(() => '?').join(', ')}) LOCK IN SHARE MODE`,
+      ids,
+    )) as [{ conocido: number; eliminado: number | null }[]];
+    const eliminado = rows.find((r) => r.eliminado !== null);
+    if (eliminado) throw productoEliminado(eliminado.conocido);
+    if (rows.length < ids.length) throw new ProductosDesconocidos();
+  }
+
+  /**
+   * Runs a write whose products must exist (docs/decisions.md, "Stock has one home"). A product id
+   * this service has not seen (one created a moment ago, whose ProductoCreado is still on its way)
+   * is asked of producto-svc outside any transaction, so no lock waits on the call, recorded when
+   * it exists, and the write runs again. A product never created is a 404 naming productoId (and
+   * any missing warehouse); one deleted is PRODUCTO_ELIMINADO. Safety does not rest on this: a
+   * product deleted afterwards is caught by requireProductosVivos or written out by the
+   * ProductoEliminado consumer. A keyed repeat replays before any check.
+   */
+  async function conProductosConocidos<T>(
+    productoIds: number[],
+    nombradas: readonly BodegaNombrada[],
+    run: () => Promise<T>,
+  ): Promise<T> {
+    try {
+      return await run();
+    } catch (err) {
+      if (!(err instanceof ProductosDesconocidos)) throw err;
+    }
+    await conocer(productoIds, nombradas);
+    return run();
+  }
+
+  async function conocer(productoIds: number[], nombradas: readonly BodegaNombrada[]): Promise<void> {
+    const conocidos = new Set(
+      await withDbErrors(() =>
+        db('productos_conocidos').whereIn('producto_id', productoIds).pluck<number[]>('producto_id'),
+      ),
+    );
+    const desconocidos = productoIds.filter((id) => !conocidos.has(id));
+    if (desconocidos.length === 0) return;
+    const inexistentes: number[] = [];
+    for (const id of desconocidos) {
+      if (await deps.productos.isLive(id)) await api.registrarProductoConocido(id);
+      else inexistentes.push(id);
+    }
+    if (inexistentes.length === 0) return;
+    const eliminado = await withDbErrors(() =>
+      db('productos_eliminados')
+        .whereIn('producto_id', inexistentes)
+        .first<{ producto_id: number } | undefined>('producto_id'),
+    );
+    if (eliminado) throw productoEliminado(eliminado.producto_id);
+    const existentes = new Set(
+      await withDbErrors(() =>
+        db('bodegas')
+          .whereIn(
+            'id',
+            nombradas.map((n) => n.id),
+          )
+          .pluck<number[]>('id'),
+      ),
+    );
+    throw NotFoundError.campos([
+      ...inexistentes.map((id) => ({ campo: 'productoId', mensaje: `no existe el producto ${id}` })),
+      ...nombradas.filter((n) => !existentes.has(n.id)).map(noExisteBodega),
+    ]);
   }
 
   interface Niveles {
@@ -234,41 +582,88 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
     filas: Map<string, number>;
   }
 
-  async function lockNiveles(trx: Knex.Transaction, pares: [number, number][]): Promise<Niveles> {
+  /**
+   * `bloqueadas`: the levels among `pares` this transaction already holds FOR UPDATE, all of them (read again
+   * otherwise).
+   */
+  async function lockNiveles(
+    trx: Knex.Transaction,
+    pares: [number, number][],
+    bloqueadas?: readonly NivelRow[],
+    sinLineas = false,
+  ): Promise<Niveles> {
     const actuales = new Map<string, NivelActual>();
     const filas = new Map<string, number>();
     if (pares.length === 0) return { actuales, filas };
-    const rows = await trx<NivelRow>('existencias').whereIn(['bodega_id', 'producto_id'], pares).orderBy('id').forUpdate();
+    const rows =
+      bloqueadas ??
+      (await trx<NivelRow>('existencias').whereIn(['bodega_id', 'producto_id'], pares).orderBy('id').forUpdate());
     for (const r of rows) {
       const k = clave(r.bodega_id, r.producto_id);
       filas.set(k, r.id);
       actuales.set(k, nivelActual(r));
     }
     const faltan = pares.filter(([b, p]) => !actuales.has(clave(b, p)));
-    if (faltan.length > 0) {
+    if (faltan.length > 0 && !sinLineas) {
       // A removed level continues its lines' versions. Locking read: a plain one would use the snapshot of
       // the transaction's first read and miss lines committed while it waited for its locks.
       const previas = await trx('movimientos')
         .whereIn(['bodega_id', 'producto_id'], faltan)
         .groupBy('bodega_id', 'producto_id')
         .forShare()
-        .select<{ bodega_id: number; producto_id: number; version: number }[]>('bodega_id', 'producto_id', trx.raw('MAX(version) AS version'));
+        .select<{ bodega_id: number; producto_id: number; version: number }[]>(
+          'bodega_id',
+          'producto_id',
+          trx.raw('MAX(version) AS version'),
+        );
       const ultima = new Map(previas.map((r) => [clave(r.bodega_id, r.producto_id), Number(r.version)]));
       for (const [b, p] of faltan) {
-        actuales.set(clave(b, p), { bodegaId: b, productoId: p, existe: false, cantidad: 0, umbralMinimo: null, version: ultima.get(clave(b, p)) ?? 0 });
+        actuales.set(clave(b, p), {
+          bodegaId: b,
+          productoId: p,
+          existe: false,
+          cantidad: 0,
+          umbralMinimo: null,
+          version: ultima.get(clave(b, p)) ?? 0,
+        });
       }
+    } else {
+      // `sinLineas`: the caller knows these products have no line at all, so every level starts at version 0.
+      for (const [b, p] of faltan)
+        actuales.set(clave(b, p), {
+          bodegaId: b,
+          productoId: p,
+          existe: false,
+          cantidad: 0,
+          umbralMinimo: null,
+          version: 0,
+        });
     }
     return { actuales, filas };
   }
 
-  /** Version 0 means "no level". */
-  function requireVersion(nivel: NivelActual, expectedVersion: number | undefined): void {
+  /**
+   * Version 0 means "no level". `fijar`: the write sets the level, so an existing one needs its
+   * version (PRECONDITION_REQUIRED, REST 428).
+   */
+  function requireVersion(nivel: NivelActual, { expectedVersion, requiereNivel }: CommandOptions, fijar = false): void {
+    if (requiereNivel && !nivel.existe) {
+      throw new VersionMismatchError(
+        null,
+        `no hay existencias del producto ${nivel.productoId} en la bodega ${nivel.bodegaId}`,
+      );
+    }
+    if (fijar && nivel.existe && expectedVersion === undefined)
+      throw versionRequerida(nivel.bodegaId, nivel.productoId);
     if (expectedVersion === undefined) return;
     const actual = nivel.existe ? nivel.version : 0;
     if (actual !== expectedVersion)
       throw nivel.existe
         ? VersionMismatchError.of(actual, expectedVersion)
-        : new VersionMismatchError(null, `no hay existencias del producto ${nivel.productoId} en la bodega ${nivel.bodegaId}`);
+        : new VersionMismatchError(
+            null,
+            `no hay existencias del producto ${nivel.productoId} en la bodega ${nivel.bodegaId}`,
+          );
   }
 
   interface OperacionNueva {
@@ -286,7 +681,7 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
     nueva: OperacionNueva,
     cambios: Cambio[],
     niveles: Niveles,
-    bodegas: Map<number, BodegaActual>,
+    bodegas: Map<number, BodegaBloqueada>,
   ): Promise<Operacion> {
     let operacionId: number;
     // The row goes in before the plan. A reversal that waited on the locks of another reversal of
@@ -309,7 +704,8 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
       throw err;
     }
     const plan = planOperation(cambios, niveles.actuales, bodegas);
-    await trx('movimientos').insert(
+    if (deps.reservas) await respetarReservas(trx, deps.reservas, { ...caller, at }, nueva.tipo, plan.lineas, niveles);
+    const [primeraLinea] = await trx('movimientos').insert(
       plan.lineas.map((l) => ({
         operacion_id: operacionId,
         bodega_id: l.bodegaId,
@@ -325,14 +721,26 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
         fecha: at,
       })),
     );
-    const movimientos = (await trx<MovimientoRow>('movimientos').where({ operacion_id: operacionId }).orderBy('id')).map(toMovimiento);
+    // One line (a movement's): its id is the insert's, the rest is what was written, so no read back.
+    // Several: their ids are consecutive from the insert's when the server hands a multi-row INSERT one
+    // block of them (idsConsecutivos); otherwise (interleaved auto-increment, as Galera's) read back.
+    const movimientos =
+      plan.lineas.length === 1 || (await idsConsecutivos(trx))
+        ? plan.lineas.map((l, i) =>
+            lineaEscrita(Number(primeraLinea) + i, operacionId, l, caller.usuario, nueva.comentario, at),
+          )
+        : (await trx<MovimientoRow>('movimientos').where({ operacion_id: operacionId }).orderBy('id')).map(
+            toMovimiento,
+          );
 
     // The level after the operation's last line of it.
     const finales = new Map(plan.lineas.map((l) => [clave(l.bodegaId, l.productoId), l]));
+    // Removed levels go in one statement: a write-out of hundreds of levels stays a few statements.
+    const quitadas: number[] = [];
     for (const [k, l] of finales) {
       const fila = niveles.filas.get(k);
       if (!l.nivel.existe) {
-        if (fila !== undefined) await trx('existencias').where({ id: fila }).delete();
+        if (fila !== undefined) quitadas.push(fila);
       } else if (fila === undefined) {
         await trx('existencias').insert({
           bodega_id: l.bodegaId,
@@ -344,16 +752,15 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
           fecha_actualizacion: at,
         });
       } else {
-        await trx('existencias')
-          .where({ id: fila })
-          .update({ cantidad: l.nivel.cantidad, umbral_minimo: l.nivel.umbralMinimo, version: l.version, fecha_actualizacion: at });
+        await trx('existencias').where({ id: fila }).update({
+          cantidad: l.nivel.cantidad,
+          umbral_minimo: l.nivel.umbralMinimo,
+          version: l.version,
+          fecha_actualizacion: at,
+        });
       }
     }
-    for (const [bodegaId, delta] of plan.ocupacion) {
-      if (delta !== 0) await trx('bodegas').where({ id: bodegaId }).increment('ocupacion', delta);
-      const bodega = bodegas.get(bodegaId)!;
-      bodega.ocupacion += delta;
-    }
+    if (quitadas.length > 0) await trx('existencias').whereIn('id', quitadas).delete();
     const operacion: Operacion = {
       id: operacionId,
       tipo: nueva.tipo,
@@ -368,9 +775,17 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
     const eventos: OutboxEvent[] = [events.movimientoRegistrado(operacion, ctx)];
     plan.lineas.forEach((l, i) => {
       if (l.umbral === null || !l.nivel.existe) return;
-      eventos.push(events.umbral(l.umbral === 'BAJO' ? 'StockBajo' : 'StockRepuesto', movimientos[i]!, l.nivel.umbralMinimo, ctx));
+      eventos.push(
+        events.umbral(l.umbral === 'BAJO' ? 'StockBajo' : 'StockRepuesto', movimientos[i]!, l.nivel.umbralMinimo, ctx),
+      );
     });
     await enqueueEvents(trx, eventos);
+    // Occupancy last: an exit's stripe (and an entry's warehouse row) is locked for the least time before the commit.
+    for (const [bodegaId, delta] of plan.ocupacion) {
+      const bodega = bodegas.get(bodegaId)!;
+      await moverOcupacion(trx, bodega, delta);
+      bodega.ocupacion += delta;
+    }
     // Later operations in this transaction see the levels this one wrote.
     for (const [k, l] of finales) {
       niveles.actuales.set(k, {
@@ -386,26 +801,26 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
     return operacion;
   }
 
-  /** One command on explicit levels: locks, checks the version of the first level when asked, writes. */
+  /** One command on explicit levels: locks, checks the condition on the first level when asked, writes. */
   async function comando(
     trx: Knex.Transaction,
     at: Date,
     caller: CallContext,
     nueva: OperacionNueva,
     cambios: Cambio[],
-    expectedVersion?: number,
+    condicion: CommandOptions & { fijar?: boolean; nombradas?: readonly BodegaNombrada[] } = {},
   ): Promise<{ operacion: Operacion; niveles: Niveles }> {
-    await requireProductosVivos(trx, [...new Set(cambios.map((c) => c.productoId))]);
-    const bodegas = await lockBodegas(
-      trx,
-      cambios.map((c) => c.bodegaId),
-    );
+    const productoIds = [...new Set(cambios.map((c) => c.productoId))];
+    // A command naming its products by request (not a reversal of lines already written) needs them known too.
+    if (condicion.nombradas) await requireConocidosVivos(trx, productoIds);
+    else await requireProductosVivos(trx, productoIds);
+    const bodegas = await lockBodegasNombradas(trx, bloqueosDe(cambios), condicion.nombradas, entrantesDe(cambios));
     const niveles = await lockNiveles(
       trx,
       cambios.map((c) => [c.bodegaId, c.productoId]),
     );
     const primero = cambios[0]!;
-    requireVersion(niveles.actuales.get(clave(primero.bodegaId, primero.productoId))!, expectedVersion);
+    requireVersion(niveles.actuales.get(clave(primero.bodegaId, primero.productoId))!, condicion, condicion.fijar);
     const operacion = await escribir(trx, at, caller, nueva, cambios, niveles, bodegas);
     return { operacion, niveles };
   }
@@ -417,7 +832,7 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
     caller: CallContext,
     tipo: 'PRODUCTO_ELIMINADO' | 'BODEGA_ELIMINADA',
     rows: NivelRow[],
-    bodegas: Map<number, BodegaActual>,
+    bodegas: Map<number, BodegaBloqueada>,
   ): Promise<{ niveles: number; unidades: number }> {
     let unidades = 0;
     for (let i = 0; i < rows.length; i += LINEAS_POR_OPERACION) {
@@ -429,7 +844,13 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
         niveles.actuales.set(k, nivelActual(r));
         unidades += r.cantidad;
       }
-      const cambios: Cambio[] = parte.map((r) => ({ bodegaId: r.bodega_id, productoId: r.producto_id, tipo: 'SALIDA', motivo: tipo, retirar: true }));
+      const cambios: Cambio[] = parte.map((r) => ({
+        bodegaId: r.bodega_id,
+        productoId: r.producto_id,
+        tipo: 'SALIDA',
+        motivo: tipo,
+        retirar: true,
+      }));
       await escribir(trx, at, caller, { tipo, comentario: null }, cambios, niveles, bodegas);
     }
     return { niveles: rows.length, unidades };
@@ -455,40 +876,82 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
   }
 
   function yaRevertida(operacionId: number): FailedPreconditionError {
-    return new FailedPreconditionError(`la operación ${operacionId} ya fue revertida`, { reason: 'OPERACION_YA_REVERTIDA', datos: { operacionId } });
+    return new FailedPreconditionError(`la operación ${operacionId} ya fue revertida`, {
+      reason: 'OPERACION_YA_REVERTIDA',
+      datos: { operacionId },
+    });
   }
 
-  return {
+  const api: ExistenciaStore = {
     asignar(a, caller, opts) {
+      const nombradas = [{ campo: 'bodegaId', id: a.bodegaId }];
+      return conProductosConocidos([a.productoId], nombradas, () =>
+        write(caller, async (trx, at) => {
+          const cambio: Cambio = {
+            bodegaId: a.bodegaId,
+            productoId: a.productoId,
+            tipo: 'AJUSTE',
+            motivo: 'ASIGNACION',
+            fijar: a.cantidad,
+            umbralMinimo: a.umbralMinimo,
+          };
+          const { operacion } = await comando(
+            trx,
+            at,
+            caller,
+            { tipo: 'ASIGNACION', comentario: null, claveIdempotencia: opts.claveIdempotencia },
+            [cambio],
+            {
+              ...opts,
+              fijar: opts.versionRequerida,
+              nombradas,
+            },
+          );
+          const nivel = await trx<NivelRow>('existencias')
+            .where({ bodega_id: a.bodegaId, producto_id: a.productoId })
+            .first();
+          return { existencia: toExistencia(nivel!), operacion };
+        }),
+      );
+    },
+
+    cambiarUmbral({ bodegaId, productoId, umbralMinimo }, caller, opts) {
       return write(caller, async (trx, at) => {
-        const cambio: Cambio = {
-          bodegaId: a.bodegaId,
-          productoId: a.productoId,
-          tipo: 'AJUSTE',
-          motivo: 'ASIGNACION',
-          fijar: a.cantidad,
-          umbralMinimo: a.umbralMinimo,
-        };
-        const { operacion } = await comando(
-          trx,
-          at,
-          caller,
-          { tipo: 'ASIGNACION', comentario: null, claveIdempotencia: opts.claveIdempotencia },
-          [cambio],
-          opts.expectedVersion,
-        );
-        const nivel = await trx<NivelRow>('existencias').where({ bodega_id: a.bodegaId, producto_id: a.productoId }).first();
-        return { existencia: toExistencia(nivel!), operacion };
+        // The same locks, in the same order, as a stock write: a deleted product's level takes no new setting.
+        await requireProductosVivos(trx, [productoId]);
+        // A threshold moves no units: shared, like an exit.
+        await lockBodegasNombradas(trx, new Map([[bodegaId, 'compartido']]), [{ campo: 'bodegaId', id: bodegaId }]);
+        const niveles = await lockNiveles(trx, [[bodegaId, productoId]]);
+        const nivel = niveles.actuales.get(clave(bodegaId, productoId))!;
+        requireVersion(nivel, opts);
+        if (!nivel.existe) throw sinExistencias(bodegaId, productoId);
+        const plan = planUmbral(nivel, umbralMinimo);
+        await trx('existencias')
+          .where({ id: niveles.filas.get(clave(bodegaId, productoId))! })
+          .update({ umbral_minimo: umbralMinimo, version: plan.version, fecha_actualizacion: at });
+        const fila = await trx<NivelRow>('existencias').where({ bodega_id: bodegaId, producto_id: productoId }).first();
+        const existencia = toExistencia(fila!);
+        if (plan.umbral !== null) {
+          await enqueueEvents(trx, [
+            events.umbralCambiado(plan.umbral === 'BAJO' ? 'StockBajo' : 'StockRepuesto', existencia, {
+              ...caller,
+              at,
+            }),
+          ]);
+        }
+        return existencia;
       });
     },
 
     retirar(bodegaId, productoId, caller, opts) {
       return write(caller, async (trx, at) => {
         // A write-out needs no live product: the level of a product deleted a moment ago can still go.
-        const bodegas = await lockBodegas(trx, [bodegaId]);
+        const bodegas = await lockBodegasNombradas(trx, new Map([[bodegaId, 'compartido']]), [
+          { campo: 'bodegaId', id: bodegaId },
+        ]);
         const niveles = await lockNiveles(trx, [[bodegaId, productoId]]);
         const nivel = niveles.actuales.get(clave(bodegaId, productoId))!;
-        requireVersion(nivel, opts.expectedVersion);
+        requireVersion(nivel, opts);
         // An error, not an empty answer: nothing was done, so a keyed call records nothing (§9.2).
         if (!nivel.existe) throw sinExistencias(bodegaId, productoId);
         const operacion = await escribir(
@@ -505,42 +968,74 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
     },
 
     registrarMovimiento(m, caller, opts) {
-      return write(caller, async (trx, at) => {
-        const base = { bodegaId: m.bodegaId, productoId: m.productoId, tipo: TIPO_LINEA[m.tipo]!, motivo: m.motivo };
-        const cambio: Cambio = m.tipo === 'AJUSTE' ? { ...base, fijar: m.cantidad } : { ...base, delta: m.tipo === 'ENTRADA' ? m.cantidad : -m.cantidad };
-        const { operacion } = await comando(
-          trx,
-          at,
-          caller,
-          { tipo: m.tipo, comentario: m.comentario, claveIdempotencia: opts.claveIdempotencia },
-          [cambio],
-          opts.expectedVersion,
-        );
-        return operacion;
-      });
+      const nombradas = [{ campo: 'bodegaId', id: m.bodegaId }];
+      return conProductosConocidos([m.productoId], nombradas, () =>
+        write(caller, async (trx, at) => {
+          const base = { bodegaId: m.bodegaId, productoId: m.productoId, tipo: TIPO_LINEA[m.tipo]!, motivo: m.motivo };
+          const cambio: Cambio =
+            m.tipo === 'AJUSTE'
+              ? { ...base, fijar: m.cantidad }
+              : { ...base, delta: m.tipo === 'ENTRADA' ? m.cantidad : -m.cantidad };
+          const { operacion } = await comando(
+            trx,
+            at,
+            caller,
+            { tipo: m.tipo, comentario: m.comentario, claveIdempotencia: opts.claveIdempotencia },
+            [cambio],
+            {
+              ...opts,
+              nombradas,
+            },
+          );
+          return operacion;
+        }),
+      );
     },
 
     transferir(t, caller, opts) {
-      return write(caller, async (trx, at) => {
-        const cambios: Cambio[] = [
-          { bodegaId: t.origenId, productoId: t.productoId, tipo: 'TRANSFERENCIA', motivo: 'TRANSFERENCIA', delta: -t.cantidad },
-          { bodegaId: t.destinoId, productoId: t.productoId, tipo: 'TRANSFERENCIA', motivo: 'TRANSFERENCIA', delta: t.cantidad },
-        ];
-        const { operacion } = await comando(
-          trx,
-          at,
-          caller,
-          { tipo: 'TRANSFERENCIA', comentario: t.comentario, claveIdempotencia: opts.claveIdempotencia },
-          cambios,
-          opts.expectedVersion,
-        );
-        return operacion;
-      });
+      const nombradas = [
+        { campo: 'origenId', id: t.origenId },
+        { campo: 'destinoId', id: t.destinoId },
+      ];
+      return conProductosConocidos([t.productoId], nombradas, () =>
+        write(caller, async (trx, at) => {
+          const cambios: Cambio[] = [
+            {
+              bodegaId: t.origenId,
+              productoId: t.productoId,
+              tipo: 'TRANSFERENCIA',
+              motivo: 'TRANSFERENCIA',
+              delta: -t.cantidad,
+            },
+            {
+              bodegaId: t.destinoId,
+              productoId: t.productoId,
+              tipo: 'TRANSFERENCIA',
+              motivo: 'TRANSFERENCIA',
+              delta: t.cantidad,
+            },
+          ];
+          const { operacion } = await comando(
+            trx,
+            at,
+            caller,
+            { tipo: 'TRANSFERENCIA', comentario: t.comentario, claveIdempotencia: opts.claveIdempotencia },
+            cambios,
+            { ...opts, nombradas },
+          );
+          return operacion;
+        }),
+      );
     },
 
     revertir(operacionId, comentario, caller, opts) {
       return write(caller, async (trx, at) => {
-        const original = await readOperacion(trx, operacionId);
+        const original = await readOperacion(trx, operacionId).catch((err: unknown) => {
+          // The operation is the request's `id`.
+          throw err instanceof NotFoundError
+            ? NotFoundError.campos([{ campo: 'id', mensaje: `no existe la operación ${operacionId}` }])
+            : err;
+        });
         const cambios = cambiosDeReverso(original);
         const { operacion } = await comando(
           trx,
@@ -561,9 +1056,13 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
         await trx.raw('INSERT IGNORE INTO productos_eliminados (producto_id) VALUES (?)', [productoId]);
         const donde = await trx('existencias').where({ producto_id: productoId }).pluck<number[]>('bodega_id');
         if (donde.length === 0) return;
-        // Then the fixed order: its warehouses (those still there), then its levels.
-        const rows = await trx('bodegas').whereIn('id', donde).orderBy('id').forUpdate().select<BodegaActual[]>('id', 'capacidad', 'ocupacion');
-        const bodegas = new Map(rows.map((r) => [r.id, { ...r }]));
+        // Then the fixed order: its warehouses (those still there; it only takes units out), then its levels.
+        const bodegas = await bloquearBodegas(
+          trx,
+          new Map(donde.filter((id) => id !== SIN_UBICAR).map((id) => [id, 'compartido' as const])),
+        );
+        // Its unlocated units go too: "no stock of a deleted product anywhere".
+        if (donde.includes(SIN_UBICAR)) bodegas.set(SIN_UBICAR, sinUbicar());
         const niveles = await trx<NivelRow>('existencias')
           .where({ producto_id: productoId })
           .whereIn('bodega_id', [...bodegas.keys()])
@@ -573,10 +1072,35 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
       });
     },
 
-    async retirarBodega(trx, bodegaId, caller, at) {
-      const bodegas = await lockBodegas(trx, [bodegaId]);
-      const rows = await trx<NivelRow>('existencias').where({ bodega_id: bodegaId }).orderBy('id').forUpdate();
+    async registrarProductoConocido(productoId) {
+      await withDbErrors(() => db.raw('INSERT IGNORE INTO productos_conocidos (producto_id) VALUES (?)', [productoId]));
+    },
+
+    async retirarDeBodega(trx, bodegaId, caller, at, limite) {
+      const bodegas = await lockBodegas(trx, new Map([[bodegaId, 'exclusivo']]), { eliminandose: true });
+      // In the unique index's order, so the locking read stops at `limite` rows instead of sorting the warehouse.
+      const rows = await trx<NivelRow>('existencias')
+        .where({ bodega_id: bodegaId })
+        .orderBy('producto_id')
+        .limit(limite)
+        .forUpdate();
       return retirarTodo(trx, at, caller, 'BODEGA_ELIMINADA', rows, bodegas);
+    },
+
+    async salidaDeReserva(trx, at, caller, lineas, comentario) {
+      const cambios: Cambio[] = lineas.map((l) => ({
+        bodegaId: l.bodegaId,
+        productoId: l.productoId,
+        tipo: 'SALIDA',
+        motivo: 'VENTA',
+        delta: -l.cantidad,
+      }));
+      const bodegas = await lockBodegas(trx, bloqueosDe(cambios));
+      const niveles = await lockNiveles(
+        trx,
+        cambios.map((c) => [c.bodegaId, c.productoId]),
+      );
+      return escribir(trx, at, caller, { tipo: 'SALIDA', comentario }, cambios, niveles, bodegas);
     },
 
     async tieneExistencias(trx, bodegaId) {
@@ -585,18 +1109,31 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
       return (await trx('existencias').where({ bodega_id: bodegaId }).forShare().first('id')) !== undefined;
     },
 
+    /** A missing level is named on productoId, or the warehouse on bodegaId when it is the one missing. */
     async get(bodegaId, productoId) {
-      const row = await withDbErrors(() => db<NivelRow>('existencias').where({ bodega_id: bodegaId, producto_id: productoId }).first());
-      if (!row) throw sinExistencias(bodegaId, productoId);
-      return toExistencia(row);
+      const row = await withDbErrors(() =>
+        db<NivelRow>('existencias')
+          .where({ bodega_id: bodegaId, producto_id: productoId })
+          .first<NivelRow | undefined>('*', db.raw(reservadaVigenteSql(reloj))),
+      );
+      if (row) return toExistencia(row);
+      const bodega = await withDbErrors(() =>
+        db('bodegas').where({ id: bodegaId }).first<{ id: number } | undefined>('id'),
+      );
+      throw bodega
+        ? sinExistencias(bodegaId, productoId)
+        : NotFoundError.campos([noExisteBodega({ campo: 'bodegaId', id: bodegaId })]);
     },
 
     async list({ pageSize, after, bodegaIds, productoIds }) {
       const rows = await withDbErrors(() => {
         const q = db<NivelRow>('existencias')
+          .select('*', db.raw(reservadaVigenteSql(reloj)))
           .orderBy([{ column: 'bodega_id' }, { column: 'producto_id' }])
           .limit(pageSize + 1);
         if (bodegaIds.length > 0) q.whereIn('bodega_id', bodegaIds);
+        // Levels of warehouses: the unlocated one is no warehouse's (its units: totalesDeProductos).
+        else q.where('bodega_id', '<>', SIN_UBICAR);
         if (productoIds.length > 0) q.whereIn('producto_id', productoIds);
         if (after) {
           q.whereRaw('(bodega_id, producto_id) > (?, ?)', [after.bodegaId, after.productoId]);
@@ -625,64 +1162,238 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
       return { movimientos: rows.slice(0, query.pageSize).map(toMovimiento), hasMore: rows.length > query.pageSize };
     },
 
-    verificar() {
-      // One consistent snapshot: the three sums describe the same instant.
-      return withDbErrors(() =>
-        db.transaction(
-          async (trx) => {
-            const diferencias: Diferencia[] = [];
-            const [niveles] = (await trx.raw(
-              `SELECT e.bodega_id, e.producto_id, e.cantidad AS registrado, COALESCE(SUM(m.cantidad), 0) AS calculado
-                 FROM existencias e LEFT JOIN movimientos m ON m.bodega_id = e.bodega_id AND m.producto_id = e.producto_id
-                GROUP BY e.id, e.bodega_id, e.producto_id, e.cantidad
-               HAVING registrado <> calculado
-                LIMIT ?`,
-              [MAX_DIFERENCIAS],
-            )) as [{ bodega_id: number; producto_id: number; registrado: number; calculado: number | string }[]];
-            for (const r of niveles)
-              diferencias.push({
-                tipo: 'NIVEL',
-                bodegaId: r.bodega_id,
-                productoId: r.producto_id,
-                registrado: Number(r.registrado),
-                calculado: Number(r.calculado),
-              });
-            // Lines of a removed level must sum to zero: its units were written out.
-            const [huerfanas] = (await trx.raw(
-              `SELECT m.bodega_id, m.producto_id, SUM(m.cantidad) AS calculado
-                 FROM movimientos m LEFT JOIN existencias e ON e.bodega_id = m.bodega_id AND e.producto_id = m.producto_id
-                WHERE e.id IS NULL
-                GROUP BY m.bodega_id, m.producto_id
-               HAVING calculado <> 0
-                LIMIT ?`,
-              [MAX_DIFERENCIAS],
-            )) as [{ bodega_id: number; producto_id: number; calculado: number | string }[]];
-            for (const r of huerfanas)
-              diferencias.push({ tipo: 'NIVEL', bodegaId: r.bodega_id, productoId: r.producto_id, registrado: 0, calculado: Number(r.calculado) });
-            const [ocupaciones] = (await trx.raw(
-              `SELECT b.id, b.ocupacion AS registrado, COALESCE(SUM(e.cantidad), 0) AS calculado
-                 FROM bodegas b LEFT JOIN existencias e ON e.bodega_id = b.id
-                GROUP BY b.id, b.ocupacion
-               HAVING registrado <> calculado
-                LIMIT ?`,
-              [MAX_DIFERENCIAS],
-            )) as [{ id: number; registrado: number; calculado: number | string }[]];
-            for (const r of ocupaciones)
-              diferencias.push({ tipo: 'OCUPACION', bodegaId: r.id, productoId: 0, registrado: Number(r.registrado), calculado: Number(r.calculado) });
-            const [[cuentas]] = (await trx.raw('SELECT (SELECT COUNT(*) FROM existencias) AS niveles, (SELECT COUNT(*) FROM bodegas) AS bodegas')) as [
-              { niveles: number | string; bodegas: number | string }[],
-            ];
-            return {
-              consistente: diferencias.length === 0,
-              diferencias: diferencias.slice(0, MAX_DIFERENCIAS),
-              nivelesVerificados: Number(cuentas!.niveles),
-              bodegasVerificadas: Number(cuentas!.bodegas),
-            };
-          },
-          // Not readOnly: knex writes "SET TRANSACTION ISOLATION LEVEL ... READ ONLY", which MariaDB refuses.
-          { isolationLevel: 'repeatable read' },
-        ),
-      );
-    },
+    // In bounded slices, so it completes at any ledger size (issue 21, item 2).
+    verificar: (signal) => verificarPorTramos(db, TRAMOS, signal),
+
+    ...unaRespuesta(),
   };
+  return api;
+
+  /** One answer (docs/contract.md §10.6): the product's figure, its initial stock and its counts. */
+  function unaRespuesta(): Pick<ExistenciaStore, 'totalesDeProductos' | 'registrarStockInicial' | 'contarProducto'> {
+    /**
+     * READ COMMITTED: every product create records its units, so many of these insert new levels and
+     * lines at the end of the same index ranges at once. Under REPEATABLE READ each would first take
+     * a gap lock there (the locking reads of a level not there yet), and the inserts of any two would
+     * deadlock. Without gap locks, a level or line written meanwhile by another transaction is caught
+     * by the unique keys (level, line version); and the product's deletion is checked after the
+     * writes (sigueVivo), which closes that race without a gap lock.
+     */
+    function writeRc<T>(caller: CallContext, work: (trx: Knex.Transaction, at: Date) => Promise<T>): Promise<T> {
+      return writeTransaction(db, (trx) => work(trx, nowToSecond()), {
+        onCommitted: deps.onCommitted,
+        idempotency: { key: caller.idempotency, codec: RESULTS, ttlSeconds: deps.idempotencyTtlSeconds },
+        signal: caller.signal,
+        isolationLevel: 'read committed',
+      });
+    }
+
+    /**
+     * After this transaction wrote the product's levels: a ProductoEliminado committed before is seen
+     * here (a locking read of its record waits for one in flight); one committed after finds these
+     * levels in its locking scan and writes them out.
+     */
+    async function sigueVivo(trx: Knex.Transaction, productoId: number): Promise<boolean> {
+      const record = await trx('productos_eliminados')
+        .where({ producto_id: productoId })
+        .forShare()
+        .first<{ producto_id: number } | undefined>('producto_id');
+      return record === undefined;
+    }
+
+    /**
+     * Held exclusively by the product's initial stock and its counts, before any warehouse (the
+     * store's lock order: products, then warehouses, then levels). A stock command naming the
+     * product holds the row shared (requireConocidos) until it commits, so from here to this
+     * transaction's commit no command of the product is in flight or begins. Recording it as known
+     * is right for both: producto-svc asks for them, so the product exists.
+     */
+    async function bloquearConocido(trx: Knex.Transaction, productoId: number): Promise<void> {
+      await trx.raw(
+        'INSERT INTO productos_conocidos (producto_id) VALUES (?) ON DUPLICATE KEY UPDATE producto_id = producto_id',
+        [productoId],
+      );
+    }
+
+    /**
+     * The product's levels, locked with their warehouses (and `bodegaId`'s, when it names one still there), in the
+     * store's order.
+     * `nuevo`: the product has no level and no line in the ledger (these are its first units).
+     */
+    async function lockProducto(
+      trx: Knex.Transaction,
+      productoId: number,
+      bodegaId: number | null,
+      entran?: number,
+    ): Promise<{ bodegas: Map<number, BodegaBloqueada>; niveles: Niveles; filas: NivelRow[]; nuevo: boolean }> {
+      for (;;) {
+        const donde = await trx('existencias').where({ producto_id: productoId }).pluck<number[]>('bodega_id');
+        // Without levels, whether it has any line at all. None: the product is new to the ledger, and
+        // (bloquearConocido held first) no level of it can appear before this commits: no command of it
+        // runs, and nothing else makes a level of a product without lines. So its levels need no second,
+        // locking read, and every level starts at version 0 (lockNiveles reads no lines): issue 23.
+        const nuevo =
+          donde.length === 0 && (await trx('movimientos').where({ producto_id: productoId }).first('id')) === undefined;
+        const ids = [...new Set([...donde, ...(bodegaId === null ? [] : [bodegaId])])].filter(
+          (id) => id !== SIN_UBICAR,
+        );
+        // Held exclusively (units may come in). Only `bodegaId` gains units, at most `entran` when known:
+        // with that much room under its stored occupancy the stripes need no fold (ocupacion.ts).
+        const entrantes = new Map(
+          ids.filter((id) => id !== bodegaId || entran !== undefined).map((id) => [id, id === bodegaId ? entran! : 0]),
+        );
+        const bodegas = await bloquearBodegas(trx, new Map(ids.map((id) => [id, 'exclusivo' as const])), entrantes);
+        bodegas.set(SIN_UBICAR, sinUbicar());
+        const filas = nuevo
+          ? []
+          : await trx<NivelRow>('existencias').where({ producto_id: productoId }).orderBy('id').forUpdate();
+        // A level created in another warehouse between the two reads: lock that one too.
+        if (filas.some((f) => !bodegas.has(f.bodega_id))) continue;
+        const pares: [number, number][] = [...new Set([...filas.map((f) => f.bodega_id), ...bodegas.keys()])].map(
+          (b) => [b, productoId],
+        );
+        // filas are every level of the product, locked: no need to read them again (issue 23).
+        return { bodegas, niveles: await lockNiveles(trx, pares, filas, nuevo), filas, nuevo };
+      }
+    }
+
+    /** `cantidad` more units: into `bodegaId` as far as it has room, the rest unlocated. */
+    function entradas(
+      productoId: number,
+      bodegaId: number | null,
+      bodegas: Map<number, BodegaBloqueada>,
+      cantidad: number,
+      tipo: TipoMovimiento,
+      motivo: Cambio['motivo'],
+    ): Cambio[] {
+      const bodega = bodegaId === null ? undefined : bodegas.get(bodegaId);
+      const cabe = bodega ? Math.min(cantidad, Math.max(0, bodega.capacidad - bodega.ocupacion)) : 0;
+      const cambios: Cambio[] = [];
+      if (cabe > 0) cambios.push({ bodegaId: bodega!.id, productoId, tipo, motivo, delta: cabe });
+      if (cantidad - cabe > 0) cambios.push({ bodegaId: SIN_UBICAR, productoId, tipo, motivo, delta: cantidad - cabe });
+      return cambios;
+    }
+
+    return {
+      async totalesDeProductos(productoIds) {
+        if (productoIds.length === 0) return [];
+        const rows = await withDbErrors(() =>
+          db('existencias')
+            .whereIn('producto_id', [...new Set(productoIds)])
+            .groupBy('producto_id')
+            .select<{ producto_id: number; total: number | string; sin_ubicar: number | string }[]>(
+              'producto_id',
+              db.raw('SUM(cantidad) AS total'),
+              db.raw('SUM(CASE WHEN bodega_id = ? THEN cantidad ELSE 0 END) AS sin_ubicar', [SIN_UBICAR]),
+            ),
+        );
+        const porId = new Map(
+          rows.map((r) => [r.producto_id, { total: Number(r.total), sinUbicar: Number(r.sin_ubicar) }]),
+        );
+        return productoIds.map((productoId) => ({
+          productoId,
+          ...(porId.get(productoId) ?? { total: 0, sinUbicar: 0 }),
+        }));
+      },
+
+      async registrarStockInicial({ productoId, bodegaId, cantidad, origen }, caller, opts) {
+        const recorded = writeRc(caller, async (trx, at): Promise<StockInicialRegistrado | null> => {
+          // No early check of the product's deletion: the one after the writes (sigueVivo below) rolls a
+          // deleted product's recording back, and this one was one more round trip on every create (issue 23).
+          // The row first: a second recording of this product and origin waits here, then finds it.
+          try {
+            await trx('stock_inicial').insert({ producto_id: productoId, origen, operacion_id: null, fecha: at });
+          } catch (err) {
+            if (!isDuplicateEntry(err)) throw err;
+            const previa = await trx('stock_inicial')
+              .where({ producto_id: productoId, origen })
+              .first<{ operacion_id: number | string | null }>('operacion_id');
+            return previa?.operacion_id == null
+              ? null
+              : { operacion: await readOperacion(trx, Number(previa.operacion_id)) };
+          }
+          // producto-svc asks for it: the product exists (stock commands need not ask again).
+          await bloquearConocido(trx, productoId);
+          const { bodegas, niveles, filas, nuevo } = await lockProducto(trx, productoId, bodegaId, cantidad);
+          // A migration records what no level explains; when the levels hold more, the ledger wins.
+          const antes = filas.reduce((sum, f) => sum + f.cantidad, 0);
+          const faltan = origen === 'MIGRACION' ? cantidad - antes : cantidad;
+          if (faltan <= 0) return null;
+          const cambios = entradas(productoId, bodegaId, bodegas, faltan, 'ENTRADA', origen);
+          const comentario =
+            origen === 'MIGRACION'
+              ? 'migración: cantidadEnStock anterior al libro'
+              : 'stock inicial del producto (cantidadEnStock al crearlo)';
+          const operacion = await escribir(
+            trx,
+            at,
+            caller,
+            { tipo: 'ENTRADA', comentario, claveIdempotencia: opts.claveIdempotencia },
+            cambios,
+            niveles,
+            bodegas,
+          );
+          await trx('stock_inicial').where({ producto_id: productoId, origen }).update({ operacion_id: operacion.id });
+          // Deleted meanwhile: the whole recording rolls back (answered as nothing recorded).
+          if (!(await sigueVivo(trx, productoId))) throw new ProductoYaEliminado();
+          // Its first units: no command of it can run until this commits (bloquearConocido), and none
+          // ran before (no line), so its total at this commit is exactly what came in. Otherwise a level
+          // it gets meanwhile in a warehouse this does not hold could be missed: no total (the caller asks).
+          return nuevo ? { operacion, total: faltan } : { operacion };
+        });
+        return recorded.catch((err: unknown) => {
+          if (err instanceof ProductoYaEliminado) return null;
+          throw err;
+        });
+      },
+
+      /**
+       * The product's total becomes `cantidad`. More units go to its warehouse as far as it has
+       * room, the rest unlocated; fewer come out of its warehouse's level first, then the unlocated
+       * one, then its other warehouses in id order. One AJUSTE operation (motivo CONTEO); none when
+       * the total already is `cantidad`.
+       */
+      contarProducto({ productoId, bodegaId, cantidad }, caller, opts) {
+        return writeRc(caller, async (trx, at) => {
+          await bloquearConocido(trx, productoId);
+          const { bodegas, niveles, filas } = await lockProducto(trx, productoId, bodegaId);
+          const total = filas.reduce((sum, f) => sum + f.cantidad, 0);
+          const diferencia = cantidad - total;
+          if (diferencia === 0) {
+            if (!(await sigueVivo(trx, productoId))) throw productoEliminado(productoId);
+            return { operacion: null, total };
+          }
+          let cambios: Cambio[];
+          if (diferencia > 0) {
+            cambios = entradas(productoId, bodegaId, bodegas, diferencia, 'AJUSTE', 'CONTEO');
+          } else {
+            const orden = (b: number) => (b === bodegaId ? 0 : b === SIN_UBICAR ? 1 : 2);
+            const porOrden = [...filas].sort(
+              (x, y) => orden(x.bodega_id) - orden(y.bodega_id) || x.bodega_id - y.bodega_id,
+            );
+            let falta = -diferencia;
+            cambios = [];
+            for (const f of porOrden) {
+              const sale = Math.min(falta, f.cantidad);
+              if (sale > 0)
+                cambios.push({ bodegaId: f.bodega_id, productoId, tipo: 'AJUSTE', motivo: 'CONTEO', delta: -sale });
+              falta -= sale;
+            }
+          }
+          const comentario = `conteo del producto: cantidadEnStock ${cantidad}`;
+          const operacion = await escribir(
+            trx,
+            at,
+            caller,
+            { tipo: 'AJUSTE', comentario, claveIdempotencia: opts.claveIdempotencia },
+            cambios,
+            niveles,
+            bodegas,
+          );
+          if (!(await sigueVivo(trx, productoId))) throw productoEliminado(productoId);
+          return { operacion, total: cantidad };
+        });
+      },
+    };
+  }
 }

@@ -1,6 +1,8 @@
 import {
+  createDeletionRecord,
   createIdempotencyTable,
   createOutboxTables,
+  dropDeletionRecord,
   dropIdempotencyTable,
   dropOutboxTables,
   MOTIVOS_MOVIMIENTO,
@@ -9,6 +11,8 @@ import {
   type Knex,
   type Migration,
 } from '@inventario/platform';
+import { crearTramosSalidas, quitarTramosSalidas } from './ocupacion';
+import { crearReservas, quitarReservas } from './reservas-migration';
 
 /** Name of the unique index on `bodegas.nombre`; the store recognises its duplicate-key errors by it. */
 export const NOMBRE_UNIQUE_INDEX = 'bodegas_nombre_unique';
@@ -67,7 +71,111 @@ export const migrations: Record<string, Migration> = {
     up: createStockTables,
     down: dropStockTables,
   },
+  // The warehouses this service deleted (a trigger records each), so producto-svc
+  // can tell a deleted warehouse from one never created (GetBodegaEliminada).
+  '0006_eliminaciones': {
+    up: (db) => createDeletionRecord(db, 'bodegas'),
+    down: (db) => dropDeletionRecord(db, 'bodegas'),
+  },
+  // A forced delete in bounded transactions (issue 21, items 6 and 7): the mark that freezes the
+  // warehouse while it is being deleted, and what its write-out has taken so far, kept with the row
+  // so any later call resumes it and reports the whole deletion.
+  '0007_eliminacion_por_tramos': {
+    async up(db: Knex) {
+      await db.schema.alterTable('bodegas', (t) => {
+        t.dateTime('eliminando_desde').nullable();
+        t.integer('retiradas_niveles').unsigned().notNullable().defaultTo(0);
+        t.bigInteger('retiradas_unidades').notNullable().defaultTo(0);
+      });
+    },
+    async down(db: Knex) {
+      await db.schema.alterTable('bodegas', (t) => {
+        t.dropColumn('eliminando_desde');
+        t.dropColumn('retiradas_niveles');
+        t.dropColumn('retiradas_unidades');
+      });
+    },
+  },
+  '0008_una_respuesta': {
+    up: createSinUbicar,
+    down: dropSinUbicar,
+  },
+  // Issue 23: exits record their units in stripes instead of the warehouse row (ocupacion.ts);
+  // existing warehouses get theirs empty, so their `ocupacion` stays what it was.
+  '0009_ocupacion_por_tramos': {
+    up: crearTramosSalidas,
+    down: quitarTramosSalidas,
+  },
+  // The products this service knows exist (docs/decisions.md, "Stock has one home"): fed by
+  // ProductoCreado and by asking producto-svc about an id not seen yet. Every product that ever
+  // had stock here existed, so the levels and the ledger name the first ones.
+  '0010_productos_conocidos': {
+    async up(db: Knex) {
+      await db.schema.createTable('productos_conocidos', (t) => {
+        t.engine('InnoDB');
+        t.integer('producto_id').unsigned().primary();
+        t.dateTime('conocido_en', { precision: 3 }).notNullable().defaultTo(db.raw('CURRENT_TIMESTAMP(3)'));
+      });
+      await db.raw(
+        `INSERT IGNORE INTO productos_conocidos (producto_id)
+           SELECT producto_id FROM existencias UNION SELECT DISTINCT producto_id FROM movimientos`,
+      );
+    },
+    down: (db) => db.schema.dropTableIfExists('productos_conocidos'),
+  },
+  // Issue 24: holds on levels with an exact expiry (reservas-migration.ts).
+  '0011_reservas': {
+    up: crearReservas,
+    down: quitarReservas,
+  },
 };
+
+/**
+ * The unlocated "location" of a product: bodega_id 0 in levels and lines, never a warehouse (docs/contract.md §10.6).
+ */
+export const SIN_UBICAR = 0;
+
+/**
+ * One answer to "how many" (issue 23, docs/decisions.md "One answer").
+ *
+ * - A product's units with no warehouse, or that did not fit its warehouse,
+ *   are a level with bodega_id 0. The foreign key moves to a stored column
+ *   that is NULL for it, so every other level still names a warehouse, and
+ *   no `bodegas` row (hence no capacity, no occupancy) stands for it.
+ * - `stock_inicial`: the product's units from before the ledger knew them
+ *   (the `cantidadEnStock` it was created with, or the migration of the old
+ *   column) are recorded at most once per product and origin, whatever the
+ *   idempotency key and however long after: the primary key says so.
+ * - The motivos STOCK_INICIAL and MIGRACION join the closed list.
+ */
+async function createSinUbicar(db: Knex): Promise<void> {
+  await db.raw(
+    `ALTER TABLE existencias DROP FOREIGN KEY existencias_bodega_id_foreign,
+       ADD COLUMN bodega_ref INT UNSIGNED AS (NULLIF(bodega_id, ${SIN_UBICAR})) STORED INVISIBLE,
+       ADD CONSTRAINT existencias_bodega_ref_foreign FOREIGN KEY (bodega_ref) REFERENCES bodegas (id)`,
+  );
+  await db.raw(
+    `ALTER TABLE movimientos DROP CONSTRAINT movimientos_motivo_check, ADD CONSTRAINT movimientos_motivo_check CHECK (${inList('motivo', MOTIVOS_MOVIMIENTO)})`,
+  );
+  await db.schema.createTable('stock_inicial', (t) => {
+    t.engine('InnoDB');
+    t.integer('producto_id').unsigned().notNullable();
+    t.string('origen', 32).notNullable();
+    // NULL: nothing to record (no units, or levels that already explained them).
+    t.bigInteger('operacion_id').unsigned().nullable().references('id').inTable('operaciones');
+    t.dateTime('fecha').notNullable();
+    t.primary(['producto_id', 'origen']);
+    t.check(inList('origen', ['STOCK_INICIAL', 'MIGRACION']), [], 'stock_inicial_origen_check');
+  });
+}
+
+async function dropSinUbicar(db: Knex): Promise<void> {
+  await db.schema.dropTableIfExists('stock_inicial');
+  await db.raw(
+    `ALTER TABLE existencias DROP FOREIGN KEY existencias_bodega_ref_foreign, DROP COLUMN bodega_ref,
+       ADD CONSTRAINT existencias_bodega_id_foreign FOREIGN KEY (bodega_id) REFERENCES bodegas (id)`,
+  );
+}
 
 /** The database holds to the same closed lists as the code. */
 function inList(column: string, values: readonly string[]): string {
@@ -121,7 +229,12 @@ async function createStockTables(db: Knex): Promise<void> {
     t.string('comentario', 500).nullable();
     // Who retried what.
     t.string('clave_idempotencia', 255).nullable();
-    t.bigInteger('revierte_a').unsigned().nullable().unique({ indexName: 'operaciones_revierte_a_unique' }).references('id').inTable('operaciones');
+    t.bigInteger('revierte_a')
+      .unsigned()
+      .nullable()
+      .unique({ indexName: 'operaciones_revierte_a_unique' })
+      .references('id')
+      .inTable('operaciones');
     t.dateTime('fecha').notNullable();
     t.check(inList('tipo', TIPOS_OPERACION), [], 'operaciones_tipo_check');
     t.charset('utf8mb4');

@@ -23,6 +23,8 @@ export function productoEliminadoDe(svc: TestService): (productoId: number) => P
   const store = createExistenciaStore(svc.db, {
     events: createExistenciaEvents({ namespace: config.eventTypeNamespace, subjectPrefix: config.natsSubjectPrefix }),
     idempotencyTtlSeconds: config.idempotencyTtlSeconds,
+    // The write-out asks producto-svc nothing about products.
+    productos: { isLive: () => Promise.reject(new Error('not asked by the write-out')) },
   });
   return (productoId) => store.retirarProductoEliminado(productoId);
 }

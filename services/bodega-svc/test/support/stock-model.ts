@@ -13,9 +13,30 @@
  */
 
 export type Motivo =
-  'ASIGNACION' | 'RECEPCION' | 'VENTA' | 'CONTEO' | 'RETIRO' | 'TRANSFERENCIA' | 'REVERSO' | 'PRODUCTO_ELIMINADO' | 'BODEGA_ELIMINADA' | 'DEVOLUCION' | 'MERMA';
+  | 'ASIGNACION'
+  | 'RECEPCION'
+  | 'VENTA'
+  | 'CONTEO'
+  | 'RETIRO'
+  | 'TRANSFERENCIA'
+  | 'REVERSO'
+  | 'PRODUCTO_ELIMINADO'
+  | 'BODEGA_ELIMINADA'
+  | 'DEVOLUCION'
+  | 'MERMA'
+  | 'STOCK_INICIAL'
+  | 'MIGRACION';
 export type TipoLinea = 'ENTRADA' | 'SALIDA' | 'TRANSFERENCIA' | 'AJUSTE';
-export type TipoOp = 'ASIGNACION' | 'RETIRO' | 'ENTRADA' | 'SALIDA' | 'AJUSTE' | 'TRANSFERENCIA' | 'REVERSO' | 'PRODUCTO_ELIMINADO' | 'BODEGA_ELIMINADA';
+export type TipoOp =
+  | 'ASIGNACION'
+  | 'RETIRO'
+  | 'ENTRADA'
+  | 'SALIDA'
+  | 'AJUSTE'
+  | 'TRANSFERENCIA'
+  | 'REVERSO'
+  | 'PRODUCTO_ELIMINADO'
+  | 'BODEGA_ELIMINADA';
 
 export interface LineaModelo {
   bodegaId: number;
@@ -47,7 +68,9 @@ export interface Rechazo {
 }
 
 /** What one command does: refused (nothing changes), or done with these operations and this answer. */
-export type Prediccion<T> = { ok: false; rechazo: Rechazo } | { ok: true; valor: T; operaciones: OperacionModelo[]; aplicar: (ids: number[]) => void };
+export type Prediccion<T> =
+  | { ok: false; rechazo: Rechazo }
+  | { ok: true; valor: T; operaciones: OperacionModelo[]; aplicar: (ids: number[]) => void };
 
 export function clave(bodegaId: number, productoId: number): string {
   return `${bodegaId}:${productoId}`;
@@ -56,7 +79,14 @@ export function clave(bodegaId: number, productoId: number): string {
 /** What an operation asks of one level. */
 type Cambio =
   | { bodegaId: number; productoId: number; tipo: TipoLinea; motivo: Motivo; delta: number }
-  | { bodegaId: number; productoId: number; tipo: TipoLinea; motivo: Motivo; fijar: number; umbralMinimo?: number | null }
+  | {
+      bodegaId: number;
+      productoId: number;
+      tipo: TipoLinea;
+      motivo: Motivo;
+      fijar: number;
+      umbralMinimo?: number | null;
+    }
   | { bodegaId: number; productoId: number; tipo: TipoLinea; motivo: Motivo; retirar: true };
 
 class Refused extends Error {
@@ -85,26 +115,55 @@ export class StockModel {
   }
 
   /** `umbralMinimo`: undefined keeps the threshold, null removes it. */
-  asignar(bodegaId: number, productoId: number, cantidad: number, umbralMinimo?: number | null): Prediccion<NivelModelo> {
+  asignar(
+    bodegaId: number,
+    productoId: number,
+    cantidad: number,
+    umbralMinimo?: number | null,
+  ): Prediccion<NivelModelo> {
     return this.predecir(() => {
       this.vivo(productoId);
       this.bodega(bodegaId);
-      const cambio: Cambio = { bodegaId, productoId, tipo: 'AJUSTE', motivo: 'ASIGNACION', fijar: cantidad, umbralMinimo };
+      const cambio: Cambio = {
+        bodegaId,
+        productoId,
+        tipo: 'AJUSTE',
+        motivo: 'ASIGNACION',
+        fijar: cantidad,
+        umbralMinimo,
+      };
       return this.operacion('ASIGNACION', null, [cambio], (niveles) => niveles.get(clave(bodegaId, productoId))!);
     });
   }
 
   /** ENTRADA or SALIDA of `cantidad` units; AJUSTE to `cantidad`, against `expectedVersion`. */
-  movimiento(tipo: 'ENTRADA' | 'SALIDA' | 'AJUSTE', bodegaId: number, productoId: number, cantidad: number, expectedVersion?: number): Prediccion<null> {
+  movimiento(
+    tipo: 'ENTRADA' | 'SALIDA' | 'AJUSTE',
+    bodegaId: number,
+    productoId: number,
+    cantidad: number,
+    expectedVersion?: number,
+  ): Prediccion<null> {
     return this.predecir(() => {
       this.vivo(productoId);
       this.bodega(bodegaId);
       if (tipo === 'AJUSTE') {
-        if (expectedVersion !== (this.niveles.get(clave(bodegaId, productoId))?.version ?? 0)) refuse('ABORTED', 'VERSION_MISMATCH');
-        return this.operacion('AJUSTE', null, [{ bodegaId, productoId, tipo, motivo: 'CONTEO', fijar: cantidad }], () => null);
+        if (expectedVersion !== (this.niveles.get(clave(bodegaId, productoId))?.version ?? 0))
+          refuse('ABORTED', 'VERSION_MISMATCH');
+        return this.operacion(
+          'AJUSTE',
+          null,
+          [{ bodegaId, productoId, tipo, motivo: 'CONTEO', fijar: cantidad }],
+          () => null,
+        );
       }
       const delta = tipo === 'ENTRADA' ? cantidad : -cantidad;
-      return this.operacion(tipo, null, [{ bodegaId, productoId, tipo, motivo: tipo === 'ENTRADA' ? 'RECEPCION' : 'VENTA', delta }], () => null);
+      return this.operacion(
+        tipo,
+        null,
+        [{ bodegaId, productoId, tipo, motivo: tipo === 'ENTRADA' ? 'RECEPCION' : 'VENTA', delta }],
+        () => null,
+      );
     });
   }
 
@@ -129,15 +188,23 @@ export class StockModel {
     return this.predecir(() => {
       const original = this.operaciones.get(operacionId);
       if (!original) return refuse('NOT_FOUND');
-      if (original.tipo === 'REVERSO' || original.tipo === 'PRODUCTO_ELIMINADO' || original.tipo === 'BODEGA_ELIMINADA') {
+      if (
+        original.tipo === 'REVERSO' ||
+        original.tipo === 'PRODUCTO_ELIMINADO' ||
+        original.tipo === 'BODEGA_ELIMINADA'
+      ) {
         refuse('FAILED_PRECONDITION', 'OPERACION_NO_REVERSIBLE');
       }
       if (original.revertida) refuse('FAILED_PRECONDITION', 'OPERACION_YA_REVERTIDA');
       for (const l of original.lineas) this.vivo(l.productoId);
       for (const l of original.lineas) this.bodega(l.bodegaId);
-      const cambios: Cambio[] = [...original.lineas]
-        .reverse()
-        .map((l) => ({ bodegaId: l.bodegaId, productoId: l.productoId, tipo: l.tipo, motivo: 'REVERSO', delta: -l.cantidad }));
+      const cambios: Cambio[] = [...original.lineas].reverse().map((l) => ({
+        bodegaId: l.bodegaId,
+        productoId: l.productoId,
+        tipo: l.tipo,
+        motivo: 'REVERSO',
+        delta: -l.cantidad,
+      }));
       const prediccion = this.operacion('REVERSO', operacionId, cambios, () => null);
       const aplicar = prediccion.aplicar;
       return {
@@ -157,10 +224,15 @@ export class StockModel {
       const nivel = this.niveles.get(clave(bodegaId, productoId));
       if (!nivel) return refuse('NOT_FOUND', 'SIN_EXISTENCIAS');
       const cantidadRetirada = nivel.cantidad;
-      return this.operacion('RETIRO', null, [{ bodegaId, productoId, tipo: 'SALIDA', motivo: 'RETIRO', retirar: true }], () => ({
-        existia: true,
-        cantidadRetirada,
-      }));
+      return this.operacion(
+        'RETIRO',
+        null,
+        [{ bodegaId, productoId, tipo: 'SALIDA', motivo: 'RETIRO', retirar: true }],
+        () => ({
+          existia: true,
+          cantidadRetirada,
+        }),
+      );
     });
   }
 
@@ -168,17 +240,28 @@ export class StockModel {
     return this.predecir(() => {
       const bodega = this.bodega(bodegaId);
       if (capacidad < bodega.ocupacion) refuse('FAILED_PRECONDITION', 'CAPACIDAD_INSUFICIENTE');
-      return { ok: true as const, valor: { capacidad, ocupacion: bodega.ocupacion }, operaciones: [], aplicar: () => void (bodega.capacidad = capacidad) };
+      return {
+        ok: true as const,
+        valor: { capacidad, ocupacion: bodega.ocupacion },
+        operaciones: [],
+        aplicar: () => void (bodega.capacidad = capacidad),
+      };
     });
   }
 
   /** DeleteBodega: refused while it holds a level unless `retirarExistencias`; then one write-out operation. */
-  eliminarBodega(bodegaId: number, retirarExistencias: boolean): Prediccion<{ existenciasRetiradas: number; unidadesRetiradas: number }> {
+  eliminarBodega(
+    bodegaId: number,
+    retirarExistencias: boolean,
+  ): Prediccion<{ existenciasRetiradas: number; unidadesRetiradas: number }> {
     return this.predecir(() => {
       this.bodega(bodegaId);
       const suyos = [...this.niveles.entries()].filter(([k]) => k.startsWith(`${bodegaId}:`));
       if (suyos.length > 0 && !retirarExistencias) refuse('FAILED_PRECONDITION', 'BODEGA_CON_EXISTENCIAS');
-      const valor = { existenciasRetiradas: suyos.length, unidadesRetiradas: suyos.reduce((s, [, n]) => s + n.cantidad, 0) };
+      const valor = {
+        existenciasRetiradas: suyos.length,
+        unidadesRetiradas: suyos.reduce((s, [, n]) => s + n.cantidad, 0),
+      };
       const quitar = () => void this.bodegas.delete(bodegaId);
       if (suyos.length === 0) return { ok: true as const, valor, operaciones: [], aplicar: quitar };
       const cambios: Cambio[] = suyos.map(([k]) => ({
@@ -266,7 +349,11 @@ export class StockModel {
         if (antes + c.delta < 0) refuse('FAILED_PRECONDITION', 'STOCK_INSUFICIENTE');
         despues = { cantidad: antes + c.delta, umbralMinimo: nivel?.umbralMinimo ?? null, version };
       } else if ('fijar' in c) {
-        despues = { cantidad: c.fijar, umbralMinimo: c.umbralMinimo === undefined ? (nivel?.umbralMinimo ?? null) : c.umbralMinimo, version };
+        despues = {
+          cantidad: c.fijar,
+          umbralMinimo: c.umbralMinimo === undefined ? (nivel?.umbralMinimo ?? null) : c.umbralMinimo,
+          version,
+        };
       } else {
         despues = undefined;
       }

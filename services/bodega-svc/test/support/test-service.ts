@@ -4,17 +4,27 @@
  * gives tests a promise-based client plus handles to check what was written
  * and published. One instance per test file (beforeAll / afterAll).
  */
-import { Client, credentials, Metadata, type handleUnaryCall, type ServiceError } from '@grpc/grpc-js';
-import { countPendingEvents, createDb, createLogger, parseMysqlUrl, USUARIO_METADATA_KEY, type Knex, type NatsConnection } from '@inventario/platform';
+import { Client, credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
+import {
+  countPendingEvents,
+  createDb,
+  createLogger,
+  parseMysqlUrl,
+  type Knex,
+  type NatsConnection,
+} from '@inventario/platform';
 import {
   BodegaServiceClient,
   ExistenciaServiceClient,
   ExistenciaServiceService,
-  type ExistenciaServiceServer,
   type CreateBodegaRequest,
   type CreateBodegaResponse,
   type DeleteBodegaRequest,
   type DeleteBodegaResponse,
+  type GetBodegaEliminadaRequest,
+  type GetBodegaEliminadaResponse,
+  type MarkBodegaDeletingRequest,
+  type MarkBodegaDeletingResponse,
   type GetBodegaRequest,
   type GetBodegaResponse,
   type ListBodegasRequest,
@@ -34,14 +44,12 @@ import {
   type StoredEvent,
   type TestDatabase,
 } from '@inventario/testkit';
+import { startCatalogoAbierto, type Rpc, type StockRpc } from '@inventario/testkit/grpc';
 import { startApp, type App } from '../../src/app';
 import { loadConfig } from '../../src/config';
 
 type Callback<Res> = (err: ServiceError | null, res: Res) => void;
 type Invoke<Req, Res> = (req: Req, metadata: Metadata, callback: Callback<Res>) => unknown;
-
-/** A unary call as a promise; rejects with the ServiceError. */
-export type Rpc<Req, Res> = (req: Req, metadata?: Metadata) => Promise<Res>;
 
 function promisify<Req, Res>(invoke: Invoke<Req, Res>): Rpc<Req, Res> {
   return (req, metadata = new Metadata()) =>
@@ -56,30 +64,12 @@ export interface BodegaRpc {
   listBodegas: Rpc<ListBodegasRequest, ListBodegasResponse>;
   updateBodega: Rpc<UpdateBodegaRequest, UpdateBodegaResponse>;
   deleteBodega: Rpc<DeleteBodegaRequest, DeleteBodegaResponse>;
+  getBodegaEliminada: Rpc<GetBodegaEliminadaRequest, GetBodegaEliminadaResponse>;
+  markBodegaDeleting: Rpc<MarkBodegaDeletingRequest, MarkBodegaDeletingResponse>;
 }
 
-/** The methods of ExistenciaService (the stock), each as a promise. */
-type StockMethod =
-  | 'asignarExistencia'
-  | 'retirarExistencia'
-  | 'registrarMovimiento'
-  | 'transferir'
-  | 'revertirOperacion'
-  | 'getExistencia'
-  | 'listExistencias'
-  | 'getOperacion'
-  | 'listMovimientos'
-  | 'verificarExistencias';
-type RpcOf<H> = H extends handleUnaryCall<infer Req, infer Res> ? Rpc<Req, Res> : never;
-export type StockRpc = { [K in StockMethod]: RpcOf<ExistenciaServiceServer[K]> };
-
-/** Metadata as the BFF sends it for a Basic-auth user. */
-export function asUser(usuario: string, traceparent?: string): Metadata {
-  const md = new Metadata();
-  md.set(USUARIO_METADATA_KEY, usuario);
-  if (traceparent) md.set('traceparent', traceparent);
-  return md;
-}
+// The stock client's types and the caller's metadata are testkit's (the fault suite calls bodega-svc too).
+export { asUser, type Rpc, type StockRpc } from '@inventario/testkit/grpc';
 
 /** The error a call failed with; fails the test when the call succeeded. */
 export async function grpcError(call: Promise<unknown>): Promise<ServiceError> {
@@ -142,7 +132,7 @@ export interface TestServiceOptions {
   awaitEvents?: boolean;
   /** Stream and subject prefix (default: a fresh private one), e.g. one producto-svc publishes to as well. */
   ns?: EventNamespace;
-  /** Environment overrides, e.g. PRODUCTO_SVC_ADDR. */
+  /** Environment overrides, e.g. PRODUCTO_SVC_ADDR (default: a producto-svc where every product exists, catalogo-abierto.ts). */
   env?: Record<string, string>;
 }
 
@@ -150,6 +140,7 @@ export async function startTestService(label: string, options: TestServiceOption
   const natsUrl = options.natsUrl ?? TEST_NATS_URL;
   const testDb: TestDatabase = await createTestDatabase(label);
   const ns = options.ns ?? testEventNamespace();
+  const catalogo = options.env?.PRODUCTO_SVC_ADDR === undefined ? await startCatalogoAbierto() : undefined;
   const config = loadConfig({
     DATABASE_URL: testDb.url,
     GRPC_PORT: '0',
@@ -161,9 +152,11 @@ export async function startTestService(label: string, options: TestServiceOption
     NATS_STREAM: ns.stream,
     NATS_SUBJECT_PREFIX: ns.prefix,
     SHUTDOWN_DRAIN_MS: '0',
+    ...(catalogo ? { PRODUCTO_SVC_ADDR: catalogo.address } : {}),
     ...options.env,
   });
   const app = await startApp(config, createLogger('bodega-svc', config.logLevel)).catch(async (err: unknown) => {
+    await catalogo?.close();
     await testDb.drop();
     throw err;
   });
@@ -171,6 +164,7 @@ export async function startTestService(label: string, options: TestServiceOption
     // A failed start must not leave the app, its database or stream behind.
     await app.ready.catch(async (err: unknown) => {
       await app.stop();
+      await catalogo?.close();
       await testDb.drop();
       throw err;
     });
@@ -197,6 +191,8 @@ export async function startTestService(label: string, options: TestServiceOption
     listBodegas: promisify((r, m, cb) => client.listBodegas(r, m, cb)),
     updateBodega: promisify((r, m, cb) => client.updateBodega(r, m, cb)),
     deleteBodega: promisify((r, m, cb) => client.deleteBodega(r, m, cb)),
+    getBodegaEliminada: promisify((r, m, cb) => client.getBodegaEliminada(r, m, cb)),
+    markBodegaDeleting: promisify((r, m, cb) => client.markBodegaDeleting(r, m, cb)),
   };
 
   return {
@@ -221,6 +217,7 @@ export async function startTestService(label: string, options: TestServiceOption
       raw.close();
       stockClient.close();
       await app.stop();
+      await catalogo?.close();
       const conn = await nats();
       await deleteStream(conn, ns.stream);
       await conn.close();

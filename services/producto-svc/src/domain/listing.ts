@@ -1,4 +1,10 @@
-import { decodePageToken, InvalidArgumentError, pageSizeOf, requirePositiveIds, validateFields } from '@inventario/platform';
+import {
+  decodePageToken,
+  InvalidArgumentError,
+  pageSizeOf,
+  requirePositiveIds,
+  validateFields,
+} from '@inventario/platform';
 import { MAX_NOMBRE_CHARS, MENSAJES } from './producto';
 
 /**
@@ -23,6 +29,8 @@ export interface ProductoQuery {
   nombreContains: string | null;
   /** Count every matching product too (ListProductosResponse.total_size). */
   includeTotalSize: boolean;
+  /** Read `descripcion` (up to 64 KiB a row): false when the request's read_mask leaves it out. */
+  conDescripcion: boolean;
 }
 
 /** A list request as it arrives: proto3 defaults (0, '') mean "not set". */
@@ -34,6 +42,8 @@ export interface ProductoQueryDraft {
   ids: number[];
   nombreContains: string;
   includeTotalSize?: boolean;
+  /** ListProductosRequest.read_mask's paths; absent or empty: every field. */
+  readMask?: string[];
 }
 
 function skipOf(skip: number): number {
@@ -56,5 +66,6 @@ export function validateProductoQuery(draft: ProductoQueryDraft): ProductoQuery 
     ids: () => requirePositiveIds(draft.ids, 'ids'),
     nombreContains: () => nombreContainsOf(draft.nombreContains),
     includeTotalSize: () => draft.includeTotalSize === true,
+    conDescripcion: () => !draft.readMask || draft.readMask.length === 0 || draft.readMask.includes('descripcion'),
   });
 }

@@ -86,7 +86,7 @@ export const MENSAJES = {
   idMaximo: ID_MENSAJES.maximo,
 } as const;
 
-/** bodegaId names a warehouse that BodegaEliminada reported deleted (the BFF's words for a missing one). */
+/** bodegaId names no warehouse: bodega-svc does not have it, or BodegaEliminada reported it deleted. */
 export function bodegaEliminadaError(bodegaId: number): InvalidArgumentError {
   return InvalidArgumentError.field('bodegaId', `no existe la bodega ${bodegaId}`);
 }
@@ -96,7 +96,7 @@ export function bodegaEliminadaError(bodegaId: number): InvalidArgumentError {
  * trimmed (as a warehouse's), precio is decimal text read exactly, as the
  * BFF reads a JSON number (`1.500`, `1e3` and `-0` are valid; the result is
  * canonical, "1.50", "1000.00", "0.00"), never through a float, never rounded.
- * Whether bodegaId names a warehouse is checked by the BFF, which can see bodega-svc.
+ * Whether bodegaId names a warehouse is asked of bodega-svc by the handlers (grpc/bodega-lookup.ts).
  */
 const CAMPOS = z.object({
   nombre: requerido(nombre()),

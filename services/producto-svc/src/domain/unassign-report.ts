@@ -24,7 +24,9 @@ export const EMPTY_REPORT: UnassignReport = { productos: [], total: 0, complete:
 /** `report` with one more chunk of unassigned products. */
 export function addToReport(report: UnassignReport, chunk: readonly Producto[], complete: boolean): UnassignReport {
   // Only the chunk's first maxItems can enter the sample: no need to sort the rest.
-  const candidates = [...report.productos, ...chunk.slice(0, PRODUCTO_SAMPLE_LIMITS.maxItems)].sort((a, b) => a.id - b.id);
+  const candidates = [...report.productos, ...chunk.slice(0, PRODUCTO_SAMPLE_LIMITS.maxItems)].sort(
+    (a, b) => a.id - b.id,
+  );
   return {
     productos: boundedPrefix(candidates, PRODUCTO_SAMPLE_LIMITS),
     total: report.total + chunk.length,

@@ -28,14 +28,16 @@ export interface BodegaEliminadaConsumerOptions {
   prefix: string;
   namespace: string;
   store: Pick<ProductoStore, 'unassignBodega' | 'recordBodegaEliminada'>;
-  bodegas: Pick<BodegaLookup, 'exists'>;
+  bodegas: Pick<BodegaLookup, 'wasDeleted'>;
   logger: Logger;
   metrics: JetStreamConsumerMetrics;
 }
 
 export type BodegaEliminadaConsumer = ReconciliationConsumer;
 
-export function startBodegaEliminadaConsumer(options: BodegaEliminadaConsumerOptions): Promise<BodegaEliminadaConsumer> {
+export function startBodegaEliminadaConsumer(
+  options: BodegaEliminadaConsumerOptions,
+): Promise<BodegaEliminadaConsumer> {
   const { nc, stream, prefix, namespace, store, bodegas, logger, metrics } = options;
   return startReconciliationConsumer({
     nc,
@@ -44,7 +46,7 @@ export function startBodegaEliminadaConsumer(options: BodegaEliminadaConsumerOpt
     namespace,
     eventType: 'BodegaEliminada',
     durableName: BODEGA_ELIMINADA_CONSUMER,
-    stillExists: (bodegaId) => bodegas.exists(bodegaId),
+    confirmsDeleted: (bodegaId) => bodegas.wasDeleted(bodegaId),
     async reconcile(bodegaId, trace) {
       // First, so writes naming it are refused and the unassignment also clears those under way.
       await store.recordBodegaEliminada(bodegaId);

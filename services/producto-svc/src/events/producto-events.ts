@@ -41,17 +41,36 @@ export function productoEventData(producto: Producto, operacion: Operacion, usua
 }
 
 export function createProductoEvents(options: ProductoEventsOptions): ProductoEvents {
-  function event<D extends EventData>(type: EventType, id: number, data: D, at: Date, context: WriteContext): OutboxEvent {
+  function event<D extends EventData>(
+    type: EventType,
+    id: number,
+    data: D,
+    at: Date,
+    context: WriteContext,
+  ): OutboxEvent {
     return {
       subject: eventSubject(options.prefix, type),
-      envelope: buildEnvelope({ namespace: options.namespace, type, source: 'producto-svc', subject: `/productos/${id}`, data, at }),
+      envelope: buildEnvelope({
+        namespace: options.namespace,
+        type,
+        source: 'producto-svc',
+        subject: `/productos/${id}`,
+        data,
+        at,
+      }),
       headers: eventTraceHeaders(context),
     };
   }
 
   return {
     created: (producto, context) =>
-      event('ProductoCreado', producto.id, productoEventData(producto, 'CREATE', context.usuario), producto.fechaActualizacion, context),
+      event(
+        'ProductoCreado',
+        producto.id,
+        productoEventData(producto, 'CREATE', context.usuario),
+        producto.fechaActualizacion,
+        context,
+      ),
     updated: (producto, camposModificados, context) =>
       event(
         'ProductoActualizado',

@@ -1,4 +1,12 @@
-import { createIdempotencyTable, createOutboxTables, dropIdempotencyTable, dropOutboxTables, type Migration } from '@inventario/platform';
+import {
+  createDeletionRecord,
+  createIdempotencyTable,
+  createOutboxTables,
+  dropDeletionRecord,
+  dropIdempotencyTable,
+  dropOutboxTables,
+  type Migration,
+} from '@inventario/platform';
 
 /** Never edit a shipped migration; add a new one. */
 export const migrations: Record<string, Migration> = {
@@ -65,6 +73,27 @@ export const migrations: Record<string, Migration> = {
     },
     async down(db) {
       await db.schema.dropTableIfExists('bodegas_eliminadas');
+    },
+  },
+  // The products this service deleted (a trigger records each), so bodega-svc
+  // can tell a deleted product from one never created (GetProductoEliminado).
+  '0007_eliminaciones': {
+    up: (db) => createDeletionRecord(db, 'productos'),
+    down: (db) => dropDeletionRecord(db, 'productos'),
+  },
+  // One answer (issue 23, docs/contract.md §10.6): the products that existed before are 0 (their
+  // cantidad_en_stock is still to be recorded in bodega-svc's ledger, stock-al-libro.ts), every
+  // product created since is 1 (its create recorded its units). The default moves after the column
+  // is added, so existing rows keep 0 without an UPDATE of the whole table.
+  '0008_stock_migrado': {
+    async up(db) {
+      await db.raw(
+        'ALTER TABLE productos ADD COLUMN stock_migrado BOOLEAN NOT NULL DEFAULT FALSE, ADD INDEX productos_stock_migrado_idx (stock_migrado, id)',
+      );
+      await db.raw('ALTER TABLE productos ALTER COLUMN stock_migrado SET DEFAULT TRUE');
+    },
+    async down(db) {
+      await db.raw('ALTER TABLE productos DROP INDEX productos_stock_migrado_idx, DROP COLUMN stock_migrado');
     },
   },
 };

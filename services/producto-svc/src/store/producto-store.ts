@@ -9,6 +9,7 @@ import {
   NotFoundError,
   VersionMismatchError,
   nowToSecond,
+  wasDeleted,
   PRODUCTO_CAMPOS,
   recordIdempotentResult,
   withDbErrors,
@@ -16,7 +17,13 @@ import {
   type Knex,
 } from '@inventario/platform';
 import type { ProductoQuery } from '../domain/listing';
-import { bodegaEliminadaError, type NewProducto, type Producto, type ProductoChanges, type WriteContext } from '../domain/producto';
+import {
+  bodegaEliminadaError,
+  type NewProducto,
+  type Producto,
+  type ProductoChanges,
+  type WriteContext,
+} from '../domain/producto';
 import { addToReport, EMPTY_REPORT, type UnassignReport } from '../domain/unassign-report';
 import type { ProductoEvents } from '../events/producto-events';
 
@@ -29,7 +36,13 @@ export interface ProductoStore {
    * VersionMismatchError when `expectedVersion` differs from the stored one.
    * The event lists the fields whose value differed from the locked row.
    */
-  update(id: number, changes: ProductoChanges, context: WriteContext, expectedVersion?: number): Promise<Producto>;
+  update(
+    id: number,
+    changes: ProductoChanges,
+    context: WriteContext,
+    expectedVersion?: number,
+    conteo?: Conteo,
+  ): Promise<Producto>;
   delete(id: number, context: WriteContext, expectedVersion?: number): Promise<void>;
   /**
    * In chunks of one transaction each (`maxChunks` 0: no limit); once no
@@ -40,7 +53,21 @@ export interface ProductoStore {
   unassignBodega(bodegaId: number, context: WriteContext, maxChunks?: number): Promise<UnassignReport>;
   /** Idempotent. From its commit on, writes naming the warehouse are refused; unassign after it and none is missed. */
   recordBodegaEliminada(bodegaId: number): Promise<void>;
+  /**
+   * Whether this service deleted product `id`: false for a live product and for an id never created (platform's
+   * deletion record).
+   */
+  wasDeleted(id: number): Promise<boolean>;
 }
+
+/**
+ * A PUT of cantidadEnStock records a count in bodega-svc's ledger (docs/contract.md §10.6). It runs
+ * inside the update's transaction, with the product's row locked and before the commit: a client
+ * that reads the product's new version reads the counted figure too, so concurrent read-then-PUT
+ * writers under If-Match lose no count; and a count that fails rolls the update back (503, nothing
+ * changed). Keyed by the new version, a retry of the same PUT records it once.
+ */
+export type Conteo = (producto: Producto) => Promise<void>;
 
 /** Keeps each chunk's locks and statements small whatever the warehouse holds. */
 export const UNASSIGN_CHUNK_ROWS = 500;
@@ -62,7 +89,17 @@ export interface ProductoStoreDeps {
 
 const TABLE = 'productos';
 const BODEGAS_ELIMINADAS = 'bodegas_eliminadas';
-const COLUMNS = ['id', 'nombre', 'descripcion', 'precio', 'cantidad_en_stock', 'bodega_id', 'fecha_creacion', 'fecha_actualizacion', 'version'] as const;
+const COLUMNS = [
+  'id',
+  'nombre',
+  'descripcion',
+  'precio',
+  'cantidad_en_stock',
+  'bodega_id',
+  'fecha_creacion',
+  'fecha_actualizacion',
+  'version',
+] as const;
 
 interface ProductoRow {
   id: number;
@@ -101,18 +138,28 @@ function toColumns(changes: ProductoChanges): Partial<ProductoRow> {
   return row;
 }
 
+/**
+ * A PUT of cantidadEnStock records a count of the product in the ledger, which makes its total what
+ * the client said: the old column needs no migration any more (stock-al-libro.ts).
+ */
+const conteoMigra = (changes: ProductoChanges): { stock_migrado?: boolean } =>
+  changes.cantidadEnStock !== undefined ? { stock_migrado: true } : {};
+
 /** Built once: the service's hottest query. */
 const SELECT_BY_ID = `SELECT ${COLUMNS.map((c) => `\`${c}\``).join(', ')} FROM \`${TABLE}\` WHERE \`id\` = ? LIMIT 1`;
 
-const SELECT_COLUMNS = `SELECT ${COLUMNS.map((c) => `\`${c}\``).join(', ')} FROM \`${TABLE}\``;
+/** A list's columns: `descripcion` only when the caller reads it (ListProductosRequest.read_mask). */
+const listColumns = (conDescripcion: boolean) =>
+  COLUMNS.map((c) => (c === 'descripcion' && !conDescripcion ? 'NULL AS `descripcion`' : `\`${c}\``)).join(', ');
 
 /**
  * A list page without id lists in its filters (a full list's pages, a
  * search, an offset) as one prepared statement, so a page costs no query
  * builder work and its rows come in MariaDB's binary form: about a third
- * less CPU per page than knex. Its text takes one of eight shapes, so each
- * connection prepares at most eight. Filters by ids or warehouses (lists of
- * any length, each length its own statement) stay with knex: prepared, they
+ * less CPU per page than knex. Its text takes one of sixteen shapes (eight,
+ * with or without `descripcion`), so each connection prepares at most
+ * sixteen. Filters by ids or warehouses (lists of any length, each length its own statement) stay with knex: prepared,
+ * they
  * would fill the server's `max_prepared_stmt_count`. LIMIT and OFFSET go as
  * decimal text, which MariaDB and MySQL 8 both take where a JS number (sent
  * as a DOUBLE) is refused by MySQL.
@@ -131,7 +178,7 @@ function preparedListOf(query: ProductoQuery): { sql: string; values: string[] }
   }
   values.push(String(query.pageSize + 1));
   if (query.skip > 0) values.push(String(query.skip));
-  const sql = `${SELECT_COLUMNS}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY \`id\` LIMIT ?${query.skip > 0 ? ' OFFSET ?' : ''}`;
+  const sql = `SELECT ${listColumns(query.conDescripcion)} FROM \`${TABLE}\`${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY \`id\` LIMIT ?${query.skip > 0 ? ' OFFSET ?' : ''}`;
   return { sql, values };
 }
 
@@ -152,7 +199,9 @@ function requireVersion(current: Producto, expectedVersion: number | undefined):
 
 /** A record from before chunking holds a finished operation's whole list. */
 function recordedReport(recorded: unknown): UnassignReport {
-  return Array.isArray(recorded) ? addToReport(EMPTY_REPORT, recorded as Producto[], true) : (recorded as UnassignReport);
+  return Array.isArray(recorded)
+    ? addToReport(EMPTY_REPORT, recorded as Producto[], true)
+    : (recorded as UnassignReport);
 }
 
 const RESULTS = jsonResultCodec(['fechaCreacion', 'fechaActualizacion']);
@@ -229,7 +278,11 @@ export function createProductoStore(db: Knex, deps: ProductoStoreDeps): Producto
    */
   async function refuseBodegaEliminada(trx: Knex.Transaction, bodegaId: number | null | undefined): Promise<void> {
     if (bodegaId === null || bodegaId === undefined) return;
-    const row = await trx<{ bodega_id: number }>(BODEGAS_ELIMINADAS).select('bodega_id').where({ bodega_id: bodegaId }).forShare().first();
+    const row = await trx<{ bodega_id: number }>(BODEGAS_ELIMINADAS)
+      .select('bodega_id')
+      .where({ bodega_id: bodegaId })
+      .forShare()
+      .first();
     if (row) throw bodegaEliminadaError(bodegaId);
   }
 
@@ -273,7 +326,7 @@ export function createProductoStore(db: Knex, deps: ProductoStoreDeps): Producto
         } else {
           const q = filtered(
             db<ProductoRow>(TABLE)
-              .select(...COLUMNS)
+              .select(db.raw(listColumns(query.conDescripcion)))
               .orderBy('id')
               .limit(query.pageSize + 1),
           );
@@ -281,7 +334,10 @@ export function createProductoStore(db: Knex, deps: ProductoStoreDeps): Producto
           if (query.afterId !== null) q.where('id', '>', query.afterId);
           rows = (await q) as ProductoRow[];
         }
-        const page: ProductoPage = { productos: rows.slice(0, query.pageSize).map(fromRow), hasMore: rows.length > query.pageSize };
+        const page: ProductoPage = {
+          productos: rows.slice(0, query.pageSize).map(fromRow),
+          hasMore: rows.length > query.pageSize,
+        };
         if (query.includeTotalSize) {
           const [count] = (await filtered(db(TABLE).count({ n: '*' }))) as { n: number | string }[];
           page.totalSize = Number(count?.n ?? 0);
@@ -290,15 +346,26 @@ export function createProductoStore(db: Knex, deps: ProductoStoreDeps): Producto
       });
     },
 
-    update(id, changes, context, expectedVersion) {
+    update(id, changes, context, expectedVersion, conteo) {
       return write(context, async (trx) => {
         const current = await lockById(trx, id);
         requireVersion(current, expectedVersion);
-        const stored: Producto = { ...current, ...changes, fechaActualizacion: nowToSecond(), version: current.version + 1 };
+        const stored: Producto = {
+          ...current,
+          ...changes,
+          fechaActualizacion: nowToSecond(),
+          version: current.version + 1,
+        };
         await trx(TABLE)
           .where({ id })
-          .update({ ...toColumns(changes), fecha_actualizacion: stored.fechaActualizacion, version: stored.version });
+          .update({
+            ...toColumns(changes),
+            ...conteoMigra(changes),
+            fecha_actualizacion: stored.fechaActualizacion,
+            version: stored.version,
+          });
         await refuseBodegaEliminada(trx, changes.bodegaId);
+        if (conteo) await conteo(stored);
         await enqueueEvent(trx, events.updated(stored, changedFields(PRODUCTO_CAMPOS, current, stored), context));
         return stored;
       });
@@ -311,6 +378,10 @@ export function createProductoStore(db: Knex, deps: ProductoStoreDeps): Producto
         await trx(TABLE).where({ id }).del();
         await enqueueEvent(trx, events.deleted(current, context, nowToSecond()));
       });
+    },
+
+    wasDeleted(id) {
+      return withDbErrors(() => wasDeleted(db, TABLE, id));
     },
 
     recordBodegaEliminada(bodegaId) {

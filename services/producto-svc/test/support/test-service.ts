@@ -15,7 +15,8 @@ import {
 } from '@inventario/testkit';
 import { startApp, type App } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
-import { createProductoClient, productoApi, type ProductoApi } from './producto-client';
+import { startFakeLibro, type FakeLibro } from './fake-libro';
+import { createProductoClient, productoApi, type ProductoApi } from '@inventario/testkit/grpc';
 
 /**
  * The whole producto-svc in-process on an ephemeral port, against a fresh
@@ -28,6 +29,8 @@ export interface TestService {
   namespace: EventNamespace;
   /** The test's own connection (reads the stream, publishes BodegaEliminada). */
   nc: NatsConnection;
+  /** The stand-in ledger the service records units in (unless the test named a BODEGA_SVC_ADDR). */
+  libro: FakeLibro;
   /** The test's own pool on the service database (outbox state, direct checks). */
   db: Knex;
   client: ProductoServiceClient;
@@ -63,9 +66,13 @@ export function testConfig(database: TestDatabase, namespace: EventNamespace, en
 export async function startTestService(label: string, env: TestServiceEnv = {}): Promise<TestService> {
   const database = await createTestDatabase(label);
   const namespace = testEventNamespace();
-  const config = testConfig(database, namespace, env);
+  // Where producto-svc records units (a stand-in: support/fake-libro.ts), unless the test names a bodega-svc.
+  const libro = await startFakeLibro();
+  const overrides = typeof env === 'function' ? env(database) : env;
+  const config = testConfig(database, namespace, { BODEGA_SVC_ADDR: libro.address, ...overrides });
   // A failed start must not leave the database behind.
   const app = await startApp(config, createLogger('producto-svc', config.logLevel)).catch(async (err: unknown) => {
+    await libro.close();
     await database.drop();
     throw err;
   });
@@ -79,6 +86,7 @@ export async function startTestService(label: string, env: TestServiceEnv = {}):
     database,
     namespace,
     nc,
+    libro,
     db,
     client,
     api: productoApi(client, { usuario: 'tester' }),
@@ -89,6 +97,7 @@ export async function startTestService(label: string, env: TestServiceEnv = {}):
     async close() {
       client.close();
       await app.stop();
+      await libro.close();
       await db.destroy();
       await deleteStream(nc, namespace.stream);
       await nc.close();

@@ -1,4 +1,10 @@
-import { DEFAULT_PAGE_SIZE, encodePageToken, InvalidArgumentError, MAX_PAGE_SIZE, type FieldViolation } from '@inventario/platform';
+import {
+  DEFAULT_PAGE_SIZE,
+  encodePageToken,
+  InvalidArgumentError,
+  MAX_PAGE_SIZE,
+  type FieldViolation,
+} from '@inventario/platform';
 import { validateProductoQuery, type ProductoQueryDraft } from '../src/domain/listing';
 
 // Pure unit tests of list requests. Page sizes, page tokens and id filters are
@@ -26,6 +32,7 @@ describe('validateProductoQuery', () => {
       ids: [],
       nombreContains: null,
       includeTotalSize: false,
+      conDescripcion: true,
     });
   });
 
@@ -35,8 +42,24 @@ describe('validateProductoQuery', () => {
 
   it('continues after the id of the page token, with the filters given', () => {
     expect(
-      validateProductoQuery({ pageSize: 10, pageToken: encodePageToken(30), skip: 2, bodegaIds: [4, 4, 9], ids: [7, 3, 7], nombreContains: 'silla' }),
-    ).toEqual({ pageSize: 10, afterId: 30, skip: 2, bodegaIds: [4, 9], ids: [7, 3], nombreContains: 'silla', includeTotalSize: false });
+      validateProductoQuery({
+        pageSize: 10,
+        pageToken: encodePageToken(30),
+        skip: 2,
+        bodegaIds: [4, 4, 9],
+        ids: [7, 3, 7],
+        nombreContains: 'silla',
+      }),
+    ).toEqual({
+      pageSize: 10,
+      afterId: 30,
+      skip: 2,
+      bodegaIds: [4, 9],
+      ids: [7, 3],
+      nombreContains: 'silla',
+      includeTotalSize: false,
+      conDescripcion: true,
+    });
   });
 
   it.each<[string, Partial<ProductoQueryDraft>, string]>([
@@ -53,7 +76,21 @@ describe('validateProductoQuery', () => {
   });
 
   it('names every offending field at once', () => {
-    const draft = { pageSize: -1, pageToken: 'xyz', skip: -1, bodegaIds: [0], ids: [-1], nombreContains: 'a'.repeat(256) };
-    expect(violationsOf(draft).map((v) => v.campo)).toEqual(['pageSize', 'pageToken', 'skip', 'bodegaIds', 'ids', 'nombreContains']);
+    const draft = {
+      pageSize: -1,
+      pageToken: 'xyz',
+      skip: -1,
+      bodegaIds: [0],
+      ids: [-1],
+      nombreContains: 'a'.repeat(256),
+    };
+    expect(violationsOf(draft).map((v) => v.campo)).toEqual([
+      'pageSize',
+      'pageToken',
+      'skip',
+      'bodegaIds',
+      'ids',
+      'nombreContains',
+    ]);
   });
 });

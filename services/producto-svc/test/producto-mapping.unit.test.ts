@@ -14,7 +14,15 @@ function violationsOf(request: UpdateProductoRequest): FieldViolation[] {
   return [];
 }
 
-const PRODUCTO = { id: 5, nombre: 'Silla', precio: '1.00', cantidadEnStock: 2, descripcion: 'Roja', bodegaId: 3, version: 1 };
+const PRODUCTO = {
+  id: 5,
+  nombre: 'Silla',
+  precio: '1.00',
+  cantidadEnStock: 2,
+  descripcion: 'Roja',
+  bodegaId: 3,
+  version: 1,
+};
 
 describe('draftFromUpdateRequest', () => {
   it('takes exactly the fields named by the snake_case mask paths', () => {
@@ -26,7 +34,10 @@ describe('draftFromUpdateRequest', () => {
 
   it('clears a named nullable field that the product leaves unset', () => {
     expect(
-      draftFromUpdateRequest({ producto: { ...PRODUCTO, descripcion: undefined, bodegaId: undefined }, updateMask: ['descripcion', 'bodega_id'] }),
+      draftFromUpdateRequest({
+        producto: { ...PRODUCTO, descripcion: undefined, bodegaId: undefined },
+        updateMask: ['descripcion', 'bodega_id'],
+      }),
     ).toEqual({
       descripcion: null,
       bodegaId: null,
@@ -41,7 +52,12 @@ describe('draftFromUpdateRequest', () => {
   });
 
   it('ignores output-only paths', () => {
-    expect(draftFromUpdateRequest({ producto: PRODUCTO, updateMask: ['id', 'nombre', 'fecha_creacion', 'fecha_actualizacion', 'version'] })).toEqual({
+    expect(
+      draftFromUpdateRequest({
+        producto: PRODUCTO,
+        updateMask: ['id', 'nombre', 'fecha_creacion', 'fecha_actualizacion', 'version'],
+      }),
+    ).toEqual({
       nombre: 'Silla',
     });
   });
@@ -51,7 +67,11 @@ describe('draftFromUpdateRequest', () => {
   it.each<[string, string[] | undefined, string]>([
     ['an absent mask', undefined, `no hay campos para actualizar ${ADMITIDAS}`],
     ['an empty mask', [], `no hay campos para actualizar ${ADMITIDAS}`],
-    ['a mask of output-only paths', ['fecha_actualizacion', 'fechaCreacion'], `no hay campos para actualizar ${ADMITIDAS}`],
+    [
+      'a mask of output-only paths',
+      ['fecha_actualizacion', 'fechaCreacion'],
+      `no hay campos para actualizar ${ADMITIDAS}`,
+    ],
     ['an unknown path', ['nombre', 'color'], `rutas desconocidas: color ${ADMITIDAS}`],
   ])('rejects %s naming updateMask', (_case, updateMask, mensaje) => {
     expect(violationsOf({ producto: PRODUCTO, updateMask })).toEqual([{ campo: 'updateMask', mensaje }]);
@@ -71,7 +91,9 @@ describe('draftFromCreateRequest and productoToMessage', () => {
 
   it('leaves null fields unset on the wire', () => {
     const at = new Date('2026-11-22T14:03:07Z');
-    expect(productoToMessage({ ...PRODUCTO, descripcion: null, bodegaId: null, fechaCreacion: at, fechaActualizacion: at })).toEqual({
+    expect(
+      productoToMessage({ ...PRODUCTO, descripcion: null, bodegaId: null, fechaCreacion: at, fechaActualizacion: at }),
+    ).toEqual({
       ...PRODUCTO,
       descripcion: undefined,
       bodegaId: undefined,

@@ -14,7 +14,11 @@ describe('validateNewProducto', () => {
     ['nombre of 256 characters', { nombre: 'n'.repeat(256) }, { campo: 'nombre', mensaje: MENSAJES.nombreLargo }],
     ['nombre not text', { nombre: 42 }, { campo: 'nombre', mensaje: MENSAJES.texto }],
     ['descripcion not text', { descripcion: 7 }, { campo: 'descripcion', mensaje: MENSAJES.texto }],
-    ['descripcion over 65535 bytes', { descripcion: 'ñ'.repeat(32_768) }, { campo: 'descripcion', mensaje: MENSAJES.descripcionLarga }],
+    [
+      'descripcion over 65535 bytes',
+      { descripcion: 'ñ'.repeat(32_768) },
+      { campo: 'descripcion', mensaje: MENSAJES.descripcionLarga },
+    ],
     ['precio missing', { precio: undefined }, { campo: 'precio', mensaje: MENSAJES.obligatorio }],
     ['precio empty', { precio: '' }, { campo: 'precio', mensaje: MENSAJES.obligatorio }],
     ['precio negative', { precio: '-0.01' }, { campo: 'precio', mensaje: MENSAJES.negativo }],
@@ -23,15 +27,39 @@ describe('validateNewProducto', () => {
     ['precio non-numeric', { precio: 'diez' }, { campo: 'precio', mensaje: MENSAJES.numero }],
     ['precio with a bare point', { precio: '.5' }, { campo: 'precio', mensaje: MENSAJES.numero }],
     ['precio with spaces', { precio: ' 5' }, { campo: 'precio', mensaje: MENSAJES.numero }],
-    ['precio with 3 decimals in exponent form', { precio: '1e-3' }, { campo: 'precio', mensaje: MENSAJES.dosDecimales }],
-    ['precio whose double would be 20', { precio: '19.999999999999999999' }, { campo: 'precio', mensaje: MENSAJES.dosDecimales }],
-    ['precio of more than 64 characters', { precio: `1${'0'.repeat(64)}` }, { campo: 'precio', mensaje: MENSAJES.demasiadoLargo }],
+    [
+      'precio with 3 decimals in exponent form',
+      { precio: '1e-3' },
+      { campo: 'precio', mensaje: MENSAJES.dosDecimales },
+    ],
+    [
+      'precio whose double would be 20',
+      { precio: '19.999999999999999999' },
+      { campo: 'precio', mensaje: MENSAJES.dosDecimales },
+    ],
+    [
+      'precio of more than 64 characters',
+      { precio: `1${'0'.repeat(64)}` },
+      { campo: 'precio', mensaje: MENSAJES.demasiadoLargo },
+    ],
     ['precio as a JSON number', { precio: 10 }, { campo: 'precio', mensaje: MENSAJES.decimal }],
-    ['cantidadEnStock missing', { cantidadEnStock: undefined }, { campo: 'cantidadEnStock', mensaje: MENSAJES.obligatorio }],
+    [
+      'cantidadEnStock missing',
+      { cantidadEnStock: undefined },
+      { campo: 'cantidadEnStock', mensaje: MENSAJES.obligatorio },
+    ],
     ['cantidadEnStock negative', { cantidadEnStock: -1 }, { campo: 'cantidadEnStock', mensaje: MENSAJES.negativo }],
-    ['cantidadEnStock not an integer', { cantidadEnStock: 1.5 }, { campo: 'cantidadEnStock', mensaje: MENSAJES.entero }],
+    [
+      'cantidadEnStock not an integer',
+      { cantidadEnStock: 1.5 },
+      { campo: 'cantidadEnStock', mensaje: MENSAJES.entero },
+    ],
     ['cantidadEnStock as text', { cantidadEnStock: '3' }, { campo: 'cantidadEnStock', mensaje: MENSAJES.entero }],
-    ['cantidadEnStock above INT', { cantidadEnStock: 2_147_483_648 }, { campo: 'cantidadEnStock', mensaje: MENSAJES.enteroMaximo }],
+    [
+      'cantidadEnStock above INT',
+      { cantidadEnStock: 2_147_483_648 },
+      { campo: 'cantidadEnStock', mensaje: MENSAJES.enteroMaximo },
+    ],
     ['bodegaId zero', { bodegaId: 0 }, { campo: 'bodegaId', mensaje: MENSAJES.idPositivo }],
     ['bodegaId negative', { bodegaId: -3 }, { campo: 'bodegaId', mensaje: MENSAJES.idPositivo }],
     ['bodegaId not an integer', { bodegaId: 2.5 }, { campo: 'bodegaId', mensaje: MENSAJES.idPositivo }],
@@ -58,7 +86,12 @@ describe('validateNewProducto', () => {
   });
 
   it('reports every violation at once, in field order', () => {
-    expect(violationsOf(() => validateNewProducto({ bodegaId: 0 })).map((v) => v.campo)).toEqual(['nombre', 'precio', 'cantidadEnStock', 'bodegaId']);
+    expect(violationsOf(() => validateNewProducto({ bodegaId: 0 })).map((v) => v.campo)).toEqual([
+      'nombre',
+      'precio',
+      'cantidadEnStock',
+      'bodegaId',
+    ]);
   });
 
   it('treats descripcion and bodegaId as optional, storing null when absent', () => {
@@ -98,7 +131,10 @@ describe('validateProductoChanges', () => {
   });
 
   it('clears the nullable fields when they are present as null', () => {
-    expect(validateProductoChanges({ descripcion: null, bodegaId: null })).toEqual({ descripcion: null, bodegaId: null });
+    expect(validateProductoChanges({ descripcion: null, bodegaId: null })).toEqual({
+      descripcion: null,
+      bodegaId: null,
+    });
   });
 
   it.each<[string, ProductoDraft, string]>([

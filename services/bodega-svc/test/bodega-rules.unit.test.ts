@@ -13,13 +13,37 @@ describe('validateNewBodega', () => {
     ['accepts the int32 maximum capacidad', { ...valida, capacidad: 2_147_483_647 }, []],
     ['rejects a missing nombre', { capacidad: 1 }, [{ campo: 'nombre', mensaje: 'es obligatorio' }]],
     ['rejects an empty nombre', { ...valida, nombre: '' }, [{ campo: 'nombre', mensaje: 'es obligatorio' }]],
-    ['rejects a blank nombre', { ...valida, nombre: '   ' }, [{ campo: 'nombre', mensaje: 'no puede estar en blanco' }]],
-    ['rejects a 256-character nombre', { ...valida, nombre: 'n'.repeat(256) }, [{ campo: 'nombre', mensaje: 'no puede superar 255 caracteres' }]],
-    ['rejects a 256-character ubicacion', { ...valida, ubicacion: 'u'.repeat(256) }, [{ campo: 'ubicacion', mensaje: 'no puede superar 255 caracteres' }]],
+    [
+      'rejects a blank nombre',
+      { ...valida, nombre: '   ' },
+      [{ campo: 'nombre', mensaje: 'no puede estar en blanco' }],
+    ],
+    [
+      'rejects a 256-character nombre',
+      { ...valida, nombre: 'n'.repeat(256) },
+      [{ campo: 'nombre', mensaje: 'no puede superar 255 caracteres' }],
+    ],
+    [
+      'rejects a 256-character ubicacion',
+      { ...valida, ubicacion: 'u'.repeat(256) },
+      [{ campo: 'ubicacion', mensaje: 'no puede superar 255 caracteres' }],
+    ],
     ['rejects a missing capacidad', { nombre: 'Sur' }, [{ campo: 'capacidad', mensaje: 'es obligatorio' }]],
-    ['rejects a negative capacidad', { ...valida, capacidad: -1 }, [{ campo: 'capacidad', mensaje: 'debe ser mayor o igual que 0' }]],
-    ['rejects a fractional capacidad', { ...valida, capacidad: 1.5 }, [{ campo: 'capacidad', mensaje: 'debe ser un número entero' }]],
-    ['rejects a capacidad beyond int32', { ...valida, capacidad: 2_147_483_648 }, [{ campo: 'capacidad', mensaje: 'no puede superar 2147483647' }]],
+    [
+      'rejects a negative capacidad',
+      { ...valida, capacidad: -1 },
+      [{ campo: 'capacidad', mensaje: 'debe ser mayor o igual que 0' }],
+    ],
+    [
+      'rejects a fractional capacidad',
+      { ...valida, capacidad: 1.5 },
+      [{ campo: 'capacidad', mensaje: 'debe ser un número entero' }],
+    ],
+    [
+      'rejects a capacidad beyond int32',
+      { ...valida, capacidad: 2_147_483_648 },
+      [{ campo: 'capacidad', mensaje: 'no puede superar 2147483647' }],
+    ],
     [
       'names every offending field at once',
       { nombre: ' ', ubicacion: 'u'.repeat(300), capacidad: -5 },
@@ -53,8 +77,16 @@ describe('validateBodegaChanges', () => {
     ['accepts clearing ubicacion', { ubicacion: null }, []],
     ['accepts capacidad 0', { capacidad: 0 }, []],
     ['rejects a named but empty nombre', { nombre: '' }, [{ campo: 'nombre', mensaje: 'es obligatorio' }]],
-    ['rejects a negative capacidad', { capacidad: -3 }, [{ campo: 'capacidad', mensaje: 'debe ser mayor o igual que 0' }]],
-    ['rejects a long ubicacion', { ubicacion: 'x'.repeat(256) }, [{ campo: 'ubicacion', mensaje: 'no puede superar 255 caracteres' }]],
+    [
+      'rejects a negative capacidad',
+      { capacidad: -3 },
+      [{ campo: 'capacidad', mensaje: 'debe ser mayor o igual que 0' }],
+    ],
+    [
+      'rejects a long ubicacion',
+      { ubicacion: 'x'.repeat(256) },
+      [{ campo: 'ubicacion', mensaje: 'no puede superar 255 caracteres' }],
+    ],
   ])('%s', (_name, input, expected) => {
     expect(violationsOf(() => validateBodegaChanges(input))).toEqual(expected);
   });

@@ -18,7 +18,13 @@ import {
   type Operacion,
 } from '../src/domain/existencia';
 
-function nivel(bodegaId: number, productoId: number, cantidad: number, version: number, umbralMinimo: number | null = null): NivelActual {
+function nivel(
+  bodegaId: number,
+  productoId: number,
+  cantidad: number,
+  version: number,
+  umbralMinimo: number | null = null,
+): NivelActual {
   return { bodegaId, productoId, existe: true, cantidad, umbralMinimo, version };
 }
 
@@ -30,8 +36,20 @@ function bodegas(...b: BodegaActual[]): Map<number, BodegaActual> {
   return new Map(b.map((x) => [x.id, x]));
 }
 
-const salida = (cantidad: number): Cambio => ({ bodegaId: 1, productoId: 7, tipo: 'SALIDA', motivo: 'VENTA', delta: -cantidad });
-const entrada = (cantidad: number): Cambio => ({ bodegaId: 1, productoId: 7, tipo: 'ENTRADA', motivo: 'RECEPCION', delta: cantidad });
+const salida = (cantidad: number): Cambio => ({
+  bodegaId: 1,
+  productoId: 7,
+  tipo: 'SALIDA',
+  motivo: 'VENTA',
+  delta: -cantidad,
+});
+const entrada = (cantidad: number): Cambio => ({
+  bodegaId: 1,
+  productoId: 7,
+  tipo: 'ENTRADA',
+  motivo: 'RECEPCION',
+  delta: cantidad,
+});
 
 function refusal(run: () => unknown): FailedPreconditionError {
   try {
@@ -67,7 +85,9 @@ describe('planOperation', () => {
   });
 
   it('allows a level of exactly zero', () => {
-    expect(planOperation([salida(10)], estado([nivel(1, 7, 10, 4)]), bodegas(central)).lineas[0]!.cantidadPosterior).toBe(0);
+    expect(
+      planOperation([salida(10)], estado([nivel(1, 7, 10, 4)]), bodegas(central)).lineas[0]!.cantidadPosterior,
+    ).toBe(0);
   });
 
   it('refuses passing the capacity, with capacity, occupancy and the units asked', () => {
@@ -86,13 +106,33 @@ describe('planOperation', () => {
   });
 
   it('creates a missing level continuing the versions its lines reached', () => {
-    const retirado: NivelActual = { bodegaId: 1, productoId: 7, existe: false, cantidad: 0, umbralMinimo: null, version: 6 };
-    const plan = planOperation([{ bodegaId: 1, productoId: 7, tipo: 'AJUSTE', motivo: 'ASIGNACION', fijar: 4 }], estado([retirado]), bodegas(central));
-    expect(plan.lineas[0]).toMatchObject({ version: 7, cantidadAnterior: 0, cantidadPosterior: 4, nivel: { existe: true, creado: true } });
+    const retirado: NivelActual = {
+      bodegaId: 1,
+      productoId: 7,
+      existe: false,
+      cantidad: 0,
+      umbralMinimo: null,
+      version: 6,
+    };
+    const plan = planOperation(
+      [{ bodegaId: 1, productoId: 7, tipo: 'AJUSTE', motivo: 'ASIGNACION', fijar: 4 }],
+      estado([retirado]),
+      bodegas(central),
+    );
+    expect(plan.lineas[0]).toMatchObject({
+      version: 7,
+      cantidadAnterior: 0,
+      cantidadPosterior: 4,
+      nivel: { existe: true, creado: true },
+    });
   });
 
   it('writes a line even when a set changes nothing (a count that confirms the stock)', () => {
-    const plan = planOperation([{ bodegaId: 1, productoId: 7, tipo: 'AJUSTE', motivo: 'CONTEO', fijar: 10 }], estado([nivel(1, 7, 10, 4)]), bodegas(central));
+    const plan = planOperation(
+      [{ bodegaId: 1, productoId: 7, tipo: 'AJUSTE', motivo: 'CONTEO', fijar: 10 }],
+      estado([nivel(1, 7, 10, 4)]),
+      bodegas(central),
+    );
     expect(plan.lineas[0]).toMatchObject({ cantidad: 0, version: 5 });
   });
 
@@ -102,7 +142,12 @@ describe('planOperation', () => {
       estado([nivel(1, 7, 10, 4, 20)]),
       bodegas(central),
     );
-    expect(plan.lineas[0]).toMatchObject({ cantidad: -10, cantidadPosterior: 0, nivel: { existe: false }, umbral: null });
+    expect(plan.lineas[0]).toMatchObject({
+      cantidad: -10,
+      cantidadPosterior: 0,
+      nivel: { existe: false },
+      umbral: null,
+    });
   });
 
   it('checks a transfer as one: both lines or none', () => {
@@ -111,7 +156,9 @@ describe('planOperation', () => {
       { bodegaId: 1, productoId: 7, tipo: 'TRANSFERENCIA', motivo: 'TRANSFERENCIA', delta: -5 },
       { bodegaId: 2, productoId: 7, tipo: 'TRANSFERENCIA', motivo: 'TRANSFERENCIA', delta: 5 },
     ];
-    expect(refusal(() => planOperation(cambios, estado([nivel(1, 7, 10, 4)]), bodegas(central, destino))).reason).toBe('CAPACIDAD_EXCEDIDA');
+    expect(refusal(() => planOperation(cambios, estado([nivel(1, 7, 10, 4)]), bodegas(central, destino))).reason).toBe(
+      'CAPACIDAD_EXCEDIDA',
+    );
   });
 
   describe('low-stock edges (low: cantidad <= umbralMinimo)', () => {
@@ -133,7 +180,12 @@ describe('planOperation', () => {
         { bodegaId: 1, productoId: 7, tipo: 'AJUSTE', motivo: 'ASIGNACION', fijar: 2, umbralMinimo: null },
         'REPUESTO',
       ],
-      ['removing a low level is nothing', nivel(1, 7, 2, 1, 5), { bodegaId: 1, productoId: 7, tipo: 'SALIDA', motivo: 'RETIRO', retirar: true }, null],
+      [
+        'removing a low level is nothing',
+        nivel(1, 7, 2, 1, 5),
+        { bodegaId: 1, productoId: 7, tipo: 'SALIDA', motivo: 'RETIRO', retirar: true },
+        null,
+      ],
     ])('%s', (_name, antes, cambio, umbral) => {
       expect(planOperation([cambio], estado([antes]), bodegas(central)).lineas[0]!.umbral).toBe(umbral);
     });
@@ -150,7 +202,16 @@ describe('planOperation', () => {
 });
 
 describe('cambiosDeReverso', () => {
-  const linea = { id: 1, operacionId: 9, usuario: 'ana', comentario: null, fecha: new Date(), cantidadAnterior: 0, cantidadPosterior: 0, version: 1 };
+  const linea = {
+    id: 1,
+    operacionId: 9,
+    usuario: 'ana',
+    comentario: null,
+    fecha: new Date(),
+    cantidadAnterior: 0,
+    cantidadPosterior: 0,
+    version: 1,
+  };
   const transferencia: Operacion = {
     id: 9,
     tipo: 'TRANSFERENCIA',
@@ -177,7 +238,9 @@ describe('cambiosDeReverso', () => {
   });
 
   it('refuses to reverse twice', () => {
-    expect(refusal(() => cambiosDeReverso({ ...transferencia, revertidaPor: 10 })).reason).toBe('OPERACION_YA_REVERTIDA');
+    expect(refusal(() => cambiosDeReverso({ ...transferencia, revertidaPor: 10 })).reason).toBe(
+      'OPERACION_YA_REVERTIDA',
+    );
   });
 });
 
@@ -193,30 +256,47 @@ describe('validation', () => {
   }
 
   it('requires the level version for a count', () => {
-    expect(violations(() => validateMovimiento({ bodegaId: 1, productoId: 2, tipo: 'AJUSTE', motivo: undefined, cantidad: 3 }))).toEqual(['expectedVersion']);
+    expect(
+      violations(() =>
+        validateMovimiento({ bodegaId: 1, productoId: 2, tipo: 'AJUSTE', motivo: undefined, cantidad: 3 }),
+      ),
+    ).toEqual(['expectedVersion']);
   });
 
   it("gives each movement type its default reason and refuses another type's", () => {
-    expect(validateMovimiento({ bodegaId: 1, productoId: 2, tipo: 'SALIDA', motivo: undefined, cantidad: 3 }).motivo).toBe('VENTA');
-    expect(violations(() => validateMovimiento({ bodegaId: 1, productoId: 2, tipo: 'ENTRADA', motivo: 'VENTA', cantidad: 3 }))).toEqual(['motivo']);
+    expect(
+      validateMovimiento({ bodegaId: 1, productoId: 2, tipo: 'SALIDA', motivo: undefined, cantidad: 3 }).motivo,
+    ).toBe('VENTA');
+    expect(
+      violations(() =>
+        validateMovimiento({ bodegaId: 1, productoId: 2, tipo: 'ENTRADA', motivo: 'VENTA', cantidad: 3 }),
+      ),
+    ).toEqual(['motivo']);
   });
 
   it('refuses a transfer type as a movement and zero units to move', () => {
-    expect(violations(() => validateMovimiento({ bodegaId: 1, productoId: 2, tipo: 'TRANSFERENCIA', motivo: undefined, cantidad: 0 }))).toEqual([
-      'tipo',
-      'cantidad',
-    ]);
+    expect(
+      violations(() =>
+        validateMovimiento({ bodegaId: 1, productoId: 2, tipo: 'TRANSFERENCIA', motivo: undefined, cantidad: 0 }),
+      ),
+    ).toEqual(['tipo', 'cantidad']);
   });
 
   it('removes a threshold only when asked alone', () => {
-    expect(validateAsignacion({ bodegaId: 1, productoId: 2, cantidad: 3, quitarUmbralMinimo: true }).umbralMinimo).toBeNull();
+    expect(
+      validateAsignacion({ bodegaId: 1, productoId: 2, cantidad: 3, quitarUmbralMinimo: true }).umbralMinimo,
+    ).toBeNull();
     expect(validateAsignacion({ bodegaId: 1, productoId: 2, cantidad: 3 }).umbralMinimo).toBeUndefined();
-    expect(violations(() => validateAsignacion({ bodegaId: 1, productoId: 2, cantidad: 3, umbralMinimo: 4, quitarUmbralMinimo: true }))).toEqual([
-      'umbralMinimo',
-    ]);
+    expect(
+      violations(() =>
+        validateAsignacion({ bodegaId: 1, productoId: 2, cantidad: 3, umbralMinimo: 4, quitarUmbralMinimo: true }),
+      ),
+    ).toEqual(['umbralMinimo']);
   });
 
   it('refuses a transfer to the same warehouse, naming destinoId', () => {
-    expect(violations(() => validateTransferencia({ productoId: 1, origenId: 3, destinoId: 3, cantidad: 1 }))).toEqual(['destinoId']);
+    expect(violations(() => validateTransferencia({ productoId: 1, origenId: 3, destinoId: 3, cantidad: 1 }))).toEqual([
+      'destinoId',
+    ]);
   });
 });

@@ -1,0 +1,56 @@
+import {
+  startReconciliationConsumer,
+  type JetStreamConsumerMetrics,
+  type Logger,
+  type NatsConnection,
+  type ReconciliationConsumer,
+} from '@inventario/platform';
+import type { ProductoLookup } from '../grpc/producto-lookup';
+
+/**
+ * bodega-svc's projection of the products it may take stock of (docs/decisions.md, "Stock has one
+ * home"): each ProductoCreado that producto-svc confirms (it has the product now) is recorded, so
+ * the first stock write of a product asks producto-svc nothing. A write that comes before its
+ * event asks producto-svc itself; the projection never decides that a product is gone (the
+ * ProductoEliminado consumer does). Trust rule and ack policy are platform's reconciliation consumer.
+ */
+
+/** Shared by every replica (work queue semantics). */
+export const PRODUCTO_CREADO_CONSUMER = 'bodega-svc-producto-creado';
+
+export interface ProductoCreadoStore {
+  /** Idempotent: a replayed event changes nothing. */
+  registrarProductoConocido(productoId: number): Promise<void>;
+}
+
+export interface ProductoCreadoConsumerOptions {
+  nc: NatsConnection;
+  stream: string;
+  prefix: string;
+  namespace: string;
+  store: ProductoCreadoStore;
+  productos: Pick<ProductoLookup, 'isLive'>;
+  logger: Logger;
+  metrics: JetStreamConsumerMetrics;
+}
+
+export function startProductoCreadoConsumer(options: ProductoCreadoConsumerOptions): Promise<ReconciliationConsumer> {
+  const { nc, stream, prefix, namespace, store, productos, logger, metrics } = options;
+  return startReconciliationConsumer({
+    nc,
+    stream,
+    prefix,
+    namespace,
+    eventType: 'ProductoCreado',
+    durableName: PRODUCTO_CREADO_CONSUMER,
+    // For a creation: whether producto-svc has the product now.
+    confirmsDeleted: (productoId) => productos.isLive(productoId),
+    async reconcile(productoId) {
+      await store.registrarProductoConocido(productoId);
+      return { productoId };
+    },
+    pendingEffect: 'the first stock write of the product asks producto-svc whether it exists',
+    logger,
+    metrics,
+  });
+}

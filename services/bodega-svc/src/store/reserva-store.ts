@@ -1,0 +1,532 @@
+import {
+  enqueueEvents,
+  InvalidArgumentError,
+  isDuplicateEntry,
+  jsonResultCodec,
+  NotFoundError,
+  VersionMismatchError,
+  withDbErrors,
+  writeTransaction,
+  type CallContext,
+  type Knex,
+} from '@inventario/platform';
+import { bodegaEliminandose } from '../domain/bodega';
+import { clave } from '../domain/existencia';
+import {
+  agregarLineas,
+  reservaActivaExistente,
+  reservaInsuficiente,
+  reservaNoActiva,
+  type ConsumoSolicitado,
+  type EstadoReserva,
+  type Faltante,
+  type LimitesReserva,
+  type NuevaReserva,
+  type Reserva,
+} from '../domain/reserva';
+import type { WriteContext } from '../events/bodega-events';
+import type { ExistenciaStore } from './existencia-store';
+import { bloquearBodegas } from './ocupacion';
+import {
+  expirarRetencionesVencidas,
+  lineaDe,
+  terminarReserva,
+  type LineaFila,
+  type RelojReservas,
+} from './reservas-en-niveles';
+
+/**
+ * docs/contract.md §13. Every write is one transaction in the stock's lock order: warehouses, levels, the reservation,
+ * its lines.
+ */
+export interface ReservaStore {
+  crear(nueva: NuevaReserva, caller: CallContext): Promise<Reserva>;
+  get(id: number): Promise<Reserva>;
+  list(query: ReservaQuery): Promise<{ reservas: Reserva[]; hasMore: boolean }>;
+  consumir(
+    id: number,
+    consumo: ConsumoSolicitado,
+    caller: CallContext,
+    opts: ReservaOptions,
+  ): Promise<{ reserva: Reserva; operacionId: number | null }>;
+  /** A repeat of a release answers the current state and writes nothing. */
+  liberar(id: number, caller: CallContext, opts: ReservaOptions): Promise<Reserva>;
+  extender(id: number, expiraEn: Date, caller: CallContext, opts: ReservaOptions): Promise<Reserva>;
+  /**
+   * Records EXPIRADA (with its event) for at most `limite` due reservations, each in its own transaction; answers how
+   * many.
+   */
+  barrer(limite: number): Promise<number>;
+  /** What the stock verification adds for holds; a difference is reported, never corrected. */
+  verificar(): Promise<DiferenciaReserva[]>;
+}
+
+export interface ReservaOptions {
+  expectedVersion?: number;
+  claveIdempotencia?: string;
+}
+
+export interface ReservaQuery {
+  pageSize: number;
+  /** Newest first. */
+  beforeId: number | null;
+  referencia?: string;
+  estado?: EstadoReserva;
+  bodegaId?: number;
+  productoId?: number;
+}
+
+export interface DiferenciaReserva {
+  tipo: 'RESERVADA' | 'CONSUMIDA' | 'CONSUMO_TRAS_EXPIRACION' | 'REFERENCIA_ACTIVA' | 'TRANSICION';
+  reservaId: number | null;
+  bodegaId: number;
+  productoId: number;
+  registrado: number;
+  calculado: number;
+}
+
+export interface ReservaStoreDeps extends RelojReservas {
+  existencias: ExistenciaStore;
+  limites: LimitesReserva;
+  onCommitted?: () => void;
+  idempotencyTtlSeconds: number;
+}
+
+interface ReservaFila {
+  id: number | string;
+  referencia: string;
+  estado: EstadoReserva;
+  estado_actual: EstadoReserva;
+  expira_en: Date;
+  version: number;
+  usuario: string;
+  comentario: string | null;
+  fecha_creacion: Date;
+  fecha_actualizacion: Date;
+}
+
+const RESULTS = jsonResultCodec(['expiraEn', 'fechaCreacion', 'fechaActualizacion']);
+const SISTEMA: CallContext = { usuario: 'system' };
+
+export function createReservaStore(db: Knex, deps: ReservaStoreDeps): ReservaStore {
+  const { reloj } = deps;
+  /** The state at the database clock: a hold counts only while now < expira_en. */
+  const COLUMNAS = `r.*, IF(r.estado = 'ACTIVA' AND r.expira_en <= ${reloj}, 'EXPIRADA', r.estado) AS estado_actual`;
+
+  /**
+   * READ COMMITTED: a hold's rows change only under its levels' locks, which every write here takes
+   * first, so record locks are all it needs. Under REPEATABLE READ the locking scans of the lines of
+   * a level also lock the gaps beside them, where concurrent reservations of neighbouring levels
+   * insert their lines: 200 multi-line reservations at once deadlocked past writeTransaction's retries.
+   */
+  function write<T>(caller: CallContext, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+    return writeTransaction(db, work, {
+      onCommitted: deps.onCommitted,
+      idempotency: { key: caller.idempotency, codec: RESULTS, ttlSeconds: deps.idempotencyTtlSeconds },
+      signal: caller.signal,
+      isolationLevel: 'read committed',
+    });
+  }
+
+  async function ahora(conn: Knex | Knex.Transaction): Promise<Date> {
+    const [rows] = (await conn.raw(`SELECT ${reloj} AS ahora`)) as [{ ahora: Date }[]];
+    return rows[0]!.ahora;
+  }
+
+  async function leer(conn: Knex | Knex.Transaction, id: number, { bloquear = false } = {}): Promise<Reserva> {
+    const [rows] = (await conn.raw(
+      `SELECT ${COLUMNAS} FROM reservas r WHERE r.id = ?${bloquear ? ' FOR UPDATE' : ''}`,
+      [id],
+    )) as [ReservaFila[]];
+    const r = rows[0];
+    if (!r) throw NotFoundError.campos([{ campo: 'id', mensaje: `no existe la reserva ${id}` }]);
+    const q = conn<LineaFila>('reserva_lineas').where({ reserva_id: id }).orderBy('id');
+    // In a write, locking reads: what the rows are now, not the transaction's first snapshot.
+    return aReserva(r, await (bloquear ? q.forUpdate() : q));
+  }
+
+  function aReserva(r: ReservaFila, lineas: LineaFila[]): Reserva {
+    const activa = r.estado_actual === 'ACTIVA';
+    return {
+      id: Number(r.id),
+      referencia: r.referencia,
+      estado: r.estado_actual,
+      expiraEn: r.expira_en,
+      // A due hold holds nothing, whether or not it has been swept.
+      lineas: lineas.map((l) => ({ ...lineaDe(l), retenida: activa ? l.retenida : 0 })),
+      version: r.version,
+      usuario: r.usuario,
+      comentario: r.comentario,
+      fechaCreacion: r.fecha_creacion,
+      fechaActualizacion: r.fecha_actualizacion,
+    };
+  }
+
+  /** Locks the reservation's levels (its warehouses shared first when it will write lines) and then its row. */
+  async function bloquear(trx: Knex.Transaction, id: number, { conBodegas = false } = {}): Promise<Reserva> {
+    const pares = await trx('reserva_lineas')
+      .where({ reserva_id: id })
+      .select<{ bodega_id: number; producto_id: number }[]>('bodega_id', 'producto_id');
+    if (conBodegas && pares.length > 0)
+      await bloquearBodegas(trx, new Map(pares.map((p) => [p.bodega_id, 'compartido' as const])));
+    if (pares.length > 0) {
+      await trx('existencias')
+        .whereIn(
+          ['bodega_id', 'producto_id'],
+          pares.map((p) => [p.bodega_id, p.producto_id]),
+        )
+        .orderBy('id')
+        .forUpdate()
+        .select('id');
+    }
+    const reserva = await leer(trx, id, { bloquear: true });
+    const lineas = await trx('reserva_lineas').where({ reserva_id: id }).orderBy('id').forUpdate();
+    return { ...reserva, lineas: lineas.map(lineaDe) };
+  }
+
+  function requireVersion(reserva: Reserva, expected: number | undefined): void {
+    if (expected !== undefined && expected !== reserva.version)
+      throw VersionMismatchError.of(reserva.version, expected);
+  }
+
+  const ctxDe = async (trx: Knex.Transaction, caller: CallContext): Promise<WriteContext> => ({
+    ...caller,
+    at: await ahora(trx),
+  });
+
+  async function evento(
+    trx: Knex.Transaction,
+    tipo: 'ReservaCreada' | 'ReservaConsumida',
+    reserva: Reserva,
+    ctx: WriteContext,
+    operacionId?: number,
+  ) {
+    const data = {
+      reservaId: reserva.id,
+      referencia: reserva.referencia,
+      estado: reserva.estado,
+      expiraEn: reserva.expiraEn.toISOString(),
+      version: reserva.version,
+      lineas: reserva.lineas,
+      ...(operacionId !== undefined ? { operacionId } : {}),
+    };
+    await enqueueEvents(trx, [deps.events.evento(tipo, data, ctx)]);
+  }
+
+  /** A due reservation of the referencia is recorded EXPIRADA first, so it does not block a new one. */
+  async function expirarReferencia(referencia: string): Promise<void> {
+    const [rows] = (await withDbErrors(() =>
+      db.raw(`SELECT id FROM reservas WHERE referencia_activa = ? AND expira_en <= ${reloj}`, [referencia]),
+    )) as [{ id: number | string }[]];
+    if (rows[0]) await expirar(Number(rows[0].id));
+  }
+
+  /** One due reservation: EXPIRADA with its event, unless something else ended or extended it first. */
+  async function expirar(id: number): Promise<boolean> {
+    return write(SISTEMA, async (trx) => {
+      const r = await bloquear(trx, id);
+      // estado_actual EXPIRADA with estado ACTIVA: due and not yet recorded.
+      const [rows] = (await trx.raw(`SELECT estado FROM reservas WHERE id = ? FOR UPDATE`, [id])) as [
+        { estado: EstadoReserva }[],
+      ];
+      if (r.estado !== 'EXPIRADA' || rows[0]!.estado !== 'ACTIVA') return false;
+      await terminarReserva(trx, deps, id, 'EXPIRADA', await ctxDe(trx, SISTEMA));
+      return true;
+    });
+  }
+
+  return {
+    async crear(nueva, caller) {
+      await expirarReferencia(nueva.referencia);
+      return write(caller, async (trx) => {
+        const lineas = agregarLineas(nueva.lineas);
+        const ids = [...new Set(lineas.map((l) => l.bodegaId))];
+        // Holds move no units: the warehouses are held shared, for the lock order and to see them exist.
+        const bodegas = await bloquearBodegas(trx, new Map(ids.map((id) => [id, 'compartido' as const])));
+        const faltan = nueva.lineas.flatMap((l, i) =>
+          bodegas.has(l.bodegaId)
+            ? []
+            : [{ campo: `lineas[${i}].bodegaId`, mensaje: `no existe la bodega ${l.bodegaId}` }],
+        );
+        if (faltan.length > 0) throw NotFoundError.campos(faltan);
+        const marcada = [...bodegas.values()].find((b) => b.eliminando);
+        if (marcada) throw bodegaEliminandose(marcada.id);
+        const pares = lineas.map((l) => [l.bodegaId, l.productoId] as const);
+        const niveles = await trx('existencias')
+          .whereIn(
+            ['bodega_id', 'producto_id'],
+            pares.map((p) => [...p]),
+          )
+          .orderBy('id')
+          .forUpdate()
+          .select<{ bodega_id: number; producto_id: number; cantidad: number; reservada: number }[]>(
+            'bodega_id',
+            'producto_id',
+            'cantidad',
+            'reservada',
+          );
+        const liberadas = await expirarRetencionesVencidas(trx, reloj, pares);
+        const porNivel = new Map(niveles.map((n) => [clave(n.bodega_id, n.producto_id), n]));
+        const faltantes: Faltante[] = [];
+        for (const l of lineas) {
+          const k = clave(l.bodegaId, l.productoId);
+          const n = porNivel.get(k);
+          const disponible = n ? n.cantidad - (n.reservada - (liberadas.get(k) ?? 0)) : 0;
+          if (disponible < l.cantidad)
+            faltantes.push({ bodegaId: l.bodegaId, productoId: l.productoId, solicitado: l.cantidad, disponible });
+        }
+        if (faltantes.length > 0) throw reservaInsuficiente(faltantes);
+        let id: number;
+        try {
+          const [res] = (await trx.raw(
+            `INSERT INTO reservas (referencia, estado, expira_en, version, usuario, comentario, fecha_creacion, fecha_actualizacion)
+                 VALUES (?, 'ACTIVA', ${reloj} + INTERVAL ? SECOND, 1, ?, ?, ${reloj}, ${reloj})`,
+            [nueva.referencia, nueva.ttlSegundos, caller.usuario, nueva.comentario],
+          )) as [{ insertId: number }];
+          id = Number(res.insertId);
+        } catch (err) {
+          if (!isDuplicateEntry(err)) throw err;
+          const otra = await trx('reservas')
+            .where({ referencia_activa: nueva.referencia })
+            .forShare()
+            .first<{ id: number | string } | undefined>('id');
+          throw reservaActivaExistente(nueva.referencia, Number(otra?.id ?? 0));
+        }
+        await trx('reserva_lineas').insert(
+          lineas.map((l) => ({
+            reserva_id: id,
+            bodega_id: l.bodegaId,
+            producto_id: l.productoId,
+            cantidad: l.cantidad,
+            consumida: 0,
+            retenida: l.cantidad,
+          })),
+        );
+        for (const l of lineas)
+          await trx('existencias')
+            .where({ bodega_id: l.bodegaId, producto_id: l.productoId })
+            .increment('reservada', l.cantidad);
+        const reserva = await leer(trx, id, { bloquear: true });
+        await evento(trx, 'ReservaCreada', reserva, await ctxDe(trx, caller));
+        return reserva;
+      });
+    },
+
+    get: (id) => withDbErrors(() => leer(db, id)),
+
+    async list(query) {
+      const rows = await withDbErrors(async () => {
+        const q = db
+          .from('reservas as r')
+          .select(db.raw(COLUMNAS))
+          .orderBy('r.id', 'desc')
+          .limit(query.pageSize + 1);
+        if (query.beforeId !== null) q.where('r.id', '<', query.beforeId);
+        if (query.referencia !== undefined) q.where('r.referencia', query.referencia);
+        if (query.estado === 'ACTIVA') q.where('r.estado', 'ACTIVA').whereRaw(`r.expira_en > ${reloj}`);
+        else if (query.estado === 'EXPIRADA')
+          q.whereRaw(`(r.estado = 'EXPIRADA' OR (r.estado = 'ACTIVA' AND r.expira_en <= ${reloj}))`);
+        else if (query.estado !== undefined) q.where('r.estado', query.estado);
+        if (query.bodegaId !== undefined || query.productoId !== undefined) {
+          q.whereExists(function () {
+            this.from('reserva_lineas as l').whereRaw('l.reserva_id = r.id');
+            if (query.bodegaId !== undefined) this.where('l.bodega_id', query.bodegaId);
+            if (query.productoId !== undefined) this.where('l.producto_id', query.productoId);
+          });
+        }
+        return (await q) as ReservaFila[];
+      });
+      const page = rows.slice(0, query.pageSize);
+      const lineas =
+        page.length === 0
+          ? []
+          : await withDbErrors(() =>
+              db<LineaFila>('reserva_lineas')
+                .whereIn(
+                  'reserva_id',
+                  page.map((r) => r.id),
+                )
+                .orderBy('id'),
+            );
+      return {
+        reservas: page.map((r) =>
+          aReserva(
+            r,
+            lineas.filter((l) => Number(l.reserva_id) === Number(r.id)),
+          ),
+        ),
+        hasMore: rows.length > query.pageSize,
+      };
+    },
+
+    consumir(id, consumo, caller, opts) {
+      return write(caller, async (trx) => {
+        const reserva = await bloquear(trx, id, { conBodegas: true });
+        requireVersion(reserva, opts.expectedVersion);
+        // From the exact instant of expiry, swept or not (the state is read at the clock, under the row's lock).
+        if (reserva.estado !== 'ACTIVA') throw reservaNoActiva(id, reserva.estado);
+        const pedidas = new Map<number, number>();
+        if (consumo.lineas.length === 0) for (const l of reserva.lineas) pedidas.set(l.id, l.retenida);
+        else for (const l of consumo.lineas) pedidas.set(l.lineaId, (pedidas.get(l.lineaId) ?? 0) + l.cantidad);
+        const errores: { campo: string; mensaje: string }[] = [];
+        for (const [lineaId, cantidad] of pedidas) {
+          const linea = reserva.lineas.find((l) => l.id === lineaId);
+          if (!linea) errores.push({ campo: 'lineas', mensaje: `la línea ${lineaId} no es de la reserva ${id}` });
+          else if (cantidad > linea.retenida)
+            errores.push({
+              campo: 'lineas',
+              mensaje: `la línea ${lineaId} retiene ${linea.retenida} unidades, se consumen ${cantidad}`,
+            });
+        }
+        if (errores.length > 0) throw new InvalidArgumentError(errores);
+        const tomar = reserva.lineas
+          .filter((l) => (pedidas.get(l.id) ?? 0) > 0)
+          .map((l) => ({ linea: l, cantidad: pedidas.get(l.id)! }));
+        const ctx = await ctxDe(trx, caller);
+        let operacionId: number | null = null;
+        if (tomar.length > 0) {
+          // The hold goes first, so the exit finds the units it takes no longer held.
+          for (const { linea, cantidad } of tomar) {
+            await trx('reserva_lineas')
+              .where({ id: linea.id })
+              .update({ retenida: linea.retenida - cantidad, consumida: linea.consumida + cantidad });
+            await trx('existencias')
+              .where({ bodega_id: linea.bodegaId, producto_id: linea.productoId })
+              .decrement('reservada', cantidad);
+          }
+          const operacion = await deps.existencias.salidaDeReserva(
+            trx,
+            ctx.at,
+            caller,
+            tomar.map(({ linea, cantidad }) => ({ bodegaId: linea.bodegaId, productoId: linea.productoId, cantidad })),
+            consumo.comentario ?? `consumo de la reserva ${id} (${reserva.referencia})`,
+          );
+          operacionId = operacion.id;
+          await trx.raw(
+            `INSERT INTO reserva_consumos (reserva_id, linea_id, operacion_id, cantidad, fecha) VALUES ${tomar.map(() => `(?, ?, ?, ?, ${reloj})`).join(', ')}`,
+            tomar.flatMap(({ linea, cantidad }) => [id, linea.id, operacion.id, cantidad]),
+          );
+        }
+        const quedan = await trx('reserva_lineas')
+          .where({ reserva_id: id })
+          .sum<{ s: number | string | null }[]>({ s: 'retenida' });
+        if (Number(quedan[0]?.s ?? 0) === 0 || consumo.liberarResto) {
+          // Whole, or the rest let go: the one terminal transition, announced by this consumption's event.
+          await terminarReserva(trx, deps, id, 'CONSUMIDA', ctx, null);
+        } else {
+          await trx.raw(`UPDATE reservas SET version = version + 1, fecha_actualizacion = ${reloj} WHERE id = ?`, [id]);
+        }
+        const despues = await leer(trx, id, { bloquear: true });
+        await evento(trx, 'ReservaConsumida', despues, ctx, operacionId ?? undefined);
+        return { reserva: despues, operacionId };
+      });
+    },
+
+    liberar(id, caller, opts) {
+      return write(caller, async (trx) => {
+        const reserva = await bloquear(trx, id);
+        // A repeat answers the current state without a second event.
+        if (reserva.estado === 'LIBERADA') return leer(trx, id, { bloquear: true });
+        if (reserva.estado !== 'ACTIVA') throw reservaNoActiva(id, reserva.estado);
+        requireVersion(reserva, opts.expectedVersion);
+        await terminarReserva(trx, deps, id, 'LIBERADA', await ctxDe(trx, caller));
+        return leer(trx, id, { bloquear: true });
+      });
+    },
+
+    extender(id, expiraEn, caller, opts) {
+      return write(caller, async (trx) => {
+        // Only the row: extending moves no units, and a write expiring the holds locks it after their levels.
+        const reserva = await leer(trx, id, { bloquear: true });
+        requireVersion(reserva, opts.expectedVersion);
+        if (reserva.estado !== 'ACTIVA') throw reservaNoActiva(id, reserva.estado);
+        const [rows] = (await trx.raw(
+          `SELECT ? > expira_en AS despues, ? <= ${reloj} + INTERVAL ? SECOND AS dentro FROM reservas WHERE id = ?`,
+          [expiraEn, expiraEn, deps.limites.ttlMaximoSegundos, id],
+        )) as [{ despues: number; dentro: number }[]];
+        if (!Number(rows[0]!.despues))
+          throw InvalidArgumentError.field('expiraEn', 'debe ser posterior a la expiración actual');
+        if (!Number(rows[0]!.dentro))
+          throw InvalidArgumentError.field(
+            'expiraEn',
+            `no puede pasar de ${deps.limites.ttlMaximoSegundos} segundos desde ahora`,
+          );
+        await trx.raw(
+          `UPDATE reservas SET expira_en = ?, version = version + 1, fecha_actualizacion = ${reloj} WHERE id = ?`,
+          [expiraEn, id],
+        );
+        return leer(trx, id, { bloquear: true });
+      });
+    },
+
+    async barrer(limite) {
+      const [rows] = (await withDbErrors(() =>
+        db.raw(
+          `SELECT id FROM reservas WHERE estado = 'ACTIVA' AND expira_en <= ${reloj} ORDER BY expira_en, id LIMIT ?`,
+          [limite],
+        ),
+      )) as [{ id: number | string }[]];
+      let n = 0;
+      for (const r of rows) if (await expirar(Number(r.id))) n += 1;
+      return n;
+    },
+
+    async verificar() {
+      const consultas: [DiferenciaReserva['tipo'], string][] = [
+        [
+          'RESERVADA',
+          `SELECT NULL AS reserva_id, e.bodega_id, e.producto_id, e.reservada AS registrado, COALESCE(SUM(l.retenida), 0) AS calculado
+             FROM existencias e LEFT JOIN reserva_lineas l ON l.bodega_id = e.bodega_id AND l.producto_id = e.producto_id
+             GROUP BY e.id HAVING registrado <> calculado`,
+        ],
+        [
+          'CONSUMIDA',
+          `SELECT l.reserva_id, l.bodega_id, l.producto_id, l.consumida AS registrado, COALESCE(SUM(c.cantidad), 0) AS calculado
+             FROM reserva_lineas l LEFT JOIN reserva_consumos c ON c.linea_id = l.id GROUP BY l.id HAVING registrado <> calculado`,
+        ],
+        [
+          'CONSUMO_TRAS_EXPIRACION',
+          `SELECT c.reserva_id, l.bodega_id, l.producto_id, c.cantidad AS registrado, 0 AS calculado
+             FROM reserva_consumos c JOIN reservas r ON r.id = c.reserva_id JOIN reserva_lineas l ON l.id = c.linea_id WHERE c.fecha >= r.expira_en`,
+        ],
+        [
+          'REFERENCIA_ACTIVA',
+          `SELECT MIN(r.id) AS reserva_id, 0 AS bodega_id, 0 AS producto_id, COUNT(*) AS registrado, 1 AS calculado
+             FROM reservas r WHERE r.estado = 'ACTIVA' GROUP BY r.referencia HAVING COUNT(*) > 1`,
+        ],
+        [
+          'TRANSICION',
+          `SELECT r.id AS reserva_id, 0 AS bodega_id, 0 AS producto_id, COUNT(t.reserva_id) AS registrado, IF(r.estado = 'ACTIVA', 0, 1) AS calculado
+             FROM reservas r LEFT JOIN reserva_terminales t ON t.reserva_id = r.id AND t.estado = r.estado
+             GROUP BY r.id HAVING registrado <> calculado
+           UNION ALL
+           SELECT l.reserva_id, l.bodega_id, l.producto_id, l.retenida AS registrado, 0 AS calculado
+             FROM reserva_lineas l JOIN reservas r ON r.id = l.reserva_id WHERE r.estado <> 'ACTIVA' AND l.retenida > 0`,
+        ],
+      ];
+      const out: DiferenciaReserva[] = [];
+      for (const [tipo, sql] of consultas) {
+        const [rows] = (await withDbErrors(() => db.raw(`${sql} LIMIT 100`))) as [
+          {
+            reserva_id: number | string | null;
+            bodega_id: number;
+            producto_id: number;
+            registrado: number | string;
+            calculado: number | string;
+          }[],
+        ];
+        for (const r of rows) {
+          out.push({
+            tipo,
+            reservaId: r.reserva_id === null ? null : Number(r.reserva_id),
+            bodegaId: Number(r.bodega_id),
+            productoId: Number(r.producto_id),
+            registrado: Number(r.registrado),
+            calculado: Number(r.calculado),
+          });
+        }
+      }
+      return out;
+    },
+  };
+}
