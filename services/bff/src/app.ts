@@ -11,11 +11,14 @@ import {
 } from '@inventario/platform';
 import type { Config } from './config';
 import { createDownstream, createDownstreamMetrics } from './downstream/downstream';
+import { conAutorizacion, conAutorizacionDeReservas } from './auth/autorizacion';
+import { startIdentityAuth } from './auth/identity-runtime';
 import { createHttpApp } from './http/http-app';
 import { startHttpServer } from './http/http-server';
 import { cachingClients, cachingInventario } from './cache/cached-downstream';
 import { startReadCache } from './cache/read-cache-runtime';
 import { createInventario } from './inventario/inventario';
+import { conTotalesDelLibro } from './inventario/totales-del-libro';
 
 export interface StartOptions {
   /** Aborts start-up (a stop request while starting): startApp rejects. */
@@ -52,7 +55,7 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
     (server) => server.close(),
   );
   let accepting = true;
-  const downstreamMetrics = createDownstreamMetrics(registry);
+  const downstreamMetrics = createDownstreamMetrics(registry, config.identidadSvcAddr !== undefined);
   const downstream = await guard.step(
     () => createDownstream(config, logger, downstreamMetrics),
     (channels) => channels.close(),
@@ -61,16 +64,29 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
     () => startReadCache(config, registry, logger),
     (runtime) => runtime?.stop(),
   );
+  // With identidad-svc: its client, the verified-credential cache and the identity events that empty it.
+  const identityAuth = await guard.step(
+    () => (downstream.identidad ? startIdentityAuth(config, downstream.identidad, registry, logger) : undefined),
+    (runtime) => runtime?.stop(),
+  );
   // With the cache, every read by id and every write of REST and GraphQL goes through it (cache/cached-downstream.ts).
   const clients = readCache ? cachingClients(downstream, readCache.cache, readCache.acks) : downstream;
-  const useCases = createInventario({ ...clients, onSafeWriteOutcome: (outcome) => downstreamMetrics.safeWrites.inc({ outcome }) });
+  // A product's cantidadEnStock is its ledger total wherever it is answered (inventario/totales-del-libro.ts).
+  const useCases = conTotalesDelLibro(
+    createInventario({ ...clients, onSafeWriteOutcome: (outcome) => downstreamMetrics.safeWrites.inc({ outcome }) }),
+    clients.existencias,
+  );
   const app = await guard.step(() =>
     createHttpApp({
       httpMetrics: createHttpMetrics(registry),
-      inventario: readCache ? cachingInventario(useCases, readCache.cache) : useCases,
+      // Authorization wraps the cache: records are cached whoever read them, each request is judged on its own (issue
+      // 26).
+      inventario: conAutorizacion(readCache ? cachingInventario(useCases, readCache.cache) : useCases),
       health: downstream.health,
+      reservas: conAutorizacionDeReservas(downstream.reservas),
       logger,
       credentials: config.credentials,
+      identidad: identityAuth?.deps,
       rateLimitPerMinute: config.rateLimitPerMinute,
       authFailuresPer15Min: config.authFailuresPer15Min,
       trustProxyHops: config.trustProxyHops,
@@ -91,8 +107,18 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
     app(req, res);
   };
 
-  const server = await guard.step(() => startHttpServer(listener, config.port, config.host, config.httpTimeouts, logger));
-  logger.info({ port: server.port, productoSvc: config.productoSvcAddr, bodegaSvc: config.bodegaSvcAddr }, 'http server listening');
+  const server = await guard.step(() =>
+    startHttpServer(listener, config.port, config.host, config.httpTimeouts, logger),
+  );
+  logger.info(
+    {
+      port: server.port,
+      productoSvc: config.productoSvcAddr,
+      bodegaSvc: config.bodegaSvcAddr,
+      identidadSvc: config.identidadSvcAddr ?? null,
+    },
+    'http server listening',
+  );
 
   // In-flight requests get half of what the deadline leaves after the drain; the rest is margin.
   const graceMs = Math.max(0, config.shutdownTimeoutMs - config.shutdownDrainMs) / 2;
@@ -110,6 +136,7 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
     // After the server: in-flight requests may still be calling downstream.
     { name: 'grpc channels', run: () => downstream.close() },
     { name: 'read cache events', run: () => readCache?.stop() },
+    { name: 'identity events', run: () => identityAuth?.stop() },
     // Last, so the final scrape still sees the shutdown.
     { name: 'metrics server', run: () => metricsServer.close() },
   ];

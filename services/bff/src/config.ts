@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { envSchemas, natsCredentialsEnv, natsCredentialsOf, natsCredentialsTogether, parseEnv, tracingEnv } from '@inventario/platform';
+import {
+  envSchemas,
+  natsCredentialsEnv,
+  natsCredentialsOf,
+  natsCredentialsTogether,
+  parseEnv,
+  tracingEnv,
+} from '@inventario/platform';
 import { DEFAULT_WRITE_TIMEOUT_MS } from './http/json-array-stream';
 
 /** A whole number in plain decimal digits within [min, max]. */
@@ -32,13 +39,29 @@ const schema = z
     // GET /metrics is served on this admin port only, never on PORT (the public one).
     METRICS_PORT: envSchemas.port(9100),
     METRICS_HOST: z.string().min(1).default('0.0.0.0'),
-    BFF_USER: z.string({ error: 'is required (the Basic-auth user name)' }).regex(/^[^:]+$/, 'must not contain ":"'),
-    BFF_PASSWORD: z.string({ error: 'is required (the Basic-auth password)' }),
+    // The one shared Basic credential when IDENTIDAD_SVC_ADDR is unset; with it, identidad-svc's first ADMIN and unused
+    // here.
+    BFF_USER: z
+      .string()
+      .regex(/^[^:]+$/, 'must not contain ":"')
+      .optional(),
+    BFF_PASSWORD: z.string().optional(),
     PRODUCTO_SVC_ADDR: envSchemas.grpcAddress('127.0.0.1:50051'),
     BODEGA_SVC_ADDR: envSchemas.grpcAddress('127.0.0.1:50052'),
+    // identidad-svc (issue 26): set, every request is authenticated as one of its users (Basic or Bearer).
+    IDENTIDAD_SVC_ADDR: envSchemas.grpcAddress('127.0.0.1:50053').unwrap().optional(),
+    // The verified-credential cache: how long a verified credential is trusted (at most 60 s; 0: verify every
+    // request) and how many are kept. Revocations empty it at once through the identity events.
+    AUTH_CACHE_TTL_MS: wholeNumber(60_000, 0, 60_000),
+    AUTH_CACHE_MAX_ENTRIES: wholeNumber(10_000, 1, 10_000_000),
+    // Failed logins for one user name, from any address, in 15 minutes before its attempts are throttled to
+    // one per AUTH_USUARIO_THROTTLE_MS (0 turns the throttle off).
+    AUTH_FAILURES_PER_USUARIO_15_MIN: wholeNumber(50, 0, 1_000_000),
+    AUTH_USUARIO_THROTTLE_MS: envSchemas.milliseconds(1000, 1),
     // Requests per minute and client IP; 0 turns the limit off.
     RATE_LIMIT_PER_MINUTE: wholeNumber(600, 0, 1_000_000),
-    // Failed authentications (wrong or malformed credentials) per client IP in 15 minutes before it gets 429; 0 turns it off.
+    // Failed authentications (wrong or malformed credentials) per client IP in 15 minutes before it gets 429; 0 turns
+    // it off.
     AUTH_FAILURES_PER_15_MIN: wholeNumber(20, 0, 1_000_000),
     // Slow clients: time to send the request headers (slowloris bound), the whole request, and idle keep-alive time.
     HTTP_HEADERS_TIMEOUT_MS: envSchemas.milliseconds(20_000, 100),
@@ -97,16 +120,34 @@ const schema = z
     path: ['METRICS_PORT'],
     message: 'must differ from PORT (metrics are never served on the public port)',
   })
+  .refine((env) => env.IDENTIDAD_SVC_ADDR !== undefined || env.BFF_USER !== undefined, {
+    path: ['BFF_USER'],
+    message: 'is required (the Basic-auth user name) unless IDENTIDAD_SVC_ADDR is set',
+  })
+  .refine((env) => env.IDENTIDAD_SVC_ADDR !== undefined || env.BFF_PASSWORD !== undefined, {
+    path: ['BFF_PASSWORD'],
+    message: 'is required (the Basic-auth password) unless IDENTIDAD_SVC_ADDR is set',
+  })
   .refine(...natsCredentialsTogether)
   .transform((env) => ({
     port: env.PORT,
     host: env.HOST,
     metricsPort: env.METRICS_PORT,
     metricsHost: env.METRICS_HOST,
-    /** Basic-auth credentials; never logged. */
-    credentials: { usuario: env.BFF_USER, password: env.BFF_PASSWORD },
+    /** The shared Basic credential (without identidad-svc); never logged. */
+    credentials:
+      env.BFF_USER !== undefined && env.BFF_PASSWORD !== undefined
+        ? { usuario: env.BFF_USER, password: env.BFF_PASSWORD }
+        : undefined,
     productoSvcAddr: env.PRODUCTO_SVC_ADDR,
     bodegaSvcAddr: env.BODEGA_SVC_ADDR,
+    identidadSvcAddr: env.IDENTIDAD_SVC_ADDR,
+    auth: {
+      cacheTtlMs: env.AUTH_CACHE_TTL_MS,
+      cacheMaxEntries: env.AUTH_CACHE_MAX_ENTRIES,
+      failuresPerUsuario: env.AUTH_FAILURES_PER_USUARIO_15_MIN,
+      usuarioThrottleMs: env.AUTH_USUARIO_THROTTLE_MS,
+    },
     rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
     authFailuresPer15Min: env.AUTH_FAILURES_PER_15_MIN,
     httpTimeouts: {

@@ -27,7 +27,10 @@ const HEADERS_TIMEOUT_MS = 2000;
 const CLIENT_TIMEOUT_MS = 10_000;
 const ANOTHER_CLIENT = '127.0.0.2';
 
-type Handler = (call: { request: unknown; metadata: Metadata }, callback: (err: unknown, res?: unknown) => void) => void;
+type Handler = (
+  call: { request: unknown; metadata: Metadata },
+  callback: (err: unknown, res?: unknown) => void,
+) => void;
 
 /** Every method of a service, failing with UNAVAILABLE: enough for the fake to record that it was called. */
 function everyMethod(service: object): Record<string, Handler> {
@@ -39,7 +42,10 @@ let downstream: FakeDownstream;
 let bff: BareBff;
 
 beforeAll(async () => {
-  downstream = await startFakeDownstream({ producto: everyMethod(ProductoServiceService), bodega: everyMethod(BodegaServiceService) });
+  downstream = await startFakeDownstream({
+    producto: everyMethod(ProductoServiceService),
+    bodega: everyMethod(BodegaServiceService),
+  });
   const address = `127.0.0.1:${downstream.port}`;
   bff = await startBareBff({
     PRODUCTO_SVC_ADDR: address,
@@ -74,7 +80,10 @@ function send(method: string, path: string, options: SendOptions = {}): Promise<
 }
 
 function expectJsonError(res: RawResponse, code: number, error: string): void {
-  expect({ status: res.status, type: res.headers['content-type'] }).toEqual({ status: code, type: expect.stringMatching(/^application\/json/) });
+  expect({ status: res.status, type: res.headers['content-type'] }).toEqual({
+    status: code,
+    type: expect.stringMatching(/^application\/json/),
+  });
   expect(errorBodyProblems(res.body)).toEqual([]);
   expect((res.body as { error: string }).error).toBe(error);
 }
@@ -83,7 +92,8 @@ function expectJsonError(res: RawResponse, code: number, error: string): void {
 describe('brute-force protection (AUTH_FAILURES_PER_15_MIN)', () => {
   test(`1,000 wrong passwords from one client: ${FAILURES_ALLOWED} x 401, then 429 with Retry-After; another client still gets in`, async () => {
     // A request without credentials is how every client starts: it never counts.
-    for (let i = 0; i < 2 * FAILURES_ALLOWED; i++) expectJsonError(await send('GET', '/api/openapi.json', { auth: false }), 401, 'UNAUTHORIZED');
+    for (let i = 0; i < 2 * FAILURES_ALLOWED; i++)
+      expectJsonError(await send('GET', '/api/openapi.json', { auth: false }), 401, 'UNAUTHORIZED');
 
     const statuses = new Map<number, number>();
     const answers: RawResponse[] = [];
@@ -108,14 +118,21 @@ describe('brute-force protection (AUTH_FAILURES_PER_15_MIN)', () => {
 
     // Another client: right credentials work, and its own failures are counted apart.
     expect((await send('GET', '/api/openapi.json', { localAddress: ANOTHER_CLIENT })).status).toBe(200);
-    expectJsonError(await send('GET', '/api/openapi.json', { localAddress: ANOTHER_CLIENT, auth: basicAuth(TEST_USER, 'mala') }), 401, 'UNAUTHORIZED');
+    expectJsonError(
+      await send('GET', '/api/openapi.json', { localAddress: ANOTHER_CLIENT, auth: basicAuth(TEST_USER, 'mala') }),
+      401,
+      'UNAUTHORIZED',
+    );
     expect((await send('GET', '/api/openapi.json', { localAddress: ANOTHER_CLIENT })).status).toBe(200);
     // The probes stay outside both the limit and auth.
     expect((await send('GET', '/actuator/health/liveness', { auth: false })).status).toBe(200);
   }, 60_000);
 
   /** `count` wrong passwords to `baseUrl`, then one request with the right one: their statuses, in order. */
-  async function guessThenLogIn(baseUrl: string, count: number): Promise<{ guesses: Map<number, number>; firstRefused: number; rightPassword: RawResponse }> {
+  async function guessThenLogIn(
+    baseUrl: string,
+    count: number,
+  ): Promise<{ guesses: Map<number, number>; firstRefused: number; rightPassword: RawResponse }> {
     const guesses = new Map<number, number>();
     let firstRefused = -1;
     for (let i = 0; i < count; i++) {
@@ -138,7 +155,11 @@ describe('brute-force protection (AUTH_FAILURES_PER_15_MIN)', () => {
   }
 
   test('with AUTH_FAILURES_PER_15_MIN=1000, 1,000 wrong passwords are 401 each, then the client gets 429, right password included', async () => {
-    const tolerant = await startBareBff({ PRODUCTO_SVC_ADDR: await deadAddress(), BODEGA_SVC_ADDR: await deadAddress(), AUTH_FAILURES_PER_15_MIN: '1000' });
+    const tolerant = await startBareBff({
+      PRODUCTO_SVC_ADDR: await deadAddress(),
+      BODEGA_SVC_ADDR: await deadAddress(),
+      AUTH_FAILURES_PER_15_MIN: '1000',
+    });
     try {
       const { guesses, rightPassword } = await guessThenLogIn(tolerant.baseUrl, 1000);
       expect(Object.fromEntries(guesses)).toEqual({ 401: 1000 });
@@ -163,7 +184,11 @@ describe('brute-force protection (AUTH_FAILURES_PER_15_MIN)', () => {
         path: '/api/openapi.json',
         headers: { authorization: basicAuth(TEST_USER, `pipelined-${i}`) },
       }));
-      const right = { method: 'GET', path: '/api/openapi.json', headers: { authorization: basicAuth(TEST_USER, TEST_PASSWORD) } };
+      const right = {
+        method: 'GET',
+        path: '/api/openapi.json',
+        headers: { authorization: basicAuth(TEST_USER, TEST_PASSWORD) },
+      };
       const responses = await pipelinedRequests(pipelining.baseUrl, [...guesses, right], 30_000);
       expect(responses.at(-1)?.status).toBe(429);
       const statuses = new Map<number, number>();
@@ -176,7 +201,10 @@ describe('brute-force protection (AUTH_FAILURES_PER_15_MIN)', () => {
   }, 60_000);
 
   test('the default limit (20 failures in 15 minutes) applies when AUTH_FAILURES_PER_15_MIN is unset', async () => {
-    const defaults = await startBareBff({ PRODUCTO_SVC_ADDR: await deadAddress(), BODEGA_SVC_ADDR: await deadAddress() });
+    const defaults = await startBareBff({
+      PRODUCTO_SVC_ADDR: await deadAddress(),
+      BODEGA_SVC_ADDR: await deadAddress(),
+    });
     try {
       const { guesses, firstRefused, rightPassword } = await guessThenLogIn(defaults.baseUrl, 100);
       expect(Object.fromEntries(guesses)).toEqual({ 401: 20, 429: 80 });
@@ -188,7 +216,11 @@ describe('brute-force protection (AUTH_FAILURES_PER_15_MIN)', () => {
   });
 
   test('0 turns the limit off: every wrong password is a 401', async () => {
-    const unlimited = await startBareBff({ PRODUCTO_SVC_ADDR: await deadAddress(), BODEGA_SVC_ADDR: await deadAddress(), AUTH_FAILURES_PER_15_MIN: '0' });
+    const unlimited = await startBareBff({
+      PRODUCTO_SVC_ADDR: await deadAddress(),
+      BODEGA_SVC_ADDR: await deadAddress(),
+      AUTH_FAILURES_PER_15_MIN: '0',
+    });
     try {
       const statuses = new Set<number>();
       for (let i = 0; i < 5 * FAILURES_ALLOWED; i++) {
@@ -226,17 +258,26 @@ describe('GraphQL abuse is refused before execution: no call reaches a service',
   }
 
   /** `n` aliases of producto(id), a field that calls producto-svc. */
-  const aliases = (n: number) => `{ ${Array.from({ length: n }, (_, i) => `a${i}: producto(id: "${i + 1}") { id }`).join(' ')} }`;
+  const aliases = (n: number) =>
+    `{ ${Array.from({ length: n }, (_, i) => `a${i}: producto(id: "${i + 1}") { id }`).join(' ')} }`;
 
   test.each([
     ['a query 20 levels deep', JSON.stringify({ query: nested(20) }), 'ValidationError', /profundidad máxima/],
-    ['100 aliases of a field that calls a service', JSON.stringify({ query: aliases(100) }), 'ValidationError', /alias/],
+    [
+      '100 aliases of a field that calls a service',
+      JSON.stringify({ query: aliases(100) }),
+      'ValidationError',
+      /alias/,
+    ],
     ['a batched array body', JSON.stringify([{ query: nested(2) }, { query: aliases(2) }]), 'BAD_REQUEST', /lote/],
   ])('%s', async (_case, body, classification, message) => {
     downstream.calls.length = 0;
     const res = await graphql(body);
     expect(res.status).toBe(200);
-    const answer = res.body as { data?: unknown; errors: { message: string; extensions: { classification: string } }[] };
+    const answer = res.body as {
+      data?: unknown;
+      errors: { message: string; extensions: { classification: string } }[];
+    };
     expect(answer.data).toBeUndefined();
     expect(answer.errors.map((e) => e.extensions.classification)).toEqual(answer.errors.map(() => classification));
     expect(answer.errors.map((e) => e.message)).toEqual(expect.arrayContaining([expect.stringMatching(message)]));
@@ -246,14 +287,19 @@ describe('GraphQL abuse is refused before execution: no call reaches a service',
   test.each([
     ['3 levels', nested(3), 'listBodegas'],
     ['2 aliases', aliases(2), 'getProducto'],
-  ])('the counter sees calls: the same query within the limits (%s) is executed and calls the service', async (_case, query, method) => {
-    downstream.calls.length = 0;
-    const res = await graphql(JSON.stringify({ query }));
-    expect(res.status).toBe(200);
-    // The fake answers UNAVAILABLE: the errors come from execution, not validation.
-    expect((res.body as { errors: { extensions: { classification: string } }[] }).errors[0]!.extensions.classification).toBe('UNAVAILABLE');
-    expect(downstream.calls.map((c) => c.method)).toContain(method);
-  });
+  ])(
+    'the counter sees calls: the same query within the limits (%s) is executed and calls the service',
+    async (_case, query, method) => {
+      downstream.calls.length = 0;
+      const res = await graphql(JSON.stringify({ query }));
+      expect(res.status).toBe(200);
+      // The fake answers UNAVAILABLE: the errors come from execution, not validation.
+      expect(
+        (res.body as { errors: { extensions: { classification: string } }[] }).errors[0]!.extensions.classification,
+      ).toBe('UNAVAILABLE');
+      expect(downstream.calls.map((c) => c.method)).toContain(method);
+    },
+  );
 });
 
 describe('a 2 MB body is 413 on every route, with and without credentials', () => {
@@ -261,7 +307,13 @@ describe('a 2 MB body is 413 on every route, with and without credentials', () =
   const operations = createOpenApiValidator().operations();
   const cases = operations.flatMap((o) =>
     [true, false].map(
-      (withAuth) => [`${o.method} ${o.path} ${withAuth ? 'with' : 'without'} credentials`, o.method, o.path.replace('{id}', '1'), withAuth] as const,
+      (withAuth) =>
+        [
+          `${o.method} ${o.path} ${withAuth ? 'with' : 'without'} credentials`,
+          o.method,
+          o.path.replace('{id}', '1'),
+          withAuth,
+        ] as const,
     ),
   );
 
@@ -272,7 +324,11 @@ describe('a 2 MB body is 413 on every route, with and without credentials', () =
   });
 
   test.each(cases)('%s', async (_case, method, path, withAuth) => {
-    const res = await send(method, path, { body: twoMegabytes, auth: withAuth ? undefined : false, localAddress: ANOTHER_CLIENT });
+    const res = await send(method, path, {
+      body: twoMegabytes,
+      auth: withAuth ? undefined : false,
+      localAddress: ANOTHER_CLIENT,
+    });
     expectJsonError(res, 413, 'PAYLOAD_TOO_LARGE');
   });
 
@@ -306,7 +362,10 @@ describe('slow headers (HTTP_HEADERS_TIMEOUT_MS)', () => {
         clearInterval(trickle);
         resolve({ received, bytesSent, elapsedMs: Date.now() - started });
       });
-      setTimeout(() => reject(new Error('the server kept the connection for the whole trickle')), (TRICKLE_BYTES + 5) * 1000).unref();
+      setTimeout(
+        () => reject(new Error('the server kept the connection for the whole trickle')),
+        (TRICKLE_BYTES + 5) * 1000,
+      ).unref();
     });
     // Dropped long before the trickle ended, no earlier than the headers timeout.
     expect(outcome.bytesSent).toBeLessThan(TRICKLE_BYTES);
@@ -322,25 +381,39 @@ describe('OPTIONS', () => {
   const documented = Object.entries(
     createOpenApiValidator()
       .operations()
-      .reduce<Record<string, string[]>>((paths, o) => ({ ...paths, [o.path]: [...(paths[o.path] ?? []), o.method] }), {}),
+      .reduce<Record<string, string[]>>(
+        (paths, o) => ({ ...paths, [o.path]: [...(paths[o.path] ?? []), o.method] }),
+        {},
+      ),
   );
 
-  test.each(documented.map(([path, methods]) => [path, methods] as const))('%s: 204, Allow names its methods, no body', async (path, methods) => {
-    for (const prefix of path.startsWith('/api/') ? ['/api', '/api/v1'] : ['']) {
-      const concrete = `${prefix}${prefix ? path.slice('/api'.length) : path}`.replace('{id}', '7');
-      const res = await send('OPTIONS', concrete, { localAddress: ANOTHER_CLIENT });
-      expect(res.status).toBe(204);
-      expect(res.text).toBe('');
-      expect(res.headers['content-type']).toBeUndefined();
-      const allow = (res.headers.allow ?? '').split(', ').sort();
-      expect(allow).toEqual([...methods, ...(methods.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].sort());
-    }
-  });
+  test.each(documented.map(([path, methods]) => [path, methods] as const))(
+    '%s: 204, Allow names its methods, no body',
+    async (path, methods) => {
+      for (const prefix of path.startsWith('/api/') ? ['/api', '/api/v1'] : ['']) {
+        const concrete = `${prefix}${prefix ? path.slice('/api'.length) : path}`.replace('{id}', '7');
+        const res = await send('OPTIONS', concrete, { localAddress: ANOTHER_CLIENT });
+        expect(res.status).toBe(204);
+        expect(res.text).toBe('');
+        expect(res.headers['content-type']).toBeUndefined();
+        const allow = (res.headers.allow ?? '').split(', ').sort();
+        expect(allow).toEqual([...methods, ...(methods.includes('GET') ? ['HEAD'] : []), 'OPTIONS'].sort());
+      }
+    },
+  );
 
   test('an unknown path is a JSON 404; without credentials an API path is a JSON 401, the probes need none', async () => {
     expectJsonError(await send('OPTIONS', '/api/nada', { localAddress: ANOTHER_CLIENT }), 404, 'NOT_FOUND');
-    expectJsonError(await send('OPTIONS', '/api/graphql/assets/nada.js', { localAddress: ANOTHER_CLIENT }), 404, 'NOT_FOUND');
-    expectJsonError(await send('OPTIONS', '/api/productos', { auth: false, localAddress: ANOTHER_CLIENT }), 401, 'UNAUTHORIZED');
+    expectJsonError(
+      await send('OPTIONS', '/api/graphql/assets/nada.js', { localAddress: ANOTHER_CLIENT }),
+      404,
+      'NOT_FOUND',
+    );
+    expectJsonError(
+      await send('OPTIONS', '/api/productos', { auth: false, localAddress: ANOTHER_CLIENT }),
+      401,
+      'UNAUTHORIZED',
+    );
     expect((await send('OPTIONS', '/actuator/health', { auth: false, localAddress: ANOTHER_CLIENT })).status).toBe(204);
   });
 });

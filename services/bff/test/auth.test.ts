@@ -64,7 +64,12 @@ describe('rejected credentials: 401 with the Basic challenge and a JSON body', (
 
   test('a rejected write changes nothing', async () => {
     const before = ((await stack.request('GET', '/api/bodegas')).body as unknown[]).length;
-    expect401(await stack.request('POST', '/api/bodegas', { auth: basicAuth(USUARIO, 'mala'), body: { nombre: 'Intrusa', capacidad: 1 } }));
+    expect401(
+      await stack.request('POST', '/api/bodegas', {
+        auth: basicAuth(USUARIO, 'mala'),
+        body: { nombre: 'Intrusa', capacidad: 1 },
+      }),
+    );
     expect((await stack.request('GET', '/api/bodegas')).body).toHaveLength(before);
   });
 });
@@ -72,11 +77,15 @@ describe('rejected credentials: 401 with the Basic challenge and a JSON body', (
 describe('accepted credentials', () => {
   test('the right user and password, with the scheme in any case', async () => {
     expect((await stack.request('GET', '/api/productos')).status).toBe(200);
-    expect((await stack.request('GET', '/api/productos', { auth: `basic ${b64(`${USUARIO}:${PASSWORD}`)}` })).status).toBe(200);
+    expect(
+      (await stack.request('GET', '/api/productos', { auth: `basic ${b64(`${USUARIO}:${PASSWORD}`)}` })).status,
+    ).toBe(200);
   });
 
   test('the user name reaches the events, even outside ASCII', async () => {
-    const res = await stack.request('POST', '/api/bodegas', { body: { nombre: `Bodega de ${USUARIO} ${Date.now()}`, capacidad: 1 } });
+    const res = await stack.request('POST', '/api/bodegas', {
+      body: { nombre: `Bodega de ${USUARIO} ${Date.now()}`, capacidad: 1 },
+    });
     expect(res.status).toBe(201);
     const event = (await stack.settledEvents()).find((e) => e.body.subject === `/bodegas/${res.body.id}`);
     expect(event?.body.data.usuario).toBe(USUARIO);
@@ -84,18 +93,24 @@ describe('accepted credentials', () => {
 
   test('a well-formed traceparent travels to the event headers', async () => {
     const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
-    const res = await stack.request('POST', '/api/bodegas', { body: { nombre: `Trazada ${Date.now()}`, capacidad: 1 }, headers: { traceparent } });
+    const res = await stack.request('POST', '/api/bodegas', {
+      body: { nombre: `Trazada ${Date.now()}`, capacidad: 1 },
+      headers: { traceparent },
+    });
     const event = (await stack.settledEvents()).find((e) => e.body.subject === `/bodegas/${res.body.id}`);
     expect(event?.headers.traceparent).toBe(traceparent);
   });
 });
 
 describe('health is public', () => {
-  test.each(['/actuator/health', '/actuator/health/liveness', '/actuator/health/readiness'])('%s answers 200 without credentials', async (path) => {
-    const res = await stack.request('GET', path, { auth: false });
-    expect(res.status).toBe(200);
-    expect(res.body.status).toBe('UP');
-  });
+  test.each(['/actuator/health', '/actuator/health/liveness', '/actuator/health/readiness'])(
+    '%s answers 200 without credentials',
+    async (path) => {
+      const res = await stack.request('GET', path, { auth: false });
+      expect(res.status).toBe(200);
+      expect(res.body.status).toBe('UP');
+    },
+  );
 
   test('/actuator/health lists a component per downstream', async () => {
     const res = await stack.request('GET', '/actuator/health', { auth: false });

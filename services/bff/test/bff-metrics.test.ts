@@ -10,7 +10,10 @@ import { crearProducto } from './support/rest-fixtures';
 import { startTestStack, type TestStack } from './support/stack';
 
 /** How much each sample moved while `traffic` ran. */
-async function moved(port: number, traffic: () => Promise<void>): Promise<(name: string, labels: Record<string, string>) => number> {
+async function moved(
+  port: number,
+  traffic: () => Promise<void>,
+): Promise<(name: string, labels: Record<string, string>) => number> {
   const before = await scrape(port);
   await traffic();
   const after = await scrape(port);
@@ -46,7 +49,9 @@ describe('BFF metrics with the services up', () => {
     const delta = await moved(stack.metricsPort, async () => {
       expect((await stack.request('GET', '/api/productos/999999')).status).toBe(404);
     });
-    expect(delta('http_server_requests_total', { method: 'GET', route: '/api/productos/:id', status_code: '404' })).toBe(1);
+    expect(
+      delta('http_server_requests_total', { method: 'GET', route: '/api/productos/:id', status_code: '404' }),
+    ).toBe(1);
     expect(delta('grpc_client_handled_total', { ...GET_PRODUCTO, grpc_code: 'NOT_FOUND' })).toBe(1);
   });
 
@@ -60,7 +65,9 @@ describe('BFF metrics with the services up', () => {
 
   it('labels GraphQL requests with their mount path', async () => {
     const delta = await moved(stack.metricsPort, async () => {
-      expect((await stack.request('POST', '/api/graphql', { body: { query: '{ productos { id } }' } })).status).toBe(200);
+      expect((await stack.request('POST', '/api/graphql', { body: { query: '{ productos { id } }' } })).status).toBe(
+        200,
+      );
     });
     expect(delta('http_server_requests_total', { method: 'POST', route: '/api/graphql', status_code: '200' })).toBe(1);
   });
@@ -102,23 +109,34 @@ describe('BFF metrics with producto-svc unreachable', () => {
   it('reports the breaker open (2) with its failure, open and reject events', async () => {
     const port = bff.app.metricsPort;
     await waitFor(
-      async () => (await bff.request('GET', '/api/productos/1')).headers.get('retry-after') !== null && (await breakerState(port)) === 2,
+      async () =>
+        (await bff.request('GET', '/api/productos/1')).headers.get('retry-after') !== null &&
+        (await breakerState(port)) === 2,
       'the breaker to open',
       20_000,
     );
     const before = await scrape(port);
-    expect(sample(before, 'inventario_circuit_breaker_events_total', { breaker: 'producto-svc', event: 'open' })).toBe(1);
-    expect(sample(before, 'inventario_circuit_breaker_events_total', { breaker: 'producto-svc', event: 'failure' })).toBeGreaterThanOrEqual(2);
-    expect(sample(before, 'grpc_client_handled_total', { ...GET_PRODUCTO, grpc_code: 'UNAVAILABLE' })).toBeGreaterThanOrEqual(2);
+    expect(sample(before, 'inventario_circuit_breaker_events_total', { breaker: 'producto-svc', event: 'open' })).toBe(
+      1,
+    );
+    expect(
+      sample(before, 'inventario_circuit_breaker_events_total', { breaker: 'producto-svc', event: 'failure' }),
+    ).toBeGreaterThanOrEqual(2);
+    expect(
+      sample(before, 'grpc_client_handled_total', { ...GET_PRODUCTO, grpc_code: 'UNAVAILABLE' }),
+    ).toBeGreaterThanOrEqual(2);
     expect(sample(before, 'inventario_circuit_breaker_state', { breaker: 'bodega-svc' })).toBe(0);
 
     // An open breaker refuses without calling: a reject, and no gRPC call.
     expect((await bff.request('GET', '/api/productos/1')).status).toBe(503);
     const after = await scrape(port);
-    const delta = (name: string, labels: Record<string, string>) => (sample(after, name, labels) ?? NaN) - (sample(before, name, labels) ?? 0);
+    const delta = (name: string, labels: Record<string, string>) =>
+      (sample(after, name, labels) ?? NaN) - (sample(before, name, labels) ?? 0);
     expect(delta('inventario_circuit_breaker_events_total', { breaker: 'producto-svc', event: 'reject' })).toBe(1);
     expect(delta('grpc_client_handling_seconds_count', GET_PRODUCTO)).toBe(0);
-    expect(delta('http_server_requests_total', { method: 'GET', route: '/api/productos/:id', status_code: '503' })).toBe(1);
+    expect(
+      delta('http_server_requests_total', { method: 'GET', route: '/api/productos/:id', status_code: '503' }),
+    ).toBe(1);
   });
 
   async function breakerState(port: number): Promise<number | undefined> {

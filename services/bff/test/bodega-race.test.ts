@@ -42,11 +42,16 @@ function createDirect(bodegaId: number, nombre: string): Promise<'created' | 're
   metadata.set(USUARIO_METADATA_KEY, 'tester');
   const request = CreateProductoRequest.fromPartial({ nombre, precio: '1.00', cantidadEnStock: 1, bodegaId });
   return new Promise((resolve, reject) => {
-    client.createProducto(request, metadata, { deadline: Date.now() + 10_000 }, (err: ServiceError | null, res?: CreateProductoResponse) => {
-      if (!err && res) resolve('created');
-      else if (err?.details.includes('bodegaId')) resolve('refused');
-      else reject(err ?? new Error('no answer'));
-    });
+    client.createProducto(
+      request,
+      metadata,
+      { deadline: Date.now() + 10_000 },
+      (err: ServiceError | null, res?: CreateProductoResponse) => {
+        if (!err && res) resolve('created');
+        else if (err?.details.includes('bodegaId')) resolve('refused');
+        else reject(err ?? new Error('no answer'));
+      },
+    );
   });
 }
 
@@ -71,20 +76,31 @@ test(`${ROUNDS} rounds of creates naming a warehouse racing its forced delete le
     const bodegaId = await crearBodega(stack);
     await crearProducto(stack, { bodegaId });
     const forced = stack.request('DELETE', `/api/bodegas/${bodegaId}?force=true`);
-    const viaBff = stack.request('POST', '/api/productos', { body: { nombre: `Carrera ${round}`, precio: 1, cantidadEnStock: 1, bodegaId } });
-    const late = LATE_WRITE_DELAYS_MS.map((ms) => sleep(ms).then(() => createDirect(bodegaId, `Carrera ${round} +${ms} ms`)));
+    const viaBff = stack.request('POST', '/api/productos', {
+      body: { nombre: `Carrera ${round}`, precio: 1, cantidadEnStock: 1, bodegaId },
+    });
+    const late = LATE_WRITE_DELAYS_MS.map((ms) =>
+      sleep(ms).then(() => createDirect(bodegaId, `Carrera ${round} +${ms} ms`)),
+    );
     const [deleteRes, bffRes, ...lateOutcomes] = await Promise.all([forced, viaBff, ...late]);
     expect(deleteRes.status).toBe(200);
     // 201 before the delete; 400 on bodegaId once the warehouse is gone (the BFF's check or producto-svc's record).
     expect([201, 400]).toContain(bffRes.status);
-    if (bffRes.status === 400) expect(bffRes.body.detalles).toEqual([{ campo: 'bodegaId', mensaje: expect.any(String) }]);
+    if (bffRes.status === 400)
+      expect(bffRes.body.detalles).toEqual([{ campo: 'bodegaId', mensaje: expect.any(String) }]);
     for (const outcome of lateOutcomes) outcomes[outcome] += 1;
     deleted.push(bodegaId);
   }
 
   await reconciliationIdle();
-  const orphans = await stack.productoDb('productos').whereIn('bodega_id', deleted).count<{ n: number | string }[]>({ n: '*' }).first();
-  process.stdout.write(`bodega-race: late writes created ${outcomes.created}, refused ${outcomes.refused}; orphans ${Number(orphans?.n)}\n`);
+  const orphans = await stack
+    .productoDb('productos')
+    .whereIn('bodega_id', deleted)
+    .count<{ n: number | string }[]>({ n: '*' })
+    .first();
+  process.stdout.write(
+    `bodega-race: late writes created ${outcomes.created}, refused ${outcomes.refused}; orphans ${Number(orphans?.n)}\n`,
+  );
   expect(Number(orphans?.n)).toBe(0);
   // And later ones, whenever they come, are refused rather than orphaned.
   for (const bodegaId of deleted.slice(0, 5)) expect(await createDirect(bodegaId, 'Después')).toBe('refused');

@@ -43,7 +43,9 @@ describe('POST /api/bodegas', () => {
   });
 
   test('the /api/v1 alias answers a /api/v1 Location; ubicacion is optional', async () => {
-    const res = await stack.request('POST', '/api/v1/bodegas', { body: { nombre: uniqueNombre('Sin sitio'), capacidad: 0 } });
+    const res = await stack.request('POST', '/api/v1/bodegas', {
+      body: { nombre: uniqueNombre('Sin sitio'), capacidad: 0 },
+    });
     expect(res.status).toBe(201);
     expect(res.headers.get('location')).toBe(`/api/v1/bodegas/${res.body.id}`);
     expect((await stack.request('GET', `/api/v1/bodegas/${res.body.id}`)).body.ubicacion).toBeNull();
@@ -64,9 +66,19 @@ describe('POST /api/bodegas', () => {
   test.each([
     ['nombre missing', { capacidad: 1 }, 'nombre', 'es obligatorio'],
     ['nombre blank', { nombre: ' ', capacidad: 1 }, 'nombre', 'no puede estar en blanco'],
-    ['nombre over 255 characters', { nombre: '🍎'.repeat(256), capacidad: 1 }, 'nombre', 'no puede superar 255 caracteres'],
+    [
+      'nombre over 255 characters',
+      { nombre: '🍎'.repeat(256), capacidad: 1 },
+      'nombre',
+      'no puede superar 255 caracteres',
+    ],
     ['nombre not text', { nombre: ['a'], capacidad: 1 }, 'nombre', 'debe ser texto'],
-    ['ubicacion over 255 characters', { nombre: 'x', ubicacion: 'u'.repeat(256), capacidad: 1 }, 'ubicacion', 'no puede superar 255 caracteres'],
+    [
+      'ubicacion over 255 characters',
+      { nombre: 'x', ubicacion: 'u'.repeat(256), capacidad: 1 },
+      'ubicacion',
+      'no puede superar 255 caracteres',
+    ],
     ['ubicacion not text', { nombre: 'x', ubicacion: 7, capacidad: 1 }, 'ubicacion', 'debe ser texto'],
     ['capacidad missing', { nombre: 'x' }, 'capacidad', 'es obligatorio'],
     ['capacidad negative', { nombre: 'x', capacidad: -1 }, 'capacidad', 'no puede ser negativo'],
@@ -76,11 +88,17 @@ describe('POST /api/bodegas', () => {
   ])('%s: 400 naming the field', async (_case, body, campo, mensaje) => {
     const res = await stack.request('POST', '/api/bodegas', { body });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'VALIDATION_ERROR', mensaje: expect.any(String), detalles: [{ campo, mensaje }] });
+    expect(res.body).toEqual({
+      error: 'VALIDATION_ERROR',
+      mensaje: expect.any(String),
+      detalles: [{ campo, mensaje }],
+    });
   });
 
   test('255 characters (not UTF-16 units) is the limit of nombre', async () => {
-    const res = await stack.request('POST', '/api/bodegas', { body: { nombre: `${'🍎'.repeat(250)}${Date.now().toString(36).slice(-5)}`, capacidad: 1 } });
+    const res = await stack.request('POST', '/api/bodegas', {
+      body: { nombre: `${'🍎'.repeat(250)}${Date.now().toString(36).slice(-5)}`, capacidad: 1 },
+    });
     expect(res.status).toBe(201);
   });
 });
@@ -145,10 +163,18 @@ describe('PUT /api/bodegas/{id}', () => {
     const res = await stack.request('PUT', `/api/bodegas/${id}`, { body: { capacidad: 45 } });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ mensaje: expect.any(String) });
-    expect((await stack.request('GET', `/api/bodegas/${id}`)).body).toMatchObject({ nombre, ubicacion: 'Sevilla', capacidad: 45 });
+    expect((await stack.request('GET', `/api/bodegas/${id}`)).body).toMatchObject({
+      nombre,
+      ubicacion: 'Sevilla',
+      capacidad: 45,
+    });
 
     await stack.request('PUT', `/api/v1/bodegas/${id}`, { body: { ubicacion: null, id: 1, fechaActualizacion: 'x' } });
-    expect((await stack.request('GET', `/api/bodegas/${id}`)).body).toMatchObject({ nombre, ubicacion: null, capacidad: 45 });
+    expect((await stack.request('GET', `/api/bodegas/${id}`)).body).toMatchObject({
+      nombre,
+      ubicacion: null,
+      capacidad: 45,
+    });
   });
 
   test('no updatable field is 400; an invalid one is 400 naming it; an unknown id is 404; a taken name is 409', async () => {
@@ -188,7 +214,10 @@ describe('events', () => {
     const id = await crearBodega(stack);
     await stack.request('PUT', `/api/bodegas/${id}`, { body: { capacidad: 1 } });
     const events = (await stack.settledEvents()).filter((e) => e.body.subject === `/bodegas/${id}`);
-    expect(events.map((e) => e.body.eventType)).toEqual(['Service.Inventario.BodegaCreada', 'Service.Inventario.BodegaActualizada']);
+    expect(events.map((e) => e.body.eventType)).toEqual([
+      'Service.Inventario.BodegaCreada',
+      'Service.Inventario.BodegaActualizada',
+    ]);
     for (const e of events) expect(e.body.data.usuario).toBe('tester');
   });
 });

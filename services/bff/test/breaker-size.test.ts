@@ -19,7 +19,10 @@ beforeAll(async () => {
       // Product 1 is too big for a limit on its way; product 2 finds the service broken.
       getProducto: (call, callback) =>
         (call.request as { id: number }).id === 1
-          ? callback({ code: status.RESOURCE_EXHAUSTED, details: 'the request is too large for one database statement' })
+          ? callback({
+              code: status.RESOURCE_EXHAUSTED,
+              details: 'the request is too large for one database statement',
+            })
           : callback({ code: status.INTERNAL, details: 'internal error' }),
     },
   });

@@ -14,7 +14,11 @@ let stack: TestStack;
 
 beforeAll(async () => {
   stack = await startTestStack('bff_breaker', {
-    env: { BREAKER_RESET_MS: String(RESET_SECONDS * 1000), BREAKER_VOLUME_THRESHOLD: '3', BREAKER_ERROR_THRESHOLD_PERCENT: '50' },
+    env: {
+      BREAKER_RESET_MS: String(RESET_SECONDS * 1000),
+      BREAKER_VOLUME_THRESHOLD: '3',
+      BREAKER_ERROR_THRESHOLD_PERCENT: '50',
+    },
   });
 });
 
@@ -73,7 +77,9 @@ test('producto-svc down: product routes 503 with Retry-After, warehouses keep wo
     expect((await stack.request('GET', '/api/bodegas')).status).toBe(200);
     expect((await stack.request('GET', `/api/bodegas/${bodegaId}`)).status).toBe(200);
     expect((await stack.request('PUT', `/api/bodegas/${bodegaId}`, { body: { capacidad: 7 } })).status).toBe(200);
-    const nueva = await stack.request('POST', '/api/bodegas', { body: { nombre: `Durante la caída ${Date.now()}`, capacidad: 1 } });
+    const nueva = await stack.request('POST', '/api/bodegas', {
+      body: { nombre: `Durante la caída ${Date.now()}`, capacidad: 1 },
+    });
     expect(nueva.status).toBe(201);
     expect(await breakerOf('bodegaSvc')).toBe('closed');
 
@@ -102,5 +108,8 @@ test('producto-svc down: product routes 503 with Retry-After, warehouses keep wo
   expect(back.body).toEqual(producto);
   expect(await breakerOf('productoSvc')).toBe('closed');
   expect((await stack.request('GET', '/actuator/health', { auth: false })).status).toBe(200);
-  expect((await stack.request('PUT', `/api/productos/${producto.id}`, { body: { cantidadEnStock: 9 } })).body.cantidadEnStock).toBe(9);
+  expect(
+    (await stack.request('PUT', `/api/productos/${producto.id}`, { body: { cantidadEnStock: 9 } })).body
+      .cantidadEnStock,
+  ).toBe(9);
 });

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'puppeteer-core';
 import { openApiDocument } from '../src/openapi/document';
-import { artifactPath, chromiumInstalled, launchChromium } from './support/browser';
+import { artifactPath, chromiumInstalled, launchChromium } from '@inventario/testkit/browser';
 import { startTestStack, TEST_PASSWORD, TEST_USER, type TestStack } from './support/stack';
 import { graphql } from './graphql-support/graphql-client';
 
@@ -39,7 +39,8 @@ async function openPage(): Promise<{ page: Page; trouble: PageTrouble }> {
     if (message.type() === 'error') trouble.errors.push(`console: ${message.text()} (${message.location().url ?? ''})`);
   });
   page.on('response', (response) => {
-    if (response.status() >= 400) trouble.errors.push(`${response.status()} ${response.request().method()} ${response.url()}`);
+    if (response.status() >= 400)
+      trouble.errors.push(`${response.status()} ${response.request().method()} ${response.url()}`);
   });
   await page.setRequestInterception(true);
   page.on('request', (request) => {
@@ -63,7 +64,9 @@ const QUERY_EDITOR = '.graphiql-query-editor .CodeMirror';
 const RESPONSE_EDITOR = '.result-window .CodeMirror';
 
 function editorText(page: Page, selector: string): Promise<string> {
-  return page.$eval(selector, (editor) => (editor as unknown as { CodeMirror: { getValue(): string } }).CodeMirror.getValue());
+  return page.$eval(selector, (editor) =>
+    (editor as unknown as { CodeMirror: { getValue(): string } }).CodeMirror.getValue(),
+  );
 }
 
 const describeWithBrowser = chromiumInstalled() ? describe : describe.skip;
@@ -97,7 +100,9 @@ describeWithBrowser('in a browser', () => {
       );
     // Until every operation is there; if some never are, the comparison below names them.
     await page
-      .waitForFunction(`document.querySelectorAll('.swagger-ui .opblock-summary').length >= ${documented.length}`, { timeout: 20_000 })
+      .waitForFunction(`document.querySelectorAll('.swagger-ui .opblock-summary').length >= ${documented.length}`, {
+        timeout: 20_000,
+      })
       .catch(() => undefined);
     const boxes = await page.$$eval('.swagger-ui .errors-wrapper, .swagger-ui .version-pragma', (found) =>
       (found as unknown as PageNode[]).map((box) => (box.textContent ?? '').replace(/\s+/g, ' ').trim()),
@@ -106,13 +111,58 @@ describeWithBrowser('in a browser', () => {
 
     expect(boxes).toEqual([]);
     expect([...new Set(await rendered())].sort()).toEqual(documented);
-    expect(await page.$eval('.swagger-ui .info .title', (title) => (title as unknown as PageNode).textContent)).toContain(openApiDocument.info.title);
+    expect(
+      await page.$eval('.swagger-ui .info .title', (title) => (title as unknown as PageNode).textContent),
+    ).toContain(openApiDocument.info.title);
     expect(trouble).toEqual({ errors: [], foreignRequests: [] });
   });
 
+  it.each([
+    ['ProductoUpdate', ['nombre', 'descripcion', 'precio', 'cantidadEnStock', 'bodegaId']],
+    ['BodegaUpdate', ['nombre', 'ubicacion', 'capacidad']],
+  ])(
+    '/api/docs/ shows %s under Schemas as the fields it takes, not as alternatives ("object | any | any")',
+    async (name, fields) => {
+      const { page, trouble } = await openPage();
+      await page.goto(`${origin}/api/docs/`, { waitUntil: 'load' });
+      // Swagger UI 5 renders an OpenAPI 3.1 schema as a JSON Schema 2020-12 article: a head (its name and type) and a body.
+      const model = `[...document.querySelectorAll('.swagger-ui section.models article[data-json-schema-level="0"]')].find((a) => a.querySelector('.json-schema-2020-12__title')?.textContent === '${name}')`;
+      const head = () =>
+        page.evaluate(
+          `(${model}).querySelector('.json-schema-2020-12-head').textContent.replace(/\\s+/g, ' ').trim()`,
+        ) as Promise<string>;
+      await page.waitForFunction(`!!(${model})`, { timeout: 20_000 });
+      const collapsed = await head();
+      await page.evaluate(`(${model}).querySelector('.json-schema-2020-12-expand-deep-button').click()`);
+      await page
+        .waitForFunction(`(${model}).querySelectorAll('article').length > 0`, { timeout: 10_000 })
+        .catch(() => undefined);
+      // The schema's own properties (its level-1 articles), and any anyOf / oneOf keyword of the schema itself (not of a property).
+      const shown = (await page.evaluate(`(() => {
+      const m = ${model};
+      const own = (el) => el.parentElement.closest('article') === m;
+      return {
+        properties: [...m.querySelectorAll('article[data-json-schema-level="1"]')].filter(own).map((a) => a.querySelector('.json-schema-2020-12__title')?.textContent),
+        alternatives: [...m.querySelectorAll('[class*="keyword--anyOf"], [class*="keyword--oneOf"]')].filter(own).length,
+      };
+    })()`)) as { properties: string[]; alternatives: number };
+      const article = await page.evaluateHandle(model);
+      await (article as unknown as { screenshot(o: { path: string }): Promise<unknown> }).screenshot({
+        path: artifactPath(`api-docs-${name}.png`),
+      });
+
+      expect(collapsed).toBe(`${name}Expand allobject≥ 1 properties`);
+      expect(shown.alternatives).toBe(0);
+      expect(shown.properties.slice(0, fields.length)).toEqual(fields);
+      expect(trouble).toEqual({ errors: [], foreignRequests: [] });
+    },
+  );
+
   it('GraphiQL runs its first query as it is, and shows the data', async () => {
     // The sample data, as `npm run seed` loads it.
-    const seeded = await stack.request('POST', '/api/graphql', { body: { query: 'mutation { inicializarBaseDatos }' } });
+    const seeded = await stack.request('POST', '/api/graphql', {
+      body: { query: 'mutation { inicializarBaseDatos }' },
+    });
     expect(seeded.body).toEqual({ data: { inicializarBaseDatos: expect.stringMatching(/10 productos nuevos/) } });
     const { page, trouble } = await openPage();
 

@@ -38,22 +38,40 @@ beforeAll(async () => {
       deleteProducto: (_call, callback) => callback({ code: status.UNAVAILABLE, details: 'database down' }),
       updateProducto: (_call, callback) => {
         const metadata = new Metadata();
-        metadata.set(FIELD_VIOLATIONS_KEY, Buffer.from(JSON.stringify([{ campo: 'nombre', mensaje: 'ya no se admite' }])));
+        metadata.set(
+          FIELD_VIOLATIONS_KEY,
+          Buffer.from(JSON.stringify([{ campo: 'nombre', mensaje: 'ya no se admite' }])),
+        );
         callback({ code: status.INVALID_ARGUMENT, details: 'nombre: ya no se admite', metadata });
       },
       createProducto: (_call, callback) => callback(null, { producto }),
     },
     bodega: {
-      deleteBodega: (_call, callback) => callback({ code: status.FAILED_PRECONDITION, details: 'la bodega está bloqueada' }),
+      deleteBodega: (_call, callback) =>
+        callback({ code: status.FAILED_PRECONDITION, details: 'la bodega está bloqueada' }),
       getBodega: (_call, callback) =>
-        callback(null, { bodega: { id: 3, nombre: 'B', capacidad: 1, fechaCreacion: new Date(), fechaActualizacion: new Date(), version: 1 } }),
+        callback(null, {
+          bodega: {
+            id: 3,
+            nombre: 'B',
+            capacidad: 1,
+            fechaCreacion: new Date(),
+            fechaActualizacion: new Date(),
+            version: 1,
+          },
+        }),
       listBodegas: (_call, callback) => callback({ code: status.DEADLINE_EXCEEDED, details: 'slow' }),
     },
     // No stock anywhere: the safe delete reaches DeleteBodega.
     existencia: { listExistencias: (_call, callback) => callback(null, { existencias: [], nextPageToken: '' }) },
   });
   const address = `127.0.0.1:${fake.port}`;
-  bff = await startBareBff({ PRODUCTO_SVC_ADDR: address, BODEGA_SVC_ADDR: address, GRPC_DEADLINE_MS: '300', BREAKER_VOLUME_THRESHOLD: '1000' });
+  bff = await startBareBff({
+    PRODUCTO_SVC_ADDR: address,
+    BODEGA_SVC_ADDR: address,
+    GRPC_DEADLINE_MS: '300',
+    BREAKER_VOLUME_THRESHOLD: '1000',
+  });
 });
 
 afterAll(async () => {
@@ -95,7 +113,7 @@ test('INVALID_ARGUMENT keeps the field violations the service named', async () =
 test('a FAILED_PRECONDITION other than the safe-delete conflict is a 409', async () => {
   const res = await bff.request('DELETE', '/api/bodegas/3');
   expect(res.status).toBe(409);
-  expect(res.body).toEqual({ error: 'FAILED_PRECONDITION', mensaje: 'la bodega está bloqueada' });
+  expect(res.body).toEqual({ error: 'FAILED_PRECONDITION', mensaje: 'La bodega está bloqueada' });
 });
 
 test('a method the service does not implement is a 500, not a hang', async () => {
@@ -109,7 +127,10 @@ describe('metadata of downstream calls', () => {
     const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
     const tracestate = 'rojo=00f067aa0ba902b7,congo=t61rcWkgMzE';
     fake.calls.length = 0;
-    await bff.request('POST', '/api/productos', { body: { nombre: 'x', precio: 1, cantidadEnStock: 1 }, headers: { traceparent, tracestate } });
+    await bff.request('POST', '/api/productos', {
+      body: { nombre: 'x', precio: 1, cantidadEnStock: 1 },
+      headers: { traceparent, tracestate },
+    });
     const call = fake.calls.find((c) => c.method === 'createProducto');
     expect(call?.metadata.get('x-inventario-usuario')).toEqual(['tester']);
     expect(call?.metadata.get('traceparent')).toEqual([traceparent]);
@@ -128,7 +149,10 @@ describe('metadata of downstream calls', () => {
 
   test('a malformed traceparent is not passed on', async () => {
     fake.calls.length = 0;
-    await bff.request('POST', '/api/productos', { body: { nombre: 'x', precio: 1, cantidadEnStock: 1 }, headers: { traceparent: 'basura' } });
+    await bff.request('POST', '/api/productos', {
+      body: { nombre: 'x', precio: 1, cantidadEnStock: 1 },
+      headers: { traceparent: 'basura' },
+    });
     const call = fake.calls.find((c) => c.method === 'createProducto');
     expect(call?.metadata.get('traceparent')).toEqual([]);
   });

@@ -18,7 +18,13 @@ import {
 } from '@inventario/platform';
 import { toDomainError } from '../src/downstream/grpc-errors';
 import { createErrorMiddleware, httpFailureOf } from '../src/http/error-middleware';
-import { bodyReadFailure, RequestBodyError, RouteNotFoundError, TooManyRequestsError, UnauthenticatedError } from '../src/http/http-errors';
+import {
+  bodyReadFailure,
+  RequestBodyError,
+  RouteNotFoundError,
+  TooManyRequestsError,
+  UnauthenticatedError,
+} from '../src/http/http-errors';
 import { BodegaConProductosError, DeadlineExceededError, ServicioNoDisponibleError } from '../src/inventario/errors';
 
 function grpcError(code: status, details = 'detalle', metadata = new Metadata()): ServiceError {
@@ -41,7 +47,10 @@ describe('toDomainError', () => {
 
   test('INVALID_ARGUMENT carries the violations of the trailing metadata', () => {
     const metadata = new Metadata();
-    metadata.set(FIELD_VIOLATIONS_KEY, Buffer.from(JSON.stringify([{ campo: 'precio', mensaje: 'no puede ser negativo' }])));
+    metadata.set(
+      FIELD_VIOLATIONS_KEY,
+      Buffer.from(JSON.stringify([{ campo: 'precio', mensaje: 'no puede ser negativo' }])),
+    );
     const err = toDomainError(grpcError(status.INVALID_ARGUMENT, 'x', metadata), context);
     expect((err as InvalidArgumentError).violations).toEqual([{ campo: 'precio', mensaje: 'no puede ser negativo' }]);
   });
@@ -55,7 +64,10 @@ describe('toDomainError', () => {
 
   describe('a code outside the contract', () => {
     const logged: Record<string, unknown>[] = [];
-    const logger = { error: (obj: Record<string, unknown>) => logged.push(obj), warn: () => undefined } as unknown as Logger;
+    const logger = {
+      error: (obj: Record<string, unknown>) => logged.push(obj),
+      warn: () => undefined,
+    } as unknown as Logger;
     let server: Server;
     let baseUrl: string;
 
@@ -63,7 +75,10 @@ describe('toDomainError', () => {
       // The real error middleware behind a route that fails as a downstream call would.
       const app = express();
       app.get('/fallo/:code', (req) => {
-        throw toDomainError(grpcError(Number(req.params.code), 'ER_SECRET: Access denied for user root@10.0.0.7'), context);
+        throw toDomainError(
+          grpcError(Number(req.params.code), 'ER_SECRET: Access denied for user root@10.0.0.7'),
+          context,
+        );
       });
       app.use(createErrorMiddleware(logger));
       server = createServer(app);
@@ -82,7 +97,10 @@ describe('toDomainError', () => {
         const res = await fetch(`${baseUrl}/fallo/${code}`);
         const text = await res.text();
         expect(res.status).toBe(500);
-        expect(JSON.parse(text)).toEqual({ error: 'INTERNAL_ERROR', mensaje: expect.stringMatching(/^Error interno \(id de registro [0-9a-f-]{36}\)$/) });
+        expect(JSON.parse(text)).toEqual({
+          error: 'INTERNAL_ERROR',
+          mensaje: expect.stringMatching(/^Error interno \(id de registro [0-9a-f-]{36}\)$/),
+        });
         expect(text).not.toContain('ER_SECRET');
         expect(text).not.toContain('10.0.0.7');
         expect(text).not.toMatch(/\bat \S+ \(/);
@@ -108,12 +126,42 @@ describe('httpFailureOf', () => {
     ['UnauthenticatedError', 401, 'UNAUTHORIZED', new UnauthenticatedError('no')],
     ['TooManyRequestsError', 429, 'TOO_MANY_REQUESTS', new TooManyRequestsError(30)],
     ['RequestBodyError 415', 415, 'UNSUPPORTED_MEDIA_TYPE', new RequestBodyError(415, 'UNSUPPORTED_MEDIA_TYPE', 'no')],
-    ["body-parser's entity.too.large", 413, 'PAYLOAD_TOO_LARGE', Object.assign(new Error('too large'), { type: 'entity.too.large', status: 413 })],
-    ["body-parser's entity.parse.failed", 400, 'MALFORMED_JSON', Object.assign(new Error('bad'), { type: 'entity.parse.failed', status: 400 })],
-    ["body-parser's charset.unsupported", 415, 'UNSUPPORTED_MEDIA_TYPE', Object.assign(new Error('latin9'), { type: 'charset.unsupported', status: 415 })],
-    ["body-parser's encoding.unsupported", 415, 'UNSUPPORTED_MEDIA_TYPE', Object.assign(new Error('zstd'), { type: 'encoding.unsupported', status: 415 })],
-    ["the router's undecodable path", 400, 'BAD_REQUEST', Object.assign(new URIError("Failed to decode param '%zz'"), { status: 400, expose: true })],
-    ['any other exposed client error', 416, 'BAD_REQUEST', Object.assign(new Error('Range Not Satisfiable'), { status: 416, expose: true })],
+    [
+      "body-parser's entity.too.large",
+      413,
+      'PAYLOAD_TOO_LARGE',
+      Object.assign(new Error('too large'), { type: 'entity.too.large', status: 413 }),
+    ],
+    [
+      "body-parser's entity.parse.failed",
+      400,
+      'MALFORMED_JSON',
+      Object.assign(new Error('bad'), { type: 'entity.parse.failed', status: 400 }),
+    ],
+    [
+      "body-parser's charset.unsupported",
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+      Object.assign(new Error('latin9'), { type: 'charset.unsupported', status: 415 }),
+    ],
+    [
+      "body-parser's encoding.unsupported",
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+      Object.assign(new Error('zstd'), { type: 'encoding.unsupported', status: 415 }),
+    ],
+    [
+      "the router's undecodable path",
+      400,
+      'BAD_REQUEST',
+      Object.assign(new URIError("Failed to decode param '%zz'"), { status: 400, expose: true }),
+    ],
+    [
+      'any other exposed client error',
+      416,
+      'BAD_REQUEST',
+      Object.assign(new Error('Range Not Satisfiable'), { status: 416, expose: true }),
+    ],
   ])('%s is %d %s', (_name, httpStatus, code, err) => {
     const failure = httpFailureOf(err);
     expect(failure?.status).toBe(httpStatus);
@@ -121,10 +169,34 @@ describe('httpFailureOf', () => {
     expect(typeof failure?.body.mensaje).toBe('string');
   });
 
+  test.each([
+    [
+      'a stock rule',
+      new FailedPreconditionError('stock insuficiente del producto 2 en la bodega 1: hay 3, se piden 5', {
+        reason: 'STOCK_INSUFICIENTE',
+      }),
+    ],
+    [
+      'a capacity rule',
+      new FailedPreconditionError(
+        'la bodega 1 no tiene capacidad: capacidad 10, ocupación 9, se piden 5 unidades más',
+        { reason: 'CAPACIDAD_EXCEDIDA' },
+      ),
+    ],
+    ["a service's not-found", new NotFoundError('no existe la bodega 4')],
+    ['a taken name', new AlreadyExistsError('ya existe una bodega llamada "Norte"')],
+  ])('%s: mensaje is a sentence with a capital first letter, its words unchanged', (_name, err) => {
+    const mensaje = httpFailureOf(err)?.body.mensaje ?? '';
+    expect(mensaje.charAt(0)).toBe(err.message.charAt(0).toUpperCase());
+    expect(mensaje.slice(1)).toBe(err.message.slice(1));
+  });
+
   test('Retry-After and WWW-Authenticate come with their statuses', () => {
     expect(httpFailureOf(new ServicioNoDisponibleError('bodega-svc', 3))?.headers).toEqual({ 'Retry-After': '3' });
     expect(httpFailureOf(new TooManyRequestsError(30))?.headers).toEqual({ 'Retry-After': '30' });
-    expect(httpFailureOf(new UnauthenticatedError('no'))?.headers?.['WWW-Authenticate']).toMatch(/^Basic realm="inventario"/);
+    expect(httpFailureOf(new UnauthenticatedError('no'))?.headers?.['WWW-Authenticate']).toMatch(
+      /^Basic realm="inventario"/,
+    );
   });
 
   test('validation errors list their violations in detalles', () => {
@@ -154,7 +226,9 @@ describe('httpFailureOf', () => {
   });
 
   test("a library's client error never echoes the library's text", () => {
-    const failure = httpFailureOf(Object.assign(new URIError("Failed to decode param '%zz'"), { status: 400, expose: true }));
+    const failure = httpFailureOf(
+      Object.assign(new URIError("Failed to decode param '%zz'"), { status: 400, expose: true }),
+    );
     expect(failure?.body.mensaje).not.toContain('Failed');
     expect(failure?.body.mensaje).toContain('%');
   });
@@ -172,9 +246,18 @@ describe('bodyReadFailure', () => {
       'a brotli failure',
       400,
       'MALFORMED_JSON',
-      Object.assign(new Error('Decompression failed'), { code: 'ERR__ERROR_FORMAT_PADDING_2', status: 400, expose: true }),
+      Object.assign(new Error('Decompression failed'), {
+        code: 'ERR__ERROR_FORMAT_PADDING_2',
+        status: 400,
+        expose: true,
+      }),
     ],
-    ["body-parser's entity.too.large", 413, 'PAYLOAD_TOO_LARGE', Object.assign(new Error('too large'), { type: 'entity.too.large', status: 413 })],
+    [
+      "body-parser's entity.too.large",
+      413,
+      'PAYLOAD_TOO_LARGE',
+      Object.assign(new Error('too large'), { type: 'entity.too.large', status: 413 }),
+    ],
   ])('%s is %d %s', (_name, httpStatus, code, err) => {
     const failure = bodyReadFailure(err);
     expect(failure).toBeInstanceOf(RequestBodyError);

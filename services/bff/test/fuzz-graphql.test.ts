@@ -28,7 +28,13 @@ const RUNS = 80;
 const CLIENT_TIMEOUT_MS = 10_000;
 
 type Kind = 'text' | 'number' | 'integer' | 'id';
-const PRODUCTO_INPUT: Record<string, Kind> = { nombre: 'text', descripcion: 'text', precio: 'number', cantidad: 'integer', bodegaId: 'id' };
+const PRODUCTO_INPUT: Record<string, Kind> = {
+  nombre: 'text',
+  descripcion: 'text',
+  precio: 'number',
+  cantidad: 'integer',
+  bodegaId: 'id',
+};
 const BODEGA_INPUT: Record<string, Kind> = { nombre: 'text', ubicacion: 'text', capacidad: 'integer' };
 
 interface GraphqlOperation {
@@ -42,8 +48,10 @@ interface GraphqlOperation {
 
 const PRODUCTO = 'id nombre descripcion precio cantidad bodegaId fechaCreacion fechaActualizacion bodega { id nombre }';
 const BODEGA = 'id nombre ubicacion capacidad fechaCreacion fechaActualizacion productos { id nombre }';
-const EXISTENCIA = 'bodegaId productoId cantidad umbralMinimo version fechaCreacion fechaActualizacion bodega { id } producto { id }';
-const LINEA = 'id operacionId bodegaId productoId tipo motivo cantidad cantidadAnterior cantidadPosterior version usuario comentario fecha';
+const EXISTENCIA =
+  'bodegaId productoId cantidad umbralMinimo version fechaCreacion fechaActualizacion bodega { id } producto { id }';
+const LINEA =
+  'id operacionId bodegaId productoId tipo motivo cantidad cantidadAnterior cantidadPosterior version usuario comentario fecha';
 const OPERACION = `id tipo usuario comentario fecha revierteA revertidaPor movimientos { ${LINEA} bodega { id } producto { id } }`;
 const id = fieldValue('id');
 const integer = fieldValue('integer');
@@ -78,12 +86,84 @@ const movimientoInput = fc.oneof(
     })),
 );
 
+const RESERVA =
+  'id referencia estado expiraEn lineas { id bodegaId productoId cantidad consumida retenida } version usuario comentario';
+/** A reservation the API may accept (small ids and units, a few referencias so some collide), among hostile ones. */
+const reservaInput = fc.oneof(
+  objectOf({ referencia: 'text', ttlSegundos: 'integer', comentario: 'text' }),
+  fc
+    .tuple(
+      fc.constantFrom('fuzz-pedido-1', 'fuzz-pedido-2'),
+      fc.array(
+        fc.tuple(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 4 }), fc.integer({ min: 0, max: 30 })),
+        {
+          maxLength: 3,
+        },
+      ),
+      fc.oneof(fc.constant(null), fc.integer({ min: -5, max: 700_000 })),
+    )
+    .map(([referencia, lineas, ttl]): JsonTree => ({
+      entries: [
+        ['referencia', referencia],
+        [
+          'lineas',
+          lineas.map(([bodegaId, productoId, cantidad]): JsonTree => ({
+            entries: [
+              ['bodegaId', String(bodegaId)],
+              ['productoId', String(productoId)],
+              ['cantidad', { num: String(cantidad) }],
+            ],
+          })),
+        ],
+        ...(ttl === null ? [] : ([['ttlSegundos', { num: String(ttl) }]] as [string, JsonTree][])),
+      ],
+    })),
+);
+const consumoInput = fc.oneof(
+  fc.constant(null),
+  objectOf({ comentario: 'text' }),
+  fc
+    .tuple(fc.integer({ min: 1, max: 6 }), fc.integer({ min: 0, max: 10 }), fc.boolean())
+    .map(([lineaId, cantidad, liberarResto]): JsonTree => ({
+      entries: [
+        [
+          'lineas',
+          [
+            {
+              entries: [
+                ['lineaId', String(lineaId)],
+                ['cantidad', { num: String(cantidad) }],
+              ],
+            },
+          ],
+        ],
+        ['liberarResto', liberarResto],
+      ],
+    })),
+);
+/** A reservation version: mostly none or small. */
+const versionReserva = fc.oneof(
+  fc.constant(null),
+  fc.integer({ min: 1, max: 4 }).map((n): JsonTree => ({ num: String(n) })),
+  integer,
+);
+
 /** Every root field of the schema (the list is checked against the schema below). */
 const OPERATIONS: GraphqlOperation[] = [
   { field: 'productos', kind: 'query', document: `query { productos { ${PRODUCTO} } }`, variables: {} },
-  { field: 'producto', kind: 'query', document: `query P($id: ID!) { producto(id: $id) { ${PRODUCTO} } }`, variables: { id } },
+  {
+    field: 'producto',
+    kind: 'query',
+    document: `query P($id: ID!) { producto(id: $id) { ${PRODUCTO} } }`,
+    variables: { id },
+  },
   { field: 'bodegas', kind: 'query', document: `query { bodegas { ${BODEGA} } }`, variables: {} },
-  { field: 'bodega', kind: 'query', document: `query B($id: ID!) { bodega(id: $id) { ${BODEGA} } }`, variables: { id } },
+  {
+    field: 'bodega',
+    kind: 'query',
+    document: `query B($id: ID!) { bodega(id: $id) { ${BODEGA} } }`,
+    variables: { id },
+  },
   { field: 'health', kind: 'query', document: 'query { health }', variables: {} },
   // The stock operations run before the product and warehouse deletions, while the seeded records exist.
   {
@@ -98,7 +178,12 @@ const OPERATIONS: GraphqlOperation[] = [
       after: text,
     },
   },
-  { field: 'operacion', kind: 'query', document: `query O($id: ID!) { operacion(id: $id) { ${OPERACION} } }`, variables: { id } },
+  {
+    field: 'operacion',
+    kind: 'query',
+    document: `query O($id: ID!) { operacion(id: $id) { ${OPERACION} } }`,
+    variables: { id },
+  },
   {
     field: 'existencia',
     kind: 'query',
@@ -124,6 +209,16 @@ const OPERATIONS: GraphqlOperation[] = [
     variables: { b: id, p: id, version: versionNivel, key: clave },
   },
   {
+    field: 'cambiarUmbralMinimo',
+    kind: 'mutation',
+    document: `mutation U($b: ID!, $p: ID!, $umbral: Int, $version: Int, $key: String) {
+      cambiarUmbralMinimo(bodegaId: $b, productoId: $p, umbralMinimo: $umbral, version: $version, idempotencyKey: $key) {
+        success message error existencia { ${EXISTENCIA} }
+      }
+    }`,
+    variables: { b: id, p: id, umbral: integer, version: versionNivel, key: clave },
+  },
+  {
     field: 'registrarMovimiento',
     kind: 'mutation',
     document: `mutation M($input: MovimientoInput!, $version: Int, $key: String) {
@@ -137,7 +232,10 @@ const OPERATIONS: GraphqlOperation[] = [
     document: `mutation T($input: TransferenciaInput!, $key: String) {
       transferirStock(input: $input, idempotencyKey: $key) { success message error operacion { ${OPERACION} } }
     }`,
-    variables: { input: objectOf({ productoId: 'id', origenId: 'id', destinoId: 'id', cantidad: 'integer', comentario: 'text' }), key: clave },
+    variables: {
+      input: objectOf({ productoId: 'id', origenId: 'id', destinoId: 'id', cantidad: 'integer', comentario: 'text' }),
+      key: clave,
+    },
   },
   {
     field: 'revertirOperacion',
@@ -146,6 +244,61 @@ const OPERATIONS: GraphqlOperation[] = [
       revertirOperacion(id: $id, comentario: $comentario, idempotencyKey: $key) { success message error operacion { ${OPERACION} } }
     }`,
     variables: { id, comentario: text, key: clave },
+  },
+  {
+    field: 'reservas',
+    kind: 'query',
+    document: `query R($filtro: ReservaFiltro, $first: Int, $after: String) {
+      reservas(filtro: $filtro, first: $first, after: $after) { reservas { ${RESERVA} } siguienteCursor }
+    }`,
+    variables: {
+      filtro: objectOf({ referencia: 'text', estado: 'text', bodegaId: 'id', productoId: 'id' }),
+      first: integer,
+      after: text,
+    },
+  },
+  {
+    field: 'reserva',
+    kind: 'query',
+    document: `query R($id: ID!) { reserva(id: $id) { ${RESERVA} } }`,
+    variables: { id },
+  },
+  {
+    field: 'crearReserva',
+    kind: 'mutation',
+    document: `mutation C($input: ReservaInput!, $key: String) {
+      crearReserva(input: $input, idempotencyKey: $key) { success message error reserva { ${RESERVA} } }
+    }`,
+    variables: { input: reservaInput, key: clave },
+  },
+  {
+    field: 'consumirReserva',
+    kind: 'mutation',
+    document: `mutation C($id: ID!, $input: ConsumoInput, $version: Int, $key: String) {
+      consumirReserva(id: $id, input: $input, version: $version, idempotencyKey: $key) { success message error operacionId reserva { ${RESERVA} } }
+    }`,
+    variables: { id, input: consumoInput, version: versionReserva, key: clave },
+  },
+  {
+    field: 'liberarReserva',
+    kind: 'mutation',
+    document: `mutation L($id: ID!, $version: Int, $key: String) {
+      liberarReserva(id: $id, version: $version, idempotencyKey: $key) { success message error reserva { ${RESERVA} } }
+    }`,
+    variables: { id, version: versionReserva, key: clave },
+  },
+  {
+    field: 'extenderReserva',
+    kind: 'mutation',
+    document: `mutation E($id: ID!, $expiraEn: DateTime!, $version: Int, $key: String) {
+      extenderReserva(id: $id, expiraEn: $expiraEn, version: $version, idempotencyKey: $key) { success message error reserva { ${RESERVA} } }
+    }`,
+    variables: {
+      id,
+      expiraEn: fc.oneof(text, fc.constantFrom('2030-01-01T00:00:00', '2020-01-01T00:00:00', '2031-13-40T99:00:00')),
+      version: versionReserva,
+      key: clave,
+    },
   },
   {
     field: 'crearProducto',
@@ -159,7 +312,12 @@ const OPERATIONS: GraphqlOperation[] = [
     document: `mutation U($input: ProductoUpdateInput!) { actualizarProducto(input: $input) { success message error producto { ${PRODUCTO} } } }`,
     variables: { input: objectOf({ id: 'id', ...PRODUCTO_INPUT }) },
   },
-  { field: 'eliminarProducto', kind: 'mutation', document: 'mutation D($id: ID!) { eliminarProducto(id: $id) { success message error } }', variables: { id } },
+  {
+    field: 'eliminarProducto',
+    kind: 'mutation',
+    document: 'mutation D($id: ID!) { eliminarProducto(id: $id) { success message error } }',
+    variables: { id },
+  },
   {
     field: 'crearBodega',
     kind: 'mutation',
@@ -172,7 +330,12 @@ const OPERATIONS: GraphqlOperation[] = [
     document: `mutation U($input: BodegaUpdateInput!) { actualizarBodega(input: $input) { success message error bodega { ${BODEGA} } } }`,
     variables: { input: objectOf({ id: 'id', ...BODEGA_INPUT }) },
   },
-  { field: 'eliminarBodega', kind: 'mutation', document: 'mutation D($id: ID!) { eliminarBodega(id: $id) { success message error } }', variables: { id } },
+  {
+    field: 'eliminarBodega',
+    kind: 'mutation',
+    document: 'mutation D($id: ID!) { eliminarBodega(id: $id) { success message error } }',
+    variables: { id },
+  },
   { field: 'inicializarBaseDatos', kind: 'mutation', document: 'mutation { inicializarBaseDatos }', variables: {} },
 ];
 
@@ -200,9 +363,20 @@ function variablesArbitrary(operation: GraphqlOperation): fc.Arbitrary<JsonTree 
     ),
   );
   const object = fc
-    .tuple(fc.tuple(...declared), fc.array(fc.tuple(fc.constantFrom('__proto__', 'constructor', 'extra', 'id', 'input'), hostileJson), { maxLength: 2 }))
-    .map(([entries, extra]): JsonTree => ({ entries: [...entries.filter((e): e is [string, JsonTree] => e !== null), ...extra] }));
-  return fc.oneof({ weight: 6, arbitrary: object }, { weight: 1, arbitrary: hostileJson }, { weight: 1, arbitrary: fc.constant(undefined) });
+    .tuple(
+      fc.tuple(...declared),
+      fc.array(fc.tuple(fc.constantFrom('__proto__', 'constructor', 'extra', 'id', 'input'), hostileJson), {
+        maxLength: 2,
+      }),
+    )
+    .map(([entries, extra]): JsonTree => ({
+      entries: [...entries.filter((e): e is [string, JsonTree] => e !== null), ...extra],
+    }));
+  return fc.oneof(
+    { weight: 6, arbitrary: object },
+    { weight: 1, arbitrary: hostileJson },
+    { weight: 1, arbitrary: fc.constant(undefined) },
+  );
 }
 
 /** What is wrong with one answer; [] when nothing. */
@@ -210,13 +384,25 @@ function answerProblems(res: RawResponse, method: string, path: string): string[
   // A GET whose URL is over Node's 16 KiB limit is refused by the HTTP layer, with the API's error body.
   if (method === 'GET' && res.status === 431) return errorBodyProblems(res.body);
   if (res.status !== 200) return [`HTTP ${res.status}: ${res.text.slice(0, 300)}`];
-  const problems = validator.responseProblems({ method, path, status: res.status, headers: res.headers, body: res.body, text: res.text });
-  const body = res.body as { data?: unknown; errors?: { message?: unknown; extensions?: { classification?: unknown } }[] };
+  const problems = validator.responseProblems({
+    method,
+    path,
+    status: res.status,
+    headers: res.headers,
+    body: res.body,
+    text: res.text,
+  });
+  const body = res.body as {
+    data?: unknown;
+    errors?: { message?: unknown; extensions?: { classification?: unknown } }[];
+  };
   if (body.data === undefined && body.errors === undefined) problems.push('neither data nor errors');
   for (const error of body.errors ?? []) {
     const classification = error.extensions?.classification;
-    if (typeof error.message !== 'string' || error.message === '') problems.push(`an error without a message: ${JSON.stringify(error)}`);
-    if (typeof classification !== 'string' || !KNOWN_CLASSIFICATIONS.has(classification)) problems.push(`unknown classification: ${JSON.stringify(error)}`);
+    if (typeof error.message !== 'string' || error.message === '')
+      problems.push(`an error without a message: ${JSON.stringify(error)}`);
+    if (typeof classification !== 'string' || !KNOWN_CLASSIFICATIONS.has(classification))
+      problems.push(`unknown classification: ${JSON.stringify(error)}`);
     if (classification === CLASSIFICATION.internal) problems.push(`an internal error: ${JSON.stringify(error)}`);
   }
   return problems;
@@ -260,7 +446,13 @@ describe.each(OPERATIONS.map((o) => [o.field, o] as const))('%s', (field, operat
         } else {
           const body = `{"query":${JSON.stringify(operation.document)}${variables === undefined ? '' : `,"variables":${jsonText(variables)}`}}`;
           headers['content-type'] = 'application/json';
-          res = await rawRequest(fixture.stack.baseUrl, { method: 'POST', path, headers, body, timeoutMs: CLIENT_TIMEOUT_MS });
+          res = await rawRequest(fixture.stack.baseUrl, {
+            method: 'POST',
+            path,
+            headers,
+            body,
+            timeoutMs: CLIENT_TIMEOUT_MS,
+          });
         }
         casesRun.set(field, (casesRun.get(field) ?? 0) + 1);
 

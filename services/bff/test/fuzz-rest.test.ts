@@ -32,14 +32,31 @@ const CLIENT_TIMEOUT_MS = 10_000;
 
 /** The JSON bodies each writing operation reads, by field and kind. */
 const BODY_FIELDS: Readonly<Record<string, Record<string, 'text' | 'number' | 'integer' | 'id'>>> = {
-  'POST /api/productos': { nombre: 'text', descripcion: 'text', precio: 'number', cantidadEnStock: 'integer', bodegaId: 'id' },
-  'PUT /api/productos/{id}': { nombre: 'text', descripcion: 'text', precio: 'number', cantidadEnStock: 'integer', bodegaId: 'id' },
+  'POST /api/productos': {
+    nombre: 'text',
+    descripcion: 'text',
+    precio: 'number',
+    cantidadEnStock: 'integer',
+    bodegaId: 'id',
+  },
+  'PUT /api/productos/{id}': {
+    nombre: 'text',
+    descripcion: 'text',
+    precio: 'number',
+    cantidadEnStock: 'integer',
+    bodegaId: 'id',
+  },
   'POST /api/bodegas': { nombre: 'text', ubicacion: 'text', capacidad: 'integer' },
   'PUT /api/bodegas/{id}': { nombre: 'text', ubicacion: 'text', capacidad: 'integer' },
   'POST /api/graphql': { query: 'text', variables: 'text', operationName: 'text' },
 };
 
-const CONTENT_TYPES = ['application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded'];
+const CONTENT_TYPES = [
+  'application/json',
+  'application/json; charset=utf-8',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+];
 
 const validator = createOpenApiValidator();
 let fixture: FuzzFixture;
@@ -75,7 +92,11 @@ function queryNames(operation: DocumentedOperation): string[] {
 function caseArbitrary(operation: DocumentedOperation, key: string): fc.Arbitrary<FuzzCase> {
   const fields = BODY_FIELDS[key];
   const body: fc.Arbitrary<string | undefined> = fields
-    ? fc.oneof({ weight: 3, arbitrary: objectOf(fields).map(jsonText) }, { weight: 1, arbitrary: hostileJson.map(jsonText) }, fc.constant(undefined))
+    ? fc.oneof(
+        { weight: 3, arbitrary: objectOf(fields).map(jsonText) },
+        { weight: 1, arbitrary: hostileJson.map(jsonText) },
+        fc.constant(undefined),
+      )
     : fc.option(
         hostileJson.map((tree: JsonTree) => jsonText(tree)),
         { freq: 3, nil: undefined },
@@ -87,7 +108,10 @@ function caseArbitrary(operation: DocumentedOperation, key: string): fc.Arbitrar
     }),
     query: queryString(queryNames(operation)),
     body,
-    contentType: fc.oneof({ weight: 8, arbitrary: fc.constant('application/json') }, { weight: 2, arbitrary: fc.constantFrom(...CONTENT_TYPES) }),
+    contentType: fc.oneof(
+      { weight: 8, arbitrary: fc.constant('application/json') },
+      { weight: 2, arbitrary: fc.constantFrom(...CONTENT_TYPES) },
+    ),
   });
 }
 
@@ -95,10 +119,18 @@ function caseArbitrary(operation: DocumentedOperation, key: string): fc.Arbitrar
 function answerProblems(operation: DocumentedOperation, path: string, res: RawResponse): string[] {
   if (res.status >= 500) return [`${res.status} (a 5xx): ${res.text.slice(0, 300)}`];
   const found = validator.findOperation(operation.method, path.split('?', 1)[0]!);
-  const observed = { method: operation.method, path: found ? path : operation.path, status: res.status, headers: res.headers, body: res.body, text: res.text };
+  const observed = {
+    method: operation.method,
+    path: found ? path : operation.path,
+    status: res.status,
+    headers: res.headers,
+    body: res.body,
+    text: res.text,
+  };
   if (operation.statuses.includes(res.status)) return validator.responseProblems(observed);
   if (res.status >= 400) {
-    if (!/^application\/json/.test(res.headers['content-type'] ?? '')) return [`${res.status} without a JSON body: ${res.text.slice(0, 200)}`];
+    if (!/^application\/json/.test(res.headers['content-type'] ?? ''))
+      return [`${res.status} without a JSON body: ${res.text.slice(0, 200)}`];
     return errorBodyProblems(res.body).map((p) => `${res.status}: ${p}`);
   }
   return [`${res.status} is not documented for ${operation.method} ${operation.path}`];
@@ -128,7 +160,13 @@ describe.each(operations.map((o) => [`${o.method} ${o.path}`, o] as const))('%s'
         const headers: Record<string, string> = { authorization: fixture.stack.auth, accept: 'application/json' };
         if (fuzz.body !== undefined && fuzz.contentType) headers['content-type'] = fuzz.contentType;
         const path = `${fuzz.path}${fuzz.query}`;
-        const res = await rawRequest(fixture.stack.baseUrl, { method: operation.method, path, headers, body: fuzz.body, timeoutMs: CLIENT_TIMEOUT_MS });
+        const res = await rawRequest(fixture.stack.baseUrl, {
+          method: operation.method,
+          path,
+          headers,
+          body: fuzz.body,
+          timeoutMs: CLIENT_TIMEOUT_MS,
+        });
         casesRun.set(key, (casesRun.get(key) ?? 0) + 1);
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
 

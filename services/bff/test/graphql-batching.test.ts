@@ -47,7 +47,11 @@ function counted<C extends object>(servicio: string, client: C): C {
 async function query(text: string): Promise<{ data: Record<string, unknown>; errors?: unknown }> {
   const response = await fetch(url, {
     method: 'POST',
-    headers: { authorization: basicAuth(CREDENTIALS.usuario, CREDENTIALS.password), 'content-type': 'application/json', accept: 'application/json' },
+    headers: {
+      authorization: basicAuth(CREDENTIALS.usuario, CREDENTIALS.password),
+      'content-type': 'application/json',
+      accept: 'application/json',
+    },
     body: JSON.stringify({ query: text }),
   });
   const body = (await response.json()) as { data: Record<string, unknown>; errors?: unknown };
@@ -95,7 +99,10 @@ beforeAll(async () => {
   }
   for (let i = 0; i < 9; i++) {
     const bodegaId = i < 8 ? bodegas[i % 3]!.id : null;
-    productos.push(await inventario.createProducto(caller, { nombre: `Lote ${i}`, precio: '1.00', cantidadEnStock: i, bodegaId }));
+    // Created with no units: their stock is the levels set below (a create's units would fill the warehouses, docs/contract.md §10.6).
+    productos.push(
+      await inventario.createProducto(caller, { nombre: `Lote ${i}`, precio: '1.00', cantidadEnStock: 0, bodegaId }),
+    );
   }
   // Stock: A holds products 0, 1 and 2; B 0 and 3; C 4; the fourth none.
   for (const [bodega, stocked] of [
@@ -103,7 +110,8 @@ beforeAll(async () => {
     [bodegas[1]!, [0, 3]],
     [bodegas[2]!, [4]],
   ] as const) {
-    for (const i of stocked) await inventario.asignarExistencia(caller, bodega.id, { productoId: productos[i]!.id, cantidad: 1 });
+    for (const i of stocked)
+      await inventario.asignarExistencia(caller, bodega.id, { productoId: productos[i]!.id, cantidad: 1 });
   }
 }, 120_000);
 
@@ -161,7 +169,9 @@ describe('GraphQL relation batching', () => {
   it('a warehouse asked for by several root fields of one request is read once', async () => {
     const productos = await inventario.listProductos(caller);
     const [uno, dos] = productos.filter((p) => p.bodegaId !== null && p.bodegaId === productos[0]!.bodegaId);
-    const counts = await countCalls(() => query(`{ a: producto(id: "${uno!.id}") { bodega { id } } b: producto(id: "${dos!.id}") { bodega { id } } }`));
+    const counts = await countCalls(() =>
+      query(`{ a: producto(id: "${uno!.id}") { bodega { id } } b: producto(id: "${dos!.id}") { bodega { id } } }`),
+    );
     expect(counts).toEqual({ 'producto-svc.get': 2, 'bodega-svc.list': 1 });
   });
 
@@ -181,10 +191,16 @@ describe('GraphQL stock relation batching', () => {
   it('Bodega.existencias of every warehouse is one ListExistencias call; their products one ListProductos call, their warehouse none', async () => {
     let data: Record<string, unknown> = {};
     const counts = await countCalls(async () => {
-      ({ data } = await query('{ bodegas { nombre ocupacion existencias { cantidad bodega { nombre } producto { nombre } } } }'));
+      ({ data } = await query(
+        '{ bodegas { nombre ocupacion existencias { cantidad bodega { nombre } producto { nombre } } } }',
+      ));
     });
     expect(counts).toEqual({ 'bodega-svc.list': 1, 'existencias.list': 1, 'producto-svc.list': 1 });
-    type Fila = { nombre: string; ocupacion: number; existencias: { bodega: { nombre: string }; producto: { nombre: string } | null }[] };
+    type Fila = {
+      nombre: string;
+      ocupacion: number;
+      existencias: { bodega: { nombre: string }; producto: { nombre: string } | null }[];
+    };
     const bodegas = data.bodegas as Fila[];
     expect(bodegas.map((b) => [b.nombre, b.ocupacion, nombres(b.existencias)])).toEqual([
       ['Lote A', 3, ['Lote 0', 'Lote 1', 'Lote 2']],
@@ -201,30 +217,26 @@ describe('GraphQL stock relation batching', () => {
       ({ data } = await query('{ bodegas { existencias(first: 1) { producto { nombre } } } }'));
     });
     expect(counts).toEqual({ 'bodega-svc.list': 1, 'existencias.list': 1, 'producto-svc.list': 1 });
-    expect((data.bodegas as { existencias: { producto: { nombre: string } }[] }[]).map((b) => nombres(b.existencias))).toEqual([
-      ['Lote 0'],
-      ['Lote 0'],
-      ['Lote 4'],
-      [],
-    ]);
+    expect(
+      (data.bodegas as { existencias: { producto: { nombre: string } }[] }[]).map((b) => nombres(b.existencias)),
+    ).toEqual([['Lote 0'], ['Lote 0'], ['Lote 4'], []]);
 
     const after = Buffer.from(String(productos[0]!.id), 'utf8').toString('base64url');
     const next = await countCalls(async () => {
       ({ data } = await query(`{ bodegas { existencias(first: 5, after: "${after}") { producto { nombre } } } }`));
     });
     expect(next).toEqual({ 'bodega-svc.list': 1, 'existencias.list': 1, 'producto-svc.list': 1 });
-    expect((data.bodegas as { existencias: { producto: { nombre: string } }[] }[]).map((b) => nombres(b.existencias))).toEqual([
-      ['Lote 1', 'Lote 2'],
-      ['Lote 3'],
-      ['Lote 4'],
-      [],
-    ]);
+    expect(
+      (data.bodegas as { existencias: { producto: { nombre: string } }[] }[]).map((b) => nombres(b.existencias)),
+    ).toEqual([['Lote 1', 'Lote 2'], ['Lote 3'], ['Lote 4'], []]);
   });
 
   it('Producto.existencias of every product is one ListExistencias call; their warehouses one ListBodegas call', async () => {
     let data: Record<string, unknown> = {};
     const counts = await countCalls(async () => {
-      ({ data } = await query('{ productos { nombre existencias { cantidad bodega { nombre } producto { nombre } } } }'));
+      ({ data } = await query(
+        '{ productos { nombre existencias { cantidad bodega { nombre } producto { nombre } } } }',
+      ));
     });
     expect(counts).toEqual({ 'producto-svc.list': 1, 'existencias.list': 1, 'bodega-svc.list': 1 });
     const porProducto = (data.productos as { nombre: string; existencias: { bodega: { nombre: string } }[] }[]).map(

@@ -44,6 +44,52 @@ describe('the execution guard', () => {
     guard.expire();
     expect(guard.failure?.message).toBe(nodeCapError(10).message);
   });
+
+  it('sibling lists share the cap before they read: the second waits, then may read one row past what is left (issue 21, item 1)', async () => {
+    const guard = createExecutionGuard({ maxNodes: 10, deadlineMs: 60_000 });
+    const limits: number[] = [];
+    let release!: (items: number[]) => void;
+    const first = guard.readList(undefined, (limit) => {
+      limits.push(limit);
+      return new Promise<number[]>((resolve) => (release = resolve));
+    });
+    const second = guard.readList(undefined, (limit) => {
+      limits.push(limit);
+      return Promise.resolve(Array.from({ length: limit }, (_, i) => i));
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    // The first holds the whole cap (reading one more shows it passed); the second has not read.
+    expect(limits).toEqual([11]);
+    release([1, 2, 3, 4, 5, 6, 7]);
+    expect(await first).toHaveLength(7);
+    // 3 left: it reads 4, which shows the cap passed.
+    await expect(second).rejects.toThrow(nodeCapError(10).message);
+    expect(limits).toEqual([11, 4]);
+  });
+
+  it('a list with first reserves only first, so a sibling reads beside it', async () => {
+    const guard = createExecutionGuard({ maxNodes: 10, deadlineMs: 60_000 });
+    const limits: number[] = [];
+    const read = (limit: number) => {
+      limits.push(limit);
+      return Promise.resolve([1]);
+    };
+    await Promise.all([guard.readList(3, read), guard.readList(undefined, read)]);
+    expect(limits).toEqual([3, 8]);
+    expect(guard.remainingNodes()).toBe(8);
+    expect(guard.failure).toBeUndefined();
+  });
+
+  it('a client that disconnects fails the request and wakes a waiting list', async () => {
+    const gone = new AbortController();
+    const guard = createExecutionGuard({ maxNodes: 1, deadlineMs: 60_000 }, Date.now, gone.signal);
+    const holding = guard.readList(undefined, () => new Promise<number[]>(() => undefined));
+    const waiting = guard.readList(undefined, () => Promise.resolve([]));
+    gone.abort();
+    await expect(waiting).rejects.toThrow('El cliente cerró la conexión');
+    expect(guard.signal.aborted).toBe(true);
+    void holding.catch(() => undefined);
+  });
 });
 
 function producto(id: number, bodegaId: number | null): Producto {
@@ -104,6 +150,7 @@ function memoryInventario(productos: Producto[], gate: Promise<void> = Promise.r
     deleteBodega: unused,
     asignarExistencia: unused,
     retirarProducto: unused,
+    cambiarUmbralMinimo: unused,
     registrarMovimiento: unused,
     transferir: unused,
     revertirOperacion: unused,
@@ -131,7 +178,10 @@ async function execute(inventario: InventarioApi, limits: { maxNodes: number; de
     raw: null,
     context: { caller: { usuario: 'tester' } },
   });
-  return { status: init.status, body: JSON.parse(body ?? 'null') as { data?: unknown; errors?: { message: string; extensions: object }[] } };
+  return {
+    status: init.status,
+    body: JSON.parse(body ?? 'null') as { data?: unknown; errors?: { message: string; extensions: object }[] },
+  };
 }
 
 /** Lets every pending promise job, nextTick (DataLoader's batch) and timer-free continuation run. */
@@ -142,10 +192,17 @@ describe('the node cap while executing', () => {
 
   it('stops at the list that passes it: its items are not resolved, no warehouse is read', async () => {
     const { inventario, calls } = memoryInventario(productos);
-    const result = await execute(inventario, { maxNodes: 10, deadlineMs: 60_000 }, '{ productos { id bodega { productos { id } } } }');
+    const result = await execute(
+      inventario,
+      { maxNodes: 10, deadlineMs: 60_000 },
+      '{ productos { id bodega { productos { id } } } }',
+    );
     expect(result).toEqual({
       status: 200,
-      body: { data: null, errors: [{ message: nodeCapError(10).message, extensions: { classification: 'ValidationError' } }] },
+      body: {
+        data: null,
+        errors: [{ message: nodeCapError(10).message, extensions: { classification: 'ValidationError' } }],
+      },
     });
     await settle();
     expect(calls.map((c) => c.method)).toEqual(['listProductos']);
@@ -197,10 +254,18 @@ describe('the node cap while executing', () => {
     };
     const capped = { message: nodeCapError(10).message, extensions: { classification: 'ValidationError' } };
     // The warehouse is 1 node: 9 remain, so 10 levels are read.
-    const existencias = await execute(inventario, { maxNodes: 10, deadlineMs: 60_000 }, '{ bodega(id: "1") { existencias(first: 1000) { cantidad } } }');
+    const existencias = await execute(
+      inventario,
+      { maxNodes: 10, deadlineMs: 60_000 },
+      '{ bodega(id: "1") { existencias(first: 1000) { cantidad } } }',
+    );
     expect(existencias.body).toEqual({ data: null, errors: [capped] });
     // Nothing is counted yet when the ledger is read: 11 lines.
-    const movimientos = await execute(inventario, { maxNodes: 10, deadlineMs: 60_000 }, '{ movimientos(first: 1000) { movimientos { id } } }');
+    const movimientos = await execute(
+      inventario,
+      { maxNodes: 10, deadlineMs: 60_000 },
+      '{ movimientos(first: 1000) { movimientos { id } } }',
+    );
     expect(movimientos.body).toEqual({ data: null, errors: [capped] });
     expect(asked).toEqual([
       { method: 'existenciasDeBodegas', limit: 10 },
@@ -211,7 +276,11 @@ describe('the node cap while executing', () => {
   it('answers in full when the result fits: nodes are objects and list items', async () => {
     const { inventario } = memoryInventario(productos);
     // 20 products + their 20 warehouses.
-    const result = await execute(inventario, { maxNodes: 40, deadlineMs: 60_000 }, '{ productos { id bodega { id } } }');
+    const result = await execute(
+      inventario,
+      { maxNodes: 40, deadlineMs: 60_000 },
+      '{ productos { id bodega { id } } }',
+    );
     expect(result.body.errors).toBeUndefined();
     expect((result.body.data as { productos: unknown[] }).productos).toHaveLength(20);
   });
@@ -222,10 +291,17 @@ describe('the deadline while executing', () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const { inventario, calls } = memoryInventario([producto(1, BODEGA.id)], gate);
-    const result = await execute(inventario, { maxNodes: 1000, deadlineMs: 100 }, '{ productos { id bodega { nombre } } }');
+    const result = await execute(
+      inventario,
+      { maxNodes: 1000, deadlineMs: 100 },
+      '{ productos { id bodega { nombre } } }',
+    );
     expect(result).toEqual({
       status: 200,
-      body: { data: null, errors: [{ message: deadlineError(100).message, extensions: { classification: 'DEADLINE_EXCEEDED' } }] },
+      body: {
+        data: null,
+        errors: [{ message: deadlineError(100).message, extensions: { classification: 'DEADLINE_EXCEEDED' } }],
+      },
     });
     // The call answers only now; what the request would have done next is not done.
     release();
@@ -244,7 +320,12 @@ describe('GRAPHQL_DEADLINE_MS over HTTP, in front of a producto-svc that never a
     fake = await startFakeDownstream({ producto: { listProductos: (_call, callback) => void pending.push(callback) } });
     const address = `127.0.0.1:${fake.port}`;
     // The call's own deadline is far away: only the request's can end it.
-    bff = await startBareBff({ PRODUCTO_SVC_ADDR: address, BODEGA_SVC_ADDR: address, GRPC_DEADLINE_MS: '600000', GRAPHQL_DEADLINE_MS: '300' });
+    bff = await startBareBff({
+      PRODUCTO_SVC_ADDR: address,
+      BODEGA_SVC_ADDR: address,
+      GRPC_DEADLINE_MS: '600000',
+      GRAPHQL_DEADLINE_MS: '300',
+    });
   });
 
   afterAll(async () => {
@@ -258,9 +339,17 @@ describe('GRAPHQL_DEADLINE_MS over HTTP, in front of a producto-svc that never a
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
       data: null,
-      errors: [{ message: 'La consulta superó su tiempo máximo de ejecución (300 ms)', extensions: { classification: 'DEADLINE_EXCEEDED' } }],
+      errors: [
+        {
+          message: 'La consulta superó su tiempo máximo de ejecución (300 ms)',
+          extensions: { classification: 'DEADLINE_EXCEEDED' },
+        },
+      ],
     });
     expect(pending).toHaveLength(1);
-    pending.shift()!(null, { productos: [ProductoProto.fromPartial({ id: 1, nombre: 'Tarde', precio: '1.00' })], nextPageToken: '' });
+    pending.shift()!(null, {
+      productos: [ProductoProto.fromPartial({ id: 1, nombre: 'Tarde', precio: '1.00' })],
+      nextPageToken: '',
+    });
   });
 });

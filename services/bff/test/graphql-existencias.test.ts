@@ -28,7 +28,8 @@ const nuevaClave = () => `clave-gql-stock-${Date.now().toString(36)}-${++keys}`;
 const cursorDe = (id: number | string) => Buffer.from(String(id), 'utf8').toString('base64url');
 
 const EXISTENCIA = 'bodegaId productoId cantidad umbralMinimo version fechaCreacion fechaActualizacion';
-const LINEA = 'id operacionId bodegaId productoId tipo motivo cantidad cantidadAnterior cantidadPosterior version usuario comentario fecha';
+const LINEA =
+  'id operacionId bodegaId productoId tipo motivo cantidad cantidadAnterior cantidadPosterior version usuario comentario fecha';
 const OPERACION = `id tipo usuario comentario fecha revierteA revertidaPor movimientos { ${LINEA} }`;
 
 const ASIGNAR = `mutation Asignar($bodegaId: ID!, $productoId: ID!, $cantidad: Int!, $umbralMinimo: Int, $version: Int, $key: String) {
@@ -89,7 +90,12 @@ async function mutation(document: string, variables: Record<string, unknown>): P
   return Object.values(data)[0] as Answer;
 }
 
-async function asignar(bodegaId: number, productoId: number, cantidad: number, extra: Record<string, unknown> = {}): Promise<Answer> {
+async function asignar(
+  bodegaId: number,
+  productoId: number,
+  cantidad: number,
+  extra: Record<string, unknown> = {},
+): Promise<Answer> {
   return mutation(ASIGNAR, { bodegaId: String(bodegaId), productoId: String(productoId), cantidad, ...extra });
 }
 
@@ -105,9 +111,13 @@ function ok(answer: Answer): Answer {
 
 /** The units of a level over GraphQL, or null when there is none. */
 async function existencia(bodegaId: number, productoId: number): Promise<Answer | null> {
-  const data = await graphqlData(stack, `query ($b: ID!, $p: ID!) { existencia(bodegaId: $b, productoId: $p) { ${EXISTENCIA} } }`, {
-    variables: { b: String(bodegaId), p: String(productoId) },
-  });
+  const data = await graphqlData(
+    stack,
+    `query ($b: ID!, $p: ID!) { existencia(bodegaId: $b, productoId: $p) { ${EXISTENCIA} } }`,
+    {
+      variables: { b: String(bodegaId), p: String(productoId) },
+    },
+  );
   return data.existencia as Answer | null;
 }
 
@@ -150,7 +160,13 @@ describe('asignarProductoABodega', () => {
     const second = ok(await asignar(bodegaId, producto.id, 25, { version: 1 }));
     expect(second.existencia).toMatchObject({ cantidad: 25, umbralMinimo: 5, version: 2, bodega: { ocupacion: 25 } });
     // null removes it; setting the same units is a line too.
-    expect(ok(await asignar(bodegaId, producto.id, 25, { umbralMinimo: null })).existencia).toMatchObject({ cantidad: 25, umbralMinimo: null, version: 3 });
+    expect(ok(await asignar(bodegaId, producto.id, 25, { umbralMinimo: null, version: 2 })).existencia).toMatchObject({
+      cantidad: 25,
+      umbralMinimo: null,
+      version: 3,
+    });
+    // An existing level is set only under its version (issue 21, item 11): nothing written without it.
+    refused(await asignar(bodegaId, producto.id, 24), /^PRECONDITION_REQUIRED: /, 'existencia');
 
     const lineas = await lineasDe(bodegaId);
     expect(lineas.map((l) => [l.tipo, l.motivo, l.cantidad, l.usuario])).toEqual([
@@ -188,9 +204,72 @@ describe('asignarProductoABodega', () => {
 
   it('names every malformed argument, and writes nothing', async () => {
     const bodegaId = await crearBodega(stack);
-    const answer = await mutation(ASIGNAR, { bodegaId: 'abc', productoId: '0', cantidad: -1, umbralMinimo: -2, key: 'con espacio' });
+    const answer = await mutation(ASIGNAR, {
+      bodegaId: 'abc',
+      productoId: '0',
+      cantidad: -1,
+      umbralMinimo: -2,
+      key: 'con espacio',
+    });
     refused(answer, /^bodegaId: .*; productoId: .*; cantidad: .*; umbralMinimo: .*; idempotencyKey: /, 'existencia');
     expect(await lineasDe(bodegaId)).toEqual([]);
+  });
+});
+
+const UMBRAL = `mutation Umbral($bodegaId: ID!, $productoId: ID!, $umbralMinimo: Int, $version: Int, $key: String) {
+  cambiarUmbralMinimo(bodegaId: $bodegaId, productoId: $productoId, umbralMinimo: $umbralMinimo, version: $version, idempotencyKey: $key) {
+    success message error existencia { ${EXISTENCIA} }
+  }
+}`;
+
+describe('cambiarUmbralMinimo (the mirror of PATCH /api/bodegas/{id}/existencias/{productoId})', () => {
+  const umbral = (bodegaId: number, productoId: number, extra: Record<string, unknown>) =>
+    mutation(UMBRAL, { bodegaId: String(bodegaId), productoId: String(productoId), ...extra });
+
+  it('changes only the threshold: the units stay, no line is written, the version grows; null removes it; REST sees the same level', async () => {
+    const bodegaId = await crearBodega(stack);
+    const producto = await crearProducto(stack);
+    ok(await asignar(bodegaId, producto.id, 12));
+
+    const set = ok(await umbral(bodegaId, producto.id, { umbralMinimo: 15, version: 1 }));
+    expect(set).toMatchObject({ message: 'Umbral de stock bajo cambiado correctamente', error: null });
+    expect(set.existencia).toMatchObject({ cantidad: 12, umbralMinimo: 15, version: 2 });
+    expect(ok(await umbral(bodegaId, producto.id, { umbralMinimo: null })).existencia).toMatchObject({
+      cantidad: 12,
+      umbralMinimo: null,
+      version: 3,
+    });
+
+    expect(await lineasDe(bodegaId)).toHaveLength(1);
+    const rest = await stack.request('GET', `/api/bodegas/${bodegaId}/existencias/${producto.id}`);
+    expect([rest.headers.get('etag'), rest.body]).toEqual([
+      '"3"',
+      expect.objectContaining({ cantidad: 12, umbralMinimo: null, version: 3 }),
+    ]);
+  });
+
+  it('refuses, writing nothing: a stale version, no level, a missing or malformed umbralMinimo', async () => {
+    const bodegaId = await crearBodega(stack);
+    const producto = await crearProducto(stack);
+    ok(await asignar(bodegaId, producto.id, 5, { umbralMinimo: 1 }));
+
+    refused(
+      await umbral(bodegaId, producto.id, { umbralMinimo: 3, version: 9 }),
+      /^PRECONDITION_FAILED: conflicto de versión, la versión actual es 1, no 9/,
+      'existencia',
+    );
+    refused(
+      await umbral(bodegaId, Number(MISSING_ID), { umbralMinimo: 3 }),
+      /no tiene existencias del producto 4000000000/,
+      'existencia',
+    );
+    refused(
+      await umbral(bodegaId, producto.id, {}),
+      /^umbralMinimo: es obligatorio: el nuevo umbral, o null para quitarlo$/,
+      'existencia',
+    );
+    refused(await umbral(bodegaId, producto.id, { umbralMinimo: -1 }), /^umbralMinimo: /, 'existencia');
+    expect(await existencia(bodegaId, producto.id)).toMatchObject({ cantidad: 5, umbralMinimo: 1, version: 1 });
   });
 });
 
@@ -204,7 +283,14 @@ describe('registrarMovimiento', () => {
   });
 
   it('an ENTRADA and a SALIDA: each one operation with its line, default reasons, the caller as usuario', async () => {
-    const entrada = ok(await mover(bodegaId, { productoId: String(producto.id), tipo: 'ENTRADA', cantidad: 12, comentario: 'Albarán 7' }));
+    const entrada = ok(
+      await mover(bodegaId, {
+        productoId: String(producto.id),
+        tipo: 'ENTRADA',
+        cantidad: 12,
+        comentario: 'Albarán 7',
+      }),
+    );
     expect(entrada).toMatchObject({ message: 'Movimiento registrado correctamente', error: null });
     expect(entrada.operacion).toEqual({
       id: expect.stringMatching(/^\d+$/),
@@ -232,37 +318,68 @@ describe('registrarMovimiento', () => {
         },
       ],
     });
-    const salida = ok(await mover(bodegaId, { productoId: String(producto.id), tipo: 'SALIDA', cantidad: 5, motivo: 'MERMA' }));
+    const salida = ok(
+      await mover(bodegaId, { productoId: String(producto.id), tipo: 'SALIDA', cantidad: 5, motivo: 'MERMA' }),
+    );
     expect(salida.operacion.movimientos).toEqual([
-      expect.objectContaining({ tipo: 'SALIDA', motivo: 'MERMA', cantidad: -5, cantidadAnterior: 12, cantidadPosterior: 7, version: 2 }),
+      expect.objectContaining({
+        tipo: 'SALIDA',
+        motivo: 'MERMA',
+        cantidad: -5,
+        cantidadAnterior: 12,
+        cantidadPosterior: 7,
+        version: 2,
+      }),
     ]);
   });
 
   it('a SALIDA of more than the level holds: STOCK_INSUFICIENTE with the figures, no line', async () => {
     const before = await lineasDe(bodegaId);
     const level = await existencia(bodegaId, producto.id);
-    const answer = await mover(bodegaId, { productoId: String(producto.id), tipo: 'SALIDA', cantidad: level!.cantidad + 1 });
-    refused(answer, new RegExp(`^STOCK_INSUFICIENTE: .*hay ${level!.cantidad}, se piden ${level!.cantidad + 1}`), 'operacion');
+    const answer = await mover(bodegaId, {
+      productoId: String(producto.id),
+      tipo: 'SALIDA',
+      cantidad: level!.cantidad + 1,
+    });
+    refused(
+      answer,
+      new RegExp(`^STOCK_INSUFICIENTE: .*hay ${level!.cantidad}, se piden ${level!.cantidad + 1}`),
+      'operacion',
+    );
     expect(await lineasDe(bodegaId)).toEqual(before);
   });
 
   it('an ENTRADA past the capacity: CAPACIDAD_EXCEDIDA, no line', async () => {
     const before = await lineasDe(bodegaId);
-    refused(await mover(bodegaId, { productoId: String(producto.id), tipo: 'ENTRADA', cantidad: 1000 }), /^CAPACIDAD_EXCEDIDA: /, 'operacion');
+    refused(
+      await mover(bodegaId, { productoId: String(producto.id), tipo: 'ENTRADA', cantidad: 1000 }),
+      /^CAPACIDAD_EXCEDIDA: /,
+      'operacion',
+    );
     expect(await lineasDe(bodegaId)).toEqual(before);
   });
 
   it('an AJUSTE needs the level version: PRECONDITION_REQUIRED without it, PRECONDITION_FAILED when stale, a CONTEO with it', async () => {
     const level = await existencia(bodegaId, producto.id);
     const input = { productoId: String(producto.id), tipo: 'AJUSTE', cantidad: 3 };
-    refused(await mover(bodegaId, input), /^PRECONDITION_REQUIRED: un AJUSTE \(un conteo\) requiere version/, 'operacion');
+    refused(
+      await mover(bodegaId, input),
+      /^PRECONDITION_REQUIRED: un AJUSTE \(un conteo\) requiere version/,
+      'operacion',
+    );
     refused(await mover(bodegaId, input, { version: level!.version + 5 }), /^PRECONDITION_FAILED: /, 'operacion');
     expect(await existencia(bodegaId, producto.id)).toEqual(level);
 
     const conteo = ok(await mover(bodegaId, input, { version: level!.version }));
     expect(conteo.operacion).toMatchObject({ tipo: 'AJUSTE' });
     expect(conteo.operacion.movimientos).toEqual([
-      expect.objectContaining({ tipo: 'AJUSTE', motivo: 'CONTEO', cantidadAnterior: level!.cantidad, cantidadPosterior: 3, version: level!.version + 1 }),
+      expect.objectContaining({
+        tipo: 'AJUSTE',
+        motivo: 'CONTEO',
+        cantidadAnterior: level!.cantidad,
+        cantidadPosterior: 3,
+        version: level!.version + 1,
+      }),
     ]);
   });
 
@@ -274,8 +391,16 @@ describe('registrarMovimiento', () => {
       /^motivo: no es un motivo de ENTRADA \(admitidos: RECEPCION, DEVOLUCION\)$/,
     ],
     ['an unknown reason', { tipo: 'SALIDA', cantidad: 1, motivo: 'REGALO' }, /^motivo: debe ser uno de ASIGNACION, /],
-    ['no units in a SALIDA', { tipo: 'SALIDA', cantidad: 0 }, /^cantidad: debe ser al menos 1 en una ENTRADA o una SALIDA$/],
-    ['a comment of 501 characters', { tipo: 'ENTRADA', cantidad: 1, comentario: 'x'.repeat(501) }, /^comentario: no puede superar 500 caracteres$/],
+    [
+      'no units in a SALIDA',
+      { tipo: 'SALIDA', cantidad: 0 },
+      /^cantidad: debe ser al menos 1 en una ENTRADA o una SALIDA$/,
+    ],
+    [
+      'a comment of 501 characters',
+      { tipo: 'ENTRADA', cantidad: 1, comentario: 'x'.repeat(501) },
+      /^comentario: no puede superar 500 caracteres$/,
+    ],
     ['a malformed product id', { productoId: '-3', tipo: 'ENTRADA', cantidad: 1 }, /^productoId: /],
   ])('%s is refused naming the field, nothing written', async (_case, input, error) => {
     const before = await lineasDe(bodegaId);
@@ -305,14 +430,28 @@ describe('transferirStock', () => {
   });
 
   const input = (cantidad: number, extra: Record<string, unknown> = {}) => ({
-    input: { productoId: String(producto.id), origenId: String(origenId), destinoId: String(destinoId), cantidad, ...extra },
+    input: {
+      productoId: String(producto.id),
+      origenId: String(origenId),
+      destinoId: String(destinoId),
+      cantidad,
+      ...extra,
+    },
   });
 
   it('moves units in one operation of two TRANSFERENCIA lines', async () => {
     const answer = ok(await mutation(TRANSFERIR, input(4, { comentario: 'Reposición' })));
     expect(answer.message).toBe('Transferencia realizada correctamente');
     expect(answer.operacion).toMatchObject({ tipo: 'TRANSFERENCIA', comentario: 'Reposición', usuario: TEST_USER });
-    expect((answer.operacion.movimientos as LineaGql[]).map((l) => [l.bodegaId, l.tipo, l.motivo, l.cantidad, l.cantidadPosterior])).toEqual([
+    expect(
+      (answer.operacion.movimientos as LineaGql[]).map((l) => [
+        l.bodegaId,
+        l.tipo,
+        l.motivo,
+        l.cantidad,
+        l.cantidadPosterior,
+      ]),
+    ).toEqual([
       [String(origenId), 'TRANSFERENCIA', 'TRANSFERENCIA', -4, 26],
       [String(destinoId), 'TRANSFERENCIA', 'TRANSFERENCIA', 4, 4],
     ]);
@@ -327,7 +466,11 @@ describe('transferirStock', () => {
       'operacion',
     );
     refused(await mutation(TRANSFERIR, input(27)), /^STOCK_INSUFICIENTE: /, 'operacion');
-    refused(await mutation(TRANSFERIR, input(7)), /^CAPACIDAD_EXCEDIDA: .*capacidad 10, ocupación 4, se piden 7/, 'operacion');
+    refused(
+      await mutation(TRANSFERIR, input(7)),
+      /^CAPACIDAD_EXCEDIDA: .*capacidad 10, ocupación 4, se piden 7/,
+      'operacion',
+    );
     refused(await mutation(TRANSFERIR, input(0)), /^cantidad: /, 'operacion');
     expect([await lineasDe(origenId), await lineasDe(destinoId)]).toEqual(before);
   });
@@ -337,15 +480,25 @@ describe('revertirOperacion', () => {
   it('reverses an operation once with opposite lines (REVERSO); the original then names its reversal', async () => {
     const bodegaId = await crearBodega(stack);
     const producto = await crearProducto(stack);
-    const entrada = ok(await mover(bodegaId, { productoId: String(producto.id), tipo: 'ENTRADA', cantidad: 9 })).operacion;
+    const entrada = ok(
+      await mover(bodegaId, { productoId: String(producto.id), tipo: 'ENTRADA', cantidad: 9 }),
+    ).operacion;
 
     const reverso = ok(await mutation(REVERTIR, { id: entrada.id, comentario: 'Error de carga' }));
     expect(reverso.message).toBe('Operación revertida correctamente');
     expect(reverso.operacion).toMatchObject({ tipo: 'REVERSO', revierteA: entrada.id, comentario: 'Error de carga' });
     expect(reverso.operacion.movimientos).toEqual([
-      expect.objectContaining({ tipo: 'ENTRADA', motivo: 'REVERSO', cantidad: -9, cantidadAnterior: 9, cantidadPosterior: 0 }),
+      expect.objectContaining({
+        tipo: 'ENTRADA',
+        motivo: 'REVERSO',
+        cantidad: -9,
+        cantidadAnterior: 9,
+        cantidadPosterior: 0,
+      }),
     ]);
-    const data = await graphqlData(stack, `query ($id: ID!) { operacion(id: $id) { id revertidaPor } }`, { variables: { id: entrada.id } });
+    const data = await graphqlData(stack, `query ($id: ID!) { operacion(id: $id) { id revertidaPor } }`, {
+      variables: { id: entrada.id },
+    });
     expect(data.operacion).toEqual({ id: entrada.id, revertidaPor: reverso.operacion.id });
 
     refused(await mutation(REVERTIR, { id: entrada.id }), /^OPERACION_YA_REVERTIDA: /, 'operacion');
@@ -357,7 +510,9 @@ describe('revertirOperacion', () => {
   it('refuses a reversal that would leave a level negative: STOCK_INSUFICIENTE', async () => {
     const bodegaId = await crearBodega(stack);
     const producto = await crearProducto(stack);
-    const entrada = ok(await mover(bodegaId, { productoId: String(producto.id), tipo: 'ENTRADA', cantidad: 5 })).operacion;
+    const entrada = ok(
+      await mover(bodegaId, { productoId: String(producto.id), tipo: 'ENTRADA', cantidad: 5 }),
+    ).operacion;
     ok(await mover(bodegaId, { productoId: String(producto.id), tipo: 'SALIDA', cantidad: 3 }));
     refused(await mutation(REVERTIR, { id: entrada.id }), /^STOCK_INSUFICIENTE: /, 'operacion');
   });
@@ -369,9 +524,19 @@ describe('retirarProductoDeBodega', () => {
     const producto = await crearProducto(stack);
     ok(await asignar(bodegaId, producto.id, 7));
     const answer = await mutation(RETIRAR, { bodegaId: String(bodegaId), productoId: String(producto.id) });
-    expect(answer).toEqual({ success: true, message: 'Producto retirado de la bodega correctamente', error: null, cantidadRetirada: 7 });
+    expect(answer).toEqual({
+      success: true,
+      message: 'Producto retirado de la bodega correctamente',
+      error: null,
+      cantidadRetirada: 7,
+    });
     expect(await existencia(bodegaId, producto.id)).toBeNull();
-    expect((await lineasDe(bodegaId))[0]).toMatchObject({ tipo: 'SALIDA', motivo: 'RETIRO', cantidad: -7, cantidadPosterior: 0 });
+    expect((await lineasDe(bodegaId))[0]).toMatchObject({
+      tipo: 'SALIDA',
+      motivo: 'RETIRO',
+      cantidad: -7,
+      cantidadPosterior: 0,
+    });
     const bodega = await graphqlData(stack, `{ bodega(id: "${bodegaId}") { ocupacion existencias { productoId } } }`);
     expect(bodega.bodega).toEqual({ ocupacion: 0, existencias: [] });
 
@@ -387,7 +552,11 @@ describe('retirarProductoDeBodega', () => {
     const bodegaId = await crearBodega(stack);
     const producto = await crearProducto(stack);
     ok(await asignar(bodegaId, producto.id, 7));
-    refused(await mutation(RETIRAR, { bodegaId: String(bodegaId), productoId: String(producto.id), version: 2 }), /^PRECONDITION_FAILED: /, 'cantidadRetirada');
+    refused(
+      await mutation(RETIRAR, { bodegaId: String(bodegaId), productoId: String(producto.id), version: 2 }),
+      /^PRECONDITION_FAILED: /,
+      'cantidadRetirada',
+    );
     expect(await existencia(bodegaId, producto.id)).toMatchObject({ cantidad: 7 });
   });
 });
@@ -406,7 +575,9 @@ describe('eliminarBodega with stock', () => {
         'reasígnelos o elimínelos, y retire sus existencias con retirarProductoDeBodega, antes de eliminar la bodega',
     });
     ok(await mutation(RETIRAR, { bodegaId: String(bodegaId), productoId: String(producto.id) }));
-    expect((await graphqlData(stack, `mutation { eliminarBodega(id: "${bodegaId}") { success } }`)).eliminarBodega).toEqual({ success: true });
+    expect(
+      (await graphqlData(stack, `mutation { eliminarBodega(id: "${bodegaId}") { success } }`)).eliminarBodega,
+    ).toEqual({ success: true });
   });
 });
 
@@ -420,7 +591,11 @@ describe('idempotencyKey', () => {
     expect(repeat).toEqual(first);
     expect(await lineasDe(bodegaId)).toHaveLength(1);
 
-    refused(await asignar(bodegaId, producto.id, 13, { key }), /^IDEMPOTENCY_KEY_REUSED: idempotencyKey /, 'existencia');
+    refused(
+      await asignar(bodegaId, producto.id, 13, { key }),
+      /^IDEMPOTENCY_KEY_REUSED: idempotencyKey /,
+      'existencia',
+    );
     expect(await existencia(bodegaId, producto.id)).toMatchObject({ cantidad: 12, version: 1 });
   });
 
@@ -429,8 +604,12 @@ describe('idempotencyKey', () => {
     const destinoId = await crearBodega(stack);
     const producto = await crearProducto(stack);
     const entradaKey = nuevaClave();
-    const entrada = ok(await mover(origenId, { productoId: String(producto.id), tipo: 'ENTRADA', cantidad: 8 }, { key: entradaKey }));
-    expect(ok(await mover(origenId, { productoId: String(producto.id), tipo: 'ENTRADA', cantidad: 8 }, { key: entradaKey }))).toEqual(entrada);
+    const entrada = ok(
+      await mover(origenId, { productoId: String(producto.id), tipo: 'ENTRADA', cantidad: 8 }, { key: entradaKey }),
+    );
+    expect(
+      ok(await mover(origenId, { productoId: String(producto.id), tipo: 'ENTRADA', cantidad: 8 }, { key: entradaKey })),
+    ).toEqual(entrada);
 
     // The same request over REST, with the same key: the recorded operation, replayed.
     const rest = await stack.request('POST', `/api/bodegas/${origenId}/movimientos`, {
@@ -495,13 +674,20 @@ describe('stock queries and fields', () => {
       { variables: { b: String(b0), p: String(productos[4]!.id), otra: String(bodegas[1]) } },
     );
     expect(data).toEqual({
-      existencia: { cantidad: 5, bodega: { id: String(b0) }, producto: { id: String(productos[4]!.id), nombre: productos[4]!.nombre } },
+      existencia: {
+        cantidad: 5,
+        bodega: { id: String(b0) },
+        producto: { id: String(productos[4]!.id), nombre: productos[4]!.nombre },
+      },
       ninguna: null,
       sinBodega: null,
     });
     const malformed = await graphql(stack, '{ existencia(bodegaId: "x", productoId: "0") { cantidad } }');
     expect(malformed.body.errors).toEqual([
-      expect.objectContaining({ message: expect.stringMatching(/^bodegaId: .*; productoId: /), extensions: { classification: 'ValidationError' } }),
+      expect.objectContaining({
+        message: expect.stringMatching(/^bodegaId: .*; productoId: /),
+        extensions: { classification: 'ValidationError' },
+      }),
     ]);
   });
 
@@ -516,7 +702,9 @@ describe('stock queries and fields', () => {
       operacion: {
         id,
         tipo: 'ASIGNACION',
-        movimientos: [{ id: String(lineas[0]!.id), producto: { id: String(productos[1]!.id) }, bodega: { id: String(bodegas[2]) } }],
+        movimientos: [
+          { id: String(lineas[0]!.id), producto: { id: String(productos[1]!.id) }, bodega: { id: String(bodegas[2]) } },
+        ],
       },
       otra: null,
     });
@@ -524,7 +712,8 @@ describe('stock queries and fields', () => {
 
   it('Bodega.existencias: in product order, each warehouse its own pages with first and after; Bodega.ocupacion is their sum', async () => {
     const ids = productos.map((p) => String(p.id));
-    const query = (args: string) => `{ bodega(id: "${bodegas[0]}") { ocupacion existencias${args} { productoId cantidad } } }`;
+    const query = (args: string) =>
+      `{ bodega(id: "${bodegas[0]}") { ocupacion existencias${args} { productoId cantidad } } }`;
     const all = await graphqlData(stack, query(''));
     expect(all.bodega.ocupacion).toBe(1 + 2 + 3 + 4 + 5);
     expect(all.bodega.existencias).toEqual(ids.map((productoId, i) => ({ productoId, cantidad: i + 1 })));
@@ -532,7 +721,8 @@ describe('stock queries and fields', () => {
     const pages: string[][] = [];
     let after: string | undefined;
     for (;;) {
-      const page = (await graphqlData(stack, query(`(first: 2${after ? `, after: "${after}"` : ''})`))).bodega.existencias as Answer[];
+      const page = (await graphqlData(stack, query(`(first: 2${after ? `, after: "${after}"` : ''})`))).bodega
+        .existencias as Answer[];
       if (page.length === 0) break;
       pages.push(page.map((e) => e.productoId as string));
       after = cursorDe(page.at(-1)!.productoId as string);
@@ -540,13 +730,21 @@ describe('stock queries and fields', () => {
     expect(pages).toEqual([ids.slice(0, 2), ids.slice(2, 4), ids.slice(4)]);
 
     // Of every warehouse at once, each its own page after the same product.
-    const data = await graphqlData(stack, `{ bodegas(first: 1000) { id existencias(first: 1, after: "${cursorDe(ids[0]!)}") { productoId bodega { id } } } }`);
-    const mine = (data.bodegas as { id: string; existencias: unknown[] }[]).filter((b) => bodegas.map(String).includes(b.id));
-    expect(mine.map((b) => b.existencias)).toEqual(bodegas.map((b) => [{ productoId: ids[1], bodega: { id: String(b) } }]));
+    const data = await graphqlData(
+      stack,
+      `{ bodegas(first: 1000) { id existencias(first: 1, after: "${cursorDe(ids[0]!)}") { productoId bodega { id } } } }`,
+    );
+    const mine = (data.bodegas as { id: string; existencias: unknown[] }[]).filter((b) =>
+      bodegas.map(String).includes(b.id),
+    );
+    expect(mine.map((b) => b.existencias)).toEqual(
+      bodegas.map((b) => [{ productoId: ids[1], bodega: { id: String(b) } }]),
+    );
   });
 
   it('Producto.existencias: in warehouse order, paged with first and after (the warehouse cursor)', async () => {
-    const query = (args: string) => `{ producto(id: "${productos[0]!.id}") { existencias${args} { bodegaId cantidad producto { id } } } }`;
+    const query = (args: string) =>
+      `{ producto(id: "${productos[0]!.id}") { existencias${args} { bodegaId cantidad producto { id } } } }`;
     const all = (await graphqlData(stack, query(''))).producto.existencias as ExistenciaGql[];
     expect(all.map((e) => [e.bodegaId, e.cantidad])).toEqual([
       [String(bodegas[0]), 1],
@@ -554,11 +752,18 @@ describe('stock queries and fields', () => {
       [String(bodegas[2]), 2],
     ]);
     expect(all.every((e) => e.producto.id === String(productos[0]!.id))).toBe(true);
-    const next = (await graphqlData(stack, query(`(first: 1, after: "${cursorDe(bodegas[0]!)}")`))).producto.existencias as ExistenciaGql[];
+    const next = (await graphqlData(stack, query(`(first: 1, after: "${cursorDe(bodegas[0]!)}")`))).producto
+      .existencias as ExistenciaGql[];
     expect(next.map((e) => e.bodegaId)).toEqual([String(bodegas[1])]);
-    const bad = await graphql(stack, `{ producto(id: "${productos[0]!.id}") { existencias(after: "***") { cantidad } } }`);
+    const bad = await graphql(
+      stack,
+      `{ producto(id: "${productos[0]!.id}") { existencias(after: "***") { cantidad } } }`,
+    );
     expect(bad.body.errors).toEqual([
-      expect.objectContaining({ message: expect.stringMatching(/^after: /), extensions: { classification: 'ValidationError' } }),
+      expect.objectContaining({
+        message: expect.stringMatching(/^after: /),
+        extensions: { classification: 'ValidationError' },
+      }),
     ]);
   });
 
@@ -584,29 +789,56 @@ describe('stock queries and fields', () => {
   });
 
   it('movimientos filters by warehouse, product, type and dates, and resolves each line warehouse and product', async () => {
-    const filtro = (extra: Record<string, unknown>) => ({ variables: { f: { bodegaId: String(bodegas[1]), ...extra } } });
-    const query = 'query ($f: MovimientoFiltro) { movimientos(filtro: $f) { movimientos { productoId tipo bodega { id } producto { id } } siguienteCursor } }';
+    const filtro = (extra: Record<string, unknown>) => ({
+      variables: { f: { bodegaId: String(bodegas[1]), ...extra } },
+    });
+    const query =
+      'query ($f: MovimientoFiltro) { movimientos(filtro: $f) { movimientos { productoId tipo bodega { id } producto { id } } siguienteCursor } }';
     const deUno = await graphqlData(stack, query, filtro({ productoId: String(productos[1]!.id) }));
     expect(deUno.movimientos).toEqual({
-      movimientos: [{ productoId: String(productos[1]!.id), tipo: 'AJUSTE', bodega: { id: String(bodegas[1]) }, producto: { id: String(productos[1]!.id) } }],
+      movimientos: [
+        {
+          productoId: String(productos[1]!.id),
+          tipo: 'AJUSTE',
+          bodega: { id: String(bodegas[1]) },
+          producto: { id: String(productos[1]!.id) },
+        },
+      ],
       siguienteCursor: null,
     });
     expect((await graphqlData(stack, query, filtro({ tipo: 'SALIDA' }))).movimientos.movimientos).toEqual([]);
-    expect((await graphqlData(stack, query, filtro({ desde: '2000-01-01T00:00:00', hasta: '2999-12-31T23:59:59' }))).movimientos.movimientos).toHaveLength(2);
-    expect((await graphqlData(stack, query, filtro({ hasta: '2000-01-01T00:00:00' }))).movimientos).toEqual({ movimientos: [], siguienteCursor: null });
+    expect(
+      (await graphqlData(stack, query, filtro({ desde: '2000-01-01T00:00:00', hasta: '2999-12-31T23:59:59' })))
+        .movimientos.movimientos,
+    ).toHaveLength(2);
+    expect((await graphqlData(stack, query, filtro({ hasta: '2000-01-01T00:00:00' }))).movimientos).toEqual({
+      movimientos: [],
+      siguienteCursor: null,
+    });
   });
 
   it.each<[string, string, RegExp]>([
-    ['an unknown type', '{ movimientos(filtro: {tipo: "RETIRO"}) { siguienteCursor } }', /^tipo: debe ser uno de ENTRADA, SALIDA, TRANSFERENCIA, AJUSTE$/],
+    [
+      'an unknown type',
+      '{ movimientos(filtro: {tipo: "RETIRO"}) { siguienteCursor } }',
+      /^tipo: debe ser uno de ENTRADA, SALIDA, TRANSFERENCIA, AJUSTE$/,
+    ],
     ['a page of none', '{ movimientos(first: 0) { siguienteCursor } }', /^first: debe estar entre 1 y 1000$/],
     ['a cursor the service never issued', '{ movimientos(after: "no-es-un-cursor") { siguienteCursor } }', /^after: /],
     ['a malformed warehouse id', '{ movimientos(filtro: {bodegaId: "uno"}) { siguienteCursor } }', /^bodegaId: /],
-    ['a date without its time', '{ movimientos(filtro: {desde: "2026-01-01"}) { siguienteCursor } }', /DateTime debe tener la forma/],
+    [
+      'a date without its time',
+      '{ movimientos(filtro: {desde: "2026-01-01"}) { siguienteCursor } }',
+      /DateTime debe tener la forma/,
+    ],
   ])('movimientos with %s is a ValidationError naming the argument', async (_case, query, message) => {
     const response = await graphql(stack, query);
     expect(response.status).toBe(200);
     expect(response.body.errors).toEqual([
-      expect.objectContaining({ message: expect.stringMatching(message), extensions: { classification: 'ValidationError' } }),
+      expect.objectContaining({
+        message: expect.stringMatching(message),
+        extensions: { classification: 'ValidationError' },
+      }),
     ]);
   });
 });
@@ -620,7 +852,12 @@ describe('limits', () => {
     ]) {
       const response = await graphql(stack, query);
       expect(response.body).toEqual({
-        errors: [expect.objectContaining({ message: expect.stringContaining(estimate), extensions: { classification: 'ValidationError' } })],
+        errors: [
+          expect.objectContaining({
+            message: expect.stringContaining(estimate),
+            extensions: { classification: 'ValidationError' },
+          }),
+        ],
       });
     }
   });
@@ -630,10 +867,13 @@ describe('limits', () => {
     const producto = await crearProducto(stack);
     const writes = Array.from(
       { length: QUERY_LIMITS.maxMutations + 1 },
-      (_, i) => `m${i}: registrarMovimiento(input: {bodegaId: "${bodegaId}", productoId: "${producto.id}", tipo: "ENTRADA", cantidad: 1}) { success }`,
+      (_, i) =>
+        `m${i}: registrarMovimiento(input: {bodegaId: "${bodegaId}", productoId: "${producto.id}", tipo: "ENTRADA", cantidad: 1}) { success }`,
     );
     const response = await graphql(stack, `mutation { ${writes.join(' ')} }`);
-    expect(response.body).toEqual({ errors: [expect.objectContaining({ message: tooManyMutationsMessage(QUERY_LIMITS.maxMutations) })] });
+    expect(response.body).toEqual({
+      errors: [expect.objectContaining({ message: tooManyMutationsMessage(QUERY_LIMITS.maxMutations) })],
+    });
     expect(await lineasDe(bodegaId)).toEqual([]);
   });
 });

@@ -15,7 +15,7 @@
 import { startBareBff, type BareBff } from './support/bare-bff';
 import { startTestBackend, type TestBackend } from './support/backend';
 import { graphql, graphqlData, type GraphqlTarget } from './graphql-support/graphql-client';
-import { QUERY_LIMITS } from '../src/graphql/limits';
+import { GET_QUERY_LIMITS, QUERY_LIMITS } from '../src/graphql/limits';
 
 const EN_BODEGA = 200;
 const CAP = 300;
@@ -93,29 +93,68 @@ describe('the Bodega.productos / Producto.bodega fan-out is refused before execu
     expect(response.body).toEqual({ errors: [ESTIMATE_ERROR] });
   });
 
-  it('its GET form (GET /api/graphql?query=...) likewise', async () => {
+  it('its GET form (GET /api/graphql?query=...) likewise, under the tighter GET bound (issue 21, item 1)', async () => {
     const response = await bff.request('GET', `/api/graphql?query=${encodeURIComponent(issueQuery(bodegaId))}`, {
       headers: { accept: 'application/json' },
     });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ errors: [ESTIMATE_ERROR] });
+    expect(response.body).toEqual({ errors: [{ ...ESTIMATE_ERROR, message: GET_QUERY_LIMITS.mensaje }] });
+  });
+
+  const getQuery = (query: string) =>
+    bff.request('GET', `/api/graphql?query=${encodeURIComponent(query)}`, { headers: { accept: 'application/json' } });
+
+  it.each([
+    ['a full list', '{ productos { id } }'],
+    [
+      'a first given as a variable (counted as 1000) with a nested object',
+      'query ($n: Int) { productos(first: $n) { id bodega { id } } }',
+    ],
+    ['a page of warehouses each with its full product list', '{ bodegas(first: 2) { productos { id } } }'],
+  ])('over GET, %s is refused before any read: ValidationError, no data', async (_case, query) => {
+    const response = await getQuery(query);
+    expect(response.body).toEqual({ errors: [{ ...ESTIMATE_ERROR, message: GET_QUERY_LIMITS.mensaje }] });
+  });
+
+  it('over GET, cheap documents run: a product by id, a page with a literal first', async () => {
+    const response = await getQuery(`{ producto(id: "${todos[0]}") { id } productos(first: 3) { id bodega { id } } }`);
+    expect(response.body).toEqual({
+      data: {
+        producto: { id: todos[0] },
+        productos: todos.slice(0, 3).map((id) => ({ id, bodega: { id: bodegaId } })),
+      },
+    });
   });
 
   // Every row has its variables (jest passes a shorter row's missing argument as a done callback).
-  // More shapes (inline fragments, literal firsts, fragment blow-up) in graphql-result-estimate.test.ts.
+  // More shapes (inline fragments, literal firsts, fragment blow-up) in graphql-result-estimate.unit.test.ts.
   const variants: [string, () => string, Record<string, unknown>][] = [
     // 6: the most that stay within the document cost bound, so only the estimate refuses them.
-    ['6 aliases of it', () => `{ ${Array.from({ length: 6 }, (_, i) => `a${i}: bodega(id: "${bodegaId}") { ${FANOUT} }`).join(' ')} }`, {}],
-    ['deeper, to the depth limit (10 levels)', () => `{ bodega(id: "${bodegaId}") { ${FANOUT.replace('{ id nombre }', '{ id bodega { id } }')} } }`, {}],
-    ['from the root list, 3 lists deep', () => '{ bodegas { productos { bodega { productos { bodega { productos { id } } } } } } }', {}],
+    [
+      '6 aliases of it',
+      () => `{ ${Array.from({ length: 6 }, (_, i) => `a${i}: bodega(id: "${bodegaId}") { ${FANOUT} }`).join(' ')} }`,
+      {},
+    ],
+    [
+      'deeper, to the depth limit (10 levels)',
+      () => `{ bodega(id: "${bodegaId}") { ${FANOUT.replace('{ id nombre }', '{ id bodega { id } }')} } }`,
+      {},
+    ],
+    [
+      'from the root list, 3 lists deep',
+      () => '{ bodegas { productos { bodega { productos { bodega { productos { id } } } } } } }',
+      {},
+    ],
     [
       'its levels in a fragment',
-      () => `{ bodega(id: "${bodegaId}") { ...P } } fragment P on Bodega { productos { bodega { productos { bodega { productos { id } } } } } }`,
+      () =>
+        `{ bodega(id: "${bodegaId}") { ...P } } fragment P on Bodega { productos { bodega { productos { bodega { productos { id } } } } } }`,
       {},
     ],
     [
       'first as a variable at every level (counted as 1000 each)',
-      () => `query ($n: Int) { bodega(id: "${bodegaId}") { productos(first: $n) { bodega { productos(first: $n) { id } } } } }`,
+      () =>
+        `query ($n: Int) { bodega(id: "${bodegaId}") { productos(first: $n) { bodega { productos(first: $n) { id } } } } }`,
       { n: 2 },
     ],
     [
@@ -138,7 +177,10 @@ describe('the Bodega.productos / Producto.bodega fan-out is refused before execu
     const response = await graphql(bff, `{ bodega(id: "${bodegaId}") { productos { bodega { ${FANOUT} } } } }`);
     expect(response.body.data).toBeUndefined();
     expect(response.body.errors).toEqual(
-      expect.arrayContaining([ESTIMATE_ERROR, expect.objectContaining({ message: expect.stringContaining('profundidad máxima') })]),
+      expect.arrayContaining([
+        ESTIMATE_ERROR,
+        expect.objectContaining({ message: expect.stringContaining('profundidad máxima') }),
+      ]),
     );
   });
 
@@ -150,7 +192,13 @@ describe('the Bodega.productos / Producto.bodega fan-out is refused before execu
   it('a literal first outside 0..1000 is a ValidationError naming first, before execution', async () => {
     const response = await graphql(bff, '{ productos(first: 1001) { id } }');
     expect(response.body).toEqual({
-      errors: [{ message: 'first: debe estar entre 0 y 1000', locations: [{ line: 1, column: 13 }], extensions: { classification: 'ValidationError' } }],
+      errors: [
+        {
+          message: 'first: debe estar entre 0 y 1000',
+          locations: [{ line: 1, column: 13 }],
+          extensions: { classification: 'ValidationError' },
+        },
+      ],
     });
   });
 });
@@ -162,7 +210,10 @@ describe("the original clients' queries, without first, still return complete li
   });
 
   it(`{ bodegas { productos { id } } } answers all ${EN_BODEGA} products of a warehouse, more than the estimate's ${QUERY_LIMITS.defaultListSize}`, async () => {
-    const data = await graphqlData<{ bodegas: { id: string; productos: { id: string }[] }[] }>(bff, '{ bodegas { id productos { id } } }');
+    const data = await graphqlData<{ bodegas: { id: string; productos: { id: string }[] }[] }>(
+      bff,
+      '{ bodegas { id productos { id } } }',
+    );
     const central = data.bodegas.find((b) => b.id === bodegaId);
     expect(central?.productos).toHaveLength(EN_BODEGA);
     expect(data.bodegas.find((b) => b.id === otraId)?.productos).toHaveLength(3);
@@ -185,9 +236,13 @@ describe('first and after page in id order', () => {
     const seen: string[] = [];
     let after: string | null = null;
     for (;;) {
-      const data: Page = await graphqlData<Page>(bff, 'query ($after: String) { productos(first: 37, after: $after) { id } }', {
-        variables: { after },
-      });
+      const data: Page = await graphqlData<Page>(
+        bff,
+        'query ($after: String) { productos(first: 37, after: $after) { id } }',
+        {
+          variables: { after },
+        },
+      );
       expect(data.productos.length).toBeLessThanOrEqual(37);
       seen.push(...data.productos.map((p) => p.id));
       if (data.productos.length < 37) break;
@@ -234,9 +289,15 @@ describe('first and after page in id order', () => {
   it('bodegas(first, after), first: 0, and a cursor written by btoa (standard base64, padded)', async () => {
     const [uno] = (await graphqlData<{ bodegas: { id: string }[] }>(bff, '{ bodegas(first: 1) { id } }')).bodegas;
     expect(uno!.id).toBe(bodegaId);
-    const siguiente = await graphqlData<{ bodegas: { id: string }[] }>(bff, `{ bodegas(first: 5, after: "${cursor(uno!.id)}") { id } }`);
+    const siguiente = await graphqlData<{ bodegas: { id: string }[] }>(
+      bff,
+      `{ bodegas(first: 5, after: "${cursor(uno!.id)}") { id } }`,
+    );
     expect(siguiente.bodegas.map((b) => b.id)).toEqual([otraId]);
-    expect(await graphqlData(bff, '{ productos(first: 0) { id } bodegas(first: 0) { id } }')).toEqual({ productos: [], bodegas: [] });
+    expect(await graphqlData(bff, '{ productos(first: 0) { id } bodegas(first: 0) { id } }')).toEqual({
+      productos: [],
+      bodegas: [],
+    });
     const padded = Buffer.from(todos[0]!, 'utf8').toString('base64');
     const data = await graphqlData<Page>(bff, `{ productos(first: 1, after: "${padded}") { id } }`);
     expect(data.productos.map((p) => p.id)).toEqual([todos[1]]);
@@ -290,7 +351,10 @@ describe(`the node cap (GRAPHQL_MAX_NODES=${CAP}) holds while executing`, () => 
         }
       `,
     );
-    expect(lista.body).toEqual({ data: null, errors: [expect.objectContaining({ extensions: { classification: 'ValidationError' } })] });
+    expect(lista.body).toEqual({
+      data: null,
+      errors: [expect.objectContaining({ extensions: { classification: 'ValidationError' } })],
+    });
     const pagina = await graphqlData<{ productos: unknown[] }>(capped, '{ productos(first: 150) { id } }');
     expect(pagina.productos).toHaveLength(150);
   });

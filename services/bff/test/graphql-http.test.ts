@@ -72,7 +72,10 @@ describe('GET /api/graphql', () => {
     ]);
     expect(styles).toEqual(['/api/graphql/assets/graphiql@3.9.0/graphiql.min.css']);
 
-    for (const [url, type] of [...scripts.map((u) => [u, /^text\/javascript/] as const), ...styles.map((u) => [u, /^text\/css/] as const)]) {
+    for (const [url, type] of [
+      ...scripts.map((u) => [u, /^text\/javascript/] as const),
+      ...styles.map((u) => [u, /^text\/css/] as const),
+    ]) {
       const asset = await stack.request('GET', url);
       expect([url, asset.status]).toEqual([url, 200]);
       expect(asset.headers.get('content-type')).toMatch(type);
@@ -134,7 +137,11 @@ describe('GraphQL error classifications (HTTP 200 with Accept: application/json)
     expect(response.status).toBe(200);
     expect(response.body.data).toBeUndefined();
     expect(response.body.errors).toEqual([
-      { message: expect.stringMatching(/^Syntax Error: /), locations: [{ line: 1, column: 19 }], extensions: { classification: 'InvalidSyntax' } },
+      {
+        message: expect.stringMatching(/^Syntax Error: /),
+        locations: [{ line: 1, column: 19 }],
+        extensions: { classification: 'InvalidSyntax' },
+      },
     ]);
   });
 
@@ -155,26 +162,39 @@ describe('GraphQL error classifications (HTTP 200 with Accept: application/json)
   });
 
   it('a variable value of the wrong type is a ValidationError', async () => {
-    const response = await graphql(stack, 'mutation ($input: BodegaInput!) { crearBodega(input: $input) { success } }', {
-      variables: { input: { nombre: 'X', ubicacion: 'Y', capacidad: 'mil' } },
-    });
+    const response = await graphql(
+      stack,
+      'mutation ($input: BodegaInput!) { crearBodega(input: $input) { success } }',
+      {
+        variables: { input: { nombre: 'X', ubicacion: 'Y', capacidad: 'mil' } },
+      },
+    );
     expect(response.status).toBe(200);
     expect(response.body.data).toBeUndefined();
     expect(response.body.errors).toEqual([
-      expect.objectContaining({ message: expect.stringContaining('capacidad'), extensions: { classification: 'ValidationError' } }),
+      expect.objectContaining({
+        message: expect.stringContaining('capacidad'),
+        extensions: { classification: 'ValidationError' },
+      }),
     ]);
   });
 
   it('a query deeper than the limit is rejected before execution as a ValidationError', async () => {
     // Lists paginated, so that only the depth limit applies (the result estimate would refuse it too otherwise).
-    const deep = '{ bodegas { productos { bodega { productos { bodega { productos { bodega { productos { bodega { productos { id } } } } } } } } } } }'.replace(
-      /(bodegas|productos) \{/g,
-      '$1(first: 1) {',
-    );
+    const deep =
+      '{ bodegas { productos { bodega { productos { bodega { productos { bodega { productos { bodega { productos { id } } } } } } } } } } }'.replace(
+        /(bodegas|productos) \{/g,
+        '$1(first: 1) {',
+      );
     const response = await graphql(stack, deep);
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
-      errors: [{ message: 'La consulta supera la profundidad máxima de 10 niveles', extensions: { classification: 'ValidationError' } }],
+      errors: [
+        {
+          message: 'La consulta supera la profundidad máxima de 10 niveles',
+          extensions: { classification: 'ValidationError' },
+        },
+      ],
     });
   });
 
@@ -182,7 +202,9 @@ describe('GraphQL error classifications (HTTP 200 with Accept: application/json)
     const aliases = Array.from({ length: 16 }, (_, i) => `a${i}: productos { id }`).join(' ');
     const response = await graphql(stack, `{ ${aliases} }`);
     expect(response.status).toBe(200);
-    expect(response.body.errors).toEqual([{ message: 'La consulta supera el máximo de 15 alias', extensions: { classification: 'ValidationError' } }]);
+    expect(response.body.errors).toEqual([
+      { message: 'La consulta supera el máximo de 15 alias', extensions: { classification: 'ValidationError' } },
+    ]);
   });
 
   it("with Accept: application/graphql-response+json a validation error keeps graphql-http's 400", async () => {
@@ -216,47 +238,73 @@ describe('GraphQL error classifications (HTTP 200 with Accept: application/json)
 const badRequest = (message: unknown) => ({ errors: [{ message, extensions: { classification: 'BAD_REQUEST' } }] });
 
 const MALFORMED_POSTS = [
-  ['a batched (array) body', JSON.stringify([{ query: '{ health }' }, { query: '{ health }' }]), expect.stringContaining('No se admiten operaciones en lote')],
+  [
+    'a batched (array) body',
+    JSON.stringify([{ query: '{ health }' }, { query: '{ health }' }]),
+    expect.stringContaining('No se admiten operaciones en lote'),
+  ],
   ['a body that is not JSON', '{"query": ', 'El cuerpo de la petición no es JSON válido'],
   // Read losslessly for exact numbers, as REST bodies are: which of the two values counts would be ambiguous.
-  ['a key given twice with different values', '{"query": "{ health }", "variables": {"p": 1, "p": 2}}', 'El cuerpo de la petición no es JSON válido'],
+  [
+    'a key given twice with different values',
+    '{"query": "{ health }", "variables": {"p": 1, "p": 2}}',
+    'El cuerpo de la petición no es JSON válido',
+  ],
   ['an empty body', '', expect.stringContaining('Falta el cuerpo de la petición')],
   ['an empty object', '{}', 'Falta el parámetro query con el documento GraphQL'],
   ['a body without query', '{"variables": {}}', 'Falta el parámetro query con el documento GraphQL'],
   ['a query that is not text', '{"query": 123}', 'El parámetro query debe ser un texto'],
-  ['variables that are not an object', '{"query": "{ health }", "variables": [1]}', 'El parámetro variables debe ser un objeto JSON'],
+  [
+    'variables that are not an object',
+    '{"query": "{ health }", "variables": [1]}',
+    'El parámetro variables debe ser un objeto JSON',
+  ],
 ] as const;
 
 describe('malformed GraphQL requests: HTTP 200 with Accept: application/json (docs/contract.md §4.1), 400 with application/graphql-response+json', () => {
-  it.each(MALFORMED_POSTS)('%s is a 200 {errors} naming the problem for a client that accepts application/json', async (_case, rawBody, message) => {
-    for (const accept of ['application/json', '*/*']) {
-      const response = await stack.request('POST', '/api/graphql', { rawBody, headers: { accept } });
-      expect(response.status).toBe(200);
-      expect(response.headers.get('content-type')).toContain('application/json');
-      expect(response.body).toEqual(badRequest(message));
-    }
-  });
+  it.each(MALFORMED_POSTS)(
+    '%s is a 200 {errors} naming the problem for a client that accepts application/json',
+    async (_case, rawBody, message) => {
+      for (const accept of ['application/json', '*/*']) {
+        const response = await stack.request('POST', '/api/graphql', { rawBody, headers: { accept } });
+        expect(response.status).toBe(200);
+        expect(response.headers.get('content-type')).toContain('application/json');
+        expect(response.body).toEqual(badRequest(message));
+      }
+    },
+  );
 
-  it.each(MALFORMED_POSTS)('%s is a 400 {errors} for a client that accepts application/graphql-response+json', async (_case, rawBody, message) => {
-    const response = await stack.request('POST', '/api/graphql', { rawBody, headers: { accept: 'application/graphql-response+json' } });
-    expect(response.status).toBe(400);
-    expect(response.headers.get('content-type')).toContain('application/graphql-response+json');
-    expect(response.body).toEqual(badRequest(message));
-  });
+  it.each(MALFORMED_POSTS)(
+    '%s is a 400 {errors} for a client that accepts application/graphql-response+json',
+    async (_case, rawBody, message) => {
+      const response = await stack.request('POST', '/api/graphql', {
+        rawBody,
+        headers: { accept: 'application/graphql-response+json' },
+      });
+      expect(response.status).toBe(400);
+      expect(response.headers.get('content-type')).toContain('application/graphql-response+json');
+      expect(response.body).toEqual(badRequest(message));
+    },
+  );
 
   it('GET with variables that are not JSON follows the same rule', async () => {
     const url = `/api/graphql?query=${encodeURIComponent('{ health }')}&variables=notjson`;
     const message = 'Los parámetros de la URL no son válidos (variables y extensions deben ser JSON)';
     const asJson = await stack.request('GET', url, { headers: { accept: 'application/json' } });
     expect([asJson.status, asJson.body]).toEqual([200, badRequest(message)]);
-    const asGraphqlResponse = await stack.request('GET', url, { headers: { accept: 'application/graphql-response+json' } });
+    const asGraphqlResponse = await stack.request('GET', url, {
+      headers: { accept: 'application/graphql-response+json' },
+    });
     expect([asGraphqlResponse.status, asGraphqlResponse.body]).toEqual([400, badRequest(message)]);
   });
 });
 
 describe('requests that are not GraphQL over HTTP keep their 4xx, whatever the client accepts', () => {
   it('a body that is not JSON is a 415 naming the content type to use', async () => {
-    const response = await stack.request('POST', '/api/graphql', { rawBody: '{ health }', headers: { 'content-type': 'application/graphql' } });
+    const response = await stack.request('POST', '/api/graphql', {
+      rawBody: '{ health }',
+      headers: { 'content-type': 'application/graphql' },
+    });
     expect(response.status).toBe(415);
     expect(response.body.errors[0].message).toContain('application/json');
   });
@@ -356,7 +404,8 @@ describe("graphql-http's server audits", () => {
     for (const audit of overridden(audits)) {
       const result = await audit.fn();
       const outcome = result.status === 'ok' ? 'ok' : `${result.response?.status}: ${result.reason}`;
-      if (!/^200: Response status (code )?is not /.test(outcome)) otherwiseFailed.push(`${audit.id} ${audit.name}: ${outcome}`);
+      if (!/^200: Response status (code )?is not /.test(outcome))
+        otherwiseFailed.push(`${audit.id} ${audit.name}: ${outcome}`);
     }
     expect(otherwiseFailed).toEqual([]);
 

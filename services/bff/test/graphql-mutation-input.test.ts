@@ -67,7 +67,10 @@ const PRODUCTO_SELECTION = 'success error producto { id }';
 function crearForms(precio: string): Record<string, () => Promise<StackResponse>> {
   const nombre = () => uniqueNombre('Precio GQL');
   return {
-    literal: () => graphqlRaw(`mutation { crearProducto(input: {nombre: "${nombre()}", precio: ${precio}, cantidad: 1}) { ${PRODUCTO_SELECTION} } }`),
+    literal: () =>
+      graphqlRaw(
+        `mutation { crearProducto(input: {nombre: "${nombre()}", precio: ${precio}, cantidad: 1}) { ${PRODUCTO_SELECTION} } }`,
+      ),
     'input variable': () =>
       graphqlRaw(
         `mutation C($input: ProductoInput!) { crearProducto(input: $input) { ${PRODUCTO_SELECTION} } }`,
@@ -83,14 +86,18 @@ function crearForms(precio: string): Record<string, () => Promise<StackResponse>
 
 function actualizarForms(id: number, precio: string): Record<string, () => Promise<StackResponse>> {
   return {
-    literal: () => graphqlRaw(`mutation { actualizarProducto(input: {id: "${id}", precio: ${precio}}) { ${PRODUCTO_SELECTION} } }`),
+    literal: () =>
+      graphqlRaw(`mutation { actualizarProducto(input: {id: "${id}", precio: ${precio}}) { ${PRODUCTO_SELECTION} } }`),
     'input variable': () =>
       graphqlRaw(
         `mutation U($input: ProductoUpdateInput!) { actualizarProducto(input: $input) { ${PRODUCTO_SELECTION} } }`,
         `{"input": {"id": "${id}", "precio": ${precio}}}`,
       ),
     'Float variable': () =>
-      graphqlRaw(`mutation U($p: Float) { actualizarProducto(input: {id: "${id}", precio: $p}) { ${PRODUCTO_SELECTION} } }`, `{"p": ${precio}}`),
+      graphqlRaw(
+        `mutation U($p: Float) { actualizarProducto(input: {id: "${id}", precio: $p}) { ${PRODUCTO_SELECTION} } }`,
+        `{"p": ${precio}}`,
+      ),
   };
 }
 
@@ -103,58 +110,76 @@ function actualizarForms(id: number, precio: string): Record<string, () => Promi
 const PRECIOS = ['19.999999999999999999', '20.001', '1e2', '0.1', '19.90'];
 
 describe('GraphQL precio is judged as written, by the REST rule', () => {
-  it.each(PRECIOS)('crearProducto with precio %s answers as POST /api/productos does, in every form', async (precio) => {
-    const expected = expectedFrom(await crearRest(precio));
-    const idsBefore = await productoIds();
-    const eventsBefore = (await stack.settledEvents()).length;
+  it.each(PRECIOS)(
+    'crearProducto with precio %s answers as POST /api/productos does, in every form',
+    async (precio) => {
+      const expected = expectedFrom(await crearRest(precio));
+      const idsBefore = await productoIds();
+      const eventsBefore = (await stack.settledEvents()).length;
 
-    const created: string[] = [];
-    for (const [form, send] of Object.entries(crearForms(precio))) {
-      const response = await send();
-      expect({ form, status: response.status, errors: response.body.errors }).toEqual({ form, status: 200, errors: undefined });
-      const answer = response.body.data.crearProducto as { producto: { id: string } | null };
-      if (expected.success) {
-        expect({ form, ...answer }).toEqual({ form, success: true, error: null, producto: { id: expect.any(String) } });
-        created.push(answer.producto!.id);
-      } else {
-        expect({ form, ...answer }).toEqual({ form, success: false, error: expected.error, producto: null });
+      const created: string[] = [];
+      for (const [form, send] of Object.entries(crearForms(precio))) {
+        const response = await send();
+        expect({ form, status: response.status, errors: response.body.errors }).toEqual({
+          form,
+          status: 200,
+          errors: undefined,
+        });
+        const answer = response.body.data.crearProducto as { producto: { id: string } | null };
+        if (expected.success) {
+          expect({ form, ...answer }).toEqual({
+            form,
+            success: true,
+            error: null,
+            producto: { id: expect.any(String) },
+          });
+          created.push(answer.producto!.id);
+        } else {
+          expect({ form, ...answer }).toEqual({ form, success: false, error: expected.error, producto: null });
+        }
       }
-    }
 
-    if (expected.success) {
-      for (const id of created) expect(precioText(await stack.request('GET', `/api/productos/${id}`))).toBe(expected.precio);
-    } else {
-      expect(await productoIds()).toEqual(idsBefore);
-      expect(await stack.settledEvents()).toHaveLength(eventsBefore);
-    }
-  });
+      if (expected.success) {
+        for (const id of created)
+          expect(precioText(await stack.request('GET', `/api/productos/${id}`))).toBe(expected.precio);
+      } else {
+        expect(await productoIds()).toEqual(idsBefore);
+        expect(await stack.settledEvents()).toHaveLength(eventsBefore);
+      }
+    },
+  );
 
-  it.each(PRECIOS)('actualizarProducto with precio %s answers as PUT /api/productos/{id} does, in every form', async (precio) => {
-    const restTarget = await crearRest('5.55');
-    const rest = await stack.request('PUT', `/api/productos/${restTarget.body.id}`, { rawBody: `{"precio":${precio}}` });
-    const expected = expectedFrom(rest);
-    const target = (await crearRest('5.55')).body as { id: number };
-    const before = await stack.request('GET', `/api/productos/${target.id}`);
-    const eventsBefore = (await stack.settledEvents()).length;
+  it.each(PRECIOS)(
+    'actualizarProducto with precio %s answers as PUT /api/productos/{id} does, in every form',
+    async (precio) => {
+      const restTarget = await crearRest('5.55');
+      const rest = await stack.request('PUT', `/api/productos/${restTarget.body.id}`, {
+        rawBody: `{"precio":${precio}}`,
+      });
+      const expected = expectedFrom(rest);
+      const target = (await crearRest('5.55')).body as { id: number };
+      const before = await stack.request('GET', `/api/productos/${target.id}`);
+      const eventsBefore = (await stack.settledEvents()).length;
 
-    for (const [form, send] of Object.entries(actualizarForms(target.id, precio))) {
-      const answer = (await send()).body.data.actualizarProducto;
-      expect({ form, ...answer }).toEqual(
-        expected.success
-          ? { form, success: true, error: null, producto: { id: String(target.id) } }
-          : { form, success: false, error: expected.error, producto: null },
-      );
-    }
+      for (const [form, send] of Object.entries(actualizarForms(target.id, precio))) {
+        const answer = (await send()).body.data.actualizarProducto;
+        expect({ form, ...answer }).toEqual(
+          expected.success
+            ? { form, success: true, error: null, producto: { id: String(target.id) } }
+            : { form, success: false, error: expected.error, producto: null },
+        );
+      }
 
-    const after = await stack.request('GET', `/api/productos/${target.id}`);
-    if (expected.success) {
-      expect(precioText(after)).toBe(expected.precio);
-    } else {
-      expect(precioText(after)).toBe('5.55');
-      expect(after.headers.get('etag')).toBe(before.headers.get('etag'));
-      expect(await stack.settledEvents()).toHaveLength(eventsBefore);
-    }
-  });
+      const after = await stack.request('GET', `/api/productos/${target.id}`);
+      if (expected.success) {
+        expect(precioText(after)).toBe(expected.precio);
+      } else {
+        expect(precioText(after)).toBe('5.55');
+        expect(after.headers.get('etag')).toBe(before.headers.get('etag'));
+        expect(await stack.settledEvents()).toHaveLength(eventsBefore);
+      }
+    },
+  );
 
   it('a stock written 19.999999999999999999 in the variables is no whole number, as REST says, and nothing is written', async () => {
     const rest = await stack.request('POST', '/api/productos', {
@@ -168,7 +193,11 @@ describe('GraphQL precio is judged as written, by the REST rule', () => {
       `mutation C($input: ProductoInput!) { crearProducto(input: $input) { ${PRODUCTO_SELECTION} } }`,
       `{"input": {"nombre": "${uniqueNombre('Stock GQL')}", "precio": 1, "cantidad": 19.999999999999999999}}`,
     );
-    expect(response.body.data.crearProducto).toEqual({ success: false, error: `cantidad: ${rest.body.detalles[0].mensaje}`, producto: null });
+    expect(response.body.data.crearProducto).toEqual({
+      success: false,
+      error: `cantidad: ${rest.body.detalles[0].mensaje}`,
+      producto: null,
+    });
     expect(await productoIds()).toEqual(idsBefore);
   });
 
@@ -177,7 +206,11 @@ describe('GraphQL precio is judged as written, by the REST rule', () => {
       `mutation C($p: Float = 19.999999999999999999) { crearProducto(input: {nombre: "${uniqueNombre('Defecto')}", precio: $p, cantidad: 1}) { ${PRODUCTO_SELECTION} } }`,
       '{}',
     );
-    expect(response.body.data.crearProducto).toEqual({ success: false, error: 'precio: admite como máximo 2 decimales', producto: null });
+    expect(response.body.data.crearProducto).toEqual({
+      success: false,
+      error: 'precio: admite como máximo 2 decimales',
+      producto: null,
+    });
   });
 });
 
@@ -208,7 +241,9 @@ describe(`a GraphQL request carries at most ${QUERY_LIMITS.maxMutations} writes`
     const idsBefore = await productoIds();
     const response = await graphqlRaw(aliased(QUERY_LIMITS.maxMutations));
     expect(response.body.errors).toBeUndefined();
-    expect(Object.values(response.body.data as Record<string, unknown>)).toEqual(Array.from({ length: QUERY_LIMITS.maxMutations }, () => ({ success: true })));
+    expect(Object.values(response.body.data as Record<string, unknown>)).toEqual(
+      Array.from({ length: QUERY_LIMITS.maxMutations }, () => ({ success: true })),
+    );
     expect(await productoIds()).toHaveLength(idsBefore.length + QUERY_LIMITS.maxMutations);
   });
 });

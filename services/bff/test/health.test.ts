@@ -56,7 +56,10 @@ describe('with both services serving', () => {
     const health = await bff.request('GET', '/actuator/health', { auth: false });
     expect(health.status).toBe(503);
     expect(health.body.status).toBe('DOWN');
-    expect(health.body.components.productoSvc).toEqual({ status: 'DOWN', details: { grpc: 'NOT_SERVING', breaker: 'closed' } });
+    expect(health.body.components.productoSvc).toEqual({
+      status: 'DOWN',
+      details: { grpc: 'NOT_SERVING', breaker: 'closed' },
+    });
     expect((await bff.request('GET', '/actuator/health/readiness', { auth: false })).body).toEqual({ status: 'UP' });
     expect((await bff.request('GET', '/actuator/health/liveness', { auth: false })).status).toBe(200);
 

@@ -21,32 +21,56 @@ afterAll(async () => {
   await bff?.close();
 });
 
-function expectJsonError(res: { status: number; headers: Headers; body: unknown }, status: number, error: string): void {
+function expectJsonError(
+  res: { status: number; headers: Headers; body: unknown },
+  status: number,
+  error: string,
+): void {
   expect(res.status).toBe(status);
   expect(res.headers.get('content-type')).toMatch(/^application\/json/);
   expect(res.body).toEqual({ error, mensaje: expect.any(String) });
 }
 
 describe('request bodies', () => {
+  const quoted = 'se esperaba el nombre de una propiedad entre comillas';
   test.each([
-    ['truncated JSON', '{"nombre": "x",'],
-    ['a trailing comma', '{"nombre": "x",}'],
-    ['single quotes', "{'nombre': 'x'}"],
-    ['a duplicate key with different values', '{"nombre": "a", "nombre": "b"}'],
-    ['absurdly deep nesting', `${'['.repeat(100_000)}${']'.repeat(100_000)}`],
-  ])('%s is 400 MALFORMED_JSON', async (_case, rawBody) => {
+    ['truncated JSON', '{"nombre": "x",', `${quoted} y el cuerpo terminó (posición 15)`],
+    ['a trailing comma', '{"nombre": "x",}', `${quoted} y se encontró '}' (posición 15)`],
+    ['single quotes', "{'nombre': 'x'}", `${quoted} y se encontró ''' (posición 1)`],
+    [
+      'a duplicate key with different values',
+      '{"nombre": "a", "nombre": "b"}',
+      "la propiedad 'nombre' aparece dos veces con valores distintos (posición 17)",
+    ],
+    [
+      'absurdly deep nesting',
+      `${'['.repeat(100_000)}${']'.repeat(100_000)}`,
+      'el JSON está anidado a demasiada profundidad',
+    ],
+  ])('%s is 400 MALFORMED_JSON, its reason in Spanish', async (_case, rawBody, motivo) => {
     const res = await bff.request('POST', '/api/productos', { rawBody });
     expectJsonError(res, 400, 'MALFORMED_JSON');
+    expect(res.body.mensaje).toBe(`El cuerpo no es JSON válido: ${motivo}`);
   });
 
   test('a body over 1 MiB is 413', async () => {
-    const rawBody = JSON.stringify({ nombre: 'x', descripcion: 'd'.repeat(MAX_BODY_BYTES), precio: 1, cantidadEnStock: 1 });
+    const rawBody = JSON.stringify({
+      nombre: 'x',
+      descripcion: 'd'.repeat(MAX_BODY_BYTES),
+      precio: 1,
+      cantidadEnStock: 1,
+    });
     const res = await bff.request('POST', '/api/productos', { rawBody });
     expectJsonError(res, 413, 'PAYLOAD_TOO_LARGE');
   });
 
   test('a body just under 1 MiB is read (and then validated)', async () => {
-    const rawBody = JSON.stringify({ nombre: 'x', descripcion: 'd'.repeat(MAX_BODY_BYTES - 100), precio: 1, cantidadEnStock: 1 });
+    const rawBody = JSON.stringify({
+      nombre: 'x',
+      descripcion: 'd'.repeat(MAX_BODY_BYTES - 100),
+      precio: 1,
+      cantidadEnStock: 1,
+    });
     const res = await bff.request('POST', '/api/productos', { rawBody });
     expect(res.status).toBe(400);
     expect(res.body.detalles).toEqual([{ campo: 'descripcion', mensaje: 'no puede superar 65535 bytes' }]);
@@ -82,7 +106,9 @@ describe('request bodies', () => {
 
   test('a number of 100 000 digits is refused as too long, naming its field, and the request completes', async () => {
     const huge = `1${'0'.repeat(100_000)}1`;
-    const res = await bff.request('POST', '/api/productos', { rawBody: `{"nombre":"x","precio":${huge},"cantidadEnStock":${huge}}` });
+    const res = await bff.request('POST', '/api/productos', {
+      rawBody: `{"nombre":"x","precio":${huge},"cantidadEnStock":${huge}}`,
+    });
     expect(res.status).toBe(400);
     expect(res.body.detalles).toEqual([
       { campo: 'precio', mensaje: NUMBER_MENSAJES.demasiadoLargo },
@@ -154,7 +180,11 @@ describe('URLs whose path does not decode', () => {
   ])('%s %s is 400 VALIDATION_ERROR naming id', async (method, path) => {
     const res = await bff.request(method, path, method === 'PUT' ? { body: { nombre: 'x' } } : {});
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: 'VALIDATION_ERROR', mensaje: expect.any(String), detalles: [{ campo: 'id', mensaje: expect.stringContaining('%') }] });
+    expect(res.body).toEqual({
+      error: 'VALIDATION_ERROR',
+      mensaje: expect.any(String),
+      detalles: [{ campo: 'id', mensaje: expect.stringContaining('%') }],
+    });
   });
 
   test('a path that does not decode where no id goes is a plain JSON 404', async () => {

@@ -20,6 +20,7 @@ import { metricSample, scrapeMetrics, waitFor } from '@inventario/testkit';
 import { loadConfig } from '../src/config';
 import { createDownstream, type Downstream } from '../src/downstream/downstream';
 import { createInventario } from '../src/inventario/inventario';
+import { conTotalesDelLibro } from '../src/inventario/totales-del-libro';
 import type { Caller, InventarioApi, ProductoFilter } from '../src/inventario/model';
 import { bodegaJson, productoDeBodegaJson, productoJson } from '../src/http/rest-json';
 import { startTestBackend, type TestBackend } from './support/backend';
@@ -53,12 +54,18 @@ describe('streamed lists against the real services', () => {
     const env = { PRODUCTO_SVC_ADDR: backend.productoSvcAddr, BODEGA_SVC_ADDR: backend.bodegaSvcAddr };
     bff = await startBareBff(env);
     // The list as the BFF read it before streaming: every page collected, then one stringify.
-    downstream = createDownstream(loadConfig({ BFF_USER: 'tester', BFF_PASSWORD: 'x', ...env }), createLogger('bff', 'silent'));
-    inventario = createInventario(downstream);
+    downstream = createDownstream(
+      loadConfig({ BFF_USER: 'tester', BFF_PASSWORD: 'x', ...env }),
+      createLogger('bff', 'silent'),
+    );
+    // With each product's figure its ledger total, as the BFF answers it (docs/contract.md §10.6).
+    inventario = conTotalesDelLibro(createInventario(downstream), downstream.existencias);
 
     const created = [];
     for (const nombre of ['Almacén Ñandú', 'Depósito "B"', 'Bodega 🍎']) {
-      const res = await bff.request('POST', '/api/bodegas', { body: { nombre, ubicacion: `${nombre} \u2028 sur`, capacidad: 10 } });
+      const res = await bff.request('POST', '/api/bodegas', {
+        body: { nombre, ubicacion: `${nombre} \u2028 sur`, capacidad: 10 },
+      });
       expect(res.status).toBe(201);
       created.push(res.body.id as number);
     }
@@ -191,16 +198,31 @@ describe('streamed lists against a producto-svc whose list never ends', () => {
           callback(null, { productos, nextPageToken: encodePageToken(after + PAGE) });
         },
       },
+      // Each product's figure is its ledger total (docs/contract.md §10.6): here, the one it was made with.
+      existencia: {
+        getTotalesDeProductos: (call, callback) => {
+          const { productoIds } = call.request as { productoIds: number[] };
+          callback(null, {
+            totales: productoIds.map((id) => ({ productoId: id, total: producto(id).cantidadEnStock, sinUbicar: 0 })),
+          });
+        },
+      },
     });
     const sink = new Writable({
       write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString('utf8').split('\n')) if (line.trim() !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
+        for (const line of chunk.toString('utf8').split('\n'))
+          if (line.trim() !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
         done();
       },
     });
     const address = `127.0.0.1:${fake.port}`;
     bff = await startBareBff(
-      { PRODUCTO_SVC_ADDR: address, BODEGA_SVC_ADDR: address, HTTP_WRITE_TIMEOUT_MS: '300', BREAKER_VOLUME_THRESHOLD: '1000' },
+      {
+        PRODUCTO_SVC_ADDR: address,
+        BODEGA_SVC_ADDR: address,
+        HTTP_WRITE_TIMEOUT_MS: '300',
+        BREAKER_VOLUME_THRESHOLD: '1000',
+      },
       pino({ level: 'debug' }, sink),
     );
   });

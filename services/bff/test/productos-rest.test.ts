@@ -55,7 +55,9 @@ describe('POST /api/productos', () => {
   });
 
   test('the /api/v1 alias creates too and answers a /api/v1 Location', async () => {
-    const res = await stack.request('POST', '/api/v1/productos', { body: { nombre: uniqueNombre('Alias'), precio: 1, cantidadEnStock: 0 } });
+    const res = await stack.request('POST', '/api/v1/productos', {
+      body: { nombre: uniqueNombre('Alias'), precio: 1, cantidadEnStock: 0 },
+    });
     expect(res.status).toBe(201);
     expect(res.headers.get('location')).toBe(`/api/v1/productos/${res.body.id}`);
   });
@@ -91,23 +93,83 @@ describe('POST /api/productos', () => {
     ['nombre missing', { precio: 1, cantidadEnStock: 1 }, 'nombre', 'es obligatorio'],
     ['nombre null', { nombre: null, precio: 1, cantidadEnStock: 1 }, 'nombre', 'es obligatorio'],
     ['nombre blank', { nombre: '   ', precio: 1, cantidadEnStock: 1 }, 'nombre', 'no puede estar en blanco'],
-    ['nombre over 255 characters', { nombre: 'x'.repeat(256), precio: 1, cantidadEnStock: 1 }, 'nombre', 'no puede superar 255 caracteres'],
+    [
+      'nombre over 255 characters',
+      { nombre: 'x'.repeat(256), precio: 1, cantidadEnStock: 1 },
+      'nombre',
+      'no puede superar 255 caracteres',
+    ],
     ['nombre not text', { nombre: 42, precio: 1, cantidadEnStock: 1 }, 'nombre', 'debe ser texto'],
-    ['descripcion not text', { nombre: 'x', descripcion: 5, precio: 1, cantidadEnStock: 1 }, 'descripcion', 'debe ser texto'],
+    [
+      'descripcion not text',
+      { nombre: 'x', descripcion: 5, precio: 1, cantidadEnStock: 1 },
+      'descripcion',
+      'debe ser texto',
+    ],
     ['precio missing', { nombre: 'x', cantidadEnStock: 1 }, 'precio', 'es obligatorio'],
     ['precio as a string', { nombre: 'x', precio: '19.90', cantidadEnStock: 1 }, 'precio', 'debe ser un número'],
     ['precio negative', { nombre: 'x', precio: -0.01, cantidadEnStock: 1 }, 'precio', 'no puede ser negativo'],
-    ['precio over 99999999.99', { nombre: 'x', precio: 100000000, cantidadEnStock: 1 }, 'precio', 'no puede superar 99999999.99'],
-    ['precio with 3 decimals', { nombre: 'x', precio: 1.001, cantidadEnStock: 1 }, 'precio', 'admite como máximo 2 decimales'],
+    [
+      'precio over 99999999.99',
+      { nombre: 'x', precio: 100000000, cantidadEnStock: 1 },
+      'precio',
+      'no puede superar 99999999.99',
+    ],
+    [
+      'precio with 3 decimals',
+      { nombre: 'x', precio: 1.001, cantidadEnStock: 1 },
+      'precio',
+      'admite como máximo 2 decimales',
+    ],
     ['cantidadEnStock missing', { nombre: 'x', precio: 1 }, 'cantidadEnStock', 'es obligatorio'],
-    ['cantidadEnStock fractional', { nombre: 'x', precio: 1, cantidadEnStock: 1.5 }, 'cantidadEnStock', 'debe ser un número entero'],
-    ['cantidadEnStock negative', { nombre: 'x', precio: 1, cantidadEnStock: -1 }, 'cantidadEnStock', 'no puede ser negativo'],
-    ['cantidadEnStock as a string', { nombre: 'x', precio: 1, cantidadEnStock: '5' }, 'cantidadEnStock', 'debe ser un número'],
-    ['cantidadEnStock beyond INT', { nombre: 'x', precio: 1, cantidadEnStock: 2147483648 }, 'cantidadEnStock', 'no puede superar 2147483647'],
-    ['bodegaId zero', { nombre: 'x', precio: 1, cantidadEnStock: 1, bodegaId: 0 }, 'bodegaId', 'debe ser un entero positivo'],
-    ['bodegaId as a string', { nombre: 'x', precio: 1, cantidadEnStock: 1, bodegaId: '1' }, 'bodegaId', 'debe ser un número'],
-    ['an unknown field', { nombre: 'x', precio: 1, cantidadEnStock: 1, cantidad: 3 }, 'cantidad', 'no es un campo admitido'],
-    ['nombre with a lone UTF-16 surrogate', { nombre: 'Caja \ud800', precio: 1, cantidadEnStock: 1 }, 'nombre', TEXTO_MENSAJES.malFormado],
+    [
+      'cantidadEnStock fractional',
+      { nombre: 'x', precio: 1, cantidadEnStock: 1.5 },
+      'cantidadEnStock',
+      'debe ser un número entero',
+    ],
+    [
+      'cantidadEnStock negative',
+      { nombre: 'x', precio: 1, cantidadEnStock: -1 },
+      'cantidadEnStock',
+      'no puede ser negativo',
+    ],
+    [
+      'cantidadEnStock as a string',
+      { nombre: 'x', precio: 1, cantidadEnStock: '5' },
+      'cantidadEnStock',
+      'debe ser un número',
+    ],
+    [
+      'cantidadEnStock beyond INT',
+      { nombre: 'x', precio: 1, cantidadEnStock: 2147483648 },
+      'cantidadEnStock',
+      'no puede superar 2147483647',
+    ],
+    [
+      'bodegaId zero',
+      { nombre: 'x', precio: 1, cantidadEnStock: 1, bodegaId: 0 },
+      'bodegaId',
+      'debe ser un entero positivo',
+    ],
+    [
+      'bodegaId as a string',
+      { nombre: 'x', precio: 1, cantidadEnStock: 1, bodegaId: '1' },
+      'bodegaId',
+      'debe ser un número',
+    ],
+    [
+      'an unknown field',
+      { nombre: 'x', precio: 1, cantidadEnStock: 1, cantidad: 3 },
+      'cantidad',
+      'no es un campo admitido',
+    ],
+    [
+      'nombre with a lone UTF-16 surrogate',
+      { nombre: 'Caja \ud800', precio: 1, cantidadEnStock: 1 },
+      'nombre',
+      TEXTO_MENSAJES.malFormado,
+    ],
     [
       'descripcion with a lone UTF-16 surrogate',
       { nombre: 'x', descripcion: '\udfff', precio: 1, cantidadEnStock: 1 },
@@ -122,14 +184,22 @@ describe('POST /api/productos', () => {
   });
 
   test('every offending field is named at once', async () => {
-    const res = await stack.request('POST', '/api/productos', { body: { nombre: '', precio: 'caro', cantidadEnStock: -2 } });
+    const res = await stack.request('POST', '/api/productos', {
+      body: { nombre: '', precio: 'caro', cantidadEnStock: -2 },
+    });
     expect(res.status).toBe(400);
-    expect((res.body.detalles as { campo: string }[]).map((d) => d.campo).sort()).toEqual(['cantidadEnStock', 'nombre', 'precio']);
+    expect((res.body.detalles as { campo: string }[]).map((d) => d.campo).sort()).toEqual([
+      'cantidadEnStock',
+      'nombre',
+      'precio',
+    ]);
   });
 
   test('a bodegaId that names no warehouse is 400 on bodegaId, and nothing is created', async () => {
     const before = await listedIds();
-    const res = await stack.request('POST', '/api/productos', { body: { nombre: 'Huérfano', precio: 1, cantidadEnStock: 1, bodegaId: 999999 } });
+    const res = await stack.request('POST', '/api/productos', {
+      body: { nombre: 'Huérfano', precio: 1, cantidadEnStock: 1, bodegaId: 999999 },
+    });
     expect(res.status).toBe(400);
     expect(res.body.detalles).toEqual([{ campo: 'bodegaId', mensaje: 'no existe la bodega 999999' }]);
     expect(await listedIds()).toEqual(before);
@@ -145,7 +215,13 @@ describe('POST /api/productos', () => {
 
   test('read-only fields in the body are ignored: the service assigns id and dates', async () => {
     const res = await stack.request('POST', '/api/productos', {
-      body: { id: 777777, nombre: uniqueNombre('Eco'), precio: 2, cantidadEnStock: 2, fechaCreacion: '2000-01-01T00:00:00' },
+      body: {
+        id: 777777,
+        nombre: uniqueNombre('Eco'),
+        precio: 2,
+        cantidadEnStock: 2,
+        fechaCreacion: '2000-01-01T00:00:00',
+      },
     });
     expect(res.status).toBe(201);
     expect(res.body.id).not.toBe(777777);
@@ -170,7 +246,9 @@ describe('GET /api/productos/{id}', () => {
 describe('GET /api/productos', () => {
   test('without parameters answers the whole list, beyond one page of the service', async () => {
     // producto-svc serves 100 per page by default: the BFF must follow the pages.
-    const created = await Promise.all(Array.from({ length: 105 }, () => crearProducto(stack, { nombre: uniqueNombre('Lote') })));
+    const created = await Promise.all(
+      Array.from({ length: 105 }, () => crearProducto(stack, { nombre: uniqueNombre('Lote') })),
+    );
     const ids = await listedIds();
     for (const p of created) expect(ids).toContain(p.id);
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
@@ -241,7 +319,9 @@ describe('PUT /api/productos/{id}', () => {
   test('null clears descripcion and bodegaId; a new bodegaId must exist', async () => {
     const bodegaId = await crearBodega(stack);
     const p = await crearProducto(stack, { descripcion: 'algo', bodegaId });
-    const cleared = await stack.request('PUT', `/api/productos/${p.id}`, { body: { descripcion: null, bodegaId: null } });
+    const cleared = await stack.request('PUT', `/api/productos/${p.id}`, {
+      body: { descripcion: null, bodegaId: null },
+    });
     expect(cleared.status).toBe(200);
     expect(cleared.body).toMatchObject({ descripcion: null, bodegaId: null });
 
@@ -258,7 +338,9 @@ describe('PUT /api/productos/{id}', () => {
     for (const body of [{}, { id: p.id, fechaCreacion: p.fechaCreacion }]) {
       const res = await stack.request('PUT', `/api/productos/${p.id}`, { body });
       expect(res.status).toBe(400);
-      expect(res.body.detalles).toEqual([{ campo: 'cuerpo', mensaje: expect.stringContaining('ningún campo actualizable') }]);
+      expect(res.body.detalles).toEqual([
+        { campo: 'cuerpo', mensaje: expect.stringContaining('ningún campo actualizable') },
+      ]);
     }
   });
 
@@ -275,7 +357,9 @@ describe('PUT /api/productos/{id}', () => {
 
   test('null for a field that cannot be null is 400 saying so (absent keeps the value)', async () => {
     const p = await crearProducto(stack);
-    const res = await stack.request('PUT', `/api/productos/${p.id}`, { body: { nombre: null, precio: null, cantidadEnStock: null } });
+    const res = await stack.request('PUT', `/api/productos/${p.id}`, {
+      body: { nombre: null, precio: null, cantidadEnStock: null },
+    });
     expect(res.status).toBe(400);
     expect(res.body.detalles).toEqual([
       { campo: 'nombre', mensaje: MENSAJES.noNulo },

@@ -23,7 +23,8 @@ afterAll(async () => {
 
 test('over the limit: 429 with Retry-After and a JSON body, for right and wrong credentials alike; health stays exempt', async () => {
   const statuses: number[] = [];
-  for (let i = 0; i < LIMIT; i++) statuses.push((await bff.request('GET', '/api/nada', { auth: basicAuth('intruso', `intento-${i}`) })).status);
+  for (let i = 0; i < LIMIT; i++)
+    statuses.push((await bff.request('GET', '/api/nada', { auth: basicAuth('intruso', `intento-${i}`) })).status);
   expect(statuses).toEqual([401, 401, 401]);
 
   const guessed = await bff.request('GET', '/api/nada', { auth: basicAuth('intruso', 'otro intento') });

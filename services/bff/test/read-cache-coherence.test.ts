@@ -27,16 +27,21 @@ test('two replicas under concurrent writes serve their own writes, others within
 
   const hits = await Promise.all(
     stack.replicas.map(
-      async (r) => (await r.metric('bff_read_cache_hits_total', { kind: 'producto' })) + (await r.metric('bff_read_cache_hits_total', { kind: 'bodega' })),
+      async (r) =>
+        (await r.metric('bff_read_cache_hits_total', { kind: 'producto' })) +
+        (await r.metric('bff_read_cache_hits_total', { kind: 'bodega' })),
     ),
   );
   const misses = await Promise.all(
     stack.replicas.map(
-      async (r) => (await r.metric('bff_read_cache_misses_total', { kind: 'producto' })) + (await r.metric('bff_read_cache_misses_total', { kind: 'bodega' })),
+      async (r) =>
+        (await r.metric('bff_read_cache_misses_total', { kind: 'producto' })) +
+        (await r.metric('bff_read_cache_misses_total', { kind: 'bodega' })),
     ),
   );
   const text = await scrapeMetrics(stack.replicas[1].metricsPort);
-  const delay = (q: number) => histogramQuantile(text, 'bff_read_cache_event_delay_seconds', { measured_from: 'write_ack' }, q);
+  const delay = (q: number) =>
+    histogramQuantile(text, 'bff_read_cache_event_delay_seconds', { measured_from: 'write_ack' }, q);
   // The figures the issue asks to report (bucket upper bounds, in seconds).
   process.stdout.write(
     `read cache coherence: ${result.reads} reads, ${result.writes} writes; cache hits ${hits.join('+')} misses ${misses.join('+')}; ` +

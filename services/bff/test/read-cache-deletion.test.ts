@@ -52,13 +52,18 @@ function staleAfter(seen: Seen[], ackAt: number, isStale: (value: unknown) => bo
 
 async function hits(): Promise<number> {
   const counts = await Promise.all(
-    stack.replicas.flatMap((r) => [r.metric('bff_read_cache_hits_total', { kind: 'producto' }), r.metric('bff_read_cache_hits_total', { kind: 'bodega' })]),
+    stack.replicas.flatMap((r) => [
+      r.metric('bff_read_cache_hits_total', { kind: 'producto' }),
+      r.metric('bff_read_cache_hits_total', { kind: 'bodega' }),
+    ]),
   );
   return counts.reduce((a, b) => a + b, 0);
 }
 
 test('a deleted product is never served after its deletion is acknowledged on that replica, nor 250 ms after on the other', async () => {
-  const created = await stack.replicas[0].request('POST', '/api/productos', { body: { nombre: 'Efímero', precio: 2, cantidadEnStock: 1 } });
+  const created = await stack.replicas[0].request('POST', '/api/productos', {
+    body: { nombre: 'Efímero', precio: 2, cantidadEnStock: 1 },
+  });
   const id = created.body.id as number;
   const hitsBefore = await hits();
   const stop = new AbortController();
@@ -83,14 +88,21 @@ test('a deleted product is never served after its deletion is acknowledged on th
 }, 30_000);
 
 test('a deleted warehouse is gone on both replicas by the same rules, and its products lose its bodegaId', async () => {
-  const bodega = await stack.replicas[0].request('POST', '/api/bodegas', { body: { nombre: 'Temporal', ubicacion: 'Bilbao', capacidad: 100 } });
+  const bodega = await stack.replicas[0].request('POST', '/api/bodegas', {
+    body: { nombre: 'Temporal', ubicacion: 'Bilbao', capacidad: 100 },
+  });
   const bodegaId = bodega.body.id as number;
-  const producto = await stack.replicas[0].request('POST', '/api/productos', { body: { nombre: 'Asignado', precio: 2, cantidadEnStock: 1, bodegaId } });
+  const producto = await stack.replicas[0].request('POST', '/api/productos', {
+    body: { nombre: 'Asignado', precio: 2, cantidadEnStock: 1, bodegaId },
+  });
   const productoId = producto.body.id as number;
   const hitsBefore = await hits();
   const stop = new AbortController();
   const both = async (replica: CacheReplica) => {
-    const [b, p] = await Promise.all([replica.request('GET', `/api/bodegas/${bodegaId}`), replica.request('GET', `/api/productos/${productoId}`)]);
+    const [b, p] = await Promise.all([
+      replica.request('GET', `/api/bodegas/${bodegaId}`),
+      replica.request('GET', `/api/productos/${productoId}`),
+    ]);
     return { bodega: b.status, bodegaId: p.body?.bodegaId as number | null };
   };
   const observing = observe(both, stop.signal);

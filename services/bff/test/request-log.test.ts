@@ -14,11 +14,15 @@ let bff: BareBff;
 beforeAll(async () => {
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n')) if (line.trim() !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
+      for (const line of chunk.toString('utf8').split('\n'))
+        if (line.trim() !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
       done();
     },
   });
-  bff = await startBareBff({ PRODUCTO_SVC_ADDR: await deadAddress(), BODEGA_SVC_ADDR: await deadAddress() }, pino({ level: 'info' }, sink));
+  bff = await startBareBff(
+    { PRODUCTO_SVC_ADDR: await deadAddress(), BODEGA_SVC_ADDR: await deadAddress() },
+    pino({ level: 'info' }, sink),
+  );
 });
 
 afterAll(async () => {
@@ -34,7 +38,13 @@ test('each request is logged once with method, path, status, ms and user; creden
     return found.length >= 2 ? found : undefined;
   }, 'the request log lines');
   expect(requests).toEqual([
-    expect.objectContaining({ method: 'GET', path: '/api/nada', status: 404, ms: expect.any(Number), usuario: TEST_USER }),
+    expect.objectContaining({
+      method: 'GET',
+      path: '/api/nada',
+      status: 404,
+      ms: expect.any(Number),
+      usuario: TEST_USER,
+    }),
     expect.objectContaining({ method: 'GET', path: '/api/productos', status: 401, ms: expect.any(Number) }),
   ]);
   expect(requests[1]).not.toHaveProperty('usuario');

@@ -3,7 +3,7 @@
  * docs/contract.md §2.7, across the real producto-svc and bodega-svc.
  */
 import { createDb } from '@inventario/platform';
-import { seedProductos } from '../../producto-svc/test/support/seed-productos';
+import { seedProductos } from '@inventario/testkit';
 import { crearBodega, crearProducto } from './support/rest-fixtures';
 import { startTestStack, type TestStack } from './support/stack';
 
@@ -24,8 +24,9 @@ async function eventsOf(subject: string): Promise<string[]> {
 
 test('a warehouse that holds products is not deleted: 409 with the products, and nothing changes', async () => {
   const id = await crearBodega(stack);
-  const a = await crearProducto(stack, { bodegaId: id });
-  const b = await crearProducto(stack, { bodegaId: id });
+  // Assigned only: units a product is created with are stocked in its warehouse (docs/contract.md §10.6).
+  const a = await crearProducto(stack, { bodegaId: id, cantidadEnStock: 0 });
+  const b = await crearProducto(stack, { bodegaId: id, cantidadEnStock: 0 });
 
   const res = await stack.request('DELETE', `/api/bodegas/${id}`);
   expect(res.status).toBe(409);
@@ -50,8 +51,9 @@ test('force=false behaves like no force', async () => {
 
 test('force=true deletes it and reports the products, which remain without a warehouse', async () => {
   const id = await crearBodega(stack);
-  const a = await crearProducto(stack, { bodegaId: id });
-  const b = await crearProducto(stack, { bodegaId: id });
+  // Assigned only (see above).
+  const a = await crearProducto(stack, { bodegaId: id, cantidadEnStock: 0 });
+  const b = await crearProducto(stack, { bodegaId: id, cantidadEnStock: 0 });
   const elsewhere = await crearProducto(stack);
 
   const res = await stack.request('DELETE', `/api/bodegas/${id}?force=true`);
@@ -78,9 +80,17 @@ test('force=true deletes it and reports the products, which remain without a war
   }
   expect((await stack.request('GET', `/api/productos/${elsewhere.id}`)).status).toBe(200);
 
-  expect(await eventsOf(`/bodegas/${id}`)).toEqual(['Service.Inventario.BodegaCreada', 'Service.Inventario.BodegaEliminada']);
-  expect(await eventsOf(`/productos/${a.id}`)).toEqual(['Service.Inventario.ProductoCreado', 'Service.Inventario.ProductoActualizado']);
-  const eliminada = (await stack.settledEvents()).find((e) => e.body.subject === `/bodegas/${id}` && e.body.eventType.endsWith('BodegaEliminada'));
+  expect(await eventsOf(`/bodegas/${id}`)).toEqual([
+    'Service.Inventario.BodegaCreada',
+    'Service.Inventario.BodegaEliminada',
+  ]);
+  expect(await eventsOf(`/productos/${a.id}`)).toEqual([
+    'Service.Inventario.ProductoCreado',
+    'Service.Inventario.ProductoActualizado',
+  ]);
+  const eliminada = (await stack.settledEvents()).find(
+    (e) => e.body.subject === `/bodegas/${id}` && e.body.eventType.endsWith('BodegaEliminada'),
+  );
   expect(eliminada?.body.data.usuario).toBe('tester');
 });
 
@@ -97,7 +107,10 @@ test('an empty warehouse is deleted: 204 with an empty body', async () => {
   expect(res.status).toBe(204);
   expect(res.text).toBe('');
   expect((await stack.request('GET', `/api/bodegas/${id}`)).status).toBe(404);
-  expect(await eventsOf(`/bodegas/${id}`)).toEqual(['Service.Inventario.BodegaCreada', 'Service.Inventario.BodegaEliminada']);
+  expect(await eventsOf(`/bodegas/${id}`)).toEqual([
+    'Service.Inventario.BodegaCreada',
+    'Service.Inventario.BodegaEliminada',
+  ]);
 });
 
 test('an unknown warehouse is 404, with or without force', async () => {
@@ -166,7 +179,8 @@ test('a warehouse of 300 products with 60 KB descriptions: a bounded 409 that co
   const events = await stack.settledEvents();
   const perProducto = new Map<string, number>();
   for (const e of events) {
-    if (e.body.eventType.endsWith('ProductoActualizado')) perProducto.set(e.body.subject, (perProducto.get(e.body.subject) ?? 0) + 1);
+    if (e.body.eventType.endsWith('ProductoActualizado'))
+      perProducto.set(e.body.subject, (perProducto.get(e.body.subject) ?? 0) + 1);
   }
   for (const p of ids) expect(perProducto.get(`/productos/${p}`)).toBe(1);
 
@@ -183,10 +197,11 @@ describe('a warehouse with stock (docs/contract.md §10.2)', () => {
   test('holds products: the 409 lists those assigned and those stocked there, each counted once, and nothing changes', async () => {
     const id = await crearBodega(stack);
     const otra = await crearBodega(stack);
-    const asignado = await crearProducto(stack, { bodegaId: id });
-    const ambos = await crearProducto(stack, { bodegaId: id });
-    const deOtra = await crearProducto(stack, { bodegaId: otra });
-    const suelto = await crearProducto(stack);
+    // Created with no units: what they hold is what the test assigns (docs/contract.md §10.6).
+    const asignado = await crearProducto(stack, { bodegaId: id, cantidadEnStock: 0 });
+    const ambos = await crearProducto(stack, { bodegaId: id, cantidadEnStock: 0 });
+    const deOtra = await crearProducto(stack, { bodegaId: otra, cantidadEnStock: 0 });
+    const suelto = await crearProducto(stack, { cantidadEnStock: 0 });
     await asignar(id, ambos.id, 3);
     await asignar(id, deOtra.id, 4);
     await asignar(id, suelto.id, 0);
@@ -196,7 +211,8 @@ describe('a warehouse with stock (docs/contract.md §10.2)', () => {
     expect(res.body).toEqual({
       error: 'BODEGA_CON_PRODUCTOS',
       mensaje: `La bodega ${id} tiene 4 producto(s) asignado(s) o con existencias; use force=true para eliminarla de todos modos`,
-      productos: [asignado, ambos, deOtra, suelto],
+      // Each with its figure, its ledger total.
+      productos: [asignado, { ...ambos, cantidadEnStock: 3 }, { ...deOtra, cantidadEnStock: 4 }, suelto],
       bodegaId: String(id),
       totalProductos: 4,
     });
@@ -207,16 +223,17 @@ describe('a warehouse with stock (docs/contract.md §10.2)', () => {
   test('stock alone holds it too; force=true writes the stock out with the delete and reports every affected product once', async () => {
     const id = await crearBodega(stack);
     const otra = await crearBodega(stack);
-    const soloStock = await crearProducto(stack, { bodegaId: otra });
+    // Created with no units: what they hold is what the test assigns (docs/contract.md §10.6).
+    const soloStock = await crearProducto(stack, { bodegaId: otra, cantidadEnStock: 0 });
     await asignar(id, soloStock.id, 1);
     const soloConStock = await stack.request('DELETE', `/api/bodegas/${id}`);
     expect(soloConStock.status).toBe(409);
-    expect(soloConStock.body).toMatchObject({ productos: [soloStock], totalProductos: 1 });
+    expect(soloConStock.body).toMatchObject({ productos: [{ ...soloStock, cantidadEnStock: 1 }], totalProductos: 1 });
     await stack.request('DELETE', `/api/bodegas/${id}/productos/${soloStock.id}`);
 
     const id2 = await crearBodega(stack);
-    const asignado = await crearProducto(stack, { bodegaId: id2 });
-    const ambos = await crearProducto(stack, { bodegaId: id2 });
+    const asignado = await crearProducto(stack, { bodegaId: id2, cantidadEnStock: 0 });
+    const ambos = await crearProducto(stack, { bodegaId: id2, cantidadEnStock: 0 });
     await asignar(id2, soloStock.id, 5);
     await asignar(id2, ambos.id, 2);
     const refused = await stack.request('DELETE', `/api/bodegas/${id2}?force=false`);
@@ -224,7 +241,9 @@ describe('a warehouse with stock (docs/contract.md §10.2)', () => {
     expect(refused.body.totalProductos).toBe(3);
 
     const key = `force-stock-${Date.now()}`;
-    const res = await stack.request('DELETE', `/api/bodegas/${id2}?force=true`, { headers: { 'idempotency-key': key } });
+    const res = await stack.request('DELETE', `/api/bodegas/${id2}?force=true`, {
+      headers: { 'idempotency-key': key },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       mensaje: 'Bodega eliminada exitosamente',
@@ -246,11 +265,18 @@ describe('a warehouse with stock (docs/contract.md §10.2)', () => {
       expect.objectContaining({ tipo: 'SALIDA', motivo: 'BODEGA_ELIMINADA' }),
       expect.objectContaining({ tipo: 'SALIDA', motivo: 'BODEGA_ELIMINADA' }),
     ]);
-    expect((await stack.request('GET', `/api/productos/${soloStock.id}/existencias`)).body).toEqual({ productoId: soloStock.id, total: 0, porBodega: [] });
+    expect((await stack.request('GET', `/api/productos/${soloStock.id}/existencias`)).body).toEqual({
+      productoId: soloStock.id,
+      total: 0,
+      porBodega: [],
+      sinUbicar: 0,
+    });
     expect((await stack.request('GET', '/api/existencias/verificacion')).body.consistente).toBe(true);
 
     // A keyed repeat replays both steps and answers the same report.
-    const repeat = await stack.request('DELETE', `/api/bodegas/${id2}?force=true`, { headers: { 'idempotency-key': key } });
+    const repeat = await stack.request('DELETE', `/api/bodegas/${id2}?force=true`, {
+      headers: { 'idempotency-key': key },
+    });
     expect(repeat.status).toBe(200);
     expect(repeat.body).toEqual(res.body);
     expect(repeat.headers.get('idempotent-replayed')).toBe('true');

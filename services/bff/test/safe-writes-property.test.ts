@@ -56,7 +56,14 @@ type Command =
   | { kind: 'update'; body: number; key: number | null; ifMatch: IfMatchMode };
 
 const command: fc.Arbitrary<Command> = fc.oneof(
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('keyedCreate' as const), key: fc.nat(KEYS - 1), body: fc.nat(BODIES - 1) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('keyedCreate' as const),
+      key: fc.nat(KEYS - 1),
+      body: fc.nat(BODIES - 1),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('create' as const) }) },
   {
     weight: 3,
@@ -64,7 +71,10 @@ const command: fc.Arbitrary<Command> = fc.oneof(
       kind: fc.constant('update' as const),
       body: fc.nat(BODIES * TARGETS - 1),
       key: fc.option(fc.nat(KEYS - 1), { nil: null }),
-      ifMatch: fc.oneof({ weight: 2, arbitrary: fc.constant<IfMatchMode>('none') }, fc.constantFrom<IfMatchMode>('current', 'stale')),
+      ifMatch: fc.oneof(
+        { weight: 2, arbitrary: fc.constant<IfMatchMode>('none') },
+        fc.constantFrom<IfMatchMode>('current', 'stale'),
+      ),
     }),
   },
 );
@@ -108,16 +118,24 @@ interface Sent {
   body: any;
 }
 
-const ALLOWED: Record<Command['kind'], number[]> = { keyedCreate: [201, 409, 422], create: [201], update: [200, 409, 412, 422] };
+const ALLOWED: Record<Command['kind'], number[]> = {
+  keyedCreate: [201, 409, 422],
+  create: [201],
+  update: [200, 409, 412, 422],
+};
 
 /** Every problem with the answers so far against SQL; [] when none. */
 async function problems(run: number, targets: number[], sent: Sent[]): Promise<string[]> {
   const out: string[] = [];
   for (const s of sent) {
-    if (!ALLOWED[s.kind].includes(s.status)) out.push(`${s.kind} ${s.descriptor} answered ${s.status}: ${s.text.slice(0, 200)}`);
-    if (s.key === null && (s.status === 409 || s.status === 422 || s.replayed)) out.push(`unkeyed ${s.descriptor} answered ${s.status} replayed=${s.replayed}`);
-    if (s.status === 409 && s.body?.error !== 'IDEMPOTENCY_KEY_IN_USE') out.push(`409 for ${s.descriptor} is ${s.text}`);
-    if (s.status === 422 && s.body?.error !== 'IDEMPOTENCY_KEY_REUSED') out.push(`422 for ${s.descriptor} is ${s.text}`);
+    if (!ALLOWED[s.kind].includes(s.status))
+      out.push(`${s.kind} ${s.descriptor} answered ${s.status}: ${s.text.slice(0, 200)}`);
+    if (s.key === null && (s.status === 409 || s.status === 422 || s.replayed))
+      out.push(`unkeyed ${s.descriptor} answered ${s.status} replayed=${s.replayed}`);
+    if (s.status === 409 && s.body?.error !== 'IDEMPOTENCY_KEY_IN_USE')
+      out.push(`409 for ${s.descriptor} is ${s.text}`);
+    if (s.status === 422 && s.body?.error !== 'IDEMPOTENCY_KEY_REUSED')
+      out.push(`422 for ${s.descriptor} is ${s.text}`);
   }
 
   // Per key: one execution at most, every 2xx the same bytes for the same request, the rest refused.
@@ -126,33 +144,52 @@ async function problems(run: number, targets: number[], sent: Sent[]): Promise<s
     const withKey = sent.filter((s) => s.key === k);
     const ok = withKey.filter((s) => s.status < 300);
     const executed = ok.filter((s) => !s.replayed);
-    if (ok.length > 0 && executed.length !== 1) out.push(`key ${k}: ${ok.length} 2xx of which ${executed.length} executed (want exactly 1)`);
+    if (ok.length > 0 && executed.length !== 1)
+      out.push(`key ${k}: ${ok.length} 2xx of which ${executed.length} executed (want exactly 1)`);
     const first = executed[0] ?? ok[0];
     for (const s of ok) {
-      if (first && s.text !== first.text) out.push(`key ${k}: a 2xx differs from the first: ${s.text} vs ${first.text}`);
-      if (first && s.descriptor !== first.descriptor) out.push(`key ${k}: 2xx for two requests, ${s.descriptor} and ${first.descriptor}`);
+      if (first && s.text !== first.text)
+        out.push(`key ${k}: a 2xx differs from the first: ${s.text} vs ${first.text}`);
+      if (first && s.descriptor !== first.descriptor)
+        out.push(`key ${k}: 2xx for two requests, ${s.descriptor} and ${first.descriptor}`);
     }
     for (const s of withKey) {
       const peers = withKey.filter((p) => p !== s && p.batch === s.batch).length;
-      if (s.status === 409 && peers === 0) out.push(`key ${k}: 409 IN_USE in batch ${s.batch} with no other request of the key in flight`);
+      if (s.status === 409 && peers === 0)
+        out.push(`key ${k}: 409 IN_USE in batch ${s.batch} with no other request of the key in flight`);
       if (first && s.descriptor !== first.descriptor) {
         // Another request: refused once the first has committed; before that only its own failure (412) can precede it.
         const later = s.batch > first.batch;
         const allowed = later ? [409, 422] : [409, 412, 422];
-        if (!allowed.includes(s.status)) out.push(`key ${k}: another request (${s.descriptor}) in batch ${s.batch} answered ${s.status}`);
+        if (!allowed.includes(s.status))
+          out.push(`key ${k}: another request (${s.descriptor}) in batch ${s.batch} answered ${s.status}`);
         if (later && s.status === 409 && peers === 0) out.push(`key ${k}: 409 without a peer`);
       }
-      if (first && s.descriptor === first.descriptor && s.batch > first.batch && s.status !== 409 && !(s.status < 300 && s.replayed)) {
-        out.push(`key ${k}: a repeat of ${s.descriptor} in batch ${s.batch} answered ${s.status} replayed=${s.replayed} instead of a replay`);
+      if (
+        first &&
+        s.descriptor === first.descriptor &&
+        s.batch > first.batch &&
+        s.status !== 409 &&
+        !(s.status < 300 && s.replayed)
+      ) {
+        out.push(
+          `key ${k}: a repeat of ${s.descriptor} in batch ${s.batch} answered ${s.status} replayed=${s.replayed} instead of a replay`,
+        );
       }
     }
     // Rows of a create key, in SQL: the nombre `... k<n> b<m>` encodes key and body.
     if (k.startsWith('c')) {
-      const rows = (await stack.productoDb('productos').select('id', 'nombre').where('nombre', 'like', `PK ${TAG} r${run} ${k} %`)) as {
+      const rows = (await stack
+        .productoDb('productos')
+        .select('id', 'nombre')
+        .where('nombre', 'like', `PK ${TAG} r${run} ${k} %`)) as {
         id: number;
         nombre: string;
       }[];
-      if (rows.length !== executed.length) out.push(`key ${k}: ${rows.length} rows in SQL for ${executed.length} executed creates: ${JSON.stringify(rows)}`);
+      if (rows.length !== executed.length)
+        out.push(
+          `key ${k}: ${rows.length} rows in SQL for ${executed.length} executed creates: ${JSON.stringify(rows)}`,
+        );
       if (first && rows.length === 1 && (rows[0]!.nombre !== first.nombre || Number(rows[0]!.id) !== first.body.id)) {
         out.push(`key ${k}: the row ${JSON.stringify(rows[0])} is not the created ${first.text}`);
       }
@@ -168,14 +205,19 @@ async function problems(run: number, targets: number[], sent: Sent[]): Promise<s
   // Updates: version = 1 + executed updates; no two executed updates expected the same version.
   for (const target of targets) {
     const executed = sent.filter((s) => s.kind === 'update' && s.target === target && s.status === 200 && !s.replayed);
-    const row = (await stack.productoDb('productos').select('version').where({ id: target }).first()) as { version: number } | undefined;
-    if (Number(row?.version) !== 1 + executed.length) out.push(`product ${target}: version ${row?.version} in SQL after ${executed.length} executed updates`);
+    const row = (await stack.productoDb('productos').select('version').where({ id: target }).first()) as
+      { version: number } | undefined;
+    if (Number(row?.version) !== 1 + executed.length)
+      out.push(`product ${target}: version ${row?.version} in SQL after ${executed.length} executed updates`);
     const versions = executed.map((s) => s.body.version as number);
-    if (new Set(versions).size !== versions.length) out.push(`product ${target}: two executed updates answered one version: ${versions.join(',')}`);
+    if (new Set(versions).size !== versions.length)
+      out.push(`product ${target}: two executed updates answered one version: ${versions.join(',')}`);
     const expected = executed.flatMap((s) => (s.expected === undefined ? [] : [s.expected]));
-    if (new Set(expected).size !== expected.length) out.push(`product ${target}: two executed updates expected one version: ${expected.join(',')}`);
+    if (new Set(expected).size !== expected.length)
+      out.push(`product ${target}: two executed updates expected one version: ${expected.join(',')}`);
     for (const s of executed)
-      if (s.expected !== undefined && s.body.version !== s.expected + 1) out.push(`product ${target}: If-Match ${s.expected} became ${s.body.version}`);
+      if (s.expected !== undefined && s.body.version !== s.expected + 1)
+        out.push(`product ${target}: If-Match ${s.expected} became ${s.body.version}`);
   }
   return out;
 }
@@ -189,7 +231,9 @@ test(`${RUNS} random programs of concurrent keyed and unkeyed writes: never a du
       const run = ++runs;
       const targets: number[] = [];
       for (let t = 0; t < TARGETS; t++) {
-        const res = await stack.request('POST', '/api/productos', { body: { nombre: `PT ${TAG} r${run} t${t}`, precio: 1, cantidadEnStock: 5 } });
+        const res = await stack.request('POST', '/api/productos', {
+          body: { nombre: `PT ${TAG} r${run} t${t}`, precio: 1, cantidadEnStock: 5 },
+        });
         expect(res.status).toBe(201);
         targets.push(res.body.id as number);
       }
@@ -200,7 +244,9 @@ test(`${RUNS} random programs of concurrent keyed and unkeyed writes: never a du
         // If-Match values come from SQL as the batch starts: "current" is current then.
         const versions = new Map<number, number>();
         for (const id of targets) {
-          const row = (await stack.productoDb('productos').select('version').where({ id }).first()) as { version: number };
+          const row = (await stack.productoDb('productos').select('version').where({ id }).first()) as {
+            version: number;
+          };
           versions.set(id, Number(row.version));
         }
         const answers = await Promise.all(
@@ -216,8 +262,18 @@ test(`${RUNS} random programs of concurrent keyed and unkeyed writes: never a du
               const key = cmd.key === null ? null : `u${cmd.key}`;
               if (key !== null) headers['idempotency-key'] = `${TAG}-r${run}-${key}`;
               const stock = 10 + Math.floor(cmd.body / TARGETS);
-              sentOne = { batch, kind: 'update', key, descriptor: `PUT ${target} stock=${stock} if-match=${expected ?? '-'}`, target, expected };
-              res = await stack.request('PUT', `/api/productos/${target}`, { body: { cantidadEnStock: stock }, headers });
+              sentOne = {
+                batch,
+                kind: 'update',
+                key,
+                descriptor: `PUT ${target} stock=${stock} if-match=${expected ?? '-'}`,
+                target,
+                expected,
+              };
+              res = await stack.request('PUT', `/api/productos/${target}`, {
+                body: { cantidadEnStock: stock },
+                headers,
+              });
             } else if (cmd.kind === 'keyedCreate') {
               const key = `c${cmd.key}`;
               const nombre = `PK ${TAG} r${run} ${key} b${cmd.body}`;
@@ -233,7 +289,13 @@ test(`${RUNS} random programs of concurrent keyed and unkeyed writes: never a du
             }
             const label = `${cmd.kind} ${res.status}${res.headers.get('idempotent-replayed') === 'true' ? ' replay' : ''}`;
             statuses.set(label, (statuses.get(label) ?? 0) + 1);
-            return { ...sentOne, status: res.status, replayed: res.headers.get('idempotent-replayed') === 'true', text: res.text, body: res.body };
+            return {
+              ...sentOne,
+              status: res.status,
+              replayed: res.headers.get('idempotent-replayed') === 'true',
+              text: res.text,
+              body: res.body,
+            };
           }),
         );
         sent.push(...answers);
@@ -253,13 +315,19 @@ test(`${RUNS} random programs of concurrent keyed and unkeyed writes: never a du
 }, 120_000);
 
 test('every product of the programs has one ProductoCreado and (version - 1) ProductoActualizado events', async () => {
-  const rows = (await stack.productoDb('productos').select('id', 'version').where('nombre', 'like', `P_ ${TAG} %`)) as { id: number; version: number }[];
+  const rows = (await stack.productoDb('productos').select('id', 'version').where('nombre', 'like', `P_ ${TAG} %`)) as {
+    id: number;
+    version: number;
+  }[];
   expect(rows.length).toBeGreaterThan(RUNS * 2);
   const events = await stack.settledEvents();
   const counts = new Map<string, number>();
-  for (const e of events) counts.set(`${e.body.subject} ${eventName(e)}`, (counts.get(`${e.body.subject} ${eventName(e)}`) ?? 0) + 1);
+  for (const e of events)
+    counts.set(`${e.body.subject} ${eventName(e)}`, (counts.get(`${e.body.subject} ${eventName(e)}`) ?? 0) + 1);
   const wrong = rows.filter(
-    (r) => counts.get(`/productos/${r.id} ProductoCreado`) !== 1 || (counts.get(`/productos/${r.id} ProductoActualizado`) ?? 0) !== Number(r.version) - 1,
+    (r) =>
+      counts.get(`/productos/${r.id} ProductoCreado`) !== 1 ||
+      (counts.get(`/productos/${r.id} ProductoActualizado`) ?? 0) !== Number(r.version) - 1,
   );
   expect(wrong).toEqual([]);
   expect(events.filter((e) => eventName(e) === 'ProductoCreado')).toHaveLength(rows.length);

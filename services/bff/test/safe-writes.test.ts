@@ -13,7 +13,15 @@ import { ProductoServiceClient, UnassignBodegaRequest, type UnassignBodegaRespon
 import { metricSample, scrapeMetrics, waitFor } from '@inventario/testkit';
 import { rawRequest } from './support/raw-http';
 import { crearBodega, crearProducto, uniqueNombre } from './support/rest-fixtures';
-import { eventName, eventsAbout, freshKey, idempotencyScope, productoIdsNamed, startSafeWriteStack, type SafeWriteStack } from './support/safe-write-stack';
+import {
+  eventName,
+  eventsAbout,
+  freshKey,
+  idempotencyScope,
+  productoIdsNamed,
+  startSafeWriteStack,
+  type SafeWriteStack,
+} from './support/safe-write-stack';
 import { TEST_USER, type StackResponse } from './support/stack';
 import { createWriteProbe, type WriteProbe } from './support/write-probe';
 
@@ -30,11 +38,13 @@ afterAll(async () => {
   await stack?.close();
 });
 
-const key = (headers: Record<string, string> = {}, k?: string) => (k === undefined ? headers : { ...headers, 'idempotency-key': k });
+const key = (headers: Record<string, string> = {}, k?: string) =>
+  k === undefined ? headers : { ...headers, 'idempotency-key': k };
 
 /** The stored version of a product (SQL, not the API). */
 async function sqlVersion(id: number): Promise<number> {
-  const row = (await stack.productoDb('productos').select('version').where({ id }).first()) as { version: number } | undefined;
+  const row = (await stack.productoDb('productos').select('version').where({ id }).first()) as
+    { version: number } | undefined;
   if (!row) throw new Error(`no product ${id} in SQL`);
   return Number(row.version);
 }
@@ -57,7 +67,9 @@ function expectBadKey(res: StackResponse): void {
 
 describe('versions and ETags', () => {
   test('a product: version 1 at creation and +1 per update, in bodies and as a strong ETag; If-None-Match 304 while current, 200 once stale', async () => {
-    const created = await stack.request('POST', '/api/productos', { body: { nombre: uniqueNombre('Versionado'), precio: 4, cantidadEnStock: 9 } });
+    const created = await stack.request('POST', '/api/productos', {
+      body: { nombre: uniqueNombre('Versionado'), precio: 4, cantidadEnStock: 9 },
+    });
     expect(created.status).toBe(201);
     expect(created.body.version).toBe(1);
     expect(created.headers.get('etag')).toBe('"1"');
@@ -88,7 +100,9 @@ describe('versions and ETags', () => {
     expect(stale.status).toBe(200);
     expect(stale.headers.get('etag')).toBe('"3"');
     expect(stale.body).toMatchObject({ id, cantidadEnStock: 7, version: 3 });
-    expect((await stack.request('GET', `/api/productos/${id}`, { headers: { 'if-none-match': '"2", "3"' } })).status).toBe(304);
+    expect(
+      (await stack.request('GET', `/api/productos/${id}`, { headers: { 'if-none-match': '"2", "3"' } })).status,
+    ).toBe(304);
 
     // Lists carry the version too.
     const list = await stack.request('GET', `/api/productos?q=${encodeURIComponent(created.body.nombre as string)}`);
@@ -96,7 +110,9 @@ describe('versions and ETags', () => {
   });
 
   test('a warehouse: the same, its ETag "<version>.<ocupacion>" on GET, POST and PUT; stock moving changes the ETag, not the version', async () => {
-    const created = await stack.request('POST', '/api/bodegas', { body: { nombre: uniqueNombre('Bodega versionada'), ubicacion: 'Vigo', capacidad: 10 } });
+    const created = await stack.request('POST', '/api/bodegas', {
+      body: { nombre: uniqueNombre('Bodega versionada'), ubicacion: 'Vigo', capacidad: 10 },
+    });
     expect(created.status).toBe(201);
     expect(created.headers.get('etag')).toBe('"1.0"');
     const id = created.body.id as number;
@@ -104,31 +120,53 @@ describe('versions and ETags', () => {
     const read = await stack.request('GET', `/api/bodegas/${id}`);
     expect(read.headers.get('etag')).toBe('"1.0"');
     expect(read.body.version).toBe(1);
-    expect((await stack.request('GET', `/api/bodegas/${id}`, { headers: { 'if-none-match': '"1.0"' } })).status).toBe(304);
+    expect((await stack.request('GET', `/api/bodegas/${id}`, { headers: { 'if-none-match': '"1.0"' } })).status).toBe(
+      304,
+    );
 
     // If-Match takes the ETag as read, and compares its version.
-    const put = await stack.request('PUT', `/api/bodegas/${id}`, { body: { capacidad: 11 }, headers: { 'if-match': '"1.0"' } });
+    const put = await stack.request('PUT', `/api/bodegas/${id}`, {
+      body: { capacidad: 11 },
+      headers: { 'if-match': '"1.0"' },
+    });
     expect(put.status).toBe(200);
     expect(put.headers.get('etag')).toBe('"2.0"');
 
     const stale = await stack.request('GET', `/api/bodegas/${id}`, { headers: { 'if-none-match': '"1.0"' } });
     expect(stale.status).toBe(200);
     expect(stale.body).toMatchObject({ id, capacidad: 11, version: 2 });
-    expect((await stack.request('GET', `/api/bodegas/${id}`, { headers: { 'if-none-match': '"2.0"' } })).status).toBe(304);
-    expect((await stack.request('GET', '/api/bodegas')).body).toContainEqual(expect.objectContaining({ id, version: 2 }));
+    expect((await stack.request('GET', `/api/bodegas/${id}`, { headers: { 'if-none-match': '"2.0"' } })).status).toBe(
+      304,
+    );
+    expect((await stack.request('GET', '/api/bodegas')).body).toContainEqual(
+      expect.objectContaining({ id, version: 2 }),
+    );
 
     // Units arriving change what a GET answers (ocupacion), so the held ETag no longer gives 304 ...
     const producto = await crearProducto(stack);
-    expect((await stack.request('POST', `/api/bodegas/${id}/productos`, { body: { productoId: producto.id, cantidad: 4 } })).status).toBe(200);
+    expect(
+      (await stack.request('POST', `/api/bodegas/${id}/productos`, { body: { productoId: producto.id, cantidad: 4 } }))
+        .status,
+    ).toBe(200);
     const moved = await stack.request('GET', `/api/bodegas/${id}`, { headers: { 'if-none-match': '"2.0"' } });
     expect(moved.status).toBe(200);
     expect(moved.headers.get('etag')).toBe('"2.4"');
     expect(moved.body).toMatchObject({ version: 2, ocupacion: 4 });
     // ... but they are no edit of the warehouse: the ETag read before them still writes.
-    const edit = await stack.request('PUT', `/api/bodegas/${id}`, { body: { ubicacion: 'Ourense' }, headers: { 'if-match': '"2.0"' } });
+    const edit = await stack.request('PUT', `/api/bodegas/${id}`, {
+      body: { ubicacion: 'Ourense' },
+      headers: { 'if-match': '"2.0"' },
+    });
     expect(edit.status).toBe(200);
     expect(edit.headers.get('etag')).toBe('"3.4"');
-    expect((await stack.request('PUT', `/api/bodegas/${id}`, { body: { ubicacion: 'Lugo' }, headers: { 'if-match': '"2.4"' } })).status).toBe(412);
+    expect(
+      (
+        await stack.request('PUT', `/api/bodegas/${id}`, {
+          body: { ubicacion: 'Lugo' },
+          headers: { 'if-match': '"2.4"' },
+        })
+      ).status,
+    ).toBe(412);
   });
 });
 
@@ -162,7 +200,9 @@ describe('If-Match', () => {
 
     const updates = eventsAbout(await stack.settledEvents(), `/productos/${producto.id}`, 'ProductoActualizado');
     expect(updates).toHaveLength(20);
-    expect(updates.map((e) => e.body.data.version).sort((a, b) => Number(a) - Number(b))).toEqual(Array.from({ length: 20 }, (_, i) => i + 2));
+    expect(updates.map((e) => e.body.data.version).sort((a, b) => Number(a) - Number(b))).toEqual(
+      Array.from({ length: 20 }, (_, i) => i + 2),
+    );
     // Each event carries the stock its own version wrote: start - (version - 1).
     for (const e of updates) expect(e.body.data.cantidad).toBe(start - (Number(e.body.data.version) - 1));
     process.stdout.write(`safe-writes: 20 concurrent decrements took ${20 + refused} PUTs (${refused} answered 412)\n`);
@@ -187,16 +227,31 @@ describe('If-Match', () => {
     expect(events.map(eventName)).toEqual(['ProductoCreado', 'ProductoActualizado']);
 
     // The same late twin, on its own: 412 and not one byte written or published.
-    expectPreconditionFailed(await stack.request('PUT', path, { body: { precio: 13 }, headers: { 'if-match': '"1"' } }), 2);
+    expectPreconditionFailed(
+      await stack.request('PUT', path, { body: { precio: 13 }, headers: { 'if-match': '"1"' } }),
+      2,
+    );
     expect(await probe.settledSnapshot()).toEqual(afterFirst);
   });
 
   test('If-Match: * on a missing record is 412 (versionActual null), on an existing one it applies; a malformed If-Match is 400 naming it', async () => {
     const before = await probe.snapshot();
-    expectPreconditionFailed(await stack.request('PUT', '/api/productos/987654', { body: { precio: 1 }, headers: { 'if-match': '*' } }), null);
-    expectPreconditionFailed(await stack.request('DELETE', '/api/productos/987654', { headers: { 'if-match': '*' } }), null);
-    expectPreconditionFailed(await stack.request('PUT', '/api/bodegas/987654', { body: { capacidad: 1 }, headers: { 'if-match': '*' } }), null);
-    expectPreconditionFailed(await stack.request('DELETE', '/api/bodegas/987654?force=true', { headers: { 'if-match': '*' } }), null);
+    expectPreconditionFailed(
+      await stack.request('PUT', '/api/productos/987654', { body: { precio: 1 }, headers: { 'if-match': '*' } }),
+      null,
+    );
+    expectPreconditionFailed(
+      await stack.request('DELETE', '/api/productos/987654', { headers: { 'if-match': '*' } }),
+      null,
+    );
+    expectPreconditionFailed(
+      await stack.request('PUT', '/api/bodegas/987654', { body: { capacidad: 1 }, headers: { 'if-match': '*' } }),
+      null,
+    );
+    expectPreconditionFailed(
+      await stack.request('DELETE', '/api/bodegas/987654?force=true', { headers: { 'if-match': '*' } }),
+      null,
+    );
 
     const producto = await crearProducto(stack);
     const path = `/api/productos/${producto.id}`;
@@ -239,7 +294,8 @@ describe('If-Match', () => {
       expectPreconditionFailed(await stack.request('DELETE', path, { headers: { 'if-match': '"1"' } }), 2);
     }
     expect(await probe.settledSnapshot()).toEqual(settled);
-    for (const p of productos) expect((await stack.request('GET', `/api/productos/${p.id}`)).body).toMatchObject({ bodegaId, version: 1 });
+    for (const p of productos)
+      expect((await stack.request('GET', `/api/productos/${p.id}`)).body).toMatchObject({ bodegaId, version: 1 });
     expect((await stack.request('GET', `/api/bodegas/${bodegaId}`)).status).toBe(200);
   });
 });
@@ -248,13 +304,16 @@ describe('Idempotency-Key', () => {
   test('20 concurrent POSTs with one key and one body: one row, one event; every 2xx identical, the rest 409 IN_USE or replays', async () => {
     const k = freshKey('post20');
     const body = { nombre: uniqueNombre('Una vez'), precio: 7.25, cantidadEnStock: 2 };
-    const responses = await Promise.all(Array.from({ length: 20 }, () => stack.request('POST', '/api/productos', { body, headers: key({}, k) })));
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, () => stack.request('POST', '/api/productos', { body, headers: key({}, k) })),
+    );
 
     const created = responses.filter((r) => r.status === 201);
     const inUse = responses.filter((r) => r.status === 409);
     expect(created.length + inUse.length).toBe(20);
     expect(created.filter((r) => r.headers.get('idempotent-replayed') === null)).toHaveLength(1);
-    for (const r of created.filter((c) => c.headers.get('idempotent-replayed') !== null)) expect(r.headers.get('idempotent-replayed')).toBe('true');
+    for (const r of created.filter((c) => c.headers.get('idempotent-replayed') !== null))
+      expect(r.headers.get('idempotent-replayed')).toBe('true');
     const [first] = created;
     for (const r of created) {
       expect(r.text).toBe(first!.text);
@@ -270,16 +329,20 @@ describe('Idempotency-Key', () => {
     expect(first!.headers.get('location')).toBe(`/api/productos/${id}`);
     expect(await productoIdsNamed(stack.productoDb, body.nombre)).toEqual([id]);
     const events = await stack.settledEvents();
-    expect(events.filter((e) => eventName(e) === 'ProductoCreado' && e.body.data.nombre === body.nombre).map((e) => e.body.subject)).toEqual([
-      `/productos/${id}`,
-    ]);
+    expect(
+      events
+        .filter((e) => eventName(e) === 'ProductoCreado' && e.body.data.nombre === body.nombre)
+        .map((e) => e.body.subject),
+    ).toEqual([`/productos/${id}`]);
 
     // Once the burst is over, a retry is a replay of the very same answer.
     const retry = await stack.request('POST', '/api/productos', { body, headers: key({}, k) });
     expect(retry.status).toBe(201);
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     expect(retry.text).toBe(first!.text);
-    process.stdout.write(`safe-writes: 20 concurrent keyed POSTs: ${created.length} x 201 (${created.length - 1} replays), ${inUse.length} x 409\n`);
+    process.stdout.write(
+      `safe-writes: 20 concurrent keyed POSTs: ${created.length} x 201 (${created.length - 1} replays), ${inUse.length} x 409\n`,
+    );
   });
 
   test('concurrent repeats of a completed keyed write all replay it: none is refused as in use', async () => {
@@ -287,8 +350,12 @@ describe('Idempotency-Key', () => {
     const body = { nombre: uniqueNombre('Repetido'), precio: 4, cantidadEnStock: 4 };
     const first = await stack.request('POST', '/api/productos', { body, headers: key({}, k) });
     expect(first.status).toBe(201);
-    const repeats = await Promise.all(Array.from({ length: 10 }, () => stack.request('POST', '/api/productos', { body, headers: key({}, k) })));
-    expect(repeats.map((r) => [r.status, r.headers.get('idempotent-replayed'), r.text])).toEqual(repeats.map(() => [201, 'true', first.text]));
+    const repeats = await Promise.all(
+      Array.from({ length: 10 }, () => stack.request('POST', '/api/productos', { body, headers: key({}, k) })),
+    );
+    expect(repeats.map((r) => [r.status, r.headers.get('idempotent-replayed'), r.text])).toEqual(
+      repeats.map(() => [201, 'true', first.text]),
+    );
   });
 
   test('the same key with another body is 422 IDEMPOTENCY_KEY_REUSED and writes nothing; the same key on another route is its own', async () => {
@@ -316,15 +383,24 @@ describe('Idempotency-Key', () => {
     expect(await productoIdsNamed(stack.productoDb, `${body.nombre} bis`)).toEqual([]);
 
     // Another route (another gRPC method): the key is new there, and executes.
-    const put = await stack.request('PUT', `/api/productos/${first.body.id}`, { body: { precio: 8 }, headers: key({}, k) });
+    const put = await stack.request('PUT', `/api/productos/${first.body.id}`, {
+      body: { precio: 8 },
+      headers: key({}, k),
+    });
     expect(put.status).toBe(200);
     expect(put.headers.get('idempotent-replayed')).toBeNull();
     expect(put.body.version).toBe(2);
-    const bodega = await stack.request('POST', '/api/bodegas', { body: { nombre: uniqueNombre('Reuso'), capacidad: 3 }, headers: key({}, k) });
+    const bodega = await stack.request('POST', '/api/bodegas', {
+      body: { nombre: uniqueNombre('Reuso'), capacidad: 3 },
+      headers: key({}, k),
+    });
     expect(bodega.status).toBe(201);
     expect(bodega.headers.get('idempotent-replayed')).toBeNull();
     // And each route replays its own.
-    const putAgain = await stack.request('PUT', `/api/productos/${first.body.id}`, { body: { precio: 8 }, headers: key({}, k) });
+    const putAgain = await stack.request('PUT', `/api/productos/${first.body.id}`, {
+      body: { precio: 8 },
+      headers: key({}, k),
+    });
     expect(putAgain.headers.get('idempotent-replayed')).toBe('true');
     expect(putAgain.text).toBe(put.text);
     expect(await sqlVersion(first.body.id as number)).toBe(2);
@@ -348,9 +424,10 @@ describe('Idempotency-Key', () => {
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.body.id).toBe(first.body.id);
 
-    const [aged] = (await stack.productoDb.raw('UPDATE idempotency_keys SET expires_at = CURRENT_TIMESTAMP(3) - INTERVAL 1 SECOND WHERE scope_hash = ?', [
-      scope,
-    ])) as [{ affectedRows: number }];
+    const [aged] = (await stack.productoDb.raw(
+      'UPDATE idempotency_keys SET expires_at = CURRENT_TIMESTAMP(3) - INTERVAL 1 SECOND WHERE scope_hash = ?',
+      [scope],
+    )) as [{ affectedRows: number }];
     expect(aged.affectedRows).toBe(1);
 
     const again = await stack.request('POST', '/api/productos', { body, headers: key({}, k) });
@@ -435,7 +512,12 @@ describe('a keyed write whose caller got 504', () => {
       expect(retry.status).toBe(201);
       // Executed, not replayed: the write answered 504 left nothing behind.
       expect(retry.headers.get('idempotent-replayed')).toBeNull();
-      expect(retry.body).toMatchObject({ nombre: body.nombre, precio: body.precio, cantidadEnStock: body.cantidadEnStock, version: 1 });
+      expect(retry.body).toMatchObject({
+        nombre: body.nombre,
+        precio: body.precio,
+        cantidadEnStock: body.cantidadEnStock,
+        version: 1,
+      });
       const id = retry.body.id as number;
       expect(retry.headers.get('location')).toBe(`/api/productos/${id}`);
 
@@ -447,7 +529,9 @@ describe('a keyed write whose caller got 504', () => {
       expect(again.body.id).toBe(id);
 
       const metrics = await scrapeMetrics(slow.metricsPort);
-      expect(metricSample(metrics, 'bff_safe_write_outcomes_total', { outcome: 'idempotency_key_in_use' })).toBeGreaterThanOrEqual(1);
+      expect(
+        metricSample(metrics, 'bff_safe_write_outcomes_total', { outcome: 'idempotency_key_in_use' }),
+      ).toBeGreaterThanOrEqual(1);
       expect(metricSample(metrics, 'bff_safe_write_outcomes_total', { outcome: 'replayed' })).toBeGreaterThanOrEqual(1);
     } finally {
       await locker.destroy();
@@ -482,7 +566,8 @@ describe('a keyed forced warehouse delete', () => {
 
     const events = await stack.settledEvents();
     expect(eventsAbout(events, `/bodegas/${bodegaId}`).map(eventName)).toEqual(['BodegaCreada', 'BodegaEliminada']);
-    for (const id of ids) expect(eventsAbout(events, `/productos/${id}`).map(eventName)).toEqual(['ProductoCreado', 'ProductoActualizado']);
+    for (const id of ids)
+      expect(eventsAbout(events, `/productos/${id}`).map(eventName)).toEqual(['ProductoCreado', 'ProductoActualizado']);
   });
 
   test('left half done (products unassigned under the key, warehouse still there), the REST retry completes it and reports the three products', async () => {
@@ -512,7 +597,9 @@ describe('a keyed forced warehouse delete', () => {
     const retry = await stack.request('DELETE', `/api/bodegas/${bodegaId}?force=true`, { headers: key({}, k) });
     expect(retry.status).toBe(200);
     expect(retry.body.productosAfectados).toBe(3);
-    expect(retry.body.detalleProductos).toEqual(ids.map((id): unknown => expect.objectContaining({ id, bodegaId: null, version: 2 })));
+    expect(retry.body.detalleProductos).toEqual(
+      ids.map((id): unknown => expect.objectContaining({ id, bodegaId: null, version: 2 })),
+    );
     expect((await stack.request('GET', `/api/bodegas/${bodegaId}`)).status).toBe(404);
     // It executed the delete, so it is not a replay, although its unassignment step was.
     expect(retry.headers.get('idempotent-replayed')).toBeNull();
@@ -525,7 +612,8 @@ describe('a keyed forced warehouse delete', () => {
 
     const events = await stack.settledEvents();
     expect(eventsAbout(events, `/bodegas/${bodegaId}`).map(eventName)).toEqual(['BodegaCreada', 'BodegaEliminada']);
-    for (const id of ids) expect(eventsAbout(events, `/productos/${id}`).map(eventName)).toEqual(['ProductoCreado', 'ProductoActualizado']);
+    for (const id of ids)
+      expect(eventsAbout(events, `/productos/${id}`).map(eventName)).toEqual(['ProductoCreado', 'ProductoActualizado']);
   });
 });
 
@@ -565,10 +653,15 @@ describe('GraphQL', () => {
     expect(stale.success).toBe(false);
     expect(stale.producto).toBeNull();
     expect(stale.error).toMatch(/^PRECONDITION_FAILED:/);
-    const deleted = (await gql('mutation($id: ID!) { eliminarProducto(id: $id, version: 1) { success error } }', { id })).eliminarProducto;
+    const deleted = (
+      await gql('mutation($id: ID!) { eliminarProducto(id: $id, version: 1) { success error } }', { id })
+    ).eliminarProducto;
     expect(deleted.success).toBe(false);
     expect(deleted.error).toMatch(/^PRECONDITION_FAILED:/);
-    expect((await gql('query($id: ID!) { producto(id: $id) { cantidad version } }', { id })).producto).toEqual({ cantidad: 3, version: 2 });
+    expect((await gql('query($id: ID!) { producto(id: $id) { cantidad version } }', { id })).producto).toEqual({
+      cantidad: 3,
+      version: 2,
+    });
     expect(await sqlVersion(Number(id))).toBe(2);
 
     const bodega = (
@@ -578,15 +671,22 @@ describe('GraphQL', () => {
     ).crearBodega.bodega;
     expect(bodega.version).toBe(1);
     const bodegaActualizada = (
-      await gql('mutation($input: BodegaUpdateInput!) { actualizarBodega(input: $input) { success error bodega { version } } }', {
-        input: { id: bodega.id, capacidad: 6, version: 1 },
-      })
+      await gql(
+        'mutation($input: BodegaUpdateInput!) { actualizarBodega(input: $input) { success error bodega { version } } }',
+        {
+          input: { id: bodega.id, capacidad: 6, version: 1 },
+        },
+      )
     ).actualizarBodega;
     expect(bodegaActualizada).toMatchObject({ success: true, bodega: { version: 2 } });
-    const bodegaVieja = (await gql('mutation($id: ID!) { eliminarBodega(id: $id, version: 1) { success error } }', { id: bodega.id })).eliminarBodega;
+    const bodegaVieja = (
+      await gql('mutation($id: ID!) { eliminarBodega(id: $id, version: 1) { success error } }', { id: bodega.id })
+    ).eliminarBodega;
     expect(bodegaVieja.success).toBe(false);
     expect(bodegaVieja.error).toMatch(/^PRECONDITION_FAILED:/);
-    expect((await gql('query($id: ID!) { bodega(id: $id) { version } }', { id: bodega.id })).bodega).toEqual({ version: 2 });
+    expect((await gql('query($id: ID!) { bodega(id: $id) { version } }', { id: bodega.id })).bodega).toEqual({
+      version: 2,
+    });
   });
 });
 
@@ -594,11 +694,15 @@ test('bff_safe_write_outcomes_total counts each replay, version mismatch and reu
   const OUTCOMES = ['replayed', 'version_mismatch', 'idempotency_key_in_use', 'idempotency_key_reused'];
   const scrape = async () => {
     const text = await scrapeMetrics(stack.metricsPort);
-    return Object.fromEntries(OUTCOMES.map((o) => [o, metricSample(text, 'bff_safe_write_outcomes_total', { outcome: o }) ?? NaN]));
+    return Object.fromEntries(
+      OUTCOMES.map((o) => [o, metricSample(text, 'bff_safe_write_outcomes_total', { outcome: o }) ?? NaN]),
+    );
   };
   // What the tests above left: each outcome was seen.
   const before = await scrape();
-  process.stdout.write(`safe-writes: bff_safe_write_outcomes_total after the suite: ${OUTCOMES.map((o) => `${o}=${before[o]}`).join(' ')}\n`);
+  process.stdout.write(
+    `safe-writes: bff_safe_write_outcomes_total after the suite: ${OUTCOMES.map((o) => `${o}=${before[o]}`).join(' ')}\n`,
+  );
   expect(before.replayed).toBeGreaterThanOrEqual(1);
   expect(before.version_mismatch).toBeGreaterThanOrEqual(1);
   expect(before.idempotency_key_reused).toBeGreaterThanOrEqual(1);
@@ -608,14 +712,25 @@ test('bff_safe_write_outcomes_total counts each replay, version mismatch and reu
   const body = { nombre: uniqueNombre('Métrica'), precio: 1, cantidadEnStock: 1 };
   const created = await stack.request('POST', '/api/productos', { body, headers: key({}, k) });
   expect(created.status).toBe(201);
-  expect((await stack.request('POST', '/api/productos', { body, headers: key({}, k) })).headers.get('idempotent-replayed')).toBe('true');
-  expect((await stack.request('POST', '/api/productos', { body: { ...body, precio: 2 }, headers: key({}, k) })).status).toBe(422);
-  const stale = await stack.request('PUT', `/api/productos/${created.body.id}`, { body: { precio: 3 }, headers: { 'if-match': '"7"' } });
+  expect(
+    (await stack.request('POST', '/api/productos', { body, headers: key({}, k) })).headers.get('idempotent-replayed'),
+  ).toBe('true');
+  expect(
+    (await stack.request('POST', '/api/productos', { body: { ...body, precio: 2 }, headers: key({}, k) })).status,
+  ).toBe(422);
+  const stale = await stack.request('PUT', `/api/productos/${created.body.id}`, {
+    body: { precio: 3 },
+    headers: { 'if-match': '"7"' },
+  });
   expect(stale.status).toBe(412);
   // 412s the BFF decides itself count too: `*` on a missing record, and a warehouse delete's early check.
-  expect((await stack.request('PUT', '/api/productos/987654', { body: { precio: 3 }, headers: { 'if-match': '*' } })).status).toBe(412);
+  expect(
+    (await stack.request('PUT', '/api/productos/987654', { body: { precio: 3 }, headers: { 'if-match': '*' } })).status,
+  ).toBe(412);
   const bodegaId = await crearBodega(stack);
-  expect((await stack.request('DELETE', `/api/bodegas/${bodegaId}?force=true`, { headers: { 'if-match': '"9"' } })).status).toBe(412);
+  expect(
+    (await stack.request('DELETE', `/api/bodegas/${bodegaId}?force=true`, { headers: { 'if-match': '"9"' } })).status,
+  ).toBe(412);
   const after = await scrape();
   expect(Object.fromEntries(OUTCOMES.map((o) => [o, after[o]! - before[o]!]))).toEqual({
     replayed: 1,

@@ -1,8 +1,17 @@
+import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  jetstream,
+  jetstreamManager,
+  type ConsumerMessages,
+  type JsMsg,
+} from '@nats-io/jetstream';
 import { connectNatsUnlessAborted, type Logger, type NatsConnection } from '@inventario/platform';
 import type { ReadCache } from './read-cache';
 import type { WriteAcks } from './write-acks';
+import { SIN_UBICAR } from '../inventario/totales-del-libro';
 
 /** A NATS user and password (the chart's `bff` user), or none. */
 type NatsCredentials = { user: string; pass: string } | undefined;
@@ -36,7 +45,7 @@ interface Envelope {
     id?: unknown;
     version?: unknown;
     operacionId?: unknown;
-    movimientos?: { bodegaId?: unknown }[];
+    movimientos?: { bodegaId?: unknown; productoId?: unknown }[];
   };
 }
 
@@ -44,7 +53,8 @@ interface Envelope {
 class UnreadableEvent extends Error {}
 
 function positiveId(value: unknown, what: string): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) throw new UnreadableEvent(`${what} is not an id`);
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0)
+    throw new UnreadableEvent(`${what} is not an id`);
   return value;
 }
 
@@ -78,7 +88,8 @@ export function startEventFollower(options: EventFollowerOptions): EventFollower
   function doubt(reason: string, err?: unknown): void {
     const wasServing = !cache.bypassed;
     cache.bypass();
-    if (wasServing && !abort.signal.aborted) logger.warn({ reason, err }, 'read cache bypassed: the event stream cannot vouch for it');
+    if (wasServing && !abort.signal.aborted)
+      logger.warn({ reason, err }, 'read cache bypassed: the event stream cannot vouch for it');
     const messages = current;
     current = undefined;
     messages?.stop();
@@ -88,7 +99,12 @@ export function startEventFollower(options: EventFollowerOptions): EventFollower
     const kind = m.subject.slice(prefix.length + 1).split('.')[0];
     if (kind !== 'producto' && kind !== 'bodega' && kind !== 'movimiento') return;
     const envelope = m.json<Envelope>();
-    if (typeof envelope !== 'object' || envelope === null || typeof envelope.data !== 'object' || envelope.data === null) {
+    if (
+      typeof envelope !== 'object' ||
+      envelope === null ||
+      typeof envelope.data !== 'object' ||
+      envelope.data === null
+    ) {
       throw new UnreadableEvent('no data');
     }
     const data = envelope.data;
@@ -105,9 +121,14 @@ export function startEventFollower(options: EventFollowerOptions): EventFollower
       if (deleted) cache.touchProductosOf(id, 'event');
       ackKey = `bodega:${id}:${deleted ? 'x' : version}`;
     } else {
-      // A stock write moves its warehouses' `ocupacion` without a BodegaActualizada.
+      // A stock write moves its warehouses' `ocupacion` without a BodegaActualizada, and its products'
+      // cantidadEnStock (their ledger total) without a ProductoActualizado. bodegaId 0 is the unlocated level, no
+      // warehouse.
       if (!Array.isArray(data.movimientos)) throw new UnreadableEvent('no movimientos');
-      for (const line of data.movimientos) cache.touch('bodega', positiveId(line.bodegaId, 'bodegaId'), 'event');
+      for (const line of data.movimientos) {
+        if (line.bodegaId !== SIN_UBICAR) cache.touch('bodega', positiveId(line.bodegaId, 'bodegaId'), 'event');
+        cache.touch('producto', positiveId(line.productoId, 'productoId'), 'event');
+      }
       ackKey = `operacion:${positiveId(data.operacionId, 'operacionId')}`;
     }
     const ackedAt = acks.take(ackKey);
@@ -123,10 +144,17 @@ export function startEventFollower(options: EventFollowerOptions): EventFollower
     const epoch = cache.epoch;
     const jsm = await jetstreamManager(connection);
     const info = await jsm.consumers.add(stream, {
+      // Named here, so the name is in the API subjects: the chart's `bff` user
+      // may create and delete consumers of its choosing, never another user's
+      // durable (docs/contract.md §5.7).
+      name: `bff-cache-${randomUUID()}`,
       deliver_policy: DeliverPolicy.New,
       ack_policy: AckPolicy.None,
       filter_subject: `${prefix}.>`,
       mem_storage: true,
+      // One copy even when the stream has three (NATS_STREAM_REPLICAS): it is re-created at every doubt, and
+      // JetStream places a three-copy consumer only on three live nodes, so with a node lost a re-created one
+      // failed until the node returned (bypassed 31 s of 50 s in test/faults/nats-cluster.test.ts; 11 s with one).
       num_replicas: 1,
       // The server removes it once nobody pulls (this replica gone, or a new consumer in its place).
       inactive_threshold: 30_000 * 1_000_000,
@@ -137,9 +165,15 @@ export function startEventFollower(options: EventFollowerOptions): EventFollower
     void (async () => {
       for await (const status of messages.status()) {
         if (
-          ['heartbeats_missed', 'consumer_not_found', 'consumer_deleted', 'stream_not_found', 'reset', 'ordered_consumer_recreated', 'no_responders'].includes(
-            status.type,
-          )
+          [
+            'heartbeats_missed',
+            'consumer_not_found',
+            'consumer_deleted',
+            'stream_not_found',
+            'reset',
+            'ordered_consumer_recreated',
+            'no_responders',
+          ].includes(status.type)
         ) {
           doubt(`subscription: ${status.type}`);
         }
@@ -154,7 +188,8 @@ export function startEventFollower(options: EventFollowerOptions): EventFollower
     let expected = 1;
     try {
       for await (const m of messages) {
-        if (m.info.deliverySequence !== expected) throw new UnreadableEvent(`delivery sequence ${m.info.deliverySequence}, expected ${expected}`);
+        if (m.info.deliverySequence !== expected)
+          throw new UnreadableEvent(`delivery sequence ${m.info.deliverySequence}, expected ${expected}`);
         expected++;
         apply(m);
       }
@@ -167,11 +202,23 @@ export function startEventFollower(options: EventFollowerOptions): EventFollower
   }
 
   async function run(): Promise<void> {
-    const connection = await connectNatsUnlessAborted(options.natsUrl, 'bff', logger, abort.signal, options.credentials);
+    const connection = await connectNatsUnlessAborted(
+      options.natsUrl,
+      'bff',
+      logger,
+      abort.signal,
+      options.credentials,
+    );
     nc = connection;
     void (async () => {
       for await (const s of connection.status()) {
-        if (s.type === 'disconnect' || s.type === 'reconnect' || s.type === 'staleConnection' || s.type === 'ldm' || s.type === 'error')
+        if (
+          s.type === 'disconnect' ||
+          s.type === 'reconnect' ||
+          s.type === 'staleConnection' ||
+          s.type === 'ldm' ||
+          s.type === 'error'
+        )
           doubt(`nats ${s.type}`);
       }
     })();

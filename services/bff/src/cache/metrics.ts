@@ -4,7 +4,9 @@ import type { CachedKind, InvalidationCause, ReadCache, ReadCacheObserver } from
 /** The read cache's series (docs/operations.md, "Read cache"). */
 export interface ReadCacheMetrics {
   observer: ReadCacheObserver;
-  /** Seconds from a write's acknowledgement (this replica's writes) or the stream's timestamp to its event applied here. */
+  /**
+   * Seconds from a write's acknowledgement (this replica's writes) or the stream's timestamp to its event applied here.
+   */
   eventDelay(seconds: number, measuredFrom: 'write_ack' | 'stream'): void;
   /** Lets the entries gauge read the cache (created after the metrics). */
   watch(cache: ReadCache): void;
@@ -53,7 +55,11 @@ export function createReadCacheMetrics(registry: Registry): ReadCacheMetrics {
       bypassedSince = now;
     },
   });
-  const bypassed = new Gauge({ name: 'bff_read_cache_bypassed', help: '1 while the read cache is bypassed, else 0', registers: [registry] });
+  const bypassed = new Gauge({
+    name: 'bff_read_cache_bypassed',
+    help: '1 while the read cache is bypassed, else 0',
+    registers: [registry],
+  });
   bypassed.set(1);
   let watched: ReadCache | undefined;
   new Gauge({

@@ -34,7 +34,10 @@ export interface ReadCacheOptions {
   maxEntries: number;
   /** Safety bound on any entry's life, whatever the events say. */
   ttlMs: number;
-  /** How many recently touched keys are remembered; older touches leave only a watermark. Default 4 x maxEntries, at least 1024. */
+  /**
+   * How many recently touched keys are remembered; older touches leave only a watermark. Default 4 x maxEntries, at
+   * least 1024.
+   */
   maxTouched?: number;
   observer?: ReadCacheObserver;
 }
@@ -142,7 +145,8 @@ export class ReadCache {
     const held = this.entries.peek(k);
     const mark = this.touched.get(k);
     // Already known to be older than what is held or was announced, or deleted: those stay the floor.
-    if ((held && held.record.version > record.version) || (mark && (mark.deleted || record.version < mark.version))) return false;
+    if ((held && held.record.version > record.version) || (mark && (mark.deleted || record.version < mark.version)))
+      return false;
     if (!this.vouchedFor(kind, record, ticket, mark)) {
       // What this read returns may be NEWER than what a fill still in flight (with a later
       // ticket but an earlier read of the database) would insert: once this read is answered,
@@ -161,7 +165,12 @@ export class ReadCache {
   }
 
   /** Nothing that could make `record` stale happened since `ticket` (see the class comment). */
-  private vouchedFor(kind: CachedKind, record: Versioned, ticket: FillTicket | undefined, mark: TouchMark | undefined): boolean {
+  private vouchedFor(
+    kind: CachedKind,
+    record: Versioned,
+    ticket: FillTicket | undefined,
+    mark: TouchMark | undefined,
+  ): boolean {
     if (!ticket || this.bypassing || ticket.epoch !== this.currentEpoch || ticket.seq < this.watermark) return false;
     if (mark && mark.seq > ticket.seq) return false;
     // A product read before its warehouse was unassigned or deleted may still name it.
@@ -179,8 +188,23 @@ export class ReadCache {
   /** Drops (and touches) every cached product whose bodegaId is `bodegaId`: its warehouse was deleted. */
   touchProductosOf(bodegaId: number, cause: InvalidationCause): void {
     for (const [k, entry] of this.entries.entries()) {
-      if (k.startsWith('p') && (entry.record as { bodegaId?: number | null }).bodegaId === bodegaId) this.touch('producto', entry.record.id, cause);
+      if (k.startsWith('p') && (entry.record as { bodegaId?: number | null }).bodegaId === bodegaId)
+        this.touch('producto', entry.record.id, cause);
     }
+  }
+
+  /**
+   * Drops every cached record of `kind` and refuses every fill in flight, without bypassing: a write
+   * whose reach within that kind is unknown (the others stay cached).
+   */
+  invalidateKind(kind: CachedKind, cause: InvalidationCause): void {
+    const prefix = key(kind, 0).slice(0, 1);
+    let count = 0;
+    for (const k of [...this.entries.keys()]) {
+      if (k.startsWith(prefix) && this.entries.delete(k)) count++;
+    }
+    this.currentEpoch++;
+    if (count > 0) this.observer?.invalidated(cause, count);
   }
 
   /** Empties the cache and refuses every fill in flight, without bypassing (a write whose reach is unknown). */
@@ -191,7 +215,10 @@ export class ReadCache {
     if (count > 0) this.observer?.invalidated(cause, count);
   }
 
-  /** A doubt about the event stream: every read goes to the service from now on, the cache is emptied, fills in flight are refused. */
+  /**
+   * A doubt about the event stream: every read goes to the service from now on, the cache is emptied, fills in flight
+   * are refused.
+   */
   bypass(): void {
     this.invalidateAll('doubt');
     if (!this.bypassing) {

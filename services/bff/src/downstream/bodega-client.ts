@@ -2,6 +2,7 @@ import {
   CreateBodegaRequest,
   DeleteBodegaRequest,
   ListBodegasRequest,
+  MarkBodegaDeletingRequest,
   UpdateBodegaRequest,
   type BodegaServiceClient,
   type ListBodegasResponse,
@@ -9,9 +10,10 @@ import {
   type CreateBodegaResponse,
   type UpdateBodegaResponse,
   type DeleteBodegaResponse,
+  type MarkBodegaDeletingResponse,
 } from '@inventario/proto';
-import type { Bodega, BodegaInput, BodegaPatch, Caller, WriteOptions } from '../inventario/model';
-import { bodegaFromProto, required, safeWriteFields } from './mapping';
+import type { Bodega, BodegaInput, BodegaPatch, Caller, Producto, WriteOptions } from '../inventario/model';
+import { bodegaFromProto, productoFromProto, required, safeWriteFields } from './mapping';
 import type { UnaryCall } from './unary-call';
 
 /** One page of a warehouse list. */
@@ -38,15 +40,35 @@ export interface BodegaClient {
   /**
    * A warehouse holding stock is refused (FailedPreconditionError, reason
    * BODEGA_CON_EXISTENCIAS) unless `retirarExistencias`: then its stock is
-   * written out in the delete's own transaction, and counted.
+   * written out in bounded transactions, at most `maxChunks` of them in this
+   * call (0: all), and counted; `pendiente` until the warehouse is gone.
    */
-  delete(caller: Caller, id: number, write?: WriteOptions, options?: { retirarExistencias?: boolean }): Promise<ExistenciasRetiradas>;
+  delete(
+    caller: Caller,
+    id: number,
+    write?: WriteOptions,
+    options?: { retirarExistencias?: boolean; maxChunks?: number; desasignarProductos?: boolean },
+  ): Promise<ExistenciasRetiradas>;
+  /**
+   * Marks the warehouse as being deleted under `write.ifMatch` (a number),
+   * in one transaction: from then on its updates and stock writes are
+   * refused (reason BODEGA_ELIMINANDOSE), so its version holds until a
+   * forced delete completes.
+   */
+  marcarEliminacion(caller: Caller, id: number, write?: WriteOptions): Promise<Bodega>;
 }
 
 /** What a warehouse delete wrote out: its levels and their units (0 and 0 without retirarExistencias). */
 export interface ExistenciasRetiradas {
   existenciasRetiradas: number;
   unidadesRetiradas: number;
+  /** A forced delete that `maxChunks` ended before the warehouse was gone. */
+  pendiente: boolean;
+  /**
+   * With desasignarProductos, the products bodega-svc had producto-svc unassign (UnassignBodega's
+   * report under the key): the first ones, as they are now, and how many.
+   */
+  desasignados: { productos: Producto[]; total: number };
 }
 
 /** BodegaPatch keys and the update_mask path each names. */
@@ -78,7 +100,11 @@ export function createBodegaClient(client: BodegaServiceClient, call: UnaryCall)
         capacidad: input.capacidad,
         requestId: safeWriteFields(write).requestId,
       });
-      const res = await call<CreateBodegaResponse>(caller, (md, o, cb) => client.createBodega(message, md, o, cb), write.onReplay);
+      const res = await call<CreateBodegaResponse>(
+        caller,
+        (md, o, cb) => client.createBodega(message, md, o, cb),
+        write.onReplay,
+      );
       return bodegaFromProto(required(res.bodega, 'bodega'));
     },
     async update(caller, id, patch, write = {}) {
@@ -89,13 +115,51 @@ export function createBodegaClient(client: BodegaServiceClient, call: UnaryCall)
         updateMask: keys.map((key) => MASK_PATHS[key]),
         ...safeWriteFields(write),
       });
-      const res = await call<UpdateBodegaResponse>(caller, (md, o, cb) => client.updateBodega(message, md, o, cb), write.onReplay);
+      const res = await call<UpdateBodegaResponse>(
+        caller,
+        (md, o, cb) => client.updateBodega(message, md, o, cb),
+        write.onReplay,
+      );
       return bodegaFromProto(required(res.bodega, 'bodega'));
     },
-    async delete(caller, id, write = {}, { retirarExistencias = false } = {}) {
-      const message = DeleteBodegaRequest.fromPartial({ id, retirarExistencias, ...safeWriteFields(write) });
-      const res = await call<DeleteBodegaResponse>(caller, (md, o, cb) => client.deleteBodega(message, md, o, cb), write.onReplay);
-      return { existenciasRetiradas: res.existenciasRetiradas, unidadesRetiradas: res.unidadesRetiradas };
+    async delete(
+      caller,
+      id,
+      write = {},
+      { retirarExistencias = false, maxChunks = 0, desasignarProductos = false } = {},
+    ) {
+      const message = DeleteBodegaRequest.fromPartial({
+        id,
+        retirarExistencias,
+        maxChunks,
+        desasignarProductos,
+        ...safeWriteFields(write),
+      });
+      const res = await call<DeleteBodegaResponse>(
+        caller,
+        (md, o, cb) => client.deleteBodega(message, md, o, cb),
+        write.onReplay,
+      );
+      const desasignados = {
+        productos: res.productosDesasignados.map(productoFromProto),
+        total: res.totalDesasignados,
+      };
+      return {
+        existenciasRetiradas: res.existenciasRetiradas,
+        unidadesRetiradas: res.unidadesRetiradas,
+        pendiente: res.pendiente,
+        desasignados,
+      };
+    },
+    async marcarEliminacion(caller, id, write = {}) {
+      const message = MarkBodegaDeletingRequest.fromPartial({
+        id,
+        expectedVersion: safeWriteFields(write).expectedVersion,
+      });
+      const res = await call<MarkBodegaDeletingResponse>(caller, (md, o, cb) =>
+        client.markBodegaDeleting(message, md, o, cb),
+      );
+      return bodegaFromProto(required(res.bodega, 'bodega'));
     },
   };
 }

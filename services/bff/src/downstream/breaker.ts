@@ -1,7 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import CircuitBreaker from 'opossum';
 import { BREAKER_EVENTS, BREAKER_STATE_VALUES, type CircuitBreakerMetrics, type Logger } from '@inventario/platform';
-import { isServiceError, NOT_BREAKER_FAILURES } from './grpc-errors';
+import { isNotBreakerFailure } from './grpc-errors';
 
 export interface BreakerOptions {
   /** How long an open breaker refuses calls before letting one through. */
@@ -35,7 +35,12 @@ export interface Breaker {
  * cancels the call (an opossum timeout would leave it running).
  * Its state and every event are exported as metrics labelled `breaker=<servicio>`.
  */
-export function createBreaker(servicio: string, options: BreakerOptions, logger: Logger, metrics: CircuitBreakerMetrics): Breaker {
+export function createBreaker(
+  servicio: string,
+  options: BreakerOptions,
+  logger: Logger,
+  metrics: CircuitBreakerMetrics,
+): Breaker {
   const breaker = new CircuitBreaker((call: () => Promise<unknown>) => call(), {
     name: servicio,
     timeout: false,
@@ -44,7 +49,7 @@ export function createBreaker(servicio: string, options: BreakerOptions, logger:
     volumeThreshold: options.volumeThreshold,
     rollingCountTimeout: options.windowMs,
     rollingCountBuckets: 10,
-    errorFilter: (err: unknown) => isServiceError(err) && NOT_BREAKER_FAILURES.has(err.code),
+    errorFilter: isNotBreakerFailure,
   });
   breaker.on('open', () => logger.warn({ servicio, retryInMs: options.resetMs }, 'circuit breaker open'));
   breaker.on('halfOpen', () => logger.info({ servicio }, 'circuit breaker half-open: trying one call'));

@@ -1,20 +1,32 @@
 import { Client, credentials, type ChannelOptions } from '@grpc/grpc-js';
-import { createCircuitBreakerMetrics, createGrpcClientMetrics, type CircuitBreakerMetrics, type GrpcMetrics, type Logger } from '@inventario/platform';
+import {
+  createCircuitBreakerMetrics,
+  createGrpcClientMetrics,
+  type CircuitBreakerMetrics,
+  type GrpcMetrics,
+  type Logger,
+} from '@inventario/platform';
 import {
   BodegaServiceClient,
   BodegaServiceService,
   ExistenciaServiceClient,
   ExistenciaServiceService,
+  IdentidadServiceClient,
+  IdentidadServiceService,
   ProductoServiceClient,
   ProductoServiceService,
+  ReservaServiceClient,
+  ReservaServiceService,
 } from '@inventario/proto';
 import { Counter, Registry } from 'prom-client';
 import type { Config } from '../config';
 import { createBodegaClient, type BodegaClient } from './bodega-client';
 import { createBreaker, type Breaker } from './breaker';
 import { createExistenciaClient, type ExistenciaClient } from './existencia-client';
-import { createHealthChecker, type HealthChecker } from './health-checker';
+import { createHealthChecker, type HealthChecker, type HealthTarget } from './health-checker';
+import { createIdentidadClient, type IdentidadClient } from './identidad-client';
 import { createProductoClient, type ProductoClient } from './producto-client';
+import { createReservaClient, type ReservaClient } from './reserva-client';
 import { createUnaryCall } from './unary-call';
 
 /** Everything the BFF calls, created once per process. */
@@ -23,6 +35,10 @@ export interface Downstream {
   bodegas: BodegaClient;
   /** bodega-svc's stock levels and ledger. */
   existencias: ExistenciaClient;
+  /** identidad-svc, when IDENTIDAD_SVC_ADDR is set (issue 26). */
+  identidad?: IdentidadClient;
+  /** bodega-svc's reservations (docs/contract.md §13). */
+  reservas: ReservaClient;
   health: HealthChecker;
   /** Stops the breakers and closes both channels (in-flight calls end with CANCELLED). */
   close(): void;
@@ -37,13 +53,22 @@ export interface DownstreamMetrics {
 }
 
 /** The outcomes bff_safe_write_outcomes_total counts. */
-export const SAFE_WRITE_OUTCOMES = ['replayed', 'version_mismatch', 'idempotency_key_in_use', 'idempotency_key_reused'] as const;
+export const SAFE_WRITE_OUTCOMES = [
+  'replayed',
+  'version_mismatch',
+  'idempotency_key_in_use',
+  'idempotency_key_reused',
+] as const;
 
-/** The downstream metrics on `registry`, every known series at 0. */
-export function createDownstreamMetrics(registry: Registry): DownstreamMetrics {
+/** The downstream metrics on `registry`, every known series at 0 (identidad-svc's when the BFF calls it). */
+export function createDownstreamMetrics(registry: Registry, withIdentidad = false): DownstreamMetrics {
+  const services = [ProductoServiceService, BodegaServiceService, ExistenciaServiceService, ReservaServiceService];
   return {
-    grpcClient: createGrpcClientMetrics(registry, [ProductoServiceService, BodegaServiceService, ExistenciaServiceService]),
-    breakers: createCircuitBreakerMetrics(registry, ['producto-svc', 'bodega-svc']),
+    grpcClient: createGrpcClientMetrics(registry, withIdentidad ? [...services, IdentidadServiceService] : services),
+    breakers: createCircuitBreakerMetrics(
+      registry,
+      withIdentidad ? ['producto-svc', 'bodega-svc', 'identidad-svc'] : ['producto-svc', 'bodega-svc'],
+    ),
     safeWrites: createSafeWriteMetric(registry),
   };
 }
@@ -112,7 +137,11 @@ function channelOptions(keepalive: Config['keepalive']): ChannelOptions {
  * the BFF starts here. Without `metrics` (the seed command) they are
  * recorded on a registry nobody serves.
  */
-export function createDownstream(config: Config, logger: Logger, metrics = createDownstreamMetrics(new Registry())): Downstream {
+export function createDownstream(
+  config: Config,
+  logger: Logger,
+  metrics = createDownstreamMetrics(new Registry()),
+): Downstream {
   const retryAfterSeconds = Math.max(1, Math.ceil(config.breaker.resetMs / 1000));
   const insecure = credentials.createInsecure();
 
@@ -120,7 +149,12 @@ export function createDownstream(config: Config, logger: Logger, metrics = creat
   const productoGrpc = new ProductoServiceClient(config.productoSvcAddr, insecure, options);
   const bodegaGrpc = new BodegaServiceClient(config.bodegaSvcAddr, insecure, options);
   // bodega-svc serves both services: one channel, so one breaker and one set of connections judge its health.
-  const existenciaGrpc = new ExistenciaServiceClient(config.bodegaSvcAddr, insecure, { channelOverride: bodegaGrpc.getChannel() });
+  const existenciaGrpc = new ExistenciaServiceClient(config.bodegaSvcAddr, insecure, {
+    channelOverride: bodegaGrpc.getChannel(),
+  });
+  const reservaGrpc = new ReservaServiceClient(config.bodegaSvcAddr, insecure, {
+    channelOverride: bodegaGrpc.getChannel(),
+  });
   const productoBreaker: Breaker = createBreaker('producto-svc', config.breaker, logger, metrics.breakers);
   const bodegaBreaker: Breaker = createBreaker('bodega-svc', config.breaker, logger, metrics.breakers);
   const call = (servicio: string, breaker: Breaker) =>
@@ -132,6 +166,25 @@ export function createDownstream(config: Config, logger: Logger, metrics = creat
       metrics: metrics.grpcClient,
       safeWrites: metrics.safeWrites,
     });
+
+  // identidad-svc has a channel and breaker of its own: a slow login must not open the stock services' breakers.
+  const identidadGrpc = config.identidadSvcAddr
+    ? new IdentidadServiceClient(config.identidadSvcAddr, insecure, options)
+    : undefined;
+  const identidadBreaker = identidadGrpc
+    ? createBreaker('identidad-svc', config.breaker, logger, metrics.breakers)
+    : undefined;
+  const identidadHealth: HealthTarget[] =
+    identidadGrpc && identidadBreaker && config.identidadSvcAddr
+      ? [
+          {
+            name: 'identidadSvc',
+            client: new Client(config.identidadSvcAddr, insecure, { channelOverride: identidadGrpc.getChannel() }),
+            service: 'inventario.v1.IdentidadService',
+            breaker: identidadBreaker,
+          },
+        ]
+      : [];
 
   const health = createHealthChecker(
     [
@@ -147,6 +200,7 @@ export function createDownstream(config: Config, logger: Logger, metrics = creat
         service: 'inventario.v1.BodegaService',
         breaker: bodegaBreaker,
       },
+      ...identidadHealth,
     ],
     config.healthCheckTimeoutMs,
   );
@@ -156,12 +210,19 @@ export function createDownstream(config: Config, logger: Logger, metrics = creat
     productos: createProductoClient(productoGrpc, call('producto-svc', productoBreaker)),
     bodegas: createBodegaClient(bodegaGrpc, bodegaCall),
     existencias: createExistenciaClient(existenciaGrpc, bodegaCall),
+    reservas: createReservaClient(reservaGrpc, bodegaCall),
+    identidad:
+      identidadGrpc && identidadBreaker
+        ? createIdentidadClient(identidadGrpc, call('identidad-svc', identidadBreaker))
+        : undefined,
     health,
     close() {
       productoBreaker.shutdown();
       bodegaBreaker.shutdown();
+      identidadBreaker?.shutdown();
       productoGrpc.close();
       bodegaGrpc.close();
+      identidadGrpc?.close();
     },
   };
 }

@@ -1,6 +1,7 @@
-import { NotFoundError } from '@inventario/platform';
+import { formatLocalUtc } from '@inventario/platform';
 import {
   AsignarExistenciaRequest,
+  CambiarUmbralMinimoRequest,
   ListExistenciasRequest,
   ListMovimientosRequest,
   RegistrarMovimientoRequest,
@@ -9,8 +10,10 @@ import {
   TipoMovimiento as TipoMovimientoProto,
   TransferirRequest,
   type AsignarExistenciaResponse,
+  type CambiarUmbralMinimoResponse,
   type ExistenciaServiceClient,
   type GetExistenciaResponse,
+  type GetTotalesDeProductosResponse,
   type GetOperacionResponse,
   type ListExistenciasResponse,
   type ListMovimientosResponse,
@@ -40,6 +43,7 @@ import {
   movimientoFromProto,
   operacionFromProto,
   required,
+  nivelWriteFields,
   safeWriteFields,
   tipoMovimientoCodec,
 } from './mapping';
@@ -66,13 +70,14 @@ export interface RetiroDeExistencia {
   cantidadRetirada: number;
   /** The RETIRO operation; null when there was no level. */
   operacion: Operacion | null;
+  /** Whether the product's bodegaId named the warehouse and bodega-svc had producto-svc clear it. */
+  desasignado: boolean;
 }
 
 /**
  * bodega-svc's ExistenciaService as the BFF uses it, in model types. Writes
  * take the request's WriteOptions: its idempotency key, and for the writes
- * of one level a numeric `ifMatch`, the level's version (`*` is the use
- * case's to check, ExistenciaService has no "must exist" condition).
+ * of one level its `ifMatch` (nivelWriteFields).
  */
 export interface ExistenciaClient {
   asignar(
@@ -80,16 +85,50 @@ export interface ExistenciaClient {
     request: { bodegaId: number; productoId: number; cantidad: number; umbralMinimo?: number | null },
     write?: WriteOptions,
   ): Promise<AsignacionResult>;
+  /**
+   * The older gateway's removal: the level written out and the product's bodegaId cleared if it names the warehouse
+   * (one call).
+   */
   retirar(caller: Caller, bodegaId: number, productoId: number, write?: WriteOptions): Promise<RetiroDeExistencia>;
-  registrarMovimiento(caller: Caller, bodegaId: number, input: MovimientoInput, write?: WriteOptions): Promise<Operacion>;
+  /** The threshold of an existing level (null removes it); no line. */
+  cambiarUmbral(
+    caller: Caller,
+    request: { bodegaId: number; productoId: number; umbralMinimo: number | null },
+    write?: WriteOptions,
+  ): Promise<Existencia>;
+  registrarMovimiento(
+    caller: Caller,
+    bodegaId: number,
+    input: MovimientoInput,
+    write?: WriteOptions,
+  ): Promise<Operacion>;
   transferir(caller: Caller, input: TransferenciaInput, write?: WriteOptions): Promise<Operacion>;
-  revertir(caller: Caller, operacionId: number, comentario: string | null | undefined, write?: WriteOptions): Promise<Operacion>;
+  revertir(
+    caller: Caller,
+    operacionId: number,
+    comentario: string | null | undefined,
+    write?: WriteOptions,
+  ): Promise<Operacion>;
   get(caller: Caller, bodegaId: number, productoId: number): Promise<Existencia>;
   list(caller: Caller, request: ExistenciaFilter & { pageSize: number; pageToken?: string }): Promise<ExistenciaPage>;
   getOperacion(caller: Caller, id: number): Promise<Operacion>;
-  listMovimientos(caller: Caller, request: MovimientoFilter & { pageSize: number; pageToken?: string }): Promise<MovimientoPage>;
+  listMovimientos(
+    caller: Caller,
+    request: MovimientoFilter & { pageSize: number; pageToken?: string },
+  ): Promise<MovimientoPage>;
   verificar(caller: Caller): Promise<VerificacionExistencias>;
+  /** Each product's ledger total (docs/contract.md §10.6), by id; one call per TOTALES_POR_LLAMADA ids. */
+  totales(caller: Caller, productoIds: readonly number[]): Promise<Map<number, TotalDeProducto>>;
 }
+
+/** A product's units: every level, the unlocated one included (`sinUbicar`). */
+export interface TotalDeProducto {
+  total: number;
+  sinUbicar: number;
+}
+
+/** bodega-svc's bound on one GetTotalesDeProductos (its id filters'). */
+export const TOTALES_POR_LLAMADA = 1000;
 
 /** Calls go through bodega-svc's UnaryCall: its channel, breaker and deadline. */
 export function createExistenciaClient(client: ExistenciaServiceClient, call: UnaryCall): ExistenciaClient {
@@ -102,21 +141,53 @@ export function createExistenciaClient(client: ExistenciaServiceClient, call: Un
         umbralMinimo: request.umbralMinimo ?? undefined,
         // null clears the threshold; absent keeps it.
         quitarUmbralMinimo: request.umbralMinimo === null ? true : undefined,
-        ...safeWriteFields(write),
+        ...nivelWriteFields(write),
+        // A public assignment sets an existing level only under its version (issue 21, item 11).
+        versionRequerida: true,
       });
-      const res = await call<AsignarExistenciaResponse>(caller, (md, o, cb) => client.asignarExistencia(message, md, o, cb), write.onReplay);
-      return { existencia: existenciaFromProto(required(res.existencia, 'existencia')), operacion: operacionFromProto(required(res.operacion, 'operacion')) };
+      const res = await call<AsignarExistenciaResponse>(
+        caller,
+        (md, o, cb) => client.asignarExistencia(message, md, o, cb),
+        write.onReplay,
+      );
+      return {
+        existencia: existenciaFromProto(required(res.existencia, 'existencia')),
+        operacion: operacionFromProto(required(res.operacion, 'operacion')),
+      };
+    },
+    async cambiarUmbral(caller, { bodegaId, productoId, umbralMinimo }, write = {}) {
+      const message = CambiarUmbralMinimoRequest.fromPartial({
+        bodegaId,
+        productoId,
+        ...(umbralMinimo === null ? { quitarUmbralMinimo: true } : { umbralMinimo }),
+        ...nivelWriteFields(write),
+      });
+      const res = await call<CambiarUmbralMinimoResponse>(
+        caller,
+        (md, o, cb) => client.cambiarUmbralMinimo(message, md, o, cb),
+        write.onReplay,
+      );
+      return existenciaFromProto(required(res.existencia, 'existencia'));
     },
     async retirar(caller, bodegaId, productoId, write = {}) {
-      const message = RetirarExistenciaRequest.fromPartial({ bodegaId, productoId, ...safeWriteFields(write) });
-      try {
-        const res = await call<RetirarExistenciaResponse>(caller, (md, o, cb) => client.retirarExistencia(message, md, o, cb), write.onReplay);
-        return { existia: true, cantidadRetirada: res.cantidadRetirada, operacion: operacionFromProto(required(res.operacion, 'operacion')) };
-      } catch (err) {
-        // No level here: nothing was written (nor a key recorded); the warehouse exists.
-        if (err instanceof NotFoundError && err.reason === 'SIN_EXISTENCIAS') return { existia: false, cantidadRetirada: 0, operacion: null };
-        throw err;
-      }
+      // The product out of the warehouse altogether: its level and, in producto-svc, its bodegaId.
+      const message = RetirarExistenciaRequest.fromPartial({
+        bodegaId,
+        productoId,
+        ...nivelWriteFields(write),
+        desasignar: true,
+      });
+      const res = await call<RetirarExistenciaResponse>(
+        caller,
+        (md, o, cb) => client.retirarExistencia(message, md, o, cb),
+        write.onReplay,
+      );
+      return {
+        existia: res.existia,
+        cantidadRetirada: res.cantidadRetirada,
+        operacion: res.operacion ? operacionFromProto(res.operacion) : null,
+        desasignado: res.desasignado,
+      };
     },
     async registrarMovimiento(caller, bodegaId, input, write = {}) {
       const message = RegistrarMovimientoRequest.fromPartial({
@@ -127,9 +198,13 @@ export function createExistenciaClient(client: ExistenciaServiceClient, call: Un
         // Absent: UNSPECIFIED, which the service reads as the tipo's default.
         motivo: input.motivo === undefined ? undefined : motivoMovimientoCodec.toProto(input.motivo),
         comentario: input.comentario ?? undefined,
-        ...safeWriteFields(write),
+        ...nivelWriteFields(write),
       });
-      const res = await call<RegistrarMovimientoResponse>(caller, (md, o, cb) => client.registrarMovimiento(message, md, o, cb), write.onReplay);
+      const res = await call<RegistrarMovimientoResponse>(
+        caller,
+        (md, o, cb) => client.registrarMovimiento(message, md, o, cb),
+        write.onReplay,
+      );
       return operacionFromProto(required(res.operacion, 'operacion'));
     },
     async transferir(caller, input, write = {}) {
@@ -141,7 +216,11 @@ export function createExistenciaClient(client: ExistenciaServiceClient, call: Un
         comentario: input.comentario ?? undefined,
         requestId: safeWriteFields(write).requestId,
       });
-      const res = await call<TransferirResponse>(caller, (md, o, cb) => client.transferir(message, md, o, cb), write.onReplay);
+      const res = await call<TransferirResponse>(
+        caller,
+        (md, o, cb) => client.transferir(message, md, o, cb),
+        write.onReplay,
+      );
       return operacionFromProto(required(res.operacion, 'operacion'));
     },
     async revertir(caller, operacionId, comentario, write = {}) {
@@ -150,11 +229,17 @@ export function createExistenciaClient(client: ExistenciaServiceClient, call: Un
         comentario: comentario ?? undefined,
         requestId: safeWriteFields(write).requestId,
       });
-      const res = await call<RevertirOperacionResponse>(caller, (md, o, cb) => client.revertirOperacion(message, md, o, cb), write.onReplay);
+      const res = await call<RevertirOperacionResponse>(
+        caller,
+        (md, o, cb) => client.revertirOperacion(message, md, o, cb),
+        write.onReplay,
+      );
       return operacionFromProto(required(res.operacion, 'operacion'));
     },
     async get(caller, bodegaId, productoId) {
-      const res = await call<GetExistenciaResponse>(caller, (md, o, cb) => client.getExistencia({ bodegaId, productoId }, md, o, cb));
+      const res = await call<GetExistenciaResponse>(caller, (md, o, cb) =>
+        client.getExistencia({ bodegaId, productoId }, md, o, cb),
+      );
       return existenciaFromProto(required(res.existencia, 'existencia'));
     },
     async list(caller, request) {
@@ -164,7 +249,9 @@ export function createExistenciaClient(client: ExistenciaServiceClient, call: Un
         bodegaIds: [...(request.bodegaIds ?? [])],
         productoIds: [...(request.productoIds ?? [])],
       });
-      const res = await call<ListExistenciasResponse>(caller, (md, o, cb) => client.listExistencias(message, md, o, cb));
+      const res = await call<ListExistenciasResponse>(caller, (md, o, cb) =>
+        client.listExistencias(message, md, o, cb),
+      );
       return { existencias: res.existencias.map(existenciaFromProto), nextPageToken: res.nextPageToken };
     },
     async getOperacion(caller, id) {
@@ -177,22 +264,56 @@ export function createExistenciaClient(client: ExistenciaServiceClient, call: Un
         pageToken: request.pageToken ?? '',
         bodegaId: request.bodegaId,
         productoId: request.productoId,
-        tipo: request.tipo === undefined ? TipoMovimientoProto.TIPO_MOVIMIENTO_UNSPECIFIED : tipoMovimientoCodec.toProto(request.tipo),
+        tipo:
+          request.tipo === undefined
+            ? TipoMovimientoProto.TIPO_MOVIMIENTO_UNSPECIFIED
+            : tipoMovimientoCodec.toProto(request.tipo),
         desde: request.desde,
         hasta: request.hasta,
         operacionId: request.operacionId,
       });
-      const res = await call<ListMovimientosResponse>(caller, (md, o, cb) => client.listMovimientos(message, md, o, cb));
+      const res = await call<ListMovimientosResponse>(caller, (md, o, cb) =>
+        client.listMovimientos(message, md, o, cb),
+      );
       return { movimientos: res.movimientos.map(movimientoFromProto), nextPageToken: res.nextPageToken };
     },
     async verificar(caller) {
-      const res = await call<VerificarExistenciasResponse>(caller, (md, o, cb) => client.verificarExistencias({}, md, o, cb));
+      const res = await call<VerificarExistenciasResponse>(caller, (md, o, cb) =>
+        client.verificarExistencias({}, md, o, cb),
+      );
       return {
         consistente: res.consistente,
         diferencias: res.diferencias.map(diferenciaFromProto),
         nivelesVerificados: res.nivelesVerificados,
         bodegasVerificadas: res.bodegasVerificadas,
+        diferenciasReservas: res.diferenciasReservas.map((d) => ({
+          tipo: d.tipo,
+          reservaId: d.reservaId === 0 ? null : d.reservaId,
+          bodegaId: d.bodegaId === 0 ? null : d.bodegaId,
+          productoId: d.productoId === 0 ? null : d.productoId,
+          registrado: Number(d.registrado),
+          calculado: Number(d.calculado),
+        })),
+        // Absent from a bodega-svc that verified on the call itself.
+        ...(res.verificadoEn ? { verificadoEn: formatLocalUtc(res.verificadoEn) } : {}),
       };
+    },
+
+    async totales(caller, productoIds) {
+      const ids = [...new Set(productoIds)];
+      const out = new Map<number, TotalDeProducto>();
+      const chunks: number[][] = [];
+      for (let i = 0; i < ids.length; i += TOTALES_POR_LLAMADA) chunks.push(ids.slice(i, i + TOTALES_POR_LLAMADA));
+      const answers = await Promise.all(
+        chunks.map((chunk) =>
+          call<GetTotalesDeProductosResponse>(caller, (md, o, cb) =>
+            client.getTotalesDeProductos({ productoIds: chunk }, md, o, cb),
+          ),
+        ),
+      );
+      for (const res of answers)
+        for (const t of res.totales) out.set(t.productoId, { total: Number(t.total), sinUbicar: Number(t.sinUbicar) });
+      return out;
     },
   };
 }

@@ -68,7 +68,10 @@ export function createHealthChecker(targets: HealthTarget[], timeoutMs: number):
     const components: Record<string, ComponentHealth> = {};
     targets.forEach((target, i) => {
       const grpc = answers[i] ?? 'UNKNOWN';
-      components[target.name] = { status: grpc === 'SERVING' ? 'UP' : 'DOWN', details: { grpc, breaker: target.breaker.state() } };
+      components[target.name] = {
+        status: grpc === 'SERVING' ? 'UP' : 'DOWN',
+        details: { grpc, breaker: target.breaker.state() },
+      };
     });
     const up = Object.values(components).every((c) => c.status === 'UP');
     return { status: up ? 'UP' : 'DOWN', components };

@@ -37,7 +37,22 @@ export function required<T>(value: T | undefined, what: string): T {
 
 /** The request fields of a safe write: its key (AIP-155 request_id) and the version it expects. */
 export function safeWriteFields(write: WriteOptions): { requestId: string; expectedVersion: number | undefined } {
-  return { requestId: write.idempotencyKey ?? '', expectedVersion: typeof write.ifMatch === 'number' ? write.ifMatch : undefined };
+  return {
+    requestId: write.idempotencyKey ?? '',
+    expectedVersion: typeof write.ifMatch === 'number' ? write.ifMatch : undefined,
+  };
+}
+
+/**
+ * A write of one level: `*` asks that the level exist, and a tag that can never match (0) asks for
+ * version 0 of an existing level, so bodega-svc answers 412 with the level's version (§10.2).
+ */
+export function nivelWriteFields(write: WriteOptions): {
+  requestId: string;
+  expectedVersion: number | undefined;
+  requiereNivel: boolean | undefined;
+} {
+  return { ...safeWriteFields(write), requiereNivel: write.ifMatch === '*' || write.ifMatch === 0 ? true : undefined };
 }
 
 function timestamp(date: Date | undefined, what: string): string {
@@ -102,6 +117,8 @@ export function existenciaFromProto(e: ExistenciaProto): Existencia {
     version: e.version,
     fechaCreacion: timestamp(e.fechaCreacion, 'existencia.fechaCreacion'),
     fechaActualizacion: timestamp(e.fechaActualizacion, 'existencia.fechaActualizacion'),
+    reservada: e.reservada,
+    disponible: e.disponible,
   };
 }
 
@@ -137,7 +154,8 @@ export function operacionFromProto(o: OperacionProto): Operacion {
 }
 
 export function diferenciaFromProto(d: DiferenciaExistenciaProto): DiferenciaExistencia {
-  if (d.tipo !== 'NIVEL' && d.tipo !== 'OCUPACION') throw new Error(`downstream diferencia.tipo ${JSON.stringify(d.tipo)} outside the contract`);
+  if (d.tipo !== 'NIVEL' && d.tipo !== 'OCUPACION')
+    throw new Error(`downstream diferencia.tipo ${JSON.stringify(d.tipo)} outside the contract`);
   return {
     tipo: d.tipo,
     bodegaId: d.bodegaId,

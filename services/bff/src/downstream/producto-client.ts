@@ -51,6 +51,8 @@ export interface ProductoPageRequest {
   includeTotalSize?: boolean;
   /** Ask for the page in the REST JSON form (ListProductos' rest_json), to pass through. */
   restJson?: boolean;
+  /** Leave `descripcion` out (read_mask without it): it comes null. */
+  sinDescripcion?: boolean;
 }
 
 /** producto-svc as the BFF uses it, in model types. */
@@ -78,6 +80,28 @@ const MASK_PATHS: Record<keyof ProductoPatch, string> = {
   bodegaId: 'bodega_id',
 };
 
+/** ListProductos' read_mask for every field but `descripcion`. */
+/**
+ * Created products whose cantidadEnStock is already their ledger total (issue 23): producto-svc's
+ * create answered it (CreateProductoResponse.cantidad_del_libro) from a call that was not a replay,
+ * so the gateway need not ask bodega-svc for it again (inventario/totales-del-libro.ts).
+ */
+const conTotalDelLibro = new WeakSet<Producto>();
+
+/** Whether `producto` came from a create whose answer carried its ledger total. */
+export const traeTotalDelLibro = (producto: Producto): boolean => conTotalDelLibro.has(producto);
+
+const SIN_DESCRIPCION = [
+  'id',
+  'nombre',
+  'precio',
+  'cantidad_en_stock',
+  'bodega_id',
+  'fecha_creacion',
+  'fecha_actualizacion',
+  'version',
+];
+
 export function createProductoClient(client: ProductoServiceClient, call: UnaryCall): ProductoClient {
   return {
     async list(caller, request) {
@@ -90,6 +114,7 @@ export function createProductoClient(client: ProductoServiceClient, call: UnaryC
         nombreContains: request.nombreContains ?? '',
         includeTotalSize: request.includeTotalSize ?? false,
         restJson: request.restJson ?? false,
+        readMask: request.sinDescripcion ? SIN_DESCRIPCION : undefined,
       });
       const res = await call<ListProductosResponse>(caller, (md, o, cb) => client.listProductos(message, md, o, cb));
       const page: ProductoPage = { productos: res.productos.map(productoFromProto), nextPageToken: res.nextPageToken };
@@ -111,8 +136,21 @@ export function createProductoClient(client: ProductoServiceClient, call: UnaryC
         bodegaId: input.bodegaId ?? undefined,
         requestId: safeWriteFields(write).requestId,
       });
-      const res = await call<CreateProductoResponse>(caller, (md, o, cb) => client.createProducto(message, md, o, cb), write.onReplay);
-      return productoFromProto(required(res.producto, 'producto'));
+      let replayed = false;
+      const res = await call<CreateProductoResponse>(
+        caller,
+        (md, o, cb) => client.createProducto(message, md, o, cb),
+        () => {
+          replayed = true;
+          write.onReplay?.();
+        },
+      );
+      const producto = productoFromProto(required(res.producto, 'producto'));
+      // A replay's figure is the first call's; an older service sends none: either way bodega-svc is asked.
+      if (replayed || res.cantidadDelLibro === undefined) return producto;
+      const conTotal = { ...producto, cantidadEnStock: Number(res.cantidadDelLibro) };
+      conTotalDelLibro.add(conTotal);
+      return conTotal;
     },
     async update(caller, id, patch, write = {}) {
       const keys = (Object.keys(MASK_PATHS) as (keyof ProductoPatch)[]).filter((key) => patch[key] !== undefined);
@@ -129,16 +167,32 @@ export function createProductoClient(client: ProductoServiceClient, call: UnaryC
         updateMask: keys.map((key) => MASK_PATHS[key]),
         ...safeWriteFields(write),
       });
-      const res = await call<UpdateProductoResponse>(caller, (md, o, cb) => client.updateProducto(message, md, o, cb), write.onReplay);
+      const res = await call<UpdateProductoResponse>(
+        caller,
+        (md, o, cb) => client.updateProducto(message, md, o, cb),
+        write.onReplay,
+      );
       return productoFromProto(required(res.producto, 'producto'));
     },
     async delete(caller, id, write = {}) {
       const message = DeleteProductoRequest.fromPartial({ id, ...safeWriteFields(write) });
-      await call<DeleteProductoResponse>(caller, (md, o, cb) => client.deleteProducto(message, md, o, cb), write.onReplay);
+      await call<DeleteProductoResponse>(
+        caller,
+        (md, o, cb) => client.deleteProducto(message, md, o, cb),
+        write.onReplay,
+      );
     },
     async unassignBodega(caller, bodegaId, write = {}, maxChunks = 0) {
-      const message = UnassignBodegaRequest.fromPartial({ bodegaId, requestId: safeWriteFields(write).requestId, maxChunks });
-      const res = await call<UnassignBodegaResponse>(caller, (md, o, cb) => client.unassignBodega(message, md, o, cb), write.onReplay);
+      const message = UnassignBodegaRequest.fromPartial({
+        bodegaId,
+        requestId: safeWriteFields(write).requestId,
+        maxChunks,
+      });
+      const res = await call<UnassignBodegaResponse>(
+        caller,
+        (md, o, cb) => client.unassignBodega(message, md, o, cb),
+        write.onReplay,
+      );
       return { productos: res.productos.map(productoFromProto), total: res.totalUnassigned, complete: res.complete };
     },
   };

@@ -1,5 +1,10 @@
 import type { CallOptions, ClientUnaryCall, Metadata, ServiceError } from '@grpc/grpc-js';
-import { grpcClientMetricsInterceptor, grpcClientTracing, REPLAYED_METADATA_KEY, type GrpcMetrics } from '@inventario/platform';
+import {
+  grpcClientMetricsInterceptor,
+  grpcClientTracing,
+  REPLAYED_METADATA_KEY,
+  type GrpcMetrics,
+} from '@inventario/platform';
 import type { Counter } from 'prom-client';
 import type { Caller } from '../inventario/model';
 import type { Breaker } from './breaker';
@@ -50,8 +55,10 @@ export function createUnaryCall(options: UnaryCallOptions): UnaryCall {
       response = await options.breaker.run(
         () =>
           new Promise<Res>((resolve, reject) => {
-            const call = start(callerMetadata(caller), { deadline: Date.now() + options.deadlineMs, interceptors }, (err, res) =>
-              err ? reject(err) : resolve(res),
+            const call = start(
+              callerMetadata(caller),
+              { deadline: Date.now() + options.deadlineMs, interceptors },
+              (err, res) => (err ? reject(err) : resolve(res)),
             );
             // Response headers arrive before the message, so this is known when the callback runs.
             call.on('metadata', (metadata: Metadata) => {

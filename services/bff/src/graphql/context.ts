@@ -15,7 +15,14 @@ export type GraphqlContext = {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type FieldResolver = GraphQLFieldResolver<any, GraphqlContext, any>;
 
-export function createGraphqlContext(inventario: InventarioApi, caller: Caller, limits: ExecutionLimits, exactVariables?: ExactVariables): GraphqlContext {
-  const guard = createExecutionGuard(limits);
+/** `clientGone`: aborted when the HTTP client disconnects, which stops the request's reads. */
+export function createGraphqlContext(
+  inventario: InventarioApi,
+  caller: Caller,
+  limits: ExecutionLimits,
+  exactVariables?: ExactVariables,
+  clientGone?: AbortSignal,
+): GraphqlContext {
+  const guard = createExecutionGuard(limits, Date.now, clientGone);
   return { caller, loaders: createLoaders(inventario, caller, guard), guard, exactVariables };
 }

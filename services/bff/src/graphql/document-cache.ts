@@ -1,4 +1,11 @@
-import { GraphQLError, parse as graphqlParse, validate as graphqlValidate, type DocumentNode, type ParseOptions, type Source } from 'graphql';
+import {
+  GraphQLError,
+  parse as graphqlParse,
+  validate as graphqlValidate,
+  type DocumentNode,
+  type ParseOptions,
+  type Source,
+} from 'graphql';
 import { LRUCache } from 'lru-cache';
 import { CLASSIFICATION, withClassification } from './errors';
 
@@ -15,7 +22,11 @@ export interface DocumentCache {
   validate: typeof graphqlValidate;
 }
 
-export const DEFAULT_DOCUMENT_CACHE: DocumentCacheOptions = { maxEntries: 500, maxQueryLength: 16_384, maxTokens: 5_000 };
+export const DEFAULT_DOCUMENT_CACHE: DocumentCacheOptions = {
+  maxEntries: 500,
+  maxQueryLength: 16_384,
+  maxTokens: 5_000,
+};
 
 /**
  * Parses and validates each distinct query text once. Validation errors are kept by document, so
@@ -49,7 +60,9 @@ export function createDocumentCache(options: DocumentCacheOptions = DEFAULT_DOCU
     validate(schema, document, rules, validationOptions, typeInfo) {
       const cached = validations.get(document);
       if (cached) return cached;
-      const errors = graphqlValidate(schema, document, rules, validationOptions, typeInfo).map((err) => withClassification(err, CLASSIFICATION.validation));
+      const errors = graphqlValidate(schema, document, rules, validationOptions, typeInfo).map((err) =>
+        withClassification(err, CLASSIFICATION.validation),
+      );
       validations.set(document, errors);
       return errors;
     },

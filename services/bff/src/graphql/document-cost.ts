@@ -1,4 +1,11 @@
-import { GraphQLError, Kind, type ASTVisitor, type SelectionSetNode, type ValidationContext, type ValidationRule } from 'graphql';
+import {
+  GraphQLError,
+  Kind,
+  type ASTVisitor,
+  type SelectionSetNode,
+  type ValidationContext,
+  type ValidationRule,
+} from 'graphql';
 
 /**
  * Bounds padding (the same field selected hundreds of times), which no depth or result bound sees.

@@ -32,9 +32,16 @@ const BY_DOMAIN_CODE: Readonly<Record<DomainError['code'], Classification>> = {
   UNAVAILABLE: CLASSIFICATION.unavailable,
   // A service's RESOURCE_EXHAUSTED reaches the BFF as a plain failure (toDomainError); listed for completeness.
   RESOURCE_EXHAUSTED: CLASSIFICATION.internal,
+  // identidad-svc's refusals (issue 26); the services the BFF calls today never answer them.
+  UNAUTHENTICATED: CLASSIFICATION.forbidden,
+  PERMISSION_DENIED: CLASSIFICATION.forbidden,
 };
 
-export function withClassification(err: GraphQLError, classification: Classification, extra: Record<string, unknown> = {}): GraphQLError {
+export function withClassification(
+  err: GraphQLError,
+  classification: Classification,
+  extra: Record<string, unknown> = {},
+): GraphQLError {
   return new GraphQLError(err.message, {
     nodes: err.nodes,
     source: err.source,
@@ -58,7 +65,9 @@ export const REQUEST_ERROR_TEXT: Readonly<Record<string, string>> = {
   'Unparsable URL': 'Los parámetros de la URL no son válidos (variables y extensions deben ser JSON)',
 };
 
-function classificationOf(original: Error): { classification: Classification; extra?: Record<string, unknown> } | undefined {
+function classificationOf(
+  original: Error,
+): { classification: Classification; extra?: Record<string, unknown> } | undefined {
   if (original instanceof ServicioNoDisponibleError) {
     return { classification: CLASSIFICATION.unavailable, extra: { retryAfterSeconds: original.retryAfterSeconds } };
   }

@@ -8,10 +8,18 @@ import {
   isListType,
   isNonNullType,
   isObjectType,
+  Kind,
+  OperationTypeNode,
+  getLocation,
+  visit,
+  type DocumentNode,
   type ExecutionArgs,
+  type FieldNode,
+  type SourceLocation,
   type ExecutionResult,
   type GraphQLSchema,
 } from 'graphql';
+import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { FieldResolver } from './context';
 import type { GraphqlContext } from './context';
 import { CLASSIFICATION } from './errors';
@@ -40,16 +48,32 @@ export interface ExecutionGuard {
   readonly failure: GraphQLError | undefined;
   check(): void;
   count(nodes: number): void;
+  /** What the cap leaves once the nodes counted and those reserved by lists being read are taken. */
   remainingNodes(): number;
+  /**
+   * Reads one list (or one batch of lists) of at most `first` items, all when absent, within the
+   * node cap, so a request's memory is bounded before any read starts: the list reserves what it
+   * may yield from what remains, waiting while lists read beside it hold all of it; `read` gets the
+   * most rows it may read (one more than its share shows the cap passed); its items are counted
+   * before a waiting list is let in (the resolver's field is then not counted again).
+   */
+  readList<T>(first: number | undefined, read: (limit: number) => Promise<T[]>): Promise<T[]>;
+  /** Lists whose items a readList already counted (a batch's lists, dealt out to their parents). */
+  markCounted(lists: Iterable<unknown[]>): void;
+  /** Whether `value` was counted by readList (once: a second sighting counts). */
+  takeCounted(value: unknown): boolean;
   msLeft(): number;
   /** The timer's way in, when no resolver is running to notice the deadline. */
   expire(): void;
 }
 
 export function nodeCapError(maxNodes: number): GraphQLError {
-  return new GraphQLError(`La consulta supera el máximo de ${maxNodes} nodos de resultado: pida menos elementos con first y after`, {
-    extensions: { classification: CLASSIFICATION.validation },
-  });
+  return new GraphQLError(
+    `La consulta supera el máximo de ${maxNodes} nodos de resultado: pida menos elementos con first y after`,
+    {
+      extensions: { classification: CLASSIFICATION.validation },
+    },
+  );
 }
 
 export function deadlineError(deadlineMs: number): GraphQLError {
@@ -58,21 +82,43 @@ export function deadlineError(deadlineMs: number): GraphQLError {
   });
 }
 
-export function createExecutionGuard(limits: ExecutionLimits, now: () => number = Date.now): ExecutionGuard {
+export function clientGoneError(): GraphQLError {
+  return new GraphQLError('El cliente cerró la conexión antes de la respuesta', {
+    extensions: { classification: CLASSIFICATION.badRequest },
+  });
+}
+
+/** `clientGone`: aborted when the HTTP client disconnects; the request then stops like at a limit. */
+export function createExecutionGuard(
+  limits: ExecutionLimits,
+  now: () => number = Date.now,
+  clientGone?: AbortSignal,
+): ExecutionGuard {
   const deadline = now() + limits.deadlineMs;
   const controller = new AbortController();
   let nodes = 0;
+  let reserved = 0;
   let failure: GraphQLError | undefined;
+  const waiting = new Set<() => void>();
+  const countedByRead = new WeakSet<object>();
+  const wake = () => {
+    for (const resume of [...waiting]) resume();
+    waiting.clear();
+  };
 
   const fail = (error: GraphQLError): GraphQLError => {
     if (!failure) {
       failure = error;
       controller.abort(error);
+      wake();
     }
     return failure;
   };
+  if (clientGone?.aborted) fail(clientGoneError());
+  else clientGone?.addEventListener('abort', () => fail(clientGoneError()), { once: true });
+  const free = () => Math.max(0, limits.maxNodes - nodes - reserved);
 
-  return {
+  const guard: ExecutionGuard = {
     signal: controller.signal,
     get failure() {
       return failure;
@@ -85,12 +131,41 @@ export function createExecutionGuard(limits: ExecutionLimits, now: () => number 
       nodes += resolved;
       if (nodes > limits.maxNodes) throw fail(nodeCapError(limits.maxNodes));
     },
-    remainingNodes: () => Math.max(0, limits.maxNodes - nodes),
+    remainingNodes: free,
+    async readList(first, read) {
+      const wanted = first ?? Infinity;
+      guard.check();
+      // Another list may give back what it holds: wait for it rather than read past the cap.
+      while (free() === 0 && reserved > 0 && wanted > 0) {
+        await new Promise<void>((resume) => waiting.add(resume));
+        guard.check();
+      }
+      const share = Math.min(wanted, free());
+      reserved += share;
+      let held = share;
+      try {
+        const items = await read(share < wanted ? share + 1 : share);
+        guard.check();
+        reserved -= held;
+        held = 0;
+        guard.count(items.length);
+        countedByRead.add(items);
+        return items;
+      } finally {
+        reserved -= held;
+        wake();
+      }
+    },
+    markCounted(lists) {
+      for (const list of lists) countedByRead.add(list);
+    },
+    takeCounted: (value) => typeof value === 'object' && value !== null && countedByRead.delete(value),
     msLeft: () => Math.max(0, deadline - now()),
     expire() {
       fail(deadlineError(limits.deadlineMs));
     },
   };
+  return guard;
 }
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
@@ -105,7 +180,7 @@ function nodesIn(value: unknown): number {
 function guarded(resolve: FieldResolver, list: boolean, nonNull: boolean): FieldResolver {
   const counted = (guard: ExecutionGuard, value: unknown) => {
     guard.check();
-    guard.count(nodesIn(value));
+    if (!guard.takeCounted(value)) guard.count(nodesIn(value));
     return value;
   };
   return (source, args, context: GraphqlContext, info) => {
@@ -135,19 +210,95 @@ export function limitExecution(schema: GraphQLSchema): GraphQLSchema {
   return schema;
 }
 
+/** Compiled queries by document (the document cache hands out one DocumentNode per query text) and operation. */
+const compiledQueries = new WeakMap<DocumentNode, Map<string, CompiledQuery>>();
+
+/**
+ * Queries run compiled (graphql-jit: each document and operation compiled once into plain
+ * functions, the same resolvers, the same answers), which is most of what a read costs once the
+ * document's parse and validation are cached. Mutations and anything graphql-jit cannot compile run
+ * on graphql-js, as before.
+ */
+function executeCompiled(args: ExecutionArgs): ExecutionResult | Promise<ExecutionResult> {
+  const operation = args.document.definitions.find(
+    (d) => d.kind === Kind.OPERATION_DEFINITION && (args.operationName ? d.name?.value === args.operationName : true),
+  );
+  if (operation?.kind !== Kind.OPERATION_DEFINITION || operation.operation !== OperationTypeNode.QUERY)
+    return execute(args);
+  let byOperation = compiledQueries.get(args.document);
+  if (!byOperation) compiledQueries.set(args.document, (byOperation = new Map<string, CompiledQuery>()));
+  const key = args.operationName ?? '';
+  let compiled = byOperation.get(key);
+  if (!compiled) {
+    const result = compileQuery(args.schema, args.document, args.operationName ?? undefined);
+    if (!isCompiledQuery(result)) return execute(args);
+    compiled = result;
+    byOperation.set(key, compiled);
+  }
+  const outcome = compiled.query(args.rootValue, args.contextValue, args.variableValues);
+  return isPromiseLike(outcome)
+    ? Promise.resolve(outcome).then((r) => asGraphqlJsResult(args.document, r))
+    : asGraphqlJsResult(args.document, outcome);
+}
+
+/** Each FieldNode of a document by its location (`line:column`), to give graphql-jit's errors their nodes back. */
+const fieldsByLocation = new WeakMap<DocumentNode, Map<string, FieldNode>>();
+
+function fieldAt(document: DocumentNode, location: SourceLocation | undefined): FieldNode | undefined {
+  if (!location || !document.loc) return undefined;
+  let fields = fieldsByLocation.get(document);
+  if (!fields) {
+    const found = new Map<string, FieldNode>();
+    const source = document.loc.source;
+    visit(document, {
+      Field(node) {
+        if (!node.loc) return;
+        const at = getLocation(source, node.loc.start);
+        found.set(`${at.line}:${at.column}`, node);
+      },
+    });
+    fieldsByLocation.set(document, (fields = found));
+  }
+  return fields.get(`${location.line}:${location.column}`);
+}
+
+/**
+ * graphql-jit reports errors as its own GraphQLError (locations but no nodes, no extensions object);
+ * the error formatter and every answer expect graphql-js's: the same message, path, original error
+ * and extensions, located at the same field.
+ */
+function asGraphqlJsResult(document: DocumentNode, result: ExecutionResult): ExecutionResult {
+  if (!result.errors) return result;
+  const errors = result.errors.map((err) => {
+    const node = fieldAt(document, err.locations?.[0]);
+    return new GraphQLError(err.message, {
+      ...(node ? { nodes: node } : {}),
+      ...(err.path ? { path: err.path } : {}),
+      ...(err.originalError ? { originalError: err.originalError } : {}),
+      ...(err.extensions ? { extensions: err.extensions } : {}),
+    });
+  });
+  return { ...result, errors };
+}
+
 /**
  * Answers with only the guard's error and `data: null` as soon as a limit is passed (a partial
  * result would look complete), even while a resolver still waits on a slow service.
  */
-export function createLimitedExecute(logger: Logger): (args: ExecutionArgs) => ExecutionResult | Promise<ExecutionResult> {
+export function createLimitedExecute(
+  logger: Logger,
+): (args: ExecutionArgs) => ExecutionResult | Promise<ExecutionResult> {
   return (args) => {
     const { guard } = args.contextValue as GraphqlContext;
     const failed = (): ExecutionResult => {
       const error = guard.failure!;
-      logger.warn({ operationName: args.operationName ?? undefined, reason: error.message }, 'GraphQL request stopped at its limit');
+      logger.warn(
+        { operationName: args.operationName ?? undefined, reason: error.message },
+        'GraphQL request stopped at its limit',
+      );
       return { data: null, errors: [error] };
     };
-    const outcome = execute(args);
+    const outcome = executeCompiled(args);
     if (!isPromiseLike(outcome)) return guard.failure ? failed() : outcome;
     return new Promise<ExecutionResult>((resolve, reject) => {
       let answered = false;

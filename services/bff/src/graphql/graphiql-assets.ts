@@ -44,7 +44,12 @@ export function graphiqlAssets(): GraphiqlAsset[] {
   const react = installed('react');
   const reactDom = installed('react-dom');
   const graphiql = installed('graphiql');
-  const packaged = (name: string, pkg: { dir: string; version: string }, file: string, contentType: string): GraphiqlAsset => ({
+  const packaged = (
+    name: string,
+    pkg: { dir: string; version: string },
+    file: string,
+    contentType: string,
+  ): GraphiqlAsset => ({
     path: `/${name}@${pkg.version}/${file.split('/').pop()}`,
     contentType,
     source: { file: join(pkg.dir, file) },

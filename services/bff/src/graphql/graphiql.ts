@@ -36,9 +36,16 @@ function escapeHtml(text: string): string {
 }
 
 /** Its icon is empty, so the browser does not ask for a /favicon.ico the BFF does not have. */
-export function graphiqlPage(endpoint: string, defaultQuery: string, assets: readonly GraphiqlAsset[], assetsBase: string): string {
+export function graphiqlPage(
+  endpoint: string,
+  defaultQuery: string,
+  assets: readonly GraphiqlAsset[],
+  assetsBase: string,
+): string {
   const url = (asset: GraphiqlAsset) => escapeHtml(`${assetsBase}${asset.path}`);
-  const styles = assets.filter((a) => a.contentType.startsWith('text/css')).map((a) => `  <link rel="stylesheet" href="${url(a)}">`);
+  const styles = assets
+    .filter((a) => a.contentType.startsWith('text/css'))
+    .map((a) => `  <link rel="stylesheet" href="${url(a)}">`);
   const scripts = assets
     .filter((a) => a.contentType.startsWith('text/javascript'))
     .sort((a, b) => Number(a.path === INIT_SCRIPT_PATH) - Number(b.path === INIT_SCRIPT_PATH))

@@ -34,14 +34,32 @@ export const QUERY_LIMITS: QueryLimits = {
   maxEstimatedNodes: 200_000,
 };
 
-/** A limit as an ordinary validation error (ValidationError, before execution); graphql-armor would throw out of validate. */
+/**
+ * GET runs only cheap documents (docs/contract.md §4.1): a link or a page that a browser holding the
+ * Basic credentials loads can send one, so it must not start a full list. Every list needs a
+ * `first` (a list without one counts as the node cap) and the estimate is at most 1,000 nodes.
+ */
+export const GET_QUERY_LIMITS: QueryLimits = {
+  ...QUERY_LIMITS,
+  defaultListSize: 100_000,
+  maxEstimatedNodes: 1_000,
+  mensaje:
+    'Por GET solo se admiten consultas pequeñas (a lo sumo 1000 nodos estimados, cada lista con first): ' +
+    'envíe las demás por POST',
+};
+
+/**
+ * A limit as an ordinary validation error (ValidationError, before execution); graphql-armor would throw out of
+ * validate.
+ */
 function reportAsValidationError(mensaje: string) {
   return {
     propagateOnRejection: false,
     exposeLimits: false,
     errorMessage: mensaje,
     onReject: [
-      (context: ValidationContext | null, error: GraphQLError) => context?.reportError(new GraphQLError(error.message.replace(/^Syntax Error: /, ''))),
+      (context: ValidationContext | null, error: GraphQLError) =>
+        context?.reportError(new GraphQLError(error.message.replace(/^Syntax Error: /, ''))),
     ],
   };
 }

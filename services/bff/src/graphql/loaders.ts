@@ -7,6 +7,8 @@ import type { Page } from './pagination';
 export interface PageOfKey extends Page {
   /** The parent's id (the warehouse's, the product's). */
   parentId: number;
+  /** Products read without `descripcion` (fields that do not select it). */
+  sinDescripcion?: boolean;
 }
 
 /**
@@ -36,11 +38,15 @@ export interface Loaders {
   clearAll(): void;
 }
 
-const pageKey = (page: Page) => `${page.first ?? ''}/${page.afterId ?? ''}`;
+const pageKey = (page: Page & { sinDescripcion?: boolean }) =>
+  `${page.first ?? ''}/${page.afterId ?? ''}/${page.sinDescripcion ? 's' : ''}`;
 const pageOfKey = (key: PageOfKey) => `${key.parentId}:${pageKey(key)}`;
 
 /** A batch read of one page of each parent: its items of every parent, in any order. */
-type ReadPages<V> = (parentIds: number[], page: { perParent?: number; afterId?: number; maxTotal: number }) => Promise<V[]>;
+type ReadPages<V> = (
+  parentIds: number[],
+  page: { perParent?: number; afterId?: number; maxTotal: number; sinDescripcion?: boolean; signal: AbortSignal },
+) => Promise<V[]>;
 
 /**
  * A loader of a relation list: the keys of one batch are grouped by page
@@ -48,7 +54,11 @@ type ReadPages<V> = (parentIds: number[], page: { perParent?: number; afterId?: 
  * whose items are then dealt out by `parentOf`. Items are read no further
  * than the request's node cap allows (`guard`): more could only be refused.
  */
-function pageOfLoader<V>(guard: ExecutionGuard, read: ReadPages<V>, parentOf: (item: V) => number | null): DataLoader<PageOfKey, V[], string> {
+function pageOfLoader<V>(
+  guard: ExecutionGuard,
+  read: ReadPages<V>,
+  parentOf: (item: V) => number | null,
+): DataLoader<PageOfKey, V[], string> {
   return new DataLoader<PageOfKey, V[], string>(
     async (keys) => {
       const pages = new Map<string, PageOfKey[]>();
@@ -60,17 +70,18 @@ function pageOfLoader<V>(guard: ExecutionGuard, read: ReadPages<V>, parentOf: (i
       const byKey = new Map<string, V[]>();
       await Promise.all(
         [...pages.values()].map(async (page) => {
-          const { first, afterId } = page[0]!;
-          guard.check();
-          const items = await read(
-            page.map((key) => key.parentId),
-            { perParent: first, afterId, maxTotal: guard.remainingNodes() + 1 },
+          const { first, afterId, sinDescripcion } = page[0]!;
+          const parentIds = page.map((key) => key.parentId);
+          const items = await guard.readList(first === undefined ? undefined : first * parentIds.length, (maxTotal) =>
+            read(parentIds, { perParent: first, afterId, maxTotal, sinDescripcion, signal: guard.signal }),
           );
           const byParent = new Map<number, V[]>(page.map((key) => [key.parentId, []]));
           for (const item of items) {
             const parentId = parentOf(item);
             if (parentId !== null) byParent.get(parentId)?.push(item);
           }
+          // Counted once, as the batch: each warehouse's own list is not counted again.
+          guard.markCounted(byParent.values());
           for (const key of page) byKey.set(pageOfKey(key), byParent.get(key.parentId) ?? []);
         }),
       );
@@ -81,7 +92,9 @@ function pageOfLoader<V>(guard: ExecutionGuard, read: ReadPages<V>, parentOf: (i
 }
 
 /** A loader of records by id: one `read` per batch, null for an id it did not return. */
-function byIdLoader<V extends { id: number }>(read: (ids: readonly number[]) => Promise<V[]>): DataLoader<number, V | null> {
+function byIdLoader<V extends { id: number }>(
+  read: (ids: readonly number[]) => Promise<V[]>,
+): DataLoader<number, V | null> {
   return new DataLoader<number, V | null>(async (ids) => {
     const byId = new Map((await read(ids)).map((record) => [record.id, record]));
     return ids.map((id) => byId.get(id) ?? null);
@@ -98,7 +111,8 @@ export function createLoaders(inventario: InventarioApi, caller: Caller, guard: 
   const productoPorId = byIdLoader((ids) => inventario.productosPorIds(caller, ids));
   const productosDeBodega = pageOfLoader(
     guard,
-    (bodegaIds, { perParent, afterId, maxTotal }) => inventario.productosDeBodegas(caller, bodegaIds, { perBodega: perParent, afterId, maxTotal }),
+    (bodegaIds, { perParent, ...page }) =>
+      inventario.productosDeBodegas(caller, bodegaIds, { perBodega: perParent, ...page }),
     (producto) => producto.bodegaId,
   );
   const existenciasDeBodega = pageOfLoader(
@@ -119,7 +133,8 @@ export function createLoaders(inventario: InventarioApi, caller: Caller, guard: 
     existenciasDeBodega,
     existenciasDeProducto,
     clearAll() {
-      for (const loader of [bodegaPorId, productoPorId, productosDeBodega, existenciasDeBodega, existenciasDeProducto]) loader.clearAll();
+      for (const loader of [bodegaPorId, productoPorId, productosDeBodega, existenciasDeBodega, existenciasDeProducto])
+        loader.clearAll();
     },
   };
 }

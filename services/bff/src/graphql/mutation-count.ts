@@ -1,4 +1,12 @@
-import { GraphQLError, Kind, OperationTypeNode, type ASTVisitor, type SelectionSetNode, type ValidationContext, type ValidationRule } from 'graphql';
+import {
+  GraphQLError,
+  Kind,
+  OperationTypeNode,
+  type ASTVisitor,
+  type SelectionSetNode,
+  type ValidationContext,
+  type ValidationRule,
+} from 'graphql';
 
 /**
  * The writes of a mutation operation: the distinct response names of its root selections, through
@@ -6,7 +14,12 @@ import { GraphQLError, Kind, OperationTypeNode, type ASTVisitor, type SelectionS
  * a write up to the alias limit, so writes are bounded on their own; `@skip`/`@include` are
  * ignored, which can only overcount.
  */
-function rootResponseNames(context: ValidationContext, selectionSet: SelectionSetNode, names: Set<string>, visited: Set<string>): void {
+function rootResponseNames(
+  context: ValidationContext,
+  selectionSet: SelectionSetNode,
+  names: Set<string>,
+  visited: Set<string>,
+): void {
   for (const selection of selectionSet.selections) {
     if (selection.kind === Kind.FIELD) {
       if (selection.name.value !== '__typename') names.add(selection.alias?.value ?? selection.name.value);
@@ -25,14 +38,18 @@ export function tooManyMutationsMessage(maxMutations: number): string {
   return `La operación supera el máximo de ${maxMutations} mutaciones por petición (alias incluidos): envíe las demás en otras peticiones`;
 }
 
-/** Refuses, before execution, a mutation operation with more than `maxMutations` writes (classification ValidationError, nothing written). */
+/**
+ * Refuses, before execution, a mutation operation with more than `maxMutations` writes (classification ValidationError,
+ * nothing written).
+ */
 export function maxMutationsRule(maxMutations: number): ValidationRule {
   return (context: ValidationContext): ASTVisitor => ({
     OperationDefinition(node) {
       if (node.operation !== OperationTypeNode.MUTATION) return;
       const names = new Set<string>();
       rootResponseNames(context, node.selectionSet, names, new Set());
-      if (names.size > maxMutations) context.reportError(new GraphQLError(tooManyMutationsMessage(maxMutations), { nodes: node }));
+      if (names.size > maxMutations)
+        context.reportError(new GraphQLError(tooManyMutationsMessage(maxMutations), { nodes: node }));
     },
   });
 }

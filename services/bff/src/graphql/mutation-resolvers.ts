@@ -1,3 +1,4 @@
+import { exigeVersion, STOCK_MENSAJES } from '@inventario/contract';
 import { validateFields } from '@inventario/platform';
 import { GraphQLError, type GraphQLResolveInfo } from 'graphql';
 import { PreconditionRequiredError } from '../inventario/errors';
@@ -27,6 +28,7 @@ import {
   toNivel,
   toReverso,
   toTransferenciaInput,
+  toUmbral,
   type MovimientoInputArgs,
   type TransferenciaInputArgs,
 } from './stock-inputs';
@@ -43,14 +45,24 @@ const MENSAJES = {
   crearBodega: { ok: 'Bodega creada correctamente', fail: 'No se pudo crear la bodega' },
   actualizarBodega: { ok: 'Bodega actualizada correctamente', fail: 'No se pudo actualizar la bodega' },
   eliminarBodega: { ok: 'Bodega eliminada correctamente', fail: 'No se pudo eliminar la bodega' },
-  asignarProductoABodega: { ok: 'Producto asignado a la bodega correctamente', fail: 'No se pudo asignar el producto a la bodega' },
-  retirarProductoDeBodega: { ok: 'Producto retirado de la bodega correctamente', fail: 'No se pudo retirar el producto de la bodega' },
+  asignarProductoABodega: {
+    ok: 'Producto asignado a la bodega correctamente',
+    fail: 'No se pudo asignar el producto a la bodega',
+  },
+  cambiarUmbralMinimo: {
+    ok: 'Umbral de stock bajo cambiado correctamente',
+    fail: 'No se pudo cambiar el umbral de stock bajo',
+  },
+  retirarProductoDeBodega: {
+    ok: 'Producto retirado de la bodega correctamente',
+    fail: 'No se pudo retirar el producto de la bodega',
+  },
   registrarMovimiento: { ok: 'Movimiento registrado correctamente', fail: 'No se pudo registrar el movimiento' },
   transferirStock: { ok: 'Transferencia realizada correctamente', fail: 'No se pudo realizar la transferencia' },
   revertirOperacion: { ok: 'Operación revertida correctamente', fail: 'No se pudo revertir la operación' },
 } as const;
 
-const AJUSTE_SIN_VERSION = 'un AJUSTE (un conteo) requiere version, la de la existencia contada: léala en existencia(bodegaId, productoId) { version }';
+const AJUSTE_SIN_VERSION = STOCK_MENSAJES.ajusteSinVersion('version', 'existencia(bodegaId, productoId) { version }');
 
 /**
  * Input mapping happens inside the attempt, so a malformed input is a failure like any validation
@@ -64,7 +76,10 @@ export function createMutationResolvers({ inventario, enableInit }: MutationDeps
       ctx.loaders.clearAll();
     }
   };
-  const producto = { onSuccess: (p: Producto): { producto: Producto | null } => ({ producto: p }), onFailure: { producto: null } };
+  const producto = {
+    onSuccess: (p: Producto): { producto: Producto | null } => ({ producto: p }),
+    onFailure: { producto: null },
+  };
   const bodega = { onSuccess: (b: Bodega): { bodega: Bodega | null } => ({ bodega: b }), onFailure: { bodega: null } };
   const nothing = { onSuccess: () => ({}), onFailure: {} };
   const existencia = {
@@ -79,7 +94,8 @@ export function createMutationResolvers({ inventario, enableInit }: MutationDeps
     onSuccess: (cantidadRetirada: number): { cantidadRetirada: number | null } => ({ cantidadRetirada }),
     onFailure: { cantidadRetirada: null },
   };
-  const numberText = (ctx: GraphqlContext, info: GraphQLResolveInfo, ...path: [string, ...string[]]) => argumentNumberText(info, ctx.exactVariables, path);
+  const numberText = (ctx: GraphqlContext, info: GraphQLResolveInfo, ...path: [string, ...string[]]) =>
+    argumentNumberText(info, ctx.exactVariables, path);
   // Judged as written, never as graphql-js's doubles.
   const inputTexts = (ctx: GraphqlContext, info: GraphQLResolveInfo) => ({
     precio: argumentNumberText(info, ctx.exactVariables, ['input', 'precio']),
@@ -87,7 +103,12 @@ export function createMutationResolvers({ inventario, enableInit }: MutationDeps
   });
 
   return {
-    crearProducto: (_: unknown, args: { input: ProductoInputArgs } & SafeWriteArgs, ctx: GraphqlContext, info: GraphQLResolveInfo) =>
+    crearProducto: (
+      _: unknown,
+      args: { input: ProductoInputArgs } & SafeWriteArgs,
+      ctx: GraphqlContext,
+      info: GraphQLResolveInfo,
+    ) =>
       mutationResponse(
         () => {
           const { input, write } = validateFields({
@@ -99,7 +120,12 @@ export function createMutationResolvers({ inventario, enableInit }: MutationDeps
         MENSAJES.crearProducto,
         producto,
       ),
-    actualizarProducto: (_: unknown, args: { input: ProductoUpdateInputArgs } & SafeWriteArgs, ctx: GraphqlContext, info: GraphQLResolveInfo) =>
+    actualizarProducto: (
+      _: unknown,
+      args: { input: ProductoUpdateInputArgs } & SafeWriteArgs,
+      ctx: GraphqlContext,
+      info: GraphQLResolveInfo,
+    ) =>
       mutationResponse(
         () => {
           const { update, write } = validateFields({
@@ -123,7 +149,10 @@ export function createMutationResolvers({ inventario, enableInit }: MutationDeps
     crearBodega: (_: unknown, args: { input: BodegaInputArgs } & SafeWriteArgs, ctx: GraphqlContext) =>
       mutationResponse(
         () => {
-          const { input, write } = validateFields({ input: () => toBodegaInput(args.input), write: () => toWriteOptions(args) });
+          const { input, write } = validateFields({
+            input: () => toBodegaInput(args.input),
+            write: () => toWriteOptions(args),
+          });
           return run(ctx, () => inventario.createBodega(ctx.caller, input, write));
         },
         MENSAJES.crearBodega,
@@ -159,24 +188,59 @@ export function createMutationResolvers({ inventario, enableInit }: MutationDeps
       mutationResponse(
         async () => {
           const { asignacion, write } = validateFields({
-            asignacion: () => toAsignacion(args, { cantidad: numberText(ctx, info, 'cantidad'), umbralMinimo: numberText(ctx, info, 'umbralMinimo') }),
+            asignacion: () =>
+              toAsignacion(args, {
+                cantidad: numberText(ctx, info, 'cantidad'),
+                umbralMinimo: numberText(ctx, info, 'umbralMinimo'),
+              }),
             write: () => toWriteOptions(args),
           });
-          return (await run(ctx, () => inventario.asignarExistencia(ctx.caller, asignacion.bodegaId, asignacion.input, write))).existencia;
+          return (
+            await run(ctx, () => inventario.asignarExistencia(ctx.caller, asignacion.bodegaId, asignacion.input, write))
+          ).existencia;
         },
         MENSAJES.asignarProductoABodega,
         existencia,
       ),
-    retirarProductoDeBodega: (_: unknown, args: { bodegaId: string; productoId: string } & SafeWriteArgs, ctx: GraphqlContext) =>
+    cambiarUmbralMinimo: (
+      _: unknown,
+      args: { bodegaId: string; productoId: string; umbralMinimo?: number | null } & SafeWriteArgs,
+      ctx: GraphqlContext,
+      info: GraphQLResolveInfo,
+    ) =>
+      mutationResponse(
+        () => {
+          const { cambio, write } = validateFields({
+            cambio: () => toUmbral(args, { umbralMinimo: numberText(ctx, info, 'umbralMinimo') }),
+            write: () => toWriteOptions(args),
+          });
+          return run(ctx, () =>
+            inventario.cambiarUmbralMinimo(ctx.caller, cambio.bodegaId, cambio.productoId, cambio.umbralMinimo, write),
+          );
+        },
+        MENSAJES.cambiarUmbralMinimo,
+        existencia,
+      ),
+    retirarProductoDeBodega: (
+      _: unknown,
+      args: { bodegaId: string; productoId: string } & SafeWriteArgs,
+      ctx: GraphqlContext,
+    ) =>
       mutationResponse(
         async () => {
           const { nivel, write } = validateFields({ nivel: () => toNivel(args), write: () => toWriteOptions(args) });
-          return (await run(ctx, () => inventario.retirarProducto(ctx.caller, nivel.bodegaId, nivel.productoId, write))).cantidadRetirada;
+          return (await run(ctx, () => inventario.retirarProducto(ctx.caller, nivel.bodegaId, nivel.productoId, write)))
+            .cantidadRetirada;
         },
         MENSAJES.retirarProductoDeBodega,
         retiro,
       ),
-    registrarMovimiento: (_: unknown, args: { input: MovimientoInputArgs } & SafeWriteArgs, ctx: GraphqlContext, info: GraphQLResolveInfo) =>
+    registrarMovimiento: (
+      _: unknown,
+      args: { input: MovimientoInputArgs } & SafeWriteArgs,
+      ctx: GraphqlContext,
+      info: GraphQLResolveInfo,
+    ) =>
       mutationResponse(
         () => {
           const { movimiento, write } = validateFields({
@@ -184,13 +248,21 @@ export function createMutationResolvers({ inventario, enableInit }: MutationDeps
             write: () => toWriteOptions(args),
           });
           // A count is of a known state (REST's 428 without If-Match): said here in GraphQL's terms.
-          if (movimiento.input.tipo === 'AJUSTE' && write.ifMatch === undefined) throw new PreconditionRequiredError(AJUSTE_SIN_VERSION);
-          return run(ctx, () => inventario.registrarMovimiento(ctx.caller, movimiento.bodegaId, movimiento.input, write));
+          if (exigeVersion(movimiento.input.tipo) && write.ifMatch === undefined)
+            throw new PreconditionRequiredError(AJUSTE_SIN_VERSION);
+          return run(ctx, () =>
+            inventario.registrarMovimiento(ctx.caller, movimiento.bodegaId, movimiento.input, write),
+          );
         },
         MENSAJES.registrarMovimiento,
         operacion,
       ),
-    transferirStock: (_: unknown, args: { input: TransferenciaInputArgs } & SafeWriteArgs, ctx: GraphqlContext, info: GraphQLResolveInfo) =>
+    transferirStock: (
+      _: unknown,
+      args: { input: TransferenciaInputArgs } & SafeWriteArgs,
+      ctx: GraphqlContext,
+      info: GraphQLResolveInfo,
+    ) =>
       mutationResponse(
         () => {
           const { input, write } = validateFields({
@@ -202,14 +274,20 @@ export function createMutationResolvers({ inventario, enableInit }: MutationDeps
         MENSAJES.transferirStock,
         operacion,
       ),
-    revertirOperacion: (_: unknown, args: { id: string; comentario?: string | null } & SafeWriteArgs, ctx: GraphqlContext) =>
+    revertirOperacion: (
+      _: unknown,
+      args: { id: string; comentario?: string | null } & SafeWriteArgs,
+      ctx: GraphqlContext,
+    ) =>
       mutationResponse(
         () => {
           const { reverso, write } = validateFields({
             reverso: () => toReverso(args),
             write: () => toWriteOptions({ idempotencyKey: args.idempotencyKey }),
           });
-          return run(ctx, () => inventario.revertirOperacion(ctx.caller, reverso.id, { comentario: reverso.comentario }, write));
+          return run(ctx, () =>
+            inventario.revertirOperacion(ctx.caller, reverso.id, { comentario: reverso.comentario }, write),
+          );
         },
         MENSAJES.revertirOperacion,
         operacion,
@@ -217,9 +295,12 @@ export function createMutationResolvers({ inventario, enableInit }: MutationDeps
     // Its result is a plain String!, so a refusal cannot be data.
     inicializarBaseDatos: async (_: unknown, __: unknown, ctx: GraphqlContext) => {
       if (!enableInit) {
-        throw new GraphQLError('La carga de datos de ejemplo está desactivada: el BFF debe arrancar con ENABLE_INIT=true', {
-          extensions: { classification: CLASSIFICATION.forbidden },
-        });
+        throw new GraphQLError(
+          'La carga de datos de ejemplo está desactivada: el BFF debe arrancar con ENABLE_INIT=true',
+          {
+            extensions: { classification: CLASSIFICATION.forbidden },
+          },
+        );
       }
       return describeSeedResult(await run(ctx, () => seedSampleData(inventario, ctx.caller)));
     },

@@ -1,5 +1,15 @@
-import { DomainError, IdempotencyKeyReusedError, InvalidArgumentError, VersionMismatchError } from '@inventario/platform';
-import { BodegaConProductosError, DeadlineExceededError, PreconditionRequiredError } from '../inventario/errors';
+import {
+  DomainError,
+  IdempotencyKeyReusedError,
+  InvalidArgumentError,
+  VersionMismatchError,
+} from '@inventario/platform';
+import {
+  BodegaConProductosError,
+  DeadlineExceededError,
+  PreconditionRequiredError,
+  SentenciaDetenidaError,
+} from '../inventario/errors';
 
 /**
  * Mutation failures are data, not errors (docs/contract.md §4.4). Only the closed set of expected
@@ -12,12 +22,16 @@ export interface MutationResponse {
   error: string | null;
 }
 
-const GRAPHQL_CAMPO: Readonly<Record<string, string>> = { cantidadEnStock: 'cantidad', 'Idempotency-Key': 'idempotencyKey' };
+const GRAPHQL_CAMPO: Readonly<Record<string, string>> = {
+  cantidadEnStock: 'cantidad',
+  'Idempotency-Key': 'idempotencyKey',
+};
 
 const MAX_IDS_SHOWN = 10;
 
 export function failureText(err: unknown): string | undefined {
-  if (err instanceof IdempotencyKeyReusedError) return `IDEMPOTENCY_KEY_REUSED: idempotencyKey ${err.violations[0]?.mensaje ?? ''}`;
+  if (err instanceof IdempotencyKeyReusedError)
+    return `IDEMPOTENCY_KEY_REUSED: idempotencyKey ${err.violations[0]?.mensaje ?? ''}`;
   if (err instanceof InvalidArgumentError) {
     return err.violations.map((v) => `${GRAPHQL_CAMPO[v.campo] ?? v.campo}: ${v.mensaje}`).join('; ');
   }
@@ -31,8 +45,12 @@ export function failureText(err: unknown): string | undefined {
         'reasígnelos o elimínelos, y retire sus existencias con retirarProductoDeBodega, antes de eliminar la bodega'
       );
     }
-    return `La bodega ${err.bodegaId} tiene ${err.total} producto(s) asignado(s) (ids ${ids}); ` + 'reasígnelos o elimínelos antes de eliminar la bodega';
+    return (
+      `La bodega ${err.bodegaId} tiene ${err.total} producto(s) asignado(s) (ids ${ids}); ` +
+      'reasígnelos o elimínelos antes de eliminar la bodega'
+    );
   }
+  if (err instanceof SentenciaDetenidaError) return err.message;
   if (err instanceof DeadlineExceededError) {
     return `${err.message}; la operación pudo haberse aplicado, compruébelo antes de reintentar`;
   }

@@ -13,17 +13,24 @@ export type ExactVariables = Readonly<Record<string, unknown>>;
 function textInJson(value: unknown, path: readonly string[]): string | undefined {
   let current = value;
   for (const key of path) {
-    if (typeof current !== 'object' || current === null || Array.isArray(current) || !Object.hasOwn(current, key)) return undefined;
+    if (typeof current !== 'object' || current === null || Array.isArray(current) || !Object.hasOwn(current, key))
+      return undefined;
     current = (current as Record<string, unknown>)[key];
   }
   return isLosslessNumber(current) ? current.value : undefined;
 }
 
-function textInNode(node: ValueNode, path: readonly string[], info: GraphQLResolveInfo, variables: ExactVariables | undefined): string | undefined {
+function textInNode(
+  node: ValueNode,
+  path: readonly string[],
+  info: GraphQLResolveInfo,
+  variables: ExactVariables | undefined,
+): string | undefined {
   let current = node;
   for (let depth = 0; ; depth += 1) {
     if (current.kind === Kind.VARIABLE) return textOfVariable(current.name.value, path.slice(depth), info, variables);
-    if (depth === path.length) return current.kind === Kind.INT || current.kind === Kind.FLOAT ? current.value : undefined;
+    if (depth === path.length)
+      return current.kind === Kind.INT || current.kind === Kind.FLOAT ? current.value : undefined;
     if (current.kind !== Kind.OBJECT) return undefined;
     const field = current.fields.find((f) => f.name.value === path[depth]);
     if (!field) return undefined;
@@ -31,7 +38,12 @@ function textInNode(node: ValueNode, path: readonly string[], info: GraphQLResol
   }
 }
 
-function textOfVariable(name: string, path: readonly string[], info: GraphQLResolveInfo, variables: ExactVariables | undefined): string | undefined {
+function textOfVariable(
+  name: string,
+  path: readonly string[],
+  info: GraphQLResolveInfo,
+  variables: ExactVariables | undefined,
+): string | undefined {
   // Without them nothing is known of what the client wrote, not even whether it left the variable out.
   if (!variables) return undefined;
   if (Object.hasOwn(variables, name)) return textInJson(variables[name], path);
@@ -39,7 +51,9 @@ function textOfVariable(name: string, path: readonly string[], info: GraphQLReso
   return definition?.defaultValue && textInNode(definition.defaultValue, path, info, variables);
 }
 
-/** `['input', 'precio']`: the `precio` of the `input` argument, whether the input, the price or neither is a variable. */
+/**
+ * `['input', 'precio']`: the `precio` of the `input` argument, whether the input, the price or neither is a variable.
+ */
 export function argumentNumberText(
   info: GraphQLResolveInfo,
   variables: ExactVariables | undefined,

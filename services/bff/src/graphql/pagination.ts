@@ -70,7 +70,8 @@ export function parseCursorPage(args: PageArgs): CursorPage {
     page.limit = args.first;
   }
   if (args.after !== undefined && args.after !== null) {
-    if (!/^[\x21-\x7e]{1,1024}$/.test(args.after)) throw InvalidArgumentError.field('after', PAGINATION_MENSAJES.afterDePagina);
+    if (!/^[\x21-\x7e]{1,1024}$/.test(args.after))
+      throw InvalidArgumentError.field('after', PAGINATION_MENSAJES.afterDePagina);
     page.cursor = args.after;
   }
   return page;

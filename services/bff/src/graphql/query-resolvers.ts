@@ -1,4 +1,6 @@
+import { SIN_UBICAR } from '../inventario/totales-del-libro';
 import { InvalidArgumentError, NotFoundError, validateFields } from '@inventario/platform';
+import { Kind, type GraphQLResolveInfo, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
 import type { Bodega, Existencia, InventarioApi, Movimiento, Producto } from '../inventario/model';
 import type { FieldResolver } from './context';
 import type { GraphqlContext } from './context';
@@ -18,9 +20,30 @@ async function orNull<T>(read: Promise<T>): Promise<T | null> {
   }
 }
 
-/** Never more than one past what the node cap leaves: more could only be refused. */
-function readLimit(first: number | undefined, ctx: GraphqlContext): number {
-  return Math.min(first ?? Infinity, ctx.guard.remainingNodes() + 1);
+const pideDescripcionPorOperacion = new WeakMap<OperationDefinitionNode, boolean>();
+
+/**
+ * Whether the request's products need `descripcion` (up to 64 KiB each): only when the operation
+ * selects it somewhere (through fragments too; @skip/@include aside, an overestimate). Decided for
+ * the whole operation, so a product read without it is never what another field of the request
+ * (`Existencia.producto { descripcion }`, through the request's loaders) answers with.
+ */
+function pideDescripcion(info: GraphQLResolveInfo): boolean {
+  const known = pideDescripcionPorOperacion.get(info.operation);
+  if (known !== undefined) return known;
+  const seen = new Set<string>();
+  const selects = (set: SelectionSetNode | undefined): boolean =>
+    set?.selections.some((selection) => {
+      if (selection.kind === Kind.FIELD)
+        return selection.name.value === 'descripcion' || selects(selection.selectionSet);
+      if (selection.kind === Kind.INLINE_FRAGMENT) return selects(selection.selectionSet);
+      if (seen.has(selection.name.value)) return false;
+      seen.add(selection.name.value);
+      return selects(info.fragments[selection.name.value]?.selectionSet);
+    }) ?? false;
+  const pide = selects(info.operation.selectionSet);
+  pideDescripcionPorOperacion.set(info.operation, pide);
+  return pide;
 }
 
 /** REST's default `limit`, and what the result estimate counts for a list without `first`. */
@@ -35,30 +58,46 @@ function asAfterFailure(err: unknown): unknown {
 /** A malformed id (`producto(id: "abc")`) is a ValidationError, not null: null means "no such record". */
 export function createQueryResolvers(inventario: InventarioApi): Record<string, FieldResolver> {
   return {
-    productos: (_: unknown, args: PageArgs, ctx: GraphqlContext) => {
+    productos: async (_: unknown, args: PageArgs, ctx: GraphqlContext, info: GraphQLResolveInfo) => {
       const { first, afterId } = parsePage(args);
-      return inventario.listProductos(ctx.caller, { limit: readLimit(first, ctx), afterId });
+      const sinDescripcion = !pideDescripcion(info);
+      return ctx.guard.readList(first, (limit) =>
+        inventario.listProductos(ctx.caller, { limit, afterId, sinDescripcion, signal: ctx.guard.signal }),
+      );
     },
-    producto: (_: unknown, args: { id: string }, ctx: GraphqlContext) => orNull(inventario.getProducto(ctx.caller, parseId(args.id, 'id'))),
+    producto: (_: unknown, args: { id: string }, ctx: GraphqlContext) =>
+      orNull(inventario.getProducto(ctx.caller, parseId(args.id, 'id'))),
     bodegas: async (_: unknown, args: PageArgs, ctx: GraphqlContext) => {
       const { first, afterId } = parsePage(args);
-      const bodegas = await inventario.listBodegas(ctx.caller, { limit: readLimit(first, ctx), afterId });
+      const bodegas = await ctx.guard.readList(first, (limit) =>
+        inventario.listBodegas(ctx.caller, { limit, afterId, signal: ctx.guard.signal }),
+      );
       // A later `Producto.bodega` of the same request needs no downstream call.
       for (const bodega of bodegas) ctx.loaders.bodegaPorId.prime(bodega.id, bodega);
       return bodegas;
     },
-    bodega: (_: unknown, args: { id: string }, ctx: GraphqlContext) => orNull(inventario.getBodega(ctx.caller, parseId(args.id, 'id'))),
+    bodega: (_: unknown, args: { id: string }, ctx: GraphqlContext) =>
+      orNull(inventario.getBodega(ctx.caller, parseId(args.id, 'id'))),
     health: () => HEALTH_TEXT,
     movimientos: async (_: unknown, args: { filtro?: MovimientoFiltroArgs | null } & PageArgs, ctx: GraphqlContext) => {
-      const { filter, page } = validateFields({ filter: () => toMovimientoFilter(args.filtro ?? {}), page: () => parseCursorPage(args) });
+      const { filter, page } = validateFields({
+        filter: () => toMovimientoFilter(args.filtro ?? {}),
+        page: () => parseCursorPage(args),
+      });
       try {
-        const pagina = await inventario.listMovimientos(ctx.caller, filter, { ...page, limit: readLimit(page.limit ?? MOVIMIENTOS_POR_PAGINA, ctx) });
-        return { movimientos: pagina.items, siguienteCursor: pagina.siguienteCursor };
+        let siguienteCursor: string | null = null;
+        const movimientos = await ctx.guard.readList(page.limit ?? MOVIMIENTOS_POR_PAGINA, async (limit) => {
+          const pagina = await inventario.listMovimientos(ctx.caller, filter, { ...page, limit });
+          siguienteCursor = pagina.siguienteCursor;
+          return pagina.items;
+        });
+        return { movimientos, siguienteCursor };
       } catch (err) {
         throw asAfterFailure(err);
       }
     },
-    operacion: (_: unknown, args: { id: string }, ctx: GraphqlContext) => orNull(inventario.getOperacion(ctx.caller, parseId(args.id, 'id'))),
+    operacion: (_: unknown, args: { id: string }, ctx: GraphqlContext) =>
+      orNull(inventario.getOperacion(ctx.caller, parseId(args.id, 'id'))),
     existencia: (_: unknown, args: { bodegaId: string; productoId: string }, ctx: GraphqlContext) => {
       const { bodegaId, productoId } = validateFields({
         bodegaId: () => parseId(args.bodegaId, 'bodegaId'),
@@ -74,7 +113,8 @@ export const productoResolvers: Record<string, FieldResolver> = {
   // Exact decimal text to the nearest double, once, on the way out; never used in arithmetic.
   precio: (producto: Producto) => Number(producto.precio),
   cantidad: (producto: Producto) => producto.cantidadEnStock,
-  bodega: (producto: Producto, _: unknown, ctx: GraphqlContext) => (producto.bodegaId === null ? null : ctx.loaders.bodegaPorId.load(producto.bodegaId)),
+  bodega: (producto: Producto, _: unknown, ctx: GraphqlContext) =>
+    producto.bodegaId === null ? null : ctx.loaders.bodegaPorId.load(producto.bodegaId),
   existencias: (producto: Producto, args: PageArgs, ctx: GraphqlContext) => {
     ctx.loaders.productoPorId.prime(producto.id, producto);
     return ctx.loaders.existenciasDeProducto.load({ parentId: producto.id, ...parsePage(args) });
@@ -84,18 +124,33 @@ export const productoResolvers: Record<string, FieldResolver> = {
 export const bodegaResolvers: Record<string, FieldResolver> = {
   // The schema's `ubicacion: String!`; a warehouse without location (null in storage) shows "".
   ubicacion: (bodega: Bodega) => bodega.ubicacion ?? '',
-  productos: (bodega: Bodega, args: PageArgs, ctx: GraphqlContext) => ctx.loaders.productosDeBodega.load({ parentId: bodega.id, ...parsePage(args) }),
+  productos: (bodega: Bodega, args: PageArgs, ctx: GraphqlContext, info: GraphQLResolveInfo) =>
+    ctx.loaders.productosDeBodega.load({
+      parentId: bodega.id,
+      ...parsePage(args),
+      sinDescripcion: !pideDescripcion(info),
+    }),
   existencias: (bodega: Bodega, args: PageArgs, ctx: GraphqlContext) => {
     ctx.loaders.bodegaPorId.prime(bodega.id, bodega);
     return ctx.loaders.existenciasDeBodega.load({ parentId: bodega.id, ...parsePage(args) });
   },
 };
 
-/** Null once they no longer exist (ledger lines outlive them). */
+/**
+ * Null once they no longer exist (ledger lines outlive them); a line's bodega is null for the unlocated units too
+ * (bodegaId 0, no warehouse).
+ */
 const relacionesDeStock: Record<string, FieldResolver> = {
-  bodega: (record: Existencia | Movimiento, _: unknown, ctx: GraphqlContext) => ctx.loaders.bodegaPorId.load(record.bodegaId),
-  producto: (record: Existencia | Movimiento, _: unknown, ctx: GraphqlContext) => ctx.loaders.productoPorId.load(record.productoId),
+  bodega: (record: Existencia | Movimiento, _: unknown, ctx: GraphqlContext) =>
+    record.bodegaId === SIN_UBICAR ? null : ctx.loaders.bodegaPorId.load(record.bodegaId),
+  producto: (record: Existencia | Movimiento, _: unknown, ctx: GraphqlContext) =>
+    ctx.loaders.productoPorId.load(record.productoId),
 };
 
-export const existenciaResolvers: Record<string, FieldResolver> = relacionesDeStock;
+export const existenciaResolvers: Record<string, FieldResolver> = {
+  ...relacionesDeStock,
+  // Added with reservations (docs/contract.md §13): absent from a service that holds none.
+  reservada: (e: Existencia) => e.reservada ?? 0,
+  disponible: (e: Existencia) => e.disponible ?? e.cantidad,
+};
 export const movimientoResolvers: Record<string, FieldResolver> = relacionesDeStock;

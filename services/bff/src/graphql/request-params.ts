@@ -1,20 +1,30 @@
 import { GraphQLError } from 'graphql';
-import { parseRequestParams, type Request as GraphqlHttpRequest, type RequestParams, type Response as GraphqlHttpResponse } from 'graphql-http';
+import {
+  parseRequestParams,
+  type Request as GraphqlHttpRequest,
+  type RequestParams,
+  type Response as GraphqlHttpResponse,
+} from 'graphql-http';
 import { parse as parseLossless } from 'lossless-json';
 import { CLASSIFICATION, REQUEST_ERROR_TEXT } from './errors';
 import type { ExactVariables } from './number-text';
 
-export const BATCH_NOT_SUPPORTED = 'No se admiten operaciones en lote (un array JSON): envíe una sola operación {query, variables, operationName} por petición';
+export const BATCH_NOT_SUPPORTED =
+  'No se admiten operaciones en lote (un array JSON): envíe una sola operación {query, variables, operationName} por petición';
 
 /**
  * A malformed request as a GraphQLError (BAD_REQUEST), which graphql-http answers with 200 under
  * `Accept: application/json` as docs/contract.md §4.1 wants; a plain Error would always be a 400.
  */
 function requestError(message: string): GraphQLError {
-  return new GraphQLError(REQUEST_ERROR_TEXT[message] ?? message, { extensions: { classification: CLASSIFICATION.badRequest } });
+  return new GraphQLError(REQUEST_ERROR_TEXT[message] ?? message, {
+    extensions: { classification: CLASSIFICATION.badRequest },
+  });
 }
 
-async function parseOrRequestError(req: Parameters<typeof parseRequestParams>[0]): Promise<RequestParams | GraphqlHttpResponse> {
+async function parseOrRequestError(
+  req: Parameters<typeof parseRequestParams>[0],
+): Promise<RequestParams | GraphqlHttpResponse> {
   try {
     return await parseRequestParams(req);
   } catch (err) {
@@ -42,7 +52,9 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * written, number-text.ts) and by JSON.parse for what graphql-js coerces; lossless-json refuses a
  * key given twice with different values, so the two readings agree.
  */
-export async function parseGraphqlRequest<Raw, Context>(req: GraphqlHttpRequest<Raw, Context>): Promise<ExactRequestParams | GraphqlHttpResponse> {
+export async function parseGraphqlRequest<Raw, Context>(
+  req: GraphqlHttpRequest<Raw, Context>,
+): Promise<ExactRequestParams | GraphqlHttpResponse> {
   if (req.method !== 'POST' || typeof req.body !== 'string' || req.body.trim() === '') {
     return parseOrRequestError(req);
   }

@@ -26,6 +26,8 @@ import { MAX_FIRST, PAGINATION_MENSAJES } from './pagination';
 export interface ResultEstimateLimits {
   defaultListSize: number;
   maxEstimatedNodes: number;
+  /** The refusal's text; default: the size and what a list without `first` counts as. */
+  mensaje?: string;
 }
 
 function firstOf(node: FieldNode): number | 'variable' | undefined {
@@ -60,7 +62,8 @@ function createEstimator(context: ValidationContext, limits: ResultEstimateLimit
     while (isListType(type)) type = getNullableType(type.ofType);
     const paginated = isPaginated(field);
     const ofPage = paginated && !isList ? sizeOf(node) : undefined;
-    const subtree = isCompositeType(type) && node.selectionSet ? 1 + selectionNodes(node.selectionSet, type, ofPage) : 1;
+    const subtree =
+      isCompositeType(type) && node.selectionSet ? 1 + selectionNodes(node.selectionSet, type, ofPage) : 1;
     if (!isList) return isCompositeType(type) ? subtree : 0;
     const size = paginated ? sizeOf(node) : (pageSize ?? limits.defaultListSize);
     return size * subtree;
@@ -92,7 +95,11 @@ function createEstimator(context: ValidationContext, limits: ResultEstimateLimit
         nodes += fragmentNodes(selection.name.value, pageSize);
       } else {
         const condition = selection.typeCondition && context.getSchema().getType(selection.typeCondition.name.value);
-        nodes += selectionNodes(selection.selectionSet, condition && isCompositeType(condition) ? condition : parent, pageSize);
+        nodes += selectionNodes(
+          selection.selectionSet,
+          condition && isCompositeType(condition) ? condition : parent,
+          pageSize,
+        );
       }
     }
     return nodes;
@@ -120,13 +127,11 @@ export function resultEstimateRule(limits: ResultEstimateLimits): ValidationRule
         if (!root) return;
         const estimate = estimator.selectionNodes(node.selectionSet, root);
         if (estimate > limits.maxEstimatedNodes) {
-          context.reportError(
-            new GraphQLError(
-              `La consulta supera el tamaño estimado máximo de ${limits.maxEstimatedNodes} nodos: ` +
-                `pida menos elementos con first (una lista sin first cuenta como ${limits.defaultListSize})`,
-              { nodes: node },
-            ),
-          );
+          const mensaje =
+            limits.mensaje ??
+            `La consulta supera el tamaño estimado máximo de ${limits.maxEstimatedNodes} nodos: ` +
+              `pida menos elementos con first (una lista sin first cuenta como ${limits.defaultListSize})`;
+          context.reportError(new GraphQLError(mensaje, { nodes: node }));
         }
       },
     };

@@ -6,10 +6,12 @@ import { bodyReadFailure, MAX_BODY_BYTES } from '../http/http-errors';
 import { GRAPHIQL_CSP, GRAPHIQL_DEFAULT_QUERY, graphiqlPage } from './graphiql';
 import { graphiqlAssets, serveGraphiqlAssets } from './graphiql-assets';
 import { createGraphqlHandler, type GraphqlHandlerDeps } from './handler';
+import { GET_QUERY_LIMITS } from './limits';
 
 /** The info body of docs/contract.md §4.1. */
 export const EJEMPLO = {
-  query: 'query ProductoPorId($id: ID!) {\n  producto(id: $id) {\n    id\n    nombre\n    precio\n    cantidad\n    bodega { id nombre }\n  }\n}',
+  query:
+    'query ProductoPorId($id: ID!) {\n  producto(id: $id) {\n    id\n    nombre\n    precio\n    cantidad\n    bodega { id nombre }\n  }\n}',
   variables: { id: '1' },
   operationName: 'ProductoPorId',
 } as const;
@@ -37,7 +39,12 @@ function send(res: ServerResponse, body: string | null, init: ResponseInit): voi
   if (init.status === 405 && body !== null) {
     // graphql-http's own 405 body is English and has no content type.
     body = JSON.stringify({
-      errors: [{ message: 'Las mutaciones no se pueden enviar por GET: use POST', extensions: { classification: 'BAD_REQUEST' } }],
+      errors: [
+        {
+          message: 'Las mutaciones no se pueden enviar por GET: use POST',
+          extensions: { classification: 'BAD_REQUEST' },
+        },
+      ],
     });
   } else if (body === null && init.status >= 400) {
     const message = PROTOCOL_ERROR_TEXT[init.status] ?? init.statusText;
@@ -58,7 +65,11 @@ export type GraphqlRouterDeps = GraphqlHandlerDeps;
 
 /** docs/contract.md §4.1: a GET without `query` answers the info body, or GraphiQL to a browser. */
 export function createGraphqlRouter(deps: GraphqlRouterDeps): express.Router {
-  const handle = createGraphqlHandler<express.Request>(deps);
+  // Two handlers, each with its own document cache: a validation is only good for its own limits.
+  const handlers = {
+    POST: createGraphqlHandler<express.Request>(deps),
+    GET: createGraphqlHandler<express.Request>({ ...deps, queryLimits: GET_QUERY_LIMITS }),
+  };
   const readText = express.text({ type: 'application/json', limit: MAX_BODY_BYTES });
   const readBody: express.RequestHandler = (req, res, next) => {
     readText(req, res, (err?: unknown) => next(err ? bodyReadFailure(err) : undefined));
@@ -67,14 +78,20 @@ export function createGraphqlRouter(deps: GraphqlRouterDeps): express.Router {
   const router = express.Router();
 
   const execute: express.RequestHandler = async (req, res, next) => {
+    // A client that leaves stops the request's reads, as a limit would.
+    const clientGone = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) clientGone.abort();
+    });
     try {
+      const handle = req.method === 'GET' ? handlers.GET : handlers.POST;
       const [body, init] = await handle({
         method: req.method,
         url: req.url,
         headers: req.headers,
         body: typeof req.body === 'string' ? req.body : null,
         raw: req,
-        context: { caller: callerOf(res) },
+        context: { caller: callerOf(res), clientGone: clientGone.signal },
       });
       send(res, body, init);
     } catch (err) {

@@ -1,3 +1,4 @@
+import { reservasTypeDefs } from './reservas-schema';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import type { GraphQLSchema } from 'graphql';
 import type { Resolvers } from './resolvers';
@@ -18,7 +19,7 @@ export const typeDefs = /* GraphQL */ `
     nombre: String!
     descripcion: String
     precio: Float!
-    "Unidades en stock (cantidadEnStock en la API REST)."
+    "Unidades en stock (cantidadEnStock en la API REST): el total de su libro de existencias, en todas las bodegas y sin ubicar. Al crear se registran como stock inicial; al actualizarla se registra un conteo (AJUSTE)."
     cantidad: Int!
     fechaCreacion: DateTime
     fechaActualizacion: DateTime
@@ -64,6 +65,10 @@ export const typeDefs = /* GraphQL */ `
     version: Int!
     fechaCreacion: DateTime
     fechaActualizacion: DateTime
+    "Unidades retenidas por reservas activas y no vencidas (0 <= reservada <= cantidad)."
+    reservada: Int!
+    "cantidad - reservada: lo que una salida sin reserva puede sacar."
+    disponible: Int!
     "La bodega, o null si ya no existe."
     bodega: Bodega
     "El producto, o null si ya no existe."
@@ -78,6 +83,7 @@ export const typeDefs = /* GraphQL */ `
   type Movimiento {
     id: ID!
     operacionId: ID!
+    "La bodega de la línea; 0: las unidades sin ubicar del producto, que no están en ninguna bodega."
     bodegaId: ID!
     productoId: ID!
     tipo: String!
@@ -292,12 +298,31 @@ export const typeDefs = /* GraphQL */ `
     Adición: fija en cantidad las unidades del producto en la bodega (una línea AJUSTE, motivo ASIGNACION). umbralMinimo:
     el nuevo umbral de stock bajo; null lo quita; si se omite, se conserva. version: la de la existencia.
     """
-    asignarProductoABodega(bodegaId: ID!, productoId: ID!, cantidad: Int!, umbralMinimo: Int, version: Int, idempotencyKey: String): ExistenciaResponse!
+    asignarProductoABodega(
+      bodegaId: ID!
+      productoId: ID!
+      cantidad: Int!
+      umbralMinimo: Int
+      version: Int
+      idempotencyKey: String
+    ): ExistenciaResponse!
     """
     Adición: da de baja las unidades del producto en la bodega (motivo RETIRO), quita su existencia y, si el producto
     tenía esta bodega como bodegaId, se la quita. Falla si el producto no está en la bodega ni asignado ni con existencias.
     """
     retirarProductoDeBodega(bodegaId: ID!, productoId: ID!, version: Int, idempotencyKey: String): RetiroResponse!
+    """
+    Adición: cambia solo el umbral de stock bajo de una existencia (PATCH /api/bodegas/{id}/existencias/{productoId}): no
+    mueve unidades ni escribe ninguna línea del libro; la versión de la existencia sube en uno. umbralMinimo es obligatorio:
+    el nuevo umbral, o null para quitarlo. version: la de la existencia.
+    """
+    cambiarUmbralMinimo(
+      bodegaId: ID!
+      productoId: ID!
+      umbralMinimo: Int
+      version: Int
+      idempotencyKey: String
+    ): ExistenciaResponse!
     "Adición: una ENTRADA, una SALIDA o un AJUSTE; version, la de la existencia, es obligatoria en un AJUSTE."
     registrarMovimiento(input: MovimientoInput!, version: Int, idempotencyKey: String): OperacionResponse!
     "Adición: una transferencia entre dos bodegas: dos líneas en una operación, ambas o ninguna."
@@ -308,6 +333,10 @@ export const typeDefs = /* GraphQL */ `
 `;
 
 /** A resolver naming a type or field the SDL does not declare throws at start-up, so a typo cannot go unnoticed. */
-export function createInventarioSchema(resolvers: Resolvers): GraphQLSchema {
-  return makeExecutableSchema({ typeDefs, resolvers, resolverValidationOptions: { requireResolversToMatchSchema: 'error' } });
+export function createInventarioSchema(resolvers: Resolvers, extraTypeDefs: readonly string[] = []): GraphQLSchema {
+  return makeExecutableSchema({
+    typeDefs: [typeDefs, reservasTypeDefs, ...extraTypeDefs],
+    resolvers,
+    resolverValidationOptions: { requireResolversToMatchSchema: 'error' },
+  });
 }

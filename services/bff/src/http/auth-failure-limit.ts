@@ -14,6 +14,20 @@ const AUTH_FAILURE_WINDOW_MS = 15 * 60_000;
 export interface AuthFailureLimit {
   refusal(req: Request): TooManyRequestsError | undefined;
   recordFailure(req: Request): void;
+  /**
+   * For a check that awaits (identidad-svc, issue 26): takes one of the address's remaining
+   * failures *before* the credential is verified, so concurrent guesses cannot all pass the check
+   * before the first failure counts. A slot held by a check in flight counts as a failure for
+   * everyone else (refusal included) until the check ends: `fail()` keeps it as a failure,
+   * `release()` gives it back. Exactly one of them counts; later calls do nothing.
+   */
+  reserve(req: Request): AuthSlot | TooManyRequestsError;
+}
+
+/** One reserved failure slot of an address. */
+export interface AuthSlot {
+  fail(): void;
+  release(): void;
 }
 
 /** The client's key: its IP as `trust proxy` reads it, an IPv6 client by its /56 network. */
@@ -28,6 +42,8 @@ interface Window {
 
 export function createAuthFailureLimit(maxFailures: number, now: () => number = Date.now): AuthFailureLimit {
   const windows = new Map<string, Window>();
+  // Slots held by checks in flight, per address; an entry is removed at 0, so this holds only addresses being checked.
+  const pending = new Map<string, number>();
   // Ended windows are dropped at most once per window length, so memory is bounded by the clients of two windows.
   let nextSweep = now() + AUTH_FAILURE_WINDOW_MS;
 
@@ -47,18 +63,50 @@ export function createAuthFailureLimit(maxFailures: number, now: () => number = 
     for (const [key, window] of windows) if (window.endsAt <= at) windows.delete(key);
   }
 
+  function refusalOf(key: string): TooManyRequestsError | undefined {
+    const window = current(key);
+    const used = (window?.failures ?? 0) + (pending.get(key) ?? 0);
+    if (used < maxFailures) return undefined;
+    // Only slots in flight: they end within a call's deadline.
+    if (!window || window.failures < maxFailures) return new TooManyRequestsError(1);
+    return new TooManyRequestsError(Math.max(1, Math.ceil((window.endsAt - now()) / 1000)));
+  }
+
+  function recordFailureOf(key: string): void {
+    sweep();
+    const window = current(key);
+    if (window) window.failures += 1;
+    else windows.set(key, { failures: 1, endsAt: now() + AUTH_FAILURE_WINDOW_MS });
+  }
+
+  function unhold(key: string): void {
+    const held = (pending.get(key) ?? 1) - 1;
+    if (held <= 0) pending.delete(key);
+    else pending.set(key, held);
+  }
+
   return {
-    refusal(req) {
-      const window = current(clientKey(req));
-      if (!window || window.failures < maxFailures) return undefined;
-      return new TooManyRequestsError(Math.max(1, Math.ceil((window.endsAt - now()) / 1000)));
-    },
-    recordFailure(req) {
-      sweep();
+    refusal: (req) => refusalOf(clientKey(req)),
+    recordFailure: (req) => recordFailureOf(clientKey(req)),
+    reserve(req) {
       const key = clientKey(req);
-      const window = current(key);
-      if (window) window.failures += 1;
-      else windows.set(key, { failures: 1, endsAt: now() + AUTH_FAILURE_WINDOW_MS });
+      const refused = refusalOf(key);
+      if (refused) return refused;
+      pending.set(key, (pending.get(key) ?? 0) + 1);
+      let open = true;
+      return {
+        fail() {
+          if (!open) return;
+          open = false;
+          unhold(key);
+          recordFailureOf(key);
+        },
+        release() {
+          if (!open) return;
+          open = false;
+          unhold(key);
+        },
+      };
     },
   };
 }

@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { permisosDe, type Principal } from '@inventario/contract';
 import type { RequestHandler, Response } from 'express';
 import type { Caller } from '../inventario/model';
 import type { AuthFailureLimit } from './auth-failure-limit';
@@ -13,9 +14,28 @@ export const AUTH_MENSAJES = {
   ausente: 'Se requiere autenticación HTTP Basic',
   malformada: 'La cabecera Authorization no es HTTP Basic válida',
   incorrecta: 'Usuario o contraseña incorrectos',
+  bearerMalformado: 'La cabecera Authorization no es un token Bearer válido (inv_<id>_<secreto>)',
+  tokenIncorrecto: 'Token no válido, caducado o revocado',
 } as const;
 
-const CALLER_KEY = 'inventarioCaller';
+export const CALLER_KEY = 'inventarioCaller';
+
+/**
+ * Without identidad-svc (IDENTIDAD_SVC_ADDR unset) the one shared credential
+ * is what it always was: an ADMIN on every warehouse. Id 0 names no user of
+ * identidad-svc; no signed principal travels downstream.
+ */
+export function principalCompartido(usuario: string): Principal {
+  return {
+    id: 0,
+    usuario,
+    tipo: 'HUMANO',
+    metodoAuth: 'password',
+    tokenId: null,
+    credencialVersion: 0,
+    permisos: permisosDe([{ rol: 'ADMIN', bodegaId: null }]),
+  };
+}
 
 /** `Basic <token68>`; the scheme is case-insensitive (RFC 7617). */
 const BASIC = /^basic +([A-Za-z0-9+/]+={0,2}) *$/i;
@@ -24,10 +44,16 @@ const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
 const TRACESTATE = /^[\x20-\x7e]{1,512}$/;
 
 /** The trace context is passed on with tracing off too. */
-function authenticatedAs(usuario: string, headers: Record<string, string | string[] | undefined>): Caller {
+export function traceOf(
+  headers: Record<string, string | string[] | undefined>,
+): Pick<Caller, 'traceparent' | 'tracestate'> {
   const { traceparent, tracestate } = headers;
-  if (typeof traceparent !== 'string' || !TRACEPARENT.test(traceparent)) return { usuario };
-  return typeof tracestate === 'string' && TRACESTATE.test(tracestate) ? { usuario, traceparent, tracestate } : { usuario, traceparent };
+  if (typeof traceparent !== 'string' || !TRACEPARENT.test(traceparent)) return {};
+  return typeof tracestate === 'string' && TRACESTATE.test(tracestate) ? { traceparent, tracestate } : { traceparent };
+}
+
+function authenticatedAs(principal: Principal, headers: Record<string, string | string[] | undefined>): Caller {
+  return { usuario: principal.usuario, principal, ...traceOf(headers) };
 }
 
 export function parseBasic(header: string): Credentials | undefined {
@@ -54,6 +80,7 @@ function credentialsMatch(given: Credentials, expected: { usuario: Buffer; passw
  */
 export function createBasicAuth(credentials: Credentials, failures?: AuthFailureLimit): RequestHandler {
   const expected = { usuario: digest(credentials.usuario), password: digest(credentials.password) };
+  const principal = principalCompartido(credentials.usuario);
   return (req, res, next) => {
     const refused = failures?.refusal(req);
     if (refused) {
@@ -71,7 +98,7 @@ export function createBasicAuth(credentials: Credentials, failures?: AuthFailure
       next(new UnauthenticatedError(given ? AUTH_MENSAJES.incorrecta : AUTH_MENSAJES.malformada));
       return;
     }
-    res.locals[CALLER_KEY] = authenticatedAs(credentials.usuario, req.headers);
+    res.locals[CALLER_KEY] = authenticatedAs(principal, req.headers);
     next();
   };
 }

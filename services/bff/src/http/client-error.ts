@@ -18,7 +18,10 @@ const BY_CODE: Readonly<Record<string, { status: number; body: ErrorBody }>> = {
   },
 };
 
-const MALFORMED = { status: 400, body: { error: ERROR_CODES.badRequest, mensaje: 'La petición HTTP está mal formada' } };
+const MALFORMED = {
+  status: 400,
+  body: { error: ERROR_CODES.badRequest, mensaje: 'La petición HTTP está mal formada' },
+};
 
 export function rawJsonResponse(status: number, body: ErrorBody): string {
   const json = JSON.stringify(body);

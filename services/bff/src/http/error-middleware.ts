@@ -6,14 +6,30 @@ import {
   IdempotencyKeyInUseError,
   IdempotencyKeyReusedError,
   InvalidArgumentError,
+  LockConflictError,
   NotFoundError,
+  PermissionDeniedError,
+  UnauthenticatedError as PrincipalRechazadoError,
   UnavailableError,
   VersionMismatchError,
   type FieldViolation,
   type Logger,
 } from '@inventario/platform';
-import { BodegaConProductosError, DeadlineExceededError, NoExisteError, PreconditionRequiredError, ServicioNoDisponibleError } from '../inventario/errors';
-import { clientStatusOf, fromBodyParserError, RequestBodyError, RouteNotFoundError, TooManyRequestsError, UnauthenticatedError } from './http-errors';
+import {
+  BodegaConProductosError,
+  DeadlineExceededError,
+  NoExisteError,
+  PreconditionRequiredError,
+  ServicioNoDisponibleError,
+} from '../inventario/errors';
+import {
+  clientStatusOf,
+  fromBodyParserError,
+  RequestBodyError,
+  RouteNotFoundError,
+  TooManyRequestsError,
+  UnauthenticatedError,
+} from './http-errors';
 import { productoJson, sendJson } from './rest-json';
 
 /** The `error` codes of REST error bodies (docs/contract.md §3.2): stable, for clients to switch on. */
@@ -23,6 +39,7 @@ export const ERROR_CODES = {
   headersTooLarge: 'REQUEST_HEADERS_TOO_LARGE',
   requestTimeout: 'REQUEST_TIMEOUT',
   unauthorized: 'UNAUTHORIZED',
+  forbidden: 'FORBIDDEN',
   notFound: 'NOT_FOUND',
   alreadyExists: 'ALREADY_EXISTS',
   bodegaConProductos: 'BODEGA_CON_PRODUCTOS',
@@ -30,6 +47,7 @@ export const ERROR_CODES = {
   preconditionFailed: 'PRECONDITION_FAILED',
   preconditionRequired: 'PRECONDITION_REQUIRED',
   idempotencyKeyInUse: 'IDEMPOTENCY_KEY_IN_USE',
+  lockConflict: 'LOCK_CONFLICT',
   idempotencyKeyReused: 'IDEMPOTENCY_KEY_REUSED',
   tooManyRequests: 'TOO_MANY_REQUESTS',
   serviceUnavailable: 'SERVICE_UNAVAILABLE',
@@ -57,13 +75,33 @@ export interface HttpFailure {
   headers?: Record<string, string>;
 }
 
-/** THE mapping of the closed set of errors to HTTP (docs/contract.md §3.2), once for every route. */
+/**
+ * THE mapping of the closed set of errors to HTTP (docs/contract.md §3.2), once for every route.
+ * One style for every `mensaje` (§3.1): a Spanish sentence that starts with a capital letter,
+ * whoever wrote it (a service's rule says "stock insuficiente ..." because GraphQL puts it after
+ * its code, "STOCK_INSUFICIENTE: stock insuficiente ..."); `detalles` keep theirs, which follow a
+ * field's name.
+ */
 export function httpFailureOf(err: unknown): HttpFailure | undefined {
+  const failure = failureOf(err);
+  if (!failure) return undefined;
+  const { mensaje } = failure.body;
+  return {
+    ...failure,
+    body: { ...failure.body, mensaje: mensaje.charAt(0).toLocaleUpperCase('es') + mensaje.slice(1) },
+  };
+}
+
+function failureOf(err: unknown): HttpFailure | undefined {
   // Before InvalidArgumentError, which it extends: the request is well formed, the key is not this request's.
   if (err instanceof IdempotencyKeyReusedError) {
     return {
       status: 422,
-      body: { error: ERROR_CODES.idempotencyKeyReused, mensaje: `La clave de idempotencia ${err.violations[0]?.mensaje ?? ''}`, detalles: err.violations },
+      body: {
+        error: ERROR_CODES.idempotencyKeyReused,
+        mensaje: `La clave de idempotencia ${err.violations[0]?.mensaje ?? ''}`,
+        detalles: err.violations,
+      },
     };
   }
   if (err instanceof InvalidArgumentError) {
@@ -72,10 +110,13 @@ export function httpFailureOf(err: unknown): HttpFailure | undefined {
       body: { error: ERROR_CODES.validation, mensaje: `Datos no válidos: ${err.message}`, detalles: err.violations },
     };
   }
-  if (err instanceof NoExisteError) return { status: 404, body: { error: ERROR_CODES.notFound, mensaje: err.message, detalles: err.detalles } };
+  if (err instanceof NoExisteError)
+    return { status: 404, body: { error: ERROR_CODES.notFound, mensaje: err.message, detalles: err.detalles } };
   if (err instanceof NotFoundError) return { status: 404, body: { error: ERROR_CODES.notFound, mensaje: err.message } };
-  if (err instanceof RouteNotFoundError) return { status: 404, body: { error: ERROR_CODES.notFound, mensaje: err.message } };
-  if (err instanceof AlreadyExistsError) return { status: 409, body: { error: ERROR_CODES.alreadyExists, mensaje: err.message } };
+  if (err instanceof RouteNotFoundError)
+    return { status: 404, body: { error: ERROR_CODES.notFound, mensaje: err.message } };
+  if (err instanceof AlreadyExistsError)
+    return { status: 409, body: { error: ERROR_CODES.alreadyExists, mensaje: err.message } };
   // docs/contract.md §2.7.
   if (err instanceof BodegaConProductosError) {
     return {
@@ -91,7 +132,10 @@ export function httpFailureOf(err: unknown): HttpFailure | undefined {
   }
   if (err instanceof FailedPreconditionError) {
     // A rule with a reason (STOCK_INSUFICIENTE, CAPACIDAD_EXCEDIDA, ...) is the code; its figures join the body.
-    return { status: 409, body: { error: err.reason ?? ERROR_CODES.failedPrecondition, mensaje: err.message, ...err.datos } };
+    return {
+      status: 409,
+      body: { error: err.reason ?? ERROR_CODES.failedPrecondition, mensaje: err.message, ...err.datos },
+    };
   }
   if (err instanceof VersionMismatchError) {
     const mensaje = `La condición If-Match no se cumple: ${err.message}`;
@@ -115,6 +159,13 @@ export function httpFailureOf(err: unknown): HttpFailure | undefined {
       },
     };
   }
+  if (err instanceof LockConflictError) {
+    return {
+      status: 409,
+      body: { error: ERROR_CODES.lockConflict, mensaje: `Conflicto con otras escrituras: ${err.message}` },
+      headers: { 'Retry-After': String(KEY_IN_USE_RETRY_AFTER_SECONDS) },
+    };
+  }
   if (err instanceof IdempotencyKeyInUseError) {
     return {
       status: 409,
@@ -130,12 +181,34 @@ export function httpFailureOf(err: unknown): HttpFailure | undefined {
       headers: { 'Retry-After': String(retryAfter) },
     };
   }
-  if (err instanceof DeadlineExceededError) return { status: 504, body: { error: ERROR_CODES.gatewayTimeout, mensaje: err.message } };
+  if (err instanceof DeadlineExceededError)
+    return { status: 504, body: { error: ERROR_CODES.gatewayTimeout, mensaje: err.message } };
   if (err instanceof UnauthenticatedError) {
     return {
       status: 401,
       body: { error: ERROR_CODES.unauthorized, mensaje: err.message },
       headers: { 'WWW-Authenticate': WWW_AUTHENTICATE },
+    };
+  }
+  // A service refused the principal the BFF sent (expired while the request ran): authenticate again.
+  if (err instanceof PrincipalRechazadoError) {
+    return {
+      status: 401,
+      body: { error: ERROR_CODES.unauthorized, mensaje: err.message },
+      headers: { 'WWW-Authenticate': WWW_AUTHENTICATE },
+    };
+  }
+  // docs/contract.md §12: the permission, and the warehouse it is missing on, when one is.
+  if (err instanceof PermissionDeniedError) {
+    const { permiso, bodegaId } = err.datos;
+    return {
+      status: 403,
+      body: {
+        error: ERROR_CODES.forbidden,
+        mensaje: err.message,
+        ...(typeof permiso === 'string' ? { permiso } : {}),
+        ...(typeof bodegaId === 'number' || typeof bodegaId === 'string' ? { bodegaId: String(bodegaId) } : {}),
+      },
     };
   }
   if (err instanceof TooManyRequestsError) {
@@ -153,7 +226,8 @@ export function httpFailureOf(err: unknown): HttpFailure | undefined {
   return undefined;
 }
 
-const URL_MAL_CODIFICADA = 'La ruta contiene una secuencia de escape % mal formada (se espera % seguido de dos dígitos hexadecimales de UTF-8 válido)';
+const URL_MAL_CODIFICADA =
+  'La ruta contiene una secuencia de escape % mal formada (se espera % seguido de dos dígitos hexadecimales de UTF-8 válido)';
 
 function clientErrorText(err: unknown): string {
   if (err instanceof URIError) return URL_MAL_CODIFICADA;
@@ -169,7 +243,11 @@ export function createErrorMiddleware(logger: Logger): ErrorRequestHandler {
     }
     const failure = httpFailureOf(err);
     if (failure) {
-      if (failure.status >= 500) logger.warn({ method: req.method, path: req.path, status: failure.status, err: (err as Error).message }, 'downstream failure');
+      if (failure.status >= 500)
+        logger.warn(
+          { method: req.method, path: req.path, status: failure.status, err: (err as Error).message },
+          'downstream failure',
+        );
       for (const [name, value] of Object.entries(failure.headers ?? {})) res.setHeader(name, value);
       sendJson(res, failure.status, failure.body);
       return;

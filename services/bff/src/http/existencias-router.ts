@@ -1,8 +1,17 @@
 import express, { type Request } from 'express';
+import { exigeVersion } from '@inventario/contract';
 import { validateFields } from '@inventario/platform';
+import { PreconditionRequiredError } from '../inventario/errors';
 import type { InventarioApi, Operacion } from '../inventario/model';
 import { callerOf } from './auth';
-import { parseAsignacion, parseMovimiento, parseReverso, parseTransferencia } from './existencia-schemas';
+import {
+  AJUSTE_SIN_VERSION,
+  parseAsignacion,
+  parseMovimiento,
+  parseReverso,
+  parseTransferencia,
+  parseUmbral,
+} from './existencia-schemas';
 import type { JsonArraySender } from './json-array-stream';
 import { jsonBody } from './json-body';
 import { malformedPathId, parseMovimientoQuery, parsePathId } from './request-params';
@@ -55,7 +64,10 @@ export function createExistenciasRouter(inventario: InventarioApi, sendJsonArray
   router.get('/bodegas/:id/existencias', async (req, res) => {
     const { bodega, pages } = await inventario.existenciasDeBodega(callerOf(res), parsePathId(req.params.id));
     const before = JSON.stringify({ bodegaId: bodega.id, capacidad: bodega.capacidad, ocupacion: bodega.ocupacion });
-    await sendJsonArray(res, pages, existenciaJsonText, { before: `${before.slice(0, -1)},"existencias":`, after: '}' });
+    await sendJsonArray(res, pages, existenciaJsonText, {
+      before: `${before.slice(0, -1)},"existencias":`,
+      after: '}',
+    });
   });
 
   router.get('/bodegas/:id/existencias/:productoId', async (req, res) => {
@@ -67,9 +79,31 @@ export function createExistenciasRouter(inventario: InventarioApi, sendJsonArray
     sendRecord(req, res, etagOf(existencia.version), () => sendJson(res, 200, existenciaJson(existencia)));
   });
 
+  /** Only the threshold: a translation onto bodega-svc's CambiarUmbralMinimo, which writes no ledger line. */
+  router.patch<'/bodegas/:id/existencias/:productoId'>(
+    '/bodegas/:id/existencias/:productoId',
+    body,
+    async (req, res) => {
+      const { id, productoId, input, write } = validateFields({
+        id: () => parsePathId(req.params.id),
+        productoId: () => parsePathId(req.params.productoId, 'productoId'),
+        input: () => parseUmbral(req.body),
+        write: () => writeOptionsOf(req, res, { conditional: true }),
+      });
+      const existencia = await inventario.cambiarUmbralMinimo(callerOf(res), id, productoId, input.umbralMinimo, write);
+      res.setHeader('ETag', etagOf(existencia.version));
+      sendJson(res, 200, existenciaJson(existencia));
+    },
+  );
+
   router.get('/productos/:id/existencias', async (req, res) => {
     const existencias = await inventario.existenciasDeProducto(callerOf(res), parsePathId(req.params.id));
-    sendJson(res, 200, { productoId: existencias.productoId, total: existencias.total, porBodega: existencias.porBodega.map(existenciaJson) });
+    sendJson(res, 200, {
+      productoId: existencias.productoId,
+      total: existencias.total,
+      porBodega: existencias.porBodega.map(existenciaJson),
+      sinUbicar: existencias.sinUbicar ?? 0,
+    });
   });
 
   router.post<'/bodegas/:id/movimientos'>('/bodegas/:id/movimientos', body, async (req, res) => {
@@ -78,6 +112,9 @@ export function createExistenciasRouter(inventario: InventarioApi, sendJsonArray
       input: () => parseMovimiento(req.body),
       write: () => writeOptionsOf(req, res, { conditional: true }),
     });
+    // A count is of a known state: bodega-svc's rule, refused here in REST's words before any call.
+    if (exigeVersion(input.tipo) && typeof write.ifMatch !== 'number')
+      throw new PreconditionRequiredError(AJUSTE_SIN_VERSION);
     const operacion = await inventario.registrarMovimiento(callerOf(res), id, input, write);
     res.location(operacionLocation(req, operacion));
     sendJson(res, 201, operacionJson(operacion));
@@ -122,6 +159,8 @@ export function createExistenciasRouter(inventario: InventarioApi, sendJsonArray
       diferencias: verificacion.diferencias,
       nivelesVerificados: verificacion.nivelesVerificados,
       bodegasVerificadas: verificacion.bodegasVerificadas,
+      diferenciasReservas: verificacion.diferenciasReservas ?? [],
+      verificadoEn: verificacion.verificadoEn,
     });
   });
 

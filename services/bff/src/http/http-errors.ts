@@ -46,7 +46,8 @@ export const BODY_MENSAJES = {
   charset: 'Juego de caracteres no admitido: envíe JSON en UTF-8',
   contentEncoding: 'Content-Encoding no admitido: envíe el cuerpo sin comprimir o comprimido con gzip, deflate o br',
   incompleto: 'El cuerpo llegó incompleto',
-  ilegible: 'El cuerpo no se pudo leer: su contenido no corresponde a su Content-Encoding (¿comprimido de forma incorrecta?)',
+  ilegible:
+    'El cuerpo no se pudo leer: su contenido no corresponde a su Content-Encoding (¿comprimido de forma incorrecta?)',
 } as const;
 
 /** The status an http-errors style error marks as the client's fault, if any. */

@@ -23,7 +23,13 @@ export interface StartedHttpServer {
   close(graceMs: number): Promise<void>;
 }
 
-export async function startHttpServer(app: RequestListener, port: number, host: string, timeouts: HttpTimeouts, logger: Logger): Promise<StartedHttpServer> {
+export async function startHttpServer(
+  app: RequestListener,
+  port: number,
+  host: string,
+  timeouts: HttpTimeouts,
+  logger: Logger,
+): Promise<StartedHttpServer> {
   const server = createServer(
     {
       headersTimeout: timeouts.headersMs,

@@ -23,7 +23,14 @@ const PIECE_CHARS = 16 * 1024;
 
 type Drain = 'drained' | 'closed' | 'timeout';
 
+/**
+ * Resolves once the response can take more. Only while a drain is pending: a write that returned
+ * false may have been flushed by the time we wait (uncork() writes the corked pieces; Node 24 can
+ * then report the buffer emptied without a later 'drain'), and waiting for an event that never
+ * comes would cut a client that took everything.
+ */
 function drained(res: Response, timeoutMs: number): Promise<Drain> {
+  if (!res.writableNeedDrain) return Promise.resolve('drained');
   return new Promise((resolve) => {
     const done = (how: Drain) => {
       clearTimeout(timer);
@@ -47,7 +54,12 @@ function drained(res: Response, timeoutMs: number): Promise<Drain> {
  * page is read only once the client took the last (backpressure), and not at all once it left.
  */
 export function createJsonArraySender({ writeTimeoutMs, logger }: JsonArraySenderDeps): JsonArraySender {
-  return async <T>(res: Response, pages: AsyncIterable<readonly T[] | ProductosJson>, itemJson: (item: T) => string, envelope = { before: '', after: '' }) => {
+  return async <T>(
+    res: Response,
+    pages: AsyncIterable<readonly T[] | ProductosJson>,
+    itemJson: (item: T) => string,
+    envelope = { before: '', after: '' },
+  ) => {
     let gone = false;
     res.once('close', () => (gone = true));
     const path = res.req.originalUrl.split('?', 1)[0];
@@ -109,7 +121,10 @@ export function createJsonArraySender({ writeTimeoutMs, logger }: JsonArraySende
         opening = undefined;
         for (;;) {
           if (state === 'full' && (await drained(res, writeTimeoutMs)) === 'timeout') {
-            logger.warn({ path, items, writeTimeoutMs }, 'list stream: the client took nothing in time, connection cut');
+            logger.warn(
+              { path, items, writeTimeoutMs },
+              'list stream: the client took nothing in time, connection cut',
+            );
             res.destroy();
             return;
           }

@@ -1,6 +1,7 @@
 import express, { type RequestHandler } from 'express';
 import { parse } from 'lossless-json';
 import { bodyReadFailure, MAX_BODY_BYTES, RequestBodyError } from './http-errors';
+import { motivoSintaxisJson } from './json-syntax';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
@@ -10,9 +11,9 @@ function hasBody(headers: Record<string, string | string[] | undefined>): boolea
   return headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
-/** Enough to find the problem, never the whole body. */
+/** Enough to find the problem (in Spanish, with its position), never the whole body. */
 function reason(err: unknown): string {
-  const text = err instanceof Error ? err.message : String(err);
+  const text = motivoSintaxisJson(err);
   return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
 
@@ -28,7 +29,13 @@ export function jsonBody(): RequestHandler {
       return;
     }
     if (!req.is(['application/json', 'application/*+json'])) {
-      next(new RequestBodyError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Tipo de contenido no admitido: envíe Content-Type: application/json'));
+      next(
+        new RequestBodyError(
+          415,
+          'UNSUPPORTED_MEDIA_TYPE',
+          'Tipo de contenido no admitido: envíe Content-Type: application/json',
+        ),
+      );
       return;
     }
     readText(req, res, (err?: unknown) => {

@@ -18,7 +18,9 @@ export function createRateLimit(perMinute: number, logger: Logger): RequestHandl
       error: (err: unknown, message?: string) => logger.error({ err }, message ?? 'express-rate-limit'),
     },
     handler: (req, _res, next) => {
-      next(TooManyRequestsError.until((req as Request & { rateLimit?: RateLimitInfo }).rateLimit?.resetTime, WINDOW_MS));
+      next(
+        TooManyRequestsError.until((req as Request & { rateLimit?: RateLimitInfo }).rateLimit?.resetTime, WINDOW_MS),
+      );
     },
   });
 }

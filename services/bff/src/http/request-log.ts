@@ -13,7 +13,14 @@ export function createRequestLog(logger: Logger): RequestHandler {
     res.once('close', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       const usuario = authenticatedCaller(res)?.usuario;
-      const line = { method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10, usuario, aborted: !res.writableFinished || undefined };
+      const line = {
+        method: req.method,
+        path,
+        status: res.statusCode,
+        ms: Math.round(ms * 10) / 10,
+        usuario,
+        aborted: !res.writableFinished || undefined,
+      };
       if (path.startsWith(PROBE_PREFIX)) logger.debug(line, 'request');
       else logger.info(line, 'request');
     });

@@ -1,6 +1,14 @@
 import type { ErrorRequestHandler } from 'express';
 import { z } from 'zod';
-import { ID_MENSAJES, integerFromNumberText, InvalidArgumentError, MAX_INT32, MAX_TEXTO, MAX_UNSIGNED_INT, parseFields } from '@inventario/platform';
+import {
+  ID_MENSAJES,
+  integerFromNumberText,
+  InvalidArgumentError,
+  MAX_INT32,
+  MAX_TEXTO,
+  MAX_UNSIGNED_INT,
+  parseFields,
+} from '@inventario/platform';
 import { TIPOS_MOVIMIENTO, type CursorPage, type MovimientoFilter, type ProductoFilter } from '../inventario/model';
 import { clientStatusOf } from './http-errors';
 import { MENSAJES } from './rest-fields';
@@ -19,11 +27,11 @@ export const PARAM_MENSAJES = {
   cursor: 'debe ser el siguienteCursor de la página anterior',
 } as const;
 
-function queryText() {
+export function queryText() {
   return z.string({ error: (issue) => (Array.isArray(issue.input) ? PARAM_MENSAJES.repetido : MENSAJES.texto) });
 }
 
-function queryInteger(min: number, max: number) {
+export function queryInteger(min: number, max: number) {
   return queryText()
     .regex(/^-?\d{1,15}$/, PARAM_MENSAJES.entero)
     .transform((text, ctx) => {
@@ -36,7 +44,7 @@ function queryInteger(min: number, max: number) {
 }
 
 /** An unknown parameter (a typo such as `bodegaid`) is a 400: ignored, the unfiltered list would pass as filtered. */
-function parseQuery<S extends z.ZodRawShape>(shape: S, query: unknown): z.output<z.ZodObject<S>> {
+export function parseQuery<S extends z.ZodRawShape>(shape: S, query: unknown): z.output<z.ZodObject<S>> {
   return parseFields(z.strictObject(shape), query, 'query', PARAM_MENSAJES.desconocido(Object.keys(shape)));
 }
 
@@ -74,7 +82,9 @@ const FECHA = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2}):(\d{2})Z?)?$/;
 function fechaOf(text: string): Date | undefined {
   const match = FECHA.exec(text);
   if (!match) return undefined;
-  const [year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0] = match.slice(1).map((part) => Number(part ?? 0));
+  const [year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0] = match
+    .slice(1)
+    .map((part) => Number(part ?? 0));
   const date = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
   const exact =
     date.getUTCFullYear() === year &&
@@ -101,7 +111,11 @@ function queryFecha() {
 export const movimientoFilterShape = {
   bodegaId: queryInteger(1, MAX_UNSIGNED_INT).optional(),
   productoId: queryInteger(1, MAX_UNSIGNED_INT).optional(),
-  tipo: z.enum(TIPOS_MOVIMIENTO, { error: (issue) => (Array.isArray(issue.input) ? PARAM_MENSAJES.repetido : PARAM_MENSAJES.tipo) }).optional(),
+  tipo: z
+    .enum(TIPOS_MOVIMIENTO, {
+      error: (issue) => (Array.isArray(issue.input) ? PARAM_MENSAJES.repetido : PARAM_MENSAJES.tipo),
+    })
+    .optional(),
   desde: queryFecha().optional(),
   hasta: queryFecha().optional(),
   limit: queryInteger(1, MAX_LIMIT).optional(),
@@ -128,7 +142,9 @@ export function parseMovimientoQuery(query: unknown): { filter: MovimientoFilter
 /** docs/contract.md §2.4. */
 export const deleteBodegaShape = {
   force: z
-    .enum(['true', 'false'], { error: (issue) => (Array.isArray(issue.input) ? PARAM_MENSAJES.repetido : PARAM_MENSAJES.booleano) })
+    .enum(['true', 'false'], {
+      error: (issue) => (Array.isArray(issue.input) ? PARAM_MENSAJES.repetido : PARAM_MENSAJES.booleano),
+    })
     .meta({ type: 'boolean', default: false })
     .optional(),
 };
@@ -142,5 +158,9 @@ export function parseForce(query: unknown): boolean {
  * a malformed id like any other, so a 400 naming `id`. Mount it after the routes.
  */
 export const malformedPathId: ErrorRequestHandler = (err, _req, _res, next) => {
-  next(err instanceof URIError && clientStatusOf(err) === 400 ? InvalidArgumentError.field('id', PARAM_MENSAJES.idMalCodificado) : err);
+  next(
+    err instanceof URIError && clientStatusOf(err) === 400
+      ? InvalidArgumentError.field('id', PARAM_MENSAJES.idMalCodificado)
+      : err,
+  );
 };

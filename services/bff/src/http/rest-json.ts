@@ -44,6 +44,8 @@ export function existenciaJson(e: Existencia) {
     version: e.version,
     fechaCreacion: e.fechaCreacion,
     fechaActualizacion: e.fechaActualizacion,
+    reservada: e.reservada ?? 0,
+    disponible: e.disponible ?? e.cantidad,
   };
 }
 

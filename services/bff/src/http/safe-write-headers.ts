@@ -1,5 +1,10 @@
 import type { Request, Response } from 'express';
-import { IDEMPOTENCY_KEY_MENSAJE, InvalidArgumentError, isIdempotencyKey, MAX_UNSIGNED_INT } from '@inventario/platform';
+import {
+  IDEMPOTENCY_KEY_MENSAJE,
+  InvalidArgumentError,
+  isIdempotencyKey,
+  MAX_UNSIGNED_INT,
+} from '@inventario/platform';
 import type { WriteOptions } from '../inventario/model';
 
 /**

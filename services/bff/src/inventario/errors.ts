@@ -19,9 +19,12 @@ export class BodegaConProductosError extends FailedPreconditionError {
 
 /** A 404 whose `detalles` name the request's fields whose record does not exist. */
 export class NoExisteError extends NotFoundError {
-  constructor(readonly detalles: FieldViolation[]) {
+  constructor(
+    readonly detalles: FieldViolation[],
+    reason?: string,
+  ) {
     const text = detalles.map((d) => d.mensaje).join('; ');
-    super(text.charAt(0).toUpperCase() + text.slice(1));
+    super(text.charAt(0).toUpperCase() + text.slice(1), { reason, violations: detalles });
     this.name = 'NoExisteError';
   }
 
@@ -54,8 +57,26 @@ export class ServicioNoDisponibleError extends UnavailableError {
 /** A downstream call ran past its deadline (REST 504). */
 export class DeadlineExceededError extends Error {
   readonly code = 'DEADLINE_EXCEEDED';
-  constructor(readonly servicio: string) {
-    super(`El servicio ${servicio} no respondió a tiempo`);
+  constructor(
+    readonly servicio: string,
+    mensaje = `El servicio ${servicio} no respondió a tiempo`,
+  ) {
+    super(mensaje);
     this.name = 'DeadlineExceededError';
+  }
+}
+
+/**
+ * The service's database stopped one of the request's statements at its time limit
+ * (RESOURCE_EXHAUSTED, reason STATEMENT_TIMEOUT): a 504 like a deadline, but nothing was written,
+ * and it is about this request, not the service's health (the breaker does not count it).
+ */
+export class SentenciaDetenidaError extends DeadlineExceededError {
+  constructor(servicio: string) {
+    super(
+      servicio,
+      `La base de datos de ${servicio} detuvo la operación por superar su tiempo máximo; no se aplicó ningún cambio`,
+    );
+    this.name = 'SentenciaDetenidaError';
   }
 }

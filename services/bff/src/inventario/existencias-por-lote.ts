@@ -1,7 +1,7 @@
 import { encodeNivelPageToken, MAX_UNSIGNED_INT } from '@inventario/platform';
 import type { ExistenciaClient } from '../downstream/existencia-client';
 import type { Caller, Existencia, ExistenciasPorLotePage } from './model';
-import { chunks, PAGE_SIZE } from './paging';
+import { PAGE_SIZE, readInChunks } from './paging';
 
 export interface ExistenciasPorLoteDeps {
   existencias: ExistenciaClient;
@@ -26,15 +26,28 @@ interface Lote {
  * levels before it; a batch whose levels fit in one downstream page is one call.
  */
 export function createExistenciasPorLote({ existencias }: ExistenciasPorLoteDeps): {
-  existenciasDeBodegas(caller: Caller, bodegaIds: readonly number[], page?: ExistenciasPorLotePage): Promise<Existencia[]>;
-  existenciasDeProductos(caller: Caller, productoIds: readonly number[], page?: ExistenciasPorLotePage): Promise<Existencia[]>;
+  existenciasDeBodegas(
+    caller: Caller,
+    bodegaIds: readonly number[],
+    page?: ExistenciasPorLotePage,
+  ): Promise<Existencia[]>;
+  existenciasDeProductos(
+    caller: Caller,
+    productoIds: readonly number[],
+    page?: ExistenciasPorLotePage,
+  ): Promise<Existencia[]>;
 } {
   function startOfBodega(bodegaId: number, afterId: number | undefined): string | undefined {
     if (afterId !== undefined) return encodeNivelPageToken(bodegaId, afterId);
     return bodegaId > 1 ? encodeNivelPageToken(bodegaId - 1, MAX_UNSIGNED_INT) : undefined;
   }
 
-  async function collectPages(caller: Caller, parents: number[], page: ExistenciasPorLotePage, lote: Lote): Promise<Existencia[]> {
+  async function collectPages(
+    caller: Caller,
+    parents: number[],
+    page: ExistenciasPorLotePage,
+    lote: Lote,
+  ): Promise<Existencia[]> {
     const perParent = page.perParent ?? Infinity;
     const maxTotal = page.maxTotal ?? Infinity;
     const out: Existencia[] = [];
@@ -45,9 +58,17 @@ export function createExistenciasPorLote({ existencias }: ExistenciasPorLoteDeps
     for (;;) {
       // One parent reads just its page; several read whole pages, since their levels come one warehouse after another.
       const wanted = pending.length === 1 ? perParent - (held.get(pending[0]!) ?? 0) : PAGE_SIZE;
-      const pageSize = Math.min(PAGE_SIZE, wanted, maxTotal - out.length);
-      const { existencias: levels, nextPageToken } = await existencias.list(caller, { pageSize, pageToken, ...lote.filterOf(pending) });
+      page.signal?.throwIfAborted();
+      // Several parents' levels come one warehouse after another, most of a page skipped: only what is kept is bounded
+      // by maxTotal.
+      const pageSize = Math.min(PAGE_SIZE, wanted, pending.length === 1 ? maxTotal - out.length : PAGE_SIZE);
+      const { existencias: levels, nextPageToken } = await existencias.list(caller, {
+        pageSize,
+        pageToken,
+        ...lote.filterOf(pending),
+      });
       for (const level of levels) {
+        if (out.length >= maxTotal) break;
         const parent = lote.parentOf(level);
         const count = held.get(parent) ?? 0;
         if (count >= perParent || !lote.keep(level)) continue;
@@ -65,9 +86,12 @@ export function createExistenciasPorLote({ existencias }: ExistenciasPorLoteDeps
   return {
     async existenciasDeBodegas(caller, bodegaIds, page = {}) {
       const { afterId } = page;
-      const pages = await Promise.all(
-        chunks(bodegaIds).map((ids) =>
-          collectPages(caller, ids, page, {
+      return readInChunks(bodegaIds, page.maxTotal, (ids, maxTotal) =>
+        collectPages(
+          caller,
+          ids,
+          { ...page, maxTotal },
+          {
             firstToken: startOfBodega(Math.min(...ids), afterId),
             filterOf: (pending) => ({ bodegaIds: pending }),
             parentOf: (level) => level.bodegaId,
@@ -76,18 +100,21 @@ export function createExistenciasPorLote({ existencias }: ExistenciasPorLoteDeps
             // Warehouses before the last level read have no levels left.
             remaining: (pending, last) => pending.filter((id) => id >= last.bodegaId),
             // Within the warehouse read last, where its page ended; else at the start of the next one short.
-            startAt: ([lowest], last, nextPageToken) => (lowest === last.bodegaId ? nextPageToken : startOfBodega(lowest!, afterId)),
-          }),
+            startAt: ([lowest], last, nextPageToken) =>
+              lowest === last.bodegaId ? nextPageToken : startOfBodega(lowest!, afterId),
+          },
         ),
       );
-      return pages.flat();
     },
 
     async existenciasDeProductos(caller, productoIds, page = {}) {
       const { afterId } = page;
-      const pages = await Promise.all(
-        chunks(productoIds).map((ids) =>
-          collectPages(caller, ids, page, {
+      return readInChunks(productoIds, page.maxTotal, (ids, maxTotal) =>
+        collectPages(
+          caller,
+          ids,
+          { ...page, maxTotal },
+          {
             // After the warehouse `afterId`: after its every level.
             firstToken: afterId === undefined ? undefined : encodeNivelPageToken(afterId, MAX_UNSIGNED_INT),
             filterOf: (pending) => ({ productoIds: pending }),
@@ -95,10 +122,9 @@ export function createExistenciasPorLote({ existencias }: ExistenciasPorLoteDeps
             keep: () => true,
             remaining: (pending) => pending,
             startAt: (_pending, _last, nextPageToken) => nextPageToken,
-          }),
+          },
         ),
       );
-      return pages.flat();
     },
   };
 }

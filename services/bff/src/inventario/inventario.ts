@@ -5,12 +5,11 @@ import {
   InvalidArgumentError,
   NotFoundError,
   PRODUCTO_SAMPLE_LIMITS,
-  requirePositiveId,
   VersionMismatchError,
 } from '@inventario/platform';
-import type { BodegaClient } from '../downstream/bodega-client';
+import type { BodegaClient, ExistenciasRetiradas } from '../downstream/bodega-client';
 import type { ExistenciaClient } from '../downstream/existencia-client';
-import type { ProductoClient, UnassignResult } from '../downstream/producto-client';
+import type { ProductoClient } from '../downstream/producto-client';
 import { BodegaConProductosError } from './errors';
 import { createExistencias } from './existencias';
 import { createExistenciasPorLote } from './existencias-por-lote';
@@ -27,7 +26,7 @@ import type {
   ProductosJson,
   WriteOptions,
 } from './model';
-import { chunks, collect, counted, PAGE_SIZE, pagesOf, STREAM_PAGE_SIZE, tokenAfter } from './paging';
+import { chunks, collect, counted, PAGE_SIZE, pagesOf, readInChunks, STREAM_PAGE_SIZE, tokenAfter } from './paging';
 import { createStockDeBodega, unionById } from './stock-de-bodega';
 
 export interface InventarioDeps {
@@ -44,12 +43,11 @@ export interface InventarioDeps {
 }
 
 /**
- * Chunks per UnassignBodega call of a forced delete (each chunk at most 500
- * products and 4 MiB of events): every call stays well inside its deadline
- * whatever the warehouse holds, so a big warehouse never makes a call time
- * out and count against the breaker.
+ * Transactions per DeleteBodega call of a forced delete (each writes out at
+ * most 500 levels; bodega-svc adds at most one chunk of its unassignment):
+ * every call stays well inside its deadline whatever the warehouse holds.
  */
-export const UNASSIGN_CHUNKS_PER_CALL = 2;
+export const DELETE_CHUNKS_PER_CALL = 4;
 
 /** The campo of a violation about the request as a whole (e.g. an update with nothing to change). */
 export const CUERPO = 'cuerpo';
@@ -57,7 +55,10 @@ export const CUERPO = 'cuerpo';
 function requireSomething(patch: object, updatable: readonly string[]): void {
   const present = Object.entries(patch).some(([key, value]) => updatable.includes(key) && value !== undefined);
   if (!present) {
-    throw InvalidArgumentError.field(CUERPO, `no contiene ningún campo actualizable (admitidos: ${updatable.join(', ')})`);
+    throw InvalidArgumentError.field(
+      CUERPO,
+      `no contiene ningún campo actualizable (admitidos: ${updatable.join(', ')})`,
+    );
   }
 }
 
@@ -66,11 +67,16 @@ const BODEGA_UPDATABLE = ['nombre', 'ubicacion', 'capacidad'] as const;
 
 /**
  * The BFF's use cases over producto-svc and bodega-svc, shared by REST and
- * GraphQL. The services own the field rules; what spans both services lives
- * here: a product's `bodegaId` must name an existing warehouse, and the
+ * GraphQL. The services own the rules (a product's `bodegaId` is producto-svc's
+ * to check with bodega-svc); what still spans both services here is the
  * warehouse safe delete (docs/contract.md §2.7).
  */
-export function createInventario({ productos, bodegas, existencias, onSafeWriteOutcome }: InventarioDeps): InventarioApi {
+export function createInventario({
+  productos,
+  bodegas,
+  existencias,
+  onSafeWriteOutcome,
+}: InventarioDeps): InventarioApi {
   const stock = createStockDeBodega({ productos, existencias });
 
   /**
@@ -102,39 +108,33 @@ export function createInventario({ productos, bodegas, existencias, onSafeWriteO
   }
 
   /**
-   * `bodegaId` names an existing warehouse, else InvalidArgumentError naming
-   * `bodegaId` (a 400: the request is wrong, not the product missing).
-   * There is no foreign key across services; a warehouse deleted right after
-   * this check is reconciled by producto-svc on BodegaEliminada, which then
-   * refuses writes naming it with the same violation.
-   */
-  async function requireBodega(caller: Caller, bodegaId: number): Promise<void> {
-    const id = requirePositiveId(bodegaId, 'bodegaId');
-    try {
-      await bodegas.get(caller, id);
-    } catch (err) {
-      if (err instanceof NotFoundError) throw InvalidArgumentError.field('bodegaId', `no existe la bodega ${id}`);
-      throw err;
-    }
-  }
-
-  /**
    * Products of at most PAGE_SIZE warehouses, in id order, at most
    * `perBodega` of each. Reading stops as soon as every warehouse has its
    * `perBodega` or `maxTotal` are held, so a page of a big warehouse costs
    * about one downstream page, not the whole warehouse.
    */
-  async function pageOfProductosOf(caller: Caller, bodegaIds: number[], page: ProductosDeBodegasPage): Promise<Producto[]> {
+  async function pageOfProductosOf(
+    caller: Caller,
+    bodegaIds: number[],
+    page: ProductosDeBodegasPage,
+  ): Promise<Producto[]> {
     const perBodega = page.perBodega ?? Infinity;
     const maxTotal = page.maxTotal ?? Infinity;
     if (perBodega <= 0 || maxTotal <= 0) return [];
+    const { sinDescripcion, signal } = page;
     const out: Producto[] = [];
     const held = new Map<number, number>();
     let full = 0;
     let pageToken = tokenAfter(page.afterId);
     for (;;) {
+      signal?.throwIfAborted();
       const pageSize = Math.min(PAGE_SIZE, perBodega * bodegaIds.length, maxTotal - out.length);
-      const { productos: items, nextPageToken } = await productos.list(caller, { pageSize, pageToken, bodegaIds });
+      const { productos: items, nextPageToken } = await productos.list(caller, {
+        pageSize,
+        pageToken,
+        bodegaIds,
+        sinDescripcion,
+      });
       for (const producto of items) {
         const count = held.get(producto.bodegaId!) ?? 0;
         if (count >= perBodega) continue;
@@ -161,10 +161,11 @@ export function createInventario({ productos, bodegas, existencias, onSafeWriteO
           skip,
           bodegaIds: filter.bodegaIds,
           nombreContains: filter.q,
+          sinDescripcion: filter.sinDescripcion,
         });
         return { items: page.productos, nextPageToken: page.nextPageToken };
       },
-      { afterId: filter.afterId, pageSize },
+      { afterId: filter.afterId, pageSize, signal: filter.signal },
     );
   }
 
@@ -181,7 +182,14 @@ export function createInventario({ productos, bodegas, existencias, onSafeWriteO
         // `skip` counts from the start of the list: the first page only.
         const skip = first ? (filter.offset ?? 0) : 0;
         first = false;
-        const page = await productos.list(caller, { pageSize, pageToken, skip, bodegaIds: filter.bodegaIds, nombreContains: filter.q, restJson: true });
+        const page = await productos.list(caller, {
+          pageSize,
+          pageToken,
+          skip,
+          bodegaIds: filter.bodegaIds,
+          nombreContains: filter.q,
+          restJson: true,
+        });
         const { json } = page;
         return json
           ? { page: json, count: json.count, nextPageToken: page.nextPageToken }
@@ -198,23 +206,25 @@ export function createInventario({ productos, bodegas, existencias, onSafeWriteO
         const list = await bodegas.list(caller, { pageSize: size, pageToken });
         return { items: list.bodegas, nextPageToken: list.nextPageToken };
       },
-      { afterId: page.afterId, pageSize },
+      { afterId: page.afterId, pageSize, signal: page.signal },
     );
   }
 
   /**
-   * Unassigns every product of the warehouse, UNASSIGN_CHUNKS_PER_CALL chunks
-   * per call, and reports them all. Every call carries one idempotency key
-   * (the request's, or one made here), so producto-svc keeps one report
-   * across the calls; with the request's key, a retry after any failure
-   * resumes where the first attempt stopped and still reports every product.
+   * bodega-svc unassigns the products (through producto-svc), writes the stock out and deletes the
+   * warehouse, a few bounded steps per call, resuming where the last call stopped. All calls carry
+   * one key (the request's, or one made here), so the unassignment's report covers them all. A call
+   * replays (write.onReplay) only when its key's deletion had completed before it began.
    */
-  async function unassignAll(caller: Caller, bodegaId: number, write: WriteOptions): Promise<UnassignResult> {
-    // The answer is a replay only if the delete was: a retry that completes a half-done delete executes it.
-    const keyed: WriteOptions = { ...write, idempotencyKey: write.idempotencyKey ?? `bff-${randomUUID()}`, onReplay: undefined };
+  async function deleteAll(caller: Caller, bodegaId: number, write: WriteOptions): Promise<ExistenciasRetiradas> {
+    const keyed: WriteOptions = { ...write, idempotencyKey: write.idempotencyKey ?? `bff-${randomUUID()}` };
     for (;;) {
-      const result = await productos.unassignBodega(caller, bodegaId, keyed, UNASSIGN_CHUNKS_PER_CALL);
-      if (result.complete) return result;
+      const result = await bodegas.delete(caller, bodegaId, keyed, {
+        retirarExistencias: true,
+        desasignarProductos: true,
+        maxChunks: DELETE_CHUNKS_PER_CALL,
+      });
+      if (!result.pendiente) return result;
     }
   }
 
@@ -228,7 +238,7 @@ export function createInventario({ productos, bodegas, existencias, onSafeWriteO
   async function forcedReport(
     caller: Caller,
     bodegaId: number,
-    afectados: UnassignResult,
+    afectados: { productos: Producto[]; total: number },
     stockAsignado: ReadonlySet<number>,
     existenciasRetiradas: number,
   ): Promise<{ productos: Producto[]; total: number }> {
@@ -240,17 +250,22 @@ export function createInventario({ productos, bodegas, existencias, onSafeWriteO
       stock.countProductos(caller, soloRetirados),
       stock.productosPorIds(caller, retirados.slice(0, PRODUCTO_SAMPLE_LIMITS.maxItems)),
     ]);
-    return { productos: boundedPrefix(unionById(afectados.productos, primeros), PRODUCTO_SAMPLE_LIMITS), total: afectados.total + otros };
+    return {
+      productos: boundedPrefix(unionById(afectados.productos, primeros), PRODUCTO_SAMPLE_LIMITS),
+      total: afectados.total + otros,
+    };
   }
 
   /** The safe delete's 409 for the warehouse: what holds it now, assigned or stocked. */
   async function conflictOf(caller: Caller, bodegaId: number): Promise<BodegaConProductosError | undefined> {
     const held = await stock.productosRetenidos(caller, bodegaId);
-    return held.total > 0 ? new BodegaConProductosError(bodegaId, held.productos, held.total, held.conExistencias) : undefined;
+    return held.total > 0
+      ? new BodegaConProductosError(bodegaId, held.productos, held.total, held.conExistencias)
+      : undefined;
   }
 
   return {
-    ...createExistencias({ productos, bodegas, existencias, onSafeWriteOutcome }),
+    ...createExistencias({ productos, bodegas, existencias }),
     // GraphQL's batched relation reads.
     ...createExistenciasPorLote({ existencias }),
     productosPorIds: (caller, ids) => stock.productosPorIds(caller, ids),
@@ -261,19 +276,14 @@ export function createInventario({ productos, bodegas, existencias, onSafeWriteO
 
     getProducto: (caller, id) => productos.get(caller, id),
 
-    async productosDeBodegas(caller, bodegaIds, page = {}) {
-      const pages = await Promise.all(chunks(bodegaIds).map((ids) => pageOfProductosOf(caller, ids, page)));
-      return pages.flat();
-    },
+    productosDeBodegas: (caller, bodegaIds, page = {}) =>
+      readInChunks(bodegaIds, page.maxTotal, (ids, maxTotal) => pageOfProductosOf(caller, ids, { ...page, maxTotal })),
 
-    async createProducto(caller, input, write = {}) {
-      if (input.bodegaId !== undefined && input.bodegaId !== null) await requireBodega(caller, input.bodegaId);
-      return productos.create(caller, input, write);
-    },
+    // producto-svc asks bodega-svc whether a bodegaId exists: the product's fields are its to judge.
+    createProducto: (caller, input, write = {}) => productos.create(caller, input, write),
 
     async updateProducto(caller, id, patch: ProductoPatch, write = {}) {
       requireSomething(patch, PRODUCTO_UPDATABLE);
-      if (patch.bodegaId !== undefined && patch.bodegaId !== null) await requireBodega(caller, patch.bodegaId);
       return conditional(write, () => productos.update(caller, id, patch, write));
     },
 
@@ -311,17 +321,25 @@ export function createInventario({ productos, bodegas, existencias, onSafeWriteO
      * before any product is touched (NotFoundError), and match If-Match.
      * Without force, a warehouse holding products, assigned to it or with units
      * there, is refused with them counted and the first listed (also when
-     * bodega-svc finds stock the check did not: BODEGA_CON_EXISTENCIAS); with
-     * force, its products are unassigned first (they remain), then it is
-     * deleted and its stock written out in one transaction of bodega-svc. A
-     * product assigned between the check and the delete is unassigned by
-     * producto-svc when it sees BodegaEliminada.
+     * bodega-svc finds stock the check did not: BODEGA_CON_EXISTENCIAS).
      *
-     * With an idempotency key both steps carry it, so a retry after any
+     * With force, bodega-svc first marks the warehouse as being deleted under
+     * If-Match, in one transaction: nothing changes unless the version matches
+     * then, and from then on its updates and stock writes are refused, so the
+     * version still matches when the delete commits (issue 21, item 6). Only
+     * then does bodega-svc unassign its products (they remain; it asks
+     * producto-svc) and write its stock out and delete the warehouse, in
+     * bounded transactions (item 7).
+     * A product assigned meanwhile is unassigned by producto-svc when it sees
+     * BodegaEliminada.
+     *
+     * With an idempotency key every step carries it, so a retry after any
      * failure completes what is left and replays what was done: the
-     * unassignment returns the list it first returned, the delete its 204.
+     * unassignment returns the list it first returned, the delete its figures.
      * The warehouse is then already gone, so the existence check lets a
      * keyed request through to the services, which replay or answer 404.
+     * Without one the progress is kept all the same (the mark, and the
+     * figures with the warehouse): any later forced delete completes it.
      */
     async deleteBodega(caller, id, { force }, write = {}) {
       const bodega = await bodegas.get(caller, id).catch((err: unknown) => {
@@ -330,12 +348,15 @@ export function createInventario({ productos, bodegas, existencias, onSafeWriteO
       });
       if (bodega) requireIfMatch(bodega, write);
       if (force) {
+        // The version checked where it is kept, before anything changes; it cannot change after.
+        if (bodega) await conditional(write, () => bodegas.marcarEliminacion(caller, id, write));
         // Read before the unassignment clears it; a retry that finds the warehouse gone learns it from the report.
         const stockAsignado = bodega ? await stock.stockAsignado(caller, id) : new Set<number>();
-        const afectados = await unassignAll(caller, id, write);
-        const retiradas = await conditional(write, () => bodegas.delete(caller, id, write, { retirarExistencias: true }));
-        const report = await forcedReport(caller, id, afectados, stockAsignado, retiradas.existenciasRetiradas);
-        return { kind: 'forced', bodegaId: id, ...report, ...retiradas };
+        const { existenciasRetiradas, unidadesRetiradas, desasignados } = await conditional(write, () =>
+          deleteAll(caller, id, write),
+        );
+        const report = await forcedReport(caller, id, desasignados, stockAsignado, existenciasRetiradas);
+        return { kind: 'forced', bodegaId: id, ...report, existenciasRetiradas, unidadesRetiradas };
       }
       if (bodega) {
         const conflict = await conflictOf(caller, id);
@@ -345,7 +366,8 @@ export function createInventario({ productos, bodegas, existencias, onSafeWriteO
         await conditional(write, () => bodegas.delete(caller, id, write));
       } catch (err) {
         // Stock that arrived after the check: the same conflict, listed as it is now.
-        if (err instanceof FailedPreconditionError && err.reason === 'BODEGA_CON_EXISTENCIAS') throw (await conflictOf(caller, id)) ?? err;
+        if (err instanceof FailedPreconditionError && err.reason === 'BODEGA_CON_EXISTENCIAS')
+          throw (await conflictOf(caller, id)) ?? err;
         throw err;
       }
       return { kind: 'deleted' };

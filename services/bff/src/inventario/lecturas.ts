@@ -12,7 +12,13 @@ export interface Lecturas {
   stockedIds: (caller: Caller, bodegaId: number) => Promise<number[]>;
 }
 
-export function createLecturas({ productos, existencias }: { productos: ProductoClient; existencias: ExistenciaClient }): Lecturas {
+export function createLecturas({
+  productos,
+  existencias,
+}: {
+  productos: ProductoClient;
+  existencias: ExistenciaClient;
+}): Lecturas {
   function levelPagesOf(caller: Caller, bodegaId: number, pageSize: number): AsyncIterable<Existencia[]> {
     return pagesOf(
       Infinity,
@@ -24,7 +30,11 @@ export function createLecturas({ productos, existencias }: { productos: Producto
     );
   }
 
-  async function productosPorIds(caller: Caller, ids: readonly number[], bodegaIds?: readonly number[]): Promise<Producto[]> {
+  async function productosPorIds(
+    caller: Caller,
+    ids: readonly number[],
+    bodegaIds?: readonly number[],
+  ): Promise<Producto[]> {
     const pages = await Promise.all(
       chunks(ids).map((chunk) =>
         collect(
@@ -38,9 +48,16 @@ export function createLecturas({ productos, existencias }: { productos: Producto
     return pages.flat().sort((x, y) => x.id - y.id);
   }
 
-  async function countProductos(caller: Caller, ids: readonly number[], bodegaIds?: readonly number[]): Promise<number> {
+  async function countProductos(
+    caller: Caller,
+    ids: readonly number[],
+    bodegaIds?: readonly number[],
+  ): Promise<number> {
     const counts = await Promise.all(
-      chunks(ids).map(async (chunk) => (await productos.list(caller, { pageSize: 1, ids: chunk, bodegaIds, includeTotalSize: true })).totalSize ?? 0),
+      chunks(ids).map(
+        async (chunk) =>
+          (await productos.list(caller, { pageSize: 1, ids: chunk, bodegaIds, includeTotalSize: true })).totalSize ?? 0,
+      ),
     );
     return counts.reduce((sum, n) => sum + n, 0);
   }
@@ -48,7 +65,8 @@ export function createLecturas({ productos, existencias }: { productos: Producto
   /** A level at 0 counts too: bodega-svc refuses to delete a warehouse that holds any. */
   async function stockedIds(caller: Caller, bodegaId: number): Promise<number[]> {
     const ids: number[] = [];
-    for await (const page of levelPagesOf(caller, bodegaId, PAGE_SIZE)) ids.push(...page.map((level) => level.productoId));
+    for await (const page of levelPagesOf(caller, bodegaId, PAGE_SIZE))
+      ids.push(...page.map((level) => level.productoId));
     return ids;
   }
 

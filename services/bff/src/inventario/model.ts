@@ -1,4 +1,11 @@
-import type { MotivoMovimiento, MovimientoData, TipoMovimiento, TipoMovimientoRegistrable, TipoOperacion } from '@inventario/platform';
+import type {
+  MotivoMovimiento,
+  MovimientoData,
+  TipoMovimiento,
+  TipoMovimientoRegistrable,
+  TipoOperacion,
+} from '@inventario/platform';
+import type { Principal } from '@inventario/contract';
 
 /**
  * The BFF's own model: the REST form of docs/contract.md §2.3, shared by REST and GraphQL.
@@ -10,6 +17,10 @@ export interface Caller {
   usuario: string;
   traceparent?: string;
   tracestate?: string;
+  /** Who is calling, as identidad-svc vouched for it (issue 26); authorization decides on its permisos. */
+  principal?: Principal;
+  /** Its signed form (compact JWS), sent downstream in `x-inventario-principal`. */
+  principalFirmado?: string;
 }
 
 export interface Producto {
@@ -69,6 +80,13 @@ export interface ProductoFilter {
   q?: string;
   /** Only products with a greater id: a keyset cursor, the last id the client saw (GraphQL's `after`). */
   afterId?: number;
+  /**
+   * A read for GraphQL fields that do not include `descripcion`: it comes null. Never cached nor reused as a whole
+   * product.
+   */
+  sinDescripcion?: boolean;
+  /** Aborted: no further page is read (the reading rejects with its reason). */
+  signal?: AbortSignal;
 }
 
 /** Products' REST JSON texts joined by commas, as producto-svc wrote them; the REST list passes them through. */
@@ -81,6 +99,8 @@ export interface ProductosJson {
 export interface ListPage {
   limit?: number;
   afterId?: number;
+  /** As ProductoFilter.signal. */
+  signal?: AbortSignal;
 }
 
 export interface ProductosDeBodegasPage {
@@ -91,6 +111,9 @@ export interface ProductosDeBodegasPage {
    * whole only to be refused: a caller that sets it must fail when it receives that many.
    */
   maxTotal?: number;
+  /** As ProductoFilter's. */
+  sinDescripcion?: boolean;
+  signal?: AbortSignal;
 }
 
 /** docs/contract.md §9: If-Match / GraphQL `version`, and Idempotency-Key / `idempotencyKey`. */
@@ -104,10 +127,19 @@ export interface WriteOptions {
 
 /** docs/contract.md §2.7, §10.2; `productos` are the first affected by id, at most PRODUCTO_SAMPLE_LIMITS. */
 export type BodegaDeleteResult =
-  { kind: 'deleted' } | { kind: 'forced'; bodegaId: number; productos: Producto[]; total: number; existenciasRetiradas: number; unidadesRetiradas: number };
+  | { kind: 'deleted' }
+  | {
+      kind: 'forced';
+      bodegaId: number;
+      productos: Producto[];
+      total: number;
+      existenciasRetiradas: number;
+      unidadesRetiradas: number;
+    };
 
 // The ledger's closed lists are the contract's, defined once in platform for every service.
 export {
+  MOTIVOS_DE_CLIENTE,
   MOTIVOS_MOVIMIENTO,
   MOTIVOS_POR_TIPO,
   TIPOS_MOVIMIENTO,
@@ -129,6 +161,12 @@ export interface Existencia {
   version: number;
   fechaCreacion: string;
   fechaActualizacion: string;
+  /**
+   * Units held by unexpired reservations (added, docs/contract.md §13); disponible = cantidad - reservada. Absent: none
+   * held.
+   */
+  reservada?: number;
+  disponible?: number;
 }
 
 /** Append-only, never changed. */
@@ -234,8 +272,11 @@ export interface ExistenciasDeBodega {
 
 export interface ExistenciasDeProducto {
   productoId: number;
+  /** Every unit of the product: its levels in `porBodega` plus `sinUbicar` (docs/contract.md §10.6). */
   total: number;
   porBodega: Existencia[];
+  /** Units in no warehouse (the unlocated level); additive. */
+  sinUbicar?: number;
 }
 
 /** A level, or a warehouse's occupancy, that differs from what its history says. */
@@ -250,6 +291,16 @@ export interface DiferenciaExistencia {
   calculado: number;
 }
 
+/** A reservations' check that failed: `tipo` names it (docs/contract.md §13). */
+export interface DiferenciaReserva {
+  tipo: string;
+  reservaId: number | null;
+  bodegaId: number | null;
+  productoId: number | null;
+  registrado: number;
+  calculado: number;
+}
+
 /** The ledger's verification: never corrects anything. */
 export interface VerificacionExistencias {
   consistente: boolean;
@@ -257,6 +308,12 @@ export interface VerificacionExistencias {
   diferencias: DiferenciaExistencia[];
   nivelesVerificados: number;
   bodegasVerificadas: number;
+  /** The reservations' checks that failed (docs/contract.md §13); absent from a bodega-svc without reservations. */
+  diferenciasReservas?: DiferenciaReserva[];
+  /**
+   * When the verification began (`YYYY-MM-DDTHH:mm:ss`, UTC): it is run off the request path, this may be a while ago.
+   */
+  verificadoEn?: string;
 }
 
 /** The use cases, shared by REST and GraphQL. Failures are the platform's DomainErrors and ./errors'. */
@@ -267,7 +324,7 @@ export interface InventarioApi extends ExistenciasApi, ExistenciasPorLoteApi {
   getProducto(caller: Caller, id: number): Promise<Producto>;
   /** One downstream call per page, for DataLoader batches. */
   productosDeBodegas(caller: Caller, bodegaIds: readonly number[], page?: ProductosDeBodegasPage): Promise<Producto[]>;
-  /** bodegaId, when given, must name an existing warehouse (InvalidArgumentError naming `bodegaId`). */
+  /** bodegaId, when given, must name an existing warehouse (producto-svc's InvalidArgumentError naming `bodegaId`). */
   createProducto(caller: Caller, input: ProductoInput, write?: WriteOptions): Promise<Producto>;
   /** InvalidArgumentError when the patch has no updatable field. */
   updateProducto(caller: Caller, id: number, patch: ProductoPatch, write?: WriteOptions): Promise<Producto>;
@@ -281,7 +338,12 @@ export interface InventarioApi extends ExistenciasApi, ExistenciasPorLoteApi {
   createBodega(caller: Caller, input: BodegaInput, write?: WriteOptions): Promise<Bodega>;
   updateBodega(caller: Caller, id: number, patch: BodegaPatch, write?: WriteOptions): Promise<Bodega>;
   /** Safe delete: without force, BodegaConProductosError when it holds products. */
-  deleteBodega(caller: Caller, id: number, options: { force: boolean }, write?: WriteOptions): Promise<BodegaDeleteResult>;
+  deleteBodega(
+    caller: Caller,
+    id: number,
+    options: { force: boolean },
+    write?: WriteOptions,
+  ): Promise<BodegaDeleteResult>;
 }
 
 /**
@@ -292,14 +354,39 @@ export interface ExistenciasApi {
   /** Assigned or stocked there; NotFoundError, before the first page, when the warehouse does not exist. */
   productoPagesOfBodega(caller: Caller, bodegaId: number): AsyncIterable<ProductoDeBodega[]>;
   /** An AJUSTE line, reason ASIGNACION. */
-  asignarExistencia(caller: Caller, bodegaId: number, input: AsignacionInput, write?: WriteOptions): Promise<AsignacionResult>;
+  asignarExistencia(
+    caller: Caller,
+    bodegaId: number,
+    input: AsignacionInput,
+    write?: WriteOptions,
+  ): Promise<AsignacionResult>;
+  /**
+   * Sets (a number) or removes (null) the low-stock threshold of an existing level: no line, the level's version + 1.
+   */
+  cambiarUmbralMinimo(
+    caller: Caller,
+    bodegaId: number,
+    productoId: number,
+    umbralMinimo: number | null,
+    write?: WriteOptions,
+  ): Promise<Existencia>;
   /** RETIRO of its units and its level, and its bodegaId cleared if it named the warehouse. */
   retirarProducto(caller: Caller, bodegaId: number, productoId: number, write?: WriteOptions): Promise<RetiroResult>;
   /** ENTRADA, SALIDA or AJUSTE on one level; an AJUSTE requires `write.ifMatch` (PreconditionRequiredError). */
-  registrarMovimiento(caller: Caller, bodegaId: number, input: MovimientoInput, write?: WriteOptions): Promise<Operacion>;
+  registrarMovimiento(
+    caller: Caller,
+    bodegaId: number,
+    input: MovimientoInput,
+    write?: WriteOptions,
+  ): Promise<Operacion>;
   transferir(caller: Caller, input: TransferenciaInput, write?: WriteOptions): Promise<Operacion>;
   /** Reverses an operation with compensating lines, once. */
-  revertirOperacion(caller: Caller, operacionId: number, input?: { comentario?: string | null }, write?: WriteOptions): Promise<Operacion>;
+  revertirOperacion(
+    caller: Caller,
+    operacionId: number,
+    input?: { comentario?: string | null },
+    write?: WriteOptions,
+  ): Promise<Operacion>;
   getOperacion(caller: Caller, id: number): Promise<Operacion>;
   /** One level; NoExisteError when the warehouse (id) or its level of the product (productoId) does not exist. */
   getExistencia(caller: Caller, bodegaId: number, productoId: number): Promise<Existencia>;
@@ -319,12 +406,22 @@ export interface ExistenciasPorLotePage {
   afterId?: number;
   /** As ProductosDeBodegasPage.maxTotal. */
   maxTotal?: number;
+  /** As ProductoFilter.signal. */
+  signal?: AbortSignal;
 }
 
 /** GraphQL's DataLoaders: one downstream call per page for a whole batch of parents, however many. */
 export interface ExistenciasPorLoteApi {
-  existenciasDeBodegas(caller: Caller, bodegaIds: readonly number[], page?: ExistenciasPorLotePage): Promise<Existencia[]>;
-  existenciasDeProductos(caller: Caller, productoIds: readonly number[], page?: ExistenciasPorLotePage): Promise<Existencia[]>;
+  existenciasDeBodegas(
+    caller: Caller,
+    bodegaIds: readonly number[],
+    page?: ExistenciasPorLotePage,
+  ): Promise<Existencia[]>;
+  existenciasDeProductos(
+    caller: Caller,
+    productoIds: readonly number[],
+    page?: ExistenciasPorLotePage,
+  ): Promise<Existencia[]>;
   /** Missing ids are simply absent. */
   productosPorIds(caller: Caller, ids: readonly number[]): Promise<Producto[]>;
 }

@@ -29,7 +29,7 @@ export interface DownstreamPage<T> {
 export function pagesOf<T>(
   wanted: number,
   fetchPage: (pageSize: number, pageToken: string | undefined) => Promise<DownstreamPage<T>>,
-  options: { afterId?: number; pageSize?: number } = {},
+  options: PagingOptions = {},
 ): AsyncIterable<T[]> {
   return counted(
     wanted,
@@ -41,6 +41,13 @@ export function pagesOf<T>(
   );
 }
 
+export interface PagingOptions {
+  afterId?: number;
+  pageSize?: number;
+  /** Aborted: the next page is not read, and the iteration rejects with the signal's reason. */
+  signal?: AbortSignal;
+}
+
 /**
  * pagesOf for pages of any form (a page already in JSON stands for `count` items). A plain
  * iterator, not an async generator: a suspended generator keeps its last page alive while it
@@ -48,8 +55,11 @@ export function pagesOf<T>(
  */
 export function counted<P>(
   wanted: number,
-  fetchPage: (pageSize: number, pageToken: string | undefined) => Promise<{ page: P; count: number; nextPageToken: string }>,
-  { afterId, pageSize = PAGE_SIZE }: { afterId?: number; pageSize?: number } = {},
+  fetchPage: (
+    pageSize: number,
+    pageToken: string | undefined,
+  ) => Promise<{ page: P; count: number; nextPageToken: string }>,
+  { afterId, pageSize = PAGE_SIZE, signal }: PagingOptions = {},
 ): AsyncIterable<P> {
   return {
     [Symbol.asyncIterator]() {
@@ -59,6 +69,7 @@ export function counted<P>(
       return {
         async next(): Promise<IteratorResult<P>> {
           if (ended) return { done: true, value: undefined };
+          signal?.throwIfAborted();
           const { page, count, nextPageToken } = await fetchPage(Math.min(pageSize, wanted - read), pageToken);
           read += count;
           ended = nextPageToken === '' || read >= wanted;
@@ -105,6 +116,24 @@ export function chunks(ids: readonly number[]): number[][] {
   const unique = [...new Set(ids)];
   const out: number[][] = [];
   for (let i = 0; i < unique.length; i += PAGE_SIZE) out.push(unique.slice(i, i + PAGE_SIZE));
+  return out;
+}
+
+/**
+ * A batch read chunk after chunk (see chunks), each bounded by what `maxTotal` leaves: the bound is
+ * the batch's, not each chunk's (a request's node cap).
+ */
+export async function readInChunks<T>(
+  ids: readonly number[],
+  maxTotal: number | undefined,
+  read: (chunk: number[], maxTotal: number) => Promise<T[]>,
+): Promise<T[]> {
+  const out: T[] = [];
+  const bound = maxTotal ?? Infinity;
+  for (const chunk of chunks(ids)) {
+    if (out.length >= bound) break;
+    out.push(...(await read(chunk, bound - out.length)));
+  }
   return out;
 }
 

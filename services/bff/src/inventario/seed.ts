@@ -1,17 +1,22 @@
 import { AlreadyExistsError } from '@inventario/platform';
+import { seedLibro } from '../seed/libro-ejemplo';
 import type { Bodega, BodegaInput, Caller, InventarioApi } from './model';
 
 /**
  * The sample data (docs/contract.md §4.3, §8.6), loaded only on request, through InventarioApi like
- * any other write, so every record created publishes its event.
+ * any other write, so every record created publishes its event: warehouses, products, and their
+ * stock with a few operations of the ledger (../seed/libro-ejemplo.ts).
  */
 
-/** `bodega` names one of BODEGAS_EJEMPLO. */
+/**
+ * `bodega` names one of BODEGAS_EJEMPLO. A sample product is created with no units: its units are
+ * its sample levels (../seed/libro-ejemplo.ts), each with the ledger line that set it, so its
+ * cantidadEnStock, the ledger total (docs/contract.md §10.6), is what the sample ledger says.
+ */
 export interface ProductoEjemplo {
   nombre: string;
   descripcion: string;
   precio: string;
-  cantidadEnStock: number;
   bodega: string | null;
 }
 
@@ -26,23 +31,39 @@ export const PRODUCTOS_EJEMPLO: readonly ProductoEjemplo[] = [
     nombre: 'Tornillo hexagonal M6',
     descripcion: 'Caja de 100 tornillos de acero galvanizado',
     precio: '4.50',
-    cantidadEnStock: 120,
     bodega: 'Bodega Central',
   },
-  { nombre: 'Martillo de carpintero', descripcion: 'Mango de fibra de vidrio, 450 g', precio: '12.90', cantidadEnStock: 35, bodega: 'Bodega Central' },
-  { nombre: 'Taladro percutor 750 W', descripcion: 'Con maletín y juego de brocas', precio: '89.99', cantidadEnStock: 12, bodega: 'Bodega Central' },
-  { nombre: 'Destornillador de precisión', descripcion: 'Juego de 6 puntas', precio: '7.25', cantidadEnStock: 60, bodega: 'Almacén Norte' },
-  { nombre: 'Cinta métrica 5 m', descripcion: 'Carcasa antigolpes con freno', precio: '6.40', cantidadEnStock: 80, bodega: 'Almacén Norte' },
-  { nombre: 'Caja de herramientas', descripcion: 'Polipropileno, tres bandejas', precio: '24.95', cantidadEnStock: 18, bodega: 'Almacén Norte' },
-  { nombre: 'Guantes de trabajo', descripcion: 'Talla única, piel y algodón', precio: '3.15', cantidadEnStock: 200, bodega: 'Depósito Sur' },
-  { nombre: 'Llave inglesa 250 mm', descripcion: 'Acero al cromo vanadio', precio: '15.50', cantidadEnStock: 40, bodega: 'Depósito Sur' },
-  { nombre: 'Nivel de burbuja 60 cm', descripcion: 'Aluminio, tres burbujas', precio: '11.00', cantidadEnStock: 25, bodega: null },
-  { nombre: 'Escalera plegable de aluminio', descripcion: 'Cinco peldaños', precio: '59.00', cantidadEnStock: 7, bodega: null },
+  {
+    nombre: 'Martillo de carpintero',
+    descripcion: 'Mango de fibra de vidrio, 450 g',
+    precio: '12.90',
+    bodega: 'Bodega Central',
+  },
+  {
+    nombre: 'Taladro percutor 750 W',
+    descripcion: 'Con maletín y juego de brocas',
+    precio: '89.99',
+    bodega: 'Bodega Central',
+  },
+  { nombre: 'Destornillador de precisión', descripcion: 'Juego de 6 puntas', precio: '7.25', bodega: 'Almacén Norte' },
+  { nombre: 'Cinta métrica 5 m', descripcion: 'Carcasa antigolpes con freno', precio: '6.40', bodega: 'Almacén Norte' },
+  {
+    nombre: 'Caja de herramientas',
+    descripcion: 'Polipropileno, tres bandejas',
+    precio: '24.95',
+    bodega: 'Almacén Norte',
+  },
+  { nombre: 'Guantes de trabajo', descripcion: 'Talla única, piel y algodón', precio: '3.15', bodega: 'Depósito Sur' },
+  { nombre: 'Llave inglesa 250 mm', descripcion: 'Acero al cromo vanadio', precio: '15.50', bodega: 'Depósito Sur' },
+  { nombre: 'Nivel de burbuja 60 cm', descripcion: 'Aluminio, tres burbujas', precio: '11.00', bodega: null },
+  { nombre: 'Escalera plegable de aluminio', descripcion: 'Cinco peldaños', precio: '59.00', bodega: null },
 ];
 
 export interface SeedResult {
   bodegasCreadas: number;
   productosCreados: number;
+  /** Levels set and operations of the sample ledger written. */
+  operacionesCreadas: number;
 }
 
 /** As the database compares warehouse names ("almacen norte" is "Almacén Norte"). */
@@ -50,7 +71,10 @@ function clave(nombre: string): string {
   return nombre.trim().normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
 }
 
-async function ensureBodegas(inventario: InventarioApi, caller: Caller): Promise<{ ids: Map<string, number>; creadas: number }> {
+async function ensureBodegas(
+  inventario: InventarioApi,
+  caller: Caller,
+): Promise<{ ids: Map<string, number>; creadas: number }> {
   const ids = new Map<string, number>();
   const remember = (bodegas: readonly Bodega[]) => {
     for (const bodega of bodegas) ids.set(clave(bodega.nombre), bodega.id);
@@ -77,20 +101,31 @@ async function ensureBodegas(inventario: InventarioApi, caller: Caller): Promise
  */
 export async function seedSampleData(inventario: InventarioApi, caller: Caller): Promise<SeedResult> {
   const bodegas = await ensureBodegas(inventario, caller);
+  const productos = new Map<string, number>();
   let productosCreados = 0;
   for (const producto of PRODUCTOS_EJEMPLO) {
     const existentes = await inventario.listProductos(caller, { q: producto.nombre });
-    if (existentes.some((p) => clave(p.nombre) === clave(producto.nombre))) continue;
-    await inventario.createProducto(caller, {
+    // The first by id, if several carry the name.
+    const existente = existentes.find((p) => clave(p.nombre) === clave(producto.nombre));
+    if (existente) {
+      productos.set(clave(producto.nombre), existente.id);
+      continue;
+    }
+    const creado = await inventario.createProducto(caller, {
       nombre: producto.nombre,
       descripcion: producto.descripcion,
       precio: producto.precio,
-      cantidadEnStock: producto.cantidadEnStock,
+      cantidadEnStock: 0,
       bodegaId: producto.bodega === null ? null : (bodegas.ids.get(clave(producto.bodega)) ?? null),
     });
+    productos.set(clave(producto.nombre), creado.id);
     productosCreados++;
   }
-  return { bodegasCreadas: bodegas.creadas, productosCreados };
+  const operacionesCreadas = await seedLibro(inventario, caller, {
+    producto: (nombre) => productos.get(clave(nombre)),
+    bodega: (nombre) => bodegas.ids.get(clave(nombre)),
+  });
+  return { bodegasCreadas: bodegas.creadas, productosCreados, operacionesCreadas };
 }
 
 function contar(n: number, singular: string, plural: string): string {
@@ -98,11 +133,12 @@ function contar(n: number, singular: string, plural: string): string {
 }
 
 export function describeSeedResult(result: SeedResult): string {
-  if (result.bodegasCreadas === 0 && result.productosCreados === 0) {
+  if (result.bodegasCreadas === 0 && result.productosCreados === 0 && result.operacionesCreadas === 0) {
     return 'Los datos de ejemplo ya estaban cargados: no se creó nada';
   }
   return (
-    `Datos de ejemplo cargados: ${contar(result.bodegasCreadas, 'bodega nueva', 'bodegas nuevas')} ` +
-    `y ${contar(result.productosCreados, 'producto nuevo', 'productos nuevos')}`
+    `Datos de ejemplo cargados: ${contar(result.bodegasCreadas, 'bodega nueva', 'bodegas nuevas')}, ` +
+    `${contar(result.productosCreados, 'producto nuevo', 'productos nuevos')} ` +
+    `y ${contar(result.operacionesCreadas, 'operación nueva', 'operaciones nuevas')} en el libro de existencias`
   );
 }

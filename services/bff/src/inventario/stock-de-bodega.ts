@@ -15,7 +15,10 @@ export function unionById(first: readonly Producto[], second: readonly Producto[
 /** The stock side of the warehouse safe delete (docs/contract.md §2.7, §10.2). */
 export interface StockDeBodega {
   /** Assigned ∪ stocked products, each once: the first ones (bounded) and how many. */
-  productosRetenidos(caller: Caller, bodegaId: number): Promise<{ productos: Producto[]; total: number; conExistencias: boolean }>;
+  productosRetenidos(
+    caller: Caller,
+    bodegaId: number,
+  ): Promise<{ productos: Producto[]; total: number; conExistencias: boolean }>;
   /** Ids of the products both stocked in the warehouse and assigned to it now. */
   stockAsignado(caller: Caller, bodegaId: number): Promise<Set<number>>;
   productosRetirados(caller: Caller, bodegaId: number, existenciasRetiradas: number): Promise<number[]>;
@@ -23,17 +26,31 @@ export interface StockDeBodega {
   countProductos(caller: Caller, ids: readonly number[]): Promise<number>;
 }
 
-export function createStockDeBodega({ productos, existencias }: { productos: ProductoClient; existencias: ExistenciaClient }): StockDeBodega {
+export function createStockDeBodega({
+  productos,
+  existencias,
+}: {
+  productos: ProductoClient;
+  existencias: ExistenciaClient;
+}): StockDeBodega {
   const { productosPorIds, countProductos, stockedIds } = createLecturas({ productos, existencias });
   return {
     async productosRetenidos(caller, bodegaId) {
       const [asignados, stocked] = await Promise.all([
-        productos.list(caller, { pageSize: PRODUCTO_SAMPLE_LIMITS.maxItems, bodegaIds: [bodegaId], includeTotalSize: true }),
+        productos.list(caller, {
+          pageSize: PRODUCTO_SAMPLE_LIMITS.maxItems,
+          bodegaIds: [bodegaId],
+          includeTotalSize: true,
+        }),
         stockedIds(caller, bodegaId),
       ]);
       const totalAsignados = asignados.totalSize ?? asignados.productos.length;
       if (stocked.length === 0) {
-        return { productos: boundedPrefix(asignados.productos, PRODUCTO_SAMPLE_LIMITS), total: totalAsignados, conExistencias: false };
+        return {
+          productos: boundedPrefix(asignados.productos, PRODUCTO_SAMPLE_LIMITS),
+          total: totalAsignados,
+          conExistencias: false,
+        };
       }
       // Existing stocked products, less those already counted as assigned.
       const [existentes, asignadosConStock, primeros] = await Promise.all([

@@ -3,9 +3,12 @@ import swaggerUi from 'swagger-ui-express';
 import { openApiDocument } from './document';
 
 /**
- * The API's documentation under the prefix the app mounts it at (`/api`, `/api/v1`, after authentication): `GET /openapi.json`, the document, and `GET /docs/`,
- * the reference page (Swagger UI from the installed swagger-ui-dist, no CDN), which fetches the document with the browser's Basic credentials. `GET /docs`
- * redirects there (serve-static's directory redirect), as the page links its assets relatively. Anything else under `/docs/` is the app's JSON 404.
+ * The API's documentation under the prefix the app mounts it at (`/api`, `/api/v1`, after authentication): `GET
+ * /openapi.json`, the document, and `GET /docs/`,
+ * the reference page (Swagger UI from the installed swagger-ui-dist, no CDN), which fetches the document with the
+ * browser's Basic credentials. `GET /docs`
+ * redirects there (serve-static's directory redirect), as the page links its assets relatively. Anything else under
+ * `/docs/` is the app's JSON 404.
  */
 export function createApiDocsRouter(): express.Router {
   const document = JSON.stringify(openApiDocument);
@@ -18,7 +21,8 @@ export function createApiDocsRouter(): express.Router {
     swaggerOptions: { validatorUrl: null },
   };
   const docs = express.Router();
-  // serveFiles rather than swaggerUi.serve: serve's init script is module-level state that the last setup() call overwrites.
+  // serveFiles rather than swaggerUi.serve: serve's init script is module-level state that the last setup() call
+  // overwrites.
   docs.use(swaggerUi.serveFiles(undefined, options));
   docs.get('/', swaggerUi.setup(undefined, options));
   const router = express.Router();

@@ -14,7 +14,11 @@ export interface GraphqlRequestOptions {
 export type GraphqlTarget = Pick<TestStack, 'request'>;
 
 /** POSTs one GraphQL operation to the stack's BFF as the test user. */
-export function graphql(stack: GraphqlTarget, query: string, options: GraphqlRequestOptions = {}): Promise<StackResponse> {
+export function graphql(
+  stack: GraphqlTarget,
+  query: string,
+  options: GraphqlRequestOptions = {},
+): Promise<StackResponse> {
   const body: Record<string, unknown> = { query };
   if (options.variables !== undefined) body.variables = options.variables;
   if (options.operationName !== undefined) body.operationName = options.operationName;
@@ -53,7 +57,11 @@ export interface BodegaGql {
  * query selects); fails the test with the errors otherwise.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON bodies
-export async function graphqlData<T = Record<string, any>>(stack: GraphqlTarget, query: string, options: GraphqlRequestOptions = {}): Promise<T> {
+export async function graphqlData<T = Record<string, any>>(
+  stack: GraphqlTarget,
+  query: string,
+  options: GraphqlRequestOptions = {},
+): Promise<T> {
   const response = await graphql(stack, query, options);
   if (response.status !== 200 || response.body?.errors !== undefined) {
     throw new Error(`GraphQL operation failed (${response.status}): ${response.text}`);

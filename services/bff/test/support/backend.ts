@@ -52,7 +52,12 @@ export interface TestBackend {
 
 export const LOG_LEVEL = process.env.TEST_LOG_LEVEL ?? 'silent';
 
-function serviceEnv(database: TestDatabase, namespace: EventNamespace, grpcPort: number, natsUrl: string): NodeJS.ProcessEnv {
+function serviceEnv(
+  database: TestDatabase,
+  namespace: EventNamespace,
+  grpcPort: number,
+  natsUrl: string,
+): NodeJS.ProcessEnv {
   return {
     DATABASE_URL: database.url,
     GRPC_PORT: String(grpcPort),
@@ -110,7 +115,10 @@ export async function startTestBackend(label: string, options: TestBackendOption
     const productoPort = await freePort();
     const bodega: BodegaApp = await startBodegaApp(
       // Its reconciliation asks producto-svc (started next) whether a deleted product is really gone.
-      loadBodegaConfig({ ...serviceEnv(bodegaDb, namespace, 0, natsUrl), PRODUCTO_SVC_ADDR: `127.0.0.1:${productoPort}` }),
+      loadBodegaConfig({
+        ...serviceEnv(bodegaDb, namespace, 0, natsUrl),
+        PRODUCTO_SVC_ADDR: `127.0.0.1:${productoPort}`,
+      }),
       createLogger('bodega-svc', LOG_LEVEL),
     );
     cleanups.push(() => bodega.stop());
@@ -119,7 +127,10 @@ export async function startTestBackend(label: string, options: TestBackendOption
       if (producto) return;
       producto = await startProductoApp(
         // Its reconciliation asks bodega-svc (started first) whether a deleted warehouse is really gone.
-        loadProductoConfig({ ...serviceEnv(productoDb, namespace, productoPort, natsUrl), BODEGA_SVC_ADDR: `127.0.0.1:${bodega.grpcPort}` }),
+        loadProductoConfig({
+          ...serviceEnv(productoDb, namespace, productoPort, natsUrl),
+          BODEGA_SVC_ADDR: `127.0.0.1:${bodega.grpcPort}`,
+        }),
         createLogger('producto-svc', LOG_LEVEL),
       );
     };

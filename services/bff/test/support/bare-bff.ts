@@ -28,7 +28,7 @@ export async function startBareBff(env: Record<string, string>, logger?: Logger)
   const config = loadConfig({ ...TEST_BFF_ENV, ...env });
   const app = await startApp(config, logger ?? createLogger('bff', config.logLevel));
   const baseUrl = `http://127.0.0.1:${app.httpPort}`;
-  const auth = basicAuth(config.credentials.usuario, config.credentials.password);
+  const auth = config.credentials ? basicAuth(config.credentials.usuario, config.credentials.password) : '';
   return {
     app,
     baseUrl,

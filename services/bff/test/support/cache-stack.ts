@@ -9,7 +9,16 @@ import { metricSample, scrapeMetrics, waitFor } from '@inventario/testkit';
 import { startApp as startBffApp } from '../../src/app';
 import { loadConfig as loadBffConfig } from '../../src/config';
 import { cleanupList, LOG_LEVEL, startTestBackend, type TestBackend } from './backend';
-import { backendEnv, basicAuth, httpRequest, TEST_BFF_ENV, TEST_PASSWORD, TEST_USER, type StackRequestOptions, type StackResponse } from './stack';
+import {
+  backendEnv,
+  basicAuth,
+  httpRequest,
+  TEST_BFF_ENV,
+  TEST_PASSWORD,
+  TEST_USER,
+  type StackRequestOptions,
+  type StackResponse,
+} from './stack';
 
 export interface CacheReplica {
   name: string;
@@ -69,7 +78,8 @@ export async function startCacheStack(label: string, options: CacheStackOptions 
       replicas: replicas as [CacheReplica, CacheReplica],
       async allServing(timeoutMs = 20_000) {
         await waitFor(
-          async () => (await Promise.all(replicas.map((r) => r.metric('bff_read_cache_bypassed')))).every((v) => v === 0),
+          async () =>
+            (await Promise.all(replicas.map((r) => r.metric('bff_read_cache_bypassed')))).every((v) => v === 0),
           'every replica to follow the event stream',
           timeoutMs,
         );

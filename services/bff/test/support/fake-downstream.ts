@@ -12,7 +12,9 @@ import { BodegaServiceService, ExistenciaServiceService, ProductoServiceService 
 /** A response's generated type, `<Method>Response` (ListProductos: ListProductosResponse). */
 type MessageType = { fromPartial(value: unknown): unknown };
 const responseTypeOf = (method: string): MessageType | undefined =>
-  (proto as unknown as Record<string, MessageType | undefined>)[`${method[0]!.toUpperCase()}${method.slice(1)}Response`];
+  (proto as unknown as Record<string, MessageType | undefined>)[
+    `${method[0]!.toUpperCase()}${method.slice(1)}Response`
+  ];
 
 export interface FakeDownstream {
   port: number;
@@ -23,7 +25,10 @@ export interface FakeDownstream {
   close(): Promise<void>;
 }
 
-type Handler = (call: { request: unknown; metadata: Metadata }, callback: (err: unknown, res?: unknown) => void) => void;
+type Handler = (
+  call: { request: unknown; metadata: Metadata },
+  callback: (err: unknown, res?: unknown) => void,
+) => void;
 
 export async function startFakeDownstream(handlers: {
   producto?: Record<string, Handler>;
@@ -41,7 +46,9 @@ export async function startFakeDownstream(handlers: {
           calls.push({ method, metadata: call.metadata });
           // A test writes the fields it cares about; the encoder needs every one (proto3 defaults for the rest).
           const type = responseTypeOf(method);
-          handler(call, (err, res) => callback(err, res === undefined || res === null || !type ? res : type.fromPartial(res)));
+          handler(call, (err, res) =>
+            callback(err, res === undefined || res === null || !type ? res : type.fromPartial(res)),
+          );
         }) as UntypedServiceImplementation[string],
       ]),
     );
@@ -52,7 +59,9 @@ export async function startFakeDownstream(handlers: {
   const health = new HealthImplementation(Object.fromEntries(names.map((n) => [n, 'SERVING'])));
   health.addToServer(server);
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (err, bound) => (err ? reject(err) : resolve(bound))),
+    server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (err, bound) =>
+      err ? reject(err) : resolve(bound),
+    ),
   );
   return {
     port,

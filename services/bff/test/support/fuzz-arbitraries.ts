@@ -48,7 +48,19 @@ export const hostileString: fc.Arbitrary<string> = fc.oneof(
   { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 10 }) },
   {
     weight: 3,
-    arbitrary: fc.constantFrom('', ' ', 'Bodega Central', '\u0000', '\ud800', 'a\ud83dz', '<script>alert(1)</script>', "' OR 1=1 --", '%00', 'ñandú ü €', '😀'),
+    arbitrary: fc.constantFrom(
+      '',
+      ' ',
+      'Bodega Central',
+      '\u0000',
+      '\ud800',
+      'a\ud83dz',
+      '<script>alert(1)</script>',
+      "' OR 1=1 --",
+      '%00',
+      'ñandú ü €',
+      '😀',
+    ),
   },
   // Just over the limits of nombre (255) and descripcion (65,535 bytes); in a URL, over Node's 16 KiB of headers.
   { weight: 1, arbitrary: fc.constantFrom(256, 1_000, 65_536, 70_000).map((n) => 'x'.repeat(n)) },
@@ -56,7 +68,19 @@ export const hostileString: fc.Arbitrary<string> = fc.oneof(
 
 /** Keys a hostile client may send: prototype keys, empty, unicode, near-misses of real fields. */
 export const hostileKey: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', '', ' nombre', 'Nombre', 'cantidad', 'id', 'fechaCreacion'),
+  fc.constantFrom(
+    '__proto__',
+    'constructor',
+    'prototype',
+    'toString',
+    'hasOwnProperty',
+    '',
+    ' nombre',
+    'Nombre',
+    'cantidad',
+    'id',
+    'fechaCreacion',
+  ),
   fc.string({ maxLength: 12 }),
 );
 
@@ -112,7 +136,9 @@ function validValue(kind: 'text' | 'number' | 'integer' | 'id'): fc.Arbitrary<Js
  */
 export function objectOf(fields: Record<string, 'text' | 'number' | 'integer' | 'id'>): fc.Arbitrary<JsonTree> {
   const valid = fc
-    .tuple(...Object.entries(fields).map(([key, kind]) => validValue(kind).map((value): [string, JsonTree] => [key, value])))
+    .tuple(
+      ...Object.entries(fields).map(([key, kind]) => validValue(kind).map((value): [string, JsonTree] => [key, value])),
+    )
     .map((entries): JsonTree => ({ entries }));
   return fc.oneof({ weight: 1, arbitrary: valid }, { weight: 3, arbitrary: hostileObjectOf(fields) });
 }
@@ -126,7 +152,9 @@ function hostileObjectOf(fields: Record<string, 'text' | 'number' | 'integer' | 
   );
   return fc
     .tuple(fc.tuple(...known), fc.array(fc.tuple(hostileKey, hostileJson), { maxLength: 2 }))
-    .map(([entries, extra]) => ({ entries: [...entries.filter((e): e is [string, JsonTree] => e !== null), ...extra] }));
+    .map(([entries, extra]) => ({
+      entries: [...entries.filter((e): e is [string, JsonTree] => e !== null), ...extra],
+    }));
 }
 
 /** RFC 3986 percent-encoding of the UTF-8 bytes (a lone surrogate, which encodeURIComponent refuses, becomes U+FFFD). */
@@ -143,7 +171,19 @@ export function percentEncode(text: string): string {
 export const pathId: fc.Arbitrary<string> = fc
   .oneof(
     { weight: 3, arbitrary: fc.integer({ min: 1, max: 8 }).map(String) },
-    fc.constantFrom('0', '-1', '1.5', '1e3', '01', '+1', ' 1', '0x10', '4294967296', '9007199254740993', `9${'9'.repeat(40)}`),
+    fc.constantFrom(
+      '0',
+      '-1',
+      '1.5',
+      '1e3',
+      '01',
+      '+1',
+      ' 1',
+      '0x10',
+      '4294967296',
+      '9007199254740993',
+      `9${'9'.repeat(40)}`,
+    ),
     fc.constantFrom('abc', 'null', '__proto__', '..', '%zz'),
     hostileString.filter((s) => s !== '' && s !== '.' && s !== '..'),
   )

@@ -24,7 +24,9 @@ export async function startFuzzFixture(label: string, namePrefix: string, precio
   let probe: WriteProbe | undefined;
   try {
     for (const lugar of ['Norte', 'Sur', 'Este']) {
-      const res = await stack.request('POST', '/api/bodegas', { body: { nombre: `${namePrefix} ${lugar}`, ubicacion: 'X', capacidad: 100 } });
+      const res = await stack.request('POST', '/api/bodegas', {
+        body: { nombre: `${namePrefix} ${lugar}`, ubicacion: 'X', capacidad: 100 },
+      });
       if (res.status !== 201) throw new Error(`seeding warehouse ${lugar} answered ${res.status}`);
     }
     for (let i = 1; i <= 4; i++) {

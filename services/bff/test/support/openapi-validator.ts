@@ -82,7 +82,18 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 /** Base URI the document is registered under in ajv. */
 const DOCUMENT_ID = 'https://inventario.test/openapi.json';
 /** The document's top-level fields, which are not JSON Schema keywords. */
-const OPENAPI_ROOT_FIELDS = ['openapi', 'info', 'jsonSchemaDialect', 'servers', 'tags', 'security', 'paths', 'components', 'webhooks', 'externalDocs'];
+const OPENAPI_ROOT_FIELDS = [
+  'openapi',
+  'info',
+  'jsonSchemaDialect',
+  'servers',
+  'tags',
+  'security',
+  'paths',
+  'components',
+  'webhooks',
+  'externalDocs',
+];
 
 function isReference(value: object): value is Reference {
   return '$ref' in value && typeof value.$ref === 'string';
@@ -99,10 +110,24 @@ function formatAjvErrors(where: string, errors: ErrorObject[] | null | undefined
   });
 }
 
-/** `/api/v1/x?y` -> `/api/x`; a template is returned unchanged. */
+/** `/api/v1/x/?y` -> `/api/x` (a trailing slash is ignored, docs/contract.md §2.1); a template is returned unchanged. */
 function normalizePath(path: string): string {
-  const bare = path.split(/[?#]/, 1)[0] ?? path;
+  const bare = (path.split(/[?#]/, 1)[0] ?? path).replace(/(.)\/$/, '$1');
   return bare === '/api/v1' || bare.startsWith('/api/v1/') ? `/api${bare.slice('/api/v1'.length)}` : bare;
+}
+
+/**
+ * The stated rule of every `precio` (its schema's description; JSON Schema has no exact keyword for it): at most two
+ * decimals. A JSON number's shortest decimal form is the text the BFF wrote for the stored DECIMAL(10,2).
+ */
+function twoDecimalPriceProblems(where: string, body: unknown, at = ''): string[] {
+  if (Array.isArray(body)) return body.flatMap((item, i) => twoDecimalPriceProblems(where, item, `${at}/${i}`));
+  if (typeof body !== 'object' || body === null) return [];
+  return Object.entries(body).flatMap(([key, value]) =>
+    key === 'precio' && typeof value === 'number' && !/^-?\d+(\.\d{1,2})?$/.test(String(value))
+      ? [`${where}${at}/precio: must have at most 2 decimals (${value})`]
+      : twoDecimalPriceProblems(where, value, `${at}/${key}`),
+  );
 }
 
 function headerValue(headers: ObservedResponse['headers'], name: string): string | undefined {
@@ -120,12 +145,10 @@ function headerAsJson(value: string, schema: JsonSchema): unknown {
 }
 
 export function createOpenApiValidator(document: OpenApiDocument = openApiDocument): OpenApiValidator {
-  // multipleOfPrecision: `precio` is `multipleOf: 0.01`, and 19.9 / 0.01 is
-  // 1989.9999999999998 in binary floating point; any tolerance between the
-  // rounding noise (< 1e-5 up to 99999999.99) and a real third decimal (>= 0.1) is exact.
-  // Strict, except strictRequired: "at least one of these fields" is written
-  // `anyOf: [{required: [a]}, {required: [b]}]`, naming properties declared beside the anyOf.
-  const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true, multipleOfPrecision: 4 });
+  // ajv's defaults (strict included), plus every error at once and union types. No multipleOfPrecision: the document
+  // declares no multipleOf, so a client's validator with its defaults judges as this one; the two decimals of a price
+  // are a stated rule, checked below (twoDecimalPriceProblems).
+  const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
   addFormats(ajv);
   ajv.addVocabulary(OPENAPI_ROOT_FIELDS);
   ajv.addSchema(document, DOCUMENT_ID);
@@ -161,7 +184,13 @@ export function createOpenApiValidator(document: OpenApiDocument = openApiDocume
   for (const [path, item] of Object.entries(paths)) {
     for (const method of METHODS) {
       const operation = item[method];
-      if (operation) operations.push({ method: method.toUpperCase(), path, operation, statuses: Object.keys(operation.responses ?? {}).map(Number) });
+      if (operation)
+        operations.push({
+          method: method.toUpperCase(),
+          path,
+          operation,
+          statuses: Object.keys(operation.responses ?? {}).map(Number),
+        });
     }
   }
   // Literal paths before templated ones, as OpenAPI requires (`/api/docs/` before a hypothetical `/api/{x}/`).
@@ -189,12 +218,17 @@ export function createOpenApiValidator(document: OpenApiDocument = openApiDocume
   function responseProblems(response: ObservedResponse): string[] {
     const found = findOperation(response.method, response.path);
     const label = `${response.method.toUpperCase()} ${response.path} -> ${response.status}`;
-    if (!found) return [`${label}: the document has no such route (${response.method.toUpperCase()} ${normalizePath(response.path)})`];
+    if (!found)
+      return [
+        `${label}: the document has no such route (${response.method.toUpperCase()} ${normalizePath(response.path)})`,
+      ];
     const base = ['paths', found.path, found.method.toLowerCase(), 'responses', String(response.status)];
     const declared = found.operation.responses?.[String(response.status)] as Response | Reference | undefined;
     if (!declared) {
       const documentedStatuses = found.statuses.join(', ');
-      return [`${label}: status ${response.status} is not documented for ${operationKey(found.method, found.path)} (documented: ${documentedStatuses})`];
+      return [
+        `${label}: status ${response.status} is not documented for ${operationKey(found.method, found.path)} (documented: ${documentedStatuses})`,
+      ];
     }
     const { value: documented, at } = resolve<Response>(declared, base);
     const problems: string[] = [];
@@ -207,12 +241,15 @@ export function createOpenApiValidator(document: OpenApiDocument = openApiDocume
         continue;
       }
       const validate = validatorAt([...headerAt, 'schema']);
-      if (!validate(headerAsJson(value, (header.schema ?? {}) as JsonSchema))) problems.push(...formatAjvErrors(`${label}: header ${name}`, validate.errors));
+      if (!validate(headerAsJson(value, (header.schema ?? {}) as JsonSchema)))
+        problems.push(...formatAjvErrors(`${label}: header ${name}`, validate.errors));
     }
 
     if (!documented.content) {
       if (response.text !== '') {
-        problems.push(`${label}: the document says this response has no body, but it has ${JSON.stringify(response.text.slice(0, 200))}`);
+        problems.push(
+          `${label}: the document says this response has no body, but it has ${JSON.stringify(response.text.slice(0, 200))}`,
+        );
       }
       return problems;
     }
@@ -220,7 +257,9 @@ export function createOpenApiValidator(document: OpenApiDocument = openApiDocume
     const media: MediaType | undefined = contentType === undefined ? undefined : documented.content[contentType];
     if (!contentType || !media) {
       const documentedTypes = Object.keys(documented.content).join(', ');
-      problems.push(`${label}: content type ${contentType ?? '(none)'} is not documented (documented: ${documentedTypes})`);
+      problems.push(
+        `${label}: content type ${contentType ?? '(none)'} is not documented (documented: ${documentedTypes})`,
+      );
       return problems;
     }
     const isJson = contentType === 'application/json' || contentType.endsWith('+json');
@@ -229,7 +268,9 @@ export function createOpenApiValidator(document: OpenApiDocument = openApiDocume
       return problems;
     }
     const validate = validatorAt([...at, 'content', contentType, 'schema']);
-    if (!validate(isJson ? response.body : response.text)) problems.push(...formatAjvErrors(`${label}: body`, validate.errors));
+    if (!validate(isJson ? response.body : response.text))
+      problems.push(...formatAjvErrors(`${label}: body`, validate.errors));
+    if (isJson) problems.push(...twoDecimalPriceProblems(`${label}: body`, response.body));
     return problems;
   }
 
@@ -250,6 +291,7 @@ export function createOpenApiValidator(document: OpenApiDocument = openApiDocume
     const check = (schemaAt: string[], value: unknown, where: string) => {
       const validate = validatorAt(schemaAt);
       if (!validate(value)) problems.push(...formatAjvErrors(`example ${where}`, validate.errors));
+      problems.push(...twoDecimalPriceProblems(`example ${where}`, value));
     };
     /** A schema's own `examples`, then those of its subschemas. */
     const walkSchema = (schema: JsonSchema | Reference | undefined, at: string[]) => {
@@ -260,7 +302,8 @@ export function createOpenApiValidator(document: OpenApiDocument = openApiDocume
         const sub: unknown = (schema as Record<string, unknown>)[key];
         if (typeof sub === 'object') walkSchema(sub as JsonSchema, [...at, key]);
       }
-      for (const key of ['allOf', 'anyOf', 'oneOf'] as const) schema[key]?.forEach((sub, i) => walkSchema(sub, [...at, key, String(i)]));
+      for (const key of ['allOf', 'anyOf', 'oneOf'] as const)
+        schema[key]?.forEach((sub, i) => walkSchema(sub, [...at, key, String(i)]));
     };
     /** Examples of a media type / parameter against its schema. */
     const withExamples = (holder: MediaType | Parameter, at: string[]) => {
@@ -277,11 +320,15 @@ export function createOpenApiValidator(document: OpenApiDocument = openApiDocume
       headers?: Record<string, Header>;
       responses?: Record<string, Response>;
     };
-    for (const [name, schema] of Object.entries(components.schemas ?? {})) walkSchema(schema, ['components', 'schemas', name]);
-    for (const [name, parameter] of Object.entries(components.parameters ?? {})) withExamples(parameter, ['components', 'parameters', name]);
-    for (const [name, header] of Object.entries(components.headers ?? {})) walkSchema(header.schema, ['components', 'headers', name, 'schema']);
+    for (const [name, schema] of Object.entries(components.schemas ?? {}))
+      walkSchema(schema, ['components', 'schemas', name]);
+    for (const [name, parameter] of Object.entries(components.parameters ?? {}))
+      withExamples(parameter, ['components', 'parameters', name]);
+    for (const [name, header] of Object.entries(components.headers ?? {}))
+      walkSchema(header.schema, ['components', 'headers', name, 'schema']);
     for (const [name, response] of Object.entries(components.responses ?? {})) {
-      for (const [type, media] of Object.entries(response.content ?? {})) withExamples(media, ['components', 'responses', name, 'content', type]);
+      for (const [type, media] of Object.entries(response.content ?? {}))
+        withExamples(media, ['components', 'responses', name, 'content', type]);
     }
     for (const { method, path, operation } of operations) {
       const at = ['paths', path, method.toLowerCase()];
@@ -289,11 +336,13 @@ export function createOpenApiValidator(document: OpenApiDocument = openApiDocume
         if (!isReference(p)) withExamples(p, [...at, 'parameters', String(i)]);
       });
       if (operation.requestBody && !isReference(operation.requestBody)) {
-        for (const [type, media] of Object.entries(operation.requestBody.content)) withExamples(media, [...at, 'requestBody', 'content', type]);
+        for (const [type, media] of Object.entries(operation.requestBody.content))
+          withExamples(media, [...at, 'requestBody', 'content', type]);
       }
       for (const [status, response] of Object.entries<Response | Reference>(operation.responses ?? {})) {
         if (isReference(response)) continue;
-        for (const [type, media] of Object.entries(response.content ?? {})) withExamples(media, [...at, 'responses', status, 'content', type]);
+        for (const [type, media] of Object.entries(response.content ?? {}))
+          withExamples(media, [...at, 'responses', status, 'content', type]);
       }
     }
     return problems;
@@ -305,7 +354,8 @@ export function createOpenApiValidator(document: OpenApiDocument = openApiDocume
     responseProblems,
     assertResponse(response) {
       const problems = responseProblems(response);
-      if (problems.length > 0) throw new Error(`response does not match the OpenAPI document:\n  ${problems.join('\n  ')}`);
+      if (problems.length > 0)
+        throw new Error(`response does not match the OpenAPI document:\n  ${problems.join('\n  ')}`);
       const found = findOperation(response.method, response.path)!;
       const key = operationKey(found.method, found.path);
       const statuses = exercised.get(key) ?? new Set<number>();

@@ -31,7 +31,9 @@ export interface RawResponse {
 
 function bodyLength(options: RawRequest): Record<string, string> {
   if (options.body === undefined) return {};
-  return options.chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': String(Buffer.byteLength(options.body)) };
+  return options.chunked
+    ? { 'transfer-encoding': 'chunked' }
+    : { 'content-length': String(Buffer.byteLength(options.body)) };
 }
 
 export function rawRequest(baseUrl: string, options: RawRequest): Promise<RawResponse> {
@@ -60,7 +62,8 @@ export function rawRequest(baseUrl: string, options: RawRequest): Promise<RawRes
             body = undefined;
           }
           const headers: Record<string, string> = {};
-          for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) headers[name] = String(value);
+          for (const [name, value] of Object.entries(res.headers))
+            if (value !== undefined) headers[name] = String(value);
           resolve({ status: res.statusCode ?? 0, headers, text, body });
         });
       },
@@ -70,11 +73,12 @@ export function rawRequest(baseUrl: string, options: RawRequest): Promise<RawRes
   });
 }
 
-/** One request of a pipelined burst: method, path and headers (no body). */
+/** One request of a pipelined burst: method, path, headers and an optional body (sent with its Content-Length). */
 export interface PipelinedRequest {
   method: string;
   path: string;
   headers?: Record<string, string>;
+  body?: string;
 }
 
 /** A response read off a pipelined connection: status, headers and body text. */
@@ -91,14 +95,19 @@ export interface PipelinedResponse {
  * Content-Length (the BFF's JSON answers do). Rejects when the server
  * closes early or `timeoutMs` passes before all of them arrived.
  */
-export function pipelinedRequests(baseUrl: string, requests: PipelinedRequest[], timeoutMs: number): Promise<PipelinedResponse[]> {
+export function pipelinedRequests(
+  baseUrl: string,
+  requests: PipelinedRequest[],
+  timeoutMs: number,
+): Promise<PipelinedResponse[]> {
   const url = new URL(baseUrl);
   const wire = requests
     .map((r) => {
-      const headers = { host: url.host, ...r.headers };
+      const length = r.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(r.body)) };
+      const headers = { host: url.host, ...r.headers, ...length };
       return `${r.method} ${r.path} HTTP/1.1\r\n${Object.entries(headers)
         .map(([name, value]) => `${name}: ${value}\r\n`)
-        .join('')}\r\n`;
+        .join('')}\r\n${r.body ?? ''}`;
     })
     .join('');
   return new Promise((resolve, reject) => {
@@ -126,7 +135,8 @@ export function pipelinedRequests(baseUrl: string, requests: PipelinedRequest[],
           headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
         }
         const length = Number(headers['content-length']);
-        if (!Number.isInteger(length)) return fail(new Error(`pipelined: a response without Content-Length: ${statusLine}`));
+        if (!Number.isInteger(length))
+          return fail(new Error(`pipelined: a response without Content-Length: ${statusLine}`));
         if (buffered.length < headEnd + 4 + length) return;
         const text = buffered.subarray(headEnd + 4, headEnd + 4 + length).toString('utf8');
         buffered = buffered.subarray(headEnd + 4 + length);
@@ -139,6 +149,8 @@ export function pipelinedRequests(baseUrl: string, requests: PipelinedRequest[],
       }
     });
     socket.on('error', fail);
-    socket.on('close', () => fail(new Error(`pipelined: the server closed after ${responses.length} of ${requests.length} responses`)));
+    socket.on('close', () =>
+      fail(new Error(`pipelined: the server closed after ${responses.length} of ${requests.length} responses`)),
+    );
   });
 }

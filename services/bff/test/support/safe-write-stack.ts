@@ -45,6 +45,7 @@ export async function startSafeWriteStack(label: string, env: Record<string, str
       nc: backend.nc,
       namespace: backend.namespace,
       databaseUrls: backend.databaseUrls,
+      serviceAddrs: { producto: backend.productoSvcAddr, bodega: backend.bodegaSvcAddr },
       settledEvents: () => backend.settledEvents(),
       stopProductoSvc: () => backend.stopProductoSvc(),
       startProductoSvc: () => backend.startProductoSvc(),

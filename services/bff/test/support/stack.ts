@@ -5,10 +5,21 @@
  * close() removes everything it created.
  */
 import { createLogger, type Logger, type NatsConnection } from '@inventario/platform';
-import type { EventNamespace, StoredEvent } from '@inventario/testkit';
+import {
+  basicAuth,
+  httpRequest,
+  type EventNamespace,
+  type StackRequestOptions,
+  type StackResponse,
+  type StoredEvent,
+} from '@inventario/testkit';
+
+// The HTTP helpers are testkit's (the fault and system tests send the same requests); re-exported for the BFF's tests.
+export { basicAuth, httpRequest, type StackRequestOptions, type StackResponse } from '@inventario/testkit';
 import { startApp as startBffApp, type BffApp } from '../../src/app';
 import { loadConfig as loadBffConfig } from '../../src/config';
 import { cleanupList, LOG_LEVEL, startTestBackend, type TestBackend } from './backend';
+import { startTestIdentidad, type TestIdentidad } from './identidad';
 
 export const TEST_USER = 'tester';
 export const TEST_PASSWORD = 's3cret-test';
@@ -36,30 +47,6 @@ export const backendEnv = (backend: TestBackend) => ({
   NATS_SUBJECT_PREFIX: backend.namespace.prefix,
 });
 
-/** The `Authorization` value for a user and password. */
-export function basicAuth(usuario: string, password: string): string {
-  return `Basic ${Buffer.from(`${usuario}:${password}`, 'utf8').toString('base64')}`;
-}
-
-export interface StackRequestOptions {
-  /** Sent as JSON (`Content-Type: application/json`). */
-  body?: unknown;
-  /** Sent as is; set the content type in `headers` (default application/json). */
-  rawBody?: string | Uint8Array;
-  headers?: Record<string, string>;
-  /** Another Authorization value, or false to send none; default the test user's. */
-  auth?: string | false;
-}
-
-export interface StackResponse {
-  status: number;
-  headers: Headers;
-  /** The parsed JSON body, or undefined when the body is empty or not JSON. */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON bodies
-  body: any;
-  text: string;
-}
-
 export interface TestStack {
   /** e.g. `http://127.0.0.1:34567`. */
   baseUrl: string;
@@ -76,16 +63,27 @@ export interface TestStack {
   namespace: EventNamespace;
   /** `mysql://...` of each service's database (to count rows). */
   databaseUrls: { producto: string; bodega: string };
+  /** `host:port` of each gRPC service (the notifier's name lookups). */
+  serviceAddrs: { producto: string; bodega: string };
   /** Waits until both outboxes are drained, then reads the stream. */
   settledEvents(): Promise<StoredEvent[]>;
   /** Stops producto-svc (its port then refuses connections). */
   stopProductoSvc(): Promise<void>;
   /** Starts producto-svc again on the same port and database. */
   startProductoSvc(): Promise<void>;
+  /** identidad-svc, when the stack authenticates through it. */
+  identidad?: TestIdentidad;
   close(): Promise<void>;
 }
 
+/** Set to `true`, every test stack authenticates through identidad-svc (the test user is its first ADMIN). */
+export const IDENTIDAD_BY_DEFAULT = process.env.TEST_BFF_IDENTIDAD === 'true';
+
 export interface TestStackOptions {
+  /** Run identidad-svc and authenticate through it (issue 26); default TEST_BFF_IDENTIDAD. */
+  identidad?: boolean;
+  /** identidad-svc environment overrides. */
+  identidadEnv?: Record<string, string>;
   /** BFF environment overrides (e.g. `RATE_LIMIT_PER_MINUTE`, `BREAKER_RESET_MS`). */
   env?: Record<string, string>;
   /** The BFF's logger (e.g. one writing into the test); default the platform logger at TEST_LOG_LEVEL. */
@@ -97,12 +95,28 @@ export async function startTestStack(label: string, options: TestStackOptions = 
   try {
     const backend = await startTestBackend(label);
     cleanups.push(() => backend.close());
+    let identidad: TestIdentidad | undefined;
+    if (options.identidad ?? IDENTIDAD_BY_DEFAULT) {
+      const admin = {
+        usuario: options.env?.BFF_USER ?? TEST_USER,
+        password: options.env?.BFF_PASSWORD ?? TEST_PASSWORD,
+      };
+      const started = await startTestIdentidad(label, {
+        namespace: backend.namespace,
+        natsUrl: backend.natsUrl,
+        admin,
+        env: options.identidadEnv,
+      });
+      identidad = started;
+      cleanups.push(() => started.close());
+    }
     const bff: BffApp = await startBffApp(
       loadBffConfig({
         ...TEST_BFF_ENV,
         // The read cache (off by default) follows the backend's stream when a test turns it on (READ_CACHE_MAX_ENTRIES).
         ...backendEnv(backend),
         ENABLE_INIT: 'true',
+        ...(identidad ? { IDENTIDAD_SVC_ADDR: identidad.addr } : {}),
         ...options.env,
       }),
       options.logger ?? createLogger('bff', LOG_LEVEL),
@@ -119,39 +133,16 @@ export async function startTestStack(label: string, options: TestStackOptions = 
       nc: backend.nc,
       namespace: backend.namespace,
       databaseUrls: backend.databaseUrls,
+      serviceAddrs: { producto: backend.productoSvcAddr, bodega: backend.bodegaSvcAddr },
       request: (method, path, requestOptions = {}) => httpRequest(baseUrl, auth, method, path, requestOptions),
       settledEvents: () => backend.settledEvents(),
       stopProductoSvc: () => backend.stopProductoSvc(),
       startProductoSvc: () => backend.startProductoSvc(),
+      identidad,
       close: () => cleanups.run(),
     };
   } catch (err) {
     await cleanups.run();
     throw err;
   }
-}
-
-/** One HTTP request to the BFF, answered with its status, headers and (JSON) body. */
-export async function httpRequest(baseUrl: string, defaultAuth: string, method: string, path: string, options: StackRequestOptions): Promise<StackResponse> {
-  const headers: Record<string, string> = {};
-  const auth = options.auth ?? defaultAuth;
-  if (auth !== false) headers.authorization = auth;
-  let body: string | Uint8Array | undefined;
-  if (options.rawBody !== undefined) {
-    body = options.rawBody;
-    headers['content-type'] = 'application/json';
-  } else if (options.body !== undefined) {
-    body = JSON.stringify(options.body);
-    headers['content-type'] = 'application/json';
-  }
-  for (const [name, value] of Object.entries(options.headers ?? {})) headers[name.toLowerCase()] = value;
-  const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
-  const text = await response.text();
-  let parsed: unknown;
-  try {
-    parsed = text === '' ? undefined : JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  return { status: response.status, headers: response.headers, body: parsed, text };
 }

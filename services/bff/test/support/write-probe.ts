@@ -38,7 +38,9 @@ export async function createWriteProbe(stack: TestStack): Promise<WriteProbe> {
   // Two statements per database: every table's COUNT(*), and every table's CHECKSUM.
   const queries = new Map<Knex, { count: string; checksum: string }>();
   for (const [, db] of pools) {
-    const tables = ((await db.raw('SHOW TABLES')) as [Record<string, string>[]])[0].map((row) => Object.values(row)[0]!);
+    const tables = ((await db.raw('SHOW TABLES')) as [Record<string, string>[]])[0].map(
+      (row) => Object.values(row)[0]!,
+    );
     queries.set(db, {
       count: tables.map((t) => `SELECT '${t}' AS t, COUNT(*) AS n FROM \`${t}\``).join(' UNION ALL '),
       checksum: `CHECKSUM TABLE ${tables.map((t) => `\`${t}\``).join(', ')}`,
@@ -54,7 +56,8 @@ export async function createWriteProbe(stack: TestStack): Promise<WriteProbe> {
       for (const { t, n } of counted) rows[`${service}.${t}`] = Number(n);
       // `Table` is `<database>.<table>`.
       const [summed] = (await db.raw(checksum)) as [{ Table: string; Checksum: number | string | null }[]];
-      for (const { Table, Checksum } of summed) checksums[`${service}.${Table.slice(Table.indexOf('.') + 1)}`] = String(Checksum);
+      for (const { Table, Checksum } of summed)
+        checksums[`${service}.${Table.slice(Table.indexOf('.') + 1)}`] = String(Checksum);
     }
     const info = await jsm.streams.info(stack.namespace.stream);
     return { rows, checksums, events: info.state.messages };
@@ -79,7 +82,9 @@ export async function createWriteProbe(stack: TestStack): Promise<WriteProbe> {
         await waitFor(
           async () => {
             const consumer = await jsm.consumers.info(stack.namespace.stream, durable).catch(() => undefined);
-            return consumer === undefined || (consumer.num_pending === 0 && consumer.num_ack_pending === 0) ? true : undefined;
+            return consumer === undefined || (consumer.num_pending === 0 && consumer.num_ack_pending === 0)
+              ? true
+              : undefined;
           },
           `${durable} to reconcile every deletion`,
           30_000,

@@ -15,7 +15,15 @@ import type { Existencia, ExistenciasPorLotePage } from '../src/inventario/model
 const caller = { usuario: 'tester' };
 
 function level(bodegaId: number, productoId: number): Existencia {
-  return { bodegaId, productoId, cantidad: 1, umbralMinimo: null, version: 1, fechaCreacion: '2026-01-01T00:00:00', fechaActualizacion: '2026-01-01T00:00:00' };
+  return {
+    bodegaId,
+    productoId,
+    cantidad: 1,
+    umbralMinimo: null,
+    version: 1,
+    fechaCreacion: '2026-01-01T00:00:00',
+    fechaActualizacion: '2026-01-01T00:00:00',
+  };
 }
 
 /**
@@ -38,13 +46,17 @@ function memoryList(levels: Existencia[], maxRows = 1000) {
     const existencias = matching.slice(0, pageSize);
     const last = existencias.at(-1);
     calls.push({ pageSize: request.pageSize, served: existencias.length });
-    return Promise.resolve({ existencias, nextPageToken: matching.length > pageSize && last ? encodeNivelPageToken(last.bodegaId, last.productoId) : '' });
+    return Promise.resolve({
+      existencias,
+      nextPageToken: matching.length > pageSize && last ? encodeNivelPageToken(last.bodegaId, last.productoId) : '',
+    });
   };
   const unused = () => Promise.reject(new Error('not used'));
   const client: ExistenciaClient = {
     list,
     asignar: unused,
     retirar: unused,
+    cambiarUmbral: unused,
     registrarMovimiento: unused,
     transferir: unused,
     revertir: unused,
@@ -52,6 +64,7 @@ function memoryList(levels: Existencia[], maxRows = 1000) {
     getOperacion: unused,
     listMovimientos: unused,
     verificar: unused,
+    totales: unused,
   };
   return { lote: createExistenciasPorLote({ existencias: client }), calls };
 }
@@ -140,7 +153,8 @@ describe('existenciasDeBodegas', () => {
     const { lote, calls } = memoryList(levels);
     const read = await lote.existenciasDeBodegas(caller, [1, 2, 3, 4, 5], { maxTotal: 7 });
     expect(read).toHaveLength(7);
-    expect(calls).toEqual([{ pageSize: 7, served: 7 }]);
+    // Several warehouses read a whole page (their levels come one warehouse after another); only what is kept stops at the cap.
+    expect(calls).toEqual([{ pageSize: 1000, served: 50 }]);
   });
 
   it('reads nothing for a page of none', async () => {

@@ -1,4 +1,11 @@
-import { AlreadyExistsError, FailedPreconditionError, InvalidArgumentError, NotFoundError, UnavailableError, type Logger } from '@inventario/platform';
+import {
+  AlreadyExistsError,
+  FailedPreconditionError,
+  InvalidArgumentError,
+  NotFoundError,
+  UnavailableError,
+  type Logger,
+} from '@inventario/platform';
 import { GraphQLError, parse, Source } from 'graphql';
 import { DeadlineExceededError, ServicioNoDisponibleError } from '../src/inventario/errors';
 import { createErrorFormatter, CLASSIFICATION } from '../src/graphql/errors';
@@ -6,7 +13,9 @@ import { createErrorFormatter, CLASSIFICATION } from '../src/graphql/errors';
 /** A logger that records what is logged at error level. */
 function recordingLogger() {
   const errors: { obj: Record<string, unknown>; msg: string }[] = [];
-  const logger = { error: (obj: Record<string, unknown>, msg: string) => errors.push({ obj, msg }) } as unknown as Logger;
+  const logger = {
+    error: (obj: Record<string, unknown>, msg: string) => errors.push({ obj, msg }),
+  } as unknown as Logger;
   return { logger, errors };
 }
 
@@ -29,12 +38,32 @@ function json(err: Error): ErrorJson {
 
 describe('GraphQL error formatting', () => {
   it.each([
-    ['InvalidArgumentError', InvalidArgumentError.field('id', 'debe ser un entero positivo'), 'ValidationError', 'id: debe ser un entero positivo'],
+    [
+      'InvalidArgumentError',
+      InvalidArgumentError.field('id', 'debe ser un entero positivo'),
+      'ValidationError',
+      'id: debe ser un entero positivo',
+    ],
     ['NotFoundError', new NotFoundError('Producto 9 no encontrado'), 'NOT_FOUND', 'Producto 9 no encontrado'],
-    ['AlreadyExistsError', new AlreadyExistsError('Ya existe una bodega con ese nombre'), 'CONFLICT', 'Ya existe una bodega con ese nombre'],
+    [
+      'AlreadyExistsError',
+      new AlreadyExistsError('Ya existe una bodega con ese nombre'),
+      'CONFLICT',
+      'Ya existe una bodega con ese nombre',
+    ],
     ['FailedPreconditionError', new FailedPreconditionError('No se puede'), 'CONFLICT', 'No se puede'],
-    ['UnavailableError', new UnavailableError('La base de datos no responde'), 'UNAVAILABLE', 'La base de datos no responde'],
-    ['DeadlineExceededError', new DeadlineExceededError('producto-svc'), 'DEADLINE_EXCEEDED', 'El servicio producto-svc no respondió a tiempo'],
+    [
+      'UnavailableError',
+      new UnavailableError('La base de datos no responde'),
+      'UNAVAILABLE',
+      'La base de datos no responde',
+    ],
+    [
+      'DeadlineExceededError',
+      new DeadlineExceededError('producto-svc'),
+      'DEADLINE_EXCEEDED',
+      'El servicio producto-svc no respondió a tiempo',
+    ],
   ])('a resolver %s keeps its message and is classified %s', (_name, original, classification, message) => {
     const { logger, errors } = recordingLogger();
     const formatted = json(createErrorFormatter(logger)(resolverError(original)));
@@ -44,7 +73,9 @@ describe('GraphQL error formatting', () => {
 
   it('an open breaker is UNAVAILABLE and says when to retry', () => {
     const { logger } = recordingLogger();
-    const formatted = json(createErrorFormatter(logger)(resolverError(new ServicioNoDisponibleError('bodega-svc', 10))));
+    const formatted = json(
+      createErrorFormatter(logger)(resolverError(new ServicioNoDisponibleError('bodega-svc', 10))),
+    );
     expect(formatted.extensions).toEqual({ classification: 'UNAVAILABLE', retryAfterSeconds: 10 });
     expect(formatted.message).toContain('bodega-svc');
   });

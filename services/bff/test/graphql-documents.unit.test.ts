@@ -96,7 +96,9 @@ describe('query limits', () => {
   it(`accepts ${QUERY_LIMITS.maxAliases} aliases and rejects one more`, () => {
     const aliases = (n: number) => `{ ${Array.from({ length: n }, (_, i) => `a${i}: health`).join(' ')} }`;
     expect(validationMessages(aliases(QUERY_LIMITS.maxAliases))).toEqual([]);
-    expect(validationMessages(aliases(QUERY_LIMITS.maxAliases + 1))).toEqual([`La consulta supera el máximo de ${QUERY_LIMITS.maxAliases} alias`]);
+    expect(validationMessages(aliases(QUERY_LIMITS.maxAliases + 1))).toEqual([
+      `La consulta supera el máximo de ${QUERY_LIMITS.maxAliases} alias`,
+    ]);
   });
 
   describe(`at most ${QUERY_LIMITS.maxMutations} writes per mutation operation`, () => {
@@ -128,7 +130,8 @@ describe('query limits', () => {
 
   it(`accepts every field of every type at each of ${QUERY_LIMITS.maxDepth} levels (lists paginated, as the result estimate requires)`, () => {
     const fields = 'id nombre descripcion precio cantidad fechaCreacion fechaActualizacion bodegaId';
-    const level = (inner: string) => `productos(first: 5) { ${fields} bodega { id nombre ubicacion capacidad fechaCreacion ${inner} } }`;
+    const level = (inner: string) =>
+      `productos(first: 5) { ${fields} bodega { id nombre ubicacion capacidad fechaCreacion ${inner} } }`;
     const widest = `{ bodegas(first: 5) { id nombre ${level(level(level(level(''))))} } }`;
     expect(validationMessages(widest)).toEqual([]);
   });

@@ -19,7 +19,9 @@ describe('the executable GraphQL schema', () => {
       Query: { producto: () => ({ id: 7, nombre: 'Tornillo', precio: 0.25, cantidad: 3, fechaCreacion: fecha }) },
     });
     const result = await graphql({ schema, source: '{ producto(id: "7") { id nombre fechaCreacion } }' });
-    expect(result).toEqual({ data: { producto: { id: '7', nombre: 'Tornillo', fechaCreacion: '2026-11-22T14:03:07' } } });
+    expect(result).toEqual({
+      data: { producto: { id: '7', nombre: 'Tornillo', fechaCreacion: '2026-11-22T14:03:07' } },
+    });
   });
 
   it.each(['2026-11-22', '2026-11-22T14:03:07Z', '2026-13-40T99:00:00', 7])('DateTime refuses %p as input', (value) => {

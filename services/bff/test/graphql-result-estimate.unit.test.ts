@@ -25,9 +25,18 @@ const FANOUT = 'productos { bodega { productos { bodega { productos { bodega { p
 
 describe('the result estimate', () => {
   it.each([
-    ['the issue query', '{ bodega(id:"B") { productos { bodega { productos { bodega { productos { bodega { productos { id nombre } } } } } } } } }'],
-    ['6 aliases of it (within every other limit)', `{ ${Array.from({ length: 6 }, (_, i) => `a${i}: bodega(id: "${i}") { ${FANOUT} }`).join(' ')} }`],
-    ['three nested lists from the root', '{ bodegas { productos { bodega { productos { bodega { productos { id } } } } } } }'],
+    [
+      'the issue query',
+      '{ bodega(id:"B") { productos { bodega { productos { bodega { productos { bodega { productos { id nombre } } } } } } } } }',
+    ],
+    [
+      '6 aliases of it (within every other limit)',
+      `{ ${Array.from({ length: 6 }, (_, i) => `a${i}: bodega(id: "${i}") { ${FANOUT} }`).join(' ')} }`,
+    ],
+    [
+      'three nested lists from the root',
+      '{ bodegas { productos { bodega { productos { bodega { productos { id } } } } } } }',
+    ],
     [
       'three nested lists through a fragment',
       '{ bodega(id: "1") { ...P } } fragment P on Bodega { productos { bodega { productos { bodega { productos { id } } } } } }',
@@ -36,14 +45,23 @@ describe('the result estimate', () => {
       'three nested lists through inline fragments',
       '{ bodegas { ... on Bodega { productos { bodega { ... { productos { bodega { productos { id } } } } } } } } }',
     ],
-    ['first as a variable, counted as the largest first', 'query ($n: Int) { bodegas(first: $n) { productos(first: $n) { id } } }'],
+    [
+      'first as a variable, counted as the largest first',
+      'query ($n: Int) { bodegas(first: $n) { productos(first: $n) { id } } }',
+    ],
     ['literal firsts that multiply past the bound', '{ bodegas(first: 1000) { productos(first: 201) { id } } }'],
     [
       "three nested lists in a mutation's result",
       'mutation { crearBodega(input: {nombre: "X", ubicacion: "Y"}) { bodega { productos { bodega { productos { bodega { productos { id } } } } } } } }',
     ],
-    ['three nested lists through the stock relations', '{ productos { existencias { bodega { existencias { producto { existencias { cantidad } } } } } } }'],
-    ['literal firsts of existencias that multiply past the bound', '{ bodegas(first: 1000) { existencias(first: 201) { cantidad } } }'],
+    [
+      'three nested lists through the stock relations',
+      '{ productos { existencias { bodega { existencias { producto { existencias { cantidad } } } } } } }',
+    ],
+    [
+      'literal firsts of existencias that multiply past the bound',
+      '{ bodegas(first: 1000) { existencias(first: 201) { cantidad } } }',
+    ],
     [
       "a ledger page's lines, counted by the page's first",
       '{ movimientos(first: 1000) { movimientos { producto { existencias(first: 199) { cantidad } } } } }',
@@ -64,7 +82,9 @@ describe('the result estimate', () => {
     ['query ($n: Int) { bodegas(first: $n) { productos { id } } }'],
     ['{ bodegas(first: 1000) { productos(first: 199) { id } } }'],
     [`{ bodega(id: "1") { ${FANOUT.replace(/productos/g, 'productos(first: 10)')} } }`],
-    [`{ productos(first: ${MAX_FIRST}) { id nombre descripcion precio cantidad fechaCreacion fechaActualizacion bodegaId } }`],
+    [
+      `{ productos(first: ${MAX_FIRST}) { id nombre descripcion precio cantidad fechaCreacion fechaActualizacion bodegaId } }`,
+    ],
     ['{ bodegas { ocupacion existencias { cantidad producto { nombre } } } }'],
     ['{ productos { existencias { cantidad bodega { nombre } } } }'],
     ['{ bodegas(first: 1000) { existencias(first: 199) { cantidad } } }'],
@@ -84,12 +104,16 @@ describe('the result estimate', () => {
 
   it("counts a ledger page's lines by the page's first: the page, then each line and what it selects", () => {
     // 1 page + 1,000 × (1 line + 1 product + 197 levels) = 199,001; with 198 levels, 200,001.
-    const justUnder = '{ movimientos(first: 1000) { movimientos { producto { existencias(first: 197) { cantidad } } } } }';
-    const justOver = '{ movimientos(first: 1000) { movimientos { producto { existencias(first: 198) { cantidad } } } } }';
+    const justUnder =
+      '{ movimientos(first: 1000) { movimientos { producto { existencias(first: 197) { cantidad } } } } }';
+    const justOver =
+      '{ movimientos(first: 1000) { movimientos { producto { existencias(first: 198) { cantidad } } } } }';
     expect(validationMessages(justUnder)).toEqual([]);
     expect(validationMessages(justOver)).toEqual([ESTIMATE]);
     // Without first, a page counts as 100 lines, which is what it holds.
-    expect(validationMessages('{ movimientos { movimientos { producto { existencias(first: 1000) { cantidad } } } } }')).toEqual([]);
+    expect(
+      validationMessages('{ movimientos { movimientos { producto { existencias(first: 1000) { cantidad } } } } }'),
+    ).toEqual([]);
   });
 
   it.each([
@@ -104,7 +128,10 @@ describe('the result estimate', () => {
 
   it('stays linear in the document when fragments spread fragments twice over', () => {
     // 2^40 paths through the fragments: unless each fragment is estimated once, this never ends.
-    const fragments = Array.from({ length: 40 }, (_, i) => `fragment F${i} on Producto { id ...F${i + 1} ...F${i + 1} }`).join(' ');
+    const fragments = Array.from(
+      { length: 40 },
+      (_, i) => `fragment F${i} on Producto { id ...F${i + 1} ...F${i + 1} }`,
+    ).join(' ');
     const query = `{ productos(first: 1) { ...F0 } } ${fragments} fragment F40 on Producto { nombre }`;
     expect(validationMessages(query)).not.toContain(ESTIMATE);
   });
@@ -114,7 +141,9 @@ describe('the document cost', () => {
   it('does not multiply by first: an ordinary page costs what the same query without first costs', () => {
     // graphql-armor's cost multiplied by a literal first: this was 1,950 against a bound of 1,000.
     expect(validationMessages('{ productos(first: 300) { id nombre precio } }')).toEqual([]);
-    expect(validationMessages(`{ productos(first: ${MAX_FIRST}) { id nombre precio cantidad bodega { id nombre } } }`)).toEqual([]);
+    expect(
+      validationMessages(`{ productos(first: ${MAX_FIRST}) { id nombre precio cantidad bodega { id nombre } } }`),
+    ).toEqual([]);
   });
 
   it('still refuses padding', () => {

@@ -1,4 +1,10 @@
-import { integerFromNumberText, MAX_INT32, MAX_NUMBER_TEXT, NUMBER_MENSAJES, precioFromNumberText } from '../src/http/json-number';
+import {
+  integerFromNumberText,
+  MAX_INT32,
+  MAX_NUMBER_TEXT,
+  NUMBER_MENSAJES,
+  precioFromNumberText,
+} from '../src/http/json-number';
 
 describe('precioFromNumberText reads a JSON number exactly as DECIMAL(10,2)', () => {
   test.each([

@@ -17,9 +17,14 @@ describe('GraphQL ids', () => {
     expect(parseId(text, 'id')).toBe(id);
   });
 
-  it.each(['abc', '', '0', '-1', '1.0', ' 1', '1e3', '4294967296', '99999999999'])('"%s" is refused, naming the field', (text) => {
-    expect(violationsOf(() => parseId(text, 'bodegaId'))).toEqual([{ campo: 'bodegaId', mensaje: expect.any(String) }]);
-  });
+  it.each(['abc', '', '0', '-1', '1.0', ' 1', '1e3', '4294967296', '99999999999'])(
+    '"%s" is refused, naming the field',
+    (text) => {
+      expect(violationsOf(() => parseId(text, 'bodegaId'))).toEqual([
+        { campo: 'bodegaId', mensaje: expect.any(String) },
+      ]);
+    },
+  );
 });
 
 describe('GraphQL precio', () => {
@@ -46,14 +51,18 @@ describe('GraphQL precio', () => {
   });
 
   it('the stock is judged by its text too: an Int variable written 19.999999999999999999 is not whole', () => {
-    expect(violationsOf(() => toProductoInput({ nombre: 'x', precio: 1, cantidad: 20 }, { cantidad: '19.999999999999999999' }))).toEqual([
-      { campo: 'cantidad', mensaje: NUMBER_MENSAJES.entero },
-    ]);
+    expect(
+      violationsOf(() =>
+        toProductoInput({ nombre: 'x', precio: 1, cantidad: 20 }, { cantidad: '19.999999999999999999' }),
+      ),
+    ).toEqual([{ campo: 'cantidad', mensaje: NUMBER_MENSAJES.entero }]);
     expect(toProductoUpdate({ id: '1', cantidad: 100 }, { cantidad: '1e2' }).patch.cantidadEnStock).toBe(100);
   });
 
   it('names every bad number of one input at once', () => {
-    expect(violationsOf(() => toProductoInput({ nombre: 'x', precio: -1, cantidad: -2 }, { precio: '-1', cantidad: '-2' }))).toEqual([
+    expect(
+      violationsOf(() => toProductoInput({ nombre: 'x', precio: -1, cantidad: -2 }, { precio: '-1', cantidad: '-2' })),
+    ).toEqual([
       { campo: 'precio', mensaje: NUMBER_MENSAJES.negativo },
       { campo: 'cantidad', mensaje: NUMBER_MENSAJES.negativo },
     ]);
@@ -61,7 +70,9 @@ describe('GraphQL precio', () => {
 
   it('without a text (a caller other than HTTP), the Float is judged by its shortest text', () => {
     expect(toProductoInput({ nombre: 'x', precio: 19.9, cantidad: 1 }).precio).toBe('19.90');
-    expect(violationsOf(() => toProductoUpdate({ id: '1', precio: 1.005 }))).toEqual([{ campo: 'precio', mensaje: NUMBER_MENSAJES.dosDecimales }]);
+    expect(violationsOf(() => toProductoUpdate({ id: '1', precio: 1.005 }))).toEqual([
+      { campo: 'precio', mensaje: NUMBER_MENSAJES.dosDecimales },
+    ]);
   });
 });
 
@@ -74,7 +85,9 @@ describe('GraphQL product inputs', () => {
       cantidadEnStock: 500,
       bodegaId: null,
     });
-    expect(toProductoInput({ nombre: 'Tornillo', descripcion: 'M6', precio: 1, cantidad: 0, bodegaId: '3' })).toMatchObject({
+    expect(
+      toProductoInput({ nombre: 'Tornillo', descripcion: 'M6', precio: 1, cantidad: 0, bodegaId: '3' }),
+    ).toMatchObject({
       descripcion: 'M6',
       bodegaId: 3,
     });
@@ -116,7 +129,11 @@ describe('GraphQL product inputs', () => {
 
 describe('GraphQL warehouse inputs', () => {
   it('a create without capacidad (or with null) gets the default of 1000', () => {
-    expect(toBodegaInput({ nombre: 'Central', ubicacion: 'Madrid' })).toEqual({ nombre: 'Central', ubicacion: 'Madrid', capacidad: 1000 });
+    expect(toBodegaInput({ nombre: 'Central', ubicacion: 'Madrid' })).toEqual({
+      nombre: 'Central',
+      ubicacion: 'Madrid',
+      capacidad: 1000,
+    });
     expect(toBodegaInput({ nombre: 'Central', ubicacion: 'Madrid', capacidad: null }).capacidad).toBe(1000);
     expect(toBodegaInput({ nombre: 'Central', ubicacion: 'Madrid', capacidad: 0 }).capacidad).toBe(0);
   });
@@ -127,7 +144,9 @@ describe('GraphQL warehouse inputs', () => {
       { campo: 'nombre', mensaje: 'no puede ser null' },
       { campo: 'capacidad', mensaje: 'no puede ser null' },
     ]);
-    expect(violationsOf(() => toBodegaUpdate({ id: '2' }))).toEqual([{ campo: 'input', mensaje: expect.stringContaining('nombre, ubicacion, capacidad') }]);
+    expect(violationsOf(() => toBodegaUpdate({ id: '2' }))).toEqual([
+      { campo: 'input', mensaje: expect.stringContaining('nombre, ubicacion, capacidad') },
+    ]);
   });
 });
 
@@ -135,12 +154,18 @@ describe('GraphQL inputs the services would receive altered', () => {
   const malFormado = TEXTO_MENSAJES.malFormado;
 
   it('a lone UTF-16 surrogate in any text field is refused, naming every such field', () => {
-    expect(violationsOf(() => toProductoInput({ nombre: 'a\ud800', descripcion: '\udc00b', precio: 1, cantidad: 1 }))).toEqual([
+    expect(
+      violationsOf(() => toProductoInput({ nombre: 'a\ud800', descripcion: '\udc00b', precio: 1, cantidad: 1 })),
+    ).toEqual([
       { campo: 'nombre', mensaje: malFormado },
       { campo: 'descripcion', mensaje: malFormado },
     ]);
-    expect(violationsOf(() => toProductoUpdate({ id: '1', nombre: '\ud83d', descripcion: 'ok' }))).toEqual([{ campo: 'nombre', mensaje: malFormado }]);
-    expect(violationsOf(() => toBodegaInput({ nombre: 'Central', ubicacion: 'Nave \udfff' }))).toEqual([{ campo: 'ubicacion', mensaje: malFormado }]);
+    expect(violationsOf(() => toProductoUpdate({ id: '1', nombre: '\ud83d', descripcion: 'ok' }))).toEqual([
+      { campo: 'nombre', mensaje: malFormado },
+    ]);
+    expect(violationsOf(() => toBodegaInput({ nombre: 'Central', ubicacion: 'Nave \udfff' }))).toEqual([
+      { campo: 'ubicacion', mensaje: malFormado },
+    ]);
     expect(violationsOf(() => toBodegaUpdate({ id: '1', nombre: '\ud800', ubicacion: '\ud800' }))).toEqual([
       { campo: 'nombre', mensaje: malFormado },
       { campo: 'ubicacion', mensaje: malFormado },
@@ -148,7 +173,10 @@ describe('GraphQL inputs the services would receive altered', () => {
   });
 
   it('well-formed text outside the BMP (a surrogate pair) is passed on as is', () => {
-    expect(toBodegaInput({ nombre: 'Bodega 🍎', ubicacion: '𝔐adrid' })).toMatchObject({ nombre: 'Bodega 🍎', ubicacion: '𝔐adrid' });
+    expect(toBodegaInput({ nombre: 'Bodega 🍎', ubicacion: '𝔐adrid' })).toMatchObject({
+      nombre: 'Bodega 🍎',
+      ubicacion: '𝔐adrid',
+    });
   });
 });
 
@@ -175,7 +203,9 @@ describe('mutation failure texts', () => {
 
   it('a warehouse that holds products says which ones (at most 10) and what to do', () => {
     const two = failureText(new BodegaConProductosError(3, [producto(4), producto(5)]));
-    expect(two).toBe('La bodega 3 tiene 2 producto(s) asignado(s) (ids 4, 5); reasígnelos o elimínelos antes de eliminar la bodega');
+    expect(two).toBe(
+      'La bodega 3 tiene 2 producto(s) asignado(s) (ids 4, 5); reasígnelos o elimínelos antes de eliminar la bodega',
+    );
     const many = failureText(
       new BodegaConProductosError(
         3,

@@ -4,12 +4,21 @@
  */
 import { ReadCache, type FillTicket } from '../src/cache/read-cache';
 
-const producto = (id: number, version: number, bodegaId: number | null = null) => ({ id, version, nombre: `p${version}`, bodegaId });
+const producto = (id: number, version: number, bodegaId: number | null = null) => ({
+  id,
+  version,
+  nombre: `p${version}`,
+  bodegaId,
+});
 const bodega = (id: number, version: number, ocupacion = 0) => ({ id, version, ocupacion });
 
 /** A cache already following its events (resumed). */
 function serving(options: { maxEntries?: number; maxTouched?: number; ttlMs?: number } = {}): ReadCache {
-  const cache = new ReadCache({ maxEntries: options.maxEntries ?? 100, ttlMs: options.ttlMs ?? 60_000, maxTouched: options.maxTouched });
+  const cache = new ReadCache({
+    maxEntries: options.maxEntries ?? 100,
+    ttlMs: options.ttlMs ?? 60_000,
+    maxTouched: options.maxTouched,
+  });
   expect(cache.resume(cache.epoch)).toBe(true);
   return cache;
 }

@@ -15,11 +15,30 @@ const caller: Caller = { usuario: 'ana' };
 const FECHA = '2026-01-01T00:00:00';
 
 function producto(id: number, bodegaId: number | null = null): Producto {
-  return { id, nombre: `P${id}`, descripcion: null, precio: '1.00', cantidadEnStock: 1, bodegaId, fechaCreacion: FECHA, fechaActualizacion: FECHA, version: 1 };
+  return {
+    id,
+    nombre: `P${id}`,
+    descripcion: null,
+    precio: '1.00',
+    cantidadEnStock: 1,
+    bodegaId,
+    fechaCreacion: FECHA,
+    fechaActualizacion: FECHA,
+    version: 1,
+  };
 }
 
 function bodega(id: number): Bodega {
-  return { id, nombre: `B${id}`, ubicacion: null, capacidad: 1, ocupacion: 0, fechaCreacion: FECHA, fechaActualizacion: FECHA, version: 1 };
+  return {
+    id,
+    nombre: `B${id}`,
+    ubicacion: null,
+    capacidad: 1,
+    ocupacion: 0,
+    fechaCreacion: FECHA,
+    fechaActualizacion: FECHA,
+    version: 1,
+  };
 }
 
 /** Products per chunk of the fake UnassignBodega. */
@@ -30,13 +49,18 @@ function fakeProductos(all: Producto[], maxPage = 1000, log: string[] = []) {
   const list = (request: ProductoPageRequest) => {
     const matching = all.filter(
       (p) =>
-        (!request.bodegaIds?.length || (p.bodegaId !== null && request.bodegaIds.includes(p.bodegaId))) && (!request.ids?.length || request.ids.includes(p.id)),
+        (!request.bodegaIds?.length || (p.bodegaId !== null && request.bodegaIds.includes(p.bodegaId))) &&
+        (!request.ids?.length || request.ids.includes(p.id)),
     );
     const start = (request.pageToken ? Number(request.pageToken) : 0) + (request.skip ?? 0);
     const size = Math.min(request.pageSize, maxPage);
     const page = matching.slice(start, start + size);
     const end = start + page.length;
-    return { productos: page, nextPageToken: end < matching.length ? String(end) : '', ...(request.includeTotalSize ? { totalSize: matching.length } : {}) };
+    return {
+      productos: page,
+      nextPageToken: end < matching.length ? String(end) : '',
+      ...(request.includeTotalSize ? { totalSize: matching.length } : {}),
+    };
   };
   // UnassignBodega's reports by idempotency key: with a key, each call reports the whole operation so far.
   const reports = new Map<string, UnassignResult>();
@@ -45,7 +69,8 @@ function fakeProductos(all: Producto[], maxPage = 1000, log: string[] = []) {
       log.push(`list ${JSON.stringify(request)}`);
       return Promise.resolve(list(request));
     },
-    get: (_caller, id) => Promise.resolve(all.find((p) => p.id === id) ?? Promise.reject(new NotFoundError(`no existe el producto ${id}`))),
+    get: (_caller, id) =>
+      Promise.resolve(all.find((p) => p.id === id) ?? Promise.reject(new NotFoundError(`no existe el producto ${id}`))),
     create: (_caller, input) => {
       log.push('create');
       return Promise.resolve({ ...producto(99), ...input, descripcion: null, bodegaId: input.bodegaId ?? null });
@@ -61,7 +86,11 @@ function fakeProductos(all: Producto[], maxPage = 1000, log: string[] = []) {
       const now = maxChunks > 0 ? held.slice(0, maxChunks * FAKE_CHUNK) : held;
       now.forEach((p) => (p.bodegaId = null));
       const before = (write.idempotencyKey && reports.get(write.idempotencyKey)) || { productos: [], total: 0 };
-      const after = { productos: [...before.productos, ...now].slice(0, 100), total: before.total + now.length, complete: now.length === held.length };
+      const after = {
+        productos: [...before.productos, ...now].slice(0, 100),
+        total: before.total + now.length,
+        complete: now.length === held.length,
+      };
       if (write.idempotencyKey) reports.set(write.idempotencyKey, after);
       return Promise.resolve(after);
     },
@@ -69,27 +98,57 @@ function fakeProductos(all: Producto[], maxPage = 1000, log: string[] = []) {
   return { client, log };
 }
 
-function fakeBodegas(existing: number[], log: string[] = []) {
+/**
+ * A BodegaService over `existing`. With `productos`, a forced delete that asks for it unassigns
+ * the warehouse's products first as bodega-svc does: one UnassignBodega chunk per call under the
+ * delete's key, answering pendiente until none is left.
+ */
+function fakeBodegas(existing: number[], log: string[] = [], productos?: ProductoClient) {
   const ids = new Set(existing);
   const client: BodegaClient = {
-    list: (_caller, request) => Promise.resolve({ bodegas: (request.ids ?? [...ids]).filter((id) => ids.has(id)).map(bodega), nextPageToken: '' }),
+    list: (_caller, request) =>
+      Promise.resolve({
+        bodegas: (request.ids ?? [...ids]).filter((id) => ids.has(id)).map(bodega),
+        nextPageToken: '',
+      }),
     get: (_caller, id) => {
       log.push(`get ${id}`);
-      return ids.has(id) ? Promise.resolve(bodega(id)) : Promise.reject(new NotFoundError(`No existe la bodega con id ${id}`));
+      return ids.has(id)
+        ? Promise.resolve(bodega(id))
+        : Promise.reject(new NotFoundError(`No existe la bodega con id ${id}`));
     },
     create: () => Promise.resolve(bodega(1)),
     update: (_caller, id) => Promise.resolve(bodega(id)),
-    delete: (_caller, id) => {
+    delete: async (caller, id, write = {}, options = {}) => {
+      const unassign =
+        options.desasignarProductos && productos ? await productos.unassignBodega(caller, id, write, 1) : undefined;
+      const desasignados = { productos: unassign?.productos ?? [], total: unassign?.total ?? 0 };
+      if (unassign && !unassign.complete)
+        return { existenciasRetiradas: 0, unidadesRetiradas: 0, pendiente: true, desasignados };
       log.push(`delete ${id}`);
       ids.delete(id);
-      return Promise.resolve({ existenciasRetiradas: 0, unidadesRetiradas: 0 });
+      return { existenciasRetiradas: 0, unidadesRetiradas: 0, pendiente: false, desasignados };
+    },
+    marcarEliminacion: (_caller, id, write = {}) => {
+      log.push(`mark ${id} if-match=${write.ifMatch}`);
+      return ids.has(id)
+        ? Promise.resolve(bodega(id))
+        : Promise.reject(new NotFoundError(`No existe la bodega con id ${id}`));
     },
   };
   return { client, log };
 }
 
 function existencia(bodegaId: number, productoId: number, cantidad: number): Existencia {
-  return { bodegaId, productoId, cantidad, umbralMinimo: null, version: 1, fechaCreacion: FECHA, fechaActualizacion: FECHA };
+  return {
+    bodegaId,
+    productoId,
+    cantidad,
+    umbralMinimo: null,
+    version: 1,
+    fechaCreacion: FECHA,
+    fechaActualizacion: FECHA,
+  };
 }
 
 /** An ExistenciaService holding `levels` that pages like the real one (by position, in (warehouse, product) order); writes are not used. */
@@ -116,12 +175,23 @@ function fakeExistencias(levels: Existencia[], maxPage = 1000, log: string[] = [
     },
     asignar: unused,
     retirar: unused,
+    cambiarUmbral: unused,
     registrarMovimiento: unused,
     transferir: unused,
     revertir: unused,
     getOperacion: unused,
     listMovimientos: unused,
     verificar: unused,
+    // A product's figure: the sum of its levels (docs/contract.md §10.6).
+    totales: (_caller, ids) =>
+      Promise.resolve(
+        new Map(
+          ids.map((id) => [
+            id,
+            { total: levels.filter((l) => l.productoId === id).reduce((sum, l) => sum + l.cantidad, 0), sinUbicar: 0 },
+          ]),
+        ),
+      ),
   };
   return { client, log };
 }
@@ -129,12 +199,17 @@ function fakeExistencias(levels: Existencia[], maxPage = 1000, log: string[] = [
 /** No stock anywhere. */
 const sinExistencias = fakeExistencias([]).client;
 
-const many = (n: number, bodegaId: number | null = null) => Array.from({ length: n }, (_, i) => producto(i + 1, bodegaId));
+const many = (n: number, bodegaId: number | null = null) =>
+  Array.from({ length: n }, (_, i) => producto(i + 1, bodegaId));
 
 describe('listProductos', () => {
   test('without limit follows every page, in pages of 1000', async () => {
     const productos = fakeProductos(many(2500));
-    const inventario = createInventario({ existencias: sinExistencias, productos: productos.client, bodegas: fakeBodegas([]).client });
+    const inventario = createInventario({
+      existencias: sinExistencias,
+      productos: productos.client,
+      bodegas: fakeBodegas([]).client,
+    });
     const list = await inventario.listProductos(caller);
     expect(list.map((p) => p.id)).toEqual(many(2500).map((p) => p.id));
     expect(productos.log).toHaveLength(3);
@@ -143,7 +218,11 @@ describe('listProductos', () => {
 
   test('limit and offset become page_size and skip, skip on the first page only', async () => {
     const productos = fakeProductos(many(50), 20);
-    const inventario = createInventario({ existencias: sinExistencias, productos: productos.client, bodegas: fakeBodegas([]).client });
+    const inventario = createInventario({
+      existencias: sinExistencias,
+      productos: productos.client,
+      bodegas: fakeBodegas([]).client,
+    });
     const list = await inventario.listProductos(caller, { limit: 30, offset: 5 });
     expect(list.map((p) => p.id)).toEqual(Array.from({ length: 30 }, (_, i) => i + 6));
     expect(productos.log).toHaveLength(2);
@@ -152,7 +231,11 @@ describe('listProductos', () => {
   });
 
   test('offset without limit answers the rest of the list', async () => {
-    const inventario = createInventario({ existencias: sinExistencias, productos: fakeProductos(many(10)).client, bodegas: fakeBodegas([]).client });
+    const inventario = createInventario({
+      existencias: sinExistencias,
+      productos: fakeProductos(many(10)).client,
+      bodegas: fakeBodegas([]).client,
+    });
     expect((await inventario.listProductos(caller, { offset: 8 })).map((p) => p.id)).toEqual([9, 10]);
   });
 });
@@ -161,7 +244,11 @@ describe('pages of a list (GraphQL first/after)', () => {
   test('productosDeBodegas: at most perBodega of each warehouse, and reading stops once each has them', async () => {
     // 3,000 products, alternately in warehouses 1 and 2: the first 3 of each are in the first 6.
     const productos = fakeProductos(Array.from({ length: 3000 }, (_, i) => producto(i + 1, (i % 2) + 1)));
-    const inventario = createInventario({ existencias: sinExistencias, productos: productos.client, bodegas: fakeBodegas([1, 2]).client });
+    const inventario = createInventario({
+      existencias: sinExistencias,
+      productos: productos.client,
+      bodegas: fakeBodegas([1, 2]).client,
+    });
     const page = await inventario.productosDeBodegas(caller, [1, 2], { perBodega: 3 });
     expect(page.map((p) => p.id)).toEqual([1, 2, 3, 4, 5, 6]);
     expect(productos.log).toHaveLength(1);
@@ -170,7 +257,11 @@ describe('pages of a list (GraphQL first/after)', () => {
 
   test('productosDeBodegas: maxTotal stops reading a huge warehouse; without a page, every product', async () => {
     const productos = fakeProductos(many(3000, 1));
-    const inventario = createInventario({ existencias: sinExistencias, productos: productos.client, bodegas: fakeBodegas([1]).client });
+    const inventario = createInventario({
+      existencias: sinExistencias,
+      productos: productos.client,
+      bodegas: fakeBodegas([1]).client,
+    });
     expect(await inventario.productosDeBodegas(caller, [1], { maxTotal: 1500 })).toHaveLength(1500);
     expect(productos.log).toHaveLength(2);
     productos.log.length = 0;
@@ -187,7 +278,11 @@ describe('pages of a list (GraphQL first/after)', () => {
       pedidos.push(request.pageToken ?? '');
       return listBodegas(c, request);
     };
-    const inventario = createInventario({ existencias: sinExistencias, productos: productos.client, bodegas: bodegas.client });
+    const inventario = createInventario({
+      existencias: sinExistencias,
+      productos: productos.client,
+      bodegas: bodegas.client,
+    });
     await inventario.listProductos(caller, { limit: 2, afterId: 7 });
     await inventario.productosDeBodegas(caller, [1], { perBodega: 2, afterId: 7 });
     await inventario.listBodegas(caller, { limit: 1, afterId: 7 });
@@ -198,23 +293,33 @@ describe('pages of a list (GraphQL first/after)', () => {
 });
 
 describe('bodegaId on writes', () => {
-  test('a missing warehouse is InvalidArgumentError on bodegaId, and the product is not written', async () => {
+  // Whether the warehouse exists is producto-svc's to ask bodega-svc (producto-svc/test/bodega-requerida.test.ts;
+  // the REST and GraphQL answers are productos-rest.test.ts's and the validation answers'): the BFF asks nothing first.
+  test('a bodegaId goes to producto-svc as it came, with no call to bodega-svc before it', async () => {
     const productos = fakeProductos([producto(1)]);
-    const inventario = createInventario({ existencias: sinExistencias, productos: productos.client, bodegas: fakeBodegas([2]).client });
-    await expect(inventario.createProducto(caller, { nombre: 'x', precio: '1.00', cantidadEnStock: 1, bodegaId: 3 })).rejects.toEqual(
-      InvalidArgumentError.field('bodegaId', 'no existe la bodega 3'),
-    );
-    await expect(inventario.updateProducto(caller, 1, { bodegaId: 3 })).rejects.toBeInstanceOf(InvalidArgumentError);
-    expect(productos.log).toEqual([]);
+    const bodegas = fakeBodegas([2]);
+    const inventario = createInventario({
+      existencias: sinExistencias,
+      productos: productos.client,
+      bodegas: bodegas.client,
+    });
+    await inventario.updateProducto(caller, 1, { bodegaId: 3 });
     await inventario.updateProducto(caller, 1, { bodegaId: null });
-    expect(productos.log).toEqual(['update 1']);
+    expect(productos.log).toEqual(['update 1', 'update 1']);
+    expect(bodegas.log).toEqual([]);
   });
 
   test('a patch with nothing to update is refused before any call', async () => {
     const productos = fakeProductos([producto(1)]);
-    const inventario = createInventario({ existencias: sinExistencias, productos: productos.client, bodegas: fakeBodegas([]).client });
+    const inventario = createInventario({
+      existencias: sinExistencias,
+      productos: productos.client,
+      bodegas: fakeBodegas([]).client,
+    });
     await expect(inventario.updateProducto(caller, 1, {})).rejects.toBeInstanceOf(InvalidArgumentError);
-    await expect(inventario.updateBodega(caller, 1, { nombre: undefined })).rejects.toBeInstanceOf(InvalidArgumentError);
+    await expect(inventario.updateBodega(caller, 1, { nombre: undefined })).rejects.toBeInstanceOf(
+      InvalidArgumentError,
+    );
     expect(productos.log).toEqual([]);
   });
 });
@@ -222,7 +327,11 @@ describe('bodegaId on writes', () => {
 describe('deleteBodega', () => {
   test('an unknown warehouse is NotFoundError before any product is read or touched, even with force', async () => {
     const productos = fakeProductos([producto(1, 5)]);
-    const inventario = createInventario({ existencias: sinExistencias, productos: productos.client, bodegas: fakeBodegas([]).client });
+    const inventario = createInventario({
+      existencias: sinExistencias,
+      productos: productos.client,
+      bodegas: fakeBodegas([]).client,
+    });
     await expect(inventario.deleteBodega(caller, 5, { force: true })).rejects.toBeInstanceOf(NotFoundError);
     await expect(inventario.deleteBodega(caller, 5, { force: false })).rejects.toBeInstanceOf(NotFoundError);
     expect(productos.log).toEqual([]);
@@ -231,45 +340,70 @@ describe('deleteBodega', () => {
   test('without force, the conflict counts every product it holds and lists the first 100, from one page; nothing is deleted', async () => {
     const bodegas = fakeBodegas([5]);
     const productos = fakeProductos(many(1200, 5));
-    const inventario = createInventario({ existencias: sinExistencias, productos: productos.client, bodegas: bodegas.client });
+    const inventario = createInventario({
+      existencias: sinExistencias,
+      productos: productos.client,
+      bodegas: bodegas.client,
+    });
     const err = await inventario.deleteBodega(caller, 5, { force: false }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(BodegaConProductosError);
     expect((err as BodegaConProductosError).total).toBe(1200);
     expect((err as BodegaConProductosError).productos.map((p) => p.id)).toEqual(many(100).map((p) => p.id));
     expect((err as BodegaConProductosError).message).toContain('tiene 1200 producto(s)');
-    expect(productos.log).toEqual([`list ${JSON.stringify({ pageSize: 100, bodegaIds: [5], includeTotalSize: true })}`]);
+    expect(productos.log).toEqual([
+      `list ${JSON.stringify({ pageSize: 100, bodegaIds: [5], includeTotalSize: true })}`,
+    ]);
     expect(bodegas.log).toEqual(['get 5']);
   });
 
-  test('with force, products are unassigned first, then the warehouse is deleted', async () => {
+  test('with force, the warehouse is marked under If-Match, its products unassigned, then it is deleted', async () => {
     const calls: string[] = [];
     const productos = fakeProductos([producto(1, 5), producto(2, 6), producto(3, 5)], 1000, calls);
-    const bodegas = fakeBodegas([5, 6], calls);
-    const inventario = createInventario({ existencias: sinExistencias, productos: productos.client, bodegas: bodegas.client });
-    const result = await inventario.deleteBodega(caller, 5, { force: true }, { idempotencyKey: 'k1' });
-    expect(result).toEqual({ kind: 'forced', bodegaId: 5, productos: [producto(1), producto(3)], total: 2, existenciasRetiradas: 0, unidadesRetiradas: 0 });
-    expect(calls).toEqual(['get 5', 'unassign 5 key=k1 chunks=2', 'delete 5']);
+    const bodegas = fakeBodegas([5, 6], calls, productos.client);
+    const inventario = createInventario({
+      existencias: sinExistencias,
+      productos: productos.client,
+      bodegas: bodegas.client,
+    });
+    const result = await inventario.deleteBodega(caller, 5, { force: true }, { idempotencyKey: 'k1', ifMatch: 1 });
+    expect(result).toEqual({
+      kind: 'forced',
+      bodegaId: 5,
+      productos: [producto(1), producto(3)],
+      total: 2,
+      existenciasRetiradas: 0,
+      unidadesRetiradas: 0,
+    });
+    // The unassignment is bodega-svc's (the fake's), under the request's key: the BFF marks and deletes.
+    expect(calls).toEqual(['get 5', 'mark 5 if-match=1', 'unassign 5 key=k1 chunks=1', 'delete 5']);
   });
 
   test('with force, a big warehouse is unassigned over several bounded calls under one key of its own, and reported whole', async () => {
     const calls: string[] = [];
     const productos = fakeProductos(many(1150, 5), 1000, calls);
-    const inventario = createInventario({ existencias: sinExistencias, productos: productos.client, bodegas: fakeBodegas([5], calls).client });
+    const inventario = createInventario({
+      existencias: sinExistencias,
+      productos: productos.client,
+      bodegas: fakeBodegas([5], calls, productos.client).client,
+    });
     const result = await inventario.deleteBodega(caller, 5, { force: true });
     expect(result).toMatchObject({ kind: 'forced', bodegaId: 5, total: 1150 });
     expect(result.kind === 'forced' && result.productos.map((p) => p.id)).toEqual(many(100).map((p) => p.id));
-    // 200 products (2 fake chunks) per call: 6 calls, the last one finding the warehouse empty.
+    // 100 products (1 fake chunk) per DeleteBodega call: 12 calls, the last one emptying the warehouse and deleting it.
     const unassigns = calls.filter((c) => c.startsWith('unassign'));
-    expect(unassigns).toHaveLength(6);
+    expect(unassigns).toHaveLength(12);
     expect(new Set(unassigns).size).toBe(1);
-    expect(unassigns[0]).toMatch(/^unassign 5 key=bff-[0-9a-f-]{36} chunks=2$/);
+    expect(unassigns[0]).toMatch(/^unassign 5 key=bff-[0-9a-f-]{36} chunks=1$/);
+    expect(calls.filter((c) => c.startsWith('delete'))).toEqual(['delete 5']);
     expect(calls.at(-1)).toBe('delete 5');
   });
 });
 
 describe('productoPagesOfBodega (GET /bodegas/{id}/productos)', () => {
   /** Every page the merged listing yields. */
-  async function pagesOf(pages: AsyncIterable<{ id: number; cantidad: number }[]>): Promise<{ id: number; cantidad: number }[][]> {
+  async function pagesOf(
+    pages: AsyncIterable<{ id: number; cantidad: number }[]>,
+  ): Promise<{ id: number; cantidad: number }[][]> {
     const out = [];
     for await (const page of pages) out.push(page.map(({ id, cantidad }) => ({ id, cantidad })));
     return out;
@@ -278,15 +412,26 @@ describe('productoPagesOfBodega (GET /bodegas/{id}/productos)', () => {
   test('merges assigned and stocked products in id order, each once; a stocked one counts its units there, a deleted one is left out', async () => {
     const productos = fakeProductos([producto(1, 5), producto(2), producto(3, 5), producto(4, 6), producto(6, 5)]);
     // Product 9 has a level but no longer exists.
-    const levels = fakeExistencias([existencia(5, 2, 20), existencia(5, 3, 30), existencia(5, 4, 0), existencia(5, 9, 7), existencia(6, 1, 99)]);
-    const inventario = createInventario({ existencias: levels.client, productos: productos.client, bodegas: fakeBodegas([5, 6]).client });
+    const levels = fakeExistencias([
+      existencia(5, 2, 20),
+      existencia(5, 3, 30),
+      existencia(5, 4, 0),
+      existencia(5, 9, 7),
+      existencia(6, 1, 99),
+    ]);
+    const inventario = createInventario({
+      existencias: levels.client,
+      productos: productos.client,
+      bodegas: fakeBodegas([5, 6]).client,
+    });
     const pages = await pagesOf(inventario.productoPagesOfBodega(caller, 5));
+    // Assigned without a level here: its cantidadEnStock, now its ledger total (product 1's 99 units in warehouse 6; 6 has none).
     expect(pages.flat()).toEqual([
-      { id: 1, cantidad: 1 },
+      { id: 1, cantidad: 99 },
       { id: 2, cantidad: 20 },
       { id: 3, cantidad: 30 },
       { id: 4, cantidad: 0 },
-      { id: 6, cantidad: 1 },
+      { id: 6, cantidad: 0 },
     ]);
   });
 
@@ -300,7 +445,11 @@ describe('productoPagesOfBodega (GET /bodegas/{id}/productos)', () => {
       1000,
       log,
     );
-    const inventario = createInventario({ existencias: levels.client, productos: productos.client, bodegas: fakeBodegas([5]).client });
+    const inventario = createInventario({
+      existencias: levels.client,
+      productos: productos.client,
+      bodegas: fakeBodegas([5]).client,
+    });
     const iterator = inventario.productoPagesOfBodega(caller, 5)[Symbol.asyncIterator]();
     const first = await iterator.next();
     // Assigned 1..250 and levels of 301..550: only ids up to 250 can be sent yet.
@@ -313,8 +462,14 @@ describe('productoPagesOfBodega (GET /bodegas/{id}/productos)', () => {
   });
 
   test('an unknown warehouse fails before the first page', async () => {
-    const inventario = createInventario({ existencias: sinExistencias, productos: fakeProductos([]).client, bodegas: fakeBodegas([]).client });
-    await expect(inventario.productoPagesOfBodega(caller, 5)[Symbol.asyncIterator]().next()).rejects.toBeInstanceOf(NotFoundError);
+    const inventario = createInventario({
+      existencias: sinExistencias,
+      productos: fakeProductos([]).client,
+      bodegas: fakeBodegas([]).client,
+    });
+    await expect(inventario.productoPagesOfBodega(caller, 5)[Symbol.asyncIterator]().next()).rejects.toBeInstanceOf(
+      NotFoundError,
+    );
   });
 });
 
@@ -322,8 +477,17 @@ describe('deleteBodega with stock', () => {
   test('without force, assigned and stocked products are counted once each and the first of both listed', async () => {
     const productos = fakeProductos([producto(1, 5), producto(2, 5), producto(3), producto(4, 6), producto(7)]);
     // 2 is assigned and stocked, 3 and 4 only stocked, 8 stocked but deleted.
-    const levels = fakeExistencias([existencia(5, 2, 1), existencia(5, 3, 0), existencia(5, 4, 4), existencia(5, 8, 2)]);
-    const inventario = createInventario({ existencias: levels.client, productos: productos.client, bodegas: fakeBodegas([5]).client });
+    const levels = fakeExistencias([
+      existencia(5, 2, 1),
+      existencia(5, 3, 0),
+      existencia(5, 4, 4),
+      existencia(5, 8, 2),
+    ]);
+    const inventario = createInventario({
+      existencias: levels.client,
+      productos: productos.client,
+      bodegas: fakeBodegas([5]).client,
+    });
     const err = await inventario.deleteBodega(caller, 5, { force: false }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(BodegaConProductosError);
     expect((err as BodegaConProductosError).total).toBe(4);
@@ -339,9 +503,18 @@ describe('deleteBodega with stock', () => {
     bodegas.client.delete = () => {
       // A level written between the BFF's check and the delete.
       held.push(existencia(5, 2, 3));
-      return Promise.reject(new FailedPreconditionError('la bodega 5 tiene existencias', { reason: 'BODEGA_CON_EXISTENCIAS', datos: { bodegaId: 5 } }));
+      return Promise.reject(
+        new FailedPreconditionError('la bodega 5 tiene existencias', {
+          reason: 'BODEGA_CON_EXISTENCIAS',
+          datos: { bodegaId: 5 },
+        }),
+      );
     };
-    const inventario = createInventario({ existencias: levels.client, productos: productos.client, bodegas: bodegas.client });
+    const inventario = createInventario({
+      existencias: levels.client,
+      productos: productos.client,
+      bodegas: bodegas.client,
+    });
     const err = await inventario.deleteBodega(caller, 5, { force: false }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(BodegaConProductosError);
     expect((err as BodegaConProductosError).total).toBe(1);

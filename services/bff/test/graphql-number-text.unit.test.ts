@@ -8,7 +8,11 @@ import { typeDefs } from '../src/graphql/schema';
  * document, or the variable's as the client wrote it in the JSON body, or a
  * variable's default in the document; never the double graphql-js coerced.
  */
-async function precioTextOf(document: string, variablesJson?: string, { exact = true } = {}): Promise<string | undefined> {
+async function precioTextOf(
+  document: string,
+  variablesJson?: string,
+  { exact = true } = {},
+): Promise<string | undefined> {
   const schema = buildSchema(typeDefs);
   let seen: string | undefined = 'not resolved';
   const mutation = schema.getMutationType()!.getFields();
@@ -22,7 +26,11 @@ async function precioTextOf(document: string, variablesJson?: string, { exact = 
     schema,
     document: parse(document),
     variableValues: variablesJson === undefined ? undefined : (JSON.parse(variablesJson) as Record<string, unknown>),
-    contextValue: { exactVariables: exact ? ((variablesJson === undefined ? {} : parseLossless(variablesJson)) as ExactVariables) : undefined },
+    contextValue: {
+      exactVariables: exact
+        ? ((variablesJson === undefined ? {} : parseLossless(variablesJson)) as ExactVariables)
+        : undefined,
+    },
   });
   expect(result.errors).toBeUndefined();
   return seen;
@@ -32,12 +40,27 @@ const CREAR = (input: string, variables = '') => `mutation ${variables} { crearP
 
 describe('the number text of an argument', () => {
   it.each([
-    ['a Float literal', CREAR('{nombre: "x", precio: 19.999999999999999999, cantidad: 1}'), undefined, '19.999999999999999999'],
+    [
+      'a Float literal',
+      CREAR('{nombre: "x", precio: 19.999999999999999999, cantidad: 1}'),
+      undefined,
+      '19.999999999999999999',
+    ],
     ['an Int literal', CREAR('{nombre: "x", precio: 20, cantidad: 1}'), undefined, '20'],
     ['an exponent literal', CREAR('{nombre: "x", precio: 1e2, cantidad: 1}'), undefined, '1e2'],
-    ['a whole input variable', CREAR('$input', '($input: ProductoInput!)'), '{"input": {"nombre": "x", "precio": 19.90, "cantidad": 1}}', '19.90'],
+    [
+      'a whole input variable',
+      CREAR('$input', '($input: ProductoInput!)'),
+      '{"input": {"nombre": "x", "precio": 19.90, "cantidad": 1}}',
+      '19.90',
+    ],
     ['a Float variable', CREAR('{nombre: "x", precio: $p, cantidad: 1}', '($p: Float!)'), '{"p": 20.001}', '20.001'],
-    ['a variable left out, by its default', CREAR('{nombre: "x", precio: $p, cantidad: 1}', '($p: Float = 0.100)'), '{}', '0.100'],
+    [
+      'a variable left out, by its default',
+      CREAR('{nombre: "x", precio: $p, cantidad: 1}', '($p: Float = 0.100)'),
+      '{}',
+      '0.100',
+    ],
     [
       'an input variable left out, by the default literal',
       CREAR('$input', '($input: ProductoInput = {nombre: "x", precio: 1.50, cantidad: 1})'),
@@ -54,7 +77,9 @@ describe('the number text of an argument', () => {
   });
 
   it('an update without precio has no text', async () => {
-    expect(await precioTextOf('mutation { actualizarProducto(input: {id: "1", cantidad: 2}) { success } }')).toBeUndefined();
+    expect(
+      await precioTextOf('mutation { actualizarProducto(input: {id: "1", cantidad: 2}) { success } }'),
+    ).toBeUndefined();
   });
 
   it('without the exact variables, a variable has no text (never a guess from its default)', async () => {

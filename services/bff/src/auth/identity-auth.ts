@@ -1,0 +1,158 @@
+import { UnauthenticatedError as CredencialRechazada } from '@inventario/platform';
+import type { Request, RequestHandler } from 'express';
+import { Counter, type Registry } from 'prom-client';
+import type { IdentidadClient } from '../downstream/identidad-client';
+import { AUTH_MENSAJES, CALLER_KEY, parseBasic, traceOf } from '../http/auth';
+import type { AuthFailureLimit, AuthSlot } from '../http/auth-failure-limit';
+import { TooManyRequestsError, UnauthenticatedError } from '../http/http-errors';
+import type { Caller } from '../inventario/model';
+import type { Credencial, CredentialCache } from './credential-cache';
+import type { UsuarioThrottle } from './usuario-throttle';
+
+/**
+ * `Bearer inv_<id>_<secret>`; the scheme is case-insensitive (RFC 6750 §2.1). The token's own checks are
+ * identidad-svc's.
+ */
+const BEARER = /^bearer +(inv_[A-Za-z0-9_-]{1,200}) *$/i;
+const BEARER_SCHEME = /^bearer(\s|$)/i;
+
+export interface AuthMetrics {
+  /** Verifications asked of identidad-svc by method and outcome (ok, rechazada, no_disponible). */
+  verificaciones: Counter<'metodo' | 'resultado'>;
+  /** Credential cache lookups: hit or miss. */
+  cache: Counter<'resultado'>;
+}
+
+export function createAuthMetrics(registry: Registry): AuthMetrics {
+  const verificaciones = new Counter({
+    name: 'bff_auth_verificaciones_total',
+    help: 'Credentials the BFF asked identidad-svc to verify (a cache miss), by metodo (password, token) and resultado (ok, rechazada, no_disponible)',
+    labelNames: ['metodo', 'resultado'],
+    registers: [registry],
+  });
+  for (const metodo of ['password', 'token'])
+    for (const resultado of ['ok', 'rechazada', 'no_disponible']) verificaciones.inc({ metodo, resultado }, 0);
+  const cache = new Counter({
+    name: 'bff_auth_cache_total',
+    help: 'Verified-credential cache lookups by resultado (hit, miss)',
+    labelNames: ['resultado'],
+    registers: [registry],
+  });
+  for (const resultado of ['hit', 'miss']) cache.inc({ resultado }, 0);
+  return { verificaciones, cache };
+}
+
+export interface IdentityAuthDeps {
+  identidad: IdentidadClient;
+  cache: CredentialCache;
+  /** The per-address failure limit (AUTH_FAILURES_PER_15_MIN); absent = none. */
+  failures?: AuthFailureLimit;
+  /** The per-user-name throttle; absent = none. */
+  throttle?: UsuarioThrottle;
+  metrics: AuthMetrics;
+}
+
+/** The client's address for identidad-svc's failure windows. */
+const direccionDe = (req: Request) => req.ip ?? req.socket.remoteAddress ?? 'desconocida';
+
+function credencialDe(header: string): Credencial | 'malformada' | 'bearerMalformado' {
+  if (BEARER_SCHEME.test(header)) {
+    const token = BEARER.exec(header)?.[1];
+    return token ? { bearer: token } : 'bearerMalformado';
+  }
+  const basica = parseBasic(header);
+  return basica ? { basica } : 'malformada';
+}
+
+/**
+ * Authentication through identidad-svc (docs/contract.md §3.3, §12): HTTP
+ * Basic with each user's own password, or `Bearer inv_<id>_<secret>`. The
+ * order is the contract: the address's failure limit (a slot in flight
+ * counts), the name's throttle, the verified-credential cache, then a slot
+ * reserved before identidad-svc verifies, so the limit stays exact with an
+ * asynchronous check. Everything up to the reservation runs without an
+ * await. A refused credential counts one failure; identidad-svc unable to
+ * answer (503) counts none and gives the slot back.
+ */
+export function createIdentityAuth(deps: IdentityAuthDeps): RequestHandler {
+  const { identidad, cache, failures, throttle, metrics } = deps;
+  const hits = metrics.cache.labels({ resultado: 'hit' });
+  const misses = metrics.cache.labels({ resultado: 'miss' });
+
+  return (req, res, next) => {
+    const refused = failures?.refusal(req);
+    if (refused) {
+      next(refused);
+      return;
+    }
+    const header = req.headers.authorization;
+    if (header === undefined || header === '') {
+      next(new UnauthenticatedError(AUTH_MENSAJES.ausente));
+      return;
+    }
+    const credencial = credencialDe(header);
+    if (typeof credencial === 'string') {
+      failures?.recordFailure(req);
+      next(new UnauthenticatedError(AUTH_MENSAJES[credencial]));
+      return;
+    }
+    const usuario = 'basica' in credencial ? credencial.basica.usuario : undefined;
+    const throttled = usuario === undefined ? undefined : throttle?.admit(usuario);
+    if (throttled) {
+      next(throttled);
+      return;
+    }
+    const trace = traceOf(req.headers);
+    const key = cache.keyOf(credencial);
+    const cached = cache.get(key);
+    if (cached) {
+      hits.inc();
+      res.locals[CALLER_KEY] = {
+        usuario: cached.principal.usuario,
+        principal: cached.principal,
+        principalFirmado: cached.firmado,
+        ...trace,
+      } satisfies Caller;
+      next();
+      return;
+    }
+    misses.inc();
+    const reserved = failures?.reserve(req);
+    if (reserved instanceof TooManyRequestsError) {
+      next(reserved);
+      return;
+    }
+    const slot: AuthSlot | undefined = reserved;
+    const epoch = cache.epoch;
+    const metodo = usuario === undefined ? 'token' : 'password';
+    identidad.autenticar(credencial, direccionDe(req), { usuario: 'bff', ...trace }).then(
+      (autenticacion) => {
+        slot?.release();
+        metrics.verificaciones.inc({ metodo, resultado: 'ok' });
+        cache.put(key, autenticacion, epoch);
+        const { principal } = autenticacion;
+        res.locals[CALLER_KEY] = {
+          usuario: principal.usuario,
+          principal,
+          principalFirmado: autenticacion.firmado,
+          ...trace,
+        } satisfies Caller;
+        next();
+      },
+      (err: unknown) => {
+        if (err instanceof CredencialRechazada) {
+          slot?.fail();
+          if (usuario !== undefined) throttle?.recordFailure(usuario);
+          metrics.verificaciones.inc({ metodo, resultado: 'rechazada' });
+          next(
+            new UnauthenticatedError(usuario === undefined ? AUTH_MENSAJES.tokenIncorrecto : AUTH_MENSAJES.incorrecta),
+          );
+          return;
+        }
+        slot?.release();
+        metrics.verificaciones.inc({ metodo, resultado: 'no_disponible' });
+        next(err);
+      },
+    );
+  };
+}
