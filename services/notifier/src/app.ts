@@ -2,6 +2,7 @@ import { jetstreamManager, type JsMsg } from '@nats-io/jetstream';
 import {
   connectNatsUnlessAborted,
   createJetStreamConsumerMetrics,
+  createJetStreamStreamMetrics,
   createServiceRegistry,
   createStartupGuard,
   ensureStream,
@@ -9,6 +10,7 @@ import {
   retrying,
   startConsumerSampler,
   startMetricsServer,
+  startStreamSampler,
   stopOnce,
   type Logger,
   type ShutdownStep,
@@ -18,12 +20,14 @@ import { classifySmtpError, createMailer } from './email/mailer';
 import { createEmailRenderer } from './email/templates';
 import { createConcurrencyLimit } from './events/concurrency-limit';
 import { eventConsumerSpecs, startConsumers } from './events/consumers';
-import { createDeadLetterPublisher } from './events/dead-letter';
+import { createDeadLetterPublisher, deadLetterStreamName } from './events/dead-letter';
 import { createDelivery } from './events/delivery';
+import { setUpNotifierJetStream } from './events/jetstream-setup';
 import { maxDeliveriesConsumerSpec, maxDeliveriesSubjects } from './events/max-deliveries';
 import type { MessageHeartbeat } from './events/message-heartbeat';
 import { openSentRegistry } from './events/sent-registry';
 import { HANDLERS } from './handlers';
+import { createNameLookup } from './names/name-lookup';
 import { createNotifierMetrics, type NotifierMetrics } from './metrics';
 
 /** Fault injection, for tests only: no environment variable sets it. */
@@ -52,10 +56,12 @@ export interface NotifierApp {
 /**
  * Starts the notifier (docs/contract.md §6): compiles the templates (a broken
  * one stops it here), opens the SMTP pool, then waits for NATS, makes sure the
- * stream (the services create it too; whoever starts first wins), the sent
- * registry and the durable consumers exist (one per handler for the events,
- * one for their max-deliveries advisories, which the stream captures), and
- * starts consuming.
+ * stream (the services create it too; whoever starts first wins), the dead
+ * letters' stream, the sent registry and the durable consumers exist (one per
+ * handler for the events, one for their max-deliveries advisories, which the
+ * stream captures), and starts consuming. Under the chart's authorization the
+ * provisioning Job creates the streams and the bucket; the notifier waits
+ * for them.
  * Resolves once it consumes; rejects if `signal` aborts first. The SMTP
  * server is not a start-up dependency: while it is down, emails are retried.
  * GET /metrics answers on METRICS_PORT from the start, while NATS is awaited.
@@ -70,6 +76,7 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
     registry,
     HANDLERS.map((h) => h.name),
   );
+  const streamMetrics = createJetStreamStreamMetrics(registry);
   // Whatever a step opened is closed if a later one throws (an SMTP URL nodemailer refuses, an aborted wait).
   const guard = createStartupGuard();
   const metricsServer = await guard.step(
@@ -77,11 +84,26 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
     (server) => server.close(),
   );
   const mailer = await guard.step(
-    () => createMailer({ smtpUrl: config.smtpUrl, from: config.senderEmail, to: config.recipientEmails, maxConnections: config.concurrency }),
+    () =>
+      createMailer({
+        smtpUrl: config.smtpUrl,
+        from: config.senderEmail,
+        to: config.recipientEmails,
+        maxConnections: config.concurrency,
+      }),
     (pool) => pool.close(),
   );
+  const names = await guard.step(
+    () => createNameLookup({ productoSvcAddr: config.productoSvcAddr, bodegaSvcAddr: config.bodegaSvcAddr }, logger),
+    (lookup) => lookup.close(),
+  );
   logger.info(
-    { smtp: describeSmtpUrl(config.smtpUrl), from: config.senderEmail, to: config.recipientEmails, concurrency: config.concurrency },
+    {
+      smtp: describeSmtpUrl(config.smtpUrl),
+      from: config.senderEmail,
+      to: config.recipientEmails,
+      concurrency: config.concurrency,
+    },
     'notifier starting',
   );
   if (faultAckDelayMs > 0) {
@@ -110,8 +132,23 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
     const sent = await retrying(
       'event set-up',
       async () => {
-        await ensureStream(connection, { name: stream, subjects: [`${prefix}.>`, ...advisorySubjects], limits: config.streamLimits });
-        return openSentRegistry(connection, { bucket: config.sentBucket, staleAfterMs: config.ackWaitMs });
+        await setUpNotifierJetStream(
+          connection,
+          {
+            stream,
+            prefix,
+            limits: config.streamLimits,
+            deadLetterMaxBytes: config.deadLetterMaxBytes,
+            sentBucket: config.sentBucket,
+            replicas: config.streamReplicas,
+          },
+          logger,
+        );
+        return openSentRegistry(connection, {
+          bucket: config.sentBucket,
+          staleAfterMs: config.ackWaitMs,
+          replicas: config.streamReplicas,
+        });
       },
       logger,
       signal,
@@ -128,6 +165,7 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
       logger,
       retry: { maxDeliver: config.maxDeliver, backoffMs: config.backoffMs },
       faultAckDelayMs,
+      names,
     });
     const jsm = await jetstreamManager(connection);
     const settings = { stream, prefix, ackWaitMs: config.ackWaitMs, maxDeliver: config.maxDeliver };
@@ -158,13 +196,35 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
         // Again here: a service starting at the same moment may have updated
         // the stream from a read taken before ours and dropped the advisory
         // subjects, and MaxDeliveriesHandler's filter needs them.
-        await ensureStream(connection, { name: stream, subjects: [`${prefix}.>`, ...advisorySubjects], limits: config.streamLimits });
+        await ensureStream(connection, {
+          name: stream,
+          subjects: [`${prefix}.>`, ...advisorySubjects],
+          limits: config.streamLimits,
+          replicas: config.streamReplicas,
+        });
         return startConsumers({ nc: connection, stream, consumers: specs, limit, ackWaitMs: config.ackWaitMs, logger });
       },
       logger,
       signal,
     );
-    const stopSampler = startConsumerSampler({ nc: connection, stream, consumers: HANDLERS.map((h) => h.name), metrics: consumerMetrics, logger });
+    const stopConsumerSampler = startConsumerSampler({
+      nc: connection,
+      stream,
+      consumers: HANDLERS.map((h) => h.name),
+      metrics: consumerMetrics,
+      logger,
+    });
+    // How full the events' and the letters' streams are (InventarioStreamFilling).
+    const stopStreamSampler = startStreamSampler({
+      nc: connection,
+      streams: [stream, deadLetterStreamName(stream)],
+      metrics: streamMetrics,
+      logger,
+    });
+    const stopSampler = async () => {
+      await stopConsumerSampler();
+      await stopStreamSampler();
+    };
     return { consumers, stopSampler };
   });
 
@@ -179,6 +239,7 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
     },
     { name: 'nats drain', run: async () => (connection.isClosed() ? undefined : connection.drain()) },
     { name: 'smtp pool', run: () => mailer.close() },
+    { name: 'name lookups', run: () => names.close() },
     // Last, so the final scrape still sees the shutdown.
     { name: 'metrics server', run: () => metricsServer.close() },
   ];

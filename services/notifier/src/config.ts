@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { envSchemas, natsCredentialsEnv, natsCredentialsOf, natsCredentialsTogether, parseEnv, tracingEnv } from '@inventario/platform';
+import {
+  envSchemas,
+  natsCredentialsEnv,
+  natsCredentialsOf,
+  natsCredentialsTogether,
+  parseEnv,
+  tracingEnv,
+} from '@inventario/platform';
 
 /**
  * The notifier's environment (docs/contract.md §8.5), parsed once at start.
@@ -25,7 +32,10 @@ const backoffSchedule = z
   .string()
   .regex(/^\d{1,9}(,\d{1,9})*$/, 'must be comma-separated whole milliseconds, e.g. 1000,5000,30000')
   .transform((value) => value.split(',').map(Number))
-  .refine((delays) => delays.every((ms) => ms >= 100 && ms <= 24 * 3600_000), 'each delay must be between 100 ms and 24 h');
+  .refine(
+    (delays) => delays.every((ms) => ms >= 100 && ms <= 24 * 3600_000),
+    'each delay must be between 100 ms and 24 h',
+  );
 
 const schema = z
   .object({
@@ -33,7 +43,8 @@ const schema = z
     SENDER_EMAIL: z.email('must be an email address'),
     RECIPIENT_EMAIL: envSchemas.emailList(),
     NATS_URL: envSchemas.natsUrl(),
-    // The notifier's NATS user (a Secret's): it may only read the events, ack, use its KV bucket and publish dead letters.
+    // The notifier's NATS user (a Secret's): it may only read the events, ack, use its KV bucket and publish dead
+    // letters.
     ...natsCredentialsEnv,
     // The admin port of GET /metrics (the notifier has no other port).
     METRICS_PORT: envSchemas.port(9103),
@@ -44,6 +55,10 @@ const schema = z
     EVENT_TYPE_NAMESPACE: envSchemas.eventTypeNamespace(),
     NATS_STREAM_MAX_AGE_HOURS: envSchemas.streamMaxAgeHours(),
     NATS_STREAM_MAX_BYTES: envSchemas.streamMaxBytes(),
+    // Copies of the events' and dead letters' streams, the sent bucket and the consumers in a NATS cluster.
+    NATS_STREAM_REPLICAS: envSchemas.streamReplicas(),
+    // The dead letters' stream (<NATS_STREAM>_DLQ): letters stay until replayed, so only bytes bound it.
+    NATS_DLQ_MAX_BYTES: envSchemas.streamMaxBytes(128 * 1024 * 1024),
     // Emails being sent at once, over all the event consumers; also the SMTP pool size.
     NOTIFIER_CONCURRENCY: wholeNumber(1, 64, 4),
     // Deliveries of one event before it is dead-lettered (JetStream max_deliver).
@@ -57,6 +72,10 @@ const schema = z
     NOTIFIER_ACK_WAIT_MS: envSchemas.milliseconds(60_000, 1000),
     NOTIFIER_SENT_BUCKET: z.string().regex(BUCKET_NAME, 'must be letters, digits, _ or -').default('notifier-sent'),
     SHUTDOWN_TIMEOUT_MS: envSchemas.milliseconds(25_000),
+    // Where the emails' names are looked up (GetProducto, GetBodega): a name the event does not carry, such as a stock
+    // alert's product and warehouse. Unreachable, the email names the record by its id and is sent all the same.
+    PRODUCTO_SVC_ADDR: envSchemas.grpcAddress('127.0.0.1:50051'),
+    BODEGA_SVC_ADDR: envSchemas.grpcAddress('127.0.0.1:50052'),
     ...tracingEnv,
   })
   .refine(...natsCredentialsTogether)
@@ -73,12 +92,16 @@ const schema = z
     natsSubjectPrefix: env.NATS_SUBJECT_PREFIX,
     eventTypeNamespace: env.EVENT_TYPE_NAMESPACE,
     streamLimits: { maxAgeMs: env.NATS_STREAM_MAX_AGE_HOURS * 3600_000, maxBytes: env.NATS_STREAM_MAX_BYTES },
+    deadLetterMaxBytes: env.NATS_DLQ_MAX_BYTES,
+    streamReplicas: env.NATS_STREAM_REPLICAS,
     concurrency: env.NOTIFIER_CONCURRENCY,
     maxDeliver: env.NOTIFIER_MAX_DELIVER,
     backoffMs: env.NOTIFIER_BACKOFF_MS,
     ackWaitMs: env.NOTIFIER_ACK_WAIT_MS,
     sentBucket: env.NOTIFIER_SENT_BUCKET,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    productoSvcAddr: env.PRODUCTO_SVC_ADDR,
+    bodegaSvcAddr: env.BODEGA_SVC_ADDR,
     otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT,
     otelServiceName: env.OTEL_SERVICE_NAME,
   }));
@@ -100,19 +123,67 @@ export function describeSmtpUrl(smtpUrl: string): string {
 
 /**
  * The environment of `npm run dlq:replay` (dlq-replay-main.ts): where the
- * stream is, nothing else. Logs go to stderr, at `warn` unless LOG_LEVEL says otherwise.
+ * stream is, and the NATS user it runs as (under the chart's authorization
+ * `dlq-replay`, docs/contract.md §5.7), nothing else. Logs go to stderr, at
+ * `warn` unless LOG_LEVEL says otherwise.
  */
 const replaySchema = z
   .object({
     NATS_URL: envSchemas.natsUrl(),
+    ...natsCredentialsEnv,
     NATS_STREAM: envSchemas.streamName(),
     NATS_SUBJECT_PREFIX: envSchemas.subjectPrefix(),
     LOG_LEVEL: envSchemas.logLevel().default('warn'),
   })
-  .transform((env) => ({ natsUrl: env.NATS_URL, natsStream: env.NATS_STREAM, natsSubjectPrefix: env.NATS_SUBJECT_PREFIX, logLevel: env.LOG_LEVEL }));
+  .refine(...natsCredentialsTogether)
+  .transform((env) => ({
+    natsUrl: env.NATS_URL,
+    natsCredentials: natsCredentialsOf(env),
+    natsStream: env.NATS_STREAM,
+    natsSubjectPrefix: env.NATS_SUBJECT_PREFIX,
+    logLevel: env.LOG_LEVEL,
+  }));
 
 export type ReplayConfig = z.infer<typeof replaySchema>;
 
 export function loadReplayConfig(env: NodeJS.ProcessEnv): ReplayConfig {
   return parseEnv(replaySchema, env);
+}
+
+/**
+ * The environment of the provisioning command (provision-main.ts, the
+ * chart's provisioning Job): the NATS user allowed to create and update the
+ * streams (`provisioner`) and the settings the notifier applies at start,
+ * read from the same variables so both agree.
+ */
+const provisionSchema = z
+  .object({
+    NATS_URL: envSchemas.natsUrl(),
+    ...natsCredentialsEnv,
+    NATS_STREAM: envSchemas.streamName(),
+    NATS_SUBJECT_PREFIX: envSchemas.subjectPrefix(),
+    NATS_STREAM_MAX_AGE_HOURS: envSchemas.streamMaxAgeHours(),
+    NATS_STREAM_MAX_BYTES: envSchemas.streamMaxBytes(),
+    NATS_DLQ_MAX_BYTES: envSchemas.streamMaxBytes(128 * 1024 * 1024),
+    NATS_STREAM_REPLICAS: envSchemas.streamReplicas(),
+    NOTIFIER_SENT_BUCKET: z.string().regex(BUCKET_NAME, 'must be letters, digits, _ or -').default('notifier-sent'),
+  })
+  .refine(...natsCredentialsTogether)
+  .transform((env) => ({
+    natsUrl: env.NATS_URL,
+    natsCredentials: natsCredentialsOf(env),
+    jetStream: {
+      stream: env.NATS_STREAM,
+      prefix: env.NATS_SUBJECT_PREFIX,
+      limits: { maxAgeMs: env.NATS_STREAM_MAX_AGE_HOURS * 3600_000, maxBytes: env.NATS_STREAM_MAX_BYTES },
+      deadLetterMaxBytes: env.NATS_DLQ_MAX_BYTES,
+      sentBucket: env.NOTIFIER_SENT_BUCKET,
+      replicas: env.NATS_STREAM_REPLICAS,
+    },
+  }));
+
+export type ProvisionConfig = z.infer<typeof provisionSchema>;
+
+export function loadProvisionConfig(env: NodeJS.ProcessEnv): ProvisionConfig {
+  return parseEnv(provisionSchema, env);
 }

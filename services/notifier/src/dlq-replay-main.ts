@@ -10,9 +10,12 @@ import { HANDLERS, type EmailedEventType } from './handlers';
  * `npm run dlq:replay -- --type <EventType>|all [--limit N] [--dry-run]`
  * (in the notifier image: `node dist/dlq-replay-main.js ...`): moves dead
  * letters of that type back to their event subject, oldest first, and
- * deletes them from the stream (events/dead-letter-replay.ts states the
- * rule). Reads NATS_URL, NATS_STREAM and NATS_SUBJECT_PREFIX like the
- * notifier. Prints one JSON report on stdout; logs go to stderr. Exit codes:
+ * deletes them from the dead letters' stream (events/dead-letter-replay.ts
+ * states the rule). Reads NATS_URL, NATS_STREAM and NATS_SUBJECT_PREFIX
+ * like the notifier, and NATS_USER / NATS_PASSWORD: under the chart's
+ * authorization the user `dlq-replay`, the one allowed to publish on the
+ * emailed events' subjects and delete letters (docs/contract.md §5.7).
+ * Prints one JSON report on stdout; logs go to stderr. Exit codes:
  * 0 done, 2 bad arguments or environment, 1 anything else (NATS
  * unreachable, a publish refused); letters replayed before a failure are
  * reported in the log and gone from the DLQ, the rest stay.
@@ -33,7 +36,11 @@ export interface ReplayArgs {
 export function parseReplayArgs(argv: readonly string[]): ReplayArgs {
   const { values, positionals } = parseArgs({
     args: [...argv],
-    options: { type: { type: 'string', multiple: true }, limit: { type: 'string' }, 'dry-run': { type: 'boolean', default: false } },
+    options: {
+      type: { type: 'string', multiple: true },
+      limit: { type: 'string' },
+      'dry-run': { type: 'boolean', default: false },
+    },
     strict: true,
     allowPositionals: true,
   });
@@ -46,7 +53,11 @@ export function parseReplayArgs(argv: readonly string[]): ReplayArgs {
         const type = REPLAYABLE_TYPES.find((t) => t === name);
         if (type) return type;
         const known = (EVENT_TYPES as readonly string[]).includes(name);
-        throw new Error(known ? `--type ${name} has no dead letters: the notifier sends no email for it` : `--type ${name} is not an event type`);
+        throw new Error(
+          known
+            ? `--type ${name} has no dead letters: the notifier sends no email for it`
+            : `--type ${name} is not an event type`,
+        );
       });
   let limit: number | undefined;
   if (values.limit !== undefined) {
@@ -69,9 +80,19 @@ async function main(): Promise<number> {
   }
   const logger = createLogger('dlq-replay', config.logLevel, pino.destination({ dest: 2, sync: true }));
   // No reconnect loop: a one-off command fails at once when NATS is not there.
-  const nc = await connect({ servers: config.natsUrl.split(','), name: 'notifier-dlq-replay' });
+  const nc = await connect({
+    servers: config.natsUrl.split(','),
+    name: 'notifier-dlq-replay',
+    ...(config.natsCredentials ? { user: config.natsCredentials.user, pass: config.natsCredentials.pass } : {}),
+  });
   try {
-    const report = await replayDeadLetters({ nc, stream: config.natsStream, prefix: config.natsSubjectPrefix, ...args, logger });
+    const report = await replayDeadLetters({
+      nc,
+      stream: config.natsStream,
+      prefix: config.natsSubjectPrefix,
+      ...args,
+      logger,
+    });
     process.stdout.write(`${JSON.stringify(report)}\n`);
     return 0;
   } finally {

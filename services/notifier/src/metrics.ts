@@ -10,11 +10,18 @@ export interface NotifierMetrics {
 }
 
 export function createNotifierMetrics(registry: Registry = new Registry()): NotifierMetrics {
-  const counter = (name: string, help: string) => new Counter({ name, help, labelNames: ['event_type'] as const, registers: [registry] });
+  const counter = (name: string, help: string) =>
+    new Counter({ name, help, labelNames: ['event_type'] as const, registers: [registry] });
   const metrics: NotifierMetrics = {
     sent: counter('notifier_emails_sent_total', 'Notification emails accepted by the SMTP server, by event type.'),
-    retried: counter('notifier_emails_retried_total', 'Notification deliveries retried after a transient failure, by event type.'),
-    deadLettered: counter('notifier_emails_dead_lettered_total', 'Events dead-lettered without an email, by event type.'),
+    retried: counter(
+      'notifier_emails_retried_total',
+      'Notification deliveries retried after a transient failure, by event type.',
+    ),
+    deadLettered: counter(
+      'notifier_emails_dead_lettered_total',
+      'Events dead-lettered without an email, by event type.',
+    ),
   };
   // Every series exists from the start, so a rate() or an alert sees 0, not "no data".
   for (const { eventType: type } of HANDLERS) {

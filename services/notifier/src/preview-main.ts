@@ -21,7 +21,10 @@ export function writePreviews(dir: string): string[] {
     {
       handler: productoCreado,
       file: `${productoCreado.template}-hostil`,
-      envelope: sampleEnvelope('ProductoCreado', { nombre: '<script>alert(1)</script>', usuario: '"><img src=x onerror=alert(2)>' }),
+      envelope: sampleEnvelope('ProductoCreado', {
+        nombre: '<script>alert(1)</script>',
+        usuario: '"><img src=x onerror=alert(2)>',
+      }),
     },
   ];
   mkdirSync(dir, { recursive: true });

@@ -68,7 +68,14 @@ function recordEvent(type: RecordEventType, options: SampleOptions, at: Date): {
     };
     if (audit.operacion === 'UPDATE') data.camposModificados = ['cantidadEnStock'];
   } else {
-    data = { bodegaId: id, nombre, ubicacion: 'Calle de Alcalá 45, Madrid', capacidad: audit.operacion === 'CREATE' ? 1000 : 1200, ...audit, version };
+    data = {
+      bodegaId: id,
+      nombre,
+      ubicacion: 'Calle de Alcalá 45, Madrid',
+      capacidad: audit.operacion === 'CREATE' ? 1000 : 1200,
+      ...audit,
+      version,
+    };
     if (audit.operacion === 'UPDATE') data.camposModificados = ['capacidad'];
   }
   return { subject: producto ? `/productos/${id}` : `/bodegas/${id}`, data };
@@ -79,7 +86,15 @@ function movimientoEvent(options: SampleOptions, at: Date): { subject: string; d
   const operacionId = options.id ?? 9;
   const usuario = options.usuario ?? 'ana';
   const fecha = formatLocalUtc(at);
-  const line = { operacionId, productoId: 12, tipo: 'TRANSFERENCIA', motivo: 'TRANSFERENCIA', usuario, comentario: null, fecha } as const;
+  const line = {
+    operacionId,
+    productoId: 12,
+    tipo: 'TRANSFERENCIA',
+    motivo: 'TRANSFERENCIA',
+    usuario,
+    comentario: null,
+    fecha,
+  } as const;
   const data: MovimientoRegistradoData = {
     operacionId,
     tipoOperacion: 'TRANSFERENCIA',
@@ -96,7 +111,11 @@ function movimientoEvent(options: SampleOptions, at: Date): { subject: string; d
 }
 
 /** StockBajo after the transfer, StockRepuesto after the entry that follows it. */
-function stockEvent(type: 'StockBajo' | 'StockRepuesto', options: SampleOptions, at: Date): { subject: string; data: StockUmbralData } {
+function stockEvent(
+  type: 'StockBajo' | 'StockRepuesto',
+  options: SampleOptions,
+  at: Date,
+): { subject: string; data: StockUmbralData } {
   const productoId = options.id ?? 12;
   const bajo = type === 'StockBajo';
   const data: StockUmbralData = {
@@ -121,5 +140,12 @@ export function sampleEnvelope(type: EventType, options: SampleOptions = {}): Ev
       : type === 'StockBajo' || type === 'StockRepuesto'
         ? stockEvent(type, options, at)
         : recordEvent(type, options, at);
-  return buildEnvelope({ namespace: options.namespace ?? 'Service', type, source: EVENT_SOURCE[type], subject, data, at });
+  return buildEnvelope({
+    namespace: options.namespace ?? 'Service',
+    type,
+    source: EVENT_SOURCE[type],
+    subject,
+    data,
+    at,
+  });
 }

@@ -20,7 +20,11 @@ afterAll(async () => {
 });
 
 function emailFor(eventId: string) {
-  return waitFor(() => t.sink.received.find((e) => e.headers.get('x-inventario-event-id') === eventId), `the email of event ${eventId}`, 45_000);
+  return waitFor(
+    () => t.sink.received.find((e) => e.headers.get('x-inventario-event-id') === eventId),
+    `the email of event ${eventId}`,
+    45_000,
+  );
 }
 
 async function consumerExists(name: string): Promise<boolean> {
@@ -58,6 +62,8 @@ describe('a running notifier', () => {
       await waitFor(() => consumerExists(name), `consumer ${name} to exist again`, 45_000);
     }
     const { config } = await jsm.streams.info(stream);
-    expect(config.subjects).toEqual(expect.arrayContaining([`${prefix}.>`, ...maxDeliveriesSubjects(stream, HANDLERS)]));
+    expect(config.subjects).toEqual(
+      expect.arrayContaining([`${prefix}.>`, ...maxDeliveriesSubjects(stream, HANDLERS)]),
+    );
   });
 });

@@ -1,11 +1,11 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { createLogger } from '@inventario/platform';
-import { startPrivateNatsServer, waitFor, type PrivateNatsServer } from '@inventario/testkit';
+import { startPrivateNatsServer, testEventNamespace, waitFor, type PrivateNatsServer } from '@inventario/testkit';
 import { startApp, type NotifierApp } from '../src/app';
 import { DEAD_LETTER_HEADERS, MAX_DELIVERIES_REASON } from '../src/events/dead-letter';
 import { MAX_DELIVERIES_CONSUMER } from '../src/events/max-deliveries';
 import { counterValue } from '../src/metrics';
-import { startSmtpSink, type SmtpSink } from './support/smtp-sink';
+import { startSmtpSink, type SmtpSink } from '@inventario/testkit/smtp-sink';
 import { createTestEvents, testConfig, type TestEvents } from './support/test-notifier';
 
 // A dead letter JetStream does not store is never lost (issue 16, item 9).
@@ -18,7 +18,9 @@ import { createTestEvents, testConfig, type TestEvents } from './support/test-no
 
 /** One account with JetStream; whoever connects without credentials is `notifier`. */
 function serverConfig(options: { deadLettersDenied: boolean }): string {
-  const permissions = options.deadLettersDenied ? ', permissions: { publish: { deny: ["*.dlq.>"] } }' : '';
+  const permissions = options.deadLettersDenied
+    ? `, permissions: { publish: { deny: ["${namespace.prefix}_dlq.>"] } }`
+    : '';
   return `
 accounts {
   APP {
@@ -30,6 +32,8 @@ no_auth_user: notifier
 `;
 }
 
+/** The test's stream and subject prefix, known before the server starts: its permissions name them. */
+const namespace = testEventNamespace();
 const MAX_DELIVER = 2;
 let nats: PrivateNatsServer;
 let sink: SmtpSink;
@@ -39,7 +43,7 @@ let app: NotifierApp;
 beforeAll(async () => {
   nats = await startPrivateNatsServer({ config: serverConfig({ deadLettersDenied: true }) });
   sink = await startSmtpSink();
-  events = await createTestEvents(nats.url);
+  events = await createTestEvents(nats.url, namespace);
   const config = testConfig(events, sink, { NOTIFIER_MAX_DELIVER: String(MAX_DELIVER), NOTIFIER_BACKOFF_MS: '200' });
   app = await startApp(config, createLogger('notifier', config.logLevel));
 });
@@ -81,7 +85,7 @@ describe('a dead letter the stream refuses', () => {
     );
     expect(letters).toHaveLength(1);
     expect(letters[0]).toMatchObject({
-      subject: `${events.namespace.prefix}.dlq.producto.creado`,
+      subject: `${events.namespace.prefix}_dlq.producto.creado`,
       body: 'not an event',
       headers: expect.objectContaining({
         [DEAD_LETTER_HEADERS.reason]: MAX_DELIVERIES_REASON,

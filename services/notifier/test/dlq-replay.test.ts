@@ -73,7 +73,9 @@ describe('dlq:replay', () => {
   it('--dry-run lists the letters of the type and changes nothing', async () => {
     const report = await replay(t, ['--type', 'ProductoCreado', '--dry-run']);
     expect(report).toMatchObject({ dryRun: true, remaining: 3 });
-    expect(report.replayed.map((r) => [r.type, r.eventId, r.seq])).toEqual(rejected.map((e) => ['ProductoCreado', e.id, null]));
+    expect(report.replayed.map((r) => [r.type, r.eventId, r.seq])).toEqual(
+      rejected.map((e) => ['ProductoCreado', e.id, null]),
+    );
     expect(report.replayed[0]?.reason).toMatch(/550/);
     expect(await t.events.deadLetters()).toHaveLength(4);
   });
@@ -88,7 +90,9 @@ describe('dlq:replay', () => {
     expect(emailedIds(t)).toEqual([rejected[0]?.id, rejected[1]?.id]);
     const left = await t.events.deadLetters();
     // Letters of different types are stored by different consumers, in no fixed order between them.
-    expect(left.map((l) => l.headers[DEAD_LETTER_HEADERS.eventId]).sort()).toEqual([rejected[2]?.id, otherType.id].sort());
+    expect(left.map((l) => l.headers[DEAD_LETTER_HEADERS.eventId]).sort()).toEqual(
+      [rejected[2]?.id, otherType.id].sort(),
+    );
     expect(await t.events.sentEntry(rejected[0]?.id ?? '')).toMatchObject({ state: 'sent' });
   });
 
@@ -96,10 +100,12 @@ describe('dlq:replay', () => {
     const report = await replay(t, ['--type', 'ProductoCreado']);
     expect(report).toMatchObject({ dryRun: false, remaining: 0, replayed: [{ eventId: rejected[2]?.id }] });
     const [copy] = report.replayed;
-    const stored = await (await jetstreamManager(t.events.nc)).streams.getMessage(t.events.namespace.stream, { seq: copy?.seq ?? 0 });
+    const stored = await (
+      await jetstreamManager(t.events.nc)
+    ).streams.getMessage(t.events.namespace.stream, { seq: copy?.seq ?? 0 });
     expect(stored?.subject).toBe(`${t.events.namespace.prefix}.producto.creado`);
     expect(stored?.string()).toBe(JSON.stringify(rejected[2]));
-    expect(stored?.header?.get('Nats-Msg-Id')).toBe(`replay:${t.events.namespace.stream}:${copy?.deadLetterSeq}`);
+    expect(stored?.header?.get('Nats-Msg-Id')).toBe(`replay:${t.events.namespace.stream}_DLQ:${copy?.deadLetterSeq}`);
     expect(stored?.header?.get(REPLAYED_FROM_HEADER)).toBe(String(copy?.deadLetterSeq));
     await t.events.processedThrough('ProductoCreatedHandler', copy?.seq ?? 0);
     expect(emailedIds(t)).toEqual(rejected.map((e) => e.id));
@@ -116,7 +122,9 @@ describe('dlq:replay', () => {
     const h = natsHeaders();
     h.set(DEAD_LETTER_HEADERS.reason, 'max deliveries reached');
     h.set(DEAD_LETTER_HEADERS.eventId, emailed?.id ?? '');
-    await jetstream(t.events.nc).publish(`${t.events.namespace.prefix}.dlq.producto.creado`, JSON.stringify(emailed), { headers: h });
+    await jetstream(t.events.nc).publish(`${t.events.namespace.prefix}_dlq.producto.creado`, JSON.stringify(emailed), {
+      headers: h,
+    });
     const before = t.sink.received.length;
 
     const report = await replay(t, ['--type', 'all']);
@@ -125,7 +133,10 @@ describe('dlq:replay', () => {
       ['BodegaCreada', otherType.id],
     ]);
     for (const copy of report.replayed)
-      await t.events.processedThrough(copy.type === 'ProductoCreado' ? 'ProductoCreatedHandler' : 'BodegaCreatedHandler', copy.seq ?? 0);
+      await t.events.processedThrough(
+        copy.type === 'ProductoCreado' ? 'ProductoCreatedHandler' : 'BodegaCreatedHandler',
+        copy.seq ?? 0,
+      );
     expect(emailedIds(t).slice(before)).toEqual([otherType.id]);
     expect(await t.events.deadLetters()).toEqual([]);
   });
@@ -141,12 +152,23 @@ describe('dlq:replay', () => {
 describe('dlq:replay arguments', () => {
   it.each([
     [['--type', 'ProductoCreado'], { types: ['ProductoCreado'], dryRun: false }],
-    [['--type', 'BodegaEliminada', '--type', 'ProductoCreado', '--limit', '10'], { types: ['BodegaEliminada', 'ProductoCreado'], limit: 10, dryRun: false }],
+    [
+      ['--type', 'BodegaEliminada', '--type', 'ProductoCreado', '--limit', '10'],
+      { types: ['BodegaEliminada', 'ProductoCreado'], limit: 10, dryRun: false },
+    ],
     [['--type', 'StockBajo'], { types: ['StockBajo'], dryRun: false }],
     [
       ['--type', 'all', '--dry-run'],
       {
-        types: ['ProductoCreado', 'ProductoActualizado', 'ProductoEliminado', 'BodegaCreada', 'BodegaActualizada', 'BodegaEliminada', 'StockBajo'],
+        types: [
+          'ProductoCreado',
+          'ProductoActualizado',
+          'ProductoEliminado',
+          'BodegaCreada',
+          'BodegaActualizada',
+          'BodegaEliminada',
+          'StockBajo',
+        ],
         dryRun: true,
       },
     ],
@@ -157,7 +179,10 @@ describe('dlq:replay arguments', () => {
   it.each([
     [[], '--type is required (an event type, or all)'],
     [['--type', 'producto.creado'], '--type producto.creado is not an event type'],
-    [['--type', 'MovimientoRegistrado'], '--type MovimientoRegistrado has no dead letters: the notifier sends no email for it'],
+    [
+      ['--type', 'MovimientoRegistrado'],
+      '--type MovimientoRegistrado has no dead letters: the notifier sends no email for it',
+    ],
     [['--type', 'StockRepuesto'], '--type StockRepuesto has no dead letters: the notifier sends no email for it'],
     [['--type', 'ProductoCreado', '--limit', '0'], '--limit must be a whole number from 1'],
     [['--type', 'ProductoCreado', '--limit', '2.5'], '--limit must be a whole number from 1'],

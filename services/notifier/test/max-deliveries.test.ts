@@ -48,27 +48,38 @@ async function startNotifier(): Promise<NotifierApp> {
  */
 async function dieOnEveryDelivery(type: EventType): Promise<void> {
   const consumer = await jetstream(t.events.nc).consumers.get(t.events.namespace.stream, handlerFor(type));
+  const before = await capturedAdvisories();
   for (let delivery = 1; delivery <= MAX_DELIVER; delivery++) {
-    const msg = await waitFor(async () => (await consumer.next({ expires: 2000 })) ?? undefined, `delivery ${delivery}`, 15_000);
+    const msg = await waitFor(
+      async () => (await consumer.next({ expires: 2000 })) ?? undefined,
+      `delivery ${delivery}`,
+      15_000,
+    );
     expect(msg.info.deliveryCount).toBe(delivery);
   }
   await waitFor(
     async () => {
-      if ((await capturedAdvisories()) > 0) return true;
+      if ((await capturedAdvisories()) > before) return true;
       // JetStream notices the last delivery expired when a pull waits; it delivers nothing more.
       expect(await consumer.next({ expires: 1000 })).toBeNull();
-      return (await capturedAdvisories()) > 0;
+      return (await capturedAdvisories()) > before;
     },
     'the max-deliveries advisory in the stream',
     15_000,
   );
 }
 
-/** Max-deliveries advisories stored in the stream and not yet handled. */
+/** Max-deliveries advisories stored in the stream, handled or not (no runtime user deletes a message). */
 async function capturedAdvisories(): Promise<number> {
   const jsm = await jetstreamManager(t.events.nc);
   const info = await jsm.streams.info(t.events.namespace.stream, { subjects_filter: '$JS.EVENT.ADVISORY.>' });
   return Object.values(info.state.subjects ?? {}).reduce((sum, n) => sum + n, 0);
+}
+
+/** MaxDeliveriesHandler acked every advisory the stream holds. */
+async function advisoriesHandled(): Promise<boolean> {
+  const info = await t.events.consumerInfo(MAX_DELIVERIES_CONSUMER);
+  return info.num_pending === 0 && info.num_ack_pending === 0;
 }
 
 async function claimAsAnotherProcess(eventId: string, seq: number): Promise<{ claim: Claim; registry: SentRegistry }> {
@@ -96,7 +107,7 @@ describe('an event whose deliveries ran out', () => {
     );
     expect(letters).toHaveLength(1);
     expect(letters[0]).toMatchObject({
-      subject: `${t.events.namespace.prefix}.dlq.producto.creado`,
+      subject: `${t.events.namespace.prefix}_dlq.producto.creado`,
       body: JSON.stringify(envelope),
       headers: {
         [DEAD_LETTER_HEADERS.reason]: MAX_DELIVERIES_REASON,
@@ -107,8 +118,7 @@ describe('an event whose deliveries ran out', () => {
       },
     });
     expect(await counterValue(app.metrics.deadLettered, 'ProductoCreado')).toBe(1);
-    // Handled advisories leave the stream, so a re-created consumer does not dead-letter them again.
-    await waitFor(async () => (await capturedAdvisories()) === 0, 'the advisory to be removed');
+    await waitFor(advisoriesHandled, 'the advisory to be acked');
     expect(t.sink.attempts).toBe(0);
   });
 
@@ -129,7 +139,7 @@ describe('an event whose deliveries ran out', () => {
     );
     expect(letters).toHaveLength(1);
     expect(letters[0]).toMatchObject({
-      subject: `${t.events.namespace.prefix}.dlq.stock.bajo`,
+      subject: `${t.events.namespace.prefix}_dlq.stock.bajo`,
       body: JSON.stringify(envelope),
       headers: {
         [DEAD_LETTER_HEADERS.reason]: MAX_DELIVERIES_REASON,
@@ -139,7 +149,32 @@ describe('an event whose deliveries ran out', () => {
       },
     });
     expect(await counterValue(app.metrics.deadLettered, 'StockBajo')).toBe(1);
-    await waitFor(async () => (await capturedAdvisories()) === 0, 'the advisory to be removed');
+    await waitFor(advisoriesHandled, 'the advisory to be acked');
+  });
+
+  it('is not dead-lettered again when MaxDeliveriesHandler is re-created and reads the advisories still in the stream', async () => {
+    // The advisories of the tests above stay in the stream (no runtime user deletes a message).
+    const advisories = await capturedAdvisories();
+    expect(advisories).toBeGreaterThanOrEqual(2);
+    const letters = (await t.events.deadLetters()).length;
+    const jsm = await jetstreamManager(t.events.nc);
+    await waitFor(
+      () => jsm.consumers.delete(t.events.namespace.stream, MAX_DELIVERIES_CONSUMER),
+      'the consumer deleted',
+    );
+
+    // Created anew, from the start of the stream: every advisory is handled again.
+    const app = await startNotifier();
+    await waitFor(
+      async () =>
+        (await t.events.consumerInfo(MAX_DELIVERIES_CONSUMER)).ack_floor.stream_seq > 0 && (await advisoriesHandled()),
+      'every advisory handled again',
+    );
+    expect((await t.events.consumerInfo(MAX_DELIVERIES_CONSUMER)).ack_floor.stream_seq).toBeGreaterThan(0);
+    // Their letters are written again under the same Nats-Msg-Id and dropped as repeats
+    // (jetstream-setup.test.ts: by the dead letters' stream too, after the events' window).
+    expect((await t.events.deadLetters()).length).toBe(letters);
+    expect(await counterValue(app.metrics.deadLettered, 'ProductoCreado')).toBe(0);
   });
 
   it('is not dead-lettered when the sent registry says it was emailed (the process died between the sent mark and the ack)', async () => {
@@ -151,7 +186,7 @@ describe('an event whose deliveries ran out', () => {
     await dieOnEveryDelivery('BodegaCreada');
 
     const app = await startNotifier();
-    await waitFor(async () => (await capturedAdvisories()) === 0, 'the advisory to be handled', 30_000);
+    await waitFor(advisoriesHandled, 'the advisory to be handled', 30_000);
     expect((await t.events.deadLetters()).length - lettersBefore).toBe(0);
     expect(await counterValue(app.metrics.deadLettered, 'BodegaCreada')).toBe(0);
   });

@@ -24,7 +24,11 @@ describe('notifier metrics', () => {
   it('serves its registry on METRICS_PORT: email counters at 0, process metrics, service="notifier"', async () => {
     const text = await scrape(t.app.metricsPort);
     expect(sample(text, 'process_resident_memory_bytes', { service: 'notifier' })).toBeGreaterThan(0);
-    for (const name of ['notifier_emails_sent_total', 'notifier_emails_retried_total', 'notifier_emails_dead_lettered_total']) {
+    for (const name of [
+      'notifier_emails_sent_total',
+      'notifier_emails_retried_total',
+      'notifier_emails_dead_lettered_total',
+    ]) {
       expect(sample(text, name, { event_type: 'BodegaEliminada', service: 'notifier' })).toBe(0);
       expect(sample(text, name, { event_type: 'StockBajo', service: 'notifier' })).toBe(0);
       // No series for the event types the notifier does not email.
@@ -52,7 +56,9 @@ describe('notifier metrics', () => {
       async () => {
         const s = await scrape(t.app.metricsPort);
         const sampled = sample(s, 'inventario_jetstream_consumer_redelivered_messages', consumer) === 1;
-        return sampled && sample(s, 'notifier_emails_retried_total', { event_type: 'ProductoCreado' }) === 2 ? s : undefined;
+        return sampled && sample(s, 'notifier_emails_retried_total', { event_type: 'ProductoCreado' }) === 2
+          ? s
+          : undefined;
       },
       'the retried event in the counters and the sampled gauges',
       20_000,

@@ -26,7 +26,11 @@ afterAll(async () => {
 
 /** Waits for the email of one event id and returns it. */
 function emailFor(eventId: string) {
-  return waitFor(() => t.sink.received.find((e) => e.headers.get('x-inventario-event-id') === eventId), `the email of event ${eventId}`, 30_000);
+  return waitFor(
+    () => t.sink.received.find((e) => e.headers.get('x-inventario-event-id') === eventId),
+    `the email of event ${eventId}`,
+    30_000,
+  );
 }
 
 function emailsOf(eventId: string) {
@@ -34,7 +38,7 @@ function emailsOf(eventId: string) {
 }
 
 describe('notifier emails', () => {
-  it("emails each emailed event type once, from SENDER_EMAIL to RECIPIENT_EMAIL, with the contract's subject, the record's id and name (a stock level has ids only) and the date", async () => {
+  it("emails each emailed event type once, from SENDER_EMAIL to RECIPIENT_EMAIL, with the contract's title and the record's name as subject, the record's id and name (a stock level by ids when its names cannot be looked up) and the date", async () => {
     const at = new Date('2026-11-22T14:03:07Z');
     const published = [];
     for (const [i, { eventType: type }] of HANDLERS.entries()) {
@@ -44,7 +48,10 @@ describe('notifier emails', () => {
 
     for (const { type, id, envelope, seq } of published) {
       const email = await emailFor(envelope.id);
-      expect(email.subject).toBe(SPEC_SUBJECTS[type]);
+      // The contract's title, then the record by name (a stock level, whose names no service here can give: by ids).
+      expect(email.subject).toBe(
+        `${SPEC_SUBJECTS[type]}: ${type === 'StockBajo' ? `producto ${id} en bodega 3` : `Registro ${type} ñandú`}`,
+      );
       expect(email.from).toBe(SENDER);
       expect(email.to).toEqual([RECIPIENT]);
       expect(email.messageId).toBe(`<${envelope.id}@inventario>`);
@@ -84,7 +91,10 @@ describe('notifier emails', () => {
   });
 
   it('escapes HTML: a product named <script>alert(1)</script> arrives as text, never as a tag', async () => {
-    const envelope = sampleEnvelope('ProductoCreado', { nombre: '<script>alert(1)</script>', usuario: '<b onmouseover="x">eva</b>' });
+    const envelope = sampleEnvelope('ProductoCreado', {
+      nombre: '<script>alert(1)</script>',
+      usuario: '<b onmouseover="x">eva</b>',
+    });
     await t.events.publish('ProductoCreado', envelope);
 
     const email = await emailFor(envelope.id);
@@ -100,7 +110,10 @@ describe('notifier emails', () => {
     const before = (await t.events.deadLetters()).length;
     const envelope = sampleEnvelope('ProductoCreado', { id: 55 });
     const descripcion = 'Ficha técnica. '.repeat(1334).slice(0, 20_000);
-    const seq = await t.events.publish('ProductoCreado', JSON.stringify({ ...envelope, data: { ...envelope.data, descripcion } }));
+    const seq = await t.events.publish(
+      'ProductoCreado',
+      JSON.stringify({ ...envelope, data: { ...envelope.data, descripcion } }),
+    );
 
     const email = await emailFor(envelope.id);
     expect(email.text).toContain('Ficha técnica.');
@@ -117,7 +130,10 @@ describe('notifier emails', () => {
     await emailFor(envelope.id);
     await t.events.processedThrough('BodegaUpdatedHandler', second);
     expect(emailsOf(envelope.id)).toHaveLength(1);
-    expect(await t.events.sentEntry(envelope.id)).toMatchObject({ state: 'sent', messageId: `<${envelope.id}@inventario>` });
+    expect(await t.events.sentEntry(envelope.id)).toMatchObject({
+      state: 'sent',
+      messageId: `<${envelope.id}@inventario>`,
+    });
   });
 });
 
@@ -132,7 +148,7 @@ describe('invalid events', () => {
     const letters = (await t.events.deadLetters()).slice(before);
     expect(letters).toHaveLength(1);
     expect(letters[0]).toMatchObject({
-      subject: `${t.events.namespace.prefix}.dlq.producto.eliminado`,
+      subject: `${t.events.namespace.prefix}_dlq.producto.eliminado`,
       body: 'esto no es JSON',
       headers: {
         [DEAD_LETTER_HEADERS.reason]: 'unparsable event: payload is not JSON',
@@ -147,12 +163,32 @@ describe('invalid events', () => {
   });
 
   it.each([
-    ['an event of another type on this subject', sampleEnvelope('BodegaCreada'), /eventType is not Service\.Inventario\.ProductoCreado/],
-    ['an event claiming another producer', { ...sampleEnvelope('ProductoCreado'), source: 'bodega-svc' }, /source is not producto-svc/],
-    ['an event naming no producer', { ...sampleEnvelope('ProductoCreado'), source: undefined }, /source is not producto-svc/],
-    ['a product without productoId', { ...sampleEnvelope('ProductoCreado'), data: { nombre: 'Sin id' } }, /data\.productoId/],
+    [
+      'an event of another type on this subject',
+      sampleEnvelope('BodegaCreada'),
+      /eventType is not Service\.Inventario\.ProductoCreado/,
+    ],
+    [
+      'an event claiming another producer',
+      { ...sampleEnvelope('ProductoCreado'), source: 'bodega-svc' },
+      /source is not producto-svc/,
+    ],
+    [
+      'an event naming no producer',
+      { ...sampleEnvelope('ProductoCreado'), source: undefined },
+      /source is not producto-svc/,
+    ],
+    [
+      'a product without productoId',
+      { ...sampleEnvelope('ProductoCreado'), data: { nombre: 'Sin id' } },
+      /data\.productoId/,
+    ],
     ['an event without a valid eventTime', { ...sampleEnvelope('ProductoCreado'), eventTime: 'ayer' }, /eventTime/],
-    ['a major version the notifier does not read', { ...sampleEnvelope('ProductoCreado'), dataVersion: '2.0' }, /dataVersion/],
+    [
+      'a major version the notifier does not read',
+      { ...sampleEnvelope('ProductoCreado'), dataVersion: '2.0' },
+      /dataVersion/,
+    ],
   ])('dead-letters %s, naming the problem, without sending', async (_case, body, reason) => {
     const before = (await t.events.deadLetters()).length;
     const emailsBefore = t.sink.received.length;
@@ -188,7 +224,10 @@ describe('durable consumers', () => {
 
   it("created the stream, capturing <prefix>.> (dead letters included) and the event consumers' max-deliveries advisories, as no service had, with the default limits", async () => {
     const info = await (await jetstreamManager(t.events.nc)).streams.info(t.events.namespace.stream);
-    expect(info.config.subjects).toEqual([`${t.events.namespace.prefix}.>`, ...maxDeliveriesSubjects(t.events.namespace.stream, HANDLERS)]);
+    expect(info.config.subjects).toEqual([
+      `${t.events.namespace.prefix}.>`,
+      ...maxDeliveriesSubjects(t.events.namespace.stream, HANDLERS),
+    ]);
     // NATS_STREAM_MAX_AGE_HOURS=720, NATS_STREAM_MAX_BYTES=512 MiB.
     expect(info.config).toMatchObject({ max_age: nanos(720 * 3600_000), max_bytes: 512 * 1024 * 1024 });
   });
@@ -205,7 +244,10 @@ describe('durable consumers', () => {
 
   it("shares the consumers with a second replica, whose start brings an older consumer's settings up to date", async () => {
     const jsm = await jetstreamManager(t.events.nc);
-    await jsm.consumers.update(t.events.namespace.stream, 'BodegaDeletedHandler', { max_deliver: 99, ack_wait: nanos(30_000) });
+    await jsm.consumers.update(t.events.namespace.stream, 'BodegaDeletedHandler', {
+      max_deliver: 99,
+      ack_wait: nanos(30_000),
+    });
 
     const replica = await startApp(t.config, createLogger('notifier', t.config.logLevel));
     try {

@@ -64,12 +64,41 @@ describe('sent registry', () => {
     expect(await registry.claim(id, message(20))).toMatchObject({ status: 'busy', sameMessage: true });
   });
 
+  it('gives a delivery attempt back its own claim when it claims again after the answer was lost (same token), and keeps other attempts of the message out', async () => {
+    const id = eventId();
+    const first = await registry.claim(id, { ...message(25), token: 'attempt-a' });
+    if (first.status !== 'claimed') throw new Error(`not claimed: ${first.status}`);
+    // The same attempt claiming again: its claim, at the revision the bucket has, usable to refresh and mark sent.
+    const again = await registry.claim(id, { ...message(25), token: 'attempt-a' });
+    expect(again).toMatchObject({ status: 'claimed', claim: { revision: first.claim.revision } });
+    // Another attempt of the same message (a redelivery elsewhere) still finds it busy.
+    expect(await registry.claim(id, { ...message(25), token: 'attempt-b' })).toMatchObject({
+      status: 'busy',
+      sameMessage: true,
+    });
+    if (again.status !== 'claimed') return;
+    expect(await registry.refresh(again.claim)).toBeDefined();
+  });
+
+  it('claims a key again after it was released (a delete marker is its latest revision)', async () => {
+    const id = eventId();
+    const first = await registry.claim(id, message(27));
+    if (first.status !== 'claimed') throw new Error(`not claimed: ${first.status}`);
+    await registry.release(first.claim);
+    expect(await registry.lookup(id)).toBeUndefined();
+    expect(await registry.claim(id, message(28))).toMatchObject({ status: 'claimed' });
+  });
+
   it('lets any delivery, of the same message or another, take over a claim not refreshed within ack_wait (its holder died)', async () => {
     const id = eventId();
     await registry.claim(id, message(30));
     expect(await registry.claim(id, message(31))).toMatchObject({ status: 'busy' });
 
-    const later = await openSentRegistry(nc, { bucket, staleAfterMs: STALE_AFTER_MS, now: () => Date.now() + STALE_AFTER_MS + 1000 });
+    const later = await openSentRegistry(nc, {
+      bucket,
+      staleAfterMs: STALE_AFTER_MS,
+      now: () => Date.now() + STALE_AFTER_MS + 1000,
+    });
     expect(await later.claim(id, message(30))).toMatchObject({ status: 'claimed', takeover: 'stale' });
   });
 
@@ -81,7 +110,11 @@ describe('sent registry', () => {
     expect(await registry.refresh(first.claim)).toMatchObject({ key: first.claim.key, revision: expect.any(Number) });
 
     // A clock STALE_AFTER_MS - 2 s ahead: the claim (2.5 s older) looks stale, the refresh does not.
-    const later = await openSentRegistry(nc, { bucket, staleAfterMs: STALE_AFTER_MS, now: () => Date.now() + STALE_AFTER_MS - 2000 });
+    const later = await openSentRegistry(nc, {
+      bucket,
+      staleAfterMs: STALE_AFTER_MS,
+      now: () => Date.now() + STALE_AFTER_MS - 2000,
+    });
     expect(await later.claim(id, message(61))).toMatchObject({ status: 'busy' });
     expect(await later.lookup(id)).toEqual({ state: 'sending' });
   });
@@ -90,7 +123,11 @@ describe('sent registry', () => {
     const id = eventId();
     const first = await registry.claim(id, message(70));
     if (first.status !== 'claimed') throw new Error(`expected a claim, got ${first.status}`);
-    const later = await openSentRegistry(nc, { bucket, staleAfterMs: STALE_AFTER_MS, now: () => Date.now() + STALE_AFTER_MS + 1000 });
+    const later = await openSentRegistry(nc, {
+      bucket,
+      staleAfterMs: STALE_AFTER_MS,
+      now: () => Date.now() + STALE_AFTER_MS + 1000,
+    });
     expect(await later.claim(id, message(71))).toMatchObject({ status: 'claimed', takeover: 'stale' });
 
     expect(await registry.refresh(first.claim)).toBeUndefined();
@@ -106,7 +143,11 @@ describe('sent registry', () => {
 
     const abandoned = eventId();
     await registry.claim(abandoned, message(81));
-    const later = await openSentRegistry(nc, { bucket, staleAfterMs: STALE_AFTER_MS, now: () => Date.now() + STALE_AFTER_MS + 1000 });
+    const later = await openSentRegistry(nc, {
+      bucket,
+      staleAfterMs: STALE_AFTER_MS,
+      now: () => Date.now() + STALE_AFTER_MS + 1000,
+    });
     expect(await later.lookup(abandoned)).toBeUndefined();
     expect(await registry.lookup(eventId())).toBeUndefined();
   });
@@ -123,7 +164,11 @@ describe('sent registry', () => {
     const id = eventId();
     const stale = await registry.claim(id, message(50));
     if (stale.status !== 'claimed') throw new Error(`expected a claim, got ${stale.status}`);
-    const later = await openSentRegistry(nc, { bucket, staleAfterMs: STALE_AFTER_MS, now: () => Date.now() + STALE_AFTER_MS + 1000 });
+    const later = await openSentRegistry(nc, {
+      bucket,
+      staleAfterMs: STALE_AFTER_MS,
+      now: () => Date.now() + STALE_AFTER_MS + 1000,
+    });
     expect(await later.claim(id, message(50))).toMatchObject({ status: 'claimed', takeover: 'stale' });
 
     await registry.release(stale.claim);

@@ -1,8 +1,14 @@
 import type { EventType } from '@inventario/platform';
 import { sampleEnvelope } from '../src/sample-events';
-import { startSmtpSink, type SmtpSink } from './support/smtp-sink';
+import { startSmtpSink, type SmtpSink } from '@inventario/testkit/smtp-sink';
 import { startTestConsumers } from './support/test-consumers';
-import { createTestEvents, handlerFor, startTestNotifier, type TestEvents, type TestNotifier } from './support/test-notifier';
+import {
+  createTestEvents,
+  handlerFor,
+  startTestNotifier,
+  type TestEvents,
+  type TestNotifier,
+} from './support/test-notifier';
 
 // A slow mail provider and ack_wait: a message is held, with a heartbeat,
 // from its pull to its ack, so an email that takes longer than ack_wait is
@@ -46,9 +52,15 @@ describe('an SMTP server slower than ack_wait', () => {
     // One slot: the second event waits a whole SMTP_DELAY_MS (> ack_wait) before it is sent.
     const producto = sampleEnvelope('ProductoEliminado', { id: 2 });
     const bodega = sampleEnvelope('BodegaEliminada', { id: 3 });
-    const before = { producto: await deliveries(t.events, 'ProductoDeletedHandler'), bodega: await deliveries(t.events, 'BodegaDeletedHandler') };
+    const before = {
+      producto: await deliveries(t.events, 'ProductoDeletedHandler'),
+      bodega: await deliveries(t.events, 'BodegaDeletedHandler'),
+    };
     const attemptsBefore = t.sink.attempts;
-    const seqs = [await t.events.publish('ProductoEliminado', producto), await t.events.publish('BodegaEliminada', bodega)];
+    const seqs = [
+      await t.events.publish('ProductoEliminado', producto),
+      await t.events.publish('BodegaEliminada', bodega),
+    ];
 
     await t.events.processedThrough('ProductoDeletedHandler', seqs[0]!);
     await t.events.processedThrough('BodegaDeletedHandler', seqs[1]!);
@@ -127,7 +139,14 @@ describe('the concurrency limit', () => {
     });
     try {
       sink.setDelay(1500);
-      const types: EventType[] = ['ProductoCreado', 'ProductoCreado', 'BodegaCreada', 'BodegaCreada', 'ProductoEliminado', 'ProductoEliminado'];
+      const types: EventType[] = [
+        'ProductoCreado',
+        'ProductoCreado',
+        'BodegaCreada',
+        'BodegaCreada',
+        'ProductoEliminado',
+        'ProductoEliminado',
+      ];
       const envelopes = [];
       for (const [i, type] of types.entries()) {
         const envelope = sampleEnvelope(type, { id: 10 + i });

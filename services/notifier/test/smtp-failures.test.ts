@@ -29,7 +29,7 @@ describe('an SMTP server that rejects messages', () => {
 
     const letters = await t.events.deadLetters();
     expect(letters).toHaveLength(1);
-    expect(letters[0]?.subject).toBe(`${t.events.namespace.prefix}.dlq.producto.creado`);
+    expect(letters[0]?.subject).toBe(`${t.events.namespace.prefix}_dlq.producto.creado`);
     expect(letters[0]?.body).toBe(JSON.stringify(rejected));
     expect(letters[0]?.headers[DEAD_LETTER_HEADERS.reason]).toMatch(/550.*Buzón inexistente/);
     expect(letters[0]?.headers[DEAD_LETTER_HEADERS.eventId]).toBe(rejected.id);
@@ -64,7 +64,7 @@ describe('an SMTP server that rejects messages', () => {
     expect(third! - second!).toBeGreaterThanOrEqual(400);
     const letters = (await t.events.deadLetters()).slice(lettersBefore);
     expect(letters).toHaveLength(1);
-    expect(letters[0]?.subject).toBe(`${t.events.namespace.prefix}.dlq.bodega.creada`);
+    expect(letters[0]?.subject).toBe(`${t.events.namespace.prefix}_dlq.bodega.creada`);
     expect(letters[0]?.headers[DEAD_LETTER_HEADERS.reason]).toMatch(/451.*still failing after 3 deliveries/);
     expect(letters[0]?.headers[DEAD_LETTER_HEADERS.deliveryCount]).toBe('3');
     expect(await counterValue(t.app.metrics.retried, 'BodegaCreada')).toBe(2);
@@ -93,7 +93,11 @@ describe('an SMTP server that goes down and comes back', () => {
     await t.sink.stop();
     const envelope = sampleEnvelope('BodegaActualizada', { id: 2 });
     const seq = await t.events.publish('BodegaActualizada', envelope);
-    await waitFor(async () => (await counterValue(t.app.metrics.retried, 'BodegaActualizada')) >= 2, 'two failed attempts while SMTP is down', 30_000);
+    await waitFor(
+      async () => (await counterValue(t.app.metrics.retried, 'BodegaActualizada')) >= 2,
+      'two failed attempts while SMTP is down',
+      30_000,
+    );
     expect(t.sink.received).toHaveLength(1);
 
     await t.sink.start();

@@ -5,7 +5,7 @@
  * exception in the jest worker, failing whatever test or hook runs then.
  */
 import { connect, type Socket } from 'node:net';
-import { startSmtpSink, type SmtpSink } from './support/smtp-sink';
+import { startSmtpSink, type SmtpSink } from '@inventario/testkit/smtp-sink';
 
 let sink: SmtpSink;
 
@@ -37,7 +37,13 @@ function transaction(port: number, commands: string[], onLast: (socket: Socket) 
   });
 }
 
-const MESSAGE = ['EHLO cliente\r\n', 'MAIL FROM:<a@example.com>\r\n', 'RCPT TO:<b@example.com>\r\n', 'DATA\r\n', 'Subject: x\r\n\r\nhola\r\n.\r\n'];
+const MESSAGE = [
+  'EHLO cliente\r\n',
+  'MAIL FROM:<a@example.com>\r\n',
+  'RCPT TO:<b@example.com>\r\n',
+  'DATA\r\n',
+  'Subject: x\r\n\r\nhola\r\n.\r\n',
+];
 
 test('a client reset in the middle of a message is recorded, not thrown, and the sink keeps accepting mail', async () => {
   // The reply to the message is held back, so the reset lands while the transaction is open.

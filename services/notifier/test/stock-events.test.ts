@@ -40,7 +40,8 @@ describe('a StockBajo event', () => {
     const email = await emailFor(envelope.id);
     await t.events.processedThrough('StockBajoHandler', seq);
     expect(emailsOf(envelope.id)).toHaveLength(1);
-    expect(email.subject).toBe('Stock Bajo');
+    // No service answers the name lookups here: the level by its ids.
+    expect(email.subject).toBe('Stock Bajo: producto 41 en bodega 3');
     expect(email.messageId).toBe(`<${envelope.id}@inventario>`);
     expect(email.headers.get('x-inventario-event-type')).toBe('Service.Inventario.StockBajo');
 
@@ -84,7 +85,10 @@ describe('a StockBajo event', () => {
     await emailFor(envelope.id);
     await t.events.processedThrough('StockBajoHandler', second);
     expect(emailsOf(envelope.id)).toHaveLength(1);
-    expect(await t.events.sentEntry(envelope.id)).toMatchObject({ state: 'sent', messageId: `<${envelope.id}@inventario>` });
+    expect(await t.events.sentEntry(envelope.id)).toMatchObject({
+      state: 'sent',
+      messageId: `<${envelope.id}@inventario>`,
+    });
   });
 
   it.each([
@@ -105,26 +109,37 @@ describe('a StockBajo event', () => {
       },
       /data\.productoId/,
     ],
-    ['claiming producto-svc as its producer', () => ({ ...sampleEnvelope('StockBajo'), source: 'producto-svc' }), /source is not bodega-svc/],
-    ['of another type on this subject', () => sampleEnvelope('StockRepuesto'), /eventType is not Service\.Inventario\.StockBajo/],
-  ])('%s is dead-lettered to the stock.bajo dead letters, naming the problem, without an email', async (_case, body, reason) => {
-    const before = (await t.events.deadLetters()).length;
-    const emailsBefore = t.sink.received.length;
-    const seq = await t.events.publish('StockBajo', JSON.stringify(body()));
+    [
+      'claiming producto-svc as its producer',
+      () => ({ ...sampleEnvelope('StockBajo'), source: 'producto-svc' }),
+      /source is not bodega-svc/,
+    ],
+    [
+      'of another type on this subject',
+      () => sampleEnvelope('StockRepuesto'),
+      /eventType is not Service\.Inventario\.StockBajo/,
+    ],
+  ])(
+    '%s is dead-lettered to the stock.bajo dead letters, naming the problem, without an email',
+    async (_case, body, reason) => {
+      const before = (await t.events.deadLetters()).length;
+      const emailsBefore = t.sink.received.length;
+      const seq = await t.events.publish('StockBajo', JSON.stringify(body()));
 
-    await t.events.processedThrough('StockBajoHandler', seq);
-    const letters = (await t.events.deadLetters()).slice(before);
-    expect(letters).toHaveLength(1);
-    expect(letters[0]).toMatchObject({
-      subject: `${t.events.namespace.prefix}.dlq.stock.bajo`,
-      headers: {
-        [DEAD_LETTER_HEADERS.consumer]: 'StockBajoHandler',
-        [DEAD_LETTER_HEADERS.originalSubject]: eventSubject(t.events.namespace.prefix, 'StockBajo'),
-        [DEAD_LETTER_HEADERS.reason]: expect.stringMatching(reason),
-      },
-    });
-    expect(t.sink.received.length).toBe(emailsBefore);
-  });
+      await t.events.processedThrough('StockBajoHandler', seq);
+      const letters = (await t.events.deadLetters()).slice(before);
+      expect(letters).toHaveLength(1);
+      expect(letters[0]).toMatchObject({
+        subject: `${t.events.namespace.prefix}_dlq.stock.bajo`,
+        headers: {
+          [DEAD_LETTER_HEADERS.consumer]: 'StockBajoHandler',
+          [DEAD_LETTER_HEADERS.originalSubject]: eventSubject(t.events.namespace.prefix, 'StockBajo'),
+          [DEAD_LETTER_HEADERS.reason]: expect.stringMatching(reason),
+        },
+      });
+      expect(t.sink.received.length).toBe(emailsBefore);
+    },
+  );
 });
 
 describe('MovimientoRegistrado and StockRepuesto', () => {

@@ -36,7 +36,9 @@ function createEnvironment(dir: string, format: 'html' | 'txt') {
     try {
       env.parse(source);
     } catch (err) {
-      throw new Error(`email template ${path.basename(file)}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+      throw new Error(`email template ${path.basename(file)}: ${err instanceof Error ? err.message : String(err)}`, {
+        cause: err,
+      });
     }
     return env.compile<EmailModel>(source, options);
   };
@@ -56,7 +58,7 @@ export function createEmailRenderer(templates: readonly string[], dir: string = 
     render(template, model) {
       const pair = compiled.get(template);
       if (!pair) throw new Error(`no email template named ${template}`);
-      return { subject: model.heading, html: pair.html(model), text: pair.text(model) };
+      return { subject: model.subject, html: pair.html(model), text: pair.text(model) };
     },
   };
 }

@@ -72,7 +72,10 @@ export async function startConsumerRunner(options: ConsumerRunnerOptions): Promi
         // ack_wait ran out although the heartbeat should have kept it ours
         // (e.g. NATS was unreachable for a while): the first delivery still
         // acks or naks it, by stream sequence. Handling it too would send twice.
-        log.warn({ streamSeq: msg.seq, deliveryCount: msg.info.deliveryCount }, 'redelivery of a message this process still holds; ignored');
+        log.warn(
+          { streamSeq: msg.seq, deliveryCount: msg.info.deliveryCount },
+          'redelivery of a message this process still holds; ignored',
+        );
         continue;
       }
       held.add(key);
@@ -122,7 +125,8 @@ export async function startConsumerRunner(options: ConsumerRunnerOptions): Promi
           // No pull is outstanding while every slot is busy, so no heartbeat
           // either: that is load, not trouble. Otherwise the client now asks
           // for the consumer's info and reports it not found if it is gone.
-          if (state.waitingForSlot) log.debug({ missed: status.count }, 'no server heartbeat while waiting for a free slot');
+          if (state.waitingForSlot)
+            log.debug({ missed: status.count }, 'no server heartbeat while waiting for a free slot');
           else log.warn({ missed: status.count }, 'no heartbeat from the server; checking the consumer');
           break;
         default:
@@ -140,8 +144,14 @@ export async function startConsumerRunner(options: ConsumerRunnerOptions): Promi
 
   async function open(): Promise<Session> {
     const deletions = [
-      { what: 'consumer deleted (advisory)', sub: nc.subscribe(`$JS.EVENT.ADVISORY.CONSUMER.DELETED.${stream}.${consumer}`, { max: 1 }) },
-      { what: 'stream deleted (advisory)', sub: nc.subscribe(`$JS.EVENT.ADVISORY.STREAM.DELETED.${stream}`, { max: 1 }) },
+      {
+        what: 'consumer deleted (advisory)',
+        sub: nc.subscribe(`$JS.EVENT.ADVISORY.CONSUMER.DELETED.${stream}.${consumer}`, { max: 1 }),
+      },
+      {
+        what: 'stream deleted (advisory)',
+        sub: nc.subscribe(`$JS.EVENT.ADVISORY.STREAM.DELETED.${stream}`, { max: 1 }),
+      },
     ];
     const unsubscribe = () => deletions.forEach(({ sub }) => sub.unsubscribe());
     // One message pulled at a time: the next pull goes out only once this
@@ -160,7 +170,11 @@ export async function startConsumerRunner(options: ConsumerRunnerOptions): Promi
       (err: unknown) => `message loop failed: ${err instanceof Error ? err.message : String(err)}`,
     );
     return {
-      trouble: Promise.race([watchStatus(messages, state), ...deletions.map(({ sub, what }) => watchAdvisory(sub, what)), ended]),
+      trouble: Promise.race([
+        watchStatus(messages, state),
+        ...deletions.map(({ sub, what }) => watchAdvisory(sub, what)),
+        ended,
+      ]),
       async close() {
         unsubscribe();
         await messages.close();

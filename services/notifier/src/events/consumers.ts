@@ -55,7 +55,11 @@ export interface ConsumerSpec {
 }
 
 /** The event consumers, one per handler: each delivers its messages with it. */
-export function eventConsumerSpecs(handlers: readonly EventHandler[], settings: ConsumerSettings, deliver: Deliver): ConsumerSpec[] {
+export function eventConsumerSpecs(
+  handlers: readonly EventHandler[],
+  settings: ConsumerSettings,
+  deliver: Deliver,
+): ConsumerSpec[] {
   return handlers.map((handler) => ({
     config: consumerConfig(handler, settings),
     handle: (msg, heartbeat) => deliver(handler, msg, heartbeat),
@@ -132,6 +136,9 @@ export async function startConsumers(options: StartConsumersOptions): Promise<Ru
     await stopAll();
     throw err;
   }
-  logger.info({ stream, consumers: consumers.map((c) => c.config.durable_name), ackWaitMs: options.ackWaitMs }, 'consumers started');
+  logger.info(
+    { stream, consumers: consumers.map((c) => c.config.durable_name), ackWaitMs: options.ackWaitMs },
+    'consumers started',
+  );
   return { stop: stopAll };
 }

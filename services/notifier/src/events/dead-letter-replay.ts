@@ -1,20 +1,23 @@
 import { jetstream, jetstreamManager, type MsgRequest, type StoredMsg } from '@nats-io/jetstream';
 import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import { eventSubject, type EventType, type Logger } from '@inventario/platform';
-import { DEAD_LETTER_HEADERS, deadLetterSubject } from './dead-letter';
+import { DEAD_LETTER_HEADERS, deadLetterStreamName, deadLetterSubject } from './dead-letter';
 
 /**
- * Republishes each letter on its event subject, then deletes it (README,
- * "Dead letters"). The copy keeps the event id, so the sent registry still
- * allows one email per event, but gets its own `Nats-Msg-Id`: the event id
- * would be dropped as a duplicate within the stream's 5-minute window.
+ * Republishes each letter of the dead letters' stream on its event subject,
+ * then deletes it there (README, "Dead letters"); the events' stream's own
+ * copy of the letter is left to its limits. The copy keeps the event id, so
+ * the sent registry still allows one email per event, but gets its own
+ * `Nats-Msg-Id`: the event id would be dropped as a duplicate within the
+ * stream's 5-minute window.
  */
 
-/** The letter's stream sequence. */
+/** The letter's sequence in the dead letters' stream. */
 export const REPLAYED_FROM_HEADER = 'Inventario-Replayed-From-Sequence';
 
 export interface ReplayOptions {
   nc: NatsConnection;
+  /** NATS_STREAM, the events' stream: the letters are read from `<stream>_DLQ`. */
   stream: string;
   prefix: string;
   types: readonly EventType[];
@@ -42,7 +45,8 @@ export interface ReplayReport {
 const REPLAY_PUBLISH_TIMEOUT_MS = 5000;
 
 export async function replayDeadLetters(options: ReplayOptions): Promise<ReplayReport> {
-  const { nc, stream, prefix, logger } = options;
+  const { nc, prefix, logger } = options;
+  const stream = deadLetterStreamName(options.stream);
   const jsm = await jetstreamManager(nc);
   const js = jetstream(nc);
   const limit = options.limit ?? Number.POSITIVE_INFINITY;

@@ -3,8 +3,11 @@ import { headers as natsHeaders, type MsgHdrs, type NatsConnection } from '@nats
 import { eventSubject, type EventType } from '@inventario/platform';
 
 /**
- * A dead letter is the event byte for byte on `<prefix>.dlq.<type>`: stored
- * by the INVENTARIO stream, matched by no consumer (README, "Dead letters").
+ * A dead letter is the event byte for byte on `<prefix>_dlq.<type>`, stored
+ * by the stream `<NATS_STREAM>_DLQ` until it is replayed, matched by no
+ * consumer (README, "Dead letters"). Letters of releases before it were
+ * published on `<prefix>.dlq.<type>` into the events' stream; the notifier
+ * copies those over at start (events/jetstream-setup.ts).
  */
 export const DEAD_LETTER_HEADERS = {
   reason: 'Inventario-Dead-Letter-Reason',
@@ -19,8 +22,25 @@ export const DEAD_LETTER_HEADERS = {
 /** Deliveries ran out without a failure seen (the process died each time). */
 export const MAX_DELIVERIES_REASON = 'max deliveries reached';
 
+/** The stream that keeps the letters until they are replayed, apart from the events and their limits. */
+export function deadLetterStreamName(stream: string): string {
+  return `${stream}_DLQ`;
+}
+
+/**
+ * The letters' subjects: a root of their own, `<prefix>_dlq`, which the events' stream (`<prefix>.>`) does not capture.
+ */
+export function deadLetterSubjectPrefix(prefix: string): string {
+  return `${prefix}_dlq`;
+}
+
 export function deadLetterSubject(prefix: string, type: EventType): string {
-  return eventSubject(`${prefix}.dlq`, type);
+  return eventSubject(deadLetterSubjectPrefix(prefix), type);
+}
+
+/** Where releases before the letters' own stream published them: into the events' stream. */
+export function legacyDeadLetterSubjects(prefix: string): string {
+  return `${prefix}.dlq.>`;
 }
 
 export interface DeadLetter {

@@ -115,7 +115,11 @@ function describeIssues(error: z.ZodError, root?: string): string {
 }
 
 /** Never throws. A wrong or missing `source` means forged or misrouted: no email. */
-export function parseEvent<D>(payload: string, expected: { type: EventType; namespace: string }, dataSchema: z.ZodType<D>): ParseResult<D> {
+export function parseEvent<D>(
+  payload: string,
+  expected: { type: EventType; namespace: string },
+  dataSchema: z.ZodType<D>,
+): ParseResult<D> {
   let body: unknown;
   try {
     body = JSON.parse(payload);

@@ -41,7 +41,11 @@ export function maxDeliveriesConsumerConfig(stream: string, ackWaitMs: number): 
 }
 
 /** A service re-creating the stream knows only `<prefix>.>`; rejects while the stream does not exist. */
-export async function ensureStreamCaptures(jsm: JetStreamManager, stream: string, subjects: readonly string[]): Promise<void> {
+export async function ensureStreamCaptures(
+  jsm: JetStreamManager,
+  stream: string,
+  subjects: readonly string[],
+): Promise<void> {
   const info = await jsm.streams.info(stream);
   const current = info.config.subjects ?? [];
   if (subjects.every((subject) => current.includes(subject))) return;
@@ -87,22 +91,25 @@ export function createMaxDeliveriesHandler(deps: MaxDeliveriesDeps): (msg: JsMsg
     const advisory = advisorySchema.safeParse(payload);
     const handler = advisory.success ? deps.handlers.find((h) => h.name === advisory.data.consumer) : undefined;
     if (!advisory.success || !handler || advisory.data.stream !== stream) {
-      logger.warn({ streamSeq: msg.seq, subject: msg.subject }, 'not a max-deliveries advisory of an event consumer of this stream; terminated');
+      logger.warn(
+        { streamSeq: msg.seq, subject: msg.subject },
+        'not a max-deliveries advisory of an event consumer of this stream; terminated',
+      );
       msg.term();
       return;
     }
     const { stream_seq: seq, deliveries } = advisory.data;
     const fields: Record<string, unknown> = { consumer: handler.name, streamSeq: seq, deliveryCount: deliveries };
-    const done = async () => {
-      // Handled: a re-created consumer must not dead-letter it again.
-      await jsm.streams.deleteMessage(stream, msg.seq, false);
-      msg.ack();
-    };
+    // Handled. The advisory stays in the stream (no runtime user deletes a
+    // message): a re-created consumer reads it again, and its letter, written
+    // under the same Nats-Msg-Id, is then dropped as a repeat by the dead
+    // letters' stream, whose window covers the events' stream's history.
+    const done = () => msg.ack();
 
     const stored = await jsm.streams.getMessage(stream, { seq });
     if (!stored) {
       logger.error(fields, 'deliveries ran out for an event no longer in the stream; nothing to dead-letter');
-      await done();
+      done();
       return;
     }
     const prepared = handler.prepare(stored.string(), deps.namespace);
@@ -114,8 +121,11 @@ export function createMaxDeliveriesHandler(deps: MaxDeliveriesDeps): (msg: JsMsg
         return undefined;
       });
       if (state?.state === 'sent') {
-        logger.info({ ...fields, sentAt: state.sentAt }, 'deliveries ran out for an event already emailed; no dead letter');
-        await done();
+        logger.info(
+          { ...fields, sentAt: state.sentAt },
+          'deliveries ran out for an event already emailed; no dead letter',
+        );
+        done();
         return;
       }
       if (state?.state === 'sending') {
@@ -127,8 +137,20 @@ export function createMaxDeliveriesHandler(deps: MaxDeliveriesDeps): (msg: JsMsg
         return;
       }
     }
-    const origin = { stream, seq, subject: stored.subject, data: stored.data, headers: stored.header, deliveryCount: deliveries };
-    const letter = { type: handler.eventType, consumer: handler.name, reason: MAX_DELIVERIES_REASON, ...(eventId ? { eventId } : {}) };
+    const origin = {
+      stream,
+      seq,
+      subject: stored.subject,
+      data: stored.data,
+      headers: stored.header,
+      deliveryCount: deliveries,
+    };
+    const letter = {
+      type: handler.eventType,
+      consumer: handler.name,
+      reason: MAX_DELIVERIES_REASON,
+      ...(eventId ? { eventId } : {}),
+    };
     const { duplicate } = await deps.deadLetters.publish(origin, letter);
     if (duplicate) {
       logger.info(fields, 'dead letter already published; not counted again');
@@ -136,7 +158,7 @@ export function createMaxDeliveriesHandler(deps: MaxDeliveriesDeps): (msg: JsMsg
       deps.metrics.deadLettered.labels(handler.eventType).inc();
       logger.error({ ...fields, reason: MAX_DELIVERIES_REASON }, 'event dead-lettered; no email sent');
     }
-    await done();
+    done();
   }
 
   return async (msg) => {
@@ -144,7 +166,10 @@ export function createMaxDeliveriesHandler(deps: MaxDeliveriesDeps): (msg: JsMsg
       await handle(msg);
     } catch (err) {
       const retryInMs = retryDelayMs(msg.info.deliveryCount);
-      logger.warn({ streamSeq: msg.seq, err, retryInMs }, 'could not handle a max-deliveries advisory; nak, tried again after retryInMs');
+      logger.warn(
+        { streamSeq: msg.seq, err, retryInMs },
+        'could not handle a max-deliveries advisory; nak, tried again after retryInMs',
+      );
       msg.nak(retryInMs);
     }
   };
@@ -155,6 +180,7 @@ export function maxDeliveriesConsumerSpec(deps: MaxDeliveriesDeps): ConsumerSpec
   return {
     config: maxDeliveriesConsumerConfig(deps.stream, deps.ackWaitMs),
     handle: createMaxDeliveriesHandler(deps),
-    beforeRecreate: () => ensureStreamCaptures(deps.jsm, deps.stream, maxDeliveriesSubjects(deps.stream, deps.handlers)),
+    beforeRecreate: () =>
+      ensureStreamCaptures(deps.jsm, deps.stream, maxDeliveriesSubjects(deps.stream, deps.handlers)),
   };
 }

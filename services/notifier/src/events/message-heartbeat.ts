@@ -33,7 +33,9 @@ export function startHeartbeat(msg: JsMsg, intervalMs: number, logger: Logger): 
       if (refresher.running) continue;
       refresher.running = refresher
         .refresh()
-        .catch((err: unknown) => logger.warn({ streamSeq: msg.seq, err }, 'heartbeat refresh failed; tried again on the next beat'))
+        .catch((err: unknown) =>
+          logger.warn({ streamSeq: msg.seq, err }, 'heartbeat refresh failed; tried again on the next beat'),
+        )
         .finally(() => {
           refresher.running = undefined;
         });

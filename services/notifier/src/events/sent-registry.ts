@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
-import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
+import { JetStreamApiCodes, JetStreamApiError, jetstreamManager, type StoredMsg } from '@nats-io/jetstream';
+import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { z } from 'zod';
+import { isPermissionViolation, StreamNotProvisionedError } from '@inventario/platform';
 
 /**
  * One email per event across replicas, redeliveries and restarts
@@ -10,6 +11,15 @@ import { z } from 'zod';
  * A claim is taken over only when not refreshed within ack_wait, even by a
  * redelivery of the same message, whose first delivery may still be sending.
  * A crash between SMTP acceptance and `sent` can still email twice, with one Message-ID.
+ *
+ * Keys are read from the bucket's stream leader (STREAM.MSG.GET), never with
+ * a direct get: a direct get may be answered by any replica, and a replica
+ * catching up after a restart (nats-server before 2.9.17 even serves them
+ * while its store is still being rebuilt, nats-io/nats-server#4162) answers
+ * with an old value or none. Writes are compare-and-set at the leader and
+ * stay safe either way, but a stale read made every claim of a key conflict
+ * and look busy, which under a node loss stalled or dropped emails
+ * (docs/decisions.md, "The notifier on a NATS cluster").
  */
 
 /** Far longer than any redelivery takes, so bounded storage costs no duplicate. */
@@ -19,7 +29,13 @@ export const SENT_TTL_MS = 7 * 24 * 3600_000;
 export const EMAIL_HORIZON_MS = SENT_TTL_MS - 24 * 3600_000;
 
 const entrySchema = z.discriminatedUnion('state', [
-  z.object({ state: z.literal('sending'), since: z.string(), stream: z.string(), seq: z.number() }),
+  z.object({
+    state: z.literal('sending'),
+    since: z.string(),
+    stream: z.string(),
+    seq: z.number(),
+    token: z.string().optional(),
+  }),
   z.object({ state: z.literal('sent'), sentAt: z.string(), messageId: z.string() }),
 ]);
 type Entry = z.infer<typeof entrySchema>;
@@ -27,6 +43,12 @@ type Entry = z.infer<typeof entrySchema>;
 export interface Holder {
   stream: string;
   seq: number;
+  /**
+   * The delivery attempt's own id: a claim written with it, whose answer was
+   * lost (the bucket's leader changed meanwhile), is recognised as ours when
+   * the attempt claims again, instead of looking held by another delivery.
+   */
+  token?: string;
 }
 
 export interface Claim {
@@ -59,52 +81,119 @@ export interface SentRegistryOptions {
   bucket: string;
   /** The consumers' ack_wait. */
   staleAfterMs: number;
+  /** Copies of a bucket created here (NATS_STREAM_REPLICAS); an existing one keeps its own. */
+  replicas?: number;
   now?: () => number;
 }
 
 /** KV keys allow `[-/_=.A-Za-z0-9]`; a UUID is used as is, anything else hashed. */
 export function sentKeyFor(eventId: string): string {
-  return /^[A-Za-z0-9_-]{1,200}$/.test(eventId) ? eventId : `sha256-${createHash('sha256').update(eventId).digest('hex')}`;
+  return /^[A-Za-z0-9_-]{1,200}$/.test(eventId)
+    ? eventId
+    : `sha256-${createHash('sha256').update(eventId).digest('hex')}`;
 }
 
 function isCasConflict(err: unknown): boolean {
   return (
     err instanceof JetStreamApiError &&
-    (err.code === JetStreamApiCodes.StreamWrongLastSequence || err.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown)
+    (err.code === JetStreamApiCodes.StreamWrongLastSequence ||
+      err.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown)
   );
 }
 
-function decode(entry: KvEntry): Entry | undefined {
+/**
+ * Claiming kept meeting a concurrent write of the key: tried again later, like an unreachable registry, never taken for
+ * a holder.
+ */
+export class ClaimContendedError extends Error {
+  constructor(key: string) {
+    super(`sent registry key ${key} kept changing while claiming it`);
+    this.name = 'ClaimContendedError';
+  }
+}
+
+/** The latest value of a key as its stream leader has it. */
+interface Current {
+  operation: 'PUT' | 'DEL' | 'PURGE';
+  revision: number;
+  created: Date;
+  value: StoredMsg;
+}
+
+function decode(current: Current): Entry | undefined {
   try {
-    const parsed = entrySchema.safeParse(entry.json());
+    const parsed = entrySchema.safeParse(current.value.json());
     return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;
   }
 }
 
-/** An existing bucket keeps its settings. */
+/** The JetStream stream that holds a KV bucket. */
+export function sentBucketStreamName(bucket: string): string {
+  return `KV_${bucket}`;
+}
+
+/**
+ * Opens the bucket, creating it when missing (where this NATS user may: under
+ * the chart's authorization the provisioning Job creates it, and a missing
+ * one is StreamNotProvisionedError, retried). An existing bucket keeps its
+ * settings.
+ */
+export async function openSentBucket(nc: NatsConnection, bucket: string, replicas = 1): Promise<KV> {
+  try {
+    return await new Kvm(nc).create(bucket, {
+      history: 1,
+      ttl: SENT_TTL_MS,
+      replicas,
+      description: 'Inventario notifier: event ids already emailed',
+    });
+  } catch (err) {
+    if (isPermissionViolation(err)) throw new StreamNotProvisionedError(sentBucketStreamName(bucket), { cause: err });
+    throw err;
+  }
+}
+
 export async function openSentRegistry(nc: NatsConnection, options: SentRegistryOptions): Promise<SentRegistry> {
-  const kv: KV = await new Kvm(nc).create(options.bucket, {
-    history: 1,
-    ttl: SENT_TTL_MS,
-    description: 'Inventario notifier: event ids already emailed',
-  });
+  const kv = await openSentBucket(nc, options.bucket, options.replicas);
+  const jsm = await jetstreamManager(nc);
+  const stream = sentBucketStreamName(options.bucket);
   const now = options.now ?? Date.now;
   const encode = (entry: Entry) => JSON.stringify(entry);
 
-  const claimValue = (holder: Holder, since: string) => encode({ state: 'sending', since, stream: holder.stream, seq: holder.seq });
+  const claimValue = (holder: Holder, since: string) =>
+    encode({
+      state: 'sending',
+      since,
+      stream: holder.stream,
+      seq: holder.seq,
+      ...(holder.token ? { token: holder.token } : {}),
+    });
+
+  /** kv.get, but from the stream's leader (see above). */
+  async function read(key: string): Promise<Current | undefined> {
+    const value = await jsm.streams.getMessage(stream, { last_by_subj: `$KV.${options.bucket}.${key}` });
+    if (!value) return undefined;
+    const op = value.header?.get('KV-Operation');
+    return { operation: op === 'DEL' || op === 'PURGE' ? op : 'PUT', revision: value.seq, created: value.time, value };
+  }
 
   async function attempt(key: string, holder: Holder): Promise<ClaimResult | 'conflict'> {
     const since = new Date(now()).toISOString();
-    const current = await kv.get(key);
+    const current = await read(key);
     try {
       if (!current || current.operation !== 'PUT') {
-        const revision = await kv.create(key, claimValue(holder, since));
+        const revision = current
+          ? await kv.update(key, claimValue(holder, since), current.revision)
+          : await kv.create(key, claimValue(holder, since));
         return { status: 'claimed', claim: { key, revision, holder, since } };
       }
       const entry = decode(current);
       if (entry?.state === 'sent') return { status: 'sent', sentAt: entry.sentAt };
+      if (entry?.state === 'sending' && holder.token !== undefined && entry.token === holder.token) {
+        // This attempt's own claim, written although its answer was lost.
+        return { status: 'claimed', claim: { key, revision: current.revision, holder, since: entry.since } };
+      }
       const ageMs = now() - current.created.getTime();
       if (ageMs < options.staleAfterMs) {
         const sameMessage = entry !== undefined && entry.stream === holder.stream && entry.seq === holder.seq;
@@ -126,7 +215,7 @@ export async function openSentRegistry(nc: NatsConnection, options: SentRegistry
         const result = await attempt(key, holder);
         if (result !== 'conflict') return result;
       }
-      return { status: 'busy', retryInMs: 1000, sameMessage: false };
+      throw new ClaimContendedError(key);
     },
     async refresh(claim) {
       try {
@@ -138,7 +227,10 @@ export async function openSentRegistry(nc: NatsConnection, options: SentRegistry
       }
     },
     async markSent(claim, sent) {
-      await kv.put(claim.key, encode({ state: 'sent', sentAt: new Date(now()).toISOString(), messageId: sent.messageId }));
+      await kv.put(
+        claim.key,
+        encode({ state: 'sent', sentAt: new Date(now()).toISOString(), messageId: sent.messageId }),
+      );
     },
     async release(claim) {
       try {
@@ -148,7 +240,7 @@ export async function openSentRegistry(nc: NatsConnection, options: SentRegistry
       }
     },
     async lookup(eventId) {
-      const current = await kv.get(sentKeyFor(eventId));
+      const current = await read(sentKeyFor(eventId));
       if (!current || current.operation !== 'PUT') return undefined;
       const entry = decode(current);
       if (entry?.state === 'sent') return { state: 'sent', sentAt: entry.sentAt };

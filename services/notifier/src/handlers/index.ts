@@ -1,9 +1,28 @@
 import { bodegaDataSchema, deletedDataSchema, productoDataSchema, stockUmbralDataSchema } from '../events/envelope';
 import { defineHandler, type EmailedEventType, type EventHandler } from './event-handler';
-import { bodegaRecord, deletedRecord, productoRecord, stockRecord } from './records';
+import {
+  bodegaAbout,
+  bodegaRecord,
+  deletedAbout,
+  deletedRecord,
+  productoAbout,
+  productoPorBuscar,
+  productoRecord,
+  stockAbout,
+  stockPorBuscar,
+  stockRecord,
+} from './records';
 
 export { EVENT_TYPES_WITHOUT_EMAIL } from './event-handler';
-export type { EmailedEventType, EmailModel, EventHandler, HandlerName, PreparedEvent } from './event-handler';
+export type {
+  EmailedEventType,
+  EmailModel,
+  EventHandler,
+  HandlerName,
+  Nombres,
+  NombresPorBuscar,
+  PreparedEvent,
+} from './event-handler';
 
 /** One durable consumer each: docs/contract.md §6.1 in its order, then StockBajo (§10.4). */
 export const HANDLERS: readonly EventHandler[] = [
@@ -14,6 +33,8 @@ export const HANDLERS: readonly EventHandler[] = [
     template: 'producto-creado',
     data: productoDataSchema,
     record: productoRecord,
+    about: productoAbout,
+    porBuscar: productoPorBuscar,
   }),
   defineHandler({
     name: 'ProductoUpdatedHandler',
@@ -22,6 +43,8 @@ export const HANDLERS: readonly EventHandler[] = [
     template: 'producto-actualizado',
     data: productoDataSchema,
     record: productoRecord,
+    about: productoAbout,
+    porBuscar: productoPorBuscar,
   }),
   defineHandler({
     name: 'ProductoDeletedHandler',
@@ -30,6 +53,7 @@ export const HANDLERS: readonly EventHandler[] = [
     template: 'producto-eliminado',
     data: deletedDataSchema,
     record: deletedRecord,
+    about: deletedAbout('producto'),
   }),
   defineHandler({
     name: 'BodegaCreatedHandler',
@@ -38,6 +62,7 @@ export const HANDLERS: readonly EventHandler[] = [
     template: 'bodega-creada',
     data: bodegaDataSchema,
     record: bodegaRecord,
+    about: bodegaAbout,
   }),
   defineHandler({
     name: 'BodegaUpdatedHandler',
@@ -46,6 +71,7 @@ export const HANDLERS: readonly EventHandler[] = [
     template: 'bodega-actualizada',
     data: bodegaDataSchema,
     record: bodegaRecord,
+    about: bodegaAbout,
   }),
   defineHandler({
     name: 'BodegaDeletedHandler',
@@ -54,6 +80,7 @@ export const HANDLERS: readonly EventHandler[] = [
     template: 'bodega-eliminada',
     data: deletedDataSchema,
     record: deletedRecord,
+    about: deletedAbout('bodega'),
   }),
   defineHandler({
     name: 'StockBajoHandler',
@@ -62,6 +89,8 @@ export const HANDLERS: readonly EventHandler[] = [
     template: 'stock-bajo',
     data: stockUmbralDataSchema,
     record: stockRecord,
+    about: stockAbout,
+    porBuscar: stockPorBuscar,
   }),
 ];
 

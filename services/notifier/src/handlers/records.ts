@@ -1,5 +1,6 @@
 import { formatPrecio, orElse, shorten } from '../email/format';
 import type { BodegaData, DeletedData, ProductoData, StockUmbralData } from '../events/envelope';
+import type { Nombres, NombresPorBuscar } from './event-handler';
 
 /**
  * Every value a string, so templates hold no logic beyond `{{#if}}`. An
@@ -35,7 +36,10 @@ const BODEGA_ETIQUETAS: ReadonlyMap<string, string> = new Map([
 ]);
 
 /** `''` without a list (the line is left out); a field name we do not know (newer producer) is shown as sent. */
-function camposModificadosLine(campos: readonly string[] | null | undefined, etiquetas: ReadonlyMap<string, string>): string {
+function camposModificadosLine(
+  campos: readonly string[] | null | undefined,
+  etiquetas: ReadonlyMap<string, string>,
+): string {
   if (!campos) return '';
   const labels = [...new Set(campos.map((campo) => etiquetas.get(campo) ?? campo))];
   return labels.length > 0 ? labels.join(', ') : NINGUN_CAMPO_MODIFICADO;
@@ -45,15 +49,49 @@ function marca(data: CamposModificadosData, ...campos: string[]): string {
   return campos.some((campo) => data.camposModificados?.includes(campo)) ? MODIFICADO : '';
 }
 
-export function productoRecord(data: ProductoData & CamposModificadosData): Record<string, string> {
+/** `Bodega Central (3)`: the name and the id; the id alone (`3`) when the name is unknown. */
+export function conNombre(id: number, nombre: string | undefined): string {
+  return nombre === undefined || nombre === '' ? String(id) : `${nombre} (${id})`;
+}
+
+/** A record named in a subject: its name, else its kind and id (`producto 12`). */
+function nombrado(tipo: 'producto' | 'bodega', id: number, nombre: string | undefined | null): string {
+  return nombre === undefined || nombre === null || nombre === '' ? `${tipo} ${id}` : nombre;
+}
+
+export const productoAbout = (data: ProductoData): string => data.nombre;
+export const bodegaAbout = (data: BodegaData): string => data.nombre;
+export const deletedAbout =
+  (tipo: 'producto' | 'bodega') =>
+  (data: DeletedData): string =>
+    nombrado(tipo, data.id, data.nombre);
+export const stockAbout = (data: StockUmbralData, nombres: Nombres): string =>
+  `${nombrado('producto', data.productoId, nombres.producto)} en ${nombrado('bodega', data.bodegaId, nombres.bodega)}`;
+
+/** A product's email names its warehouse, which its event gives by id only. */
+export const productoPorBuscar = (data: ProductoData): NombresPorBuscar =>
+  data.bodegaId == null ? {} : { bodega: data.bodegaId };
+/** A stock alert names its product and warehouse, which its event gives by id only. */
+export const stockPorBuscar = (data: StockUmbralData): NombresPorBuscar => ({
+  producto: data.productoId,
+  bodega: data.bodegaId,
+});
+
+export function productoRecord(
+  data: ProductoData & CamposModificadosData,
+  nombres: Nombres = {},
+): Record<string, string> {
   return {
     id: String(data.productoId),
     nombre: data.nombre,
-    descripcion: orElse(data.descripcion == null ? null : shorten(data.descripcion, DESCRIPCION_MAX_CHARS), '(sin descripción)'),
+    descripcion: orElse(
+      data.descripcion == null ? null : shorten(data.descripcion, DESCRIPCION_MAX_CHARS),
+      '(sin descripción)',
+    ),
     precio: formatPrecio(data.precio),
     // docs/contract.md §5.3: one product form says cantidadEnStock, the other cantidad.
     cantidadEnStock: orElse(data.cantidadEnStock ?? data.cantidad, '—'),
-    bodega: orElse(data.bodegaId, 'Sin bodega asignada'),
+    bodega: data.bodegaId == null ? 'Sin bodega asignada' : conNombre(data.bodegaId, nombres.bodega),
     camposModificados: camposModificadosLine(data.camposModificados, PRODUCTO_ETIQUETAS),
     nombreModificado: marca(data, 'nombre'),
     descripcionModificado: marca(data, 'descripcion'),
@@ -83,13 +121,27 @@ export function deletedRecord(data: DeletedData): Record<string, string> {
   };
 }
 
-/** Ids only: the notifier asks no service for names, which read later could differ from the ones at the time. */
-export function stockRecord(data: StockUmbralData): Record<string, string> {
+/**
+ * The event gives the level by ids; the names are looked up (names/name-lookup.ts), the ids shown alone without them.
+ */
+export function stockRecord(data: StockUmbralData, nombres: Nombres = {}): Record<string, string> {
   return {
     productoId: String(data.productoId),
     bodegaId: String(data.bodegaId),
+    producto: conNombre(data.productoId, nombres.producto),
+    bodega: conNombre(data.bodegaId, nombres.bodega),
+    // For the opening sentence: "El stock de Tornillo M6 (12) en Bodega Central (3)", or by ids "del producto 12 en la
+    // bodega 3".
+    deProducto: nombres.producto
+      ? `de ${conNombre(data.productoId, nombres.producto)}`
+      : `del producto ${data.productoId}`,
+    enBodega: nombres.bodega ? conNombre(data.bodegaId, nombres.bodega) : `la bodega ${data.bodegaId}`,
     cantidad: String(data.cantidad),
     umbralMinimo: orElse(data.umbralMinimo, '(sin umbral)'),
-    operacionId: orElse(data.operacionId, '(no incluida en el evento)'),
+    // null: a threshold change crossed it, which belongs to no operation.
+    operacionId:
+      data.operacionId === null
+        ? 'ninguna (cambio del umbral)'
+        : orElse(data.operacionId, '(no incluida en el evento)'),
   };
 }

@@ -8,7 +8,7 @@ import { createDelivery } from '../../src/events/delivery';
 import { openSentRegistry } from '../../src/events/sent-registry';
 import { HANDLERS } from '../../src/handlers';
 import { createNotifierMetrics } from '../../src/metrics';
-import type { SmtpSink } from './smtp-sink';
+import type { SmtpSink } from '@inventario/testkit/smtp-sink';
 import { RECIPIENT, SENDER, type TestEvents } from './test-notifier';
 
 /**
@@ -28,12 +28,21 @@ export interface TestConsumersOptions {
   heartbeatMs?: number;
 }
 
-export async function startTestConsumers(events: TestEvents, sink: SmtpSink, options: TestConsumersOptions): Promise<RunningConsumers> {
+export async function startTestConsumers(
+  events: TestEvents,
+  sink: SmtpSink,
+  options: TestConsumersOptions,
+): Promise<RunningConsumers> {
   const { stream, prefix } = events.namespace;
   const logger = createLogger('notifier', process.env.TEST_LOG_LEVEL ?? 'silent');
   await ensureStream(events.nc, { name: stream, subjects: [`${prefix}.>`] });
   const handlers = HANDLERS.filter((h) => options.types.includes(h.eventType));
-  const mailer = createMailer({ smtpUrl: sink.url, from: SENDER, to: [RECIPIENT], maxConnections: options.maxConnections });
+  const mailer = createMailer({
+    smtpUrl: sink.url,
+    from: SENDER,
+    to: [RECIPIENT],
+    maxConnections: options.maxConnections,
+  });
   const deliver = createDelivery({
     namespace: 'Service',
     prefix,

@@ -2,20 +2,28 @@ import { jetstream, jetstreamManager, type ConsumerInfo } from '@nats-io/jetstre
 import { Kvm } from '@nats-io/kv';
 import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import { createLogger, eventSubject, type EventEnvelope, type EventType } from '@inventario/platform';
-import { connectTestNats, deleteStream, testEventNamespace, TEST_NATS_URL, uniqueName, waitFor, type EventNamespace } from '@inventario/testkit';
+import {
+  connectTestNats,
+  deleteStream,
+  testEventNamespace,
+  TEST_NATS_URL,
+  uniqueName,
+  waitFor,
+  type EventNamespace,
+} from '@inventario/testkit';
 import { startApp, type NotifierApp } from '../../src/app';
+import { deadLetterStreamName } from '../../src/events/dead-letter';
 import { loadConfig, type Config } from '../../src/config';
 import { sentKeyFor } from '../../src/events/sent-registry';
 import { HANDLERS, type HandlerName } from '../../src/handlers';
-import { startSmtpSink, type SmtpSink } from './smtp-sink';
+import { RECIPIENT, SENDER, startSmtpSink, type SmtpSink } from '@inventario/testkit/smtp-sink';
 
 /**
  * The notifier in-process against the shared NATS (a private stream, subject
  * prefix and sent bucket per test file) and a real SMTP sink.
  */
 
-export const SENDER = 'inventario@example.com';
-export const RECIPIENT = 'almacen@example.com';
+export { RECIPIENT, SENDER } from '@inventario/testkit/smtp-sink';
 
 /** Everything one test file publishes to and cleans up. */
 export interface TestEvents {
@@ -27,7 +35,7 @@ export interface TestEvents {
   nc: NatsConnection;
   /** Publishes an envelope (or raw text) on `type`'s subject; resolves to its stream sequence. */
   publish(type: EventType, body: EventEnvelope | string, options?: { msgID?: string }): Promise<number>;
-  /** Dead letters stored in the stream, in order. */
+  /** Dead letters kept in the dead letters' stream (`<stream>_DLQ`), in order; none while it does not exist. */
   deadLetters(): Promise<DeadLetterRecord[]>;
   consumerInfo(name: string): Promise<ConsumerInfo>;
   /** Waits until `name` acked or terminated every message up to stream sequence `seq`. */
@@ -50,9 +58,11 @@ export function handlerFor(type: EventType): HandlerName {
   return handler.name;
 }
 
-/** Events on the shared test NATS, or on `natsUrl` (a fault test's private server). */
-export async function createTestEvents(natsUrl: string = TEST_NATS_URL): Promise<TestEvents> {
-  const namespace = testEventNamespace();
+/** Events on the shared test NATS, or on `natsUrl` (a fault test's private server), under `namespace` (a fresh one by default). */
+export async function createTestEvents(
+  natsUrl: string = TEST_NATS_URL,
+  namespace: EventNamespace = testEventNamespace(),
+): Promise<TestEvents> {
   const bucket = uniqueName('notifier_sent');
   const nc = await connectTestNats(natsUrl);
   const js = jetstream(nc);
@@ -72,11 +82,13 @@ export async function createTestEvents(natsUrl: string = TEST_NATS_URL): Promise
       return ack.seq;
     },
     async deadLetters() {
-      const info = await jsm.streams.info(namespace.stream);
+      const letters = deadLetterStreamName(namespace.stream);
+      const info = await jsm.streams.info(letters).catch(() => undefined);
+      if (!info) return [];
       const out: DeadLetterRecord[] = [];
       for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq++) {
-        const m = await jsm.streams.getMessage(namespace.stream, { seq }).catch(() => null);
-        if (!m || !m.subject.startsWith(`${namespace.prefix}.dlq.`)) continue;
+        const m = await jsm.streams.getMessage(letters, { seq }).catch(() => null);
+        if (!m || !m.subject.startsWith(`${namespace.prefix}_dlq.`)) continue;
         const headers: Record<string, string> = {};
         if (m.header) for (const k of m.header.keys()) headers[k] = m.header.get(k);
         out.push({ subject: m.subject, headers, body: m.string() });
@@ -102,6 +114,7 @@ export async function createTestEvents(natsUrl: string = TEST_NATS_URL): Promise
       return entry && entry.operation === 'PUT' ? entry.json<Record<string, unknown>>() : undefined;
     },
     async dispose() {
+      await deleteStream(nc, deadLetterStreamName(namespace.stream));
       await deleteStream(nc, namespace.stream);
       await deleteStream(nc, `KV_${bucket}`);
       await nc.close();
@@ -126,6 +139,9 @@ export function testEnv(events: TestEvents, sink: SmtpSink, env: Record<string, 
     NOTIFIER_ACK_WAIT_MS: '5000',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     SHUTDOWN_TIMEOUT_MS: '10000',
+    // Port 1 refuses at once: names are not looked up in whatever runs on the default ports (emails then show ids).
+    PRODUCTO_SVC_ADDR: '127.0.0.1:1',
+    BODEGA_SVC_ADDR: '127.0.0.1:1',
     ...env,
   };
 }
@@ -143,7 +159,10 @@ export interface TestNotifier {
   close(): Promise<void>;
 }
 
-export async function startTestNotifier(env: Record<string, string> = {}, sinkOptions: { started?: boolean } = {}): Promise<TestNotifier> {
+export async function startTestNotifier(
+  env: Record<string, string> = {},
+  sinkOptions: { started?: boolean } = {},
+): Promise<TestNotifier> {
   const sink = await startSmtpSink(sinkOptions);
   const events = await createTestEvents();
   const config = testConfig(events, sink, env);

@@ -10,10 +10,18 @@ const smtpError = (fields: Record<string, unknown>) => Object.assign(new Error('
 
 describe('SMTP failure classification', () => {
   it.each([
-    ['550 mailbox unavailable', { code: 'EMESSAGE', responseCode: 550, permanent: true, response: '550 no such user' }, true],
+    [
+      '550 mailbox unavailable',
+      { code: 'EMESSAGE', responseCode: 550, permanent: true, response: '550 no such user' },
+      true,
+    ],
     ['554 rejected as spam', { code: 'EMESSAGE', responseCode: 554, permanent: true, response: '554 spam' }, true],
     ['535 bad credentials', { code: 'EAUTH', responseCode: 535, permanent: true, response: '535 auth failed' }, true],
-    ['503 bad sequence (new connection helps)', { code: 'EPROTOCOL', responseCode: 503, permanent: false, response: '503 bad sequence' }, false],
+    [
+      '503 bad sequence (new connection helps)',
+      { code: 'EPROTOCOL', responseCode: 503, permanent: false, response: '503 bad sequence' },
+      false,
+    ],
     ['451 try again later', { code: 'EMESSAGE', responseCode: 451, permanent: false, response: '451 later' }, false],
     ['421 service closing', { code: 'EENVELOPE', responseCode: 421, permanent: false, response: '421 bye' }, false],
     ['a 5xx without the permanent flag', { code: 'EENVELOPE', responseCode: 552, response: '552 too big' }, true],

@@ -1,7 +1,13 @@
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { EVENT_TYPES, type BodegaEventData, type EventEnvelope, type EventType, type ProductoEventData } from '@inventario/platform';
+import {
+  EVENT_TYPES,
+  type BodegaEventData,
+  type EventEnvelope,
+  type EventType,
+  type ProductoEventData,
+} from '@inventario/platform';
 import { shorten } from '../src/email/format';
 import { createEmailRenderer, TEMPLATES_DIR } from '../src/email/templates';
 import { EVENT_TYPES_WITHOUT_EMAIL, HANDLERS, type EventHandler } from '../src/handlers';
@@ -68,10 +74,13 @@ describe('email templates', () => {
   });
 
   it.each(HANDLERS.filter((h) => h.eventType !== 'StockBajo').map((h) => [h.eventType]))(
-    "renders %s with the contract's subject, a heading, the record id, name and date, in HTML and text",
+    "renders %s with the contract's title and the record's name as subject, the title as heading, the record id, name and date, in HTML and text",
     (type) => {
-      const email = render(type, sampleEnvelope(type, { id: 4321, nombre: 'Almacén Ñ', at: new Date('2026-03-05T09:08:07Z') }));
-      expect(email.subject).toBe(SPEC_SUBJECTS[type]);
+      const email = render(
+        type,
+        sampleEnvelope(type, { id: 4321, nombre: 'Almacén Ñ', at: new Date('2026-03-05T09:08:07Z') }),
+      );
+      expect(email.subject).toBe(`${SPEC_SUBJECTS[type]}: Almacén Ñ`);
       expect(email.html).toContain(`>${SPEC_SUBJECTS[type]}</h1>`);
       expect(email.text.split('\n')[0]).toBe(SPEC_SUBJECTS[type]);
       for (const part of [email.html, email.text]) {
@@ -85,9 +94,9 @@ describe('email templates', () => {
     },
   );
 
-  it('renders StockBajo with its subject and heading, the product and warehouse ids, units, threshold, operation, user and date, in HTML and text', () => {
+  it('renders StockBajo without names (none found) by ids: subject, heading, product and warehouse ids, units, threshold, operation, user and date', () => {
     const email = render('StockBajo', sampleEnvelope('StockBajo', { id: 4321, at: new Date('2026-03-05T09:08:07Z') }));
-    expect(email.subject).toBe(SPEC_SUBJECTS.StockBajo);
+    expect(email.subject).toBe(`${SPEC_SUBJECTS.StockBajo}: producto 4321 en bodega 3`);
     expect(email.html).toContain(`>${SPEC_SUBJECTS.StockBajo}</h1>`);
     expect(email.text.split('\n')[0]).toBe(SPEC_SUBJECTS.StockBajo);
     expect(email.text).toContain(
@@ -97,11 +106,46 @@ describe('email templates', () => {
     expect(email.html).toContain('<time datetime="2026-03-05T09:08:07Z">');
   });
 
-  it('says so in a StockBajo email when the event carries no threshold or operation', () => {
+  it('names the product and warehouse of a StockBajo email, in its subject and body, when they are found; HTML-escaped in the body', () => {
+    const handler = handlerOf('StockBajo');
+    const preparation = handler.prepare(JSON.stringify(sampleEnvelope('StockBajo', { id: 4321 })), 'Service');
+    if (!preparation.ok) throw new Error(preparation.reason);
+    expect(preparation.prepared.porBuscar).toEqual({ producto: 4321, bodega: 3 });
+    const model = preparation.prepared.withNombres({ producto: 'Tornillo <M6>', bodega: 'Almacén Norte' });
+    const email = renderer.render(handler.template, model);
+    expect(email.subject).toBe('Stock Bajo: Tornillo <M6> en Almacén Norte');
+    expect(email.text).toContain('\nProducto: Tornillo <M6> (4321)\nBodega: Almacén Norte (3)\n');
+    expect(email.text).toContain('El stock de Tornillo <M6> (4321) en Almacén Norte (3) llegó');
+    expect(email.html).toContain('>Tornillo &lt;M6&gt; (4321)</td>');
+    expect(email.html).not.toContain('<M6>');
+  });
+
+  it("names a product's warehouse when found (its event gives the id), and asks for nothing when it has none", () => {
+    const handler = handlerOf('ProductoCreado');
+    const preparation = handler.prepare(JSON.stringify(sampleEnvelope('ProductoCreado')), 'Service');
+    if (!preparation.ok) throw new Error(preparation.reason);
+    const { bodegaId } = sampleEnvelope('ProductoCreado').data as ProductoEventData;
+    expect(preparation.prepared.porBuscar).toEqual({ bodega: bodegaId });
+    expect(
+      renderer.render(handler.template, preparation.prepared.withNombres({ bodega: 'Bodega Central' })).text,
+    ).toContain(`\nBodega: Bodega Central (${bodegaId})\n`);
+    const sinBodega = handlerOf('ProductoActualizado').prepare(
+      JSON.stringify(updateEnvelope('ProductoActualizado', { bodegaId: null })),
+      'Service',
+    );
+    expect(sinBodega.ok && sinBodega.prepared.porBuscar).toEqual({});
+  });
+
+  it('says so in a StockBajo email when the event carries no threshold or operation, and when a threshold change crossed it', () => {
     const envelope = sampleEnvelope('StockBajo');
-    const email = render('StockBajo', { ...envelope, data: { ...envelope.data, umbralMinimo: null, operacionId: undefined } });
+    const email = render('StockBajo', {
+      ...envelope,
+      data: { ...envelope.data, umbralMinimo: null, operacionId: undefined },
+    });
     expect(email.text).toContain('\nUmbral mínimo: (sin umbral)\n');
     expect(email.text).toContain('\nOperación: (no incluida en el evento)\n');
+    const cambio = render('StockBajo', { ...envelope, data: { ...envelope.data, operacionId: null } });
+    expect(cambio.text).toContain('\nOperación: ninguna (cambio del umbral)\n');
   });
 
   it('reads both historical product variants and shows absent values in words', () => {
@@ -126,7 +170,10 @@ describe('email templates', () => {
 
   it('says when a deletion event does not carry the name', () => {
     const envelope = sampleEnvelope('BodegaEliminada', { id: 9 });
-    const email = render('BodegaEliminada', { ...envelope, data: { id: 9, usuario: 'ana', timestamp: '2026-11-22T14:03:07' } });
+    const email = render('BodegaEliminada', {
+      ...envelope,
+      data: { id: 9, usuario: 'ana', timestamp: '2026-11-22T14:03:07' },
+    });
     expect(email.text).toContain('Nombre: (no incluido en el evento)');
   });
 
@@ -140,7 +187,10 @@ describe('email templates', () => {
   it('escapes every value in the HTML part', () => {
     const hostile = '<script>alert(1)</script>';
     const envelope = sampleEnvelope('BodegaActualizada', { nombre: hostile, usuario: `"'><img src=x>` });
-    const email = render('BodegaActualizada', { ...envelope, data: { ...envelope.data, ubicacion: '<iframe src=//evil>' } });
+    const email = render('BodegaActualizada', {
+      ...envelope,
+      data: { ...envelope.data, ubicacion: '<iframe src=//evil>' },
+    });
     expect(email.html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(email.html).toContain('&lt;iframe src&#x3D;//evil&gt;');
     expect(email.html).toContain('&quot;&#x27;&gt;&lt;img src&#x3D;x&gt;');
@@ -148,10 +198,14 @@ describe('email templates', () => {
   });
 
   it('uses only escaping {{ }} expressions in HTML templates, never {{{ }}} or {{& }}', () => {
-    const files = [...readdirSync(TEMPLATES_DIR), ...readdirSync(path.join(TEMPLATES_DIR, 'partials')).map((f) => `partials/${f}`)];
+    const files = [
+      ...readdirSync(TEMPLATES_DIR),
+      ...readdirSync(path.join(TEMPLATES_DIR, 'partials')).map((f) => `partials/${f}`),
+    ];
     const html = files.filter((f) => f.endsWith('.html.hbs'));
     expect(html).toHaveLength(HANDLERS.length + 2);
-    for (const file of html) expect(readFileSync(path.join(TEMPLATES_DIR, file), 'utf8')).not.toMatch(/\{\{\{|\{\{~?\s*&/);
+    for (const file of html)
+      expect(readFileSync(path.join(TEMPLATES_DIR, file), 'utf8')).not.toMatch(/\{\{\{|\{\{~?\s*&/);
   });
 
   describe('update emails name the changed fields', () => {
@@ -172,17 +226,29 @@ describe('email templates', () => {
       const rows = markedHtmlRows(email.html);
       expect(rows).toHaveLength(2);
       expect(rows[0]).toMatch(/>Precio <span[^>]*>modificado<\/span><\/th><td[^>]*><strong>99\.90<\/strong><\/td>/);
-      expect(rows[1]).toMatch(/>Cantidad en stock <span[^>]*>modificado<\/span><\/th><td[^>]*><strong>7<\/strong><\/td>/);
+      expect(rows[1]).toMatch(
+        />Cantidad en stock <span[^>]*>modificado<\/span><\/th><td[^>]*><strong>7<\/strong><\/td>/,
+      );
     });
 
     it('lists the changed warehouse fields and marks their rows', () => {
-      const envelope = updateEnvelope('BodegaActualizada', { nombre: 'Bodega Sur', ubicacion: null, camposModificados: ['nombre', 'ubicacion'] });
+      const envelope = updateEnvelope('BodegaActualizada', {
+        nombre: 'Bodega Sur',
+        ubicacion: null,
+        camposModificados: ['nombre', 'ubicacion'],
+      });
       const email = renderUpdate('BodegaActualizada', envelope);
 
       expect(email.text).toContain('\nCampos modificados: Nombre, Ubicación\n');
-      expect(markedTextRows(email.text)).toEqual(['Nombre [modificado]: Bodega Sur', 'Ubicación [modificado]: (sin ubicación)']);
+      expect(markedTextRows(email.text)).toEqual([
+        'Nombre [modificado]: Bodega Sur',
+        'Ubicación [modificado]: (sin ubicación)',
+      ]);
       expect(email.html).toContain('<strong>Campos modificados:</strong> Nombre, Ubicación</p>');
-      expect(markedHtmlRows(email.html).map((row) => /<strong>([^<]*)<\/strong>/.exec(row)?.[1])).toEqual(['Bodega Sur', '(sin ubicación)']);
+      expect(markedHtmlRows(email.html).map((row) => /<strong>([^<]*)<\/strong>/.exec(row)?.[1])).toEqual([
+        'Bodega Sur',
+        '(sin ubicación)',
+      ]);
     });
 
     it('says that no value changed when the list is empty, and marks no row', () => {
@@ -194,7 +260,9 @@ describe('email templates', () => {
     });
 
     it('reads variant 2 cantidad as the stock and shows a field it does not know by its name', () => {
-      const envelope = updateEnvelope('ProductoActualizado', { camposModificados: ['cantidad', 'cantidadEnStock', 'color'] });
+      const envelope = updateEnvelope('ProductoActualizado', {
+        camposModificados: ['cantidad', 'cantidadEnStock', 'color'],
+      });
       const email = renderUpdate('ProductoActualizado', envelope);
       expect(email.text).toContain('\nCampos modificados: Cantidad en stock, color\n');
       expect(markedTextRows(email.text)).toEqual(['Cantidad en stock [modificado]: 480']);
@@ -218,7 +286,9 @@ describe('email templates', () => {
     it('escapes the changed field names in the HTML part', () => {
       const envelope = updateEnvelope('ProductoActualizado', { camposModificados: ['<img src=x onerror=alert(1)>'] });
       const email = renderUpdate('ProductoActualizado', envelope);
-      expect(email.html).toContain('<strong>Campos modificados:</strong> &lt;img src&#x3D;x onerror&#x3D;alert(1)&gt;</p>');
+      expect(email.html).toContain(
+        '<strong>Campos modificados:</strong> &lt;img src&#x3D;x onerror&#x3D;alert(1)&gt;</p>',
+      );
       expect(email.html).not.toMatch(/<img/);
       expect(email.text).toContain('Campos modificados: <img src=x onerror=alert(1)>');
     });
@@ -247,7 +317,9 @@ describe('email templates', () => {
     });
 
     it('is cut between characters, never inside one (an emoji is two UTF-16 units)', () => {
-      expect(shorten('📦'.repeat(DESCRIPCION_MAX_CHARS + 1), DESCRIPCION_MAX_CHARS)).toBe(`${'📦'.repeat(DESCRIPCION_MAX_CHARS)}…`);
+      expect(shorten('📦'.repeat(DESCRIPCION_MAX_CHARS + 1), DESCRIPCION_MAX_CHARS)).toBe(
+        `${'📦'.repeat(DESCRIPCION_MAX_CHARS)}…`,
+      );
       expect(shorten('abc de', 4)).toBe('abc…');
       expect(shorten('abcd', 4)).toBe('abcd');
     });
@@ -296,7 +368,9 @@ describe('email preview', () => {
 
   it('writes an HTML and a text file per event type, plus a hostile name rendered harmless', () => {
     const files = writePreviews(dir).map((f) => path.basename(f));
-    expect(files).toEqual([...HANDLERS.map((h) => h.template), 'producto-creado-hostil'].flatMap((name) => [`${name}.html`, `${name}.txt`]));
+    expect(files).toEqual(
+      [...HANDLERS.map((h) => h.template), 'producto-creado-hostil'].flatMap((name) => [`${name}.html`, `${name}.txt`]),
+    );
     const hostile = readFileSync(path.join(dir, 'producto-creado-hostil.html'), 'utf8');
     expect(hostile).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(hostile).not.toMatch(/<script|<img/);

@@ -58,16 +58,27 @@ describe('StockBajo data', () => {
   };
 
   it('prepares the contract example, showing the level by its ids', () => {
-    const preparation = stockBajoHandler.prepare(JSON.stringify({ ...sampleEnvelope('StockBajo'), data: CONTRACT_DATA }), 'Service');
+    const preparation = stockBajoHandler.prepare(
+      JSON.stringify({ ...sampleEnvelope('StockBajo'), data: CONTRACT_DATA }),
+      'Service',
+    );
     expect(preparation).toMatchObject({
       ok: true,
-      prepared: { model: { event: { usuario: 'admin' }, record: { productoId: '2', bodegaId: '1', cantidad: '4', umbralMinimo: '5', operacionId: '9' } } },
+      prepared: {
+        model: {
+          event: { usuario: 'admin' },
+          record: { productoId: '2', bodegaId: '1', cantidad: '4', umbralMinimo: '5', operacionId: '9' },
+        },
+      },
     });
   });
 
   it('prepares one without threshold or operation (shown in words), and a level at 0 units', () => {
     const payload = withData(sampleEnvelope('StockBajo'), { cantidad: 0, umbralMinimo: null, operacionId: null });
-    expect(stockBajoHandler.prepare(payload, 'Service')).toMatchObject({ ok: true, prepared: { model: { record: { cantidad: '0' } } } });
+    expect(stockBajoHandler.prepare(payload, 'Service')).toMatchObject({
+      ok: true,
+      prepared: { model: { record: { cantidad: '0' } } },
+    });
   });
 
   it.each([
@@ -83,7 +94,11 @@ describe('StockBajo data', () => {
 
 describe('event data no service produces', () => {
   it.each([
-    ['a descripcion longer than any TEXT value', { descripcion: 'x'.repeat(MAX_LONG_TEXT_UNITS + 1) }, /data\.descripcion/],
+    [
+      'a descripcion longer than any TEXT value',
+      { descripcion: 'x'.repeat(MAX_LONG_TEXT_UNITS + 1) },
+      /data\.descripcion/,
+    ],
     ['a nombre far longer than VARCHAR(255)', { nombre: 'x'.repeat(MAX_SHORT_TEXT_UNITS + 1) }, /data\.nombre/],
   ])('is refused, naming the field: %s', (_case, data, reason) => {
     const preparation = productoCreatedHandler.prepare(withData(sampleEnvelope('ProductoCreado'), data), 'Service');
