@@ -1,5 +1,5 @@
 {{/*
-Deployment, Service and headless Service of one gRPC service (producto-svc, bodega-svc):
+Deployment, Service and headless Service of one gRPC service (producto-svc, bodega-svc, identidad-svc):
 (dict "root" $ "component" "producto-svc" "values" .Values.productoSvc "databaseKey" "producto-database-url").
 Probes: native gRPC (grpc.health.v1, service "") for startup and
 readiness: NOT_SERVING until migrations are applied, while the database
@@ -85,6 +85,34 @@ spec:
               valueFrom:
                 configMapKeyRef: { name: inventario-config, key: PRODUCTO_SVC_ADDR }
             {{- end }}
+            {{- if .identidad }}
+            # identidad-svc signs principals with this Ed25519 key (the services verify with its public half).
+            - name: PRINCIPAL_SIGNING_KEY
+              valueFrom:
+                secretKeyRef:
+                  name: {{ include "inventario.secretName" $root }}
+                  key: identidad-principal-signing-key
+            # The first ADMIN, created at start while no active ADMIN exists (the shared credential until now).
+            - name: BFF_USER
+              valueFrom:
+                secretKeyRef:
+                  name: {{ include "inventario.secretName" $root }}
+                  key: bff-user
+            - name: BFF_PASSWORD
+              valueFrom:
+                secretKeyRef:
+                  name: {{ include "inventario.secretName" $root }}
+                  key: bff-password
+            - name: PRINCIPAL_TTL_SECONDS
+              valueFrom:
+                configMapKeyRef: { name: inventario-config, key: PRINCIPAL_TTL_SECONDS }
+            - name: VIGENCIA_MAX_DIAS
+              valueFrom:
+                configMapKeyRef: { name: inventario-config, key: VIGENCIA_MAX_DIAS }
+            - name: AUDITORIA_ANCLA_INTERVAL_MS
+              valueFrom:
+                configMapKeyRef: { name: inventario-config, key: AUDITORIA_ANCLA_INTERVAL_MS }
+            {{- end }}
             {{- if .existenciasVerificacion }}
             # bodega-svc checks its stock against the ledger on this period (the gauge behind InventarioExistenciasInconsistentes).
             - name: EXISTENCIAS_VERIFICACION_INTERVAL_MS
@@ -103,6 +131,9 @@ spec:
             - name: NATS_STREAM_MAX_BYTES
               valueFrom:
                 configMapKeyRef: { name: inventario-config, key: NATS_STREAM_MAX_BYTES }
+            - name: NATS_STREAM_REPLICAS
+              valueFrom:
+                configMapKeyRef: { name: inventario-config, key: NATS_STREAM_REPLICAS }
             - name: EVENT_TYPE_NAMESPACE
               valueFrom:
                 configMapKeyRef: { name: inventario-config, key: EVENT_TYPE_NAMESPACE }
