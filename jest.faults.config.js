@@ -7,10 +7,9 @@
  * (test/faults/support/suite-mariadb.ts). Run by .ci/run after npm test.
  * @type {import('jest').Config}
  */
-const base = require('./jest.config.js');
-
 module.exports = {
-  ...base,
+  testEnvironment: 'node',
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }] },
   roots: ['<rootDir>/test/faults'],
   testMatch: ['**/test/faults/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],

@@ -39,11 +39,14 @@ interface Run {
 const children: ChildProcess[] = [];
 
 afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const child of children.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
 
 function run(entry: string, env: Record<string, string>): Run {
-  const child = spawn(process.execPath, [join(__dirname, '..', entry)], { env: { PATH: process.env.PATH, LOG_LEVEL: 'debug', ...env } });
+  const child = spawn(process.execPath, [join(__dirname, '..', entry)], {
+    env: { PATH: process.env.PATH, LOG_LEVEL: 'debug', ...env },
+  });
   children.push(child);
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -100,30 +103,39 @@ function databaseUrlWith(host: string): string {
   return `mysql://inventario:${SECRET}@${host}${new URL(database.url).pathname}`;
 }
 
-describe.each(['services/producto-svc/dist/main.js', 'services/producto-svc/dist/migrate-main.js', 'services/bodega-svc/dist/migrate-main.js'])(
-  '%s',
-  (entry) => {
-    test('a DATABASE_URL that does not parse (port 99999): exit 1 naming DATABASE_URL, without the password', async () => {
-      const p = run(entry, serviceEnv({ DATABASE_URL: databaseUrlWith(`${MYSQL_SERVER.hostname}:99999`) }));
-      const code = await p.exited;
-      expect(p.output()).not.toContain(SECRET);
-      expect(code).toBe(1);
-      expect(p.output()).toContain('DATABASE_URL');
-    });
+describe.each([
+  'services/producto-svc/dist/main.js',
+  'services/producto-svc/dist/migrate-main.js',
+  'services/bodega-svc/dist/migrate-main.js',
+])('%s', (entry) => {
+  test('a DATABASE_URL that does not parse (port 99999): exit 1 naming DATABASE_URL, without the password', async () => {
+    const p = run(entry, serviceEnv({ DATABASE_URL: databaseUrlWith(`${MYSQL_SERVER.hostname}:99999`) }));
+    const code = await p.exited;
+    expect(p.output()).not.toContain(SECRET);
+    expect(code).toBe(1);
+    expect(p.output()).toContain('DATABASE_URL');
+  });
 
-    test('a DATABASE_URL with a malformed %-escape in the password: exit 1, the password not printed', async () => {
-      const p = run(entry, serviceEnv({ DATABASE_URL: `mysql://inventario:${SECRET}%zz@${MYSQL_SERVER.host}${new URL(database.url).pathname}` }));
-      const code = await p.exited;
-      expect(p.output()).not.toContain(SECRET);
-      expect(code).toBe(1);
-      expect(p.output()).toContain('DATABASE_URL');
-    });
-  },
-);
+  test('a DATABASE_URL with a malformed %-escape in the password: exit 1, the password not printed', async () => {
+    const p = run(
+      entry,
+      serviceEnv({
+        DATABASE_URL: `mysql://inventario:${SECRET}%zz@${MYSQL_SERVER.host}${new URL(database.url).pathname}`,
+      }),
+    );
+    const code = await p.exited;
+    expect(p.output()).not.toContain(SECRET);
+    expect(code).toBe(1);
+    expect(p.output()).toContain('DATABASE_URL');
+  });
+});
 
 describe('producto-svc', () => {
   test('a database that refuses the password: the driver error is logged, the password is not', async () => {
-    const p = run('services/producto-svc/dist/main.js', serviceEnv({ DATABASE_URL: databaseUrlWith(MYSQL_SERVER.host) }));
+    const p = run(
+      'services/producto-svc/dist/main.js',
+      serviceEnv({ DATABASE_URL: databaseUrlWith(MYSQL_SERVER.host) }),
+    );
     const code = await p.exited;
     expect(p.output()).not.toContain(SECRET);
     expect(code).toBe(1);
@@ -133,7 +145,12 @@ describe('producto-svc', () => {
   test('NATS_URL with a user and password: the start-up lines name the server, never the password', async () => {
     const p = run(
       'services/producto-svc/dist/main.js',
-      serviceEnv({ DATABASE_URL: database.url, NATS_URL: NATS_WITH_SECRET, NATS_STREAM: namespace.stream, NATS_SUBJECT_PREFIX: namespace.prefix }),
+      serviceEnv({
+        DATABASE_URL: database.url,
+        NATS_URL: NATS_WITH_SECRET,
+        NATS_STREAM: namespace.stream,
+        NATS_SUBJECT_PREFIX: namespace.prefix,
+      }),
     );
     try {
       await p.printed('nats connected');

@@ -24,13 +24,21 @@ interface RetryPolicy {
   retry_host_predicate?: { name: string }[];
 }
 interface Route {
-  match: { path_separated_prefix?: string; prefix?: string; headers?: { name: string; string_match: { safe_regex?: { regex: string } } }[] };
+  match: {
+    path_separated_prefix?: string;
+    prefix?: string;
+    headers?: { name: string; string_match: { safe_regex?: { regex: string } } }[];
+  };
   route?: { cluster: string; timeout?: string; retry_policy?: RetryPolicy };
   direct_response?: { status: number; body?: { inline_string?: string } };
   response_headers_to_add?: unknown[];
 }
 interface LocalReplyMapper {
-  filter: { status_code_filter?: { comparison: { op: 'EQ' | 'GE' | 'LE'; value: { default_value: number; runtime_key: string } } } };
+  filter: {
+    status_code_filter?: {
+      comparison: { op: 'EQ' | 'GE' | 'LE'; value: { default_value: number; runtime_key: string } };
+    };
+  };
   body?: { inline_string: string };
   headers_to_add?: { header: { key: string; value: string }; append_action?: string }[];
   status_code?: number;
@@ -52,12 +60,20 @@ interface EnvoyConfig {
       type: string;
       dns_refresh_rate: string;
       respect_dns_ttl?: boolean;
-      load_assignment: { endpoints: { lb_endpoints: { endpoint: { address: { socket_address: { address: string; port_value: number } } } }[] }[] };
+      load_assignment: {
+        endpoints: {
+          lb_endpoints: { endpoint: { address: { socket_address: { address: string; port_value: number } } } }[];
+        }[];
+      };
       health_checks: { interval: string; unhealthy_threshold: number; http_health_check: { path: string } }[];
       outlier_detection: Record<string, unknown>;
       typed_extension_protocol_options?: Record<
         string,
-        { '@type': string; common_http_protocol_options?: { idle_timeout?: string }; explicit_http_config?: Record<string, unknown> }
+        {
+          '@type': string;
+          common_http_protocol_options?: { idle_timeout?: string };
+          explicit_http_config?: Record<string, unknown>;
+        }
       >;
     }[];
   };
@@ -115,7 +131,10 @@ function localReply(status: number, body: string): { status: number; headers: Re
   if (!format) return { status: code, headers, body: text };
   if (!format.json_format) throw new Error('only json_format is modelled here');
   const json = Object.fromEntries(
-    Object.entries(format.json_format).map(([k, v]) => [k, v.replace('%LOCAL_REPLY_BODY%', text).replace('%RESPONSE_CODE%', String(code))]),
+    Object.entries(format.json_format).map(([k, v]) => [
+      k,
+      v.replace('%LOCAL_REPLY_BODY%', text).replace('%RESPONSE_CODE%', String(code)),
+    ]),
   );
   return { status: code, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(json) };
 }
@@ -140,7 +159,9 @@ describe('deploy/envoy/envoy.yaml', () => {
     const placeholder = /\$placeholder := "([^"]+)\\n"/.exec(template)?.[1];
     expect(placeholder).toBe('xff_num_trusted_hops: 0');
     expect(readText('deploy/envoy/envoy.yaml').split(`${placeholder}\n`)).toHaveLength(2);
-    expect(template).toContain('{{- $config := replace $placeholder (printf "xff_num_trusted_hops: %d\\n" $hops) $file -}}');
+    expect(template).toContain(
+      '{{- $config := replace $placeholder (printf "xff_num_trusted_hops: %d\\n" $hops) $file -}}',
+    );
     expect(template).toContain('{{- $config | nindent 4 }}');
     expect(template).toContain('checksum/envoy: {{ $config | sha256sum }}');
   });
@@ -179,7 +200,8 @@ describe('deploy/envoy/envoy.yaml', () => {
       expect(JSON.parse(reply.body)).toEqual({ error, mensaje: expect.stringMatching(/\S/) });
     }
     // Anything else at or above 400: still {error, mensaje}.
-    for (const status of [401, 405, 429, 500, 501, 502]) expect(JSON.parse(localReply(status, 'x').body)).toEqual({ error: 'PROXY_ERROR', mensaje: 'x' });
+    for (const status of [401, 405, 429, 500, 501, 502])
+      expect(JSON.parse(localReply(status, 'x').body)).toEqual({ error: 'PROXY_ERROR', mensaje: 'x' });
     // Envoy's 503 (no healthy BFF, overflow) carries Retry-After, as the contract requires.
     expect(Number(localReply(503, '').headers['retry-after'])).toBeGreaterThan(0);
     // The codes are the BFF's own.
@@ -188,10 +210,12 @@ describe('deploy/envoy/envoy.yaml', () => {
   });
 
   it("routes the health probes with a per-try timeout shorter than the route's", () => {
-    for (const route of routes.filter((r) => r.match.path_separated_prefix === '/actuator/health' && r.route?.retry_policy)) {
-      expect(seconds(route.route?.retry_policy?.per_try_timeout) * ((route.route?.retry_policy?.num_retries ?? 0) + 1)).toBeLessThanOrEqual(
-        seconds(route.route?.timeout) + 1,
-      );
+    for (const route of routes.filter(
+      (r) => r.match.path_separated_prefix === '/actuator/health' && r.route?.retry_policy,
+    )) {
+      expect(
+        seconds(route.route?.retry_policy?.per_try_timeout) * ((route.route?.retry_policy?.num_retries ?? 0) + 1),
+      ).toBeLessThanOrEqual(seconds(route.route?.timeout) + 1);
     }
   });
 
@@ -208,7 +232,8 @@ describe('deploy/envoy/envoy.yaml', () => {
     for (const prefix of ['/api', '/actuator/health']) {
       const matching = routes.filter((r) => r.match.path_separated_prefix === prefix);
       expect(matching.length).toBeGreaterThan(0);
-      for (const r of matching) expect(r.route).toEqual(expect.objectContaining({ cluster: 'bff', timeout: expect.stringMatching(/^\d+s$/) }));
+      for (const r of matching)
+        expect(r.route).toEqual(expect.objectContaining({ cluster: 'bff', timeout: expect.stringMatching(/^\d+s$/) }));
     }
   });
 
@@ -230,15 +255,20 @@ describe('deploy/envoy/envoy.yaml', () => {
       if (policy.per_try_timeout) expect(seconds(policy.per_try_timeout)).toBeLessThan(seconds(route.route?.timeout));
     }
     // A POST to /api matches a route that replays it only when it never reached a BFF.
-    const firstForPost = routes.find((r) => r.match.path_separated_prefix === '/api' && (methodsOf(r)?.includes('POST') ?? true));
+    const firstForPost = routes.find(
+      (r) => r.match.path_separated_prefix === '/api' && (methodsOf(r)?.includes('POST') ?? true),
+    );
     expect(firstForPost?.route?.retry_policy?.retry_on.split(',').sort()).toEqual([...neverReached].sort());
   });
 
   it('closes idle connections to the BFF before the BFF does, and re-resolves bff-headless every 5 s', () => {
-    const options = bffCluster?.typed_extension_protocol_options?.['envoy.extensions.upstreams.http.v3.HttpProtocolOptions'];
+    const options =
+      bffCluster?.typed_extension_protocol_options?.['envoy.extensions.upstreams.http.v3.HttpProtocolOptions'];
     expect(options?.['@type']).toBe('type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions');
     expect(options?.explicit_http_config).toEqual({ http_protocol_options: {} });
-    expect(seconds(options?.common_http_protocol_options?.idle_timeout) * 1000).toBeLessThan(bffDefaults.httpTimeouts.keepAliveMs);
+    expect(seconds(options?.common_http_protocol_options?.idle_timeout) * 1000).toBeLessThan(
+      bffDefaults.httpTimeouts.keepAliveMs,
+    );
     expect(bffCluster?.type).toBe('STRICT_DNS');
     expect(bffCluster?.respect_dns_ttl).toBe(false);
     expect(seconds(bffCluster?.dns_refresh_rate)).toBe(5);
@@ -246,8 +276,13 @@ describe('deploy/envoy/envoy.yaml', () => {
 
   it('gives a terminating BFF replica a drain long enough for Envoy to drop it, within its grace period', () => {
     const hc = bffCluster?.health_checks[0];
-    const dropMs = Math.max(seconds(hc?.interval) * (hc?.unhealthy_threshold ?? 0), seconds(bffCluster?.dns_refresh_rate)) * 1000;
-    const shutdown = valueAt(values, 'bff.shutdown') as { drainMs: number; timeoutMs: number; terminationGracePeriodSeconds: number };
+    const dropMs =
+      Math.max(seconds(hc?.interval) * (hc?.unhealthy_threshold ?? 0), seconds(bffCluster?.dns_refresh_rate)) * 1000;
+    const shutdown = valueAt(values, 'bff.shutdown') as {
+      drainMs: number;
+      timeoutMs: number;
+      terminationGracePeriodSeconds: number;
+    };
     // A health check may have just passed when readiness goes DOWN: one more interval.
     expect(shutdown.drainMs).toBeGreaterThanOrEqual(dropMs + seconds(hc?.interval) * 1000);
     expect(shutdown.timeoutMs).toBeGreaterThan(shutdown.drainMs);
@@ -259,14 +294,18 @@ describe('deploy/envoy/envoy.yaml', () => {
   });
 
   it('reaches the BFF through its headless Service, one DNS answer per pod', () => {
-    expect(bffCluster?.load_assignment.endpoints[0]?.lb_endpoints[0]?.endpoint.address.socket_address.address).toBe('bff-headless');
+    expect(bffCluster?.load_assignment.endpoints[0]?.lb_endpoints[0]?.endpoint.address.socket_address.address).toBe(
+      'bff-headless',
+    );
     expect(chartTemplate('templates/bff.yaml')).toMatch(/name: bff-headless\n[\s\S]*clusterIP: None/);
   });
 
   it('health-checks the BFF on the readiness path the chart probes, and ejects outliers', () => {
     const path = bffCluster?.health_checks[0]?.http_health_check.path;
     expect(path).toBe('/actuator/health/readiness');
-    expect(chartTemplate('templates/bff.yaml')).toContain(`readinessProbe:\n            httpGet: { path: ${path}, port: http }`);
+    expect(chartTemplate('templates/bff.yaml')).toContain(
+      `readinessProbe:\n            httpGet: { path: ${path}, port: http }`,
+    );
     expect(bffCluster?.outlier_detection).toEqual(expect.objectContaining({ base_ejection_time: expect.any(String) }));
   });
 
@@ -277,7 +316,9 @@ describe('deploy/envoy/envoy.yaml', () => {
   });
 
   it('logs JSON to stdout and binds its admin interface to localhost only', () => {
-    expect(Object.keys(hcm.access_log[0]?.typed_config.log_format.json_format ?? {})).toEqual(expect.arrayContaining(['status', 'path', 'duration_ms']));
+    expect(Object.keys(hcm.access_log[0]?.typed_config.log_format.json_format ?? {})).toEqual(
+      expect.arrayContaining(['status', 'path', 'duration_ms']),
+    );
     expect(envoy.admin.address.socket_address.address).toBe('127.0.0.1');
   });
 });
@@ -331,7 +372,8 @@ describe("the ports Envoy listens on and calls, and the chart's", () => {
   const envoyObjects = objects('templates/envoy.yaml');
   const bffObjects = objects('templates/bff.yaml');
   const policies = objects('templates/networkpolicies.yaml');
-  const container = (list: K8sObject[], name: string) => find(list, 'Deployment', name).spec.template?.spec.containers.find((c) => c.name === name);
+  const container = (list: K8sObject[], name: string) =>
+    find(list, 'Deployment', name).spec.template?.spec.containers.find((c) => c.name === name);
   const httpPort = (ports: Port[] | undefined) => ports?.find((p) => p.name === 'http');
   const selects = (name: string) => (peer: { podSelector?: { matchLabels?: Record<string, string> } }) =>
     peer.podSelector?.matchLabels?.['app.kubernetes.io/name'] === name;
@@ -345,7 +387,9 @@ describe("the ports Envoy listens on and calls, and the chart's", () => {
     expect(valueAt(values, 'bff.port')).toBeUndefined();
     // A release that still sets the old values fails to render rather than ignoring them.
     for (const template of ['templates/envoy.yaml', 'templates/bff.yaml'])
-      expect(chartTemplate(template)).toMatch(/\{\{- if hasKey \$v "port" \}\}\{\{ fail "[a-z]+\.port is no longer a value: /);
+      expect(chartTemplate(template)).toMatch(
+        /\{\{- if hasKey \$v "port" \}\}\{\{ fail "[a-z]+\.port is no longer a value: /,
+      );
   });
 
   it.each([
@@ -359,7 +403,11 @@ describe("the ports Envoy listens on and calls, and the chart's", () => {
     for (const probe of probes) expect((probe.httpGet ?? probe.tcpSocket ?? probe.grpc)?.port).toBe('http');
     const services = list().filter((o) => o.kind === 'Service');
     expect(services.length).toBeGreaterThan(0);
-    for (const service of services) expect([service.metadata.name, httpPort(service.spec.ports)?.targetPort]).toEqual([service.metadata.name, 'http']);
+    for (const service of services)
+      expect([service.metadata.name, httpPort(service.spec.ports)?.targetPort]).toEqual([
+        service.metadata.name,
+        'http',
+      ]);
   });
 
   it('the BFF is told to listen where Envoy calls it, and bff-headless serves that port', () => {
@@ -379,13 +427,17 @@ describe("the ports Envoy listens on and calls, and the chart's", () => {
     expect(portsOf(envoyPolicy.spec.egress?.filter((r) => r.to?.some(selects('bff'))))).toEqual([upstream?.port_value]);
     const bffPolicy = find(policies, 'NetworkPolicy', 'bff');
     expect(bffPolicy.spec.podSelector?.matchLabels?.['app.kubernetes.io/name']).toBe('bff');
-    expect(portsOf(bffPolicy.spec.ingress?.filter((r) => r.from?.some(selects('envoy'))))).toEqual([upstream?.port_value]);
+    expect(portsOf(bffPolicy.spec.ingress?.filter((r) => r.from?.some(selects('envoy'))))).toEqual([
+      upstream?.port_value,
+    ]);
   });
 
   it('the NetworkPolicies let producto-svc and bodega-svc ask each other whether a record is gone (reconciliation), both ways', () => {
     // The services' policy is one template ranged over both, naming the other as $peer: no value renders it statically.
     const text = chartTemplate('templates/networkpolicies.yaml');
-    const start = text.indexOf('{{- range $component, $key := dict "producto-svc" "productoSvc" "bodega-svc" "bodegaSvc" }}');
+    const start = text.indexOf(
+      '{{- range $component, $key := dict "producto-svc" "productoSvc" "bodega-svc" "bodegaSvc" }}',
+    );
     const block = text.slice(start, text.indexOf('{{- end }}', start));
     expect(block).toContain('{{- $peer := ternary "bodega-svc" "producto-svc" (eq $component "producto-svc") }}');
     expect(block).toContain('{{- $peerKey := ternary "bodegaSvc" "productoSvc" (eq $component "producto-svc") }}');
@@ -400,7 +452,10 @@ describe("the ports Envoy listens on and calls, and the chart's", () => {
 
 describe("the Envoy pod's shutdown (templates/envoy.yaml)", () => {
   const template = chartTemplate('templates/envoy.yaml');
-  const shutdown = valueAt(values, 'envoy.shutdown') as { preStopSleepSeconds: number; terminationGracePeriodSeconds: number };
+  const shutdown = valueAt(values, 'envoy.shutdown') as {
+    preStopSleepSeconds: number;
+    terminationGracePeriodSeconds: number;
+  };
 
   it('runs an Envoy that knows reset-before-request (1.31 or later) and has bash for the hook (not distroless)', () => {
     expect(valueAt(values, 'envoy.image.repository')).toBe('envoyproxy/envoy');
@@ -441,7 +496,9 @@ describe("the Envoy pod's shutdown (templates/envoy.yaml)", () => {
       const port = (server.address() as AddressInfo).port;
       const script = (command[2] ?? '').replace(`/${admin.port_value}`, `/${port}`);
       const status = await new Promise<number | null>((resolve) => {
-        execFile('/bin/bash', ['-c', script], { timeout: 10_000 }, (err) => resolve(err ? (typeof err.code === 'number' ? err.code : -1) : 0));
+        execFile('/bin/bash', ['-c', script], { timeout: 10_000 }, (err) =>
+          resolve(err ? (typeof err.code === 'number' ? err.code : -1) : 0),
+        );
       });
       expect(status).toBe(0);
     } finally {

@@ -7,7 +7,15 @@
  * are scraped. The chart's HTTP probe paths are asked on the same running apps.
  */
 import { createLogger } from '@inventario/platform';
-import { connectTestNats, createTestDatabase, deleteStream, TEST_NATS_URL, testEventNamespace, uniqueName, type TestDatabase } from '@inventario/testkit';
+import {
+  connectTestNats,
+  createTestDatabase,
+  deleteStream,
+  TEST_NATS_URL,
+  testEventNamespace,
+  uniqueName,
+  type TestDatabase,
+} from '@inventario/testkit';
 import { startApp as startBff } from '../../services/bff/dist/app';
 import { loadConfig as loadBffConfig } from '../../services/bff/dist/config';
 import { startApp as startNotifier } from '../../services/notifier/dist/app';
@@ -19,7 +27,21 @@ import { loadConfig as loadBodegaConfig } from '../../services/bodega-svc/dist/c
 import { chartTemplate, readText, readYaml } from './support/repo';
 
 /** PromQL words that are not metric names. */
-const KEYWORDS = new Set(['and', 'or', 'unless', 'bool', 'offset', 'by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'inf', 'nan']);
+const KEYWORDS = new Set([
+  'and',
+  'or',
+  'unless',
+  'bool',
+  'offset',
+  'by',
+  'without',
+  'on',
+  'ignoring',
+  'group_left',
+  'group_right',
+  'inf',
+  'nan',
+]);
 
 /**
  * Series Prometheus writes itself for every scrape target: they carry only
@@ -49,19 +71,26 @@ function metricNames(expr: string): string[] {
     .replace(/\{[^}]*\}/g, '')
     .replace(/\[[^\]]*\]/g, '')
     .replace(/\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)/g, '');
-  return [...bare.matchAll(/(?<![$\w.])([A-Za-z_:][A-Za-z0-9_:]*)\b(?!\s*\()/g)].map((m) => m[1] as string).filter((name) => !KEYWORDS.has(name.toLowerCase()));
+  return [...bare.matchAll(/(?<![$\w.])([A-Za-z_:][A-Za-z0-9_:]*)\b(?!\s*\()/g)]
+    .map((m) => m[1] as string)
+    .filter((name) => !KEYWORDS.has(name.toLowerCase()));
 }
 
 /** The label names of each selector's matchers (`metric{a="x",b=~"y"}`): [metric, label][]. */
 function matcherLabels(expr: string): [string, string][] {
-  return [...withoutStrings(expr).matchAll(/([A-Za-z_:][A-Za-z0-9_:]*)\s*\{([^}]*)\}/g)].flatMap(([, metric, matchers]) =>
-    [...(matchers ?? '').matchAll(/([A-Za-z_][A-Za-z0-9_]*)\s*(?:=~|!~|!=|=)/g)].map((m) => [metric as string, m[1] as string] as [string, string]),
+  return [...withoutStrings(expr).matchAll(/([A-Za-z_:][A-Za-z0-9_:]*)\s*\{([^}]*)\}/g)].flatMap(
+    ([, metric, matchers]) =>
+      [...(matchers ?? '').matchAll(/([A-Za-z_][A-Za-z0-9_]*)\s*(?:=~|!~|!=|=)/g)].map(
+        (m) => [metric as string, m[1] as string] as [string, string],
+      ),
   );
 }
 
 /** The label names of `by (...)`, `without (...)`, `on (...)`, `ignoring (...)`, `group_left (...)`, `group_right (...)`. */
 function groupingLabels(expr: string): string[] {
-  return [...withoutStrings(expr).matchAll(/\b(?:by|without|on|ignoring|group_left|group_right)\s*\(([^)]*)\)/g)].flatMap((m) =>
+  return [
+    ...withoutStrings(expr).matchAll(/\b(?:by|without|on|ignoring|group_left|group_right)\s*\(([^)]*)\)/g),
+  ].flatMap((m) =>
     (m[1] ?? '')
       .split(',')
       .map((l) => l.trim())
@@ -101,7 +130,12 @@ function parseSeries(series: string): { name: string; labels: Record<string, str
   if (!m) return { name: series, labels: {} };
   return {
     name: m[1] as string,
-    labels: Object.fromEntries([...(m[2] ?? '').matchAll(/([A-Za-z_][A-Za-z0-9_]*)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1] as string, l[2] as string])),
+    labels: Object.fromEntries(
+      [...(m[2] ?? '').matchAll(/([A-Za-z_][A-Za-z0-9_]*)="((?:[^"\\]|\\.)*)"/g)].map((l) => [
+        l[1] as string,
+        l[2] as string,
+      ]),
+    ),
   };
 }
 
@@ -123,16 +157,20 @@ function exportedNames(scrape: string): string[] {
   );
 }
 
-const dashboard = JSON.parse(readText('deploy/helm/inventario/dashboards/inventario.json')) as { panels: { targets?: { expr: string }[] }[] };
-const rules = readYaml<{ groups: { rules: { alert: string; expr: string }[] }[] }>('deploy/helm/inventario/alerts/inventario-rules.yaml');
+const dashboard = JSON.parse(readText('deploy/helm/inventario/dashboards/inventario.json')) as {
+  panels: { targets?: { expr: string }[] }[];
+};
+const rules = readYaml<{ groups: { rules: { alert: string; expr: string }[] }[] }>(
+  'deploy/helm/inventario/alerts/inventario-rules.yaml',
+);
 const expressions = [
   ...dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => ['dashboard', t.expr] as const)),
   ...rules.groups.flatMap((g) => g.rules.map((r) => [r.alert, r.expr] as const)),
 ];
-/** The input series of the alert rules' promtool unit tests (test/deploy/alert-rules.test.ts runs them). */
-const unitTestSeries = readYaml<{ tests: { input_series: { series: string }[] }[] }>('test/deploy/alerts/inventario-rules.test.yaml').tests.flatMap((t) =>
-  t.input_series.map((i) => parseSeries(i.series)),
-);
+/** The input series of the alert rules' promtool unit tests (test/deploy/alert-rules.unit.test.ts runs them). */
+const unitTestSeries = readYaml<{ tests: { input_series: { series: string }[] }[] }>(
+  'test/deploy/alerts/inventario-rules.test.yaml',
+).tests.flatMap((t) => t.input_series.map((i) => parseSeries(i.series)));
 const queried = expressions.flatMap(([where, expr]) => metricNames(expr).map((name) => [where, name] as const));
 
 describe('metrics in the dashboard and the alert rules', () => {
@@ -153,12 +191,23 @@ describe('metrics in the dashboard and the alert rules', () => {
   const ports = { bffHttp: 0, notifierMetrics: 0 };
 
   beforeAll(async () => {
-    const [productoDb, bodegaDb] = await Promise.all([createTestDatabase('dep_metr_p'), createTestDatabase('dep_metr_b')]);
+    const [productoDb, bodegaDb] = await Promise.all([
+      createTestDatabase('dep_metr_p'),
+      createTestDatabase('dep_metr_b'),
+    ]);
     databases.push(productoDb, bodegaDb);
-    const producto = await startProducto(loadProductoConfig({ ...base, DATABASE_URL: productoDb.url, GRPC_PORT: '0' }), logger);
+    const producto = await startProducto(
+      loadProductoConfig({ ...base, DATABASE_URL: productoDb.url, GRPC_PORT: '0' }),
+      logger,
+    );
     stops.push(() => producto.stop());
     const bodega = await startBodega(
-      loadBodegaConfig({ ...base, DATABASE_URL: bodegaDb.url, GRPC_PORT: '0', PRODUCTO_SVC_ADDR: `127.0.0.1:${producto.grpcPort}` }),
+      loadBodegaConfig({
+        ...base,
+        DATABASE_URL: bodegaDb.url,
+        GRPC_PORT: '0',
+        PRODUCTO_SVC_ADDR: `127.0.0.1:${producto.grpcPort}`,
+      }),
       logger,
     );
     stops.push(() => bodega.stop());
@@ -195,7 +244,12 @@ describe('metrics in the dashboard and the alert rules', () => {
 
     ports.bffHttp = bff.httpPort;
     ports.notifierMetrics = notifier.metricsPort;
-    const metricsPorts = { 'producto-svc': producto.metricsPort, 'bodega-svc': bodega.metricsPort, bff: bff.metricsPort, notifier: notifier.metricsPort };
+    const metricsPorts = {
+      'producto-svc': producto.metricsPort,
+      'bodega-svc': bodega.metricsPort,
+      bff: bff.metricsPort,
+      notifier: notifier.metricsPort,
+    };
     for (const [service, port] of Object.entries(metricsPorts)) {
       const res = await fetch(`http://127.0.0.1:${port}/metrics`);
       expect(res.status).toBe(200);
@@ -240,7 +294,9 @@ describe('metrics in the dashboard and the alert rules', () => {
     ['templates/bff.yaml', 'http', 'bffHttp'],
     ['templates/notifier.yaml', 'metrics', 'notifierMetrics'],
   ] as const)('the HTTP probe paths of %s answer 200 on the running service', async (template, portName, port) => {
-    const paths = [...chartTemplate(template).matchAll(new RegExp(`httpGet: \\{ path: (\\S+), port: ${portName} \\}`, 'g'))].map((m) => m[1] as string);
+    const paths = [
+      ...chartTemplate(template).matchAll(new RegExp(`httpGet: \\{ path: (\\S+), port: ${portName} \\}`, 'g')),
+    ].map((m) => m[1] as string);
     expect(paths.length).toBeGreaterThanOrEqual(2);
     for (const path of new Set(paths)) {
       const res = await fetch(`http://127.0.0.1:${ports[port]}${path}`);
@@ -262,9 +318,11 @@ describe('metrics in the dashboard and the alert rules', () => {
   it('every label matched on or grouped by is on the series scraped, or a target label', () => {
     const seen = new Map<string, Set<string>>();
     for (const scrape of Object.values(scrapes)) {
-      for (const [series, labels] of labelsBySeries(scrape)) seen.set(series, new Set([...(seen.get(series) ?? []), ...labels]));
+      for (const [series, labels] of labelsBySeries(scrape))
+        seen.set(series, new Set([...(seen.get(series) ?? []), ...labels]));
     }
-    const labelsOf = (series: string) => (TARGET_HEALTH_SERIES.has(series) ? new Set<string>() : (seen.get(series) ?? new Set<string>()));
+    const labelsOf = (series: string) =>
+      TARGET_HEALTH_SERIES.has(series) ? new Set<string>() : (seen.get(series) ?? new Set<string>());
     const unknown: [string, string, string][] = [];
     for (const [where, expr] of expressions) {
       for (const [series, label] of matcherLabels(expr)) {
@@ -272,7 +330,8 @@ describe('metrics in the dashboard and the alert rules', () => {
       }
       // A grouping label must be on some series the expression reads.
       const available = new Set(metricNames(expr).flatMap((series) => [...labelsOf(series)]));
-      for (const label of groupingLabels(expr)) if (!TARGET_LABELS.has(label) && !available.has(label)) unknown.push([where, '(by/on)', label]);
+      for (const label of groupingLabels(expr))
+        if (!TARGET_LABELS.has(label) && !available.has(label)) unknown.push([where, '(by/on)', label]);
     }
     expect(unknown).toEqual([]);
   });
@@ -301,7 +360,8 @@ describe('metrics in the dashboard and the alert rules', () => {
       for (const [label, value] of Object.entries(labels)) {
         const seen = values.get(name)?.get(label);
         if (!seen && !TARGET_LABELS.has(label)) wrong.push(`${name}: label ${label}`);
-        if (seen && FIXED_VALUE_LABELS.has(label) && !seen.has(value)) wrong.push(`${name}: ${label}="${value}" (exported: ${[...seen].join(', ')})`);
+        if (seen && FIXED_VALUE_LABELS.has(label) && !seen.has(value))
+          wrong.push(`${name}: ${label}="${value}" (exported: ${[...seen].join(', ')})`);
       }
     }
     expect(wrong).toEqual([]);

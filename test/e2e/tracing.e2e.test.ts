@@ -8,11 +8,16 @@
  * into the test, to check its log lines carry the trace.
  */
 import { SpanKind } from '@opentelemetry/api';
-import { InMemorySpanExporter, NodeTracerProvider, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-node';
+import {
+  InMemorySpanExporter,
+  NodeTracerProvider,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from '@opentelemetry/sdk-trace-node';
 import { createLogger } from '@inventario/platform';
 import { waitFor } from '@inventario/testkit';
 import type { TestStack } from '../../services/bff/test/support/stack';
-import type { SmtpSink } from '../../services/notifier/test/support/smtp-sink';
+import type { SmtpSink } from '@inventario/testkit/smtp-sink';
 import { startE2eSystem, type E2eSystem } from './support/system';
 
 const exporter = new InMemorySpanExporter();
@@ -27,7 +32,9 @@ const bffLog: Array<Record<string, unknown>> = [];
 beforeAll(async () => {
   provider.register();
   // The platform's logger (its mixin adds the trace fields), writing into bffLog instead of stdout.
-  const bffLogger = createLogger('bff', 'info', { write: (line: string) => void bffLog.push(JSON.parse(line) as Record<string, unknown>) });
+  const bffLogger = createLogger('bff', 'info', {
+    write: (line: string) => void bffLog.push(JSON.parse(line) as Record<string, unknown>),
+  });
   system = await startE2eSystem('tracing', { bffLogger });
   ({ stack, sink } = system);
 });
@@ -39,7 +46,9 @@ afterAll(async () => {
 
 /** The one finished span of `traceId` with this kind and name. */
 function spanOf(traceId: string, kind: SpanKind, name: string): ReadableSpan {
-  const found = exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === traceId && s.kind === kind && s.name === name);
+  const found = exporter
+    .getFinishedSpans()
+    .filter((s) => s.spanContext().traceId === traceId && s.kind === kind && s.name === name);
   expect(found.map((s) => s.name)).toEqual([name]);
   return found[0]!;
 }
@@ -62,16 +71,23 @@ test('one REST create is one trace: HTTP, gRPC client and server, outbox publish
   const creado = `${stack.namespace.prefix}.producto.creado`;
   // The email span ends when the SMTP server accepted it; the consumer's once the message is acked.
   await waitFor(
-    () => exporter.getFinishedSpans().some((s) => s.spanContext().traceId === traceId && s.name === `process ${creado}`),
-    'the notifier to finish handling the event',
+    () =>
+      exporter.getFinishedSpans().some((s) => s.spanContext().traceId === traceId && s.name === 'send email') ||
+      undefined,
+    'the notifier to send the email',
   );
+  const email = spanOf(traceId, SpanKind.CLIENT, 'send email');
+  // The notifier's consume span is the email's parent (bodega-svc's projection of known products consumes ProductoCreado too).
+  const consume = await waitFor(
+    () => exporter.getFinishedSpans().find((s) => s.spanContext().spanId === email.parentSpanContext?.spanId),
+    "the notifier's consume span to end",
+  );
+  expect([consume.kind, consume.name]).toEqual([SpanKind.CONSUMER, `process ${creado}`]);
 
   const http = spanOf(traceId, SpanKind.SERVER, 'POST /api/productos');
   const grpcClient = spanOf(traceId, SpanKind.CLIENT, 'inventario.v1.ProductoService/CreateProducto');
   const grpcServer = spanOf(traceId, SpanKind.SERVER, 'inventario.v1.ProductoService/CreateProducto');
   const publish = spanOf(traceId, SpanKind.PRODUCER, `publish ${creado}`);
-  const consume = spanOf(traceId, SpanKind.CONSUMER, `process ${creado}`);
-  const email = spanOf(traceId, SpanKind.CLIENT, 'send email');
 
   expect(http.parentSpanContext?.spanId).toBe(clientSpanId);
   expectChildOf(grpcClient, http);
@@ -83,17 +99,23 @@ test('one REST create is one trace: HTTP, gRPC client and server, outbox publish
   expect(http.attributes).toMatchObject({ 'http.route': '/api/productos', 'http.response.status_code': 201 });
   expect(grpcClient.attributes['rpc.status_code']).toBe('OK');
   expect(grpcServer.attributes['rpc.status_code']).toBe('OK');
-  const [event] = (await stack.settledEvents()).filter((e) => e.subject === creado && e.body.data.productoId === Number(id));
+  const [event] = (await stack.settledEvents()).filter(
+    (e) => e.subject === creado && e.body.data.productoId === Number(id),
+  );
   expect(publish.attributes['messaging.message.id']).toBe(event!.body.id);
   expect(email.attributes['inventario.event.id']).toBe(event!.body.id);
   expect(sink.received.filter((m) => m.headers.get('x-inventario-event-id') === event!.body.id)).toHaveLength(1);
 });
 
 test('the NATS message carries the traceparent of its publish span', async () => {
-  const res = await stack.request('POST', '/api/productos', { body: { nombre: 'Escuadra', precio: 7, cantidadEnStock: 10 } });
+  const res = await stack.request('POST', '/api/productos', {
+    body: { nombre: 'Escuadra', precio: 7, cantidadEnStock: 10 },
+  });
   expect(res.status).toBe(201);
   const creado = `${stack.namespace.prefix}.producto.creado`;
-  const [event] = (await stack.settledEvents()).filter((e) => e.subject === creado && e.body.data.productoId === res.body.id);
+  const [event] = (await stack.settledEvents()).filter(
+    (e) => e.subject === creado && e.body.data.productoId === res.body.id,
+  );
 
   const traceparent = event!.headers.traceparent;
   expect(traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
@@ -107,11 +129,16 @@ test('the NATS message carries the traceparent of its publish span', async () =>
 
 test('an error the error middleware answers is still named by its route template, and the request log line carries the trace', async () => {
   const traceId = '5bf92f3577b34da6a3ce929d0e0e4736';
-  const res = await stack.request('GET', '/api/productos/999999', { headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` } });
+  const res = await stack.request('GET', '/api/productos/999999', {
+    headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
+  });
   expect(res.status).toBe(404);
 
   // Express reset req.baseUrl when the NotFound left the productos router; the template was taken before.
-  await waitFor(() => exporter.getFinishedSpans().some((s) => s.spanContext().traceId === traceId && s.kind === SpanKind.SERVER), 'the HTTP span to end');
+  await waitFor(
+    () => exporter.getFinishedSpans().some((s) => s.spanContext().traceId === traceId && s.kind === SpanKind.SERVER),
+    'the HTTP span to end',
+  );
   const http = spanOf(traceId, SpanKind.SERVER, 'GET /api/productos/:id');
   expect(http.attributes).toMatchObject({ 'http.route': '/api/productos/:id', 'http.response.status_code': 404 });
   // NOT_FOUND is the caller's error: the producto-svc SERVER span is not failed, the BFF's CLIENT span is.
@@ -119,6 +146,9 @@ test('an error the error middleware answers is still named by its route template
   expect(spanOf(traceId, SpanKind.CLIENT, 'inventario.v1.ProductoService/GetProducto').status.code).toBe(2);
 
   // Written in the response's close listener, in the span's context.
-  const line = await waitFor(() => bffLog.find((l) => l.msg === 'request' && l.path === '/api/productos/999999'), "the request's log line");
+  const line = await waitFor(
+    () => bffLog.find((l) => l.msg === 'request' && l.path === '/api/productos/999999'),
+    "the request's log line",
+  );
   expect(line).toMatchObject({ status: 404, trace_id: traceId, span_id: http.spanContext().spanId });
 });

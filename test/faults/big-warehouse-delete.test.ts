@@ -10,7 +10,7 @@
  */
 import { createDb } from '@inventario/platform';
 import { startPrivateNatsServer, type PrivateNatsServer } from '@inventario/testkit';
-import { seedProductos } from '../../services/producto-svc/test/support/seed-productos';
+import { seedProductos } from '@inventario/testkit';
 import { killAllServiceProcesses, startProcessStack, type ProcessStack } from './support/processes';
 
 const PRODUCTOS = 10_000;
@@ -30,12 +30,18 @@ afterAll(async () => {
 });
 
 test(`force-deleting a warehouse of ${PRODUCTOS} products: 200, all unassigned, one event each, breaker closed`, async () => {
-  const created = await stack.request('POST', '/api/bodegas', { body: { nombre: 'Bodega enorme', capacidad: PRODUCTOS } });
+  const created = await stack.request('POST', '/api/bodegas', {
+    body: { nombre: 'Bodega enorme', capacidad: PRODUCTOS },
+  });
   expect(created.status).toBe(201);
   const bodegaId = Number(created.body.id);
   const db = createDb(stack.databaseUrls['producto-svc'], { poolMax: 2 });
   try {
-    const ids = await seedProductos(db, { count: PRODUCTOS, bodegaId, descripcion: 'Producto sembrado para la prueba' });
+    const ids = await seedProductos(db, {
+      count: PRODUCTOS,
+      bodegaId,
+      descripcion: 'Producto sembrado para la prueba',
+    });
     expect(ids).toHaveLength(PRODUCTOS);
 
     const refused = await stack.request('DELETE', `/api/bodegas/${bodegaId}`);
@@ -49,17 +55,27 @@ test(`force-deleting a warehouse of ${PRODUCTOS} products: 200, all unassigned, 
     expect(res.status).toBe(200);
     expect(res.body.productosAfectados).toBe(PRODUCTOS);
     expect((res.body.detalleProductos as { id: number }[]).map((p) => p.id)).toEqual(ids.slice(0, 100));
-    process.stdout.write(`big-warehouse-delete: ${PRODUCTOS} products unassigned and deleted in ${elapsedMs} ms, report ${res.text.length} bytes\n`);
+    process.stdout.write(
+      `big-warehouse-delete: ${PRODUCTOS} products unassigned and deleted in ${elapsedMs} ms, report ${res.text.length} bytes\n`,
+    );
 
-    const left = await db('productos').where({ bodega_id: bodegaId }).count<{ n: number | string }[]>({ n: '*' }).first();
+    const left = await db('productos')
+      .where({ bodega_id: bodegaId })
+      .count<{ n: number | string }[]>({ n: '*' })
+      .first();
     expect(Number(left?.n)).toBe(0);
-    const moved = await db('productos').whereNull('bodega_id').where({ version: 2 }).count<{ n: number | string }[]>({ n: '*' }).first();
+    const moved = await db('productos')
+      .whereNull('bodega_id')
+      .where({ version: 2 })
+      .count<{ n: number | string }[]>({ n: '*' })
+      .first();
     expect(Number(moved?.n)).toBe(PRODUCTOS);
 
     const events = await stack.settledEvents(180_000);
     const perProducto = new Map<string, number>();
     for (const e of events) {
-      if (e.body.eventType.endsWith('ProductoActualizado')) perProducto.set(e.body.subject, (perProducto.get(e.body.subject) ?? 0) + 1);
+      if (e.body.eventType.endsWith('ProductoActualizado'))
+        perProducto.set(e.body.subject, (perProducto.get(e.body.subject) ?? 0) + 1);
     }
     expect(perProducto.size).toBe(PRODUCTOS);
     expect([...perProducto.values()].every((n) => n === 1)).toBe(true);

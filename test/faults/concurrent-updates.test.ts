@@ -39,11 +39,15 @@ function write(i: number, bodegas: number[]) {
 test('50 concurrent updates of one product: the final state is one whole write, one event per successful write', async () => {
   const bodegas: number[] = [];
   for (const nombre of ['Norte', 'Sur']) {
-    const res = await stack.request('POST', '/api/bodegas', { body: { nombre: `${nombre} ${Date.now()}`, capacidad: 10 } });
+    const res = await stack.request('POST', '/api/bodegas', {
+      body: { nombre: `${nombre} ${Date.now()}`, capacidad: 10 },
+    });
     expect(res.status).toBe(201);
     bodegas.push(res.body.id as number);
   }
-  const created = await stack.request('POST', '/api/productos', { body: { nombre: 'Original', precio: 1, cantidadEnStock: 1 } });
+  const created = await stack.request('POST', '/api/productos', {
+    body: { nombre: 'Original', precio: 1, cantidadEnStock: 1 },
+  });
   expect(created.status).toBe(201);
   const id = created.body.id as number;
   const writes = Array.from({ length: WRITERS }, (_, i) => write(i, bodegas));

@@ -9,9 +9,23 @@
  * opens on the way; after SIGCONT the replica rejoins the rotation.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort, metricSample, scrapeMetrics, startPrivateNatsServer, waitFor, type PrivateNatsServer } from '@inventario/testkit';
+import {
+  freePort,
+  metricSample,
+  scrapeMetrics,
+  startPrivateNatsServer,
+  waitFor,
+  type PrivateNatsServer,
+} from '@inventario/testkit';
 import { startLoad, tally } from './support/load';
-import { bffEnv, killAllServiceProcesses, startProcessStack, startServiceProcess, type ProcessStack, type ServiceProcess } from './support/processes';
+import {
+  bffEnv,
+  killAllServiceProcesses,
+  startProcessStack,
+  startServiceProcess,
+  type ProcessStack,
+  type ServiceProcess,
+} from './support/processes';
 
 /** The BFF's defaults: GRPC_DEADLINE_MS, GRPC_KEEPALIVE_TIME_MS + GRPC_KEEPALIVE_TIMEOUT_MS. */
 const DEADLINE_MS = 5000;
@@ -28,7 +42,11 @@ let productoId: number;
 beforeAll(async () => {
   nats = await startPrivateNatsServer();
   metricsPorts.a = await freePort();
-  stack = await startProcessStack({ label: 'f_dead', natsUrl: nats.url, env: { 'producto-svc': { METRICS_PORT: String(metricsPorts.a) } } });
+  stack = await startProcessStack({
+    label: 'f_dead',
+    natsUrl: nats.url,
+    env: { 'producto-svc': { METRICS_PORT: String(metricsPorts.a) } },
+  });
   // A second replica of producto-svc on the same database and stream.
   const portB = await freePort();
   metricsPorts.b = await freePort();
@@ -48,7 +66,9 @@ beforeAll(async () => {
     METRICS_PORT: String(metricsPorts.bff),
   });
   baseUrl = `http://127.0.0.1:${port}`;
-  const res = await stack.request('POST', '/api/productos', { body: { nombre: 'Dos réplicas', precio: 4.5, cantidadEnStock: 3 } });
+  const res = await stack.request('POST', '/api/productos', {
+    body: { nombre: 'Dos réplicas', precio: 4.5, cantidadEnStock: 3 },
+  });
   expect(res.status).toBe(201);
   productoId = res.body.id as number;
 }, 120_000);
@@ -91,7 +111,11 @@ test('a replica frozen under load leaves the rotation within keepalive time + ti
     replicaB.signal('SIGCONT');
     continuedAt = Date.now();
     // Back in the rotation: the BFF's reconnection completes once it answers again.
-    await waitFor(async () => (await served(metricsPorts.b)) > servedByB + 20, 'the replica to take calls again after SIGCONT', 60_000);
+    await waitFor(
+      async () => (await served(metricsPorts.b)) > servedByB + 20,
+      'the replica to take calls again after SIGCONT',
+      60_000,
+    );
   } finally {
     replicaB.signal('SIGCONT');
     await load.stop();
@@ -103,7 +127,13 @@ test('a replica frozen under load leaves the rotation within keepalive time + ti
   // Only the calls that were sent to the frozen replica before its connection was dropped failed:
   // a 504 at the deadline, or a 503 when the keepalive dropped the connection under them.
   expect(failures.filter((s) => s.endedAt < stoppedAt)).toEqual([]);
-  expect(failures.filter((s) => !(s.status === 504 && s.error === 'GATEWAY_TIMEOUT') && !(s.status === 503 && s.error === 'SERVICE_UNAVAILABLE'))).toEqual([]);
+  expect(
+    failures.filter(
+      (s) =>
+        !(s.status === 504 && s.error === 'GATEWAY_TIMEOUT') &&
+        !(s.status === 503 && s.error === 'SERVICE_UNAVAILABLE'),
+    ),
+  ).toEqual([]);
   expect(failures.filter((s) => s.endedAt > detectedBy || s.ms > DEADLINE_MS + 1500)).toEqual([]);
   // After the detection window, everything succeeds on the other replica.
   const afterDetection = samples.filter((s) => s.startedAt > detectedBy && s.endedAt < continuedAt);
@@ -112,7 +142,9 @@ test('a replica frozen under load leaves the rotation within keepalive time + ti
 
   // The breaker never opened: the dead replica's failures never outweighed the calls that succeeded.
   const metrics = await scrapeMetrics(metricsPorts.bff);
-  expect(metricSample(metrics, 'inventario_circuit_breaker_events_total', { breaker: 'producto-svc', event: 'open' })).toBe(0);
+  expect(
+    metricSample(metrics, 'inventario_circuit_breaker_events_total', { breaker: 'producto-svc', event: 'open' }),
+  ).toBe(0);
   expect(metricSample(metrics, 'inventario_circuit_breaker_state', { breaker: 'producto-svc' })).toBe(0);
   expect(bff.running()).toBe(true);
 

@@ -16,7 +16,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createDb } from '@inventario/platform';
 import { startPrivateNatsServer, waitFor, type PrivateNatsServer } from '@inventario/testkit';
 import { startLoad, type LoadSample } from './support/load';
-import { killAllServiceProcesses, startProcessStack, type ProcessStack, type ServiceProcess } from './support/processes';
+import {
+  killAllServiceProcesses,
+  startProcessStack,
+  type ProcessStack,
+  type ServiceProcess,
+} from './support/processes';
 
 const EXIT_WITHIN_MS = 30_000;
 const DRAIN_MS = 1500;
@@ -50,14 +55,22 @@ beforeAll(async () => {
       bff: { ...drain, GRPC_DEADLINE_MS: String(BFF_DEADLINE_MS), GRPC_KEEPALIVE_TIME_MS: '0' },
     },
   });
-  const bodega = await stack.request('POST', '/api/bodegas', { body: { nombre: `Terminal ${Date.now()}`, capacidad: 5 } });
+  const bodega = await stack.request('POST', '/api/bodegas', {
+    body: { nombre: `Terminal ${Date.now()}`, capacidad: 5 },
+  });
   expect(bodega.status).toBe(201);
   bodegaId = bodega.body.id as number;
-  const producto = await stack.request('POST', '/api/productos', { body: { nombre: 'Terminal', precio: 1.5, cantidadEnStock: 3, bodegaId } });
+  const producto = await stack.request('POST', '/api/productos', {
+    body: { nombre: 'Terminal', precio: 1.5, cantidadEnStock: 3, bodegaId },
+  });
   expect(producto.status).toBe(201);
   productoId = producto.body.id as number;
-  const heldBodega = await stack.request('POST', '/api/bodegas', { body: { nombre: `Bloqueada ${Date.now()}`, capacidad: 5 } });
-  const heldProducto = await stack.request('POST', '/api/productos', { body: { nombre: 'Bloqueado', precio: 1, cantidadEnStock: 1 } });
+  const heldBodega = await stack.request('POST', '/api/bodegas', {
+    body: { nombre: `Bloqueada ${Date.now()}`, capacidad: 5 },
+  });
+  const heldProducto = await stack.request('POST', '/api/productos', {
+    body: { nombre: 'Bloqueado', precio: 1, cantidadEnStock: 1 },
+  });
   expect([heldBodega.status, heldProducto.status]).toEqual([201, 201]);
   heldBodegaId = heldBodega.body.id as number;
   heldProductoId = heldProducto.body.id as number;
@@ -98,7 +111,11 @@ function mixedLoad(concurrency: number, paths: 'productos' | 'bodegas' | 'both',
         });
       }
       if (n % 4 === 3) {
-        return fetch(`${stack.baseUrl}/api/bodegas/${id}`, { method: 'PUT', headers: json(stack.auth), body: JSON.stringify({ capacidad: n }) });
+        return fetch(`${stack.baseUrl}/api/bodegas/${id}`, {
+          method: 'PUT',
+          headers: json(stack.auth),
+          body: JSON.stringify({ capacidad: n }),
+        });
       }
       return fetch(`${stack.baseUrl}/api/${kind}/${id}`, { headers: { authorization: stack.auth } });
     },
@@ -110,7 +127,9 @@ function mixedLoad(concurrency: number, paths: 'productos' | 'bodegas' | 'both',
 const succeeded = (s: LoadSample) => s.status !== undefined && s.status >= 200 && s.status < 300;
 
 /** SIGTERM; resolves with the exit and how long it took. */
-async function terminate(proc: ServiceProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null; ms: number }> {
+async function terminate(
+  proc: ServiceProcess,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; ms: number }> {
   const started = Date.now();
   proc.signal('SIGTERM');
   const timer = setTimeout(() => proc.signal('SIGKILL'), EXIT_WITHIN_MS + 5000);
@@ -199,7 +218,10 @@ function once(work: () => Promise<void>): () => Promise<void> {
 }
 
 /** A row lock held by the test on the service's database, so a write of that row waits inside the service. */
-async function holdRow(name: 'producto-svc' | 'bodega-svc', id: number): Promise<{ waiters(): Promise<number>; release(): Promise<void> }> {
+async function holdRow(
+  name: 'producto-svc' | 'bodega-svc',
+  id: number,
+): Promise<{ waiters(): Promise<number>; release(): Promise<void> }> {
   const db = createDb(stack.databaseUrls[name], { poolMax: 2 });
   const table = name === 'producto-svc' ? 'productos' : 'bodegas';
   let release!: () => void;
@@ -237,45 +259,50 @@ async function holdRow(name: 'producto-svc' | 'bodega-svc', id: number): Promise
 test.each([
   ['producto-svc', 'productos'],
   ['bodega-svc', 'bodegas'],
-] as const)('SIGTERM to %s under BFF load: nothing fails during the drain or in flight, exit 0 within 30 s', async (name, paths) => {
-  const proc = stack.process(name);
-  const heldId = name === 'producto-svc' ? heldProductoId : heldBodegaId;
-  const load = mixedLoad(8, paths);
-  const hold = await holdRow(name, heldId);
-  try {
-    await waitFor(() => load.samples.filter(succeeded).length >= 100, 'load to be served', 30_000);
-    // A call in flight through the whole shutdown: it waits on the row lock inside the service.
-    const inFlight = fetch(`${stack.baseUrl}/api/${paths}/${heldId}`, {
-      method: 'PUT',
-      headers: json(stack.auth),
-      body: JSON.stringify({ nombre: `En vuelo ${Date.now()}` }),
-    });
-    await waitFor(async () => (await hold.waiters()) > 0, 'the write to wait on the row lock', 10_000);
+] as const)(
+  'SIGTERM to %s under BFF load: nothing fails during the drain or in flight, exit 0 within 30 s',
+  async (name, paths) => {
+    const proc = stack.process(name);
+    const heldId = name === 'producto-svc' ? heldProductoId : heldBodegaId;
+    const load = mixedLoad(8, paths);
+    const hold = await holdRow(name, heldId);
+    try {
+      await waitFor(() => load.samples.filter(succeeded).length >= 100, 'load to be served', 30_000);
+      // A call in flight through the whole shutdown: it waits on the row lock inside the service.
+      const inFlight = fetch(`${stack.baseUrl}/api/${paths}/${heldId}`, {
+        method: 'PUT',
+        headers: json(stack.auth),
+        body: JSON.stringify({ nombre: `En vuelo ${Date.now()}` }),
+      });
+      await waitFor(async () => (await hold.waiters()) > 0, 'the write to wait on the row lock', 10_000);
 
-    const exit = terminate(proc);
-    await proc.logged('shutdown step', { step: 'grpc server' });
-    await sleep(300);
-    await hold.release();
-    expect((await inFlight).status).toBe(200);
-    const how = await exit;
-    expect(how).toEqual({ code: 0, signal: null, ms: expect.any(Number) });
-    expect(how.ms).toBeLessThan(EXIT_WITHIN_MS);
-    await sleep(500);
-    const samples = await load.stop();
+      const exit = terminate(proc);
+      await proc.logged('shutdown step', { step: 'grpc server' });
+      await sleep(300);
+      await hold.release();
+      expect((await inFlight).status).toBe(200);
+      const how = await exit;
+      expect(how).toEqual({ code: 0, signal: null, ms: expect.any(Number) });
+      expect(how.ms).toBeLessThan(EXIT_WITHIN_MS);
+      await sleep(500);
+      const samples = await load.stop();
 
-    const notServingAt = stepAt(proc, 'health NOT_SERVING');
-    const closingAt = stepAt(proc, 'grpc server');
-    expect(closingAt - notServingAt).toBeGreaterThanOrEqual(DRAIN_MS - 50);
-    // In flight at SIGTERM, or sent and answered during the drain (NOT_SERVING, still serving): all succeeded.
-    expect(samples.filter((s) => s.startedAt < notServingAt && !succeeded(s))).toEqual([]);
-    const drain = samples.filter((s) => s.startedAt >= notServingAt && s.endedAt < closingAt);
-    expect(drain.filter((s) => !succeeded(s))).toEqual([]);
-    expect(drain.length).toBeGreaterThan(10);
-    // Once it closed, the service is gone (one replica): 503 SERVICE_UNAVAILABLE, never a 500, a 504 or a broken connection.
-    expect(samples.filter((s) => !succeeded(s) && (s.status !== 503 || s.error !== 'SERVICE_UNAVAILABLE'))).toEqual([]);
-    expect(stack.process('bff').running()).toBe(true);
-  } finally {
-    await hold.release();
-    await load.stop();
-  }
-});
+      const notServingAt = stepAt(proc, 'health NOT_SERVING');
+      const closingAt = stepAt(proc, 'grpc server');
+      expect(closingAt - notServingAt).toBeGreaterThanOrEqual(DRAIN_MS - 50);
+      // In flight at SIGTERM, or sent and answered during the drain (NOT_SERVING, still serving): all succeeded.
+      expect(samples.filter((s) => s.startedAt < notServingAt && !succeeded(s))).toEqual([]);
+      const drain = samples.filter((s) => s.startedAt >= notServingAt && s.endedAt < closingAt);
+      expect(drain.filter((s) => !succeeded(s))).toEqual([]);
+      expect(drain.length).toBeGreaterThan(10);
+      // Once it closed, the service is gone (one replica): 503 SERVICE_UNAVAILABLE, never a 500, a 504 or a broken connection.
+      expect(samples.filter((s) => !succeeded(s) && (s.status !== 503 || s.error !== 'SERVICE_UNAVAILABLE'))).toEqual(
+        [],
+      );
+      expect(stack.process('bff').running()).toBe(true);
+    } finally {
+      await hold.release();
+      await load.stop();
+    }
+  },
+);

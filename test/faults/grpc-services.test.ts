@@ -14,9 +14,22 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort, metricSample, scrapeMetrics, startPrivateNatsServer, waitFor, type PrivateNatsServer } from '@inventario/testkit';
+import {
+  freePort,
+  metricSample,
+  scrapeMetrics,
+  startPrivateNatsServer,
+  waitFor,
+  type PrivateNatsServer,
+} from '@inventario/testkit';
 import { startLoad, tally, type LoadSample } from './support/load';
-import { bffEnv, killAllServiceProcesses, startProcessStack, startServiceProcess, type ProcessStack } from './support/processes';
+import {
+  bffEnv,
+  killAllServiceProcesses,
+  startProcessStack,
+  startServiceProcess,
+  type ProcessStack,
+} from './support/processes';
 
 const DEADLINE_MS = 2000;
 const RESET_MS = 2000;
@@ -34,7 +47,9 @@ beforeAll(async () => {
       bff: { GRPC_DEADLINE_MS: String(DEADLINE_MS), BREAKER_RESET_MS: String(RESET_MS), BREAKER_VOLUME_THRESHOLD: '5' },
     },
   });
-  const res = await stack.request('POST', '/api/productos', { body: { nombre: 'Carga', precio: 9.99, cantidadEnStock: 10 } });
+  const res = await stack.request('POST', '/api/productos', {
+    body: { nombre: 'Carga', precio: 9.99, cantidadEnStock: 10 },
+  });
   expect(res.status).toBe(201);
   productoId = res.body.id as number;
 });
@@ -102,7 +117,11 @@ test('producto-svc killed under load: 503 within the deadline, breaker opens, re
 });
 
 test('producto-svc hung (SIGSTOP): 504 at the deadline until the breaker opens, then 503 without waiting on it; recovery after SIGCONT', async () => {
-  await waitFor(async () => (await productoBreaker()) === 'closed', 'the breaker closed after the previous test', 30_000);
+  await waitFor(
+    async () => (await productoBreaker()) === 'closed',
+    'the breaker closed after the previous test',
+    30_000,
+  );
   const producto = stack.process('producto-svc');
   const load = productLoad(stack.baseUrl, 4);
   try {
@@ -112,7 +131,11 @@ test('producto-svc hung (SIGSTOP): 504 at the deadline until the breaker opens, 
     await waitFor(async () => (await productoBreaker()) === 'open', 'the producto-svc breaker to open', 30_000);
     const openAt = Date.now();
     // Fail-fast while open: at least a few requests refused by the open breaker.
-    await waitFor(() => after(load.samples, openAt).filter((s) => s.status === 503).length >= 20, '503s from the open breaker', 30_000);
+    await waitFor(
+      () => after(load.samples, openAt).filter((s) => s.status === 503).length >= 20,
+      '503s from the open breaker',
+      30_000,
+    );
     const continuedAt = Date.now();
     producto.signal('SIGCONT');
     await waitFor(
@@ -182,7 +205,11 @@ test('many requests ending at the deadline leave the BFF memory flat', async () 
   // SIGUSR2 makes it write a heap snapshot here (node --heapsnapshot-signal); taking one collects all garbage first.
   const diagDir = mkdtempSync(join(tmpdir(), 'inventario-bff-heap-'));
   const bff = await startServiceProcess('bff', {
-    ...bffEnv({ port, productoSvcAddr: `127.0.0.1:${stack.ports['producto-svc']}`, bodegaSvcAddr: `127.0.0.1:${stack.ports['bodega-svc']}` }),
+    ...bffEnv({
+      port,
+      productoSvcAddr: `127.0.0.1:${stack.ports['producto-svc']}`,
+      bodegaSvcAddr: `127.0.0.1:${stack.ports['bodega-svc']}`,
+    }),
     METRICS_PORT: String(metricsPort),
     GRPC_DEADLINE_MS: String(deadlineMs),
     BREAKER_VOLUME_THRESHOLD: '1000000',

@@ -11,7 +11,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createDb, type Knex } from '@inventario/platform';
 import { startPrivateNatsServer, waitFor, type PrivateNatsServer } from '@inventario/testkit';
-import type { StackResponse } from '../../services/bff/test/support/stack';
+import type { StackResponse } from '@inventario/testkit';
 import { startPrivateMariaDb, type PrivateMariaDb } from './support/private-mariadb';
 import { killAllServiceProcesses, startProcessStack, type ProcessStack } from './support/processes';
 
@@ -35,7 +35,9 @@ beforeAll(async () => {
     env: { bff: { GRPC_DEADLINE_MS: String(DEADLINE_MS), BREAKER_RESET_MS: '1000' } },
   });
   db = createDb(stack.databaseUrls['producto-svc'], { poolMax: 1 });
-  const warm = await stack.request('POST', '/api/productos', { body: { nombre: 'Antes de la pausa', precio: 1, cantidadEnStock: 1 } });
+  const warm = await stack.request('POST', '/api/productos', {
+    body: { nombre: 'Antes de la pausa', precio: 1, cantidadEnStock: 1 },
+  });
   expect(warm.status).toBe(201);
 }, 120_000);
 
@@ -60,7 +62,11 @@ async function idsNamed(nombre: string): Promise<number[]> {
 async function pausedKeyedPost(label: string, stopAfterMs: number) {
   const nombre = `Pausa ${label} ${Date.now().toString(36)}`;
   const key = `fault-${label}-${Date.now().toString(36)}`;
-  const post = () => stack.request('POST', '/api/productos', { body: { nombre, precio: 4.5, cantidadEnStock: 2 }, headers: { 'idempotency-key': key } });
+  const post = () =>
+    stack.request('POST', '/api/productos', {
+      body: { nombre, precio: 4.5, cantidadEnStock: 2 },
+      headers: { 'idempotency-key': key },
+    });
 
   const pause = () => {
     mariadb.signal('SIGSTOP');
@@ -129,7 +135,9 @@ test('a keyed POST whose database paused (before it, and a few ms into it): 504,
       `${label}: first ${first.status} after ${firstMs} ms, during ${during?.status ?? '-'}, retries ${retries.map((r) => r.status).join(',')} (last ${replayed ? 'replayed' : 'executed'})`,
     );
 
-    const created = (await stack.settledEvents()).filter((e) => e.body.eventType.endsWith('ProductoCreado') && e.body.data.nombre === nombre);
+    const created = (await stack.settledEvents()).filter(
+      (e) => e.body.eventType.endsWith('ProductoCreado') && e.body.data.nombre === nombre,
+    );
     expect(created.map((e) => e.body.subject)).toEqual([`/productos/${ids[0]}`]);
   }
   process.stdout.write(`idempotent-retry: ${summary.join('; ')}\n`);

@@ -86,12 +86,16 @@ function sampleRss(): { stop(): number[] } {
 /** GET `path` as the BFF's user, the body kept as received (parsing it would stall this process's timers). */
 function getRaw(path: string): Promise<{ status: number; body: Buffer }> {
   return new Promise((resolve, reject) => {
-    const req = get(`${stack.baseUrl}${path}`, { headers: { authorization: stack.auth }, agent: false }, (res: IncomingMessage) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
+    const req = get(
+      `${stack.baseUrl}${path}`,
+      { headers: { authorization: stack.auth }, agent: false },
+      (res: IncomingMessage) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
   });
 }
@@ -110,7 +114,8 @@ function probeLiveness() {
   return startLoad({ concurrency: 1, pauseMs: 10, send: () => fetch(`${stack.baseUrl}/actuator/health/liveness`) });
 }
 
-const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((values.length * p) / 100))]!;
+const percentile = (values: number[], p: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((values.length * p) / 100))]!;
 const maxOf = (values: number[]) => Math.max(...values);
 
 /** 4 full lists at once, bodies kept raw; resolves with them and the time it took. */
@@ -126,7 +131,9 @@ test(`GET /api/productos answers all ${PRODUCTOS} products in id order; 4 at onc
   const one = await getRaw('/api/productos');
   const oneMs = performance.now() - startedAt;
   expect(one.status).toBe(200);
-  expect(one.body.toString('utf8', 0, 200)).toMatch(/^\[\{"id":\d+,"nombre":"Producto 0","descripcion":null,"precio":19\.90,/);
+  expect(one.body.toString('utf8', 0, 200)).toMatch(
+    /^\[\{"id":\d+,"nombre":"Producto 0","descripcion":null,"precio":19\.90,/,
+  );
   expectComplete(one.body);
 
   // Warm-up with the same load: the first round sizes V8's young generation
@@ -166,7 +173,9 @@ test(`GET /api/productos answers all ${PRODUCTOS} products in id order; 4 at onc
 
 test(`30 clients that never read are cut off after HTTP_WRITE_TIMEOUT_MS (${WRITE_TIMEOUT_MS} ms) and pin no memory`, async () => {
   const bff = stack.process('bff');
-  const cutsBefore = bff.lines.filter((l) => l.msg === 'list stream: the client took nothing in time, connection cut').length;
+  const cutsBefore = bff.lines.filter(
+    (l) => l.msg === 'list stream: the client took nothing in time, connection cut',
+  ).length;
   const baseline = bffRssMiB();
   const rss = sampleRss();
   const port = Number(new URL(stack.baseUrl).port);
@@ -187,7 +196,10 @@ test(`30 clients that never read are cut off after HTTP_WRITE_TIMEOUT_MS (${WRIT
   );
   const sentAt = performance.now();
   await waitFor(
-    () => bff.lines.filter((l) => l.msg === 'list stream: the client took nothing in time, connection cut').length - cutsBefore >= 30,
+    () =>
+      bff.lines.filter((l) => l.msg === 'list stream: the client took nothing in time, connection cut').length -
+        cutsBefore >=
+      30,
     'the BFF to cut off all 30 clients',
     WRITE_TIMEOUT_MS * 10,
   );
@@ -216,7 +228,9 @@ test(`30 clients that never read are cut off after HTTP_WRITE_TIMEOUT_MS (${WRIT
             if (head.length < 20) head += chunk.toString('latin1', 0, 20);
             tail = (tail + chunk.toString('latin1')).slice(-16);
           });
-          socket.once('close', () => resolve(`${head.slice(0, 15)}|${tail.endsWith('\r\n0\r\n\r\n') ? 'complete' : 'truncated'}`));
+          socket.once('close', () =>
+            resolve(`${head.slice(0, 15)}|${tail.endsWith('\r\n0\r\n\r\n') ? 'complete' : 'truncated'}`),
+          );
           socket.once('error', () => undefined);
           socket.resume();
         }),

@@ -14,7 +14,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createDb, type Knex } from '@inventario/platform';
 import { startPrivateNatsServer, waitFor, type PrivateNatsServer } from '@inventario/testkit';
-import type { StackResponse } from '../../services/bff/test/support/stack';
+import type { StackResponse } from '@inventario/testkit';
 import { startPrivateMariaDb, type PrivateMariaDb } from './support/private-mariadb';
 import { killAllServiceProcesses, startProcessStack, type ProcessStack } from './support/processes';
 
@@ -62,7 +62,8 @@ interface Write {
 }
 
 const body = (key: string) => ({ nombre: key, precio: 1.5, cantidadEnStock: 1 });
-const post = (key: string): Promise<StackResponse> => stack.request('POST', '/api/productos', { body: body(key), headers: { 'idempotency-key': key } });
+const post = (key: string): Promise<StackResponse> =>
+  stack.request('POST', '/api/productos', { body: body(key), headers: { 'idempotency-key': key } });
 
 /** `WRITERS` clients posting new keyed products back to back until stopped. */
 function writeLoad(run: string) {
@@ -118,7 +119,11 @@ test('MySQL hung 20 s under keyed write load: 503/504 within the deadline, no wr
   let frozenAt = 0;
   let continuedAt = 0;
   try {
-    await waitFor(() => load.writes.filter((w) => w.status === 201).length >= 100, 'the write load to be served', 60_000);
+    await waitFor(
+      () => load.writes.filter((w) => w.status === 201).length >= 100,
+      'the write load to be served',
+      60_000,
+    );
     mariadb.signal('SIGSTOP');
     paused = true;
     frozenAt = Date.now();
@@ -150,7 +155,9 @@ test('MySQL hung 20 s under keyed write load: 503/504 within the deadline, no wr
   expect(frozen.length).toBeGreaterThan(WRITERS);
   expect(frozen.filter((w) => w.status === 201)).toEqual([]);
   const failed = writes.filter((w) => w.status !== 201);
-  expect(failed.filter((w) => (w.status === 503 ? w.error !== 'SERVICE_UNAVAILABLE' : w.error !== 'GATEWAY_TIMEOUT'))).toEqual([]);
+  expect(
+    failed.filter((w) => (w.status === 503 ? w.error !== 'SERVICE_UNAVAILABLE' : w.error !== 'GATEWAY_TIMEOUT')),
+  ).toEqual([]);
   expect(failed.filter((w) => w.ms > DEADLINE_MS + 1500)).toEqual([]);
 
   // What a failed write left behind, before anyone retries it.
@@ -158,7 +165,9 @@ test('MySQL hung 20 s under keyed write load: 503/504 within the deadline, no wr
   const committedBehindFailure = failed.filter((w) => before.has(w.key));
   // A write whose deadline passed while the database was frozen never ran a statement before its
   // caller was gone: its transaction must roll back, not commit once the database answers again.
-  const abandonedWhileFrozen = failed.filter((w) => w.startedAt >= frozenAt && w.startedAt + DEADLINE_MS + 500 < continuedAt);
+  const abandonedWhileFrozen = failed.filter(
+    (w) => w.startedAt >= frozenAt && w.startedAt + DEADLINE_MS + 500 < continuedAt,
+  );
   expect(abandonedWhileFrozen.length).toBeGreaterThan(0);
   expect(abandonedWhileFrozen.filter((w) => before.has(w.key)).map((w) => w.key)).toEqual([]);
 
@@ -175,10 +184,17 @@ test('MySQL hung 20 s under keyed write load: 503/504 within the deadline, no wr
     );
     const committed = before.get(w.key);
     if (committed) {
-      expect({ key: w.key, replayed: retry.headers.get('idempotent-replayed'), id: retry.body.id }).toEqual({ key: w.key, replayed: 'true', id: committed[0] });
+      expect({ key: w.key, replayed: retry.headers.get('idempotent-replayed'), id: retry.body.id }).toEqual({
+        key: w.key,
+        replayed: 'true',
+        id: committed[0],
+      });
       replays.push(w.key);
     } else {
-      expect({ key: w.key, replayed: retry.headers.get('idempotent-replayed') }).toEqual({ key: w.key, replayed: null });
+      expect({ key: w.key, replayed: retry.headers.get('idempotent-replayed') }).toEqual({
+        key: w.key,
+        replayed: null,
+      });
     }
   }
 
@@ -195,7 +211,10 @@ test('MySQL hung 20 s under keyed write load: 503/504 within the deadline, no wr
   expect(names.map((name) => stack.process(name).pid)).toEqual(pids);
   expect((await stack.request('GET', '/actuator/health', { auth: false })).status).toBe(200);
 
-  const tally = (list: Write[]) => Object.entries(list.reduce<Record<string, number>>((t, w) => ({ ...t, [outcomes(w)]: (t[outcomes(w)] ?? 0) + 1 }), {}));
+  const tally = (list: Write[]) =>
+    Object.entries(
+      list.reduce<Record<string, number>>((t, w) => ({ ...t, [outcomes(w)]: (t[outcomes(w)] ?? 0) + 1 }), {}),
+    );
   process.stdout.write(
     `mysql-hang: ${writes.length} writes ${JSON.stringify(tally(writes))}; while frozen ${JSON.stringify(tally(frozen))}, ` +
       `slowest failure ${Math.max(...failed.map((w) => w.ms))} ms; committed behind a failure ${committedBehindFailure.length} ` +

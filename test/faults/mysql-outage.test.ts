@@ -10,8 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ServiceError } from '@grpc/grpc-js';
 import { status } from '@grpc/grpc-js';
 import { startPrivateNatsServer, waitFor, type PrivateNatsServer } from '@inventario/testkit';
-import { createHealthClient, type HealthClient } from '../../services/producto-svc/test/support/health-client';
-import { createProductoClient, productoApi } from '../../services/producto-svc/test/support/producto-client';
+import { createHealthClient, createProductoClient, type HealthClient, productoApi } from '@inventario/testkit/grpc';
 import { startPrivateMariaDb, type PrivateMariaDb } from './support/private-mariadb';
 import { killAllServiceProcesses, startProcessStack, type ProcessStack } from './support/processes';
 
@@ -41,7 +40,11 @@ afterAll(async () => {
 });
 
 /** One REST call, timed. */
-async function timed(method: string, path: string, body?: unknown): Promise<{ status: number; ms: number; error?: string }> {
+async function timed(
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; ms: number; error?: string }> {
   const started = performance.now();
   const res = await stack.request(method, path, body === undefined ? {} : { body });
   return { status: res.status, ms: performance.now() - started, error: res.body?.error };
@@ -55,7 +58,9 @@ test('MySQL down 30 s: fast UNAVAILABLE / 503, health DOWN, full recovery withou
   const client = createProductoClient(stack.ports['producto-svc']);
   const producto = productoApi(client, { usuario: 'fault' });
 
-  const before = await stack.request('POST', '/api/productos', { body: { nombre: 'Antes del corte', precio: 2.5, cantidadEnStock: 4 } });
+  const before = await stack.request('POST', '/api/productos', {
+    body: { nombre: 'Antes del corte', precio: 2.5, cantidadEnStock: 4 },
+  });
   expect(before.status).toBe(201);
   expect((await stack.request('GET', '/actuator/health', { auth: false })).status).toBe(200);
 
@@ -63,7 +68,11 @@ test('MySQL down 30 s: fast UNAVAILABLE / 503, health DOWN, full recovery withou
   const outageEnds = Date.now() + OUTAGE_MS;
 
   // The services notice (periodic ping every 200 ms) and report it.
-  await waitFor(async () => (await Promise.all(health.map((h) => h.check('')))).every((s) => s === 'NOT_SERVING'), 'both services NOT_SERVING', 15_000);
+  await waitFor(
+    async () => (await Promise.all(health.map((h) => h.check('')))).every((s) => s === 'NOT_SERVING'),
+    'both services NOT_SERVING',
+    15_000,
+  );
   await waitFor(
     async () => {
       const res = await stack.request('GET', '/actuator/health', { auth: false });
@@ -74,7 +83,10 @@ test('MySQL down 30 s: fast UNAVAILABLE / 503, health DOWN, full recovery withou
   );
 
   // The service itself: UNAVAILABLE, well before the BFF's deadline, for reads and writes.
-  for (const call of [() => producto.get(Number(before.body.id)), () => producto.create({ nombre: 'Durante', precio: '1.00', cantidadEnStock: 1 })]) {
+  for (const call of [
+    () => producto.get(Number(before.body.id)),
+    () => producto.create({ nombre: 'Durante', precio: '1.00', cantidadEnStock: 1 }),
+  ]) {
     const started = performance.now();
     const err = (await call().then(
       () => undefined,
@@ -97,18 +109,38 @@ test('MySQL down 30 s: fast UNAVAILABLE / 503, health DOWN, full recovery withou
     await sleep(250);
   }
   expect(answers.length).toBeGreaterThan(10);
-  expect(answers.filter((a) => a.status !== 503 || a.error !== 'SERVICE_UNAVAILABLE' || a.ms >= DEADLINE_MS)).toEqual([]);
+  expect(answers.filter((a) => a.status !== 503 || a.error !== 'SERVICE_UNAVAILABLE' || a.ms >= DEADLINE_MS)).toEqual(
+    [],
+  );
   await sleep(Math.max(0, outageEnds - Date.now()));
 
   await mariadb.start();
 
   // Recovery: health first, then traffic (the breaker's reset time may still have to pass).
-  await waitFor(async () => (await Promise.all(health.map((h) => h.check('')))).every((s) => s === 'SERVING'), 'both services SERVING again', 30_000);
-  await waitFor(async () => (await stack.request('GET', '/actuator/health', { auth: false })).status === 200, 'the BFF health UP again', 30_000);
+  await waitFor(
+    async () => (await Promise.all(health.map((h) => h.check('')))).every((s) => s === 'SERVING'),
+    'both services SERVING again',
+    30_000,
+  );
+  await waitFor(
+    async () => (await stack.request('GET', '/actuator/health', { auth: false })).status === 200,
+    'the BFF health UP again',
+    30_000,
+  );
   // Each breaker lets a trial call through after BREAKER_RESET_MS (10 s).
-  await waitFor(async () => (await stack.request('GET', `/api/productos/${before.body.id}`)).status === 200, 'producto reads through the BFF again', 30_000);
-  await waitFor(async () => (await stack.request('GET', '/api/bodegas')).status === 200, 'bodega reads through the BFF again', 30_000);
-  const after = await stack.request('POST', '/api/productos', { body: { nombre: 'Después del corte', precio: 3, cantidadEnStock: 2 } });
+  await waitFor(
+    async () => (await stack.request('GET', `/api/productos/${before.body.id}`)).status === 200,
+    'producto reads through the BFF again',
+    30_000,
+  );
+  await waitFor(
+    async () => (await stack.request('GET', '/api/bodegas')).status === 200,
+    'bodega reads through the BFF again',
+    30_000,
+  );
+  const after = await stack.request('POST', '/api/productos', {
+    body: { nombre: 'Después del corte', precio: 3, cantidadEnStock: 2 },
+  });
   expect(after.status).toBe(201);
   expect((await producto.get(Number(after.body.id))).producto?.nombre).toBe('Después del corte');
 
@@ -117,7 +149,9 @@ test('MySQL down 30 s: fast UNAVAILABLE / 503, health DOWN, full recovery withou
   expect(names.every((name) => stack.process(name).running())).toBe(true);
 
   // Nothing written during the outage reached the stream; both real writes did, once.
-  const created = (await stack.settledEvents()).filter((e) => e.subject === `${stack.namespace.prefix}.producto.creado`);
+  const created = (await stack.settledEvents()).filter(
+    (e) => e.subject === `${stack.namespace.prefix}.producto.creado`,
+  );
   expect(created.map((e) => e.body.data.nombre)).toEqual(['Antes del corte', 'Después del corte']);
   client.close();
 });

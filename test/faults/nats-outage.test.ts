@@ -30,7 +30,10 @@ function maxFailedRounds(ms: number): number {
   return rounds;
 }
 
-const RELAY_FAILURES = new Set(['outbox relay failed; will retry', 'outbox relay stuck; later events wait behind this row']);
+const RELAY_FAILURES = new Set([
+  'outbox relay failed; will retry',
+  'outbox relay stuck; later events wait behind this row',
+]);
 
 interface WriteLoad {
   ok: number;

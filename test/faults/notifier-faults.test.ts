@@ -14,8 +14,13 @@ import { startPrivateNatsServer, waitFor, type PrivateNatsServer } from '@invent
 import { DEAD_LETTER_HEADERS } from '../../services/notifier/src/events/dead-letter';
 import { HANDLERS } from '../../services/notifier/src/handlers';
 import { sampleEnvelope } from '../../services/notifier/src/sample-events';
-import { startSmtpSink, type SmtpSink } from '../../services/notifier/test/support/smtp-sink';
-import { createTestEvents, handlerFor, testEnv, type TestEvents } from '../../services/notifier/test/support/test-notifier';
+import { startSmtpSink, type SmtpSink } from '@inventario/testkit/smtp-sink';
+import {
+  createTestEvents,
+  handlerFor,
+  testEnv,
+  type TestEvents,
+} from '../../services/notifier/test/support/test-notifier';
 import { killAllServiceProcesses, startServiceProcess, type ServiceProcess } from './support/processes';
 
 let nats: PrivateNatsServer;
@@ -54,7 +59,11 @@ async function scenario(): Promise<Scenario> {
     events,
     sink,
     async start(env = {}, faults) {
-      const proc = await startServiceProcess('notifier', { ...testEnv(events, sink, { LOG_LEVEL: 'info' }), ...env }, { faults });
+      const proc = await startServiceProcess(
+        'notifier',
+        { ...testEnv(events, sink, { LOG_LEVEL: 'info' }), ...env },
+        { faults },
+      );
       processes.push(proc);
       return proc;
     },
@@ -97,7 +106,10 @@ describe('notifier killed after the SMTP server accepted, before the ack', () =>
     const last = await s.publishAll(envelopes);
     await s.sink.waitForEmails(envelopes.length);
     for (const [, envelope] of envelopes) {
-      await waitFor(async () => (await s.events.sentEntry(envelope.id))?.state === 'sent', `event ${envelope.id} to be recorded as sent`);
+      await waitFor(
+        async () => (await s.events.sentEntry(envelope.id))?.state === 'sent',
+        `event ${envelope.id} to be recorded as sent`,
+      );
     }
     for (const handler of last.keys()) expect((await s.events.consumerInfo(handler)).num_ack_pending).toBe(1);
     expect(await first.kill()).toMatchObject({ signal: 'SIGKILL' });
@@ -105,7 +117,8 @@ describe('notifier killed after the SMTP server accepted, before the ack', () =>
     // JetStream redelivers each unacked message; the new process finds it sent and acks it.
     const second = await s.start({ NOTIFIER_ACK_WAIT_MS: '2000' });
     await s.processed(last);
-    for (const [, envelope] of envelopes) await second.logged('event already emailed; acked without sending', { eventId: envelope.id });
+    for (const [, envelope] of envelopes)
+      await second.logged('event already emailed; acked without sending', { eventId: envelope.id });
     // One email per event; three consumers send in parallel, so in no particular order.
     expect([...s.emailedIds()].sort()).toEqual(envelopes.map(([, e]) => e.id).sort());
   });
@@ -127,7 +140,10 @@ describe('poison messages', () => {
     const valid = sampleEnvelope('BodegaCreada');
     const invalid = JSON.stringify({ ...sampleEnvelope('ProductoCreado'), data: { productoId: 'doce' } });
     const unparsable = '{"id": "a medias';
-    const after = [sampleEnvelope('ProductoCreado', { nombre: 'Después del veneno' }), sampleEnvelope('BodegaCreada', { nombre: 'Bodega Norte' })];
+    const after = [
+      sampleEnvelope('ProductoCreado', { nombre: 'Después del veneno' }),
+      sampleEnvelope('BodegaCreada', { nombre: 'Bodega Norte' }),
+    ];
     const last = await s.publishAll([
       ['ProductoCreado', unparsable],
       ['BodegaCreada', valid],
@@ -139,8 +155,8 @@ describe('poison messages', () => {
 
     const letters = await s.events.deadLetters();
     expect(letters.map((l) => [l.subject, l.body])).toEqual([
-      [`${s.events.namespace.prefix}.dlq.producto.creado`, unparsable],
-      [`${s.events.namespace.prefix}.dlq.producto.creado`, invalid],
+      [`${s.events.namespace.prefix}_dlq.producto.creado`, unparsable],
+      [`${s.events.namespace.prefix}_dlq.producto.creado`, invalid],
     ]);
     for (const letter of letters) expect(letter.headers[DEAD_LETTER_HEADERS.deliveryCount]).toBe('1');
     expect(s.emailedIds().sort()).toEqual([valid.id, after[0]!.id, after[1]!.id].sort());
@@ -202,7 +218,9 @@ describe('SIGTERM to the notifier while events flow', () => {
       expect(exitMs).toBeLessThan(EXIT_WITHIN_MS);
       // The emails in flight at the signal were finished, not cut off; no send failed.
       expect(emailedByFirst).toBeGreaterThan(emailedAtSignal);
-      expect(first.lines.filter((l) => l.msg === 'email not sent; nak, JetStream redelivers it after retryInMs')).toEqual([]);
+      expect(
+        first.lines.filter((l) => l.msg === 'email not sent; nak, JetStream redelivers it after retryInMs'),
+      ).toEqual([]);
       expect(emailedByFirst).toBeLessThan(published.length);
 
       const second = await s.start();
@@ -214,7 +232,8 @@ describe('SIGTERM to the notifier while events flow', () => {
       // Everything the first process emailed it also acked: the new one found nothing already sent but unacked.
       expect(second.lines.filter((l) => l.msg === 'event already emailed; acked without sending')).toEqual([]);
       expect(await s.events.deadLetters()).toEqual([]);
-      for (const proc of [first, second]) expect(proc.lines.filter((l) => l.msg === 'event dead-lettered; no email sent')).toEqual([]);
+      for (const proc of [first, second])
+        expect(proc.lines.filter((l) => l.msg === 'event dead-lettered; no email sent')).toEqual([]);
     } finally {
       publishing = false;
       await publisher;
@@ -256,7 +275,9 @@ describe('SMTP server down for two minutes', () => {
     await sleep(OUTAGE_MS / 2);
     for (const [handler, seq] of await s.publishAll(late)) last.set(handler, seq);
     await sleep(OUTAGE_MS / 2);
-    const failedAttempts = notifier.lines.filter((l) => l.msg === 'email not sent; nak, JetStream redelivers it after retryInMs').length;
+    const failedAttempts = notifier.lines.filter(
+      (l) => l.msg === 'email not sent; nak, JetStream redelivers it after retryInMs',
+    ).length;
     await s.sink.start();
 
     // The longest wait left is one back-off step (2 min) after the last failed attempt.

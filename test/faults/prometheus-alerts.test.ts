@@ -9,9 +9,14 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort, startPrivateNatsServer, waitFor, type PrivateNatsServer } from '@inventario/testkit';
-import { startSmtpSink, type SmtpSink } from '../../services/notifier/test/support/smtp-sink';
+import { startSmtpSink, type SmtpSink } from '@inventario/testkit/smtp-sink';
 import { createTestEvents, testEnv, type TestEvents } from '../../services/notifier/test/support/test-notifier';
-import { killAllServiceProcesses, startProcessStack, startServiceProcess, type ProcessStack } from './support/processes';
+import {
+  killAllServiceProcesses,
+  startProcessStack,
+  startServiceProcess,
+  type ProcessStack,
+} from './support/processes';
 import { rulesForTest, startPrometheus, type ActiveAlert, type PrivatePrometheus } from './support/prometheus';
 
 const SPEED_UP = 30;
@@ -26,7 +31,12 @@ let prometheus: PrivatePrometheus;
 beforeAll(async () => {
   nats = await startPrivateNatsServer();
   // Fixed metrics ports: a restarted service is scraped where it was.
-  const ports = { bff: await freePort(), 'producto-svc': await freePort(), 'bodega-svc': await freePort(), notifier: await freePort() };
+  const ports = {
+    bff: await freePort(),
+    'producto-svc': await freePort(),
+    'bodega-svc': await freePort(),
+    notifier: await freePort(),
+  };
   stack = await startProcessStack({
     label: 'prom',
     natsUrl: nats.url,
@@ -38,8 +48,19 @@ beforeAll(async () => {
   });
   sink = await startSmtpSink();
   notifierEvents = await createTestEvents(nats.url);
-  await startServiceProcess('notifier', testEnv(notifierEvents, sink, { METRICS_PORT: String(ports.notifier), METRICS_HOST: '127.0.0.1', LOG_LEVEL: 'warn' }));
-  prometheus = await startPrometheus({ targets: ports, rules: rulesForTest({ intervalSeconds: 1, speedUp: SPEED_UP }), namespace: NAMESPACE });
+  await startServiceProcess(
+    'notifier',
+    testEnv(notifierEvents, sink, {
+      METRICS_PORT: String(ports.notifier),
+      METRICS_HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+    }),
+  );
+  prometheus = await startPrometheus({
+    targets: ports,
+    rules: rulesForTest({ intervalSeconds: 1, speedUp: SPEED_UP }),
+    namespace: NAMESPACE,
+  });
 });
 
 afterAll(async () => {
@@ -50,6 +71,16 @@ afterAll(async () => {
   await sink?.stop();
   await nats?.dispose();
 });
+
+/**
+ * The alerts about this stack: identidad-svc is not part of it (nothing here calls it), so the
+ * chart's rules rightly report it missing (InventarioServiceMissing); that one alert is left out.
+ */
+async function alertsOfStack(): Promise<ActiveAlert[]> {
+  return (await prometheus.alerts()).filter(
+    (a) => !(a.labels.alertname === 'InventarioServiceMissing' && a.labels.job === 'identidad-svc'),
+  );
+}
 
 function serviceDown(alerts: ActiveAlert[]): ActiveAlert[] {
   return alerts.filter((a) => a.labels.alertname === 'InventarioServiceDown');
@@ -67,7 +98,7 @@ describe('InventarioServiceDown in a real Prometheus', () => {
     );
     // Twice InventarioServiceDown's shortened `for`: nothing is pending or firing.
     await sleep(8000);
-    expect(await prometheus.alerts()).toEqual([]);
+    expect(await alertsOfStack()).toEqual([]);
 
     const killedAt = Date.now();
     await stack.process('bodega-svc').kill();
@@ -83,21 +114,37 @@ describe('InventarioServiceDown in a real Prometheus', () => {
       200,
     );
     const firedAfterMs = Date.now() - killedAt;
-    expect(firing.labels).toEqual({ alertname: 'InventarioServiceDown', job: 'bodega-svc', namespace: NAMESPACE, severity: 'critical' });
+    expect(firing.labels).toEqual({
+      alertname: 'InventarioServiceDown',
+      job: 'bodega-svc',
+      namespace: NAMESPACE,
+      severity: 'critical',
+    });
     expect(firing.annotations.summary).toBe('Every bodega-svc replica is down or unreachable');
-    expect(firing.annotations.description).toBe(`Prometheus has not scraped any bodega-svc pod in ${NAMESPACE} for 2 minutes.`);
+    expect(firing.annotations.description).toBe(
+      `Prometheus has not scraped any bodega-svc pod in ${NAMESPACE} for 2 minutes.`,
+    );
     // It went through pending (the `for`), and no other service is reported down or missing.
     expect(states.has('pending')).toBe(true);
-    expect((await prometheus.alerts()).map((a) => [a.labels.alertname, a.labels.job])).toEqual([['InventarioServiceDown', 'bodega-svc']]);
+    expect((await alertsOfStack()).map((a) => [a.labels.alertname, a.labels.job])).toEqual([
+      ['InventarioServiceDown', 'bodega-svc'],
+    ]);
     // A scrape (1 s), the shortened `for` (4 s) and two evaluations (1 s each), with slack for a loaded machine.
     expect(firedAfterMs).toBeLessThan(30_000);
 
     const restartedAt = Date.now();
     await stack.restart('bodega-svc');
-    await waitFor(async () => serviceDown(await prometheus.alerts()).length === 0, 'InventarioServiceDown to resolve', 60_000, 200);
+    await waitFor(
+      async () => serviceDown(await prometheus.alerts()).length === 0,
+      'InventarioServiceDown to resolve',
+      60_000,
+      200,
+    );
     const resolvedAfterMs = Date.now() - restartedAt;
     expect(resolvedAfterMs).toBeLessThan(30_000);
-    expect(await prometheus.alerts()).toEqual([]);
-    process.stdout.write(`InventarioServiceDown fired ${firedAfterMs} ms after the kill and resolved ${resolvedAfterMs} ms after the restart began\n`);
+    expect(await alertsOfStack()).toEqual([]);
+    process.stdout.write(
+      `InventarioServiceDown fired ${firedAfterMs} ms after the kill and resolved ${resolvedAfterMs} ms after the restart began\n`,
+    );
   });
 });

@@ -40,12 +40,26 @@ export function yamlDocuments(path: string): unknown[] {
   });
 }
 
-/** The four services: workspace, chart template(s) holding their Deployment, values key. */
+/** The five services: workspace, chart template(s) holding their Deployment, values key. */
 export const SERVICES = [
-  { name: 'producto-svc', templates: ['templates/_grpc-service.tpl', 'templates/producto-svc.yaml'], valuesKey: 'productoSvc' },
-  { name: 'bodega-svc', templates: ['templates/_grpc-service.tpl', 'templates/bodega-svc.yaml'], valuesKey: 'bodegaSvc' },
+  {
+    name: 'producto-svc',
+    templates: ['templates/_grpc-service.tpl', 'templates/producto-svc.yaml'],
+    valuesKey: 'productoSvc',
+  },
+  {
+    name: 'bodega-svc',
+    templates: ['templates/_grpc-service.tpl', 'templates/bodega-svc.yaml'],
+    valuesKey: 'bodegaSvc',
+  },
   { name: 'bff', templates: ['templates/bff.yaml'], valuesKey: 'bff' },
   { name: 'notifier', templates: ['templates/notifier.yaml'], valuesKey: 'notifier' },
+  // Last, so the indices the tests use for the first four stay theirs.
+  {
+    name: 'identidad-svc',
+    templates: ['templates/_grpc-service.tpl', 'templates/identidad-svc.yaml'],
+    valuesKey: 'identidadSvc',
+  },
 ] as const;
 
 export type ServiceName = (typeof SERVICES)[number]['name'];
@@ -132,12 +146,19 @@ export function templateObjects(text: string): unknown[] {
         .split('\n')
         .map((line) => {
           const selector =
-            /^(\s*)\{\{-? include "inventario\.selectorLabels" (?:\(dict "root" \S+ "component" "([a-z-]+)"\)|(\$ctx)) \| nindent \d+ -?\}\}\s*$/.exec(line);
+            /^(\s*)\{\{-? include "inventario\.selectorLabels" (?:\(dict "root" \S+ "component" "([a-z-]+)"\)|(\$ctx)) \| nindent \d+ -?\}\}\s*$/.exec(
+              line,
+            );
           const component = selector?.[2] ?? (selector?.[3] ? ctxComponent : undefined);
           return selector && component ? `${selector[1] ?? ''}app.kubernetes.io/name: ${component}` : line;
         })
         .filter((line) => !/^\s*(\{\{[^}]*\}\}\s*)+$/.test(line))
-        .map((line) => line.replace(/(:\s|-\s)(\{\{[^}]*\}\})/g, (_m, before: string, action: string) => `${before}${JSON.stringify(action)}`));
+        .map((line) =>
+          line.replace(
+            /(:\s|-\s)(\{\{[^}]*\}\})/g,
+            (_m, before: string, action: string) => `${before}${JSON.stringify(action)}`,
+          ),
+        );
       const docs = parseAllDocuments(lines.join('\n'));
       const problem = docs.flatMap((d) => d.errors)[0];
       if (problem || docs.length > 1) throw new Error(`document ${i}: ${problem?.message ?? 'more than one document'}`);

@@ -120,7 +120,14 @@ function toInt(value: unknown): number {
 }
 
 function empty(value: unknown): boolean {
-  return value === undefined || value === null || value === '' || value === false || value === 0 || (value instanceof GoInt && value.n === 0);
+  return (
+    value === undefined ||
+    value === null ||
+    value === '' ||
+    value === false ||
+    value === 0 ||
+    (value instanceof GoInt && value.n === 0)
+  );
 }
 
 /** Go's url.QueryEscape (the template builtin `urlquery`): space becomes "+". */
@@ -141,7 +148,8 @@ function printf(format: string, args: unknown[]): string {
     if (verb === '%') return '%';
     const arg = args[n++];
     if (verb === 'd') {
-      if (!(arg instanceof GoInt)) throw new Error(`printf %d of a non-integer ${JSON.stringify(arg)} prints %!d(float64=...)`);
+      if (!(arg instanceof GoInt))
+        throw new Error(`printf %d of a non-integer ${JSON.stringify(arg)} prints %!d(float64=...)`);
       return String(arg.n);
     }
     return goString(arg);

@@ -11,7 +11,7 @@ import { startTestStack, type TestStack } from '../../../services/bff/test/suppo
 import { startApp as startNotifier, type NotifierApp } from '../../../services/notifier/src/app';
 import { HANDLERS } from '../../../services/notifier/src/handlers';
 import { loadConfig as loadNotifierConfig } from '../../../services/notifier/src/config';
-import { startSmtpSink, type SmtpSink } from '../../../services/notifier/test/support/smtp-sink';
+import { startSmtpSink, type SmtpSink } from '@inventario/testkit/smtp-sink';
 
 export const E2E_SENDER = 'inventario@example.com';
 export const E2E_RECIPIENT = 'almacen@example.com';
@@ -51,6 +51,9 @@ export async function startE2eSystem(label: string, options: E2eSystemOptions = 
       NATS_STREAM: stack.namespace.stream,
       NATS_SUBJECT_PREFIX: stack.namespace.prefix,
       NOTIFIER_SENT_BUCKET: sentBucket,
+      // The names an email shows beside the ids its event carries (a stock alert's product and warehouse).
+      PRODUCTO_SVC_ADDR: stack.serviceAddrs.producto,
+      BODEGA_SVC_ADDR: stack.serviceAddrs.bodega,
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
       ...options.notifierEnv,
     });
@@ -62,6 +65,12 @@ export async function startE2eSystem(label: string, options: E2eSystemOptions = 
   }
 }
 
+/** The events the notifier emails (the ledger's MovimientoRegistrado and StockRepuesto are not emailed). */
+export function emailedEvents(stack: E2eSystem['stack'], events: StoredEvent[]): StoredEvent[] {
+  const emailedSubjects = new Set(HANDLERS.map((h) => eventSubject(stack.namespace.prefix, h.eventType)));
+  return events.filter((e) => emailedSubjects.has(e.subject));
+}
+
 /**
  * Waits until the sink holds at least one email per emailed event (the
  * stock ledger's MovimientoRegistrado and StockRepuesto are not) and every
@@ -69,8 +78,7 @@ export async function startE2eSystem(label: string, options: E2eSystemOptions = 
  * be there by now.
  */
 export async function waitForNotifierSettled({ stack, sink }: E2eSystem, events: StoredEvent[]): Promise<void> {
-  const emailedSubjects = new Set(HANDLERS.map((h) => eventSubject(stack.namespace.prefix, h.eventType)));
-  const emailed = events.filter((e) => emailedSubjects.has(e.subject)).length;
+  const emailed = emailedEvents(stack, events).length;
   await waitFor(() => sink.received.length >= emailed, `${emailed} emails, one per emailed event`);
   const jsm = await jetstreamManager(stack.nc);
   await waitFor(async () => {

@@ -1,4 +1,11 @@
-import { countPendingEvents, createDb, dropDatabase, ensureDatabase, type Knex, type NatsConnection } from '@inventario/platform';
+import {
+  countPendingEvents,
+  createDb,
+  dropDatabase,
+  ensureDatabase,
+  type Knex,
+  type NatsConnection,
+} from '@inventario/platform';
 import type { ProductoServiceClient } from '@inventario/proto';
 import {
   connectTestNats,
@@ -12,7 +19,7 @@ import {
   type PrivateNatsServer,
   type TestDatabase,
 } from '@inventario/testkit';
-import { createProductoClient, productoApi, type ProductoApi } from '../../../services/producto-svc/test/support/producto-client';
+import { createProductoClient, productoApi, type ProductoApi } from '@inventario/testkit/grpc';
 import { grpcServiceEnv, startServiceProcess, type ServiceProcess } from './processes';
 import { faultsMysqlServer } from './suite-mariadb';
 

@@ -17,7 +17,8 @@ const ROOT = join(__dirname, '..', '..', '..');
 const RULES_FILE = join(ROOT, 'deploy', 'helm', 'inventario', 'alerts', 'inventario-rules.yaml');
 
 /** PROMETHEUS_BIN, else Debian's path, else whatever PATH finds. */
-const PROMETHEUS_BIN = process.env.PROMETHEUS_BIN ?? (existsSync('/usr/bin/prometheus') ? '/usr/bin/prometheus' : 'prometheus');
+const PROMETHEUS_BIN =
+  process.env.PROMETHEUS_BIN ?? (existsSync('/usr/bin/prometheus') ? '/usr/bin/prometheus' : 'prometheus');
 
 /** One alert of GET /api/v1/alerts. */
 export interface ActiveAlert {
@@ -52,7 +53,8 @@ export function rulesForTest(options: { intervalSeconds: number; speedUp: number
   const doc = parse(readFileSync(RULES_FILE, 'utf8')) as { groups: { interval?: string; rules: { for?: string }[] }[] };
   for (const group of doc.groups) {
     group.interval = `${options.intervalSeconds}s`;
-    for (const rule of group.rules) if (rule.for) rule.for = `${Math.max(1, Math.round(seconds(rule.for) / options.speedUp))}s`;
+    for (const rule of group.rules)
+      if (rule.for) rule.for = `${Math.max(1, Math.round(seconds(rule.for) / options.speedUp))}s`;
   }
   return stringify(doc);
 }
@@ -62,9 +64,15 @@ export function rulesForTest(options: { intervalSeconds: number; speedUp: number
  * 127.0.0.1, each with the target label `namespace`) every second, with
  * `rules` as its rule file.
  */
-export async function startPrometheus(options: { targets: Record<string, number>; rules: string; namespace: string }): Promise<PrivatePrometheus> {
+export async function startPrometheus(options: {
+  targets: Record<string, number>;
+  rules: string;
+  namespace: string;
+}): Promise<PrivatePrometheus> {
   if (spawnSync('sh', ['-c', 'command -v "$0"', PROMETHEUS_BIN]).status !== 0) {
-    throw new Error(`${PROMETHEUS_BIN} not found: install Debian's prometheus package (apt-get install prometheus; .ci/run does) or set PROMETHEUS_BIN`);
+    throw new Error(
+      `${PROMETHEUS_BIN} not found: install Debian's prometheus package (apt-get install prometheus; .ci/run does) or set PROMETHEUS_BIN`,
+    );
   }
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'inventario-prometheus-'));
@@ -105,7 +113,8 @@ export async function startPrometheus(options: { targets: Record<string, number>
   async function api<T>(path: string): Promise<T> {
     const res = await fetch(`${url}${path}`);
     const body = (await res.json()) as { status: string; data: T; error?: string };
-    if (res.status !== 200 || body.status !== 'success') throw new Error(`GET ${path}: ${res.status} ${body.error ?? ''}`);
+    if (res.status !== 200 || body.status !== 'success')
+      throw new Error(`GET ${path}: ${res.status} ${body.error ?? ''}`);
     return body.data;
   }
 
@@ -115,7 +124,9 @@ export async function startPrometheus(options: { targets: Record<string, number>
       return (await api<{ alerts: ActiveAlert[] }>('/api/v1/alerts')).alerts;
     },
     async query(promql) {
-      const data = await api<{ result: { metric: Record<string, string>; value: [number, string] }[] }>(`/api/v1/query?query=${encodeURIComponent(promql)}`);
+      const data = await api<{ result: { metric: Record<string, string>; value: [number, string] }[] }>(
+        `/api/v1/query?query=${encodeURIComponent(promql)}`,
+      );
       return data.result.map((r) => ({ metric: r.metric, value: Number(r.value[1]) }));
     },
     dispose: () => server.dispose(),

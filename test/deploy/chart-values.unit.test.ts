@@ -20,7 +20,9 @@ function valuesPaths(text: string, roots: { grpcService: string[]; ranged: strin
   const paths = [...text.matchAll(/\.Values\.([A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*)/g)].map((m) => m[1] as string);
   // `$x := .Values.a`, and in helpers called with a dict, `$x := .root.Values.a` / `$root.Values.a` / `$.Values.a`.
   for (const [, variable, root] of text.matchAll(/\$([A-Za-z]+) := (?:\.root|\$root|\$)?\.Values\.([A-Za-z0-9_.]+)/g)) {
-    paths.push(...[...text.matchAll(new RegExp(`\\$${variable}\\.([A-Za-z0-9_.]+)`, 'g'))].map((m) => `${root}.${m[1]}`));
+    paths.push(
+      ...[...text.matchAll(new RegExp(`\\$${variable}\\.([A-Za-z0-9_.]+)`, 'g'))].map((m) => `${root}.${m[1]}`),
+    );
   }
   const aliases: [string, string[]][] = [
     ['\\$v := \\.values', roots.grpcService],
@@ -37,41 +39,55 @@ function valuesPaths(text: string, roots: { grpcService: string[]; ranged: strin
 const allText = templates.map((t) => t.text).join('\n');
 const roots = {
   grpcService: [...new Set([...allText.matchAll(/"values" \.Values\.([A-Za-z]+)/g)].map((m) => m[1] as string))],
-  ranged: [...(/index \$\.Values \$key/.test(allText) ? allText.matchAll(/dict ((?:"[a-z-]+" "[A-Za-z]+" ?)+)/g) : [])].flatMap((m) =>
-    [...(m[1] as string).matchAll(/"[a-z-]+" "([A-Za-z]+)"/g)].map((k) => k[1] as string),
-  ),
+  ranged: [
+    ...(/index \$\.Values \$key/.test(allText) ? allText.matchAll(/dict ((?:"[a-z-]+" "[A-Za-z]+" ?)+)/g) : []),
+  ].flatMap((m) => [...(m[1] as string).matchAll(/"[a-z-]+" "([A-Za-z]+)"/g)].map((k) => k[1] as string)),
 };
 
 describe('chart templates', () => {
   it('follow variables bound to a values path, in templates and in helpers called with a dict', () => {
-    const text = '{{- $mysql := .root.Values.mysql -}}{{ $mysql.auth.password }}{{- $np := .Values.networkPolicy }}{{ $np.smtp.port }}';
-    expect(valuesPaths(text, { grpcService: [], ranged: [] }).sort()).toEqual(['mysql', 'mysql.auth.password', 'networkPolicy', 'networkPolicy.smtp.port']);
+    const text =
+      '{{- $mysql := .root.Values.mysql -}}{{ $mysql.auth.password }}{{- $np := .Values.networkPolicy }}{{ $np.smtp.port }}';
+    expect(valuesPaths(text, { grpcService: [], ranged: [] }).sort()).toEqual([
+      'mysql',
+      'mysql.auth.password',
+      'networkPolicy',
+      'networkPolicy.smtp.port',
+    ]);
   });
 
   it('find the values of both gRPC services and of every autoscaled component', () => {
-    expect(roots.grpcService.sort()).toEqual(['bodegaSvc', 'productoSvc']);
-    expect(roots.ranged).toEqual(expect.arrayContaining(['productoSvc', 'bodegaSvc', 'bff', 'envoy']));
+    expect(roots.grpcService.sort()).toEqual(['bodegaSvc', 'identidadSvc', 'productoSvc']);
+    expect(roots.ranged).toEqual(expect.arrayContaining(['productoSvc', 'bodegaSvc', 'identidadSvc', 'bff', 'envoy']));
   });
 
-  it.each(templates.map((t) => [t.name, t.text] as const))('%s reads only values that values.yaml defines', (_name, text) => {
-    const missing = [...new Set(valuesPaths(text, roots))].filter((path) => valueAt(values, path) === undefined);
-    expect(missing).toEqual([]);
-  });
+  it.each(templates.map((t) => [t.name, t.text] as const))(
+    '%s reads only values that values.yaml defines',
+    (_name, text) => {
+      const missing = [...new Set(valuesPaths(text, roots))].filter((path) => valueAt(values, path) === undefined);
+      expect(missing).toEqual([]);
+    },
+  );
 
   it('read with .Files.Get only files the chart holds', () => {
     const files = [...allText.matchAll(/\.Files\.Get "([^"]+)"/g)].map((m) => m[1] as string);
-    expect(files.sort()).toEqual(expect.arrayContaining(['alerts/inventario-rules.yaml', 'dashboards/inventario.json', 'files/envoy.yaml']));
+    expect(files.sort()).toEqual(
+      expect.arrayContaining(['alerts/inventario-rules.yaml', 'dashboards/inventario.json', 'files/envoy.yaml']),
+    );
     for (const file of files) expect(existsSync(join(CHART, file))).toBe(true);
   });
 
-  it("values-dev.yaml overrides only keys values.yaml has (besides the subcharts' global)", () => {
-    const dev = chartValues('values-dev.yaml');
-    const leaves = (node: unknown, prefix: string): string[] =>
-      typeof node === 'object' && node !== null && !Array.isArray(node)
-        ? Object.entries(node).flatMap(([k, v]) => leaves(v, prefix ? `${prefix}.${k}` : k))
-        : [prefix];
-    const ours = leaves(dev, '').filter((path) => !/^(global|mysql|nats)\./.test(path));
-    expect(ours.length).toBeGreaterThan(0);
-    expect(ours.filter((path) => valueAt(values, path) === undefined)).toEqual([]);
-  });
+  it.each(['values-dev.yaml', 'values-production.yaml'])(
+    "%s overrides only keys values.yaml has (besides the subcharts' global)",
+    (file) => {
+      const dev = chartValues(file);
+      const leaves = (node: unknown, prefix: string): string[] =>
+        typeof node === 'object' && node !== null && !Array.isArray(node)
+          ? Object.entries(node).flatMap(([k, v]) => leaves(v, prefix ? `${prefix}.${k}` : k))
+          : [prefix];
+      const ours = leaves(dev, '').filter((path) => !/^(global|mysql|nats)\./.test(path));
+      expect(ours.length).toBeGreaterThan(0);
+      expect(ours.filter((path) => valueAt(values, path) === undefined)).toEqual([]);
+    },
+  );
 });

@@ -8,7 +8,17 @@
  */
 import { parse } from 'yaml';
 import { parseAllDocuments } from 'yaml';
-import { CHART, chartTemplates, chartValues, filesUnder, readText, readYaml, SERVICES, valueAt, yamlDocuments } from './support/repo';
+import {
+  CHART,
+  chartTemplates,
+  chartValues,
+  filesUnder,
+  readText,
+  readYaml,
+  SERVICES,
+  valueAt,
+  yamlDocuments,
+} from './support/repo';
 
 /** A Kubernetes object model of kubernetes-models, by apiVersion and kind. */
 type Model = new (data: unknown) => { validate(): void };
@@ -56,7 +66,10 @@ function isKubernetesObject(doc: unknown): doc is { apiVersion: string; kind: st
 
 const deployFiles = filesUnder('deploy');
 const chartTemplateDir = `${CHART.slice(CHART.indexOf('deploy'))}/templates/`;
-const plainYaml = [...deployFiles.filter((f) => /\.ya?ml$/.test(f) && !f.startsWith(chartTemplateDir)), 'skaffold.yaml'];
+const plainYaml = [
+  ...deployFiles.filter((f) => /\.ya?ml$/.test(f) && !f.startsWith(chartTemplateDir)),
+  'skaffold.yaml',
+];
 const jsonFiles = deployFiles.filter((f) => f.endsWith('.json'));
 
 describe('deployment assets', () => {
@@ -78,22 +91,29 @@ describe('deployment assets', () => {
     expect(objects.map(([file]) => file)).toContain('deploy/examples/existing-secret.yaml');
   });
 
-  it.each(objects.map(([file, doc]) => [`${file} ${doc.kind}`, doc] as const))('%s validates against the Kubernetes schema', (_name, doc) => {
-    const Model = modelFor(doc.apiVersion, doc.kind);
-    expect(Model).toBeDefined();
-    if (Model) expect(() => new Model(doc).validate()).not.toThrow();
-  });
+  it.each(objects.map(([file, doc]) => [`${file} ${doc.kind}`, doc] as const))(
+    '%s validates against the Kubernetes schema',
+    (_name, doc) => {
+      const Model = modelFor(doc.apiVersion, doc.kind);
+      expect(Model).toBeDefined();
+      if (Model) expect(() => new Model(doc).validate()).not.toThrow();
+    },
+  );
 
   it('the Kubernetes schema check rejects a malformed object', () => {
     const Model = modelFor('v1', 'Secret');
     if (!Model) throw new Error('no Secret model');
-    expect(() => new Model({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x' }, stringData: { port: 8080 } }).validate()).toThrow(/must be string/);
+    expect(() =>
+      new Model({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x' }, stringData: { port: 8080 } }).validate(),
+    ).toThrow(/must be string/);
   });
 });
 
 describe("the chart's templates", () => {
   // The .yaml templates, and the .tpl helpers that define whole objects (not _helpers.tpl's fragments).
-  const templates = chartTemplates().filter((t) => /\.ya?ml$/.test(t.name) || (t.name.endsWith('.tpl') && /^kind: /m.test(t.text)));
+  const templates = chartTemplates().filter(
+    (t) => /\.ya?ml$/.test(t.name) || (t.name.endsWith('.tpl') && /^kind: /m.test(t.text)),
+  );
   const documents = templates.flatMap((t) =>
     parseAllDocuments(skeleton(t.text)).map((doc) => {
       if (doc.errors.length > 0) throw new Error(`${t.name}: ${doc.errors[0]?.message}`);
@@ -103,19 +123,31 @@ describe("the chart's templates", () => {
   const objects = documents.filter(([, doc]) => doc !== null && doc !== undefined);
 
   it('parse as YAML once their template actions are taken out', () => {
-    expect(skeleton('a:\n  {{- if .x }}\n  b: {{ .y | quote }}\n  {{- end }}\n{{- /* c\n d */}}\n')).toBe('a:\n  b: TEMPLATED\n');
+    expect(skeleton('a:\n  {{- if .x }}\n  b: {{ .y | quote }}\n  {{- end }}\n{{- /* c\n d */}}\n')).toBe(
+      'a:\n  b: TEMPLATED\n',
+    );
     expect(objects.length).toBeGreaterThan(30);
   });
 
-  it.each(templates.map((t) => [t.name] as const))('%s writes only Kubernetes objects of known kinds, each named', (name) => {
-    for (const [, doc] of objects.filter(([file]) => file === name)) {
-      expect([name, (doc as { kind?: unknown }).kind, isKubernetesObject(doc)]).toEqual([name, (doc as { kind?: unknown }).kind, true]);
-      if (!isKubernetesObject(doc)) continue;
-      const kind = `${doc.apiVersion} ${doc.kind}`;
-      expect([kind, modelFor(doc.apiVersion, doc.kind) !== undefined || CUSTOM_KINDS.includes(kind)]).toEqual([kind, true]);
-      expect((doc as { metadata?: { name?: unknown } }).metadata?.name).toBeTruthy();
-    }
-  });
+  it.each(templates.map((t) => [t.name] as const))(
+    '%s writes only Kubernetes objects of known kinds, each named',
+    (name) => {
+      for (const [, doc] of objects.filter(([file]) => file === name)) {
+        expect([name, (doc as { kind?: unknown }).kind, isKubernetesObject(doc)]).toEqual([
+          name,
+          (doc as { kind?: unknown }).kind,
+          true,
+        ]);
+        if (!isKubernetesObject(doc)) continue;
+        const kind = `${doc.apiVersion} ${doc.kind}`;
+        expect([kind, modelFor(doc.apiVersion, doc.kind) !== undefined || CUSTOM_KINDS.includes(kind)]).toEqual([
+          kind,
+          true,
+        ]);
+        expect((doc as { metadata?: { name?: unknown } }).metadata?.name).toBeTruthy();
+      }
+    },
+  );
 
   it('hold the Services the Envoy and BFF configurations name, headless where they must be', () => {
     const services = objects
@@ -123,17 +155,22 @@ describe("the chart's templates", () => {
       .map(([, doc]) => doc as { metadata: { name: string }; spec: { clusterIP?: string } });
     const headless = services.filter((svc) => svc.spec.clusterIP === 'None').map((svc) => svc.metadata.name);
     expect(headless.sort()).toEqual(['TEMPLATED-headless', 'bff-headless']);
-    expect(readText('deploy/helm/inventario/templates/_grpc-service.tpl')).toContain('name: {{ .component }}-headless\n');
+    expect(readText('deploy/helm/inventario/templates/_grpc-service.tpl')).toContain(
+      'name: {{ .component }}-headless\n',
+    );
   });
 });
 
 describe('alert rules', () => {
   const { groups } = readYaml<{
-    groups: { name: string; rules: { alert: string; expr: string; labels: { severity: string }; annotations: Record<string, string> }[] }[];
+    groups: {
+      name: string;
+      rules: { alert: string; expr: string; labels: { severity: string }; annotations: Record<string, string> }[];
+    }[];
   }>('deploy/helm/inventario/alerts/inventario-rules.yaml');
   const rules = groups.flatMap((g) => g.rules);
 
-  it('cover services down or missing, 5xx ratio, open breakers, outbox lag, consumer pending, dead letters and stock that differs from its ledger', () => {
+  it('cover services down or missing, 5xx ratio, open breakers, outbox lag, consumer pending, streams filling up, dead letters, stock that differs from its ledger and a verification that stopped completing', () => {
     expect(rules.map((r) => r.alert).sort()).toEqual(
       [
         'InventarioServiceDown',
@@ -144,6 +181,9 @@ describe('alert rules', () => {
         'InventarioExistenciasInconsistentes',
         'InventarioHigh5xxRatio',
         'InventarioOutboxLag',
+        'InventarioVerificacionExistenciasAtrasada',
+        'InventarioStreamFilling',
+        'InventarioStreamFull',
       ].sort(),
     );
   });
@@ -158,13 +198,16 @@ describe('alert rules', () => {
     expect(readText('deploy/helm/inventario/templates/servicemonitor.yaml')).not.toContain('jobLabel');
   });
 
-  it.each(rules.map((r) => [r.alert, r] as const))('%s has a severity, a summary and a runbook documented in docs/operations.md', (alert, rule) => {
-    expect(rule.labels.severity).toMatch(/^(critical|warning)$/);
-    expect(rule.annotations.summary).toBeTruthy();
-    expect(rule.annotations.runbook?.length).toBeGreaterThan(40);
-    expect(rule.annotations.runbook_url).toContain(`docs/operations.md#${alert.toLowerCase()}`);
-    expect(readText('docs/operations.md')).toContain(`### ${alert}`);
-  });
+  it.each(rules.map((r) => [r.alert, r] as const))(
+    '%s has a severity, a summary and a runbook documented in docs/operations.md',
+    (alert, rule) => {
+      expect(rule.labels.severity).toMatch(/^(critical|warning)$/);
+      expect(rule.annotations.summary).toBeTruthy();
+      expect(rule.annotations.runbook?.length).toBeGreaterThan(40);
+      expect(rule.annotations.runbook_url).toContain(`docs/operations.md#${alert.toLowerCase()}`);
+      expect(readText('docs/operations.md')).toContain(`### ${alert}`);
+    },
+  );
 });
 
 describe('the Grafana dashboard', () => {
@@ -185,7 +228,9 @@ describe('skaffold.yaml', () => {
   const skaffold = parse(readText('skaffold.yaml')) as {
     apiVersion: string;
     build: { artifacts: { image: string; context: string; docker: { dockerfile: string } }[] };
-    deploy: { helm: { releases: { chartPath: string; valuesFiles: string[]; setValueTemplates: Record<string, string> }[] } };
+    deploy: {
+      helm: { releases: { chartPath: string; valuesFiles: string[]; setValueTemplates: Record<string, string> }[] };
+    };
     portForward: { resourceType: string; resourceName: string; port: number; localPort: number }[];
     profiles: { name: string; patches: { op: string; path: string; value: unknown }[] }[];
   };
@@ -193,7 +238,9 @@ describe('skaffold.yaml', () => {
 
   it('uses the v4beta schema and builds one artifact per service from the repository root', () => {
     expect(skaffold.apiVersion).toMatch(/^skaffold\/v4beta\d+$/);
-    expect(skaffold.build.artifacts.map((a) => [a.context, a.docker.dockerfile])).toEqual(SERVICES.map((s) => ['.', `services/${s.name}/Dockerfile`]));
+    expect(skaffold.build.artifacts.map((a) => [a.context, a.docker.dockerfile])).toEqual(
+      SERVICES.map((s) => ['.', `services/${s.name}/Dockerfile`]),
+    );
   });
 
   it('deploys the chart with the images it built, into values that exist', () => {
@@ -211,7 +258,12 @@ describe('skaffold.yaml', () => {
   it('forwards Envoy to localhost:8080', () => {
     expect(skaffold.portForward).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ resourceType: 'service', resourceName: 'envoy', port: valueAt(chartValues(), 'envoy.service.port'), localPort: 8080 }),
+        expect.objectContaining({
+          resourceType: 'service',
+          resourceName: 'envoy',
+          port: valueAt(chartValues(), 'envoy.service.port'),
+          localPort: 8080,
+        }),
       ]),
     );
   });

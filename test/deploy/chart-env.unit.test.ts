@@ -6,11 +6,20 @@
  * the Secret and the Deployments' literal `value:` entries render from
  * values.yaml and values-dev.yaml are accepted by the services' loadConfig.
  */
-import { ConfigError, natsCredentialsEnv, parseMysqlUrl, serviceConfigSchema, tracingEnv } from '@inventario/platform';
+import { generateKeyPairSync } from 'node:crypto';
+import {
+  ConfigError,
+  natsCredentialsEnv,
+  parseMysqlHosts,
+  parseMysqlUrl,
+  serviceConfigSchema,
+  tracingEnv,
+} from '@inventario/platform';
 import { loadConfig as loadBffConfig } from '../../services/bff/dist/config';
-import { loadConfig as loadNotifierConfig } from '../../services/notifier/dist/config';
+import { loadConfig as loadNotifierConfig, loadProvisionConfig } from '../../services/notifier/dist/config';
 import { loadConfig as loadProductoConfig } from '../../services/producto-svc/dist/config';
 import { loadConfig as loadBodegaConfig } from '../../services/bodega-svc/dist/config';
+import { loadConfig as loadIdentidadConfig } from '../../services/identidad-svc/dist/config';
 import {
   chartTemplate,
   chartValues,
@@ -23,11 +32,21 @@ import {
   type EnvEntry,
   type ServiceName,
 } from './support/repo';
-import { bindVariables, evaluate, GoInt, goString, queryEscape, scalar, type Helper, type Scope } from './support/template-expr';
+import {
+  bindVariables,
+  evaluate,
+  GoInt,
+  goString,
+  queryEscape,
+  scalar,
+  type Helper,
+  type Scope,
+} from './support/template-expr';
 
 const LOADERS: Record<ServiceName, (env: NodeJS.ProcessEnv) => unknown> = {
   'producto-svc': loadProductoConfig,
   'bodega-svc': loadBodegaConfig,
+  'identidad-svc': loadIdentidadConfig,
   bff: loadBffConfig,
   notifier: loadNotifierConfig,
 };
@@ -57,7 +76,8 @@ function schemaKeys(name: ServiceName): string[] {
   const shared = Object.keys(serviceConfigSchema(1, 2).in.shape);
   const keysIn = (file: string) => [...readText(file).matchAll(/^\s+([A-Z][A-Z0-9_]+): /gm)].map((m) => m[1] as string);
   // Each gRPC service adds its own keys (config.ts) to the shared schema.
-  if (name === 'producto-svc' || name === 'bodega-svc') return [...shared, ...keysIn(`services/${name}/src/config.ts`)];
+  if (name === 'producto-svc' || name === 'bodega-svc' || name === 'identidad-svc')
+    return [...shared, ...keysIn(`services/${name}/src/config.ts`)];
   // The notifier and the BFF (its read cache) also spread in platform's natsCredentialsEnv.
   return [
     ...keysIn(`services/${name}/src/config.ts`),
@@ -74,7 +94,9 @@ function chartEnv(service: (typeof SERVICES)[number]): EnvEntry[] {
   const dictHas = (name: string) => new RegExp(`"${name}" `).test(include);
   // `{{- if .name }} ... {{- end }}`: entries only for the services whose include sets `name`.
   const pruned = texts.map((text) =>
-    text.replace(/\{\{-? if \.(\w+) -?\}\}([\s\S]*?)\{\{-? end -?\}\}/g, (_all, name: string, body: string) => (dictHas(name) ? body : '')),
+    text.replace(/\{\{-? if \.(\w+) -?\}\}([\s\S]*?)\{\{-? end -?\}\}/g, (_all, name: string, body: string) =>
+      dictHas(name) ? body : '',
+    ),
   );
   return pruned
     .flatMap((text) => envEntries(text))
@@ -84,7 +106,15 @@ function chartEnv(service: (typeof SERVICES)[number]): EnvEntry[] {
     });
 }
 
-const SECRET_VARIABLES = ['BFF_USER', 'BFF_PASSWORD', 'DATABASE_URL', 'SMTP_URL', 'NATS_USER', 'NATS_PASSWORD', 'NATS_URL'];
+const SECRET_VARIABLES = [
+  'BFF_USER',
+  'BFF_PASSWORD',
+  'DATABASE_URL',
+  'SMTP_URL',
+  'NATS_USER',
+  'NATS_PASSWORD',
+  'NATS_URL',
+];
 /** Names of variables whose value is or may hold a credential: any URL (user:password@), passwords, tokens, users. */
 const CREDENTIAL_NAME = /_URL$|PASSWORD|SECRET|TOKEN|CREDS|_USER$|_KEY$/;
 const configMapKeys = templateMapKeys(chartTemplate('templates/config.yaml'), 'data');
@@ -155,7 +185,9 @@ function merged(...layers: Record<string, unknown>[]): Record<string, unknown> {
       ? Object.fromEntries(
           [...new Set([...Object.keys(a), ...Object.keys(b)])].map((k) => [
             k,
-            k in b ? merge((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]) : (a as Record<string, unknown>)[k],
+            k in b
+              ? merge((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])
+              : (a as Record<string, unknown>)[k],
           ]),
         )
       : b;
@@ -173,7 +205,11 @@ const HELPERS: Record<string, Helper> = {
   },
   'inventario.databaseUrl': (arg) => {
     const { root, database, external } = arg as { root: { Values: unknown }; database: string; external: string };
-    const mysql = valueAt(root.Values, 'mysql') as { enabled: boolean; fullnameOverride: string; auth: { username: string; password: string } };
+    const mysql = valueAt(root.Values, 'mysql') as {
+      enabled: boolean;
+      fullnameOverride: string;
+      auth: { username: string; password: string };
+    };
     if (!mysql.enabled) {
       if (!external) throw new Error('an external database URL is required');
       return external;
@@ -193,7 +229,9 @@ const HELPERS: Record<string, Helper> = {
 /** `KEY: {{ expr }}` lines of a template's `data:` / `stringData:` map, by key. */
 function mapExpressions(text: string, section: 'data' | 'stringData'): Record<string, string> {
   const block = text.split(new RegExp(`^${section}:\\s*$`, 'm'))[1] ?? '';
-  return Object.fromEntries([...block.matchAll(/^ {2}([A-Za-z0-9_.-]+): (.+)$/gm)].map((m) => [m[1] as string, m[2] as string]));
+  return Object.fromEntries(
+    [...block.matchAll(/^ {2}([A-Za-z0-9_.-]+): (.+)$/gm)].map((m) => [m[1] as string, m[2] as string]),
+  );
 }
 
 /** The environment a service's container gets from the chart rendered with `values`. */
@@ -213,10 +251,17 @@ function renderedEnv(service: (typeof SERVICES)[number], values: Record<string, 
   const scope: Scope = { dot, root: dot, vars: {}, helpers: HELPERS };
   const deployment = texts.find((t) => /^kind: Deployment$/m.test(t)) ?? '';
   bindVariables(deployment, scope);
-  const literals = Object.fromEntries([...deployment.matchAll(/- name: ([A-Z][A-Z0-9_]*)\n\s+value: (.+)/g)].map((m) => [m[1] as string, m[2] as string]));
+  const literals = Object.fromEntries(
+    [...deployment.matchAll(/- name: ([A-Z][A-Z0-9_]*)\n\s+value: (.+)/g)].map((m) => [m[1] as string, m[2] as string]),
+  );
   const env: NodeJS.ProcessEnv = {};
   for (const entry of chartEnv(service)) {
-    const text = entry.source === 'configMap' ? configMap[entry.key ?? ''] : entry.source === 'secret' ? secret[entry.key ?? ''] : literals[entry.name];
+    const text =
+      entry.source === 'configMap'
+        ? configMap[entry.key ?? '']
+        : entry.source === 'secret'
+          ? secret[entry.key ?? '']
+          : literals[entry.name];
     if (text === undefined) throw new Error(`${service.name}: no value for ${entry.name}`);
     env[entry.name] = scalar(text, entry.source === 'value' ? scope : topScope);
   }
@@ -226,7 +271,22 @@ function renderedEnv(service: (typeof SERVICES)[number], values: Record<string, 
 const PASSWORD = 'p4ss w+rd@:/%ñ';
 /** values.yaml with what production must add (rendering fails without it). */
 const PRODUCTION = merged(chartValues(), {
-  secrets: { bffUser: 'ops', bffPassword: PASSWORD, natsPasswords: { productoSvc: PASSWORD, bodegaSvc: 'b0dega', notifier: 'n0tifier', bff: 'bff-s3cret' } },
+  secrets: {
+    bffUser: 'ops',
+    bffPassword: PASSWORD,
+    natsPasswords: {
+      productoSvc: PASSWORD,
+      bodegaSvc: 'b0dega',
+      identidadSvc: '1dentidad',
+      notifier: 'n0tifier',
+      bff: 'bff-s3cret',
+      provisioner: 'pr0v',
+      dlqReplay: 'dlq-r3play',
+    },
+    identidadPrincipalSigningKey: generateKeyPairSync('ed25519')
+      .privateKey.export({ format: 'pem', type: 'pkcs8' })
+      .toString(),
+  },
   externalDatabase: {
     productoUrl: 'mysql://inventario:s3cret@mysql.example.internal:3306/inventario_producto',
     bodegaUrl: 'mysql://inventario:s3cret@mysql.example.internal:3306/inventario_bodega',
@@ -247,15 +307,21 @@ function renderedConfigMap(values: Record<string, unknown>): Record<string, stri
   return Object.fromEntries(Object.entries(data).map(([key, text]) => [key, scalar(text, scope)]));
 }
 const DEVELOPMENT = merged(chartValues(), chartValues('values-dev.yaml'));
+/** values-production.yaml (NATS and MySQL as clusters) over the required production values. */
+const CLUSTERS = merged(PRODUCTION, chartValues('values-production.yaml'));
 
 describe.each([
   ['values.yaml (with the required production values)', PRODUCTION],
   ['values.yaml + values-dev.yaml', DEVELOPMENT],
+  ['values.yaml + values-production.yaml', CLUSTERS],
 ])('the chart rendered with %s', (_name, values) => {
-  it.each(SERVICES.map((s) => [s.name, s] as const))('gives %s an environment its loadConfig accepts', (name, service) => {
-    const env = renderedEnv(service, values);
-    expect(() => LOADERS[name](env)).not.toThrow();
-  });
+  it.each(SERVICES.map((s) => [s.name, s] as const))(
+    'gives %s an environment its loadConfig accepts',
+    (name, service) => {
+      const env = renderedEnv(service, values);
+      expect(() => LOADERS[name](env)).not.toThrow();
+    },
+  );
 
   it('gives producto-svc, bodega-svc and the notifier the same stream limits, those of values (every one of them sets them at start)', () => {
     const limits = [SERVICES[0], SERVICES[1], SERVICES[3]].map(
@@ -272,7 +338,9 @@ describe.each([
   it('renders a ConfigMap with no credential in any value, while every URL with one reaches its service from the Secret', () => {
     const configMap = renderedConfigMap(values);
     expect(Object.keys(configMap).length).toBeGreaterThan(5);
-    expect(Object.entries(configMap).filter(([, value]) => value.includes('s3cret') || /:\/\/[^/?#\s]*@/.test(value))).toEqual([]);
+    expect(
+      Object.entries(configMap).filter(([, value]) => value.includes('s3cret') || /:\/\/[^/?#\s]*@/.test(value)),
+    ).toEqual([]);
     if (values === PRODUCTION) {
       for (const service of SERVICES.filter((s) => s.name !== 'bff')) {
         expect(renderedEnv(service, values).NATS_URL).toBe('nats://inventario:s3cret@nats.example.internal:4222');
@@ -339,7 +407,9 @@ describe('values the chart renders', () => {
   });
 
   it('escape the bundled MySQL password so the services decode it unchanged (a space as %20, not +)', () => {
-    expect(chartTemplate('templates/_helpers.tpl')).toContain('(urlquery $mysql.auth.username | replace "+" "%20") (urlquery $password | replace "+" "%20")');
+    expect(chartTemplate('templates/_helpers.tpl')).toContain(
+      '(urlquery $mysql.auth.username | replace "+" "%20") (urlquery $password | replace "+" "%20")',
+    );
     const values = merged(DEVELOPMENT, { mysql: { auth: { username: 'in ventario', password: PASSWORD } } });
     const env = renderedEnv(SERVICES[0], values);
     expect(parseMysqlUrl(env.DATABASE_URL ?? '')).toMatchObject({
@@ -352,6 +422,44 @@ describe('values the chart renders', () => {
     expect(decodeURIComponent(queryEscape('a b'))).toBe('a+b');
   });
 
+  it('give the provisioning Job the stream settings the ConfigMap gives the services, which its loader accepts, as user provisioner', () => {
+    const values = merged(PRODUCTION, {
+      config: { natsStreamMaxBytes: 1_073_741_824, natsDeadLetterMaxBytes: 67_108_864 },
+    });
+    const top = { Values: values, Release: { Name: 'inventario', Namespace: 'inventario', Service: 'Helm' } };
+    const scope: Scope = { dot: top, root: top, vars: {}, helpers: HELPERS };
+    const job = chartTemplate('templates/nats-provision-job.yaml');
+    const literals = Object.fromEntries(
+      [...job.matchAll(/- name: ([A-Z][A-Z0-9_]*)\n\s+value: (.+)/g)].map((m) => [
+        m[1] as string,
+        scalar(m[2] as string, scope),
+      ]),
+    );
+    const configMap = renderedConfigMap(values);
+    expect(Object.keys(literals).sort()).toEqual([
+      'NATS_DLQ_MAX_BYTES',
+      'NATS_STREAM',
+      'NATS_STREAM_MAX_AGE_HOURS',
+      'NATS_STREAM_MAX_BYTES',
+      'NATS_STREAM_REPLICAS',
+      'NATS_SUBJECT_PREFIX',
+    ]);
+    for (const [name, value] of Object.entries(literals)) expect([name, value]).toEqual([name, configMap[name]]);
+    const config = loadProvisionConfig({
+      ...literals,
+      NATS_URL: 'nats://nats.example.internal:4222',
+      NATS_USER: 'provisioner',
+      NATS_PASSWORD: 'pr0v',
+    });
+    expect(config.jetStream).toMatchObject({ limits: { maxBytes: 1_073_741_824 }, deadLetterMaxBytes: 67_108_864 });
+    for (const key of ['nats-url', 'provisioner-nats-user', 'provisioner-nats-password'])
+      expect(job).toContain(`secretKeyRef: { name: {{ $secret }}, key: ${key} }`);
+    // After the bundled NATS (and its new users) exist; before the pods roll with an external one.
+    expect(job).toContain(
+      '{{- $hook := ternary "post-install,post-upgrade" "pre-install,pre-upgrade" .Values.nats.enabled }}',
+    );
+  });
+
   it("mirror the chart's helpers (the TypeScript above follows _helpers.tpl)", () => {
     const helpers = chartTemplate('templates/_helpers.tpl');
     expect(helpers).toContain('{{- printf "nats://%s:4222" .Values.nats.fullnameOverride -}}');
@@ -360,14 +468,50 @@ describe('values the chart renders', () => {
   });
 });
 
+describe('values-production.yaml (NATS and MySQL as clusters)', () => {
+  it('gives every service that makes the stream or its consumers, and the provisioning Job, NATS_STREAM_REPLICAS=3, with the bundled NATS as a three-node cluster', () => {
+    expect(valueAt(CLUSTERS, 'nats.enabled')).toBe(true);
+    expect(valueAt(CLUSTERS, 'nats.config.cluster.enabled')).toBe(true);
+    expect(valueAt(CLUSTERS, 'nats.config.cluster.replicas')).toBe(3);
+    expect((loadProductoConfig(renderedEnv(SERVICES[0], CLUSTERS)) as { streamReplicas: number }).streamReplicas).toBe(
+      3,
+    );
+    expect((loadBodegaConfig(renderedEnv(SERVICES[1], CLUSTERS)) as { streamReplicas: number }).streamReplicas).toBe(3);
+    expect(loadNotifierConfig(renderedEnv(SERVICES[3], CLUSTERS)).streamReplicas).toBe(3);
+    const top = { Values: CLUSTERS, Release: { Name: 'inventario', Namespace: 'inventario', Service: 'Helm' } };
+    const scope: Scope = { dot: top, root: top, vars: {}, helpers: HELPERS };
+    const job = chartTemplate('templates/nats-provision-job.yaml');
+    const replicas = /- name: NATS_STREAM_REPLICAS\n\s+value: (.+)/.exec(job)?.[1] ?? '';
+    expect(loadProvisionConfig({ NATS_STREAM_REPLICAS: scalar(replicas, scope) }).jetStream.replicas).toBe(3);
+    // The default stays one server, one copy.
+    expect(loadProductoConfig(renderedEnv(SERVICES[0], PRODUCTION)).streamReplicas).toBe(1);
+  });
+
+  it('points every gRPC service at an external database by a list of three hosts, which its loader accepts', () => {
+    expect(valueAt(CLUSTERS, 'mysql.enabled')).toBe(false);
+    for (const service of [SERVICES[0], SERVICES[1], SERVICES[4]]) {
+      const url = renderedEnv(service, CLUSTERS).DATABASE_URL ?? '';
+      expect(parseMysqlHosts(url)).toHaveLength(3);
+      expect(() => LOADERS[service.name](renderedEnv(service, CLUSTERS))).not.toThrow();
+    }
+  });
+});
+
 describe('the value-expression evaluator', () => {
   it('reads `.`, `$`, variables (even one named $root), pipelines and the functions the chart uses', () => {
     const top = { Values: { a: { port: 8080, big: 1_000_000, name: 'x' } } };
-    const scope: Scope = { dot: { root: top, component: 'c' }, root: { root: top, component: 'c' }, vars: {}, helpers: {} };
+    const scope: Scope = {
+      dot: { root: top, component: 'c' },
+      root: { root: top, component: 'c' },
+      vars: {},
+      helpers: {},
+    };
     bindVariables('{{- $root := .root -}}{{- $v := $root.Values.a -}}', scope);
     expect(scalar('{{ $v.port | quote }}', scope)).toBe('8080');
     expect(scalar('{{ $.component }}', scope)).toBe('c');
-    expect(scalar('{{ printf "dns:///%s-headless:%d" .component ($v.port | int) | quote }}', scope)).toBe('dns:///c-headless:8080');
+    expect(scalar('{{ printf "dns:///%s-headless:%d" .component ($v.port | int) | quote }}', scope)).toBe(
+      'dns:///c-headless:8080',
+    );
     expect(scalar('{{ $v.big | quote }}', scope)).toBe('1e+06');
     expect(scalar('{{ $v.big | int64 | quote }}', scope)).toBe('1000000');
     expect(scalar('{{ add 1 ($v.missing | int) | quote }}', scope)).toBe('1');

@@ -56,7 +56,12 @@ function findPromtool(): string | undefined {
  * those it renders from labels and values).
  */
 function completedTests(): RuleTests {
-  const fixed = new Map(rules.map((r) => [r.alert, Object.fromEntries(Object.entries(r.annotations).filter(([, text]) => !text.includes('{{')))]));
+  const fixed = new Map(
+    rules.map((r) => [
+      r.alert,
+      Object.fromEntries(Object.entries(r.annotations).filter(([, text]) => !text.includes('{{'))),
+    ]),
+  );
   return {
     ...ruleTests,
     rule_files: ruleTests.rule_files.map((file) => resolve(ROOT, dirname(TESTS_FILE), file)),
@@ -64,7 +69,10 @@ function completedTests(): RuleTests {
       ...t,
       alert_rule_test: t.alert_rule_test.map((a) => ({
         ...a,
-        exp_alerts: a.exp_alerts.map((e) => ({ ...e, exp_annotations: { ...fixed.get(a.alertname), ...e.exp_annotations } })),
+        exp_alerts: a.exp_alerts.map((e) => ({
+          ...e,
+          exp_annotations: { ...fixed.get(a.alertname), ...e.exp_annotations },
+        })),
       })),
     })),
   };
@@ -72,19 +80,25 @@ function completedTests(): RuleTests {
 
 describe('the alert rules unit tests', () => {
   it("read the chart's rule file", () => {
-    expect(ruleTests.rule_files.map((file) => resolve(ROOT, dirname(TESTS_FILE), file))).toEqual([join(ROOT, RULES_FILE)]);
+    expect(ruleTests.rule_files.map((file) => resolve(ROOT, dirname(TESTS_FILE), file))).toEqual([
+      join(ROOT, RULES_FILE),
+    ]);
   });
 
-  it.each(rules.map((r) => [r.alert] as const))('make %s fire, with every label and the text it fires with, and stay quiet', (alert) => {
-    const cases = ruleTests.tests.flatMap((t) => t.alert_rule_test).filter((a) => a.alertname === alert);
-    const firing = cases.flatMap((a) => a.exp_alerts);
-    expect(firing.length).toBeGreaterThan(0);
-    expect(cases.some((a) => a.exp_alerts.length === 0)).toBe(true);
-    const templated = Object.entries(rules.find((r) => r.alert === alert)?.annotations ?? {})
-      .filter(([, text]) => text.includes('{{'))
-      .map(([name]) => name);
-    for (const expected of firing) expect(Object.keys(expected.exp_annotations ?? {})).toEqual(expect.arrayContaining(templated));
-  });
+  it.each(rules.map((r) => [r.alert] as const))(
+    'make %s fire, with every label and the text it fires with, and stay quiet',
+    (alert) => {
+      const cases = ruleTests.tests.flatMap((t) => t.alert_rule_test).filter((a) => a.alertname === alert);
+      const firing = cases.flatMap((a) => a.exp_alerts);
+      expect(firing.length).toBeGreaterThan(0);
+      expect(cases.some((a) => a.exp_alerts.length === 0)).toBe(true);
+      const templated = Object.entries(rules.find((r) => r.alert === alert)?.annotations ?? {})
+        .filter(([, text]) => text.includes('{{'))
+        .map(([name]) => name);
+      for (const expected of firing)
+        expect(Object.keys(expected.exp_annotations ?? {})).toEqual(expect.arrayContaining(templated));
+    },
+  );
 
   it('test a healthy system against every alert', () => {
     const healthy = ruleTests.tests.find((t) => t.name === 'a healthy system fires nothing');
@@ -96,7 +110,7 @@ const promtool = findPromtool();
 if (!promtool) {
   process.stdout.write(
     `\nNOTICE: promtool is not installed (Debian: apt-get install prometheus), so ${TESTS_FILE} was NOT run; ` +
-      'the promtool checks of test/deploy/alert-rules.test.ts are skipped.\n\n',
+      'the promtool checks of test/deploy/alert-rules.unit.test.ts are skipped.\n\n',
   );
 }
 
@@ -113,7 +127,10 @@ if (!promtool) {
 
   function run(args: string[]): { status: number | null; output: string } {
     const result = spawnSync(promtool ?? 'promtool', args, { encoding: 'utf8', timeout: 60_000 });
-    return { status: result.status, output: `${result.stdout}${result.stderr}${result.error ? String(result.error) : ''}` };
+    return {
+      status: result.status,
+      output: `${result.stdout}${result.stderr}${result.error ? String(result.error) : ''}`,
+    };
   }
 
   it('check rules accepts the rule file', () => {

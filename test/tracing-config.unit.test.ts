@@ -9,9 +9,22 @@ import { loadConfig as loadBffConfig } from '../services/bff/src/config';
 import { loadConfig as loadNotifierConfig } from '../services/notifier/src/config';
 
 const LOADERS: Array<[string, (env: NodeJS.ProcessEnv) => { otlpEndpoint?: string; otelServiceName?: string }]> = [
-  ['gRPC services', (env) => loadServiceConfig({ DATABASE_URL: 'mysql://root@127.0.0.1:3306/inventario_producto', ...env }, 50051, 9101)],
+  [
+    'gRPC services',
+    (env) =>
+      loadServiceConfig({ DATABASE_URL: 'mysql://root@127.0.0.1:3306/inventario_producto', ...env }, 50051, 9101),
+  ],
   ['bff', (env) => loadBffConfig({ BFF_USER: 'ana', BFF_PASSWORD: 'p4ss', ...env })],
-  ['notifier', (env) => loadNotifierConfig({ SMTP_URL: 'smtp://127.0.0.1:1025', SENDER_EMAIL: 'a@example.com', RECIPIENT_EMAIL: 'b@example.com', ...env })],
+  [
+    'notifier',
+    (env) =>
+      loadNotifierConfig({
+        SMTP_URL: 'smtp://127.0.0.1:1025',
+        SENDER_EMAIL: 'a@example.com',
+        RECIPIENT_EMAIL: 'b@example.com',
+        ...env,
+      }),
+  ],
 ];
 
 function problemsOf(load: (env: NodeJS.ProcessEnv) => unknown, env: NodeJS.ProcessEnv): string[] {
@@ -32,15 +45,22 @@ describe.each(LOADERS)('%s', (_, load) => {
   });
 
   test('reads the OTLP endpoint and the service name', () => {
-    expect(load({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector:4318', OTEL_SERVICE_NAME: 'inventario-bff' })).toMatchObject({
+    expect(
+      load({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector:4318', OTEL_SERVICE_NAME: 'inventario-bff' }),
+    ).toMatchObject({
       otlpEndpoint: 'http://otel-collector:4318',
       otelServiceName: 'inventario-bff',
     });
   });
 
-  test.each(['otel-collector:4318', 'grpc://otel-collector:4317', 'not a url'])('refuses the endpoint %s, naming the variable', (endpoint) => {
-    expect(problemsOf(load, { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint })).toEqual([expect.stringMatching(/^OTEL_EXPORTER_OTLP_ENDPOINT: /)]);
-  });
+  test.each(['otel-collector:4318', 'grpc://otel-collector:4317', 'not a url'])(
+    'refuses the endpoint %s, naming the variable',
+    (endpoint) => {
+      expect(problemsOf(load, { OTEL_EXPORTER_OTLP_ENDPOINT: endpoint })).toEqual([
+        expect.stringMatching(/^OTEL_EXPORTER_OTLP_ENDPOINT: /),
+      ]);
+    },
+  );
 
   test('refuses an endpoint with user:password@ (it is logged and kept in the ConfigMap), without echoing it', () => {
     const problems = problemsOf(load, { OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otel:s3cret@collector.example:4318' });
@@ -49,6 +69,8 @@ describe.each(LOADERS)('%s', (_, load) => {
   });
 
   test('refuses a service name with spaces', () => {
-    expect(problemsOf(load, { OTEL_SERVICE_NAME: 'mi servicio' })).toEqual([expect.stringMatching(/^OTEL_SERVICE_NAME: /)]);
+    expect(problemsOf(load, { OTEL_SERVICE_NAME: 'mi servicio' })).toEqual([
+      expect.stringMatching(/^OTEL_SERVICE_NAME: /),
+    ]);
   });
 });

@@ -14,7 +14,9 @@ interface ComposeService {
   environment?: Record<string, string>;
   ports?: string[];
 }
-const compose = parse(readFileSync(join(__dirname, '..', 'compose.yaml'), 'utf8')) as { services: Record<string, ComposeService> };
+const compose = parse(readFileSync(join(__dirname, '..', 'compose.yaml'), 'utf8')) as {
+  services: Record<string, ComposeService>;
+};
 const defaults = loadConfig({});
 
 /** The host side of each published port, as `host:port`. */
@@ -31,9 +33,13 @@ describe('compose.yaml', () => {
   });
 
   it('publishes MariaDB where both default database URLs point, with the password they use (none)', () => {
-    for (const url of [defaults.PRODUCTO_DATABASE_URL, defaults.BODEGA_DATABASE_URL]) {
+    for (const url of [defaults.PRODUCTO_DATABASE_URL, defaults.BODEGA_DATABASE_URL, defaults.IDENTIDAD_DATABASE_URL]) {
       const u = new URL(url);
-      expect(published(compose.services.mariadb)).toContainEqual({ host: u.hostname, hostPort: Number(u.port), containerPort: 3306 });
+      expect(published(compose.services.mariadb)).toContainEqual({
+        host: u.hostname,
+        hostPort: Number(u.port),
+        containerPort: 3306,
+      });
       expect(u.username).toBe('root');
       expect(u.password).toBe('');
     }
@@ -42,15 +48,25 @@ describe('compose.yaml', () => {
 
   it('publishes NATS, with JetStream, where the default NATS_URL points', () => {
     const u = new URL(defaults.NATS_URL);
-    expect(published(compose.services.nats)).toEqual([{ host: u.hostname, hostPort: Number(u.port), containerPort: 4222 }]);
+    expect(published(compose.services.nats)).toEqual([
+      { host: u.hostname, hostPort: Number(u.port), containerPort: 4222 },
+    ]);
     expect(compose.services.nats?.command).toContain('-js');
   });
 
   it("publishes MailDev on the launcher's mail catcher ports, the ports its own MailDev listens on", () => {
     const maildev = compose.services.maildev;
     expect(published(maildev)).toEqual([
-      { host: '127.0.0.1', hostPort: defaults.MAIL_CATCHER_SMTP_PORT, containerPort: Number(maildev?.environment?.MAILDEV_SMTP_PORT) },
-      { host: '127.0.0.1', hostPort: defaults.MAIL_CATCHER_WEB_PORT, containerPort: Number(maildev?.environment?.MAILDEV_WEB_PORT) },
+      {
+        host: '127.0.0.1',
+        hostPort: defaults.MAIL_CATCHER_SMTP_PORT,
+        containerPort: Number(maildev?.environment?.MAILDEV_SMTP_PORT),
+      },
+      {
+        host: '127.0.0.1',
+        hostPort: defaults.MAIL_CATCHER_WEB_PORT,
+        containerPort: Number(maildev?.environment?.MAILDEV_WEB_PORT),
+      },
     ]);
   });
 });
