@@ -31,7 +31,9 @@ export interface BenchDb {
    * for a day): the table a running service has, not an empty one.
    */
   fillIdempotencyKeys(count: number): Promise<void>;
-  /** Deletes every idempotency key but the backlog: those of keyed write windows (nothing else in the bench sends keys). */
+  /**
+   * Deletes every idempotency key but the backlog: those of keyed write windows (nothing else in the bench sends keys).
+   */
   trimIdempotencyKeys(): Promise<number>;
   /** Commit time (the outbox row's created_at, epoch ms) of each event id. */
   commitTimes(eventIds: readonly string[]): Promise<Map<string, number>>;
@@ -44,7 +46,15 @@ export interface BenchDb {
 export const BACKLOG_METHOD = 'bench/backlog';
 
 /** About the size of a recorded product, so the backlog's pages look like a service's. */
-const BACKLOG_RESPONSE = Buffer.from(JSON.stringify({ id: 0, nombre: 'x'.repeat(40), descripcion: 'y'.repeat(60), precio: '0.00', padding: 'z'.repeat(150) }));
+const BACKLOG_RESPONSE = Buffer.from(
+  JSON.stringify({
+    id: 0,
+    nombre: 'x'.repeat(40),
+    descripcion: 'y'.repeat(60),
+    precio: '0.00',
+    padding: 'z'.repeat(150),
+  }),
+);
 
 async function pendingIn(pool: Pool): Promise<number> {
   const [rows] = await pool.query<RowDataPacket[]>('SELECT COUNT(*) AS n FROM outbox WHERE published_at IS NULL');
@@ -54,7 +64,10 @@ async function pendingIn(pool: Pool): Promise<number> {
 /** `bodegaUrl`: bodega-svc's database, read only for its pending outbox rows. */
 export function openBenchDb(url: string, bodegaUrl?: string): BenchDb {
   const pool: Pool = createPool({ ...parseMysqlUrl(url), timezone: 'Z', connectionLimit: 2 });
-  const bodegaPool: Pool | undefined = bodegaUrl === undefined ? undefined : createPool({ ...parseMysqlUrl(bodegaUrl), timezone: 'Z', connectionLimit: 1 });
+  const bodegaPool: Pool | undefined =
+    bodegaUrl === undefined
+      ? undefined
+      : createPool({ ...parseMysqlUrl(bodegaUrl), timezone: 'Z', connectionLimit: 1 });
   return {
     async pendingOutbox() {
       return (await pendingIn(pool)) + (bodegaPool ? await pendingIn(bodegaPool) : 0);
@@ -77,18 +90,30 @@ export function openBenchDb(url: string, bodegaUrl?: string): BenchDb {
           rows.flat(),
         );
       }
-      const [rows] = await pool.query<RowDataPacket[]>('SELECT id FROM productos WHERE nombre LIKE ? ORDER BY id', [`${tag} %`]);
+      const [rows] = await pool.query<RowDataPacket[]>('SELECT id FROM productos WHERE nombre LIKE ? ORDER BY id', [
+        `${tag} %`,
+      ]);
       return rows.map((row) => Number(row.id));
     },
     async fillIdempotencyKeys(count) {
       for (let done = 0; done < count; done += 1000) {
-        const rows = Array.from({ length: Math.min(1000, count - done) }, () => [randomBytes(32), BACKLOG_METHOD, randomBytes(32), BACKLOG_RESPONSE]);
+        const rows = Array.from({ length: Math.min(1000, count - done) }, () => [
+          randomBytes(32),
+          BACKLOG_METHOD,
+          randomBytes(32),
+          BACKLOG_RESPONSE,
+        ]);
         const values = rows.map(() => '(?, ?, ?, ?, CURRENT_TIMESTAMP(3) + INTERVAL 1 DAY)').join(', ');
-        await pool.query(`INSERT INTO idempotency_keys (scope_hash, method, request_hash, response, expires_at) VALUES ${values}`, rows.flat());
+        await pool.query(
+          `INSERT INTO idempotency_keys (scope_hash, method, request_hash, response, expires_at) VALUES ${values}`,
+          rows.flat(),
+        );
       }
     },
     async trimIdempotencyKeys() {
-      const [result] = await pool.query<ResultSetHeader>('DELETE FROM idempotency_keys WHERE method <> ?', [BACKLOG_METHOD]);
+      const [result] = await pool.query<ResultSetHeader>('DELETE FROM idempotency_keys WHERE method <> ?', [
+        BACKLOG_METHOD,
+      ]);
       return result.affectedRows;
     },
     async commitTimes(eventIds) {
@@ -97,7 +122,10 @@ export function openBenchDb(url: string, bodegaUrl?: string): BenchDb {
         const chunk = eventIds.slice(i, i + 500);
         if (chunk.length === 0) continue;
         // UNIX_TIMESTAMP reads created_at in the session's zone, whatever the server's default.
-        const [rows] = await pool.query<RowDataPacket[]>('SELECT event_id, UNIX_TIMESTAMP(created_at) AS t FROM outbox WHERE event_id IN (?)', [chunk]);
+        const [rows] = await pool.query<RowDataPacket[]>(
+          'SELECT event_id, UNIX_TIMESTAMP(created_at) AS t FROM outbox WHERE event_id IN (?)',
+          [chunk],
+        );
         for (const row of rows) out.set(String(row.event_id), Number(row.t) * 1000);
       }
       return out;

@@ -108,7 +108,9 @@ export async function cacheSoak(
       if (wait > 0) await sleep(wait);
       const through = i % 2 === 0 ? url : stack.bffUrl;
       inFlight.push(
-        requestJson(through, stack.auth, 'PUT', `/api/productos/${pick(ids)}`, { cantidadEnStock: Math.floor(Math.random() * 500) }).then(
+        requestJson(through, stack.auth, 'PUT', `/api/productos/${pick(ids)}`, {
+          cantidadEnStock: Math.floor(Math.random() * 500),
+        }).then(
           (res) => void ((res.status < 200 || res.status > 299) && errors++),
           () => void errors++,
         ),
@@ -120,7 +122,12 @@ export async function cacheSoak(
   const [load, written] = await Promise.all([
     runLoad({
       url,
-      request: { method: 'GET', path: `/api/productos/${ids[0]}`, headers: auth, setup: () => ({ path: `/api/productos/${pick(ids)}` }) },
+      request: {
+        method: 'GET',
+        path: `/api/productos/${ids[0]}`,
+        headers: auth,
+        setup: () => ({ path: `/api/productos/${pick(ids)}` }),
+      },
       connections: 10,
       durationSeconds: seconds,
       overallRate: rate,

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { READY_MESSAGE_TYPE } from '@inventario/platform';
+import { readyMessage } from '@inventario/platform';
 import { LOOP_READ, LOOP_RESET, LOOP_SAMPLE, type LoopSample } from './loop-protocol';
 
 /** USER_HZ: the unit of /proc/<pid>/stat times, 100 on every Linux build we run on. */
@@ -54,7 +54,9 @@ export function startChild(spec: ChildSpec, options: ChildOptions): Child {
   const logFile = join(options.logDir, `${spec.name}.log`);
   const fd = openSync(logFile, 'a');
   const nodeOptions = [options.baseEnv.NODE_OPTIONS, `--require ${options.preload}`].filter(Boolean).join(' ');
-  const profile = options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`, `--cpu-prof-name=${spec.name}.cpuprofile`] : [];
+  const profile = options.profileDir
+    ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`, `--cpu-prof-name=${spec.name}.cpuprofile`]
+    : [];
   // --expose-gc: the loop monitor collects before the soak's heap readings (nothing else calls gc()).
   const proc: ChildProcess = spawn(process.execPath, ['--expose-gc', ...profile, spec.entry], {
     // MALLOC_ARENA_MAX=2 as the service images set it (fewer glibc malloc arenas, flatter RSS; bench/RESULTS.md).
@@ -66,11 +68,8 @@ export function startChild(spec: ChildSpec, options: ChildOptions): Child {
     proc.once('exit', (code, signal) => resolve(signal ?? `exit ${code}`));
     proc.once('error', (err) => resolve(`could not start: ${err.message}`));
   });
-  const ready = new Promise<void>((resolve, reject) => {
-    proc.on('message', (message: { type?: unknown } | null) => {
-      if (message?.type === READY_MESSAGE_TYPE) resolve();
-    });
-    void exited.then((how) => reject(new Error(`${spec.name} ended before it was ready (${how}); see ${logFile}`)));
+  const ready = readyMessage(proc).catch((err: Error) => {
+    throw new Error(`${spec.name} ${err.message}; see ${logFile}`);
   });
   ready.catch(() => undefined);
 

@@ -108,13 +108,15 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv, repoRoot: str
   const quick = values.quick;
   const productos = positive('productos', values.productos, 1000);
   const bodegas = positive('bodegas', values.bodegas, 10);
-  if (productos < 1000 || bodegas < 10) throw new UsageError('the issue asks for at least 1000 products and 10 warehouses');
+  if (productos < 1000 || bodegas < 10)
+    throw new UsageError('the issue asks for at least 1000 products and 10 warehouses');
   const rounds = positive('rounds', values.rounds, quick ? 2 : 5);
   if (rounds < 2) throw new UsageError('--rounds must be at least 2 (the median of one round is noise)');
 
   const only = values.only?.split(',').map((key) => key.trim());
   const unknown = only?.filter((key) => !(TARGET_KEYS as readonly string[]).includes(key));
-  if (unknown && unknown.length > 0) throw new UsageError(`--only: unknown target ${unknown.join(', ')} (known: ${TARGET_KEYS.join(', ')})`);
+  if (unknown && unknown.length > 0)
+    throw new UsageError(`--only: unknown target ${unknown.join(', ')} (known: ${TARGET_KEYS.join(', ')})`);
 
   let target: BenchConfig['target'];
   if (values.target !== undefined) {
@@ -122,7 +124,9 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv, repoRoot: str
     const password = values.password ?? env.BFF_PASSWORD;
     const productoDbUrl = values['producto-db'];
     if (!user || !password || !productoDbUrl) {
-      throw new UsageError('--target needs --user and --password (or BFF_USER/BFF_PASSWORD) and --producto-db mysql://.../database');
+      throw new UsageError(
+        '--target needs --user and --password (or BFF_USER/BFF_PASSWORD) and --producto-db mysql://.../database',
+      );
     }
     target = {
       bffUrl: values.target,

@@ -45,7 +45,11 @@ async function observe(nc: NatsConnection, stream: string, subject: string): Pro
       } catch {
         // not JSON: the relay's filler rows
       }
-      seen.set(id, { storedAt: Number(m.info.timestampNanos) / 1e6, observedAt, ...(productoId === undefined ? {} : { productoId }) });
+      seen.set(id, {
+        storedAt: Number(m.info.timestampNanos) / 1e6,
+        observedAt,
+        ...(productoId === undefined ? {} : { productoId }),
+      });
     }
   })();
   return {
@@ -85,7 +89,14 @@ export interface EventFigures {
  * write's event in JetStream and, with a sink, its email, and reads each
  * event's commit time from the outbox row.
  */
-export async function measureEvents(stack: Stack, nc: NatsConnection, db: BenchDb, seed: Seed, rate: number, seconds: number): Promise<EventFigures> {
+export async function measureEvents(
+  stack: Stack,
+  nc: NatsConnection,
+  db: BenchDb,
+  seed: Seed,
+  rate: number,
+  seconds: number,
+): Promise<EventFigures> {
   const observer = await observe(nc, stack.stream, `${stack.prefix}.producto.creado`);
   try {
     const sentAt = new Map<number, number>();
@@ -100,7 +111,13 @@ export async function measureEvents(stack: Stack, nc: NatsConnection, db: BenchD
       if (wait > 0) await sleep(wait);
       const sent = Date.now();
       inFlight.push(
-        requestJson(stack.bffUrl, stack.auth, 'POST', '/api/productos', productoBody('bench event', seed.bodegaIds)).then(
+        requestJson(
+          stack.bffUrl,
+          stack.auth,
+          'POST',
+          '/api/productos',
+          productoBody('bench event', seed.bodegaIds),
+        ).then(
           (res) => {
             if (res.status !== 201) return void writeErrors++;
             sentAt.set(idOf(res.body), sent);
@@ -113,11 +130,19 @@ export async function measureEvents(stack: Stack, nc: NatsConnection, db: BenchD
       );
     }
     await Promise.all(inFlight);
-    const eventsOf = () => [...observer.seen.entries()].filter(([, e]) => e.productoId !== undefined && sentAt.has(e.productoId));
-    await waitFor(() => eventsOf().length >= sentAt.size, `${sentAt.size} producto.creado events`, 60_000).catch(() => undefined);
+    const eventsOf = () =>
+      [...observer.seen.entries()].filter(([, e]) => e.productoId !== undefined && sentAt.has(e.productoId));
+    await waitFor(() => eventsOf().length >= sentAt.size, `${sentAt.size} producto.creado events`, 60_000).catch(
+      () => undefined,
+    );
     const events = eventsOf();
     const sink = stack.sink;
-    if (sink) await waitFor(() => events.every(([id]) => sink.acceptedAt.has(id)), 'the emails of the paced writes', 120_000).catch(() => undefined);
+    if (sink)
+      await waitFor(
+        () => events.every(([id]) => sink.acceptedAt.has(id)),
+        'the emails of the paced writes',
+        120_000,
+      ).catch(() => undefined);
     const commits = await db.commitTimes(events.map(([id]) => id));
 
     const outboxLag: number[] = [];

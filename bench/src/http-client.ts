@@ -9,10 +9,17 @@ export function idOf(body: unknown): number {
   return Number((body as { id?: unknown } | undefined)?.id);
 }
 
-export async function requestJson(baseUrl: string, auth: string, method: string, path: string, body?: unknown): Promise<JsonResponse> {
+export async function requestJson(
+  baseUrl: string,
+  auth: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<JsonResponse> {
   const response = await fetch(`${baseUrl}${path}`, {
     method,
-    headers: { authorization: auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: { authorization: auth, ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
@@ -20,7 +27,11 @@ export async function requestJson(baseUrl: string, auth: string, method: string,
 }
 
 /** Runs `work` for every item with at most `concurrency` in flight. */
-export async function forEachLimited<T>(items: readonly T[], concurrency: number, work: (item: T, index: number) => Promise<void>): Promise<void> {
+export async function forEachLimited<T>(
+  items: readonly T[],
+  concurrency: number,
+  work: (item: T, index: number) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const workers = Array.from({ length: Math.min(concurrency, items.length) }, async () => {
     while (next < items.length) {

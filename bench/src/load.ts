@@ -81,7 +81,9 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
         duration: options.durationSeconds,
         ...(options.overallRate === undefined ? {} : { overallRate: options.overallRate }),
         timeout: 10,
-        ...(request.verifyBody ? { verifyBody: (body: string | Buffer | undefined) => request.verifyBody?.(String(body ?? '')) ?? true } : {}),
+        ...(request.verifyBody
+          ? { verifyBody: (body: string | Buffer | undefined) => request.verifyBody?.(String(body ?? '')) ?? true }
+          : {}),
         requests: [
           {
             method: request.method,
@@ -123,9 +125,12 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
       },
     );
     // autocannon emits (client, statusCode, bytes, ms); its typings omit the client.
-    (instance as unknown as NodeJS.EventEmitter).on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
-      if (status >= 200 && status <= 299) latencies.push(ms);
-      else statuses[status] = (statuses[status] ?? 0) + 1;
-    });
+    (instance as unknown as NodeJS.EventEmitter).on(
+      'response',
+      (_client: unknown, status: number, _bytes: number, ms: number) => {
+        if (status >= 200 && status <= 299) latencies.push(ms);
+        else statuses[status] = (statuses[status] ?? 0) + 1;
+      },
+    );
   });
 }

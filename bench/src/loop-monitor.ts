@@ -35,7 +35,11 @@ if (process.send) {
   process.on('message', (message: { type?: unknown; gc?: unknown } | null) => {
     if (message?.type === LOOP_RESET) histogram.reset();
     if (message?.type === LOOP_READ) {
-      const delay = { p99Ms: delayMs(histogram.percentile(99)), maxMs: delayMs(histogram.max), meanMs: delayMs(histogram.mean) };
+      const delay = {
+        p99Ms: delayMs(histogram.percentile(99)),
+        maxMs: delayMs(histogram.max),
+        meanMs: delayMs(histogram.mean),
+      };
       if (message.gc !== true) {
         process.send?.({ type: LOOP_SAMPLE, ...delay, ...memory() } satisfies LoopSample);
         return;

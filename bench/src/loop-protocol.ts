@@ -15,6 +15,9 @@ export interface LoopSample {
   heapTotalBytes: number;
   /** process.memoryUsage().external: native memory of JS objects (Buffers among them). */
   externalBytes: number;
-  /** Committed bytes of each V8 heap space (v8.getHeapSpaceStatistics: new_space, old_space, ...), to say which one grew. */
+  /**
+   * Committed bytes of each V8 heap space (v8.getHeapSpaceStatistics: new_space, old_space, ...), to say which one
+   * grew.
+   */
   spaceBytes: Record<string, number>;
 }

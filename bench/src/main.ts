@@ -44,7 +44,9 @@ function runInfo(config: BenchConfig, stack: Stack, targets: readonly Target[]):
     command: config.command,
     quick: config.quick,
     notes: [
-      stack.owned ? 'stack: started by the harness (built services, fresh databases and stream)' : `stack: running one at ${stack.bffUrl}`,
+      stack.owned
+        ? 'stack: started by the harness (built services, fresh databases and stream)'
+        : `stack: running one at ${stack.bffUrl}`,
       `${config.rounds} rounds of ${config.durationSeconds} s per target after a ${config.warmupSeconds} s warm-up, ${config.connections} connections under load; LOG_LEVEL=${config.logLevel}`,
       ...(stack.owned
         ? [
@@ -65,7 +67,10 @@ async function main(): Promise<void> {
   try {
     config = loadConfig(process.argv.slice(2), process.env, ROOT);
   } catch (err) {
-    if (err instanceof UsageError || (err instanceof Error && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS'))) {
+    if (
+      err instanceof UsageError ||
+      (err instanceof Error && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS'))
+    ) {
       process.stderr.write(`bench: ${err.message} (see bench/README.md)\n`);
       process.exit(2);
     }
@@ -85,7 +90,9 @@ async function main(): Promise<void> {
     readCacheMaxEntries: 2 * config.productos,
   };
   say(`${config.target ? `using ${config.target.bffUrl}` : 'starting the stack'}; process logs in ${logDir}`);
-  const stack = config.target ? await useRunningStack({ ...config.target, natsUrl: config.natsUrl }, stackOptions) : await startOwnStack(stackOptions);
+  const stack = config.target
+    ? await useRunningStack({ ...config.target, natsUrl: config.natsUrl }, stackOptions)
+    : await startOwnStack(stackOptions);
   let interrupted = false;
   process.once('SIGINT', () => {
     interrupted = true;
@@ -106,7 +113,9 @@ async function main(): Promise<void> {
     const targets = all.filter((t) => !config.only || chosen.has(t.key));
     // The stock targets move units of levels set up once, far from 0 and from capacity (README "Stock writes").
     if (targets.some((t) => t.writes === 'existencias')) {
-      say(`stocking ${STOCKED_PRODUCTOS} products x ${STOCK_UNITS} units in each of the ${seeded.bodegaIds.length} warehouses`);
+      say(
+        `stocking ${STOCKED_PRODUCTOS} products x ${STOCK_UNITS} units in each of the ${seeded.bodegaIds.length} warehouses`,
+      );
       await seedStock(stack.bffUrl, stack.auth, seeded);
     }
     await settle({ stack, db, nc });

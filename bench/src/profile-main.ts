@@ -46,7 +46,9 @@ function summarise(file: string, top: number): string {
     const key = `${functionName || '(anonymous)'} ${url.replace(/^.*\/(node_modules|services|packages|bench)\//, '$1/')}:${lineNumber + 1}`;
     byFunction.set(key, (byFunction.get(key) ?? 0) + hits);
   }
-  const idle = profile.nodes.filter((n) => n.callFrame.functionName === '(idle)').reduce((s, n) => s + (n.hitCount ?? 0), 0);
+  const idle = profile.nodes
+    .filter((n) => n.callFrame.functionName === '(idle)')
+    .reduce((s, n) => s + (n.hitCount ?? 0), 0);
   const pct = (hits: number) => `${((hits / total) * 100).toFixed(1)}%`;
   const rows = (map: Map<string, number>) =>
     [...map.entries()]

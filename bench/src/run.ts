@@ -51,15 +51,20 @@ export interface RunDeps {
   say: Say;
 }
 
-/** Emails expected so far: one per product, warehouse and StockBajo event in the stream (docs/contract.md §6.1, §10.4). */
+/**
+ * Emails expected so far: one per product, warehouse and StockBajo event in the stream (docs/contract.md §6.1, §10.4).
+ */
 async function expectedEmails(nc: NatsConnection, stack: Stack): Promise<number> {
   const jsm = await jetstreamManager(nc);
   const info = await jsm.streams.info(stack.stream, { subjects_filter: `${stack.prefix}.>` });
   const subjects = info.state.subjects ?? {};
   return (
     Object.entries(subjects)
-      // The emailed subjects only: dead letters (`<prefix>.dlq.<type>`), MovimientoRegistrado and StockRepuesto get none.
-      .filter(([subject]) => ['producto.', 'bodega.', 'stock.bajo'].some((emailed) => subject.startsWith(`${stack.prefix}.${emailed}`)))
+      // The emailed subjects only: dead letters (`<prefix>.dlq.<type>`), MovimientoRegistrado and StockRepuesto get
+      // none.
+      .filter(([subject]) =>
+        ['producto.', 'bodega.', 'stock.bajo'].some((emailed) => subject.startsWith(`${stack.prefix}.${emailed}`)),
+      )
       .reduce((sum, [, n]) => sum + n, 0)
   );
 }
@@ -175,14 +180,16 @@ export async function runBench(deps: RunDeps): Promise<BenchResults> {
   const sequential = new Map<TargetKey, Window[]>(targets.map((t) => [t.key, []]));
 
   say(`warm-up: ${config.warmupSeconds} s per target (discarded)`);
-  for (const target of targets) await loadWindow(deps, target, config.connections, config.warmupSeconds);
+  for (const target of targets)
+    await loadWindow(deps, target, target.connections ?? config.connections, config.warmupSeconds);
 
   for (let round = 1; round <= config.rounds; round++) {
     const order = roundOrder(targets, round);
     for (const target of order) {
-      const w = await loadWindow(deps, target, config.connections, config.durationSeconds);
+      const connections = target.connections ?? config.connections;
+      const w = await loadWindow(deps, target, connections, config.durationSeconds);
       loaded.get(target.key)?.push(w);
-      say(`round ${round} ${target.label} x${config.connections}: ${rate(w.load)}`);
+      say(`round ${round} ${target.label} x${connections}: ${rate(w.load)}`);
     }
     for (const target of order) {
       const w = await loadWindow(deps, target, 1, config.durationSeconds);
@@ -193,7 +200,9 @@ export async function runBench(deps: RunDeps): Promise<BenchResults> {
 
   say(`events: ${config.eventRate} writes/s for ${config.eventSeconds} s`);
   const events = await measureEvents(deps.stack, deps.nc, deps.db, deps.seed, config.eventRate, config.eventSeconds);
-  say(`events: outbox lag p99 ${events.outboxLagP99.toFixed(1)} ms, write -> email p99 ${events.emailP99.toFixed(1)} ms`);
+  say(
+    `events: outbox lag p99 ${events.outboxLagP99.toFixed(1)} ms, write -> email p99 ${events.emailP99.toFixed(1)} ms`,
+  );
   await settle(deps);
 
   let relayPerSecond = Number.NaN;
@@ -205,7 +214,9 @@ export async function runBench(deps: RunDeps): Promise<BenchResults> {
   const getById = targets.find((t) => t.key === 'restGetById') as Target;
   const maxRate = median(loaded.get('restGetById')?.map((w) => w.load.reqPerSec) ?? []);
   const half = Math.max(1, Math.round(maxRate / 2));
-  say(`soak: ${getById.label} at ${half} req/s (half of ${Math.round(maxRate)}) for ${config.soakSeconds} s, with ${config.soakWriteRate} writes/s`);
+  say(
+    `soak: ${getById.label} at ${half} req/s (half of ${Math.round(maxRate)}) for ${config.soakSeconds} s, with ${config.soakWriteRate} writes/s`,
+  );
   // Issue 14: the cached BFF soaks alongside, its cache full (README "Soak").
   const { bffCachedMetricsUrl: metricsUrl, readCacheMaxEntries: maxEntries } = deps.stack;
   const cached = deps.stack.owned && metricsUrl !== undefined && maxEntries !== undefined;
@@ -219,9 +230,24 @@ export async function runBench(deps: RunDeps): Promise<BenchResults> {
   }
   const cacheStart = cached ? await readCacheMetrics(metricsUrl) : undefined;
   await sleep(1000);
-  const soakEventsPromise = measureEvents(deps.stack, deps.nc, deps.db, deps.seed, config.soakWriteRate, config.soakSeconds);
-  const cachePromise = cached ? cacheSoak(deps.stack, cacheIds, config.soakCachedRate, config.soakWriteRate, config.soakSeconds) : undefined;
-  const soakFigures = await soak(getById, deps.stack.children, half, config.soakSeconds, Promise.all([soakEventsPromise, cachePromise]));
+  const soakEventsPromise = measureEvents(
+    deps.stack,
+    deps.nc,
+    deps.db,
+    deps.seed,
+    config.soakWriteRate,
+    config.soakSeconds,
+  );
+  const cachePromise = cached
+    ? cacheSoak(deps.stack, cacheIds, config.soakCachedRate, config.soakWriteRate, config.soakSeconds)
+    : undefined;
+  const soakFigures = await soak(
+    getById,
+    deps.stack.children,
+    half,
+    config.soakSeconds,
+    Promise.all([soakEventsPromise, cachePromise]),
+  );
   const soakEvents = await soakEventsPromise;
   say(`soak: ${rate(soakFigures.load)}; write errors ${soakEvents.writeErrors}`);
   let cacheSoakFigures: CacheSoakFigures | undefined;

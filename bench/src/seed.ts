@@ -26,7 +26,13 @@ export function productoBody(label: string, bodegaIds: readonly number[]) {
  * warehouses, then `productos` products spread over them (16 requests in
  * flight). Names carry `label`, so a run against a shared stack can be told apart.
  */
-export async function seed(baseUrl: string, auth: string, label: string, bodegas: number, productos: number): Promise<Seed> {
+export async function seed(
+  baseUrl: string,
+  auth: string,
+  label: string,
+  bodegas: number,
+  productos: number,
+): Promise<Seed> {
   const bodegaIds: number[] = [];
   for (let i = 0; i < bodegas; i++) {
     const res = await requestJson(baseUrl, auth, 'POST', '/api/bodegas', {

@@ -26,7 +26,10 @@ export interface RssFigures {
   finalHeapTotalMiB: number;
   baselineExternalMiB: number;
   finalExternalMiB: number;
-  /** Growth of each V8 heap space's committed size from the baseline moment to the end, MiB (only those that moved by 1 MiB or more). */
+  /**
+   * Growth of each V8 heap space's committed size from the baseline moment to the end, MiB (only those that moved by 1
+   * MiB or more).
+   */
   spaceGrowthMiB: Record<string, number>;
 }
 
@@ -51,7 +54,13 @@ const MiB = 1024 * 1024;
  * read as growth. The heap retained at both moments tells a JS leak from
  * other memory.
  */
-export async function soak(target: Target, children: readonly Child[], rate: number, seconds: number, alongside: Promise<unknown>): Promise<SoakFigures> {
+export async function soak(
+  target: Target,
+  children: readonly Child[],
+  rate: number,
+  seconds: number,
+  alongside: Promise<unknown>,
+): Promise<SoakFigures> {
   const baselineAtSeconds = Math.min(60, seconds / 5);
   /** Every RSS sample of each child, with its time in seconds since the soak began. */
   const samples = new Map<string, { at: number; rss: number }[]>(children.map((c) => [c.name, []]));
@@ -59,7 +68,12 @@ export async function soak(target: Target, children: readonly Child[], rate: num
   /** Heap retained and RSS right after a full GC, at the baseline moment and at the end: both ends measured alike. */
   const settled = new Map<
     string,
-    Partial<Record<'baseline' | 'final', { heap: number; heapTotal: number; external: number; spaces: Record<string, number>; rss: number }>>
+    Partial<
+      Record<
+        'baseline' | 'final',
+        { heap: number; heapTotal: number; external: number; spaces: Record<string, number>; rss: number }
+      >
+    >
   >(children.map((c) => [c.name, {}]));
   const sample = () => {
     for (const child of children) {
@@ -98,7 +112,13 @@ export async function soak(target: Target, children: readonly Child[], rate: num
   let load: LoadResult;
   try {
     [load] = await Promise.all([
-      runLoad({ url: target.url, request: target.request, connections: 10, durationSeconds: seconds, overallRate: rate }),
+      runLoad({
+        url: target.url,
+        request: target.request,
+        connections: 10,
+        durationSeconds: seconds,
+        overallRate: rate,
+      }),
       alongside,
     ]);
   } finally {
@@ -121,13 +141,18 @@ export async function soak(target: Target, children: readonly Child[], rate: num
     const late = meanRss(child.name, endedAt - baselineAtSeconds, endedAt + 1);
     const spaceGrowthMiB = Object.fromEntries(
       Object.entries(ends.final?.spaces ?? {})
-        .map(([space, bytes]): [string, number] => [space, (bytes - (ends.baseline?.spaces[space] ?? Number.NaN)) / MiB])
+        .map(([space, bytes]): [string, number] => [
+          space,
+          (bytes - (ends.baseline?.spaces[space] ?? Number.NaN)) / MiB,
+        ])
         .filter(([, grown]) => Math.abs(grown) >= 1),
     );
     return {
       spaceGrowthMiB,
       sampledGrowthPct: ((late - early) / early) * 100,
-      fifthsMiB: [0, 1, 2, 3, 4].map((i) => meanRss(child.name, (i * endedAt) / 5, ((i + 1) * endedAt) / 5 + (i === 4 ? 1 : 0)) / MiB),
+      fifthsMiB: [0, 1, 2, 3, 4].map(
+        (i) => meanRss(child.name, (i * endedAt) / 5, ((i + 1) * endedAt) / 5 + (i === 4 ? 1 : 0)) / MiB,
+      ),
       baselineHeapMiB: (ends.baseline?.heap ?? Number.NaN) / MiB,
       finalHeapMiB: (ends.final?.heap ?? Number.NaN) / MiB,
       baselineHeapTotalMiB: (ends.baseline?.heapTotal ?? Number.NaN) / MiB,

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { dropDatabase, ensureDatabase } from '@inventario/platform';
 import { connectTestNats, deleteStream, freePort, uniqueName, waitFor } from '@inventario/testkit';
+import { prepareBdbWrites } from './bdb-writes';
 import { startChild, type Child, type ChildSpec } from './children';
 import { startSmtpSink, type SmtpSink } from './smtp-sink';
 
@@ -24,6 +25,8 @@ export interface Stack {
   auth: string;
   /** B_db's base URL (`/productos/:id`). */
   bdbUrl: string;
+  /** Whether B_db answers the write yardsticks (bdb-writes.ts): only on a stack the harness started. */
+  bdbWrites: boolean;
   /** producto-svc's database (B_db reads it; the harness reads the outbox and trims POSTed rows). */
   productoDbUrl: string;
   /** bodega-svc's database (the harness reads its outbox only); unknown on a running stack without --bodega-db. */
@@ -92,11 +95,23 @@ function childOptions(options: StackOptions) {
   };
 }
 
-/** B_db as a child process on `producto`'s database. */
-async function startBdb(productoDbUrl: string, options: StackOptions): Promise<{ child: Child; url: string }> {
+/** B_db as a child process on `producto`'s database; with `writeDbUrl`, its write yardsticks on that database. */
+async function startBdb(
+  productoDbUrl: string,
+  options: StackOptions,
+  writeDbUrl?: string,
+): Promise<{ child: Child; url: string }> {
   const port = await freePort();
   const child = startChild(
-    { name: 'bdb', entry: join(__dirname, 'bdb-main.js'), env: { DATABASE_URL: productoDbUrl, PORT: String(port) } },
+    {
+      name: 'bdb',
+      entry: join(__dirname, 'bdb-main.js'),
+      env: {
+        DATABASE_URL: productoDbUrl,
+        PORT: String(port),
+        ...(writeDbUrl ? { BDB_WRITE_DATABASE_URL: writeDbUrl } : {}),
+      },
+    },
     childOptions(options),
   );
   await child.ready;
@@ -114,12 +129,14 @@ export async function startOwnStack(options: StackOptions): Promise<Stack> {
   const name = uniqueName('bench');
   const productoDbUrl = `${options.mysqlServer}/${name}_producto`;
   const bodegaDbUrl = `${options.mysqlServer}/${name}_bodega`;
+  // B_db's write yardsticks write here, never in the services' databases (their relays would publish the rows).
+  const bdbDbUrl = `${options.mysqlServer}/${name}_bdb`;
   const stream = name.toUpperCase();
   const prefix = name;
   const bucket = `${name}-sent`;
   const children: Child[] = [];
   try {
-    for (const url of [productoDbUrl, bodegaDbUrl]) {
+    for (const url of [productoDbUrl, bodegaDbUrl, bdbDbUrl]) {
       await ensureDatabase(url);
       cleanups.push(() => dropDatabase(url));
     }
@@ -159,17 +176,32 @@ export async function startOwnStack(options: StackOptions): Promise<Stack> {
       start({
         name: 'producto-svc',
         entry: entry('producto-svc'),
-        env: { ...shared, GRPC_HOST: '127.0.0.1', GRPC_PORT: String(productoPort), DATABASE_URL: productoDbUrl },
+        // BODEGA_SVC_ADDR: a product's initial stock and its counts are recorded in bodega-svc's ledger (one answer).
+        env: {
+          ...shared,
+          GRPC_HOST: '127.0.0.1',
+          GRPC_PORT: String(productoPort),
+          DATABASE_URL: productoDbUrl,
+          BODEGA_SVC_ADDR: `127.0.0.1:${bodegaPort}`,
+        },
       }),
       start({
         name: 'bodega-svc',
         entry: entry('bodega-svc'),
-        // PRODUCTO_SVC_ADDR: its reconciliation asks producto-svc whether a deleted product is gone.
-        env: { ...shared, GRPC_HOST: '127.0.0.1', GRPC_PORT: String(bodegaPort), DATABASE_URL: bodegaDbUrl, PRODUCTO_SVC_ADDR: `127.0.0.1:${productoPort}` },
+        // PRODUCTO_SVC_ADDR: it asks producto-svc about a product it has not seen, and whether a deleted one is gone.
+        env: {
+          ...shared,
+          GRPC_HOST: '127.0.0.1',
+          GRPC_PORT: String(bodegaPort),
+          DATABASE_URL: bodegaDbUrl,
+          PRODUCTO_SVC_ADDR: `127.0.0.1:${productoPort}`,
+        },
       }),
     ];
     await Promise.all(services.map((s) => s.ready));
-    const bdb = await startBdb(productoDbUrl, options);
+    // The services have migrated: B_db's write tables copy their shape.
+    await prepareBdbWrites(bdbDbUrl, `${name}_producto`, `${name}_bodega`);
+    const bdb = await startBdb(productoDbUrl, options, bdbDbUrl);
     children.push(bdb.child);
     cleanups.push(() => bdb.child.stop(10_000));
     const password = uniqueName('pw');
@@ -221,6 +253,7 @@ export async function startOwnStack(options: StackOptions): Promise<Stack> {
       readCacheMaxEntries: options.readCacheMaxEntries,
       auth: basic(USER, password),
       bdbUrl: bdb.url,
+      bdbWrites: true,
       productoDbUrl,
       bodegaDbUrl,
       natsUrl: options.natsUrl,
@@ -253,6 +286,8 @@ export async function useRunningStack(target: TargetOptions, options: StackOptio
       bffUrl: target.bffUrl.replace(/\/+$/, ''),
       auth: basic(target.user, target.password),
       bdbUrl: bdb.url,
+      // B_db writes only into a database of its own, which a running stack's harness does not create.
+      bdbWrites: false,
       productoDbUrl: target.productoDbUrl,
       ...(target.bodegaDbUrl === undefined ? {} : { bodegaDbUrl: target.bodegaDbUrl }),
       natsUrl: target.natsUrl,

@@ -20,21 +20,59 @@ export function stockedProductoIds(seed: Seed): number[] {
 }
 
 /**
+ * Issue 23's stock exit: SALIDAs of 1 over this many products of ONE
+ * warehouse (the first seeded one), the busy distribution centre. They are
+ * the first seeded products, STOCK_UNITS each there; that warehouse's
+ * capacity is raised to twice what it then holds.
+ */
+export const SALIDA_PRODUCTOS = 200;
+export const SALIDA_CAPACIDAD = 2 * SALIDA_PRODUCTOS * STOCK_UNITS;
+
+export function salidaProductoIds(seed: Seed): number[] {
+  return seed.productoIds.slice(0, SALIDA_PRODUCTOS);
+}
+
+/**
  * Prepares the stock targets through the public REST API, once per run:
  * raises every seeded warehouse's capacity to STOCK_CAPACIDAD (PUT
  * /api/bodegas/{id}), then assigns STOCK_UNITS of each stocked product in
  * every seeded warehouse (POST /api/bodegas/{id}/productos, the older
- * gateway's call; 16 requests in flight).
+ * gateway's call; 16 requests in flight); and SALIDA_PRODUCTOS products in
+ * the first warehouse, whose capacity becomes SALIDA_CAPACIDAD.
  */
 export async function seedStock(baseUrl: string, auth: string, seed: Seed): Promise<void> {
   for (const id of seed.bodegaIds) {
-    const res = await requestJson(baseUrl, auth, 'PUT', `/api/bodegas/${id}`, { capacidad: STOCK_CAPACIDAD });
-    if (res.status !== 200) throw new Error(`raising warehouse ${id}'s capacity answered ${res.status}: ${JSON.stringify(res.body)}`);
+    const capacidad = id === seed.bodegaIds[0] ? SALIDA_CAPACIDAD : STOCK_CAPACIDAD;
+    const res = await requestJson(baseUrl, auth, 'PUT', `/api/bodegas/${id}`, { capacidad });
+    if (res.status !== 200)
+      throw new Error(`raising warehouse ${id}'s capacity answered ${res.status}: ${JSON.stringify(res.body)}`);
   }
-  const levels = seed.bodegaIds.flatMap((bodegaId) => stockedProductoIds(seed).map((productoId) => ({ bodegaId, productoId })));
+  const stocked = stockedProductoIds(seed);
+  const levels = [
+    ...seed.bodegaIds.flatMap((bodegaId) => stocked.map((productoId) => ({ bodegaId, productoId }))),
+    // Issue 23: the exits' products in the first warehouse (the first STOCKED_PRODUCTOS are there already).
+    ...salidaProductoIds(seed)
+      .slice(stocked.length)
+      .map((productoId) => ({ bodegaId: seed.bodegaIds[0]!, productoId })),
+  ];
   await forEachLimited(levels, 16, async ({ bodegaId, productoId }) => {
-    const res = await requestJson(baseUrl, auth, 'POST', `/api/bodegas/${bodegaId}/productos`, { productoId, cantidad: STOCK_UNITS });
-    if (res.status !== 200) throw new Error(`assigning product ${productoId} to warehouse ${bodegaId} answered ${res.status}: ${JSON.stringify(res.body)}`);
+    // A product seeded with units in this warehouse has its level already: setting it needs its version (contract
+    // §10.2).
+    const nivel = await requestJson(baseUrl, auth, 'GET', `/api/bodegas/${bodegaId}/existencias/${productoId}`);
+    const ifMatch: Record<string, string> =
+      nivel.status === 200 ? { 'if-match': `"${(nivel.body as { version: number }).version}"` } : {};
+    const res = await requestJson(
+      baseUrl,
+      auth,
+      'POST',
+      `/api/bodegas/${bodegaId}/productos`,
+      { productoId, cantidad: STOCK_UNITS },
+      ifMatch,
+    );
+    if (res.status !== 200)
+      throw new Error(
+        `assigning product ${productoId} to warehouse ${bodegaId} answered ${res.status}: ${JSON.stringify(res.body)}`,
+      );
   });
 }
 
@@ -72,7 +110,8 @@ export async function verifyStock(baseUrl: string, auth: string): Promise<StockV
     status: res.status,
     consistente: body?.consistente === true,
     diferencias: diferencias.length,
-    muestra: res.status === 200 ? JSON.stringify(diferencias.slice(0, 3)) : JSON.stringify(res.body ?? null).slice(0, 300),
+    muestra:
+      res.status === 200 ? JSON.stringify(diferencias.slice(0, 3)) : JSON.stringify(res.body ?? null).slice(0, 300),
     nivelesVerificados: Number(body?.nivelesVerificados ?? Number.NaN),
     bodegasVerificadas: Number(body?.bodegasVerificadas ?? Number.NaN),
   };

@@ -3,7 +3,8 @@ import type { RequestContext, RequestShape } from './load';
 import { productoBody, type Seed } from './seed';
 import { pick, pickTwo } from './stats';
 import type { Stack } from './stack';
-import { stockedProductoIds } from './stock';
+import { BDB_PRODUCTOS } from './bdb-writes';
+import { salidaProductoIds, stockedProductoIds } from './stock';
 import { UpdatePool, versionOfEtag } from './update-pool';
 
 /** One measured target: where autocannon sends what. */
@@ -30,7 +31,12 @@ export interface Target {
   baseline?: TargetKey;
   /** Called before each window of this target and before its check: resets what a window uses up. */
   prepare?: () => Promise<void>;
+  /** Connections of its window under load, when not `--connections` (issue 23's writes: 32 clients). */
+  connections?: number;
 }
+
+/** Issue 23: every write is measured by 32 clients, and so is its B_db yardstick. */
+export const WRITE_CLIENTS = 32;
 
 /** Every target, as `--only` names them. */
 export const TARGET_KEYS = [
@@ -49,11 +55,17 @@ export const TARGET_KEYS = [
   'restGetByIdCached',
   'gqlProductoCached',
   'restPutCached',
+  'bdbCreate',
+  'restCreate',
+  'bdbSalida',
+  'restSalida',
+  'restTransfer',
 ] as const;
 export type TargetKey = (typeof TARGET_KEYS)[number];
 
 /** The fields of the REST product, in GraphQL's names: both targets answer the same record. */
-const PRODUCTO_QUERY = 'query Producto($id: ID!) { producto(id: $id) { id nombre descripcion precio cantidad bodegaId fechaCreacion fechaActualizacion } }';
+const PRODUCTO_QUERY =
+  'query Producto($id: ID!) { producto(id: $id) { id nombre descripcion precio cantidad bodegaId fechaCreacion fechaActualizacion } }';
 const PRODUCTOS_QUERY = 'query Productos { productos { id nombre } }';
 
 /** A GraphQL answer is 200 even when it failed (docs/contract.md §4.1): only a body without `errors` is a success. */
@@ -81,6 +93,7 @@ export function buildTargets(stack: Stack, seed: Seed, options: { connections: n
   const byId = (prefix: string) => () => ({ path: `${prefix}${pick(seed.productoIds)}` });
   const postBody = () => JSON.stringify(productoBody('bench post', seed.bodegaIds));
   const stocked = stockedProductoIds(seed);
+  const salidas = salidaProductoIds(seed);
 
   // The last seeded products: plain and safe PUTs update the same rows.
   const pool = new UpdatePool(seed.productoIds.slice(-Math.min(seed.productoIds.length, 2 * options.connections)));
@@ -99,7 +112,11 @@ export function buildTargets(stack: Stack, seed: Seed, options: { connections: n
     setup: (context: RequestContext) => {
       const id = pool.take();
       context.productoId = id;
-      return { path: `/api/productos/${id}`, body: stockPatch(), ...(conditional ? { headers: { 'if-match': pool.ifMatch(id) } } : {}) };
+      return {
+        path: `/api/productos/${id}`,
+        body: stockPatch(),
+        ...(conditional ? { headers: { 'if-match': pool.ifMatch(id) } } : {}),
+      };
     },
     onResponse: (status, body, headers, context) => pool.give(Number(context.productoId), status, body, headers),
   });
@@ -124,7 +141,9 @@ export function buildTargets(stack: Stack, seed: Seed, options: { connections: n
             method: 'POST',
             path: '/api/graphql',
             headers: json,
-            setup: () => ({ body: JSON.stringify({ query: PRODUCTO_QUERY, variables: { id: String(pick(seed.productoIds)) } }) }),
+            setup: () => ({
+              body: JSON.stringify({ query: PRODUCTO_QUERY, variables: { id: String(pick(seed.productoIds)) } }),
+            }),
             verifyBody: graphqlSucceeded,
           },
         },
@@ -140,15 +159,107 @@ export function buildTargets(stack: Stack, seed: Seed, options: { connections: n
       ]
     : [];
 
+  // Issue 23: each write beside B_db's write of the same durability (bdb-writes.ts), 32 clients
+  // each: a product create beside (a) a product row + an outbox row; a SALIDA of 1 over 200
+  // products of ONE warehouse, and a transfer between two warehouses, beside (b) a level locked,
+  // updated, a line and an outbox row. Only on a stack the harness started (B_db's own database).
+  const writes: Target[] = stack.bdbWrites
+    ? [
+        {
+          key: 'bdbCreate',
+          label: 'B_db (a) product row + outbox row',
+          url: stack.bdbUrl,
+          connections: WRITE_CLIENTS,
+          request: {
+            method: 'POST',
+            path: '/productos',
+            headers: { 'content-type': 'application/json' },
+            setup: () => ({ body: postBody() }),
+          },
+        },
+        {
+          key: 'restCreate',
+          label: `REST POST /api/productos x${WRITE_CLIENTS}`,
+          url: stack.bffUrl,
+          writes: 'productos',
+          baseline: 'bdbCreate',
+          connections: WRITE_CLIENTS,
+          request: { method: 'POST', path: '/api/productos', headers: json, setup: () => ({ body: postBody() }) },
+        },
+        {
+          key: 'bdbSalida',
+          label: 'B_db (b) level locked + updated, line + outbox row',
+          url: stack.bdbUrl,
+          connections: WRITE_CLIENTS,
+          request: {
+            method: 'POST',
+            path: '/niveles/salida',
+            headers: { 'content-type': 'application/json' },
+            // One of B_db's warehouses and its BDB_PRODUCTOS products, as the exit target's one warehouse.
+            setup: () => ({
+              body: JSON.stringify({
+                bodegaId: 1,
+                productoId: 1 + Math.floor(Math.random() * BDB_PRODUCTOS),
+                cantidad: 1,
+              }),
+            }),
+          },
+        },
+        {
+          key: 'restSalida',
+          label: `REST SALIDA of 1, ${salidas.length} products of one warehouse x${WRITE_CLIENTS}`,
+          url: stack.bffUrl,
+          writes: 'existencias',
+          baseline: 'bdbSalida',
+          connections: WRITE_CLIENTS,
+          request: {
+            method: 'POST',
+            path: `/api/bodegas/${seed.bodegaIds[0]}/movimientos`,
+            headers: json,
+            setup: () => ({
+              body: JSON.stringify({ productoId: pick(salidas), tipo: 'SALIDA', motivo: 'VENTA', cantidad: 1 }),
+            }),
+          },
+        },
+        {
+          key: 'restTransfer',
+          label: `REST POST /api/transferencias x${WRITE_CLIENTS}`,
+          url: stack.bffUrl,
+          writes: 'existencias',
+          baseline: 'bdbSalida',
+          connections: WRITE_CLIENTS,
+          request: {
+            method: 'POST',
+            path: '/api/transferencias',
+            headers: json,
+            setup: () => {
+              const [origenId, destinoId] = pickTwo(seed.bodegaIds);
+              return { body: JSON.stringify({ productoId: pick(stocked), origenId, destinoId, cantidad: 1 }) };
+            },
+          },
+        },
+      ]
+    : [];
+
   return [
-    { key: 'bdb', label: 'B_db GET by id', url: stack.bdbUrl, request: { method: 'GET', path: '/productos/1', setup: byId('/productos/') } },
+    {
+      key: 'bdb',
+      label: 'B_db GET by id',
+      url: stack.bdbUrl,
+      request: { method: 'GET', path: '/productos/1', setup: byId('/productos/') },
+    },
     {
       key: 'restGetById',
       label: 'REST GET /api/productos/{id}',
       url: stack.bffUrl,
       request: { method: 'GET', path: '/api/productos/1', headers: auth, setup: byId('/api/productos/') },
     },
-    { key: 'bdbList', label: `B_db GET list (${seed.productoIds.length} rows)`, url: stack.bdbUrl, request: { method: 'GET', path: '/productos' } },
+    {
+      key: 'bdbList',
+      label: `B_db GET list (${seed.productoIds.length} rows)`,
+      url: stack.bdbUrl,
+      request: { method: 'GET', path: '/productos' },
+    },
     {
       key: 'restList',
       label: `REST GET /api/productos (${seed.productoIds.length} rows)`,
@@ -164,7 +275,9 @@ export function buildTargets(stack: Stack, seed: Seed, options: { connections: n
         method: 'POST',
         path: '/api/graphql',
         headers: json,
-        setup: () => ({ body: JSON.stringify({ query: PRODUCTO_QUERY, variables: { id: String(pick(seed.productoIds)) } }) }),
+        setup: () => ({
+          body: JSON.stringify({ query: PRODUCTO_QUERY, variables: { id: String(pick(seed.productoIds)) } }),
+        }),
         verifyBody: graphqlSucceeded,
       },
     },
@@ -172,7 +285,13 @@ export function buildTargets(stack: Stack, seed: Seed, options: { connections: n
       key: 'gqlProductos',
       label: 'GraphQL productos { id nombre }',
       url: stack.bffUrl,
-      request: { method: 'POST', path: '/api/graphql', headers: json, body: JSON.stringify({ query: PRODUCTOS_QUERY }), verifyBody: graphqlSucceeded },
+      request: {
+        method: 'POST',
+        path: '/api/graphql',
+        headers: json,
+        body: JSON.stringify({ query: PRODUCTOS_QUERY }),
+        verifyBody: graphqlSucceeded,
+      },
     },
     {
       key: 'restPost',
@@ -207,7 +326,11 @@ export function buildTargets(stack: Stack, seed: Seed, options: { connections: n
         headers: json,
         setup: () => ({
           path: `/api/bodegas/${pick(seed.bodegaIds)}/movimientos`,
-          body: JSON.stringify({ productoId: pick(stocked), tipo: Math.random() < 0.5 ? 'ENTRADA' : 'SALIDA', cantidad: 1 }),
+          body: JSON.stringify({
+            productoId: pick(stocked),
+            tipo: Math.random() < 0.5 ? 'ENTRADA' : 'SALIDA',
+            cantidad: 1,
+          }),
         }),
       },
     },
@@ -227,7 +350,14 @@ export function buildTargets(stack: Stack, seed: Seed, options: { connections: n
         },
       },
     },
-    { key: 'restPut', label: 'REST PUT /api/productos/{id}', url: stack.bffUrl, writes: 'productos', prepare: () => pool.reset(), request: put(false) },
+    {
+      key: 'restPut',
+      label: 'REST PUT /api/productos/{id}',
+      url: stack.bffUrl,
+      writes: 'productos',
+      prepare: () => pool.reset(),
+      request: put(false),
+    },
     {
       key: 'restPutSafe',
       label: 'REST PUT /api/productos/{id} + If-Match',
@@ -238,5 +368,6 @@ export function buildTargets(stack: Stack, seed: Seed, options: { connections: n
       request: put(true),
     },
     ...cached,
+    ...writes,
   ];
 }

@@ -44,7 +44,10 @@ export class UpdatePool {
     for (const id of this.ids) this.versions.set(id, await readVersion(id));
   }
 
-  /** A product no request in flight holds (the first one if all are held: its request may then fail, and count as an error). */
+  /**
+   * A product no request in flight holds (the first one if all are held: its request may then fail, and count as an
+   * error).
+   */
   take(): number {
     return this.free.shift() ?? (this.ids[0] as number);
   }
