@@ -7,6 +7,7 @@ import {
   requirePositiveId,
   unary,
   validateFields,
+  type CallContext,
   type Logger,
 } from '@inventario/platform';
 import {
@@ -21,6 +22,7 @@ import {
 } from '@inventario/proto';
 import { validateConsumo, validateNuevaReserva, type LimitesReserva, type Reserva } from '../domain/reserva';
 import type { ReservaStore } from '../store/reserva-store';
+import { bodegasDeLista, exigirEn } from './alcance';
 
 export interface ReservaHandlersDeps {
   store: ReservaStore;
@@ -43,6 +45,9 @@ export function reservaToProto(r: Reserva): ReservaProto {
   };
 }
 
+/** Holding units is taking them out later: `existencias:mover` on every warehouse of a hold's lines (§12.9). */
+const bodegasDe = (lineas: readonly { bodegaId: number }[]) => [...new Set(lineas.map((l) => l.bodegaId))];
+
 /** Reservation ids are 64-bit: only those JavaScript holds exactly. */
 function requireReservaId(value: number, campo = 'id'): number {
   if (!Number.isSafeInteger(value) || value <= 0)
@@ -52,6 +57,11 @@ function requireReservaId(value: number, campo = 'id'): number {
 
 /** docs/contract.md §13: thin, each validates, calls the store once and maps the answer. */
 export function createReservaHandlers({ store, limites, logger }: ReservaHandlersDeps): ReservaServiceServer {
+  /** A scoped principal may act on a hold only where it may move stock: its lines are read first. */
+  const mover = async (caller: CallContext, id: number) => {
+    if (bodegasDeLista(caller, 'existencias:mover') === undefined) return;
+    exigirEn(caller, 'existencias:mover', bodegasDe((await store.get(id)).lineas));
+  };
   return {
     crearReserva: unary(
       logger,
@@ -66,6 +76,7 @@ export function createReservaHandlers({ store, limites, logger }: ReservaHandler
           },
           limites,
         );
+        exigirEn(caller, 'existencias:mover', bodegasDe(nueva.lineas));
         return { reserva: reservaToProto(await store.crear(nueva, caller)) };
       },
       idempotentBy(CrearReservaRequest),
@@ -102,6 +113,7 @@ export function createReservaHandlers({ store, limites, logger }: ReservaHandler
       'ConsumirReserva',
       async (request, caller) => {
         const id = requireReservaId(request.id);
+        await mover(caller, id);
         const consumo = validateConsumo({
           lineas: request.lineas,
           liberarResto: request.liberarResto,
@@ -119,7 +131,9 @@ export function createReservaHandlers({ store, limites, logger }: ReservaHandler
       logger,
       'LiberarReserva',
       async (request, caller) => {
-        const reserva = await store.liberar(requireReservaId(request.id), caller, {
+        const id = requireReservaId(request.id);
+        await mover(caller, id);
+        const reserva = await store.liberar(id, caller, {
           expectedVersion: request.expectedVersion,
         });
         return { reserva: reservaToProto(reserva) };
@@ -132,6 +146,7 @@ export function createReservaHandlers({ store, limites, logger }: ReservaHandler
       'ExtenderReserva',
       async (request, caller) => {
         const id = requireReservaId(request.id);
+        await mover(caller, id);
         if (!request.expiraEn) throw InvalidArgumentError.field('expiraEn', 'es obligatorio');
         const reserva = await store.extender(id, request.expiraEn, caller, {
           expectedVersion: request.expectedVersion,

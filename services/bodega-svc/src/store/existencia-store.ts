@@ -202,6 +202,8 @@ export interface MovimientoQuery {
   /** Lines are listed newest first. */
   beforeId: number | null;
   bodegaId?: number;
+  /** The warehouses a scoped principal may see (docs/contract.md §12.9): lines of others are left out in SQL. */
+  bodegaIds?: number[];
   productoId?: number;
   tipo?: TipoMovimiento;
   desde?: Date;
@@ -1152,6 +1154,7 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
           .limit(query.pageSize + 1);
         if (query.beforeId !== null) q.where('id', '<', query.beforeId);
         if (query.bodegaId !== undefined) q.where('bodega_id', query.bodegaId);
+        if (query.bodegaIds !== undefined) q.whereIn('bodega_id', query.bodegaIds);
         if (query.productoId !== undefined) q.where('producto_id', query.productoId);
         if (query.tipo !== undefined) q.where('tipo', query.tipo);
         if (query.desde !== undefined) q.where('fecha', '>=', query.desde);

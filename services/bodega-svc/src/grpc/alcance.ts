@@ -1,0 +1,54 @@
+import { bodegasVisibles, decidir, type Permiso } from '@inventario/contract';
+import { PermissionDeniedError, type CallContext } from '@inventario/platform';
+
+/**
+ * "Enforced where the data is" (docs/contract.md §12.9): bodega-svc judges
+ * every stock command again on its caller's verified principal, with the
+ * same `decidir` the gateway uses, so a caller that reaches it directly (an
+ * internal service token, or a gateway with a bug) gets no more than its
+ * scopes. A call without a principal (REQUIRE_PRINCIPAL=false, or the
+ * service's own work) is the legacy trusted caller and is not judged here.
+ */
+
+const mensaje = (permiso: Permiso, bodegaId?: number) =>
+  bodegaId === undefined ? `No tiene el permiso ${permiso}` : `No tiene el permiso ${permiso} en la bodega ${bodegaId}`;
+
+/** PERMISSION_DENIED (the gateway's 403 FORBIDDEN) unless `permiso` holds on every warehouse of `bodegas`. */
+export function exigirEn(caller: CallContext, permiso: Permiso, bodegas: readonly number[] = []): void {
+  if (!caller.principal) return;
+  const decision = decidir(caller.principal.permisos, permiso, bodegas);
+  if (decision.permitido) return;
+  throw new PermissionDeniedError(mensaje(decision.permiso, decision.bodegaId), {
+    permiso: decision.permiso,
+    ...(decision.bodegaId !== undefined ? { bodegaId: decision.bodegaId } : {}),
+  });
+}
+
+/**
+ * The warehouses a list may show: undefined for all (no principal, or the
+ * permission everywhere), else the ids the principal holds `permiso` on,
+ * for the list's SQL filter.
+ */
+export function bodegasDeLista(caller: CallContext, permiso: Permiso): number[] | undefined {
+  if (!caller.principal) return undefined;
+  const donde = bodegasVisibles(caller.principal.permisos, permiso);
+  return donde === '*' ? undefined : donde;
+}
+
+/**
+ * A list's warehouse filter narrowed to what the caller may see: the
+ * requested ids it may see (all of them when none was requested), or
+ * `undefined` when nothing needs narrowing. An empty answer means an empty
+ * page (a filter on an out-of-scope warehouse shows nothing, not an error).
+ */
+export function filtroDeBodegas(
+  caller: CallContext,
+  permiso: Permiso,
+  pedidas: readonly number[],
+): number[] | undefined {
+  const visibles = bodegasDeLista(caller, permiso);
+  if (visibles === undefined) return undefined;
+  if (pedidas.length === 0) return visibles;
+  const set = new Set(visibles);
+  return pedidas.filter((id) => set.has(id));
+}
