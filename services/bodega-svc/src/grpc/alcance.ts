@@ -18,9 +18,11 @@ export function exigirEn(caller: CallContext, permiso: Permiso, bodegas: readonl
   if (!caller.principal) return;
   const decision = decidir(caller.principal.permisos, permiso, bodegas);
   if (decision.permitido) return;
-  throw new PermissionDeniedError(mensaje(decision.permiso, decision.bodegaId), {
+  // Not held anywhere: the command's first warehouse is named, as the gateway names it (autorizacion.ts).
+  const bodegaId = decision.bodegaId ?? bodegas[0];
+  throw new PermissionDeniedError(mensaje(decision.permiso, bodegaId), {
     permiso: decision.permiso,
-    ...(decision.bodegaId !== undefined ? { bodegaId: decision.bodegaId } : {}),
+    ...(bodegaId !== undefined ? { bodegaId } : {}),
   });
 }
 
