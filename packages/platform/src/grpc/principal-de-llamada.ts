@@ -92,7 +92,7 @@ export interface AutenticacionDeServicio {
 export interface AutenticacionOptions {
   /** REQUIRE_PRINCIPAL: a call with no principal is UNAUTHENTICATED. */
   requerido: boolean;
-  /** identidad-svc (IDENTIDAD_SVC_ADDR); without it nothing can be verified, so a presented principal is refused. */
+  /** identidad-svc (IDENTIDAD_SVC_ADDR); without it nothing is verified and every call is the legacy caller. */
   identidad?: IdentidadParaServicios;
   /** How long a token identidad-svc accepted is trusted here (never beyond its signed principal). */
   tokenCacheMs: number;
@@ -176,6 +176,9 @@ export function createAutenticacionDeServicio(options: AutenticacionOptions): Au
 
   return {
     async autenticar(metadata, direccion) {
+      // Without identidad-svc nothing can be verified: the legacy trusted caller of §7.4, whatever it sends
+      // (REQUIRE_PRINCIPAL=true always has identidad-svc, principalEnvRefinement).
+      if (!identidad) return undefined;
       const firmado = metadata.get(PRINCIPAL_METADATA_KEY)[0];
       if (firmado !== undefined) {
         if (typeof firmado !== 'string' || firmado === '')
