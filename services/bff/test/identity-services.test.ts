@@ -105,6 +105,9 @@ describe('principals verified by producto-svc and bodega-svc', () => {
     expect(res.status).toBe(201);
     const linea = await bodegaDb('movimientos').where({ bodega_id: b, producto_id: productoId }).first();
     expect(linea.usuario).toBe(TEST_USER);
+    const operacion = await bodegaDb('operaciones').where({ id: linea.operacion_id }).first();
+    expect([operacion.metodo_auth, operacion.token_id]).toEqual(['password', null]);
+    expect(operacion.principal_id).toBeGreaterThan(0);
   });
 
   it('answers UNAUTHENTICATED to a call with no principal, on both services', async () => {
@@ -240,6 +243,22 @@ describe('principals verified by producto-svc and bodega-svc', () => {
     // Its own name in the ledger, as at the gateway.
     const ultima = await bodegaDb('movimientos').where({ bodega_id: a }).orderBy('id', 'desc').first();
     expect(ultima.usuario).toBe('integracion.a');
+    // Who exactly, on the operation and in its event (issue 26): the account, by token, which token.
+    const operacion = await bodegaDb('operaciones').where({ id: ultima.operacion_id }).first();
+    expect([operacion.principal_id, operacion.metodo_auth, operacion.token_id]).toEqual([
+      cuenta.usuarioId,
+      'token',
+      cuenta.tokenId,
+    ]);
+    const evento = (await stack.settledEvents()).find(
+      (e) => e.body.eventType.endsWith('MovimientoRegistrado') && e.body.data.operacionId === ultima.operacion_id,
+    );
+    expect(evento?.body.data).toMatchObject({
+      usuario: 'integracion.a',
+      principalId: cuenta.usuarioId,
+      metodoAuth: 'token',
+      tokenId: cuenta.tokenId,
+    });
     expect((await rejection(mover(md, b))).code).toBe(status.PERMISSION_DENIED);
     const niveles = await call<ListExistenciasRequest, ListExistenciasResponse>(
       stock.listExistencias.bind(stock),

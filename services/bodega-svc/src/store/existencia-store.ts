@@ -694,6 +694,10 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
       const [id] = await trx('operaciones').insert({
         tipo: nueva.tipo,
         usuario: caller.usuario,
+        // Who exactly (issue 26), when the call carried a verified principal.
+        principal_id: caller.principal?.id ?? null,
+        metodo_auth: caller.principal?.metodoAuth ?? null,
+        token_id: caller.principal?.tokenId ?? null,
         comentario: nueva.comentario,
         clave_idempotencia: nueva.claveIdempotencia ?? null,
         revierte_a: nueva.revierteA ?? null,
