@@ -210,6 +210,12 @@ describe('principals verified by producto-svc and bodega-svc', () => {
     );
     expect(lineas.movimientos.length).toBeGreaterThan(0);
     expect(lineas.movimientos.every((m) => m.bodegaId === a)).toBe(true);
+    // A level of b reads as a missing warehouse's: the same status and words, only the id differs.
+    const MISSING = 987_654;
+    const leer = (bodegaId: number) => rejection(call(stock.getExistencia.bind(stock), { bodegaId, productoId }, md));
+    const [oculta, falta] = [await leer(b), await leer(MISSING)];
+    expect(oculta.code).toBe(status.NOT_FOUND);
+    expect(oculta.details).toBe(falta.details.replaceAll(String(MISSING), String(b)));
     const todas = await bodegaDb('movimientos').whereIn('bodega_id', [a, b]).count<{ n: number }[]>({ n: '*' });
     expect(Number(todas[0]!.n)).toBeGreaterThan(lineas.movimientos.length);
   });

@@ -1,5 +1,5 @@
 import { bodegasVisibles, decidir, type Permiso } from '@inventario/contract';
-import { PermissionDeniedError, type CallContext } from '@inventario/platform';
+import { NotFoundError, PermissionDeniedError, type CallContext } from '@inventario/platform';
 
 /**
  * "Enforced where the data is" (docs/contract.md §12.9): bodega-svc judges
@@ -53,4 +53,19 @@ export function filtroDeBodegas(
   if (pedidas.length === 0) return visibles;
   const set = new Set(visibles);
   return pedidas.filter((id) => set.has(id));
+}
+
+/**
+ * A read of one warehouse's stock out of the caller's scope answers exactly as a missing warehouse
+ * (the store's own error): no existence oracle (docs/contract.md §12.7).
+ */
+export function verEn(caller: CallContext, bodegaId: number): void {
+  if (!caller.principal || decidir(caller.principal.permisos, 'existencias:leer', [bodegaId]).permitido) return;
+  throw NotFoundError.campos([{ campo: 'bodegaId', mensaje: `no existe la bodega ${bodegaId}` }]);
+}
+
+/** An operation is visible only when every line's warehouse is; otherwise it answers as a missing one. */
+export function verOperacion(caller: CallContext, id: number, bodegas: readonly number[]): void {
+  if (!caller.principal || decidir(caller.principal.permisos, 'existencias:leer', bodegas).permitido) return;
+  throw new NotFoundError(`No existe la operación con id ${id}`);
 }

@@ -46,7 +46,7 @@ import {
   type Operacion,
 } from '../domain/existencia';
 import type { RetiroDeProducto } from '../retiro-de-producto';
-import { bodegasDeLista, exigirEn, filtroDeBodegas } from './alcance';
+import { bodegasDeLista, exigirEn, filtroDeBodegas, verEn, verOperacion } from './alcance';
 import type { CommandOptions, ExistenciaStore } from '../store/existencia-store';
 import type { Verificaciones } from '../verificaciones';
 
@@ -260,8 +260,9 @@ export function createExistenciaHandlers({
       idempotentBy(RevertirOperacionRequest),
     ),
 
-    getExistencia: unary(logger, 'GetExistencia', async (request) => {
+    getExistencia: unary(logger, 'GetExistencia', async (request, caller) => {
       const { bodegaId, productoId } = validateNivel(request);
+      verEn(caller, bodegaId);
       return { existencia: existenciaToProto(await store.get(bodegaId, productoId)) };
     }),
 
@@ -283,9 +284,12 @@ export function createExistenciaHandlers({
       };
     }),
 
-    getOperacion: unary(logger, 'GetOperacion', async (request) => ({
-      operacion: operacionToProto(await store.getOperacion(requireOperacionId(request.id, 'id'))),
-    })),
+    getOperacion: unary(logger, 'GetOperacion', async (request, caller) => {
+      const id = requireOperacionId(request.id, 'id');
+      const operacion = await store.getOperacion(id);
+      verOperacion(caller, id, [...new Set(operacion.movimientos.map((m) => m.bodegaId))]);
+      return { operacion: operacionToProto(operacion) };
+    }),
 
     listMovimientos: unary(logger, 'ListMovimientos', async (request, caller) => {
       const query = validateFields({
