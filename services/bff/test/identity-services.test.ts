@@ -12,7 +12,10 @@ import { AUTHORIZATION_METADATA_KEY, createDb, errorDataOf, type Knex } from '@i
 import {
   ExistenciaServiceClient,
   ProductoServiceClient,
+  ReservaServiceClient,
   TipoMovimiento,
+  type ListReservasRequest,
+  type ListReservasResponse,
   type ListExistenciasRequest,
   type ListExistenciasResponse,
   type ListMovimientosRequest,
@@ -61,6 +64,7 @@ describe('principals verified by producto-svc and bodega-svc', () => {
   let admin: Metadata;
   let stock: ExistenciaServiceClient;
   let productos: ProductoServiceClient;
+  let reservas: ReservaServiceClient;
   let bodegaDb: Knex;
   let a: number;
   let b: number;
@@ -85,6 +89,7 @@ describe('principals verified by producto-svc and bodega-svc', () => {
     admin = await stack.identidad!.como(TEST_USER, TEST_PASSWORD);
     stock = new ExistenciaServiceClient(stack.serviceAddrs.bodega, credentials.createInsecure());
     productos = new ProductoServiceClient(stack.serviceAddrs.producto, credentials.createInsecure());
+    reservas = new ReservaServiceClient(stack.serviceAddrs.bodega, credentials.createInsecure());
     bodegaDb = createDb(stack.databaseUrls.bodega);
     // Through the BFF: its signed principal reaches both services (and producto-svc forwards it to bodega-svc).
     [a, b] = [await crearBodega(stack), await crearBodega(stack)];
@@ -94,6 +99,7 @@ describe('principals verified by producto-svc and bodega-svc', () => {
   afterAll(async () => {
     stock?.close();
     productos?.close();
+    reservas?.close();
     await bodegaDb?.destroy();
     await stack?.close();
   });
@@ -216,6 +222,31 @@ describe('principals verified by producto-svc and bodega-svc', () => {
     const [oculta, falta] = [await leer(b), await leer(MISSING)];
     expect(oculta.code).toBe(status.NOT_FOUND);
     expect(oculta.details).toBe(falta.details.replaceAll(String(MISSING), String(b)));
+    // Holds: one in a and one across a and b; the scoped reader sees only the first, by id and in the list.
+    const reservar = async (lineas: { bodegaId: number }[]) => {
+      const res = await stack.request('POST', '/api/reservas', {
+        body: {
+          referencia: `r-${lineas.length}-${Date.now()}`,
+          lineas: lineas.map((l) => ({ ...l, productoId, cantidad: 1 })),
+        },
+      });
+      expect(res.status).toBe(201);
+      return res.body.id as number;
+    };
+    const enA = await reservar([{ bodegaId: a }]);
+    const enAyB = await reservar([{ bodegaId: a }, { bodegaId: b }]);
+    await expect(call(reservas.getReserva.bind(reservas), { id: enA }, md)).resolves.toBeDefined();
+    const oculta2 = await rejection(call(reservas.getReserva.bind(reservas), { id: enAyB }, md));
+    const falta2 = await rejection(call(reservas.getReserva.bind(reservas), { id: MISSING }, md));
+    expect(oculta2.code).toBe(status.NOT_FOUND);
+    expect(oculta2.details).toBe(falta2.details.replaceAll(String(MISSING), String(enAyB)));
+    const lista = await call<ListReservasRequest, ListReservasResponse>(
+      reservas.listReservas.bind(reservas),
+      { pageSize: 100, pageToken: '', estado: 0 },
+      md,
+    );
+    expect(lista.reservas.map((r) => r.id)).toContain(enA);
+    expect(lista.reservas.map((r) => r.id)).not.toContain(enAyB);
     const todas = await bodegaDb('movimientos').whereIn('bodega_id', [a, b]).count<{ n: number }[]>({ n: '*' });
     expect(Number(todas[0]!.n)).toBeGreaterThan(lineas.movimientos.length);
   });

@@ -69,3 +69,8 @@ export function verOperacion(caller: CallContext, id: number, bodegas: readonly 
   if (!caller.principal || decidir(caller.principal.permisos, 'existencias:leer', bodegas).permitido) return;
   throw new NotFoundError(`No existe la operación con id ${id}`);
 }
+
+/** Whether the principal (if any) may read the stock of every warehouse in `bodegas`. */
+export function visible(caller: CallContext, bodegas: readonly number[]): boolean {
+  return !caller.principal || decidir(caller.principal.permisos, 'existencias:leer', bodegas).permitido;
+}

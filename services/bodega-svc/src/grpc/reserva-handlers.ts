@@ -3,6 +3,7 @@ import {
   encodePageToken,
   idempotentBy,
   InvalidArgumentError,
+  NotFoundError,
   pageSizeOf,
   requirePositiveId,
   unary,
@@ -22,7 +23,7 @@ import {
 } from '@inventario/proto';
 import { validateConsumo, validateNuevaReserva, type LimitesReserva, type Reserva } from '../domain/reserva';
 import type { ReservaStore } from '../store/reserva-store';
-import { bodegasDeLista, exigirEn } from './alcance';
+import { bodegasDeLista, exigirEn, visible } from './alcance';
 
 export interface ReservaHandlersDeps {
   store: ReservaStore;
@@ -82,11 +83,16 @@ export function createReservaHandlers({ store, limites, logger }: ReservaHandler
       idempotentBy(CrearReservaRequest),
     ),
 
-    getReserva: unary(logger, 'GetReserva', async (request) => ({
-      reserva: reservaToProto(await store.get(requireReservaId(request.id))),
-    })),
+    getReserva: unary(logger, 'GetReserva', async (request, caller) => {
+      const id = requireReservaId(request.id);
+      const reserva = await store.get(id);
+      // Out of scope reads as missing (the store's words): readable only where every line's warehouse is.
+      if (!visible(caller, bodegasDe(reserva.lineas)))
+        throw NotFoundError.campos([{ campo: 'id', mensaje: `no existe la reserva ${id}` }]);
+      return { reserva: reservaToProto(reserva) };
+    }),
 
-    listReservas: unary(logger, 'ListReservas', async (request) => {
+    listReservas: unary(logger, 'ListReservas', async (request, caller) => {
       const query = validateFields({
         pageSize: () => pageSizeOf(request.pageSize),
         beforeId: () => decodePageToken(request.pageToken),
@@ -100,7 +106,13 @@ export function createReservaHandlers({ store, limites, logger }: ReservaHandler
           return estado;
         },
       });
-      const page = await store.list({ ...query, referencia: request.referencia });
+      const visibles = bodegasDeLista(caller, 'existencias:leer');
+      if (visibles?.length === 0) return { reservas: [], nextPageToken: '' };
+      const page = await store.list({
+        ...query,
+        referencia: request.referencia,
+        ...(visibles ? { bodegasVisibles: visibles } : {}),
+      });
       const last = page.reservas.at(-1);
       return {
         reservas: page.reservas.map(reservaToProto),
