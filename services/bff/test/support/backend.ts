@@ -88,11 +88,18 @@ export function cleanupList(): { push(cleanup: () => Promise<void>): void; run()
 export interface TestBackendOptions {
   /** The NATS both services (and the test's connection) use; default the shared one (TEST_NATS_URL). */
   natsUrl?: string;
+  /** The stream and subject prefix (default a fresh one), e.g. one identidad-svc started first publishes to. */
+  namespace?: EventNamespace;
+  /** Environment of both services on top of the test's (e.g. REQUIRE_PRINCIPAL, IDENTIDAD_SVC_ADDR). */
+  serviceEnv?: Record<string, string>;
+  /** Per service on top of serviceEnv (e.g. each one's own SERVICE_TOKEN). */
+  productoEnv?: Record<string, string>;
+  bodegaEnv?: Record<string, string>;
 }
 
 export async function startTestBackend(label: string, options: TestBackendOptions = {}): Promise<TestBackend> {
   const natsUrl = options.natsUrl ?? TEST_NATS_URL;
-  const namespace = testEventNamespace();
+  const namespace = options.namespace ?? testEventNamespace();
   const cleanups = cleanupList();
   try {
     const productoDb = await createTestDatabase(`${label}_p`);
@@ -118,6 +125,8 @@ export async function startTestBackend(label: string, options: TestBackendOption
       loadBodegaConfig({
         ...serviceEnv(bodegaDb, namespace, 0, natsUrl),
         PRODUCTO_SVC_ADDR: `127.0.0.1:${productoPort}`,
+        ...options.serviceEnv,
+        ...options.bodegaEnv,
       }),
       createLogger('bodega-svc', LOG_LEVEL),
     );
@@ -130,6 +139,8 @@ export async function startTestBackend(label: string, options: TestBackendOption
         loadProductoConfig({
           ...serviceEnv(productoDb, namespace, productoPort, natsUrl),
           BODEGA_SVC_ADDR: `127.0.0.1:${bodega.grpcPort}`,
+          ...options.serviceEnv,
+          ...options.productoEnv,
         }),
         createLogger('producto-svc', LOG_LEVEL),
       );
