@@ -175,7 +175,8 @@ export function stockReservado(
   solicitado: number,
 ): FailedPreconditionError {
   return new FailedPreconditionError(
-    `la bodega ${bodegaId} tiene ${reservada} unidades reservadas del producto ${productoId}: hay ${disponible} disponibles, se piden ${solicitado}`,
+    `la bodega ${bodegaId} tiene ${reservada} unidades reservadas del producto ${productoId}: hay ${disponible} ` +
+      `disponibles, se piden ${solicitado}`,
     { reason: 'STOCK_RESERVADO', datos: { bodegaId, productoId, disponible, reservada, solicitado } },
   );
 }
