@@ -68,3 +68,6 @@ export {
   type TipoMovimientoRegistrable,
   type TipoOperacion,
 } from './existencias';
+
+// A reservation's states.
+export { ESTADOS_RESERVA, type EstadoReserva } from './reservas';

@@ -1,7 +1,8 @@
 /** Reservations as the gateway answers them (docs/contract.md §13); bodega-svc owns every rule. */
 
-export const ESTADOS_RESERVA = ['ACTIVA', 'CONSUMIDA', 'LIBERADA', 'EXPIRADA', 'DESCUBIERTA'] as const;
-export type EstadoReserva = (typeof ESTADOS_RESERVA)[number];
+import type { EstadoReserva } from '@inventario/contract';
+
+export { ESTADOS_RESERVA, type EstadoReserva } from '@inventario/contract';
 
 export interface LineaReserva {
   id: number;

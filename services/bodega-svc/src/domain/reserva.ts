@@ -1,8 +1,9 @@
 import { FailedPreconditionError, InvalidArgumentError, MAX_INT32 } from '@inventario/platform';
+import type { EstadoReserva } from '@inventario/contract';
 import { MAX_COMENTARIO } from './existencia';
 
-/** docs/contract.md §13. */
-export type EstadoReserva = 'ACTIVA' | 'CONSUMIDA' | 'LIBERADA' | 'EXPIRADA' | 'DESCUBIERTA';
+/** docs/contract.md §13; the list is @inventario/contract's. */
+export type { EstadoReserva };
 
 export interface LineaReserva {
   id: number;
