@@ -69,5 +69,5 @@ export {
   type TipoOperacion,
 } from './existencias';
 
-// A reservation's states.
-export { ESTADOS_RESERVA, type EstadoReserva } from './reservas';
+// A reservation's states and shape.
+export { ESTADOS_RESERVA, type EstadoReserva, type LineaReserva, type ReservaDe } from './reservas';
