@@ -16,11 +16,13 @@ import { parseMysqlUrl } from '@inventario/platform';
  */
 
 const SELECT_BY_ID =
-  'SELECT `id`, `nombre`, `descripcion`, `precio`, `cantidad_en_stock`, `bodega_id`, `fecha_creacion`, `fecha_actualizacion` FROM `productos` WHERE `id` = ? LIMIT 1';
+  'SELECT `id`, `nombre`, `descripcion`, `precio`, `cantidad_en_stock`, `bodega_id`, `fecha_creacion`, ' +
+  '`fecha_actualizacion` FROM `productos` WHERE `id` = ? LIMIT 1';
 
 /** The list as `GET /api/productos` without parameters answers it: every product, in id order. */
 const SELECT_ALL =
-  'SELECT `id`, `nombre`, `descripcion`, `precio`, `cantidad_en_stock`, `bodega_id`, `fecha_creacion`, `fecha_actualizacion`, `version` FROM `productos` ORDER BY `id`';
+  'SELECT `id`, `nombre`, `descripcion`, `precio`, `cantidad_en_stock`, `bodega_id`, `fecha_creacion`, ' +
+  '`fecha_actualizacion`, `version` FROM `productos` ORDER BY `id`';
 
 /**
  * The REST timestamp form the plain way, as any express app would write it

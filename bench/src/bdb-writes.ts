@@ -24,13 +24,16 @@ export const BDB_PRODUCTOS = 200;
 export const BDB_UNIDADES = 1_000_000;
 
 const INSERT_PRODUCTO =
-  'INSERT INTO `productos` (`nombre`, `descripcion`, `precio`, `cantidad_en_stock`, `bodega_id`, `fecha_creacion`, `fecha_actualizacion`) VALUES (?, ?, ?, ?, ?, ?, ?)';
+  'INSERT INTO `productos` (`nombre`, `descripcion`, `precio`, `cantidad_en_stock`, `bodega_id`, `fecha_creacion`, ' +
+  '`fecha_actualizacion`) VALUES (?, ?, ?, ?, ?, ?, ?)';
 const INSERT_OUTBOX = 'INSERT INTO `outbox` (`event_id`, `subject`, `payload`, `headers`) VALUES (?, ?, ?, ?)';
 const LOCK_NIVEL =
   'SELECT `id`, `cantidad`, `version` FROM `existencias` WHERE `bodega_id` = ? AND `producto_id` = ? FOR UPDATE';
 const UPDATE_NIVEL = 'UPDATE `existencias` SET `cantidad` = ?, `version` = ?, `fecha_actualizacion` = ? WHERE `id` = ?';
 const INSERT_LINEA =
-  'INSERT INTO `movimientos` (`operacion_id`, `bodega_id`, `producto_id`, `tipo`, `motivo`, `cantidad`, `cantidad_anterior`, `cantidad_posterior`, `version`, `usuario`, `comentario`, `fecha`) VALUES (0, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)';
+  'INSERT INTO `movimientos` (`operacion_id`, `bodega_id`, `producto_id`, `tipo`, `motivo`, `cantidad`, ' +
+  '`cantidad_anterior`, `cantidad_posterior`, `version`, `usuario`, `comentario`, `fecha`) VALUES (0, ?, ?, ?, ?, ' +
+  '?, ?, ?, ?, ?, NULL, ?)';
 
 const toSecond = () => new Date(Math.floor(Date.now() / 1000) * 1000);
 
@@ -57,7 +60,8 @@ export async function prepareBdbWrites(bdbUrl: string, productoDb: string, bodeg
     for (let b = 1; b <= BDB_BODEGAS; b++)
       for (let p = 1; p <= BDB_PRODUCTOS; p++) rows.push([b, p, BDB_UNIDADES, null, 1, at, at]);
     await pool.query(
-      'INSERT INTO `existencias` (`bodega_id`, `producto_id`, `cantidad`, `umbral_minimo`, `version`, `fecha_creacion`, `fecha_actualizacion`) VALUES ?',
+      'INSERT INTO `existencias` (`bodega_id`, `producto_id`, `cantidad`, `umbral_minimo`, `version`, ' +
+        '`fecha_creacion`, `fecha_actualizacion`) VALUES ?',
       [rows],
     );
   } finally {

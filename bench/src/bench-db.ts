@@ -86,7 +86,8 @@ export function openBenchDb(url: string, bodegaUrl?: string): BenchDb {
         });
         const values = rows.map(() => '(?, ?, ?, ?, ?, UTC_TIMESTAMP(), UTC_TIMESTAMP())').join(', ');
         await pool.query(
-          `INSERT INTO productos (nombre, descripcion, precio, cantidad_en_stock, bodega_id, fecha_creacion, fecha_actualizacion) VALUES ${values}`,
+          `INSERT INTO productos (nombre, descripcion, precio, cantidad_en_stock, bodega_id, fecha_creacion, ` +
+            `fecha_actualizacion) VALUES ${values}`,
           rows.flat(),
         );
       }

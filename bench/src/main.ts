@@ -38,24 +38,30 @@ function runInfo(config: BenchConfig, stack: Stack, targets: readonly Target[]):
   return {
     date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
     commit: `${commit}${dirty ? ' + uncommitted changes' : ''}`,
-    machine: `${cpu.length} x ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${Math.round(totalmem() / 1024 ** 3)} GiB, Node ${process.version}, load average ${loadavg()
-      .map((l) => l.toFixed(2))
-      .join(' ')} at the end`,
+    machine:
+      `${cpu.length} x ${cpu[0]?.model.trim() ?? 'unknown CPU'}, ${Math.round(totalmem() / 1024 ** 3)} GiB, ` +
+      `Node ${process.version}, load average ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')} at the end`,
     command: config.command,
     quick: config.quick,
     notes: [
       stack.owned
         ? 'stack: started by the harness (built services, fresh databases and stream)'
         : `stack: running one at ${stack.bffUrl}`,
-      `${config.rounds} rounds of ${config.durationSeconds} s per target after a ${config.warmupSeconds} s warm-up, ${config.connections} connections under load; LOG_LEVEL=${config.logLevel}`,
+      `${config.rounds} rounds of ${config.durationSeconds} s per target after a ${config.warmupSeconds} s ` +
+        `warm-up, ${config.connections} connections under load; LOG_LEVEL=${config.logLevel}`,
       ...(stack.owned
         ? [
-            `keyed writes: producto-svc's idempotency table holds ${config.idempotencyBacklog} keys of earlier requests before each window (--idempotency-backlog)`,
+            `keyed writes: producto-svc's idempotency table holds ${config.idempotencyBacklog} keys of earlier ` +
+              `requests before each window (--idempotency-backlog)`,
           ]
         : []),
       ...(targets.some((t) => t.writes === 'existencias')
         ? [
-            `stock writes: ${STOCKED_PRODUCTOS} products x ${STOCK_UNITS.toLocaleString('en')} units in each of the ${config.bodegas} warehouses (capacity ${STOCK_CAPACIDAD.toLocaleString('en')}), one unit per movement or transfer`,
+            `stock writes: ${STOCKED_PRODUCTOS} products x ${STOCK_UNITS.toLocaleString('en')} units in each of ` +
+              `the ${config.bodegas} warehouses (capacity ${STOCK_CAPACIDAD.toLocaleString('en')}), one unit per ` +
+              `movement or transfer`,
           ]
         : []),
     ],
@@ -114,7 +120,8 @@ async function main(): Promise<void> {
     // The stock targets move units of levels set up once, far from 0 and from capacity (README "Stock writes").
     if (targets.some((t) => t.writes === 'existencias')) {
       say(
-        `stocking ${STOCKED_PRODUCTOS} products x ${STOCK_UNITS} units in each of the ${seeded.bodegaIds.length} warehouses`,
+        `stocking ${STOCKED_PRODUCTOS} products x ${STOCK_UNITS} units in each of ` +
+          `the ${seeded.bodegaIds.length} warehouses`,
       );
       await seedStock(stack.bffUrl, stack.auth, seeded);
     }

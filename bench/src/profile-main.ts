@@ -43,7 +43,8 @@ function summarise(file: string, top: number): string {
     const { functionName, url, lineNumber } = node.callFrame;
     if (functionName === '(idle)' || functionName === '(program)') continue;
     byPackage.set(packageOf(url), (byPackage.get(packageOf(url)) ?? 0) + hits);
-    const key = `${functionName || '(anonymous)'} ${url.replace(/^.*\/(node_modules|services|packages|bench)\//, '$1/')}:${lineNumber + 1}`;
+    const where = url.replace(/^.*\/(node_modules|services|packages|bench)\//, '$1/');
+    const key = `${functionName || '(anonymous)'} ${where}:${lineNumber + 1}`;
     byFunction.set(key, (byFunction.get(key) ?? 0) + hits);
   }
   const idle = profile.nodes

@@ -48,6 +48,7 @@ export interface Verdict {
 const ms = (v: number) => (Number.isFinite(v) ? v.toFixed(2) : 'n/a');
 const num = (v: number) => (Number.isFinite(v) ? String(Math.round(v)) : 'n/a');
 const ratio = (v: number) => (Number.isFinite(v) ? `${v.toFixed(2)}x` : 'n/a');
+const pct = (v: number) => (Number.isFinite(v) ? v.toFixed(1) : 'n/a');
 /** `old_space +21.3, new_space +16.0`, largest first; `none` when no space moved by 1 MiB. */
 const spaceGrowth = (grown: Record<string, number>) =>
   Object.entries(grown)
@@ -108,7 +109,7 @@ function judge(results: BenchResults): Verdict[] {
     { target: 'zero errors at half load', measured: `${halfLoadErrors} errors`, pass: halfLoadErrors === 0 },
     {
       target: 'RSS growth <= 5% after the first minute (every process)',
-      measured: `worst ${worstGrowth.name} ${Number.isFinite(worstGrowth.growthPct) ? worstGrowth.growthPct.toFixed(1) : 'n/a'}%`,
+      measured: `worst ${worstGrowth.name} ${pct(worstGrowth.growthPct)}%`,
       pass: results.soak.rss.every((r) => r.growthPct <= RSS_GROWTH_MAX_PCT),
     },
     ...cacheSoakVerdicts(results),
@@ -179,10 +180,13 @@ function cacheSoakVerdicts(results: BenchResults): Verdict[] {
   const full = [c.start, c.end].every((m) => m.entries >= FULL_SHARE * c.maxEntries);
   return [
     {
-      target: `RSS of the cached BFF flat over the soak, cache full (growth <= ${RSS_GROWTH_MAX_PCT}% after the first minute)`,
+      target:
+        `RSS of the cached BFF flat over the soak, cache full (growth <= ${RSS_GROWTH_MAX_PCT}% ` +
+        `after the first minute)`,
       measured:
         `bff-cached ${Number.isFinite(growth) ? growth.toFixed(1) : 'n/a'}%; ` +
-        `cache entries ${entriesOf(c.start.entries, c.maxEntries)} at the start, ${entriesOf(c.end.entries, c.maxEntries)} at the end, of ${num(c.maxEntries)}`,
+        `cache entries ${entriesOf(c.start.entries, c.maxEntries)} at the ` +
+        `start, ${entriesOf(c.end.entries, c.maxEntries)} at the end, of ${num(c.maxEntries)}`,
       pass: growth <= RSS_GROWTH_MAX_PCT && full,
     },
   ];
@@ -348,8 +352,11 @@ function pairedFigures(results: BenchResults, which: readonly Paired[]): PairedF
 /** One row of a paired table: both sides' figures and the ratios. */
 function pairedRow(f: PairedFigures, what: string): string {
   return (
-    `| ${what} | ${num(f.baseline.reqPerSec)} | ${num(f.target.reqPerSec)} | ${f.perRound.map((r) => (Number.isFinite(r) ? r.toFixed(2) : 'n/a')).join(', ')} | ${ratio(f.pairedRatio)} | ${ratio(f.ratio)} | ` +
-    `${ms(f.baseline.p50)} / ${ms(f.baseline.p99)} | ${ms(f.target.p50)} / ${ms(f.target.p99)} | ${ms(f.baselineSeq.p50)} / ${ms(f.targetSeq.p50)} | ${f.baselineErrors} / ${f.targetErrors} |`
+    `| ${what} | ${num(f.baseline.reqPerSec)} | ${num(f.target.reqPerSec)} ` +
+    `| ${f.perRound.map((r) => (Number.isFinite(r) ? r.toFixed(2) : 'n/a')).join(', ')} | ${ratio(f.pairedRatio)} ` +
+    `| ${ratio(f.ratio)} | ` +
+    `${ms(f.baseline.p50)} / ${ms(f.baseline.p99)} | ${ms(f.target.p50)} / ${ms(f.target.p99)} ` +
+    `| ${ms(f.baselineSeq.p50)} / ${ms(f.targetSeq.p50)} | ${f.baselineErrors} / ${f.targetErrors} |`
   );
 }
 
@@ -363,11 +370,14 @@ function cacheSoakLines(results: BenchResults): string[] {
   const misses = c.end.misses - c.start.misses;
   return [
     '',
-    `Read cache under the soak (issue 14): \`bff-cached\` (READ_CACHE_MAX_ENTRIES=${c.maxEntries}) answered GET-by-id at ${c.rate} req/s over ${c.records} products for the whole soak, ` +
-      `alongside the reads above, plus ${c.writes} paced PUTs of those products, half through each BFF (${c.writeErrors} errors): ` +
+    `Read cache under the soak (issue 14): \`bff-cached\` (READ_CACHE_MAX_ENTRIES=${c.maxEntries}) answered ` +
+      `GET-by-id at ${c.rate} req/s over ${c.records} products for the whole soak, ` +
+      `alongside the reads above, plus ${c.writes} paced PUTs of those products, half through each BFF ` +
+      `(${c.writeErrors} errors): ` +
       `${num(c.load.reqPerSec)} req/s, p50 ${ms(c.load.p50)} ms, p99 ${ms(c.load.p99)} ms, ${c.load.errors} errors` +
       `${Object.keys(c.load.statuses).length > 0 ? ` (statuses ${JSON.stringify(c.load.statuses)})` : ''}; ` +
-      `hit ratio ${Number.isFinite(hits / (hits + misses)) ? ((100 * hits) / (hits + misses)).toFixed(1) : 'n/a'}% (every miss fills, and evicts when the cache is full). Its GET /metrics:`,
+      `hit ratio ${Number.isFinite(hits / (hits + misses)) ? ((100 * hits) / (hits + misses)).toFixed(1) : 'n/a'}% ` +
+      `(every miss fills, and evicts when the cache is full). Its GET /metrics:`,
     '',
     '| bff_read_cache_* | soak start (cache filled) | soak end | over the soak |',
     '|---|---|---|---|',
@@ -377,7 +387,9 @@ function cacheSoakLines(results: BenchResults): string[] {
     `| misses_total | ${num(c.start.misses)} | ${num(c.end.misses)} | ${delta(c.start.misses, c.end.misses)} |`,
     ...causes.map(
       (cause) =>
-        `| invalidations_total{cause="${cause}"} | ${num(c.start.invalidations[cause] ?? 0)} | ${num(c.end.invalidations[cause] ?? 0)} | ${delta(c.start.invalidations[cause] ?? 0, c.end.invalidations[cause] ?? 0)} |`,
+        `| invalidations_total{cause="${cause}"} | ${num(c.start.invalidations[cause] ?? 0)} ` +
+        `| ${num(c.end.invalidations[cause] ?? 0)} ` +
+        `| ${delta(c.start.invalidations[cause] ?? 0, c.end.invalidations[cause] ?? 0)} |`,
     ),
   ];
 }
@@ -407,14 +419,16 @@ export function renderReport(info: RunInfo, results: BenchResults): string {
   push(
     'Under load (median of rounds; errors summed over rounds):',
     '',
-    '| Target | req/s | p50 ms | p99 ms | errors | ratio to B_db | 1 conn p50 ms | 1 conn p99 ms | 1 conn p50 over B_db ms |',
+    '| Target | req/s | p50 ms | p99 ms | errors | ratio to B_db | 1 conn p50 ms | 1 conn p99 ms | 1 conn ' +
+      'p50 over B_db ms |',
     '|---|---|---|---|---|---|---|---|---|',
   );
   for (const target of results.targets) {
     const s = summarise(results.loaded.get(target.key) ?? []);
     const q = summarise(results.sequential.get(target.key) ?? []);
     push(
-      `| ${target.label} | ${num(s.reqPerSec)} | ${ms(s.p50)} | ${ms(s.p99)} | ${s.errors + q.errors} | ${ratio(s.reqPerSec / bdb.reqPerSec)} | ${ms(q.p50)} | ${ms(q.p99)} | ${ms(q.p50 - bdbSeq.p50)} |`,
+      `| ${target.label} | ${num(s.reqPerSec)} | ${ms(s.p50)} | ${ms(s.p99)} | ${s.errors + q.errors} ` +
+        `| ${ratio(s.reqPerSec / bdb.reqPerSec)} | ${ms(q.p50)} | ${ms(q.p99)} | ${ms(q.p50 - bdbSeq.p50)} |`,
     );
   }
 
@@ -422,9 +436,12 @@ export function renderReport(info: RunInfo, results: BenchResults): string {
   if (lists.length > 0) {
     push(
       '',
-      `Lists (issue 14), each against ${lists[0]?.baselineLabel} (express + mysql2, one SELECT of the same rows, res.json) in the same rounds, after it in odd rounds and before it in even ones; only 2xx answers count:`,
+      `Lists (issue 14), each against ${lists[0]?.baselineLabel} (express + mysql2, one SELECT of the same rows, ` +
+        `res.json) in the same rounds, after it in odd rounds and before it in even ones; only 2xx answers count:`,
       '',
-      "| List | B_db list req/s | list req/s | list/B_db each round | median of the rounds' list/B_db (judged) | ratio of the medians | B_db p50 / p99 ms | list p50 / p99 ms | 1 conn p50 B_db / list ms | errors B_db / list |",
+      "| List | B_db list req/s | list req/s | list/B_db each round | median of the rounds' list/B_db (judged) | " +
+        'ratio of the medians | B_db p50 / p99 ms | list p50 / p99 ms | 1 conn p50 B_db / list ms | ' +
+        'errors B_db / list |',
       '|---|---|---|---|---|---|---|---|---|---|',
       ...lists.map((f) => pairedRow(f, f.what)),
     );
@@ -434,9 +451,13 @@ export function renderReport(info: RunInfo, results: BenchResults): string {
   if (safeWrites.length > 0) {
     push(
       '',
-      'Safe writes (issue 12), each against its plain baseline (no headers: the feature off) in the same rounds, the two near each other, the safe one after the plain one in odd rounds and before it in even ones; only 2xx answers count:',
+      'Safe writes (issue 12), each against its plain baseline (no headers: the feature off) in the same rounds, ' +
+        'the two near each other, the safe one after the plain one in odd rounds and before it in even ones; only ' +
+        '2xx answers count:',
       '',
-      "| Write | plain req/s | safe req/s | safe/plain each round | median of the rounds' safe/plain (judged) | ratio of the medians | plain p50 / p99 ms | safe p50 / p99 ms | 1 conn p50 plain / safe ms | errors plain / safe |",
+      "| Write | plain req/s | safe req/s | safe/plain each round | median of the rounds' safe/plain (judged) | " +
+        'ratio of the medians | plain p50 / p99 ms | safe p50 / p99 ms | 1 conn p50 plain / safe ms | ' +
+        'errors plain / safe |',
       '|---|---|---|---|---|---|---|---|---|---|',
       ...safeWrites.map((f) => pairedRow(f, f.what)),
     );
@@ -446,9 +467,13 @@ export function renderReport(info: RunInfo, results: BenchResults): string {
   if (cache.length > 0) {
     push(
       '',
-      'Read cache (issue 14): the cached GET against B_db, after it in odd rounds and before it in even ones (GraphQL producto(id) cached rotates with it); the PUT through the cached BFF against the same PUT through the BFF without the cache; only 2xx answers count:',
+      'Read cache (issue 14): the cached GET against B_db, after it in odd rounds and before it in even ones ' +
+        '(GraphQL producto(id) cached rotates with it); the PUT through the cached BFF against the same PUT ' +
+        'through the BFF without the cache; only 2xx answers count:',
       '',
-      "| Pair | baseline req/s | target req/s | target/baseline each round | median of the rounds' ratios (judged) | ratio of the medians | baseline p50 / p99 ms | target p50 / p99 ms | 1 conn p50 baseline / target ms | errors baseline / target |",
+      "| Pair | baseline req/s | target req/s | target/baseline each round | median of the rounds' ratios (judged) " +
+        '| ratio of the medians | baseline p50 / p99 ms | target p50 / p99 ms | 1 conn p50 baseline / target ms | ' +
+        'errors baseline / target |',
       '|---|---|---|---|---|---|---|---|---|---|',
       ...cache.map((f) => pairedRow(f, f.what)),
     );
@@ -458,9 +483,12 @@ export function renderReport(info: RunInfo, results: BenchResults): string {
   if (stockWrites.length > 0) {
     push(
       '',
-      `Stock writes (issue 13), each against ${stockWrites[0]?.baselineLabel} in the same rounds, after it in odd rounds and before it in even ones, rotating with the other targets on that baseline; only 2xx answers count:`,
+      `Stock writes (issue 13), each against ${stockWrites[0]?.baselineLabel} in the same rounds, after it in odd ` +
+        `rounds and before it in even ones, rotating with the other targets on that baseline; only 2xx answers count:`,
       '',
-      "| Write | product create req/s | stock write req/s | stock/create each round | median of the rounds' stock/create (judged) | ratio of the medians | create p50 / p99 ms | stock p50 / p99 ms | 1 conn p50 create / stock ms | errors create / stock |",
+      "| Write | product create req/s | stock write req/s | stock/create each round | median of the rounds' " +
+        'stock/create (judged) | ratio of the medians | create p50 / p99 ms | stock p50 / p99 ms | 1 conn p50 ' +
+        'create / stock ms | errors create / stock |',
       '|---|---|---|---|---|---|---|---|---|---|',
       ...stockWrites.map((f) => pairedRow(f, f.what)),
     );
@@ -471,20 +499,26 @@ export function renderReport(info: RunInfo, results: BenchResults): string {
     const gql = load('gqlProductoCached').reqPerSec / load('restGetByIdCached').reqPerSec;
     push(
       '',
-      `Writes near the database's limit (issue 23), each against B_db's write of the same durability (one InnoDB transaction with its outbox row, express + mysql2, prepared statements, a pool of 10) in the same rounds, both at 32 clients, after it in odd rounds and before it in even ones; only 2xx answers count:`,
+      `Writes near the database's limit (issue 23), each against B_db's write of the same durability (one InnoDB ` +
+        `transaction with its outbox row, express + mysql2, prepared statements, a pool of 10) in the same rounds, ` +
+        `both at 32 clients, after it in odd rounds and before it in even ones; only 2xx answers count:`,
       '',
-      "| Write | B_db req/s | service req/s | service/B_db each round | median of the rounds' ratios (judged) | ratio of the medians | B_db p50 / p99 ms | service p50 / p99 ms | 1 conn p50 B_db / service ms | errors B_db / service |",
+      "| Write | B_db req/s | service req/s | service/B_db each round | median of the rounds' ratios (judged) | " +
+        'ratio of the medians | B_db p50 / p99 ms | service p50 / p99 ms | 1 conn p50 B_db / service ms | ' +
+        'errors B_db / service |',
       '|---|---|---|---|---|---|---|---|---|---|',
       ...throughput.map((f) => pairedRow(f, f.what)),
       '',
-      `GraphQL producto(id) against REST GET-by-id, both through the cached BFF (issue 23 asks >= 0.9x): ${ratio(gql)}.`,
+      `GraphQL producto(id) against REST GET-by-id, both through the cached BFF (issue 23 asks >= ` +
+        `0.9x): ${ratio(gql)}.`,
     );
   }
   if (results.stock) {
     const s = results.stock;
     push(
       '',
-      `Stock verification after the soak (GET /api/existencias/verificacion, every level and occupancy recomputed from the ledger): ${stockVerdict(s)}` +
+      `Stock verification after the soak (GET /api/existencias/verificacion, every level and occupancy recomputed ` +
+        `from the ledger): ${stockVerdict(s)}` +
         `${s.status !== 200 || !s.consistente ? `; ${s.muestra}` : ''}.`,
     );
   }
@@ -504,7 +538,8 @@ export function renderReport(info: RunInfo, results: BenchResults): string {
 
   push(
     '',
-    'CPU time per request (ms, user + system, /proc/<pid>/stat) of each process while each target ran under load; the harness (autocannon) and MariaDB are not included:',
+    'CPU time per request (ms, user + system, /proc/<pid>/stat) of each process while each target ran under load; ' +
+      'the harness (autocannon) and MariaDB are not included:',
     '',
     `| Target | ${names.join(' | ')} |`,
     `|---|${names.map(() => '---|').join('')}`,
@@ -518,34 +553,56 @@ export function renderReport(info: RunInfo, results: BenchResults): string {
   const se = results.soakEvents;
   push(
     '',
-    'Events (POST /api/productos at a fixed rate; "commit" is the outbox row\'s created_at, taken at its INSERT just before the COMMIT, so the lag is an upper bound):',
+    'Events (POST /api/productos at a fixed rate; "commit" is the outbox row\'s created_at, taken at its INSERT ' +
+      'just before the COMMIT, so the lag is an upper bound):',
     '',
     '| Measurement | alone | during the soak |',
     '|---|---|---|',
     `| writes (errors) | ${e.writes} (${e.writeErrors}) | ${se.writes} (${se.writeErrors}) |`,
-    `| commit -> stored in JetStream (outbox lag) p50 / p99 ms | ${ms(e.outboxLagP50)} / ${ms(e.outboxLagP99)} | ${ms(se.outboxLagP50)} / ${ms(se.outboxLagP99)} |`,
+    `| commit -> stored in JetStream (outbox lag) p50 / p99 ms | ${ms(e.outboxLagP50)} / ${ms(e.outboxLagP99)} ` +
+      `| ${ms(se.outboxLagP50)} / ${ms(se.outboxLagP99)} |`,
     `| commit -> seen by the harness's consumer p99 ms | ${ms(e.observedLagP99)} | ${ms(se.observedLagP99)} |`,
-    `| 201 received -> stored in JetStream p99 ms (lower bound of the lag) | ${ms(e.storedAfterAnswerP99)} | ${ms(se.storedAfterAnswerP99)} |`,
-    `| write sent -> SMTP 250 p50 / p99 ms (missing) | ${ms(e.emailP50)} / ${ms(e.emailP99)} (${e.emailsMissing}) | ${ms(se.emailP50)} / ${ms(se.emailP99)} (${se.emailsMissing}) |`,
-    `| relay throughput (outbox filled at once) | ${Number.isFinite(results.relayPerSecond) ? `${num(results.relayPerSecond)} events/s` : 'not measured (running stack)'} | |`,
+    `| 201 received -> stored in JetStream p99 ms (lower bound of the lag) | ${ms(e.storedAfterAnswerP99)} ` +
+      `| ${ms(se.storedAfterAnswerP99)} |`,
+    `| write sent -> SMTP 250 p50 / p99 ms (missing) | ${ms(e.emailP50)} / ${ms(e.emailP99)} (${e.emailsMissing}) ` +
+      `| ${ms(se.emailP50)} / ${ms(se.emailP99)} (${se.emailsMissing}) |`,
+    `| relay throughput (outbox filled at once) ` +
+      `| ${
+        Number.isFinite(results.relayPerSecond)
+          ? `${num(results.relayPerSecond)} events/s`
+          : 'not measured ' + '(running stack)'
+      } | |`,
   );
 
   const soak = results.soak;
   push(
     '',
-    `Soak: REST GET-by-id at ${soak.rate} req/s (half the measured maximum) for ${soak.seconds} s, plus ${results.soakEvents.writes} paced writes: ` +
-      `${num(soak.load.reqPerSec)} req/s, p50 ${ms(soak.load.p50)} ms, p99 ${ms(soak.load.p99)} ms, ${soak.load.errors} errors` +
+    `Soak: REST GET-by-id at ${soak.rate} req/s (half the measured maximum) for ${soak.seconds} s, ` +
+      `plus ${results.soakEvents.writes} paced writes: ` +
+      `${num(soak.load.reqPerSec)} req/s, p50 ${ms(soak.load.p50)} ms, p99 ${ms(soak.load.p99)} ` +
+      `ms, ${soak.load.errors} errors` +
       `${Object.keys(soak.load.statuses).length > 0 ? ` (statuses ${JSON.stringify(soak.load.statuses)})` : ''}.`,
     '',
-    `| Process | RSS after GC at ${num(soak.baselineAtSeconds)} s MiB | RSS after GC at the end MiB | max RSS MiB | growth | growth without forced GC (mean RSS, ${num(soak.baselineAtSeconds)}-${num(2 * soak.baselineAtSeconds)} s vs the last ${num(soak.baselineAtSeconds)} s) | V8 heap retained (after a full GC) at ${num(soak.baselineAtSeconds)} s / end MiB | V8 heap committed / end MiB | committed growth by heap space MiB | external / end MiB |`,
+    `| Process | RSS after GC at ${num(soak.baselineAtSeconds)} s MiB | RSS after GC at the end MiB | max RSS MiB ` +
+      `| growth | growth without forced GC (mean ` +
+      `RSS, ${num(soak.baselineAtSeconds)}-${num(2 * soak.baselineAtSeconds)} s vs the ` +
+      `last ${num(soak.baselineAtSeconds)} s) | V8 heap retained (after a full GC) ` +
+      `at ${num(soak.baselineAtSeconds)} s / end MiB | V8 heap committed / end MiB | committed growth by heap ` +
+      `space MiB | external / end MiB |`,
     '|---|---|---|---|---|---|---|---|---|---|',
     ...soak.rss.map(
       (r) =>
-        `| ${r.name} | ${r.baselineMiB.toFixed(1)} | ${r.finalMiB.toFixed(1)} | ${r.maxMiB.toFixed(1)} | ${Number.isFinite(r.growthPct) ? r.growthPct.toFixed(1) : 'n/a'}% | ${Number.isFinite(r.sampledGrowthPct) ? r.sampledGrowthPct.toFixed(1) : 'n/a'}% | ${r.baselineHeapMiB.toFixed(1)} / ${r.finalHeapMiB.toFixed(1)} | ${r.baselineHeapTotalMiB.toFixed(1)} / ${r.finalHeapTotalMiB.toFixed(1)} | ${spaceGrowth(r.spaceGrowthMiB)} | ${r.baselineExternalMiB.toFixed(1)} / ${r.finalExternalMiB.toFixed(1)} |`,
+        `| ${r.name} | ${r.baselineMiB.toFixed(1)} | ${r.finalMiB.toFixed(1)} | ${r.maxMiB.toFixed(1)} ` +
+        `| ${pct(r.growthPct)}% ` +
+        `| ${pct(r.sampledGrowthPct)}% ` +
+        `| ${r.baselineHeapMiB.toFixed(1)} / ${r.finalHeapMiB.toFixed(1)} | ${r.baselineHeapTotalMiB.toFixed(1)} ` +
+        `/ ${r.finalHeapTotalMiB.toFixed(1)} | ${spaceGrowth(r.spaceGrowthMiB)} ` +
+        `| ${r.baselineExternalMiB.toFixed(1)} / ${r.finalExternalMiB.toFixed(1)} |`,
     ),
     ...cacheSoakLines(results),
     '',
-    `Mean RSS (MiB, plain samples, no forced GC) in each fifth of the ${soak.seconds} s soak: where each process levels off.`,
+    `Mean RSS (MiB, plain samples, no forced GC) in each fifth of the ${soak.seconds} s soak: where each ` +
+      `process levels off.`,
     '',
     '| Process | 1st | 2nd | 3rd | 4th | 5th |',
     '|---|---|---|---|---|---|',

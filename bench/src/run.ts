@@ -215,7 +215,8 @@ export async function runBench(deps: RunDeps): Promise<BenchResults> {
   const maxRate = median(loaded.get('restGetById')?.map((w) => w.load.reqPerSec) ?? []);
   const half = Math.max(1, Math.round(maxRate / 2));
   say(
-    `soak: ${getById.label} at ${half} req/s (half of ${Math.round(maxRate)}) for ${config.soakSeconds} s, with ${config.soakWriteRate} writes/s`,
+    `soak: ${getById.label} at ${half} req/s (half of ${Math.round(maxRate)}) for ${config.soakSeconds} s, ` +
+      `with ${config.soakWriteRate} writes/s`,
   );
   // Issue 14: the cached BFF soaks alongside, its cache full (README "Soak").
   const { bffCachedMetricsUrl: metricsUrl, readCacheMaxEntries: maxEntries } = deps.stack;
@@ -224,7 +225,8 @@ export async function runBench(deps: RunDeps): Promise<BenchResults> {
   if (cached) {
     cacheIds = await prepareCacheSoak(deps.stack, deps.db, deps.seed);
     say(
-      `soak: bff-cached at ${config.soakCachedRate} req/s over ${cacheIds.length} products, cache of ${maxEntries} entries filled, ` +
+      `soak: bff-cached at ${config.soakCachedRate} req/s over ${cacheIds.length} products, cache ` +
+        `of ${maxEntries} entries filled, ` +
         `plus ${config.soakWriteRate} PUTs/s through both BFFs`,
     );
   }
@@ -271,7 +273,12 @@ export async function runBench(deps: RunDeps): Promise<BenchResults> {
   if (targets.some((t) => t.writes === 'existencias')) {
     stock = await verifyStock(deps.stack.bffUrl, deps.stack.auth);
     say(
-      `stock verification: ${stock.status === 200 ? `consistente ${stock.consistente}, ${stock.diferencias} differences, ${stock.nivelesVerificados} levels and ${stock.bodegasVerificadas} warehouses checked` : `answered ${stock.status} ${stock.muestra}`}`,
+      `stock verification: ${
+        stock.status === 200
+          ? `consistente ${stock.consistente}, ${stock.diferencias} ` +
+            `differences, ${stock.nivelesVerificados} levels and ${stock.bodegasVerificadas} warehouses checked`
+          : `answered ${stock.status} ${stock.muestra}`
+      }`,
     );
   }
   return {

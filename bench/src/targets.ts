@@ -65,7 +65,8 @@ export type TargetKey = (typeof TARGET_KEYS)[number];
 
 /** The fields of the REST product, in GraphQL's names: both targets answer the same record. */
 const PRODUCTO_QUERY =
-  'query Producto($id: ID!) { producto(id: $id) { id nombre descripcion precio cantidad bodegaId fechaCreacion fechaActualizacion } }';
+  'query Producto($id: ID!) { producto(id: $id) { id nombre descripcion precio cantidad bodegaId fechaCreacion ' +
+  'fechaActualizacion } }';
 const PRODUCTOS_QUERY = 'query Productos { productos { id nombre } }';
 
 /** A GraphQL answer is 200 even when it failed (docs/contract.md §4.1): only a body without `errors` is a success. */

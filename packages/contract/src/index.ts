@@ -68,3 +68,6 @@ export {
   type TipoMovimientoRegistrable,
   type TipoOperacion,
 } from './existencias';
+
+// A reservation's states and shape.
+export { ESTADOS_RESERVA, type EstadoReserva, type LineaReserva, type ReservaDe } from './reservas';

@@ -51,7 +51,9 @@ function describe(outcomes: Outcome[]): { clean: boolean; text: string } {
   if (unclean.length === 0) return { clean: true, text: 'All services stopped.' };
   return {
     clean: false,
-    text: `Stopped, but not cleanly: ${unclean.map((o) => `${o.name} ${o.signal ? `killed by ${o.signal}` : `exit ${o.code}`}`).join(', ')}.`,
+    text: `Stopped, but not cleanly: ${unclean
+      .map((o) => `${o.name} ${o.signal ? `killed ` + `by ${o.signal}` : `exit ${o.code}`}`)
+      .join(', ')}.`,
   };
 }
 
@@ -60,8 +62,10 @@ function installAdvice(programs: Parameters<typeof installCommand>[1]): string[]
   const command = installCommand(detectPackageManager(process.env), programs, process.getuid?.() === 0);
   return [
     command
-      ? `Install ${programs.length > 1 ? 'them' : 'it'} with:\n    ${command}\nand run npm start again: it then runs private instances itself.`
-      : `Install ${[...new Set(programs)].join(', ')} with your package manager and run npm start again: it then runs private instances itself.`,
+      ? `Install ${programs.length > 1 ? 'them' : 'it'} with:\n    ${command}\nand run npm start again: it then ` +
+        `runs private instances itself.`
+      : `Install ${[...new Set(programs)].join(', ')} with your package manager and run npm start again: it then ` +
+        `runs private instances itself.`,
     'Or, with Docker: docker compose up -d (compose.yaml), then npm start.',
   ];
 }
@@ -107,7 +111,8 @@ async function main(): Promise<void> {
     Promise.all(privateServers.map(({ server }) => server.dispose().catch(() => undefined)));
   for (const instance of plan.instances) {
     say(
-      `${instance.what}: nothing answers on 127.0.0.1:${instance.port}; starting a private ${instance.program} there (data in ${instance.dir})...`,
+      `${instance.what}: nothing answers on 127.0.0.1:${instance.port}; starting a private ${instance.program} ` +
+        `there (data in ${instance.dir})...`,
     );
     try {
       privateServers.push({ instance, server: await instance.start() });
@@ -128,9 +133,9 @@ async function main(): Promise<void> {
   // The private NATS has the chart's users: as in the chart, only `provisioner` creates the streams.
   if (plan.natsPasswords) {
     try {
-      say(
-        `NATS: streams provisioned as user provisioner: ${await provisionPrivateNats(config, { passwords: plan.natsPasswords, sentBucket: plan.natsSentBucket ?? 'notifier-sent' }, process.env.PATH ?? '')}`,
-      );
+      const nats = { passwords: plan.natsPasswords, sentBucket: plan.natsSentBucket ?? 'notifier-sent' };
+      const provisioned = await provisionPrivateNats(config, nats, process.env.PATH ?? '');
+      say(`NATS: streams provisioned as user provisioner: ${provisioned}`);
     } catch (err) {
       await stopPrivateServers();
       fail(`the private NATS's streams could not be provisioned: ${err instanceof Error ? err.message : String(err)}`);
@@ -160,7 +165,8 @@ async function main(): Promise<void> {
     if (privateServers.length > 0) {
       await stopPrivateServers();
       say(
-        `Private ${privateServers.map(({ instance }) => instance.what).join(' and ')} stopped; their data stays in ${config.LAUNCHER_DATA_DIR}.`,
+        `Private ${privateServers.map(({ instance }) => instance.what).join(' and ')} stopped; their data stays ` +
+          `in ${config.LAUNCHER_DATA_DIR}.`,
       );
     }
     return outcomes;
@@ -231,34 +237,40 @@ async function main(): Promise<void> {
   say('Inventario is up:');
   for (const { instance } of privateServers) {
     say(
-      `  ${instance.what.toLowerCase().padEnd(14)} private ${instance.program} on 127.0.0.1:${instance.port}, data in ${instance.dir} (run by npm start, stopped with it)`,
+      `  ${instance.what.toLowerCase().padEnd(14)} private ${instance.program} on 127.0.0.1:${instance.port}, data ` +
+        `in ${instance.dir} (run by npm start, stopped with it)`,
     );
     if (instance.what === 'NATS') {
       say(
-        `  ${'nats users'.padEnd(14)} the chart's (each service as its own); passwords in ${instance.dir}/passwords.json (npm run dlq:replay as dlq-replay)`,
+        `  ${'nats users'.padEnd(14)} the chart's (each service as its own); passwords ` +
+          `in ${instance.dir}/passwords.json (npm run dlq:replay as dlq-replay)`,
       );
     }
   }
   if (mailDevReused) {
     say(
-      `  ${'mail-catcher'.padEnd(14)} inbox http://127.0.0.1:${config.MAIL_CATCHER_WEB_PORT}/ (the MailDev already running there, used as it is; SMTP 127.0.0.1:${config.MAIL_CATCHER_SMTP_PORT})`,
+      `  ${'mail-catcher'.padEnd(14)} inbox http://127.0.0.1:${config.MAIL_CATCHER_WEB_PORT}/ (the MailDev already ` +
+        `running there, used as it is; SMTP 127.0.0.1:${config.MAIL_CATCHER_SMTP_PORT})`,
     );
   }
   for (const spec of specs) say(`  ${spec.name.padEnd(14)} ${spec.summary}`);
   say(
-    `  events         NATS ${redactUrlCredentials(config.NATS_URL)}, stream ${config.NATS_STREAM}, subjects ${config.NATS_SUBJECT_PREFIX}.>`,
+    `  events         NATS ${redactUrlCredentials(config.NATS_URL)}, stream ${config.NATS_STREAM}, ` +
+      `subjects ${config.NATS_SUBJECT_PREFIX}.>`,
   );
   say(`  metrics        ${metricsSummaryOf(specs)}`);
   if (config.BFF_USER === undefined || config.BFF_PASSWORD === undefined) {
     say(
-      `  credentials    ${config.BFF_USER ?? DEV_CREDENTIALS.user} / ${config.BFF_PASSWORD === undefined ? DEV_CREDENTIALS.password : '(your BFF_PASSWORD)'}` +
+      `  credentials    ${config.BFF_USER ?? DEV_CREDENTIALS.user} ` +
+        `/ ${config.BFF_PASSWORD === undefined ? DEV_CREDENTIALS.password : '(your BFF_PASSWORD)'}` +
         ' (development defaults: set BFF_USER and BFF_PASSWORD to choose your own)',
     );
   }
   const inbox = inboxUrlOf(config);
   if (inbox)
     say(`  emails         ${inbox} (every notification lands in this local inbox; set SMTP_URL to send for real)`);
-  const userPass = `${config.BFF_USER ?? DEV_CREDENTIALS.user}:${config.BFF_PASSWORD === undefined ? DEV_CREDENTIALS.password : '"$BFF_PASSWORD"'}`;
+  const password = config.BFF_PASSWORD === undefined ? DEV_CREDENTIALS.password : '"$BFF_PASSWORD"';
+  const userPass = `${config.BFF_USER ?? DEV_CREDENTIALS.user}:${password}`;
   say(`  try            curl -u ${userPass} http://127.0.0.1:${config.PORT}/api/productos`);
   // npm run seed follows this record to the system just started, whatever its ports; the command printed names them
   // too.

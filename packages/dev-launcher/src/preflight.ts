@@ -4,7 +4,8 @@ import { ensureDatabase, isTransientDbError, parseMysqlUrl, redactUrlCredentials
 
 export const START_MARIADB = 'start-stop-daemon --start --oknodo --background --exec /usr/sbin/mariadbd';
 export const START_NATS =
-  'start-stop-daemon --start --oknodo --background --exec /usr/sbin/nats-server -- -a 127.0.0.1 -p 4222 -js -sd /var/lib/nats-server';
+  'start-stop-daemon --start --oknodo --background --exec /usr/sbin/nats-server -- -a 127.0.0.1 -p 4222 -js -sd ' +
+  '/var/lib/nats-server';
 
 /** One thing that stops the system from starting, naming the variable to check. */
 export interface Problem {
@@ -63,7 +64,9 @@ export function checkPortFree(variable: string, host: string, port: number): Pro
     server.once('error', (err: NodeJS.ErrnoException) =>
       resolve({
         variable,
-        message: `port ${port} on ${host} is not available (${err.code ?? err.message}); stop what uses it or choose another port`,
+        message:
+          `port ${port} on ${host} is not available (${err.code ?? err.message}); stop what uses it or ` +
+          `choose another port`,
       }),
     );
     server.listen(port, host, () => server.close(() => resolve(undefined)));

@@ -129,7 +129,8 @@ export async function planPrivateInstances(config: LauncherConfig, env: NodeJS.P
       plan.missingPrograms.push(...lacking);
       plan.problems.push({
         variable: 'NATS_URL',
-        message: `nothing answers at ${config.NATS_URL}, and nats-server, to run a private NATS there, is not installed`,
+        message:
+          `nothing answers at ${config.NATS_URL}, and nats-server, to run a private NATS ` + `there, is not installed`,
       });
     } else {
       const dir = join(config.LAUNCHER_DATA_DIR, 'nats');
@@ -183,13 +184,17 @@ export async function planPrivateInstances(config: LauncherConfig, env: NodeJS.P
     for (const { variable, target } of silent) {
       plan.problems.push({
         variable,
-        message: `nothing answers at ${target.host}:${target.port}, and ${lacking.join(' / ')}, to run a private MariaDB there, ${lacking.length > 1 ? 'are' : 'is'} not installed`,
+        message:
+          `nothing answers at ${target.host}:${target.port}, and ${lacking.join(' / ')}, to run a private ` +
+          `MariaDB there, ${lacking.length > 1 ? 'are' : 'is'} not installed`,
       });
     }
   } else if (ports.length > 1) {
     plan.problems.push({
       variable: silent[1]!.variable,
-      message: `the private MariaDB serves one port: point both database URLs at the same one (now ${ports.join(' and ')})`,
+      message:
+        `the private MariaDB serves one port: point both database URLs at the same one ` +
+        `(now ${ports.join(' and ')})`,
     });
   } else {
     const dir = join(config.LAUNCHER_DATA_DIR, 'mariadb');

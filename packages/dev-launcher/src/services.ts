@@ -118,7 +118,9 @@ export function serviceSpecs(config: LauncherConfig, natsPasswords?: Record<stri
               { variable: 'MAIL_CATCHER_SMTP_PORT', port: config.MAIL_CATCHER_SMTP_PORT },
               { variable: 'MAIL_CATCHER_WEB_PORT', port: config.MAIL_CATCHER_WEB_PORT },
             ],
-            summary: `inbox http://127.0.0.1:${config.MAIL_CATCHER_WEB_PORT}/ (MailDev; SMTP 127.0.0.1:${config.MAIL_CATCHER_SMTP_PORT})`,
+            summary:
+              `inbox http://127.0.0.1:${config.MAIL_CATCHER_WEB_PORT}/ (MailDev; SMTP ` +
+              `127.0.0.1:${config.MAIL_CATCHER_SMTP_PORT})`,
           },
         ]
       : [];
@@ -150,7 +152,9 @@ export function serviceSpecs(config: LauncherConfig, natsPasswords?: Record<stri
     },
     readiness: { kind: 'ipc' },
     ports: [{ variable: 'PORT', port: config.PORT }, bffMetrics.port],
-    summary: `http://127.0.0.1:${config.PORT}/api (REST), /api/graphql, /api/docs -> ${productoAddr}, ${bodegaAddr}, ${identidadAddr}`,
+    summary:
+      `http://127.0.0.1:${config.PORT}/api (REST), /api/graphql, /api/docs ` +
+      `-> ${productoAddr}, ${bodegaAddr}, ${identidadAddr}`,
     metricsPort: config.BFF_METRICS_PORT,
   };
   const notifier: ServiceSpec = {
@@ -170,7 +174,9 @@ export function serviceSpecs(config: LauncherConfig, natsPasswords?: Record<stri
     readiness: { kind: 'ipc' },
     ports: [notifierMetrics.port],
     metricsPort: config.NOTIFIER_METRICS_PORT,
-    summary: `emails ${config.SENDER_EMAIL} -> ${config.RECIPIENT_EMAIL} via ${config.SMTP_URL === undefined ? 'the mail catcher' : 'SMTP_URL'}`,
+    summary:
+      `emails ${config.SENDER_EMAIL} -> ${config.RECIPIENT_EMAIL} ` +
+      `via ${config.SMTP_URL === undefined ? 'the mail catcher' : 'SMTP_URL'}`,
   };
 
   return [

@@ -87,7 +87,8 @@ export const envSchemas = {
       )
       .refine(
         parsesAsMysqlUrl,
-        'must be mysql://user[:password]@host[:port][,host[:port]...]/database (ports up to 65535, %-escapes well formed)',
+        'must be mysql://user[:password]@host[:port][,host[:port]...]/database (ports up to 65535, ' +
+          '%-escapes well formed)',
       ),
   logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** NATS subject token(s): letters, digits, `_`, `-`, dots between tokens. */

@@ -62,7 +62,8 @@ export function parseMysqlUrl(url: string): MysqlTarget {
   const parts = splitMysqlUrl(url);
   // The URL parser takes one host: the others are parseMysqlHosts'.
   const firstHost = parts
-    ? `mysql://${parts.userinfo !== undefined ? `${parts.userinfo}@` : ''}${parts.hostList.split(',')[0] ?? ''}${parts.rest}`
+    ? `mysql://${parts.userinfo !== undefined ? `${parts.userinfo}@` : ''}` +
+      `${parts.hostList.split(',')[0] ?? ''}${parts.rest}`
     : url;
   let u: URL;
   try {
@@ -398,7 +399,8 @@ export function compareMigrations(known: Record<string, Migration>, applied: str
 export class MigrationsMissingError extends Error {
   constructor(readonly missing: string[]) {
     super(
-      `the database lacks the migrations ${missing.join(', ')}; apply them first (the migration job, dist/migrate-main.js) or start with MIGRATE_ON_START=true`,
+      `the database lacks the migrations ${missing.join(', ')}; apply them first (the migration job, ` +
+        `dist/migrate-main.js) or start with MIGRATE_ON_START=true`,
     );
     this.name = 'MigrationsMissingError';
   }

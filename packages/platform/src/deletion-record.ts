@@ -35,7 +35,8 @@ export async function createDeletionRecord(db: Knex, recordsTable: string): Prom
   });
   await db.raw(`INSERT INTO ${BEFORE_TABLE} (hasta_id) SELECT COALESCE(MAX(id), 0) FROM ??`, [recordsTable]);
   await db.raw(
-    `CREATE TRIGGER ${recordsTable}_eliminacion AFTER DELETE ON ${recordsTable} FOR EACH ROW INSERT IGNORE INTO ${DELETIONS_TABLE} (id) VALUES (OLD.id)`,
+    `CREATE TRIGGER ${recordsTable}_eliminacion AFTER DELETE ON ${recordsTable} FOR EACH ROW INSERT IGNORE ` +
+      `INTO ${DELETIONS_TABLE} (id) VALUES (OLD.id)`,
   );
 }
 

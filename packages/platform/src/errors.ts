@@ -163,7 +163,8 @@ export class LockConflictError extends DomainError {
   override readonly reason = 'LOCK_CONFLICT';
   constructor(options?: { cause?: unknown }) {
     super(
-      'la operación esperó demasiado a otras escrituras de los mismos registros y no se aplicó; reintente en unos instantes',
+      'la operación esperó demasiado a otras escrituras de los mismos registros y no se aplicó; ' +
+        'reintente en unos instantes',
       options,
     );
     this.name = 'LockConflictError';

@@ -74,8 +74,10 @@ export const precio = (reader: NumberReader) =>
       minimum: 0,
       maximum: Number(PRECIO.maximo),
       description:
-        'Precio con a lo sumo 2 decimales (DECIMAL(10,2)), p. ej. 19.9 o 19.90; uno con más decimales (19.999) se rechaza con 400, nunca se redondea. ' +
-        'El esquema no lleva multipleOf 0.01: los validadores de JSON Schema lo evalúan en coma flotante binaria y rechazarían precios válidos como 19.9.',
+        'Precio con a lo sumo 2 decimales (DECIMAL(10,2)), p. ej. 19.9 o 19.90; uno con más decimales (19.999) se ' +
+        'rechaza con 400, nunca se redondea. ' +
+        'El esquema no lleva multipleOf 0.01: los validadores de JSON Schema lo evalúan en coma flotante binaria y ' +
+        'rechazarían precios válidos como 19.9.',
       examples: [19.9],
     });
 

@@ -86,7 +86,9 @@ export function jsonResultCodec(dateKeys: readonly string[] = []): ResultCodec {
   };
 }
 
-const LOOKUP = `SELECT request_hash, response, expires_at <= CURRENT_TIMESTAMP(3) AS expired FROM ${TABLE} WHERE scope_hash = ?`;
+const LOOKUP =
+  `SELECT request_hash, response, expires_at <= CURRENT_TIMESTAMP(3) AS expired FROM ${TABLE} ` +
+  `WHERE scope_hash = ?`;
 
 interface KeyRow {
   request_hash: Buffer;
@@ -132,10 +134,12 @@ async function claimLocked(
   try {
     // The connection's own setting (the pool may have set one) comes back after the insert.
     await trx.raw(
-      `SET @inventario_lock_wait = @@SESSION.innodb_lock_wait_timeout, SESSION innodb_lock_wait_timeout = ${CLAIM_WAIT_SECONDS}`,
+      `SET @inventario_lock_wait = @@SESSION.innodb_lock_wait_timeout, SESSION innodb_lock_wait_timeout ` +
+        `= ${CLAIM_WAIT_SECONDS}`,
     );
     await trx.raw(
-      `INSERT INTO ${TABLE} (scope_hash, method, request_hash, response, expires_at) VALUES (?, ?, ?, '', CURRENT_TIMESTAMP(3))`,
+      `INSERT INTO ${TABLE} (scope_hash, method, request_hash, response, expires_at) VALUES (?, ?, ?, '', ` +
+        `CURRENT_TIMESTAMP(3))`,
       [key.scope, key.method, key.requestHash],
     );
   } catch (err) {

@@ -105,7 +105,8 @@ export function isPermissionViolation(err: unknown): boolean {
 export class StreamNotProvisionedError extends Error {
   constructor(stream: string, options?: ErrorOptions) {
     super(
-      `stream ${stream} does not exist and this NATS user may not create it: the provisioning Job (or an administrator) creates it`,
+      `stream ${stream} does not exist and this NATS user may not create it: the provisioning Job (or an ` +
+        `administrator) creates it`,
       options,
     );
     this.name = 'StreamNotProvisionedError';

@@ -251,7 +251,8 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
       // the record's row lock. A locking read (FOR UPDATE SKIP LOCKED) could:
       // it sees the latest commits row by row while it scans.
       const [rows] = (await trx.raw(
-        `SELECT id, event_id, subject, payload, headers, TIMESTAMPDIFF(MICROSECOND, created_at, CURRENT_TIMESTAMP(3)) AS age_us FROM ${OUTBOX}
+        `SELECT id, event_id, subject, payload, headers, TIMESTAMPDIFF(MICROSECOND, created_at, ` +
+          `CURRENT_TIMESTAMP(3)) AS age_us FROM ${OUTBOX}
          WHERE published_at IS NULL ORDER BY id LIMIT ?`,
         [batchSize],
       )) as [PendingRow[]];

@@ -207,7 +207,8 @@ export async function startReconciliationConsumer(
         }
         logger.error(
           fields,
-          `${eventType} for a record its owner did not delete (it is live, or was never created: forged or misrouted): nothing reconciled; terminated`,
+          `${eventType} for a record its owner did not delete (it is live, or was never created: forged or ` +
+            `misrouted): nothing reconciled; terminated`,
         );
         msg.term();
         return;
@@ -229,7 +230,8 @@ export async function startReconciliationConsumer(
       } else {
         logger.error(
           failure,
-          `${eventType} still not reconciled: ${options.pendingEffect} until this succeeds; nak, JetStream redelivers it after redeliveryInMs, with no delivery limit`,
+          `${eventType} still not reconciled: ${options.pendingEffect} until this succeeds; nak, JetStream ` +
+            `redelivers it after redeliveryInMs, with no delivery limit`,
         );
       }
       msg.nak(delayMs);

@@ -127,7 +127,8 @@ function warnUnknown(state: MigrationState, logger: Logger): void {
   if (state.unknown.length === 0) return;
   logger.warn(
     { unknownMigrations: state.unknown },
-    'the database has migrations this version does not know (applied by a newer release); starting on it, since migrations only add',
+    'the database has migrations this version does not know (applied by a newer release); starting on it, since ' +
+      'migrations only add',
   );
 }
 

@@ -35,7 +35,11 @@ export function chromiumInstalled(): boolean {
 export function launchChromium(hosts: readonly string[] = []): Promise<Browser> {
   const args = ['--no-sandbox', '--disable-gpu', '--no-first-run', '--no-default-browser-check'];
   args.push(
-    `--host-resolver-rules=${[...hosts.map((h) => `MAP ${h} 127.0.0.1`), 'MAP * ~NOTFOUND', 'EXCLUDE 127.0.0.1'].join(', ')}`,
+    `--host-resolver-rules=${[
+      ...hosts.map((h) => `MAP ${h} 127.0.0.1`),
+      'MAP * ~NOTFOUND',
+      'EXCLUDE ' + '127.0.0.1',
+    ].join(', ')}`,
   );
   return puppeteer.launch({
     executablePath: CHROMIUM_PATH,

@@ -4,6 +4,7 @@
  * gRPC service do not load the generated code).
  */
 export { startCatalogoAbierto, type CatalogoAbierto } from './catalogo-abierto';
+export { startFakeLibro, type FakeLibro } from './fake-libro';
 export { createHealthClient, type HealthClient } from './health-client';
 export {
   createProductoClient,
@@ -14,3 +15,12 @@ export {
 } from './producto-client';
 export { stockClients, answerOf, tally, type Answer, type StockClients } from './stock-clients';
 export { asUser, type Rpc, type StockRpc } from './stock-rpc';
+export {
+  startBodegaSvcProcess,
+  startProductoSvcProcess,
+  type BodegaSvcRpc,
+  type BodegaSvcUnderTest,
+  type GrpcServiceProcessOptions,
+  type GrpcServiceUnderTest,
+  type ProductoSvcUnderTest,
+} from './grpc-service-process';

@@ -35,7 +35,9 @@ const CHECKS: { what: string; sql: string }[] = [
   {
     what: "a warehouse's ocupacion differs from the sum of its levels, or exceeds its capacidad",
     // Exact occupancy: the row less the exits not yet folded into it (bodega_salidas, issue 23).
-    sql: `SELECT b.id, b.capacidad, b.ocupacion - COALESCE((SELECT SUM(s.unidades) FROM bodega_salidas s WHERE s.bodega_id = b.id), 0) AS ocupacion,
+    sql:
+      `SELECT b.id, b.capacidad, b.ocupacion - COALESCE((SELECT SUM(s.unidades) FROM bodega_salidas s WHERE ` +
+      `s.bodega_id = b.id), 0) AS ocupacion,
                  COALESCE((SELECT SUM(e.cantidad) FROM existencias e WHERE e.bodega_id = b.id), 0) AS suma
             FROM bodegas b
           HAVING ocupacion <> suma OR suma > b.capacidad`,
@@ -44,11 +46,13 @@ const CHECKS: { what: string; sql: string }[] = [
   // so a level's line versions may skip one; they still grow with the lines and never repeat.
   {
     what: "a level's line versions do not grow with its lines (from 1 up, none repeated)",
-    sql: `SELECT m.id, m.bodega_id, m.producto_id, m.version
+    sql:
+      `SELECT m.id, m.bodega_id, m.producto_id, m.version
             FROM movimientos m
            WHERE m.version < 1
               OR EXISTS (SELECT 1 FROM movimientos p
-                          WHERE p.bodega_id = m.bodega_id AND p.producto_id = m.producto_id AND p.id < m.id AND p.version >= m.version)`,
+                          WHERE p.bodega_id = m.bodega_id AND p.producto_id = m.producto_id AND p.id < m.id AND ` +
+      `p.version >= m.version)`,
   },
   {
     what: "a level's version is below the version of its last line",
@@ -60,12 +64,15 @@ const CHECKS: { what: string; sql: string }[] = [
   {
     // The running balance: each line starts where the previous line of its level ended.
     what: 'a line does not start where the previous line of its level ended',
-    sql: `SELECT m.id, m.bodega_id, m.producto_id, m.version, m.cantidad_anterior, p.cantidad_posterior AS previa
+    sql:
+      `SELECT m.id, m.bodega_id, m.producto_id, m.version, m.cantidad_anterior, p.cantidad_posterior AS previa
             FROM movimientos m
             LEFT JOIN movimientos p ON p.bodega_id = m.bodega_id AND p.producto_id = m.producto_id
                  AND p.version = (SELECT MAX(q.version) FROM movimientos q
-                                   WHERE q.bodega_id = m.bodega_id AND q.producto_id = m.producto_id AND q.version < m.version)
-           WHERE (p.id IS NULL AND m.cantidad_anterior <> 0) OR (p.id IS NOT NULL AND p.cantidad_posterior <> m.cantidad_anterior)`,
+                                   WHERE q.bodega_id = m.bodega_id AND q.producto_id = m.producto_id AND ` +
+      `q.version < m.version)
+           WHERE (p.id IS NULL AND m.cantidad_anterior <> 0) OR (p.id IS NOT NULL AND p.cantidad_posterior <> ` +
+      `m.cantidad_anterior)`,
   },
   {
     what: 'an operation has no lines',
@@ -73,7 +80,9 @@ const CHECKS: { what: string; sql: string }[] = [
   },
   {
     what: 'a deleted product holds stock',
-    sql: `SELECT e.bodega_id, e.producto_id, e.cantidad FROM existencias e JOIN productos_eliminados d ON d.producto_id = e.producto_id`,
+    sql:
+      `SELECT e.bodega_id, e.producto_id, e.cantidad FROM existencias e JOIN productos_eliminados d ON ` +
+      `d.producto_id = e.producto_id`,
   },
 ];
 
@@ -84,7 +93,8 @@ const CHECKS: { what: string; sql: string }[] = [
  */
 export function ocupacionExacta(db: Knex): Knex.Raw {
   return db.raw(
-    'CAST(ocupacion - COALESCE((SELECT SUM(s.unidades) FROM bodega_salidas s WHERE s.bodega_id = bodegas.id), 0) AS SIGNED) AS ocupacion',
+    'CAST(ocupacion - COALESCE((SELECT SUM(s.unidades) FROM bodega_salidas s WHERE s.bodega_id = bodegas.id), 0) ' +
+      'AS SIGNED) AS ocupacion',
   );
 }
 

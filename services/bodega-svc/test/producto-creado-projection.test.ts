@@ -10,24 +10,21 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { buildEnvelope, eventAudit, eventSubject, type NatsConnection } from '@inventario/platform';
 import { TipoMovimiento } from '@inventario/proto';
 import { connectTestNats, testEventNamespace, waitFor, type EventNamespace } from '@inventario/testkit';
-import {
-  startTestService as startTestProductoSvc,
-  type TestService as TestProductoSvc,
-} from '../../producto-svc/test/support/test-service';
+import { startProductoSvcProcess, type ProductoSvcUnderTest } from '@inventario/testkit/grpc';
 import { PRODUCTO_CREADO_CONSUMER } from '../src/events/producto-creado-consumer';
 import { asUser, grpcError, startTestService, type TestService } from './support/test-service';
 
 let ns: EventNamespace;
-let productoSvc: TestProductoSvc;
+let productoSvc: ProductoSvcUnderTest;
 let svc: TestService;
 let nc: NatsConnection;
 
 beforeAll(async () => {
   ns = testEventNamespace();
-  productoSvc = await startTestProductoSvc('bodega_pc_p', { NATS_STREAM: ns.stream, NATS_SUBJECT_PREFIX: ns.prefix });
+  productoSvc = await startProductoSvcProcess('bodega_pc_p', { namespace: ns });
   svc = await startTestService('bodega_pc', {
     ns,
-    env: { PRODUCTO_SVC_ADDR: `127.0.0.1:${productoSvc.app.grpcPort}` },
+    env: { PRODUCTO_SVC_ADDR: `127.0.0.1:${productoSvc.grpcPort}` },
   });
   nc = await connectTestNats();
 });

@@ -28,10 +28,7 @@ import {
   waitForOutboxesDrained,
   type EventNamespace,
 } from '@inventario/testkit';
-import {
-  startTestService as startTestProductoSvc,
-  type TestService as TestProductoSvc,
-} from '../../producto-svc/test/support/test-service';
+import { startProductoSvcProcess, type ProductoSvcUnderTest } from '@inventario/testkit/grpc';
 import {
   PRODUCTO_ELIMINADO_CONSUMER,
   startProductoEliminadoConsumer,
@@ -42,7 +39,7 @@ import { startTcpProxy, type TcpProxy } from '@inventario/testkit';
 
 let ns: EventNamespace;
 let nc: NatsConnection;
-let productoSvc: TestProductoSvc;
+let productoSvc: ProductoSvcUnderTest;
 let productos: ProductoLookup;
 /** Between the consumer and producto-svc, so a test can make producto-svc unreachable. */
 let proxy: TcpProxy;
@@ -72,13 +69,9 @@ const store = {
 beforeAll(async () => {
   ns = testEventNamespace();
   // producto-svc publishes on this test's stream, where the consumer reads.
-  productoSvc = await startTestProductoSvc('bodega_pe_producto', {
-    NATS_STREAM: ns.stream,
-    NATS_SUBJECT_PREFIX: ns.prefix,
-  });
-  await productoSvc.app.ready;
+  productoSvc = await startProductoSvcProcess('bodega_pe_producto', { namespace: ns });
   nc = await connectTestNats();
-  proxy = await startTcpProxy('127.0.0.1', productoSvc.app.grpcPort);
+  proxy = await startTcpProxy('127.0.0.1', productoSvc.grpcPort);
   productos = createProductoLookup(`127.0.0.1:${proxy.port}`);
   consumer = await startProductoEliminadoConsumer({
     nc,

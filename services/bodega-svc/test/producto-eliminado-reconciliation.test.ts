@@ -22,28 +22,22 @@ import {
   waitForOutboxesDrained,
   type EventNamespace,
 } from '@inventario/testkit';
-import {
-  startTestService as startTestProductoSvc,
-  type TestService as TestProductoSvc,
-} from '../../producto-svc/test/support/test-service';
+import { startProductoSvcProcess, type ProductoSvcUnderTest } from '@inventario/testkit/grpc';
 import { PRODUCTO_ELIMINADO_CONSUMER } from '../src/events/producto-eliminado-consumer';
 import { asUser, grpcError, startTestService, type TestService } from './support/test-service';
 
 let ns: EventNamespace;
-let productoSvc: TestProductoSvc;
+let productoSvc: ProductoSvcUnderTest;
 let svc: TestService;
 let nc: NatsConnection;
 
 beforeAll(async () => {
   ns = testEventNamespace();
   // Both services on one stream, as in production: producto-svc's events reach bodega-svc's consumer.
-  productoSvc = await startTestProductoSvc('bodega_pe_e2e_p', {
-    NATS_STREAM: ns.stream,
-    NATS_SUBJECT_PREFIX: ns.prefix,
-  });
+  productoSvc = await startProductoSvcProcess('bodega_pe_e2e_p', { namespace: ns });
   svc = await startTestService('bodega_pe_e2e', {
     ns,
-    env: { PRODUCTO_SVC_ADDR: `127.0.0.1:${productoSvc.app.grpcPort}` },
+    env: { PRODUCTO_SVC_ADDR: `127.0.0.1:${productoSvc.grpcPort}` },
   });
   nc = await connectTestNats();
 });

@@ -41,9 +41,8 @@ async function main(): Promise<number> {
       if (outcome.outcome === 'not-permitted')
         throw new Error(`this NATS user may not update the streams (${outcome.differences.join(', ')} differ)`);
     }
-    process.stdout.write(
-      `${JSON.stringify({ [stream]: setup.events.outcome, [deadLetterStreamName(stream)]: setup.deadLetters.outcome })}\n`,
-    );
+    const outcomes = { [stream]: setup.events.outcome, [deadLetterStreamName(stream)]: setup.deadLetters.outcome };
+    process.stdout.write(`${JSON.stringify(outcomes)}\n`);
     return 0;
   } finally {
     await nc.close();

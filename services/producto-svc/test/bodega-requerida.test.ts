@@ -5,7 +5,7 @@ import { startTestService, type TestService } from './support/test-service';
 
 // A product's bodegaId must name a warehouse bodega-svc has: producto-svc asks it (GetBodega) before
 // the write, as the BFF did before the thin gateway (docs/decisions.md, "The thin gateway").
-// Component test: the whole service on real MariaDB and NATS, bodega-svc a stand-in (support/fake-libro.ts).
+// Component test: the whole service on real MariaDB and NATS, bodega-svc a stand-in (testkit's fake-libro.ts).
 
 let svc: TestService;
 

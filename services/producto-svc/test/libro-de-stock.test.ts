@@ -1,6 +1,6 @@
 /**
  * What producto-svc asks bodega-svc's ledger (docs/contract.md §10.6), seen by a stand-in ledger
- * (support/fake-libro.ts): a create's cantidadEnStock as the product's initial stock (once per
+ * (testkit's fake-libro.ts): a create's cantidadEnStock as the product's initial stock (once per
  * product by bodega-svc's own table); a PUT of it as a count, keyed by the product's new version; nothing for writes without
  * units. The ledger's side is bodega-svc's tests' and, across the real services, the BFF's.
  */

@@ -9,10 +9,7 @@ import { jetstream } from '@nats-io/jetstream';
 import { buildEnvelope, eventAudit, eventSubject, type DeletedEventData } from '@inventario/platform';
 import { metricSample as sample, scrapeMetrics as scrape, startPrivateNatsServer, waitFor } from '@inventario/testkit';
 import { BODEGA_ELIMINADA_CONSUMER } from '../src/events/bodega-eliminada-consumer';
-import {
-  startTestService as startTestBodegaSvc,
-  type TestService as TestBodegaSvc,
-} from '../../bodega-svc/test/support/test-service';
+import { startBodegaSvcProcess, type BodegaSvcUnderTest } from '@inventario/testkit/grpc';
 import { startTestService, type TestService } from './support/test-service';
 
 const GET = { grpc_service: 'inventario.v1.ProductoService', grpc_method: 'GetProducto' };
@@ -20,11 +17,11 @@ const PRODUCTO = { nombre: 'Tornillo', precio: '0.25', cantidadEnStock: 10 };
 
 describe('producto-svc metrics', () => {
   let svc: TestService;
-  // The reconciliation asks bodega-svc whether it deleted a warehouse: a real one.
-  let bodegaSvc: TestBodegaSvc;
+  // The reconciliation asks bodega-svc whether it deleted a warehouse: a real one, the built service as a process.
+  let bodegaSvc: BodegaSvcUnderTest;
 
   beforeAll(async () => {
-    bodegaSvc = await startTestBodegaSvc('p_metrics_b');
+    bodegaSvc = await startBodegaSvcProcess('p_metrics_b');
     // No statement limit: a test below holds a row lock, with the consumer waiting on it, for as long as the sampler takes.
     svc = await startTestService('p_metrics', { BODEGA_SVC_ADDR: bodegaSvc.address, DB_STATEMENT_TIMEOUT_MS: '0' });
     await svc.app.ready;

@@ -14,10 +14,7 @@ import { startApp } from '../src/app';
 import { ACK_WAIT_MS, BODEGA_ELIMINADA_CONSUMER } from '../src/events/bodega-eliminada-consumer';
 import { rejectionOf } from '@inventario/testkit/grpc';
 import { startTcpProxy, type TcpProxy } from '@inventario/testkit';
-import {
-  startTestService as startTestBodegaSvc,
-  type TestService as TestBodegaSvc,
-} from '../../bodega-svc/test/support/test-service';
+import { startBodegaSvcProcess, type BodegaSvcUnderTest } from '@inventario/testkit/grpc';
 import { startTestService, type TestService } from './support/test-service';
 
 // producto-svc consumes BodegaEliminada and unassigns the products still
@@ -30,13 +27,14 @@ let svc: TestService;
 // acting, and the one producto-svc asks whether a product's warehouse exists
 // (GetBodega): the products of these tests name warehouses created there, then
 // deleted there (deleteAtBodegaSvc) before their event is published, except the
-// live one and the one not created yet of the forged-event tests.
-let bodegaSvc: TestBodegaSvc;
+// live one and the one not created yet of the forged-event tests. The built
+// service, as a process (testkit).
+let bodegaSvc: BodegaSvcUnderTest;
 
 beforeAll(async () => {
   const mysql = new URL(TEST_MYSQL_SERVER);
   proxy = await startTcpProxy(mysql.hostname, Number(mysql.port || 3306));
-  bodegaSvc = await startTestBodegaSvc('producto_reconcile_b');
+  bodegaSvc = await startBodegaSvcProcess('producto_reconcile_b');
   svc = await startTestService('producto_reconcile', (database) => {
     const url = new URL(database.url);
     url.host = `127.0.0.1:${proxy.port}`;

@@ -16,13 +16,17 @@ export function createHttpMetrics(registry: Registry): HttpMetrics {
   return {
     requests: new Counter({
       name: 'http_server_requests_total',
-      help: 'HTTP requests, by method, route template and status code (499: the client went away before the response was finished).',
+      help:
+        'HTTP requests, by method, route template and status code (499: the client went away before the ' +
+        'response was finished).',
       labelNames,
       registers: [registry],
     }),
     duration: new Histogram({
       name: 'http_server_request_duration_seconds',
-      help: 'Time from receiving an HTTP request to finishing its response (or to the client going away), by method, route template and status code.',
+      help:
+        'Time from receiving an HTTP request to finishing its response (or to the client going away), by ' +
+        'method, route template and status code.',
       labelNames,
       registers: [registry],
     }),

@@ -34,7 +34,9 @@ export function createOutboxMetrics(registry: Registry): OutboxMetrics {
     }),
     lag: new Histogram({
       name: 'inventario_outbox_publish_lag_seconds',
-      help: "Time from an outbox row's insert (created_at, in the write's transaction) to JetStream's ack of its event.",
+      help:
+        "Time from an outbox row's insert (created_at, in the write's transaction) to " +
+        "JetStream's ack of its event.",
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600],
       registers,
     }),

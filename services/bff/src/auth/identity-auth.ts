@@ -26,7 +26,9 @@ export interface AuthMetrics {
 export function createAuthMetrics(registry: Registry): AuthMetrics {
   const verificaciones = new Counter({
     name: 'bff_auth_verificaciones_total',
-    help: 'Credentials the BFF asked identidad-svc to verify (a cache miss), by metodo (password, token) and resultado (ok, rechazada, no_disponible)',
+    help:
+      'Credentials the BFF asked identidad-svc to verify (a cache miss), by metodo (password, token) and ' +
+      'resultado (ok, rechazada, no_disponible)',
     labelNames: ['metodo', 'resultado'],
     registers: [registry],
   });

@@ -1,17 +1,9 @@
-import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  AckPolicy,
-  DeliverPolicy,
-  jetstream,
-  jetstreamManager,
-  type ConsumerMessages,
-  type JsMsg,
-} from '@nats-io/jetstream';
-import { connectNatsUnlessAborted, type Logger, type NatsConnection } from '@inventario/platform';
+import type { JsMsg } from '@nats-io/jetstream';
+import type { Logger } from '@inventario/platform';
 import type { ReadCache } from './read-cache';
 import type { WriteAcks } from './write-acks';
 import { SIN_UBICAR } from '../inventario/totales-del-libro';
+import { followStream } from './stream-follower';
 
 /** A NATS user and password (the chart's `bff` user), or none. */
 type NatsCredentials = { user: string; pass: string } | undefined;
@@ -65,35 +57,12 @@ function versionOf(envelope: Envelope): number | undefined {
 
 /**
  * Keeps the read cache coherent with the event stream (docs/decisions.md,
- * "Read cache"). One ephemeral consumer from "new" (no durable state, no
- * acks) over the services' subjects; every product, warehouse and stock
- * event touches what it names. Anything that may have cost an event (the
- * connection dropping or coming back, missed heartbeats, a gap in the
- * consumer's delivery sequence, the consumer or stream vanishing, an
- * unreadable event, any error) bypasses and empties the cache at once;
- * then, once NATS answers, a NEW consumer is created from "new" and the
- * cache resumes only after the server confirmed it, with nothing cached
- * from before. nats.js' own ordered-consumer recovery (resume after the
- * last sequence seen) is not used: after a server restart or a stream
- * reset that sequence no longer vouches for anything.
+ * "Read cache"): every product, warehouse and stock event touches what it
+ * names; an event it cannot read is a doubt, like a gap. The subscription
+ * and every doubt are stream-follower.ts's.
  */
 export function startEventFollower(options: EventFollowerOptions): EventFollower {
-  const { cache, logger, acks, stream, prefix } = options;
-  const heartbeatMs = options.idleHeartbeatMs ?? 1000;
-  const abort = new AbortController();
-  let nc: NatsConnection | undefined;
-  let current: ConsumerMessages | undefined;
-
-  /** The one reaction to anything uncertain: bypass and empty now, then a fresh subscription. */
-  function doubt(reason: string, err?: unknown): void {
-    const wasServing = !cache.bypassed;
-    cache.bypass();
-    if (wasServing && !abort.signal.aborted)
-      logger.warn({ reason, err }, 'read cache bypassed: the event stream cannot vouch for it');
-    const messages = current;
-    current = undefined;
-    messages?.stop();
-  }
+  const { cache, acks, prefix } = options;
 
   function apply(m: JsMsg): void {
     const kind = m.subject.slice(prefix.length + 1).split('.')[0];
@@ -136,113 +105,21 @@ export function startEventFollower(options: EventFollowerOptions): EventFollower
     else options.onEventDelay?.(Math.max(0, Date.now() - m.info.timestampNanos / 1_000_000) / 1000, 'stream');
   }
 
-  /** One subscription: created from "new", confirmed, followed until a doubt ends it. */
-  async function followOnce(connection: NatsConnection): Promise<void> {
-    // Bypassed and emptied before the consumer exists: whatever was committed before it
-    // is read from the services once we resume, whatever comes after is delivered.
-    cache.bypass();
-    const epoch = cache.epoch;
-    const jsm = await jetstreamManager(connection);
-    const info = await jsm.consumers.add(stream, {
-      // Named here, so the name is in the API subjects: the chart's `bff` user
-      // may create and delete consumers of its choosing, never another user's
-      // durable (docs/contract.md §5.7).
-      name: `bff-cache-${randomUUID()}`,
-      deliver_policy: DeliverPolicy.New,
-      ack_policy: AckPolicy.None,
-      filter_subject: `${prefix}.>`,
-      mem_storage: true,
-      // One copy even when the stream has three (NATS_STREAM_REPLICAS): it is re-created at every doubt, and
-      // JetStream places a three-copy consumer only on three live nodes, so with a node lost a re-created one
-      // failed until the node returned (bypassed 31 s of 50 s in test/faults/nats-cluster.test.ts; 11 s with one).
-      num_replicas: 1,
-      // The server removes it once nobody pulls (this replica gone, or a new consumer in its place).
-      inactive_threshold: 30_000 * 1_000_000,
-    });
-    const consumer = await jetstream(connection).consumers.get(stream, info.name);
-    const messages = await consumer.consume({ idle_heartbeat: heartbeatMs, max_messages: 256 });
-    current = messages;
-    void (async () => {
-      for await (const status of messages.status()) {
-        if (
-          [
-            'heartbeats_missed',
-            'consumer_not_found',
-            'consumer_deleted',
-            'stream_not_found',
-            'reset',
-            'ordered_consumer_recreated',
-            'no_responders',
-          ].includes(status.type)
-        ) {
-          doubt(`subscription: ${status.type}`);
-        }
-      }
-    })().catch((err: unknown) => doubt('subscription status failed', err));
-    if (!cache.resume(epoch)) {
-      // A doubt arrived while the consumer was being created: start over.
-      messages.stop();
-      return;
-    }
-    logger.info({ consumer: info.name }, 'read cache following the event stream');
-    let expected = 1;
-    try {
-      for await (const m of messages) {
-        if (m.info.deliverySequence !== expected)
-          throw new UnreadableEvent(`delivery sequence ${m.info.deliverySequence}, expected ${expected}`);
-        expected++;
-        apply(m);
-      }
-    } finally {
-      messages.stop();
-      // Stopping: the server removes it after inactive_threshold (a request now would outlive the connection).
-      if (!abort.signal.aborted) void jsm.consumers.delete(stream, info.name).catch(() => undefined);
-    }
-    if (current === messages) throw new Error('subscription ended');
-  }
-
-  async function run(): Promise<void> {
-    const connection = await connectNatsUnlessAborted(
-      options.natsUrl,
-      'bff',
-      logger,
-      abort.signal,
-      options.credentials,
-    );
-    nc = connection;
-    void (async () => {
-      for await (const s of connection.status()) {
-        if (
-          s.type === 'disconnect' ||
-          s.type === 'reconnect' ||
-          s.type === 'staleConnection' ||
-          s.type === 'ldm' ||
-          s.type === 'error'
-        )
-          doubt(`nats ${s.type}`);
-      }
-    })();
-    while (!abort.signal.aborted && !connection.isClosed()) {
-      try {
-        await followOnce(connection);
-      } catch (err) {
-        doubt('subscription failed', err);
-        await sleep(500, undefined, { signal: abort.signal }).catch(() => undefined);
-      }
-    }
-  }
-
-  const running = run().catch((err: unknown) => {
-    if (!abort.signal.aborted) logger.error({ err }, 'read cache event follower stopped; the cache stays bypassed');
-  });
-
-  return {
-    async stop() {
-      abort.abort();
-      cache.bypass();
-      current?.stop();
-      if (nc && !nc.isClosed()) await nc.close().catch(() => undefined);
-      await running;
+  return followStream({
+    natsUrl: options.natsUrl,
+    credentials: options.credentials,
+    stream: options.stream,
+    filterSubject: `${prefix}.>`,
+    connectionName: 'bff',
+    consumerPrefix: 'bff-cache',
+    cache,
+    logger: options.logger,
+    idleHeartbeatMs: options.idleHeartbeatMs,
+    says: {
+      bypassed: 'read cache bypassed: the event stream cannot vouch for it',
+      following: 'read cache following the event stream',
+      stopped: 'read cache event follower stopped; the cache stays bypassed',
     },
-  };
+    handle: apply,
+  });
 }

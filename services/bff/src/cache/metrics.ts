@@ -46,7 +46,9 @@ export function createReadCacheMetrics(registry: Registry): ReadCacheMetrics {
   let bypassedSince: number | undefined = performance.now();
   const bypassSeconds = new Counter({
     name: 'bff_read_cache_bypass_seconds_total',
-    help: 'Seconds the read cache was bypassed (every read went to the services): at start and after each doubt about the event stream',
+    help:
+      'Seconds the read cache was bypassed (every read went to the services): at start and after each doubt ' +
+      'about the event stream',
     registers: [registry],
     collect() {
       if (bypassedSince === undefined) return;
@@ -72,7 +74,9 @@ export function createReadCacheMetrics(registry: Registry): ReadCacheMetrics {
   });
   const delay = new Histogram({
     name: 'bff_read_cache_event_delay_seconds',
-    help: "Time from a write's acknowledgement (write_ack: writes through this replica) or from the stream's timestamp (stream) to its event invalidating this replica's cache",
+    help:
+      "Time from a write's acknowledgement (write_ack: writes through this replica) or from the stream's " +
+      "timestamp (stream) to its event invalidating this replica's cache",
     labelNames: ['measured_from'],
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [registry],

@@ -77,7 +77,8 @@ function createSafeWriteMetric(registry: Registry): Counter<'outcome'> {
   const counter = new Counter({
     name: 'bff_safe_write_outcomes_total',
     help:
-      'Downstream writes answered from their idempotency record (replayed; a forced warehouse delete makes two), or writes refused: ' +
+      'Downstream writes answered from their idempotency record (replayed; a forced warehouse delete makes two), ' +
+      'or writes refused: ' +
       'version_mismatch (HTTP 412), idempotency_key_in_use (409), idempotency_key_reused (422)',
     labelNames: ['outcome'],
     registers: [registry],

@@ -26,11 +26,13 @@ function installed(name: string): { dir: string; version: string } {
 }
 
 /** Reads endpoint and starting query from data- attributes, so the page's CSP can forbid inline scripts. */
-export const INIT_SCRIPT = `(function () {
+export const INIT_SCRIPT =
+  `(function () {
   'use strict';
   var root = document.getElementById('graphiql');
   var fetcher = GraphiQL.createFetcher({ url: new URL(root.dataset.endpoint, window.location.href).href });
-  ReactDOM.createRoot(root).render(React.createElement(GraphiQL, { fetcher: fetcher, defaultQuery: root.dataset.defaultQuery }));
+  ReactDOM.createRoot(root).render(React.createElement(GraphiQL, { fetcher: fetcher, defaultQuery: ` +
+  `root.dataset.defaultQuery }));
 })();
 `;
 

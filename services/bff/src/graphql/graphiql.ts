@@ -50,7 +50,8 @@ export function graphiqlPage(
     .filter((a) => a.contentType.startsWith('text/javascript'))
     .sort((a, b) => Number(a.path === INIT_SCRIPT_PATH) - Number(b.path === INIT_SCRIPT_PATH))
     .map((a) => `  <script src="${url(a)}"></script>`);
-  return `<!doctype html>
+  return (
+    `<!doctype html>
 <html lang="es">
 <head>
   <meta charset="utf-8">
@@ -61,9 +62,11 @@ export function graphiqlPage(
 ${styles.join('\n')}
 </head>
 <body>
-  <div id="graphiql" data-endpoint="${escapeHtml(endpoint)}" data-default-query="${escapeHtml(defaultQuery)}">Cargando GraphiQL…</div>
+  <div id="graphiql" data-endpoint="${escapeHtml(endpoint)}" ` +
+    `data-default-query="${escapeHtml(defaultQuery)}">Cargando GraphiQL…</div>
 ${scripts.join('\n')}
 </body>
 </html>
-`;
+`
+  );
 }

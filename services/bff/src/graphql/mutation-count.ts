@@ -35,7 +35,10 @@ function rootResponseNames(
 }
 
 export function tooManyMutationsMessage(maxMutations: number): string {
-  return `La operación supera el máximo de ${maxMutations} mutaciones por petición (alias incluidos): envíe las demás en otras peticiones`;
+  return (
+    `La operación supera el máximo de ${maxMutations} mutaciones por petición (alias incluidos): envíe las ` +
+    `demás en otras peticiones`
+  );
 }
 
 /**

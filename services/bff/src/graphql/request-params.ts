@@ -10,7 +10,8 @@ import { CLASSIFICATION, REQUEST_ERROR_TEXT } from './errors';
 import type { ExactVariables } from './number-text';
 
 export const BATCH_NOT_SUPPORTED =
-  'No se admiten operaciones en lote (un array JSON): envíe una sola operación {query, variables, operationName} por petición';
+  'No se admiten operaciones en lote (un array JSON): envíe una sola operación {query, variables, ' +
+  'operationName} por petición';
 
 /**
  * A malformed request as a GraphQLError (BAD_REQUEST), which graphql-http answers with 200 under

@@ -87,7 +87,8 @@ export function createReservaMutationResolvers(client: ReservaClient | undefined
       mutationResponse(
         () => {
           const { ttlSegundos, lineas, write } = validateFields({
-            // What REST's schema refuses too (1..2^31-1); GraphQL's Int already bounds it above. The wire field is unsigned.
+            // What REST's schema refuses too (1..2^31-1); GraphQL's Int already bounds it above. The wire field is
+            // unsigned.
             ttlSegundos: () => {
               const ttl = args.input.ttlSegundos ?? undefined;
               if (ttl !== undefined && ttl < 1)

@@ -1,9 +1,11 @@
+import { SDL } from './schema-descriptions';
+
 /**
  * The reservations' mirror of docs/contract.md §13.2 (REST), an addition to the schema (§4.2): the same calls, in
  * GraphQL's forms.
  */
 export const reservasTypeDefs = /* GraphQL */ `
-  "Adición: el estado de una reserva, en el reloj de la base de datos (una ACTIVA vencida es EXPIRADA aunque nadie la haya barrido)."
+  "${SDL.estadoReserva}"
   enum EstadoReserva {
     ACTIVA
     CONSUMIDA
@@ -76,7 +78,7 @@ export const reservasTypeDefs = /* GraphQL */ `
   }
 
   """
-  Adición: resultado de las mutaciones de reservas: si fallan, success es false y error empieza por el código de la API REST
+  ${SDL.reservaResponse}
   (STOCK_INSUFICIENTE, RESERVA_ACTIVA_EXISTENTE, RESERVA_EXPIRADA, RESERVA_LIBERADA, ...).
   """
   type ReservaResponse {
@@ -92,14 +94,14 @@ export const reservasTypeDefs = /* GraphQL */ `
   extend type Query {
     "Adición: una reserva; null si no existe."
     reserva(id: ID!): Reserva
-    "Adición: las reservas, las más recientes primero. first (1..1000, 100 por defecto); after: el siguienteCursor anterior."
+    "${SDL.queryReservas}"
     reservas(filtro: ReservaFiltro, first: Int, after: String): ReservasPagina!
   }
 
   extend type Mutation {
     "Adición: retiene unidades de cada línea, todas o ninguna (POST /api/reservas)."
     crearReserva(input: ReservaInput!, idempotencyKey: String): ReservaResponse!
-    "Adición: consume una reserva, entera (sin input.lineas) o en parte (POST /api/reservas/{id}/consumo). version: la de la reserva."
+    "${SDL.consumirReserva}"
     consumirReserva(id: ID!, input: ConsumoInput, version: Int, idempotencyKey: String): ReservaResponse!
     "Adición: libera una reserva, una sola vez (POST /api/reservas/{id}/liberacion)."
     liberarReserva(id: ID!, version: Int, idempotencyKey: String): ReservaResponse!

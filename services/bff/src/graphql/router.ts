@@ -11,7 +11,8 @@ import { GET_QUERY_LIMITS } from './limits';
 /** The info body of docs/contract.md §4.1. */
 export const EJEMPLO = {
   query:
-    'query ProductoPorId($id: ID!) {\n  producto(id: $id) {\n    id\n    nombre\n    precio\n    cantidad\n    bodega { id nombre }\n  }\n}',
+    'query ProductoPorId($id: ID!) {\n  producto(id: $id) {\n    id\n    nombre\n    precio\n    cantidad\n    ' +
+    'bodega { id nombre }\n  }\n}',
   variables: { id: '1' },
   operationName: 'ProductoPorId',
 } as const;

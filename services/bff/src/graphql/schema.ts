@@ -2,6 +2,7 @@ import { reservasTypeDefs } from './reservas-schema';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import type { GraphQLSchema } from 'graphql';
 import type { Resolvers } from './resolvers';
+import { SDL } from './schema-descriptions';
 
 /**
  * docs/contract.md §4.2 exactly, plus the additive fields and the ledger of §10.3: changes are
@@ -19,7 +20,7 @@ export const typeDefs = /* GraphQL */ `
     nombre: String!
     descripcion: String
     precio: Float!
-    "Unidades en stock (cantidadEnStock en la API REST): el total de su libro de existencias, en todas las bodegas y sin ubicar. Al crear se registran como stock inicial; al actualizarla se registra un conteo (AJUSTE)."
+    "${SDL.productoCantidad}"
     cantidad: Int!
     fechaCreacion: DateTime
     fechaActualizacion: DateTime
@@ -27,9 +28,9 @@ export const typeDefs = /* GraphQL */ `
     bodegaId: ID
     "Adición: la bodega que guarda el producto, o null."
     bodega: Bodega
-    "Adición: 1 al crearse, +1 en cada escritura; pásela como version a una mutación para que solo se aplique sobre esta versión."
+    "${SDL.productoVersion}"
     version: Int!
-    "Adición: sus existencias en cada bodega que lo tiene, en orden de id de bodega; after es el cursor de la última bodega recibida."
+    "${SDL.productoExistencias}"
     existencias(first: Int, after: String): [Existencia!]!
   }
 
@@ -182,7 +183,7 @@ export const typeDefs = /* GraphQL */ `
   """
   Adición: un movimiento en una bodega. ENTRADA y SALIDA mueven cantidad unidades (al menos 1); AJUSTE fija la cantidad
   contada (un conteo) y exige la version de la existencia contada. tipo: ENTRADA, SALIDA o AJUSTE (una transferencia es
-  transferirStock). motivo, si se indica, uno de los de su tipo (el primero por defecto): ENTRADA: RECEPCION, DEVOLUCION;
+  ${SDL.movimientoInputMotivo}
   SALIDA: VENTA, MERMA; AJUSTE: CONTEO, MERMA.
   """
   input MovimientoInput {
@@ -229,7 +230,7 @@ export const typeDefs = /* GraphQL */ `
   }
 
   """
-  Adición, resultado de las mutaciones de stock: si fallan, success es false y error empieza por el código de la API REST
+  ${SDL.stockResponse}
   cuando lo hay (STOCK_INSUFICIENTE, CAPACIDAD_EXCEDIDA, PRODUCTO_ELIMINADO, OPERACION_YA_REVERTIDA,
   OPERACION_NO_REVERSIBLE, PRECONDITION_FAILED, PRECONDITION_REQUIRED, IDEMPOTENCY_KEY_REUSED...).
   """
@@ -273,7 +274,7 @@ export const typeDefs = /* GraphQL */ `
     bodega(id: ID!): Bodega
     health: String!
     """
-    Adición: el libro de movimientos, de la línea más reciente a la más antigua. first (1..1000, 100 por defecto): líneas
+    ${SDL.queryMovimientos}
     por página. after: el siguienteCursor de la página anterior, con el mismo filtro.
     """
     movimientos(filtro: MovimientoFiltro, first: Int, after: String): MovimientosPagina!
@@ -283,7 +284,7 @@ export const typeDefs = /* GraphQL */ `
     existencia(bodegaId: ID!, productoId: ID!): Existencia
   }
 
-  "Adición en todas las mutaciones de escritura: idempotencyKey (1 a 255 caracteres ASCII visibles) hace segura la repetición: la misma clave con la misma petición devuelve el resultado guardado de la primera sin volver a ejecutarla; con otra petición, success false. version (eliminaciones, y escrituras de una existencia con la versión de la existencia) solo aplica la escritura sobre esa versión."
+  "${SDL.mutationIdempotencyKey}"
   type Mutation {
     crearProducto(input: ProductoInput!, idempotencyKey: String): ProductoResponse!
     actualizarProducto(input: ProductoUpdateInput!, idempotencyKey: String): ProductoResponse!
@@ -295,7 +296,7 @@ export const typeDefs = /* GraphQL */ `
     "Adición: carga los datos de ejemplo que falten y devuelve un texto de estado; requiere ENABLE_INIT=true."
     inicializarBaseDatos: String!
     """
-    Adición: fija en cantidad las unidades del producto en la bodega (una línea AJUSTE, motivo ASIGNACION). umbralMinimo:
+    ${SDL.asignarExistencia}
     el nuevo umbral de stock bajo; null lo quita; si se omite, se conserva. version: la de la existencia.
     """
     asignarProductoABodega(
@@ -308,12 +309,12 @@ export const typeDefs = /* GraphQL */ `
     ): ExistenciaResponse!
     """
     Adición: da de baja las unidades del producto en la bodega (motivo RETIRO), quita su existencia y, si el producto
-    tenía esta bodega como bodegaId, se la quita. Falla si el producto no está en la bodega ni asignado ni con existencias.
+    ${SDL.retirarExistencia}
     """
     retirarProductoDeBodega(bodegaId: ID!, productoId: ID!, version: Int, idempotencyKey: String): RetiroResponse!
     """
-    Adición: cambia solo el umbral de stock bajo de una existencia (PATCH /api/bodegas/{id}/existencias/{productoId}): no
-    mueve unidades ni escribe ninguna línea del libro; la versión de la existencia sube en uno. umbralMinimo es obligatorio:
+    ${SDL.cambiarUmbral}
+    ${SDL.cambiarUmbralSinMovimiento}
     el nuevo umbral, o null para quitarlo. version: la de la existencia.
     """
     cambiarUmbralMinimo(

@@ -32,7 +32,8 @@ const patch = {
 };
 export const bodegaPatchSchema = z.strictObject(patch).meta({
   description:
-    'Actualización parcial, como la de productos. Debe traer al menos un campo actualizable (uno que no sea de solo lectura).',
+    'Actualización parcial, como la de productos. Debe traer al menos un campo actualizable (uno que no ' +
+    'sea de solo lectura).',
   // "At least one field" as minProperties, not as an anyOf of `required`s, which Swagger UI renders as alternatives
   // ("object | any | any ...") instead of the fields; a body of read-only fields only is still a 400, as the
   // description says.

@@ -15,7 +15,8 @@ function advertenciaDe(productos: number, existencias: number, unidades: number)
   if (existencias === 0) return `${sinBodega}; siguen existiendo y pueden asignarse a otra bodega`;
   return (
     `${productos} producto(s) quedaron sin esta bodega (asignación o existencias); ` +
-    `se retiraron ${unidades} unidad(es) de ${existencias} existencia(s); siguen existiendo y pueden asignarse a otra bodega`
+    `se retiraron ${unidades} unidad(es) de ${existencias} existencia(s); siguen existiendo y pueden ` +
+    `asignarse a otra bodega`
   );
 }
 

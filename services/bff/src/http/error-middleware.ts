@@ -227,7 +227,8 @@ function failureOf(err: unknown): HttpFailure | undefined {
 }
 
 const URL_MAL_CODIFICADA =
-  'La ruta contiene una secuencia de escape % mal formada (se espera % seguido de dos dígitos hexadecimales de UTF-8 válido)';
+  'La ruta contiene una secuencia de escape % mal formada (se espera % seguido de dos dígitos ' +
+  'hexadecimales de UTF-8 válido)';
 
 function clientErrorText(err: unknown): string {
   if (err instanceof URIError) return URL_MAL_CODIFICADA;

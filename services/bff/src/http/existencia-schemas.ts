@@ -43,7 +43,8 @@ export const asignacionSchema = z
   })
   .meta({
     description:
-      'Fija las unidades del producto en la bodega (una línea AJUSTE, motivo ASIGNACION). Los campos de solo lectura se ignoran.',
+      'Fija las unidades del producto en la bodega (una línea AJUSTE, motivo ASIGNACION). Los campos de solo ' +
+      'lectura se ignoran.',
   });
 
 /** PATCH /api/bodegas/{id}/existencias/{productoId}: only the threshold; the units are changed by movements. */
@@ -55,7 +56,9 @@ export const umbralSchema = z
   })
   .meta({
     description:
-      'Cambia solo el umbral de stock bajo de una existencia: no mueve unidades ni escribe ninguna línea del libro (las unidades cambian con movimientos). Los campos de solo lectura se ignoran; cualquier otro (cantidad incluida) es un 400.',
+      'Cambia solo el umbral de stock bajo de una existencia: no mueve unidades ni escribe ninguna línea del libro ' +
+      '(las unidades cambian con movimientos). Los campos de solo lectura se ignoran; cualquier otro (cantidad ' +
+      'incluida) es un 400.',
   });
 
 /** POST /api/bodegas/{id}/movimientos: ENTRADA / SALIDA move at least 1 unit, AJUSTE sets the count (0 included). */
@@ -76,7 +79,9 @@ export const movimientoSchema = z
   })
   .meta({
     description:
-      'ENTRADA y SALIDA mueven `cantidad` (al menos 1) unidades; AJUSTE fija la cantidad contada y exige If-Match. El motivo, si se da, debe ser de los del tipo (ENTRADA: RECEPCION, DEVOLUCION; SALIDA: VENTA, MERMA; AJUSTE: CONTEO, MERMA); sin él, el primero.',
+      'ENTRADA y SALIDA mueven `cantidad` (al menos 1) unidades; AJUSTE fija la cantidad contada y exige If-Match. ' +
+      'El motivo, si se da, debe ser de los del tipo (ENTRADA: RECEPCION, DEVOLUCION; SALIDA: VENTA, MERMA; ' +
+      'AJUSTE: CONTEO, MERMA); sin él, el primero.',
   });
 
 /** POST /api/transferencias: between two different warehouses, at least 1 unit. */

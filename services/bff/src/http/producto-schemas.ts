@@ -28,7 +28,9 @@ const patch = {
 };
 export const productoPatchSchema = z.strictObject(patch).meta({
   description:
-    'Actualización parcial: los campos ausentes conservan su valor, null borra un campo anulable (descripcion, bodegaId), los campos de solo lectura se ignoran y uno desconocido es un 400. Debe traer al menos un campo actualizable (uno que no sea de solo lectura).',
+    'Actualización parcial: los campos ausentes conservan su valor, null borra un campo anulable (descripcion, ' +
+    'bodegaId), los campos de solo lectura se ignoran y uno desconocido es un 400. Debe traer al menos un campo ' +
+    'actualizable (uno que no sea de solo lectura).',
   // "At least one field" as minProperties, not as an anyOf of `required`s, which Swagger UI renders as alternatives
   // ("object | any | any ...") instead of the fields; a body of read-only fields only is still a 400, as the
   // description says.

@@ -18,7 +18,8 @@ export const reservaSchema = z
   .strictObject({
     referencia: nombre().meta({
       description:
-        'El id del pedido del llamador (1 a 255 caracteres, sin espacios a los lados): a lo sumo una reserva ACTIVA por referencia.',
+        'El id del pedido del llamador (1 a 255 caracteres, sin espacios a los lados): a lo sumo una reserva ' +
+        'ACTIVA por referencia.',
     }),
     ttlSegundos: entero(1, MAX_INT32).optional().meta({
       description:
@@ -35,7 +36,8 @@ export const reservaSchema = z
   })
   .meta({
     description:
-      'Retiene unidades de cada línea, todas o ninguna; 409 STOCK_INSUFICIENTE con `disponible` por línea si falta alguna.',
+      'Retiene unidades de cada línea, todas o ninguna; 409 STOCK_INSUFICIENTE con `disponible` por ' +
+      'línea si falta alguna.',
   });
 
 /** POST /api/reservas/{id}/consumo: no body, or an empty one, consumes everything still held. */
@@ -54,7 +56,8 @@ export const consumoSchema = z
   })
   .meta({
     description:
-      'Saca las unidades retenidas (líneas SALIDA, motivo VENTA) sin comprobar lo disponible: la reserva es el permiso.',
+      'Saca las unidades retenidas (líneas SALIDA, motivo VENTA) sin comprobar lo disponible: la ' +
+      'reserva es el permiso.',
   });
 
 /** PATCH /api/reservas/{id}: only its expiry. */

@@ -105,14 +105,16 @@ const nullableJson = (value: string | number | null) => (value === null ? 'null'
  */
 export function productoJsonText(p: Producto): string {
   return (
-    `{"id":${p.id},"nombre":${JSON.stringify(p.nombre)},"descripcion":${nullableJson(p.descripcion)},"precio":${numberJson(p.precio)},` +
-    `"cantidadEnStock":${p.cantidadEnStock},"bodegaId":${nullableJson(p.bodegaId)},"fechaCreacion":${JSON.stringify(p.fechaCreacion)},` +
+    `{"id":${p.id},"nombre":${JSON.stringify(p.nombre)},"descripcion":${nullableJson(p.descripcion)},` +
+    `"precio":${numberJson(p.precio)},"cantidadEnStock":${p.cantidadEnStock},"bodegaId":${nullableJson(p.bodegaId)},` +
+    `"fechaCreacion":${JSON.stringify(p.fechaCreacion)},` +
     `"fechaActualizacion":${JSON.stringify(p.fechaActualizacion)},"version":${p.version}}`
   );
 }
 
 export function productoDeBodegaJsonText(p: ProductoDeBodega): string {
-  return `{"id":${p.id},"nombre":${JSON.stringify(p.nombre)},"cantidad":${p.cantidad},"precio":${numberJson(p.precio)}}`;
+  const precio = numberJson(p.precio);
+  return `{"id":${p.id},"nombre":${JSON.stringify(p.nombre)},"cantidad":${p.cantidad},"precio":${precio}}`;
 }
 
 export function bodegaJsonText(b: Bodega): string {

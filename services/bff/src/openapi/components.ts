@@ -56,18 +56,23 @@ export const parameters = {
   Force: query(
     'force',
     deleteBodegaShape.force,
-    'Con `true` la bodega se elimina aunque guarde productos, que quedan sin bodega (respuesta 200 con el detalle). Sin él, una bodega con productos no se elimina (409).',
+    'Con `true` la bodega se elimina aunque guarde productos, que quedan sin bodega (respuesta 200 con el ' +
+      'detalle). Sin él, una bodega con productos no se elimina (409).',
   ),
   IdempotencyKey: {
     ...header(
       'Idempotency-Key',
-      'Hace segura la repetición de una escritura: la primera petición con la clave se ejecuta y su respuesta se guarda 24 h; una repetición con la misma petición recibe la respuesta guardada (Idempotent-Replayed: true) sin ejecutar nada; con otra petición, 422; mientras la primera sigue en curso, 409 con Retry-After. La clave es del usuario y de la operación.',
+      'Hace segura la repetición de una escritura: la primera petición con la clave se ejecuta y su respuesta se ' +
+        'guarda 24 h; una repetición con la misma petición recibe la respuesta guardada (Idempotent-Replayed: ' +
+        'true) sin ejecutar nada; con otra petición, 422; mientras la primera sigue en curso, 409 con Retry-After. ' +
+        'La clave es del usuario y de la operación.',
     ),
     schema: { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$', examples: ['8f14e45f-ceea-467e-9a4b-2c1d2b9a4e31'] },
   },
   IfMatch: header(
     'If-Match',
-    `Escritura condicional: solo se aplica si el registro sigue en la versión de esta ETag (p. ej. "3", o "3.540" de una bodega, de la que cuenta la versión); ${ETAG_NO_COINCIDE} ${SIN_IF_MATCH}`,
+    `Escritura condicional: solo se aplica si el registro sigue en la versión de esta ETag (p. ej. "3", o "3.540" ` +
+      `de una bodega, de la que cuenta la versión); ${ETAG_NO_COINCIDE} ${SIN_IF_MATCH}`,
     '"3"',
     '"3.540"',
     '*',
@@ -79,7 +84,8 @@ export const parameters = {
   TokenId: pathId('id', 'del token'),
   IfMatchExistencia: header(
     'If-Match',
-    `Escritura condicional sobre la existencia: solo se aplica si sigue en la versión de esta ETag (p. ej. "3"); ${ETAG_NO_COINCIDE} Obligatoria en un AJUSTE y al fijar una existencia que ya existe (si falta, 428).`,
+    `Escritura condicional sobre la existencia: solo se aplica si sigue en la versión de esta ETag (p. ej. ` +
+      `"3"); ${ETAG_NO_COINCIDE} Obligatoria en un AJUSTE y al fijar una existencia que ya existe (si falta, 428).`,
     '"3"',
     '*',
   ),
@@ -89,7 +95,8 @@ export const parameters = {
   Desde: query(
     'desde',
     movimientos.desde,
-    'Solo las líneas de este instante en adelante (inclusive): `YYYY-MM-DDTHH:mm:ss` en UTC (con Z opcional) o `YYYY-MM-DD`.',
+    'Solo las líneas de este instante en adelante (inclusive): `YYYY-MM-DDTHH:mm:ss` en UTC (con Z ' +
+      'opcional) o `YYYY-MM-DD`.',
     { examples: ['2026-11-25', '2026-11-25T10:00:00Z'] },
   ),
   Hasta: query(
@@ -146,7 +153,9 @@ const HEADERS = {
   ETagBodega: {
     http: 'ETag',
     description:
-      'La versión de la bodega y su ocupación, "<version>.<ocupacion>": cambia cuando cambia cualquiera de las dos, así que If-None-Match solo da 304 si ambas siguen igual; en If-Match cuenta solo la versión (que las unidades se muevan no es editar la bodega).',
+      'La versión de la bodega y su ocupación, "<version>.<ocupacion>": cambia cuando cambia cualquiera de las ' +
+      'dos, así que If-None-Match solo da 304 si ambas siguen igual; en If-Match cuenta solo la versión (que las ' +
+      'unidades se muevan no es editar la bodega).',
     schema: texto('^"[1-9][0-9]*\\.[0-9]+"$', '"3.540"'),
   },
   IdempotentReplayed: {
@@ -221,13 +230,15 @@ const PRECONDICION = AJUSTE_SIN_VERSION;
 const CLAVE_REUSADA = 'ya se usó con una petición distinta; use una clave nueva para cada operación';
 const CLAVE_EN_USO = 'otra petición con la misma clave de idempotencia se está ejecutando; reintente en unos instantes';
 const REGLAS =
-  'STOCK_INSUFICIENTE, CAPACIDAD_EXCEDIDA, CAPACIDAD_INSUFICIENTE, PRODUCTO_ELIMINADO, OPERACION_YA_REVERTIDA, OPERACION_NO_REVERSIBLE';
+  'STOCK_INSUFICIENTE, CAPACIDAD_EXCEDIDA, CAPACIDAD_INSUFICIENTE, PRODUCTO_ELIMINADO, OPERACION_YA_REVERTIDA, ' +
+  'OPERACION_NO_REVERSIBLE';
 
 // Examples use the BFF's real codes (ERROR_CODES), so they stay what a client sees.
 const ERRORS = {
   BadRequest: errorResponse(
     400,
-    'Petición inválida: campos que no cumplen las reglas (cada uno en `detalles`), un id o parámetro mal formado, o JSON mal formado.',
+    'Petición inválida: campos que no cumplen las reglas (cada uno en `detalles`), un id o parámetro mal formado, ' +
+      'o JSON mal formado.',
     {
       validacion: [
         ERROR_CODES.validation,
@@ -256,7 +267,8 @@ const ERRORS = {
   }),
   Conflict: errorResponse(
     409,
-    'Conflicto con el estado actual: ya existe una bodega con ese nombre, o la petición con esta Idempotency-Key aún se está ejecutando (repítala tras Retry-After).',
+    'Conflicto con el estado actual: ya existe una bodega con ese nombre, o la petición con esta Idempotency-Key ' +
+      'aún se está ejecutando (repítala tras Retry-After).',
     {
       ejemplo: [ERROR_CODES.alreadyExists, 'Ya existe una bodega llamada "Bodega Central"'],
       claveEnUso: [ERROR_CODES.idempotencyKeyInUse, `La clave de idempotencia está en uso: ${CLAVE_EN_USO}`],
@@ -275,7 +287,8 @@ const ERRORS = {
   ),
   PreconditionRequired: errorResponse(
     428,
-    'Falta If-Match: un AJUSTE (un conteo), o fijar una existencia que ya existe, debe nombrar la versión de la existencia. No se escribió nada.',
+    'Falta If-Match: un AJUSTE (un conteo), o fijar una existencia que ya existe, debe nombrar la versión de la ' +
+      'existencia. No se escribió nada.',
     {
       ejemplo: [
         ERROR_CODES.preconditionRequired,
@@ -329,7 +342,9 @@ export const responses: Record<string, ResponseObject> = {
   // The 409 of the stock routes: a stock rule's refusal with its figures, or the other conflicts.
   ConflictoDeExistencias: json(
     'ErrorDeExistencias',
-    `Una regla de las existencias rechaza la escritura y no se escribe nada: ${REGLAS}, con sus cifras. O la petición con esta Idempotency-Key aún se está ejecutando (IDEMPOTENCY_KEY_IN_USE, con Retry-After), o el nombre de bodega ya existe (ALREADY_EXISTS).`,
+    `Una regla de las existencias rechaza la escritura y no se escribe nada: ${REGLAS}, con sus cifras. O la ` +
+      `petición con esta Idempotency-Key aún se está ejecutando (IDEMPOTENCY_KEY_IN_USE, con Retry-After), o el ` +
+      `nombre de bodega ya existe (ALREADY_EXISTS).`,
     cuerpos({
       stockInsuficiente: [
         'STOCK_INSUFICIENTE',

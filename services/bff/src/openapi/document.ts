@@ -6,22 +6,32 @@ import { RESERVA_ROUTES } from './reserva-routes';
 import { pathsOf, REST_ROUTES, SERVICE_ROUTES } from './routes';
 import { componentSchemas } from './schemas';
 
-const description = `
-API pública de Inventario: productos (\`Producto\`), bodegas (\`Bodega\`) y sus existencias por bodega con su libro de movimientos
+const description = (
+  `
+API pública de Inventario: productos (\`Producto\`), bodegas (\`Bodega\`) y sus existencias por bodega con su ` +
+  `libro de movimientos
 (\`Existencia\`, \`Movimiento\`, \`Operacion\`), por REST y GraphQL.
 
-- **Prefijo**: todas las rutas están bajo \`/api\`; \`/api/v1\` es un alias exacto (\`/api/v1/productos\` equivale a \`/api/productos\`).
+- **Prefijo**: todas las rutas están bajo \`/api\`; \`/api/v1\` es un alias exacto (\`/api/v1/productos\` equivale ` +
+  `a \`/api/productos\`).
   Las sondas de salud están en \`/actuator/health\`.
 - **Autenticación**: HTTP Basic en todo salvo \`/actuator/health*\`.
-- **JSON** de entrada y salida (\`Content-Type: application/json\`, cuerpo de a lo sumo 1 MiB). Las fechas son ISO 8601 sin zona y en UTC (\`2026-11-22T14:03:07\`).
-- **Errores**: siempre \`{error, mensaje, detalles?}\`, con \`detalles\` = \`[{campo, mensaje}]\` en los de validación. 400 validación (también un
-  parámetro de consulta desconocido), JSON mal formado o un cuerpo que no se descomprime, 401 credenciales, 404 id o ruta desconocidos (en las
-  existencias, \`detalles\` dice qué falta), 409 conflicto (en las existencias, el código de la regla con sus cifras: STOCK_INSUFICIENTE,
-  CAPACIDAD_EXCEDIDA, …), 412 If-Match no coincide, 428 falta If-Match (un AJUSTE, o fijar una existencia que ya existe), 413 cuerpo demasiado grande, 415 tipo de contenido o
-  \`Content-Encoding\` no soportado, 429 límite de peticiones (\`Retry-After\`), 431 URL y cabeceras de más de 16 KiB, 503 servicio interno no
+- **JSON** de entrada y salida (\`Content-Type: application/json\`, cuerpo de a lo sumo 1 MiB). Las fechas son ISO ` +
+  `8601 sin zona y en UTC (\`2026-11-22T14:03:07\`).
+- **Errores**: siempre \`{error, mensaje, detalles?}\`, con \`detalles\` = \`[{campo, mensaje}]\` en los de ` +
+  `validación. 400 validación (también un
+  parámetro de consulta desconocido), JSON mal formado o un cuerpo que no se descomprime, 401 credenciales, 404 id ` +
+  `o ruta desconocidos (en las
+  existencias, \`detalles\` dice qué falta), 409 conflicto (en las existencias, el código de la regla con sus ` +
+  `cifras: STOCK_INSUFICIENTE,
+  CAPACIDAD_EXCEDIDA, …), 412 If-Match no coincide, 428 falta If-Match (un AJUSTE, o fijar una existencia que ya ` +
+  `existe), 413 cuerpo demasiado grande, 415 tipo de contenido o
+  \`Content-Encoding\` no soportado, 429 límite de peticiones (\`Retry-After\`), 431 URL y cabeceras de más de 16 ` +
+  `KiB, 503 servicio interno no
   disponible (\`Retry-After\`), 504 plazo agotado, 500 cualquier otro fallo.
 - **Eventos**: cada escritura que se confirma publica un evento (ProductoCreado, BodegaEliminada, …).
-`.trim();
+`
+).trim();
 
 /** `info.summary` and `jsonSchemaDialect` are OpenAPI 3.1's, though openapi3-ts's types lack them. */
 const info = {
@@ -75,7 +85,8 @@ export const openApiDocument = {
         type: 'http',
         scheme: 'basic',
         description:
-          'Usuario y contraseña: los de cada usuario con identidad-svc (BFF_USER / BFF_PASSWORD es el primer ADMIN); sin él, los del BFF.',
+          'Usuario y contraseña: los de cada usuario con identidad-svc (BFF_USER / BFF_PASSWORD es el primer ' +
+          'ADMIN); sin él, los del BFF.',
       },
       bearerAuth: {
         type: 'http',

@@ -51,7 +51,10 @@ export const GRAPHQL_ROUTES: Record<string, Route[]> = {
   GraphQL: [
     op('get /api/graphql', 'graphqlGet', 'Información del endpoint GraphQL, o una consulta por GET', {
       description:
-        'Sin `query` devuelve cómo usar el endpoint (un navegador que prefiere `text/html` recibe GraphiQL). Con `query` ejecuta la consulta (GraphQL over HTTP por GET; solo consultas: una mutación es 405), con los límites de POST y solo si es pequeña: cada lista con `first` y a lo sumo 1000 nodos estimados (las demás, por POST).',
+        'Sin `query` devuelve cómo usar el endpoint (un navegador que prefiere `text/html` recibe GraphiQL). Con ' +
+        '`query` ejecuta la consulta (GraphQL over HTTP por GET; solo consultas: una mutación es 405), con los ' +
+        'límites de POST y solo si es pequeña: cada lista con `first` y a lo sumo 1000 nodos estimados ' +
+        '(las demás, por POST).',
       queryParameters: [
         query('query', 'Documento GraphQL (solo operaciones query).'),
         query('variables', 'Variables, como objeto JSON codificado.'),
@@ -71,7 +74,9 @@ export const GRAPHQL_ROUTES: Record<string, Route[]> = {
           },
         },
         400: {
-          description: `${SOLO_GRAPHQL_RESPONSE} \`variables\` que no es JSON) o el documento no valida. Con \`application/json\` es 200 con \`errors\`.`,
+          description:
+            `${SOLO_GRAPHQL_RESPONSE} \`variables\` que no es JSON) o el documento no valida. Con ` +
+            `\`application/json\` es 200 con \`errors\`.`,
           content: { 'application/graphql-response+json': graphqlResponse({ peticionMalFormada }) },
         },
         405: graphqlOnly('El documento es una mutación: las mutaciones solo se aceptan por POST.'),
@@ -80,19 +85,38 @@ export const GRAPHQL_ROUTES: Record<string, Route[]> = {
     }),
     op('post /api/graphql', 'graphqlPost', 'Ejecuta una operación GraphQL', {
       description:
-        'GraphQL over HTTP. Antes de ejecutar se acotan la profundidad (10 niveles), el coste del documento (1000), los alias (15), las escrituras de una mutación (5 campos de primer nivel, alias incluidos) y el tamaño estimado del resultado (200000 nodos: objetos y elementos de lista; cada lista cuenta su `first`, 1000 si `first` es una variable, y 100 sin `first`). Durante la ejecución se acotan los nodos del resultado (`GRAPHQL_MAX_NODES`, 100000) y el tiempo (`GRAPHQL_DEADLINE_MS`, 10 s). `productos`, `bodegas`, `Bodega.productos`, `Bodega.existencias` y `Producto.existencias` admiten `first` (0..1000) y `after` (cursor: el id del último elemento recibido en base64url; en las existencias, el del producto o la bodega que las ordena); sin ellos, las listas son completas. El libro de movimientos (`movimientos(filtro, first, after)`) se pagina con su propio cursor, `siguienteCursor`. Las mutaciones de stock (`asignarProductoABodega`, `retirarProductoDeBodega`, `cambiarUmbralMinimo`, `registrarMovimiento`, `transferirStock`, `revertirOperacion`) son las rutas REST de stock: un rechazo es `success: false` con `error` empezando por el código REST (`STOCK_INSUFICIENTE: ...`).',
+        'GraphQL over HTTP. Antes de ejecutar se acotan la profundidad (10 niveles), el coste del documento ' +
+        '(1000), los alias (15), las escrituras de una mutación (5 campos de primer nivel, alias incluidos) y el ' +
+        'tamaño estimado del resultado (200000 nodos: objetos y elementos de lista; cada lista cuenta su `first`, ' +
+        '1000 si `first` es una variable, y 100 sin `first`). Durante la ejecución se acotan los nodos del ' +
+        'resultado (`GRAPHQL_MAX_NODES`, 100000) y el tiempo (`GRAPHQL_DEADLINE_MS`, 10 s). `productos`, ' +
+        '`bodegas`, `Bodega.productos`, `Bodega.existencias` y `Producto.existencias` admiten `first` (0..1000) y ' +
+        '`after` (cursor: el id del último elemento recibido en base64url; en las existencias, el del producto o ' +
+        'la bodega que las ordena); sin ellos, las listas son completas. El libro de movimientos ' +
+        '(`movimientos(filtro, first, after)`) se pagina con su propio cursor, `siguienteCursor`. Las mutaciones ' +
+        'de stock (`asignarProductoABodega`, `retirarProductoDeBodega`, `cambiarUmbralMinimo`, ' +
+        '`registrarMovimiento`, `transferirStock`, `revertirOperacion`) son las rutas REST de stock: un rechazo es ' +
+        '`success: false` con `error` empezando por el código REST (`STOCK_INSUFICIENTE: ...`).',
       body: { schema: 'GraphqlRequest', examples: { consulta: ex(consulta) } },
       responses: {
         200: {
           description:
-            'Resultado GraphQL. Con `Accept: application/json` (o `*/*`) toda respuesta GraphQL es 200, también la que solo trae `errors`: un documento que no valida y una petición mal formada (sin `query`, cuerpo que no es JSON, un lote, parámetros de tipo incorrecto, clasificada `BAD_REQUEST`). Los fallos de una mutación son datos (`success: false`), no errores. Una ejecución que supera el máximo de nodos de resultado (`ValidationError`) o su tiempo máximo (`DEADLINE_EXCEEDED`) responde `data: null` con ese único error.',
+            'Resultado GraphQL. Con `Accept: application/json` (o `*/*`) toda respuesta GraphQL es 200, también la ' +
+            'que solo trae `errors`: un documento que no valida y una petición mal formada (sin `query`, cuerpo ' +
+            'que no es JSON, un lote, parámetros de tipo incorrecto, clasificada `BAD_REQUEST`). Los fallos de una ' +
+            'mutación son datos (`success: false`), no errores. Una ejecución que supera el máximo de nodos de ' +
+            'resultado (`ValidationError`) o su tiempo máximo (`DEADLINE_EXCEEDED`) responde `data: null` ' +
+            'con ese único error.',
           content: {
             'application/json': graphqlResponse({ datos, validacion, limiteDeNodos, peticionMalFormada }),
             'application/graphql-response+json': graphqlResponse(),
           },
         },
         400: {
-          description: `${SOLO_GRAPHQL_RESPONSE} cuerpo que no es JSON, parámetros de tipo incorrecto) o el documento no valida. Con cualquier \`Accept\`: el cuerpo no se pudo leer (no se descomprime según su \`Content-Encoding\`), con el cuerpo de error REST (\`MALFORMED_JSON\`).`,
+          description:
+            `${SOLO_GRAPHQL_RESPONSE} cuerpo que no es JSON, parámetros de tipo incorrecto) o el ` +
+            `documento no valida. Con cualquier \`Accept\`: el cuerpo no se pudo leer (no se descomprime según su ` +
+            `\`Content-Encoding\`), con el cuerpo de error REST (\`MALFORMED_JSON\`).`,
           content: {
             ...json(graphqlOrRestError, '', {
               jsonIlegible: { error: 'MALFORMED_JSON', mensaje: 'El cuerpo no se pudo leer' },
@@ -103,7 +127,8 @@ export const GRAPHQL_ROUTES: Record<string, Route[]> = {
         406: notAcceptable,
         415: {
           description:
-            'El cuerpo no es `application/json` (cuerpo GraphQL `{errors}`), o su juego de caracteres o `Content-Encoding` no se admite (cuerpo de error REST).',
+            'El cuerpo no es `application/json` (cuerpo GraphQL `{errors}`), o su juego de caracteres o ' +
+            '`Content-Encoding` no se admite (cuerpo de error REST).',
           content: { 'application/json': { schema: graphqlOrRestError } },
         },
       },

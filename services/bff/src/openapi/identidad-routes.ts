@@ -76,7 +76,8 @@ export const IDENTIDAD_ROUTES: Record<string, Route[]> = {
     }),
     op('post /api/usuarios', 'crearUsuario', 'Crea un usuario', {
       description:
-        'Requiere usuarios:administrar, y cada asignación debe poder concederla quien llama (sin escalar privilegios). 409 si el nombre ya existe (sin distinguir mayúsculas). Admite Idempotency-Key.',
+        'Requiere usuarios:administrar, y cada asignación debe poder concederla quien llama (sin escalar ' +
+        'privilegios). 409 si el nombre ya existe (sin distinguir mayúsculas). Admite Idempotency-Key.',
       parameters: ['IdempotencyKey'],
       body: {
         schema: 'UsuarioCreate',
@@ -113,20 +114,23 @@ export const IDENTIDAD_ROUTES: Record<string, Route[]> = {
     }),
     op('patch /api/usuarios/{id}', 'actualizarUsuario', 'Renombra, suspende o reactiva un usuario', {
       description:
-        'Requiere usuarios:administrar. 409 ULTIMO_ADMIN si dejaría sin ningún ADMIN activo. Admite If-Match e Idempotency-Key.',
+        'Requiere usuarios:administrar. 409 ULTIMO_ADMIN si dejaría sin ningún ADMIN activo. Admite If-Match ' +
+        'e Idempotency-Key.',
       parameters: ['IfMatch', 'IdempotencyKey'],
       body: { schema: 'UsuarioUpdate', examples: { suspender: ex({ estado: 'SUSPENDIDO' }) } },
       responses: { 200: usuarioRespuesta('El usuario actualizado.', 'ETag', 'IdempotentReplayed'), 409: CONFLICTO },
     }),
     op('delete /api/usuarios/{id}', 'eliminarUsuario', 'Elimina un usuario y revoca sus tokens', {
       description:
-        'Requiere usuarios:administrar. 409 ULTIMO_ADMIN para el último ADMIN activo. Admite If-Match e Idempotency-Key.',
+        'Requiere usuarios:administrar. 409 ULTIMO_ADMIN para el último ADMIN activo. Admite If-Match ' +
+        'e Idempotency-Key.',
       parameters: ['IfMatch', 'IdempotencyKey'],
       responses: { 204: { description: 'Eliminado; sin cuerpo.' }, 409: CONFLICTO },
     }),
     op('put /api/usuarios/{id}/password', 'cambiarPassword', 'Cambia la contraseña', {
       description:
-        'La propia con passwordActual, o la de cualquiera con usuarios:administrar. Invalida al instante las credenciales en caché.',
+        'La propia con passwordActual, o la de cualquiera con usuarios:administrar. Invalida al instante las ' +
+        'credenciales en caché.',
       parameters: ['IfMatch', 'IdempotencyKey'],
       body: {
         schema: 'CambioDePassword',
@@ -136,7 +140,8 @@ export const IDENTIDAD_ROUTES: Record<string, Route[]> = {
     }),
     op('post /api/usuarios/{id}/suspension', 'suspenderUsuario', 'Suspende un usuario', {
       description:
-        'Requiere usuarios:administrar; idempotente. Deja de autenticarse al instante, por contraseña y por token. 409 ULTIMO_ADMIN.',
+        'Requiere usuarios:administrar; idempotente. Deja de autenticarse al instante, por contraseña y por ' +
+        'token. 409 ULTIMO_ADMIN.',
       parameters: ['IfMatch', 'IdempotencyKey'],
       responses: { 200: usuarioRespuesta('El usuario suspendido.', 'ETag', 'IdempotentReplayed'), 409: CONFLICTO },
     }),
@@ -154,7 +159,8 @@ export const IDENTIDAD_ROUTES: Record<string, Route[]> = {
     }),
     op('put /api/usuarios/{id}/asignaciones', 'fijarAsignaciones', 'Reemplaza todas las asignaciones de un usuario', {
       description:
-        'Requiere usuarios:administrar, y quien llama debe poder conceder (y quitar) cada asignación que cambia. 409 ULTIMO_ADMIN. Admite If-Match e Idempotency-Key.',
+        'Requiere usuarios:administrar, y quien llama debe poder conceder (y quitar) cada asignación que cambia. ' +
+        '409 ULTIMO_ADMIN. Admite If-Match e Idempotency-Key.',
       parameters: ['IfMatch', 'IdempotencyKey'],
       body: {
         schema: 'AsignacionesUpdate',
@@ -172,7 +178,9 @@ export const IDENTIDAD_ROUTES: Record<string, Route[]> = {
     }),
     op('post /api/tokens', 'crearToken', 'Crea un token de API propio', {
       description:
-        'Requiere tokens:propios. Su alcance no puede superar los permisos de quien llama, y en cada uso vale a lo sumo lo que su dueño pueda entonces. El secreto se muestra solo en esta respuesta. Úselo como `Authorization: Bearer inv_<id>_<secreto>`.',
+        'Requiere tokens:propios. Su alcance no puede superar los permisos de quien llama, y en cada uso vale a lo ' +
+        'sumo lo que su dueño pueda entonces. El secreto se muestra solo en esta respuesta. Úselo como ' +
+        '`Authorization: Bearer inv_<id>_<secreto>`.',
       parameters: ['IdempotencyKey'],
       body: {
         schema: 'TokenCreate',
@@ -213,7 +221,8 @@ export const IDENTIDAD_ROUTES: Record<string, Route[]> = {
     }),
     op('delete /api/tokens/{id}', 'revocarToken', 'Revoca un token', {
       description:
-        'El propio (tokens:propios) o cualquiera (usuarios:administrar); idempotente. Deja de valer en menos de 1 s en todas las réplicas.',
+        'El propio (tokens:propios) o cualquiera (usuarios:administrar); idempotente. Deja de valer en menos de 1 ' +
+        's en todas las réplicas.',
       parameters: ['IdempotencyKey'],
       responses: { 204: { description: 'Revocado; sin cuerpo.' } },
     }),
@@ -247,7 +256,8 @@ export const IDENTIDAD_ROUTES: Record<string, Route[]> = {
     }),
     op('get /api/auditoria/verificacion', 'verificarAuditoria', 'Recalcula la cadena de auditoría', {
       description:
-        'Requiere consistencia:verificar. Nombra la primera fila que no se recalcula, y compara con el último ancla publicado.',
+        'Requiere consistencia:verificar. Nombra la primera fila que no se recalcula, y compara con el ' +
+        'último ancla publicado.',
       responses: {
         200: json('VerificacionAuditoria', 'El resultado.', {
           ok: { consistente: true, filas: 120, primeraRota: null, motivo: null, anclaSeq: 118, anclaHash: 'c0ffee…' },

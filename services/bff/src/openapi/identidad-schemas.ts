@@ -77,7 +77,8 @@ export const IDENTIDAD_COMPONENTS = {
     .object({ error: z.string().min(1), mensaje: z.string().min(1), adminsActivos: z.int().min(0).optional() })
     .meta({
       description:
-        'Un conflicto de identidad-svc (409): ULTIMO_ADMIN (dejaría sin ningún ADMIN activo, con adminsActivos), ALREADY_EXISTS, IDEMPOTENCY_KEY_IN_USE, o la regla que lo impide, con sus datos.',
+        'Un conflicto de identidad-svc (409): ULTIMO_ADMIN (dejaría sin ningún ADMIN activo, con adminsActivos), ' +
+        'ALREADY_EXISTS, IDEMPOTENCY_KEY_IN_USE, o la regla que lo impide, con sus datos.',
     }),
   Yo: z
     .strictObject({

@@ -46,7 +46,9 @@ export const RESERVA_ROUTES: Record<string, Route[]> = {
   Reservas: [
     op('post /api/reservas', 'crearReserva', 'Reserva unidades hasta una expiración exacta', {
       description:
-        'Todas las líneas o ninguna; las de un mismo nivel se suman. Cada nivel debe tener `disponible` (cantidad - reservada) suficiente: si no, 409 STOCK_INSUFICIENTE con `lineas`. 409 RESERVA_ACTIVA_EXISTENTE si la referencia ya tiene una activa. Publica inventario.reserva.creada. Admite Idempotency-Key.',
+        'Todas las líneas o ninguna; las de un mismo nivel se suman. Cada nivel debe tener `disponible` (cantidad ' +
+        '- reservada) suficiente: si no, 409 STOCK_INSUFICIENTE con `lineas`. 409 RESERVA_ACTIVA_EXISTENTE si la ' +
+        'referencia ya tiene una activa. Publica inventario.reserva.creada. Admite Idempotency-Key.',
       parameters: ['IdempotencyKey'],
       body: {
         schema: 'ReservaCreate',
@@ -66,7 +68,8 @@ export const RESERVA_ROUTES: Record<string, Route[]> = {
     }),
     op('get /api/reservas', 'listarReservas', 'Lista las reservas', {
       description:
-        'Las más recientes primero, por páginas (`cursor` = `siguienteCursor`); filtros referencia, estado, bodegaId y productoId.',
+        'Las más recientes primero, por páginas (`cursor` = `siguienteCursor`); filtros referencia, estado, ' +
+        'bodegaId y productoId.',
       responses: { 200: ejemplo('ReservasPagina', 'Una página.', { reservas: [reserva], siguienteCursor: null }) },
       errors: [400],
     }),
@@ -78,7 +81,9 @@ export const RESERVA_ROUTES: Record<string, Route[]> = {
     }),
     op('post /api/reservas/{id}/consumo', 'consumirReserva', 'Consume una reserva, entera o en parte', {
       description:
-        'Escribe líneas SALIDA (motivo VENTA) y baja cantidad y reservada juntas, sin mirar lo disponible. 409 RESERVA_EXPIRADA desde el instante exacto de su expiración; RESERVA_<ESTADO> si ya no está activa. `liberarResto` libera lo que quede. Admite If-Match e Idempotency-Key.',
+        'Escribe líneas SALIDA (motivo VENTA) y baja cantidad y reservada juntas, sin mirar lo disponible. 409 ' +
+        'RESERVA_EXPIRADA desde el instante exacto de su expiración; RESERVA_<ESTADO> si ya no está activa. ' +
+        '`liberarResto` libera lo que quede. Admite If-Match e Idempotency-Key.',
       parameters: ['IfMatch', 'IdempotencyKey'],
       body: {
         schema: 'ConsumoCreate',
@@ -98,7 +103,8 @@ export const RESERVA_ROUTES: Record<string, Route[]> = {
     }),
     op('post /api/reservas/{id}/liberacion', 'liberarReserva', 'Libera una reserva', {
       description:
-        'Una sola transición a LIBERADA, con un solo evento; repetirla responde el estado actual sin otro evento. Liberar una reserva consumida, expirada o descubierta es 409 con su estado.',
+        'Una sola transición a LIBERADA, con un solo evento; repetirla responde el estado actual sin otro evento. ' +
+        'Liberar una reserva consumida, expirada o descubierta es 409 con su estado.',
       parameters: ['IfMatch', 'IdempotencyKey'],
       responses: {
         200: ejemplo('Reserva', 'La reserva, LIBERADA.', liberada, 'ETag', 'IdempotentReplayed'),
@@ -107,7 +113,8 @@ export const RESERVA_ROUTES: Record<string, Route[]> = {
     }),
     op('patch /api/reservas/{id}', 'extenderReserva', 'Extiende una reserva activa', {
       description:
-        'Solo mientras está ACTIVA y sin vencer; el nuevo instante debe ser posterior al actual y dentro del máximo. Exige If-Match (428 sin él).',
+        'Solo mientras está ACTIVA y sin vencer; el nuevo instante debe ser posterior al actual y dentro del ' +
+        'máximo. Exige If-Match (428 sin él).',
       parameters: ['IfMatch', 'IdempotencyKey'],
       body: { schema: 'ReservaExtension', examples: { extension: ex({ expiraEn: '2026-11-25T11:00:00' }) } },
       responses: {

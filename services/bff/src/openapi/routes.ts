@@ -160,9 +160,11 @@ const actualizada = { mensaje: 'Bodega actualizada exitosamente' };
 const ELIMINADA_CON_FORCE =
   'Eliminada con `force=true`; los productos afectados conservan sus datos pero pierden la bodega.';
 const CON_PRODUCTOS_O_EN_USO =
-  'La bodega guarda productos y no se pasó `force=true`: no se elimina nada (BodegaConProductos). O la petición con esta Idempotency-Key aún se está ejecutando (Error IDEMPOTENCY_KEY_IN_USE, con Retry-After).';
+  'La bodega guarda productos y no se pasó `force=true`: no se elimina nada (BodegaConProductos). O la petición ' +
+  'con esta Idempotency-Key aún se está ejecutando (Error IDEMPOTENCY_KEY_IN_USE, con Retry-After).';
 const PRODUCTOS_DE_BODEGA =
-  'Los productos asignados a la bodega y los que tienen existencias en ella, en orden de id. Con existencias, cantidad son sus unidades en esta bodega; si no, su cantidadEnStock.';
+  'Los productos asignados a la bodega y los que tienen existencias en ella, en orden de id. Con existencias, ' +
+  'cantidad son sus unidades en esta bodega; si no, su cantidadEnStock.';
 const verificacion = {
   consistente: true,
   diferencias: [],
@@ -206,13 +208,15 @@ const REST: Record<string, Route[]> = {
   Productos: [
     op('get /api/productos', 'listarProductos', 'Lista los productos', {
       description:
-        'En orden de id. Sin parámetros devuelve la lista completa; `limit` y `offset` paginan, `bodegaId` y `q` filtran.',
+        'En orden de id. Sin parámetros devuelve la lista completa; `limit` y `offset` paginan, ' +
+        '`bodegaId` y `q` filtran.',
       parameters: ['Limit', 'Offset', 'BodegaIdFiltro', 'Q'],
       responses: { 200: lista('Producto', 'Los productos.', { productos: [producto, otroProducto] }) },
     }),
     op('post /api/productos', 'crearProducto', 'Crea un producto', {
       description:
-        'Publica el evento ProductoCreado. Si trae `bodegaId`, la bodega debe existir (si no, 400). Con Idempotency-Key, repetirla es seguro: nunca crea un segundo producto.',
+        'Publica el evento ProductoCreado. Si trae `bodegaId`, la bodega debe existir (si no, 400). Con ' +
+        'Idempotency-Key, repetirla es seguro: nunca crea un segundo producto.',
       parameters: ['IdempotencyKey'],
       body: { schema: 'ProductoCreate', examples: { producto: ex(productoNuevo) } },
       responses: { 201: productoResponse('El producto creado (versión 1).', 'Location', 'IdempotentReplayed') },
@@ -223,7 +227,8 @@ const REST: Record<string, Route[]> = {
     }),
     op('put /api/productos/{id}', 'actualizarProducto', 'Actualiza un producto (parcialmente)', {
       description:
-        'Solo cambian los campos presentes. Publica el evento ProductoActualizado. Con If-Match solo se aplica sobre esa versión (si no, 412); admite Idempotency-Key.',
+        'Solo cambian los campos presentes. Publica el evento ProductoActualizado. Con If-Match solo se aplica ' +
+        'sobre esa versión (si no, 412); admite Idempotency-Key.',
       parameters: ESCRITURA_SEGURA,
       body: { schema: 'ProductoUpdate', examples: { precio: ex({ precio: 21.5 }, 'Cambiar solo el precio') } },
       responses: {
@@ -265,7 +270,10 @@ const REST: Record<string, Route[]> = {
     }),
     op('put /api/bodegas/{id}', 'actualizarBodega', 'Actualiza una bodega (parcialmente)', {
       description:
-        'Solo cambian los campos presentes; el nombre nuevo debe ser único (si no, 409 ALREADY_EXISTS) y la capacidad no puede bajar de la ocupación (si no, 409 CAPACIDAD_INSUFICIENTE con capacidad y ocupacion). Una bodega que se está eliminando con `force=true` no admite cambios (409 BODEGA_ELIMINANDOSE con bodegaId). Publica el evento BodegaActualizada. Admite If-Match e Idempotency-Key.',
+        'Solo cambian los campos presentes; el nombre nuevo debe ser único (si no, 409 ALREADY_EXISTS) y la ' +
+        'capacidad no puede bajar de la ocupación (si no, 409 CAPACIDAD_INSUFICIENTE con capacidad y ocupacion). ' +
+        'Una bodega que se está eliminando con `force=true` no admite cambios (409 BODEGA_ELIMINANDOSE con ' +
+        'bodegaId). Publica el evento BodegaActualizada. Admite If-Match e Idempotency-Key.',
       parameters: ESCRITURA_SEGURA,
       body: { schema: 'BodegaUpdate', examples: { bodega: ex({ capacidad: 1500 }) } },
       responses: {
@@ -281,7 +289,14 @@ const REST: Record<string, Route[]> = {
     }),
     op('delete /api/bodegas/{id}', 'eliminarBodega', 'Elimina una bodega (borrado seguro)', {
       description:
-        'Sin `force`, una bodega que guarda productos (asignados o con existencias en ella) no se elimina (409 con la lista); una vacía se elimina (204). Con `force=true` se elimina igualmente: primero se marca como «en eliminación» comprobando If-Match (412 sin cambiar nada si no coincide; desde ahí no admite escrituras, 409 BODEGA_ELIMINANDOSE), luego sus productos quedan sin bodega y sus existencias se dan de baja (motivo BODEGA_ELIMINADA) en transacciones acotadas, y la bodega se elimina la última (200 con el detalle). Publica el evento BodegaEliminada. Admite If-Match e Idempotency-Key (con `force=true`, una repetición completa lo que faltara o devuelve el mismo informe; sin clave, otra eliminación forzada también lo completa).',
+        'Sin `force`, una bodega que guarda productos (asignados o con existencias en ella) no se elimina (409 con ' +
+        'la lista); una vacía se elimina (204). Con `force=true` se elimina igualmente: primero se marca como «en ' +
+        'eliminación» comprobando If-Match (412 sin cambiar nada si no coincide; desde ahí no admite escrituras, ' +
+        '409 BODEGA_ELIMINANDOSE), luego sus productos quedan sin bodega y sus existencias se dan de baja (motivo ' +
+        'BODEGA_ELIMINADA) en transacciones acotadas, y la bodega se elimina la última (200 con el detalle). ' +
+        'Publica el evento BodegaEliminada. Admite If-Match e Idempotency-Key (con `force=true`, una repetición ' +
+        'completa lo que faltara o devuelve el mismo informe; sin clave, otra eliminación forzada ' +
+        'también lo completa).',
       parameters: ['Force', ...ESCRITURA_SEGURA],
       responses: {
         200: json('BodegaEliminadaForzada', ELIMINADA_CON_FORCE, { forzada }, 'IdempotentReplayed'),
@@ -305,7 +320,11 @@ const REST: Record<string, Route[]> = {
   Existencias: [
     op('post /api/bodegas/{id}/productos', 'asignarProductoABodega', 'Fija las unidades de un producto en una bodega', {
       description:
-        'Llamada de la pasarela anterior. Fija las existencias del producto en la bodega en `cantidad` (una línea AJUSTE con motivo ASIGNACION por la diferencia) y responde con la ETag de la existencia. No cambia el bodegaId del producto. El producto y la bodega deben existir (404, `detalles` dice cuál). Crear una existencia no pide If-Match; fijar una que ya existe exige If-Match con su versión (428 sin él, o con `*`), para no pisar un movimiento que el cliente no vio. Admite Idempotency-Key.',
+        'Llamada de la pasarela anterior. Fija las existencias del producto en la bodega en `cantidad` (una línea ' +
+        'AJUSTE con motivo ASIGNACION por la diferencia) y responde con la ETag de la existencia. No cambia el ' +
+        'bodegaId del producto. El producto y la bodega deben existir (404, `detalles` dice cuál). Crear una ' +
+        'existencia no pide If-Match; fijar una que ya existe exige If-Match con su versión (428 sin él, o con ' +
+        '`*`), para no pisar un movimiento que el cliente no vio. Admite Idempotency-Key.',
       parameters: ESCRITURA_DE_EXISTENCIA,
       body: { schema: 'Asignacion', examples: { asignacion: ex({ productoId: 12, cantidad: 40, umbralMinimo: 5 }) } },
       responses: {
@@ -326,7 +345,10 @@ const REST: Record<string, Route[]> = {
       'Retira un producto de una bodega',
       {
         description:
-          'Llamada de la pasarela anterior. Da de baja las unidades que quedan (motivo RETIRO), elimina la existencia y, si el bodegaId del producto era esta bodega, lo deja en null. 404 si el producto no tiene existencias ni está asignado a ella. Admite If-Match (la versión de la existencia, o `*`) e Idempotency-Key (una repetición completa lo que faltara).',
+          'Llamada de la pasarela anterior. Da de baja las unidades que quedan (motivo RETIRO), elimina la ' +
+          'existencia y, si el bodegaId del producto era esta bodega, lo deja en null. 404 si el producto no tiene ' +
+          'existencias ni está asignado a ella. Admite If-Match (la versión de la existencia, o `*`) e ' +
+          'Idempotency-Key (una repetición completa lo que faltara).',
         parameters: ESCRITURA_DE_EXISTENCIA,
         responses: { 200: ejemplo('RetiroHecho', 'Retirado.', retirado, 'IdempotentReplayed') },
       },
@@ -361,7 +383,11 @@ const REST: Record<string, Route[]> = {
       'Cambia el umbral de stock bajo de una existencia',
       {
         description:
-          'Solo el umbral: no mueve unidades, así que no escribe ninguna línea del libro ni ninguna operación (la cantidad cambia con movimientos). La versión de la existencia sube en uno, y su ETag con ella. Si el nuevo umbral alcanza las unidades se publica StockBajo; si queda por debajo de ellas o se quita (null), StockRepuesto. 404 si la bodega no existe o no tiene existencias del producto (`detalles` dice cuál). Admite If-Match (la versión de la existencia, o `*`) e Idempotency-Key.',
+          'Solo el umbral: no mueve unidades, así que no escribe ninguna línea del libro ni ninguna operación (la ' +
+          'cantidad cambia con movimientos). La versión de la existencia sube en uno, y su ETag con ella. Si el ' +
+          'nuevo umbral alcanza las unidades se publica StockBajo; si queda por debajo de ellas o se quita (null), ' +
+          'StockRepuesto. 404 si la bodega no existe o no tiene existencias del producto (`detalles` dice cuál). ' +
+          'Admite If-Match (la versión de la existencia, o `*`) e Idempotency-Key.',
         parameters: ESCRITURA_DE_EXISTENCIA,
         body: {
           schema: 'CambioDeUmbral',
@@ -399,7 +425,9 @@ const REST: Record<string, Route[]> = {
     ),
     op('post /api/bodegas/{id}/movimientos', 'registrarMovimiento', 'Registra una entrada, una salida o un ajuste', {
       description:
-        'ENTRADA y SALIDA mueven unidades; AJUSTE fija la cantidad contada y exige If-Match con la versión de la existencia (428 sin él). Una SALIDA por encima de lo que hay es 409 STOCK_INSUFICIENTE; una ENTRADA que pase la capacidad, 409 CAPACIDAD_EXCEDIDA. Publica MovimientoRegistrado. Admite Idempotency-Key.',
+        'ENTRADA y SALIDA mueven unidades; AJUSTE fija la cantidad contada y exige If-Match con la versión de la ' +
+        'existencia (428 sin él). Una SALIDA por encima de lo que hay es 409 STOCK_INSUFICIENTE; una ENTRADA que ' +
+        'pase la capacidad, 409 CAPACIDAD_EXCEDIDA. Publica MovimientoRegistrado. Admite Idempotency-Key.',
       parameters: ESCRITURA_DE_EXISTENCIA,
       body: { schema: 'MovimientoCreate', examples: { entrada: ENTRADA, salida: SALIDA, conteo: CONTEO } },
       responses: { 201: operacionCreada('La operación y su línea.', operacion), ...STOCK_CONFLICT },
@@ -407,7 +435,8 @@ const REST: Record<string, Route[]> = {
     }),
     op('post /api/transferencias', 'transferirStock', 'Transfiere unidades entre dos bodegas', {
       description:
-        'Una sola operación con dos líneas TRANSFERENCIA: o ambas o ninguna. 409 STOCK_INSUFICIENTE en el origen o CAPACIDAD_EXCEDIDA en el destino. Publica un solo MovimientoRegistrado. Admite Idempotency-Key.',
+        'Una sola operación con dos líneas TRANSFERENCIA: o ambas o ninguna. 409 STOCK_INSUFICIENTE en el origen o ' +
+        'CAPACIDAD_EXCEDIDA en el destino. Publica un solo MovimientoRegistrado. Admite Idempotency-Key.',
       parameters: ['IdempotencyKey'],
       body: { schema: 'TransferenciaCreate', examples: { transferencia: TRANSFERENCIA } },
       // The product and the warehouses it names must exist.
@@ -419,7 +448,10 @@ const REST: Record<string, Route[]> = {
     }),
     op('post /api/operaciones/{id}/reverso', 'revertirOperacion', 'Revierte una operación', {
       description:
-        'Escribe, en una operación REVERSO, una línea contraria por cada línea de la original. 409 si dejaría una existencia en negativo (STOCK_INSUFICIENTE) o una bodega por encima de su capacidad (CAPACIDAD_EXCEDIDA), si ya se revirtió (OPERACION_YA_REVERTIDA) o si no se puede revertir (OPERACION_NO_REVERSIBLE: un reverso, una baja por producto o bodega eliminados). El cuerpo es opcional. Admite Idempotency-Key.',
+        'Escribe, en una operación REVERSO, una línea contraria por cada línea de la original. 409 si dejaría una ' +
+        'existencia en negativo (STOCK_INSUFICIENTE) o una bodega por encima de su capacidad (CAPACIDAD_EXCEDIDA), ' +
+        'si ya se revirtió (OPERACION_YA_REVERTIDA) o si no se puede revertir (OPERACION_NO_REVERSIBLE: un ' +
+        'reverso, una baja por producto o bodega eliminados). El cuerpo es opcional. Admite Idempotency-Key.',
       parameters: ['IdempotencyKey'],
       body: { schema: 'ReversoCreate', examples: { reverso: ex(anulada) }, optional: true },
       responses: { 201: operacionCreada('La operación de reverso.', reverso), ...STOCK_CONFLICT },
@@ -445,7 +477,8 @@ const REST: Record<string, Route[]> = {
     }),
     op('get /api/existencias/verificacion', 'verificarExistencias', 'Verifica las existencias contra el libro', {
       description:
-        'Recalcula cada existencia desde sus líneas y cada ocupación desde sus existencias, e informa de cada diferencia; nunca corrige.',
+        'Recalcula cada existencia desde sus líneas y cada ocupación desde sus existencias, e informa de cada ' +
+        'diferencia; nunca corrige.',
       responses: { 200: ejemplo('Verificacion', 'El resultado.', verificacion) },
     }),
   ],
@@ -481,7 +514,9 @@ const SERVICE: Record<string, Route[]> = {
       security: [],
       errors: [413],
       description:
-        'Sin autenticación. UP mientras el BFF acepta peticiones; DOWN (503) desde que empieza el apagado, para que el balanceador deje de enviarle tráfico. No depende de los servicios internos: el BFF se degrada por ruta (si producto-svc cae, las rutas de bodegas siguen funcionando).',
+        'Sin autenticación. UP mientras el BFF acepta peticiones; DOWN (503) desde que empieza el apagado, para ' +
+        'que el balanceador deje de enviarle tráfico. No depende de los servicios internos: el BFF se degrada por ' +
+        'ruta (si producto-svc cae, las rutas de bodegas siguen funcionando).',
       responses: {
         200: health('Acepta peticiones.', { status: 'UP' }),
         503: health('Se está apagando.', { status: 'DOWN' }),
@@ -497,7 +532,8 @@ const SERVICE: Record<string, Route[]> = {
     // and /api/docs redirects there because the page links its assets relatively.
     op('get /api/docs', 'referencia', 'Página de referencia de la API (Swagger UI)', {
       description:
-        'La página está en `/api/docs/` (con barra final); `/api/docs` redirige allí. Carga `/api/openapi.json` con las mismas credenciales.',
+        'La página está en `/api/docs/` (con barra final); `/api/docs` redirige allí. Carga `/api/openapi.json` ' +
+        'con las mismas credenciales.',
       responses: {
         200: {
           description: 'La página HTML (en `/api/docs/`).',

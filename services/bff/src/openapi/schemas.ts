@@ -94,7 +94,8 @@ const producto = objeto('Un producto en su forma REST.', {
   precio,
   cantidadEnStock: describe(
     unidades,
-    'Unidades en existencia: el total de su libro de existencias (todas las bodegas más las sin ubicar). Al crear, se registran como stock inicial; un PUT registra un conteo (AJUSTE).',
+    'Unidades en existencia: el total de su libro de existencias (todas las bodegas más las sin ubicar). Al crear, ' +
+      'se registran como stock inicial; un PUT registra un conteo (AJUSTE).',
   ),
   bodegaId: describe(id.nullable(), 'Bodega que guarda el producto, o null. Debe existir (si no, 400).'),
   ...fechas,
@@ -145,7 +146,8 @@ const movimiento = objeto('Una línea del libro de movimientos: nunca cambia ni 
 });
 
 const REGLAS =
-  'STOCK_INSUFICIENTE, STOCK_RESERVADO, CAPACIDAD_EXCEDIDA, CAPACIDAD_INSUFICIENTE, PRODUCTO_ELIMINADO, OPERACION_YA_REVERTIDA u OPERACION_NO_REVERSIBLE';
+  'STOCK_INSUFICIENTE, STOCK_RESERVADO, CAPACIDAD_EXCEDIDA, CAPACIDAD_INSUFICIENTE, PRODUCTO_ELIMINADO, ' +
+  'OPERACION_YA_REVERTIDA u OPERACION_NO_REVERSIBLE';
 /** The figures a 409 of a stock rule adds, each naming the rules that send it. */
 const cifras = {
   bodegaId: opcional(positivo, 'La bodega de la regla (STOCK_INSUFICIENTE, CAPACIDAD_EXCEDIDA).'),
@@ -241,7 +243,8 @@ const graphqlRequest = z.object({
   extensions: objetoONull.optional(),
 });
 const GRAPHQL_RESULTADO =
-  'Resultado GraphQL: `data` con los campos pedidos y/o `errors`. Los errores de validación llevan `extensions.classification: "ValidationError"`, los de sintaxis `"InvalidSyntax"`.';
+  'Resultado GraphQL: `data` con los campos pedidos y/o `errors`. Los errores de validación llevan ' +
+  '`extensions.classification: "ValidationError"`, los de sintaxis `"InvalidSyntax"`.';
 
 /** Every schema of `components.schemas`, by name, in the document's order. */
 const COMPONENTS = {
@@ -264,17 +267,20 @@ const COMPONENTS = {
   BodegaCreada: z.strictObject({ mensaje: texto, id }),
   Mensaje: z.strictObject({ mensaje: texto }),
   ProductoDeBodega: objeto(
-    'Resumen de un producto de una bodega: asignado a ella (bodegaId) o con existencias en ella. Con existencias, cantidad son sus unidades en esta bodega; si no, su cantidadEnStock.',
+    'Resumen de un producto de una bodega: asignado a ella (bodegaId) o con existencias en ella. Con existencias, ' +
+      'cantidad son sus unidades en esta bodega; si no, su cantidadEnStock.',
     { id, nombre, cantidad: describe(unidades, 'Unidades.'), precio },
   ),
   BodegaEliminadaForzada: objeto(
-    'Resultado de DELETE con force=true: la bodega se eliminó, sus productos quedaron sin bodega y sus existencias se dieron de baja.',
+    'Resultado de DELETE con force=true: la bodega se eliminó, sus productos quedaron sin bodega y sus existencias ' +
+      'se dieron de baja.',
     {
       mensaje: texto,
       bodegaId: idComoTexto('Id de la bodega eliminada'),
       productosAfectados: describe(
         contador,
-        'Cuántos productos perdieron la bodega, por su asignación o por sus existencias en ella (todos, cada uno una vez).',
+        'Cuántos productos perdieron la bodega, por su asignación o por sus existencias en ella (todos, ' +
+          'cada uno una vez).',
       ),
       detalleProductos: primerosProductos('afectados por id, tal como quedaron (sin bodega)', 'productosAfectados'),
       advertencia: texto,
@@ -287,7 +293,8 @@ const COMPONENTS = {
     errorShape,
   ),
   BodegaConProductos: objeto(
-    'Error de DELETE sin force de una bodega que guarda productos (asignados o con existencias en ella): no se elimina nada.',
+    'Error de DELETE sin force de una bodega que guarda productos (asignados o con existencias en ella): ' +
+      'no se elimina nada.',
     {
       ...errorShape,
       productos: primerosProductos('de la bodega por id, asignados o con existencias', 'totalProductos', 1),
@@ -350,7 +357,8 @@ const COMPONENTS = {
     ),
   }),
   Verificacion: objeto(
-    'Recalcula cada existencia desde sus líneas y cada ocupación desde sus existencias; nunca corrige nada. Se calcula fuera de la petición, por tramos: ' +
+    'Recalcula cada existencia desde sus líneas y cada ocupación desde sus existencias; nunca corrige nada. Se ' +
+      'calcula fuera de la petición, por tramos: ' +
       'la respuesta es la última verificación completa, una empezada tras la petición cuando termina en un momento.',
     {
       consistente: z.boolean(),
@@ -368,13 +376,15 @@ const COMPONENTS = {
             calculado: z.number().int(),
           }),
         ),
-        'Las comprobaciones de las reservas que fallan (adición): reservada de cada existencia frente a sus reservas activas, consumos, una reserva activa por referencia, un estado final por reserva.',
+        'Las comprobaciones de las reservas que fallan (adición): reservada de cada existencia frente a sus ' +
+          'reservas activas, consumos, una reserva activa por referencia, un estado final por reserva.',
       ),
       verificadoEn: describe(fecha, 'Cuándo empezó la verificación: sus cifras describen ese instante.').optional(),
     },
   ),
   ErrorDeExistencias: objeto(
-    `Error de una regla de las existencias (409, nada se escribe): \`error\` es ${REGLAS}, con sus cifras; o uno de los demás conflictos (IDEMPOTENCY_KEY_IN_USE, ALREADY_EXISTS).`,
+    `Error de una regla de las existencias (409, nada se escribe): \`error\` es ${REGLAS}, con sus cifras; o uno ` +
+      `de los demás conflictos (IDEMPOTENCY_KEY_IN_USE, ALREADY_EXISTS).`,
     { ...errorShape, ...cifras },
   ),
   Reserva: reserva,
@@ -393,7 +403,9 @@ const COMPONENTS = {
     ),
   }),
   ErrorDeReserva: objeto(
-    'Error de una regla de las reservas (409, nada se escribe): STOCK_INSUFICIENTE (con `lineas`), RESERVA_ACTIVA_EXISTENTE, o RESERVA_<ESTADO> (la reserva ya no está activa: EXPIRADA, CONSUMIDA, LIBERADA, DESCUBIERTA).',
+    'Error de una regla de las reservas (409, nada se escribe): STOCK_INSUFICIENTE (con `lineas`), ' +
+      'RESERVA_ACTIVA_EXISTENTE, o RESERVA_<ESTADO> (la reserva ya no está activa: EXPIRADA, CONSUMIDA, ' +
+      'LIBERADA, DESCUBIERTA).',
     {
       ...errorShape,
       ...cifras,

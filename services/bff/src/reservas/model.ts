@@ -1,33 +1,11 @@
 /** Reservations as the gateway answers them (docs/contract.md §13); bodega-svc owns every rule. */
 
-export const ESTADOS_RESERVA = ['ACTIVA', 'CONSUMIDA', 'LIBERADA', 'EXPIRADA', 'DESCUBIERTA'] as const;
-export type EstadoReserva = (typeof ESTADOS_RESERVA)[number];
+import type { EstadoReserva, ReservaDe } from '@inventario/contract';
 
-export interface LineaReserva {
-  id: number;
-  bodegaId: number;
-  productoId: number;
-  cantidad: number;
-  consumida: number;
-  /** Units still held; 0 once the reservation is no longer active. */
-  retenida: number;
-}
+export { ESTADOS_RESERVA, type EstadoReserva, type LineaReserva } from '@inventario/contract';
 
-export interface Reserva {
-  id: number;
-  referencia: string;
-  /** At the database clock of the answer: an active hold past expiraEn is EXPIRADA, swept or not. */
-  estado: EstadoReserva;
-  /** UTC, no zone, to the second (the exact instant is bodega-svc's, to the microsecond; this one is never later). */
-  expiraEn: string;
-  lineas: LineaReserva[];
-  version: number;
-  /** Who made it: today the gateway's authenticated `usuario` (identidad-svc's scopes are not applied yet). */
-  usuario: string;
-  comentario: string | null;
-  fechaCreacion: string;
-  fechaActualizacion: string;
-}
+/** Instants as the API writes them: UTC, no zone, to the second. */
+export type Reserva = ReservaDe<string>;
 
 export interface ReservaInput {
   referencia: string;

@@ -29,14 +29,16 @@ export function seedTarget(env: NodeJS.ProcessEnv, record: LauncherRecord | unde
   if (byAddr && byPort) {
     return {
       error:
-        'nombre el sistema una sola vez: o PRODUCTO_SVC_ADDR y BODEGA_SVC_ADDR, o PRODUCTO_GRPC_PORT / BODEGA_GRPC_PORT (los puertos que recibió npm start)',
+        'nombre el sistema una sola vez: o PRODUCTO_SVC_ADDR y BODEGA_SVC_ADDR, o PRODUCTO_GRPC_PORT / ' +
+        'BODEGA_GRPC_PORT (los puertos que recibió npm start)',
     };
   }
   if (byAddr) {
     if (!set('PRODUCTO_SVC_ADDR') || !set('BODEGA_SVC_ADDR')) {
       return {
         error:
-          'PRODUCTO_SVC_ADDR y BODEGA_SVC_ADDR nombran juntas un sistema: defina las dos (una sola lo emparejaría con el valor por omisión de otro sistema)',
+          'PRODUCTO_SVC_ADDR y BODEGA_SVC_ADDR nombran juntas un sistema: defina las dos (una sola lo emparejaría ' +
+          'con el valor por omisión de otro sistema)',
       };
     }
     return {
@@ -64,8 +66,10 @@ export function seedTarget(env: NodeJS.ProcessEnv, record: LauncherRecord | unde
     };
   return {
     error:
-      'no hay sistema al que cargar los datos: no se está ejecutando ningún npm start de este repositorio. Arranque uno (npm start) ' +
-      'o nombre el sistema: PRODUCTO_GRPC_PORT=<puerto> BODEGA_GRPC_PORT=<puerto> npm run seed (los puertos que recibió npm start), ' +
+      'no hay sistema al que cargar los datos: no se está ejecutando ningún npm start de este repositorio. ' +
+      'Arranque uno (npm start) ' +
+      'o nombre el sistema: PRODUCTO_GRPC_PORT=<puerto> BODEGA_GRPC_PORT=<puerto> npm run seed (los puertos que ' +
+      'recibió npm start), ' +
       'o PRODUCTO_SVC_ADDR=<host:puerto> BODEGA_SVC_ADDR=<host:puerto> npm run seed',
   };
 }

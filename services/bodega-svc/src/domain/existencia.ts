@@ -147,7 +147,8 @@ export function stockInsuficiente(
 
 export function capacidadExcedida(bodega: BodegaActual, solicitado: number): FailedPreconditionError {
   return new FailedPreconditionError(
-    `la bodega ${bodega.id} no tiene capacidad: capacidad ${bodega.capacidad}, ocupación ${bodega.ocupacion}, se piden ${solicitado} unidades más`,
+    `la bodega ${bodega.id} no tiene capacidad: capacidad ${bodega.capacidad}, ocupación ${bodega.ocupacion}, se ` +
+      `piden ${solicitado} unidades más`,
     {
       reason: 'CAPACIDAD_EXCEDIDA',
       datos: { bodegaId: bodega.id, capacidad: bodega.capacidad, ocupacion: bodega.ocupacion, solicitado },

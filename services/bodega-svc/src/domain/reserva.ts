@@ -1,33 +1,12 @@
 import { FailedPreconditionError, InvalidArgumentError, MAX_INT32 } from '@inventario/platform';
+import type { EstadoReserva, LineaReserva, ReservaDe } from '@inventario/contract';
 import { MAX_COMENTARIO } from './existencia';
 
-/** docs/contract.md §13. */
-export type EstadoReserva = 'ACTIVA' | 'CONSUMIDA' | 'LIBERADA' | 'EXPIRADA' | 'DESCUBIERTA';
+/** docs/contract.md §13; the states, a line and the reservation's shape are @inventario/contract's. */
+export type { EstadoReserva, LineaReserva };
 
-export interface LineaReserva {
-  id: number;
-  bodegaId: number;
-  productoId: number;
-  cantidad: number;
-  consumida: number;
-  /** Units still held; 0 once the reservation is no longer active. */
-  retenida: number;
-}
-
-export interface Reserva {
-  id: number;
-  referencia: string;
-  /** At the database clock of the answer: ACTIVA past `expiraEn` is EXPIRADA even before it is swept. */
-  estado: EstadoReserva;
-  expiraEn: Date;
-  lineas: LineaReserva[];
-  version: number;
-  /** The principal who made it (today the gateway's `usuario`; identidad-svc's scopes come later). */
-  usuario: string;
-  comentario: string | null;
-  fechaCreacion: Date;
-  fechaActualizacion: Date;
-}
+/** Instants as the database clock gives them, to the microsecond. */
+export type Reserva = ReservaDe<Date>;
 
 export interface LineaSolicitada {
   bodegaId: number;
@@ -175,7 +154,8 @@ export function stockReservado(
   solicitado: number,
 ): FailedPreconditionError {
   return new FailedPreconditionError(
-    `la bodega ${bodegaId} tiene ${reservada} unidades reservadas del producto ${productoId}: hay ${disponible} disponibles, se piden ${solicitado}`,
+    `la bodega ${bodegaId} tiene ${reservada} unidades reservadas del producto ${productoId}: hay ${disponible} ` +
+      `disponibles, se piden ${solicitado}`,
     { reason: 'STOCK_RESERVADO', datos: { bodegaId, productoId, disponible, reservada, solicitado } },
   );
 }

@@ -1,11 +1,6 @@
-import {
-  startReconciliationConsumer,
-  type JetStreamConsumerMetrics,
-  type Logger,
-  type NatsConnection,
-  type ReconciliationConsumer,
-} from '@inventario/platform';
+import type { ReconciliationConsumer } from '@inventario/platform';
 import type { ProductoLookup } from '../grpc/producto-lookup';
+import { startProductoEventConsumer, type ProductoEventConsumerDeps } from './producto-event-consumer';
 
 /**
  * bodega-svc's projection of the products it may take stock of (docs/decisions.md, "Stock has one
@@ -23,24 +18,14 @@ export interface ProductoCreadoStore {
   registrarProductoConocido(productoId: number): Promise<void>;
 }
 
-export interface ProductoCreadoConsumerOptions {
-  nc: NatsConnection;
-  stream: string;
-  prefix: string;
-  namespace: string;
+export interface ProductoCreadoConsumerOptions extends ProductoEventConsumerDeps {
   store: ProductoCreadoStore;
   productos: Pick<ProductoLookup, 'isLive'>;
-  logger: Logger;
-  metrics: JetStreamConsumerMetrics;
 }
 
 export function startProductoCreadoConsumer(options: ProductoCreadoConsumerOptions): Promise<ReconciliationConsumer> {
-  const { nc, stream, prefix, namespace, store, productos, logger, metrics } = options;
-  return startReconciliationConsumer({
-    nc,
-    stream,
-    prefix,
-    namespace,
+  const { store, productos } = options;
+  return startProductoEventConsumer(options, {
     eventType: 'ProductoCreado',
     durableName: PRODUCTO_CREADO_CONSUMER,
     // For a creation: whether producto-svc has the product now.
@@ -50,7 +35,5 @@ export function startProductoCreadoConsumer(options: ProductoCreadoConsumerOptio
       return { productoId };
     },
     pendingEffect: 'the first stock write of the product asks producto-svc whether it exists',
-    logger,
-    metrics,
   });
 }

@@ -1,11 +1,6 @@
-import {
-  startReconciliationConsumer,
-  type JetStreamConsumerMetrics,
-  type Logger,
-  type NatsConnection,
-  type ReconciliationConsumer,
-} from '@inventario/platform';
+import type { ReconciliationConsumer } from '@inventario/platform';
 import type { ProductoLookup } from '../grpc/producto-lookup';
+import { startProductoEventConsumer, type ProductoEventConsumerDeps } from './producto-event-consumer';
 
 /**
  * Reconciliation (docs/contract.md §7.6, §10.1): a deleted product's stock is
@@ -23,15 +18,9 @@ export interface ProductoEliminadoStore {
   retirarProductoEliminado(productoId: number): Promise<void>;
 }
 
-export interface ProductoEliminadoConsumerOptions {
-  nc: NatsConnection;
-  stream: string;
-  prefix: string;
-  namespace: string;
+export interface ProductoEliminadoConsumerOptions extends ProductoEventConsumerDeps {
   store: ProductoEliminadoStore;
   productos: Pick<ProductoLookup, 'wasDeleted'>;
-  logger: Logger;
-  metrics: JetStreamConsumerMetrics;
 }
 
 export type ProductoEliminadoConsumer = ReconciliationConsumer;
@@ -39,12 +28,8 @@ export type ProductoEliminadoConsumer = ReconciliationConsumer;
 export function startProductoEliminadoConsumer(
   options: ProductoEliminadoConsumerOptions,
 ): Promise<ProductoEliminadoConsumer> {
-  const { nc, stream, prefix, namespace, store, productos, logger, metrics } = options;
-  return startReconciliationConsumer({
-    nc,
-    stream,
-    prefix,
-    namespace,
+  const { store, productos } = options;
+  return startProductoEventConsumer(options, {
     eventType: 'ProductoEliminado',
     durableName: PRODUCTO_ELIMINADO_CONSUMER,
     confirmsDeleted: (productoId) => productos.wasDeleted(productoId),
@@ -53,7 +38,5 @@ export function startProductoEliminadoConsumer(
       return { productoId };
     },
     pendingEffect: 'the deleted product keeps its stock and stock writes naming it are not refused',
-    logger,
-    metrics,
   });
 }

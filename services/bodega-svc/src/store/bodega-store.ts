@@ -285,7 +285,8 @@ export function createBodegaStore(db: Knex, deps: BodegaStoreDeps): BodegaStore 
         // The row lock holds the stock writes of this warehouse still, so the occupancy read is the one that counts.
         if (cambios.capacidad !== undefined && cambios.capacidad < actual.ocupacion) {
           throw new FailedPreconditionError(
-            `la capacidad ${cambios.capacidad} es menor que lo que la bodega ya contiene (${actual.ocupacion} unidades)`,
+            `la capacidad ${cambios.capacidad} es menor que lo que la bodega ya contiene ` +
+              `(${actual.ocupacion} unidades)`,
             {
               reason: 'CAPACIDAD_INSUFICIENTE',
               datos: { capacidad: cambios.capacidad, ocupacion: actual.ocupacion },

@@ -310,8 +310,10 @@ function toExistencia(row: NivelRow): Existencia {
 
 /** A level's units held by unexpired holds at `reloj` (exact between sweeps: a due hold never counts). */
 const reservadaVigenteSql = (reloj: string) =>
-  `IF(existencias.reservada = 0, 0, (SELECT COALESCE(SUM(l.retenida), 0) FROM reserva_lineas l JOIN reservas r ON r.id = l.reserva_id
-     WHERE l.bodega_id = existencias.bodega_id AND l.producto_id = existencias.producto_id AND l.retenida > 0 AND r.expira_en > ${reloj})) AS reservada_vigente`;
+  `IF(existencias.reservada = 0, 0, (SELECT COALESCE(SUM(l.retenida), 0) FROM reserva_lineas l JOIN reservas r ` +
+  `ON r.id = l.reserva_id
+     WHERE l.bodega_id = existencias.bodega_id AND l.producto_id = existencias.producto_id AND l.retenida > 0 AND ` +
+  `r.expira_en > ${reloj})) AS reservada_vigente`;
 
 function toMovimiento(row: MovimientoRow): Movimiento {
   return {
@@ -377,7 +379,8 @@ function sinExistencias(bodegaId: number, productoId: number): NotFoundError {
  */
 function versionRequerida(bodegaId: number, productoId: number): FailedPreconditionError {
   return new FailedPreconditionError(
-    `la bodega ${bodegaId} ya tiene existencias del producto ${productoId}: fijarlas requiere la versión de esa existencia (léala en ella), p. ej. 3`,
+    `la bodega ${bodegaId} ya tiene existencias del producto ${productoId}: fijarlas requiere la versión de esa ` +
+      `existencia (léala en ella), p. ej. 3`,
     { reason: 'PRECONDITION_REQUIRED' },
   );
 }

@@ -169,7 +169,8 @@ async function createSinUbicar(db: Knex): Promise<void> {
        ADD CONSTRAINT existencias_bodega_ref_foreign FOREIGN KEY (bodega_ref) REFERENCES bodegas (id)`,
   );
   await db.raw(
-    `ALTER TABLE movimientos DROP CONSTRAINT movimientos_motivo_check, ADD CONSTRAINT movimientos_motivo_check CHECK (${inList('motivo', MOTIVOS_MOVIMIENTO)})`,
+    `ALTER TABLE movimientos DROP CONSTRAINT movimientos_motivo_check, ADD CONSTRAINT movimientos_motivo_check ` +
+      `CHECK (${inList('motivo', MOTIVOS_MOVIMIENTO)})`,
   );
   await db.schema.createTable('stock_inicial', (t) => {
     t.engine('InnoDB');

@@ -168,7 +168,8 @@ export async function crearTramosSalidas(db: Knex): Promise<void> {
   });
   const tramos = Array.from({ length: TRAMOS_SALIDAS }, (_, i) => i);
   await db.raw(
-    `INSERT INTO ${SALIDAS} (bodega_id, tramo, unidades) SELECT b.id, t.tramo, 0 FROM bodegas b CROSS JOIN (${tramos.map((i) => `SELECT ${i} AS tramo`).join(' UNION ALL ')}) t`,
+    `INSERT INTO ${SALIDAS} (bodega_id, tramo, unidades) SELECT b.id, t.tramo, 0 FROM bodegas b CROSS JOIN ` +
+      `(${tramos.map((i) => `SELECT ${i} AS tramo`).join(' UNION ALL ')}) t`,
   );
   await db.raw(
     `CREATE TRIGGER bodegas_tramos_salidas AFTER INSERT ON bodegas FOR EACH ROW

@@ -284,7 +284,8 @@ export function createReservaStore(db: Knex, deps: ReservaStoreDeps): ReservaSto
         let id: number;
         try {
           const [res] = (await trx.raw(
-            `INSERT INTO reservas (referencia, estado, expira_en, version, usuario, comentario, fecha_creacion, fecha_actualizacion)
+            `INSERT INTO reservas (referencia, estado, expira_en, version, usuario, comentario, fecha_creacion, ` +
+              `fecha_actualizacion)
                  VALUES (?, 'ACTIVA', ${reloj} + INTERVAL ? SECOND, 1, ?, ?, ${reloj}, ${reloj})`,
             [nueva.referencia, nueva.ttlSegundos, caller.usuario, nueva.comentario],
           )) as [{ insertId: number }];
@@ -414,7 +415,8 @@ export function createReservaStore(db: Knex, deps: ReservaStoreDeps): ReservaSto
           );
           operacionId = operacion.id;
           await trx.raw(
-            `INSERT INTO reserva_consumos (reserva_id, linea_id, operacion_id, cantidad, fecha) VALUES ${tomar.map(() => `(?, ?, ?, ?, ${reloj})`).join(', ')}`,
+            `INSERT INTO reserva_consumos (reserva_id, linea_id, operacion_id, cantidad, fecha) ` +
+              `VALUES ${tomar.map(() => `(?, ?, ?, ?, ${reloj})`).join(', ')}`,
             tomar.flatMap(({ linea, cantidad }) => [id, linea.id, operacion.id, cantidad]),
           );
         }
@@ -486,19 +488,24 @@ export function createReservaStore(db: Knex, deps: ReservaStoreDeps): ReservaSto
       const consultas: [DiferenciaReserva['tipo'], string][] = [
         [
           'RESERVADA',
-          `SELECT NULL AS reserva_id, e.bodega_id, e.producto_id, e.reservada AS registrado, COALESCE(SUM(l.retenida), 0) AS calculado
-             FROM existencias e LEFT JOIN reserva_lineas l ON l.bodega_id = e.bodega_id AND l.producto_id = e.producto_id
+          `SELECT NULL AS reserva_id, e.bodega_id, e.producto_id, e.reservada AS registrado, ` +
+            `COALESCE(SUM(l.retenida), 0) AS calculado
+             FROM existencias e LEFT JOIN reserva_lineas l ON l.bodega_id = e.bodega_id AND ` +
+            `l.producto_id = e.producto_id
              GROUP BY e.id HAVING registrado <> calculado`,
         ],
         [
           'CONSUMIDA',
-          `SELECT l.reserva_id, l.bodega_id, l.producto_id, l.consumida AS registrado, COALESCE(SUM(c.cantidad), 0) AS calculado
-             FROM reserva_lineas l LEFT JOIN reserva_consumos c ON c.linea_id = l.id GROUP BY l.id HAVING registrado <> calculado`,
+          `SELECT l.reserva_id, l.bodega_id, l.producto_id, l.consumida AS registrado, ` +
+            `COALESCE(SUM(c.cantidad), 0) AS calculado
+             FROM reserva_lineas l LEFT JOIN reserva_consumos c ON c.linea_id = l.id GROUP BY l.id HAVING ` +
+            `registrado <> calculado`,
         ],
         [
           'CONSUMO_TRAS_EXPIRACION',
           `SELECT c.reserva_id, l.bodega_id, l.producto_id, c.cantidad AS registrado, 0 AS calculado
-             FROM reserva_consumos c JOIN reservas r ON r.id = c.reserva_id JOIN reserva_lineas l ON l.id = c.linea_id WHERE c.fecha >= r.expira_en`,
+             FROM reserva_consumos c JOIN reservas r ON r.id = c.reserva_id JOIN reserva_lineas l ON l.id = ` +
+            `c.linea_id WHERE c.fecha >= r.expira_en`,
         ],
         [
           'REFERENCIA_ACTIVA',
@@ -507,12 +514,14 @@ export function createReservaStore(db: Knex, deps: ReservaStoreDeps): ReservaSto
         ],
         [
           'TRANSICION',
-          `SELECT r.id AS reserva_id, 0 AS bodega_id, 0 AS producto_id, COUNT(t.reserva_id) AS registrado, IF(r.estado = 'ACTIVA', 0, 1) AS calculado
+          `SELECT r.id AS reserva_id, 0 AS bodega_id, 0 AS producto_id, COUNT(t.reserva_id) AS registrado, ` +
+            `IF(r.estado = 'ACTIVA', 0, 1) AS calculado
              FROM reservas r LEFT JOIN reserva_terminales t ON t.reserva_id = r.id AND t.estado = r.estado
              GROUP BY r.id HAVING registrado <> calculado
            UNION ALL
            SELECT l.reserva_id, l.bodega_id, l.producto_id, l.retenida AS registrado, 0 AS calculado
-             FROM reserva_lineas l JOIN reservas r ON r.id = l.reserva_id WHERE r.estado <> 'ACTIVA' AND l.retenida > 0`,
+             FROM reserva_lineas l JOIN reservas r ON r.id = l.reserva_id WHERE r.estado <> 'ACTIVA' ` +
+            `AND l.retenida > 0`,
         ],
       ];
       const out: DiferenciaReserva[] = [];

@@ -34,7 +34,8 @@ export async function expirarRetencionesVencidas(
   if (niveles.length === 0) return liberadas;
   const [rows] = (await trx.raw(
     `SELECT l.id, l.bodega_id, l.producto_id, l.retenida FROM reserva_lineas l JOIN reservas r ON r.id = l.reserva_id
-      WHERE (l.bodega_id, l.producto_id) IN (${niveles.map(() => '(?, ?)').join(', ')}) AND l.retenida > 0 AND r.expira_en <= ${reloj}
+      WHERE (l.bodega_id, l.producto_id) IN (${niveles.map(() => '(?, ?)').join(', ')}) AND l.retenida > 0 AND ` +
+      `r.expira_en <= ${reloj}
       ORDER BY l.id FOR UPDATE`,
     niveles.flat(),
   )) as [{ id: number; bodega_id: number; producto_id: number; retenida: number }[]];

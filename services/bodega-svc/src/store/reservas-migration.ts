@@ -1,6 +1,8 @@
 import type { Knex } from '@inventario/platform';
 
-export const ESTADOS_RESERVA = ['ACTIVA', 'CONSUMIDA', 'LIBERADA', 'EXPIRADA', 'DESCUBIERTA'] as const;
+// The states as this migration wrote them into the CHECK: a migration is history, so it keeps its own list
+// rather than @inventario/contract's ESTADOS_RESERVA, which may grow (additively) after it.
+const ESTADOS_RESERVA = ['ACTIVA', 'CONSUMIDA', 'LIBERADA', 'EXPIRADA', 'DESCUBIERTA'] as const;
 
 /**
  * Reservations (issue 24; docs/decisions.md "Reservations with an exact expiry").

@@ -61,7 +61,8 @@ export async function verificarPorTramos(
         for (let desde = 0; ;) {
           signal?.throwIfAborted();
           const [filas] = (await trx.raw(
-            'SELECT id, bodega_id, producto_id, cantidad_anterior, cantidad_posterior FROM movimientos WHERE id > ? ORDER BY id LIMIT ?',
+            'SELECT id, bodega_id, producto_id, cantidad_anterior, cantidad_posterior FROM movimientos WHERE id > ' +
+              '? ORDER BY id LIMIT ?',
             [desde, tramos.lineas],
           )) as [
             {

@@ -38,7 +38,9 @@ export function exigir(actor: Actor, permiso: Permiso, bodegas: readonly number[
   const decision = decidir(actor.principal.permisos, permiso, bodegas);
   if (!decision.permitido) {
     throw new PermissionDeniedError(
-      `falta el permiso ${decision.permiso}${decision.bodegaId !== undefined ? ` en la bodega ${decision.bodegaId}` : ''}`,
+      `falta el permiso ${decision.permiso}${
+        decision.bodegaId !== undefined ? ` en la ` + `bodega ${decision.bodegaId}` : ''
+      }`,
       {
         permiso: decision.permiso,
         ...(decision.bodegaId !== undefined ? { bodegaId: decision.bodegaId } : {}),

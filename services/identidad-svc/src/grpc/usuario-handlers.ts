@@ -83,7 +83,9 @@ function exigirConcesion(actor: Actor, asignaciones: readonly Asignacion[]): voi
   const decision = puedeConceder(actor.principal.permisos, asignaciones);
   if (!decision.permitido) {
     throw new PermissionDeniedError(
-      `no puede conceder ${decision.permiso}${decision.bodegaId !== undefined ? ` en la bodega ${decision.bodegaId}` : ''}`,
+      `no puede conceder ${decision.permiso}${
+        decision.bodegaId !== undefined ? ` en la ` + `bodega ${decision.bodegaId}` : ''
+      }`,
       {
         permiso: decision.permiso,
         ...(decision.bodegaId !== undefined ? { bodegaId: decision.bodegaId } : {}),

@@ -179,7 +179,8 @@ export function createAuditoriaStore(db: Knex, deps: { onCommitted?: () => void 
       await withDbErrors(async () => {
         for (const [direccion, intentos] of porDireccion) {
           await db.raw(
-            'INSERT INTO fallos_autenticacion (direccion, ventana, intentos) VALUES (?, ?, ?) ON DUPLICATE KEY UPDATE intentos = intentos + VALUES(intentos)',
+            'INSERT INTO fallos_autenticacion (direccion, ventana, intentos) VALUES (?, ?, ?) ON DUPLICATE KEY ' +
+              'UPDATE intentos = intentos + VALUES(intentos)',
             [direccion, ventana, intentos],
           );
         }

@@ -180,7 +180,8 @@ export function createTokenStore(
     async marcarUso(id) {
       await withDbErrors(() =>
         db.raw(
-          'UPDATE tokens SET ultimo_uso = CURRENT_TIMESTAMP WHERE id = ? AND (ultimo_uso IS NULL OR ultimo_uso <= CURRENT_TIMESTAMP - INTERVAL 60 SECOND)',
+          'UPDATE tokens SET ultimo_uso = CURRENT_TIMESTAMP WHERE id = ? AND (ultimo_uso IS NULL OR ultimo_uso <= ' +
+            'CURRENT_TIMESTAMP - INTERVAL 60 SECOND)',
           [id],
         ),
       );

@@ -148,7 +148,8 @@ export function createDelivery(deps: DeliveryDeps): Deliver {
       lost = true;
       logger.warn(
         fields,
-        'claim on the event taken over while sending (this process looked dead for ack_wait); the email may go out twice, with the same Message-ID',
+        'claim on the event taken over while sending (this process looked dead for ack_wait); the email may go out ' +
+          'twice, with the same Message-ID',
       );
     });
     return { stop, current: () => current };
@@ -263,7 +264,8 @@ export function createDelivery(deps: DeliveryDeps): Deliver {
     if (claimed.takeover) {
       logger.warn(
         { ...fields, takeover: claimed.takeover },
-        'a previous attempt stopped refreshing its claim (its process died?); sending again (same Message-ID, in case that one went through)',
+        'a previous attempt stopped refreshing its claim (its process died?); sending again (same Message-ID, in ' +
+          'case that one went through)',
       );
     }
 

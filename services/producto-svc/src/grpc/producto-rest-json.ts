@@ -12,9 +12,12 @@ import type { Producto } from '../domain/producto';
  */
 export function productoRestJson(p: Producto): string {
   return (
-    `{"id":${p.id},"nombre":${JSON.stringify(p.nombre)},"descripcion":${p.descripcion === null ? 'null' : JSON.stringify(p.descripcion)},` +
-    `"precio":${p.precio},"cantidadEnStock":${p.cantidadEnStock},"bodegaId":${p.bodegaId === null ? 'null' : p.bodegaId},` +
+    `{"id":${p.id},"nombre":${JSON.stringify(p.nombre)},` +
+    `"descripcion":${p.descripcion === null ? 'null' : JSON.stringify(p.descripcion)},` +
+    `"precio":${p.precio},"cantidadEnStock":${p.cantidadEnStock},` +
+    `"bodegaId":${p.bodegaId === null ? 'null' : p.bodegaId},` +
     // formatLocalUtc writes digits, '-', ':' and 'T' only: nothing to escape.
-    `"fechaCreacion":"${formatLocalUtc(p.fechaCreacion)}","fechaActualizacion":"${formatLocalUtc(p.fechaActualizacion)}","version":${p.version}}`
+    `"fechaCreacion":"${formatLocalUtc(p.fechaCreacion)}",` +
+    `"fechaActualizacion":"${formatLocalUtc(p.fechaActualizacion)}","version":${p.version}}`
   );
 }

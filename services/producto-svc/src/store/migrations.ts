@@ -88,7 +88,8 @@ export const migrations: Record<string, Migration> = {
   '0008_stock_migrado': {
     async up(db) {
       await db.raw(
-        'ALTER TABLE productos ADD COLUMN stock_migrado BOOLEAN NOT NULL DEFAULT FALSE, ADD INDEX productos_stock_migrado_idx (stock_migrado, id)',
+        'ALTER TABLE productos ADD COLUMN stock_migrado BOOLEAN NOT NULL DEFAULT FALSE, ADD INDEX ' +
+          'productos_stock_migrado_idx (stock_migrado, id)',
       );
       await db.raw('ALTER TABLE productos ALTER COLUMN stock_migrado SET DEFAULT TRUE');
     },

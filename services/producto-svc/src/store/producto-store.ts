@@ -178,7 +178,9 @@ function preparedListOf(query: ProductoQuery): { sql: string; values: string[] }
   }
   values.push(String(query.pageSize + 1));
   if (query.skip > 0) values.push(String(query.skip));
-  const sql = `SELECT ${listColumns(query.conDescripcion)} FROM \`${TABLE}\`${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY \`id\` LIMIT ?${query.skip > 0 ? ' OFFSET ?' : ''}`;
+  const sql = `SELECT ${listColumns(query.conDescripcion)} FROM \`${TABLE}\`${
+    where.length > 0 ? ` ` + `WHERE ${where.join(' AND ')}` : ''
+  } ORDER BY \`id\` LIMIT ?${query.skip > 0 ? ' OFFSET ?' : ''}`;
   return { sql, values };
 }
 

@@ -15,8 +15,13 @@ import {
 } from '@inventario/testkit';
 import { startApp, type App } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
-import { startFakeLibro, type FakeLibro } from './fake-libro';
-import { createProductoClient, productoApi, type ProductoApi } from '@inventario/testkit/grpc';
+import {
+  createProductoClient,
+  productoApi,
+  startFakeLibro,
+  type FakeLibro,
+  type ProductoApi,
+} from '@inventario/testkit/grpc';
 
 /**
  * The whole producto-svc in-process on an ephemeral port, against a fresh
@@ -66,7 +71,7 @@ export function testConfig(database: TestDatabase, namespace: EventNamespace, en
 export async function startTestService(label: string, env: TestServiceEnv = {}): Promise<TestService> {
   const database = await createTestDatabase(label);
   const namespace = testEventNamespace();
-  // Where producto-svc records units (a stand-in: support/fake-libro.ts), unless the test names a bodega-svc.
+  // Where producto-svc records units (a stand-in: testkit's fake-libro.ts), unless the test names a bodega-svc.
   const libro = await startFakeLibro();
   const overrides = typeof env === 'function' ? env(database) : env;
   const config = testConfig(database, namespace, { BODEGA_SVC_ADDR: libro.address, ...overrides });

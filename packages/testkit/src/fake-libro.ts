@@ -4,7 +4,8 @@
  * PUT's count (docs/contract.md §10.6): producto-svc's own tests run without bodega-svc, and the
  * ledger's side of these calls is bodega-svc's tests' (existencia-una-respuesta*.test.ts) and the
  * BFF's (una-respuesta*.test.ts, across both real services). It answers as bodega-svc does when
- * the call succeeds, and records each call so a test can see what producto-svc asked.
+ * the call succeeds, and records each call so a test can see what producto-svc asked. In testkit, beside
+ * catalogo-abierto.ts (the stand-in the other way round), since other workspaces start producto-svc too.
  */
 import { Server, ServerCredentials, status, type sendUnaryData, type ServerUnaryCall } from '@grpc/grpc-js';
 import {
