@@ -101,6 +101,8 @@ export interface ExistenciaStore {
   ): Promise<{ niveles: number; unidades: number }>;
   /** Idempotent: producto-svc has this product (ProductoCreado, confirmed). */
   registrarProductoConocido(productoId: number): Promise<void>;
+  /** Whether the product is recorded as known already (its initial stock or a stock command recorded it). */
+  esProductoConocido(productoId: number): Promise<boolean>;
   /**
    * In a reservation's transaction (reserva-store.ts), its holds on these levels already lowered:
    * SALIDA lines (motivo VENTA) of one operation. It never checks disponible: the hold is the permission.
@@ -580,6 +582,12 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
   interface Niveles {
     actuales: Map<string, NivelActual>;
     filas: Map<string, number>;
+    /**
+     * Each locked level's `reservada` as its locking read found it (issue 23): 0 there means no hold,
+     * and none can appear before this transaction commits (a hold is added under the level's own lock),
+     * so respetarReservas needs no second read of it.
+     */
+    reservadas?: Map<string, number>;
   }
 
   /**
@@ -594,7 +602,8 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
   ): Promise<Niveles> {
     const actuales = new Map<string, NivelActual>();
     const filas = new Map<string, number>();
-    if (pares.length === 0) return { actuales, filas };
+    const reservadas = new Map<string, number>();
+    if (pares.length === 0) return { actuales, filas, reservadas };
     const rows =
       bloqueadas ??
       (await trx<NivelRow>('existencias').whereIn(['bodega_id', 'producto_id'], pares).orderBy('id').forUpdate());
@@ -602,6 +611,7 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
       const k = clave(r.bodega_id, r.producto_id);
       filas.set(k, r.id);
       actuales.set(k, nivelActual(r));
+      if (r.reservada !== undefined) reservadas.set(k, Number(r.reservada));
     }
     const faltan = pares.filter(([b, p]) => !actuales.has(clave(b, p)));
     if (faltan.length > 0 && !sinLineas) {
@@ -639,7 +649,7 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
           version: 0,
         });
     }
-    return { actuales, filas };
+    return { actuales, filas, reservadas };
   }
 
   /**
@@ -1076,6 +1086,15 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
       await withDbErrors(() => db.raw('INSERT IGNORE INTO productos_conocidos (producto_id) VALUES (?)', [productoId]));
     },
 
+    async esProductoConocido(productoId) {
+      const row = await withDbErrors(() =>
+        db('productos_conocidos')
+          .where({ producto_id: productoId })
+          .first<{ producto_id: number } | undefined>('producto_id'),
+      );
+      return row !== undefined;
+    },
+
     async retirarDeBodega(trx, bodegaId, caller, at, limite) {
       const bodegas = await lockBodegas(trx, new Map([[bodegaId, 'exclusivo']]), { eliminandose: true });
       // In the unique index's order, so the locking read stops at `limite` rows instead of sorting the warehouse.
@@ -1227,13 +1246,18 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
       entran?: number,
     ): Promise<{ bodegas: Map<number, BodegaBloqueada>; niveles: Niveles; filas: NivelRow[]; nuevo: boolean }> {
       for (;;) {
-        const donde = await trx('existencias').where({ producto_id: productoId }).pluck<number[]>('bodega_id');
-        // Without levels, whether it has any line at all. None: the product is new to the ledger, and
+        // Its levels' warehouses, and (a row with a NULL warehouse) whether it has any line at all, in one
+        // round trip (issue 23). No level and no line: the product is new to the ledger, and
         // (bloquearConocido held first) no level of it can appear before this commits: no command of it
         // runs, and nothing else makes a level of a product without lines. So its levels need no second,
         // locking read, and every level starts at version 0 (lockNiveles reads no lines): issue 23.
-        const nuevo =
-          donde.length === 0 && (await trx('movimientos').where({ producto_id: productoId }).first('id')) === undefined;
+        const [leidas] = (await trx.raw(
+          `SELECT bodega_id FROM existencias WHERE producto_id = ?
+           UNION ALL (SELECT NULL AS bodega_id FROM movimientos WHERE producto_id = ? LIMIT 1)`,
+          [productoId, productoId],
+        )) as [{ bodega_id: number | null }[]];
+        const donde = leidas.flatMap((r) => (r.bodega_id === null ? [] : [Number(r.bodega_id)]));
+        const nuevo = leidas.length === 0;
         const ids = [...new Set([...donde, ...(bodegaId === null ? [] : [bodegaId])])].filter(
           (id) => id !== SIN_UBICAR,
         );
