@@ -1,5 +1,6 @@
 import {
   enqueueEvents,
+  outboxInsert,
   FailedPreconditionError,
   isDuplicateEntry,
   jsonResultCodec,
@@ -36,7 +37,7 @@ import {
   bloquearBodegas,
   bloqueosDe,
   entrantesDe,
-  moverOcupacion,
+  cambioDeOcupacion,
   type Bloqueo,
   type BodegaBloqueada,
 } from './ocupacion';
@@ -238,6 +239,11 @@ export interface ExistenciaStoreDeps {
    * command starts with BEGIN alone; without it each sets its level first (one more round trip).
    */
   sesionRepeatableRead?: boolean;
+  /**
+   * The pool takes several statements in one query (createDb's multipleStatements): a write sends its
+   * last statements in one round trip (issue 23). Without it, one by one.
+   */
+  sentenciasJuntas?: boolean;
 
   /** The holds every write respects (issue 24); absent: levels hold no reservations (tests of the ledger alone). */
   reservas?: RelojReservas;
@@ -410,6 +416,12 @@ class ProductosDesconocidos extends Error {
 
 const RESULTS = jsonResultCodec(['fecha', 'fechaCreacion', 'fechaActualizacion']);
 
+/** A statement of a write not sent yet, and the check of the rows it changed. */
+interface Sentencia {
+  sentencia: Knex.QueryBuilder;
+  comprobar?(filas: number): void;
+}
+
 export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): ExistenciaStore {
   const { events } = deps;
   const reloj = deps.reservas?.reloj ?? RELOJ_BD;
@@ -423,6 +435,29 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
       // (the session's own level when sesionRepeatableRead).
       ...(deps.sesionRepeatableRead ? {} : { isolationLevel: 'repeatable read' as const }),
     });
+  }
+
+  /**
+   * Sends `sentencias` in order, in one query when the pool takes several statements in one
+   * (deps.sentenciasJuntas, issue 23: each round trip of a write holds its locks longer), else one
+   * by one. The first that fails stops the rest and fails the write, as one by one. `comprobar`
+   * gets the rows each statement changed.
+   */
+  async function enviarJuntas(trx: Knex.Transaction, sentencias: readonly Sentencia[]): Promise<void> {
+    if (sentencias.length === 0) return;
+    if (!deps.sentenciasJuntas || sentencias.length === 1) {
+      for (const s of sentencias) {
+        const res: unknown = await s.sentencia;
+        s.comprobar?.(typeof res === 'number' ? res : 0);
+      }
+      return;
+    }
+    const partes = sentencias.map((s) => s.sentencia.toSQL().toNative());
+    const [resultados] = (await trx.raw(
+      partes.map((p) => p.sql).join(';\n'),
+      partes.flatMap((p) => p.bindings as Knex.RawBinding[]),
+    )) as [{ affectedRows: number }[]];
+    sentencias.forEach((s, i) => s.comprobar?.(resultados[i]?.affectedRows ?? 0));
   }
 
   /**
@@ -745,6 +780,9 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
 
     // The level after the operation's last line of it.
     const finales = new Map(plan.lineas.map((l) => [clave(l.bodegaId, l.productoId), l]));
+    // The write's last statements (its levels, its events, occupancy last) are sent together, in this
+    // order: one round trip when the pool takes several statements in one query (issue 23).
+    const ultimas: Sentencia[] = [];
     // Removed levels go in one statement: a write-out of hundreds of levels stays a few statements.
     const quitadas: number[] = [];
     for (const [k, l] of finales) {
@@ -752,25 +790,29 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
       if (!l.nivel.existe) {
         if (fila !== undefined) quitadas.push(fila);
       } else if (fila === undefined) {
-        await trx('existencias').insert({
-          bodega_id: l.bodegaId,
-          producto_id: l.productoId,
-          cantidad: l.nivel.cantidad,
-          umbral_minimo: l.nivel.umbralMinimo,
-          version: l.version,
-          fecha_creacion: at,
-          fecha_actualizacion: at,
+        ultimas.push({
+          sentencia: trx('existencias').insert({
+            bodega_id: l.bodegaId,
+            producto_id: l.productoId,
+            cantidad: l.nivel.cantidad,
+            umbral_minimo: l.nivel.umbralMinimo,
+            version: l.version,
+            fecha_creacion: at,
+            fecha_actualizacion: at,
+          }),
         });
       } else {
-        await trx('existencias').where({ id: fila }).update({
-          cantidad: l.nivel.cantidad,
-          umbral_minimo: l.nivel.umbralMinimo,
-          version: l.version,
-          fecha_actualizacion: at,
+        ultimas.push({
+          sentencia: trx('existencias').where({ id: fila }).update({
+            cantidad: l.nivel.cantidad,
+            umbral_minimo: l.nivel.umbralMinimo,
+            version: l.version,
+            fecha_actualizacion: at,
+          }),
         });
       }
     }
-    if (quitadas.length > 0) await trx('existencias').whereIn('id', quitadas).delete();
+    if (quitadas.length > 0) ultimas.push({ sentencia: trx('existencias').whereIn('id', quitadas).delete() });
     const operacion: Operacion = {
       id: operacionId,
       tipo: nueva.tipo,
@@ -789,13 +831,15 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
         events.umbral(l.umbral === 'BAJO' ? 'StockBajo' : 'StockRepuesto', movimientos[i]!, l.nivel.umbralMinimo, ctx),
       );
     });
-    await enqueueEvents(trx, eventos);
+    const evento = outboxInsert(trx, eventos);
+    if (evento) ultimas.push({ sentencia: evento });
     // Occupancy last: an exit's stripe (and an entry's warehouse row) is locked for the least time before the commit.
     for (const [bodegaId, delta] of plan.ocupacion) {
-      const bodega = bodegas.get(bodegaId)!;
-      await moverOcupacion(trx, bodega, delta);
-      bodega.ocupacion += delta;
+      const cambio = cambioDeOcupacion(trx, bodegas.get(bodegaId)!, delta);
+      if (cambio) ultimas.push(cambio);
     }
+    await enviarJuntas(trx, ultimas);
+    for (const [bodegaId, delta] of plan.ocupacion) bodegas.get(bodegaId)!.ocupacion += delta;
     // Later operations in this transaction see the levels this one wrote.
     for (const [k, l] of finales) {
       niveles.actuales.set(k, {
