@@ -116,6 +116,13 @@ export interface DbOptions {
    * A transaction that asks for another level still gets it for itself alone.
    */
   transactionIsolation?: 'REPEATABLE READ' | 'READ COMMITTED';
+  /**
+   * Lets one query carry several statements (mysql2's multipleStatements), so a write can send the
+   * statements of its tail in one round trip (issue 23). Only for a service whose SQL is all built
+   * with bindings (parameterised), never by pasting request text in: a pasted `;` could then run a
+   * second statement.
+   */
+  multipleStatements?: boolean;
 }
 
 /** Dates are UTC; DECIMAL columns come back as strings so money is never a float. */
@@ -132,6 +139,7 @@ export function createDb(url: string, options: DbOptions = {}): Knex {
     // Detect a peer that vanished without closing the connection.
     enableKeepAlive: true,
     keepAliveInitialDelay: 10_000,
+    ...(options.multipleStatements ? { multipleStatements: true } : {}),
   };
   const failover = hosts.length > 1 ? new HostFailover(hosts, options.logger) : undefined;
   const statements = chainOnOpen(

@@ -58,6 +58,8 @@ export async function startServiceBase(options: {
   faults?: OutboxFaults;
   /** The pool's session isolation level (createDb's option), when the service chose one. */
   transactionIsolation?: DbOptions['transactionIsolation'];
+  /** createDb's option: several statements in one query. */
+  multipleStatements?: boolean;
 }): Promise<{ metricsServer: MetricsServer; db: Knex; events: ServiceEvents }> {
   const { name, config, logger, registry, guard } = options;
   const metricsServer = await guard.step(
@@ -71,6 +73,7 @@ export async function startServiceBase(options: {
         statementTimeoutMs: config.dbStatementTimeoutMs,
         acquireTimeoutMs: config.dbAcquireTimeoutMs,
         transactionIsolation: options.transactionIsolation,
+        multipleStatements: options.multipleStatements,
       }),
     (pool) => pool.destroy(),
   );

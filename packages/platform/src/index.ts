@@ -156,6 +156,7 @@ export {
   enqueueEvent,
   enqueueEvents,
   jetStreamPublisher,
+  outboxInsert,
   type OutboxEvent,
   type OutboxRelay,
   type PublishFn,

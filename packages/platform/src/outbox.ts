@@ -63,8 +63,17 @@ export function enqueueEvent(trx: Knex.Transaction, event: OutboxEvent): Promise
  * and so their publication order, follow the array's order.
  */
 export async function enqueueEvents(trx: Knex.Transaction, events: OutboxEvent[]): Promise<void> {
-  if (events.length === 0) return;
-  await trx(OUTBOX).insert(
+  const insert = outboxInsert(trx, events);
+  if (insert) await insert;
+}
+
+/**
+ * enqueueEvents's INSERT, not sent: for a write that sends it with other statements in one round trip
+ * (issue 23). Undefined when there is no event.
+ */
+export function outboxInsert(trx: Knex.Transaction, events: OutboxEvent[]): Knex.QueryBuilder | undefined {
+  if (events.length === 0) return undefined;
+  return trx(OUTBOX).insert(
     events.map((event) => ({
       event_id: event.envelope.id,
       subject: event.subject,

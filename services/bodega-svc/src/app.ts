@@ -89,6 +89,9 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
     // Stock commands run at REPEATABLE READ (existencia-store.ts): the session's own level, so they send no SET
     // TRANSACTION.
     transactionIsolation: 'REPEATABLE READ',
+    // A stock write sends its last statements in one query (existencia-store.ts, sentenciasJuntas). All of
+    // this service's SQL is built with bindings.
+    multipleStatements: true,
   });
   const eventOptions = { namespace: config.eventTypeNamespace, subjectPrefix: config.natsSubjectPrefix };
   // Asked about a product id a stock write names and this service has not seen yet.
@@ -110,6 +113,7 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
     onCommitted: events.notifyRelay,
     idempotencyTtlSeconds: config.idempotencyTtlSeconds,
     sesionRepeatableRead: true,
+    sentenciasJuntas: true,
   });
   const store = createBodegaStore(db, {
     events: createBodegaEvents(eventOptions),

@@ -138,9 +138,17 @@ export function unary<Req, Res>(
   return (call, callback) => {
     const traced = startGrpcServerSpan(call);
     const caller = callContext(call);
-    // Also emitted, harmlessly, after a normal answer.
+    // grpc-js also emits 'cancelled' after a normal answer: once answered, the work is over and nothing is
+    // aborted, so no error (and its stack) is built and no abort event dispatched per call (issue 23).
     const gone = new AbortController();
-    const abandon = () => gone.abort(new CallCancelledError());
+    let answered = false;
+    const abandon = () => {
+      if (!answered) gone.abort(new CallCancelledError());
+    };
+    const answer = () => {
+      answered = true;
+      call.removeListener('cancelled', abandon);
+    };
     if (call.cancelled) abandon();
     else call.once('cancelled', abandon);
     const handle = async (): Promise<{ response: Res; replayed: boolean }> => {
@@ -154,6 +162,7 @@ export function unary<Req, Res>(
     void traced.run(() =>
       handle().then(
         ({ response, replayed }) => {
+          answer();
           if (replayed) {
             const metadata = new Metadata();
             metadata.set(REPLAYED_METADATA_KEY, 'true');
@@ -163,6 +172,7 @@ export function unary<Req, Res>(
           endRpcSpan(traced.span, 'server', status.OK);
         },
         (err: unknown) => {
+          answer();
           if (err instanceof CallCancelledError) {
             logger.info({ method }, 'call cancelled or past its deadline; its work was abandoned');
             callback({ code: status.CANCELLED, details: err.message });

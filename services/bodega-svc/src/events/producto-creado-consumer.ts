@@ -16,6 +16,8 @@ export const PRODUCTO_CREADO_CONSUMER = 'bodega-svc-producto-creado';
 export interface ProductoCreadoStore {
   /** Idempotent: a replayed event changes nothing. */
   registrarProductoConocido(productoId: number): Promise<void>;
+  /** Already recorded (by the product's initial stock, or a command that asked producto-svc itself). */
+  esProductoConocido(productoId: number): Promise<boolean>;
 }
 
 export interface ProductoCreadoConsumerOptions extends ProductoEventConsumerDeps {
@@ -28,8 +30,10 @@ export function startProductoCreadoConsumer(options: ProductoCreadoConsumerOptio
   return startProductoEventConsumer(options, {
     eventType: 'ProductoCreado',
     durableName: PRODUCTO_CREADO_CONSUMER,
-    // For a creation: whether producto-svc has the product now.
-    confirmsDeleted: (productoId) => productos.isLive(productoId),
+    // For a creation: whether producto-svc has the product now. One already recorded here was confirmed
+    // when it was recorded (a product created with units is, by its initial stock, before this event
+    // arrives), and recording it again changes nothing: no call to producto-svc (issue 23).
+    confirmsDeleted: async (productoId) => (await store.esProductoConocido(productoId)) || productos.isLive(productoId),
     async reconcile(productoId) {
       await store.registrarProductoConocido(productoId);
       return { productoId };

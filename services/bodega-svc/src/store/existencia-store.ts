@@ -1,5 +1,6 @@
 import {
   enqueueEvents,
+  outboxInsert,
   FailedPreconditionError,
   isDuplicateEntry,
   jsonResultCodec,
@@ -36,7 +37,7 @@ import {
   bloquearBodegas,
   bloqueosDe,
   entrantesDe,
-  moverOcupacion,
+  cambioDeOcupacion,
   type Bloqueo,
   type BodegaBloqueada,
 } from './ocupacion';
@@ -101,6 +102,8 @@ export interface ExistenciaStore {
   ): Promise<{ niveles: number; unidades: number }>;
   /** Idempotent: producto-svc has this product (ProductoCreado, confirmed). */
   registrarProductoConocido(productoId: number): Promise<void>;
+  /** Whether the product is recorded as known already (its initial stock or a stock command recorded it). */
+  esProductoConocido(productoId: number): Promise<boolean>;
   /**
    * In a reservation's transaction (reserva-store.ts), its holds on these levels already lowered:
    * SALIDA lines (motivo VENTA) of one operation. It never checks disponible: the hold is the permission.
@@ -238,6 +241,11 @@ export interface ExistenciaStoreDeps {
    * command starts with BEGIN alone; without it each sets its level first (one more round trip).
    */
   sesionRepeatableRead?: boolean;
+  /**
+   * The pool takes several statements in one query (createDb's multipleStatements): a write sends its
+   * last statements in one round trip (issue 23). Without it, one by one.
+   */
+  sentenciasJuntas?: boolean;
 
   /** The holds every write respects (issue 24); absent: levels hold no reservations (tests of the ledger alone). */
   reservas?: RelojReservas;
@@ -413,6 +421,12 @@ class ProductosDesconocidos extends Error {
 
 const RESULTS = jsonResultCodec(['fecha', 'fechaCreacion', 'fechaActualizacion']);
 
+/** A statement of a write not sent yet, and the check of the rows it changed. */
+interface Sentencia {
+  sentencia: Knex.QueryBuilder;
+  comprobar?(filas: number): void;
+}
+
 export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): ExistenciaStore {
   const { events } = deps;
   const reloj = deps.reservas?.reloj ?? RELOJ_BD;
@@ -426,6 +440,29 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
       // (the session's own level when sesionRepeatableRead).
       ...(deps.sesionRepeatableRead ? {} : { isolationLevel: 'repeatable read' as const }),
     });
+  }
+
+  /**
+   * Sends `sentencias` in order, in one query when the pool takes several statements in one
+   * (deps.sentenciasJuntas, issue 23: each round trip of a write holds its locks longer), else one
+   * by one. The first that fails stops the rest and fails the write, as one by one. `comprobar`
+   * gets the rows each statement changed.
+   */
+  async function enviarJuntas(trx: Knex.Transaction, sentencias: readonly Sentencia[]): Promise<void> {
+    if (sentencias.length === 0) return;
+    if (!deps.sentenciasJuntas || sentencias.length === 1) {
+      for (const s of sentencias) {
+        const res: unknown = await s.sentencia;
+        s.comprobar?.(typeof res === 'number' ? res : 0);
+      }
+      return;
+    }
+    const partes = sentencias.map((s) => s.sentencia.toSQL().toNative());
+    const [resultados] = (await trx.raw(
+      partes.map((p) => p.sql).join(';\n'),
+      partes.flatMap((p) => p.bindings as Knex.RawBinding[]),
+    )) as [{ affectedRows: number }[]];
+    sentencias.forEach((s, i) => s.comprobar?.(resultados[i]?.affectedRows ?? 0));
   }
 
   /**
@@ -585,6 +622,12 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
   interface Niveles {
     actuales: Map<string, NivelActual>;
     filas: Map<string, number>;
+    /**
+     * Each locked level's `reservada` as its locking read found it (issue 23): 0 there means no hold,
+     * and none can appear before this transaction commits (a hold is added under the level's own lock),
+     * so respetarReservas needs no second read of it.
+     */
+    reservadas?: Map<string, number>;
   }
 
   /**
@@ -599,7 +642,8 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
   ): Promise<Niveles> {
     const actuales = new Map<string, NivelActual>();
     const filas = new Map<string, number>();
-    if (pares.length === 0) return { actuales, filas };
+    const reservadas = new Map<string, number>();
+    if (pares.length === 0) return { actuales, filas, reservadas };
     const rows =
       bloqueadas ??
       (await trx<NivelRow>('existencias').whereIn(['bodega_id', 'producto_id'], pares).orderBy('id').forUpdate());
@@ -607,6 +651,7 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
       const k = clave(r.bodega_id, r.producto_id);
       filas.set(k, r.id);
       actuales.set(k, nivelActual(r));
+      if (r.reservada !== undefined) reservadas.set(k, Number(r.reservada));
     }
     const faltan = pares.filter(([b, p]) => !actuales.has(clave(b, p)));
     if (faltan.length > 0 && !sinLineas) {
@@ -644,7 +689,7 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
           version: 0,
         });
     }
-    return { actuales, filas };
+    return { actuales, filas, reservadas };
   }
 
   /**
@@ -744,6 +789,9 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
 
     // The level after the operation's last line of it.
     const finales = new Map(plan.lineas.map((l) => [clave(l.bodegaId, l.productoId), l]));
+    // The write's last statements (its levels, its events, occupancy last) are sent together, in this
+    // order: one round trip when the pool takes several statements in one query (issue 23).
+    const ultimas: Sentencia[] = [];
     // Removed levels go in one statement: a write-out of hundreds of levels stays a few statements.
     const quitadas: number[] = [];
     for (const [k, l] of finales) {
@@ -751,25 +799,29 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
       if (!l.nivel.existe) {
         if (fila !== undefined) quitadas.push(fila);
       } else if (fila === undefined) {
-        await trx('existencias').insert({
-          bodega_id: l.bodegaId,
-          producto_id: l.productoId,
-          cantidad: l.nivel.cantidad,
-          umbral_minimo: l.nivel.umbralMinimo,
-          version: l.version,
-          fecha_creacion: at,
-          fecha_actualizacion: at,
+        ultimas.push({
+          sentencia: trx('existencias').insert({
+            bodega_id: l.bodegaId,
+            producto_id: l.productoId,
+            cantidad: l.nivel.cantidad,
+            umbral_minimo: l.nivel.umbralMinimo,
+            version: l.version,
+            fecha_creacion: at,
+            fecha_actualizacion: at,
+          }),
         });
       } else {
-        await trx('existencias').where({ id: fila }).update({
-          cantidad: l.nivel.cantidad,
-          umbral_minimo: l.nivel.umbralMinimo,
-          version: l.version,
-          fecha_actualizacion: at,
+        ultimas.push({
+          sentencia: trx('existencias').where({ id: fila }).update({
+            cantidad: l.nivel.cantidad,
+            umbral_minimo: l.nivel.umbralMinimo,
+            version: l.version,
+            fecha_actualizacion: at,
+          }),
         });
       }
     }
-    if (quitadas.length > 0) await trx('existencias').whereIn('id', quitadas).delete();
+    if (quitadas.length > 0) ultimas.push({ sentencia: trx('existencias').whereIn('id', quitadas).delete() });
     const operacion: Operacion = {
       id: operacionId,
       tipo: nueva.tipo,
@@ -788,13 +840,15 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
         events.umbral(l.umbral === 'BAJO' ? 'StockBajo' : 'StockRepuesto', movimientos[i]!, l.nivel.umbralMinimo, ctx),
       );
     });
-    await enqueueEvents(trx, eventos);
+    const evento = outboxInsert(trx, eventos);
+    if (evento) ultimas.push({ sentencia: evento });
     // Occupancy last: an exit's stripe (and an entry's warehouse row) is locked for the least time before the commit.
     for (const [bodegaId, delta] of plan.ocupacion) {
-      const bodega = bodegas.get(bodegaId)!;
-      await moverOcupacion(trx, bodega, delta);
-      bodega.ocupacion += delta;
+      const cambio = cambioDeOcupacion(trx, bodegas.get(bodegaId)!, delta);
+      if (cambio) ultimas.push(cambio);
     }
+    await enviarJuntas(trx, ultimas);
+    for (const [bodegaId, delta] of plan.ocupacion) bodegas.get(bodegaId)!.ocupacion += delta;
     // Later operations in this transaction see the levels this one wrote.
     for (const [k, l] of finales) {
       niveles.actuales.set(k, {
@@ -1085,6 +1139,15 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
       await withDbErrors(() => db.raw('INSERT IGNORE INTO productos_conocidos (producto_id) VALUES (?)', [productoId]));
     },
 
+    async esProductoConocido(productoId) {
+      const row = await withDbErrors(() =>
+        db('productos_conocidos')
+          .where({ producto_id: productoId })
+          .first<{ producto_id: number } | undefined>('producto_id'),
+      );
+      return row !== undefined;
+    },
+
     async retirarDeBodega(trx, bodegaId, caller, at, limite) {
       const bodegas = await lockBodegas(trx, new Map([[bodegaId, 'exclusivo']]), { eliminandose: true });
       // In the unique index's order, so the locking read stops at `limite` rows instead of sorting the warehouse.
@@ -1237,13 +1300,18 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
       entran?: number,
     ): Promise<{ bodegas: Map<number, BodegaBloqueada>; niveles: Niveles; filas: NivelRow[]; nuevo: boolean }> {
       for (;;) {
-        const donde = await trx('existencias').where({ producto_id: productoId }).pluck<number[]>('bodega_id');
-        // Without levels, whether it has any line at all. None: the product is new to the ledger, and
+        // Its levels' warehouses, and (a row with a NULL warehouse) whether it has any line at all, in one
+        // round trip (issue 23). No level and no line: the product is new to the ledger, and
         // (bloquearConocido held first) no level of it can appear before this commits: no command of it
         // runs, and nothing else makes a level of a product without lines. So its levels need no second,
         // locking read, and every level starts at version 0 (lockNiveles reads no lines): issue 23.
-        const nuevo =
-          donde.length === 0 && (await trx('movimientos').where({ producto_id: productoId }).first('id')) === undefined;
+        const [leidas] = (await trx.raw(
+          `SELECT bodega_id FROM existencias WHERE producto_id = ?
+           UNION ALL (SELECT NULL AS bodega_id FROM movimientos WHERE producto_id = ? LIMIT 1)`,
+          [productoId, productoId],
+        )) as [{ bodega_id: number | null }[]];
+        const donde = leidas.flatMap((r) => (r.bodega_id === null ? [] : [Number(r.bodega_id)]));
+        const nuevo = leidas.length === 0;
         const ids = [...new Set([...donde, ...(bodegaId === null ? [] : [bodegaId])])].filter(
           (id) => id !== SIN_UBICAR,
         );

@@ -145,16 +145,34 @@ export async function plegarSalidas(trx: Knex.Transaction, ids: readonly number[
 
 /** Records a change of occupancy: in the row when held exclusively, else (units out only) in a random stripe. */
 export async function moverOcupacion(trx: Knex.Transaction, bodega: BodegaBloqueada, delta: number): Promise<void> {
-  if (delta === 0) return;
-  if (bodega.bloqueo === 'exclusivo') {
-    await trx('bodegas').where({ id: bodega.id }).increment('ocupacion', delta);
-    return;
-  }
+  const cambio = cambioDeOcupacion(trx, bodega, delta);
+  if (cambio) cambio.comprobar(Number(await cambio.sentencia));
+}
+
+/**
+ * moverOcupacion's UPDATE, not sent (a write sends it with its other last statements, issue 23), and
+ * the check of the rows it changed. Undefined when nothing changes.
+ */
+export function cambioDeOcupacion(
+  trx: Knex.Transaction,
+  bodega: BodegaBloqueada,
+  delta: number,
+): { sentencia: Knex.QueryBuilder; comprobar(filas: number): void } | undefined {
+  if (delta === 0) return undefined;
+  if (bodega.bloqueo === 'exclusivo')
+    return {
+      sentencia: trx('bodegas').where({ id: bodega.id }).increment('ocupacion', delta),
+      comprobar: () => undefined,
+    };
   if (delta > 0)
     throw new Error(`moverOcupacion: warehouse ${bodega.id} is held shared and cannot take ${delta} units`);
   const tramo = Math.floor(Math.random() * TRAMOS_SALIDAS);
-  const changed = await trx(SALIDAS).where({ bodega_id: bodega.id, tramo }).increment('unidades', -delta);
-  if (changed !== 1) throw new Error(`moverOcupacion: warehouse ${bodega.id} has no stripe ${tramo}`);
+  return {
+    sentencia: trx(SALIDAS).where({ bodega_id: bodega.id, tramo }).increment('unidades', -delta),
+    comprobar(filas) {
+      if (filas !== 1) throw new Error(`moverOcupacion: warehouse ${bodega.id} has no stripe ${tramo}`);
+    },
+  };
 }
 
 /** The stripes of every warehouse: created with it (trigger) and removed with it (foreign key). */
