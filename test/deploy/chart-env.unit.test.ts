@@ -10,6 +10,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import {
   ConfigError,
   natsCredentialsEnv,
+  principalEnv,
   parseMysqlHosts,
   parseMysqlUrl,
   serviceConfigSchema,
@@ -76,8 +77,10 @@ function schemaKeys(name: ServiceName): string[] {
   const shared = Object.keys(serviceConfigSchema(1, 2).in.shape);
   const keysIn = (file: string) => [...readText(file).matchAll(/^\s+([A-Z][A-Z0-9_]+): /gm)].map((m) => m[1] as string);
   // Each gRPC service adds its own keys (config.ts) to the shared schema.
-  if (name === 'producto-svc' || name === 'bodega-svc' || name === 'identidad-svc')
-    return [...shared, ...keysIn(`services/${name}/src/config.ts`)];
+  // producto-svc and bodega-svc also spread in platform's principalEnv (who may call them).
+  if (name === 'producto-svc' || name === 'bodega-svc')
+    return [...shared, ...Object.keys(principalEnv), ...keysIn(`services/${name}/src/config.ts`)];
+  if (name === 'identidad-svc') return [...shared, ...keysIn(`services/${name}/src/config.ts`)];
   // The notifier and the BFF (its read cache) also spread in platform's natsCredentialsEnv.
   return [
     ...keysIn(`services/${name}/src/config.ts`),
@@ -117,6 +120,8 @@ const SECRET_VARIABLES = [
 ];
 /** Names of variables whose value is or may hold a credential: any URL (user:password@), passwords, tokens, users. */
 const CREDENTIAL_NAME = /_URL$|PASSWORD|SECRET|TOKEN|CREDS|_USER$|_KEY$/;
+/** A duration is never a credential, whatever it is the duration of (PRINCIPAL_TOKEN_CACHE_MS). */
+const mayHoldCredential = (name: string) => CREDENTIAL_NAME.test(name) && !/_(MS|SECONDS)$/.test(name);
 const configMapKeys = templateMapKeys(chartTemplate('templates/config.yaml'), 'data');
 const secretKeys = templateMapKeys(chartTemplate('templates/secret.yaml'), 'stringData');
 
@@ -160,13 +165,13 @@ describe('the gRPC services', () => {
 describe('the ConfigMap and the Secret', () => {
   it('keep every credential out of the ConfigMap: no variable that is or may hold one, no URL with user:password@', () => {
     expect(configMapKeys.length).toBeGreaterThan(0);
-    expect(configMapKeys.filter((k) => SECRET_VARIABLES.includes(k) || CREDENTIAL_NAME.test(k))).toEqual([]);
+    expect(configMapKeys.filter((k) => SECRET_VARIABLES.includes(k) || mayHoldCredential(k))).toEqual([]);
   });
 
   it('every Deployment reads a credential-bearing variable from the Secret', () => {
     const fromConfigMap = SERVICES.flatMap((s) =>
       chartEnv(s)
-        .filter((e) => e.source !== 'secret' && CREDENTIAL_NAME.test(e.name))
+        .filter((e) => e.source !== 'secret' && mayHoldCredential(e.name))
         .map((e) => `${s.name} ${e.name}`),
     );
     expect(fromConfigMap).toEqual([]);

@@ -21,7 +21,8 @@ export const DEFAULT_METRICS_PORT = 9102;
 
 const ownSchema = z
   .object({
-    // Who may call (docs/contract.md §12.9): REQUIRE_PRINCIPAL, IDENTIDAD_SVC_ADDR, PRINCIPAL_TOKEN_CACHE_MS, SERVICE_TOKEN.
+    // Who may call (docs/contract.md §12.9): REQUIRE_PRINCIPAL, IDENTIDAD_SVC_ADDR,
+    // PRINCIPAL_TOKEN_CACHE_MS, SERVICE_TOKEN.
     ...principalEnv,
     // 0 turns the periodic check off (the endpoint still runs it on request).
     EXISTENCIAS_VERIFICACION_INTERVAL_MS: envSchemas.milliseconds(900_000),

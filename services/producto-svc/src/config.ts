@@ -20,7 +20,8 @@ export const DEFAULT_METRICS_PORT = 9101;
 
 const ownSchema = z
   .object({
-    // Who may call (docs/contract.md §12.9): REQUIRE_PRINCIPAL, IDENTIDAD_SVC_ADDR, PRINCIPAL_TOKEN_CACHE_MS, SERVICE_TOKEN.
+    // Who may call (docs/contract.md §12.9): REQUIRE_PRINCIPAL, IDENTIDAD_SVC_ADDR,
+    // PRINCIPAL_TOKEN_CACHE_MS, SERVICE_TOKEN.
     ...principalEnv,
     // bodega-svc, asked whether a warehouse is really gone (GetBodega) before its products are unassigned.
     BODEGA_SVC_ADDR: envSchemas.grpcAddress('127.0.0.1:50052'),
