@@ -203,17 +203,29 @@ describe('the failure limit with asynchronous checks, and the per-name throttle'
 
   afterAll(() => stack?.close());
 
-  it('runs at most the limit of verifications for 60 concurrent wrong passwords from one address; the rest and then the right one get 429', async () => {
+  it('runs at most the limit of argon2id verifications for 500 concurrent wrong passwords from one address; the rest, the right password inside the burst and the one after get 429', async () => {
+    const kdf = async () =>
+      metricSample(await scrapeMetrics(stack.identidad!.app.metricsPort), 'identidad_kdf_operaciones_total', {
+        tipo: 'verify',
+      }) ?? 0;
     const before = await verificaciones(stack, 'password', 'rechazada');
+    const kdfBefore = await kdf();
+    // The owner's right password sits in the middle of the burst: the limit is per address, not per password.
+    const RIGHT = 250;
     const answers = await Promise.all(
-      Array.from({ length: 60 }, (_, i) =>
-        stack.request('GET', '/api/productos', { auth: basicAuth(TEST_USER, `wrong-password-${i}`) }),
+      Array.from({ length: 500 }, (_, i) =>
+        stack.request('GET', '/api/productos', {
+          auth: i === RIGHT ? basicAuth(TEST_USER, TEST_PASSWORD) : basicAuth(TEST_USER, `wrong-password-${i}`),
+        }),
       ),
     );
     const statuses = answers.map((a) => a.status);
     expect(statuses.filter((s) => s === 401)).toHaveLength(5);
-    expect(statuses.filter((s) => s === 429)).toHaveLength(55);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(495);
+    expect(statuses[RIGHT]).toBe(429);
     expect((await verificaciones(stack, 'password', 'rechazada')) - before).toBe(5);
+    // In identidad-svc, where the hashing runs: exactly the 5 reserved slots were verified, no more.
+    expect((await kdf()) - kdfBefore).toBe(5);
     const right = await stack.request('GET', '/api/productos');
     expect(right.status).toBe(429);
     expect(Number(right.headers.get('retry-after'))).toBeGreaterThan(0);
