@@ -6,7 +6,7 @@
  * client of the services (the seed command, a router wired by hand).
  * close() removes everything it created.
  */
-import { createDb, createLogger, type Knex, type NatsConnection } from '@inventario/platform';
+import { createDb, createLogger, type Knex, type Logger, type NatsConnection } from '@inventario/platform';
 import {
   connectTestNats,
   createTestDatabase,
@@ -88,10 +88,13 @@ export function cleanupList(): { push(cleanup: () => Promise<void>): void; run()
 export interface TestBackendOptions {
   /** The NATS both services (and the test's connection) use; default the shared one (TEST_NATS_URL). */
   natsUrl?: string;
+  /** Each service's logger (e.g. one writing into the test, to read every line); default the platform's at TEST_LOG_LEVEL. */
+  serviceLogger?: (service: string) => Logger;
 }
 
 export async function startTestBackend(label: string, options: TestBackendOptions = {}): Promise<TestBackend> {
   const natsUrl = options.natsUrl ?? TEST_NATS_URL;
+  const loggerFor = options.serviceLogger ?? ((service: string) => createLogger(service, LOG_LEVEL));
   const namespace = testEventNamespace();
   const cleanups = cleanupList();
   try {
@@ -119,7 +122,7 @@ export async function startTestBackend(label: string, options: TestBackendOption
         ...serviceEnv(bodegaDb, namespace, 0, natsUrl),
         PRODUCTO_SVC_ADDR: `127.0.0.1:${productoPort}`,
       }),
-      createLogger('bodega-svc', LOG_LEVEL),
+      loggerFor('bodega-svc'),
     );
     cleanups.push(() => bodega.stop());
     let producto: ProductoApp | undefined;
@@ -131,7 +134,7 @@ export async function startTestBackend(label: string, options: TestBackendOption
           ...serviceEnv(productoDb, namespace, productoPort, natsUrl),
           BODEGA_SVC_ADDR: `127.0.0.1:${bodega.grpcPort}`,
         }),
-        createLogger('producto-svc', LOG_LEVEL),
+        loggerFor('producto-svc'),
       );
     };
     const stopProductoSvc = async () => {

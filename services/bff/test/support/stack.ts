@@ -88,12 +88,14 @@ export interface TestStackOptions {
   env?: Record<string, string>;
   /** The BFF's logger (e.g. one writing into the test); default the platform logger at TEST_LOG_LEVEL. */
   logger?: Logger;
+  /** The services' loggers (producto-svc, bodega-svc, identidad-svc); default the platform's at TEST_LOG_LEVEL. */
+  serviceLogger?: (service: string) => Logger;
 }
 
 export async function startTestStack(label: string, options: TestStackOptions = {}): Promise<TestStack> {
   const cleanups = cleanupList();
   try {
-    const backend = await startTestBackend(label);
+    const backend = await startTestBackend(label, { serviceLogger: options.serviceLogger });
     cleanups.push(() => backend.close());
     let identidad: TestIdentidad | undefined;
     if (options.identidad ?? IDENTIDAD_BY_DEFAULT) {
@@ -106,6 +108,7 @@ export async function startTestStack(label: string, options: TestStackOptions = 
         natsUrl: backend.natsUrl,
         admin,
         env: options.identidadEnv,
+        logger: options.serviceLogger?.('identidad-svc'),
       });
       identidad = started;
       cleanups.push(() => started.close());
