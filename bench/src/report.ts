@@ -306,6 +306,19 @@ const CACHE: Paired[] = [
     verdict: 'REST GET-by-id, read cache warm >= 1.0x B_db',
     minimum: 1.0,
   },
+  // Issue 26: the cached read as a user of identidad-svc, by password and by token.
+  {
+    key: 'restGetByIdUser',
+    what: 'REST GET-by-id, read cache on, per-user Basic (identidad-svc), vs B_db',
+    verdict: 'REST GET-by-id, per-user Basic, read cache warm >= 1.0x B_db',
+    minimum: 1.0,
+  },
+  {
+    key: 'restGetByIdToken',
+    what: 'REST GET-by-id, read cache on, API token (identidad-svc), vs B_db',
+    verdict: 'REST GET-by-id, API token, read cache warm >= 1.0x B_db',
+    minimum: 1.0,
+  },
   {
     key: 'restPutCached',
     what: 'product update, read cache on vs off',
@@ -528,6 +541,15 @@ export function renderReport(info: RunInfo, results: BenchResults): string {
     `| 201 received -> stored in JetStream p99 ms (lower bound of the lag) | ${ms(e.storedAfterAnswerP99)} | ${ms(se.storedAfterAnswerP99)} |`,
     `| write sent -> SMTP 250 p50 / p99 ms (missing) | ${ms(e.emailP50)} / ${ms(e.emailP99)} (${e.emailsMissing}) | ${ms(se.emailP50)} / ${ms(se.emailP99)} (${se.emailsMissing}) |`,
     `| relay throughput (outbox filled at once) | ${Number.isFinite(results.relayPerSecond) ? `${num(results.relayPerSecond)} events/s` : 'not measured (running stack)'} | |`,
+  );
+
+  const logins = results.logins;
+  push(
+    '',
+    logins
+      ? `Logins (issue 26): ${logins.logins} Basic logins through bff-identidad, each a miss of its verified-credential cache and so one argon2id verification (m=19 MiB, t=2, p=1) in identidad-svc, ${num(logins.seconds)} s: ` +
+          `${num(logins.perSecond)} logins/s, ${num(logins.perCore)} logins/s per core (${logins.cores} cores), ${logins.errors} errors.`
+      : 'Logins (issue 26): not measured (running stack).',
   );
 
   const soak = results.soak;
