@@ -182,7 +182,9 @@ export function serviceSpecs(config: LauncherConfig, natsPasswords?: Record<stri
       [config.PRODUCTO_GRPC_PORT, 'PRODUCTO_GRPC_PORT'],
       [config.PRODUCTO_METRICS_PORT, 'PRODUCTO_METRICS_PORT'],
       // The reconciliation asks bodega-svc whether a warehouse is gone before unassigning its products.
-      { BODEGA_SVC_ADDR: bodegaAddr },
+      // identidad-svc: the BFF's signed principal is verified here (docs/contract.md §12.9); REQUIRE_PRINCIPAL stays
+      // off, since the seed, the notifier and the services' own lookups have no service token in a dev run.
+      { BODEGA_SVC_ADDR: bodegaAddr, IDENTIDAD_SVC_ADDR: identidadAddr },
     ),
     grpcService(
       'bodega-svc',
@@ -191,7 +193,7 @@ export function serviceSpecs(config: LauncherConfig, natsPasswords?: Record<stri
       [config.BODEGA_GRPC_PORT, 'BODEGA_GRPC_PORT'],
       [config.BODEGA_METRICS_PORT, 'BODEGA_METRICS_PORT'],
       // The reconciliation asks producto-svc whether a product is gone before writing its stock out.
-      { PRODUCTO_SVC_ADDR: productoAddr },
+      { PRODUCTO_SVC_ADDR: productoAddr, IDENTIDAD_SVC_ADDR: identidadAddr },
     ),
     grpcService(
       'identidad-svc',

@@ -156,6 +156,12 @@ export interface MovimientoRegistradoData {
   revierteA: number | null;
   timestamp: string;
   movimientos: MovimientoData[];
+  /** The verified principal of the call (issue 26, docs/contract.md §12.9); absent without one. */
+  principalId?: number;
+  /** `password`, `token` or `system`, with principalId. */
+  metodoAuth?: string;
+  /** The API token used, when metodoAuth is `token`. */
+  tokenId?: number;
 }
 
 /** The level after the write that crossed its threshold. */

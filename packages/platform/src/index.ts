@@ -208,6 +208,21 @@ export {
 } from './grpc/pagination';
 export { boundedPrefix, jsonBytes, PRODUCTO_SAMPLE_LIMITS } from './bounded-list';
 export { createRecordLookup, type RecordLookup } from './grpc/record-lookup';
+export {
+  autenticacionDeConfig,
+  AUTHORIZATION_METADATA_KEY,
+  createAutenticacionDeServicio,
+  createIdentidadParaServicios,
+  fijarCredencial,
+  metadataDeServicio,
+  principalConfigOf,
+  principalEnv,
+  principalEnvRefinement,
+  type AutenticacionDeServicio,
+  type IdentidadParaServicios,
+  type PrincipalConfig,
+  type PrincipalVerificado,
+} from './grpc/principal-de-llamada';
 
 // Metrics: registries, the /metrics server and the series each kind of process exports (contract §1, §9.3).
 export { createServiceRegistry } from './metrics/registry';

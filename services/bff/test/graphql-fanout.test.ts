@@ -74,7 +74,8 @@ beforeAll(async () => {
     ...Array.from({ length: 3 }, (_, i) => ({ nombre: `Norte ${i}`, bodegaId: Number(otraId) })),
     ...Array.from({ length: 2 }, (_, i) => ({ nombre: `Suelto ${i}` })),
   ];
-  await eachLimited(productos, 8, (p) => post(bff, '/api/productos', { ...p, precio: 1.5, cantidadEnStock: 1 }));
+  // Four at a time: the entries all land in one warehouse, and its setup is not what this file measures.
+  await eachLimited(productos, 4, (p) => post(bff, '/api/productos', { ...p, precio: 1.5, cantidadEnStock: 1 }));
   const rest = await bff.request('GET', '/api/productos');
   todos = (rest.body as { id: number }[]).map((p) => String(p.id));
   expect(todos).toHaveLength(productos.length);

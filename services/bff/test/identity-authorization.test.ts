@@ -47,7 +47,12 @@ describe('authorization with warehouse-scoped roles', () => {
   }
 
   beforeAll(async () => {
-    stack = await startTestStack('bff_idauthz', { identidad: true, env: { AUTH_FAILURES_PER_15_MIN: '0' } });
+    // The services check every call too (REQUIRE_PRINCIPAL, docs/contract.md §12.9): the answers hold with them.
+    stack = await startTestStack('bff_idauthz', {
+      identidad: true,
+      serviciosExigenPrincipal: true,
+      env: { AUTH_FAILURES_PER_15_MIN: '0' },
+    });
     admin = await stack.identidad!.como(TEST_USER, TEST_PASSWORD);
     [a, b, c] = [await crearBodega(stack), await crearBodega(stack), await crearBodega(stack)];
     productoId = (await crearProducto(stack, { cantidadEnStock: 0 })).id;

@@ -8,6 +8,7 @@ import {
   startIdempotencyPruner,
   startOutboxSampler,
   startServiceGrpcServer,
+  autenticacionDeConfig,
   startSampler,
   startServingHealth,
   grpcServingShutdownSteps,
@@ -92,12 +93,12 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
   const eventOptions = { namespace: config.eventTypeNamespace, subjectPrefix: config.natsSubjectPrefix };
   // Asked about a product id a stock write names and this service has not seen yet.
   const catalogo = await guard.step(
-    () => createProductoLookup(config.productoSvcAddr),
+    () => createProductoLookup(config.productoSvcAddr, config.serviceToken),
     (lookup) => lookup.close(),
   );
   // Reads and clears a product's warehouse when the product is taken out of one.
   const asignaciones = await guard.step(
-    () => createProductoAsignaciones(config.productoSvcAddr),
+    () => createProductoAsignaciones(config.productoSvcAddr, config.serviceToken),
     (client) => client.close(),
   );
   // Every stock write respects the holds; all read the database clock (replicas agree).
@@ -133,9 +134,12 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
     logger,
     verificacionMetrics(registry),
   );
+  // Who may call (docs/contract.md §12.9): the signed principal or a service token, verified before any handler.
+  const llamantes = autenticacionDeConfig(config, logger);
   const grpc = await guard.step(
     () =>
       startServiceGrpcServer({
+        autenticacion: llamantes.autenticacion,
         host: config.grpcHost,
         port: config.grpcPort,
         services: [
@@ -196,7 +200,7 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
   // The consumers' own channel to producto-svc, closed with them: the deleted products' write-out,
   // then the known products' projection (docs/decisions.md, "Stock has one home").
   const startConsumer = async (nats: EventsContext) => {
-    const productos = createProductoLookup(config.productoSvcAddr);
+    const productos = createProductoLookup(config.productoSvcAddr, config.serviceToken);
     const common = {
       ...nats,
       namespace: config.eventTypeNamespace,
@@ -243,6 +247,7 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
         await stopBarrido();
         catalogo.close();
         asignaciones.close();
+        llamantes.close();
         await db.destroy();
       },
     },

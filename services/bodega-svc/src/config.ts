@@ -1,4 +1,11 @@
-import { envSchemas, loadServiceConfigWith, type ServiceConfig } from '@inventario/platform';
+import {
+  envSchemas,
+  loadServiceConfigWith,
+  principalConfigOf,
+  principalEnv,
+  principalEnvRefinement,
+  type ServiceConfig,
+} from '@inventario/platform';
 import { z } from 'zod';
 
 /**
@@ -14,6 +21,8 @@ export const DEFAULT_METRICS_PORT = 9102;
 
 const ownSchema = z
   .object({
+    // Who may call (docs/contract.md §12.9): REQUIRE_PRINCIPAL, IDENTIDAD_SVC_ADDR, PRINCIPAL_TOKEN_CACHE_MS, SERVICE_TOKEN.
+    ...principalEnv,
     // 0 turns the periodic check off (the endpoint still runs it on request).
     EXISTENCIAS_VERIFICACION_INTERVAL_MS: envSchemas.milliseconds(900_000),
     // producto-svc, asked whether a product is really gone (GetProducto) before its stock is written out.
@@ -28,7 +37,9 @@ const ownSchema = z
     path: ['RESERVA_TTL_SECONDS'],
     message: 'must not exceed RESERVA_TTL_MAX_SECONDS',
   })
+  .refine(...principalEnvRefinement)
   .transform((env) => ({
+    ...principalConfigOf(env),
     existenciasVerificacionIntervalMs: env.EXISTENCIAS_VERIFICACION_INTERVAL_MS,
     productoSvcAddr: env.PRODUCTO_SVC_ADDR,
     reservas: { ttlPorDefectoSegundos: env.RESERVA_TTL_SECONDS, ttlMaximoSegundos: env.RESERVA_TTL_MAX_SECONDS },

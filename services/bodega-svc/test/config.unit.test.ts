@@ -30,6 +30,36 @@ describe('loadConfig', () => {
     );
   });
 
+  it('checks callers only when told: REQUIRE_PRINCIPAL needs IDENTIDAD_SVC_ADDR; SERVICE_TOKEN must be an API token', () => {
+    const DATABASE_URL = 'mysql://root@127.0.0.1:3306/inventario_bodega';
+    expect(loadConfig({ DATABASE_URL })).toMatchObject({
+      requirePrincipal: false,
+      identidadSvcAddr: undefined,
+      principalTokenCacheMs: 5000,
+      serviceToken: undefined,
+    });
+    expect(() => loadConfig({ DATABASE_URL, REQUIRE_PRINCIPAL: 'true' })).toThrow(
+      /IDENTIDAD_SVC_ADDR: is required when REQUIRE_PRINCIPAL=true/,
+    );
+    expect(() => loadConfig({ DATABASE_URL, REQUIRE_PRINCIPAL: 'yes' })).toThrow(
+      /REQUIRE_PRINCIPAL: must be true or false/,
+    );
+    expect(() => loadConfig({ DATABASE_URL, SERVICE_TOKEN: 'secreto' })).toThrow(/SERVICE_TOKEN: must be an API token/);
+    expect(() => loadConfig({ DATABASE_URL, PRINCIPAL_TOKEN_CACHE_MS: '60001' })).toThrow(/PRINCIPAL_TOKEN_CACHE_MS/);
+    expect(
+      loadConfig({
+        DATABASE_URL,
+        REQUIRE_PRINCIPAL: 'true',
+        IDENTIDAD_SVC_ADDR: 'dns:///identidad-svc-headless:50053',
+        SERVICE_TOKEN: 'inv_7_abcDEF-_012',
+      }),
+    ).toMatchObject({
+      requirePrincipal: true,
+      identidadSvcAddr: 'dns:///identidad-svc-headless:50053',
+      serviceToken: 'inv_7_abcDEF-_012',
+    });
+  });
+
   it('serves metrics on port 9102 by default, on every interface', () => {
     expect(loadConfig({ DATABASE_URL: 'mysql://root@127.0.0.1:3306/inventario_bodega' })).toMatchObject({
       metricsPort: 9102,

@@ -15,7 +15,8 @@ import { como, startTestService, type TestService } from './support/test-service
 
 let svc: TestService;
 let admin: AutenticarResponse;
-const VENTANA_MS = 1000;
+// Longer than a burst of seven argon2 verifications takes on a loaded 2-core machine (a 1 s window was not).
+const VENTANA_MS = 4000;
 
 beforeAll(async () => {
   svc = await startTestService('audit', { AUTH_FALLOS_VENTANA_MS: String(VENTANA_MS) });
@@ -42,7 +43,7 @@ async function consumerIdle(): Promise<void> {
 }
 
 const filas = async (where: Record<string, unknown>) =>
-  (await svc.db('auditoria').where(where)) as { seq: number; datos: string; direccion: string }[];
+  (await svc.db('auditoria').where(where)) as { seq: number; evento_id: string; datos: string; direccion: string }[];
 
 describe('the audit projection', () => {
   it("writes one row per event, however often the stream delivers it, with the producer's author", async () => {
@@ -98,8 +99,12 @@ describe('the audit projection', () => {
     await svc.app.tareas.cerrarFallos();
     await svc.app.tareas.cerrarFallos();
     const rows = await filas({ accion: 'AutenticacionFallida', direccion: '10.9.9.9' });
-    expect(rows).toHaveLength(1);
-    expect(JSON.parse(rows[0]!.datos)).toMatchObject({ intentos: 7 });
+    // Started at a window's beginning, the burst fits in one window; should it still overrun, the second
+    // window gets the rest: never a row per attempt, never an attempt lost or counted twice.
+    expect(rows.length).toBeGreaterThanOrEqual(1);
+    expect(rows.length).toBeLessThanOrEqual(2);
+    expect(new Set(rows.map((r) => r.evento_id)).size).toBe(rows.length);
+    expect(rows.reduce((n, r) => n + (JSON.parse(r.datos) as { intentos: number }).intentos, 0)).toBe(7);
   });
 
   it('pages newest first and filters by action and principal', async () => {

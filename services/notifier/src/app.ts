@@ -94,7 +94,15 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
     (pool) => pool.close(),
   );
   const names = await guard.step(
-    () => createNameLookup({ productoSvcAddr: config.productoSvcAddr, bodegaSvcAddr: config.bodegaSvcAddr }, logger),
+    () =>
+      createNameLookup(
+        {
+          productoSvcAddr: config.productoSvcAddr,
+          bodegaSvcAddr: config.bodegaSvcAddr,
+          serviceToken: config.serviceToken,
+        },
+        logger,
+      ),
     (lookup) => lookup.close(),
   );
   logger.info(

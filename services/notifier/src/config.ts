@@ -6,6 +6,7 @@ import {
   natsCredentialsTogether,
   parseEnv,
   tracingEnv,
+  principalEnv,
 } from '@inventario/platform';
 
 /**
@@ -76,6 +77,9 @@ const schema = z
     // alert's product and warehouse. Unreachable, the email names the record by its id and is sent all the same.
     PRODUCTO_SVC_ADDR: envSchemas.grpcAddress('127.0.0.1:50051'),
     BODEGA_SVC_ADDR: envSchemas.grpcAddress('127.0.0.1:50052'),
+    // Its own API token for those lookups (docs/contract.md §12.9), which services with REQUIRE_PRINCIPAL=true
+    // need; a secret, never defaulted.
+    SERVICE_TOKEN: principalEnv.SERVICE_TOKEN,
     ...tracingEnv,
   })
   .refine(...natsCredentialsTogether)
@@ -102,6 +106,7 @@ const schema = z
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
     productoSvcAddr: env.PRODUCTO_SVC_ADDR,
     bodegaSvcAddr: env.BODEGA_SVC_ADDR,
+    serviceToken: env.SERVICE_TOKEN,
     otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT,
     otelServiceName: env.OTEL_SERVICE_NAME,
   }));

@@ -8,6 +8,7 @@ import {
   startIdempotencyPruner,
   startOutboxSampler,
   startServiceGrpcServer,
+  autenticacionDeConfig,
   startServingHealth,
   grpcServingShutdownSteps,
   stopOnce,
@@ -69,17 +70,20 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
     idempotencyTtlSeconds: config.idempotencyTtlSeconds,
   });
   const libro = await guard.step(
-    () => createLibroDeStock(config.bodegaSvcAddr),
+    () => createLibroDeStock(config.bodegaSvcAddr, config.serviceToken),
     (client) => client.close(),
   );
   // The handlers' own channel to bodega-svc (a bodegaId a write names must exist there).
   const bodegas = await guard.step(
-    () => createBodegaLookup(config.bodegaSvcAddr),
+    () => createBodegaLookup(config.bodegaSvcAddr, config.serviceToken),
     (lookup) => lookup.close(),
   );
+  // Who may call (docs/contract.md §12.9): the signed principal or a service token, verified before any handler.
+  const llamantes = autenticacionDeConfig(config, logger);
   const grpc = await guard.step(
     () =>
       startServiceGrpcServer({
+        autenticacion: llamantes.autenticacion,
         host: config.grpcHost,
         port: config.grpcPort,
         services: [
@@ -106,7 +110,7 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
 
   // The reconciliation's own channel to bodega-svc, closed with the consumer.
   const startConsumer = async (nats: EventsContext) => {
-    const eliminadas = createBodegaLookup(config.bodegaSvcAddr);
+    const eliminadas = createBodegaLookup(config.bodegaSvcAddr, config.serviceToken);
     const consumer = await startBodegaEliminadaConsumer({
       ...nats,
       namespace: config.eventTypeNamespace,
@@ -145,6 +149,7 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
         await db.destroy();
         libro.close();
         bodegas.close();
+        llamantes.close();
       },
     },
     // Last, so the final scrape still sees the shutdown.

@@ -1,4 +1,11 @@
-import { envSchemas, loadServiceConfigWith, type ServiceConfig } from '@inventario/platform';
+import {
+  envSchemas,
+  loadServiceConfigWith,
+  principalConfigOf,
+  principalEnv,
+  principalEnvRefinement,
+  type ServiceConfig,
+} from '@inventario/platform';
 import { z } from 'zod';
 
 /**
@@ -13,10 +20,16 @@ export const DEFAULT_METRICS_PORT = 9101;
 
 const ownSchema = z
   .object({
+    // Who may call (docs/contract.md §12.9): REQUIRE_PRINCIPAL, IDENTIDAD_SVC_ADDR, PRINCIPAL_TOKEN_CACHE_MS, SERVICE_TOKEN.
+    ...principalEnv,
     // bodega-svc, asked whether a warehouse is really gone (GetBodega) before its products are unassigned.
     BODEGA_SVC_ADDR: envSchemas.grpcAddress('127.0.0.1:50052'),
   })
-  .transform((env) => ({ bodegaSvcAddr: env.BODEGA_SVC_ADDR }));
+  .refine(...principalEnvRefinement)
+  .transform((env) => ({
+    ...principalConfigOf(env),
+    bodegaSvcAddr: env.BODEGA_SVC_ADDR,
+  }));
 
 /** Validated settings of one producto-svc process. */
 export type Config = ServiceConfig & z.infer<typeof ownSchema>;

@@ -85,6 +85,27 @@ spec:
               valueFrom:
                 configMapKeyRef: { name: inventario-config, key: PRODUCTO_SVC_ADDR }
             {{- end }}
+            {{- if .serviceTokenKey }}
+            # Who may call (docs/contract.md §12.9): the BFF's signed principal, verified with identidad-svc's keys, or
+            # an internal caller's own token, verified by identidad-svc; REQUIRE_PRINCIPAL refuses a call with neither.
+            - name: IDENTIDAD_SVC_ADDR
+              valueFrom:
+                configMapKeyRef: { name: inventario-config, key: IDENTIDAD_SVC_ADDR }
+            - name: REQUIRE_PRINCIPAL
+              valueFrom:
+                configMapKeyRef: { name: inventario-config, key: REQUIRE_PRINCIPAL }
+            - name: PRINCIPAL_TOKEN_CACHE_MS
+              valueFrom:
+                configMapKeyRef: { name: inventario-config, key: PRINCIPAL_TOKEN_CACHE_MS }
+            # This service's own API token (a service account's) for the calls it makes for itself; optional until
+            # REQUIRE_PRINCIPAL is turned on (values.yaml principal).
+            - name: SERVICE_TOKEN
+              valueFrom:
+                secretKeyRef:
+                  name: {{ include "inventario.secretName" $root }}
+                  key: {{ .serviceTokenKey }}
+                  optional: true
+            {{- end }}
             {{- if .identidad }}
             # identidad-svc signs principals with this Ed25519 key (the services verify with its public half).
             - name: PRINCIPAL_SIGNING_KEY

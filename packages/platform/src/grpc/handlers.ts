@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Metadata, status, type sendUnaryData, type ServerUnaryCall } from '@grpc/grpc-js';
+import type { Principal } from '@inventario/contract';
 import { DomainError } from '../errors';
 import { idempotencyKeyOf, type IdempotencyKey } from '../idempotency';
 import type { Logger } from '../logger';
@@ -23,6 +24,22 @@ export interface CallContext {
   signal?: AbortSignal;
   /** The request metadata, for a handler that authenticates its caller itself (identidad-svc's signed principal). */
   metadata?: Metadata;
+  /**
+   * The verified principal of the call (docs/contract.md §12.9), when it carried one: its rights are checked again
+   * where the data is (bodega-svc's stock commands and lists). Absent: a legacy caller (REQUIRE_PRINCIPAL=false) or
+   * the service's own work (`system`).
+   */
+  principal?: Principal;
+  /** The signed form of `principal`, which calls made on its behalf forward (x-inventario-principal). */
+  principalFirmado?: string;
+}
+
+/** The principal the server's check verified for a call (set before the handler runs; see service-server.ts). */
+const principales = new WeakMap<object, { principal: Principal; firmado: string }>();
+
+/** Records the verified principal of `call` for its handler's CallContext. */
+export function fijarPrincipal(call: object, verificado: { principal: Principal; firmado: string }): void {
+  principales.set(call, verificado);
 }
 
 export class CallCancelledError extends Error {
@@ -40,7 +57,11 @@ export function callContext(call: ServerUnaryCall<unknown, unknown>): CallContex
   // 255 characters (code points, as VARCHAR(255) counts), never half a surrogate pair.
   const name =
     typeof usuario === 'string' && usuario.trim() !== '' ? [...usuario.trim()].slice(0, 255).join('') : 'system';
-  const context: CallContext = { usuario: name };
+  const verificado = principales.get(call);
+  // A verified principal names the caller; the plain header is only trusted without one (§7.4).
+  const context: CallContext = verificado
+    ? { usuario: verificado.principal.usuario, principal: verificado.principal, principalFirmado: verificado.firmado }
+    : { usuario: name };
   if (typeof traceparent === 'string') {
     context.traceparent = traceparent;
     if (typeof tracestate === 'string' && tracestate !== '') context.tracestate = tracestate;
@@ -63,6 +84,7 @@ function handlerContext(
     traced.headers.traceparent ? traced.headers : caller;
   return {
     usuario: caller.usuario,
+    ...(caller.principal ? { principal: caller.principal, principalFirmado: caller.principalFirmado } : {}),
     idempotency,
     signal,
     metadata,
@@ -123,7 +145,9 @@ export function unary<Req, Res>(
     else call.once('cancelled', abandon);
     const handle = async (): Promise<{ response: Res; replayed: boolean }> => {
       const keyed = options.idempotent?.(call.request, call.metadata);
-      const key = keyed && idempotencyKeyOf(keyed.scope ?? caller.usuario, method, keyed.requestId, keyed.request);
+      // Keys are a principal's own (issue 26): another principal's repeat of a key runs as a new request.
+      const scope = keyed?.scope ?? (caller.principal ? `principal:${caller.principal.id}` : caller.usuario);
+      const key = keyed && idempotencyKeyOf(scope, method, keyed.requestId, keyed.request);
       const response = await handler(call.request, handlerContext(caller, traced, key, gone.signal, call.metadata));
       return { response, replayed: key?.replayed === true };
     };

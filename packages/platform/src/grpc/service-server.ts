@@ -1,8 +1,12 @@
 import { status, type handleUnaryCall, type UntypedServiceImplementation } from '@grpc/grpc-js';
+import { DomainError } from '../errors';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../logger';
 import { createGrpcServerMetrics, instrumentGrpcService } from '../metrics/grpc-metrics';
+import { fijarPrincipal } from './handlers';
+import type { AutenticacionDeServicio } from './principal-de-llamada';
 import { startGrpcServer, type GrpcServiceBinding, type StartedGrpcServer } from './server';
+import { domainErrorToStatus } from './status';
 
 export interface ServiceGrpcServerOptions {
   host: string;
@@ -13,6 +17,11 @@ export interface ServiceGrpcServerOptions {
   /** Where the grpc_server_* series of each method go. */
   registry: Registry;
   logger: Logger;
+  /**
+   * Who may call (docs/contract.md §12.9): every method of `services` runs only once its caller's principal is
+   * verified (health and reflection stay open for probes). Absent: no check (identidad-svc checks its own).
+   */
+  autenticacion?: AutenticacionDeServicio;
 }
 
 /** A service's gRPC server, answering UNAVAILABLE until `acceptCalls()`. */
@@ -41,7 +50,10 @@ export async function startServiceGrpcServer(options: ServiceGrpcServerOptions):
       ...s,
       implementation: instrumentGrpcService(
         s.definition,
-        unavailableUntil(() => accepting, s.implementation),
+        unavailableUntil(
+          () => accepting,
+          options.autenticacion ? autenticado(options.autenticacion, s.implementation) : s.implementation,
+        ),
         metrics,
       ),
     })),
@@ -72,6 +84,37 @@ function unavailableUntil(
         callback({ code: status.UNAVAILABLE, details: 'starting: database migrations not applied yet' });
       };
       return [method, gated];
+    }),
+  );
+}
+
+/**
+ * Verifies each call's principal before its handler runs and hands it to the
+ * handler's CallContext; a refusal (UNAUTHENTICATED, or UNAVAILABLE when
+ * identidad-svc cannot be asked about a token) never reaches the handler.
+ */
+function autenticado(
+  autenticacion: AutenticacionDeServicio,
+  implementation: UntypedServiceImplementation,
+): UntypedServiceImplementation {
+  return Object.fromEntries(
+    Object.entries(implementation).map(([method, handler]) => {
+      const unary = handler as handleUnaryCall<unknown, unknown>;
+      const checked: handleUnaryCall<unknown, unknown> = (call, callback) => {
+        autenticacion.autenticar(call.metadata, call.getPeer()).then(
+          (verificado) => {
+            if (verificado) fijarPrincipal(call, verificado);
+            unary(call, callback);
+          },
+          (err: unknown) =>
+            callback(
+              err instanceof DomainError
+                ? domainErrorToStatus(err)
+                : { code: status.INTERNAL, details: 'internal error verifying the principal' },
+            ),
+        );
+      };
+      return [method, checked];
     }),
   );
 }

@@ -17,8 +17,9 @@ import type { Caller, InventarioApi, WriteOptions } from '../inventario/model';
  * Without identidad-svc (the one shared credential, principal id 0, which
  * names no user) keys pass unchanged, as before.
  *
- * Still open (services' side): their scope also holds the user name, so a
- * renamed user's earlier keys execute anew rather than replay.
+ * Services that verify the principal (IDENTIDAD_SVC_ADDR set) scope keys by
+ * its id themselves, and this is redundant there; one that does not scopes by
+ * the user name, and there a renamed user's earlier keys execute anew.
  */
 export function clavePorPrincipal(caller: Caller, key: string): string {
   const id = caller.principal?.id;

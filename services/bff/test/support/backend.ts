@@ -90,12 +90,19 @@ export interface TestBackendOptions {
   natsUrl?: string;
   /** Each service's logger (e.g. one writing into the test, to read every line); default the platform's at TEST_LOG_LEVEL. */
   serviceLogger?: (service: string) => Logger;
+  /** The stream and subject prefix (default a fresh one), e.g. one identidad-svc started first publishes to. */
+  namespace?: EventNamespace;
+  /** Environment of both services on top of the test's (e.g. REQUIRE_PRINCIPAL, IDENTIDAD_SVC_ADDR). */
+  serviceEnv?: Record<string, string>;
+  /** Per service on top of serviceEnv (e.g. each one's own SERVICE_TOKEN). */
+  productoEnv?: Record<string, string>;
+  bodegaEnv?: Record<string, string>;
 }
 
 export async function startTestBackend(label: string, options: TestBackendOptions = {}): Promise<TestBackend> {
   const natsUrl = options.natsUrl ?? TEST_NATS_URL;
   const loggerFor = options.serviceLogger ?? ((service: string) => createLogger(service, LOG_LEVEL));
-  const namespace = testEventNamespace();
+  const namespace = options.namespace ?? testEventNamespace();
   const cleanups = cleanupList();
   try {
     const productoDb = await createTestDatabase(`${label}_p`);
@@ -121,6 +128,8 @@ export async function startTestBackend(label: string, options: TestBackendOption
       loadBodegaConfig({
         ...serviceEnv(bodegaDb, namespace, 0, natsUrl),
         PRODUCTO_SVC_ADDR: `127.0.0.1:${productoPort}`,
+        ...options.serviceEnv,
+        ...options.bodegaEnv,
       }),
       loggerFor('bodega-svc'),
     );
@@ -133,6 +142,8 @@ export async function startTestBackend(label: string, options: TestBackendOption
         loadProductoConfig({
           ...serviceEnv(productoDb, namespace, productoPort, natsUrl),
           BODEGA_SVC_ADDR: `127.0.0.1:${bodega.grpcPort}`,
+          ...options.serviceEnv,
+          ...options.productoEnv,
         }),
         loggerFor('producto-svc'),
       );

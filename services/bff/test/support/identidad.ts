@@ -27,6 +27,15 @@ export interface TestIdentidad {
   rpc: IdentidadRpc;
   /** Metadata carrying the principal `usuario` / `password` logs in as. */
   como(usuario: string, password: string): Promise<Metadata>;
+  /**
+   * A service account `nombre` with `asignaciones` (default a global ADMIN: a service's internal calls act for
+   * products and warehouses alike), made by `admin`, and a new API token of it (`inv_<id>_<secret>`).
+   */
+  cuentaDeServicio(
+    admin: Metadata,
+    nombre: string,
+    asignaciones?: { rol: string; bodegaId?: number }[],
+  ): Promise<{ usuarioId: number; tokenId: number; token: string }>;
   close(): Promise<void>;
 }
 
@@ -97,6 +106,12 @@ export async function startTestIdentidad(label: string, options: TestIdentidadOp
       const md = new Metadata();
       md.set(PRINCIPAL_METADATA_KEY, res.principalFirmado);
       return md;
+    },
+    async cuentaDeServicio(admin, nombre, asignaciones = [{ rol: 'ADMIN' }]) {
+      // TIPO_USUARIO_SERVICIO: tokens only, never a password.
+      const { usuario } = await rpc.createUsuario({ usuario: nombre, tipo: 2, asignaciones }, admin);
+      const creado = await rpc.createToken({ usuarioId: usuario!.id, nombre: `${nombre}-token`, permisos: [] }, admin);
+      return { usuarioId: usuario!.id, tokenId: creado.token!.id, token: creado.secreto };
     },
     async close() {
       client.close();

@@ -8,6 +8,8 @@ import { createLogger, type Logger, type NatsConnection } from '@inventario/plat
 import {
   basicAuth,
   httpRequest,
+  testEventNamespace,
+  TEST_NATS_URL,
   type EventNamespace,
   type StackRequestOptions,
   type StackResponse,
@@ -18,7 +20,7 @@ import {
 export { basicAuth, httpRequest, type StackRequestOptions, type StackResponse } from '@inventario/testkit';
 import { startApp as startBffApp, type BffApp } from '../../src/app';
 import { loadConfig as loadBffConfig } from '../../src/config';
-import { cleanupList, LOG_LEVEL, startTestBackend, type TestBackend } from './backend';
+import { cleanupList, LOG_LEVEL, startTestBackend, type TestBackend, type TestBackendOptions } from './backend';
 import { startTestIdentidad, type TestIdentidad } from './identidad';
 
 export const TEST_USER = 'tester';
@@ -84,6 +86,13 @@ export interface TestStackOptions {
   identidad?: boolean;
   /** identidad-svc environment overrides. */
   identidadEnv?: Record<string, string>;
+  /**
+   * With identidad-svc: producto-svc and bodega-svc verify every caller (REQUIRE_PRINCIPAL=true, docs/contract.md
+   * §12.9), each with a service account's token of its own for the calls it makes for itself.
+   */
+  serviciosExigenPrincipal?: boolean;
+  /** Environment of both services on top of that (e.g. PRINCIPAL_TOKEN_CACHE_MS). */
+  serviceEnv?: Record<string, string>;
   /** BFF environment overrides (e.g. `RATE_LIMIT_PER_MINUTE`, `BREAKER_RESET_MS`). */
   env?: Record<string, string>;
   /** The BFF's logger (e.g. one writing into the test); default the platform logger at TEST_LOG_LEVEL. */
@@ -95,24 +104,37 @@ export interface TestStackOptions {
 export async function startTestStack(label: string, options: TestStackOptions = {}): Promise<TestStack> {
   const cleanups = cleanupList();
   try {
-    const backend = await startTestBackend(label, { serviceLogger: options.serviceLogger });
-    cleanups.push(() => backend.close());
+    // identidad-svc first (the services may need its address and their tokens), on the backend's stream.
+    const namespace = testEventNamespace();
     let identidad: TestIdentidad | undefined;
+    const backendOptions: TestBackendOptions = { namespace, serviceLogger: options.serviceLogger };
     if (options.identidad ?? IDENTIDAD_BY_DEFAULT) {
       const admin = {
         usuario: options.env?.BFF_USER ?? TEST_USER,
         password: options.env?.BFF_PASSWORD ?? TEST_PASSWORD,
       };
       const started = await startTestIdentidad(label, {
-        namespace: backend.namespace,
-        natsUrl: backend.natsUrl,
+        namespace,
+        natsUrl: TEST_NATS_URL,
         admin,
         env: options.identidadEnv,
         logger: options.serviceLogger?.('identidad-svc'),
       });
       identidad = started;
       cleanups.push(() => started.close());
+      if (options.serviciosExigenPrincipal) {
+        const como = await started.como(admin.usuario, admin.password);
+        backendOptions.serviceEnv = {
+          REQUIRE_PRINCIPAL: 'true',
+          IDENTIDAD_SVC_ADDR: started.addr,
+          ...options.serviceEnv,
+        };
+        backendOptions.productoEnv = { SERVICE_TOKEN: (await started.cuentaDeServicio(como, 'producto-svc')).token };
+        backendOptions.bodegaEnv = { SERVICE_TOKEN: (await started.cuentaDeServicio(como, 'bodega-svc')).token };
+      }
     }
+    const backend = await startTestBackend(label, backendOptions);
+    cleanups.push(() => backend.close());
     const bff: BffApp = await startBffApp(
       loadBffConfig({
         ...TEST_BFF_ENV,

@@ -10,6 +10,7 @@ import {
   type EventType,
   type OutboxEvent,
 } from '@inventario/platform';
+import type { Principal } from '@inventario/contract';
 import type { Bodega } from '../domain/bodega';
 
 /** docs/contract.md §5.3, built as outbox rows in the write's own transaction. */
@@ -19,6 +20,8 @@ export interface WriteContext {
   usuario: string;
   traceparent?: string;
   tracestate?: string;
+  /** The call's verified principal (docs/contract.md §12.9), when it carried one. */
+  principal?: Principal;
   /** One instant for `fechaActualizacion`, `eventTime` and `data.timestamp`. */
   at: Date;
 }

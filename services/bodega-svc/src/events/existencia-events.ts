@@ -52,6 +52,14 @@ export function createExistenciaEvents(options: BodegaEventsOptions): Existencia
         revierteA: operacion.revierteA,
         timestamp: formatLocalUtc(operacion.fecha),
         movimientos: operacion.movimientos.map(movimientoData),
+        // The audit block's "who exactly" (§12.4, §12.9), additive: only when the call carried a principal.
+        ...(ctx.principal
+          ? {
+              principalId: ctx.principal.id,
+              metodoAuth: ctx.principal.metodoAuth,
+              ...(ctx.principal.tokenId !== null ? { tokenId: ctx.principal.tokenId } : {}),
+            }
+          : {}),
       };
       return event('MovimientoRegistrado', `/operaciones/${operacion.id}`, data, ctx);
     },

@@ -46,6 +46,7 @@ import {
   type Operacion,
 } from '../domain/existencia';
 import type { RetiroDeProducto } from '../retiro-de-producto';
+import { bodegasDeLista, exigirEn, filtroDeBodegas, verEn, verOperacion } from './alcance';
 import type { CommandOptions, ExistenciaStore } from '../store/existencia-store';
 import type { Verificaciones } from '../verificaciones';
 
@@ -149,6 +150,8 @@ export function createExistenciaHandlers({
       'AsignarExistencia',
       async (request, caller) => {
         const asignacion = validateAsignacion(request);
+        // Every stock command is judged again here, on the caller's principal (alcance.ts).
+        exigirEn(caller, 'existencias:ajustar', [asignacion.bodegaId]);
         const { existencia, operacion } = await store.asignar(asignacion, caller, {
           expectedVersion: request.expectedVersion,
           requiereNivel: request.requiereNivel,
@@ -164,7 +167,9 @@ export function createExistenciaHandlers({
       logger,
       'CambiarUmbralMinimo',
       async (request, caller) => {
-        const existencia = await store.cambiarUmbral(validateUmbral(request), caller, {
+        const umbral = validateUmbral(request);
+        exigirEn(caller, 'umbrales:configurar', [umbral.bodegaId]);
+        const existencia = await store.cambiarUmbral(umbral, caller, {
           expectedVersion: request.expectedVersion,
           requiereNivel: request.requiereNivel,
           claveIdempotencia: request.requestId,
@@ -179,6 +184,7 @@ export function createExistenciaHandlers({
       'RetirarExistencia',
       async (request, caller) => {
         const { bodegaId, productoId } = validateNivel(request);
+        exigirEn(caller, 'existencias:ajustar', [bodegaId]);
         const opts = {
           expectedVersion: request.expectedVersion,
           requiereNivel: request.requiereNivel,
@@ -206,6 +212,11 @@ export function createExistenciaHandlers({
               ? undefined
               : (MOTIVO_MOVIMIENTO_NAMES.name(request.motivo) ?? 'desconocido'),
         });
+        exigirEn(
+          caller,
+          movimiento.tipo === 'ENTRADA' || movimiento.tipo === 'SALIDA' ? 'existencias:mover' : 'existencias:ajustar',
+          [movimiento.bodegaId],
+        );
         const operacion = await store.registrarMovimiento(movimiento, caller, {
           expectedVersion: request.expectedVersion,
           requiereNivel: request.requiereNivel,
@@ -220,7 +231,10 @@ export function createExistenciaHandlers({
       logger,
       'Transferir',
       async (request, caller) => {
-        const operacion = await store.transferir(validateTransferencia(request), caller, {
+        const transferencia = validateTransferencia(request);
+        // Both ends.
+        exigirEn(caller, 'existencias:transferir', [transferencia.origenId, transferencia.destinoId]);
+        const operacion = await store.transferir(transferencia, caller, {
           claveIdempotencia: request.requestId,
         });
         return { operacion: operacionToProto(operacion) };
@@ -233,6 +247,11 @@ export function createExistenciaHandlers({
       'RevertirOperacion',
       async (request, caller) => {
         const { operacionId, comentario } = validateReverso(request);
+        // Every warehouse of its lines (a transfer's two ends); the lines never change, so reading them first is safe.
+        if (bodegasDeLista(caller, 'operaciones:revertir') !== undefined) {
+          const original = await store.getOperacion(operacionId);
+          exigirEn(caller, 'operaciones:revertir', [...new Set(original.movimientos.map((m) => m.bodegaId))]);
+        }
         const operacion = await store.revertir(operacionId, comentario, caller, {
           claveIdempotencia: request.requestId,
         });
@@ -241,19 +260,23 @@ export function createExistenciaHandlers({
       idempotentBy(RevertirOperacionRequest),
     ),
 
-    getExistencia: unary(logger, 'GetExistencia', async (request) => {
+    getExistencia: unary(logger, 'GetExistencia', async (request, caller) => {
       const { bodegaId, productoId } = validateNivel(request);
+      verEn(caller, bodegaId);
       return { existencia: existenciaToProto(await store.get(bodegaId, productoId)) };
     }),
 
-    listExistencias: unary(logger, 'ListExistencias', async (request) => {
+    listExistencias: unary(logger, 'ListExistencias', async (request, caller) => {
       const query = validateFields({
         pageSize: () => pageSizeOf(request.pageSize),
         after: () => decodeNivelPageToken(request.pageToken),
         bodegaIds: () => requirePositiveIds(request.bodegaIds, 'bodegaIds'),
         productoIds: () => requirePositiveIds(request.productoIds, 'productoIds'),
       });
-      const page = await store.list(query);
+      // A scoped principal sees only its warehouses' levels, filtered in SQL (an empty filter: an empty page).
+      const visibles = filtroDeBodegas(caller, 'existencias:leer', query.bodegaIds);
+      if (visibles?.length === 0) return { existencias: [], nextPageToken: '' };
+      const page = await store.list(visibles ? { ...query, bodegaIds: visibles } : query);
       const last = page.existencias.at(-1);
       return {
         existencias: page.existencias.map(existenciaToProto),
@@ -261,11 +284,14 @@ export function createExistenciaHandlers({
       };
     }),
 
-    getOperacion: unary(logger, 'GetOperacion', async (request) => ({
-      operacion: operacionToProto(await store.getOperacion(requireOperacionId(request.id, 'id'))),
-    })),
+    getOperacion: unary(logger, 'GetOperacion', async (request, caller) => {
+      const id = requireOperacionId(request.id, 'id');
+      const operacion = await store.getOperacion(id);
+      verOperacion(caller, id, [...new Set(operacion.movimientos.map((m) => m.bodegaId))]);
+      return { operacion: operacionToProto(operacion) };
+    }),
 
-    listMovimientos: unary(logger, 'ListMovimientos', async (request) => {
+    listMovimientos: unary(logger, 'ListMovimientos', async (request, caller) => {
       const query = validateFields({
         pageSize: () => pageSizeOf(request.pageSize),
         beforeId: () => decodeLineaToken(request.pageToken),
@@ -281,7 +307,18 @@ export function createExistenciaHandlers({
           return tipo;
         },
       });
-      const page = await store.listMovimientos({ ...query, desde: request.desde, hasta: request.hasta });
+      const visibles = filtroDeBodegas(
+        caller,
+        'existencias:leer',
+        query.bodegaId === undefined ? [] : [query.bodegaId],
+      );
+      if (visibles?.length === 0) return { movimientos: [], nextPageToken: '' };
+      const page = await store.listMovimientos({
+        ...query,
+        ...(visibles ? { bodegaIds: visibles } : {}),
+        desde: request.desde,
+        hasta: request.hasta,
+      });
       // Keyset on the line id, newest first: a page also ends at the byte budget.
       const { items } = listPageOf(page.movimientos, page.hasMore, (m) => m.id, lineaSize);
       const more = page.hasMore || items.length < page.movimientos.length;
@@ -355,6 +392,8 @@ function unaRespuestaHandlers(
             return motivo;
           },
         });
+        // Recorded for a product write (producto-svc forwards its caller): the product permission, as at the gateway.
+        exigirEn(caller, 'productos:escribir');
         const registrado = await store.registrarStockInicial(inicial, caller, { claveIdempotencia: request.requestId });
         return { operacion: registrado ? operacionToProto(registrado.operacion) : undefined, total: registrado?.total };
       },
@@ -370,6 +409,7 @@ function unaRespuestaHandlers(
           bodegaId: () => bodegaOpcional(request.bodegaId),
           cantidad: () => cantidadDe(request.cantidad),
         });
+        exigirEn(caller, 'productos:escribir');
         const { operacion, total } = await store.contarProducto(conteo, caller, {
           claveIdempotencia: request.requestId,
         });

@@ -4,6 +4,7 @@ import {
   DEPENDENCIA_NO_DISPONIBLE,
   errorReasonOf,
   fieldViolationsOf,
+  fijarCredencial,
   IdempotencyKeyInUseError,
   IdempotencyKeyReusedError,
   REPLAYED_METADATA_KEY,
@@ -60,8 +61,9 @@ export function claveDesasignar(requestId: string): string {
   return `bff-desasignar-${createHash('sha256').update(requestId).digest('base64url')}`;
 }
 
-function metadataOf(caller: CallContext): Metadata {
-  const md = new Metadata();
+/** The caller's name and trace, and its signed principal forwarded (or this service's own token). */
+function metadataOf(caller: CallContext, serviceToken: string | undefined): Metadata {
+  const md = fijarCredencial(new Metadata(), caller, serviceToken);
   md.set(USUARIO_BIN_METADATA_KEY, Buffer.from(caller.usuario, 'utf8'));
   if (caller.traceparent) md.set('traceparent', caller.traceparent);
   if (caller.tracestate) md.set('tracestate', caller.tracestate);
@@ -77,7 +79,7 @@ function unavailable(what: string, err: ServiceError): UnavailableError {
   });
 }
 
-export function createProductoAsignaciones(address: string): ProductoAsignaciones {
+export function createProductoAsignaciones(address: string, serviceToken?: string): ProductoAsignaciones {
   const client = new ProductoServiceClient(address, credentials.createInsecure(), {
     'grpc.max_reconnect_backoff_ms': 5000,
     'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
@@ -85,11 +87,16 @@ export function createProductoAsignaciones(address: string): ProductoAsignacione
   return {
     asignacion: (id, caller) =>
       new Promise((resolve, reject) => {
-        client.getProducto({ id }, metadataOf(caller), { deadline: Date.now() + DEADLINE_MS }, (err, res) => {
-          if (!err) resolve({ bodegaId: res.producto?.bodegaId ?? null, version: res.producto?.version ?? 0 });
-          else if (err.code === status.NOT_FOUND) resolve(null);
-          else reject(unavailable(`read product ${id}`, err));
-        });
+        client.getProducto(
+          { id },
+          metadataOf(caller, serviceToken),
+          { deadline: Date.now() + DEADLINE_MS },
+          (err, res) => {
+            if (!err) resolve({ bodegaId: res.producto?.bodegaId ?? null, version: res.producto?.version ?? 0 });
+            else if (err.code === status.NOT_FOUND) resolve(null);
+            else reject(unavailable(`read product ${id}`, err));
+          },
+        );
       }),
     desasignar: (id, version, requestId, caller) =>
       new Promise((resolve, reject) => {
@@ -103,7 +110,7 @@ export function createProductoAsignaciones(address: string): ProductoAsignacione
         });
         const call = client.updateProducto(
           request,
-          metadataOf(caller),
+          metadataOf(caller, serviceToken),
           { deadline: Date.now() + DEADLINE_MS },
           (err) => {
             if (!err) resolve(replayed ? 'repetido' : 'hecho');
@@ -125,7 +132,7 @@ export function createProductoAsignaciones(address: string): ProductoAsignacione
         const request = { bodegaId, requestId: requestId ?? '', maxChunks };
         client.unassignBodega(
           request,
-          metadataOf(caller),
+          metadataOf(caller, serviceToken),
           { deadline: Date.now() + DESASIGNAR_BODEGA_DEADLINE_MS },
           (err, res) => {
             // The key's refusals are the caller's to see, as when the BFF made this call.

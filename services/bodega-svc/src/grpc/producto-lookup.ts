@@ -1,5 +1,4 @@
-import { Metadata } from '@grpc/grpc-js';
-import { createRecordLookup, type RecordLookup } from '@inventario/platform';
+import { createRecordLookup, metadataDeServicio, type RecordLookup } from '@inventario/platform';
 import { ProductoServiceClient } from '@inventario/proto';
 
 /**
@@ -11,13 +10,14 @@ import { ProductoServiceClient } from '@inventario/proto';
  */
 export type ProductoLookup = RecordLookup;
 
-export function createProductoLookup(address: string): ProductoLookup {
+/** `serviceToken`: this service's own API token (SERVICE_TOKEN); the answers are cached for every caller. */
+export function createProductoLookup(address: string, serviceToken?: string): ProductoLookup {
+  const md = metadataDeServicio(serviceToken);
   return createRecordLookup({
     address,
     client: ProductoServiceClient,
-    confirm: (client, id, options, done) =>
-      client.getProductoEliminado({ id }, new Metadata(), options, (err) => done(err)),
-    confirmLive: (client, id, options, done) => client.getProducto({ id }, new Metadata(), options, (err) => done(err)),
+    confirm: (client, id, options, done) => client.getProductoEliminado({ id }, md(), options, (err) => done(err)),
+    confirmLive: (client, id, options, done) => client.getProducto({ id }, md(), options, (err) => done(err)),
     owner: 'producto-svc',
     record: 'product',
   });

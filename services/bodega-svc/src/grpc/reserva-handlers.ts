@@ -3,10 +3,12 @@ import {
   encodePageToken,
   idempotentBy,
   InvalidArgumentError,
+  NotFoundError,
   pageSizeOf,
   requirePositiveId,
   unary,
   validateFields,
+  type CallContext,
   type Logger,
 } from '@inventario/platform';
 import {
@@ -21,6 +23,7 @@ import {
 } from '@inventario/proto';
 import { validateConsumo, validateNuevaReserva, type LimitesReserva, type Reserva } from '../domain/reserva';
 import type { ReservaStore } from '../store/reserva-store';
+import { bodegasDeLista, exigirEn, visible } from './alcance';
 
 export interface ReservaHandlersDeps {
   store: ReservaStore;
@@ -43,6 +46,9 @@ export function reservaToProto(r: Reserva): ReservaProto {
   };
 }
 
+/** Holding units is taking them out later: `existencias:mover` on every warehouse of a hold's lines (§12.9). */
+const bodegasDe = (lineas: readonly { bodegaId: number }[]) => [...new Set(lineas.map((l) => l.bodegaId))];
+
 /** Reservation ids are 64-bit: only those JavaScript holds exactly. */
 function requireReservaId(value: number, campo = 'id'): number {
   if (!Number.isSafeInteger(value) || value <= 0)
@@ -52,6 +58,11 @@ function requireReservaId(value: number, campo = 'id'): number {
 
 /** docs/contract.md §13: thin, each validates, calls the store once and maps the answer. */
 export function createReservaHandlers({ store, limites, logger }: ReservaHandlersDeps): ReservaServiceServer {
+  /** A scoped principal may act on a hold only where it may move stock: its lines are read first. */
+  const mover = async (caller: CallContext, id: number) => {
+    if (bodegasDeLista(caller, 'existencias:mover') === undefined) return;
+    exigirEn(caller, 'existencias:mover', bodegasDe((await store.get(id)).lineas));
+  };
   return {
     crearReserva: unary(
       logger,
@@ -66,16 +77,22 @@ export function createReservaHandlers({ store, limites, logger }: ReservaHandler
           },
           limites,
         );
+        exigirEn(caller, 'existencias:mover', bodegasDe(nueva.lineas));
         return { reserva: reservaToProto(await store.crear(nueva, caller)) };
       },
       idempotentBy(CrearReservaRequest),
     ),
 
-    getReserva: unary(logger, 'GetReserva', async (request) => ({
-      reserva: reservaToProto(await store.get(requireReservaId(request.id))),
-    })),
+    getReserva: unary(logger, 'GetReserva', async (request, caller) => {
+      const id = requireReservaId(request.id);
+      const reserva = await store.get(id);
+      // Out of scope reads as missing (the store's words): readable only where every line's warehouse is.
+      if (!visible(caller, bodegasDe(reserva.lineas)))
+        throw NotFoundError.campos([{ campo: 'id', mensaje: `no existe la reserva ${id}` }]);
+      return { reserva: reservaToProto(reserva) };
+    }),
 
-    listReservas: unary(logger, 'ListReservas', async (request) => {
+    listReservas: unary(logger, 'ListReservas', async (request, caller) => {
       const query = validateFields({
         pageSize: () => pageSizeOf(request.pageSize),
         beforeId: () => decodePageToken(request.pageToken),
@@ -89,7 +106,13 @@ export function createReservaHandlers({ store, limites, logger }: ReservaHandler
           return estado;
         },
       });
-      const page = await store.list({ ...query, referencia: request.referencia });
+      const visibles = bodegasDeLista(caller, 'existencias:leer');
+      if (visibles?.length === 0) return { reservas: [], nextPageToken: '' };
+      const page = await store.list({
+        ...query,
+        referencia: request.referencia,
+        ...(visibles ? { bodegasVisibles: visibles } : {}),
+      });
       const last = page.reservas.at(-1);
       return {
         reservas: page.reservas.map(reservaToProto),
@@ -102,6 +125,7 @@ export function createReservaHandlers({ store, limites, logger }: ReservaHandler
       'ConsumirReserva',
       async (request, caller) => {
         const id = requireReservaId(request.id);
+        await mover(caller, id);
         const consumo = validateConsumo({
           lineas: request.lineas,
           liberarResto: request.liberarResto,
@@ -119,7 +143,9 @@ export function createReservaHandlers({ store, limites, logger }: ReservaHandler
       logger,
       'LiberarReserva',
       async (request, caller) => {
-        const reserva = await store.liberar(requireReservaId(request.id), caller, {
+        const id = requireReservaId(request.id);
+        await mover(caller, id);
+        const reserva = await store.liberar(id, caller, {
           expectedVersion: request.expectedVersion,
         });
         return { reserva: reservaToProto(reserva) };
@@ -132,6 +158,7 @@ export function createReservaHandlers({ store, limites, logger }: ReservaHandler
       'ExtenderReserva',
       async (request, caller) => {
         const id = requireReservaId(request.id);
+        await mover(caller, id);
         if (!request.expiraEn) throw InvalidArgumentError.field('expiraEn', 'es obligatorio');
         const reserva = await store.extender(id, request.expiraEn, caller, {
           expectedVersion: request.expectedVersion,

@@ -202,6 +202,8 @@ export interface MovimientoQuery {
   /** Lines are listed newest first. */
   beforeId: number | null;
   bodegaId?: number;
+  /** The warehouses a scoped principal may see (docs/contract.md §12.9): lines of others are left out in SQL. */
+  bodegaIds?: number[];
   productoId?: number;
   tipo?: TipoMovimiento;
   desde?: Date;
@@ -692,6 +694,10 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
       const [id] = await trx('operaciones').insert({
         tipo: nueva.tipo,
         usuario: caller.usuario,
+        // Who exactly (issue 26), when the call carried a verified principal.
+        principal_id: caller.principal?.id ?? null,
+        metodo_auth: caller.principal?.metodoAuth ?? null,
+        token_id: caller.principal?.tokenId ?? null,
         comentario: nueva.comentario,
         clave_idempotencia: nueva.claveIdempotencia ?? null,
         revierte_a: nueva.revierteA ?? null,
@@ -1152,6 +1158,7 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
           .limit(query.pageSize + 1);
         if (query.beforeId !== null) q.where('id', '<', query.beforeId);
         if (query.bodegaId !== undefined) q.where('bodega_id', query.bodegaId);
+        if (query.bodegaIds !== undefined) q.whereIn('bodega_id', query.bodegaIds);
         if (query.productoId !== undefined) q.where('producto_id', query.productoId);
         if (query.tipo !== undefined) q.where('tipo', query.tipo);
         if (query.desde !== undefined) q.where('fecha', '>=', query.desde);

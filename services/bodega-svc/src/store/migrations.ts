@@ -128,6 +128,20 @@ export const migrations: Record<string, Migration> = {
     up: crearReservas,
     down: quitarReservas,
   },
+  // Issue 26: who exactly made an operation (docs/contract.md §12.9): the verified principal's id, how it
+  // authenticated and its token, beside `usuario`. NULL for operations from before and for calls without a
+  // principal (legacy callers, the consumers' `system` work). Nullable columns at the end: an instant ALTER.
+  '0012_operaciones_principal': {
+    async up(db: Knex) {
+      await db.raw(
+        `ALTER TABLE operaciones ADD COLUMN principal_id INT UNSIGNED NULL,
+           ADD COLUMN metodo_auth VARCHAR(16) NULL, ADD COLUMN token_id INT UNSIGNED NULL`,
+      );
+    },
+    async down(db: Knex) {
+      await db.raw('ALTER TABLE operaciones DROP COLUMN principal_id, DROP COLUMN metodo_auth, DROP COLUMN token_id');
+    },
+  },
 };
 
 /**

@@ -74,6 +74,11 @@ export interface ReservaQuery {
   estado?: EstadoReserva;
   bodegaId?: number;
   productoId?: number;
+  /**
+   * A scoped principal's warehouses (docs/contract.md §12.9): only holds whose every line is in one of them (a hold
+   * is read only where all its warehouses are visible).
+   */
+  bodegasVisibles?: number[];
 }
 
 export interface DiferenciaReserva {
@@ -332,6 +337,12 @@ export function createReservaStore(db: Knex, deps: ReservaStoreDeps): ReservaSto
             this.from('reserva_lineas as l').whereRaw('l.reserva_id = r.id');
             if (query.bodegaId !== undefined) this.where('l.bodega_id', query.bodegaId);
             if (query.productoId !== undefined) this.where('l.producto_id', query.productoId);
+          });
+        }
+        const visibles = query.bodegasVisibles;
+        if (visibles !== undefined) {
+          q.whereNotExists(function () {
+            this.from('reserva_lineas as v').whereRaw('v.reserva_id = r.id').whereNotIn('v.bodega_id', visibles);
           });
         }
         return (await q) as ReservaFila[];

@@ -1,6 +1,6 @@
 import { credentials, Metadata, status, type ServiceError } from '@grpc/grpc-js';
 import { BodegaServiceClient, ProductoServiceClient } from '@inventario/proto';
-import type { Logger } from '@inventario/platform';
+import { fijarCredencial, type Logger } from '@inventario/platform';
 
 /**
  * The names an email shows beside an id that its event does not name (a stock alert's product and
@@ -22,13 +22,18 @@ export const LOOKUP_DEADLINE_MS = 2000;
 type Get = (id: number, options: { deadline: Date }, done: (err: ServiceError | null, nombre?: string) => void) => void;
 
 export function createNameLookup(
-  { productoSvcAddr, bodegaSvcAddr }: { productoSvcAddr: string; bodegaSvcAddr: string },
+  {
+    productoSvcAddr,
+    bodegaSvcAddr,
+    serviceToken,
+  }: { productoSvcAddr: string; bodegaSvcAddr: string; serviceToken?: string | undefined },
   logger: Logger,
 ): NameLookup {
   const productos = new ProductoServiceClient(productoSvcAddr, credentials.createInsecure());
   const bodegas = new BodegaServiceClient(bodegaSvcAddr, credentials.createInsecure());
   const metadata = () => {
-    const md = new Metadata();
+    // Its own token when it has one (services with REQUIRE_PRINCIPAL=true know who asks, docs/contract.md §12.9).
+    const md = fijarCredencial(new Metadata(), undefined, serviceToken);
     md.set('x-inventario-usuario', 'notifier');
     return md;
   };

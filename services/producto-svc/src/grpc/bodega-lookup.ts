@@ -1,5 +1,4 @@
-import { Metadata } from '@grpc/grpc-js';
-import { createRecordLookup, type RecordLookup } from '@inventario/platform';
+import { createRecordLookup, metadataDeServicio, type RecordLookup } from '@inventario/platform';
 import { BodegaServiceClient } from '@inventario/proto';
 
 /**
@@ -11,13 +10,14 @@ import { BodegaServiceClient } from '@inventario/proto';
  */
 export type BodegaLookup = RecordLookup;
 
-export function createBodegaLookup(address: string): BodegaLookup {
+/** `serviceToken`: this service's own API token (SERVICE_TOKEN); the answers are cached for every caller. */
+export function createBodegaLookup(address: string, serviceToken?: string): BodegaLookup {
+  const md = metadataDeServicio(serviceToken);
   return createRecordLookup({
     address,
     client: BodegaServiceClient,
-    confirm: (client, id, options, done) =>
-      client.getBodegaEliminada({ id }, new Metadata(), options, (err) => done(err)),
-    confirmLive: (client, id, options, done) => client.getBodega({ id }, new Metadata(), options, (err) => done(err)),
+    confirm: (client, id, options, done) => client.getBodegaEliminada({ id }, md(), options, (err) => done(err)),
+    confirmLive: (client, id, options, done) => client.getBodega({ id }, md(), options, (err) => done(err)),
     owner: 'bodega-svc',
     record: 'warehouse',
   });

@@ -1,5 +1,6 @@
 import { credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
 import {
+  fijarCredencial,
   USUARIO_BIN_METADATA_KEY,
   USUARIO_METADATA_KEY,
   UnavailableError,
@@ -46,15 +47,16 @@ export interface LibroDeStock {
   close(): void;
 }
 
-function metadataOf(caller: CallContext): Metadata {
-  const metadata = new Metadata();
+/** The caller's name and trace, and its signed principal forwarded (or this service's own token). */
+function metadataOf(caller: CallContext, serviceToken: string | undefined): Metadata {
+  const metadata = fijarCredencial(new Metadata(), caller, serviceToken);
   if (/^[\x20-\x7e]*$/.test(caller.usuario)) metadata.set(USUARIO_METADATA_KEY, caller.usuario);
   else metadata.set(USUARIO_BIN_METADATA_KEY, Buffer.from(caller.usuario, 'utf8'));
   if (caller.traceparent) metadata.set('traceparent', caller.traceparent);
   return metadata;
 }
 
-export function createLibroDeStock(address: string): LibroDeStock {
+export function createLibroDeStock(address: string, serviceToken?: string): LibroDeStock {
   const client = new ExistenciaServiceClient(address, credentials.createInsecure(), {
     'grpc.max_reconnect_backoff_ms': 5000,
     'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
@@ -75,7 +77,7 @@ export function createLibroDeStock(address: string): LibroDeStock {
           cantidad: producto.cantidadEnStock,
           motivo: MOTIVO_MOVIMIENTO_NAMES.value(motivo),
         },
-        metadataOf(caller),
+        metadataOf(caller, serviceToken),
         { deadline: Date.now() + DEADLINE_MS },
         (err, res) =>
           err
@@ -98,7 +100,7 @@ export function createLibroDeStock(address: string): LibroDeStock {
             cantidad,
             requestId: `producto-${producto.id}-v${producto.version}-conteo`,
           },
-          metadataOf(caller),
+          metadataOf(caller, serviceToken),
           { deadline: Date.now() + DEADLINE_MS },
           (err, res) =>
             err ? reject(fallo(`el conteo del producto ${producto.id}`, err)) : resolve(Number(res.total)),
