@@ -687,7 +687,12 @@ describe('the generated authorization matrix', () => {
   }
 
   beforeAll(async () => {
-    stack = await startTestStack('bff_idmatrix', { identidad: true, env: { AUTH_FAILURES_PER_15_MIN: '0' } });
+    stack = await startTestStack('bff_idmatrix', {
+      identidad: true,
+      // The services verify the principal and require one, so every answer also holds where the data is.
+      serviciosExigenPrincipal: true,
+      env: { AUTH_FAILURES_PER_15_MIN: '0' },
+    });
     db = createDb(stack.databaseUrls.bodega);
     const A = await crearBodega(stack);
     const B = await crearBodega(stack);
