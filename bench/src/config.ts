@@ -22,6 +22,8 @@ export interface BenchConfig {
   /** GETs per second through the cached BFF during the soak, over more products than its cache holds (issue 14). */
   soakCachedRate: number;
   relayEvents: number;
+  /** Users created, then each logged in once (a cache miss: one argon2id verification), for logins/s (issue 26). */
+  loginUsers: number;
   /** Keys of earlier requests in producto-svc's idempotency table before the keyed windows (0: an empty table). */
   idempotencyBacklog: number;
   productos: number;
@@ -88,6 +90,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv, repoRoot: str
       'soak-write-rate': { type: 'string' },
       'soak-cached-rate': { type: 'string' },
       'relay-events': { type: 'string' },
+      'login-users': { type: 'string' },
       'idempotency-backlog': { type: 'string' },
       productos: { type: 'string' },
       bodegas: { type: 'string' },
@@ -151,6 +154,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv, repoRoot: str
     soakWriteRate: positive('soak-write-rate', values['soak-write-rate'], 5),
     soakCachedRate: positive('soak-cached-rate', values['soak-cached-rate'], 200),
     relayEvents: positive('relay-events', values['relay-events'], quick ? 500 : 5000),
+    loginUsers: positive('login-users', values['login-users'], quick ? 20 : 200),
     idempotencyBacklog: nonNegative('idempotency-backlog', values['idempotency-backlog'], 10_000),
     productos,
     bodegas,

@@ -310,6 +310,19 @@ const CACHE: Paired[] = [
     verdict: 'REST GET-by-id, read cache warm >= 1.0x B_db',
     minimum: 1.0,
   },
+  // Issue 26: the cached read as a user of identidad-svc, by password and by token.
+  {
+    key: 'restGetByIdUser',
+    what: 'REST GET-by-id, read cache on, per-user Basic (identidad-svc), vs B_db',
+    verdict: 'REST GET-by-id, per-user Basic, read cache warm >= 1.0x B_db',
+    minimum: 1.0,
+  },
+  {
+    key: 'restGetByIdToken',
+    what: 'REST GET-by-id, read cache on, API token (identidad-svc), vs B_db',
+    verdict: 'REST GET-by-id, API token, read cache warm >= 1.0x B_db',
+    minimum: 1.0,
+  },
   {
     key: 'restPutCached',
     what: 'product update, read cache on vs off',
@@ -572,6 +585,15 @@ export function renderReport(info: RunInfo, results: BenchResults): string {
           ? `${num(results.relayPerSecond)} events/s`
           : 'not measured ' + '(running stack)'
       } | |`,
+  );
+
+  const logins = results.logins;
+  push(
+    '',
+    logins
+      ? `Logins (issue 26): ${logins.logins} Basic logins through bff-identidad, each a miss of its verified-credential cache and so one argon2id verification (m=19 MiB, t=2, p=1) in identidad-svc, ${num(logins.seconds)} s: ` +
+          `${num(logins.perSecond)} logins/s, ${num(logins.perCore)} logins/s per core (${logins.cores} cores), ${logins.errors} errors.`
+      : 'Logins (issue 26): not measured (running stack).',
   );
 
   const soak = results.soak;

@@ -6,6 +6,7 @@ import type { BenchDb } from './bench-db';
 import { cacheSoak, prepareCacheSoak, readCacheMetrics, type CacheSoakFigures } from './cache-soak';
 import type { BenchConfig } from './config';
 import { measureEvents, measureRelay, type EventFigures } from './events';
+import { measureLogins, type LoginFigures } from './logins';
 import { runLoad, type LoadResult, type RequestContext } from './load';
 import type { LoopSample } from './loop-protocol';
 import type { Seed } from './seed';
@@ -32,6 +33,8 @@ export interface BenchResults {
   events: EventFigures;
   /** events/s; NaN when not measured (a running stack's outbox is not ours to fill). */
   relayPerSecond: number;
+  /** Cache-miss Basic logins through bff-identidad (issue 26); absent on a running stack. */
+  logins?: LoginFigures;
   soak: SoakFigures;
   /** The paced writes that ran during the soak. */
   soakEvents: EventFigures;
@@ -211,6 +214,15 @@ export async function runBench(deps: RunDeps): Promise<BenchResults> {
     say(`relay: ${Math.round(relayPerSecond)} events/s`);
   }
 
+  let logins: LoginFigures | undefined;
+  if (deps.stack.identidad) {
+    logins = await measureLogins(deps.stack, config.loginUsers, config.connections);
+    say(
+      `logins (cache miss, one argon2id verification each): ${logins.perSecond.toFixed(1)}/s, ` +
+        `${logins.perCore.toFixed(1)}/s per core (${logins.cores} cores), ${logins.errors} errors`,
+    );
+  }
+
   const getById = targets.find((t) => t.key === 'restGetById') as Target;
   const maxRate = median(loaded.get('restGetById')?.map((w) => w.load.reqPerSec) ?? []);
   const half = Math.max(1, Math.round(maxRate / 2));
@@ -287,6 +299,7 @@ export async function runBench(deps: RunDeps): Promise<BenchResults> {
     sequential,
     events,
     relayPerSecond,
+    ...(logins ? { logins } : {}),
     soak: soakFigures,
     soakEvents,
     ...(cacheSoakFigures ? { cacheSoak: cacheSoakFigures } : {}),

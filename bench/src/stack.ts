@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
@@ -21,6 +22,11 @@ export interface Stack {
   bffCachedMetricsUrl?: string;
   /** That BFF's READ_CACHE_MAX_ENTRIES. */
   readCacheMaxEntries?: number;
+  /**
+   * Issue 26: a third BFF, read cache on, authenticating through identidad-svc, with a LECTOR user of its own
+   * (`basic`, its own password) and that user's API token (`bearer`); absent on a running stack.
+   */
+  identidad?: { bffUrl: string; basic: string; bearer: string };
   /** `Basic ...` for the BFF. */
   auth: string;
   /** B_db's base URL (`/productos/:id`). */
@@ -131,12 +137,13 @@ export async function startOwnStack(options: StackOptions): Promise<Stack> {
   const bodegaDbUrl = `${options.mysqlServer}/${name}_bodega`;
   // B_db's write yardsticks write here, never in the services' databases (their relays would publish the rows).
   const bdbDbUrl = `${options.mysqlServer}/${name}_bdb`;
+  const identidadDbUrl = `${options.mysqlServer}/${name}_identidad`;
   const stream = name.toUpperCase();
   const prefix = name;
   const bucket = `${name}-sent`;
   const children: Child[] = [];
   try {
-    for (const url of [productoDbUrl, bodegaDbUrl, bdbDbUrl]) {
+    for (const url of [productoDbUrl, bodegaDbUrl, bdbDbUrl, identidadDbUrl]) {
       await ensureDatabase(url);
       cleanups.push(() => dropDatabase(url));
     }
@@ -165,14 +172,33 @@ export async function startOwnStack(options: StackOptions): Promise<Stack> {
       METRICS_PORT: '0',
     };
     const entry = (service: string) => join(ROOT, 'services', service, 'dist', 'main.js');
-    const [productoPort, bodegaPort, bffPort, bffCachedPort, bffCachedMetricsPort] = [
+    const [productoPort, bodegaPort, bffPort, bffCachedPort, bffCachedMetricsPort, identidadPort, bffIdentidadPort] = [
+      await freePort(),
+      await freePort(),
       await freePort(),
       await freePort(),
       await freePort(),
       await freePort(),
       await freePort(),
     ];
+    const password = uniqueName('pw');
     const services = [
+      // Issue 26: users, tokens and the argon2id verifications, with the bench user as its first ADMIN.
+      start({
+        name: 'identidad-svc',
+        entry: entry('identidad-svc'),
+        env: {
+          ...shared,
+          GRPC_HOST: '127.0.0.1',
+          GRPC_PORT: String(identidadPort),
+          DATABASE_URL: identidadDbUrl,
+          PRINCIPAL_SIGNING_KEY: generateKeyPairSync('ed25519')
+            .privateKey.export({ format: 'pem', type: 'pkcs8' })
+            .toString(),
+          BFF_USER: USER,
+          BFF_PASSWORD: password,
+        },
+      }),
       start({
         name: 'producto-svc',
         entry: entry('producto-svc'),
@@ -204,7 +230,6 @@ export async function startOwnStack(options: StackOptions): Promise<Stack> {
     const bdb = await startBdb(productoDbUrl, options, bdbDbUrl);
     children.push(bdb.child);
     cleanups.push(() => bdb.child.stop(10_000));
-    const password = uniqueName('pw');
     const late = [
       ...(
         [
@@ -233,6 +258,22 @@ export async function startOwnStack(options: StackOptions): Promise<Stack> {
         }),
       ),
       start({
+        name: 'bff-identidad',
+        entry: entry('bff'),
+        env: {
+          ...shared,
+          HOST: '127.0.0.1',
+          PORT: String(bffIdentidadPort),
+          BFF_USER: USER,
+          BFF_PASSWORD: password,
+          PRODUCTO_SVC_ADDR: `127.0.0.1:${productoPort}`,
+          BODEGA_SVC_ADDR: `127.0.0.1:${bodegaPort}`,
+          IDENTIDAD_SVC_ADDR: `127.0.0.1:${identidadPort}`,
+          RATE_LIMIT_PER_MINUTE: '0',
+          READ_CACHE_MAX_ENTRIES: String(options.readCacheMaxEntries),
+        },
+      }),
+      start({
         name: 'notifier',
         entry: entry('notifier'),
         env: {
@@ -246,7 +287,10 @@ export async function startOwnStack(options: StackOptions): Promise<Stack> {
     ];
     await Promise.all(late.map((s) => s.ready));
     await waitForStream(options.natsUrl, stream);
+    const bffIdentidadUrl = `http://127.0.0.1:${bffIdentidadPort}`;
+    const identidad = { bffUrl: bffIdentidadUrl, ...(await benchUser(bffIdentidadUrl, basic(USER, password))) };
     return {
+      identidad,
       bffUrl: `http://127.0.0.1:${bffPort}`,
       bffCachedUrl: `http://127.0.0.1:${bffCachedPort}`,
       bffCachedMetricsUrl: `http://127.0.0.1:${bffCachedMetricsPort}/metrics`,
@@ -302,6 +346,26 @@ export async function useRunningStack(target: TargetOptions, options: StackOptio
     await cleanups.run();
     throw err;
   }
+}
+
+/** A LECTOR of every warehouse with a password of its own, and an API token of that user (issue 26's reads). */
+async function benchUser(bffUrl: string, admin: string): Promise<{ basic: string; bearer: string }> {
+  const usuario = 'bench.lector';
+  const password = uniqueName('pw-lector');
+  const post = async (path: string, auth: string, body: unknown) => {
+    const res = await fetch(`${bffUrl}${path}`, {
+      method: 'POST',
+      headers: { authorization: auth, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (res.status !== 201) throw new Error(`POST ${path} on bff-identidad answered ${res.status}: ${text}`);
+    return JSON.parse(text) as Record<string, unknown>;
+  };
+  await post('/api/usuarios', admin, { usuario, password, asignaciones: [{ rol: 'LECTOR' }] });
+  const own = basic(usuario, password);
+  const token = await post('/api/tokens', own, { nombre: 'bench' });
+  return { basic: own, bearer: `Bearer ${String(token.token)}` };
 }
 
 /** The services create the stream in the background after start-up; wait for it. */

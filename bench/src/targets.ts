@@ -54,6 +54,8 @@ export const TARGET_KEYS = [
   'restTransferencia',
   'restGetByIdCached',
   'gqlProductoCached',
+  'restGetByIdUser',
+  'restGetByIdToken',
   'restPutCached',
   'bdbCreate',
   'restCreate',
@@ -148,6 +150,31 @@ export function buildTargets(stack: Stack, seed: Seed, options: { connections: n
             verifyBody: graphqlSucceeded,
           },
         },
+        // Issue 26: the same cached read as a user of identidad-svc, by its own Basic password and by its token
+        // (the verified-credential cache answers after the first request), also judged against B_db.
+        ...(stack.identidad
+          ? (
+              [
+                [
+                  'restGetByIdUser',
+                  'REST GET /api/productos/{id}, read cache on, per-user Basic',
+                  stack.identidad.basic,
+                ],
+                ['restGetByIdToken', 'REST GET /api/productos/{id}, read cache on, API token', stack.identidad.bearer],
+              ] as const
+            ).map(([key, label, authorization]): Target => ({
+              key,
+              label,
+              url: stack.identidad!.bffUrl,
+              baseline: 'bdb',
+              request: {
+                method: 'GET',
+                path: '/api/productos/1',
+                headers: { authorization },
+                setup: byId('/api/productos/'),
+              },
+            }))
+          : []),
         {
           key: 'restPutCached',
           label: 'REST PUT /api/productos/{id}, read cache on',

@@ -12,6 +12,7 @@ import {
 import type { Config } from './config';
 import { createDownstream, createDownstreamMetrics } from './downstream/downstream';
 import { conAutorizacion, conAutorizacionDeReservas } from './auth/autorizacion';
+import { conClavesDeReservasPorPrincipal, conClavesPorPrincipal } from './auth/claves-por-principal';
 import { startIdentityAuth } from './auth/identity-runtime';
 import { createHttpApp } from './http/http-app';
 import { startHttpServer } from './http/http-server';
@@ -81,9 +82,12 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
       httpMetrics: createHttpMetrics(registry),
       // Authorization wraps the cache: records are cached whoever read them, each request is judged on its own (issue
       // 26).
-      inventario: conAutorizacion(readCache ? cachingInventario(useCases, readCache.cache) : useCases),
+      // Keys are scoped by principal id once authorized (auth/claves-por-principal.ts).
+      inventario: conClavesPorPrincipal(
+        conAutorizacion(readCache ? cachingInventario(useCases, readCache.cache) : useCases),
+      ),
       health: downstream.health,
-      reservas: conAutorizacionDeReservas(downstream.reservas),
+      reservas: conClavesDeReservasPorPrincipal(conAutorizacionDeReservas(downstream.reservas)),
       logger,
       credentials: config.credentials,
       identidad: identityAuth?.deps,

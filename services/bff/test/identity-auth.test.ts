@@ -203,17 +203,29 @@ describe('the failure limit with asynchronous checks, and the per-name throttle'
 
   afterAll(() => stack?.close());
 
-  it('runs at most the limit of verifications for 60 concurrent wrong passwords from one address; the rest and then the right one get 429', async () => {
+  it('runs at most the limit of argon2id verifications for 500 concurrent wrong passwords from one address; the rest, the right password inside the burst and the one after get 429', async () => {
+    const kdf = async () =>
+      metricSample(await scrapeMetrics(stack.identidad!.app.metricsPort), 'identidad_kdf_operaciones_total', {
+        tipo: 'verify',
+      }) ?? 0;
     const before = await verificaciones(stack, 'password', 'rechazada');
+    const kdfBefore = await kdf();
+    // The owner's right password sits in the middle of the burst: the limit is per address, not per password.
+    const RIGHT = 250;
     const answers = await Promise.all(
-      Array.from({ length: 60 }, (_, i) =>
-        stack.request('GET', '/api/productos', { auth: basicAuth(TEST_USER, `wrong-password-${i}`) }),
+      Array.from({ length: 500 }, (_, i) =>
+        stack.request('GET', '/api/productos', {
+          auth: i === RIGHT ? basicAuth(TEST_USER, TEST_PASSWORD) : basicAuth(TEST_USER, `wrong-password-${i}`),
+        }),
       ),
     );
     const statuses = answers.map((a) => a.status);
     expect(statuses.filter((s) => s === 401)).toHaveLength(5);
-    expect(statuses.filter((s) => s === 429)).toHaveLength(55);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(495);
+    expect(statuses[RIGHT]).toBe(429);
     expect((await verificaciones(stack, 'password', 'rechazada')) - before).toBe(5);
+    // In identidad-svc, where the hashing runs: exactly the 5 reserved slots were verified, no more.
+    expect((await kdf()) - kdfBefore).toBe(5);
     const right = await stack.request('GET', '/api/productos');
     expect(right.status).toBe(429);
     expect(Number(right.headers.get('retry-after'))).toBeGreaterThan(0);
@@ -304,6 +316,51 @@ describe('revocation through two BFF replicas', () => {
     await stack?.close();
   });
 
+  const replicas = () => [stack.baseUrl, `http://127.0.0.1:${second.httpPort}`];
+
+  /**
+   * `auth` on `path` through both replicas at a steady rate (every 20 ms each) from before `revoke` until 2.5 s after
+   * its answer; every request that began more than 1 s after that answer must not succeed, on either replica.
+   */
+  async function revokedWithinOneSecond(auth: string, path: string, revoke: () => Promise<unknown>): Promise<void> {
+    // Both replicas serve the credential from their caches (each following the identity events) before the revoke.
+    const hitsBefore =
+      metricSample(await scrapeMetrics(second.metricsPort), 'bff_auth_cache_total', { resultado: 'hit' }) ?? 0;
+    await waitFor(async () => {
+      for (const url of replicas()) if ((await httpRequest(url, auth, 'GET', path, {})).status !== 200) return false;
+      return (
+        (metricSample(await scrapeMetrics(second.metricsPort), 'bff_auth_cache_total', { resultado: 'hit' }) ?? 0) >
+        hitsBefore
+      );
+    }, 'both replicas to serve the credential from their caches');
+
+    let revokedAt = Number.POSITIVE_INFINITY;
+    const late: { replica: number; startedAfterMs: number; status: number }[] = [];
+    let before = 0;
+    let stop = false;
+    const load = replicas().map(async (url, replica) => {
+      while (!stop) {
+        const startedAt = Date.now();
+        const res = await httpRequest(url, auth, 'GET', path, {});
+        if (startedAt - revokedAt > 1000)
+          late.push({ replica, startedAfterMs: startedAt - revokedAt, status: res.status });
+        else if (revokedAt === Number.POSITIVE_INFINITY && res.status === 200) before += 1;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await revoke();
+    revokedAt = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    stop = true;
+    await Promise.all(load);
+    // It did succeed at the steady rate before, and requests ran on both replicas after the second.
+    expect(before).toBeGreaterThan(4);
+    expect(late.length).toBeGreaterThan(10);
+    expect(new Set(late.map((r) => r.replica))).toEqual(new Set([0, 1]));
+    expect(late.filter((r) => r.status === 200)).toEqual([]);
+  }
+
   it('no request that begins more than 1 s after the revoke answered succeeds, on either replica', async () => {
     const admin = await stack.identidad!.como(TEST_USER, TEST_PASSWORD);
     const cuenta = await stack.identidad!.rpc.createUsuario(
@@ -314,36 +371,45 @@ describe('revocation through two BFF replicas', () => {
       { usuarioId: cuenta.usuario!.id, nombre: 'steady', permisos: [] },
       admin,
     );
-    const auth = `Bearer ${secreto}`;
-    const replicas = [stack.baseUrl, `http://127.0.0.1:${second.httpPort}`];
-    // Both replicas serve the token from their caches (each following the identity events) before the revoke.
-    await waitFor(async () => {
-      for (const url of replicas)
-        if ((await httpRequest(url, auth, 'GET', '/api/bodegas', {})).status !== 200) return false;
-      return metricSample(await scrapeMetrics(second.metricsPort), 'bff_auth_cache_total', { resultado: 'hit' })! > 0;
-    }, 'both replicas to serve the token from their caches');
+    await revokedWithinOneSecond(`Bearer ${secreto}`, '/api/bodegas', () =>
+      stack.identidad!.rpc.revokeToken({ id: token!.id }, admin),
+    );
+    expect((await httpRequest(stack.baseUrl, `Bearer ${secreto}`, 'GET', '/api/bodegas', {})).status).toBe(401);
+  });
 
-    let revokedAt = Number.POSITIVE_INFINITY;
-    const late: { replica: number; startedAfterMs: number; status: number }[] = [];
-    let stop = false;
-    // A steady rate through both replicas, every 20 ms each, until 2 s after the revoke.
-    const load = replicas.map(async (url, replica) => {
-      while (!stop) {
-        const startedAt = Date.now();
-        const res = await httpRequest(url, auth, 'GET', '/api/bodegas', {});
-        if (startedAt - revokedAt > 1000)
-          late.push({ replica, startedAfterMs: startedAt - revokedAt, status: res.status });
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+  it('the same for a password change: the old password stops within 1 s on both replicas', async () => {
+    const admin = await stack.identidad!.como(TEST_USER, TEST_PASSWORD);
+    const password = 'replicas-vieja-123';
+    const creado = await stack.identidad!.rpc.createUsuario(
+      { usuario: 'cambia.en.replicas', password, tipo: 1, asignaciones: [{ rol: 'LECTOR' }] },
+      admin,
+    );
+    await revokedWithinOneSecond(basicAuth('cambia.en.replicas', password), '/api/bodegas', () =>
+      stack.identidad!.rpc.cambiarPassword({ id: creado.usuario!.id, password: 'replicas-nueva-456' }, admin),
+    );
+  });
+
+  it('the same for a removed binding: the warehouse it granted reads as missing within 1 s on both replicas', async () => {
+    const admin = await stack.identidad!.como(TEST_USER, TEST_PASSWORD);
+    const bodega = await stack.request('POST', '/api/bodegas', {
+      body: { nombre: 'Replicas', ubicacion: 'Lugo', capacidad: 10 },
     });
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    await stack.identidad!.rpc.revokeToken({ id: token!.id }, admin);
-    revokedAt = Date.now();
-    await new Promise((resolve) => setTimeout(resolve, 2500));
-    stop = true;
-    await Promise.all(load);
-    expect(late.length).toBeGreaterThan(10);
-    expect(new Set(late.map((r) => r.replica))).toEqual(new Set([0, 1]));
-    expect(late.filter((r) => r.status !== 401)).toEqual([]);
+    expect(bodega.status).toBe(201);
+    const password = 'replicas-binding-123';
+    const creado = await stack.identidad!.rpc.createUsuario(
+      {
+        usuario: 'pierde.bodega',
+        password,
+        tipo: 1,
+        asignaciones: [{ rol: 'LECTOR', bodegaId: bodega.body.id as number }],
+      },
+      admin,
+    );
+    await revokedWithinOneSecond(basicAuth('pierde.bodega', password), `/api/bodegas/${bodega.body.id as number}`, () =>
+      stack.identidad!.rpc.setAsignaciones(
+        { id: creado.usuario!.id, asignaciones: [], expectedVersion: creado.usuario!.version },
+        admin,
+      ),
+    );
   });
 });

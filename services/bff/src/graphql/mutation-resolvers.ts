@@ -1,4 +1,4 @@
-import { exigeVersion, STOCK_MENSAJES } from '@inventario/contract';
+import { decidir, exigeVersion, STOCK_MENSAJES } from '@inventario/contract';
 import { validateFields } from '@inventario/platform';
 import { GraphQLError, type GraphQLResolveInfo } from 'graphql';
 import { PreconditionRequiredError } from '../inventario/errors';
@@ -301,6 +301,15 @@ export function createMutationResolvers({ inventario, enableInit }: MutationDeps
             extensions: { classification: CLASSIFICATION.forbidden },
           },
         );
+      }
+      // Loading the samples writes products and warehouses: both permissions up front (issue 26, deny by default),
+      // not only when something is missing, so the answer never depends on what another caller loaded before.
+      for (const permiso of ['bodegas:escribir', 'productos:escribir'] as const) {
+        const permisos = ctx.caller.principal?.permisos;
+        if (!permisos || !decidir(permisos, permiso).permitido)
+          throw new GraphQLError(`No tiene el permiso ${permiso}`, {
+            extensions: { classification: CLASSIFICATION.forbidden },
+          });
       }
       return describeSeedResult(await run(ctx, () => seedSampleData(inventario, ctx.caller)));
     },

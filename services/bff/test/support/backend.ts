@@ -6,7 +6,7 @@
  * client of the services (the seed command, a router wired by hand).
  * close() removes everything it created.
  */
-import { createDb, createLogger, type Knex, type NatsConnection } from '@inventario/platform';
+import { createDb, createLogger, type Knex, type Logger, type NatsConnection } from '@inventario/platform';
 import {
   connectTestNats,
   createTestDatabase,
@@ -88,6 +88,8 @@ export function cleanupList(): { push(cleanup: () => Promise<void>): void; run()
 export interface TestBackendOptions {
   /** The NATS both services (and the test's connection) use; default the shared one (TEST_NATS_URL). */
   natsUrl?: string;
+  /** Each service's logger (e.g. one writing into the test, to read every line); default the platform's at TEST_LOG_LEVEL. */
+  serviceLogger?: (service: string) => Logger;
   /** The stream and subject prefix (default a fresh one), e.g. one identidad-svc started first publishes to. */
   namespace?: EventNamespace;
   /** Environment of both services on top of the test's (e.g. REQUIRE_PRINCIPAL, IDENTIDAD_SVC_ADDR). */
@@ -99,6 +101,7 @@ export interface TestBackendOptions {
 
 export async function startTestBackend(label: string, options: TestBackendOptions = {}): Promise<TestBackend> {
   const natsUrl = options.natsUrl ?? TEST_NATS_URL;
+  const loggerFor = options.serviceLogger ?? ((service: string) => createLogger(service, LOG_LEVEL));
   const namespace = options.namespace ?? testEventNamespace();
   const cleanups = cleanupList();
   try {
@@ -128,7 +131,7 @@ export async function startTestBackend(label: string, options: TestBackendOption
         ...options.serviceEnv,
         ...options.bodegaEnv,
       }),
-      createLogger('bodega-svc', LOG_LEVEL),
+      loggerFor('bodega-svc'),
     );
     cleanups.push(() => bodega.stop());
     let producto: ProductoApp | undefined;
@@ -142,7 +145,7 @@ export async function startTestBackend(label: string, options: TestBackendOption
           ...options.serviceEnv,
           ...options.productoEnv,
         }),
-        createLogger('producto-svc', LOG_LEVEL),
+        loggerFor('producto-svc'),
       );
     };
     const stopProductoSvc = async () => {

@@ -8,7 +8,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { credentials, Metadata, type handleUnaryCall, type ServiceError } from '@grpc/grpc-js';
 import { PRINCIPAL_METADATA_KEY } from '@inventario/contract';
-import { createLogger } from '@inventario/platform';
+import { createLogger, type Logger } from '@inventario/platform';
 import { IdentidadServiceClient, IdentidadServiceService, type IdentidadServiceServer } from '@inventario/proto';
 import { createTestDatabase, type EventNamespace } from '@inventario/testkit';
 import { startApp, type App } from '../../../identidad-svc/src/app';
@@ -21,6 +21,8 @@ export type IdentidadRpc = { [K in keyof IdentidadServiceServer]: RpcOf<Identida
 
 export interface TestIdentidad {
   addr: string;
+  /** `mysql://...` of its database (to read the audit rows and the outbox). */
+  databaseUrl: string;
   app: App;
   rpc: IdentidadRpc;
   /** Metadata carrying the principal `usuario` / `password` logs in as. */
@@ -42,6 +44,7 @@ export interface TestIdentidadOptions {
   natsUrl: string;
   admin: { usuario: string; password: string };
   env?: Record<string, string>;
+  logger?: Logger;
 }
 
 export async function startTestIdentidad(label: string, options: TestIdentidadOptions): Promise<TestIdentidad> {
@@ -66,7 +69,7 @@ export async function startTestIdentidad(label: string, options: TestIdentidadOp
   });
   let app: App;
   try {
-    app = await startApp(config, createLogger('identidad-svc', config.logLevel));
+    app = await startApp(config, options.logger ?? createLogger('identidad-svc', config.logLevel));
   } catch (err) {
     await db.drop();
     throw err;
@@ -95,6 +98,7 @@ export async function startTestIdentidad(label: string, options: TestIdentidadOp
   ) as IdentidadRpc;
   return {
     addr,
+    databaseUrl: db.url,
     app,
     rpc,
     async como(usuario, password) {

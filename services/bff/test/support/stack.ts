@@ -97,6 +97,8 @@ export interface TestStackOptions {
   env?: Record<string, string>;
   /** The BFF's logger (e.g. one writing into the test); default the platform logger at TEST_LOG_LEVEL. */
   logger?: Logger;
+  /** The services' loggers (producto-svc, bodega-svc, identidad-svc); default the platform's at TEST_LOG_LEVEL. */
+  serviceLogger?: (service: string) => Logger;
 }
 
 export async function startTestStack(label: string, options: TestStackOptions = {}): Promise<TestStack> {
@@ -105,7 +107,7 @@ export async function startTestStack(label: string, options: TestStackOptions = 
     // identidad-svc first (the services may need its address and their tokens), on the backend's stream.
     const namespace = testEventNamespace();
     let identidad: TestIdentidad | undefined;
-    const backendOptions: TestBackendOptions = { namespace };
+    const backendOptions: TestBackendOptions = { namespace, serviceLogger: options.serviceLogger };
     if (options.identidad ?? IDENTIDAD_BY_DEFAULT) {
       const admin = {
         usuario: options.env?.BFF_USER ?? TEST_USER,
@@ -116,6 +118,7 @@ export async function startTestStack(label: string, options: TestStackOptions = 
         natsUrl: TEST_NATS_URL,
         admin,
         env: options.identidadEnv,
+        logger: options.serviceLogger?.('identidad-svc'),
       });
       identidad = started;
       cleanups.push(() => started.close());
