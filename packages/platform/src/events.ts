@@ -174,6 +174,13 @@ export interface StockUmbralData {
   operacionId: number | null;
   usuario: string;
   timestamp: string;
+  /**
+   * Added (issue 24, docs/contract.md §13.9): present when the level's threshold watches `disponible`
+   * (`cantidad - reservada`), with the figures it was judged on; absent, the threshold watches `cantidad`.
+   */
+  alertaSobre?: 'DISPONIBLE';
+  reservada?: number;
+  disponible?: number;
 }
 
 /** A reservation's line as its events carry it (docs/contract.md §13.1). */

@@ -235,6 +235,13 @@ const stockBajo: StockUmbralData = {
 };
 /** After an operation whose id is past 2^32. */
 const stockRepuesto: StockUmbralData = { ...stockBajo, cantidad: 6, version: 8, operacionId: 5_000_000_002 };
+const stockBajoDisponible: StockUmbralData = {
+  ...stockBajo,
+  cantidad: 10,
+  alertaSobre: 'DISPONIBLE',
+  reservada: 7,
+  disponible: 3,
+};
 const reservaDescubierta: ReservaDescubiertaData = {
   reservaId: 31,
   referencia: 'pedido-<1024>',
@@ -271,6 +278,7 @@ const EVENTS: Array<[string, EventType, string, EventData]> = [
   ],
   ['StockBajo at 0 units', 'StockBajo', '/bodegas/1/existencias/2', stockBajo],
   ['StockRepuesto', 'StockRepuesto', '/bodegas/1/existencias/2', stockRepuesto],
+  ['StockBajo watching disponible', 'StockBajo', '/bodegas/1/existencias/2', stockBajoDisponible],
   ['ReservaDescubierta of two levels, one short', 'ReservaDescubierta', '/reservas/31', reservaDescubierta],
 ];
 

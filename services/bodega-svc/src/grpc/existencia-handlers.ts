@@ -16,6 +16,8 @@ import {
   type Logger,
 } from '@inventario/platform';
 import {
+  ALERTA_SOBRE_NAMES,
+  AlertaSobre as AlertaSobreProto,
   AsignarExistenciaRequest,
   CambiarUmbralMinimoRequest,
   ContarProductoRequest,
@@ -80,6 +82,7 @@ export function existenciaToProto(e: Existencia): ExistenciaProto {
     fechaActualizacion: e.fechaActualizacion,
     reservada: e.reservada ?? 0,
     disponible: e.cantidad - (e.reservada ?? 0),
+    alertaSobre: ALERTA_SOBRE_NAMES.value(e.alertaSobre ?? 'CANTIDAD'),
   };
 }
 
@@ -164,11 +167,23 @@ export function createExistenciaHandlers({
       logger,
       'CambiarUmbralMinimo',
       async (request, caller) => {
-        const existencia = await store.cambiarUmbral(validateUmbral(request), caller, {
-          expectedVersion: request.expectedVersion,
-          requiereNivel: request.requiereNivel,
-          claveIdempotencia: request.requestId,
-        });
+        const { alertaSobre, ...cambio } = request;
+        const existencia = await store.cambiarUmbral(
+          validateUmbral({
+            ...cambio,
+            // Absent or UNSPECIFIED: what it watched; an unknown value is named, so it is refused.
+            alertaSobre:
+              alertaSobre === undefined || alertaSobre === AlertaSobreProto.ALERTA_SOBRE_UNSPECIFIED
+                ? undefined
+                : (ALERTA_SOBRE_NAMES.name(alertaSobre) ?? String(alertaSobre)),
+          }),
+          caller,
+          {
+            expectedVersion: request.expectedVersion,
+            requiereNivel: request.requiereNivel,
+            claveIdempotencia: request.requestId,
+          },
+        );
         return { existencia: existenciaToProto(existencia) };
       },
       idempotentBy(CambiarUmbralMinimoRequest),

@@ -19,6 +19,8 @@ import {
   clave,
   planOperation,
   planUmbral,
+  esBajo,
+  type AlertaSobre,
   TIPO_LINEA,
   type Asignacion,
   type Cambio,
@@ -42,6 +44,7 @@ import {
 } from './ocupacion';
 import { TRAMOS, verificarPorTramos } from './verificacion-por-tramos';
 import { RELOJ_BD, respetarReservas, type RelojReservas } from './reservas-en-niveles';
+import { sincronizarAlertasDisponible } from './alertas-disponible';
 import type { ExistenciaEvents } from '../events/existencia-events';
 import type { DiferenciaReserva } from './reserva-store';
 
@@ -66,7 +69,7 @@ export interface ExistenciaStore {
    * there is no level.
    */
   cambiarUmbral(
-    cambio: { bodegaId: number; productoId: number; umbralMinimo: number | null },
+    cambio: { bodegaId: number; productoId: number; umbralMinimo: number | null; alertaSobre?: AlertaSobre },
     caller: CallContext,
     opts: CommandOptions,
   ): Promise<Existencia>;
@@ -257,6 +260,9 @@ interface NivelRow {
   reservada?: number;
   /** Reads only: what unexpired holds keep (reservadaVigenteSql). */
   reservada_vigente?: number | string;
+  /** Added (issue 24): absent before migration 0012 (tests of older schemas). */
+  alerta_sobre?: AlertaSobre;
+  bajo_disponible?: number;
 }
 
 const nivelActual = (r: NivelRow): NivelActual => ({
@@ -266,6 +272,7 @@ const nivelActual = (r: NivelRow): NivelActual => ({
   cantidad: r.cantidad,
   umbralMinimo: r.umbral_minimo,
   version: r.version,
+  alertaSobre: r.alerta_sobre ?? 'CANTIDAD',
 });
 
 interface MovimientoRow {
@@ -303,6 +310,7 @@ function toExistencia(row: NivelRow): Existencia {
     fechaCreacion: row.fecha_creacion,
     fechaActualizacion: row.fecha_actualizacion,
     reservada: Number(row.reservada_vigente ?? row.reservada ?? 0),
+    alertaSobre: row.alerta_sobre ?? 'CANTIDAD',
   };
 }
 
@@ -780,6 +788,14 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
       );
     });
     await enqueueEvents(trx, eventos);
+    // Levels watching `disponible` are judged now that the operation's holds are settled (§13.9).
+    await sincronizarAlertasDisponible(
+      trx,
+      events,
+      [...finales.values()].filter((l) => l.nivel.existe).map((l) => [l.bodegaId, l.productoId] as const),
+      ctx,
+      operacionId,
+    );
     // Occupancy last: an exit's stripe (and an entry's warehouse row) is locked for the least time before the commit.
     for (const [bodegaId, delta] of plan.ocupacion) {
       const bodega = bodegas.get(bodegaId)!;
@@ -915,7 +931,7 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
       );
     },
 
-    cambiarUmbral({ bodegaId, productoId, umbralMinimo }, caller, opts) {
+    cambiarUmbral({ bodegaId, productoId, umbralMinimo, alertaSobre }, caller, opts) {
       return write(caller, async (trx, at) => {
         // The same locks, in the same order, as a stock write: a deleted product's level takes no new setting.
         await requireProductosVivos(trx, [productoId]);
@@ -925,18 +941,35 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
         const nivel = niveles.actuales.get(clave(bodegaId, productoId))!;
         requireVersion(nivel, opts);
         if (!nivel.existe) throw sinExistencias(bodegaId, productoId);
-        const plan = planUmbral(nivel, umbralMinimo);
+        const antes = await trx<NivelRow>('existencias')
+          .where({ bodega_id: bodegaId, producto_id: productoId })
+          .first('reservada', 'bajo_disponible');
+        const sobre = alertaSobre ?? nivel.alertaSobre ?? 'CANTIDAD';
+        const plan = planUmbral(
+          { ...nivel, reservada: antes?.reservada ?? 0, bajoDisponible: antes?.bajo_disponible === 1 },
+          umbralMinimo,
+          sobre,
+        );
         await trx('existencias')
           .where({ id: niveles.filas.get(clave(bodegaId, productoId))! })
-          .update({ umbral_minimo: umbralMinimo, version: plan.version, fecha_actualizacion: at });
+          .update({
+            umbral_minimo: umbralMinimo,
+            alerta_sobre: sobre,
+            // The alert on `disponible` is the one now raised; watching the units, none is recorded.
+            bajo_disponible:
+              sobre === 'DISPONIBLE' && esBajo(nivel.cantidad - (antes?.reservada ?? 0), umbralMinimo) ? 1 : 0,
+            version: plan.version,
+            fecha_actualizacion: at,
+          });
         const fila = await trx<NivelRow>('existencias').where({ bodega_id: bodegaId, producto_id: productoId }).first();
         const existencia = toExistencia(fila!);
         if (plan.umbral !== null) {
+          const ctx = { ...caller, at };
+          const tipo = plan.umbral === 'BAJO' ? 'StockBajo' : 'StockRepuesto';
           await enqueueEvents(trx, [
-            events.umbralCambiado(plan.umbral === 'BAJO' ? 'StockBajo' : 'StockRepuesto', existencia, {
-              ...caller,
-              at,
-            }),
+            sobre === 'DISPONIBLE'
+              ? events.umbralDisponible(tipo, { ...existencia, reservada: fila!.reservada ?? 0 }, null, ctx)
+              : events.umbralCambiado(tipo, existencia, ctx),
           ]);
         }
         return existencia;
