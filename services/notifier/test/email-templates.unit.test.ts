@@ -139,6 +139,22 @@ describe('email templates', () => {
     expect(email.subject).toBe(`Reserva Descubierta: ${referencia}`);
   });
 
+  it('shows the reserved and available units of a StockBajo whose threshold watches disponible, and only then', () => {
+    const base = sampleEnvelope('StockBajo', { id: 4321, at: new Date('2026-03-05T09:08:07Z') });
+    const envelope = {
+      ...base,
+      data: { ...base.data, cantidad: 10, operacionId: null, alertaSobre: 'DISPONIBLE', reservada: 7, disponible: 3 },
+    };
+    const email = render('StockBajo', envelope as unknown as typeof base);
+    expect(email.text).toContain(
+      '\nUnidades: 10\nReservadas: 7\nDisponibles (vigiladas por el umbral): 3\nUmbral mínimo: 5\nOperación: ninguna (una reserva o un cambio del umbral)\n',
+    );
+    expect(email.html).toMatch(/>Disponibles \(vigiladas por el umbral\)<\/th><td[^>]*>3<\/td>/);
+    const plain = render('StockBajo', base);
+    expect(plain.text).not.toContain('Reservadas');
+    expect(plain.html).not.toContain('Disponibles');
+  });
+
   it('names the product and warehouse of a StockBajo email, in its subject and body, when they are found; HTML-escaped in the body', () => {
     const handler = handlerOf('StockBajo');
     const preparation = handler.prepare(JSON.stringify(sampleEnvelope('StockBajo', { id: 4321 })), 'Service');

@@ -83,6 +83,10 @@ export const stockUmbralDataSchema = z.object({
   umbralMinimo: z.number().int().nullish(),
   version: z.number().int().nullish(),
   operacionId: id.nullish(),
+  // Added (docs/contract.md §13.9): a threshold watching the units no reservation holds.
+  alertaSobre: z.string().max(20).nullish(),
+  reservada: z.number().int().nullish(),
+  disponible: z.number().int().nullish(),
 });
 export type StockUmbralData = z.infer<typeof stockUmbralDataSchema>;
 

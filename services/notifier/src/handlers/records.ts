@@ -143,11 +143,16 @@ export function stockRecord(data: StockUmbralData, nombres: Nombres = {}): Recor
       : `del producto ${data.productoId}`,
     enBodega: nombres.bodega ? conNombre(data.bodegaId, nombres.bodega) : `la bodega ${data.bodegaId}`,
     cantidad: String(data.cantidad),
+    // A threshold watching `disponible` (§13.9) is judged on it, so the email shows it; '' leaves the rows out.
+    disponible: data.alertaSobre === 'DISPONIBLE' ? orElse(data.disponible, '—') : '',
+    reservada: data.alertaSobre === 'DISPONIBLE' ? orElse(data.reservada, '—') : '',
     umbralMinimo: orElse(data.umbralMinimo, '(sin umbral)'),
-    // null: a threshold change crossed it, which belongs to no operation.
+    // null: a threshold change crossed it, or (watching disponible) a reservation: neither belongs to an operation.
     operacionId:
       data.operacionId === null
-        ? 'ninguna (cambio del umbral)'
+        ? data.alertaSobre === 'DISPONIBLE'
+          ? 'ninguna (una reserva o un cambio del umbral)'
+          : 'ninguna (cambio del umbral)'
         : orElse(data.operacionId, '(no incluida en el evento)'),
   };
 }
