@@ -145,7 +145,7 @@ describe('email templates', () => {
       ...base,
       data: { ...base.data, cantidad: 10, operacionId: null, alertaSobre: 'DISPONIBLE', reservada: 7, disponible: 3 },
     };
-    const email = render('StockBajo', envelope as unknown as typeof base);
+    const email = render('StockBajo', envelope);
     expect(email.text).toContain(
       '\nUnidades: 10\nReservadas: 7\nDisponibles (vigiladas por el umbral): 3\nUmbral mínimo: 5\nOperación: ninguna (una reserva o un cambio del umbral)\n',
     );
