@@ -36,6 +36,12 @@ export interface RequestShape {
    * body): counted as an error, not as a served request.
    */
   verifyBody?: (body: string) => boolean;
+  /**
+   * A second request each connection sends after this one, sharing its context (issue 24: a reservation, then its
+   * consumption). The window then counts a unit of work per pair: `requests` and `reqPerSec` are pairs, latencies
+   * those of each HTTP request.
+   */
+  then?: RequestShape;
 }
 
 export interface LoadOptions {
@@ -73,6 +79,7 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
   const latencies: number[] = [];
   const statuses: Record<string, number> = {};
   const { request } = options;
+  const steps = request.then ? [request, request.then] : [request];
   return new Promise((resolve, reject) => {
     const instance = autocannon(
       {
@@ -84,35 +91,34 @@ export function runLoad(options: LoadOptions): Promise<LoadResult> {
         ...(request.verifyBody
           ? { verifyBody: (body: string | Buffer | undefined) => request.verifyBody?.(String(body ?? '')) ?? true }
           : {}),
-        requests: [
-          {
-            method: request.method,
-            path: request.path,
-            headers: request.headers,
-            body: request.body,
-            ...(request.setup
-              ? {
-                  setupRequest: (req: autocannon.Request, context: object) => {
-                    const { headers, ...rest } = request.setup?.(context as RequestContext) ?? {};
-                    return { ...req, ...rest, ...(headers ? { headers: { ...req.headers, ...headers } } : {}) };
-                  },
-                }
-              : {}),
-            ...(request.onResponse
-              ? {
-                  onResponse: (status: number, body: string, context: object, headers: autocannon.Request['headers']) =>
-                    request.onResponse?.(status, String(body ?? ''), headers ?? {}, context as RequestContext),
-                }
-              : {}),
-          },
-        ],
+        requests: steps.map((step) => ({
+          method: step.method,
+          path: step.path,
+          headers: step.headers,
+          body: step.body,
+          ...(step.setup
+            ? {
+                setupRequest: (req: autocannon.Request, context: object) => {
+                  const { headers, ...rest } = step.setup?.(context as RequestContext) ?? {};
+                  return { ...req, ...rest, ...(headers ? { headers: { ...req.headers, ...headers } } : {}) };
+                },
+              }
+            : {}),
+          ...(step.onResponse
+            ? {
+                onResponse: (status: number, body: string, context: object, headers: autocannon.Request['headers']) =>
+                  step.onResponse?.(status, String(body ?? ''), headers ?? {}, context as RequestContext),
+              }
+            : {}),
+        })),
       },
       (err: unknown, result: autocannon.Result) => {
         if (err) return reject(err instanceof Error ? err : new Error('autocannon failed', { cause: err }));
         const seconds = result.duration > 0 ? result.duration : options.durationSeconds;
         if (result.mismatches > 0) statuses.body = result.mismatches;
         if (result.timeouts > 0) statuses.timeout = result.timeouts;
-        const served = Math.max(0, latencies.length - result.mismatches);
+        // A sequence's unit of work is the whole sequence.
+        const served = Math.max(0, latencies.length - result.mismatches) / steps.length;
         resolve({
           requests: served,
           reqPerSec: served / seconds,

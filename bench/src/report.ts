@@ -281,6 +281,13 @@ const THROUGHPUT: Paired[] = [
     minimum: 0.5,
   },
   {
+    // Issue 24 sets no figure: two writes where the exit is one, so half the exit's 0.5.
+    key: 'restReservaConsumo',
+    what: 'reserve + consume of 1 (two requests, counted as one pair) vs (b) level locked + line + outbox',
+    verdict: 'reserve + consume of 1 unit >= 0.25x B_db (b) level + line + outbox',
+    minimum: 0.25,
+  },
+  {
     key: 'restTransfer',
     what: 'stock transfer (1 unit, two warehouses) vs (b) level locked + line + outbox',
     verdict: 'stock transfer >= 0.4x B_db (b) level + line + outbox',

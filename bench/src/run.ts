@@ -7,7 +7,7 @@ import { cacheSoak, prepareCacheSoak, readCacheMetrics, type CacheSoakFigures } 
 import type { BenchConfig } from './config';
 import { measureEvents, measureRelay, type EventFigures } from './events';
 import { measureLogins, type LoginFigures } from './logins';
-import { runLoad, type LoadResult, type RequestContext } from './load';
+import { runLoad, type LoadResult, type RequestContext, type RequestShape } from './load';
 import type { LoopSample } from './loop-protocol';
 import type { Seed } from './seed';
 import { median } from './stats';
@@ -63,10 +63,12 @@ async function expectedEmails(nc: NatsConnection, stack: Stack): Promise<number>
   const subjects = info.state.subjects ?? {};
   return (
     Object.entries(subjects)
-      // The emailed subjects only: dead letters (`<prefix>.dlq.<type>`), MovimientoRegistrado and StockRepuesto get
-      // none.
+      // The emailed subjects only: dead letters (`<prefix>.dlq.<type>`), MovimientoRegistrado, StockRepuesto and the
+      // reservations but ReservaDescubierta get none.
       .filter(([subject]) =>
-        ['producto.', 'bodega.', 'stock.bajo'].some((emailed) => subject.startsWith(`${stack.prefix}.${emailed}`)),
+        ['producto.', 'bodega.', 'stock.bajo', 'reserva.descubierta'].some((emailed) =>
+          subject.startsWith(`${stack.prefix}.${emailed}`),
+        ),
       )
       .reduce((sum, [, n]) => sum + n, 0)
   );
@@ -91,20 +93,22 @@ export async function settle(deps: Pick<RunDeps, 'stack' | 'db' | 'nc'>, timeout
 /** Sends one request of each target and checks it answers 2xx (and GraphQL without errors). */
 export async function verifyTargets(targets: Target[], say: Say): Promise<void> {
   for (const target of targets) {
-    const { request } = target;
     await target.prepare?.();
     const context: RequestContext = {};
-    const varying = request.setup?.(context) ?? {};
-    const response = await fetch(`${target.url}${varying.path ?? request.path}`, {
-      method: request.method,
-      headers: { ...request.headers, ...varying.headers },
-      body: varying.body ?? request.body,
-    });
-    const text = await response.text();
-    request.onResponse?.(response.status, text, Object.fromEntries(response.headers), context);
-    const failedBody = request.verifyBody ? !request.verifyBody(text) : false;
-    if (response.status < 200 || response.status > 299 || failedBody) {
-      throw new Error(`${target.label} answered ${response.status}: ${text.slice(0, 300)}`);
+    // A sequence (RequestShape.then) is checked step by step, with one context.
+    for (let request: RequestShape | undefined = target.request; request; request = request.then) {
+      const varying = request.setup?.(context) ?? {};
+      const response = await fetch(`${target.url}${varying.path ?? request.path}`, {
+        method: request.method,
+        headers: { ...request.headers, ...varying.headers },
+        body: varying.body ?? request.body,
+      });
+      const text = await response.text();
+      request.onResponse?.(response.status, text, Object.fromEntries(response.headers), context);
+      const failedBody = request.verifyBody ? !request.verifyBody(text) : false;
+      if (response.status < 200 || response.status > 299 || failedBody) {
+        throw new Error(`${target.label} answered ${response.status}: ${text.slice(0, 300)}`);
+      }
     }
   }
   say(`verified ${targets.length} targets answer 2xx`);

@@ -62,6 +62,7 @@ export const TARGET_KEYS = [
   'bdbSalida',
   'restSalida',
   'restTransfer',
+  'restReservaConsumo',
 ] as const;
 export type TargetKey = (typeof TARGET_KEYS)[number];
 
@@ -247,6 +248,39 @@ export function buildTargets(stack: Stack, seed: Seed, options: { connections: n
             setup: () => ({
               body: JSON.stringify({ productoId: pick(salidas), tipo: 'SALIDA', motivo: 'VENTA', cantidad: 1 }),
             }),
+          },
+        },
+        {
+          // Issue 24: a reservation of 1 unit, then its consumption (a SALIDA through the hold), one pair per unit of
+          // work, over the exit's products of its one warehouse. Each connection keeps the id between its two requests.
+          key: 'restReservaConsumo',
+          label: `REST reserve + consume of 1 (two requests), ${salidas.length} products of one warehouse x${WRITE_CLIENTS}`,
+          url: stack.bffUrl,
+          writes: 'existencias',
+          baseline: 'bdbSalida',
+          connections: WRITE_CLIENTS,
+          request: {
+            method: 'POST',
+            path: '/api/reservas',
+            headers: json,
+            setup: () => ({
+              body: JSON.stringify({
+                referencia: `bench-${randomUUID()}`,
+                ttlSegundos: 600,
+                lineas: [{ bodegaId: seed.bodegaIds[0], productoId: pick(salidas), cantidad: 1 }],
+              }),
+            }),
+            onResponse: (status, body, _headers, context) => {
+              context.reservaId = status === 201 ? (JSON.parse(body) as { id: number }).id : undefined;
+            },
+            then: {
+              method: 'POST',
+              path: '/api/reservas/0/consumo',
+              headers: json,
+              body: '{}',
+              // After a refused reservation, a consumption of nothing: a 404 that counts as the pair's error.
+              setup: (context) => ({ path: `/api/reservas/${Number(context.reservaId ?? 0)}/consumo` }),
+            },
           },
         },
         {

@@ -2,6 +2,7 @@
 // `buf generate` and never edited). Services import from here only.
 import * as path from 'node:path';
 import {
+  AlertaSobre as AlertaSobreEnum,
   MotivoMovimiento as MotivoMovimientoEnum,
   TipoMovimiento as TipoMovimientoEnum,
   TipoOperacion as TipoOperacionEnum,
@@ -30,6 +31,7 @@ export {
   UpdateBodegaResponse,
 } from '../gen/inventario/v1/bodega.js';
 export {
+  AlertaSobre,
   AsignarExistenciaRequest,
   AsignarExistenciaResponse,
   CambiarUmbralMinimoRequest,
@@ -207,6 +209,8 @@ export const TIPO_OPERACION_NAMES = enumNames<
   | 'PRODUCTO_ELIMINADO'
   | 'BODEGA_ELIMINADA'
 >(TipoOperacionEnum, 'TIPO_OPERACION_');
+/** What a level's threshold watches (issue 24, docs/contract.md §13.9). */
+export const ALERTA_SOBRE_NAMES = enumNames<'CANTIDAD' | 'DISPONIBLE'>(AlertaSobreEnum, 'ALERTA_SOBRE_');
 export const ESTADO_RESERVA_NAMES = enumNames<'ACTIVA' | 'CONSUMIDA' | 'LIBERADA' | 'EXPIRADA' | 'DESCUBIERTA'>(
   EstadoReservaEnum,
   'ESTADO_RESERVA_',

@@ -52,6 +52,7 @@ const EMAILED = [
   'BodegaActualizada',
   'BodegaEliminada',
   'StockBajo',
+  'ReservaDescubierta',
 ];
 
 interface Committed {

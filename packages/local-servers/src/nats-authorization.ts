@@ -74,6 +74,7 @@ const EMAILED_EVENTS = [
   'bodega.actualizada',
   'bodega.eliminada',
   'stock.bajo',
+  'reserva.descubierta',
 ] as const;
 
 /**
@@ -88,6 +89,7 @@ const NOTIFIER_DURABLES = [
   'BodegaUpdatedHandler',
   'BodegaDeletedHandler',
   'StockBajoHandler',
+  'ReservaDescubiertaHandler',
   'MaxDeliveriesHandler',
 ] as const;
 
@@ -103,8 +105,13 @@ const RUNTIME_USERS: readonly UserSpec[] = [
   {
     user: 'bodega-svc',
     passwordVariable: 'BODEGA_SVC_NATS_PASSWORD',
-    // Warehouses, the ledger's operations and the stock thresholds.
-    publishes: (t) => [`${t.prefix}.bodega.>`, `${t.prefix}.movimiento.>`, `${t.prefix}.stock.>`],
+    // Warehouses, the ledger's operations, the stock thresholds and the reservations (docs/contract.md §13.4).
+    publishes: (t) => [
+      `${t.prefix}.bodega.>`,
+      `${t.prefix}.movimiento.>`,
+      `${t.prefix}.stock.>`,
+      `${t.prefix}.reserva.>`,
+    ],
     // The deleted products' write-out, and the known products' projection.
     durables: ['bodega-svc-producto-eliminado', 'bodega-svc-producto-creado'],
     api: () => [],

@@ -13,6 +13,8 @@ export const EVENT_TYPES = [
   'MovimientoRegistrado',
   'StockBajo',
   'StockRepuesto',
+  // The one reservation event the notifier e-mails (docs/contract.md §13.8); the other four stay bodega-svc's own.
+  'ReservaDescubierta',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -26,6 +28,7 @@ const SUBJECT_SUFFIX: Record<EventType, string> = {
   MovimientoRegistrado: 'movimiento.registrado',
   StockBajo: 'stock.bajo',
   StockRepuesto: 'stock.repuesto',
+  ReservaDescubierta: 'reserva.descubierta',
 };
 
 export type EventSource = 'producto-svc' | 'bodega-svc';
@@ -41,6 +44,7 @@ export const EVENT_SOURCE: Record<EventType, EventSource> = {
   MovimientoRegistrado: 'bodega-svc',
   StockBajo: 'bodega-svc',
   StockRepuesto: 'bodega-svc',
+  ReservaDescubierta: 'bodega-svc',
 };
 
 export const EVENT_SUBJECT_PATTERN: Record<EventType, RegExp> = {
@@ -53,6 +57,7 @@ export const EVENT_SUBJECT_PATTERN: Record<EventType, RegExp> = {
   MovimientoRegistrado: /^\/operaciones\/[1-9][0-9]*$/,
   StockBajo: /^\/bodegas\/[1-9][0-9]*\/existencias\/[1-9][0-9]*$/,
   StockRepuesto: /^\/bodegas\/[1-9][0-9]*\/existencias\/[1-9][0-9]*$/,
+  ReservaDescubierta: /^\/reservas\/[1-9][0-9]*$/,
 };
 
 export function eventSubject(prefix: string, type: EventType): string {
@@ -175,10 +180,49 @@ export interface StockUmbralData {
   operacionId: number | null;
   usuario: string;
   timestamp: string;
+  /**
+   * Added (issue 24, docs/contract.md §13.9): present when the level's threshold watches `disponible`
+   * (`cantidad - reservada`), with the figures it was judged on; absent, the threshold watches `cantidad`.
+   */
+  alertaSobre?: 'DISPONIBLE';
+  reservada?: number;
+  disponible?: number;
+}
+
+/** A reservation's line as its events carry it (docs/contract.md §13.1). */
+export interface ReservaLineaData {
+  id: number;
+  bodegaId: number;
+  productoId: number;
+  cantidad: number;
+  consumida: number;
+  retenida: number;
+}
+
+/**
+ * ReservaDescubierta (docs/contract.md §13.3, §13.4): the reservation after a count (or a deletion) left its levels
+ * short, ended DESCUBIERTA on all of them; `faltante` says, per level, the units promised that are not there.
+ */
+export interface ReservaDescubiertaData {
+  reservaId: number;
+  referencia: string;
+  estado: 'DESCUBIERTA';
+  /** ISO 8601 in UTC with its zone (`2026-11-25T10:20:00.000Z`): the exact instant the hold would have ended. */
+  expiraEn: string;
+  version: number;
+  lineas: ReservaLineaData[];
+  faltante: { bodegaId: number; productoId: number; unidades: number }[];
+  usuario: string;
+  timestamp: string;
 }
 
 export type EventData =
-  ProductoEventData | BodegaEventData | DeletedEventData | MovimientoRegistradoData | StockUmbralData;
+  | ProductoEventData
+  | BodegaEventData
+  | DeletedEventData
+  | MovimientoRegistradoData
+  | StockUmbralData
+  | ReservaDescubiertaData;
 
 export interface EventEnvelope<D extends EventData = EventData> {
   /** UUID; also the `Nats-Msg-Id` header, so JetStream drops re-publications. */

@@ -144,6 +144,8 @@ export {
   type ProductoCampo,
   type ProductoEventData,
   type StockUmbralData,
+  type ReservaDescubiertaData,
+  type ReservaLineaData,
   type TipoMovimiento,
   type TipoMovimientoRegistrable,
   type TipoOperacion,

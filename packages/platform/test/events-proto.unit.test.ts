@@ -30,6 +30,7 @@ import {
   type EventType,
   type MovimientoRegistradoData,
   type ProductoEventData,
+  type ReservaDescubiertaData,
   type StockUmbralData,
 } from '@inventario/platform';
 
@@ -52,6 +53,7 @@ const DATA_MESSAGE: Record<EventType, string> = {
   MovimientoRegistrado: 'MovimientoRegistradoData',
   StockBajo: 'StockUmbralData',
   StockRepuesto: 'StockUmbralData',
+  ReservaDescubierta: 'ReservaDescubiertaData',
 };
 
 const STRICT = { ignoreUnknownFields: false } as const;
@@ -233,6 +235,27 @@ const stockBajo: StockUmbralData = {
 };
 /** After an operation whose id is past 2^32. */
 const stockRepuesto: StockUmbralData = { ...stockBajo, cantidad: 6, version: 8, operacionId: 5_000_000_002 };
+const stockBajoDisponible: StockUmbralData = {
+  ...stockBajo,
+  cantidad: 10,
+  alertaSobre: 'DISPONIBLE',
+  reservada: 7,
+  disponible: 3,
+};
+const reservaDescubierta: ReservaDescubiertaData = {
+  reservaId: 31,
+  referencia: 'pedido-<1024>',
+  estado: 'DESCUBIERTA',
+  expiraEn: '2026-11-22T14:18:07.456Z',
+  version: 2,
+  lineas: [
+    { id: 51, bodegaId: 1, productoId: 2, cantidad: 5, consumida: 1, retenida: 0 },
+    { id: 52, bodegaId: 3, productoId: 2, cantidad: 2, consumida: 0, retenida: 0 },
+  ],
+  faltante: [{ bodegaId: 1, productoId: 2, unidades: 3 }],
+  usuario: 'ana',
+  timestamp: '2026-11-22T14:03:07',
+};
 
 const EVENTS: Array<[string, EventType, string, EventData]> = [
   ['ProductoCreado without descripcion and warehouse', 'ProductoCreado', '/productos/17', productoSinNada],
@@ -255,6 +278,8 @@ const EVENTS: Array<[string, EventType, string, EventData]> = [
   ],
   ['StockBajo at 0 units', 'StockBajo', '/bodegas/1/existencias/2', stockBajo],
   ['StockRepuesto', 'StockRepuesto', '/bodegas/1/existencias/2', stockRepuesto],
+  ['StockBajo watching disponible', 'StockBajo', '/bodegas/1/existencias/2', stockBajoDisponible],
+  ['ReservaDescubierta of two levels, one short', 'ReservaDescubierta', '/reservas/31', reservaDescubierta],
 ];
 
 describe('events.proto against the published JSON', () => {
@@ -291,6 +316,7 @@ describe('events.proto against the published JSON', () => {
     ['BodegaEliminada', 'ProductoEventData', 'a deletion read as a product'],
     ['StockBajo', 'MovimientoRegistradoData', 'a stock level read as an operation'],
     ['MovimientoRegistrado', 'StockUmbralData', 'an operation read as a stock level'],
+    ['ReservaDescubierta', 'StockUmbralData', 'a reservation read as a stock level'],
   ] as Array<[EventType, string, string]>)(
     'rejects the data of %s read with %s (%s), so the strict checks above mean something',
     (type, wrongMessage) => {

@@ -23,6 +23,7 @@ const SUBJECTS: Array<[EventType, string]> = [
   ['MovimientoRegistrado', 'inventario.movimiento.registrado'],
   ['StockBajo', 'inventario.stock.bajo'],
   ['StockRepuesto', 'inventario.stock.repuesto'],
+  ['ReservaDescubierta', 'inventario.reserva.descubierta'],
 ];
 
 describe('event subjects', () => {

@@ -114,9 +114,10 @@ describe('POST /api/bodegas/{id}/productos (the older gateway)', () => {
       version: 2,
       fechaCreacion: expect.stringMatching(TIMESTAMP),
       fechaActualizacion: expect.stringMatching(TIMESTAMP),
-      // Added with reservations (docs/contract.md §13): nothing held.
+      // Added with reservations (docs/contract.md §13): nothing held, the threshold on the units (the default).
       reservada: 0,
       disponible: 25,
+      alertaSobre: 'CANTIDAD',
     });
     expect(await lineasDe(bodegaId)).toEqual([
       expect.objectContaining({ tipo: 'AJUSTE', motivo: 'ASIGNACION', cantidad: -15, productoId: producto.id }),

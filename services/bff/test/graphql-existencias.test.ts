@@ -271,7 +271,33 @@ describe('cambiarUmbralMinimo (the mirror of PATCH /api/bodegas/{id}/existencias
     refused(await umbral(bodegaId, producto.id, { umbralMinimo: -1 }), /^umbralMinimo: /, 'existencia');
     expect(await existencia(bodegaId, producto.id)).toMatchObject({ cantidad: 5, umbralMinimo: 1, version: 1 });
   });
+
+  it('sets what the threshold watches (alertaSobre, docs/contract.md §13.9), kept when absent; a value outside the list is refused', async () => {
+    const bodegaId = await crearBodega(stack);
+    const producto = await crearProducto(stack);
+    ok(await asignar(bodegaId, producto.id, 5));
+    const conAlerta = (extra: Record<string, unknown>) =>
+      mutation(UMBRAL_SOBRE, { bodegaId: String(bodegaId), productoId: String(producto.id), ...extra });
+
+    expect(ok(await conAlerta({ umbralMinimo: 2, alertaSobre: 'DISPONIBLE' })).existencia).toMatchObject({
+      umbralMinimo: 2,
+      alertaSobre: 'DISPONIBLE',
+      version: 2,
+    });
+    expect(ok(await conAlerta({ umbralMinimo: 3 })).existencia).toMatchObject({
+      umbralMinimo: 3,
+      alertaSobre: 'DISPONIBLE',
+    });
+    refused(await conAlerta({ umbralMinimo: 3, alertaSobre: 'RESERVADA' }), /^alertaSobre: /, 'existencia');
+    expect(await existencia(bodegaId, producto.id)).toMatchObject({ umbralMinimo: 3, version: 3 });
+  });
 });
+
+const UMBRAL_SOBRE = `mutation UmbralSobre($bodegaId: ID!, $productoId: ID!, $umbralMinimo: Int, $alertaSobre: String) {
+  cambiarUmbralMinimo(bodegaId: $bodegaId, productoId: $productoId, umbralMinimo: $umbralMinimo, alertaSobre: $alertaSobre) {
+    success message error existencia { ${EXISTENCIA} alertaSobre }
+  }
+}`;
 
 describe('registrarMovimiento', () => {
   let bodegaId: number;

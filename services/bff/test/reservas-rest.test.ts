@@ -323,3 +323,48 @@ describe('the GraphQL mirror', () => {
     expect(lista.reservas).toEqual({ reservas: [{ id }], siguienteCursor: null });
   });
 });
+
+describe('a threshold watching disponible (docs/contract.md §13.9) through REST', () => {
+  it('is set with PATCH alertaSobre, shown on the level, and a reservation reaching it publishes one StockBajo with the figures', async () => {
+    const { bodegaId, productoId } = await nivel(10);
+    const antes = await call('GET', `/api/bodegas/${bodegaId}/existencias/${productoId}`, 200);
+    expect(antes.body).toMatchObject({ umbralMinimo: null, alertaSobre: 'CANTIDAD' });
+
+    const malo = await call('PATCH', `/api/bodegas/${bodegaId}/existencias/${productoId}`, 400, {
+      body: { umbralMinimo: 3, alertaSobre: 'RESERVADA' },
+      headers: { 'if-match': antes.headers.get('etag')! },
+    });
+    expect((malo.body.detalles as { campo: string }[]).map((d) => d.campo)).toEqual(['alertaSobre']);
+
+    const umbral = await call('PATCH', `/api/v1/bodegas/${bodegaId}/existencias/${productoId}`, 200, {
+      body: { umbralMinimo: 3, alertaSobre: 'DISPONIBLE' },
+      headers: { 'if-match': antes.headers.get('etag')! },
+    });
+    expect(umbral.body).toMatchObject({ cantidad: 10, umbralMinimo: 3, alertaSobre: 'DISPONIBLE', disponible: 10 });
+
+    await call('POST', '/api/reservas', 201, {
+      body: { referencia: referencia(), lineas: [{ bodegaId, productoId, cantidad: 7 }] },
+    });
+    const subject = `/bodegas/${bodegaId}/existencias/${productoId}`;
+    const alertas = (await stack.settledEvents()).filter(
+      (e) => e.body.subject === subject && e.subject.endsWith('.stock.bajo'),
+    );
+    expect(alertas.map((e) => e.body.data)).toEqual([
+      expect.objectContaining({
+        cantidad: 10,
+        umbralMinimo: 3,
+        operacionId: null,
+        alertaSobre: 'DISPONIBLE',
+        reservada: 7,
+        disponible: 3,
+        usuario: 'tester',
+      }),
+    ]);
+    // Without alertaSobre the level keeps watching disponible.
+    const otra = await call('PATCH', `/api/bodegas/${bodegaId}/existencias/${productoId}`, 200, {
+      body: { umbralMinimo: 2 },
+      headers: { 'if-match': umbral.headers.get('etag')! },
+    });
+    expect(otra.body).toMatchObject({ umbralMinimo: 2, alertaSobre: 'DISPONIBLE', reservada: 7, disponible: 3 });
+  });
+});

@@ -105,10 +105,11 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
     (client) => client.close(),
   );
   // Every stock write respects the holds; all read the database clock (replicas agree).
-  const reservasEnNiveles = { reloj: RELOJ_BD, events: createReservaEvents(eventOptions) };
+  const existenciaEvents = createExistenciaEvents(eventOptions);
+  const reservasEnNiveles = { reloj: RELOJ_BD, events: createReservaEvents(eventOptions), umbrales: existenciaEvents };
   const existencias = createExistenciaStore(db, {
     reservas: reservasEnNiveles,
-    events: createExistenciaEvents(eventOptions),
+    events: existenciaEvents,
     productos: catalogo,
     onCommitted: events.notifyRelay,
     idempotencyTtlSeconds: config.idempotencyTtlSeconds,

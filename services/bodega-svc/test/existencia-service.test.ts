@@ -8,6 +8,7 @@
 import { status } from '@grpc/grpc-js';
 import { currentVersionOf, errorDataOf, errorReasonOf, fieldViolationsOf } from '@inventario/platform';
 import {
+  ALERTA_SOBRE_NAMES,
   MOTIVO_MOVIMIENTO_NAMES,
   TIPO_MOVIMIENTO_NAMES,
   TIPO_OPERACION_NAMES,
@@ -117,9 +118,10 @@ describe('AsignarExistencia', () => {
       version: 1,
       fechaCreacion: expect.any(Date),
       fechaActualizacion: expect.any(Date),
-      // Added with reservations (issue 24): nothing held yet.
+      // Added with reservations (issue 24): nothing held yet; the threshold watches the units (the default).
       reservada: 0,
       disponible: 40,
+      alertaSobre: ALERTA_SOBRE_NAMES.value('CANTIDAD'),
     });
     expect(tipoDe(operacion)).toBe('ASIGNACION');
     expect(operacion!.usuario).toBe('ana');

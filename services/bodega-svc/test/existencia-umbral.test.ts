@@ -7,7 +7,7 @@
  * publish nothing.
  */
 import { status } from '@grpc/grpc-js';
-import { TIPO_MOVIMIENTO_NAMES } from '@inventario/proto';
+import { ALERTA_SOBRE_NAMES, TIPO_MOVIMIENTO_NAMES, type AlertaSobre } from '@inventario/proto';
 import { asUser, grpcError, startTestService, type TestService } from './support/test-service';
 import { ledgerProblems } from '@inventario/testkit';
 
@@ -167,5 +167,45 @@ describe('CambiarUmbralMinimo', () => {
     const { bodegaId, productoId } = await nivel(1);
     const err = await grpcError(svc.stock.cambiarUmbralMinimo({ bodegaId, productoId, ...fields }));
     expect([err.code, err.details]).toEqual([status.INVALID_ARGUMENT, details]);
+  });
+
+  it('sets what the threshold watches (alerta_sobre, docs/contract.md §13.9): answered on the level, kept when absent, StockBajo on crossing with the figures', async () => {
+    const { bodegaId, productoId } = await nivel(10, 2);
+    // Nothing reserved: disponible = cantidad, so switching crosses nothing.
+    const { existencia } = await svc.stock.cambiarUmbralMinimo({
+      bodegaId,
+      productoId,
+      umbralMinimo: 10,
+      alertaSobre: ALERTA_SOBRE_NAMES.value('DISPONIBLE'),
+    });
+    expect(existencia).toMatchObject({ umbralMinimo: 10, alertaSobre: ALERTA_SOBRE_NAMES.value('DISPONIBLE') });
+    expect(await eventosDe(bodegaId, productoId)).toEqual([
+      [
+        'StockBajo',
+        expect.objectContaining({
+          cantidad: 10,
+          umbralMinimo: 10,
+          operacionId: null,
+          alertaSobre: 'DISPONIBLE',
+          reservada: 0,
+          disponible: 10,
+        }),
+      ],
+    ]);
+    const otra = await svc.stock.cambiarUmbralMinimo({ bodegaId, productoId, umbralMinimo: 3 });
+    expect(otra.existencia).toMatchObject({ umbralMinimo: 3, alertaSobre: ALERTA_SOBRE_NAMES.value('DISPONIBLE') });
+    expect((await eventosDe(bodegaId, productoId)).map(([tipo]) => tipo)).toEqual(['StockBajo', 'StockRepuesto']);
+  });
+
+  it('refuses an alerta_sobre outside the enum (INVALID_ARGUMENT naming alertaSobre), changing nothing', async () => {
+    const { bodegaId, productoId, version } = await nivel(1);
+    const err = await grpcError(
+      svc.stock.cambiarUmbralMinimo({ bodegaId, productoId, umbralMinimo: 1, alertaSobre: 7 as AlertaSobre }),
+    );
+    expect([err.code, err.details]).toEqual([status.INVALID_ARGUMENT, 'alertaSobre: debe ser CANTIDAD o DISPONIBLE']);
+    expect((await svc.stock.getExistencia({ bodegaId, productoId })).existencia).toMatchObject({
+      version,
+      alertaSobre: ALERTA_SOBRE_NAMES.value('CANTIDAD'),
+    });
   });
 });

@@ -11,6 +11,7 @@ import {
   type MovimientoRegistradoData,
   type Operacion,
   type ProductoEventData,
+  type ReservaDescubiertaData,
   type StockUmbralData,
 } from '@inventario/platform';
 
@@ -25,14 +26,17 @@ export interface SampleOptions {
   at?: Date;
   /** E.g. a hostile one, to check escaping. */
   nombre?: string;
-  /** For StockBajo / StockRepuesto, the level's product. */
+  /** For StockBajo / StockRepuesto, the level's product; for ReservaDescubierta, the reservation. */
   id?: number;
   usuario?: string;
 }
 
 const DEFAULT_AT = new Date('2026-11-22T14:03:07Z');
 
-type RecordEventType = Exclude<EventType, 'MovimientoRegistrado' | 'StockBajo' | 'StockRepuesto'>;
+type RecordEventType = Exclude<
+  EventType,
+  'MovimientoRegistrado' | 'StockBajo' | 'StockRepuesto' | 'ReservaDescubierta'
+>;
 
 const OPERACION: Record<RecordEventType, Operacion> = {
   ProductoCreado: 'CREATE',
@@ -131,6 +135,29 @@ function stockEvent(
   return { subject: `/bodegas/3/existencias/${productoId}`, data };
 }
 
+/**
+ * ReservaDescubierta after a count of product 12 in warehouse 3 found 1 unit where order `pedido-1024` held 4 (and 2
+ * more in warehouse 4): the hold ends on both levels, 3 units short in warehouse 3.
+ */
+function reservaDescubiertaEvent(options: SampleOptions, at: Date): { subject: string; data: ReservaDescubiertaData } {
+  const reservaId = options.id ?? 31;
+  const data: ReservaDescubiertaData = {
+    reservaId,
+    referencia: options.nombre ?? 'pedido-1024',
+    estado: 'DESCUBIERTA',
+    expiraEn: new Date(at.getTime() + 15 * 60_000).toISOString(),
+    version: 2,
+    lineas: [
+      { id: 51, bodegaId: 3, productoId: 12, cantidad: 4, consumida: 0, retenida: 0 },
+      { id: 52, bodegaId: 4, productoId: 12, cantidad: 2, consumida: 0, retenida: 0 },
+    ],
+    faltante: [{ bodegaId: 3, productoId: 12, unidades: 3 }],
+    usuario: options.usuario ?? 'ana',
+    timestamp: formatLocalUtc(at),
+  };
+  return { subject: `/reservas/${reservaId}`, data };
+}
+
 /** One envelope of `type`, as our producers build it (fresh UUID id). */
 export function sampleEnvelope(type: EventType, options: SampleOptions = {}): EventEnvelope {
   const at = options.at ?? DEFAULT_AT;
@@ -139,7 +166,9 @@ export function sampleEnvelope(type: EventType, options: SampleOptions = {}): Ev
       ? movimientoEvent(options, at)
       : type === 'StockBajo' || type === 'StockRepuesto'
         ? stockEvent(type, options, at)
-        : recordEvent(type, options, at);
+        : type === 'ReservaDescubierta'
+          ? reservaDescubiertaEvent(options, at)
+          : recordEvent(type, options, at);
   return buildEnvelope({
     namespace: options.namespace ?? 'Service',
     type,

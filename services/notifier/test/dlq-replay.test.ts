@@ -157,6 +157,7 @@ describe('dlq:replay arguments', () => {
       { types: ['BodegaEliminada', 'ProductoCreado'], limit: 10, dryRun: false },
     ],
     [['--type', 'StockBajo'], { types: ['StockBajo'], dryRun: false }],
+    [['--type', 'ReservaDescubierta'], { types: ['ReservaDescubierta'], dryRun: false }],
     [
       ['--type', 'all', '--dry-run'],
       {
@@ -168,6 +169,7 @@ describe('dlq:replay arguments', () => {
           'BodegaActualizada',
           'BodegaEliminada',
           'StockBajo',
+          'ReservaDescubierta',
         ],
         dryRun: true,
       },

@@ -63,6 +63,7 @@ describe('email templates', () => {
       ['BodegaActualizada', 'BodegaUpdatedHandler'],
       ['BodegaEliminada', 'BodegaDeletedHandler'],
       ['StockBajo', 'StockBajoHandler'],
+      ['ReservaDescubierta', 'ReservaDescubiertaHandler'],
     ]);
   });
 
@@ -104,6 +105,54 @@ describe('email templates', () => {
     );
     for (const part of [email.html, email.text]) expect(part).not.toMatch(/\{\{|\}\}/);
     expect(email.html).toContain('<time datetime="2026-03-05T09:08:07Z">');
+  });
+
+  it('renders ReservaDescubierta with its referencia in the subject, the reservation id, what is missing per level, what it held, its expiry, user and date', () => {
+    const email = render(
+      'ReservaDescubierta',
+      sampleEnvelope('ReservaDescubierta', { id: 77, at: new Date('2026-03-05T09:08:07Z') }),
+    );
+    expect(email.subject).toBe(`${SPEC_SUBJECTS.ReservaDescubierta}: pedido-1024`);
+    expect(email.html).toContain(`>${SPEC_SUBJECTS.ReservaDescubierta}</h1>`);
+    expect(email.text.split('\n')[0]).toBe(SPEC_SUBJECTS.ReservaDescubierta);
+    expect(email.text).toContain(
+      [
+        '\nReserva: 77',
+        'Referencia: pedido-1024',
+        'Faltan: 3 unidades del producto 12 en la bodega 3',
+        'Reservado: 4 unidades del producto 12 en la bodega 3; 2 unidades del producto 12 en la bodega 4',
+        'Expiraba: 5 de marzo de 2026, 09:23:07 UTC',
+        'Fecha: 5 de marzo de 2026, 09:08:07 UTC',
+        'Usuario: ana\n',
+      ].join('\n'),
+    );
+    for (const part of [email.html, email.text]) expect(part).not.toMatch(/\{\{|\}\}/);
+    expect(email.html).toContain('<time datetime="2026-03-05T09:08:07Z">');
+  });
+
+  it('escapes a hostile referencia of a ReservaDescubierta in the HTML part and keeps it as typed in the text part', () => {
+    const referencia = '<img src=x onerror="alert(1)">';
+    const email = render('ReservaDescubierta', sampleEnvelope('ReservaDescubierta', { nombre: referencia }));
+    expect(email.html).toContain('&lt;img src&#x3D;x onerror&#x3D;&quot;alert(1)&quot;&gt;');
+    expect(email.html).not.toContain('<img');
+    expect(email.text).toContain(`Referencia: ${referencia}`);
+    expect(email.subject).toBe(`Reserva Descubierta: ${referencia}`);
+  });
+
+  it('shows the reserved and available units of a StockBajo whose threshold watches disponible, and only then', () => {
+    const base = sampleEnvelope('StockBajo', { id: 4321, at: new Date('2026-03-05T09:08:07Z') });
+    const envelope = {
+      ...base,
+      data: { ...base.data, cantidad: 10, operacionId: null, alertaSobre: 'DISPONIBLE', reservada: 7, disponible: 3 },
+    };
+    const email = render('StockBajo', envelope);
+    expect(email.text).toContain(
+      '\nUnidades: 10\nReservadas: 7\nDisponibles (vigiladas por el umbral): 3\nUmbral mínimo: 5\nOperación: ninguna (una reserva o un cambio del umbral)\n',
+    );
+    expect(email.html).toMatch(/>Disponibles \(vigiladas por el umbral\)<\/th><td[^>]*>3<\/td>/);
+    const plain = render('StockBajo', base);
+    expect(plain.text).not.toContain('Reservadas');
+    expect(plain.html).not.toContain('Disponibles');
   });
 
   it('names the product and warehouse of a StockBajo email, in its subject and body, when they are found; HTML-escaped in the body', () => {

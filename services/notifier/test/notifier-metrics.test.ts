@@ -36,8 +36,8 @@ describe('notifier metrics', () => {
     }
   });
 
-  it('has every consumer series of the seven event consumers from the start', async () => {
-    expect(HANDLERS).toHaveLength(7);
+  it('has every consumer series of the eight event consumers from the start', async () => {
+    expect(HANDLERS).toHaveLength(8);
     for (const { name } of HANDLERS) {
       const text = await scrape(t.app.metricsPort);
       expect(sample(text, 'inventario_jetstream_consumer_pending_messages', { consumer: name })).toBe(0);

@@ -1,5 +1,6 @@
 import { formatLocalUtc } from '@inventario/platform';
 import {
+  ALERTA_SOBRE_NAMES,
   AsignarExistenciaRequest,
   CambiarUmbralMinimoRequest,
   ListExistenciasRequest,
@@ -24,6 +25,7 @@ import {
   type VerificarExistenciasResponse,
 } from '@inventario/proto';
 import type {
+  AlertaSobre,
   AsignacionResult,
   Caller,
   Existencia,
@@ -93,7 +95,7 @@ export interface ExistenciaClient {
   /** The threshold of an existing level (null removes it); no line. */
   cambiarUmbral(
     caller: Caller,
-    request: { bodegaId: number; productoId: number; umbralMinimo: number | null },
+    request: { bodegaId: number; productoId: number; umbralMinimo: number | null; alertaSobre?: AlertaSobre },
     write?: WriteOptions,
   ): Promise<Existencia>;
   registrarMovimiento(
@@ -155,11 +157,12 @@ export function createExistenciaClient(client: ExistenciaServiceClient, call: Un
         operacion: operacionFromProto(required(res.operacion, 'operacion')),
       };
     },
-    async cambiarUmbral(caller, { bodegaId, productoId, umbralMinimo }, write = {}) {
+    async cambiarUmbral(caller, { bodegaId, productoId, umbralMinimo, alertaSobre }, write = {}) {
       const message = CambiarUmbralMinimoRequest.fromPartial({
         bodegaId,
         productoId,
         ...(umbralMinimo === null ? { quitarUmbralMinimo: true } : { umbralMinimo }),
+        ...(alertaSobre === undefined ? {} : { alertaSobre: ALERTA_SOBRE_NAMES.value(alertaSobre) }),
         ...nivelWriteFields(write),
       });
       const res = await call<CambiarUmbralMinimoResponse>(

@@ -1,5 +1,6 @@
 import { formatLocalUtc } from '@inventario/platform';
 import {
+  ALERTA_SOBRE_NAMES,
   MOTIVO_MOVIMIENTO_NAMES,
   TIPO_MOVIMIENTO_NAMES,
   TIPO_OPERACION_NAMES,
@@ -119,6 +120,8 @@ export function existenciaFromProto(e: ExistenciaProto): Existencia {
     fechaActualizacion: timestamp(e.fechaActualizacion, 'existencia.fechaActualizacion'),
     reservada: e.reservada,
     disponible: e.disponible,
+    // UNSPECIFIED: a bodega-svc from before thresholds on disponible, whose levels all watch cantidad.
+    alertaSobre: ALERTA_SOBRE_NAMES.name(e.alertaSobre) ?? 'CANTIDAD',
   };
 }
 

@@ -204,7 +204,12 @@ export function createMutationResolvers({ inventario, enableInit }: MutationDeps
       ),
     cambiarUmbralMinimo: (
       _: unknown,
-      args: { bodegaId: string; productoId: string; umbralMinimo?: number | null } & SafeWriteArgs,
+      args: {
+        bodegaId: string;
+        productoId: string;
+        umbralMinimo?: number | null;
+        alertaSobre?: string;
+      } & SafeWriteArgs,
       ctx: GraphqlContext,
       info: GraphQLResolveInfo,
     ) =>
@@ -215,7 +220,7 @@ export function createMutationResolvers({ inventario, enableInit }: MutationDeps
             write: () => toWriteOptions(args),
           });
           return run(ctx, () =>
-            inventario.cambiarUmbralMinimo(ctx.caller, cambio.bodegaId, cambio.productoId, cambio.umbralMinimo, write),
+            inventario.cambiarUmbralMinimo(ctx.caller, cambio.bodegaId, cambio.productoId, cambio, write),
           );
         },
         MENSAJES.cambiarUmbralMinimo,

@@ -152,5 +152,6 @@ export const existenciaResolvers: Record<string, FieldResolver> = {
   // Added with reservations (docs/contract.md §13): absent from a service that holds none.
   reservada: (e: Existencia) => e.reservada ?? 0,
   disponible: (e: Existencia) => e.disponible ?? e.cantidad,
+  alertaSobre: (e: Existencia) => e.alertaSobre ?? 'CANTIDAD',
 };
 export const movimientoResolvers: Record<string, FieldResolver> = relacionesDeStock;

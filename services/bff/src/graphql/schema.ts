@@ -70,6 +70,8 @@ export const typeDefs = /* GraphQL */ `
     reservada: Int!
     "cantidad - reservada: lo que una salida sin reserva puede sacar."
     disponible: Int!
+    "Adición: lo que vigila umbralMinimo: CANTIDAD (por defecto) o DISPONIBLE (cantidad - reservada)."
+    alertaSobre: String!
     "La bodega, o null si ya no existe."
     bodega: Bodega
     "El producto, o null si ya no existe."
@@ -316,11 +318,14 @@ export const typeDefs = /* GraphQL */ `
     ${SDL.cambiarUmbral}
     ${SDL.cambiarUmbralSinMovimiento}
     el nuevo umbral, o null para quitarlo. version: la de la existencia.
+    alertaSobre (adición): lo que vigila el umbral desde ahora (CANTIDAD o DISPONIBLE; otro valor es
+    success: false); ausente, no cambia.
     """
     cambiarUmbralMinimo(
       bodegaId: ID!
       productoId: ID!
       umbralMinimo: Int
+      alertaSobre: String
       version: Int
       idempotencyKey: String
     ): ExistenciaResponse!

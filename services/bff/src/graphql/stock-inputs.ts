@@ -9,8 +9,14 @@ import {
 } from '@inventario/contract';
 import { anulable, MAX_COMENTARIO, parseFields, textoHasta } from '@inventario/platform';
 import { PARAM_MENSAJES } from '../http/request-params';
-import { TIPOS_MOVIMIENTO } from '../inventario/model';
-import type { AsignacionInput, MovimientoFilter, MovimientoInput, TransferenciaInput } from '../inventario/model';
+import { ALERTAS_SOBRE, TIPOS_MOVIMIENTO } from '../inventario/model';
+import type {
+  UmbralCambio,
+  AsignacionInput,
+  MovimientoFilter,
+  MovimientoInput,
+  TransferenciaInput,
+} from '../inventario/model';
 import { enteroDesde, id, texto, withNumberTexts, type NumberTexts } from './inputs';
 
 /**
@@ -94,18 +100,19 @@ const umbral = nivel.extend({
     .nullable()
     .optional()
     .refine((u) => u !== undefined, 'es obligatorio: el nuevo umbral, o null para quitarlo'),
+  alertaSobre: z.enum(ALERTAS_SOBRE, { error: 'debe ser CANTIDAD o DISPONIBLE' }).optional(),
 });
 export function toUmbral(
-  args: { bodegaId: string; productoId: string; umbralMinimo?: number | null },
+  args: { bodegaId: string; productoId: string; umbralMinimo?: number | null; alertaSobre?: string },
   texts: NumberTexts = {},
-): { bodegaId: number; productoId: number; umbralMinimo: number | null } {
+): { bodegaId: number; productoId: number } & UmbralCambio {
   // The key stated even when the argument was left out: zod judges an absent optional key as fine without its
   // refinement.
-  const { umbralMinimo, ...nivelDe } = parseFields(
+  const { umbralMinimo, alertaSobre, ...nivelDe } = parseFields(
     umbral,
     withNumberTexts({ ...args, umbralMinimo: args.umbralMinimo }, texts),
   );
-  return { ...nivelDe, umbralMinimo: umbralMinimo ?? null };
+  return { ...nivelDe, umbralMinimo: umbralMinimo ?? null, ...(alertaSobre === undefined ? {} : { alertaSobre }) };
 }
 
 /** A warehouse and a product, each a positive id. */

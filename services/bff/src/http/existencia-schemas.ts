@@ -8,7 +8,13 @@ import {
   TIPOS_MOVIMIENTO_REGISTRABLES,
 } from '@inventario/contract';
 import { MAX_COMENTARIO, MAX_INT32, MAX_UNSIGNED_INT, textoHasta } from '@inventario/platform';
-import type { AsignacionInput, MovimientoInput, TransferenciaInput } from '../inventario/model';
+import {
+  ALERTAS_SOBRE,
+  type AsignacionInput,
+  type MovimientoInput,
+  type TransferenciaInput,
+  type UmbralCambio,
+} from '../inventario/model';
 import { entero, parseBody } from './rest-fields';
 
 /**
@@ -53,6 +59,10 @@ export const umbralSchema = z
     umbralMinimo: entero(0, MAX_INT32)
       .nullable()
       .meta({ description: 'El nuevo umbral de stock bajo (StockBajo al llegar a él o bajar de él); null lo quita.' }),
+    alertaSobre: z.enum(ALERTAS_SOBRE, { error: 'debe ser CANTIDAD o DISPONIBLE' }).optional().meta({
+      description:
+        'Adición: lo que vigila el umbral: CANTIDAD (las unidades, por defecto) o DISPONIBLE (cantidad - reservada: una reserva puede dar StockBajo). Ausente, no cambia.',
+    }),
   })
   .meta({
     description:
@@ -106,7 +116,7 @@ export const reversoSchema = z
 
 export const parseAsignacion = (body: unknown): AsignacionInput => parseBody(asignacionSchema, body);
 export const parseMovimiento = (body: unknown): MovimientoInput => parseBody(movimientoSchema, body);
-export const parseUmbral = (body: unknown): { umbralMinimo: number | null } => parseBody(umbralSchema, body);
+export const parseUmbral = (body: unknown): UmbralCambio => parseBody(umbralSchema, body);
 export const parseTransferencia = (body: unknown): TransferenciaInput => parseBody(transferenciaSchema, body);
 export const parseReverso = (body: unknown): { comentario?: string | null } =>
   body === undefined ? {} : parseBody(reversoSchema, body);

@@ -90,7 +90,7 @@ export function createExistenciasRouter(inventario: InventarioApi, sendJsonArray
         input: () => parseUmbral(req.body),
         write: () => writeOptionsOf(req, res, { conditional: true }),
       });
-      const existencia = await inventario.cambiarUmbralMinimo(callerOf(res), id, productoId, input.umbralMinimo, write);
+      const existencia = await inventario.cambiarUmbralMinimo(callerOf(res), id, productoId, input, write);
       res.setHeader('ETag', etagOf(existencia.version));
       sendJson(res, 200, existenciaJson(existencia));
     },

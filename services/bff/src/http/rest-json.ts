@@ -46,6 +46,7 @@ export function existenciaJson(e: Existencia) {
     fechaActualizacion: e.fechaActualizacion,
     reservada: e.reservada ?? 0,
     disponible: e.disponible ?? e.cantidad,
+    alertaSobre: e.alertaSobre ?? 'CANTIDAD',
   };
 }
 

@@ -67,8 +67,8 @@ export function createExistencias({ productos, bodegas, existencias }: Existenci
     asignarExistencia: (caller, bodegaId, input, write = {}) =>
       translated(existencias.asignar(caller, { bodegaId, ...input }, write)),
 
-    cambiarUmbralMinimo: (caller, bodegaId, productoId, umbralMinimo, write = {}) =>
-      translated(existencias.cambiarUmbral(caller, { bodegaId, productoId, umbralMinimo }, write)),
+    cambiarUmbralMinimo: (caller, bodegaId, productoId, umbral, write = {}) =>
+      translated(existencias.cambiarUmbral(caller, { bodegaId, productoId, ...umbral }, write)),
 
     /**
      * bodega-svc writes the level out and has producto-svc clear the product's bodegaId (docs/decisions.md, "Stock has

@@ -167,6 +167,18 @@ export interface Existencia {
    */
   reservada?: number;
   disponible?: number;
+  /** What umbralMinimo watches (added, docs/contract.md §13.9); absent: CANTIDAD. */
+  alertaSobre?: AlertaSobre;
+}
+
+/** What a level's low-stock threshold watches (docs/contract.md §13.9). */
+export const ALERTAS_SOBRE = ['CANTIDAD', 'DISPONIBLE'] as const;
+export type AlertaSobre = (typeof ALERTAS_SOBRE)[number];
+
+/** A threshold change: the threshold (null removes it) and, when given, what it watches from now on. */
+export interface UmbralCambio {
+  umbralMinimo: number | null;
+  alertaSobre?: AlertaSobre;
 }
 
 /** Append-only, never changed. */
@@ -367,7 +379,7 @@ export interface ExistenciasApi {
     caller: Caller,
     bodegaId: number,
     productoId: number,
-    umbralMinimo: number | null,
+    umbral: UmbralCambio,
     write?: WriteOptions,
   ): Promise<Existencia>;
   /** RETIRO of its units and its level, and its bodegaId cleared if it named the warehouse. */

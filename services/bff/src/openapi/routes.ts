@@ -79,6 +79,7 @@ const existencia = {
   fechaActualizacion: '2026-11-25T10:05:00',
   reservada: 4,
   disponible: 36,
+  alertaSobre: 'CANTIDAD',
 };
 const linea = {
   bodegaId: 3,

@@ -124,6 +124,10 @@ const existencia = objeto('Las existencias de un producto en una bodega; su ETag
     unidades,
     'cantidad - reservada: lo que una salida, una transferencia o un retiro sin reserva pueden sacar.',
   ),
+  alertaSobre: describe(
+    z.enum(['CANTIDAD', 'DISPONIBLE']),
+    'Adición: lo que vigila umbralMinimo: CANTIDAD (las unidades; por defecto) o DISPONIBLE (cantidad - reservada, así una reserva puede dar StockBajo).',
+  ),
 });
 
 const movimiento = objeto('Una línea del libro de movimientos: nunca cambia ni se borra.', {

@@ -30,6 +30,13 @@ import {
  * property test can check it against a model without a database.
  */
 
+/**
+ * What a level's threshold watches (issue 24, docs/contract.md §13.9): its units (`CANTIDAD`, the default and the
+ * behaviour before reservations) or the units no reservation holds (`DISPONIBLE` = cantidad - reservada).
+ */
+export const ALERTAS_SOBRE = ['CANTIDAD', 'DISPONIBLE'] as const;
+export type AlertaSobre = (typeof ALERTAS_SOBRE)[number];
+
 /** The stock of one product in one warehouse. */
 export interface Existencia {
   bodegaId: number;
@@ -43,6 +50,8 @@ export interface Existencia {
   fechaActualizacion: Date;
   /** Units held by unexpired active reservations (added, issue 24); disponible = cantidad - reservada. */
   reservada?: number;
+  /** What the threshold watches (added, issue 24); absent: CANTIDAD. */
+  alertaSobre?: AlertaSobre;
 }
 
 /** One ledger line: the published form (platform's MovimientoData), its instant a Date until it is written out. */
@@ -74,6 +83,11 @@ export interface NivelActual {
   umbralMinimo: number | null;
   /** The level's version; for a missing level the last version its lines reached (0 when none). */
   version: number;
+  /**
+   * Absent or CANTIDAD: the planner judges the low-stock edge on the units. DISPONIBLE: it leaves the edge to the
+   * store, which judges it once the write's holds are settled (alertas-disponible.ts).
+   */
+  alertaSobre?: AlertaSobre;
 }
 
 /** A warehouse as the planner sees it (its locked row). */
@@ -196,8 +210,10 @@ export function planOperation(
       retirar = true;
     }
     const version = nivel.version + 1;
-    const bajoAntes = nivel.existe && esBajo(antes, umbralAntes);
-    const bajoDespues = !retirar && esBajo(despues, umbralDespues);
+    // A level watching `disponible` is judged after the write's holds are settled, by the store.
+    const vigilaCantidad = (nivel.alertaSobre ?? 'CANTIDAD') === 'CANTIDAD';
+    const bajoAntes = vigilaCantidad && nivel.existe && esBajo(antes, umbralAntes);
+    const bajoDespues = vigilaCantidad && !retirar && esBajo(despues, umbralDespues);
     lineas.push({
       bodegaId: cambio.bodegaId,
       productoId: cambio.productoId,
@@ -243,9 +259,21 @@ export interface UmbralPlaneado {
  * judged as for a line, so a threshold raised above the units alerts (StockBajo) and one lowered
  * below them, or removed, ends the alert (StockRepuesto).
  */
-export function planUmbral(nivel: NivelActual, umbralMinimo: number | null): UmbralPlaneado {
-  const bajoAntes = esBajo(nivel.cantidad, nivel.umbralMinimo);
-  const bajoDespues = esBajo(nivel.cantidad, umbralMinimo);
+export function planUmbral(
+  nivel: NivelActual & { reservada?: number; bajoDisponible?: boolean },
+  umbralMinimo: number | null,
+  alertaSobre: AlertaSobre = nivel.alertaSobre ?? 'CANTIDAD',
+): UmbralPlaneado {
+  // Watching `disponible`, the alert raised is the one recorded (the store keeps it, alertas-disponible.ts); the
+  // edge is crossed when what the level watches after the change says otherwise, also when it changes what it watches.
+  const bajoAntes =
+    (nivel.alertaSobre ?? 'CANTIDAD') === 'CANTIDAD'
+      ? esBajo(nivel.cantidad, nivel.umbralMinimo)
+      : nivel.bajoDisponible === true;
+  const bajoDespues = esBajo(
+    alertaSobre === 'CANTIDAD' ? nivel.cantidad : nivel.cantidad - (nivel.reservada ?? 0),
+    umbralMinimo,
+  );
   return {
     version: nivel.version + 1,
     umbral: bajoDespues && !bajoAntes ? 'BAJO' : bajoAntes && !bajoDespues ? 'REPUESTO' : null,
@@ -317,16 +345,18 @@ export function validateAsignacion(input: {
   return { ...nivel, umbralMinimo };
 }
 
-/** Exactly one of a new threshold and its removal. */
+/** Exactly one of a new threshold and its removal; `alertaSobre` absent keeps what the level watches. */
 export function validateUmbral(input: {
   bodegaId: number;
   productoId: number;
   umbralMinimo?: number;
   quitarUmbralMinimo?: boolean;
+  alertaSobre?: string;
 }): {
   bodegaId: number;
   productoId: number;
   umbralMinimo: number | null;
+  alertaSobre?: AlertaSobre;
 } {
   const quitar = input.quitarUmbralMinimo === true;
   const umbral = quitar
@@ -334,8 +364,19 @@ export function validateUmbral(input: {
     : cantidad(0)
         .optional()
         .refine((u) => u !== undefined, FIELD_MENSAJES.obligatorio);
-  const { umbralMinimo, ...nivel } = parseFields(z.object({ ...NIVEL, umbralMinimo: umbral }), input);
-  return { ...nivel, umbralMinimo: quitar ? null : (umbralMinimo ?? null) };
+  const { umbralMinimo, alertaSobre, ...nivel } = parseFields(
+    z.object({
+      ...NIVEL,
+      umbralMinimo: umbral,
+      alertaSobre: z.enum(ALERTAS_SOBRE, { error: 'debe ser CANTIDAD o DISPONIBLE' }).optional(),
+    }),
+    input,
+  );
+  return {
+    ...nivel,
+    umbralMinimo: quitar ? null : (umbralMinimo ?? null),
+    ...(alertaSobre === undefined ? {} : { alertaSobre }),
+  };
 }
 
 export const validateNivel = (input: {

@@ -27,6 +27,16 @@ export interface ExistenciaEvents {
   ): OutboxEvent;
   /** The edge crossed by a threshold change, which writes no line: `operacionId` is null. */
   umbralCambiado(type: 'StockBajo' | 'StockRepuesto', nivel: Existencia, ctx: WriteContext): OutboxEvent;
+  /**
+   * The edge of a level watching `disponible` (docs/contract.md §13.9), crossed by `operacionId` (null: by a
+   * reservation or a threshold change, which write no line).
+   */
+  umbralDisponible(
+    type: 'StockBajo' | 'StockRepuesto',
+    nivel: Existencia & { reservada: number },
+    operacionId: number | null,
+    ctx: WriteContext,
+  ): OutboxEvent;
 }
 
 export function movimientoData(m: Movimiento): MovimientoData {
@@ -86,6 +96,22 @@ export function createExistenciaEvents(options: BodegaEventsOptions): Existencia
         operacionId: null,
         usuario: ctx.usuario,
         timestamp: formatLocalUtc(ctx.at),
+      };
+      return event(type, `/bodegas/${nivel.bodegaId}/existencias/${nivel.productoId}`, data, ctx);
+    },
+    umbralDisponible(type, nivel, operacionId, ctx) {
+      const data: StockUmbralData = {
+        bodegaId: nivel.bodegaId,
+        productoId: nivel.productoId,
+        cantidad: nivel.cantidad,
+        umbralMinimo: nivel.umbralMinimo,
+        version: nivel.version,
+        operacionId,
+        usuario: ctx.usuario,
+        timestamp: formatLocalUtc(ctx.at),
+        alertaSobre: 'DISPONIBLE',
+        reservada: nivel.reservada,
+        disponible: nivel.cantidad - nivel.reservada,
       };
       return event(type, `/bodegas/${nivel.bodegaId}/existencias/${nivel.productoId}`, data, ctx);
     },

@@ -6,8 +6,8 @@ import type { BodegaEventsOptions, WriteContext } from './bodega-events';
 /**
  * Reservation events (docs/contract.md §13.4): exactly one per transition, as outbox rows in the
  * transition's own transaction, in the envelope of §5.2, under `<prefix>.reserva.<estado>`.
- * They stay out of platform's EVENT_TYPES, as identidad-svc's do: that list is what the notifier
- * must e-mail or silence, and it does not consume these yet.
+ * Only ReservaDescubierta is in platform's EVENT_TYPES (the list the notifier must e-mail or
+ * silence; it e-mails that one, §13.8); the other four stay out, as identidad-svc's do.
  */
 export const TIPOS_EVENTO_RESERVA = {
   ReservaCreada: 'reserva.creada',

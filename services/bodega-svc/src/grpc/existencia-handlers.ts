@@ -16,6 +16,8 @@ import {
   type Logger,
 } from '@inventario/platform';
 import {
+  ALERTA_SOBRE_NAMES,
+  AlertaSobre as AlertaSobreProto,
   AsignarExistenciaRequest,
   CambiarUmbralMinimoRequest,
   ContarProductoRequest,
@@ -81,6 +83,7 @@ export function existenciaToProto(e: Existencia): ExistenciaProto {
     fechaActualizacion: e.fechaActualizacion,
     reservada: e.reservada ?? 0,
     disponible: e.cantidad - (e.reservada ?? 0),
+    alertaSobre: ALERTA_SOBRE_NAMES.value(e.alertaSobre ?? 'CANTIDAD'),
   };
 }
 
@@ -167,7 +170,15 @@ export function createExistenciaHandlers({
       logger,
       'CambiarUmbralMinimo',
       async (request, caller) => {
-        const umbral = validateUmbral(request);
+        const { alertaSobre, ...cambio } = request;
+        const umbral = validateUmbral({
+          ...cambio,
+          // Absent or UNSPECIFIED: what it watched; an unknown value is named, so it is refused.
+          alertaSobre:
+            alertaSobre === undefined || alertaSobre === AlertaSobreProto.ALERTA_SOBRE_UNSPECIFIED
+              ? undefined
+              : (ALERTA_SOBRE_NAMES.name(alertaSobre) ?? String(alertaSobre)),
+        });
         exigirEn(caller, 'umbrales:configurar', [umbral.bodegaId]);
         const existencia = await store.cambiarUmbral(umbral, caller, {
           expectedVersion: request.expectedVersion,

@@ -20,6 +20,8 @@ import {
   clave,
   planOperation,
   planUmbral,
+  esBajo,
+  type AlertaSobre,
   TIPO_LINEA,
   type Asignacion,
   type Cambio,
@@ -43,6 +45,7 @@ import {
 } from './ocupacion';
 import { TRAMOS, verificarPorTramos } from './verificacion-por-tramos';
 import { RELOJ_BD, respetarReservas, type RelojReservas } from './reservas-en-niveles';
+import { sincronizarAlertasDisponible } from './alertas-disponible';
 import type { ExistenciaEvents } from '../events/existencia-events';
 import type { DiferenciaReserva } from './reserva-store';
 
@@ -67,7 +70,7 @@ export interface ExistenciaStore {
    * there is no level.
    */
   cambiarUmbral(
-    cambio: { bodegaId: number; productoId: number; umbralMinimo: number | null },
+    cambio: { bodegaId: number; productoId: number; umbralMinimo: number | null; alertaSobre?: AlertaSobre },
     caller: CallContext,
     opts: CommandOptions,
   ): Promise<Existencia>;
@@ -267,6 +270,9 @@ interface NivelRow {
   reservada?: number;
   /** Reads only: what unexpired holds keep (reservadaVigenteSql). */
   reservada_vigente?: number | string;
+  /** Added (issue 24): absent before migration 0012 (tests of older schemas). */
+  alerta_sobre?: AlertaSobre;
+  bajo_disponible?: number;
 }
 
 const nivelActual = (r: NivelRow): NivelActual => ({
@@ -276,6 +282,7 @@ const nivelActual = (r: NivelRow): NivelActual => ({
   cantidad: r.cantidad,
   umbralMinimo: r.umbral_minimo,
   version: r.version,
+  alertaSobre: r.alerta_sobre ?? 'CANTIDAD',
 });
 
 interface MovimientoRow {
@@ -313,6 +320,7 @@ function toExistencia(row: NivelRow): Existencia {
     fechaCreacion: row.fecha_creacion,
     fechaActualizacion: row.fecha_actualizacion,
     reservada: Number(row.reservada_vigente ?? row.reservada ?? 0),
+    alertaSobre: row.alerta_sobre ?? 'CANTIDAD',
   };
 }
 
@@ -628,6 +636,11 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
      * so respetarReservas needs no second read of it.
      */
     reservadas?: Map<string, number>;
+    /**
+     * The locked levels whose threshold may watch `disponible` (alerta_sobre not read as CANTIDAD): the others
+     * need no alert read after the write. A level this operation creates watches its units (the default).
+     */
+    puedenVigilarDisponible?: Set<string>;
   }
 
   /**
@@ -643,7 +656,8 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
     const actuales = new Map<string, NivelActual>();
     const filas = new Map<string, number>();
     const reservadas = new Map<string, number>();
-    if (pares.length === 0) return { actuales, filas, reservadas };
+    const puedenVigilarDisponible = new Set<string>();
+    if (pares.length === 0) return { actuales, filas, reservadas, puedenVigilarDisponible };
     const rows =
       bloqueadas ??
       (await trx<NivelRow>('existencias').whereIn(['bodega_id', 'producto_id'], pares).orderBy('id').forUpdate());
@@ -652,6 +666,7 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
       filas.set(k, r.id);
       actuales.set(k, nivelActual(r));
       if (r.reservada !== undefined) reservadas.set(k, Number(r.reservada));
+      if (r.alerta_sobre !== 'CANTIDAD') puedenVigilarDisponible.add(k);
     }
     const faltan = pares.filter(([b, p]) => !actuales.has(clave(b, p)));
     if (faltan.length > 0 && !sinLineas) {
@@ -689,7 +704,7 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
           version: 0,
         });
     }
-    return { actuales, filas, reservadas };
+    return { actuales, filas, reservadas, puedenVigilarDisponible };
   }
 
   /**
@@ -848,6 +863,17 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
       if (cambio) ultimas.push(cambio);
     }
     await enviarJuntas(trx, ultimas);
+    // Levels watching `disponible` are judged now that the operation's levels and holds are written (§13.9);
+    // only those whose locked row may watch it, so a level watching its units costs no extra read.
+    await sincronizarAlertasDisponible(
+      trx,
+      events,
+      [...finales]
+        .filter(([k, l]) => l.nivel.existe && niveles.puedenVigilarDisponible?.has(k) !== false)
+        .map(([, l]) => [l.bodegaId, l.productoId] as const),
+      ctx,
+      operacionId,
+    );
     for (const [bodegaId, delta] of plan.ocupacion) bodegas.get(bodegaId)!.ocupacion += delta;
     // Later operations in this transaction see the levels this one wrote.
     for (const [k, l] of finales) {
@@ -978,7 +1004,7 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
       );
     },
 
-    cambiarUmbral({ bodegaId, productoId, umbralMinimo }, caller, opts) {
+    cambiarUmbral({ bodegaId, productoId, umbralMinimo, alertaSobre }, caller, opts) {
       return write(caller, async (trx, at) => {
         // The same locks, in the same order, as a stock write: a deleted product's level takes no new setting.
         await requireProductosVivos(trx, [productoId]);
@@ -988,18 +1014,35 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
         const nivel = niveles.actuales.get(clave(bodegaId, productoId))!;
         requireVersion(nivel, opts);
         if (!nivel.existe) throw sinExistencias(bodegaId, productoId);
-        const plan = planUmbral(nivel, umbralMinimo);
+        const antes = await trx<NivelRow>('existencias')
+          .where({ bodega_id: bodegaId, producto_id: productoId })
+          .first('reservada', 'bajo_disponible');
+        const sobre = alertaSobre ?? nivel.alertaSobre ?? 'CANTIDAD';
+        const plan = planUmbral(
+          { ...nivel, reservada: antes?.reservada ?? 0, bajoDisponible: antes?.bajo_disponible === 1 },
+          umbralMinimo,
+          sobre,
+        );
         await trx('existencias')
           .where({ id: niveles.filas.get(clave(bodegaId, productoId))! })
-          .update({ umbral_minimo: umbralMinimo, version: plan.version, fecha_actualizacion: at });
+          .update({
+            umbral_minimo: umbralMinimo,
+            alerta_sobre: sobre,
+            // The alert on `disponible` is the one now raised; watching the units, none is recorded.
+            bajo_disponible:
+              sobre === 'DISPONIBLE' && esBajo(nivel.cantidad - (antes?.reservada ?? 0), umbralMinimo) ? 1 : 0,
+            version: plan.version,
+            fecha_actualizacion: at,
+          });
         const fila = await trx<NivelRow>('existencias').where({ bodega_id: bodegaId, producto_id: productoId }).first();
         const existencia = toExistencia(fila!);
         if (plan.umbral !== null) {
+          const ctx = { ...caller, at };
+          const tipo = plan.umbral === 'BAJO' ? 'StockBajo' : 'StockRepuesto';
           await enqueueEvents(trx, [
-            events.umbralCambiado(plan.umbral === 'BAJO' ? 'StockBajo' : 'StockRepuesto', existencia, {
-              ...caller,
-              at,
-            }),
+            sobre === 'DISPONIBLE'
+              ? events.umbralDisponible(tipo, { ...existencia, reservada: fila!.reservada ?? 0 }, null, ctx)
+              : events.umbralCambiado(tipo, existencia, ctx),
           ]);
         }
         return existencia;

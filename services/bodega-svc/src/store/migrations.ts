@@ -142,6 +142,23 @@ export const migrations: Record<string, Migration> = {
       await db.raw('ALTER TABLE operaciones DROP COLUMN principal_id, DROP COLUMN metodo_auth, DROP COLUMN token_id');
     },
   },
+  // Issue 24: a threshold may watch `disponible` (alertas-disponible.ts). Every existing level keeps watching its
+  // units; `bajo_disponible` is the alert raised on `disponible`, kept so each edge is published once.
+  '0013_alerta_sobre': {
+    async up(db: Knex) {
+      await db.raw(
+        `ALTER TABLE existencias ADD COLUMN alerta_sobre VARCHAR(10) NOT NULL DEFAULT 'CANTIDAD',
+           ADD COLUMN bajo_disponible TINYINT(1) NOT NULL DEFAULT 0,
+           ADD CONSTRAINT existencias_alerta_sobre_check CHECK (alerta_sobre IN ('CANTIDAD', 'DISPONIBLE'))`,
+      );
+    },
+    async down(db: Knex) {
+      await db.raw(
+        `ALTER TABLE existencias DROP CONSTRAINT existencias_alerta_sobre_check, DROP COLUMN bajo_disponible,
+           DROP COLUMN alerta_sobre`,
+      );
+    },
+  },
 };
 
 /**

@@ -34,6 +34,7 @@ import {
   type LineaFila,
   type RelojReservas,
 } from './reservas-en-niveles';
+import { sincronizarAlertasDisponible } from './alertas-disponible';
 
 /**
  * docs/contract.md §13. Every write is one transaction in the stock's lock order: warehouses, levels, the reservation,
@@ -313,7 +314,10 @@ export function createReservaStore(db: Knex, deps: ReservaStoreDeps): ReservaSto
             .where({ bodega_id: l.bodegaId, producto_id: l.productoId })
             .increment('reservada', l.cantidad);
         const reserva = await leer(trx, id, { bloquear: true });
-        await evento(trx, 'ReservaCreada', reserva, await ctxDe(trx, caller));
+        const ctx = await ctxDe(trx, caller);
+        // A hold lowers `disponible`: a threshold watching it may be reached (§13.9).
+        await sincronizarAlertasDisponible(trx, deps.umbrales, pares, ctx, null);
+        await evento(trx, 'ReservaCreada', reserva, ctx);
         return reserva;
       });
     },

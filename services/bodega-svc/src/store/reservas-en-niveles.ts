@@ -2,7 +2,9 @@ import { enqueueEvents, type Knex, type TipoOperacion } from '@inventario/platfo
 import { clave, type LineaPlaneada, type NivelActual } from '../domain/existencia';
 import { stockReservado, type EstadoReserva, type LineaReserva } from '../domain/reserva';
 import type { WriteContext } from '../events/bodega-events';
+import type { ExistenciaEvents } from '../events/existencia-events';
 import type { ReservaEvents } from '../events/reserva-events';
+import { sincronizarAlertasDisponible } from './alertas-disponible';
 
 /**
  * The holds' side of every stock write (docs/decisions.md, "Reservations with an exact expiry").
@@ -17,6 +19,8 @@ export interface RelojReservas {
   /** SQL expression of "now": a constant of the configuration, never a request's value. */
   reloj: string;
   events: ReservaEvents;
+  /** The low-stock alerts of levels watching `disponible`, which every change of a hold may cross (§13.9). */
+  umbrales: ExistenciaEvents;
 }
 
 type Nivel = readonly [bodegaId: number, productoId: number];
@@ -115,6 +119,13 @@ export async function terminarReserva(
     estado,
   ]);
   const finales = lineas.map((l) => lineaDe({ ...l, retenida: 0 }));
+  await sincronizarAlertasDisponible(
+    trx,
+    deps.umbrales,
+    lineas.map((l) => [l.bodega_id, l.producto_id] as const),
+    ctx,
+    null,
+  );
   if (evento) {
     const r = (await trx<ReservaFila>('reservas').where({ id: reservaId }).first())!;
     const tipo =

@@ -34,7 +34,7 @@ export interface ReservasHarness {
 export const USUARIO: CallContext = { usuario: 'prueba' };
 
 const opts = { namespace: 'test', subjectPrefix: 'test' };
-const reloj = { reloj: RELOJ_PRUEBA, events: createReservaEvents(opts) };
+const reloj = { reloj: RELOJ_PRUEBA, events: createReservaEvents(opts), umbrales: createExistenciaEvents(opts) };
 
 export async function startReservasHarness(label: string, poolMax = 20): Promise<ReservasHarness> {
   const testDb: TestDatabase = await createTestDatabase(label);

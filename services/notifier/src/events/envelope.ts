@@ -32,6 +32,8 @@ export const MAX_LONG_TEXT_UNITS = 65_535;
 export const MAX_SHORT_TEXT_UNITS = 1000;
 const longText = z.string().max(MAX_LONG_TEXT_UNITS);
 const text = z.string().max(MAX_SHORT_TEXT_UNITS);
+/** More levels than any reservation holds (the gateway caps a request's lines), fewer than make a runaway email. */
+export const MAX_LINEAS = 500;
 
 /** Optional for older producers. */
 const audit = {
@@ -81,8 +83,39 @@ export const stockUmbralDataSchema = z.object({
   umbralMinimo: z.number().int().nullish(),
   version: z.number().int().nullish(),
   operacionId: id.nullish(),
+  // Added (docs/contract.md §13.9): a threshold watching the units no reservation holds.
+  alertaSobre: z.string().max(20).nullish(),
+  reservada: z.number().int().nullish(),
+  disponible: z.number().int().nullish(),
 });
 export type StockUmbralData = z.infer<typeof stockUmbralDataSchema>;
+
+/**
+ * ReservaDescubierta (docs/contract.md §13.4): without a reference or a shortfall there is nothing to tell; the lines
+ * are shown when present, and a newer producer's extra fields are ignored.
+ */
+export const reservaDescubiertaDataSchema = z.object({
+  ...audit,
+  reservaId: id,
+  referencia: text,
+  expiraEn: timestamp.nullish(),
+  lineas: z
+    .array(
+      z.object({
+        bodegaId: id,
+        productoId: id,
+        cantidad: z.number().int(),
+        consumida: z.number().int().nullish(),
+      }),
+    )
+    .max(MAX_LINEAS)
+    .nullish(),
+  faltante: z
+    .array(z.object({ bodegaId: id, productoId: id, unidades: z.number().int().positive() }))
+    .min(1)
+    .max(MAX_LINEAS),
+});
+export type ReservaDescubiertaData = z.infer<typeof reservaDescubiertaDataSchema>;
 
 /** `data` is checked by the event type's handler. */
 export const envelopeSchema = z.object({

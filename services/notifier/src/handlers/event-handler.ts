@@ -23,7 +23,8 @@ export type HandlerName =
   | 'BodegaCreatedHandler'
   | 'BodegaUpdatedHandler'
   | 'BodegaDeletedHandler'
-  | 'StockBajoHandler';
+  | 'StockBajoHandler'
+  | 'ReservaDescubiertaHandler';
 
 /** Display strings only, so templates hold no logic and Handlebars escapes each value the same way. */
 export interface EmailModel {

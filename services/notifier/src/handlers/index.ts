@@ -1,4 +1,10 @@
-import { bodegaDataSchema, deletedDataSchema, productoDataSchema, stockUmbralDataSchema } from '../events/envelope';
+import {
+  bodegaDataSchema,
+  deletedDataSchema,
+  productoDataSchema,
+  reservaDescubiertaDataSchema,
+  stockUmbralDataSchema,
+} from '../events/envelope';
 import { defineHandler, type EmailedEventType, type EventHandler } from './event-handler';
 import {
   bodegaAbout,
@@ -8,6 +14,8 @@ import {
   productoAbout,
   productoPorBuscar,
   productoRecord,
+  reservaAbout,
+  reservaDescubiertaRecord,
   stockAbout,
   stockPorBuscar,
   stockRecord,
@@ -24,7 +32,7 @@ export type {
   PreparedEvent,
 } from './event-handler';
 
-/** One durable consumer each: docs/contract.md §6.1 in its order, then StockBajo (§10.4). */
+/** One durable consumer each: docs/contract.md §6.1 in its order, then StockBajo (§10.4), ReservaDescubierta (§13.8). */
 export const HANDLERS: readonly EventHandler[] = [
   defineHandler({
     name: 'ProductoCreatedHandler',
@@ -91,6 +99,15 @@ export const HANDLERS: readonly EventHandler[] = [
     record: stockRecord,
     about: stockAbout,
     porBuscar: stockPorBuscar,
+  }),
+  defineHandler({
+    name: 'ReservaDescubiertaHandler',
+    eventType: 'ReservaDescubierta',
+    emailSubject: 'Reserva Descubierta',
+    template: 'reserva-descubierta',
+    data: reservaDescubiertaDataSchema,
+    record: reservaDescubiertaRecord,
+    about: reservaAbout,
   }),
 ];
 

@@ -1,5 +1,11 @@
-import { formatPrecio, orElse, shorten } from '../email/format';
-import type { BodegaData, DeletedData, ProductoData, StockUmbralData } from '../events/envelope';
+import { formatFecha, formatPrecio, orElse, shorten } from '../email/format';
+import type {
+  BodegaData,
+  DeletedData,
+  ProductoData,
+  ReservaDescubiertaData,
+  StockUmbralData,
+} from '../events/envelope';
 import type { Nombres, NombresPorBuscar } from './event-handler';
 
 /**
@@ -137,11 +143,47 @@ export function stockRecord(data: StockUmbralData, nombres: Nombres = {}): Recor
       : `del producto ${data.productoId}`,
     enBodega: nombres.bodega ? conNombre(data.bodegaId, nombres.bodega) : `la bodega ${data.bodegaId}`,
     cantidad: String(data.cantidad),
+    // A threshold watching `disponible` (§13.9) is judged on it, so the email shows it; '' leaves the rows out.
+    disponible: data.alertaSobre === 'DISPONIBLE' ? orElse(data.disponible, '—') : '',
+    reservada: data.alertaSobre === 'DISPONIBLE' ? orElse(data.reservada, '—') : '',
     umbralMinimo: orElse(data.umbralMinimo, '(sin umbral)'),
-    // null: a threshold change crossed it, which belongs to no operation.
+    // null: a threshold change crossed it, or (watching disponible) a reservation: neither belongs to an operation.
     operacionId:
       data.operacionId === null
-        ? 'ninguna (cambio del umbral)'
+        ? data.alertaSobre === 'DISPONIBLE'
+          ? 'ninguna (una reserva o un cambio del umbral)'
+          : 'ninguna (cambio del umbral)'
         : orElse(data.operacionId, '(no incluida en el evento)'),
+  };
+}
+
+const unidades = (n: number): string => (n === 1 ? '1 unidad' : `${n} unidades`);
+
+/** A reservation is known by its caller's order: the email's subject names it. */
+export const reservaAbout = (data: ReservaDescubiertaData): string => data.referencia;
+
+/**
+ * ReservaDescubierta (docs/contract.md §13.8): what is missing, level by level, by ids (a reservation may span many
+ * levels, so no names are looked up), and what it had asked for. One string per row, so the templates stay logic-free
+ * and Handlebars escapes each value.
+ */
+export function reservaDescubiertaRecord(data: ReservaDescubiertaData): Record<string, string> {
+  return {
+    reservaId: String(data.reservaId),
+    referencia: data.referencia,
+    faltante: data.faltante
+      .map((f) => `${unidades(f.unidades)} del producto ${f.productoId} en la bodega ${f.bodegaId}`)
+      .join('; '),
+    lineas: orElse(
+      (data.lineas ?? [])
+        .map(
+          (l) =>
+            `${unidades(l.cantidad)} del producto ${l.productoId} en la bodega ${l.bodegaId}` +
+            (l.consumida ? ` (${l.consumida} ya consumidas)` : ''),
+        )
+        .join('; '),
+      '(no incluidas en el evento)',
+    ),
+    expiraEn: data.expiraEn ? formatFecha(data.expiraEn) : '(no incluida en el evento)',
   };
 }

@@ -2,7 +2,7 @@ import type { EmailedEventType } from '../../src/handlers';
 
 /**
  * The subject table of docs/contract.md
- * §10.4 (StockBajo), written out independently of the handlers.
+ * §10.4 (StockBajo), §13.8 (ReservaDescubierta), written out independently of the handlers.
  */
 export const SPEC_SUBJECTS: Readonly<Record<EmailedEventType, string>> = {
   ProductoCreado: 'Nuevo Producto Creado',
@@ -12,4 +12,5 @@ export const SPEC_SUBJECTS: Readonly<Record<EmailedEventType, string>> = {
   BodegaActualizada: 'Bodega Actualizada',
   BodegaEliminada: 'Bodega Eliminada',
   StockBajo: 'Stock Bajo',
+  ReservaDescubierta: 'Reserva Descubierta',
 };
