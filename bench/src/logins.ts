@@ -6,7 +6,9 @@ export interface LoginFigures {
   logins: number;
   seconds: number;
   perSecond: number;
-  /** perSecond over the machine's cores (identidad-svc verifies on as many threads as it has cores: KDF_CONCURRENCY). */
+  /**
+   * perSecond over the machine's cores (identidad-svc verifies on as many threads as it has cores: KDF_CONCURRENCY).
+   */
   perCore: number;
   cores: number;
   errors: number;

@@ -598,8 +598,10 @@ export function renderReport(info: RunInfo, results: BenchResults): string {
   push(
     '',
     logins
-      ? `Logins (issue 26): ${logins.logins} Basic logins through bff-identidad, each a miss of its verified-credential cache and so one argon2id verification (m=19 MiB, t=2, p=1) in identidad-svc, ${num(logins.seconds)} s: ` +
-          `${num(logins.perSecond)} logins/s, ${num(logins.perCore)} logins/s per core (${logins.cores} cores), ${logins.errors} errors.`
+      ? `Logins (issue 26): ${logins.logins} Basic logins through bff-identidad, each a miss of its ` +
+          'verified-credential cache and so one argon2id verification (m=19 MiB, t=2, p=1) in identidad-svc, ' +
+          `${num(logins.seconds)} s: ${num(logins.perSecond)} logins/s, ${num(logins.perCore)} logins/s per core ` +
+          `(${logins.cores} cores), ${logins.errors} errors.`
       : 'Logins (issue 26): not measured (running stack).',
   );
 

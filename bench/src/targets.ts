@@ -254,7 +254,9 @@ export function buildTargets(stack: Stack, seed: Seed, options: { connections: n
           // Issue 24: a reservation of 1 unit, then its consumption (a SALIDA through the hold), one pair per unit of
           // work, over the exit's products of its one warehouse. Each connection keeps the id between its two requests.
           key: 'restReservaConsumo',
-          label: `REST reserve + consume of 1 (two requests), ${salidas.length} products of one warehouse x${WRITE_CLIENTS}`,
+          label:
+            `REST reserve + consume of 1 (two requests), ${salidas.length} products of one warehouse ` +
+            `x${WRITE_CLIENTS}`,
           url: stack.bffUrl,
           writes: 'existencias',
           baseline: 'bdbSalida',

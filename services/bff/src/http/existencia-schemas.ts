@@ -59,10 +59,14 @@ export const umbralSchema = z
     umbralMinimo: entero(0, MAX_INT32)
       .nullable()
       .meta({ description: 'El nuevo umbral de stock bajo (StockBajo al llegar a él o bajar de él); null lo quita.' }),
-    alertaSobre: z.enum(ALERTAS_SOBRE, { error: 'debe ser CANTIDAD o DISPONIBLE' }).optional().meta({
-      description:
-        'Adición: lo que vigila el umbral: CANTIDAD (las unidades, por defecto) o DISPONIBLE (cantidad - reservada: una reserva puede dar StockBajo). Ausente, no cambia.',
-    }),
+    alertaSobre: z
+      .enum(ALERTAS_SOBRE, { error: 'debe ser CANTIDAD o DISPONIBLE' })
+      .optional()
+      .meta({
+        description:
+          'Adición: lo que vigila el umbral: CANTIDAD (las unidades, por defecto) o DISPONIBLE ' +
+          '(cantidad - reservada: una reserva puede dar StockBajo). Ausente, no cambia.',
+      }),
   })
   .meta({
     description:

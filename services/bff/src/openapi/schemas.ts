@@ -126,7 +126,8 @@ const existencia = objeto('Las existencias de un producto en una bodega; su ETag
   ),
   alertaSobre: describe(
     z.enum(['CANTIDAD', 'DISPONIBLE']),
-    'Adición: lo que vigila umbralMinimo: CANTIDAD (las unidades; por defecto) o DISPONIBLE (cantidad - reservada, así una reserva puede dar StockBajo).',
+    'Adición: lo que vigila umbralMinimo: CANTIDAD (las unidades; por defecto) o DISPONIBLE ' +
+      '(cantidad - reservada, así una reserva puede dar StockBajo).',
   ),
 });
 

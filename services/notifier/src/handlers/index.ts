@@ -32,7 +32,9 @@ export type {
   PreparedEvent,
 } from './event-handler';
 
-/** One durable consumer each: docs/contract.md §6.1 in its order, then StockBajo (§10.4), ReservaDescubierta (§13.8). */
+/**
+ * One durable consumer each: docs/contract.md §6.1 in its order, then StockBajo (§10.4), ReservaDescubierta (§13.8).
+ */
 export const HANDLERS: readonly EventHandler[] = [
   defineHandler({
     name: 'ProductoCreatedHandler',
