@@ -6,7 +6,7 @@
  * lists: before the fix 4.4 MB and 1.4 s of blocked event loop with 20
  * products, the heap with 200) and worse variants (aliases, the GET form,
  * deeper nesting, three lists from the root) are refused, each in under 1 s,
- * while `/actuator/health/liveness` keeps answering in under 50 ms and the
+ * while `/actuator/health/liveness` keeps answering in under 100 ms and the
  * BFF's heap left after a full collection stays flat round after round. A
  * document that passes the estimate but would resolve about 240,000 nodes is
  * stopped by the node cap (GRAPHQL_MAX_NODES, 100,000 by default).
@@ -173,7 +173,7 @@ const percentile = (values: number[], p: number) =>
   [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((values.length * p) / 100))]!;
 const maxOf = (values: number[]) => Math.max(...values);
 
-test(`the fan-out and worse variants against ${EN_BODEGA} products: refused in under 1 s, liveness under 50 ms, heap flat`, async () => {
+test(`the fan-out and worse variants against ${EN_BODEGA} products: refused in under 1 s, liveness under 100 ms, heap flat`, async () => {
   const rounds = 5;
   const perRound = 40; // each attack 40 times a round: 240 requests
   await attackRound(2); // warm-up: JIT, connections
@@ -220,7 +220,7 @@ test(`the fan-out and worse variants against ${EN_BODEGA} products: refused in u
   ).toEqual([]);
   expect(answers.filter((a) => a.ms >= 1000).map((a) => `${a.attack}: ${a.ms.toFixed(0)} ms`)).toEqual([]);
   expect(
-    probes.filter((p) => p.status !== 200 || p.ms >= 50).map((p) => `${p.status ?? p.networkError} in ${p.ms} ms`),
+    probes.filter((p) => p.status !== 200 || p.ms >= 100).map((p) => `${p.status ?? p.networkError} in ${p.ms} ms`),
   ).toEqual([]);
   // Flat: no reading 2 MiB above the one after the warm-up (a request that kept 1 kB would add 0.3 MiB per round).
   expect(maxOf(live) - baseline).toBeLessThan(2);
