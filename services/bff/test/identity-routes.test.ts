@@ -160,7 +160,10 @@ describe('identity routes', () => {
     const list = await request('GET', `/api/tokens?usuarioId=${cuenta.body.id}`);
     expect(list.status).toBe(200);
     expect(list.body.tokens).toHaveLength(1);
-    expect(list.text).not.toContain(token.slice(token.lastIndexOf('_') + 1));
+    // inv_<id>_<secret>: the secret is 43 base64url characters, which may themselves hold '_'.
+    const secreto = /^inv_\d+_([A-Za-z0-9_-]{43})$/.exec(token)?.[1];
+    expect(secreto).toHaveLength(43);
+    expect(list.text).not.toContain(secreto);
 
     expect((await request('DELETE', `/api/tokens/${created.body.id}`)).status).toBe(204);
     await waitFor(
