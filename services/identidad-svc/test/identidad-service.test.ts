@@ -293,7 +293,8 @@ describe('secrets', () => {
     await crear('canary-user', [{ rol: 'LECTOR' }]);
     const session = await svc.login('canary-user', CANARIO);
     const token = await svc.rpc.createToken({ usuarioId: 0, nombre: 'canary', permisos: [] }, como(session));
-    const secret = token.secreto.split('_').at(-1)!;
+    // inv_<id>_<secret>: the secret is 43 base64url characters, which may themselves hold '_'.
+    const secret = /^inv_\d+_([A-Za-z0-9_-]{43})$/.exec(token.secreto)![1]!;
     const hashes = (await svc.db<{ password_hash: string | null }>('usuarios').select('password_hash')).flatMap((r) =>
       r.password_hash ? [r.password_hash] : [],
     );
