@@ -62,7 +62,9 @@ async function verificacionDesde(desde: Date, timeoutMs: number): Promise<Verifi
     async () => {
       const { status, body } = await verificacion();
       expect(status).toBe(200);
-      return Date.parse(`${body.verificadoEn}Z`) >= enSegundos(desde) ? body : undefined;
+      // verificadoEn is the start, shown to the second: one shown in `desde`'s own second may have begun
+      // before it (and read the ledger before a corruption made then), so only a later second counts.
+      return Date.parse(`${body.verificadoEn}Z`) > enSegundos(desde) ? body : undefined;
     },
     `a verification begun after ${desde.toISOString()}`,
     timeoutMs,
