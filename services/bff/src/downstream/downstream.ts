@@ -208,7 +208,7 @@ export function createDownstream(
 
   const bodegaCall = call('bodega-svc', bodegaBreaker);
   return {
-    productos: createProductoClient(productoGrpc, call('producto-svc', productoBreaker)),
+    productos: createProductoClient(productoGrpc, call('producto-svc', productoBreaker), config.grpcDeadlineMs),
     bodegas: createBodegaClient(bodegaGrpc, bodegaCall),
     existencias: createExistenciaClient(existenciaGrpc, bodegaCall),
     reservas: createReservaClient(reservaGrpc, bodegaCall),

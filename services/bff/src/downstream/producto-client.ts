@@ -90,6 +90,13 @@ const conTotalDelLibro = new WeakSet<Producto>();
 
 /** Whether `producto` came from a create whose answer carried its ledger total. */
 export const traeTotalDelLibro = (producto: Producto): boolean => conTotalDelLibro.has(producto);
+/**
+ * A create answered without its ledger total: when the deadline its call started ends. The follow-up read of
+ * the total shares it, so a create answers within GRPC_DEADLINE_MS even when bodega-svc hangs after
+ * producto-svc answered (docs/contract.md: a write answers within the deadline).
+ */
+const plazosDeAlta = new WeakMap<Producto, number>();
+export const plazoDeAlta = (producto: Producto): number | undefined => plazosDeAlta.get(producto);
 
 const SIN_DESCRIPCION = [
   'id',
@@ -102,7 +109,11 @@ const SIN_DESCRIPCION = [
   'version',
 ];
 
-export function createProductoClient(client: ProductoServiceClient, call: UnaryCall): ProductoClient {
+export function createProductoClient(
+  client: ProductoServiceClient,
+  call: UnaryCall,
+  deadlineMs: number,
+): ProductoClient {
   return {
     async list(caller, request) {
       const message = ListProductosRequest.fromPartial({
@@ -137,6 +148,7 @@ export function createProductoClient(client: ProductoServiceClient, call: UnaryC
         requestId: safeWriteFields(write).requestId,
       });
       let replayed = false;
+      const plazo = Date.now() + deadlineMs;
       const res = await call<CreateProductoResponse>(
         caller,
         (md, o, cb) => client.createProducto(message, md, o, cb),
@@ -147,7 +159,10 @@ export function createProductoClient(client: ProductoServiceClient, call: UnaryC
       );
       const producto = productoFromProto(required(res.producto, 'producto'));
       // A replay's figure is the first call's; an older service sends none: either way bodega-svc is asked.
-      if (replayed || res.cantidadDelLibro === undefined) return producto;
+      if (replayed || res.cantidadDelLibro === undefined) {
+        plazosDeAlta.set(producto, plazo);
+        return producto;
+      }
       const conTotal = { ...producto, cantidadEnStock: Number(res.cantidadDelLibro) };
       conTotalDelLibro.add(conTotal);
       return conTotal;

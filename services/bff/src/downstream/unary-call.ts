@@ -57,7 +57,7 @@ export function createUnaryCall(options: UnaryCallOptions): UnaryCall {
           new Promise<Res>((resolve, reject) => {
             const call = start(
               callerMetadata(caller),
-              { deadline: Date.now() + options.deadlineMs, interceptors },
+              { deadline: Math.min(Date.now() + options.deadlineMs, caller.deadline ?? Infinity), interceptors },
               (err, res) => (err ? reject(err) : resolve(res)),
             );
             // Response headers arrive before the message, so this is known when the callback runs.

@@ -21,6 +21,11 @@ export interface Caller {
   principal?: Principal;
   /** Its signed form (compact JWS), sent downstream in `x-inventario-principal`. */
   principalFirmado?: string;
+  /**
+   * Epoch ms by which a call made for this caller must answer, when it continues a command whose own deadline
+   * already runs (a create's follow-up read of its ledger total): the command answers within one deadline.
+   */
+  deadline?: number;
 }
 
 export interface Producto {

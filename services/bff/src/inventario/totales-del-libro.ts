@@ -1,5 +1,5 @@
 import type { ExistenciaClient, TotalDeProducto } from '../downstream/existencia-client';
-import { traeTotalDelLibro } from '../downstream/producto-client';
+import { plazoDeAlta, traeTotalDelLibro } from '../downstream/producto-client';
 import { BodegaConProductosError } from './errors';
 import type { Caller, InventarioApi, Producto, ProductosJson } from './model';
 
@@ -63,7 +63,7 @@ export function conTotalesDelLibro(inventario: InventarioApi, existencias: Exist
 
   /** A create whose answer already carries the product's ledger total needs no second call (issue 23). */
   const conTotalDeAlta = (caller: Caller, producto: Producto) =>
-    traeTotalDelLibro(producto) ? producto : uno(caller, producto);
+    traeTotalDelLibro(producto) ? producto : uno({ ...caller, deadline: plazoDeAlta(producto) }, producto);
 
   /**
    * The next page is read from producto-svc while this one's totals are read from bodega-svc, so a
