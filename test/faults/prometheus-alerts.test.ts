@@ -142,7 +142,13 @@ describe('InventarioServiceDown in a real Prometheus', () => {
     );
     const resolvedAfterMs = Date.now() - restartedAt;
     expect(resolvedAfterMs).toBeLessThan(30_000);
-    expect(await alertsOfStack()).toEqual([]);
+    // The restarted bodega-svc reports no completed verification until its first one ends, so the staleness
+    // rule may be pending: by design its `for` (10 m) covers that (alerts/inventario-rules.yaml). Nothing fires.
+    expect(
+      (await alertsOfStack()).filter(
+        (a) => !(a.labels.alertname === 'InventarioVerificacionExistenciasAtrasada' && a.state === 'pending'),
+      ),
+    ).toEqual([]);
     process.stdout.write(
       `InventarioServiceDown fired ${firedAfterMs} ms after the kill and resolved ${resolvedAfterMs} ms after the restart began\n`,
     );
