@@ -2,6 +2,7 @@ import { enqueueEvents, type Knex } from '@inventario/platform';
 import { esBajo } from '../domain/existencia';
 import type { WriteContext } from '../events/bodega-events';
 import type { ExistenciaEvents } from '../events/existencia-events';
+import type { NivelRow } from './existencia-store';
 
 /**
  * The low-stock edge of levels whose threshold watches `disponible` (docs/contract.md §13.9).
@@ -30,20 +31,7 @@ export async function sincronizarAlertasDisponible(
       WHERE (bodega_id, producto_id) IN (${niveles.map(() => '(?, ?)').join(', ')}) AND alerta_sobre = 'DISPONIBLE'
       ORDER BY id`,
     niveles.flat(),
-  )) as [
-    {
-      id: number;
-      bodega_id: number;
-      producto_id: number;
-      cantidad: number;
-      umbral_minimo: number | null;
-      version: number;
-      fecha_creacion: Date;
-      fecha_actualizacion: Date;
-      reservada: number;
-      bajo_disponible: number;
-    }[],
-  ];
+  )) as [(NivelRow & { reservada: number; bajo_disponible: number })[]];
   const eventos = [];
   for (const r of rows) {
     const bajo = esBajo(r.cantidad - r.reservada, r.umbral_minimo);

@@ -258,7 +258,8 @@ export interface ExistenciaStoreDeps {
 export const LINEAS_POR_OPERACION = 500;
 export { MAX_DIFERENCIAS } from './verificacion-por-tramos';
 
-interface NivelRow {
+/** A level's row as read from `existencias` (alertas-disponible.ts reads the same columns). */
+export interface NivelRow {
   id: number;
   bodega_id: number;
   producto_id: number;
@@ -270,7 +271,7 @@ interface NivelRow {
   reservada?: number;
   /** Reads only: what unexpired holds keep (reservadaVigenteSql). */
   reservada_vigente?: number | string;
-  /** Added (issue 24): absent before migration 0012 (tests of older schemas). */
+  /** Added (issue 24): absent before migration 0013 (tests of older schemas). */
   alerta_sobre?: AlertaSobre;
   bajo_disponible?: number;
 }
