@@ -3,7 +3,8 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { startTestStack, type TestStack } from '../services/bff/test/support/stack';
+import type { TestStack } from '@inventario/testkit/stack';
+import { startTestStack } from './support/stack';
 import { mismatches, parseAnswer, readmeBlocks, type Command } from './readme/readme-examples';
 
 /**

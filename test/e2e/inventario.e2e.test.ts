@@ -7,7 +7,7 @@
  * unassigned.
  */
 import { waitFor } from '@inventario/testkit';
-import type { TestStack } from '../../services/bff/test/support/stack';
+import type { TestStack } from '@inventario/testkit/stack';
 import type { ReceivedEmail, SmtpSink } from '@inventario/testkit/smtp-sink';
 import {
   E2E_RECIPIENT as RECIPIENT,

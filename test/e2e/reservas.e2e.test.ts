@@ -5,9 +5,8 @@
  * one ReservaDescubierta, and the recipients get exactly one email naming the order and the
  * units missing; a second count publishes and sends nothing more.
  */
-import { waitFor } from '@inventario/testkit';
-import { crearBodega, crearProducto } from '../../services/bff/test/support/rest-fixtures';
-import type { StackResponse, TestStack } from '../../services/bff/test/support/stack';
+import { crearBodega, crearProducto, waitFor, type StackResponse } from '@inventario/testkit';
+import type { TestStack } from '@inventario/testkit/stack';
 import type { SmtpSink } from '@inventario/testkit/smtp-sink';
 import { startE2eSystem, waitForNotifierSettled, type E2eSystem } from './support/system';
 

@@ -9,9 +9,16 @@
  * verification and its gauge until it is put back.
  */
 import { createDb, type Knex } from '@inventario/platform';
-import { metricSample, scrapeMetrics, waitFor, type StoredEvent } from '@inventario/testkit';
-import { crearBodega, crearProducto } from '../../services/bff/test/support/rest-fixtures';
-import { TEST_USER, type StackResponse, type TestStack } from '../../services/bff/test/support/stack';
+import {
+  crearBodega,
+  crearProducto,
+  metricSample,
+  scrapeMetrics,
+  waitFor,
+  type StackResponse,
+  type StoredEvent,
+} from '@inventario/testkit';
+import { TEST_USER, type TestStack } from '@inventario/testkit/stack';
 import type { ReceivedEmail, SmtpSink } from '@inventario/testkit/smtp-sink';
 import { startE2eSystem, waitForNotifierSettled, type E2eSystem } from './support/system';
 

@@ -16,7 +16,7 @@ import {
 } from '@opentelemetry/sdk-trace-node';
 import { createLogger } from '@inventario/platform';
 import { waitFor } from '@inventario/testkit';
-import type { TestStack } from '../../services/bff/test/support/stack';
+import type { TestStack } from '@inventario/testkit/stack';
 import type { SmtpSink } from '@inventario/testkit/smtp-sink';
 import { startE2eSystem, type E2eSystem } from './support/system';
 

@@ -15,12 +15,7 @@ import { DEAD_LETTER_HEADERS } from '../../services/notifier/src/events/dead-let
 import { HANDLERS } from '../../services/notifier/src/handlers';
 import { sampleEnvelope } from '../../services/notifier/src/sample-events';
 import { startSmtpSink, type SmtpSink } from '@inventario/testkit/smtp-sink';
-import {
-  createTestEvents,
-  handlerFor,
-  testEnv,
-  type TestEvents,
-} from '../../services/notifier/test/support/test-notifier';
+import { createTestEvents, handlerFor, testEnv, type TestEvents } from './support/notifier';
 import { killAllServiceProcesses, startServiceProcess, type ServiceProcess } from './support/processes';
 
 let nats: PrivateNatsServer;

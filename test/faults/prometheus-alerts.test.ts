@@ -10,7 +10,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort, startPrivateNatsServer, waitFor, type PrivateNatsServer } from '@inventario/testkit';
 import { startSmtpSink, type SmtpSink } from '@inventario/testkit/smtp-sink';
-import { createTestEvents, testEnv, type TestEvents } from '../../services/notifier/test/support/test-notifier';
+import { createTestEvents, testEnv, type TestEvents } from './support/notifier';
 import {
   killAllServiceProcesses,
   startProcessStack,

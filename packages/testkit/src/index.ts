@@ -23,12 +23,14 @@ import { freePort } from './free-port';
 export { startPrivateServer, type PrivateServer, type PrivateServerOptions } from '@inventario/local-servers';
 export { ephemeralPortRange, freePort } from './free-port';
 export { basicAuth, httpRequest, type StackRequestOptions, type StackResponse } from './http-request';
+export { crearBodega, crearProducto, uniqueNombre, type BffClient, type ProductoRest } from './rest-fixtures';
 export { seedProductos, type SeedOptions } from './seed-productos';
 export { ledgerProblems, lineVersions, ocupacionExacta } from './stock-invariants';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy';
 // Heavier modules have their own entry points, so a test that needs neither loads neither:
 // `@inventario/testkit/smtp-sink` (an SMTP server standing in for the provider) and
-// `@inventario/testkit/browser` (headless Chromium).
+// `@inventario/testkit/browser` (headless Chromium), and likewise `@inventario/testkit/stack` (the services in this
+// process) and `@inventario/testkit/notifier` (a notifier's stream and environment).
 export {
   killAllServiceProcesses,
   serviceMain,

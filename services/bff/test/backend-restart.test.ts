@@ -8,7 +8,7 @@
  */
 import { createServer, type Server } from 'node:net';
 import { ephemeralPortRange } from '@inventario/testkit';
-import { startTestBackend, type TestBackend } from './support/backend';
+import { startTestBackend, type TestBackend } from './support/stack';
 
 let backend: TestBackend;
 

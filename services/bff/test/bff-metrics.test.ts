@@ -4,9 +4,8 @@
  * template (never the raw URL), gRPC client metrics by method and code, and
  * the breakers' state and events. Metrics are never on the public port.
  */
-import { metricSample as sample, scrapeMetrics as scrape, waitFor } from '@inventario/testkit';
+import { metricSample as sample, scrapeMetrics as scrape, waitFor, crearProducto } from '@inventario/testkit';
 import { deadAddress, startBareBff, type BareBff } from './support/bare-bff';
-import { crearProducto } from './support/rest-fixtures';
 import { startTestStack, type TestStack } from './support/stack';
 
 /** How much each sample moved while `traffic` ran. */

@@ -14,9 +14,8 @@ import { credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { USUARIO_METADATA_KEY } from '@inventario/platform';
 import { CreateProductoRequest, ProductoServiceClient, type CreateProductoResponse } from '@inventario/proto';
-import { waitFor } from '@inventario/testkit';
+import { waitFor, crearBodega, crearProducto } from '@inventario/testkit';
 import { BODEGA_ELIMINADA_CONSUMER } from '../../producto-svc/src/events/bodega-eliminada-consumer';
-import { crearBodega, crearProducto } from './support/rest-fixtures';
 import { startSafeWriteStack, type SafeWriteStack } from './support/safe-write-stack';
 
 const ROUNDS = 100;

@@ -4,7 +4,7 @@
  */
 import { MENSAJES } from '../src/http/rest-fields';
 import { TEXTO_MENSAJES } from '../src/inventario/texto';
-import { crearBodega, crearProducto, uniqueNombre } from './support/rest-fixtures';
+import { crearBodega, crearProducto, uniqueNombre } from '@inventario/testkit';
 import { startTestStack, type TestStack } from './support/stack';
 
 let stack: TestStack;

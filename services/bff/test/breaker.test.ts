@@ -4,8 +4,7 @@
  * calls without trying) while warehouse routes keep working; once
  * producto-svc is back the BFF recovers by itself, without a restart.
  */
-import { waitFor } from '@inventario/testkit';
-import { crearBodega, crearProducto } from './support/rest-fixtures';
+import { waitFor, crearBodega, crearProducto } from '@inventario/testkit';
 import { startTestStack, type TestStack } from './support/stack';
 
 const RESET_SECONDS = 1;

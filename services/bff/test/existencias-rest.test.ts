@@ -5,7 +5,7 @@
  * ledger they leave.
  */
 import { createDb } from '@inventario/platform';
-import { crearBodega, crearProducto, uniqueNombre, type ProductoRest } from './support/rest-fixtures';
+import { crearBodega, crearProducto, uniqueNombre, type ProductoRest } from '@inventario/testkit';
 import { startTestStack, type StackRequestOptions, type StackResponse, type TestStack } from './support/stack';
 
 let stack: TestStack;

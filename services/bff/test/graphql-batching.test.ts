@@ -9,7 +9,7 @@ import { createBasicAuth } from '../src/http/auth';
 import { createErrorMiddleware } from '../src/http/error-middleware';
 import { createInventario } from '../src/inventario/inventario';
 import type { Bodega, Caller, InventarioApi, Producto } from '../src/inventario/model';
-import { startTestBackend, type TestBackend } from './support/backend';
+import { startTestBackend, type TestBackend } from './support/stack';
 import { basicAuth } from './support/stack';
 
 /**

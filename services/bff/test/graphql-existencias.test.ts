@@ -6,7 +6,7 @@
  */
 import { QUERY_LIMITS } from '../src/graphql/limits';
 import { tooManyMutationsMessage } from '../src/graphql/mutation-count';
-import { crearBodega, crearProducto, type ProductoRest } from './support/rest-fixtures';
+import { crearBodega, crearProducto, type ProductoRest } from '@inventario/testkit';
 import { startTestStack, TEST_USER, type TestStack } from './support/stack';
 import { graphql, graphqlData } from './graphql-support/graphql-client';
 

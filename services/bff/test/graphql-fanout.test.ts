@@ -13,7 +13,7 @@
  *   GRAPHQL_MAX_NODES is stopped while executing: one error, no data.
  */
 import { startBareBff, type BareBff } from './support/bare-bff';
-import { startTestBackend, type TestBackend } from './support/backend';
+import { startTestBackend, type TestBackend } from './support/stack';
 import { graphql, graphqlData, type GraphqlTarget } from './graphql-support/graphql-client';
 import { GET_QUERY_LIMITS, QUERY_LIMITS } from '../src/graphql/limits';
 

@@ -1,7 +1,7 @@
 import { QUERY_LIMITS } from '../src/graphql/limits';
 import { tooManyMutationsMessage } from '../src/graphql/mutation-count';
 import { startTestStack, type StackResponse, type TestStack } from './support/stack';
-import { uniqueNombre } from './support/rest-fixtures';
+import { uniqueNombre } from '@inventario/testkit';
 
 /**
  * What one GraphQL mutation request may carry, against the whole back end:

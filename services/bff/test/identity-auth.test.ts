@@ -11,7 +11,7 @@ import { createLogger } from '@inventario/platform';
 import { metricSample, scrapeMetrics, waitFor } from '@inventario/testkit';
 import { startApp as startBffApp } from '../src/app';
 import { loadConfig as loadBffConfig } from '../src/config';
-import { LOG_LEVEL } from './support/backend';
+import { LOG_LEVEL } from './support/stack';
 import {
   basicAuth,
   httpRequest,
@@ -21,7 +21,7 @@ import {
   TEST_USER,
   type TestStack,
 } from './support/stack';
-import type { TestIdentidad } from './support/identidad';
+import type { TestIdentidad } from './support/stack';
 
 jest.setTimeout(120_000);
 

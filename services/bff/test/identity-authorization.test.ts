@@ -5,7 +5,7 @@
  * identidad-svc, MariaDB and NATS.
  */
 import type { Metadata } from '@grpc/grpc-js';
-import { crearBodega, crearProducto } from './support/rest-fixtures';
+import { crearBodega, crearProducto } from '@inventario/testkit';
 import {
   basicAuth,
   startTestStack,

@@ -6,7 +6,7 @@
  * new user given the old name do not share keys. The same principal, by
  * password or by token, does share them.
  */
-import { crearBodega, crearProducto } from './support/rest-fixtures';
+import { crearBodega, crearProducto } from '@inventario/testkit';
 import { basicAuth, startTestStack, type StackResponse, type TestStack } from './support/stack';
 
 jest.setTimeout(120_000);

@@ -41,7 +41,7 @@ import { reservasTypeDefs } from '../src/graphql/reservas-schema';
 import { typeDefs } from '../src/graphql/schema';
 import type { InventarioApi } from '../src/inventario/model';
 import { createOpenApiValidator } from './support/openapi-validator';
-import { crearBodega, crearProducto } from './support/rest-fixtures';
+import { crearBodega, crearProducto } from '@inventario/testkit';
 import {
   basicAuth,
   startTestStack,

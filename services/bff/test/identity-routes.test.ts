@@ -3,9 +3,8 @@
  * BFF to identidad-svc: /api/yo, users, bindings, tokens and the audit
  * trail, against the real services, MariaDB and NATS.
  */
-import { waitFor } from '@inventario/testkit';
+import { waitFor, crearBodega } from '@inventario/testkit';
 import { createOpenApiValidator } from './support/openapi-validator';
-import { crearBodega } from './support/rest-fixtures';
 import {
   basicAuth,
   startTestStack,

@@ -21,8 +21,7 @@ import {
   type ListMovimientosRequest,
   type ListMovimientosResponse,
 } from '@inventario/proto';
-import { waitFor } from '@inventario/testkit';
-import { crearBodega, crearProducto } from './support/rest-fixtures';
+import { waitFor, crearBodega, crearProducto } from '@inventario/testkit';
 import { startTestStack, TEST_PASSWORD, TEST_USER, type TestStack } from './support/stack';
 
 jest.setTimeout(120_000);

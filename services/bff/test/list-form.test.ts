@@ -11,7 +11,7 @@
 import { createConnection, type RowDataPacket } from 'mysql2/promise';
 import { LosslessNumber, stringify } from 'lossless-json';
 import { createDb, parseMysqlUrl, type Knex } from '@inventario/platform';
-import { startTestBackend, type TestBackend } from './support/backend';
+import { startTestBackend, type TestBackend } from './support/stack';
 import { startBareBff, type BareBff } from './support/bare-bff';
 
 const ROWS = 1000;

@@ -23,7 +23,7 @@ import { createInventario } from '../src/inventario/inventario';
 import { conTotalesDelLibro } from '../src/inventario/totales-del-libro';
 import type { Caller, InventarioApi, ProductoFilter } from '../src/inventario/model';
 import { bodegaJson, productoDeBodegaJson, productoJson } from '../src/http/rest-json';
-import { startTestBackend, type TestBackend } from './support/backend';
+import { startTestBackend, type TestBackend } from './support/stack';
 import { startBareBff, type BareBff } from './support/bare-bff';
 import { startFakeDownstream, type FakeDownstream } from './support/fake-downstream';
 

@@ -5,7 +5,7 @@
  * of these routes that a client can provoke seen here.
  */
 import { createOpenApiValidator, operationKey } from './support/openapi-validator';
-import { crearBodega, crearProducto } from './support/rest-fixtures';
+import { crearBodega, crearProducto } from '@inventario/testkit';
 import { startTestStack, type StackRequestOptions, type StackResponse, type TestStack } from './support/stack';
 
 const validator = createOpenApiValidator();

@@ -3,8 +3,7 @@
  * docs/contract.md §2.7, across the real producto-svc and bodega-svc.
  */
 import { createDb } from '@inventario/platform';
-import { seedProductos } from '@inventario/testkit';
-import { crearBodega, crearProducto } from './support/rest-fixtures';
+import { seedProductos, crearBodega, crearProducto } from '@inventario/testkit';
 import { startTestStack, type TestStack } from './support/stack';
 
 let stack: TestStack;

@@ -10,9 +10,8 @@
 import { credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
 import { createDb, USUARIO_METADATA_KEY, type Knex } from '@inventario/platform';
 import { ProductoServiceClient, UnassignBodegaRequest, type UnassignBodegaResponse } from '@inventario/proto';
-import { metricSample, scrapeMetrics, waitFor } from '@inventario/testkit';
+import { metricSample, scrapeMetrics, waitFor, crearBodega, crearProducto, uniqueNombre } from '@inventario/testkit';
 import { rawRequest } from './support/raw-http';
-import { crearBodega, crearProducto, uniqueNombre } from './support/rest-fixtures';
 import {
   eventName,
   eventsAbout,

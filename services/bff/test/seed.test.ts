@@ -11,7 +11,7 @@ import type { Caller, InventarioApi } from '../src/inventario/model';
 import { BODEGAS_EJEMPLO, describeSeedResult, PRODUCTOS_EJEMPLO, seedSampleData } from '../src/inventario/seed';
 import { NIVELES_EJEMPLO, OPERACIONES_EJEMPLO } from '../src/seed/libro-ejemplo';
 import { seedTarget } from '../src/seed/seed-target';
-import { startTestBackend, type TestBackend } from './support/backend';
+import { startTestBackend, type TestBackend } from './support/stack';
 
 /**
  * The sample data: `npm run seed` (the built seed-main.js) against both real

@@ -7,8 +7,7 @@
  * - an assignment cannot overwrite sales it did not see: If-Match is required on an existing level.
  */
 import { createDb, type Knex } from '@inventario/platform';
-import { waitFor } from '@inventario/testkit';
-import { crearBodega, crearProducto } from './support/rest-fixtures';
+import { waitFor, crearBodega, crearProducto } from '@inventario/testkit';
 import { startTestStack, type StackResponse, type TestStack } from './support/stack';
 
 let stack: TestStack;

@@ -11,7 +11,7 @@ import { createDb, type Knex } from '@inventario/platform';
 import { createLibroDeStock, type LibroDeStock } from '../../producto-svc/src/grpc/libro-de-stock';
 import { migrations } from '../../producto-svc/src/store/migrations';
 import { migrarStockAlLibro } from '../../producto-svc/src/stock-al-libro';
-import { crearBodega, uniqueNombre } from './support/rest-fixtures';
+import { crearBodega, uniqueNombre } from '@inventario/testkit';
 import { startTestStack, type TestStack } from './support/stack';
 
 let stack: TestStack;

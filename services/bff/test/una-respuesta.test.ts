@@ -8,7 +8,7 @@
  */
 import { createDb } from '@inventario/platform';
 import { graphqlData } from './graphql-support/graphql-client';
-import { crearBodega, crearProducto, uniqueNombre } from './support/rest-fixtures';
+import { crearBodega, crearProducto, uniqueNombre } from '@inventario/testkit';
 import { startTestStack, type StackResponse, type TestStack } from './support/stack';
 
 let stack: TestStack;

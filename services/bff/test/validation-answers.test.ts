@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { crearBodega, crearProducto } from './support/rest-fixtures';
+import { crearBodega, crearProducto } from '@inventario/testkit';
 import { startTestStack, type TestStack } from './support/stack';
 
 let stack: TestStack;

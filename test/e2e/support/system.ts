@@ -7,7 +7,8 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { createLogger, eventSubject, type Logger } from '@inventario/platform';
 import { deleteStream, uniqueName, waitFor, type StoredEvent } from '@inventario/testkit';
-import { startTestStack, type TestStack } from '../../../services/bff/test/support/stack';
+import type { TestStack } from '@inventario/testkit/stack';
+import { startTestStack } from '../../support/stack';
 import { startApp as startNotifier, type NotifierApp } from '../../../services/notifier/src/app';
 import { HANDLERS } from '../../../services/notifier/src/handlers';
 import { loadConfig as loadNotifierConfig } from '../../../services/notifier/src/config';

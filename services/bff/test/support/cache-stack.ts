@@ -8,7 +8,7 @@ import { createLogger } from '@inventario/platform';
 import { metricSample, scrapeMetrics, waitFor } from '@inventario/testkit';
 import { startApp as startBffApp } from '../../src/app';
 import { loadConfig as loadBffConfig } from '../../src/config';
-import { cleanupList, LOG_LEVEL, startTestBackend, type TestBackend } from './backend';
+import { cleanupList, LOG_LEVEL, startTestBackend, type TestBackend } from './stack';
 import {
   backendEnv,
   basicAuth,

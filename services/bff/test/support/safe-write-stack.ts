@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { createDb, type Knex } from '@inventario/platform';
 import type { StoredEvent } from '@inventario/testkit';
-import { cleanupList, startTestBackend } from './backend';
+import { cleanupList, startTestBackend } from './stack';
 import { startBareBff } from './bare-bff';
 import { TEST_USER, type TestStack } from './stack';
 

@@ -1,5 +1,5 @@
 /**
- * identidad-svc in-process for BFF tests: an ephemeral gRPC port, a fresh
+ * identidad-svc in-process for stack tests: an ephemeral gRPC port, a fresh
  * database, a fresh signing key, publishing into the backend's stream and
  * subject prefix (the BFF's credential cache follows that stream), with the
  * test user as its first ADMIN. A promise-based client calls it as a
@@ -8,12 +8,10 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { credentials, Metadata, type handleUnaryCall, type ServiceError } from '@grpc/grpc-js';
 import { PRINCIPAL_METADATA_KEY } from '@inventario/contract';
-import { createLogger, type Logger } from '@inventario/platform';
+import { createLogger, type GrpcServiceApp, type Logger } from '@inventario/platform';
 import { IdentidadServiceClient, IdentidadServiceService, type IdentidadServiceServer } from '@inventario/proto';
-import { createTestDatabase, type EventNamespace } from '@inventario/testkit';
-import { startApp, type App } from '../../../identidad-svc/src/app';
-import { loadConfig } from '../../../identidad-svc/src/config';
-import { LOG_LEVEL } from './backend';
+import { createTestDatabase, type EventNamespace } from '../index';
+import { LOG_LEVEL, type InProcessServices } from './backend';
 
 type Rpc<Req, Res> = (req: Req, metadata?: Metadata) => Promise<Res>;
 type RpcOf<H> = H extends handleUnaryCall<infer Req, infer Res> ? Rpc<Req, Res> : never;
@@ -23,7 +21,7 @@ export interface TestIdentidad {
   addr: string;
   /** `mysql://...` of its database (to read the audit rows and the outbox). */
   databaseUrl: string;
-  app: App;
+  app: GrpcServiceApp;
   rpc: IdentidadRpc;
   /** Metadata carrying the principal `usuario` / `password` logs in as. */
   como(usuario: string, password: string): Promise<Metadata>;
@@ -47,10 +45,14 @@ export interface TestIdentidadOptions {
   logger?: Logger;
 }
 
-export async function startTestIdentidad(label: string, options: TestIdentidadOptions): Promise<TestIdentidad> {
+export async function startTestIdentidad(
+  services: InProcessServices,
+  label: string,
+  options: TestIdentidadOptions,
+): Promise<TestIdentidad> {
   const db = await createTestDatabase(`${label}_i`);
   const { privateKey } = generateKeyPairSync('ed25519');
-  const config = loadConfig({
+  const env: NodeJS.ProcessEnv = {
     DATABASE_URL: db.url,
     GRPC_PORT: '0',
     GRPC_HOST: '127.0.0.1',
@@ -66,10 +68,13 @@ export async function startTestIdentidad(label: string, options: TestIdentidadOp
     BFF_USER: options.admin.usuario,
     BFF_PASSWORD: options.admin.password,
     ...options.env,
-  });
-  let app: App;
+  };
+  let app: GrpcServiceApp;
   try {
-    app = await startApp(config, options.logger ?? createLogger('identidad-svc', config.logLevel));
+    app = await services['identidad-svc'](
+      env,
+      options.logger ?? createLogger('identidad-svc', env.LOG_LEVEL ?? LOG_LEVEL),
+    );
   } catch (err) {
     await db.drop();
     throw err;

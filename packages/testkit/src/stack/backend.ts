@@ -1,12 +1,19 @@
 /**
- * producto-svc and bodega-svc in-process for BFF tests: ephemeral gRPC ports,
+ * producto-svc and bodega-svc in-process (started by the InProcessServices a test hands in): ephemeral gRPC ports,
  * fresh databases, and ONE private stream / subject prefix shared by both (so
  * producto-svc's BodegaEliminada reconciliation sees bodega-svc's events).
- * Used by the full stack (support/stack.ts) and by tests that build their own
+ * Used by the full stack (stack.ts) and by tests that build their own
  * client of the services (the seed command, a router wired by hand).
  * close() removes everything it created.
  */
-import { createDb, createLogger, type Knex, type Logger, type NatsConnection } from '@inventario/platform';
+import {
+  createDb,
+  createLogger,
+  type GrpcServiceApp,
+  type Knex,
+  type Logger,
+  type NatsConnection,
+} from '@inventario/platform';
 import {
   connectTestNats,
   createTestDatabase,
@@ -19,11 +26,29 @@ import {
   type EventNamespace,
   type StoredEvent,
   type TestDatabase,
-} from '@inventario/testkit';
-import { startApp as startProductoApp, type App as ProductoApp } from '../../../producto-svc/src/app';
-import { loadConfig as loadProductoConfig } from '../../../producto-svc/src/config';
-import { startApp as startBodegaApp, type App as BodegaApp } from '../../../bodega-svc/src/app';
-import { loadConfig as loadBodegaConfig } from '../../../bodega-svc/src/config';
+} from '../index';
+
+/** Starts a service in this process from its environment, as its main does: loadConfig(env), then startApp. */
+export type StartInProcess<A> = (env: NodeJS.ProcessEnv, logger: Logger) => Promise<A>;
+
+/** A BFF started in this process. */
+export interface InProcessBff {
+  httpPort: number;
+  metricsPort: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * How each service starts in this process. Testkit is built before the services and imports none of them: the
+ * workspace whose tests run a stack hands in its services' `startApp` / `loadConfig` (from their src/, so its tests
+ * and the stack share one copy of every module), e.g. services/bff/test/support/stack.ts.
+ */
+export interface InProcessServices {
+  'producto-svc': StartInProcess<GrpcServiceApp>;
+  'bodega-svc': StartInProcess<GrpcServiceApp>;
+  'identidad-svc': StartInProcess<GrpcServiceApp>;
+  bff: StartInProcess<InProcessBff>;
+}
 
 export interface TestBackend {
   /** `127.0.0.1:<port>` of each service (producto-svc keeps its port across a restart). */
@@ -88,7 +113,10 @@ export function cleanupList(): { push(cleanup: () => Promise<void>): void; run()
 export interface TestBackendOptions {
   /** The NATS both services (and the test's connection) use; default the shared one (TEST_NATS_URL). */
   natsUrl?: string;
-  /** Each service's logger (e.g. one writing into the test, to read every line); default the platform's at TEST_LOG_LEVEL. */
+  /**
+   * Each service's logger (e.g. one writing into the test, to read every line); default the platform's at
+   * TEST_LOG_LEVEL.
+   */
   serviceLogger?: (service: string) => Logger;
   /** The stream and subject prefix (default a fresh one), e.g. one identidad-svc started first publishes to. */
   namespace?: EventNamespace;
@@ -99,7 +127,11 @@ export interface TestBackendOptions {
   bodegaEnv?: Record<string, string>;
 }
 
-export async function startTestBackend(label: string, options: TestBackendOptions = {}): Promise<TestBackend> {
+export async function startTestBackend(
+  services: InProcessServices,
+  label: string,
+  options: TestBackendOptions = {},
+): Promise<TestBackend> {
   const natsUrl = options.natsUrl ?? TEST_NATS_URL;
   const loggerFor = options.serviceLogger ?? ((service: string) => createLogger(service, LOG_LEVEL));
   const namespace = options.namespace ?? testEventNamespace();
@@ -123,28 +155,28 @@ export async function startTestBackend(label: string, options: TestBackendOption
     // port the kernel handed out for port 0 is free for any other listen on port 0 to take while
     // the service is stopped, and the restart would fail with EADDRINUSE.
     const productoPort = await freePort();
-    const bodega: BodegaApp = await startBodegaApp(
+    const bodega = await services['bodega-svc'](
       // Its reconciliation asks producto-svc (started next) whether a deleted product is really gone.
-      loadBodegaConfig({
+      {
         ...serviceEnv(bodegaDb, namespace, 0, natsUrl),
         PRODUCTO_SVC_ADDR: `127.0.0.1:${productoPort}`,
         ...options.serviceEnv,
         ...options.bodegaEnv,
-      }),
+      },
       loggerFor('bodega-svc'),
     );
     cleanups.push(() => bodega.stop());
-    let producto: ProductoApp | undefined;
+    let producto: GrpcServiceApp | undefined;
     const startProductoSvc = async () => {
       if (producto) return;
-      producto = await startProductoApp(
+      producto = await services['producto-svc'](
         // Its reconciliation asks bodega-svc (started first) whether a deleted warehouse is really gone.
-        loadProductoConfig({
+        {
           ...serviceEnv(productoDb, namespace, productoPort, natsUrl),
           BODEGA_SVC_ADDR: `127.0.0.1:${bodega.grpcPort}`,
           ...options.serviceEnv,
           ...options.productoEnv,
-        }),
+        },
         loggerFor('producto-svc'),
       );
     };

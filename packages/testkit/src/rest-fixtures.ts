@@ -1,5 +1,10 @@
 /** Resources created through the REST API for tests; each fails the test if the API refuses. */
-import type { TestStack } from './stack';
+import type { StackRequestOptions, StackResponse } from './http-request';
+
+/** What sends a request to a BFF as its user: the in-process stack (./stack), a fault test's process stack. */
+export interface BffClient {
+  request(method: string, path: string, options?: StackRequestOptions): Promise<StackResponse>;
+}
 
 let counter = 0;
 
@@ -10,12 +15,12 @@ export function uniqueNombre(prefix: string): string {
 }
 
 /** Creates a warehouse; returns its id. */
-export async function crearBodega(stack: TestStack, body: Record<string, unknown> = {}): Promise<number> {
+export async function crearBodega(stack: BffClient, body: Record<string, unknown> = {}): Promise<number> {
   const res = await stack.request('POST', '/api/bodegas', {
     body: { nombre: uniqueNombre('Bodega'), ubicacion: 'Madrid', capacidad: 100, ...body },
   });
   if (res.status !== 201) throw new Error(`POST /api/bodegas answered ${res.status}: ${res.text}`);
-  return res.body.id as number;
+  return (res.body as { id: number }).id;
 }
 
 /** A product as REST answers it. */
@@ -32,7 +37,7 @@ export interface ProductoRest {
 }
 
 /** Creates a product; returns its REST body. */
-export async function crearProducto(stack: TestStack, body: Record<string, unknown> = {}): Promise<ProductoRest> {
+export async function crearProducto(stack: BffClient, body: Record<string, unknown> = {}): Promise<ProductoRest> {
   const res = await stack.request('POST', '/api/productos', {
     body: { nombre: uniqueNombre('Producto'), precio: 10.5, cantidadEnStock: 3, ...body },
   });
