@@ -180,7 +180,14 @@ export {
   type StreamLimits,
 } from './nats';
 export { createServiceEvents, type EventsContext, type OutboxFaults, type ServiceEvents } from './service-events';
-export { startServiceBase, type GrpcServiceApp, type GrpcServiceStartOptions } from './grpc-service';
+export {
+  runGrpcService,
+  serveGrpcAfterMigrations,
+  startServiceBase,
+  type GrpcServiceApp,
+  type GrpcServiceStartOptions,
+  type ServiceBase,
+} from './grpc-service';
 export {
   RECONCILIATION_ACK_WAIT_MS,
   RECONCILIATION_MAX_DELIVER,

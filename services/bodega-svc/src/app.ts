@@ -1,24 +1,13 @@
 import {
-  applyMigrationsAtStart,
-  createJetStreamConsumerMetrics,
-  createOutboxMetrics,
-  createServiceRegistry,
-  createStartupGuard,
-  retrying,
-  startIdempotencyPruner,
-  startOutboxSampler,
-  startServiceGrpcServer,
   autenticacionDeConfig,
+  runGrpcService,
+  serveGrpcAfterMigrations,
   startSampler,
-  startServingHealth,
-  grpcServingShutdownSteps,
-  stopOnce,
-  type EventsContext,
-  type Logger,
-  type ShutdownStep,
   startServiceBase,
+  type EventsContext,
   type GrpcServiceApp,
   type GrpcServiceStartOptions,
+  type Logger,
 } from '@inventario/platform';
 import {
   BodegaServiceService,
@@ -70,21 +59,11 @@ export type App = GrpcServiceApp;
  */
 export async function startApp(config: Config, logger: Logger, options: StartOptions = {}): Promise<App> {
   const signal = options.signal ?? new AbortController().signal;
-  const registry = createServiceRegistry('bodega-svc');
-  const outboxMetrics = createOutboxMetrics(registry);
-  const consumerMetrics = createJetStreamConsumerMetrics(registry, [
-    PRODUCTO_ELIMINADO_CONSUMER,
-    PRODUCTO_CREADO_CONSUMER,
-  ]);
-  const guard = createStartupGuard();
-
-  const { metricsServer, db, events } = await startServiceBase({
+  const base = await startServiceBase({
     name: 'bodega-svc',
     config,
     logger,
-    registry,
-    guard,
-    outboxMetrics,
+    consumers: [PRODUCTO_ELIMINADO_CONSUMER, PRODUCTO_CREADO_CONSUMER],
     faults: options.faults,
     // Stock commands run at REPEATABLE READ (existencia-store.ts): the session's own level, so they send no SET
     // TRANSACTION.
@@ -93,6 +72,7 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
     // this service's SQL is built with bindings.
     multipleStatements: true,
   });
+  const { registry, guard, db, events, consumerMetrics } = base;
   const eventOptions = { namespace: config.eventTypeNamespace, subjectPrefix: config.natsSubjectPrefix };
   // Asked about a product id a stock write names and this service has not seen yet.
   const catalogo = await guard.step(
@@ -141,45 +121,39 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
   );
   // Who may call (docs/contract.md §12.9): the signed principal or a service token, verified before any handler.
   const llamantes = autenticacionDeConfig(config, logger);
-  const grpc = await guard.step(
-    () =>
-      startServiceGrpcServer({
-        autenticacion: llamantes.autenticacion,
-        host: config.grpcHost,
-        port: config.grpcPort,
-        services: [
-          {
-            name: BODEGA_SERVICE_NAME,
-            definition: BodegaServiceService,
-            implementation: createBodegaHandlers({ store, logger, productos: asignaciones }),
-          },
-          {
-            name: EXISTENCIA_SERVICE_NAME,
-            definition: ExistenciaServiceService,
-            implementation: createExistenciaHandlers({
-              store: existencias,
-              logger,
-              verificaciones,
-              retirarProducto: createRetiroDeProducto({ store: existencias, productos: asignaciones }),
-            }),
-          },
-          {
-            name: RESERVA_SERVICE_NAME,
-            definition: ReservaServiceService,
-            implementation: createReservaHandlers({ store: reservas, limites: config.reservas, logger }),
-          },
-        ],
-        descriptorSetPath,
-        registry,
-        logger,
-      }),
-    (server) => server.server.forceShutdown(),
-  );
-  await guard.step(() => applyMigrationsAtStart(db, config, migrations, logger, signal));
-  grpc.acceptCalls();
+  const grpc = await serveGrpcAfterMigrations(base, {
+    config,
+    logger,
+    signal,
+    migrations,
+    grpc: {
+      autenticacion: llamantes.autenticacion,
+      services: [
+        {
+          name: BODEGA_SERVICE_NAME,
+          definition: BodegaServiceService,
+          implementation: createBodegaHandlers({ store, logger, productos: asignaciones }),
+        },
+        {
+          name: EXISTENCIA_SERVICE_NAME,
+          definition: ExistenciaServiceService,
+          implementation: createExistenciaHandlers({
+            store: existencias,
+            logger,
+            verificaciones,
+            retirarProducto: createRetiroDeProducto({ store: existencias, productos: asignaciones }),
+          }),
+        },
+        {
+          name: RESERVA_SERVICE_NAME,
+          definition: ReservaServiceService,
+          implementation: createReservaHandlers({ store: reservas, limites: config.reservas, logger }),
+        },
+      ],
+      descriptorSetPath,
+    },
+  });
 
-  const stopOutboxSampler = startOutboxSampler({ db, metrics: outboxMetrics, logger });
-  const stopKeyPruner = startIdempotencyPruner(db, logger);
   // Periodic, off the request path; a failed run is logged and leaves the last success's timestamp to age.
   const stopVerification =
     config.existenciasVerificacionIntervalMs > 0
@@ -200,7 +174,6 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
           logger,
         )
       : () => Promise.resolve();
-  const health = startServingHealth({ server: grpc, db, logger, intervalMs: config.dbCheckIntervalMs });
 
   // The consumers' own channel to producto-svc, closed with them: the deleted products' write-out,
   // then the known products' projection (docs/decisions.md, "Stock has one home").
@@ -231,41 +204,18 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
       },
     };
   };
-  // In the background: NATS, the stream and the relay, then the consumer.
-  const consumer = events
-    .start()
-    .then((nats) => retrying('consumer start', () => startConsumer(nats), logger, events.stopping));
-  const ready = events.ready(consumer);
-
-  const shutdownSteps: ShutdownStep[] = [
-    // Health NOT_SERVING, the drain delay, then the gRPC server: in-flight calls finish before what they use closes.
-    ...grpcServingShutdownSteps({ health, grpc, ...config }),
-    // The consumers, the outbox relay, the NATS drain.
-    ...events.shutdownSteps(consumer),
-    {
-      name: 'database pool',
-      run: async () => {
-        await stopOutboxSampler();
-        await stopKeyPruner();
-        await verificaciones.stop();
-        await stopVerification();
-        await stopBarrido();
-        catalogo.close();
-        asignaciones.close();
-        llamantes.close();
-        await db.destroy();
-      },
+  return runGrpcService(base, {
+    grpc,
+    config,
+    logger,
+    startConsumers: startConsumer,
+    async close() {
+      await verificaciones.stop();
+      await stopVerification();
+      await stopBarrido();
+      catalogo.close();
+      asignaciones.close();
+      llamantes.close();
     },
-    // Last, so the final scrape still sees the shutdown.
-    { name: 'metrics server', run: () => metricsServer.close() },
-  ];
-
-  return {
-    grpcPort: grpc.port,
-    metricsPort: metricsServer.port,
-    ready,
-    setServing: health.setServing,
-    shutdownSteps,
-    stop: stopOnce(shutdownSteps, logger),
-  };
+  });
 }

@@ -1,26 +1,16 @@
 import { createPublicKey } from 'node:crypto';
 import { crearFirmante, crearVerificador } from '@inventario/contract';
 import {
-  applyMigrationsAtStart,
-  createJetStreamConsumerMetrics,
-  createOutboxMetrics,
-  createServiceRegistry,
-  createStartupGuard,
   isTransientDbError,
   retrying,
-  startIdempotencyPruner,
-  startOutboxSampler,
+  runGrpcService,
+  serveGrpcAfterMigrations,
   startSampler,
-  startServiceGrpcServer,
-  startServingHealth,
-  grpcServingShutdownSteps,
-  stopOnce,
-  type EventsContext,
-  type Logger,
-  type ShutdownStep,
   startServiceBase,
+  type EventsContext,
   type GrpcServiceApp,
   type GrpcServiceStartOptions,
+  type Logger,
 } from '@inventario/platform';
 import { descriptorSetPath, IdentidadServiceService } from '@inventario/proto';
 import { createActores } from './autenticacion/actores';
@@ -64,20 +54,14 @@ const FALLOS_FLUSH_MS = 5000;
  */
 export async function startApp(config: Config, logger: Logger, options: StartOptions = {}): Promise<App> {
   const signal = options.signal ?? new AbortController().signal;
-  const registry = createServiceRegistry('identidad-svc');
-  const outboxMetrics = createOutboxMetrics(registry);
-  const consumerMetrics = createJetStreamConsumerMetrics(registry, [AUDITORIA_CONSUMER]);
-  const guard = createStartupGuard();
-
-  const { metricsServer, db, events } = await startServiceBase({
+  const base = await startServiceBase({
     name: 'identidad-svc',
     config,
     logger,
-    registry,
-    guard,
-    outboxMetrics,
+    consumers: [AUDITORIA_CONSUMER],
     faults: options.faults,
   });
+  const { registry, db, events, consumerMetrics } = base;
   const identidadEvents = createIdentidadEvents({
     namespace: config.eventTypeNamespace,
     subjectPrefix: config.natsSubjectPrefix,
@@ -107,54 +91,50 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
   let nats: EventsContext | undefined;
   const ultimaAncla = async () => (nats ? leerUltimaAncla(nats.nc, nats.stream, nats.prefix) : undefined);
 
-  const grpc = await guard.step(
-    () =>
-      startServiceGrpcServer({
-        host: config.grpcHost,
-        port: config.grpcPort,
-        services: [
-          {
-            name: IDENTIDAD_SERVICE_NAME,
-            definition: IdentidadServiceService,
-            implementation: {
-              ...createUsuarioHandlers({ usuarios, autenticador, actores, hasher, clavePublica, logger }),
-              ...createTokenAuditoriaHandlers({
-                usuarios,
-                tokens,
-                auditoria,
-                actores,
-                ultimaAncla,
-                tokenTtl: { defaultDays: config.tokenTtlDefaultDays, maxDays: config.tokenTtlMaxDays },
-                logger,
-              }),
-            },
+  const grpc = await serveGrpcAfterMigrations(base, {
+    config,
+    logger,
+    signal,
+    migrations,
+    grpc: {
+      services: [
+        {
+          name: IDENTIDAD_SERVICE_NAME,
+          definition: IdentidadServiceService,
+          implementation: {
+            ...createUsuarioHandlers({ usuarios, autenticador, actores, hasher, clavePublica, logger }),
+            ...createTokenAuditoriaHandlers({
+              usuarios,
+              tokens,
+              auditoria,
+              actores,
+              ultimaAncla,
+              tokenTtl: { defaultDays: config.tokenTtlDefaultDays, maxDays: config.tokenTtlMaxDays },
+              logger,
+            }),
           },
-        ],
-        descriptorSetPath,
-        registry,
+        },
+      ],
+      descriptorSetPath,
+    },
+    async beforeCalls() {
+      const admin = config.bootstrapAdmin;
+      if (!admin) {
+        if (!(await usuarios.hayAdminActivo()))
+          logger.warn('no active ADMIN and no BFF_USER/BFF_PASSWORD to create one: nobody can administer users');
+        return;
+      }
+      // Replicas starting together serialise on the guard row; only the first creates.
+      const outcome = await retrying(
+        'first ADMIN',
+        () => usuarios.asegurarAdmin(admin.usuario, () => hasher.hash(admin.password)),
         logger,
-      }),
-    (server) => server.server.forceShutdown(),
-  );
-  await guard.step(() => applyMigrationsAtStart(db, config, migrations, logger, signal));
-  await guard.step(async () => {
-    const admin = config.bootstrapAdmin;
-    if (!admin) {
-      if (!(await usuarios.hayAdminActivo()))
-        logger.warn('no active ADMIN and no BFF_USER/BFF_PASSWORD to create one: nobody can administer users');
-      return;
-    }
-    // Replicas starting together serialise on the guard row; only the first creates.
-    const outcome = await retrying(
-      'first ADMIN',
-      () => usuarios.asegurarAdmin(admin.usuario, () => hasher.hash(admin.password)),
-      logger,
-      signal,
-      isTransientDbError,
-    );
-    if (outcome !== 'existente') logger.info({ usuario: admin.usuario, outcome }, 'first ADMIN from BFF_USER');
+        signal,
+        isTransientDbError,
+      );
+      if (outcome !== 'existente') logger.info({ usuario: admin.usuario, outcome }, 'first ADMIN from BFF_USER');
+    },
   });
-  grpc.acceptCalls();
 
   const tareas: App['tareas'] = {
     anclar: () => auditoria.anclar((cabeza) => identidadEvents.ancla(cabeza, new Date())),
@@ -163,8 +143,6 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
       return fallos.cerrar();
     },
   };
-  const stopOutboxSampler = startOutboxSampler({ db, metrics: outboxMetrics, logger });
-  const stopKeyPruner = startIdempotencyPruner(db, logger);
   const stopFallos = startSampler(
     'failed logins',
     Math.min(FALLOS_FLUSH_MS, config.authFallosVentanaMs),
@@ -180,57 +158,31 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
     },
     logger,
   );
-  const health = startServingHealth({ server: grpc, db, logger, intervalMs: config.dbCheckIntervalMs });
-
-  const consumer = events.start().then((started) => {
-    nats = started;
-    return retrying(
-      'audit consumer start',
-      () =>
-        startAuditoriaConsumer({
-          ...started,
-          namespace: config.eventTypeNamespace,
-          store: auditoria,
-          logger,
-          metrics: consumerMetrics,
-        }),
-      logger,
-      events.stopping,
-    );
-  });
-  const ready = events.ready(consumer);
-
-  const shutdownSteps: ShutdownStep[] = [
-    // Health NOT_SERVING, the drain delay, then the gRPC server: in-flight calls finish before what they use closes.
-    ...grpcServingShutdownSteps({ health, grpc, ...config }),
-    // The consumers, the outbox relay, the NATS drain.
-    ...events.shutdownSteps(consumer),
-    {
-      name: 'database pool',
-      run: async () => {
-        await stopAnclas();
-        // The last counts of failed logins go to the database before it closes.
-        await stopFallos();
-        await fallos
-          .volcar()
-          .catch((err: unknown) =>
-            logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'failed-login counts lost'),
-          );
-        await stopOutboxSampler();
-        await stopKeyPruner();
-        await db.destroy();
-      },
+  const app = runGrpcService(base, {
+    grpc,
+    config,
+    logger,
+    startConsumers(started) {
+      nats = started;
+      return startAuditoriaConsumer({
+        ...started,
+        namespace: config.eventTypeNamespace,
+        store: auditoria,
+        logger,
+        metrics: consumerMetrics,
+      });
     },
-    { name: 'metrics server', run: () => metricsServer.close() },
-  ];
-
-  return {
-    grpcPort: grpc.port,
-    metricsPort: metricsServer.port,
-    ready,
-    setServing: health.setServing,
-    tareas,
-    shutdownSteps,
-    stop: stopOnce(shutdownSteps, logger),
-  };
+    consumersName: 'audit consumer start',
+    async close() {
+      await stopAnclas();
+      // The last counts of failed logins go to the database before it closes.
+      await stopFallos();
+      await fallos
+        .volcar()
+        .catch((err: unknown) =>
+          logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'failed-login counts lost'),
+        );
+    },
+  });
+  return { ...app, tareas };
 }

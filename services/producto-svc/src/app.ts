@@ -1,23 +1,12 @@
 import {
-  applyMigrationsAtStart,
-  createJetStreamConsumerMetrics,
-  createOutboxMetrics,
-  createServiceRegistry,
-  createStartupGuard,
-  retrying,
-  startIdempotencyPruner,
-  startOutboxSampler,
-  startServiceGrpcServer,
   autenticacionDeConfig,
-  startServingHealth,
-  grpcServingShutdownSteps,
-  stopOnce,
-  type EventsContext,
-  type Logger,
-  type ShutdownStep,
+  runGrpcService,
+  serveGrpcAfterMigrations,
   startServiceBase,
+  type EventsContext,
   type GrpcServiceApp,
   type GrpcServiceStartOptions,
+  type Logger,
 } from '@inventario/platform';
 import { descriptorSetPath, ProductoServiceService } from '@inventario/proto';
 import type { Config } from './config';
@@ -50,20 +39,14 @@ export type App = GrpcServiceApp;
  */
 export async function startApp(config: Config, logger: Logger, options: StartOptions = {}): Promise<App> {
   const signal = options.signal ?? new AbortController().signal;
-  const registry = createServiceRegistry('producto-svc');
-  const outboxMetrics = createOutboxMetrics(registry);
-  const consumerMetrics = createJetStreamConsumerMetrics(registry, [BODEGA_ELIMINADA_CONSUMER]);
-  const guard = createStartupGuard();
-
-  const { metricsServer, db, events } = await startServiceBase({
+  const base = await startServiceBase({
     name: 'producto-svc',
     config,
     logger,
-    registry,
-    guard,
-    outboxMetrics,
+    consumers: [BODEGA_ELIMINADA_CONSUMER],
     faults: options.faults,
   });
+  const { guard, db, events, consumerMetrics } = base;
   const store = createProductoStore(db, {
     events: createProductoEvents({ namespace: config.eventTypeNamespace, prefix: config.natsSubjectPrefix }),
     onCommitted: events.notifyRelay,
@@ -80,33 +63,26 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
   );
   // Who may call (docs/contract.md §12.9): the signed principal or a service token, verified before any handler.
   const llamantes = autenticacionDeConfig(config, logger);
-  const grpc = await guard.step(
-    () =>
-      startServiceGrpcServer({
-        autenticacion: llamantes.autenticacion,
-        host: config.grpcHost,
-        port: config.grpcPort,
-        services: [
-          {
-            name: SERVICE_NAME,
-            definition: ProductoServiceService,
-            implementation: createProductoHandlers({ store, logger, libro, bodegas }),
-          },
-        ],
-        descriptorSetPath,
-        registry,
-        logger,
-      }),
-    (server) => server.server.forceShutdown(),
-  );
-  await guard.step(() => applyMigrationsAtStart(db, config, migrations, logger, signal));
-  grpc.acceptCalls();
+  const grpc = await serveGrpcAfterMigrations(base, {
+    config,
+    logger,
+    signal,
+    migrations,
+    grpc: {
+      autenticacion: llamantes.autenticacion,
+      services: [
+        {
+          name: SERVICE_NAME,
+          definition: ProductoServiceService,
+          implementation: createProductoHandlers({ store, logger, libro, bodegas }),
+        },
+      ],
+      descriptorSetPath,
+    },
+  });
 
-  const stopOutboxSampler = startOutboxSampler({ db, metrics: outboxMetrics, logger });
-  const stopKeyPruner = startIdempotencyPruner(db, logger);
   // Issue 23's migration: the units of products from before the ledger, recorded there once.
   const stockAlLibro = startStockAlLibro(db, libro, logger);
-  const health = startServingHealth({ server: grpc, db, logger, intervalMs: config.dbCheckIntervalMs });
 
   // The reconciliation's own channel to bodega-svc, closed with the consumer.
   const startConsumer = async (nats: EventsContext) => {
@@ -129,39 +105,16 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
       },
     };
   };
-  // In the background: NATS, the stream and the relay, then the consumer.
-  const consumer = events
-    .start()
-    .then((nats) => retrying('consumer start', () => startConsumer(nats), logger, events.stopping));
-  const ready = events.ready(consumer);
-
-  const shutdownSteps: ShutdownStep[] = [
-    // Health NOT_SERVING, the drain delay, then the gRPC server: in-flight calls finish before what they use closes.
-    ...grpcServingShutdownSteps({ health, grpc, ...config }),
-    // The consumers, the outbox relay, the NATS drain.
-    ...events.shutdownSteps(consumer),
-    {
-      name: 'database pool',
-      run: async () => {
-        await stopOutboxSampler();
-        await stopKeyPruner();
-        await stockAlLibro.stop();
-        await db.destroy();
-        libro.close();
-        bodegas.close();
-        llamantes.close();
-      },
+  return runGrpcService(base, {
+    grpc,
+    config,
+    logger,
+    startConsumers: startConsumer,
+    async close() {
+      await stockAlLibro.stop();
+      libro.close();
+      bodegas.close();
+      llamantes.close();
     },
-    // Last, so the final scrape still sees the shutdown.
-    { name: 'metrics server', run: () => metricsServer.close() },
-  ];
-
-  return {
-    grpcPort: grpc.port,
-    metricsPort: metricsServer.port,
-    ready,
-    setServing: health.setServing,
-    shutdownSteps,
-    stop: stopOnce(shutdownSteps, logger),
-  };
+  });
 }
