@@ -51,6 +51,8 @@ export interface GrpcServiceApp {
 
 /** What the first steps of a gRPC service's start made, for its own steps and the later ones. */
 export interface ServiceBase {
+  /** Aborts start-up (startApp's option): the waits for the database and the first ADMIN give up. */
+  signal: AbortSignal;
   /** The service's metrics (its own series go here too). */
   registry: Registry;
   /** Closes what each step opened when a later one throws; the service's own steps use it too. */
@@ -76,7 +78,8 @@ export async function startServiceBase(options: {
   logger: Logger;
   /** The durable names of the service's consumers (their JetStream series). */
   consumers: readonly string[];
-  faults?: OutboxFaults;
+  /** startApp's options: its abort signal and fault injection. */
+  start: GrpcServiceStartOptions;
   /** The pool's session isolation level (createDb's option), when the service chose one. */
   transactionIsolation?: DbOptions['transactionIsolation'];
   /** createDb's option: several statements in one query. */
@@ -102,8 +105,16 @@ export async function startServiceBase(options: {
       }),
     (pool) => pool.destroy(),
   );
-  const events = createServiceEvents({ name, config, db, logger, metrics: outboxMetrics, faults: options.faults });
-  return { registry, guard, outboxMetrics, consumerMetrics, metricsServer, db, events };
+  const events = createServiceEvents({
+    name,
+    config,
+    db,
+    logger,
+    metrics: outboxMetrics,
+    faults: options.start.faults,
+  });
+  const signal = options.start.signal ?? new AbortController().signal;
+  return { signal, registry, guard, outboxMetrics, consumerMetrics, metricsServer, db, events };
 }
 
 /**
@@ -116,20 +127,18 @@ export async function serveGrpcAfterMigrations(
   options: {
     config: ServiceConfig;
     logger: Logger;
-    /** Aborts the wait for the database (startApp's signal). */
-    signal: AbortSignal;
     migrations: Record<string, Migration>;
     grpc: Pick<ServiceGrpcServerOptions, 'services' | 'descriptorSetPath' | 'autenticacion'>;
     beforeCalls?: () => Promise<void>;
   },
 ): Promise<ServiceGrpcServer> {
-  const { guard, db, registry } = base;
+  const { guard, db, registry, signal } = base;
   const { config, logger } = options;
   const grpc = await guard.step(
     () => startServiceGrpcServer({ ...options.grpc, host: config.grpcHost, port: config.grpcPort, registry, logger }),
     (server) => server.server.forceShutdown(),
   );
-  await guard.step(() => applyMigrationsAtStart(db, config, options.migrations, logger, options.signal));
+  await guard.step(() => applyMigrationsAtStart(db, config, options.migrations, logger, signal));
   if (options.beforeCalls) await guard.step(options.beforeCalls);
   grpc.acceptCalls();
   return grpc;

@@ -58,13 +58,12 @@ export type App = GrpcServiceApp;
  * if a later one throws.
  */
 export async function startApp(config: Config, logger: Logger, options: StartOptions = {}): Promise<App> {
-  const signal = options.signal ?? new AbortController().signal;
   const base = await startServiceBase({
     name: 'bodega-svc',
     config,
     logger,
     consumers: [PRODUCTO_ELIMINADO_CONSUMER, PRODUCTO_CREADO_CONSUMER],
-    faults: options.faults,
+    start: options,
     // Stock commands run at REPEATABLE READ (existencia-store.ts): the session's own level, so they send no SET
     // TRANSACTION.
     transactionIsolation: 'REPEATABLE READ',
@@ -124,7 +123,6 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
   const grpc = await serveGrpcAfterMigrations(base, {
     config,
     logger,
-    signal,
     migrations,
     grpc: {
       autenticacion: llamantes.autenticacion,

@@ -53,15 +53,14 @@ const FALLOS_FLUSH_MS = 5000;
  * later one throws.
  */
 export async function startApp(config: Config, logger: Logger, options: StartOptions = {}): Promise<App> {
-  const signal = options.signal ?? new AbortController().signal;
   const base = await startServiceBase({
     name: 'identidad-svc',
     config,
     logger,
     consumers: [AUDITORIA_CONSUMER],
-    faults: options.faults,
+    start: options,
   });
-  const { registry, db, events, consumerMetrics } = base;
+  const { signal, registry, db, events, consumerMetrics } = base;
   const identidadEvents = createIdentidadEvents({
     namespace: config.eventTypeNamespace,
     subjectPrefix: config.natsSubjectPrefix,
@@ -94,7 +93,6 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
   const grpc = await serveGrpcAfterMigrations(base, {
     config,
     logger,
-    signal,
     migrations,
     grpc: {
       services: [

@@ -38,13 +38,12 @@ export type App = GrpcServiceApp;
  * if a later one throws.
  */
 export async function startApp(config: Config, logger: Logger, options: StartOptions = {}): Promise<App> {
-  const signal = options.signal ?? new AbortController().signal;
   const base = await startServiceBase({
     name: 'producto-svc',
     config,
     logger,
     consumers: [BODEGA_ELIMINADA_CONSUMER],
-    faults: options.faults,
+    start: options,
   });
   const { guard, db, events, consumerMetrics } = base;
   const store = createProductoStore(db, {
@@ -66,7 +65,6 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
   const grpc = await serveGrpcAfterMigrations(base, {
     config,
     logger,
-    signal,
     migrations,
     grpc: {
       autenticacion: llamantes.autenticacion,
