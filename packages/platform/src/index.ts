@@ -273,6 +273,7 @@ export {
   READY_MESSAGE_TYPE,
   readyMessage,
   routeGrpcLogs,
+  runCommandMain,
   runProcess,
   type ProcessConfig,
   type StartedApp,

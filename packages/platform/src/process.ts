@@ -3,6 +3,7 @@ import { format } from 'node:util';
 import { setLogger } from '@grpc/grpc-js';
 import { ConfigError } from './config';
 import { createLogger, type Logger } from './logger';
+import { redactUrlCredentials } from './redact';
 import { createShutdown, type ShutdownStep } from './shutdown';
 import { startTracing, type TracingConfig } from './tracing';
 
@@ -63,6 +64,23 @@ export function loadConfigOrExit<C>(name: string, load: () => C): C {
     process.stderr.write(`${name}: ${err.message}\n`);
     return process.exit(1);
   }
+}
+
+/**
+ * Runs a one-shot command's `main` (the notifier's provisioning and dead-letter replay): the process exits with its
+ * code, or with 1 and one line `<name>: <error>` on stderr, the URL credentials a NATS client error may quote
+ * redacted.
+ */
+export function runCommandMain(name: string, main: () => Promise<number>): void {
+  main().then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err: unknown) => {
+      process.stderr.write(redactUrlCredentials(`${name}: ${err instanceof Error ? err.message : String(err)}\n`));
+      process.exitCode = 1;
+    },
+  );
 }
 
 /** grpc-js writes its own diagnostics to stderr; send them to `logger`, so a process has one JSON log stream. */

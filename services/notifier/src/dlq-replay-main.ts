@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { connect } from '@nats-io/transport-node';
-import { ConfigError, createLogger, EVENT_TYPES, redactUrlCredentials } from '@inventario/platform';
+import { ConfigError, createLogger, EVENT_TYPES, runCommandMain } from '@inventario/platform';
 import { loadReplayConfig } from './config';
 import { replayDeadLetters } from './events/dead-letter-replay';
 import { HANDLERS, type EmailedEventType } from './handlers';
@@ -100,15 +100,4 @@ async function main(): Promise<number> {
   }
 }
 
-if (require.main === module) {
-  main().then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (err: unknown) => {
-      // A NATS client error may quote the server URL, credentials included.
-      process.stderr.write(redactUrlCredentials(`dlq-replay: ${err instanceof Error ? err.message : String(err)}\n`));
-      process.exitCode = 1;
-    },
-  );
-}
+if (require.main === module) runCommandMain('dlq-replay', main);

@@ -1,5 +1,5 @@
 import { connect } from '@nats-io/transport-node';
-import { ConfigError, redactUrlCredentials } from '@inventario/platform';
+import { ConfigError, runCommandMain } from '@inventario/platform';
 import { loadProvisionConfig } from './config';
 import { deadLetterStreamName } from './events/dead-letter';
 import { setUpJetStream } from './events/jetstream-setup';
@@ -49,15 +49,4 @@ async function main(): Promise<number> {
   }
 }
 
-if (require.main === module) {
-  main().then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (err: unknown) => {
-      // A NATS client error may quote the server URL, credentials included.
-      process.stderr.write(redactUrlCredentials(`provision: ${err instanceof Error ? err.message : String(err)}\n`));
-      process.exitCode = 1;
-    },
-  );
-}
+if (require.main === module) runCommandMain('provision', main);
