@@ -66,11 +66,7 @@ export function loadConfigOrExit<C>(name: string, load: () => C): C {
   }
 }
 
-/**
- * Runs a one-shot command's `main` (the notifier's provisioning and dead-letter replay): the process exits with its
- * code, or with 1 and one line `<name>: <error>` on stderr, the URL credentials a NATS client error may quote
- * redacted.
- */
+/** Runs a one-shot command's `main`: its exit code, or 1 and `<name>: <error>` on stderr, URL credentials redacted. */
 export function runCommandMain(name: string, main: () => Promise<number>): void {
   main().then(
     (code) => {

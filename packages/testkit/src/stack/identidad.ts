@@ -17,6 +17,23 @@ type Rpc<Req, Res> = (req: Req, metadata?: Metadata) => Promise<Res>;
 type RpcOf<H> = H extends handleUnaryCall<infer Req, infer Res> ? Rpc<Req, Res> : never;
 export type IdentidadRpc = { [K in keyof IdentidadServiceServer]: RpcOf<IdentidadServiceServer[K]> };
 
+/** Each method of `client` as a promise (metadata optional), for tests that call identidad-svc. */
+export function identidadRpcOf(client: IdentidadServiceClient): IdentidadRpc {
+  return Object.fromEntries(
+    Object.keys(IdentidadServiceService).map((name) => {
+      const method = (
+        client as unknown as Record<
+          string,
+          (req: unknown, md: Metadata, cb: (err: ServiceError | null, res: unknown) => void) => void
+        >
+      )[name]!.bind(client);
+      const call: Rpc<unknown, unknown> = (req, md = new Metadata()) =>
+        new Promise((resolve, reject) => method(req, md, (err, res) => (err ? reject(err) : resolve(res))));
+      return [name, call];
+    }),
+  ) as IdentidadRpc;
+}
+
 export interface TestIdentidad {
   addr: string;
   /** `mysql://...` of its database (to read the audit rows and the outbox). */
@@ -88,19 +105,7 @@ export async function startTestIdentidad(
   }
   const addr = `127.0.0.1:${app.grpcPort}`;
   const client = new IdentidadServiceClient(addr, credentials.createInsecure());
-  const rpc = Object.fromEntries(
-    Object.keys(IdentidadServiceService).map((name) => {
-      const method = (
-        client as unknown as Record<
-          string,
-          (req: unknown, md: Metadata, cb: (err: ServiceError | null, res: unknown) => void) => void
-        >
-      )[name]!.bind(client);
-      const call: Rpc<unknown, unknown> = (req, md = new Metadata()) =>
-        new Promise((resolve, reject) => method(req, md, (err, res) => (err ? reject(err) : resolve(res))));
-      return [name, call];
-    }),
-  ) as IdentidadRpc;
+  const rpc = identidadRpcOf(client);
   return {
     addr,
     databaseUrl: db.url,

@@ -16,7 +16,7 @@ export {
   type TestBackend,
   type TestBackendOptions,
 } from './backend';
-export { type IdentidadRpc, type TestIdentidad, type TestIdentidadOptions } from './identidad';
+export { identidadRpcOf, type IdentidadRpc, type TestIdentidad, type TestIdentidadOptions } from './identidad';
 export {
   backendEnv,
   IDENTIDAD_BY_DEFAULT,

@@ -6,15 +6,10 @@
  * principal, and handles to check what was written and published.
  */
 import { generateKeyPairSync } from 'node:crypto';
-import { credentials, Metadata, type handleUnaryCall, type ServiceError } from '@grpc/grpc-js';
+import { credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
 import { PRINCIPAL_METADATA_KEY } from '@inventario/contract';
 import { countPendingEvents, createDb, createLogger, type Knex, type NatsConnection } from '@inventario/platform';
-import {
-  IdentidadServiceClient,
-  IdentidadServiceService,
-  type AutenticarResponse,
-  type IdentidadServiceServer,
-} from '@inventario/proto';
+import { IdentidadServiceClient, type AutenticarResponse } from '@inventario/proto';
 import {
   connectTestNats,
   createTestDatabase,
@@ -27,15 +22,12 @@ import {
   type StoredEvent,
   type TestDatabase,
 } from '@inventario/testkit';
+import { identidadRpcOf, type IdentidadRpc } from '@inventario/testkit/stack';
 import { startApp, type App } from '../../src/app';
 import { loadConfig } from '../../src/config';
 
 export const ADMIN = 'admin';
 export const ADMIN_PASSWORD = 'canario-admin-7f3a9c';
-
-type Rpc<Req, Res> = (req: Req, metadata?: Metadata) => Promise<Res>;
-type RpcOf<H> = H extends handleUnaryCall<infer Req, infer Res> ? Rpc<Req, Res> : never;
-export type IdentidadRpc = { [K in keyof IdentidadServiceServer]: RpcOf<IdentidadServiceServer[K]> };
 
 /** Metadata carrying a signed principal. */
 export function como(sesion: { principalFirmado: string }): Metadata {
@@ -98,19 +90,7 @@ export async function startTestService(label: string, env: Record<string, string
     throw err;
   });
   const client = new IdentidadServiceClient(`127.0.0.1:${app.grpcPort}`, credentials.createInsecure());
-  const rpc = Object.fromEntries(
-    Object.keys(IdentidadServiceService).map((name) => {
-      const method = (
-        client as unknown as Record<
-          string,
-          (req: unknown, md: Metadata, cb: (err: ServiceError | null, res: unknown) => void) => void
-        >
-      )[name]!.bind(client);
-      const call: Rpc<unknown, unknown> = (req, md = new Metadata()) =>
-        new Promise((resolve, reject) => method(req, md, (err, res) => (err ? reject(err) : resolve(res))));
-      return [name, call];
-    }),
-  ) as IdentidadRpc;
+  const rpc = identidadRpcOf(client);
   const db = createDb(testDb.url);
   let nc: NatsConnection | undefined;
   const nats = async () => (nc ??= await connectTestNats());
