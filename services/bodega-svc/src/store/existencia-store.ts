@@ -46,6 +46,7 @@ import {
 import { TRAMOS, verificarPorTramos } from './verificacion-por-tramos';
 import { RELOJ_BD, respetarReservas, type RelojReservas } from './reservas-en-niveles';
 import { sincronizarAlertasDisponible } from './alertas-disponible';
+import { enviarJuntas, type Sentencia } from './sentencias';
 import type { ExistenciaEvents } from '../events/existencia-events';
 import type { DiferenciaReserva } from './reserva-store';
 
@@ -117,6 +118,7 @@ export interface ExistenciaStore {
     caller: CallContext,
     lineas: { bodegaId: number; productoId: number; cantidad: number }[],
     comentario: string | null,
+    bloqueados?: BloqueadosPorReserva,
   ): Promise<Operacion>;
   /** Call inside a transaction that locked the warehouse. */
   tieneExistencias(trx: Knex.Transaction, bodegaId: number): Promise<boolean>;
@@ -417,6 +419,15 @@ const sinUbicar = (): BodegaBloqueada => ({
   bloqueo: 'exclusivo',
 });
 
+/**
+ * The warehouses (shared) and the levels (whole rows, FOR UPDATE) a reservation's consumption locked before its
+ * exit, `reservada` as it is after the consumption lowered its holds.
+ */
+export interface BloqueadosPorReserva {
+  bodegas: Map<number, BodegaBloqueada>;
+  niveles: NivelRow[];
+}
+
 /** Rolls back an initial recording for a product deleted meanwhile. */
 class ProductoYaEliminado extends Error {}
 
@@ -429,12 +440,6 @@ class ProductosDesconocidos extends Error {
 }
 
 const RESULTS = jsonResultCodec(['fecha', 'fechaCreacion', 'fechaActualizacion']);
-
-/** A statement of a write not sent yet, and the check of the rows it changed. */
-interface Sentencia {
-  sentencia: Knex.QueryBuilder;
-  comprobar?(filas: number): void;
-}
 
 export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): ExistenciaStore {
   const { events } = deps;
@@ -451,28 +456,9 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
     });
   }
 
-  /**
-   * Sends `sentencias` in order, in one query when the pool takes several statements in one
-   * (deps.sentenciasJuntas, issue 23: each round trip of a write holds its locks longer), else one
-   * by one. The first that fails stops the rest and fails the write, as one by one. `comprobar`
-   * gets the rows each statement changed.
-   */
-  async function enviarJuntas(trx: Knex.Transaction, sentencias: readonly Sentencia[]): Promise<void> {
-    if (sentencias.length === 0) return;
-    if (!deps.sentenciasJuntas || sentencias.length === 1) {
-      for (const s of sentencias) {
-        const res: unknown = await s.sentencia;
-        s.comprobar?.(typeof res === 'number' ? res : 0);
-      }
-      return;
-    }
-    const partes = sentencias.map((s) => s.sentencia.toSQL().toNative());
-    const [resultados] = (await trx.raw(
-      partes.map((p) => p.sql).join(';\n'),
-      partes.flatMap((p) => p.bindings as Knex.RawBinding[]),
-    )) as [{ affectedRows: number }[]];
-    sentencias.forEach((s, i) => s.comprobar?.(resultados[i]?.affectedRows ?? 0));
-  }
+  /** enviarJuntas (sentencias.ts), in one query when the pool takes several statements in one (deps.sentenciasJuntas). */
+  const enviar = (trx: Knex.Transaction, sentencias: readonly Sentencia[]) =>
+    enviarJuntas(trx, sentencias, deps.sentenciasJuntas === true);
 
   /**
    * Whether a multi-row INSERT's ids are its first id + 0, 1, 2...: InnoDB gives a "simple insert"
@@ -513,8 +499,22 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
     bloqueos: Map<number, Bloqueo>,
     { eliminandose = false, entrantes }: { eliminandose?: boolean; entrantes?: ReadonlyMap<number, number> } = {},
   ): Promise<Map<number, BodegaBloqueada>> {
-    const out = await bloquearBodegas(trx, bloqueos, entrantes);
-    for (const id of [...bloqueos.keys()].sort((a, b) => a - b)) if (!out.has(id)) throw bodegaNoExiste(id);
+    return comprobarBodegas(bloqueos, await bloquearBodegas(trx, bloqueos, entrantes), eliminandose);
+  }
+
+  /** What lockBodegas requires of the warehouses it locked: all there, none being deleted. */
+  function comprobarBodegas(
+    bloqueos: ReadonlyMap<number, Bloqueo>,
+    out: Map<number, BodegaBloqueada>,
+    eliminandose = false,
+  ): Map<number, BodegaBloqueada> {
+    for (const id of [...bloqueos.keys()].sort((a, b) => a - b)) {
+      const b = out.get(id);
+      if (!b) throw bodegaNoExiste(id);
+      // Held shared is enough only for a command that takes units out there.
+      if (bloqueos.get(id) === 'exclusivo' && b.bloqueo !== 'exclusivo')
+        throw new Error(`warehouse ${id} is held shared; the write needs it exclusively`);
+    }
     const marcada = [...out.values()].find((b) => b.eliminando);
     if (marcada && !eliminandose) throw bodegaEliminandose(marcada.id);
     return out;
@@ -863,7 +863,7 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
       const cambio = cambioDeOcupacion(trx, bodegas.get(bodegaId)!, delta);
       if (cambio) ultimas.push(cambio);
     }
-    await enviarJuntas(trx, ultimas);
+    await enviar(trx, ultimas);
     // Levels watching `disponible` are judged now that the operation's levels and holds are written (§13.9);
     // only those whose locked row may watch it, so a level watching its units costs no extra read.
     await sincronizarAlertasDisponible(
@@ -1203,7 +1203,7 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
       return retirarTodo(trx, at, caller, 'BODEGA_ELIMINADA', rows, bodegas);
     },
 
-    async salidaDeReserva(trx, at, caller, lineas, comentario) {
+    async salidaDeReserva(trx, at, caller, lineas, comentario, bloqueados) {
       const cambios: Cambio[] = lineas.map((l) => ({
         bodegaId: l.bodegaId,
         productoId: l.productoId,
@@ -1211,10 +1211,14 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
         motivo: 'VENTA',
         delta: -l.cantidad,
       }));
-      const bodegas = await lockBodegas(trx, bloqueosDe(cambios));
+      // The reservation's write holds them already (issue 24: not locked and read a second time).
+      const bodegas = bloqueados
+        ? comprobarBodegas(bloqueosDe(cambios), bloqueados.bodegas)
+        : await lockBodegas(trx, bloqueosDe(cambios));
       const niveles = await lockNiveles(
         trx,
         cambios.map((c) => [c.bodegaId, c.productoId]),
+        bloqueados?.niveles,
       );
       return escribir(trx, at, caller, { tipo: 'SALIDA', comentario }, cambios, niveles, bodegas);
     },
