@@ -456,7 +456,7 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
     });
   }
 
-  /** enviarJuntas (sentencias.ts), in one query when the pool takes several statements in one (deps.sentenciasJuntas). */
+  /** enviarJuntas (sentencias.ts): one query when the pool takes several statements in one (deps.sentenciasJuntas). */
   const enviar = (trx: Knex.Transaction, sentencias: readonly Sentencia[]) =>
     enviarJuntas(trx, sentencias, deps.sentenciasJuntas === true);
 
