@@ -27,7 +27,7 @@ import {
 } from '../domain/reserva';
 import type { WriteContext } from '../events/bodega-events';
 import type { ExistenciaStore, NivelRow } from './existencia-store';
-import { bloquearBodegas, type BodegaBloqueada } from './ocupacion';
+import { bloquearBodegas, lecturasDeBodegas, plegarSiHaceFalta, type BodegaBloqueada } from './ocupacion';
 import {
   expirarRetencionesVencidas,
   lineaDe,
@@ -133,6 +133,15 @@ interface ReservaBloqueada {
   niveles: NivelRow[];
 }
 
+/** A level as a reservation's creation locks it. */
+interface NivelLeido {
+  bodega_id: number;
+  producto_id: number;
+  cantidad: number;
+  reservada: number;
+  alerta_sobre: string;
+}
+
 /** A reservation whose referencia is held by a due one, which must be recorded EXPIRADA first. */
 class ReferenciaVencida extends Error {
   constructor(readonly reservaId: number) {
@@ -172,6 +181,13 @@ export function createReservaStore(db: Knex, deps: ReservaStoreDeps): ReservaSto
     return rows[0]!.ahora;
   }
 
+  const sqlDeFila = (id: number, bloquear: boolean) => ({
+    sql:
+      `SELECT ${COLUMNAS}, ${reloj} AS ahora, DATE_FORMAT(${reloj}, '%Y-%m-%d %H:%i:%s.%f') AS instante ` +
+      `FROM reservas r WHERE r.id = ?${bloquear ? ' FOR UPDATE' : ''}`,
+    bindings: [id],
+  });
+
   /**
    * The row, with the clock of its statement (one statement: the state and "now" agree), and
    * its lines. In a write, locking reads: what the rows are now, not the transaction's first snapshot.
@@ -181,11 +197,8 @@ export function createReservaStore(db: Knex, deps: ReservaStoreDeps): ReservaSto
     id: number,
     { bloquear = false, lineas = true } = {},
   ): Promise<{ fila: ReservaFilaAhora; lineas: LineaFila[] }> {
-    const [rows] = (await conn.raw(
-      `SELECT ${COLUMNAS}, ${reloj} AS ahora, DATE_FORMAT(${reloj}, '%Y-%m-%d %H:%i:%s.%f') AS instante
-         FROM reservas r WHERE r.id = ?${bloquear ? ' FOR UPDATE' : ''}`,
-      [id],
-    )) as [ReservaFilaAhora[]];
+    const { sql, bindings } = sqlDeFila(id, bloquear);
+    const [rows] = (await conn.raw(sql, bindings)) as [ReservaFilaAhora[]];
     const fila = rows[0];
     if (!fila) throw NotFoundError.campos([{ campo: 'id', mensaje: `no existe la reserva ${id}` }]);
     if (!lineas) return { fila, lineas: [] };
@@ -224,21 +237,42 @@ export function createReservaStore(db: Knex, deps: ReservaStoreDeps): ReservaSto
     const pares = await trx('reserva_lineas')
       .where({ reserva_id: id })
       .select<{ bodega_id: number; producto_id: number }[]>('bodega_id', 'producto_id');
-    const bodegas =
-      conBodegas && pares.length > 0
-        ? await bloquearBodegas(trx, new Map(pares.map((p) => [p.bodega_id, 'compartido' as const])))
-        : new Map<number, BodegaBloqueada>();
+    const bloqueos = new Map(conBodegas ? pares.map((p) => [p.bodega_id, 'compartido' as const]) : []);
     // Whole rows: a consumption's exit writes these levels without reading them again (issue 24).
-    const niveles =
-      pares.length > 0
-        ? await trx<NivelRow>('existencias')
-            .whereIn(
-              ['bodega_id', 'producto_id'],
-              pares.map((p) => [p.bodega_id, p.producto_id]),
-            )
-            .orderBy('id')
-            .forUpdate()
-        : [];
+    const nivelesQ = trx<NivelRow>('existencias')
+      .whereIn(
+        ['bodega_id', 'producto_id'],
+        pares.map((p) => [p.bodega_id, p.producto_id]),
+      )
+      .orderBy('id')
+      .forUpdate();
+    if (deps.sentenciasJuntas && pares.length > 0) {
+      // The same locking reads in the same order, in one query (issue 24).
+      const lecturas = bloqueos.size > 0 ? lecturasDeBodegas(trx, bloqueos) : [];
+      const filaQ = sqlDeFila(id, true);
+      const partes = [
+        ...lecturas.map((l) => l.consulta.toSQL().toNative()),
+        nivelesQ.toSQL().toNative(),
+        { sql: filaQ.sql, bindings: filaQ.bindings },
+        trx('reserva_lineas').where({ reserva_id: id }).orderBy('id').forUpdate().toSQL().toNative(),
+      ];
+      const [resultados] = (await trx.raw(
+        partes.map((p) => p.sql).join(';\n'),
+        partes.flatMap((p) => p.bindings as Knex.RawBinding[]),
+      )) as [unknown[][]];
+      const n = lecturas.length;
+      const bodegas = await plegarSiHaceFalta(
+        trx,
+        lecturas.flatMap((l, i) => l.leidas(resultados[i] as Parameters<typeof l.leidas>[0])),
+      );
+      const fila = (resultados[n + 1] as ReservaFilaAhora[])[0];
+      if (!fila) throw NotFoundError.campos([{ campo: 'id', mensaje: `no existe la reserva ${id}` }]);
+      const lineas = resultados[n + 2] as LineaFila[];
+      const reserva = { ...aReserva(fila, lineas), lineas: lineas.map(lineaDe) };
+      return { reserva, ahora: fila.ahora, instante: fila.instante, bodegas, niveles: resultados[n] as NivelRow[] };
+    }
+    const bodegas = bloqueos.size > 0 ? await bloquearBodegas(trx, bloqueos) : new Map<number, BodegaBloqueada>();
+    const niveles = pares.length > 0 ? await nivelesQ : [];
     const { fila, lineas } = await leerFila(trx, id, { bloquear: true });
     const reserva = { ...aReserva(fila, lineas), lineas: lineas.map(lineaDe) };
     return { reserva, ahora: fila.ahora, instante: fila.instante, bodegas, niveles };
@@ -290,8 +324,36 @@ export function createReservaStore(db: Knex, deps: ReservaStoreDeps): ReservaSto
     return write(caller, async (trx) => {
       const lineas = agregarLineas(nueva.lineas);
       const ids = [...new Set(lineas.map((l) => l.bodegaId))];
+      const pares = lineas.map((l) => [l.bodegaId, l.productoId] as const);
       // Holds move no units: the warehouses are held shared, for the lock order and to see them exist.
-      const bodegas = await bloquearBodegas(trx, new Map(ids.map((id) => [id, 'compartido' as const])));
+      const bloqueos = new Map(ids.map((id) => [id, 'compartido' as const]));
+      const nivelesQ = trx('existencias')
+        .whereIn(
+          ['bodega_id', 'producto_id'],
+          pares.map((p) => [...p]),
+        )
+        .orderBy('id')
+        .forUpdate()
+        .select<NivelLeido[]>('bodega_id', 'producto_id', 'cantidad', 'reservada', 'alerta_sobre');
+      let bodegas: Map<number, BodegaBloqueada>;
+      let niveles: NivelLeido[];
+      if (deps.sentenciasJuntas) {
+        // Both locking reads, in this order, in one query (issue 24).
+        const lecturas = lecturasDeBodegas(trx, bloqueos);
+        const partes = [...lecturas.map((l) => l.consulta), nivelesQ].map((q) => q.toSQL().toNative());
+        const [resultados] = (await trx.raw(
+          partes.map((p) => p.sql).join(';\n'),
+          partes.flatMap((p) => p.bindings as Knex.RawBinding[]),
+        )) as [unknown[][]];
+        bodegas = await plegarSiHaceFalta(
+          trx,
+          lecturas.flatMap((l, i) => l.leidas(resultados[i] as Parameters<typeof l.leidas>[0])),
+        );
+        niveles = resultados[lecturas.length] as NivelLeido[];
+      } else {
+        bodegas = await bloquearBodegas(trx, bloqueos);
+        niveles = await nivelesQ;
+      }
       const faltan = nueva.lineas.flatMap((l, i) =>
         bodegas.has(l.bodegaId)
           ? []
@@ -300,17 +362,6 @@ export function createReservaStore(db: Knex, deps: ReservaStoreDeps): ReservaSto
       if (faltan.length > 0) throw NotFoundError.campos(faltan);
       const marcada = [...bodegas.values()].find((b) => b.eliminando);
       if (marcada) throw bodegaEliminandose(marcada.id);
-      const pares = lineas.map((l) => [l.bodegaId, l.productoId] as const);
-      const niveles = await trx('existencias')
-        .whereIn(
-          ['bodega_id', 'producto_id'],
-          pares.map((p) => [...p]),
-        )
-        .orderBy('id')
-        .forUpdate()
-        .select<
-          { bodega_id: number; producto_id: number; cantidad: number; reservada: number; alerta_sobre: string }[]
-        >('bodega_id', 'producto_id', 'cantidad', 'reservada', 'alerta_sobre');
       // A level that holds nothing (reservada is the sum of its lines' holds) has no due hold to end.
       const liberadas = await expirarRetencionesVencidas(
         trx,
