@@ -39,6 +39,11 @@ export const AUDITORIA_CONSUMER = 'identidad-svc-auditoria';
 const ACK_WAIT_MS = 90_000;
 /** The most events written in one transaction. */
 const LOTE = 100;
+/**
+ * How long the writer lets a batch fill once its first message is there: at a steady flow each message would
+ * otherwise find the queue empty and be written alone. The audit row is that much later; nothing waits for it.
+ */
+const ESPERA_LOTE_MS = 20;
 
 export interface AuditoriaConsumer {
   stop(): Promise<void>;
@@ -176,6 +181,7 @@ export async function startAuditoriaConsumer(options: {
         if (leido) return;
         await new Promise<void>((resolve) => (avisar = resolve));
         avisar = undefined;
+        if (cola.length < LOTE && !leido) await new Promise((resolve) => setTimeout(resolve, ESPERA_LOTE_MS));
         continue;
       }
       const lote: { msg: JsMsg; hecho: Hecho }[] = [];
