@@ -282,6 +282,10 @@ export async function startOwnStack(options: StackOptions): Promise<Stack> {
           SENDER_EMAIL: 'bench@localhost.localdomain',
           RECIPIENT_EMAIL: 'almacen@localhost.localdomain',
           NOTIFIER_SENT_BUCKET: bucket,
+          // An email names the records its event does not (a product's warehouse): asked of their owners. Without
+          // these the notifier asked the default ports, where nothing listens, and logged a failed lookup per email.
+          PRODUCTO_SVC_ADDR: `127.0.0.1:${productoPort}`,
+          BODEGA_SVC_ADDR: `127.0.0.1:${bodegaPort}`,
         },
       }),
     ];

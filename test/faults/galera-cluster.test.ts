@@ -163,8 +163,8 @@ describe('the services on a three-node Galera cluster, the node they write to lo
     const entries = committed.filter((c) => c.kind === 'operacion').length;
     const urls = stack.databaseUrls;
     for (const node of galera.nodes) {
-      const producto: Knex = createDb(`${node.url}/${dbName(urls['producto-svc'])}`, { poolMax: 1 });
-      const bodega: Knex = createDb(`${node.url}/${dbName(urls['bodega-svc'])}`, { poolMax: 1 });
+      const producto: Knex = createDb(`${node.url}/${dbName(urls['producto-svc'])}`, { poolMax: 1, readOnly: true });
+      const bodega: Knex = createDb(`${node.url}/${dbName(urls['bodega-svc'])}`, { poolMax: 1, readOnly: true });
       try {
         // Nothing lost, nothing twice: each committed write's row, once, on every node.
         const nombres = await waitFor(

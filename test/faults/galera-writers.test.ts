@@ -1,17 +1,22 @@
 /**
- * Galera writes on different nodes (issue 27): two bodega-svc processes on
- * one database of a private three-node Galera cluster, one writing through
- * g1 and the other through g2 (each DATABASE_URL names one node: what the
- * one-writer-node rule of docs/decisions.md forbids, done on purpose), run
+ * Galera writes from different nodes (issue 27): two bodega-svc processes on
+ * one database of a private three-node Galera cluster, each given the nodes
+ * in another order (one g1 first, the other g2 first: what replicas with
+ * differently ordered lists, or each pointed at "its" node, would do), run
  * the stock concurrency scenarios of services/bodega-svc/test/
  * existencia-concurrency.test.ts with half the clients on each: 50 exits
  * against 10 units, a warehouse filled past its capacity, opposite
- * transfers, one request_id sent to both. Galera certifies at COMMIT instead
- * of locking across nodes: a loser of a conflict gets 1213 and the service
- * runs it again. Checked in SQL on every node afterwards: no lost update (the
- * level is what the successes left), never negative, capacity never passed,
- * versions gap-free, one operation per key, and the ledger's invariants
- * (ledgerProblems). Prints each scenario's answers.
+ * transfers, one request_id sent to both. Writes through two nodes at once
+ * broke the ledger here (a line committed whose level update was lost, an
+ * exit answered OK that wrote only its occupancy), so the platform enforces
+ * one writer node per database (db.ts, claimGaleraWriter): the replica that
+ * names g2 first is refused there and fails over to g1, the writer. Checked:
+ * g2 and g3 commit nothing of their own while the scenarios run, a pool
+ * given g2 alone is refused naming the writer, and in SQL on every node
+ * afterwards: no lost update (the level is what the successes left), never
+ * negative, capacity never passed, versions gap-free, one operation per key,
+ * and the ledger's invariants (ledgerProblems). Prints each scenario's
+ * answers.
  */
 import { credentials, Metadata } from '@grpc/grpc-js';
 import { TIPO_MOVIMIENTO_NAMES, BodegaServiceClient, type CreateBodegaResponse } from '@inventario/proto';
@@ -48,6 +53,14 @@ let catalogo: CatalogoAbierto;
 let many: StockClients[];
 let bodegas: BodegaServiceClient;
 let dbs: Knex[];
+/** Each node's wsrep_local_commits once both replicas run: only the writer's may grow. */
+let commitsAtStart: number[];
+const hostOf = (url: string) => new URL(url).host;
+
+async function localCommits(db: Knex): Promise<number> {
+  const [rows] = (await db.raw("SHOW GLOBAL STATUS LIKE 'wsrep_local_commits'")) as [{ Value: string }[]];
+  return Number(rows[0]?.Value);
+}
 const database = uniqueName('t_galeraw_b');
 const report: Record<string, Record<string, number>> = {};
 
@@ -60,11 +73,16 @@ beforeAll(async () => {
   if (!g1 || !g2) throw new Error('no nodes');
   await ensureDatabase(`${g1.url}/${database}`);
   const addresses: string[] = [];
-  // One after the other: the second finds the migrations applied (GET_LOCK does not cross nodes).
-  for (const node of [g1, g2]) {
+  // One after the other: the second finds the migrations applied (GET_LOCK does not cross nodes), and the
+  // first has claimed g1 as the writer.
+  for (const nodes of [
+    [g1, g2],
+    [g2, g1],
+  ]) {
     const port = await freePort();
+    const databaseUrl = `mysql://root@${nodes.map((n) => hostOf(n.url)).join(',')}/${database}`;
     await startServiceProcess('bodega-svc', {
-      ...grpcServiceEnv({ databaseUrl: `${node.url}/${database}`, grpcPort: port, natsUrl: nats.url, namespace }),
+      ...grpcServiceEnv({ databaseUrl, grpcPort: port, natsUrl: nats.url, namespace }),
       PRODUCTO_SVC_ADDR: catalogo.address,
       // Calls queue behind row locks here: the default 4 s limit could end a queued call on a slow machine.
       DB_STATEMENT_TIMEOUT_MS: '120000',
@@ -73,7 +91,8 @@ beforeAll(async () => {
   }
   many = addresses.map((address) => stockClients(address, CLIENTS / 2));
   bodegas = new BodegaServiceClient(addresses[0] ?? '', credentials.createInsecure());
-  dbs = galera.nodes.map((node) => createDb(`${node.url}/${database}`, { poolMax: 2 }));
+  dbs = galera.nodes.map((node) => createDb(`${node.url}/${database}`, { poolMax: 2, readOnly: true }));
+  commitsAtStart = await Promise.all(dbs.map(localCommits));
 }, 300_000);
 
 afterAll(async () => {
@@ -132,7 +151,7 @@ const nivel = (bodegaId: number, productoId: number) =>
     return row?.cantidad;
   });
 
-describe('two bodega-svc replicas writing through two Galera nodes', () => {
+describe('two bodega-svc replicas given the Galera nodes in different orders', () => {
   it('50 exits of 1 unit against 10: no lost update, never negative, versions gap-free on every node', async () => {
     const bodegaId = await bodega(100);
     const productoId = producto();
@@ -260,5 +279,17 @@ describe('two bodega-svc replicas writing through two Galera nodes', () => {
       ),
     ).toEqual([answers[0]!.operacion!.id]);
     expect(await nivel(bodegaId, productoId)).toBe(15);
+  });
+
+  it('one writer node: g2 and g3 committed nothing, and a pool given g2 alone is refused naming the writer', async () => {
+    const commits = await Promise.all(dbs.map(localCommits));
+    expect(commits[0]).toBeGreaterThan(commitsAtStart[0]!);
+    expect(commits.slice(1)).toEqual(commitsAtStart.slice(1));
+    const alone = createDb(`${galera.nodes[1]!.url}/${database}`, { poolMax: 1 });
+    try {
+      await expect(alone.raw('SELECT 1')).rejects.toThrow(/writer node of .* is g1/);
+    } finally {
+      await alone.destroy();
+    }
   });
 });

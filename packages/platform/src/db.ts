@@ -123,6 +123,11 @@ export interface DbOptions {
    * second statement.
    */
   multipleStatements?: boolean;
+  /**
+   * A pool that only reads (a test reading every node of a cluster, a report): kept on any node that answers,
+   * without the writable checks and Galera's writer claim (checkWritable).
+   */
+  readOnly?: boolean;
 }
 
 /** Dates are UTC; DECIMAL columns come back as strings so money is never a float. */
@@ -152,11 +157,9 @@ export function createDb(url: string, options: DbOptions = {}): Knex {
     pool: {
       min: 0,
       max: options.poolMax ?? 10,
-      ...(failover
-        ? { afterCreate: checkWritable(failover, statements) }
-        : statements
-          ? { afterCreate: statements }
-          : {}),
+      ...(options.readOnly
+        ? statements && { afterCreate: statements }
+        : { afterCreate: checkWritable(hosts, failover, statements) }),
     },
     acquireConnectionTimeout: options.acquireTimeoutMs ?? 3000,
     ...(options.logger ? { log: knexLog(options.logger) } : {}),
@@ -239,34 +242,36 @@ class NotWritableError extends Error {
 }
 
 /**
- * With several hosts, a new connection is kept only on a server that takes
- * writes: not a read-only one (a managed MySQL's standby, an old primary
- * demoted), not a Galera node outside the primary component
- * (`wsrep_ready` OFF); otherwise the host is failed over.
+ * A new connection is kept only on a server that takes writes: not a
+ * read-only one (a managed MySQL's standby, an old primary demoted; checked
+ * with several hosts), not a Galera node outside the primary component
+ * (`wsrep_ready` OFF), and on Galera only the cluster's writer node for this
+ * database (claimGaleraWriter). Otherwise the host is failed over (with
+ * several hosts) or the connection refused.
  */
 function checkWritable(
-  failover: HostFailover,
-  then: ReturnType<typeof limitStatements> | undefined,
-): (
-  connection: RawConnection & { config?: { host?: string; port?: number } },
-  done: (err: Error | null, connection: RawConnection) => void,
-) => void {
-  const run = (connection: RawConnection, sql: string) =>
+  hosts: readonly MysqlHost[],
+  failover: HostFailover | undefined,
+  then: OnOpen | undefined,
+): OnOpen {
+  const run = (connection: RawConnection, sql: string, bindings: unknown[] = []) =>
     new Promise<unknown>((resolve, reject) =>
-      connection.query(sql, (err, rows) => (err ? reject(err) : resolve(rows))),
+      connection.query(sql, bindings, (err, rows) => (err ? reject(err) : resolve(rows))),
     );
   return (connection, done) => {
-    const host =
-      failover.hosts.find((h) => h.host === connection.config?.host && h.port === connection.config?.port) ??
-      failover.current();
+    const { host: name, port } = (connection as { config?: { host?: string; port?: number } }).config ?? {};
+    const host = hosts.find((h) => h.host === name && h.port === port) ?? failover?.current() ?? hosts[0]!;
     void (async () => {
-      const [row] = (await run(connection, 'SELECT @@global.read_only AS readOnly')) as [{ readOnly: number | string }];
-      if (Number(row.readOnly) === 1) throw new NotWritableError(host, 'read_only is ON');
-      // Only on a Galera node (wsrep_on): a plain MariaDB has the status variable too, always OFF.
+      if (failover) {
+        const [row] = (await run(connection, 'SELECT @@global.read_only AS readOnly')) as [{ readOnly: number }];
+        if (Number(row.readOnly) === 1) throw new NotWritableError(host, 'read_only is ON');
+      }
+      // Only on a Galera node (wsrep_on): a plain MariaDB has the variable too, always OFF.
       const wsrep = (await run(connection, "SHOW GLOBAL VARIABLES LIKE 'wsrep_on'")) as { Value?: string }[];
       if (wsrep[0]?.Value !== 'ON') return;
       const ready = (await run(connection, "SHOW GLOBAL STATUS LIKE 'wsrep_ready'")) as { Value?: string }[];
       if (ready[0]?.Value !== 'ON') throw new NotWritableError(host, 'wsrep_ready is not ON');
+      await claimGaleraWriter(host, (sql, bindings) => run(connection, sql, bindings));
     })().then(
       () => (then ? then(connection, done) : done(null, connection)),
       (err: unknown) => done(err instanceof Error ? err : new Error(String(err)), connection),
@@ -274,8 +279,61 @@ function checkWritable(
   };
 }
 
+/** Where a database records its Galera writer node (claimGaleraWriter); created on first use, on Galera only. */
+export const GALERA_WRITER_TABLE = 'galera_escritor';
+
+/**
+ * One writer node per database, enforced (docs/decisions.md, "Galera: one
+ * writer node, enforced"). Writes through two nodes at once were seen to
+ * commit part of a transaction when certification conflicts abort it (a
+ * ledger line kept, its level's update lost), so the rule is not left to the
+ * order of DATABASE_URL's hosts. The first node a service connects through
+ * records itself in GALERA_WRITER_TABLE of the service's database; a
+ * connection to any other node is refused while the recorded one is a member
+ * of the cluster (mysql.wsrep_cluster_members: the service's user needs
+ * SELECT on it), and a node takes the role over once the recorded one has
+ * left. Two nodes claiming at once conflict at certification: one claim
+ * fails and its connection is refused, to be tried again.
+ */
+async function claimGaleraWriter(
+  host: MysqlHost,
+  run: (sql: string, bindings?: unknown[]) => Promise<unknown>,
+): Promise<void> {
+  const [schema] = (await run('SELECT DATABASE() AS db')) as [{ db: string | null }];
+  // A connection to no database (creating one, the migrator's first step) writes nothing of a service's.
+  if (!schema?.db) return;
+  const [node] = (await run(
+    `SELECT (SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'WSREP_GCOMM_UUID') ` +
+      'AS uuid, @@wsrep_node_name AS name',
+  )) as [{ uuid: string; name: string }];
+  const recorded = await run(`SELECT nodo, nombre FROM ${GALERA_WRITER_TABLE} WHERE id = 1`).catch(
+    async (err: unknown) => {
+      if ((err as { errno?: number }).errno !== 1146) throw err;
+      await run(
+        `CREATE TABLE IF NOT EXISTS ${GALERA_WRITER_TABLE} (id TINYINT UNSIGNED PRIMARY KEY, nodo VARCHAR(64) NOT ` +
+          'NULL, nombre VARCHAR(64) NOT NULL, desde DATETIME(3) NOT NULL) ENGINE=InnoDB',
+      );
+      return [];
+    },
+  );
+  const writer = (recorded as { nodo: string; nombre: string }[])[0];
+  if (writer?.nodo === node.uuid) return;
+  if (writer) {
+    const members = (await run('SELECT node_uuid FROM mysql.wsrep_cluster_members')) as { node_uuid: string }[];
+    if (members.some((m) => m.node_uuid === writer.nodo))
+      throw new NotWritableError(host, `the Galera writer node of ${schema.db} is ${writer.nombre}`);
+  }
+  await run(
+    `INSERT INTO ${GALERA_WRITER_TABLE} (id, nodo, nombre, desde) VALUES (1, ?, ?, CURRENT_TIMESTAMP(3)) ` +
+      'ON DUPLICATE KEY UPDATE nodo = VALUES(nodo), nombre = VALUES(nombre), desde = VALUES(desde)',
+    [node.uuid, node.name],
+  ).catch((err: unknown) => {
+    throw new NotWritableError(host, `claiming the Galera writer role failed: ${(err as Error).message}`);
+  });
+}
+
 interface RawConnection {
-  query(sql: string, callback: (err: Error | null, rows: unknown) => void): void;
+  query(sql: string, bindings: unknown[], callback: (err: Error | null, rows: unknown) => void): void;
 }
 
 /**
@@ -302,7 +360,7 @@ function chainOnOpen(first: OnOpen | undefined, second: OnOpen | undefined): OnO
 function sessionIsolation(level: 'REPEATABLE READ' | 'READ COMMITTED'): OnOpen {
   // A block, not an expression: mysql2's Query is a false thenable that refuses being awaited.
   return (connection, done) => {
-    connection.query(`SET SESSION TRANSACTION ISOLATION LEVEL ${level}`, (err) =>
+    connection.query(`SET SESSION TRANSACTION ISOLATION LEVEL ${level}`, [], (err) =>
       done(err ? (err instanceof Error ? err : new Error(String(err))) : null, connection),
     );
   };
@@ -313,7 +371,7 @@ function limitStatements(
 ): (connection: RawConnection, done: (err: Error | null, connection: RawConnection) => void) => void {
   const run = (connection: RawConnection, sql: string) =>
     new Promise<unknown>((resolve, reject) =>
-      connection.query(sql, (err, rows) => (err ? reject(err) : resolve(rows))),
+      connection.query(sql, [], (err, rows) => (err ? reject(err) : resolve(rows))),
     );
   return (connection, done) => {
     void (async () => {

@@ -99,6 +99,12 @@ export interface ReconciliationConsumerOptions {
    * success log line; throws to be retried (nak).
    */
   reconcile(id: number, trace: ConsumeTrace): Promise<Record<string, unknown> | void>;
+  /**
+   * For a creation: true when another path records this record anyway, so the event is acked with nothing asked of
+   * the owner and nothing written (a ProductoCreado with units: its initial stock records the product in the same
+   * transaction as those units, issue 23). Only ever skips work: a record not recorded is asked about again.
+   */
+  recordedElsewhere?(data: { cantidadEnStock?: number | undefined }): boolean;
   /** What stays wrong until an event is reconciled, for the error log (e.g. `its products keep pointing at it`). */
   pendingEffect: string;
   logger: Logger;
@@ -118,14 +124,18 @@ const deletionSchema = z.object({
   subject: z.string(),
   source: z.string().optional(),
   // A deletion names its record `id`; a ProductoCreado carries the product's form, `productoId`.
-  data: z.object({ id: z.number().int().positive().optional(), productoId: z.number().int().positive().optional() }),
+  data: z.object({
+    id: z.number().int().positive().optional(),
+    productoId: z.number().int().positive().optional(),
+    cantidadEnStock: z.number().optional(),
+  }),
 });
 
 /** The event, or why it is not one the owner would publish here (never acted on). */
 function parseEvent(
   msg: JsMsg,
   expected: { prefix: string; namespace: string; eventType: DeletionEventType | CreationEventType },
-): { eventId: string; recordId: number } | { refused: string } {
+): { eventId: string; recordId: number; data: { cantidadEnStock?: number | undefined } } | { refused: string } {
   let body: unknown;
   try {
     body = msg.json();
@@ -148,7 +158,7 @@ function parseEvent(
   if (recordId === undefined) return { refused: `not a ${expected.eventType} envelope` };
   const own = `/${RECORDS[expected.eventType]}/${recordId}`;
   if (envelope.subject !== own) return { refused: `subject ${envelope.subject} is not ${own}` };
-  return { eventId: envelope.id, recordId };
+  return { eventId: envelope.id, recordId, data: envelope.data };
 }
 
 /** 1 s, 2 s, 4 s ... capped: a database or owner outage is not hammered. */
@@ -193,6 +203,11 @@ export async function startReconciliationConsumer(
     // handled: restart its ack_wait so a full ack_wait covers handling it.
     msg.working();
     const fields = { consumer: durableName, eventId: event.eventId, recordId: event.recordId, seq: msg.seq };
+    if (eventType === 'ProductoCreado' && options.recordedElsewhere?.(event.data)) {
+      logger.debug(fields, `${eventType} recorded by another path: nothing asked, nothing written`);
+      msg.ack();
+      return;
+    }
     try {
       // Only the owner says a record was deleted: a live one keeps what refers
       // to it, and an id not created yet is not marked deleted before it is.

@@ -107,6 +107,7 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
     limites: config.reservas,
     onCommitted: events.notifyRelay,
     idempotencyTtlSeconds: config.idempotencyTtlSeconds,
+    sentenciasJuntas: true,
   });
   const verificaciones = createVerificaciones(
     // The levels, then the holds (docs/contract.md §13): one answer says whether both add up.

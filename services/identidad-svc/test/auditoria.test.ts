@@ -28,10 +28,10 @@ afterAll(async () => {
 });
 
 /** Publishes an envelope as its producer would; a distinct Nats-Msg-Id lets the stream keep a second copy (a re-publication past the window). */
-async function publicar(subject: string, envelope: object): Promise<void> {
+async function publicar(subject: string, envelope: object): Promise<number> {
   const h = natsHeaders();
   h.set('Nats-Msg-Id', randomUUID());
-  await jetstream(await svc.nats()).publish(subject, JSON.stringify(envelope), { headers: h });
+  return (await jetstream(await svc.nats()).publish(subject, JSON.stringify(envelope), { headers: h })).seq;
 }
 
 async function consumerIdle(): Promise<void> {
@@ -61,6 +61,29 @@ describe('the audit projection', () => {
     const rows = await filas({ evento_id: envelope.id });
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ accion: 'ProductoCreado', recurso: '/productos/41', usuario: 'ana' });
+  });
+
+  it('writes a burst of events in the order the stream holds them, chained as one at a time would', async () => {
+    const ids = Array.from({ length: 30 }, () => randomUUID());
+    // Published at once, so the consumer finds them queued together and writes them in batches.
+    const enStream = await Promise.all(
+      ids.map(async (id, i) => ({
+        id,
+        seq: await publicar(`${svc.ns.prefix}.producto.creado`, {
+          id,
+          eventType: 'Service.Inventario.ProductoCreado',
+          subject: `/productos/${500 + i}`,
+          eventTime: '2026-03-01T10:00:00',
+          dataVersion: '1.0',
+          source: 'producto-svc',
+          data: { productoId: 500 + i, nombre: 'Arandela', usuario: 'ana', accion: 'CREAR', operacion: 'CREATE' },
+        }),
+      })),
+    );
+    await consumerIdle();
+    const rows = (await svc.db('auditoria').whereIn('evento_id', ids).orderBy('seq')) as { evento_id: string }[];
+    expect(rows.map((r) => r.evento_id)).toEqual(enStream.sort((a, b) => a.seq - b.seq).map((e) => e.id));
+    expect((await svc.rpc.verificarAuditoria({}, como(admin))).consistente).toBe(true);
   });
 
   it('refuses an event whose source is not its type’s producer (a forged BodegaEliminada): no row', async () => {

@@ -44,12 +44,16 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
     logger,
     consumers: [BODEGA_ELIMINADA_CONSUMER],
     start: options,
+    // A create sends its last statements in one query (producto-store.ts, sentenciasJuntas). All of this service's
+    // SQL is built with bindings.
+    multipleStatements: true,
   });
   const { guard, db, events, consumerMetrics } = base;
   const store = createProductoStore(db, {
     events: createProductoEvents({ namespace: config.eventTypeNamespace, prefix: config.natsSubjectPrefix }),
     onCommitted: events.notifyRelay,
     idempotencyTtlSeconds: config.idempotencyTtlSeconds,
+    sentenciasJuntas: true,
   });
   const libro = await guard.step(
     () => createLibroDeStock(config.bodegaSvcAddr, config.serviceToken),

@@ -40,12 +40,15 @@ import {
   bloqueosDe,
   entrantesDe,
   cambioDeOcupacion,
+  lecturasDeBodegas,
+  plegarSiHaceFalta,
   type Bloqueo,
   type BodegaBloqueada,
 } from './ocupacion';
 import { TRAMOS, verificarPorTramos } from './verificacion-por-tramos';
 import { RELOJ_BD, respetarReservas, type RelojReservas } from './reservas-en-niveles';
 import { sincronizarAlertasDisponible } from './alertas-disponible';
+import { enviarJuntas, type Sentencia } from './sentencias';
 import type { ExistenciaEvents } from '../events/existencia-events';
 import type { DiferenciaReserva } from './reserva-store';
 
@@ -117,6 +120,7 @@ export interface ExistenciaStore {
     caller: CallContext,
     lineas: { bodegaId: number; productoId: number; cantidad: number }[],
     comentario: string | null,
+    bloqueados?: BloqueadosPorReserva,
   ): Promise<Operacion>;
   /** Call inside a transaction that locked the warehouse. */
   tieneExistencias(trx: Knex.Transaction, bodegaId: number): Promise<boolean>;
@@ -417,6 +421,21 @@ const sinUbicar = (): BodegaBloqueada => ({
   bloqueo: 'exclusivo',
 });
 
+/**
+ * The warehouses (shared) and the levels (whole rows, FOR UPDATE) a reservation's consumption locked before its
+ * exit, `reservada` as it is after the consumption lowered its holds.
+ */
+export interface BloqueadosPorReserva {
+  bodegas: Map<number, BodegaBloqueada>;
+  niveles: NivelRow[];
+}
+
+/** A product named by a command: known here, and its deletion record when it has one. */
+interface FilaConocida {
+  conocido: number;
+  eliminado: number | null;
+}
+
 /** Rolls back an initial recording for a product deleted meanwhile. */
 class ProductoYaEliminado extends Error {}
 
@@ -429,12 +448,6 @@ class ProductosDesconocidos extends Error {
 }
 
 const RESULTS = jsonResultCodec(['fecha', 'fechaCreacion', 'fechaActualizacion']);
-
-/** A statement of a write not sent yet, and the check of the rows it changed. */
-interface Sentencia {
-  sentencia: Knex.QueryBuilder;
-  comprobar?(filas: number): void;
-}
 
 export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): ExistenciaStore {
   const { events } = deps;
@@ -451,28 +464,9 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
     });
   }
 
-  /**
-   * Sends `sentencias` in order, in one query when the pool takes several statements in one
-   * (deps.sentenciasJuntas, issue 23: each round trip of a write holds its locks longer), else one
-   * by one. The first that fails stops the rest and fails the write, as one by one. `comprobar`
-   * gets the rows each statement changed.
-   */
-  async function enviarJuntas(trx: Knex.Transaction, sentencias: readonly Sentencia[]): Promise<void> {
-    if (sentencias.length === 0) return;
-    if (!deps.sentenciasJuntas || sentencias.length === 1) {
-      for (const s of sentencias) {
-        const res: unknown = await s.sentencia;
-        s.comprobar?.(typeof res === 'number' ? res : 0);
-      }
-      return;
-    }
-    const partes = sentencias.map((s) => s.sentencia.toSQL().toNative());
-    const [resultados] = (await trx.raw(
-      partes.map((p) => p.sql).join(';\n'),
-      partes.flatMap((p) => p.bindings as Knex.RawBinding[]),
-    )) as [{ affectedRows: number }[]];
-    sentencias.forEach((s, i) => s.comprobar?.(resultados[i]?.affectedRows ?? 0));
-  }
+  /** enviarJuntas (sentencias.ts): one query when the pool takes several statements in one (deps.sentenciasJuntas). */
+  const enviar = (trx: Knex.Transaction, sentencias: readonly Sentencia[]) =>
+    enviarJuntas(trx, sentencias, deps.sentenciasJuntas === true);
 
   /**
    * Whether a multi-row INSERT's ids are its first id + 0, 1, 2...: InnoDB gives a "simple insert"
@@ -513,8 +507,22 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
     bloqueos: Map<number, Bloqueo>,
     { eliminandose = false, entrantes }: { eliminandose?: boolean; entrantes?: ReadonlyMap<number, number> } = {},
   ): Promise<Map<number, BodegaBloqueada>> {
-    const out = await bloquearBodegas(trx, bloqueos, entrantes);
-    for (const id of [...bloqueos.keys()].sort((a, b) => a - b)) if (!out.has(id)) throw bodegaNoExiste(id);
+    return comprobarBodegas(bloqueos, await bloquearBodegas(trx, bloqueos, entrantes), eliminandose);
+  }
+
+  /** What lockBodegas requires of the warehouses it locked: all there, none being deleted. */
+  function comprobarBodegas(
+    bloqueos: ReadonlyMap<number, Bloqueo>,
+    out: Map<number, BodegaBloqueada>,
+    eliminandose = false,
+  ): Map<number, BodegaBloqueada> {
+    for (const id of [...bloqueos.keys()].sort((a, b) => a - b)) {
+      const b = out.get(id);
+      if (!b) throw bodegaNoExiste(id);
+      // Held shared is enough only for a command that takes units out there.
+      if (bloqueos.get(id) === 'exclusivo' && b.bloqueo !== 'exclusivo')
+        throw new Error(`warehouse ${id} is held shared; the write needs it exclusively`);
+    }
     const marcada = [...out.values()].find((b) => b.eliminando);
     if (marcada && !eliminandose) throw bodegaEliminandose(marcada.id);
     return out;
@@ -526,9 +534,13 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
     bloqueos: Map<number, Bloqueo>,
     nombradas?: readonly BodegaNombrada[],
     entrantes?: ReadonlyMap<number, number>,
+    /** Their rows, when the caller's locking read already took them (bloquearJuntos). */
+    leidas?: readonly BodegaBloqueada[],
   ): Promise<Map<number, BodegaBloqueada>> {
     try {
-      return await lockBodegas(trx, bloqueos, { entrantes });
+      return leidas
+        ? comprobarBodegas(bloqueos, await plegarSiHaceFalta(trx, leidas, entrantes))
+        : await lockBodegas(trx, bloqueos, { entrantes });
     } catch (err) {
       if (!(err instanceof NotFoundError) || !nombradas) throw err;
       const existentes = new Set(
@@ -557,16 +569,68 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
    * this write stops (ProductosDesconocidos) and runs again once it is known, checked again then.
    */
   async function requireConocidosVivos(trx: Knex.Transaction, productoIds: number[]): Promise<void> {
+    const { sql, bindings } = conocidosVivos(productoIds);
+    const [rows] = (await trx.raw(sql, bindings)) as [FilaConocida[]];
+    comprobarConocidosVivos(rows, productoIds);
+  }
+
+  function conocidosVivos(productoIds: number[]): { sql: string; bindings: Knex.RawBinding[] } {
     const ids = [...new Set(productoIds)];
-    const [rows] = (await trx.raw(
-      `SELECT c.producto_id AS conocido, e.producto_id AS eliminado
+    return {
+      sql: `SELECT c.producto_id AS conocido, e.producto_id AS eliminado
          FROM productos_conocidos c LEFT JOIN productos_eliminados e ON e.producto_id = c.producto_id
         WHERE c.producto_id IN (${ids.map(() => '?').join(', ')}) LOCK IN SHARE MODE`,
-      ids,
-    )) as [{ conocido: number; eliminado: number | null }[]];
+      bindings: ids,
+    };
+  }
+
+  function comprobarConocidosVivos(rows: readonly FilaConocida[], productoIds: number[]): void {
     const eliminado = rows.find((r) => r.eliminado !== null);
     if (eliminado) throw productoEliminado(eliminado.conocido);
-    if (rows.length < ids.length) throw new ProductosDesconocidos();
+    if (rows.length < new Set(productoIds).size) throw new ProductosDesconocidos();
+  }
+
+  /**
+   * A command's locking reads, in the lock order (its products' records, its warehouses, its levels), sent
+   * in one query (issue 24: two round trips less on every movement and transfer, each of them time its
+   * locks are held), and checked as comando checks them one by one. Reads of warehouses or levels that
+   * the first check then refuses only lock rows, which the refused write's rollback lets go.
+   */
+  async function bloquearJuntos(
+    trx: Knex.Transaction,
+    productoIds: number[],
+    cambios: Cambio[],
+    nombradas: readonly BodegaNombrada[] | undefined,
+  ): Promise<{ bodegas: Map<number, BodegaBloqueada>; niveles: Niveles }> {
+    const bloqueos = bloqueosDe(cambios);
+    const lecturas = lecturasDeBodegas(trx, bloqueos);
+    const pares = cambios.map((c): [number, number] => [c.bodegaId, c.productoId]);
+    const productos = nombradas
+      ? conocidosVivos(productoIds)
+      : trx('productos_eliminados')
+          .whereIn('producto_id', productoIds)
+          .forShare()
+          .select('producto_id')
+          .toSQL()
+          .toNative();
+    const partes = [
+      productos,
+      ...lecturas.map((l) => l.consulta.toSQL().toNative()),
+      trx('existencias').whereIn(['bodega_id', 'producto_id'], pares).orderBy('id').forUpdate().toSQL().toNative(),
+    ];
+    const [resultados] = (await trx.raw(
+      partes.map((p) => p.sql).join(';\n'),
+      partes.flatMap((p) => p.bindings as Knex.RawBinding[]),
+    )) as [unknown[][]];
+    if (nombradas) comprobarConocidosVivos(resultados[0] as FilaConocida[], productoIds);
+    else {
+      const eliminados = resultados[0] as { producto_id: number }[];
+      if (eliminados.length > 0) throw productoEliminado(eliminados[0]!.producto_id);
+    }
+    const leidas = lecturas.flatMap((l, i) => l.leidas(resultados[1 + i] as Parameters<typeof l.leidas>[0]));
+    const bodegas = await lockBodegasNombradas(trx, bloqueos, nombradas, entrantesDe(cambios), leidas);
+    const niveles = await lockNiveles(trx, pares, resultados[1 + lecturas.length] as NivelRow[]);
+    return { bodegas, niveles };
   }
 
   /**
@@ -863,7 +927,7 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
       const cambio = cambioDeOcupacion(trx, bodegas.get(bodegaId)!, delta);
       if (cambio) ultimas.push(cambio);
     }
-    await enviarJuntas(trx, ultimas);
+    await enviar(trx, ultimas);
     // Levels watching `disponible` are judged now that the operation's levels and holds are written (§13.9);
     // only those whose locked row may watch it, so a level watching its units costs no extra read.
     await sincronizarAlertasDisponible(
@@ -891,6 +955,24 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
     return operacion;
   }
 
+  /** comando's locks, a statement at a time: what bloquearJuntos sends in one query. */
+  async function bloquearUnoAUno(
+    trx: Knex.Transaction,
+    productoIds: number[],
+    cambios: Cambio[],
+    nombradas: readonly BodegaNombrada[] | undefined,
+  ): Promise<{ bodegas: Map<number, BodegaBloqueada>; niveles: Niveles }> {
+    // A command naming its products by request (not a reversal of lines already written) needs them known too.
+    if (nombradas) await requireConocidosVivos(trx, productoIds);
+    else await requireProductosVivos(trx, productoIds);
+    const bodegas = await lockBodegasNombradas(trx, bloqueosDe(cambios), nombradas, entrantesDe(cambios));
+    const niveles = await lockNiveles(
+      trx,
+      cambios.map((c) => [c.bodegaId, c.productoId]),
+    );
+    return { bodegas, niveles };
+  }
+
   /** One command on explicit levels: locks, checks the condition on the first level when asked, writes. */
   async function comando(
     trx: Knex.Transaction,
@@ -901,14 +983,9 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
     condicion: CommandOptions & { fijar?: boolean; nombradas?: readonly BodegaNombrada[] } = {},
   ): Promise<{ operacion: Operacion; niveles: Niveles }> {
     const productoIds = [...new Set(cambios.map((c) => c.productoId))];
-    // A command naming its products by request (not a reversal of lines already written) needs them known too.
-    if (condicion.nombradas) await requireConocidosVivos(trx, productoIds);
-    else await requireProductosVivos(trx, productoIds);
-    const bodegas = await lockBodegasNombradas(trx, bloqueosDe(cambios), condicion.nombradas, entrantesDe(cambios));
-    const niveles = await lockNiveles(
-      trx,
-      cambios.map((c) => [c.bodegaId, c.productoId]),
-    );
+    const { bodegas, niveles } = deps.sentenciasJuntas
+      ? await bloquearJuntos(trx, productoIds, cambios, condicion.nombradas)
+      : await bloquearUnoAUno(trx, productoIds, cambios, condicion.nombradas);
     const primero = cambios[0]!;
     requireVersion(niveles.actuales.get(clave(primero.bodegaId, primero.productoId))!, condicion, condicion.fijar);
     const operacion = await escribir(trx, at, caller, nueva, cambios, niveles, bodegas);
@@ -1203,7 +1280,7 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
       return retirarTodo(trx, at, caller, 'BODEGA_ELIMINADA', rows, bodegas);
     },
 
-    async salidaDeReserva(trx, at, caller, lineas, comentario) {
+    async salidaDeReserva(trx, at, caller, lineas, comentario, bloqueados) {
       const cambios: Cambio[] = lineas.map((l) => ({
         bodegaId: l.bodegaId,
         productoId: l.productoId,
@@ -1211,10 +1288,14 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
         motivo: 'VENTA',
         delta: -l.cantidad,
       }));
-      const bodegas = await lockBodegas(trx, bloqueosDe(cambios));
+      // The reservation's write holds them already (issue 24: not locked and read a second time).
+      const bodegas = bloqueados
+        ? comprobarBodegas(bloqueosDe(cambios), bloqueados.bodegas)
+        : await lockBodegas(trx, bloqueosDe(cambios));
       const niveles = await lockNiveles(
         trx,
         cambios.map((c) => [c.bodegaId, c.productoId]),
+        bloqueados?.niveles,
       );
       return escribir(trx, at, caller, { tipo: 'SALIDA', comentario }, cambios, niveles, bodegas);
     },

@@ -84,26 +84,55 @@ export async function bloquearBodegas(
   bloqueos: ReadonlyMap<number, Bloqueo>,
   entrantes?: ReadonlyMap<number, number>,
 ): Promise<Map<number, BodegaBloqueada>> {
+  const lecturas = lecturasDeBodegas(trx, bloqueos);
+  const filas = await enSerie(lecturas, async (l) => l.leidas((await l.consulta) as FilaBodega[]));
+  return plegarSiHaceFalta(trx, filas.flat(), entrantes);
+}
+
+type FilaBodega = BodegaActual & { eliminando_desde: Date | null };
+
+/**
+ * bloquearBodegas's locking reads, not sent (a write may send them with its other locking reads, in the
+ * same order: issue 24), each with how to read its rows. One statement when every warehouse is held alike;
+ * otherwise one per warehouse, still in id order.
+ */
+export function lecturasDeBodegas(
+  trx: Knex.Transaction,
+  bloqueos: ReadonlyMap<number, Bloqueo>,
+): { consulta: Knex.QueryBuilder; leidas(rows: FilaBodega[]): BodegaBloqueada[] }[] {
   const ids = [...bloqueos.keys()].sort((a, b) => a - b);
   const modos = new Set(bloqueos.values());
-  const leer = async (grupo: number[], bloqueo: Bloqueo) => {
+  const leer = (grupo: number[], bloqueo: Bloqueo) => {
     const q = trx('bodegas').whereIn('id', grupo).orderBy('id');
-    const rows = await (bloqueo === 'exclusivo' ? q.forUpdate() : q.forShare()).select<
-      (BodegaActual & { eliminando_desde: Date | null })[]
-    >('id', 'capacidad', 'ocupacion', 'eliminando_desde');
-    return rows.map((r) => ({
-      id: r.id,
-      capacidad: r.capacidad,
-      ocupacion: Number(r.ocupacion),
-      bloqueo,
-      eliminando: r.eliminando_desde !== null,
-    }));
+    return {
+      consulta: (bloqueo === 'exclusivo' ? q.forUpdate() : q.forShare()).select(
+        'id',
+        'capacidad',
+        'ocupacion',
+        'eliminando_desde',
+      ),
+      leidas: (rows: FilaBodega[]): BodegaBloqueada[] =>
+        rows.map((r) => ({
+          id: r.id,
+          capacidad: r.capacidad,
+          ocupacion: Number(r.ocupacion),
+          bloqueo,
+          eliminando: r.eliminando_desde !== null,
+        })),
+    };
   };
-  // One statement when every warehouse is held alike; otherwise one by one, still in id order.
-  const filas =
-    modos.size <= 1
-      ? await leer(ids, [...modos][0] ?? 'exclusivo')
-      : (await enSerie(ids, (id) => leer([id], bloqueos.get(id)!))).flat();
+  return modos.size <= 1 ? [leer(ids, [...modos][0] ?? 'exclusivo')] : ids.map((id) => leer([id], bloqueos.get(id)!));
+}
+
+/**
+ * The rest of bloquearBodegas once its rows are read: each exclusively held warehouse without room for its
+ * `entrantes` under its stored occupancy has its stripes folded, so its `ocupacion` is exact.
+ */
+export async function plegarSiHaceFalta(
+  trx: Knex.Transaction,
+  filas: readonly BodegaBloqueada[],
+  entrantes?: ReadonlyMap<number, number>,
+): Promise<Map<number, BodegaBloqueada>> {
   const out = new Map(filas.map((b) => [b.id, b]));
   const caben = (b: BodegaBloqueada) => {
     const n = entrantes?.get(b.id);

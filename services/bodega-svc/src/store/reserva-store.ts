@@ -1,5 +1,6 @@
 import {
   enqueueEvents,
+  outboxInsert,
   InvalidArgumentError,
   isDuplicateEntry,
   jsonResultCodec,
@@ -25,16 +26,18 @@ import {
   type Reserva,
 } from '../domain/reserva';
 import type { WriteContext } from '../events/bodega-events';
-import type { ExistenciaStore } from './existencia-store';
-import { bloquearBodegas } from './ocupacion';
+import type { ExistenciaStore, NivelRow } from './existencia-store';
+import { bloquearBodegas, lecturasDeBodegas, plegarSiHaceFalta, type BodegaBloqueada } from './ocupacion';
 import {
   expirarRetencionesVencidas,
   lineaDe,
+  sentenciasTerminales,
   terminarReserva,
   type LineaFila,
   type RelojReservas,
 } from './reservas-en-niveles';
 import { sincronizarAlertasDisponible } from './alertas-disponible';
+import { enviarJuntas, type Sentencia } from './sentencias';
 
 /**
  * docs/contract.md §13. Every write is one transaction in the stock's lock order: warehouses, levels, the reservation,
@@ -96,6 +99,8 @@ export interface ReservaStoreDeps extends RelojReservas {
   limites: LimitesReserva;
   onCommitted?: () => void;
   idempotencyTtlSeconds: number;
+  /** The pool takes several statements in one query: a write's last statements go together (sentencias.ts). */
+  sentenciasJuntas?: boolean;
 }
 
 interface ReservaFila {
@@ -109,6 +114,40 @@ interface ReservaFila {
   comentario: string | null;
   fecha_creacion: Date;
   fecha_actualizacion: Date;
+}
+
+/** A row read with the database clock of its statement: `ahora` as a Date, `instante` as text to the microsecond. */
+interface ReservaFilaAhora extends ReservaFila {
+  ahora: Date;
+  instante: string;
+}
+
+/** The reservation's row and lines, locked, and what its write locked before them (bloquear). */
+interface ReservaBloqueada {
+  reserva: Reserva;
+  ahora: Date;
+  instante: string;
+  /** Its warehouses, held shared (conBodegas). */
+  bodegas: Map<number, BodegaBloqueada>;
+  /** Its levels' whole rows, as locked before any change. */
+  niveles: NivelRow[];
+}
+
+/** A level as a reservation's creation locks it. */
+interface NivelLeido {
+  bodega_id: number;
+  producto_id: number;
+  cantidad: number;
+  reservada: number;
+  alerta_sobre: string;
+}
+
+/** A reservation whose referencia is held by a due one, which must be recorded EXPIRADA first. */
+class ReferenciaVencida extends Error {
+  constructor(readonly reservaId: number) {
+    super(`reservation ${reservaId} is due and still holds its referencia`);
+    this.name = 'ReferenciaVencida';
+  }
 }
 
 const RESULTS = jsonResultCodec(['expiraEn', 'fechaCreacion', 'fechaActualizacion']);
@@ -134,21 +173,42 @@ export function createReservaStore(db: Knex, deps: ReservaStoreDeps): ReservaSto
     });
   }
 
+  const enviar = (trx: Knex.Transaction, sentencias: readonly Sentencia[]) =>
+    enviarJuntas(trx, sentencias, deps.sentenciasJuntas === true);
+
   async function ahora(conn: Knex | Knex.Transaction): Promise<Date> {
     const [rows] = (await conn.raw(`SELECT ${reloj} AS ahora`)) as [{ ahora: Date }[]];
     return rows[0]!.ahora;
   }
 
-  async function leer(conn: Knex | Knex.Transaction, id: number, { bloquear = false } = {}): Promise<Reserva> {
-    const [rows] = (await conn.raw(
-      `SELECT ${COLUMNAS} FROM reservas r WHERE r.id = ?${bloquear ? ' FOR UPDATE' : ''}`,
-      [id],
-    )) as [ReservaFila[]];
-    const r = rows[0];
-    if (!r) throw NotFoundError.campos([{ campo: 'id', mensaje: `no existe la reserva ${id}` }]);
+  const sqlDeFila = (id: number, bloquear: boolean) => ({
+    sql:
+      `SELECT ${COLUMNAS}, ${reloj} AS ahora, DATE_FORMAT(${reloj}, '%Y-%m-%d %H:%i:%s.%f') AS instante ` +
+      `FROM reservas r WHERE r.id = ?${bloquear ? ' FOR UPDATE' : ''}`,
+    bindings: [id],
+  });
+
+  /**
+   * The row, with the clock of its statement (one statement: the state and "now" agree), and
+   * its lines. In a write, locking reads: what the rows are now, not the transaction's first snapshot.
+   */
+  async function leerFila(
+    conn: Knex | Knex.Transaction,
+    id: number,
+    { bloquear = false, lineas = true } = {},
+  ): Promise<{ fila: ReservaFilaAhora; lineas: LineaFila[] }> {
+    const { sql, bindings } = sqlDeFila(id, bloquear);
+    const [rows] = (await conn.raw(sql, bindings)) as [ReservaFilaAhora[]];
+    const fila = rows[0];
+    if (!fila) throw NotFoundError.campos([{ campo: 'id', mensaje: `no existe la reserva ${id}` }]);
+    if (!lineas) return { fila, lineas: [] };
     const q = conn<LineaFila>('reserva_lineas').where({ reserva_id: id }).orderBy('id');
-    // In a write, locking reads: what the rows are now, not the transaction's first snapshot.
-    return aReserva(r, await (bloquear ? q.forUpdate() : q));
+    return { fila, lineas: await (bloquear ? q.forUpdate() : q) };
+  }
+
+  async function leer(conn: Knex | Knex.Transaction, id: number, { bloquear = false } = {}): Promise<Reserva> {
+    const { fila, lineas } = await leerFila(conn, id, { bloquear });
+    return aReserva(fila, lineas);
   }
 
   function aReserva(r: ReservaFila, lineas: LineaFila[]): Reserva {
@@ -168,26 +228,54 @@ export function createReservaStore(db: Knex, deps: ReservaStoreDeps): ReservaSto
     };
   }
 
-  /** Locks the reservation's levels (its warehouses shared first when it will write lines) and then its row. */
-  async function bloquear(trx: Knex.Transaction, id: number, { conBodegas = false } = {}): Promise<Reserva> {
+  /**
+   * Locks the reservation's levels (its warehouses shared first when it will write lines) and then its row and
+   * lines. The reservation answered keeps its lines' `retenida` as recorded, whatever its state.
+   */
+  async function bloquear(trx: Knex.Transaction, id: number, { conBodegas = false } = {}): Promise<ReservaBloqueada> {
+    // Which levels a reservation has never changes after its creation: a plain read says which to lock.
     const pares = await trx('reserva_lineas')
       .where({ reserva_id: id })
       .select<{ bodega_id: number; producto_id: number }[]>('bodega_id', 'producto_id');
-    if (conBodegas && pares.length > 0)
-      await bloquearBodegas(trx, new Map(pares.map((p) => [p.bodega_id, 'compartido' as const])));
-    if (pares.length > 0) {
-      await trx('existencias')
-        .whereIn(
-          ['bodega_id', 'producto_id'],
-          pares.map((p) => [p.bodega_id, p.producto_id]),
-        )
-        .orderBy('id')
-        .forUpdate()
-        .select('id');
+    const bloqueos = new Map(conBodegas ? pares.map((p) => [p.bodega_id, 'compartido' as const]) : []);
+    // Whole rows: a consumption's exit writes these levels without reading them again (issue 24).
+    const nivelesQ = trx<NivelRow>('existencias')
+      .whereIn(
+        ['bodega_id', 'producto_id'],
+        pares.map((p) => [p.bodega_id, p.producto_id]),
+      )
+      .orderBy('id')
+      .forUpdate();
+    if (deps.sentenciasJuntas && pares.length > 0) {
+      // The same locking reads in the same order, in one query (issue 24).
+      const lecturas = bloqueos.size > 0 ? lecturasDeBodegas(trx, bloqueos) : [];
+      const filaQ = sqlDeFila(id, true);
+      const partes = [
+        ...lecturas.map((l) => l.consulta.toSQL().toNative()),
+        nivelesQ.toSQL().toNative(),
+        { sql: filaQ.sql, bindings: filaQ.bindings },
+        trx('reserva_lineas').where({ reserva_id: id }).orderBy('id').forUpdate().toSQL().toNative(),
+      ];
+      const [resultados] = (await trx.raw(
+        partes.map((p) => p.sql).join(';\n'),
+        partes.flatMap((p) => p.bindings as Knex.RawBinding[]),
+      )) as [unknown[][]];
+      const n = lecturas.length;
+      const bodegas = await plegarSiHaceFalta(
+        trx,
+        lecturas.flatMap((l, i) => l.leidas(resultados[i] as Parameters<typeof l.leidas>[0])),
+      );
+      const fila = (resultados[n + 1] as ReservaFilaAhora[])[0];
+      if (!fila) throw NotFoundError.campos([{ campo: 'id', mensaje: `no existe la reserva ${id}` }]);
+      const lineas = resultados[n + 2] as LineaFila[];
+      const reserva = { ...aReserva(fila, lineas), lineas: lineas.map(lineaDe) };
+      return { reserva, ahora: fila.ahora, instante: fila.instante, bodegas, niveles: resultados[n] as NivelRow[] };
     }
-    const reserva = await leer(trx, id, { bloquear: true });
-    const lineas = await trx('reserva_lineas').where({ reserva_id: id }).orderBy('id').forUpdate();
-    return { ...reserva, lineas: lineas.map(lineaDe) };
+    const bodegas = bloqueos.size > 0 ? await bloquearBodegas(trx, bloqueos) : new Map<number, BodegaBloqueada>();
+    const niveles = pares.length > 0 ? await nivelesQ : [];
+    const { fila, lineas } = await leerFila(trx, id, { bloquear: true });
+    const reserva = { ...aReserva(fila, lineas), lineas: lineas.map(lineaDe) };
+    return { reserva, ahora: fila.ahora, instante: fila.instante, bodegas, niveles };
   }
 
   function requireVersion(reserva: Reserva, expected: number | undefined): void {
@@ -200,8 +288,7 @@ export function createReservaStore(db: Knex, deps: ReservaStoreDeps): ReservaSto
     at: await ahora(trx),
   });
 
-  async function evento(
-    trx: Knex.Transaction,
+  function evento(
     tipo: 'ReservaCreada' | 'ReservaConsumida',
     reserva: Reserva,
     ctx: WriteContext,
@@ -216,21 +303,13 @@ export function createReservaStore(db: Knex, deps: ReservaStoreDeps): ReservaSto
       lineas: reserva.lineas,
       ...(operacionId !== undefined ? { operacionId } : {}),
     };
-    await enqueueEvents(trx, [deps.events.evento(tipo, data, ctx)]);
-  }
-
-  /** A due reservation of the referencia is recorded EXPIRADA first, so it does not block a new one. */
-  async function expirarReferencia(referencia: string): Promise<void> {
-    const [rows] = (await withDbErrors(() =>
-      db.raw(`SELECT id FROM reservas WHERE referencia_activa = ? AND expira_en <= ${reloj}`, [referencia]),
-    )) as [{ id: number | string }[]];
-    if (rows[0]) await expirar(Number(rows[0].id));
+    return deps.events.evento(tipo, data, ctx);
   }
 
   /** One due reservation: EXPIRADA with its event, unless something else ended or extended it first. */
   async function expirar(id: number): Promise<boolean> {
     return write(SISTEMA, async (trx) => {
-      const r = await bloquear(trx, id);
+      const { reserva: r } = await bloquear(trx, id);
       // estado_actual EXPIRADA with estado ACTIVA: due and not yet recorded.
       const [rows] = (await trx.raw(`SELECT estado FROM reservas WHERE id = ? FOR UPDATE`, [id])) as [
         { estado: EstadoReserva }[],
@@ -241,85 +320,150 @@ export function createReservaStore(db: Knex, deps: ReservaStoreDeps): ReservaSto
     });
   }
 
+  function crearUna(nueva: NuevaReserva, caller: CallContext): Promise<Reserva> {
+    return write(caller, async (trx) => {
+      const lineas = agregarLineas(nueva.lineas);
+      const ids = [...new Set(lineas.map((l) => l.bodegaId))];
+      const pares = lineas.map((l) => [l.bodegaId, l.productoId] as const);
+      // Holds move no units: the warehouses are held shared, for the lock order and to see them exist.
+      const bloqueos = new Map(ids.map((id) => [id, 'compartido' as const]));
+      const nivelesQ = trx('existencias')
+        .whereIn(
+          ['bodega_id', 'producto_id'],
+          pares.map((p) => [...p]),
+        )
+        .orderBy('id')
+        .forUpdate()
+        .select<NivelLeido[]>('bodega_id', 'producto_id', 'cantidad', 'reservada', 'alerta_sobre');
+      let bodegas: Map<number, BodegaBloqueada>;
+      let niveles: NivelLeido[];
+      if (deps.sentenciasJuntas) {
+        // Both locking reads, in this order, in one query (issue 24).
+        const lecturas = lecturasDeBodegas(trx, bloqueos);
+        const partes = [...lecturas.map((l) => l.consulta), nivelesQ].map((q) => q.toSQL().toNative());
+        const [resultados] = (await trx.raw(
+          partes.map((p) => p.sql).join(';\n'),
+          partes.flatMap((p) => p.bindings as Knex.RawBinding[]),
+        )) as [unknown[][]];
+        bodegas = await plegarSiHaceFalta(
+          trx,
+          lecturas.flatMap((l, i) => l.leidas(resultados[i] as Parameters<typeof l.leidas>[0])),
+        );
+        niveles = resultados[lecturas.length] as NivelLeido[];
+      } else {
+        bodegas = await bloquearBodegas(trx, bloqueos);
+        niveles = await nivelesQ;
+      }
+      const faltan = nueva.lineas.flatMap((l, i) =>
+        bodegas.has(l.bodegaId)
+          ? []
+          : [{ campo: `lineas[${i}].bodegaId`, mensaje: `no existe la bodega ${l.bodegaId}` }],
+      );
+      if (faltan.length > 0) throw NotFoundError.campos(faltan);
+      const marcada = [...bodegas.values()].find((b) => b.eliminando);
+      if (marcada) throw bodegaEliminandose(marcada.id);
+      // A level that holds nothing (reservada is the sum of its lines' holds) has no due hold to end.
+      const liberadas = await expirarRetencionesVencidas(
+        trx,
+        reloj,
+        niveles.filter((n) => n.reservada > 0).map((n) => [n.bodega_id, n.producto_id] as const),
+      );
+      const porNivel = new Map(niveles.map((n) => [clave(n.bodega_id, n.producto_id), n]));
+      const faltantes: Faltante[] = [];
+      for (const l of lineas) {
+        const k = clave(l.bodegaId, l.productoId);
+        const n = porNivel.get(k);
+        const disponible = n ? n.cantidad - (n.reservada - (liberadas.get(k) ?? 0)) : 0;
+        if (disponible < l.cantidad)
+          faltantes.push({ bodegaId: l.bodegaId, productoId: l.productoId, solicitado: l.cantidad, disponible });
+      }
+      if (faltantes.length > 0) throw reservaInsuficiente(faltantes);
+      let id: number;
+      try {
+        const [res] = (await trx.raw(
+          `INSERT INTO reservas (referencia, estado, expira_en, version, usuario, comentario, fecha_creacion, ` +
+            `fecha_actualizacion)
+               VALUES (?, 'ACTIVA', ${reloj} + INTERVAL ? SECOND, 1, ?, ?, ${reloj}, ${reloj})`,
+          [nueva.referencia, nueva.ttlSegundos, caller.usuario, nueva.comentario],
+        )) as [{ insertId: number }];
+        id = Number(res.insertId);
+      } catch (err) {
+        if (!isDuplicateEntry(err)) throw err;
+        const [otras] = (await trx.raw(
+          `SELECT id, expira_en <= ${reloj} AS vencida FROM reservas WHERE referencia_activa = ? LOCK IN SHARE MODE`,
+          [nueva.referencia],
+        )) as [{ id: number | string; vencida: number }[]];
+        const otra = otras[0];
+        if (otra && Number(otra.vencida) === 1) throw new ReferenciaVencida(Number(otra.id));
+        throw reservaActivaExistente(nueva.referencia, Number(otra?.id ?? 0));
+      }
+      // The holds on the levels, then the lines (whose first id the INSERT answers), in one round trip when the
+      // pool allows.
+      let primeraLinea = 0;
+      await enviar(trx, [
+        ...lineas.map((l) => ({
+          sentencia: trx('existencias')
+            .where({ bodega_id: l.bodegaId, producto_id: l.productoId })
+            .increment('reservada', l.cantidad),
+        })),
+        {
+          sentencia: trx('reserva_lineas').insert(
+            lineas.map((l) => ({
+              reserva_id: id,
+              bodega_id: l.bodegaId,
+              producto_id: l.productoId,
+              cantidad: l.cantidad,
+              consumida: 0,
+              retenida: l.cantidad,
+            })),
+          ),
+          comprobar: (_filas: number, insertId: number) => (primeraLinea = insertId),
+        },
+      ]);
+      // One line: its id is the insert's and the rest is what was written. Several: read back.
+      const { fila, lineas: filas } = await leerFila(trx, id, { lineas: lineas.length > 1 });
+      const escritas: LineaFila[] =
+        lineas.length > 1
+          ? filas
+          : lineas.map((l) => ({
+              id: primeraLinea,
+              reserva_id: id,
+              bodega_id: l.bodegaId,
+              producto_id: l.productoId,
+              cantidad: l.cantidad,
+              consumida: 0,
+              retenida: l.cantidad,
+            }));
+      const reserva = aReserva(fila, escritas);
+      const ctx: WriteContext = { ...caller, at: fila.ahora };
+      // A hold lowers `disponible`: a threshold watching it may be reached (§13.9); only such levels are read.
+      const vigilan = niveles
+        .filter((n) => n.alerta_sobre !== 'CANTIDAD')
+        .map((n) => [n.bodega_id, n.producto_id] as const);
+      await sincronizarAlertasDisponible(trx, deps.umbrales, vigilan, ctx, null);
+      await enqueueEvents(trx, [evento('ReservaCreada', reserva, ctx)]);
+      return reserva;
+    });
+  }
+
   return {
     async crear(nueva, caller) {
-      await expirarReferencia(nueva.referencia);
-      return write(caller, async (trx) => {
-        const lineas = agregarLineas(nueva.lineas);
-        const ids = [...new Set(lineas.map((l) => l.bodegaId))];
-        // Holds move no units: the warehouses are held shared, for the lock order and to see them exist.
-        const bodegas = await bloquearBodegas(trx, new Map(ids.map((id) => [id, 'compartido' as const])));
-        const faltan = nueva.lineas.flatMap((l, i) =>
-          bodegas.has(l.bodegaId)
-            ? []
-            : [{ campo: `lineas[${i}].bodegaId`, mensaje: `no existe la bodega ${l.bodegaId}` }],
-        );
-        if (faltan.length > 0) throw NotFoundError.campos(faltan);
-        const marcada = [...bodegas.values()].find((b) => b.eliminando);
-        if (marcada) throw bodegaEliminandose(marcada.id);
-        const pares = lineas.map((l) => [l.bodegaId, l.productoId] as const);
-        const niveles = await trx('existencias')
-          .whereIn(
-            ['bodega_id', 'producto_id'],
-            pares.map((p) => [...p]),
-          )
-          .orderBy('id')
-          .forUpdate()
-          .select<{ bodega_id: number; producto_id: number; cantidad: number; reservada: number }[]>(
-            'bodega_id',
-            'producto_id',
-            'cantidad',
-            'reservada',
-          );
-        const liberadas = await expirarRetencionesVencidas(trx, reloj, pares);
-        const porNivel = new Map(niveles.map((n) => [clave(n.bodega_id, n.producto_id), n]));
-        const faltantes: Faltante[] = [];
-        for (const l of lineas) {
-          const k = clave(l.bodegaId, l.productoId);
-          const n = porNivel.get(k);
-          const disponible = n ? n.cantidad - (n.reservada - (liberadas.get(k) ?? 0)) : 0;
-          if (disponible < l.cantidad)
-            faltantes.push({ bodegaId: l.bodegaId, productoId: l.productoId, solicitado: l.cantidad, disponible });
-        }
-        if (faltantes.length > 0) throw reservaInsuficiente(faltantes);
-        let id: number;
-        try {
-          const [res] = (await trx.raw(
-            `INSERT INTO reservas (referencia, estado, expira_en, version, usuario, comentario, fecha_creacion, ` +
-              `fecha_actualizacion)
-                 VALUES (?, 'ACTIVA', ${reloj} + INTERVAL ? SECOND, 1, ?, ?, ${reloj}, ${reloj})`,
-            [nueva.referencia, nueva.ttlSegundos, caller.usuario, nueva.comentario],
-          )) as [{ insertId: number }];
-          id = Number(res.insertId);
-        } catch (err) {
-          if (!isDuplicateEntry(err)) throw err;
-          const otra = await trx('reservas')
-            .where({ referencia_activa: nueva.referencia })
-            .forShare()
-            .first<{ id: number | string } | undefined>('id');
-          throw reservaActivaExistente(nueva.referencia, Number(otra?.id ?? 0));
-        }
-        await trx('reserva_lineas').insert(
-          lineas.map((l) => ({
-            reserva_id: id,
-            bodega_id: l.bodegaId,
-            producto_id: l.productoId,
-            cantidad: l.cantidad,
-            consumida: 0,
-            retenida: l.cantidad,
-          })),
-        );
-        for (const l of lineas)
-          await trx('existencias')
-            .where({ bodega_id: l.bodegaId, producto_id: l.productoId })
-            .increment('reservada', l.cantidad);
-        const reserva = await leer(trx, id, { bloquear: true });
-        const ctx = await ctxDe(trx, caller);
-        // A hold lowers `disponible`: a threshold watching it may be reached (§13.9).
-        await sincronizarAlertasDisponible(trx, deps.umbrales, pares, ctx, null);
-        await evento(trx, 'ReservaCreada', reserva, ctx);
-        return reserva;
-      });
+      try {
+        return await crearUna(nueva, caller);
+      } catch (err) {
+        if (!(err instanceof ReferenciaVencida)) throw err;
+        // A due reservation of the referencia is recorded EXPIRADA first, so it does not block the new one. Looked
+        // for only when the referencia is taken (issue 24: no read ahead of every reservation).
+        await expirar(err.reservaId);
+      }
+      try {
+        return await crearUna(nueva, caller);
+      } catch (err) {
+        // Taken again, by one that fell due meanwhile: the referencia's reservation is still active as far as
+        // this request goes.
+        if (err instanceof ReferenciaVencida) throw reservaActivaExistente(nueva.referencia, err.reservaId);
+        throw err;
+      }
     },
 
     get: (id) => withDbErrors(() => leer(db, id)),
@@ -377,7 +521,8 @@ export function createReservaStore(db: Knex, deps: ReservaStoreDeps): ReservaSto
 
     consumir(id, consumo, caller, opts) {
       return write(caller, async (trx) => {
-        const reserva = await bloquear(trx, id, { conBodegas: true });
+        const bloqueada = await bloquear(trx, id, { conBodegas: true });
+        const { reserva } = bloqueada;
         requireVersion(reserva, opts.expectedVersion);
         // From the exact instant of expiry, swept or not (the state is read at the clock, under the row's lock).
         if (reserva.estado !== 'ACTIVA') throw reservaNoActiva(id, reserva.estado);
@@ -398,17 +543,39 @@ export function createReservaStore(db: Knex, deps: ReservaStoreDeps): ReservaSto
         const tomar = reserva.lineas
           .filter((l) => (pedidas.get(l.id) ?? 0) > 0)
           .map((l) => ({ linea: l, cantidad: pedidas.get(l.id)! }));
-        const ctx = await ctxDe(trx, caller);
+        // One instant for the whole write, the one its state was judged at (issue 24: no read of the clock of its
+        // own): its consumptions are dated before the expiry that instant was before.
+        const ctx: WriteContext = { ...caller, at: bloqueada.ahora };
+        const { instante } = bloqueada;
         let operacionId: number | null = null;
+        // What this write leaves in the database, which it answers without reading it back (issue 24).
+        const tomadas = new Map(tomar.map(({ linea, cantidad }) => [linea.id, cantidad]));
+        const lineasDespues = reserva.lineas.map((l) => {
+          const cantidad = tomadas.get(l.id) ?? 0;
+          return { ...l, retenida: l.retenida - cantidad, consumida: l.consumida + cantidad };
+        });
+        const ultimas: Sentencia[] = [];
         if (tomar.length > 0) {
           // The hold goes first, so the exit finds the units it takes no longer held.
+          await enviar(
+            trx,
+            tomar.flatMap(({ linea, cantidad }) => [
+              {
+                sentencia: trx('reserva_lineas')
+                  .where({ id: linea.id })
+                  .update({ retenida: linea.retenida - cantidad, consumida: linea.consumida + cantidad }),
+              },
+              {
+                sentencia: trx('existencias')
+                  .where({ bodega_id: linea.bodegaId, producto_id: linea.productoId })
+                  .decrement('reservada', cantidad),
+              },
+            ]),
+          );
+          const bajadas = new Map<string, number>();
           for (const { linea, cantidad } of tomar) {
-            await trx('reserva_lineas')
-              .where({ id: linea.id })
-              .update({ retenida: linea.retenida - cantidad, consumida: linea.consumida + cantidad });
-            await trx('existencias')
-              .where({ bodega_id: linea.bodegaId, producto_id: linea.productoId })
-              .decrement('reservada', cantidad);
+            const k = clave(linea.bodegaId, linea.productoId);
+            bajadas.set(k, (bajadas.get(k) ?? 0) + cantidad);
           }
           const operacion = await deps.existencias.salidaDeReserva(
             trx,
@@ -416,32 +583,66 @@ export function createReservaStore(db: Knex, deps: ReservaStoreDeps): ReservaSto
             caller,
             tomar.map(({ linea, cantidad }) => ({ bodegaId: linea.bodegaId, productoId: linea.productoId, cantidad })),
             consumo.comentario ?? `consumo de la reserva ${id} (${reserva.referencia})`,
+            {
+              bodegas: bloqueada.bodegas,
+              // The levels as this write left them: their holds lowered by what it consumes.
+              niveles: bloqueada.niveles.map((n) => ({
+                ...n,
+                reservada:
+                  n.reservada === undefined
+                    ? undefined
+                    : n.reservada - (bajadas.get(clave(n.bodega_id, n.producto_id)) ?? 0),
+              })),
+            },
           );
           operacionId = operacion.id;
-          await trx.raw(
-            `INSERT INTO reserva_consumos (reserva_id, linea_id, operacion_id, cantidad, fecha) ` +
-              `VALUES ${tomar.map(() => `(?, ?, ?, ?, ${reloj})`).join(', ')}`,
-            tomar.flatMap(({ linea, cantidad }) => [id, linea.id, operacion.id, cantidad]),
-          );
+          ultimas.push({
+            sentencia: trx('reserva_consumos').insert(
+              tomar.map(({ linea, cantidad }) => ({
+                reserva_id: id,
+                linea_id: linea.id,
+                operacion_id: operacion.id,
+                cantidad,
+                fecha: instante,
+              })),
+            ),
+          });
         }
-        const quedan = await trx('reserva_lineas')
-          .where({ reserva_id: id })
-          .sum<{ s: number | string | null }[]>({ s: 'retenida' });
-        if (Number(quedan[0]?.s ?? 0) === 0 || consumo.liberarResto) {
-          // Whole, or the rest let go: the one terminal transition, announced by this consumption's event.
-          await terminarReserva(trx, deps, id, 'CONSUMIDA', ctx, null);
+        const quedan = lineasDespues.reduce((s, l) => s + l.retenida, 0);
+        const termina = quedan === 0 || consumo.liberarResto;
+        if (termina && quedan > 0) {
+          // The rest let go: the one terminal transition lets go of the holds left and judges their alerts.
+          await enviar(trx, ultimas.splice(0));
+          await terminarReserva(trx, deps, id, 'CONSUMIDA', ctx, null, instante);
+        } else if (termina) {
+          // Whole: nothing is held any more, so the transition moves no hold and no alert (the exit judged them).
+          ultimas.push(...sentenciasTerminales(trx, deps, id, 'CONSUMIDA', instante));
         } else {
-          await trx.raw(`UPDATE reservas SET version = version + 1, fecha_actualizacion = ${reloj} WHERE id = ?`, [id]);
+          ultimas.push({
+            sentencia: trx('reservas')
+              .where({ id })
+              .update({ version: trx.raw('version + 1'), fecha_actualizacion: instante }),
+          });
         }
-        const despues = await leer(trx, id, { bloquear: true });
-        await evento(trx, 'ReservaConsumida', despues, ctx, operacionId ?? undefined);
+        const despues: Reserva = {
+          ...reserva,
+          estado: termina ? 'CONSUMIDA' : 'ACTIVA',
+          version: reserva.version + 1,
+          fechaActualizacion: bloqueada.ahora,
+          // An ended hold holds nothing.
+          lineas: lineasDespues.map((l) => (termina ? { ...l, retenida: 0 } : l)),
+        };
+        // This consumption's event announces it, and the terminal transition when there is one.
+        const enCola = outboxInsert(trx, [evento('ReservaConsumida', despues, ctx, operacionId ?? undefined)]);
+        if (enCola) ultimas.push({ sentencia: enCola });
+        await enviar(trx, ultimas);
         return { reserva: despues, operacionId };
       });
     },
 
     liberar(id, caller, opts) {
       return write(caller, async (trx) => {
-        const reserva = await bloquear(trx, id);
+        const { reserva } = await bloquear(trx, id);
         // A repeat answers the current state without a second event.
         if (reserva.estado === 'LIBERADA') return leer(trx, id, { bloquear: true });
         if (reserva.estado !== 'ACTIVA') throw reservaNoActiva(id, reserva.estado);

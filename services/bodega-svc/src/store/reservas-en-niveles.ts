@@ -5,6 +5,7 @@ import type { WriteContext } from '../events/bodega-events';
 import type { ExistenciaEvents } from '../events/existencia-events';
 import type { ReservaEvents } from '../events/reserva-events';
 import { sincronizarAlertasDisponible } from './alertas-disponible';
+import { enviarJuntas, type Sentencia } from './sentencias';
 
 /**
  * The holds' side of every stock write (docs/decisions.md, "Reservations with an exact expiry").
@@ -90,6 +91,29 @@ export const lineaDe = (l: LineaFila): LineaReserva => ({
 });
 
 /**
+ * The statements that record a reservation's terminal state (the row and reserva_terminales, whose
+ * primary key lets it happen once), not sent. `instante`: the write's instant as the database
+ * clock gave it (text, to the microsecond), when the caller read it; else the clock at each statement.
+ */
+export function sentenciasTerminales(
+  trx: Knex.Transaction,
+  deps: RelojReservas,
+  reservaId: number,
+  estado: Exclude<EstadoReserva, 'ACTIVA'>,
+  instante?: string,
+): Sentencia[] {
+  const fecha = instante ?? trx.raw(deps.reloj);
+  return [
+    {
+      sentencia: trx('reservas')
+        .where({ id: reservaId })
+        .update({ estado, version: trx.raw('version + 1'), fecha_actualizacion: fecha }),
+    },
+    { sentencia: trx('reserva_terminales').insert({ reserva_id: reservaId, estado, fecha }) },
+  ];
+}
+
+/**
  * The reservation's one terminal transition, its levels and its row locked by the caller: every
  * line lets go of what it holds, the state is recorded once (reserva_terminales' primary key),
  * and, unless the caller emits its own, one event. Answers the lines as they end.
@@ -101,6 +125,7 @@ export async function terminarReserva(
   estado: Exclude<EstadoReserva, 'ACTIVA'>,
   ctx: WriteContext,
   evento: { faltante?: { bodegaId: number; productoId: number; unidades: number }[] } | null = {},
+  instante?: string,
 ): Promise<LineaReserva[]> {
   const lineas = await trx<LineaFila>('reserva_lineas').where({ reserva_id: reservaId }).orderBy('id').forUpdate();
   for (const l of lineas) {
@@ -110,14 +135,7 @@ export async function terminarReserva(
         .decrement('reservada', l.retenida);
   }
   await trx('reserva_lineas').where({ reserva_id: reservaId }).andWhere('retenida', '>', 0).update({ retenida: 0 });
-  await trx.raw(
-    `UPDATE reservas SET estado = ?, version = version + 1, fecha_actualizacion = ${deps.reloj} WHERE id = ?`,
-    [estado, reservaId],
-  );
-  await trx.raw(`INSERT INTO reserva_terminales (reserva_id, estado, fecha) VALUES (?, ?, ${deps.reloj})`, [
-    reservaId,
-    estado,
-  ]);
+  await enviarJuntas(trx, sentenciasTerminales(trx, deps, reservaId, estado, instante), false);
   const finales = lineas.map((l) => lineaDe({ ...l, retenida: 0 }));
   await sincronizarAlertasDisponible(
     trx,

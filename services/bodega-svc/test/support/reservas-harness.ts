@@ -36,21 +36,28 @@ export const USUARIO: CallContext = { usuario: 'prueba' };
 const opts = { namespace: 'test', subjectPrefix: 'test' };
 const reloj = { reloj: RELOJ_PRUEBA, events: createReservaEvents(opts), umbrales: createExistenciaEvents(opts) };
 
+/** The pool as bodega-svc opens it (app.ts): REPEATABLE READ sessions that take several statements in one query. */
+const POOL = { acquireTimeoutMs: 60_000, transactionIsolation: 'REPEATABLE READ', multipleStatements: true } as const;
+
 export async function startReservasHarness(label: string, poolMax = 20): Promise<ReservasHarness> {
   const testDb: TestDatabase = await createTestDatabase(label);
-  const db = createDb(testDb.url, { poolMax, acquireTimeoutMs: 60_000 });
+  const db = createDb(testDb.url, { poolMax, ...POOL });
   const storesOn = (conn: Knex) => {
+    // The stores as app.ts builds them: the writes the service sends, in the round trips it sends them.
     const existencias = createExistenciaStore(conn, {
       events: createExistenciaEvents(opts),
       productos: { isLive: () => Promise.resolve(true) },
       idempotencyTtlSeconds: 3600,
       reservas: reloj,
+      sesionRepeatableRead: true,
+      sentenciasJuntas: true,
     });
     const reservas = createReservaStore(conn, {
       ...reloj,
       existencias,
       limites: LIMITES_RESERVA,
       idempotencyTtlSeconds: 3600,
+      sentenciasJuntas: true,
     });
     return { existencias, reservas };
   };
@@ -72,7 +79,7 @@ export async function startReservasHarness(label: string, poolMax = 20): Promise
       await db.raw('UPDATE reloj_prueba SET ahora = ahora + INTERVAL ? MICROSECOND WHERE id = 1', [micros]);
     },
     replica() {
-      const otra = createDb(testDb.url, { poolMax, acquireTimeoutMs: 60_000 });
+      const otra = createDb(testDb.url, { poolMax, ...POOL });
       return { ...storesOn(otra), close: () => otra.destroy() };
     },
     async close() {

@@ -55,35 +55,60 @@ function toRegistro(row: RegistroRow): Registro {
 
 /** Appends one row in the caller's transaction; false (nothing written) when its event id is already there. */
 export async function anexar(trx: Knex.Transaction, hecho: Hecho): Promise<boolean> {
+  const [escrito] = await anexarVarios(trx, [hecho]);
+  return escrito!;
+}
+
+/**
+ * Appends rows in order in the caller's transaction, chained one after the other under one lock of the head: four
+ * statements whatever their number. Each answer is false (nothing written) when its event id was already there, or
+ * earlier in `hechos`.
+ */
+export async function anexarVarios(trx: Knex.Transaction, hechos: readonly Hecho[]): Promise<boolean[]> {
+  if (hechos.length === 0) return [];
   const [[cabeza]] = (await trx.raw('SELECT seq, hash FROM auditoria_cabeza WHERE id = 1 FOR UPDATE')) as [
     { seq: number | string; hash: Buffer }[],
   ];
   if (!cabeza) throw new Error('auditoria_cabeza has no row: migrations not applied');
-  const [existing] = (await trx.raw('SELECT 1 FROM auditoria WHERE evento_id = ?', [hecho.eventoId])) as [unknown[]];
-  if (existing.length > 0) return false;
-  const seq = Number(cabeza.seq) + 1;
-  // The stored instant is what the hash covers: whole milliseconds, as DATETIME(3) keeps them.
-  const row: Hecho = { ...hecho, ocurridoEn: new Date(Math.floor(hecho.ocurridoEn.getTime())) };
-  const hashAnterior = Buffer.from(cabeza.hash);
-  const hash = encadenar(seq, hashAnterior, row);
-  await trx('auditoria').insert({
-    seq,
-    evento_id: row.eventoId,
-    accion: row.accion,
-    recurso: row.recurso,
-    principal_id: row.principalId,
-    usuario: row.usuario,
-    metodo_auth: row.metodoAuth,
-    token_id: row.tokenId,
-    request_id: row.requestId,
-    direccion: row.direccion,
-    datos: row.datos,
-    ocurrido_en: row.ocurridoEn,
-    hash_anterior: hashAnterior,
-    hash,
+  const ids = [...new Set(hechos.map((h) => h.eventoId))];
+  const [existentes] = (await trx.raw(
+    `SELECT evento_id FROM auditoria WHERE evento_id IN (${ids.map(() => '?').join(', ')})`,
+    ids,
+  )) as [{ evento_id: string }[]];
+  const vistos = new Set(existentes.map((e) => e.evento_id));
+  let seq = Number(cabeza.seq);
+  let hashAnterior: Buffer = Buffer.from(cabeza.hash);
+  const filas: Record<string, unknown>[] = [];
+  const escritos = hechos.map((hecho) => {
+    if (vistos.has(hecho.eventoId)) return false;
+    vistos.add(hecho.eventoId);
+    seq += 1;
+    // The stored instant is what the hash covers: whole milliseconds, as DATETIME(3) keeps them.
+    const row: Hecho = { ...hecho, ocurridoEn: new Date(Math.floor(hecho.ocurridoEn.getTime())) };
+    const hash = encadenar(seq, hashAnterior, row);
+    filas.push({
+      seq,
+      evento_id: row.eventoId,
+      accion: row.accion,
+      recurso: row.recurso,
+      principal_id: row.principalId,
+      usuario: row.usuario,
+      metodo_auth: row.metodoAuth,
+      token_id: row.tokenId,
+      request_id: row.requestId,
+      direccion: row.direccion,
+      datos: row.datos,
+      ocurrido_en: row.ocurridoEn,
+      hash_anterior: hashAnterior,
+      hash,
+    });
+    hashAnterior = hash;
+    return true;
   });
-  await trx.raw('UPDATE auditoria_cabeza SET seq = ?, hash = ? WHERE id = 1', [seq, hash]);
-  return true;
+  if (filas.length === 0) return escritos;
+  await trx('auditoria').insert(filas);
+  await trx.raw('UPDATE auditoria_cabeza SET seq = ?, hash = ? WHERE id = 1', [seq, hashAnterior]);
+  return escritos;
 }
 
 export interface AuditoriaFiltro {
@@ -106,6 +131,8 @@ export interface Verificacion {
 export interface AuditoriaStore {
   /** Appends in a transaction of its own; false when the event id was already written (a redelivery). */
   anexar(hecho: Hecho): Promise<boolean>;
+  /** anexar of several, in order, in one transaction of their own (one commit for all of them). */
+  anexarVarios(hechos: readonly Hecho[]): Promise<boolean[]>;
   listar(filtro: AuditoriaFiltro): Promise<{ registros: Registro[]; hasMore: boolean }>;
   /** Recomputes the chain, in batches, and compares it with `ancla` (the last anchor published), if any. */
   verificar(ancla: { seq: number; hash: string } | undefined): Promise<Verificacion>;
@@ -124,6 +151,7 @@ const VERIFY_BATCH = 1000;
 export function createAuditoriaStore(db: Knex, deps: { onCommitted?: () => void }): AuditoriaStore {
   return {
     anexar: (hecho) => writeTransaction(db, (trx) => anexar(trx, hecho)),
+    anexarVarios: (hechos) => writeTransaction(db, (trx) => anexarVarios(trx, hechos)),
 
     async listar(filtro) {
       const rows = await withDbErrors(() => {

@@ -4,6 +4,7 @@ import {
   enqueueEvent,
   enqueueEvents,
   executePrepared,
+  outboxInsert,
   jsonBytes,
   jsonResultCodec,
   NotFoundError,
@@ -15,6 +16,7 @@ import {
   withDbErrors,
   writeTransaction,
   type Knex,
+  type OutboxEvent,
 } from '@inventario/platform';
 import type { ProductoQuery } from '../domain/listing';
 import {
@@ -85,6 +87,11 @@ export interface ProductoStoreDeps {
   events: ProductoEvents;
   idempotencyTtlSeconds: number;
   onCommitted?: () => void;
+  /**
+   * The pool takes several statements in one query (createDb's multipleStatements): a create sends its
+   * warehouse check and its outbox row in one round trip (issue 23). Without it, one by one.
+   */
+  sentenciasJuntas?: boolean;
 }
 
 const TABLE = 'productos';
@@ -288,6 +295,35 @@ export function createProductoStore(db: Knex, deps: ProductoStoreDeps): Producto
     if (row) throw bodegaEliminadaError(bodegaId);
   }
 
+  /**
+   * refuseBodegaEliminada, then the outbox row: with sentenciasJuntas both in one round trip. The row
+   * is written before the check answers; a refusal throws, and the transaction (row included) rolls back.
+   */
+  async function refuseBodegaEliminadaYEncolar(
+    trx: Knex.Transaction,
+    bodegaId: number | null | undefined,
+    event: OutboxEvent,
+  ): Promise<void> {
+    if (bodegaId === null || bodegaId === undefined || !deps.sentenciasJuntas) {
+      await refuseBodegaEliminada(trx, bodegaId);
+      await enqueueEvent(trx, event);
+      return;
+    }
+    const check = trx(BODEGAS_ELIMINADAS)
+      .select('bodega_id')
+      .where({ bodega_id: bodegaId })
+      .limit(1)
+      .forShare()
+      .toSQL()
+      .toNative();
+    const insert = outboxInsert(trx, [event])!.toSQL().toNative();
+    const [[eliminada]] = (await trx.raw(`${check.sql};\n${insert.sql}`, [
+      ...(check.bindings as Knex.RawBinding[]),
+      ...(insert.bindings as Knex.RawBinding[]),
+    ])) as [[unknown[], unknown]];
+    if (eliminada.length > 0) throw bodegaEliminadaError(bodegaId);
+  }
+
   return {
     create(producto, context) {
       return write(context, async (trx) => {
@@ -297,10 +333,9 @@ export function createProductoStore(db: Knex, deps: ProductoStoreDeps): Producto
           fecha_creacion: at,
           fecha_actualizacion: at,
         });
-        await refuseBodegaEliminada(trx, producto.bodegaId);
         // Not read back: the domain gave precio and nombre their stored form, and `at` is whole seconds.
         const stored: Producto = { id: Number(id), ...producto, fechaCreacion: at, fechaActualizacion: at, version: 1 };
-        await enqueueEvent(trx, events.created(stored, context));
+        await refuseBodegaEliminadaYEncolar(trx, producto.bodegaId, events.created(stored, context));
         return stored;
       });
     },

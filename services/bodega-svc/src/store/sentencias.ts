@@ -1,0 +1,40 @@
+import type { Knex } from '@inventario/platform';
+
+/** A statement of a write not sent yet, and the check of what it changed (rows; the first id an INSERT gave). */
+export interface Sentencia {
+  sentencia: Knex.QueryBuilder;
+  comprobar?(filas: number, insertId: number): void;
+}
+
+/**
+ * Sends `sentencias` in order, in one query when the pool takes several statements in one (`juntas`,
+ * issue 23: each round trip of a write holds its locks longer), else one by one. The first that
+ * fails stops the rest and fails the write, as one by one. Only for statements whose answer is the
+ * rows they changed (INSERT, UPDATE, DELETE).
+ */
+export async function enviarJuntas(
+  trx: Knex.Transaction,
+  sentencias: readonly Sentencia[],
+  juntas: boolean,
+): Promise<void> {
+  if (sentencias.length === 0) return;
+  if (!juntas || sentencias.length === 1) {
+    for (const s of sentencias) {
+      const sql = s.sentencia.toSQL().toNative();
+      const [res] = (await trx.raw(sql.sql, sql.bindings as Knex.RawBinding[])) as [Resultado];
+      s.comprobar?.(res.affectedRows ?? 0, Number(res.insertId ?? 0));
+    }
+    return;
+  }
+  const partes = sentencias.map((s) => s.sentencia.toSQL().toNative());
+  const [resultados] = (await trx.raw(
+    partes.map((p) => p.sql).join(';\n'),
+    partes.flatMap((p) => p.bindings as Knex.RawBinding[]),
+  )) as [Resultado[]];
+  sentencias.forEach((s, i) => s.comprobar?.(resultados[i]?.affectedRows ?? 0, Number(resultados[i]?.insertId ?? 0)));
+}
+
+interface Resultado {
+  affectedRows?: number;
+  insertId?: number | string;
+}
