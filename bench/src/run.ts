@@ -186,6 +186,7 @@ export async function runBench(deps: RunDeps): Promise<BenchResults> {
   const loaded = new Map<TargetKey, Window[]>(targets.map((t) => [t.key, []]));
   const sequential = new Map<TargetKey, Window[]>(targets.map((t) => [t.key, []]));
 
+  for (const target of targets) await target.prime?.();
   say(`warm-up: ${config.warmupSeconds} s per target (discarded)`);
   for (const target of targets)
     await loadWindow(deps, target, target.connections ?? config.connections, config.warmupSeconds);

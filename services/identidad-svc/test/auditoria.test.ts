@@ -46,6 +46,40 @@ const filas = async (where: Record<string, unknown>) =>
   (await svc.db('auditoria').where(where)) as { seq: number; evento_id: string; datos: string; direccion: string }[];
 
 describe('the audit projection', () => {
+  it("keeps a token event's own tokenId apart from its author's token: by password the row names no token, through a token it names that one", async () => {
+    const porPassword = await svc.rpc.createToken(
+      { usuarioId: 0, nombre: 'autor-password', permisos: [] },
+      como(admin),
+    );
+    const secreto = (await svc.rpc.createToken({ usuarioId: 0, nombre: 'autor-token', permisos: [] }, como(admin)))
+      .secreto;
+    const sesionToken = await svc.rpc.autenticar({ bearer: secreto, direccion: '127.0.0.1' });
+    const porToken = await svc.rpc.createToken(
+      { usuarioId: 0, nombre: 'hecho-con-token', permisos: [] },
+      como(sesionToken),
+    );
+    const fila = async (id: number) =>
+      (await svc
+        .db('auditoria')
+        .where({ recurso: `/tokens/${id}`, accion: 'TokenCreado' })
+        .first()) as {
+        principal_id: number;
+        token_id: number | null;
+        datos: string;
+      };
+    const a = await fila(porPassword.token!.id);
+    expect({ principal: a.principal_id, token: a.token_id }).toEqual({ principal: admin.principal!.id, token: null });
+    expect(JSON.parse(a.datos)).toMatchObject({ tokenId: porPassword.token!.id });
+    expect(JSON.parse(a.datos)).not.toHaveProperty('autorTokenId');
+    const b = await fila(porToken.token!.id);
+    const autorToken = sesionToken.principal!.tokenId;
+    expect({ principal: b.principal_id, token: b.token_id }).toEqual({
+      principal: admin.principal!.id,
+      token: autorToken,
+    });
+    expect(JSON.parse(b.datos)).toMatchObject({ tokenId: porToken.token!.id, autorTokenId: autorToken });
+  });
+
   it("writes one row per event, however often the stream delivers it, with the producer's author", async () => {
     const envelope = {
       id: randomUUID(),

@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import type { Autenticacion } from '../downstream/identidad-client';
 
 /**
@@ -7,9 +7,13 @@ import type { Autenticacion } from '../downstream/identidad-client';
  * kept at most `ttlMs` (<= 60 s) so the next request with the same
  * credential costs no argon2id verification and no network hop.
  *
- * - The key is HMAC-SHA256 under a random key made at start and never
- *   written anywhere, of `basic \0 usuario \0 password` or `bearer \0 token`:
- *   no plaintext and nothing a dump of memory could be tested offline against.
+ * - The key is SHA-256 of a random 256-bit secret made at start and never
+ *   written anywhere, followed by `basic \0 usuario \0 password` or `bearer \0 token`:
+ *   no plaintext and nothing a dump of memory could be tested offline against
+ *   without that secret. A keyed hash rather than HMAC because it is computed on
+ *   every request and a one-shot hash costs about half an HMAC's set-up; the
+ *   difference (length extension) needs the digest, which only ever serves as a
+ *   Map key and is never shown, logged or sent.
  * - Only successes are cached: a wrong password is verified every time
  *   (and counted by the failure limit).
  * - Coherence follows the read cache's rule: the identity events (password
@@ -60,18 +64,18 @@ interface Entry {
 
 export function createCredentialCache(options: CredentialCacheOptions): CredentialCache {
   const now = options.now ?? Date.now;
-  const secret = randomBytes(32);
+  const secret = randomBytes(32).toString('base64');
   const entries = new Map<string, Entry>();
   let epoch = 0;
   let bypassed = true;
 
   return {
     keyOf(credencial) {
-      const hmac = createHmac('sha256', secret);
-      if ('basica' in credencial)
-        hmac.update(`basic\0${credencial.basica.usuario}\0${credencial.basica.password}`, 'utf8');
-      else hmac.update(`bearer\0${credencial.bearer}`, 'utf8');
-      return hmac.digest('base64');
+      const texto =
+        'basica' in credencial
+          ? `${secret}\0basic\0${credencial.basica.usuario}\0${credencial.basica.password}`
+          : `${secret}\0bearer\0${credencial.bearer}`;
+      return hash('sha256', texto, 'base64');
     },
     get(key) {
       if (bypassed || options.ttlMs === 0) return undefined;

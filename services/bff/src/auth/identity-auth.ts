@@ -21,6 +21,8 @@ export interface AuthMetrics {
   verificaciones: Counter<'metodo' | 'resultado'>;
   /** Credential cache lookups: hit or miss. */
   cache: Counter<'resultado'>;
+  /** Counts a lookup; added to `cache` when the metrics are read (a lookup is on every request's path). */
+  lookup(resultado: 'hit' | 'miss'): void;
 }
 
 export function createAuthMetrics(registry: Registry): AuthMetrics {
@@ -34,14 +36,21 @@ export function createAuthMetrics(registry: Registry): AuthMetrics {
   });
   for (const metodo of ['password', 'token'])
     for (const resultado of ['ok', 'rechazada', 'no_disponible']) verificaciones.inc({ metodo, resultado }, 0);
+  const pendientes = { hit: 0, miss: 0 };
   const cache = new Counter({
     name: 'bff_auth_cache_total',
     help: 'Verified-credential cache lookups by resultado (hit, miss)',
     labelNames: ['resultado'],
     registers: [registry],
+    collect() {
+      for (const resultado of ['hit', 'miss'] as const) {
+        this.inc({ resultado }, pendientes[resultado]);
+        pendientes[resultado] = 0;
+      }
+    },
   });
   for (const resultado of ['hit', 'miss']) cache.inc({ resultado }, 0);
-  return { verificaciones, cache };
+  return { verificaciones, cache, lookup: (resultado) => void pendientes[resultado]++ };
 }
 
 export interface IdentityAuthDeps {
@@ -78,8 +87,6 @@ function credencialDe(header: string): Credencial | 'malformada' | 'bearerMalfor
  */
 export function createIdentityAuth(deps: IdentityAuthDeps): RequestHandler {
   const { identidad, cache, failures, throttle, metrics } = deps;
-  const hits = metrics.cache.labels({ resultado: 'hit' });
-  const misses = metrics.cache.labels({ resultado: 'miss' });
 
   return (req, res, next) => {
     const refused = failures?.refusal(req);
@@ -108,7 +115,7 @@ export function createIdentityAuth(deps: IdentityAuthDeps): RequestHandler {
     const key = cache.keyOf(credencial);
     const cached = cache.get(key);
     if (cached) {
-      hits.inc();
+      metrics.lookup('hit');
       res.locals[CALLER_KEY] = {
         usuario: cached.principal.usuario,
         principal: cached.principal,
@@ -118,7 +125,7 @@ export function createIdentityAuth(deps: IdentityAuthDeps): RequestHandler {
       next();
       return;
     }
-    misses.inc();
+    metrics.lookup('miss');
     const reserved = failures?.reserve(req);
     if (reserved instanceof TooManyRequestsError) {
       next(reserved);

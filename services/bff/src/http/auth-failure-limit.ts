@@ -32,7 +32,9 @@ export interface AuthSlot {
 
 /** The client's key: its IP as `trust proxy` reads it, an IPv6 client by its /56 network. */
 function clientKey(req: Request): string {
-  return ipKeyGenerator(req.ip ?? req.socket.remoteAddress ?? 'unknown');
+  const ip = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+  // Every request passes here: an IPv4 address (no colon) is its own key, as ipKeyGenerator would answer.
+  return ip.includes(':') ? ipKeyGenerator(ip) : ip;
 }
 
 interface Window {

@@ -13,6 +13,9 @@ const texto = (value: unknown): string => (typeof value === 'string' ? value : '
 const id = (value: unknown): number | null =>
   typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : null;
 
+/** identidad-svc's token events, whose `data.tokenId` is the record's, not the author's. */
+const TOKEN_EVENTS = /\.Inventario\.Token(Creado|Revocado)$/;
+
 /**
  * One audit row per event: who (the audit block of §5.3, and the principal
  * fields when the producer sends them), what (the type and the record) and
@@ -34,7 +37,8 @@ export function hechoDeEvento(envelope: SobreEvento): Hecho {
     principalId: id(data.principalId),
     usuario: [...usuario].slice(0, 255).join(''),
     metodoAuth: texto(data.metodoAuth) || (usuario === 'system' ? 'system' : ''),
-    tokenId: id(data.tokenId),
+    // A token event names its own token `tokenId` and the author's `autorTokenId` (§12.4).
+    tokenId: id(TOKEN_EVENTS.test(envelope.eventType) ? data.autorTokenId : data.tokenId),
     requestId: texto(data.requestId).slice(0, 255),
     direccion: '',
     datos: jsonCanonico(data),

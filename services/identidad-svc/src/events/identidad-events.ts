@@ -89,6 +89,9 @@ export function createIdentidadEvents(options: { namespace: string; subjectPrefi
     data: object,
   ): OutboxEvent {
     const autor = ctx.autor ?? SISTEMA;
+    // A token event's own `tokenId` is the record's (§12.4's table); the author's token then goes as
+    // `autorTokenId`, or one would overwrite the other (docs/contract.md, "Who made a token event").
+    const autorToken = 'tokenId' in data ? 'autorTokenId' : 'tokenId';
     const envelope = {
       id: randomUUID(),
       eventType: `${options.namespace}.Inventario.${type}`,
@@ -102,7 +105,7 @@ export function createIdentidadEvents(options: { namespace: string; subjectPrefi
         ...eventAudit(operacion, autor.usuario, ctx.at),
         principalId: autor.principalId,
         metodoAuth: autor.metodoAuth,
-        ...(autor.tokenId !== null ? { tokenId: autor.tokenId } : {}),
+        ...(autor.tokenId !== null ? { [autorToken]: autor.tokenId } : {}),
       },
     };
     // The outbox stores any envelope of §5.2; platform's type lists only the inventory's own data forms.

@@ -69,7 +69,7 @@ type UsuarioMethods =
  * holds every right that user holds, so a narrower administrator (should
  * one exist) cannot suspend, rename or reset a wider one.
  */
-function exigirCobertura(actor: Actor, objetivo: Usuario): void {
+function exigirCobertura(actor: Actor, objetivo: Pick<Usuario, 'id' | 'asignaciones'>): void {
   const decision = cubre(actor.principal.permisos, permisosDe(objetivo.asignaciones));
   if (!decision.permitido) {
     throw new PermissionDeniedError(
@@ -290,7 +290,9 @@ export function createUsuarioHandlers(deps: UsuarioHandlersDeps): Pick<Identidad
         const nuevas = validarAsignaciones(request.asignaciones);
         const w = { caller, autor: actor.autor, expectedVersion: request.expectedVersion };
         const usuario = await usuarios.setAsignaciones(id, nuevas, w, (antes) => {
-          // Both what is added and what is taken away must be the caller's to grant.
+          // A user the caller does not cover is not its to change (read under the row lock), as for every other
+          // change of a user; then both what is added and what is taken away must be the caller's to grant.
+          exigirCobertura(actor, { id, asignaciones: antes });
           const despues = new Set(nuevas.map(clave));
           const previas = new Set(antes.map(clave));
           exigirConcesion(actor, [
