@@ -400,6 +400,15 @@ export function createReservaStore(db: Knex, deps: ReservaStoreDeps): ReservaSto
       // The holds on the levels, then the lines (whose first id the INSERT answers), in one round trip when the
       // pool allows.
       let primeraLinea = 0;
+      // A line as inserted: it holds all its units, none consumed yet.
+      const nuevaLinea = (l: (typeof lineas)[number]) => ({
+        reserva_id: id,
+        bodega_id: l.bodegaId,
+        producto_id: l.productoId,
+        cantidad: l.cantidad,
+        consumida: 0,
+        retenida: l.cantidad,
+      });
       await enviar(trx, [
         ...lineas.map((l) => ({
           sentencia: trx('existencias')
@@ -407,33 +416,14 @@ export function createReservaStore(db: Knex, deps: ReservaStoreDeps): ReservaSto
             .increment('reservada', l.cantidad),
         })),
         {
-          sentencia: trx('reserva_lineas').insert(
-            lineas.map((l) => ({
-              reserva_id: id,
-              bodega_id: l.bodegaId,
-              producto_id: l.productoId,
-              cantidad: l.cantidad,
-              consumida: 0,
-              retenida: l.cantidad,
-            })),
-          ),
+          sentencia: trx('reserva_lineas').insert(lineas.map(nuevaLinea)),
           comprobar: (_filas: number, insertId: number) => (primeraLinea = insertId),
         },
       ]);
       // One line: its id is the insert's and the rest is what was written. Several: read back.
       const { fila, lineas: filas } = await leerFila(trx, id, { lineas: lineas.length > 1 });
       const escritas: LineaFila[] =
-        lineas.length > 1
-          ? filas
-          : lineas.map((l) => ({
-              id: primeraLinea,
-              reserva_id: id,
-              bodega_id: l.bodegaId,
-              producto_id: l.productoId,
-              cantidad: l.cantidad,
-              consumida: 0,
-              retenida: l.cantidad,
-            }));
+        lineas.length > 1 ? filas : lineas.map((l) => ({ id: primeraLinea, ...nuevaLinea(l) }));
       const reserva = aReserva(fila, escritas);
       const ctx: WriteContext = { ...caller, at: fila.ahora };
       // A hold lowers `disponible`: a threshold watching it may be reached (§13.9); only such levels are read.
