@@ -25,7 +25,7 @@ import type { Autenticacion } from '../downstream/identidad-client';
  *   the downstream calls made with it.
  */
 export interface CredentialCache {
-  /** The key of a credential: a base64 HMAC, never the credential. */
+  /** The key of a credential: a base64 keyed SHA-256, never the credential. */
   keyOf(credencial: Credencial): string;
   get(key: string): Autenticacion | undefined;
   /** Stores `value` unless an event or doubt arrived since `epoch` was read, or the cache is bypassed. */
