@@ -134,6 +134,8 @@ export const envSchemas = {
     wholeNumber(min, max, 'a duration in whole seconds').default(fallback),
   milliseconds: (fallback: number, min = 0) =>
     wholeNumber(min, 24 * 3600_000, 'a duration in whole milliseconds').default(fallback),
+  /** A count or bound of a service's own (a pool's size, a limit), in plain decimal digits within [min, max]. */
+  count: (fallback: number, min: number, max: number) => wholeNumber(min, max, 'a whole number').default(fallback),
   /** `true` or `false`, nothing else (a typo must not silently mean false). */
   flag: (fallback: boolean) =>
     z
@@ -201,4 +203,28 @@ export function natsCredentialsOf(env: { NATS_USER?: string; NATS_PASSWORD?: str
   return env.NATS_USER !== undefined && env.NATS_PASSWORD !== undefined
     ? { user: env.NATS_USER, pass: env.NATS_PASSWORD }
     : undefined;
+}
+
+/**
+ * The events' stream as its publishers and consumers all read it (docs/contract.md §8.3, §8.5): name, subjects,
+ * event type namespace, limits and copies in a NATS cluster. Spread into a schema; eventStreamOf gives the settings.
+ */
+export const eventStreamEnv = {
+  NATS_STREAM: envSchemas.streamName(),
+  NATS_SUBJECT_PREFIX: envSchemas.subjectPrefix(),
+  EVENT_TYPE_NAMESPACE: envSchemas.eventTypeNamespace(),
+  NATS_STREAM_MAX_AGE_HOURS: envSchemas.streamMaxAgeHours(),
+  NATS_STREAM_MAX_BYTES: envSchemas.streamMaxBytes(),
+  NATS_STREAM_REPLICAS: envSchemas.streamReplicas(),
+};
+
+/** The stream's settings of a parsed environment (see eventStreamEnv). */
+export function eventStreamOf(env: { [K in keyof typeof eventStreamEnv]: z.output<(typeof eventStreamEnv)[K]> }) {
+  return {
+    natsStream: env.NATS_STREAM,
+    natsSubjectPrefix: env.NATS_SUBJECT_PREFIX,
+    eventTypeNamespace: env.EVENT_TYPE_NAMESPACE,
+    streamLimits: { maxAgeMs: env.NATS_STREAM_MAX_AGE_HOURS * 3600_000, maxBytes: env.NATS_STREAM_MAX_BYTES },
+    streamReplicas: env.NATS_STREAM_REPLICAS,
+  };
 }

@@ -5,6 +5,8 @@
 export {
   ConfigError,
   envSchemas,
+  eventStreamEnv,
+  eventStreamOf,
   natsCredentialsEnv,
   natsCredentialsOf,
   natsCredentialsTogether,
