@@ -206,25 +206,11 @@ export function natsCredentialsOf(env: { NATS_USER?: string; NATS_PASSWORD?: str
 }
 
 /**
- * The events' stream as its publishers and consumers all read it (docs/contract.md §8.3, §8.5): name, subjects,
- * event type namespace, limits and copies in a NATS cluster. Spread into a schema; eventStreamOf gives the settings.
+ * The shared Basic credential (docs/contract.md §8.4, §12.6), BFF_USER and BFF_PASSWORD: the BFF's login without
+ * identidad-svc, identidad-svc's first ADMIN. Both set, or none.
  */
-export const eventStreamEnv = {
-  NATS_STREAM: envSchemas.streamName(),
-  NATS_SUBJECT_PREFIX: envSchemas.subjectPrefix(),
-  EVENT_TYPE_NAMESPACE: envSchemas.eventTypeNamespace(),
-  NATS_STREAM_MAX_AGE_HOURS: envSchemas.streamMaxAgeHours(),
-  NATS_STREAM_MAX_BYTES: envSchemas.streamMaxBytes(),
-  NATS_STREAM_REPLICAS: envSchemas.streamReplicas(),
-};
-
-/** The stream's settings of a parsed environment (see eventStreamEnv). */
-export function eventStreamOf(env: { [K in keyof typeof eventStreamEnv]: z.output<(typeof eventStreamEnv)[K]> }) {
-  return {
-    natsStream: env.NATS_STREAM,
-    natsSubjectPrefix: env.NATS_SUBJECT_PREFIX,
-    eventTypeNamespace: env.EVENT_TYPE_NAMESPACE,
-    streamLimits: { maxAgeMs: env.NATS_STREAM_MAX_AGE_HOURS * 3600_000, maxBytes: env.NATS_STREAM_MAX_BYTES },
-    streamReplicas: env.NATS_STREAM_REPLICAS,
-  };
+export function bffCredentialOf(env: { BFF_USER?: string; BFF_PASSWORD?: string }) {
+  return env.BFF_USER !== undefined && env.BFF_PASSWORD !== undefined
+    ? { usuario: env.BFF_USER, password: env.BFF_PASSWORD }
+    : undefined;
 }

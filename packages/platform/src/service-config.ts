@@ -2,14 +2,36 @@ import { z } from 'zod';
 import {
   ConfigError,
   envSchemas,
-  eventStreamEnv,
-  eventStreamOf,
   natsCredentialsEnv,
   natsCredentialsOf,
   natsCredentialsTogether,
   parseEnv,
 } from './config';
 import { tracingEnv } from './tracing';
+
+/**
+ * The events' stream as its publishers and consumers all read it (docs/contract.md §8.3, §8.5): name, subjects,
+ * event type namespace, limits and copies in a NATS cluster. Spread into a schema; eventStreamOf gives the settings.
+ */
+export const eventStreamEnv = {
+  NATS_STREAM: envSchemas.streamName(),
+  NATS_SUBJECT_PREFIX: envSchemas.subjectPrefix(),
+  EVENT_TYPE_NAMESPACE: envSchemas.eventTypeNamespace(),
+  NATS_STREAM_MAX_AGE_HOURS: envSchemas.streamMaxAgeHours(),
+  NATS_STREAM_MAX_BYTES: envSchemas.streamMaxBytes(),
+  NATS_STREAM_REPLICAS: envSchemas.streamReplicas(),
+};
+
+/** The stream's settings of a parsed environment (see eventStreamEnv). */
+export function eventStreamOf(env: { [K in keyof typeof eventStreamEnv]: z.output<(typeof eventStreamEnv)[K]> }) {
+  return {
+    natsStream: env.NATS_STREAM,
+    natsSubjectPrefix: env.NATS_SUBJECT_PREFIX,
+    eventTypeNamespace: env.EVENT_TYPE_NAMESPACE,
+    streamLimits: { maxAgeMs: env.NATS_STREAM_MAX_AGE_HOURS * 3600_000, maxBytes: env.NATS_STREAM_MAX_BYTES },
+    streamReplicas: env.NATS_STREAM_REPLICAS,
+  };
+}
 
 /**
  * The environment contract of a gRPC service (docs/contract.md §8.1–§8.3).

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  bffCredentialOf,
   envSchemas,
   natsCredentialsEnv,
   natsCredentialsOf,
@@ -117,10 +118,7 @@ const schema = z
     metricsPort: env.METRICS_PORT,
     metricsHost: env.METRICS_HOST,
     /** The shared Basic credential (without identidad-svc); never logged. */
-    credentials:
-      env.BFF_USER !== undefined && env.BFF_PASSWORD !== undefined
-        ? { usuario: env.BFF_USER, password: env.BFF_PASSWORD }
-        : undefined,
+    credentials: bffCredentialOf(env),
     productoSvcAddr: env.PRODUCTO_SVC_ADDR,
     bodegaSvcAddr: env.BODEGA_SVC_ADDR,
     identidadSvcAddr: env.IDENTIDAD_SVC_ADDR,

@@ -1,6 +1,6 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { availableParallelism } from 'node:os';
-import { envSchemas, loadServiceConfigWith, type ServiceConfig } from '@inventario/platform';
+import { bffCredentialOf, envSchemas, loadServiceConfigWith, type ServiceConfig } from '@inventario/platform';
 import { esRol, NOMBRES_ROL, type Rol } from '@inventario/contract';
 import { z } from 'zod';
 import { leerToken } from './domain/token';
@@ -109,10 +109,7 @@ const ownSchema = z
   .transform((env) => ({
     principalSigningKey: env.PRINCIPAL_SIGNING_KEY,
     principalTtlSeconds: env.PRINCIPAL_TTL_SECONDS,
-    bootstrapAdmin:
-      env.BFF_USER !== undefined && env.BFF_PASSWORD !== undefined
-        ? { usuario: env.BFF_USER, password: env.BFF_PASSWORD }
-        : undefined,
+    bootstrapAdmin: bffCredentialOf(env),
     cuentasDeServicio: env.TOKENS_DE_SERVICIO ?? [],
     kdf: {
       concurrency: env.KDF_CONCURRENCY,
