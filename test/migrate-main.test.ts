@@ -3,15 +3,13 @@
  * Job runs it: applies every migration to DATABASE_URL and exits 0,
  * idempotently, and refuses a missing DATABASE_URL with one line naming it.
  */
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { createDb, type Migration } from '@inventario/platform';
-import { createTestDatabase, type TestDatabase } from '@inventario/testkit';
+import { createTestDatabase, runCommand, serviceMain, type ServiceName, type TestDatabase } from '@inventario/testkit';
 import { migrations as productoMigrations } from '../services/producto-svc/src/store/migrations';
 import { migrations as bodegaMigrations } from '../services/bodega-svc/src/store/migrations';
 
 interface MigratedService {
-  service: string;
+  service: ServiceName;
   /** createTestDatabase label. */
   label: string;
   /** A table the migrations create: knex_migrations alone does not prove they ran. */
@@ -24,13 +22,9 @@ const SERVICES: MigratedService[] = [
   { service: 'bodega-svc', label: 'b_migr', table: 'bodegas', migrations: bodegaMigrations },
 ];
 
-function run(service: string, env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
-  const migrateMain = join(__dirname, '..', 'services', service, 'dist', 'migrate-main.js');
-  const child = spawn(process.execPath, [migrateMain], { env: { PATH: process.env.PATH, LOG_LEVEL: 'warn', ...env } });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  child.stdout.resume();
-  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stderr })));
+async function run(service: ServiceName, env: Record<string, string>) {
+  const { code, stderr } = await runCommand(service, [serviceMain(service, 'migrate-main.js')], env);
+  return { code, stderr };
 }
 
 describe.each(SERVICES)('$service migrate-main', ({ service, label, table, migrations }) => {

@@ -6,11 +6,12 @@
  * got past the step in question, then is stopped; everything it wrote to
  * stdout and stderr is searched for the password.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import {
   createTestDatabase,
   freePort,
+  killAllServiceProcesses,
+  startProcess,
   testEventNamespace,
   TEST_NATS_URL,
   uniqueName,
@@ -35,36 +36,26 @@ interface Run {
   stop(): Promise<number | null>;
 }
 
-/** Every process a test started; one still running when its test ends (a failed test) is killed. */
-const children: ChildProcess[] = [];
+// A process still running when its test ends (a failed test) is killed.
+afterEach(killAllServiceProcesses);
 
-afterEach(() => {
-  for (const child of children.splice(0))
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-});
-
-function run(entry: string, env: Record<string, string>): Run {
-  const child = spawn(process.execPath, [join(__dirname, '..', entry)], {
-    env: { PATH: process.env.PATH, LOG_LEVEL: 'debug', ...env },
-  });
-  children.push(child);
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+async function run(entry: string, env: Record<string, string>): Promise<Run> {
+  const p = await startProcess(entry, [join(__dirname, '..', entry)], { LOG_LEVEL: 'debug', ...env }, { noWait: true });
+  const output = () => p.stdout() + p.stderr();
+  const exited = p.exited.then((how) => how.code);
   return {
-    output: () => output,
+    output,
     exited,
     async printed(text) {
       await Promise.race([
-        waitFor(() => output.includes(text), `"${text}" in the output`, 30_000),
+        waitFor(() => output().includes(text), `"${text}" in the output`, 30_000),
         exited.then(() => {
-          if (!output.includes(text)) throw new Error(`exited before printing "${text}":\n${output}`);
+          if (!output().includes(text)) throw new Error(`exited before printing "${text}":\n${output()}`);
         }),
       ]);
     },
     stop() {
-      child.kill('SIGTERM');
+      p.signal('SIGTERM');
       return exited;
     },
   };
@@ -109,7 +100,7 @@ describe.each([
   'services/bodega-svc/dist/migrate-main.js',
 ])('%s', (entry) => {
   test('a DATABASE_URL that does not parse (port 99999): exit 1 naming DATABASE_URL, without the password', async () => {
-    const p = run(entry, serviceEnv({ DATABASE_URL: databaseUrlWith(`${MYSQL_SERVER.hostname}:99999`) }));
+    const p = await run(entry, serviceEnv({ DATABASE_URL: databaseUrlWith(`${MYSQL_SERVER.hostname}:99999`) }));
     const code = await p.exited;
     expect(p.output()).not.toContain(SECRET);
     expect(code).toBe(1);
@@ -117,7 +108,7 @@ describe.each([
   });
 
   test('a DATABASE_URL with a malformed %-escape in the password: exit 1, the password not printed', async () => {
-    const p = run(
+    const p = await run(
       entry,
       serviceEnv({
         DATABASE_URL: `mysql://inventario:${SECRET}%zz@${MYSQL_SERVER.host}${new URL(database.url).pathname}`,
@@ -132,7 +123,7 @@ describe.each([
 
 describe('producto-svc', () => {
   test('a database that refuses the password: the driver error is logged, the password is not', async () => {
-    const p = run(
+    const p = await run(
       'services/producto-svc/dist/main.js',
       serviceEnv({ DATABASE_URL: databaseUrlWith(MYSQL_SERVER.host) }),
     );
@@ -143,7 +134,7 @@ describe('producto-svc', () => {
   });
 
   test('NATS_URL with a user and password: the start-up lines name the server, never the password', async () => {
-    const p = run(
+    const p = await run(
       'services/producto-svc/dist/main.js',
       serviceEnv({
         DATABASE_URL: database.url,
@@ -163,7 +154,7 @@ describe('producto-svc', () => {
   });
 
   test('NATS_URL that does not parse: exit 1 naming NATS_URL, without the password', async () => {
-    const p = run(
+    const p = await run(
       'services/producto-svc/dist/main.js',
       serviceEnv({ DATABASE_URL: database.url, NATS_URL: `nats://inventario:${SECRET}@${nats.hostname}:99999` }),
     );
@@ -176,7 +167,7 @@ describe('producto-svc', () => {
 
 describe('notifier', () => {
   test('SMTP_URL and NATS_URL with passwords, the SMTP server down: every line is free of both', async () => {
-    const p = run('services/notifier/dist/main.js', {
+    const p = await run('services/notifier/dist/main.js', {
       SMTP_URL: `smtp://notifier:${SECRET}@127.0.0.1:${await freePort()}`,
       NATS_URL: NATS_WITH_SECRET,
       NATS_STREAM: namespace.stream,
@@ -198,7 +189,7 @@ describe('notifier', () => {
   });
 
   test('an SMTP_URL that does not parse (port 99999): exit 1 naming SMTP_URL, without the password', async () => {
-    const p = run('services/notifier/dist/main.js', {
+    const p = await run('services/notifier/dist/main.js', {
       SMTP_URL: `smtp://notifier:${SECRET}@127.0.0.1:99999`,
       SENDER_EMAIL: 'inventario@example.com',
       RECIPIENT_EMAIL: 'almacen@example.com',

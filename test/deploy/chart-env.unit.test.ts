@@ -9,6 +9,7 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import {
   ConfigError,
+  eventStreamEnv,
   natsCredentialsEnv,
   principalEnv,
   parseMysqlHosts,
@@ -81,11 +82,13 @@ function schemaKeys(name: ServiceName): string[] {
   if (name === 'producto-svc' || name === 'bodega-svc')
     return [...shared, ...Object.keys(principalEnv), ...keysIn(`services/${name}/src/config.ts`)];
   if (name === 'identidad-svc') return [...shared, ...keysIn(`services/${name}/src/config.ts`)];
-  // The notifier and the BFF (its read cache) also spread in platform's natsCredentialsEnv.
+  // The notifier and the BFF (its read cache) also spread in platform's natsCredentialsEnv; the notifier its
+  // eventStreamEnv.
   return [
     ...keysIn(`services/${name}/src/config.ts`),
     ...Object.keys(tracingEnv),
     ...(name === 'notifier' || name === 'bff' ? Object.keys(natsCredentialsEnv) : []),
+    ...(name === 'notifier' ? Object.keys(eventStreamEnv) : []),
   ];
 }
 

@@ -134,6 +134,8 @@ export const envSchemas = {
     wholeNumber(min, max, 'a duration in whole seconds').default(fallback),
   milliseconds: (fallback: number, min = 0) =>
     wholeNumber(min, 24 * 3600_000, 'a duration in whole milliseconds').default(fallback),
+  /** A count or bound of a service's own (a pool's size, a limit), in plain decimal digits within [min, max]. */
+  count: (fallback: number, min: number, max: number) => wholeNumber(min, max, 'a whole number').default(fallback),
   /** `true` or `false`, nothing else (a typo must not silently mean false). */
   flag: (fallback: boolean) =>
     z
@@ -200,5 +202,15 @@ export type NatsCredentials = { user: string; pass: string } | undefined;
 export function natsCredentialsOf(env: { NATS_USER?: string; NATS_PASSWORD?: string }): NatsCredentials {
   return env.NATS_USER !== undefined && env.NATS_PASSWORD !== undefined
     ? { user: env.NATS_USER, pass: env.NATS_PASSWORD }
+    : undefined;
+}
+
+/**
+ * The shared Basic credential (docs/contract.md §8.4, §12.6), BFF_USER and BFF_PASSWORD: the BFF's login without
+ * identidad-svc, identidad-svc's first ADMIN. Both set, or none.
+ */
+export function bffCredentialOf(env: { BFF_USER?: string; BFF_PASSWORD?: string }) {
+  return env.BFF_USER !== undefined && env.BFF_PASSWORD !== undefined
+    ? { usuario: env.BFF_USER, password: env.BFF_PASSWORD }
     : undefined;
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { MotivoMovimiento, TipoMovimiento, TipoOperacion } from '@inventario/contract';
+import type { LineaReserva, MotivoMovimiento, TipoMovimiento, TipoOperacion } from '@inventario/contract';
 import { formatLocalUtc } from './time';
 
 /** Envelope and subjects: docs/contract.md §5 (proto/inventario/v1/events.proto for other languages). */
@@ -189,15 +189,8 @@ export interface StockUmbralData {
   disponible?: number;
 }
 
-/** A reservation's line as its events carry it (docs/contract.md §13.1). */
-export interface ReservaLineaData {
-  id: number;
-  bodegaId: number;
-  productoId: number;
-  cantidad: number;
-  consumida: number;
-  retenida: number;
-}
+/** A reservation's line as its events carry it (docs/contract.md §13.1): the contract's line, field for field. */
+export type ReservaLineaData = LineaReserva;
 
 /**
  * ReservaDescubierta (docs/contract.md §13.3, §13.4): the reservation after a count (or a deletion) left its levels

@@ -4,13 +4,21 @@
 // Configuration: environment parsing, the shared variables and each gRPC service's settings (contract §8).
 export {
   ConfigError,
+  bffCredentialOf,
   envSchemas,
   natsCredentialsEnv,
   natsCredentialsOf,
   natsCredentialsTogether,
   parseEnv,
 } from './config';
-export { loadServiceConfig, loadServiceConfigWith, serviceConfigSchema, type ServiceConfig } from './service-config';
+export {
+  eventStreamEnv,
+  eventStreamOf,
+  loadServiceConfig,
+  loadServiceConfigWith,
+  serviceConfigSchema,
+  type ServiceConfig,
+} from './service-config';
 export { tracingEnv } from './tracing';
 
 // Database: connection, URL handling, error classification and migrations (contract §7.8, §8).

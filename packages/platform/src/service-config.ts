@@ -10,6 +10,30 @@ import {
 import { tracingEnv } from './tracing';
 
 /**
+ * The events' stream as its publishers and consumers all read it (docs/contract.md §8.3, §8.5): name, subjects,
+ * event type namespace, limits and copies in a NATS cluster. Spread into a schema; eventStreamOf gives the settings.
+ */
+export const eventStreamEnv = {
+  NATS_STREAM: envSchemas.streamName(),
+  NATS_SUBJECT_PREFIX: envSchemas.subjectPrefix(),
+  EVENT_TYPE_NAMESPACE: envSchemas.eventTypeNamespace(),
+  NATS_STREAM_MAX_AGE_HOURS: envSchemas.streamMaxAgeHours(),
+  NATS_STREAM_MAX_BYTES: envSchemas.streamMaxBytes(),
+  NATS_STREAM_REPLICAS: envSchemas.streamReplicas(),
+};
+
+/** The stream's settings of a parsed environment (see eventStreamEnv). */
+export function eventStreamOf(env: { [K in keyof typeof eventStreamEnv]: z.output<(typeof eventStreamEnv)[K]> }) {
+  return {
+    natsStream: env.NATS_STREAM,
+    natsSubjectPrefix: env.NATS_SUBJECT_PREFIX,
+    eventTypeNamespace: env.EVENT_TYPE_NAMESPACE,
+    streamLimits: { maxAgeMs: env.NATS_STREAM_MAX_AGE_HOURS * 3600_000, maxBytes: env.NATS_STREAM_MAX_BYTES },
+    streamReplicas: env.NATS_STREAM_REPLICAS,
+  };
+}
+
+/**
  * The environment contract of a gRPC service (docs/contract.md §8.1–§8.3).
  * DATABASE_URL and the NATS credentials have no default: they are secrets.
  * Metrics are served on a port of their own (METRICS_PORT), never on the gRPC
@@ -26,12 +50,7 @@ export function serviceConfigSchema(defaultGrpcPort: number, defaultMetricsPort:
       NATS_URL: envSchemas.natsUrl(),
       ...natsCredentialsEnv,
       LOG_LEVEL: envSchemas.logLevel(),
-      NATS_STREAM: envSchemas.streamName(),
-      NATS_SUBJECT_PREFIX: envSchemas.subjectPrefix(),
-      EVENT_TYPE_NAMESPACE: envSchemas.eventTypeNamespace(),
-      NATS_STREAM_MAX_AGE_HOURS: envSchemas.streamMaxAgeHours(),
-      NATS_STREAM_MAX_BYTES: envSchemas.streamMaxBytes(),
-      NATS_STREAM_REPLICAS: envSchemas.streamReplicas(),
+      ...eventStreamEnv,
       // How often the database is pinged to drive the gRPC health status.
       DB_CHECK_INTERVAL_MS: envSchemas.milliseconds(2000, 50),
       // The server's limit on each statement (0: none); below the BFF's GRPC_DEADLINE_MS (5 s).
@@ -62,11 +81,7 @@ export function serviceConfigSchema(defaultGrpcPort: number, defaultMetricsPort:
       natsUrl: env.NATS_URL,
       natsCredentials: natsCredentialsOf(env),
       logLevel: env.LOG_LEVEL,
-      natsStream: env.NATS_STREAM,
-      natsSubjectPrefix: env.NATS_SUBJECT_PREFIX,
-      eventTypeNamespace: env.EVENT_TYPE_NAMESPACE,
-      streamLimits: { maxAgeMs: env.NATS_STREAM_MAX_AGE_HOURS * 3600_000, maxBytes: env.NATS_STREAM_MAX_BYTES },
-      streamReplicas: env.NATS_STREAM_REPLICAS,
+      ...eventStreamOf(env),
       dbCheckIntervalMs: env.DB_CHECK_INTERVAL_MS,
       dbStatementTimeoutMs: env.DB_STATEMENT_TIMEOUT_MS,
       dbAcquireTimeoutMs: env.DB_ACQUIRE_TIMEOUT_MS,

@@ -33,9 +33,11 @@ export { startTcpProxy, type TcpProxy } from './tcp-proxy';
 // process) and `@inventario/testkit/notifier` (a notifier's stream and environment).
 export {
   killAllServiceProcesses,
+  runCommand,
   serviceMain,
   startProcess,
   startServiceProcess,
+  type CommandResult,
   type LogLine,
   type ProcessExit,
   type ServiceName,

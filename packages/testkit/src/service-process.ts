@@ -39,6 +39,8 @@ export interface ServiceProcess {
   readonly child: ChildProcess;
   /** Its parsed JSON log lines so far. */
   readonly lines: LogLine[];
+  /** Everything it wrote to stdout so far, as written (a command's report, a line that is not JSON). */
+  stdout(): string;
   stderr(): string;
   /** Resolves once it ended and all of its output was read. */
   readonly exited: Promise<ProcessExit>;
@@ -111,10 +113,12 @@ export async function startProcess(
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   const lines: LogLine[] = [];
+  let stdout = '';
   let stderr = '';
   let buffered = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
     buffered += chunk.toString();
     const complete = buffered.split('\n');
     buffered = complete.pop() ?? '';
@@ -145,6 +149,7 @@ export async function startProcess(
     env: fullEnv,
     child,
     lines,
+    stdout: () => stdout,
     stderr: () => stderr,
     exited,
     running: () => !ended && child.exitCode === null && child.signalCode === null,
@@ -204,6 +209,23 @@ export async function startProcess(
     clearTimeout(timer);
   }
   return proc;
+}
+
+/** How a command (a process that does its work and exits) ended, and all it wrote. */
+export interface CommandResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs a node script (`entry`: its path and arguments; a service's built command is `serviceMain(name, main)`) with
+ * `env` as startProcess does, to its end: a migration Job, the seed, dlq:replay, provisioning.
+ */
+export async function runCommand(name: string, entry: string[], env: Record<string, string>): Promise<CommandResult> {
+  const proc = await startProcess(name, entry, env, { noWait: true });
+  const { code } = await proc.exited;
+  return { code, stdout: proc.stdout(), stderr: proc.stderr() };
 }
 
 /** SIGKILLs every service process started here that still runs (for afterAll). */

@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { READY_MESSAGE_TYPE } from '@inventario/platform';
-import { killAllServiceProcesses, startProcess } from '@inventario/testkit';
+import { killAllServiceProcesses, runCommand, startProcess } from '@inventario/testkit';
 
 const dir = mkdtempSync(join(tmpdir(), 'testkit-spawner-'));
 
@@ -61,5 +61,21 @@ describe('startProcess', () => {
     expect(line.keys).toBe('LOG_LEVEL,ONLY_THIS,PATH');
     expect(line.level).toBe('warn');
     await proc.exited;
+  });
+});
+
+describe('runCommand', () => {
+  it('runs a command that never reports ready to its end: its exit code and all it wrote, as written', async () => {
+    const entry = script(
+      'command',
+      `process.stdout.write('{"total":2}\\nnot json\\n');
+       process.stderr.write('a warning\\n');
+       process.exitCode = 3;`,
+    );
+    expect(await runCommand('command', [entry], {})).toEqual({
+      code: 3,
+      stdout: '{"total":2}\nnot json\n',
+      stderr: 'a warning\n',
+    });
   });
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  bffCredentialOf,
   envSchemas,
   natsCredentialsEnv,
   natsCredentialsOf,
@@ -8,24 +9,6 @@ import {
   tracingEnv,
 } from '@inventario/platform';
 import { DEFAULT_WRITE_TIMEOUT_MS } from './http/json-array-stream';
-
-/** A whole number in plain decimal digits within [min, max]. */
-function wholeNumber(fallback: number, min: number, max: number) {
-  return z
-    .string()
-    .regex(/^\d{1,10}$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`))
-    .default(fallback);
-}
-
-/** `true` or `false`, nothing else (a typo must not silently mean false). */
-function booleanFlag(fallback: boolean) {
-  return z
-    .enum(['true', 'false'], { error: 'must be true or false' })
-    .transform((value) => value === 'true')
-    .default(fallback);
-}
 
 /**
  * The BFF's environment (docs/contract.md §8.4). BFF_USER and BFF_PASSWORD have
@@ -52,17 +35,17 @@ const schema = z
     IDENTIDAD_SVC_ADDR: envSchemas.grpcAddress('127.0.0.1:50053').unwrap().optional(),
     // The verified-credential cache: how long a verified credential is trusted (at most 60 s; 0: verify every
     // request) and how many are kept. Revocations empty it at once through the identity events.
-    AUTH_CACHE_TTL_MS: wholeNumber(60_000, 0, 60_000),
-    AUTH_CACHE_MAX_ENTRIES: wholeNumber(10_000, 1, 10_000_000),
+    AUTH_CACHE_TTL_MS: envSchemas.count(60_000, 0, 60_000),
+    AUTH_CACHE_MAX_ENTRIES: envSchemas.count(10_000, 1, 10_000_000),
     // Failed logins for one user name, from any address, in 15 minutes before its attempts are throttled to
     // one per AUTH_USUARIO_THROTTLE_MS (0 turns the throttle off).
-    AUTH_FAILURES_PER_USUARIO_15_MIN: wholeNumber(50, 0, 1_000_000),
+    AUTH_FAILURES_PER_USUARIO_15_MIN: envSchemas.count(50, 0, 1_000_000),
     AUTH_USUARIO_THROTTLE_MS: envSchemas.milliseconds(1000, 1),
     // Requests per minute and client IP; 0 turns the limit off.
-    RATE_LIMIT_PER_MINUTE: wholeNumber(600, 0, 1_000_000),
+    RATE_LIMIT_PER_MINUTE: envSchemas.count(600, 0, 1_000_000),
     // Failed authentications (wrong or malformed credentials) per client IP in 15 minutes before it gets 429; 0 turns
     // it off.
-    AUTH_FAILURES_PER_15_MIN: wholeNumber(20, 0, 1_000_000),
+    AUTH_FAILURES_PER_15_MIN: envSchemas.count(20, 0, 1_000_000),
     // Slow clients: time to send the request headers (slowloris bound), the whole request, and idle keep-alive time.
     HTTP_HEADERS_TIMEOUT_MS: envSchemas.milliseconds(20_000, 100),
     HTTP_REQUEST_TIMEOUT_MS: envSchemas.milliseconds(60_000, 100),
@@ -70,7 +53,7 @@ const schema = z
     // Slow readers: how long a streamed list waits for the client to take what was sent before cutting it off.
     HTTP_WRITE_TIMEOUT_MS: envSchemas.milliseconds(DEFAULT_WRITE_TIMEOUT_MS, 100),
     // Proxy hops in front of the BFF (Envoy: 1) whose X-Forwarded-For is trusted to name the client.
-    TRUST_PROXY_HOPS: wholeNumber(0, 0, 10),
+    TRUST_PROXY_HOPS: envSchemas.count(0, 0, 10),
     // Deadline of every downstream gRPC call.
     GRPC_DEADLINE_MS: envSchemas.milliseconds(5000, 1),
     // Keepalive ping period on each downstream connection (0: none), and how long a ping may go
@@ -84,21 +67,21 @@ const schema = z
     // How long an open breaker refuses calls before it lets one through to test the service.
     BREAKER_RESET_MS: envSchemas.milliseconds(10_000, 1),
     // Percentage of failed calls in the rolling window that opens the breaker.
-    BREAKER_ERROR_THRESHOLD_PERCENT: wholeNumber(50, 1, 100),
+    BREAKER_ERROR_THRESHOLD_PERCENT: envSchemas.count(50, 1, 100),
     // Calls the rolling window must hold before the percentage counts.
-    BREAKER_VOLUME_THRESHOLD: wholeNumber(5, 0, 1_000_000),
+    BREAKER_VOLUME_THRESHOLD: envSchemas.count(5, 0, 1_000_000),
     // Length of the rolling window the breaker counts failures in.
     BREAKER_WINDOW_MS: envSchemas.milliseconds(10_000, 100),
     // Lets the inicializarBaseDatos mutation load the sample data.
-    ENABLE_INIT: booleanFlag(false),
+    ENABLE_INIT: envSchemas.flag(false),
     // Result nodes (objects and list items) one GraphQL request may resolve before it is stopped.
-    GRAPHQL_MAX_NODES: wholeNumber(100_000, 1, 10_000_000),
+    GRAPHQL_MAX_NODES: envSchemas.count(100_000, 1, 10_000_000),
     // Time one GraphQL request may execute before it is stopped.
     GRAPHQL_DEADLINE_MS: envSchemas.milliseconds(10_000, 1),
     // The read cache (docs/contract.md §11): entries held (0, the default, turns it off and the BFF then
     // needs no NATS), the safety bound on an entry's life, and the event stream that keeps it coherent:
     // off unless asked, since a BFF told the wrong stream would hear none of the writes it must forget.
-    READ_CACHE_MAX_ENTRIES: wholeNumber(0, 0, 10_000_000),
+    READ_CACHE_MAX_ENTRIES: envSchemas.count(0, 0, 10_000_000),
     READ_CACHE_TTL_MS: envSchemas.milliseconds(60_000, 1),
     NATS_URL: envSchemas.natsUrl(),
     ...natsCredentialsEnv,
@@ -135,10 +118,7 @@ const schema = z
     metricsPort: env.METRICS_PORT,
     metricsHost: env.METRICS_HOST,
     /** The shared Basic credential (without identidad-svc); never logged. */
-    credentials:
-      env.BFF_USER !== undefined && env.BFF_PASSWORD !== undefined
-        ? { usuario: env.BFF_USER, password: env.BFF_PASSWORD }
-        : undefined,
+    credentials: bffCredentialOf(env),
     productoSvcAddr: env.PRODUCTO_SVC_ADDR,
     bodegaSvcAddr: env.BODEGA_SVC_ADDR,
     identidadSvcAddr: env.IDENTIDAD_SVC_ADDR,

@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger, writeLauncherRecord } from '@inventario/platform';
-import { freePort, waitFor } from '@inventario/testkit';
+import { freePort, runCommand, serviceMain, waitFor, type CommandResult } from '@inventario/testkit';
 import { loadConfig } from '../src/config';
 import { createDownstream, type Downstream } from '../src/downstream/downstream';
 import { createInventario } from '../src/inventario/inventario';
@@ -20,7 +19,7 @@ import { startTestBackend, type TestBackend } from './support/stack';
  * its threshold, a transfer, a reversed sale), and seedSampleData's
  * idempotence rules.
  */
-const SEED_MAIN = join(__dirname, '..', 'dist', 'seed-main.js');
+const SEED_MAIN = serviceMain('bff', 'seed-main.js');
 const caller: Caller = { usuario: 'prueba' };
 
 let backend: TestBackend;
@@ -29,20 +28,9 @@ let inventario: InventarioApi;
 /** An empty LAUNCHER_DATA_DIR: no npm start of its own is running, unless a test writes its record. */
 let dataDir: string;
 
-interface SeedRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function runSeed(env: Record<string, string>): Promise<SeedRun> {
-  const child = spawn(process.execPath, [SEED_MAIN], { env: { PATH: process.env.PATH, ...env } });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  // 'close', not 'exit': only then has all of the child's output been read.
-  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
+function runSeed(env: Record<string, string>): Promise<CommandResult> {
+  // LOG_LEVEL as unset: runCommand's default, warn, is the seed's own.
+  return runCommand('seed', [SEED_MAIN], env);
 }
 
 beforeAll(async () => {

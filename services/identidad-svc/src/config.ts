@@ -1,6 +1,6 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { availableParallelism } from 'node:os';
-import { envSchemas, loadServiceConfigWith, type ServiceConfig } from '@inventario/platform';
+import { bffCredentialOf, envSchemas, loadServiceConfigWith, type ServiceConfig } from '@inventario/platform';
 import { esRol, NOMBRES_ROL, type Rol } from '@inventario/contract';
 import { z } from 'zod';
 import { leerToken } from './domain/token';
@@ -19,15 +19,6 @@ export const DEFAULT_METRICS_PORT = 9104;
 
 /** OWASP's Password Storage Cheat Sheet minimum for argon2id; the variables may only raise it. */
 export const ARGON2_MINIMO = { memoryKib: 19_456, timeCost: 2, parallelism: 1 } as const;
-
-function count(fallback: number, min: number, max: number) {
-  return z
-    .string()
-    .regex(/^\d{1,9}$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`))
-    .default(fallback);
-}
 
 /** PEM (PKCS#8) of an Ed25519 private key; `\n` escapes are accepted for one-line environments. Never echoed. */
 const signingKey = z.string().transform((value, ctx): KeyObject => {
@@ -85,19 +76,19 @@ const ownSchema = z
   .object({
     PRINCIPAL_SIGNING_KEY: signingKey,
     // Short: a signed principal cannot be revoked before it expires (the BFF re-authenticates well before).
-    PRINCIPAL_TTL_SECONDS: count(120, 10, 900),
+    PRINCIPAL_TTL_SECONDS: envSchemas.count(120, 10, 900),
     // The first ADMIN, created at start when no active ADMIN exists (the gateway's shared credential until now).
     BFF_USER: z.string().min(1).max(100).optional(),
     BFF_PASSWORD: z.string().min(1).max(1024).optional(),
     TOKENS_DE_SERVICIO: tokensDeServicio.optional(),
     // Concurrent argon2id computations (each ~19 MiB and a libuv thread), and how many may wait for one.
-    KDF_CONCURRENCY: count(Math.max(1, availableParallelism()), 1, 64),
-    KDF_QUEUE: count(64, 0, 100_000),
-    ARGON2_MEMORY_KIB: count(ARGON2_MINIMO.memoryKib, ARGON2_MINIMO.memoryKib, 4 * 1024 * 1024),
-    ARGON2_TIME_COST: count(ARGON2_MINIMO.timeCost, ARGON2_MINIMO.timeCost, 100),
-    ARGON2_PARALLELISM: count(ARGON2_MINIMO.parallelism, ARGON2_MINIMO.parallelism, 16),
-    VIGENCIA_DEFAULT_DIAS: count(30, 1, 3650),
-    VIGENCIA_MAX_DIAS: count(90, 1, 3650),
+    KDF_CONCURRENCY: envSchemas.count(Math.max(1, availableParallelism()), 1, 64),
+    KDF_QUEUE: envSchemas.count(64, 0, 100_000),
+    ARGON2_MEMORY_KIB: envSchemas.count(ARGON2_MINIMO.memoryKib, ARGON2_MINIMO.memoryKib, 4 * 1024 * 1024),
+    ARGON2_TIME_COST: envSchemas.count(ARGON2_MINIMO.timeCost, ARGON2_MINIMO.timeCost, 100),
+    ARGON2_PARALLELISM: envSchemas.count(ARGON2_MINIMO.parallelism, ARGON2_MINIMO.parallelism, 16),
+    VIGENCIA_DEFAULT_DIAS: envSchemas.count(30, 1, 3650),
+    VIGENCIA_MAX_DIAS: envSchemas.count(90, 1, 3650),
     // Failed logins are counted per client address and window; one audit row per (address, window).
     AUTH_FALLOS_VENTANA_MS: envSchemas.milliseconds(300_000, 1000),
     // How often the chain head is published as inventario.auditoria.ancla (when it moved).
@@ -118,10 +109,7 @@ const ownSchema = z
   .transform((env) => ({
     principalSigningKey: env.PRINCIPAL_SIGNING_KEY,
     principalTtlSeconds: env.PRINCIPAL_TTL_SECONDS,
-    bootstrapAdmin:
-      env.BFF_USER !== undefined && env.BFF_PASSWORD !== undefined
-        ? { usuario: env.BFF_USER, password: env.BFF_PASSWORD }
-        : undefined,
+    bootstrapAdmin: bffCredentialOf(env),
     cuentasDeServicio: env.TOKENS_DE_SERVICIO ?? [],
     kdf: {
       concurrency: env.KDF_CONCURRENCY,

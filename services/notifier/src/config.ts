@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import {
   envSchemas,
+  eventStreamEnv,
+  eventStreamOf,
   natsCredentialsEnv,
   natsCredentialsOf,
   natsCredentialsTogether,
@@ -17,16 +19,6 @@ import {
 
 /** JetStream KV bucket names: letters, digits, `_` and `-`. */
 const BUCKET_NAME = /^[A-Za-z0-9_-]+$/;
-
-/** A whole number in plain decimal digits within [min, max]. */
-function wholeNumber(min: number, max: number, fallback: number) {
-  return z
-    .string()
-    .regex(/^\d{1,9}$/, 'must be a whole number')
-    .transform(Number)
-    .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`))
-    .default(fallback);
-}
 
 /** `1000,5000,30000`: the nak delay after the 1st, 2nd, 3rd... failed delivery; the last repeats. */
 const backoffSchedule = z
@@ -51,19 +43,14 @@ const schema = z
     METRICS_PORT: envSchemas.port(9103),
     METRICS_HOST: z.string().min(1).default('0.0.0.0'),
     LOG_LEVEL: envSchemas.logLevel(),
-    NATS_STREAM: envSchemas.streamName(),
-    NATS_SUBJECT_PREFIX: envSchemas.subjectPrefix(),
-    EVENT_TYPE_NAMESPACE: envSchemas.eventTypeNamespace(),
-    NATS_STREAM_MAX_AGE_HOURS: envSchemas.streamMaxAgeHours(),
-    NATS_STREAM_MAX_BYTES: envSchemas.streamMaxBytes(),
-    // Copies of the events' and dead letters' streams, the sent bucket and the consumers in a NATS cluster.
-    NATS_STREAM_REPLICAS: envSchemas.streamReplicas(),
+    // NATS_STREAM_REPLICAS also sets the copies of the dead letters' stream, the sent bucket and the consumers.
+    ...eventStreamEnv,
     // The dead letters' stream (<NATS_STREAM>_DLQ): letters stay until replayed, so only bytes bound it.
     NATS_DLQ_MAX_BYTES: envSchemas.streamMaxBytes(128 * 1024 * 1024),
     // Emails being sent at once, over all the event consumers; also the SMTP pool size.
-    NOTIFIER_CONCURRENCY: wholeNumber(1, 64, 4),
+    NOTIFIER_CONCURRENCY: envSchemas.count(4, 1, 64),
     // Deliveries of one event before it is dead-lettered (JetStream max_deliver).
-    NOTIFIER_MAX_DELIVER: wholeNumber(1, 1000, 10),
+    NOTIFIER_MAX_DELIVER: envSchemas.count(10, 1, 1000),
     NOTIFIER_BACKOFF_MS: backoffSchedule.default([1000, 5000, 30_000, 120_000, 600_000]),
     // How long JetStream waits for an ack before redelivering. A held message
     // heartbeats every ack_wait / 3 while it waits for a slot and while it is
@@ -92,12 +79,8 @@ const schema = z
     metricsPort: env.METRICS_PORT,
     metricsHost: env.METRICS_HOST,
     logLevel: env.LOG_LEVEL,
-    natsStream: env.NATS_STREAM,
-    natsSubjectPrefix: env.NATS_SUBJECT_PREFIX,
-    eventTypeNamespace: env.EVENT_TYPE_NAMESPACE,
-    streamLimits: { maxAgeMs: env.NATS_STREAM_MAX_AGE_HOURS * 3600_000, maxBytes: env.NATS_STREAM_MAX_BYTES },
+    ...eventStreamOf(env),
     deadLetterMaxBytes: env.NATS_DLQ_MAX_BYTES,
-    streamReplicas: env.NATS_STREAM_REPLICAS,
     concurrency: env.NOTIFIER_CONCURRENCY,
     maxDeliver: env.NOTIFIER_MAX_DELIVER,
     backoffMs: env.NOTIFIER_BACKOFF_MS,

@@ -5,38 +5,23 @@
  * DLQ, and each replayed event is emailed exactly once, also when it had
  * been emailed before it was dead-lettered, and also when a run repeats.
  */
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { waitFor } from '@inventario/testkit';
+import { runCommand, serviceMain, waitFor, type CommandResult } from '@inventario/testkit';
 import { DEAD_LETTER_HEADERS } from '../src/events/dead-letter';
 import { REPLAYED_FROM_HEADER, type ReplayReport } from '../src/events/dead-letter-replay';
 import { parseReplayArgs } from '../src/dlq-replay-main';
 import { sampleEnvelope } from '../src/sample-events';
 import { startTestNotifier, type TestNotifier } from './support/test-notifier';
 
-const MAIN = join(__dirname, '..', 'dist', 'dlq-replay-main.js');
+const MAIN = serviceMain('notifier', 'dlq-replay-main.js');
 
-interface RunResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function runReplay(t: TestNotifier, args: string[]): Promise<RunResult> {
-  const env = {
-    PATH: process.env.PATH ?? '',
+function runReplay(t: TestNotifier, args: string[]): Promise<CommandResult> {
+  return runCommand('dlq-replay', [MAIN, ...args], {
     NATS_URL: t.events.natsUrl,
     NATS_STREAM: t.events.namespace.stream,
     NATS_SUBJECT_PREFIX: t.events.namespace.prefix,
-  };
-  const child = spawn(process.execPath, [MAIN, ...args], { env });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
+  });
 }
 
 async function replay(t: TestNotifier, args: string[]): Promise<ReplayReport> {

@@ -5,8 +5,6 @@
  * chart maps them from the Secret, and the built commands the chart runs
  * against it (the provisioning Job's, the dead-letter replay's).
  */
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import {
   CHART_TARGET,
@@ -14,8 +12,13 @@ import {
   natsServerAuthorization,
   type NatsUserEntry,
 } from '@inventario/local-servers';
-import { startPrivateNatsServer, type PrivateNatsServer } from '@inventario/testkit';
-import { ROOT } from './repo';
+import {
+  runCommand,
+  serviceMain,
+  startPrivateNatsServer,
+  type CommandResult,
+  type PrivateNatsServer,
+} from '@inventario/testkit';
 
 /** Every user of the chart and the password its Secret holds in these tests. */
 export const CHART_USERS: Record<string, string> = Object.fromEntries(
@@ -71,22 +74,9 @@ export async function startChartNats(): Promise<ChartNats> {
   };
 }
 
-export interface CommandResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs a built notifier command (`provision-main.js`, `dlq-replay-main.js`) with only `env` (and PATH). */
 export function runNotifierCommand(main: string, args: string[], env: Record<string, string>): Promise<CommandResult> {
-  const child = spawn(process.execPath, [join(ROOT, 'services', 'notifier', 'dist', main), ...args], {
-    env: { PATH: process.env.PATH ?? '', ...env },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stdout, stderr })));
+  return runCommand(main, [serviceMain('notifier', main), ...args], env);
 }
 
 /** The variables the chart gives the stream's users (its ConfigMap's defaults). */
