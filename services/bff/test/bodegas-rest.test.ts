@@ -3,7 +3,7 @@
  * (safe-delete.test.ts): the BFF over the real services.
  */
 import { MENSAJES } from '../src/http/rest-fields';
-import { TEXTO_MENSAJES } from '../src/inventario/texto';
+import { FIELD_MENSAJES } from '@inventario/platform';
 import { crearBodega, crearProducto, uniqueNombre } from '@inventario/testkit';
 import { startTestStack, type TestStack } from './support/stack';
 
@@ -199,7 +199,7 @@ describe('PUT /api/bodegas/{id}', () => {
 
     const surrogate = await stack.request('PUT', `/api/bodegas/${id}`, { body: { ubicacion: 'Nave \udc00' } });
     expect(surrogate.status).toBe(400);
-    expect(surrogate.body.detalles).toEqual([{ campo: 'ubicacion', mensaje: TEXTO_MENSAJES.malFormado }]);
+    expect(surrogate.body.detalles).toEqual([{ campo: 'ubicacion', mensaje: FIELD_MENSAJES.malFormado }]);
 
     expect((await stack.request('PUT', '/api/bodegas/999999', { body: { capacidad: 1 } })).status).toBe(404);
 
