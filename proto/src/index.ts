@@ -52,6 +52,8 @@ export {
   ListExistenciasResponse,
   ListMovimientosRequest,
   ListMovimientosResponse,
+  ListProductosDeBodegaRequest,
+  ListProductosDeBodegaResponse,
   MotivoMovimiento,
   Movimiento,
   Operacion,

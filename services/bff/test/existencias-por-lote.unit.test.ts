@@ -65,6 +65,7 @@ function memoryList(levels: Existencia[], maxRows = 1000) {
     listMovimientos: unused,
     verificar: unused,
     totales: unused,
+    productosDeBodega: unused,
   };
   return { lote: createExistenciasPorLote({ existencias: client }), calls };
 }

@@ -27,6 +27,7 @@ import { createReservaEvents } from './events/reserva-events';
 import { createReservaStore } from './store/reserva-store';
 import { RELOJ_BD } from './store/reservas-en-niveles';
 import { createProductoAsignaciones } from './grpc/producto-asignaciones';
+import { productosDeBodegaHandlers } from './grpc/productos-de-bodega';
 import { createProductoLookup } from './grpc/producto-lookup';
 import { createRetiroDeProducto } from './retiro-de-producto';
 import { createBodegaStore } from './store/bodega-store';
@@ -141,6 +142,12 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
             logger,
             verificaciones,
             retirarProducto: createRetiroDeProducto({ store: existencias, productos: asignaciones }),
+            productosDeBodega: productosDeBodegaHandlers({
+              bodegas: store,
+              store: existencias,
+              productos: asignaciones,
+              logger,
+            }),
           }),
         },
         {

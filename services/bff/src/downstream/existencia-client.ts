@@ -18,6 +18,7 @@ import {
   type GetOperacionResponse,
   type ListExistenciasResponse,
   type ListMovimientosResponse,
+  type ListProductosDeBodegaResponse,
   type RegistrarMovimientoResponse,
   type RetirarExistenciaResponse,
   type RevertirOperacionResponse,
@@ -34,6 +35,7 @@ import type {
   MovimientoFilter,
   MovimientoInput,
   Operacion,
+  ProductoDeBodega,
   TransferenciaInput,
   VerificacionExistencias,
   WriteOptions,
@@ -121,6 +123,12 @@ export interface ExistenciaClient {
   verificar(caller: Caller): Promise<VerificacionExistencias>;
   /** Each product's ledger total (docs/contract.md §10.6), by id; one call per TOTALES_POR_LLAMADA ids. */
   totales(caller: Caller, productoIds: readonly number[]): Promise<Map<number, TotalDeProducto>>;
+  /** A page of a warehouse's products, assigned or stocked, as bodega-svc merges them; nextPageToken '' on the last. */
+  productosDeBodega(
+    caller: Caller,
+    bodegaId: number,
+    page: { pageSize: number; pageToken?: string },
+  ): Promise<{ productos: ProductoDeBodega[]; nextPageToken: string }>;
 }
 
 /** A product's units: every level, the unlocated one included (`sinUbicar`). */
@@ -317,6 +325,16 @@ export function createExistenciaClient(client: ExistenciaServiceClient, call: Un
       for (const res of answers)
         for (const t of res.totales) out.set(t.productoId, { total: Number(t.total), sinUbicar: Number(t.sinUbicar) });
       return out;
+    },
+
+    async productosDeBodega(caller, bodegaId, { pageSize, pageToken = '' }) {
+      const res = await call<ListProductosDeBodegaResponse>(caller, (md, o, cb) =>
+        client.listProductosDeBodega({ bodegaId, pageSize, pageToken }, md, o, cb),
+      );
+      return {
+        productos: res.productos.map(({ id, nombre, precio, cantidad }) => ({ id, nombre, precio, cantidad })),
+        nextPageToken: res.nextPageToken,
+      };
     },
   };
 }

@@ -64,6 +64,8 @@ export interface ExistenciaHandlersDeps {
     caller: CallContext,
     opts: CommandOptions,
   ) => Promise<RetiroDeProducto>;
+  /** A warehouse's products, assigned or stocked (productos-de-bodega.ts). */
+  productosDeBodega: Pick<ExistenciaServiceServer, 'listProductosDeBodega'>;
 }
 
 /**
@@ -146,8 +148,10 @@ export function createExistenciaHandlers({
   logger,
   verificaciones,
   retirarProducto,
+  productosDeBodega,
 }: ExistenciaHandlersDeps): ExistenciaServiceServer {
   return {
+    ...productosDeBodega,
     asignarExistencia: unary(
       logger,
       'AsignarExistencia',
