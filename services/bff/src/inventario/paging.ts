@@ -25,7 +25,7 @@ export interface DownstreamPage<T> {
   nextPageToken: string;
 }
 
-/** Pages may be short (the services end a page at a byte budget), never empty but the last. */
+/** Pages may be short (the services end a page at a byte budget), even empty before the last (a merged list). */
 export function pagesOf<T>(
   wanted: number,
   fetchPage: (pageSize: number, pageToken: string | undefined) => Promise<DownstreamPage<T>>,

@@ -41,11 +41,7 @@ const idsOfJson = (page: ProductosJson): number[] =>
   [...Buffer.from(page.json).toString('utf8').matchAll(PRODUCTO_JSON)].map((m) => Number(m[1]));
 
 /** Each product's cantidadEnStock as its ledger total (one call to bodega-svc for them all). */
-export async function conTotales(
-  existencias: ExistenciaClient,
-  caller: Caller,
-  productos: Producto[],
-): Promise<Producto[]> {
+async function conTotales(existencias: ExistenciaClient, caller: Caller, productos: Producto[]): Promise<Producto[]> {
   if (productos.length === 0) return productos;
   const totales = await existencias.totales(
     caller,
