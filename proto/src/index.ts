@@ -44,6 +44,8 @@ export {
   ExistenciaServiceService,
   GetExistenciaRequest,
   GetExistenciaResponse,
+  GetExistenciasDeProductoRequest,
+  GetExistenciasDeProductoResponse,
   GetOperacionRequest,
   GetOperacionResponse,
   GetTotalesDeProductosRequest,

@@ -66,6 +66,7 @@ function memoryList(levels: Existencia[], maxRows = 1000) {
     verificar: unused,
     totales: unused,
     productosDeBodega: unused,
+    deProducto: unused,
   };
   return { lote: createExistenciasPorLote({ existencias: client }), calls };
 }

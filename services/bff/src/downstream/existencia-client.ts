@@ -14,6 +14,7 @@ import {
   type CambiarUmbralMinimoResponse,
   type ExistenciaServiceClient,
   type GetExistenciaResponse,
+  type GetExistenciasDeProductoResponse,
   type GetTotalesDeProductosResponse,
   type GetOperacionResponse,
   type ListExistenciasResponse,
@@ -123,6 +124,11 @@ export interface ExistenciaClient {
   verificar(caller: Caller): Promise<VerificacionExistencias>;
   /** Each product's ledger total (docs/contract.md §10.6), by id; one call per TOTALES_POR_LLAMADA ids. */
   totales(caller: Caller, productoIds: readonly number[]): Promise<Map<number, TotalDeProducto>>;
+  /** A product's levels, their sum and its unlocated units; NotFoundError when producto-svc does not have it. */
+  deProducto(
+    caller: Caller,
+    productoId: number,
+  ): Promise<{ porBodega: Existencia[]; total: number; sinUbicar: number }>;
   /** A page of a warehouse's products, assigned or stocked, as bodega-svc merges them; nextPageToken '' on the last. */
   productosDeBodega(
     caller: Caller,
@@ -325,6 +331,17 @@ export function createExistenciaClient(client: ExistenciaServiceClient, call: Un
       for (const res of answers)
         for (const t of res.totales) out.set(t.productoId, { total: Number(t.total), sinUbicar: Number(t.sinUbicar) });
       return out;
+    },
+
+    async deProducto(caller, productoId) {
+      const res = await call<GetExistenciasDeProductoResponse>(caller, (md, o, cb) =>
+        client.getExistenciasDeProducto({ productoId }, md, o, cb),
+      );
+      return {
+        porBodega: res.porBodega.map(existenciaFromProto),
+        total: Number(res.total),
+        sinUbicar: Number(res.sinUbicar),
+      };
     },
 
     async productosDeBodega(caller, bodegaId, { pageSize, pageToken = '' }) {

@@ -3,9 +3,9 @@ import type { BodegaClient } from '../downstream/bodega-client';
 import type { ExistenciaClient } from '../downstream/existencia-client';
 import type { ProductoClient } from '../downstream/producto-client';
 import { NoExisteError } from './errors';
-import type { CursorPage, Existencia, ExistenciasApi, PaginaConCursor, ProductoDeBodega } from './model';
+import type { CursorPage, ExistenciasApi, PaginaConCursor, ProductoDeBodega } from './model';
 import { createLecturas } from './lecturas';
-import { collect, pagesAfter, pagesOf, STREAM_PAGE_SIZE } from './paging';
+import { pagesAfter, pagesOf, STREAM_PAGE_SIZE } from './paging';
 
 export interface ExistenciasDeps {
   productos: ProductoClient;
@@ -106,19 +106,18 @@ export function createExistencias({ productos, bodegas, existencias }: Existenci
       return { bodega, pages: levelPagesOf(caller, bodegaId, STREAM_PAGE_SIZE) };
     },
 
+    /**
+     * One call: bodega-svc reads the levels and the unlocated units and asks producto-svc whether the product exists.
+     * `total` is the units in warehouses; `sinUbicar` beside it (additive), so `total + sinUbicar` is its
+     * cantidadEnStock.
+     */
     async existenciasDeProducto(caller, productoId) {
-      const [porBodega] = await Promise.all([
-        collect(
-          pagesOf<Existencia>(Infinity, async (pageSize, pageToken) => {
-            const page = await existencias.list(caller, { pageSize, pageToken, productoIds: [productoId] });
-            return { items: page.existencias, nextPageToken: page.nextPageToken };
-          }),
-        ),
-        productos.get(caller, productoId).catch((err: unknown) => {
-          throw err instanceof NotFoundError ? NoExisteError.campo('id', MENSAJES.noExisteProducto(productoId)) : err;
-        }),
-      ]);
-      return { productoId, total: porBodega.reduce((sum, level) => sum + level.cantidad, 0), porBodega };
+      try {
+        const { porBodega, total, sinUbicar } = await existencias.deProducto(caller, productoId);
+        return { productoId, total, porBodega, sinUbicar };
+      } catch (err) {
+        throw err instanceof NotFoundError ? NoExisteError.campo('id', MENSAJES.noExisteProducto(productoId)) : err;
+      }
     },
 
     async listExistencias(caller, filter, page = {}) {

@@ -118,18 +118,5 @@ export function conTotalesDelLibro(inventario: InventarioApi, existencias: Exist
         );
       }
     },
-
-    /**
-     * `total` and `porBodega` keep their meaning (the product's units in warehouses; the contract's
-     * cases hold); the unlocated units come beside them, additively, so `total + sinUbicar` is its
-     * cantidadEnStock.
-     */
-    async existenciasDeProducto(caller, productoId) {
-      const [res, totales] = await Promise.all([
-        inventario.existenciasDeProducto(caller, productoId),
-        existencias.totales(caller, [productoId]),
-      ]);
-      return { ...res, sinUbicar: totales.get(productoId)?.sinUbicar ?? 0 };
-    },
   };
 }

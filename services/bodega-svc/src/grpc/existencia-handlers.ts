@@ -66,6 +66,8 @@ export interface ExistenciaHandlersDeps {
   ) => Promise<RetiroDeProducto>;
   /** A warehouse's products, assigned or stocked (productos-de-bodega.ts). */
   productosDeBodega: Pick<ExistenciaServiceServer, 'listProductosDeBodega'>;
+  /** A product's levels and unlocated units (existencias-de-producto.ts). */
+  existenciasDeProducto: Pick<ExistenciaServiceServer, 'getExistenciasDeProducto'>;
 }
 
 /**
@@ -149,9 +151,11 @@ export function createExistenciaHandlers({
   verificaciones,
   retirarProducto,
   productosDeBodega,
+  existenciasDeProducto,
 }: ExistenciaHandlersDeps): ExistenciaServiceServer {
   return {
     ...productosDeBodega,
+    ...existenciasDeProducto,
     asignarExistencia: unary(
       logger,
       'AsignarExistencia',
