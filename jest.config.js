@@ -18,7 +18,9 @@ const ignored = ['/node_modules/', '/dist/', '<rootDir>/test/faults/'];
 const layer = {
   testEnvironment: 'node',
   roots: ['<rootDir>/services', '<rootDir>/packages', '<rootDir>/test'],
-  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }] },
+  // Transpiled file by file (tsconfig.jest.json: isolatedModules): `npm run lint` type-checks every test already,
+  // and type-checking each file again in every jest worker cost about a third of the unit layer's time.
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json' }] },
 };
 
 /** Fails the run at once, with the fix, when MariaDB or NATS is not answering. */

@@ -9,7 +9,7 @@
  */
 module.exports = {
   testEnvironment: 'node',
-  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }] },
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.jest.json' }] },
   roots: ['<rootDir>/test/faults'],
   testMatch: ['**/test/faults/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],

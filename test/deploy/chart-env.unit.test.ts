@@ -6,7 +6,7 @@
  * the Secret and the Deployments' literal `value:` entries render from
  * values.yaml and values-dev.yaml are accepted by the services' loadConfig.
  */
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import {
   ConfigError,
   natsCredentialsEnv,
@@ -222,6 +222,19 @@ const HELPERS: Record<string, Helper> = {
     const escape = (text: string) => queryEscape(text).split('+').join('%20');
     return `mysql://${escape(mysql.auth.username)}:${escape(mysql.auth.password)}@${mysql.fullnameOverride}:3306/${database}`;
   },
+  'inventario.tokensDeServicio': (root) => {
+    const tokens = valueAt((root as { Values: unknown }).Values, 'secrets.serviceTokens') as Record<string, string>;
+    const cuentas: [string, string, string][] = [
+      ['productoSvc', 'producto-svc', 'ADMIN'],
+      ['bodegaSvc', 'bodega-svc', 'ADMIN'],
+      ['notifier', 'notifier', 'LECTOR'],
+      ['seed', 'inventario-seed', 'ADMIN'],
+    ];
+    return cuentas
+      .filter(([key]) => tokens[key])
+      .map(([key, nombre, rol]) => `${nombre}:${rol}=${tokens[key]}`)
+      .join(',');
+  },
   'inventario.smtpUrl': (root) => {
     const v = (root as { Values: unknown }).Values;
     const url = valueAt(v, 'notifier.smtpUrl');
@@ -288,6 +301,12 @@ const PRODUCTION = merged(chartValues(), {
       provisioner: 'pr0v',
       dlqReplay: 'dlq-r3play',
     },
+    serviceTokens: Object.fromEntries(
+      ['productoSvc', 'bodegaSvc', 'notifier', 'seed'].map((key, i) => [
+        key,
+        `inv_${1_000_000_001 + i}_${randomBytes(32).toString('base64url')}`,
+      ]),
+    ),
     identidadPrincipalSigningKey: generateKeyPairSync('ed25519')
       .privateKey.export({ format: 'pem', type: 'pkcs8' })
       .toString(),
@@ -470,6 +489,32 @@ describe('values the chart renders', () => {
     expect(helpers).toContain('{{- printf "nats://%s:4222" .Values.nats.fullnameOverride -}}');
     expect(helpers).toContain('{{- printf "mysql://%s:%s@%s:3306/%s"');
     expect(helpers).toContain('{{- printf "smtp://mailpit:%v" .Values.mailpit.smtpPort -}}');
+    for (const cuenta of [
+      '(printf "producto-svc:ADMIN=%s" $t.productoSvc)',
+      '(printf "bodega-svc:ADMIN=%s" $t.bodegaSvc)',
+      '(printf "notifier:LECTOR=%s" $t.notifier)',
+      '(printf "inventario-seed:ADMIN=%s" $t.seed)',
+    ])
+      expect(helpers).toContain(cuenta);
+  });
+
+  it('require a principal at producto-svc and bodega-svc, and give identidad-svc every internal caller its token', () => {
+    for (const values of [PRODUCTION, DEVELOPMENT]) {
+      const identidad = loadIdentidadConfig(renderedEnv(SERVICES[4], values));
+      const tokens = valueAt(values, 'secrets.serviceTokens') as Record<string, string>;
+      expect(identidad.cuentasDeServicio.map((c) => [c.usuario, c.rol])).toEqual([
+        ['producto-svc', 'ADMIN'],
+        ['bodega-svc', 'ADMIN'],
+        ['notifier', 'LECTOR'],
+        ['inventario-seed', 'ADMIN'],
+      ]);
+      const presented = [SERVICES[0], SERVICES[1], SERVICES[3]].map((s) => renderedEnv(s, values).SERVICE_TOKEN);
+      expect(presented).toEqual([tokens.productoSvc, tokens.bodegaSvc, tokens.notifier]);
+      for (const service of [SERVICES[0], SERVICES[1]])
+        expect(renderedEnv(service, values).REQUIRE_PRINCIPAL).toBe('true');
+    }
+    const seed = chartTemplate('templates/seed-job.yaml');
+    expect(seed).toMatch(/- name: SERVICE_TOKEN\n\s+valueFrom:\n\s+secretKeyRef:\n[^\n]+\n\s+key: seed-token/);
   });
 });
 

@@ -7,7 +7,7 @@ import type { Caller } from './inventario/model';
 import { describeSeedResult, seedSampleData } from './seed/datos-ejemplo';
 import { DEFAULT_LAUNCHER_DATA_DIR, seedTarget } from './seed/seed-target';
 
-const SEED_CALLER: Caller = { usuario: 'seed' };
+const SEED_USUARIO = 'seed';
 
 /**
  * `npm run seed`: the sample data through the services, with the BFF's downstream clients and configuration, into the
@@ -26,7 +26,7 @@ async function main(env: NodeJS.ProcessEnv): Promise<number> {
       PRODUCTO_SVC_ADDR: target.productoSvcAddr,
       BODEGA_SVC_ADDR: target.bodegaSvcAddr,
       // The seed serves no HTTP: the BFF's Basic-auth settings do not apply, but its schema requires them.
-      BFF_USER: SEED_CALLER.usuario,
+      BFF_USER: SEED_USUARIO,
       BFF_PASSWORD: randomUUID(),
       LOG_LEVEL: env.LOG_LEVEL || 'warn',
     });
@@ -40,7 +40,9 @@ async function main(env: NodeJS.ProcessEnv): Promise<number> {
   );
   const downstream = createDownstream(config, createLogger('seed', config.logLevel));
   try {
-    const result = await seedSampleData(createInventario(downstream), SEED_CALLER);
+    // Services that require a principal (docs/contract.md §12.9) get the seed's own token, the chart's seed-token.
+    const caller: Caller = { usuario: SEED_USUARIO, tokenDeServicio: env.SERVICE_TOKEN || undefined };
+    const result = await seedSampleData(createInventario(downstream), caller);
     process.stdout.write(`${describeSeedResult(result)}\n`);
     return 0;
   } catch (err) {

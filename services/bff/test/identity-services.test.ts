@@ -8,7 +8,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { credentials, Metadata, status, type ServiceError } from '@grpc/grpc-js';
 import { crearFirmante, PRINCIPAL_METADATA_KEY, type Principal } from '@inventario/contract';
-import { AUTHORIZATION_METADATA_KEY, createDb, errorDataOf, type Knex } from '@inventario/platform';
+import { AUTHORIZATION_METADATA_KEY, createDb, createLogger, errorDataOf, type Knex } from '@inventario/platform';
 import {
   ExistenciaServiceClient,
   ProductoServiceClient,
@@ -22,6 +22,10 @@ import {
   type ListMovimientosResponse,
 } from '@inventario/proto';
 import { waitFor, crearBodega, crearProducto } from '@inventario/testkit';
+import { loadConfig } from '../src/config';
+import { createDownstream } from '../src/downstream/downstream';
+import { createInventario } from '../src/inventario/inventario';
+import { seedSampleData } from '../src/seed/datos-ejemplo';
 import { startTestStack, TEST_PASSWORD, TEST_USER, type TestStack } from './support/stack';
 
 jest.setTimeout(120_000);
@@ -324,5 +328,31 @@ describe('principals verified by producto-svc and bodega-svc', () => {
     );
     const lineas = await bodegaDb('movimientos').where({ producto_id: producto.id, motivo: 'PRODUCTO_ELIMINADO' });
     expect(lineas.map((l: { usuario: string }) => l.usuario)).toEqual(['system']);
+  });
+
+  it('loads the sample data as the seed job does: with its own token, and not without one', async () => {
+    const cuenta = await stack.identidad!.cuentaDeServicio(admin, 'inventario-seed', [{ rol: 'ADMIN' }]);
+    const config = loadConfig({
+      PRODUCTO_SVC_ADDR: stack.serviceAddrs.producto,
+      BODEGA_SVC_ADDR: stack.serviceAddrs.bodega,
+      BFF_USER: 'seed',
+      BFF_PASSWORD: 'no-se-usa-aqui',
+      LOG_LEVEL: 'silent',
+    });
+    const downstream = createDownstream(config, createLogger('seed', 'silent'));
+    try {
+      const inventario = createInventario(downstream);
+      await expect(seedSampleData(inventario, { usuario: 'seed' })).rejects.toThrow('credenciales no válidas');
+      const cargado = await seedSampleData(inventario, { usuario: 'seed', tokenDeServicio: cuenta.token });
+      expect(cargado.operacionesCreadas).toBeGreaterThan(0);
+      const operacion = await bodegaDb('operaciones').orderBy('id', 'desc').first();
+      expect([operacion.usuario, operacion.metodo_auth, operacion.token_id]).toEqual([
+        'inventario-seed',
+        'token',
+        cuenta.tokenId,
+      ]);
+    } finally {
+      downstream.close();
+    }
   });
 });

@@ -18,6 +18,7 @@ import { createAutenticador } from './autenticacion/autenticador';
 import { createPasswordHasher } from './autenticacion/password-hasher';
 import { createRegistroFallos } from './autenticacion/registro-fallos';
 import type { Config } from './config';
+import { asegurarCuentasDeServicio } from './cuentas-de-servicio';
 import { AUDITORIA_CONSUMER, leerUltimaAncla, startAuditoriaConsumer } from './events/auditoria-consumer';
 import { createIdentidadEvents } from './events/identidad-events';
 import { createTokenAuditoriaHandlers } from './grpc/token-auditoria-handlers';
@@ -117,20 +118,25 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
     },
     async beforeCalls() {
       const admin = config.bootstrapAdmin;
-      if (!admin) {
-        if (!(await usuarios.hayAdminActivo()))
-          logger.warn('no active ADMIN and no BFF_USER/BFF_PASSWORD to create one: nobody can administer users');
-        return;
+      if (admin) {
+        // Replicas starting together serialise on the guard row; only the first creates.
+        const outcome = await retrying(
+          'first ADMIN',
+          () => usuarios.asegurarAdmin(admin.usuario, () => hasher.hash(admin.password)),
+          logger,
+          signal,
+          isTransientDbError,
+        );
+        if (outcome !== 'existente') logger.info({ usuario: admin.usuario, outcome }, 'first ADMIN from BFF_USER');
+      } else if (!(await usuarios.hayAdminActivo())) {
+        logger.warn('no active ADMIN and no BFF_USER/BFF_PASSWORD to create one: nobody can administer users');
       }
-      // Replicas starting together serialise on the guard row; only the first creates.
-      const outcome = await retrying(
-        'first ADMIN',
-        () => usuarios.asegurarAdmin(admin.usuario, () => hasher.hash(admin.password)),
+      await asegurarCuentasDeServicio(config.cuentasDeServicio, {
+        usuarios,
+        tokens,
+        vigenciaMaxDias: config.tokenTtlMaxDays,
         logger,
-        signal,
-        isTransientDbError,
-      );
-      if (outcome !== 'existente') logger.info({ usuario: admin.usuario, outcome }, 'first ADMIN from BFF_USER');
+      });
     },
   });
 

@@ -1,7 +1,10 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { envSchemas, loadServiceConfigWith, type ServiceConfig } from '@inventario/platform';
+import { esRol, NOMBRES_ROL, type Rol } from '@inventario/contract';
 import { z } from 'zod';
+import { leerToken } from './domain/token';
+import { claveDeUsuario } from './domain/usuario';
 
 /**
  * identidad-svc's environment (docs/contract.md §12.6): the shared service
@@ -41,6 +44,43 @@ const signingKey = z.string().transform((value, ctx): KeyObject => {
   return z.NEVER;
 });
 
+/**
+ * The internal callers' service accounts the deployment declares, each with its token
+ * (`nombre:ROL=inv_<id>_<secret>`, comma-separated): identidad-svc makes them at start, so the services can
+ * require a principal from the first install (docs/decisions.md, "Declared service tokens"). Never echoed.
+ */
+const tokensDeServicio = z.string().transform((value, ctx): CuentaDeServicio[] => {
+  const cuentas: CuentaDeServicio[] = [];
+  // Blank: nothing declared (the chart renders an empty key when no token is set).
+  for (const [i, entrada] of (value.trim() === '' ? [] : value.split(',')).entries()) {
+    const match = /^([^:=,\s]{1,100}):([A-Z]+)=(\S+)$/.exec(entrada.trim());
+    const token = match ? leerToken(match[3]!) : undefined;
+    if (!match || !token || !esRol(match[2]!)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `entry ${i + 1} must be nombre:ROL=inv_<id>_<secret> (ROL one of ${NOMBRES_ROL.join(', ')})`,
+      });
+      return z.NEVER;
+    }
+    cuentas.push({ usuario: match[1]!, rol: match[2], tokenId: token.id, secreto: token.secreto });
+  }
+  const repetido = (clave: (c: CuentaDeServicio) => string | number) =>
+    new Set(cuentas.map(clave)).size !== cuentas.length;
+  if (repetido((c) => claveDeUsuario(c.usuario)) || repetido((c) => c.tokenId)) {
+    ctx.addIssue({ code: 'custom', message: 'names and token ids must each appear once' });
+    return z.NEVER;
+  }
+  return cuentas;
+});
+
+/** One declared internal caller: a SERVICIO user bound to `rol` everywhere, with the token `tokenId`. */
+export interface CuentaDeServicio {
+  usuario: string;
+  rol: Rol;
+  tokenId: number;
+  secreto: string;
+}
+
 const ownSchema = z
   .object({
     PRINCIPAL_SIGNING_KEY: signingKey,
@@ -49,6 +89,7 @@ const ownSchema = z
     // The first ADMIN, created at start when no active ADMIN exists (the gateway's shared credential until now).
     BFF_USER: z.string().min(1).max(100).optional(),
     BFF_PASSWORD: z.string().min(1).max(1024).optional(),
+    TOKENS_DE_SERVICIO: tokensDeServicio.optional(),
     // Concurrent argon2id computations (each ~19 MiB and a libuv thread), and how many may wait for one.
     KDF_CONCURRENCY: count(Math.max(1, availableParallelism()), 1, 64),
     KDF_QUEUE: count(64, 0, 100_000),
@@ -81,6 +122,7 @@ const ownSchema = z
       env.BFF_USER !== undefined && env.BFF_PASSWORD !== undefined
         ? { usuario: env.BFF_USER, password: env.BFF_PASSWORD }
         : undefined,
+    cuentasDeServicio: env.TOKENS_DE_SERVICIO ?? [],
     kdf: {
       concurrency: env.KDF_CONCURRENCY,
       queue: env.KDF_QUEUE,

@@ -124,4 +124,27 @@ describe('loadConfig', () => {
       /BFF_USER: must not contain/,
     );
   });
+
+  it('reads the declared service tokens, and refuses a malformed, unknown-role or repeated entry without echoing it', () => {
+    const secreto = 'S'.repeat(43);
+    const declarados = `producto-svc:ADMIN=inv_1000000001_${secreto}, notifier:LECTOR=inv_1000000003_${secreto}`;
+    expect(
+      loadConfig({ DATABASE_URL, PRINCIPAL_SIGNING_KEY: key, TOKENS_DE_SERVICIO: declarados }).cuentasDeServicio,
+    ).toEqual([
+      { usuario: 'producto-svc', rol: 'ADMIN', tokenId: 1_000_000_001, secreto },
+      { usuario: 'notifier', rol: 'LECTOR', tokenId: 1_000_000_003, secreto },
+    ]);
+    expect(loadConfig({ DATABASE_URL, PRINCIPAL_SIGNING_KEY: key }).cuentasDeServicio).toEqual([]);
+    for (const malo of [
+      `producto-svc=inv_1_${secreto}`,
+      `producto-svc:DIOS=inv_1_${secreto}`,
+      `producto-svc:ADMIN=inv_1_${secreto.slice(1)}`,
+      `a:ADMIN=inv_1_${secreto},b:ADMIN=inv_1_${secreto}`,
+      `a:ADMIN=inv_1_${secreto},A:ADMIN=inv_2_${secreto}`,
+    ]) {
+      const intento = () => loadConfig({ DATABASE_URL, PRINCIPAL_SIGNING_KEY: key, TOKENS_DE_SERVICIO: malo });
+      expect(intento).toThrow(/TOKENS_DE_SERVICIO: (entry \d must be nombre:ROL=|names and token ids must each)/);
+      expect(intento).not.toThrow(new RegExp(secreto.slice(0, 20)));
+    }
+  });
 });

@@ -97,8 +97,8 @@ spec:
             - name: PRINCIPAL_TOKEN_CACHE_MS
               valueFrom:
                 configMapKeyRef: { name: inventario-config, key: PRINCIPAL_TOKEN_CACHE_MS }
-            # This service's own API token (a service account's) for the calls it makes for itself; optional until
-            # REQUIRE_PRINCIPAL is turned on (values.yaml principal).
+            # This service's own API token (a service account's, made by identidad-svc from tokens-de-servicio) for
+            # the calls it makes for itself; needed while REQUIRE_PRINCIPAL is on (values.yaml principal).
             - name: SERVICE_TOKEN
               valueFrom:
                 secretKeyRef:
@@ -133,6 +133,13 @@ spec:
             - name: AUDITORIA_ANCLA_INTERVAL_MS
               valueFrom:
                 configMapKeyRef: { name: inventario-config, key: AUDITORIA_ANCLA_INTERVAL_MS }
+            # The internal callers' service accounts and tokens, made at start (docs/contract.md §12.9).
+            - name: TOKENS_DE_SERVICIO
+              valueFrom:
+                secretKeyRef:
+                  name: {{ include "inventario.secretName" $root }}
+                  key: tokens-de-servicio
+                  optional: true
             {{- end }}
             {{- if .existenciasVerificacion }}
             # bodega-svc checks its stock against the ledger on this period (the gauge behind InventarioExistenciasInconsistentes).

@@ -132,3 +132,17 @@ checksum/secret: {{ include (print .Template.BasePath "/secret.yaml") . | sha256
     - { protocol: TCP, port: {{ .Values.networkPolicy.externalNats.port }} }
 {{- end -}}
 {{- end -}}
+
+{{/*
+TOKENS_DE_SERVICIO for identidad-svc: each declared internal caller as
+nombre:ROL=token, comma-separated (empty when none is declared).
+*/}}
+{{- define "inventario.tokensDeServicio" -}}
+{{- $t := .Values.secrets.serviceTokens -}}
+{{- $entries := list -}}
+{{- if $t.productoSvc }}{{ $entries = append $entries (printf "producto-svc:ADMIN=%s" $t.productoSvc) }}{{ end -}}
+{{- if $t.bodegaSvc }}{{ $entries = append $entries (printf "bodega-svc:ADMIN=%s" $t.bodegaSvc) }}{{ end -}}
+{{- if $t.notifier }}{{ $entries = append $entries (printf "notifier:LECTOR=%s" $t.notifier) }}{{ end -}}
+{{- if $t.seed }}{{ $entries = append $entries (printf "inventario-seed:ADMIN=%s" $t.seed) }}{{ end -}}
+{{- join "," $entries -}}
+{{- end -}}

@@ -73,6 +73,8 @@ export interface Caller {
   principal?: Principal;
   /** Its signed form (compact JWS), sent downstream in `x-inventario-principal`. */
   principalFirmado?: string;
+  /** Without a principal: the caller's own API token, sent as `authorization: Bearer` (the seed's SERVICE_TOKEN). */
+  tokenDeServicio?: string;
   /**
    * Epoch ms by which a call made for this caller must answer, when it continues a command whose own deadline
    * already runs (a create's follow-up read of its ledger total): the command answers within one deadline.

@@ -1,6 +1,8 @@
 import { aLista, type PermisoEfectivo, type Permisos } from '@inventario/contract';
+import { timingSafeEqual } from 'node:crypto';
 import {
   enqueueEvent,
+  FailedPreconditionError,
   jsonResultCodec,
   NotFoundError,
   nowToSecond,
@@ -66,6 +68,19 @@ export interface TokenStore {
   revocar(id: number, w: Escritura, autorizar: (token: Token) => void): Promise<Token>;
   /** Records a use, at most once a minute per token whatever the replicas (a conditional UPDATE). */
   marcarUso(id: number): Promise<void>;
+  /**
+   * A token the deployment declares (TOKENS_DE_SERVICIO): created with its id when missing, its expiry renewed when
+   * it is there, never revived when revoked; refused when the id holds another user's token or another secret.
+   */
+  asegurarDeclarado(declarado: TokenDeclarado, w: Escritura): Promise<'creado' | 'renovado' | 'revocado'>;
+}
+
+export interface TokenDeclarado {
+  id: number;
+  secreto: string;
+  usuarioId: number;
+  nombre: string;
+  expiraEn: Date;
 }
 
 /** The stored answer of CreateToken leaves the secret out: a replay never shows it again. */
@@ -174,6 +189,52 @@ export function createTokenStore(
           idempotency: { key: w.caller.idempotency, codec: TOKEN, ttlSeconds: deps.idempotencyTtlSeconds },
           signal: w.caller.signal,
         },
+      );
+    },
+
+    asegurarDeclarado(declarado, w) {
+      return writeTransaction(
+        db,
+        async (trx) => {
+          const row = await trx<TokenRow>('tokens').where({ id: declarado.id }).forUpdate().first();
+          const hash = hashDeSecreto(declarado.secreto);
+          if (
+            row &&
+            (row.usuario_id !== declarado.usuarioId || !timingSafeEqual(Buffer.from(row.hash_secreto), hash))
+          ) {
+            throw new FailedPreconditionError(
+              `el token ${declarado.id} ya existe con otro dueño u otro secreto: declare otro id para rotarlo`,
+            );
+          }
+          if (row?.revocado_en) return 'revocado' as const;
+          if (row) {
+            await trx('tokens').where({ id: declarado.id }).update({ expira_en: declarado.expiraEn });
+            return 'renovado' as const;
+          }
+          const at = nowToSecond();
+          await trx('tokens').insert({
+            id: declarado.id,
+            usuario_id: declarado.usuarioId,
+            nombre: declarado.nombre,
+            hash_secreto: hash,
+            alcance: null,
+            expira_en: declarado.expiraEn,
+            fecha_creacion: at,
+          });
+          const token: Token = {
+            id: declarado.id,
+            usuarioId: declarado.usuarioId,
+            nombre: declarado.nombre,
+            expiraEn: declarado.expiraEn,
+            alcance: null,
+            fechaCreacion: at,
+            revocadoEn: null,
+            ultimoUso: null,
+          };
+          await publicar(trx, deps.events.token('TokenCreado', token, ctxOf(w, at)));
+          return 'creado' as const;
+        },
+        { onCommitted: deps.onCommitted },
       );
     },
 

@@ -57,6 +57,8 @@ export interface TestService {
   admin(): Promise<AutenticarResponse>;
   publishedEvents(): Promise<StoredEvent[]>;
   nats(): Promise<NatsConnection>;
+  /** Stops the service and starts it again on the same database and stream, with `env` over the first start's. */
+  restart(env?: Record<string, string>): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -64,7 +66,7 @@ export async function startTestService(label: string, env: Record<string, string
   const testDb: TestDatabase = await createTestDatabase(label);
   const ns = testEventNamespace();
   const { privateKey } = generateKeyPairSync('ed25519');
-  const config = loadConfig({
+  const baseEnv = {
     DATABASE_URL: testDb.url,
     GRPC_PORT: '0',
     GRPC_HOST: '127.0.0.1',
@@ -79,25 +81,33 @@ export async function startTestService(label: string, env: Record<string, string
     BFF_USER: ADMIN,
     BFF_PASSWORD: ADMIN_PASSWORD,
     ...env,
-  });
-  const app = await startApp(config, createLogger('identidad-svc', config.logLevel)).catch(async (err: unknown) => {
+  };
+  const start = async (overrides: Record<string, string>): Promise<App> => {
+    const config = loadConfig({ ...baseEnv, ...overrides });
+    const started = await startApp(config, createLogger('identidad-svc', config.logLevel));
+    await started.ready.catch(async (err: unknown) => {
+      await started.stop();
+      throw err;
+    });
+    return started;
+  };
+  let app = await start({}).catch(async (err: unknown) => {
     await testDb.drop();
     throw err;
   });
-  await app.ready.catch(async (err: unknown) => {
-    await app.stop();
-    await testDb.drop();
-    throw err;
-  });
-  const client = new IdentidadServiceClient(`127.0.0.1:${app.grpcPort}`, credentials.createInsecure());
-  const rpc = identidadRpcOf(client);
+  let client = new IdentidadServiceClient(`127.0.0.1:${app.grpcPort}`, credentials.createInsecure());
+  let actual = identidadRpcOf(client);
+  // Follows the running app across restarts (its port changes).
+  const rpc = new Proxy({} as IdentidadRpc, { get: (_t, name) => actual[name as keyof IdentidadRpc] });
   const db = createDb(testDb.url);
   let nc: NatsConnection | undefined;
   const nats = async () => (nc ??= await connectTestNats());
   const login = (usuario: string, password: string, direccion = '127.0.0.1') =>
     rpc.autenticar({ basica: { usuario, password }, direccion });
   return {
-    app,
+    get app() {
+      return app;
+    },
     rpc,
     db,
     ns,
@@ -108,6 +118,13 @@ export async function startTestService(label: string, env: Record<string, string
       return readStream(await nats(), ns.stream);
     },
     nats,
+    async restart(overrides = {}) {
+      client.close();
+      await app.stop();
+      app = await start(overrides);
+      client = new IdentidadServiceClient(`127.0.0.1:${app.grpcPort}`, credentials.createInsecure());
+      actual = identidadRpcOf(client);
+    },
     async close() {
       client.close();
       await app.stop();
