@@ -71,3 +71,30 @@ export {
 
 // A reservation's states and shape.
 export { ESTADOS_RESERVA, type EstadoReserva, type LineaReserva, type ReservaDe } from './reservas';
+
+// The records' REST form and the stock reads' pages and reports (pure shapes).
+export {
+  ALERTAS_SOBRE,
+  type AlertaSobre,
+  type AsignacionInput,
+  type Bodega,
+  type BodegaDeleteResult,
+  type BodegaInput,
+  type BodegaPatch,
+  type CursorPage,
+  type DiferenciaExistencia,
+  type DiferenciaReserva,
+  type Existencia,
+  type ExistenciaFilter,
+  type ExistenciasDeProducto,
+  type MovimientoFilter,
+  type MovimientoInput,
+  type PaginaConCursor,
+  type Producto,
+  type ProductoDeBodega,
+  type ProductoInput,
+  type ProductoPatch,
+  type TransferenciaInput,
+  type UmbralCambio,
+  type VerificacionExistencias,
+} from './registros';

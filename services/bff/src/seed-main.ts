@@ -4,7 +4,7 @@ import { loadConfig } from './config';
 import { createDownstream } from './downstream/downstream';
 import { createInventario } from './inventario/inventario';
 import type { Caller } from './inventario/model';
-import { describeSeedResult, seedSampleData } from './inventario/seed';
+import { describeSeedResult, seedSampleData } from './seed/datos-ejemplo';
 import { DEFAULT_LAUNCHER_DATA_DIR, seedTarget } from './seed/seed-target';
 
 const SEED_USUARIO = 'seed';

@@ -3,7 +3,7 @@
  * (safe-delete.test.ts): the BFF over the real services.
  */
 import { MENSAJES } from '../src/http/rest-fields';
-import { TEXTO_MENSAJES } from '../src/inventario/texto';
+import { FIELD_MENSAJES } from '@inventario/platform';
 import { crearBodega, crearProducto, uniqueNombre } from '@inventario/testkit';
 import { startTestStack, type TestStack } from './support/stack';
 
@@ -147,6 +147,26 @@ describe('GET /api/bodegas/{id}/productos', () => {
     expect(res.text).toContain('"precio":3.50');
   });
 
+  test('stocked there but assigned elsewhere counts its units there, each product once, by id (bodega-svc merges)', async () => {
+    const id = await crearBodega(stack, { capacidad: 100 });
+    const otra = await crearBodega(stack, { capacidad: 100 });
+    const a = await crearProducto(stack, { bodegaId: id, cantidadEnStock: 7, precio: 1 });
+    const c = await crearProducto(stack, { bodegaId: otra, cantidadEnStock: 0, precio: 2 });
+    const stocked = await stack.request('POST', `/api/bodegas/${id}/productos`, {
+      body: { productoId: c.id, cantidad: 4 },
+    });
+    expect(stocked.status).toBe(200);
+    const res = await stack.request('GET', `/api/bodegas/${id}/productos`);
+    expect(res.body).toEqual([
+      { id: a.id, nombre: a.nombre, cantidad: 7, precio: 1 },
+      { id: c.id, nombre: c.nombre, cantidad: 4, precio: 2 },
+    ]);
+    // Still assigned to the other warehouse, whose list shows it too, with its ledger total.
+    expect((await stack.request('GET', `/api/bodegas/${otra}/productos`)).body).toEqual([
+      { id: c.id, nombre: c.nombre, cantidad: 4, precio: 2 },
+    ]);
+  });
+
   test('an empty warehouse lists nothing; an unknown one is 404', async () => {
     const id = await crearBodega(stack);
     expect((await stack.request('GET', `/api/bodegas/${id}/productos`)).body).toEqual([]);
@@ -199,7 +219,7 @@ describe('PUT /api/bodegas/{id}', () => {
 
     const surrogate = await stack.request('PUT', `/api/bodegas/${id}`, { body: { ubicacion: 'Nave \udc00' } });
     expect(surrogate.status).toBe(400);
-    expect(surrogate.body.detalles).toEqual([{ campo: 'ubicacion', mensaje: TEXTO_MENSAJES.malFormado }]);
+    expect(surrogate.body.detalles).toEqual([{ campo: 'ubicacion', mensaje: FIELD_MENSAJES.malFormado }]);
 
     expect((await stack.request('PUT', '/api/bodegas/999999', { body: { capacidad: 1 } })).status).toBe(404);
 

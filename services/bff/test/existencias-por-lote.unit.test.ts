@@ -65,6 +65,8 @@ function memoryList(levels: Existencia[], maxRows = 1000) {
     listMovimientos: unused,
     verificar: unused,
     totales: unused,
+    productosDeBodega: unused,
+    deProducto: unused,
   };
   return { lote: createExistenciasPorLote({ existencias: client }), calls };
 }

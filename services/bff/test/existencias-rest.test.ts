@@ -497,6 +497,8 @@ describe('reading levels', () => {
       ],
       sinUbicar: producto.cantidadEnStock,
     });
+    // The answer's bytes: its keys in this order (bodega-svc reads it all since issue 23).
+    expect(Object.keys(res.body as object)).toEqual(['productoId', 'total', 'porBodega', 'sinUbicar']);
     const sinStock = await crearProducto(stack, { cantidadEnStock: 0 });
     expect((await request('GET', `/api/productos/${sinStock.id}/existencias`)).body).toEqual({
       productoId: sinStock.id,
@@ -507,6 +509,13 @@ describe('reading levels', () => {
     const missing = await request('GET', `/api/productos/${MISSING_ID}/existencias`);
     expect(missing.status).toBe(404);
     expect(missing.body.detalles).toEqual([{ campo: 'id', mensaje: `no existe el producto ${MISSING_ID}` }]);
+    expect(missing.text).toBe(
+      JSON.stringify({
+        error: 'NOT_FOUND',
+        mensaje: `No existe el producto ${MISSING_ID}`,
+        detalles: [{ campo: 'id', mensaje: `no existe el producto ${MISSING_ID}` }],
+      }),
+    );
   });
 });
 

@@ -1,5 +1,5 @@
 import { NUMBER_MENSAJES } from '../src/http/json-number';
-import { TEXTO_MENSAJES } from '../src/inventario/texto';
+import { FIELD_MENSAJES } from '@inventario/platform';
 import { startTestStack, TEST_USER, type TestStack } from './support/stack';
 import { eventsFor, graphql, graphqlData, type BodegaGql, type ProductoGql } from './graphql-support/graphql-client';
 
@@ -312,7 +312,7 @@ describe('GraphQL mutation failures are data', () => {
     });
     expect(producto.body.data.crearProducto).toMatchObject({
       success: false,
-      error: `nombre: ${TEXTO_MENSAJES.malFormado}`,
+      error: `nombre: ${FIELD_MENSAJES.malFormado}`,
       producto: null,
     });
     const bodega = await graphql(stack, CREAR_BODEGA, {
@@ -320,7 +320,7 @@ describe('GraphQL mutation failures are data', () => {
     });
     expect(bodega.body.data.crearBodega).toMatchObject({
       success: false,
-      error: `ubicacion: ${TEXTO_MENSAJES.malFormado}`,
+      error: `ubicacion: ${FIELD_MENSAJES.malFormado}`,
       bodega: null,
     });
     expect(await stack.settledEvents()).toHaveLength(before.length);

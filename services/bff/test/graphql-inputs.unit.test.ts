@@ -1,7 +1,6 @@
-import { InvalidArgumentError, NotFoundError } from '@inventario/platform';
+import { FIELD_MENSAJES, InvalidArgumentError, NotFoundError } from '@inventario/platform';
 import { violationsOf } from '@inventario/testkit';
 import { NUMBER_MENSAJES, precioFromNumberText } from '../src/http/json-number';
-import { TEXTO_MENSAJES } from '../src/inventario/texto';
 import { BodegaConProductosError, DeadlineExceededError, ServicioNoDisponibleError } from '../src/inventario/errors';
 import type { Producto } from '../src/inventario/model';
 import { parseId, toBodegaInput, toBodegaUpdate, toProductoInput, toProductoUpdate } from '../src/graphql/inputs';
@@ -151,7 +150,7 @@ describe('GraphQL warehouse inputs', () => {
 });
 
 describe('GraphQL inputs the services would receive altered', () => {
-  const malFormado = TEXTO_MENSAJES.malFormado;
+  const malFormado = FIELD_MENSAJES.malFormado;
 
   it('a lone UTF-16 surrogate in any text field is refused, naming every such field', () => {
     expect(

@@ -25,7 +25,7 @@ import { waitFor, crearBodega, crearProducto } from '@inventario/testkit';
 import { loadConfig } from '../src/config';
 import { createDownstream } from '../src/downstream/downstream';
 import { createInventario } from '../src/inventario/inventario';
-import { seedSampleData } from '../src/inventario/seed';
+import { seedSampleData } from '../src/seed/datos-ejemplo';
 import { startTestStack, TEST_PASSWORD, TEST_USER, type TestStack } from './support/stack';
 
 jest.setTimeout(120_000);

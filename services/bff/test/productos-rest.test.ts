@@ -3,7 +3,7 @@
  * producto-svc and bodega-svc, MariaDB and NATS.
  */
 import { MENSAJES } from '../src/http/rest-fields';
-import { TEXTO_MENSAJES } from '../src/inventario/texto';
+import { FIELD_MENSAJES } from '@inventario/platform';
 import { crearBodega, crearProducto, uniqueNombre } from '@inventario/testkit';
 import { startTestStack, type TestStack } from './support/stack';
 
@@ -168,13 +168,13 @@ describe('POST /api/productos', () => {
       'nombre with a lone UTF-16 surrogate',
       { nombre: 'Caja \ud800', precio: 1, cantidadEnStock: 1 },
       'nombre',
-      TEXTO_MENSAJES.malFormado,
+      FIELD_MENSAJES.malFormado,
     ],
     [
       'descripcion with a lone UTF-16 surrogate',
       { nombre: 'x', descripcion: '\udfff', precio: 1, cantidadEnStock: 1 },
       'descripcion',
-      TEXTO_MENSAJES.malFormado,
+      FIELD_MENSAJES.malFormado,
     ],
   ])('%s: 400 naming the field', async (_case, body, campo, mensaje) => {
     const res = await stack.request('POST', '/api/productos', { body });
@@ -373,7 +373,7 @@ describe('PUT /api/productos/{id}', () => {
     const p = await crearProducto(stack);
     const res = await stack.request('PUT', `/api/productos/${p.id}`, { rawBody: '{"nombre":"Caja \\ud800"}' });
     expect(res.status).toBe(400);
-    expect(res.body.detalles).toEqual([{ campo: 'nombre', mensaje: TEXTO_MENSAJES.malFormado }]);
+    expect(res.body.detalles).toEqual([{ campo: 'nombre', mensaje: FIELD_MENSAJES.malFormado }]);
     expect((await stack.request('GET', `/api/productos/${p.id}`)).body).toEqual(p);
   });
 

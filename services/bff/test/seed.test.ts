@@ -7,7 +7,7 @@ import { loadConfig } from '../src/config';
 import { createDownstream, type Downstream } from '../src/downstream/downstream';
 import { createInventario } from '../src/inventario/inventario';
 import type { Caller, InventarioApi } from '../src/inventario/model';
-import { BODEGAS_EJEMPLO, describeSeedResult, PRODUCTOS_EJEMPLO, seedSampleData } from '../src/inventario/seed';
+import { BODEGAS_EJEMPLO, describeSeedResult, PRODUCTOS_EJEMPLO, seedSampleData } from '../src/seed/datos-ejemplo';
 import { NIVELES_EJEMPLO, OPERACIONES_EJEMPLO } from '../src/seed/libro-ejemplo';
 import { seedTarget } from '../src/seed/seed-target';
 import { startTestBackend, type TestBackend } from './support/stack';

@@ -27,6 +27,8 @@ import { createReservaEvents } from './events/reserva-events';
 import { createReservaStore } from './store/reserva-store';
 import { RELOJ_BD } from './store/reservas-en-niveles';
 import { createProductoAsignaciones } from './grpc/producto-asignaciones';
+import { productosDeBodegaHandlers } from './grpc/productos-de-bodega';
+import { existenciasDeProductoHandlers } from './grpc/existencias-de-producto';
 import { createProductoLookup } from './grpc/producto-lookup';
 import { createRetiroDeProducto } from './retiro-de-producto';
 import { createBodegaStore } from './store/bodega-store';
@@ -141,6 +143,17 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
             logger,
             verificaciones,
             retirarProducto: createRetiroDeProducto({ store: existencias, productos: asignaciones }),
+            productosDeBodega: productosDeBodegaHandlers({
+              bodegas: store,
+              store: existencias,
+              productos: asignaciones,
+              logger,
+            }),
+            existenciasDeProducto: existenciasDeProductoHandlers({
+              store: existencias,
+              productos: asignaciones,
+              logger,
+            }),
           }),
         },
         {

@@ -14,10 +14,12 @@ import {
   type CambiarUmbralMinimoResponse,
   type ExistenciaServiceClient,
   type GetExistenciaResponse,
+  type GetExistenciasDeProductoResponse,
   type GetTotalesDeProductosResponse,
   type GetOperacionResponse,
   type ListExistenciasResponse,
   type ListMovimientosResponse,
+  type ListProductosDeBodegaResponse,
   type RegistrarMovimientoResponse,
   type RetirarExistenciaResponse,
   type RevertirOperacionResponse,
@@ -34,6 +36,7 @@ import type {
   MovimientoFilter,
   MovimientoInput,
   Operacion,
+  ProductoDeBodega,
   TransferenciaInput,
   VerificacionExistencias,
   WriteOptions,
@@ -121,6 +124,17 @@ export interface ExistenciaClient {
   verificar(caller: Caller): Promise<VerificacionExistencias>;
   /** Each product's ledger total (docs/contract.md §10.6), by id; one call per TOTALES_POR_LLAMADA ids. */
   totales(caller: Caller, productoIds: readonly number[]): Promise<Map<number, TotalDeProducto>>;
+  /** A product's levels, their sum and its unlocated units; NotFoundError when producto-svc does not have it. */
+  deProducto(
+    caller: Caller,
+    productoId: number,
+  ): Promise<{ porBodega: Existencia[]; total: number; sinUbicar: number }>;
+  /** A page of a warehouse's products, assigned or stocked, as bodega-svc merges them; nextPageToken '' on the last. */
+  productosDeBodega(
+    caller: Caller,
+    bodegaId: number,
+    page: { pageSize: number; pageToken?: string },
+  ): Promise<{ productos: ProductoDeBodega[]; nextPageToken: string }>;
 }
 
 /** A product's units: every level, the unlocated one included (`sinUbicar`). */
@@ -317,6 +331,27 @@ export function createExistenciaClient(client: ExistenciaServiceClient, call: Un
       for (const res of answers)
         for (const t of res.totales) out.set(t.productoId, { total: Number(t.total), sinUbicar: Number(t.sinUbicar) });
       return out;
+    },
+
+    async deProducto(caller, productoId) {
+      const res = await call<GetExistenciasDeProductoResponse>(caller, (md, o, cb) =>
+        client.getExistenciasDeProducto({ productoId }, md, o, cb),
+      );
+      return {
+        porBodega: res.porBodega.map(existenciaFromProto),
+        total: Number(res.total),
+        sinUbicar: Number(res.sinUbicar),
+      };
+    },
+
+    async productosDeBodega(caller, bodegaId, { pageSize, pageToken = '' }) {
+      const res = await call<ListProductosDeBodegaResponse>(caller, (md, o, cb) =>
+        client.listProductosDeBodega({ bodegaId, pageSize, pageToken }, md, o, cb),
+      );
+      return {
+        productos: res.productos.map(({ id, nombre, precio, cantidad }) => ({ id, nombre, precio, cantidad })),
+        nextPageToken: res.nextPageToken,
+      };
     },
   };
 }

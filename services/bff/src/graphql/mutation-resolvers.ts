@@ -3,7 +3,7 @@ import { validateFields } from '@inventario/platform';
 import { GraphQLError, type GraphQLResolveInfo } from 'graphql';
 import { PreconditionRequiredError } from '../inventario/errors';
 import type { Bodega, Existencia, InventarioApi, Operacion, Producto } from '../inventario/model';
-import { describeSeedResult, seedSampleData } from '../inventario/seed';
+import { describeSeedResult, seedSampleData } from '../seed/datos-ejemplo';
 import type { FieldResolver } from './context';
 import type { GraphqlContext } from './context';
 import { CLASSIFICATION } from './errors';

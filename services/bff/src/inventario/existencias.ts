@@ -3,10 +3,9 @@ import type { BodegaClient } from '../downstream/bodega-client';
 import type { ExistenciaClient } from '../downstream/existencia-client';
 import type { ProductoClient } from '../downstream/producto-client';
 import { NoExisteError } from './errors';
-import type { CursorPage, Existencia, ExistenciasApi, PaginaConCursor, Producto, ProductoDeBodega } from './model';
+import type { CursorPage, ExistenciasApi, PaginaConCursor, ProductoDeBodega } from './model';
 import { createLecturas } from './lecturas';
-import { collect, mapPages, mergeById, pagesAfter, pagesOf, STREAM_PAGE_SIZE } from './paging';
-import { conTotales } from './totales-del-libro';
+import { pagesAfter, pagesOf, STREAM_PAGE_SIZE } from './paging';
 
 export interface ExistenciasDeps {
   productos: ProductoClient;
@@ -57,11 +56,11 @@ async function translated<T>(call: Promise<T>): Promise<T> {
  * The stock use cases (docs/contract.md §10.2). bodega-svc owns every stock rule, the products it
  * takes stock of included (docs/decisions.md, "Stock has one home"): each stock command is one
  * call to it, whose 404s name the request's fields (a removal's clearing of the product's bodegaId
- * included: bodega-svc asks producto-svc). What stays here spans the services' reads: a product's
- * levels beside its 404, and a warehouse's product list merging assigned and stocked.
+ * included: bodega-svc asks producto-svc), and a warehouse's product list is its ListProductosDeBodega
+ * (issue 23). What stays here spans the services' reads: a product's levels beside its 404.
  */
 export function createExistencias({ productos, bodegas, existencias }: ExistenciasDeps): ExistenciasApi {
-  const { levelPagesOf, productosPorIds } = createLecturas({ productos, existencias });
+  const { levelPagesOf } = createLecturas({ productos, existencias });
 
   const api: ExistenciasApi = {
     asignarExistencia: (caller, bodegaId, input, write = {}) =>
@@ -107,19 +106,18 @@ export function createExistencias({ productos, bodegas, existencias }: Existenci
       return { bodega, pages: levelPagesOf(caller, bodegaId, STREAM_PAGE_SIZE) };
     },
 
+    /**
+     * One call: bodega-svc reads the levels and the unlocated units and asks producto-svc whether the product exists.
+     * `total` is the units in warehouses; `sinUbicar` beside it (additive), so `total + sinUbicar` is its
+     * cantidadEnStock.
+     */
     async existenciasDeProducto(caller, productoId) {
-      const [porBodega] = await Promise.all([
-        collect(
-          pagesOf<Existencia>(Infinity, async (pageSize, pageToken) => {
-            const page = await existencias.list(caller, { pageSize, pageToken, productoIds: [productoId] });
-            return { items: page.existencias, nextPageToken: page.nextPageToken };
-          }),
-        ),
-        productos.get(caller, productoId).catch((err: unknown) => {
-          throw err instanceof NotFoundError ? NoExisteError.campo('id', MENSAJES.noExisteProducto(productoId)) : err;
-        }),
-      ]);
-      return { productoId, total: porBodega.reduce((sum, level) => sum + level.cantidad, 0), porBodega };
+      try {
+        const { porBodega, total, sinUbicar } = await existencias.deProducto(caller, productoId);
+        return { productoId, total, porBodega, sinUbicar };
+      } catch (err) {
+        throw err instanceof NotFoundError ? NoExisteError.campo('id', MENSAJES.noExisteProducto(productoId)) : err;
+      }
     },
 
     async listExistencias(caller, filter, page = {}) {
@@ -142,44 +140,22 @@ export function createExistencias({ productos, bodegas, existencias }: Existenci
 
     verificarExistencias: (caller) => existencias.verificar(caller),
 
-    /** An assigned product without a level counts its cantidadEnStock, its ledger total (docs/contract.md §10.6). */
-    productoPagesOfBodega(caller, bodegaId) {
-      const asignados = pagesOf<Producto>(
-        Infinity,
-        async (pageSize, pageToken) => {
-          const page = await productos.list(caller, { pageSize, pageToken, bodegaIds: [bodegaId] });
-          return { items: await conTotales(existencias, caller, page.productos), nextPageToken: page.nextPageToken };
-        },
-        { pageSize: STREAM_PAGE_SIZE },
-      );
-      const stocked = mapPages(levelPagesOf(caller, bodegaId, STREAM_PAGE_SIZE), async (levels) => {
-        const byId = new Map(
-          (
-            await productosPorIds(
-              caller,
-              levels.map((l) => l.productoId),
-            )
-          ).map((p) => [p.id, p]),
-        );
-        return levels.map((level) => ({ level, producto: byId.get(level.productoId) }));
-      });
-      const merged = mergeById(
-        asignados,
-        stocked,
-        { left: (p) => p.id, right: (s) => s.level.productoId },
-        (asignado, stock): ProductoDeBodega | undefined => {
-          const producto = stock?.producto ?? asignado;
-          if (!producto) return undefined;
-          return {
-            id: producto.id,
-            nombre: producto.nombre,
-            precio: producto.precio,
-            cantidad: stock ? stock.level.cantidad : producto.cantidadEnStock,
-          };
-        },
-      );
-      return pagesAfter(() => bodegas.get(caller, bodegaId), merged);
-    },
+    /**
+     * bodega-svc merges the assigned and the stocked, each with its figure; the warehouse's 404 comes before any page
+     * (issue 23).
+     */
+    productoPagesOfBodega: (caller, bodegaId) =>
+      pagesAfter(
+        () => bodegas.get(caller, bodegaId),
+        pagesOf<ProductoDeBodega>(
+          Infinity,
+          async (pageSize, pageToken) => {
+            const page = await existencias.productosDeBodega(caller, bodegaId, { pageSize, pageToken });
+            return { items: page.productos, nextPageToken: page.nextPageToken };
+          },
+          { pageSize: STREAM_PAGE_SIZE },
+        ),
+      ),
   };
 
   return api;

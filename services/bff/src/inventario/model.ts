@@ -1,16 +1,68 @@
 import type {
-  MotivoMovimiento,
-  MovimientoData,
-  TipoMovimiento,
-  TipoMovimientoRegistrable,
-  TipoOperacion,
-} from '@inventario/platform';
-import type { Principal } from '@inventario/contract';
+  AsignacionInput,
+  Bodega,
+  BodegaDeleteResult,
+  BodegaInput,
+  BodegaPatch,
+  CursorPage,
+  Existencia,
+  ExistenciaFilter,
+  ExistenciasDeProducto,
+  MovimientoFilter,
+  MovimientoInput,
+  PaginaConCursor,
+  Principal,
+  Producto,
+  ProductoDeBodega,
+  ProductoInput,
+  ProductoPatch,
+  TransferenciaInput,
+  UmbralCambio,
+  VerificacionExistencias,
+} from '@inventario/contract';
+import type { MovimientoData, TipoOperacion } from '@inventario/platform';
 
 /**
- * The BFF's own model: the REST form of docs/contract.md §2.3, shared by REST and GraphQL.
- * Generated proto types never leave src/downstream.
+ * The BFF's use cases, shared by REST and GraphQL, and what they take beside the records. The records' REST form
+ * (docs/contract.md §2.3, §10) is @inventario/contract's, re-exported here. Generated proto types never leave
+ * src/downstream.
  */
+
+export {
+  ALERTAS_SOBRE,
+  MOTIVOS_DE_CLIENTE,
+  MOTIVOS_MOVIMIENTO,
+  MOTIVOS_POR_TIPO,
+  TIPOS_MOVIMIENTO,
+  TIPOS_MOVIMIENTO_REGISTRABLES,
+  TIPOS_OPERACION,
+  type AlertaSobre,
+  type AsignacionInput,
+  type Bodega,
+  type BodegaDeleteResult,
+  type BodegaInput,
+  type BodegaPatch,
+  type CursorPage,
+  type DiferenciaExistencia,
+  type DiferenciaReserva,
+  type Existencia,
+  type ExistenciaFilter,
+  type ExistenciasDeProducto,
+  type MotivoMovimiento,
+  type MovimientoFilter,
+  type MovimientoInput,
+  type PaginaConCursor,
+  type Producto,
+  type ProductoDeBodega,
+  type ProductoInput,
+  type ProductoPatch,
+  type TipoMovimiento,
+  type TipoMovimientoRegistrable,
+  type TipoOperacion,
+  type TransferenciaInput,
+  type UmbralCambio,
+  type VerificacionExistencias,
+} from '@inventario/contract';
 
 /** The Basic-auth user, and the public request's W3C trace context. */
 export interface Caller {
@@ -29,53 +81,6 @@ export interface Caller {
    */
   deadline?: number;
 }
-
-export interface Producto {
-  id: number;
-  nombre: string;
-  descripcion: string | null;
-  /** DECIMAL(10,2) as exact decimal text, e.g. "19.90"; never a binary float on the way to storage. */
-  precio: string;
-  cantidadEnStock: number;
-  bodegaId: number | null;
-  /** `YYYY-MM-DDTHH:mm:ss`, UTC, no zone (docs/contract.md §2.1). */
-  fechaCreacion: string;
-  fechaActualizacion: string;
-  /** 1 at creation, +1 on each write; the REST ETag is this number in quotes. */
-  version: number;
-}
-
-export interface Bodega {
-  id: number;
-  nombre: string;
-  ubicacion: string | null;
-  capacidad: number;
-  /** Units held in all: the sum of its stock levels, never above capacidad (docs/contract.md §10). */
-  ocupacion: number;
-  fechaCreacion: string;
-  fechaActualizacion: string;
-  version: number;
-}
-
-/** The services validate the rules. */
-export interface ProductoInput {
-  nombre: string;
-  descripcion?: string | null;
-  precio: string;
-  cantidadEnStock: number;
-  bodegaId?: number | null;
-}
-
-/** Only present keys change; null clears a nullable field. */
-export type ProductoPatch = Partial<ProductoInput>;
-
-export interface BodegaInput {
-  nombre: string;
-  ubicacion?: string | null;
-  capacidad: number;
-}
-
-export type BodegaPatch = Partial<BodegaInput>;
 
 /** Without any filter, the whole list. */
 export interface ProductoFilter {
@@ -132,62 +137,6 @@ export interface WriteOptions {
   onReplay?: () => void;
 }
 
-/** docs/contract.md §2.7, §10.2; `productos` are the first affected by id, at most PRODUCTO_SAMPLE_LIMITS. */
-export type BodegaDeleteResult =
-  | { kind: 'deleted' }
-  | {
-      kind: 'forced';
-      bodegaId: number;
-      productos: Producto[];
-      total: number;
-      existenciasRetiradas: number;
-      unidadesRetiradas: number;
-    };
-
-// The ledger's closed lists are the contract's, defined once in platform for every service.
-export {
-  MOTIVOS_DE_CLIENTE,
-  MOTIVOS_MOVIMIENTO,
-  MOTIVOS_POR_TIPO,
-  TIPOS_MOVIMIENTO,
-  TIPOS_MOVIMIENTO_REGISTRABLES,
-  TIPOS_OPERACION,
-  type MotivoMovimiento,
-  type TipoMovimiento,
-  type TipoMovimientoRegistrable,
-  type TipoOperacion,
-} from '@inventario/platform';
-
-/** The stock of one product in one warehouse (a level); its version is its ETag. */
-export interface Existencia {
-  bodegaId: number;
-  productoId: number;
-  cantidad: number;
-  /** A level at or below it is low (StockBajo); null: no alert. */
-  umbralMinimo: number | null;
-  version: number;
-  fechaCreacion: string;
-  fechaActualizacion: string;
-  /**
-   * Units held by unexpired reservations (added, docs/contract.md §13); disponible = cantidad - reservada. Absent: none
-   * held.
-   */
-  reservada?: number;
-  disponible?: number;
-  /** What umbralMinimo watches (added, docs/contract.md §13.9); absent: CANTIDAD. */
-  alertaSobre?: AlertaSobre;
-}
-
-/** What a level's low-stock threshold watches (docs/contract.md §13.9). */
-export const ALERTAS_SOBRE = ['CANTIDAD', 'DISPONIBLE'] as const;
-export type AlertaSobre = (typeof ALERTAS_SOBRE)[number];
-
-/** A threshold change: the threshold (null removes it) and, when given, what it watches from now on. */
-export interface UmbralCambio {
-  umbralMinimo: number | null;
-  alertaSobre?: AlertaSobre;
-}
-
 /** Append-only, never changed. */
 export type Movimiento = MovimientoData;
 
@@ -205,22 +154,6 @@ export interface Operacion {
   movimientos: Movimiento[];
 }
 
-/** `cantidad`: its units there when stocked, else its cantidadEnStock. */
-export interface ProductoDeBodega {
-  id: number;
-  nombre: string;
-  precio: string;
-  cantidad: number;
-}
-
-export interface AsignacionInput {
-  productoId: number;
-  /** The units the warehouse holds afterwards. */
-  cantidad: number;
-  /** Null clears it; absent keeps it. */
-  umbralMinimo?: number | null;
-}
-
 export interface AsignacionResult {
   existencia: Existencia;
   operacion: Operacion;
@@ -236,103 +169,9 @@ export interface RetiroResult {
   operacion: Operacion | null;
 }
 
-/** A movement on one level: ENTRADA / SALIDA move `cantidad` units, AJUSTE sets the counted quantity. */
-export interface MovimientoInput {
-  productoId: number;
-  tipo: TipoMovimientoRegistrable;
-  cantidad: number;
-  /** One MOTIVOS_POR_TIPO allows for the tipo; absent: its default. */
-  motivo?: MotivoMovimiento;
-  comentario?: string | null;
-}
-
-export interface TransferenciaInput {
-  productoId: number;
-  origenId: number;
-  destinoId: number;
-  cantidad: number;
-  comentario?: string | null;
-}
-
-/** Absent means "any". */
-export interface MovimientoFilter {
-  bodegaId?: number;
-  productoId?: number;
-  tipo?: TipoMovimiento;
-  /** Lines at or after this instant. */
-  desde?: Date;
-  /** Lines before this instant. */
-  hasta?: Date;
-  operacionId?: number;
-}
-
-/** Absent or empty means "any". */
-export interface ExistenciaFilter {
-  bodegaIds?: readonly number[];
-  productoIds?: readonly number[];
-}
-
-export interface CursorPage {
-  /** 1..1000; default 100. */
-  limit?: number;
-  /** The `siguienteCursor` of the previous page, with the same filters. */
-  cursor?: string;
-}
-
-export interface PaginaConCursor<T> {
-  items: T[];
-  siguienteCursor: string | null;
-}
-
 export interface ExistenciasDeBodega {
   bodega: Bodega;
   pages: AsyncIterable<Existencia[]>;
-}
-
-export interface ExistenciasDeProducto {
-  productoId: number;
-  /** Every unit of the product: its levels in `porBodega` plus `sinUbicar` (docs/contract.md §10.6). */
-  total: number;
-  porBodega: Existencia[];
-  /** Units in no warehouse (the unlocated level); additive. */
-  sinUbicar?: number;
-}
-
-/** A level, or a warehouse's occupancy, that differs from what its history says. */
-export interface DiferenciaExistencia {
-  tipo: 'NIVEL' | 'OCUPACION';
-  bodegaId: number;
-  /** null for OCUPACION. */
-  productoId: number | null;
-  /** What is stored. */
-  registrado: number;
-  /** What the ledger (or the levels) say. */
-  calculado: number;
-}
-
-/** A reservations' check that failed: `tipo` names it (docs/contract.md §13). */
-export interface DiferenciaReserva {
-  tipo: string;
-  reservaId: number | null;
-  bodegaId: number | null;
-  productoId: number | null;
-  registrado: number;
-  calculado: number;
-}
-
-/** The ledger's verification: never corrects anything. */
-export interface VerificacionExistencias {
-  consistente: boolean;
-  /** At most 1000. */
-  diferencias: DiferenciaExistencia[];
-  nivelesVerificados: number;
-  bodegasVerificadas: number;
-  /** The reservations' checks that failed (docs/contract.md §13); absent from a bodega-svc without reservations. */
-  diferenciasReservas?: DiferenciaReserva[];
-  /**
-   * When the verification began (`YYYY-MM-DDTHH:mm:ss`, UTC): it is run off the request path, this may be a while ago.
-   */
-  verificadoEn?: string;
 }
 
 /** The use cases, shared by REST and GraphQL. Failures are the platform's DomainErrors and ./errors'. */

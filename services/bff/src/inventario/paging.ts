@@ -25,7 +25,7 @@ export interface DownstreamPage<T> {
   nextPageToken: string;
 }
 
-/** Pages may be short (the services end a page at a byte budget), never empty but the last. */
+/** Pages may be short (the services end a page at a byte budget), even empty before the last (a merged list). */
 export function pagesOf<T>(
   wanted: number,
   fetchPage: (pageSize: number, pageToken: string | undefined) => Promise<DownstreamPage<T>>,
@@ -135,86 +135,4 @@ export async function readInChunks<T>(
     out.push(...(await read(chunk, bound - out.length)));
   }
   return out;
-}
-
-/**
- * Two lists in ascending id order read as one: each page holds every item up to the lower of the
- * two last ids held, so no later page can hold a smaller id. `combine` answers undefined to leave
- * an id out.
- */
-export function mergeById<A, B, T>(
-  left: AsyncIterable<A[]>,
-  right: AsyncIterable<B[]>,
-  idOf: { left: (item: A) => number; right: (item: B) => number },
-  combine: (a: A | undefined, b: B | undefined) => T | undefined,
-): AsyncIterable<T[]> {
-  return {
-    [Symbol.asyncIterator]() {
-      const sides = [left[Symbol.asyncIterator](), right[Symbol.asyncIterator]()] as const;
-      let a: A[] = [];
-      let b: B[] = [];
-      let endedA = false;
-      let endedB = false;
-      const fill = async <X>(held: X[], iterator: AsyncIterator<X[]>): Promise<{ held: X[]; ended: boolean }> => {
-        while (held.length === 0) {
-          const result = await iterator.next();
-          if (result.done) return { held, ended: true };
-          held = result.value;
-        }
-        return { held, ended: false };
-      };
-      return {
-        async next(): Promise<IteratorResult<T[]>> {
-          const [fa, fb] = await Promise.all([
-            endedA || a.length > 0 ? { held: a, ended: endedA } : fill(a, sides[0]),
-            endedB || b.length > 0 ? { held: b, ended: endedB } : fill(b, sides[1]),
-          ]);
-          [a, endedA, b, endedB] = [fa.held, fa.ended, fb.held, fb.ended];
-          if (a.length === 0 && b.length === 0) return { done: true, value: undefined };
-          const lastA = a.length > 0 ? idOf.left(a[a.length - 1]!) : -Infinity;
-          const lastB = b.length > 0 ? idOf.right(b[b.length - 1]!) : -Infinity;
-          const bound = endedA ? (endedB ? Infinity : lastB) : endedB ? lastA : Math.min(lastA, lastB);
-          const page: T[] = [];
-          let i = 0;
-          let j = 0;
-          while ((i < a.length && idOf.left(a[i]!) <= bound) || (j < b.length && idOf.right(b[j]!) <= bound)) {
-            const idA = i < a.length && idOf.left(a[i]!) <= bound ? idOf.left(a[i]!) : Infinity;
-            const idB = j < b.length && idOf.right(b[j]!) <= bound ? idOf.right(b[j]!) : Infinity;
-            const merged = combine(idA <= idB ? a[i] : undefined, idB <= idA ? b[j] : undefined);
-            if (idA <= idB) i++;
-            if (idB <= idA) j++;
-            if (merged !== undefined) page.push(merged);
-          }
-          a = a.slice(i);
-          b = b.slice(j);
-          return { done: false, value: page };
-        },
-        async return(): Promise<IteratorResult<T[]>> {
-          endedA = endedB = true;
-          a = [];
-          b = [];
-          await Promise.all(sides.map((side) => side.return?.() ?? Promise.resolve()));
-          return { done: true, value: undefined };
-        },
-      };
-    },
-  };
-}
-
-export function mapPages<S, T>(pages: AsyncIterable<S[]>, map: (page: S[]) => Promise<T[]>): AsyncIterable<T[]> {
-  return {
-    [Symbol.asyncIterator]() {
-      const inner = pages[Symbol.asyncIterator]();
-      return {
-        async next(): Promise<IteratorResult<T[]>> {
-          const result = await inner.next();
-          return result.done ? { done: true, value: undefined } : { done: false, value: await map(result.value) };
-        },
-        async return(): Promise<IteratorResult<T[]>> {
-          await inner.return?.();
-          return { done: true, value: undefined };
-        },
-      };
-    },
-  };
 }

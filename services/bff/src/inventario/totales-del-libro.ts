@@ -41,11 +41,7 @@ const idsOfJson = (page: ProductosJson): number[] =>
   [...Buffer.from(page.json).toString('utf8').matchAll(PRODUCTO_JSON)].map((m) => Number(m[1]));
 
 /** Each product's cantidadEnStock as its ledger total (one call to bodega-svc for them all). */
-export async function conTotales(
-  existencias: ExistenciaClient,
-  caller: Caller,
-  productos: Producto[],
-): Promise<Producto[]> {
+async function conTotales(existencias: ExistenciaClient, caller: Caller, productos: Producto[]): Promise<Producto[]> {
   if (productos.length === 0) return productos;
   const totales = await existencias.totales(
     caller,
@@ -121,19 +117,6 @@ export function conTotalesDelLibro(inventario: InventarioApi, existencias: Exist
           err.conExistencias,
         );
       }
-    },
-
-    /**
-     * `total` and `porBodega` keep their meaning (the product's units in warehouses; the contract's
-     * cases hold); the unlocated units come beside them, additively, so `total + sinUbicar` is its
-     * cantidadEnStock.
-     */
-    async existenciasDeProducto(caller, productoId) {
-      const [res, totales] = await Promise.all([
-        inventario.existenciasDeProducto(caller, productoId),
-        existencias.totales(caller, [productoId]),
-      ]);
-      return { ...res, sinUbicar: totales.get(productoId)?.sinUbicar ?? 0 };
     },
   };
 }

@@ -64,6 +64,10 @@ export interface ExistenciaHandlersDeps {
     caller: CallContext,
     opts: CommandOptions,
   ) => Promise<RetiroDeProducto>;
+  /** A warehouse's products, assigned or stocked (productos-de-bodega.ts). */
+  productosDeBodega: Pick<ExistenciaServiceServer, 'listProductosDeBodega'>;
+  /** A product's levels and unlocated units (existencias-de-producto.ts). */
+  existenciasDeProducto: Pick<ExistenciaServiceServer, 'getExistenciasDeProducto'>;
 }
 
 /**
@@ -146,8 +150,12 @@ export function createExistenciaHandlers({
   logger,
   verificaciones,
   retirarProducto,
+  productosDeBodega,
+  existenciasDeProducto,
 }: ExistenciaHandlersDeps): ExistenciaServiceServer {
   return {
+    ...productosDeBodega,
+    ...existenciasDeProducto,
     asignarExistencia: unary(
       logger,
       'AsignarExistencia',

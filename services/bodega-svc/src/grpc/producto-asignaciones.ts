@@ -12,7 +12,7 @@ import {
   USUARIO_BIN_METADATA_KEY,
   type CallContext,
 } from '@inventario/platform';
-import { ProductoServiceClient, UpdateProductoRequest, type Producto } from '@inventario/proto';
+import { ListProductosRequest, ProductoServiceClient, UpdateProductoRequest, type Producto } from '@inventario/proto';
 
 /**
  * The product's assignment to a warehouse (`bodegaId`), which producto-svc owns, as the removal of
@@ -44,6 +44,15 @@ export interface ProductoAsignaciones {
     caller: CallContext,
   ): Promise<{ productos: Producto[]; total: number; complete: boolean }>;
   close(): void;
+}
+
+/** producto-svc's product list, read for a warehouse's product list (productos-de-bodega.ts). */
+export interface ListaDeProductos {
+  /** One page by id; `nextPageToken` is '' on the last. */
+  listar(
+    filtro: { bodegaIds?: number[]; ids?: number[]; pageSize: number; pageToken?: string },
+    caller: CallContext,
+  ): Promise<{ productos: Producto[]; nextPageToken: string }>;
 }
 
 /** Each call waits at most this long, well inside the BFF's deadline for the removal. */
@@ -79,7 +88,10 @@ function unavailable(what: string, err: ServiceError): UnavailableError {
   });
 }
 
-export function createProductoAsignaciones(address: string, serviceToken?: string): ProductoAsignaciones {
+export function createProductoAsignaciones(
+  address: string,
+  serviceToken?: string,
+): ProductoAsignaciones & ListaDeProductos {
   const client = new ProductoServiceClient(address, credentials.createInsecure(), {
     'grpc.max_reconnect_backoff_ms': 5000,
     'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
@@ -142,6 +154,18 @@ export function createProductoAsignaciones(address: string, serviceToken?: strin
               reject(new IdempotencyKeyReusedError(fieldViolationsOf(err)[0]?.campo ?? 'request_id'));
             } else if (err) reject(unavailable(`unassign the products of warehouse ${bodegaId}`, err));
             else resolve({ productos: res.productos, total: res.totalUnassigned, complete: res.complete });
+          },
+        );
+      }),
+    listar: ({ bodegaIds = [], ids = [], pageSize, pageToken = '' }, caller) =>
+      new Promise((resolve, reject) => {
+        client.listProductos(
+          ListProductosRequest.fromPartial({ pageSize, pageToken, bodegaIds, ids }),
+          metadataOf(caller, serviceToken),
+          { deadline: Date.now() + DEADLINE_MS },
+          (err, res) => {
+            if (err) reject(unavailable('list products', err));
+            else resolve({ productos: res.productos, nextPageToken: res.nextPageToken });
           },
         );
       }),

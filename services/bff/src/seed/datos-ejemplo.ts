@@ -1,16 +1,16 @@
 import { AlreadyExistsError } from '@inventario/platform';
-import { seedLibro } from '../seed/libro-ejemplo';
-import type { Bodega, BodegaInput, Caller, InventarioApi } from './model';
+import { seedLibro } from './libro-ejemplo';
+import type { Bodega, BodegaInput, Caller, InventarioApi } from '../inventario/model';
 
 /**
  * The sample data (docs/contract.md §4.3, §8.6), loaded only on request, through InventarioApi like
  * any other write, so every record created publishes its event: warehouses, products, and their
- * stock with a few operations of the ledger (../seed/libro-ejemplo.ts).
+ * stock with a few operations of the ledger (./libro-ejemplo.ts).
  */
 
 /**
  * `bodega` names one of BODEGAS_EJEMPLO. A sample product is created with no units: its units are
- * its sample levels (../seed/libro-ejemplo.ts), each with the ledger line that set it, so its
+ * its sample levels (./libro-ejemplo.ts), each with the ledger line that set it, so its
  * cantidadEnStock, the ledger total (docs/contract.md §10.6), is what the sample ledger says.
  */
 export interface ProductoEjemplo {
