@@ -88,7 +88,9 @@ export function createAuthFailureLimit(maxFailures: number, now: () => number = 
   }
 
   return {
-    refusal: (req) => refusalOf(clientKey(req)),
+    // With no failure and no check in flight anywhere nobody can be refused: the client's address (`trust proxy`
+    // parsing) is not worked out on every authenticated request (issue 26's cached read).
+    refusal: (req) => (windows.size === 0 && pending.size === 0 ? undefined : refusalOf(clientKey(req))),
     recordFailure: (req) => recordFailureOf(clientKey(req)),
     reserve(req) {
       const key = clientKey(req);

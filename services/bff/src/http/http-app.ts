@@ -50,6 +50,23 @@ export interface HttpAppDeps {
 /** `/api/v1` is an alias of `/api` (docs/contract.md §2.1). */
 export const API_PREFIXES = ['/api', '/api/v1'];
 
+/**
+ * Middlewares of every path that only ever call `next()` or `next(err)`, run in order as one express layer: each
+ * layer costs a walk of the router (path parsing, matching, prefix trimming) on every request, which a cached read
+ * notices (issue 26). An error, passed or thrown, skips the rest, as separate layers would.
+ */
+function inSeries(...handlers: express.RequestHandler[]): express.RequestHandler {
+  return (req, res, next) => {
+    let at = 0;
+    const step = (err?: unknown): void => {
+      const handler = handlers[at++];
+      if (err !== undefined || handler === undefined) next(err);
+      else handler(req, res, step);
+    };
+    step();
+  };
+}
+
 /** The order a request meets these is docs/contract.md §3.4's. */
 export function createHttpApp(deps: HttpAppDeps): express.Express {
   const app = express();
@@ -58,15 +75,19 @@ export function createHttpApp(deps: HttpAppDeps): express.Express {
   app.set('case sensitive routing', true);
 
   // First: the request's span is active for everything after it, logs included; probes are not traced.
-  app.use(httpServerTracing({ untraced: (path) => path.startsWith('/actuator/health') }));
-  app.use(httpMetricsMiddleware(deps.httpMetrics));
-  app.use(createRequestLog(deps.logger));
-  app.use((_req, res, next) => {
-    // Keep-alive clients move on while shutting down.
-    if (!deps.accepting()) res.set('Connection', 'close');
-    next();
-  });
-  app.use(declaredBodyLimit);
+  app.use(
+    inSeries(
+      httpServerTracing({ untraced: (path) => path.startsWith('/actuator/health') }),
+      httpMetricsMiddleware(deps.httpMetrics),
+      createRequestLog(deps.logger),
+      (_req, res, next) => {
+        // Keep-alive clients move on while shutting down.
+        if (!deps.accepting()) res.set('Connection', 'close');
+        next();
+      },
+      declaredBodyLimit,
+    ),
+  );
   const options = createOptionsHandler(openApiDocument);
   app.use('/actuator/health', options, createHealthRouter({ health: deps.health, accepting: deps.accepting }));
 

@@ -6,7 +6,7 @@ import type { JsonArraySender } from './json-array-stream';
 import { jsonBody } from './json-body';
 import { parseProductoInput, parseProductoPatch } from './producto-schemas';
 import { malformedPathId, parsePathId, parseProductoFilter } from './request-params';
-import { productoJson, productoJsonText, sendJson } from './rest-json';
+import { productoJson, productoJsonText, sendJson, sendJsonText } from './rest-json';
 import { etagOf, sendRecord, writeOptionsOf } from './safe-write-headers';
 
 /** docs/contract.md §2.2. Failures are thrown: Express 5 forwards rejected handlers to the error middleware. */
@@ -21,7 +21,7 @@ export function createProductosRouter(inventario: InventarioApi, sendJsonArray: 
 
   router.get('/:id', async (req, res) => {
     const producto = await inventario.getProducto(callerOf(res), parsePathId(req.params.id));
-    sendRecord(req, res, etagOf(producto.version), () => sendJson(res, 200, productoJson(producto)));
+    sendRecord(req, res, etagOf(producto.version), () => sendJsonText(res, 200, productoJsonText(producto)));
   });
 
   router.post('/', async (req, res) => {

@@ -92,6 +92,19 @@ export function sendJson(res: Response, status: number, body: unknown): void {
     .send(stringify(body) ?? 'null');
 }
 
+/**
+ * A record's answer once sendRecord has set its ETag: the bytes and headers express's res.send writes for
+ * `.type('application/json').send(text)` (charset, Content-Length, no body for HEAD), without its per-request
+ * content-type parsing and freshness check, which sendRecord has already answered (the cached read path, issue 26).
+ */
+export function sendJsonText(res: Response, status: number, text: string): void {
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(text, 'utf8'));
+  if (res.req.method === 'HEAD') res.end();
+  else res.end(text, 'utf8');
+}
+
 /** LosslessNumber refuses the same texts, so an invalid number never reaches the wire. */
 function numberJson(text: string): string {
   if (!isNumber(text)) throw new Error(`Invalid number: ${JSON.stringify(text)}`);
