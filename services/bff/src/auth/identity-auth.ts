@@ -1,7 +1,7 @@
 import { UnauthenticatedError as CredencialRechazada } from '@inventario/platform';
 import type { Request, RequestHandler } from 'express';
 import { Counter, type Registry } from 'prom-client';
-import type { IdentidadClient } from '../downstream/identidad-client';
+import type { Autenticacion, IdentidadClient } from '../downstream/identidad-client';
 import { AUTH_MENSAJES, CALLER_KEY, parseBasic, traceOf } from '../http/auth';
 import type { AuthFailureLimit, AuthSlot } from '../http/auth-failure-limit';
 import { TooManyRequestsError, UnauthenticatedError } from '../http/http-errors';
@@ -88,6 +88,25 @@ function credencialDe(header: string): Credencial | 'malformada' | 'bearerMalfor
 export function createIdentityAuth(deps: IdentityAuthDeps): RequestHandler {
   const { identidad, cache, failures, throttle, metrics } = deps;
 
+  /**
+   * Verifications in flight by credential key: the requests that miss the cache with one credential while its
+   * verification runs wait for that one (a burst of one client at an entry's expiry costs one argon2id, not one per
+   * request, and does not fill identidad-svc's hashing queue). Only within one cache epoch: a request that arrives
+   * after an identity event never takes a verification that began before it. Not while the cache is bypassed, when
+   * every request is verified on its own.
+   */
+  const compartidas = new Map<string, { epoch: number; verificacion: Promise<Autenticacion> }>();
+  function compartir(key: string, epoch: number, verificacion: Promise<Autenticacion>): Promise<Autenticacion> {
+    if (cache.bypassed) return verificacion;
+    const entrada = { epoch, verificacion };
+    compartidas.set(key, entrada);
+    const olvidar = () => {
+      if (compartidas.get(key) === entrada) compartidas.delete(key);
+    };
+    verificacion.then(olvidar, olvidar);
+    return verificacion;
+  }
+
   return (req, res, next) => {
     const refused = failures?.refusal(req);
     if (refused) {
@@ -134,10 +153,30 @@ export function createIdentityAuth(deps: IdentityAuthDeps): RequestHandler {
     const slot: AuthSlot | undefined = reserved;
     const epoch = cache.epoch;
     const metodo = usuario === undefined ? 'token' : 'password';
-    identidad.autenticar(credencial, direccionDe(req), { usuario: 'bff', ...trace }).then(
+    const verificar = () => {
+      const verificacion = identidad.autenticar(credencial, direccionDe(req), { usuario: 'bff', ...trace });
+      verificacion.then(
+        () => metrics.verificaciones.inc({ metodo, resultado: 'ok' }),
+        (err: unknown) =>
+          metrics.verificaciones.inc({
+            metodo,
+            resultado: err instanceof CredencialRechazada ? 'rechazada' : 'no_disponible',
+          }),
+      );
+      return verificacion;
+    };
+    const enCurso = cache.bypassed ? undefined : compartidas.get(key);
+    const verificacion =
+      enCurso?.epoch === epoch
+        ? // A refusal is not shared: each request verifies its own, so identidad-svc counts each failure by address.
+          enCurso.verificacion.catch((err: unknown) => {
+            if (err instanceof CredencialRechazada) return verificar();
+            throw err;
+          })
+        : compartir(key, epoch, verificar());
+    verificacion.then(
       (autenticacion) => {
         slot?.release();
-        metrics.verificaciones.inc({ metodo, resultado: 'ok' });
         cache.put(key, autenticacion, epoch);
         const { principal } = autenticacion;
         res.locals[CALLER_KEY] = {
@@ -152,14 +191,12 @@ export function createIdentityAuth(deps: IdentityAuthDeps): RequestHandler {
         if (err instanceof CredencialRechazada) {
           slot?.fail();
           if (usuario !== undefined) throttle?.recordFailure(usuario);
-          metrics.verificaciones.inc({ metodo, resultado: 'rechazada' });
           next(
             new UnauthenticatedError(usuario === undefined ? AUTH_MENSAJES.tokenIncorrecto : AUTH_MENSAJES.incorrecta),
           );
           return;
         }
         slot?.release();
-        metrics.verificaciones.inc({ metodo, resultado: 'no_disponible' });
         next(err);
       },
     );
