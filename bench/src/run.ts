@@ -74,13 +74,34 @@ async function expectedEmails(nc: NatsConnection, stack: Stack): Promise<number>
   );
 }
 
+/** The stream's consumers still behind (messages not delivered, or delivered and not acked), by name. */
+async function consumersBehind(nc: NatsConnection, stack: Stack): Promise<string[]> {
+  const jsm = await jetstreamManager(nc);
+  const behind: string[] = [];
+  for await (const consumer of jsm.consumers.list(stack.stream)) {
+    if (consumer.num_pending > 0 || consumer.num_ack_pending > 0) {
+      behind.push(`${consumer.name} (${consumer.num_pending} pending, ${consumer.num_ack_pending} unacked)`);
+    }
+  }
+  return behind;
+}
+
 /**
  * Waits until the system is quiet again: the outboxes drained (producto-svc's,
- * and bodega-svc's, where the stock writes' events wait) and, with a sink,
- * every emailed event's email accepted. A write window leaves work behind
- * that would otherwise load the next target's window.
+ * and bodega-svc's, where the stock writes' events wait), with a sink every
+ * emailed event's email accepted, and every consumer of the stream caught up
+ * (the audit trail, the read caches' invalidation, the projections). A write
+ * window leaves work behind that would otherwise load the next target's
+ * window: a 32-client stock window leaves thousands of events that the
+ * followers were still working through in the next read window.
+ * A consumer that stays behind (a message waiting for a redelivery) is
+ * reported and not waited for past `followersMs`.
  */
-export async function settle(deps: Pick<RunDeps, 'stack' | 'db' | 'nc'>, timeoutMs = 180_000): Promise<void> {
+export async function settle(
+  deps: Pick<RunDeps, 'stack' | 'db' | 'nc'> & { say?: Say },
+  timeoutMs = 180_000,
+  followersMs = 60_000,
+): Promise<void> {
   const { stack, db, nc } = deps;
   await waitFor(async () => (await db.pendingOutbox()) === 0, 'the outbox to drain', timeoutMs, 100);
   const sink = stack.sink;
@@ -88,6 +109,13 @@ export async function settle(deps: Pick<RunDeps, 'stack' | 'db' | 'nc'>, timeout
     const expected = await expectedEmails(nc, stack);
     await waitFor(() => sink.count() >= expected, `${expected} emails at the sink`, timeoutMs, 100);
   }
+  let behind: string[] = [];
+  await waitFor(
+    async () => (behind = await consumersBehind(nc, stack)).length === 0,
+    'the stream consumers to catch up',
+    followersMs,
+    100,
+  ).catch(() => deps.say?.(`settle: consumers still behind after ${followersMs / 1000} s: ${behind.join(', ')}`));
 }
 
 /** Sends one request of each target and checks it answers 2xx (and GraphQL without errors). */
