@@ -136,6 +136,7 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
         tokens,
         vigenciaMaxDias: config.tokenTtlMaxDays,
         logger,
+        signal,
       });
     },
   });

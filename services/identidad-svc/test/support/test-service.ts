@@ -62,12 +62,18 @@ export interface TestService {
   close(): Promise<void>;
 }
 
-export async function startTestService(label: string, env: Record<string, string> = {}): Promise<TestService> {
-  const testDb: TestDatabase = await createTestDatabase(label);
-  const ns = testEventNamespace();
+/**
+ * The environment of a test identidad-svc on `databaseUrl` and `ns`: ephemeral ports, silent logs, no drain delay, a
+ * fresh signing key and the first ADMIN, with `env` over it. Replicas of one deployment share one.
+ */
+export function testServiceEnv(
+  databaseUrl: string,
+  ns: EventNamespace,
+  env: Record<string, string> = {},
+): Record<string, string> {
   const { privateKey } = generateKeyPairSync('ed25519');
-  const baseEnv = {
-    DATABASE_URL: testDb.url,
+  return {
+    DATABASE_URL: databaseUrl,
     GRPC_PORT: '0',
     GRPC_HOST: '127.0.0.1',
     METRICS_PORT: '0',
@@ -82,6 +88,12 @@ export async function startTestService(label: string, env: Record<string, string
     BFF_PASSWORD: ADMIN_PASSWORD,
     ...env,
   };
+}
+
+export async function startTestService(label: string, env: Record<string, string> = {}): Promise<TestService> {
+  const testDb: TestDatabase = await createTestDatabase(label);
+  const ns = testEventNamespace();
+  const baseEnv = testServiceEnv(testDb.url, ns, env);
   const start = async (overrides: Record<string, string>): Promise<App> => {
     const config = loadConfig({ ...baseEnv, ...overrides });
     const started = await startApp(config, createLogger('identidad-svc', config.logLevel));
