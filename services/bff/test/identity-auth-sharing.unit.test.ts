@@ -39,7 +39,12 @@ function fakeIdentidad() {
     autenticar: (credencial: Credencial, direccion: string) =>
       new Promise<Autenticacion>((resolve, reject) => pendientes.push({ credencial, direccion, resolve, reject })),
   } as unknown as IdentidadClient;
-  return { client, pendientes };
+  const pendiente = (i: number): Pendiente => {
+    const p = pendientes[i];
+    if (!p) throw new Error(`no verification #${i} was asked`);
+    return p;
+  };
+  return { client, pendientes, pendiente };
 }
 
 function setup(options: { bypassed?: boolean } = {}) {
@@ -73,7 +78,7 @@ describe('one verification for a burst with one credential', () => {
     const answers = Array.from({ length: 20 }, () => request(basic('ana', 'clave-ana-1')));
     await tick();
     expect(identidad.pendientes).toHaveLength(1);
-    identidad.pendientes[0].resolve(autenticacionDe('ana'));
+    identidad.pendiente(0).resolve(autenticacionDe('ana'));
     const results = await Promise.all(answers);
     expect(results.map((r) => [r.err, r.usuario])).toEqual(Array.from({ length: 20 }, () => [undefined, 'ana']));
     expect(await verificaciones()).toEqual(['password/ok=1']);
@@ -87,8 +92,8 @@ describe('one verification for a burst with one credential', () => {
     const answers = Array.from({ length: 5 }, () => request('Bearer inv_7_secreto'));
     await tick();
     expect(identidad.pendientes).toHaveLength(1);
-    expect(identidad.pendientes[0].credencial).toEqual({ bearer: 'inv_7_secreto' });
-    identidad.pendientes[0].resolve(autenticacionDe('integracion'));
+    expect(identidad.pendiente(0).credencial).toEqual({ bearer: 'inv_7_secreto' });
+    identidad.pendiente(0).resolve(autenticacionDe('integracion'));
     expect((await Promise.all(answers)).every((r) => r.err === undefined && r.usuario === 'integracion')).toBe(true);
   });
 
@@ -103,9 +108,9 @@ describe('one verification for a burst with one credential', () => {
       { basica: { usuario: 'ana', password: 'otra-clave' } },
       { basica: { usuario: 'luis', password: 'clave-luis-1' } },
     ]);
-    identidad.pendientes[0].resolve(autenticacionDe('ana'));
-    identidad.pendientes[1].reject(new CredencialRechazada('no'));
-    identidad.pendientes[2].resolve(autenticacionDe('luis'));
+    identidad.pendiente(0).resolve(autenticacionDe('ana'));
+    identidad.pendiente(1).reject(new CredencialRechazada('no'));
+    identidad.pendiente(2).resolve(autenticacionDe('luis'));
     expect((await right).usuario).toBe('ana');
     expect((await wrong).err).toBeInstanceOf(UnauthenticatedError);
     expect((await other).usuario).toBe('luis');
@@ -117,7 +122,7 @@ describe('one verification for a burst with one credential', () => {
     answers.push(request(basic('ana', 'mala'), '10.0.0.3'));
     await tick();
     expect(identidad.pendientes).toHaveLength(1);
-    identidad.pendientes[0].reject(new CredencialRechazada('no'));
+    identidad.pendiente(0).reject(new CredencialRechazada('no'));
     await tick();
     expect(identidad.pendientes.map((p) => p.direccion)).toEqual(['10.0.0.1', '10.0.0.2', '10.0.0.3']);
     for (const p of identidad.pendientes.slice(1)) p.reject(new CredencialRechazada('no'));
@@ -131,7 +136,7 @@ describe('one verification for a burst with one credential', () => {
     const unavailable = Object.assign(new Error('identidad-svc no disponible'), { status: 503 });
     const answers = Array.from({ length: 4 }, () => request(basic('ana', 'clave-ana-1')));
     await tick();
-    identidad.pendientes[0].reject(unavailable);
+    identidad.pendiente(0).reject(unavailable);
     expect((await Promise.all(answers)).map((r) => r.err)).toEqual([
       unavailable,
       unavailable,
@@ -149,8 +154,8 @@ describe('one verification for a burst with one credential', () => {
     const after = request(basic('ana', 'clave-vieja'));
     await tick();
     expect(identidad.pendientes).toHaveLength(2);
-    identidad.pendientes[0].resolve(autenticacionDe('ana'));
-    identidad.pendientes[1].reject(new CredencialRechazada('no'));
+    identidad.pendiente(0).resolve(autenticacionDe('ana'));
+    identidad.pendiente(1).reject(new CredencialRechazada('no'));
     expect((await before).usuario).toBe('ana');
     expect((await after).err).toBeInstanceOf(UnauthenticatedError);
   });
@@ -168,13 +173,13 @@ describe('one verification for a burst with one credential', () => {
     const { identidad, cache, request } = setup();
     const first = request(basic('ana', 'clave-ana-1'));
     await tick();
-    identidad.pendientes[0].resolve(autenticacionDe('ana'));
+    identidad.pendiente(0).resolve(autenticacionDe('ana'));
     await first;
     cache.invalidate();
     const second = request(basic('ana', 'clave-ana-1'));
     await tick();
     expect(identidad.pendientes).toHaveLength(2);
-    identidad.pendientes[1].resolve(autenticacionDe('ana'));
+    identidad.pendiente(1).resolve(autenticacionDe('ana'));
     expect((await second).usuario).toBe('ana');
   });
 });
