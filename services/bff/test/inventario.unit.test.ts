@@ -183,6 +183,7 @@ function fakeExistencias(levels: Existencia[], maxPage = 1000, log: string[] = [
     listMovimientos: unused,
     verificar: unused,
     deProducto: unused,
+    porLote: unused,
     // bodega-svc's merge of a warehouse's products (ListProductosDeBodega): here, its levels.
     productosDeBodega: (_caller, bodegaId, { pageSize, pageToken }) => {
       log.push(`productosDeBodega ${bodegaId} ${pageSize} ${pageToken ?? ''}`);
