@@ -52,6 +52,8 @@ export {
   GetTotalesDeProductosResponse,
   ListExistenciasRequest,
   ListExistenciasResponse,
+  ListExistenciasPorLoteRequest,
+  ListExistenciasPorLoteResponse,
   ListMovimientosRequest,
   ListMovimientosResponse,
   ListProductosDeBodegaRequest,

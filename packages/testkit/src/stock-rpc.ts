@@ -19,6 +19,7 @@ type StockMethod =
   | 'revertirOperacion'
   | 'getExistencia'
   | 'listExistencias'
+  | 'listExistenciasPorLote'
   | 'getOperacion'
   | 'listMovimientos'
   | 'verificarExistencias'

@@ -1,16 +1,15 @@
 /**
  * The batched level reads behind GraphQL's `Bodega.existencias` and
- * `Producto.existencias` (src/inventario/existencias-por-lote.ts): each
- * parent gets exactly its own page, whatever the batch, and the reads start
- * where the pages start. Pure logic, so the level list is an in-memory model
- * of bodega-svc's ListExistencias: ordered by (warehouse, product), keyset
- * pages with the shared level page token, at most 1000 rows a page.
+ * `Producto.existencias` (src/inventario/existencias-por-lote.ts): bodega-svc
+ * counts each parent's page (ListExistenciasPorLote, its own tests on MariaDB:
+ * services/bodega-svc/test/existencias-por-lote.test.ts); the BFF asks once
+ * per page of the answer, for the whole batch, and reads no further than the
+ * node cap leaves. The service here answers from memory, in pages of at most
+ * `maxRows`, as its own pages may end.
  */
-import fc from 'fast-check';
-import { decodeNivelPageToken, encodeNivelPageToken } from '@inventario/platform';
 import type { ExistenciaClient } from '../src/downstream/existencia-client';
 import { createExistenciasPorLote } from '../src/inventario/existencias-por-lote';
-import type { Existencia, ExistenciasPorLotePage } from '../src/inventario/model';
+import type { Existencia } from '../src/inventario/model';
 
 const caller = { usuario: 'tester' };
 
@@ -26,34 +25,22 @@ function level(bodegaId: number, productoId: number): Existencia {
   };
 }
 
-/**
- * ListExistencias over `levels`, recording each call's page size and the
- * rows it served. `maxRows` ends pages early, as the service's byte budget
- * may (a page may hold fewer rows than asked and still have a next one).
- */
-function memoryList(levels: Existencia[], maxRows = 1000) {
-  const sorted = [...levels].sort((x, y) => x.bodegaId - y.bodegaId || x.productoId - y.productoId);
-  const calls: { pageSize: number; served: number }[] = [];
-  const list: ExistenciaClient['list'] = (_caller, request) => {
-    const after = decodeNivelPageToken(request.pageToken ?? '');
-    const matching = sorted.filter(
-      (l) =>
-        (!request.bodegaIds?.length || request.bodegaIds.includes(l.bodegaId)) &&
-        (!request.productoIds?.length || request.productoIds.includes(l.productoId)) &&
-        (!after || l.bodegaId > after.bodegaId || (l.bodegaId === after.bodegaId && l.productoId > after.productoId)),
-    );
-    const pageSize = Math.min(request.pageSize === 0 ? 100 : request.pageSize, 1000, maxRows);
-    const existencias = matching.slice(0, pageSize);
-    const last = existencias.at(-1);
-    calls.push({ pageSize: request.pageSize, served: existencias.length });
-    return Promise.resolve({
-      existencias,
-      nextPageToken: matching.length > pageSize && last ? encodeNivelPageToken(last.bodegaId, last.productoId) : '',
-    });
+type PorLoteRequest = Parameters<ExistenciaClient['porLote']>[1];
+
+/** ListExistenciasPorLote answering `levels` (already the batch's answer) in pages, recording each request. */
+function memoryPorLote(levels: Existencia[], maxRows = 1000) {
+  const calls: PorLoteRequest[] = [];
+  const porLote: ExistenciaClient['porLote'] = (_caller, request) => {
+    calls.push(request);
+    const start = request.pageToken ? Number(request.pageToken) : 0;
+    const existencias = levels.slice(start, start + Math.min(request.pageSize, maxRows));
+    const end = start + existencias.length;
+    return Promise.resolve({ existencias, nextPageToken: end < levels.length ? String(end) : '' });
   };
   const unused = () => Promise.reject(new Error('not used'));
   const client: ExistenciaClient = {
-    list,
+    porLote,
+    list: unused,
     asignar: unused,
     retirar: unused,
     cambiarUmbral: unused,
@@ -71,138 +58,60 @@ function memoryList(levels: Existencia[], maxRows = 1000) {
   return { lote: createExistenciasPorLote({ existencias: client }), calls };
 }
 
-/** What a parent's page must hold: its levels past `afterId`, in order, at most `perParent`. */
-function expectedPage(
-  levels: Existencia[],
-  parentOf: (l: Existencia) => number,
-  otherOf: (l: Existencia) => number,
-  parent: number,
-  page: ExistenciasPorLotePage,
-) {
-  return levels
-    .filter((l) => parentOf(l) === parent && (page.afterId === undefined || otherOf(l) > page.afterId))
-    .sort((x, y) => otherOf(x) - otherOf(y))
-    .slice(0, page.perParent ?? Infinity)
-    .map((l) => `${l.bodegaId}.${l.productoId}`);
-}
-
 const keysOf = (levels: Existencia[]) => levels.map((l) => `${l.bodegaId}.${l.productoId}`);
 
-describe('existenciasDeBodegas', () => {
-  it('gives each warehouse its own page, as if each were read alone, for any levels, batch, first, after and short pages', async () => {
-    const pair = fc.tuple(fc.integer({ min: 1, max: 8 }), fc.integer({ min: 1, max: 12 }));
-    await fc.assert(
-      fc.asyncProperty(
-        fc.uniqueArray(pair, { selector: ([b, p]) => `${b}.${p}`, maxLength: 60 }),
-        fc.uniqueArray(fc.integer({ min: 1, max: 9 }), { minLength: 1, maxLength: 6 }),
-        fc.option(fc.integer({ min: 0, max: 5 }), { nil: undefined }),
-        fc.option(fc.integer({ min: 1, max: 12 }), { nil: undefined }),
-        fc.integer({ min: 1, max: 8 }),
-        async (pairs, bodegaIds, perParent, afterId, maxRows) => {
-          const levels = pairs.map(([b, p]) => level(b, p));
-          const { lote } = memoryList(levels, maxRows);
-          const page = { perParent, afterId };
-          const read = await lote.existenciasDeBodegas(caller, bodegaIds, page);
-          for (const bodegaId of bodegaIds) {
-            expect(keysOf(read.filter((l) => l.bodegaId === bodegaId))).toEqual(
-              expectedPage(
-                levels,
-                (l) => l.bodegaId,
-                (l) => l.productoId,
-                bodegaId,
-                page,
-              ),
-            );
-          }
-          expect(read.every((l) => bodegaIds.includes(l.bodegaId))).toBe(true);
-        },
-      ),
-      { numRuns: 300 },
-    );
-  });
-
-  it('is one call for warehouses whose levels fit in a page, whatever each first', async () => {
-    const levels = [level(1, 1), level(1, 2), level(1, 3), level(2, 1), level(2, 4), level(3, 5)];
-    const { lote, calls } = memoryList(levels);
-    const read = await lote.existenciasDeBodegas(caller, [1, 2, 3, 4], { perParent: 1 });
-    expect(keysOf(read)).toEqual(['1.1', '2.1', '3.5']);
-    expect(calls).toHaveLength(1);
-  });
-
-  it('reads past a warehouse with more levels than a page: the next call starts at the next warehouse after `after`', async () => {
-    const big = Array.from({ length: 2500 }, (_, i) => level(1, i + 1));
-    const levels = [...big, ...Array.from({ length: 5 }, (_, i) => level(2, i + 1)), level(3, 1), level(3, 3)];
-    const { lote, calls } = memoryList(levels);
-    const read = await lote.existenciasDeBodegas(caller, [1, 2, 3], { perParent: 2, afterId: 1 });
-    expect(keysOf(read)).toEqual(['1.2', '1.3', '2.2', '2.3', '3.3']);
-    // The first page is warehouse 1's; the second starts after product 1 of warehouse 2, skipping the rest of warehouse 1.
-    expect(calls).toEqual([
-      { pageSize: 1000, served: 1000 },
-      { pageSize: 1000, served: 6 },
-    ]);
-  });
-
-  it('one warehouse reads only its page: after a product, that many levels', async () => {
-    const levels = Array.from({ length: 50 }, (_, i) => level(7, i + 1));
-    const { lote, calls } = memoryList(levels);
-    const read = await lote.existenciasDeBodegas(caller, [7], { perParent: 3, afterId: 40 });
-    expect(keysOf(read)).toEqual(['7.41', '7.42', '7.43']);
-    expect(calls).toEqual([{ pageSize: 3, served: 3 }]);
-  });
-
-  it('stops at maxTotal: no more rows than the node cap leaves', async () => {
-    const levels = Array.from({ length: 50 }, (_, i) => level(1 + (i % 5), i + 1));
-    const { lote, calls } = memoryList(levels);
-    const read = await lote.existenciasDeBodegas(caller, [1, 2, 3, 4, 5], { maxTotal: 7 });
-    expect(read).toHaveLength(7);
-    // Several warehouses read a whole page (their levels come one warehouse after another); only what is kept stops at the cap.
-    expect(calls).toEqual([{ pageSize: 1000, served: 50 }]);
-  });
-
-  it('reads nothing for a page of none', async () => {
-    const { lote, calls } = memoryList([level(1, 1)]);
-    expect(await lote.existenciasDeBodegas(caller, [1], { perParent: 0 })).toEqual([]);
-    expect(calls).toEqual([]);
-  });
+test("a batch of warehouses is one call naming them all, with the page's first and after", async () => {
+  const { lote, calls } = memoryPorLote([level(1, 3), level(2, 4)]);
+  const read = await lote.existenciasDeBodegas(caller, [2, 1, 2], { perParent: 1, afterId: 2 });
+  expect(keysOf(read)).toEqual(['1.3', '2.4']);
+  expect(calls).toEqual([
+    { parents: { bodegaIds: [2, 1] }, perParent: 1, afterId: 2, pageSize: 1000, pageToken: undefined },
+  ]);
 });
 
-describe('existenciasDeProductos', () => {
-  it('gives each product its own page in warehouse order, as if each were read alone, with short pages too', async () => {
-    const pair = fc.tuple(fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 8 }));
-    await fc.assert(
-      fc.asyncProperty(
-        fc.uniqueArray(pair, { selector: ([b, p]) => `${b}.${p}`, maxLength: 60 }),
-        fc.uniqueArray(fc.integer({ min: 1, max: 9 }), { minLength: 1, maxLength: 6 }),
-        fc.option(fc.integer({ min: 0, max: 5 }), { nil: undefined }),
-        fc.option(fc.integer({ min: 1, max: 12 }), { nil: undefined }),
-        fc.integer({ min: 1, max: 8 }),
-        async (pairs, productoIds, perParent, afterId, maxRows) => {
-          const levels = pairs.map(([b, p]) => level(b, p));
-          const { lote } = memoryList(levels, maxRows);
-          const page = { perParent, afterId };
-          const read = await lote.existenciasDeProductos(caller, productoIds, page);
-          for (const productoId of productoIds) {
-            expect(keysOf(read.filter((l) => l.productoId === productoId))).toEqual(
-              expectedPage(
-                levels,
-                (l) => l.productoId,
-                (l) => l.bodegaId,
-                productoId,
-                page,
-              ),
-            );
-          }
-        },
-      ),
-      { numRuns: 300 },
-    );
-  });
+test('a batch of products names products; no first is no limit (0)', async () => {
+  const { lote, calls } = memoryPorLote([level(1, 9)]);
+  expect(keysOf(await lote.existenciasDeProductos(caller, [9]))).toEqual(['1.9']);
+  expect(calls).toEqual([
+    { parents: { productoIds: [9] }, perParent: 0, afterId: undefined, pageSize: 1000, pageToken: undefined },
+  ]);
+});
 
-  it('starts after the warehouse `after` names: no read of the warehouses before it', async () => {
-    const levels = Array.from({ length: 30 }, (_, i) => level(i + 1, 9));
-    const { lote, calls } = memoryList(levels);
-    const read = await lote.existenciasDeProductos(caller, [9], { perParent: 2, afterId: 20 });
-    expect(keysOf(read)).toEqual(['21.9', '22.9']);
-    expect(calls).toEqual([{ pageSize: 2, served: 2 }]);
-  });
+test("follows the service's pages to the end, short ones too", async () => {
+  const levels = Array.from({ length: 7 }, (_, i) => level(1, i + 1));
+  const { lote, calls } = memoryPorLote(levels, 3);
+  expect(keysOf(await lote.existenciasDeBodegas(caller, [1], { perParent: 10 }))).toEqual(keysOf(levels));
+  expect(calls.map((c) => c.pageToken)).toEqual([undefined, '3', '6']);
+});
+
+test('reads no further than maxTotal (the node cap): the last page asks only for what is left', async () => {
+  const levels = Array.from({ length: 50 }, (_, i) => level(1 + (i % 5), i + 1));
+  const { lote, calls } = memoryPorLote(levels, 4);
+  const read = await lote.existenciasDeBodegas(caller, [1, 2, 3, 4, 5], { maxTotal: 7 });
+  expect(read).toHaveLength(7);
+  expect(calls.map((c) => c.pageSize)).toEqual([7, 3]);
+});
+
+test('a page of none reads nothing', async () => {
+  const { lote, calls } = memoryPorLote([level(1, 1)]);
+  expect(await lote.existenciasDeBodegas(caller, [1], { perParent: 0 })).toEqual([]);
+  expect(await lote.existenciasDeProductos(caller, [1], { maxTotal: 0 })).toEqual([]);
+  expect(calls).toEqual([]);
+});
+
+test('more parents than one filter takes are asked in chunks of 1000, the node cap shared by the chunks', async () => {
+  const { lote, calls } = memoryPorLote([level(1, 1), level(2, 1)]);
+  const ids = Array.from({ length: 1500 }, (_, i) => i + 1);
+  const read = await lote.existenciasDeBodegas(caller, ids, { perParent: 1, maxTotal: 3 });
+  expect(read).toHaveLength(3);
+  expect(calls.map((c) => ('bodegaIds' in c.parents ? c.parents.bodegaIds.length : 0))).toEqual([1000, 500]);
+  expect(calls.map((c) => c.pageSize)).toEqual([3, 1]);
+});
+
+test('an aborted request asks for nothing', async () => {
+  const { lote, calls } = memoryPorLote([level(1, 1)]);
+  const controller = new AbortController();
+  controller.abort(new Error('gone'));
+  await expect(lote.existenciasDeBodegas(caller, [1], { signal: controller.signal })).rejects.toThrow('gone');
+  expect(calls).toEqual([]);
 });

@@ -188,14 +188,14 @@ describe('GraphQL relation batching', () => {
 describe('GraphQL stock relation batching', () => {
   const nombres = (items: { producto: { nombre: string } | null }[]) => items.map((e) => e.producto?.nombre);
 
-  it('Bodega.existencias of every warehouse is one ListExistencias call; their products one ListProductos call, their warehouse none', async () => {
+  it('Bodega.existencias of every warehouse is one ListExistenciasPorLote call; their products one ListProductos call, their warehouse none', async () => {
     let data: Record<string, unknown> = {};
     const counts = await countCalls(async () => {
       ({ data } = await query(
         '{ bodegas { nombre ocupacion existencias { cantidad bodega { nombre } producto { nombre } } } }',
       ));
     });
-    expect(counts).toEqual({ 'bodega-svc.list': 1, 'existencias.list': 1, 'producto-svc.list': 1 });
+    expect(counts).toEqual({ 'bodega-svc.list': 1, 'existencias.porLote': 1, 'producto-svc.list': 1 });
     type Fila = {
       nombre: string;
       ocupacion: number;
@@ -216,7 +216,7 @@ describe('GraphQL stock relation batching', () => {
     const counts = await countCalls(async () => {
       ({ data } = await query('{ bodegas { existencias(first: 1) { producto { nombre } } } }'));
     });
-    expect(counts).toEqual({ 'bodega-svc.list': 1, 'existencias.list': 1, 'producto-svc.list': 1 });
+    expect(counts).toEqual({ 'bodega-svc.list': 1, 'existencias.porLote': 1, 'producto-svc.list': 1 });
     expect(
       (data.bodegas as { existencias: { producto: { nombre: string } }[] }[]).map((b) => nombres(b.existencias)),
     ).toEqual([['Lote 0'], ['Lote 0'], ['Lote 4'], []]);
@@ -225,20 +225,20 @@ describe('GraphQL stock relation batching', () => {
     const next = await countCalls(async () => {
       ({ data } = await query(`{ bodegas { existencias(first: 5, after: "${after}") { producto { nombre } } } }`));
     });
-    expect(next).toEqual({ 'bodega-svc.list': 1, 'existencias.list': 1, 'producto-svc.list': 1 });
+    expect(next).toEqual({ 'bodega-svc.list': 1, 'existencias.porLote': 1, 'producto-svc.list': 1 });
     expect(
       (data.bodegas as { existencias: { producto: { nombre: string } }[] }[]).map((b) => nombres(b.existencias)),
     ).toEqual([['Lote 1', 'Lote 2'], ['Lote 3'], ['Lote 4'], []]);
   });
 
-  it('Producto.existencias of every product is one ListExistencias call; their warehouses one ListBodegas call', async () => {
+  it('Producto.existencias of every product is one ListExistenciasPorLote call; their warehouses one ListBodegas call', async () => {
     let data: Record<string, unknown> = {};
     const counts = await countCalls(async () => {
       ({ data } = await query(
         '{ productos { nombre existencias { cantidad bodega { nombre } producto { nombre } } } }',
       ));
     });
-    expect(counts).toEqual({ 'producto-svc.list': 1, 'existencias.list': 1, 'bodega-svc.list': 1 });
+    expect(counts).toEqual({ 'producto-svc.list': 1, 'existencias.porLote': 1, 'bodega-svc.list': 1 });
     const porProducto = (data.productos as { nombre: string; existencias: { bodega: { nombre: string } }[] }[]).map(
       (p) => [p.nombre, p.existencias.map((e) => e.bodega.nombre)] as const,
     );

@@ -3,7 +3,13 @@
  * paging it does on behalf of "the whole list", and the order of its
  * cross-service checks (which a real stack cannot observe).
  */
-import { encodePageToken, FailedPreconditionError, InvalidArgumentError, NotFoundError } from '@inventario/platform';
+import {
+  decodePageToken,
+  encodePageToken,
+  FailedPreconditionError,
+  InvalidArgumentError,
+  NotFoundError,
+} from '@inventario/platform';
 import type { BodegaClient } from '../src/downstream/bodega-client';
 import type { ExistenciaClient } from '../src/downstream/existencia-client';
 import type { ProductoClient, ProductoPageRequest, UnassignResult } from '../src/downstream/producto-client';
@@ -47,12 +53,27 @@ const FAKE_CHUNK = 100;
 /** A producto-svc that pages like the real one (keyset by position, `skip` before the page), logging each call. */
 function fakeProductos(all: Producto[], maxPage = 1000, log: string[] = []) {
   const list = (request: ProductoPageRequest) => {
-    const matching = all.filter(
+    let matching = all.filter(
       (p) =>
         (!request.bodegaIds?.length || (p.bodegaId !== null && request.bodegaIds.includes(p.bodegaId))) &&
         (!request.ids?.length || request.ids.includes(p.id)),
     );
-    const start = (request.pageToken ? Number(request.pageToken) : 0) + (request.skip ?? 0);
+    if (request.perBodega) {
+      // ListProductos' per_bodega: each warehouse's first perBodega after perBodegaAfterId.
+      const held = new Map<number | null, number>();
+      const after = request.perBodegaAfterId ?? 0;
+      matching = matching.filter((p) => {
+        const n = held.get(p.bodegaId) ?? 0;
+        if (p.id <= after || n >= request.perBodega!) return false;
+        held.set(p.bodegaId, n + 1);
+        return true;
+      });
+    }
+    // Its own tokens are positions; a list's first token (encodePageToken) an id to start after.
+    const token = request.pageToken ?? '';
+    const after = token === '' || /^\d+$/.test(token) ? undefined : decodePageToken(token)!;
+    const from = after === undefined ? Number(token) : matching.filter((p) => p.id <= after).length;
+    const start = from + (request.skip ?? 0);
     const size = Math.min(request.pageSize, maxPage);
     const page = matching.slice(start, start + size);
     const end = start + page.length;
@@ -183,6 +204,7 @@ function fakeExistencias(levels: Existencia[], maxPage = 1000, log: string[] = [
     listMovimientos: unused,
     verificar: unused,
     deProducto: unused,
+    porLote: unused,
     // bodega-svc's merge of a warehouse's products (ListProductosDeBodega): here, its levels.
     productosDeBodega: (_caller, bodegaId, { pageSize, pageToken }) => {
       log.push(`productosDeBodega ${bodegaId} ${pageSize} ${pageToken ?? ''}`);
@@ -271,6 +293,23 @@ describe('pages of a list (GraphQL first/after)', () => {
     expect(page.map((p) => p.id)).toEqual([1, 2, 3, 4, 5, 6]);
     expect(productos.log).toHaveLength(1);
     expect(productos.log[0]).toContain('"pageSize":6');
+    expect(productos.log[0]).toContain('"perBodega":3');
+  });
+
+  test('productosDeBodegas: producto-svc counts each warehouse (per_bodega), so a big one costs no read past its page', async () => {
+    // Warehouse 1 holds products 1..2000, warehouse 2 the rest: one call, however big warehouse 1 is.
+    const productos = fakeProductos(Array.from({ length: 2005 }, (_, i) => producto(i + 1, i < 2000 ? 1 : 2)));
+    const inventario = createInventario({
+      existencias: sinExistencias,
+      productos: productos.client,
+      bodegas: fakeBodegas([1, 2]).client,
+    });
+    const page = await inventario.productosDeBodegas(caller, [2, 1], { perBodega: 2, afterId: 3 });
+    expect(page.map((p) => p.id)).toEqual([4, 5, 2001, 2002]);
+    expect(productos.log).toHaveLength(1);
+    expect(productos.log[0]).toContain('"perBodegaAfterId":3');
+    expect(await inventario.productosDeBodegas(caller, [1], { perBodega: 0 })).toEqual([]);
+    expect(productos.log).toHaveLength(1);
   });
 
   test('productosDeBodegas: maxTotal stops reading a huge warehouse; without a page, every product', async () => {

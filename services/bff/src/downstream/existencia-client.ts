@@ -19,6 +19,7 @@ import {
   type GetOperacionResponse,
   type ListExistenciasResponse,
   type ListMovimientosResponse,
+  type ListExistenciasPorLoteResponse,
   type ListProductosDeBodegaResponse,
   type RegistrarMovimientoResponse,
   type RetirarExistenciaResponse,
@@ -129,6 +130,20 @@ export interface ExistenciaClient {
     caller: Caller,
     productoId: number,
   ): Promise<{ porBodega: Existencia[]; total: number; sinUbicar: number }>;
+  /**
+   * A page of the levels of a batch of warehouses or of products (one of the two), at most `perParent` of each
+   * (0: all) whose other id is greater than `afterId`, in (warehouse, product) order, counted by bodega-svc.
+   */
+  porLote(
+    caller: Caller,
+    request: {
+      parents: { bodegaIds: readonly number[] } | { productoIds: readonly number[] };
+      perParent: number;
+      afterId?: number;
+      pageSize: number;
+      pageToken?: string;
+    },
+  ): Promise<ExistenciaPage>;
   /** A page of a warehouse's products, assigned or stocked, as bodega-svc merges them; nextPageToken '' on the last. */
   productosDeBodega(
     caller: Caller,
@@ -342,6 +357,21 @@ export function createExistenciaClient(client: ExistenciaServiceClient, call: Un
         total: Number(res.total),
         sinUbicar: Number(res.sinUbicar),
       };
+    },
+
+    async porLote(caller, { parents, perParent, afterId, pageSize, pageToken = '' }) {
+      const message = {
+        bodegaIds: 'bodegaIds' in parents ? [...parents.bodegaIds] : [],
+        productoIds: 'productoIds' in parents ? [...parents.productoIds] : [],
+        perParent,
+        afterId,
+        pageSize,
+        pageToken,
+      };
+      const res = await call<ListExistenciasPorLoteResponse>(caller, (md, o, cb) =>
+        client.listExistenciasPorLote(message, md, o, cb),
+      );
+      return { existencias: res.existencias.map(existenciaFromProto), nextPageToken: res.nextPageToken };
     },
 
     async productosDeBodega(caller, bodegaId, { pageSize, pageToken = '' }) {

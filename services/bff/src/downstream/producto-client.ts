@@ -53,6 +53,9 @@ export interface ProductoPageRequest {
   restJson?: boolean;
   /** Leave `descripcion` out (read_mask without it): it comes null. */
   sinDescripcion?: boolean;
+  /** At most this many products of each warehouse of bodegaIds, those after perBodegaAfterId (ListProductos' per_bodega). */
+  perBodega?: number;
+  perBodegaAfterId?: number;
 }
 
 /** producto-svc as the BFF uses it, in model types. */
@@ -126,6 +129,8 @@ export function createProductoClient(
         includeTotalSize: request.includeTotalSize ?? false,
         restJson: request.restJson ?? false,
         readMask: request.sinDescripcion ? SIN_DESCRIPCION : undefined,
+        perBodega: request.perBodega ?? 0,
+        perBodegaAfterId: request.perBodegaAfterId,
       });
       const res = await call<ListProductosResponse>(caller, (md, o, cb) => client.listProductos(message, md, o, cb));
       const page: ProductoPage = { productos: res.productos.map(productoFromProto), nextPageToken: res.nextPageToken };

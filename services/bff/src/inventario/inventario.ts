@@ -26,7 +26,7 @@ import type {
   ProductosJson,
   WriteOptions,
 } from './model';
-import { chunks, collect, counted, PAGE_SIZE, pagesOf, readInChunks, STREAM_PAGE_SIZE, tokenAfter } from './paging';
+import { chunks, collect, counted, PAGE_SIZE, pagesOf, readInChunks, STREAM_PAGE_SIZE } from './paging';
 import { createStockDeBodega, unionById } from './stock-de-bodega';
 
 export interface InventarioDeps {
@@ -108,43 +108,30 @@ export function createInventario({
   }
 
   /**
-   * Products of at most PAGE_SIZE warehouses, in id order, at most
-   * `perBodega` of each. Reading stops as soon as every warehouse has its
-   * `perBodega` or `maxTotal` are held, so a page of a big warehouse costs
-   * about one downstream page, not the whole warehouse.
+   * Products of at most PAGE_SIZE warehouses, in id order, at most `perBodega` of each after `afterId`:
+   * producto-svc counts each warehouse's (ListProductos' per_bodega), so a page of a big warehouse
+   * costs no read past it. Read no further than `maxTotal`.
    */
-  async function pageOfProductosOf(
-    caller: Caller,
-    bodegaIds: number[],
-    page: ProductosDeBodegasPage,
-  ): Promise<Producto[]> {
-    const perBodega = page.perBodega ?? Infinity;
-    const maxTotal = page.maxTotal ?? Infinity;
-    if (perBodega <= 0 || maxTotal <= 0) return [];
-    const { sinDescripcion, signal } = page;
-    const out: Producto[] = [];
-    const held = new Map<number, number>();
-    let full = 0;
-    let pageToken = tokenAfter(page.afterId);
-    for (;;) {
-      signal?.throwIfAborted();
-      const pageSize = Math.min(PAGE_SIZE, perBodega * bodegaIds.length, maxTotal - out.length);
-      const { productos: items, nextPageToken } = await productos.list(caller, {
-        pageSize,
-        pageToken,
-        bodegaIds,
-        sinDescripcion,
-      });
-      for (const producto of items) {
-        const count = held.get(producto.bodegaId!) ?? 0;
-        if (count >= perBodega) continue;
-        held.set(producto.bodegaId!, count + 1);
-        if (count + 1 === perBodega) full++;
-        out.push(producto);
-      }
-      if (nextPageToken === '' || full === bodegaIds.length || out.length >= maxTotal) return out;
-      pageToken = nextPageToken;
-    }
+  function pageOfProductosOf(caller: Caller, bodegaIds: number[], page: ProductosDeBodegasPage): Promise<Producto[]> {
+    const { perBodega, afterId, sinDescripcion, signal } = page;
+    const wanted = Math.min(page.maxTotal ?? Infinity, (perBodega ?? Infinity) * bodegaIds.length);
+    return collect(
+      pagesOf(
+        wanted,
+        async (pageSize, pageToken) => {
+          const { productos: items, nextPageToken } = await productos.list(caller, {
+            pageSize,
+            pageToken,
+            bodegaIds,
+            sinDescripcion,
+            perBodega,
+            perBodegaAfterId: perBodega === undefined ? undefined : afterId,
+          });
+          return { items, nextPageToken };
+        },
+        { afterId, pageSize: PAGE_SIZE, signal },
+      ),
+    );
   }
 
   function productoPages(caller: Caller, filter: ProductoFilter, pageSize: number): AsyncIterable<Producto[]> {

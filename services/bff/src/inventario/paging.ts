@@ -15,7 +15,7 @@ export const PAGE_SIZE = 1000;
  */
 export const STREAM_PAGE_SIZE = 250;
 
-export function tokenAfter(afterId: number | undefined): string | undefined {
+function tokenAfter(afterId: number | undefined): string | undefined {
   return afterId === undefined ? undefined : encodePageToken(afterId);
 }
 

@@ -303,6 +303,36 @@ export function createExistenciaHandlers({
       };
     }),
 
+    listExistenciasPorLote: unary(logger, 'ListExistenciasPorLote', async (request, caller) => {
+      const query = validateFields({
+        pageSize: () => pageSizeOf(request.pageSize),
+        after: () => decodeNivelPageToken(request.pageToken),
+        bodegaIds: () => requirePositiveIds(request.bodegaIds, 'bodegaIds'),
+        productoIds: () => requirePositiveIds(request.productoIds, 'productoIds'),
+      });
+      const { bodegaIds, productoIds } = query;
+      const porBodega = bodegaIds.length > 0;
+      if (porBodega === productoIds.length > 0) {
+        throw InvalidArgumentError.field('bodegaIds', 'indique bodegaIds o productoIds: uno de los dos, no ambos');
+      }
+      // As ListExistencias: a scoped principal sees only its warehouses' levels (none: an empty page).
+      const visibles = bodegasDeLista(caller, 'existencias:leer');
+      if (visibles?.length === 0) return { existencias: [], nextPageToken: '' };
+      const page = await store.listPorLote({
+        pageSize: query.pageSize,
+        after: query.after,
+        parents: porBodega ? { bodegaIds } : { productoIds },
+        perParent: request.perParent,
+        afterId: request.afterId ?? null,
+        visibles,
+      });
+      const last = page.existencias.at(-1);
+      return {
+        existencias: page.existencias.map(existenciaToProto),
+        nextPageToken: page.hasMore && last ? encodeNivelPageToken(last.bodegaId, last.productoId) : '',
+      };
+    }),
+
     getOperacion: unary(logger, 'GetOperacion', async (request, caller) => {
       const id = requireOperacionId(request.id, 'id');
       const operacion = await store.getOperacion(id);

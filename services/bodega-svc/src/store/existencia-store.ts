@@ -127,6 +127,8 @@ export interface ExistenciaStore {
 
   get(bodegaId: number, productoId: number): Promise<Existencia>;
   list(query: ExistenciaQuery): Promise<{ existencias: Existencia[]; hasMore: boolean }>;
+  /** A page of the levels of a batch of parents, at most `perParent` of each (ExistenciasPorLoteQuery). */
+  listPorLote(query: ExistenciasPorLoteQuery): Promise<{ existencias: Existencia[]; hasMore: boolean }>;
   getOperacion(id: number): Promise<Operacion>;
   listMovimientos(query: MovimientoQuery): Promise<{ movimientos: Movimiento[]; hasMore: boolean }>;
   /** The stock against its ledger, in bounded slices of one snapshot; `signal` stops it between slices. */
@@ -205,6 +207,21 @@ export interface ExistenciaQuery {
   after: { bodegaId: number; productoId: number } | null;
   bodegaIds: number[];
   productoIds: number[];
+}
+
+/**
+ * ListExistenciasPorLote: the parents are warehouses (their levels by product) or products (their
+ * levels by warehouse, the unlocated one left out). Of each parent the levels whose other id is
+ * greater than `afterId`, at most `perParent` (0: all); the page follows (warehouse, product) order.
+ */
+export interface ExistenciasPorLoteQuery {
+  pageSize: number;
+  after: { bodegaId: number; productoId: number } | null;
+  parents: { bodegaIds: number[] } | { productoIds: number[] };
+  perParent: number;
+  afterId: number | null;
+  /** Only levels of these warehouses (the caller's scope); undefined: any. */
+  visibles: number[] | undefined;
 }
 
 export interface MovimientoQuery {
@@ -1337,6 +1354,39 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
         }
         return q;
       });
+      return { existencias: rows.slice(0, pageSize).map(toExistencia), hasMore: rows.length > pageSize };
+    },
+
+    async listPorLote({ pageSize, after, parents, perParent, afterId, visibles }) {
+      const porBodega = 'bodegaIds' in parents;
+      const [parent, other] = porBodega ? ['bodega_id', 'producto_id'] : ['producto_id', 'bodega_id'];
+      const niveles = db<NivelRow>('existencias');
+      if (porBodega) {
+        niveles.whereIn('bodega_id', parents.bodegaIds);
+        // A whole warehouse before the page's start is no part of it, nor of any later warehouse's count.
+        if (after) niveles.where('bodega_id', '>=', after.bodegaId);
+      } else niveles.whereIn('producto_id', parents.productoIds).where('bodega_id', '<>', SIN_UBICAR);
+      if (visibles) niveles.whereIn('bodega_id', visibles);
+      if (afterId !== null) niveles.where(other, '>', afterId);
+      // Each parent's levels numbered in its own order before the page's start is applied, so the
+      // count of a parent does not depend on where a page ended.
+      const q: Knex.QueryBuilder =
+        perParent > 0
+          ? db
+              .select('*', db.raw(reservadaVigenteSql(reloj)))
+              .from(
+                niveles
+                  .select(
+                    '*',
+                    db.raw('ROW_NUMBER() OVER (PARTITION BY ?? ORDER BY ??) AS n_del_padre', [parent, other]),
+                  )
+                  .as('existencias'),
+              )
+              .where('n_del_padre', '<=', perParent)
+          : niveles.select('*', db.raw(reservadaVigenteSql(reloj)));
+      q.orderBy([{ column: 'bodega_id' }, { column: 'producto_id' }]).limit(pageSize + 1);
+      if (after) q.whereRaw('(bodega_id, producto_id) > (?, ?)', [after.bodegaId, after.productoId]);
+      const rows = await withDbErrors<NivelRow[]>(async () => (await q) as NivelRow[]);
       return { existencias: rows.slice(0, pageSize).map(toExistencia), hasMore: rows.length > pageSize };
     },
 

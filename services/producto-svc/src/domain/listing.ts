@@ -31,6 +31,8 @@ export interface ProductoQuery {
   includeTotalSize: boolean;
   /** Read `descripcion` (up to 64 KiB a row): false when the request's read_mask leaves it out. */
   conDescripcion: boolean;
+  /** At most this many products of each warehouse of `bodegaIds`, those after `desdeId`; absent: no limit. */
+  porBodega?: { max: number; desdeId: number | null };
 }
 
 /** A list request as it arrives: proto3 defaults (0, '') mean "not set". */
@@ -44,6 +46,9 @@ export interface ProductoQueryDraft {
   includeTotalSize?: boolean;
   /** ListProductosRequest.read_mask's paths; absent or empty: every field. */
   readMask?: string[];
+  /** 0 (or absent): no limit per warehouse. */
+  perBodega?: number;
+  perBodegaAfterId?: number;
 }
 
 function skipOf(skip: number): number {
@@ -67,5 +72,13 @@ export function validateProductoQuery(draft: ProductoQueryDraft): ProductoQuery 
     nombreContains: () => nombreContainsOf(draft.nombreContains),
     includeTotalSize: () => draft.includeTotalSize === true,
     conDescripcion: () => !draft.readMask || draft.readMask.length === 0 || draft.readMask.includes('descripcion'),
+    porBodega: () => porBodegaOf(draft),
   });
+}
+
+/** A limit per warehouse needs the warehouses it counts in. */
+function porBodegaOf(draft: ProductoQueryDraft): ProductoQuery['porBodega'] {
+  if (!draft.perBodega) return undefined;
+  if (draft.bodegaIds.length === 0) throw InvalidArgumentError.field('perBodega', MENSAJES.perBodegaSinBodegas);
+  return { max: draft.perBodega, desdeId: draft.perBodegaAfterId ?? null };
 }

@@ -84,6 +84,7 @@ export const MENSAJES = {
   enteroMaximo: FIELD_MENSAJES.maximo(MAX_INT),
   idPositivo: ID_MENSAJES.positivo,
   idMaximo: ID_MENSAJES.maximo,
+  perBodegaSinBodegas: 'solo se admite junto con bodegaIds',
 } as const;
 
 /** bodegaId names no warehouse: bodega-svc does not have it, or BodegaEliminada reported it deleted. */

@@ -347,6 +347,23 @@ export function createProductoStore(db: Knex, deps: ProductoStoreDeps): Producto
     },
 
     list(query) {
+      /**
+       * The products of each warehouse numbered by id from `desdeId` on, before the page's own start
+       * applies: a warehouse's count does not depend on where a page ended.
+       */
+      const porBodega = (
+        { max, desdeId }: { max: number; desdeId: number | null },
+        filtered: (q: Knex.QueryBuilder) => Knex.QueryBuilder,
+      ): Knex.QueryBuilder => {
+        const numbered = filtered(
+          db(TABLE).select(
+            db.raw(listColumns(query.conDescripcion)),
+            db.raw('ROW_NUMBER() OVER (PARTITION BY `bodega_id` ORDER BY `id`) AS `n_de_bodega`'),
+          ),
+        );
+        if (desdeId !== null) numbered.where('id', '>', desdeId);
+        return db.from(numbered.as(TABLE)).where('n_de_bodega', '<=', max);
+      };
       return withDbErrors(async () => {
         const filtered = (q: Knex.QueryBuilder) => {
           if (query.bodegaIds.length > 0) q.whereIn('bodega_id', query.bodegaIds);
@@ -358,7 +375,15 @@ export function createProductoStore(db: Knex, deps: ProductoStoreDeps): Producto
         };
         const prepared = preparedListOf(query);
         let rows: ProductoRow[];
-        if (prepared) {
+        if (query.porBodega) {
+          const q = porBodega(query.porBodega, filtered)
+            .select(COLUMNS)
+            .orderBy('id')
+            .limit(query.pageSize + 1);
+          if (query.skip > 0) q.offset(query.skip);
+          if (query.afterId !== null) q.where('id', '>', query.afterId);
+          rows = (await q) as ProductoRow[];
+        } else if (prepared) {
           rows = await executePrepared<ProductoRow>(db, prepared.sql, prepared.values);
         } else {
           const q = filtered(
@@ -376,7 +401,8 @@ export function createProductoStore(db: Knex, deps: ProductoStoreDeps): Producto
           hasMore: rows.length > query.pageSize,
         };
         if (query.includeTotalSize) {
-          const [count] = (await filtered(db(TABLE).count({ n: '*' }))) as { n: number | string }[];
+          const counted = query.porBodega ? porBodega(query.porBodega, filtered) : filtered(db(TABLE));
+          const [count] = await counted.count<{ n: number | string }[]>({ n: '*' });
           page.totalSize = Number(count?.n ?? 0);
         }
         return page;
