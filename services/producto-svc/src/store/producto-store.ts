@@ -348,21 +348,19 @@ export function createProductoStore(db: Knex, deps: ProductoStoreDeps): Producto
 
     list(query) {
       /**
-       * The products of each warehouse numbered by id from `desdeId` on, before the page's own start
-       * applies: a warehouse's count does not depend on where a page ended.
+       * The ids of each warehouse's first `max` products numbered by id from `desdeId` on, before the page's own
+       * start applies: a warehouse's count does not depend on where a page ended. Only `id` and `bodega_id` are
+       * numbered (the `bodega_id` index covers them); the page's columns are read for the page's rows alone.
        */
       const porBodega = (
         { max, desdeId }: { max: number; desdeId: number | null },
         filtered: (q: Knex.QueryBuilder) => Knex.QueryBuilder,
       ): Knex.QueryBuilder => {
         const numbered = filtered(
-          db(TABLE).select(
-            db.raw(listColumns(query.conDescripcion)),
-            db.raw('ROW_NUMBER() OVER (PARTITION BY `bodega_id` ORDER BY `id`) AS `n_de_bodega`'),
-          ),
+          db(TABLE).select('id', db.raw('ROW_NUMBER() OVER (PARTITION BY `bodega_id` ORDER BY `id`) AS `n_de_bodega`')),
         );
         if (desdeId !== null) numbered.where('id', '>', desdeId);
-        return db.from(numbered.as(TABLE)).where('n_de_bodega', '<=', max);
+        return db.from(numbered.as('numerados')).select('id').where('n_de_bodega', '<=', max);
       };
       return withDbErrors(async () => {
         const filtered = (q: Knex.QueryBuilder) => {
@@ -376,8 +374,9 @@ export function createProductoStore(db: Knex, deps: ProductoStoreDeps): Producto
         const prepared = preparedListOf(query);
         let rows: ProductoRow[];
         if (query.porBodega) {
-          const q = porBodega(query.porBodega, filtered)
-            .select(COLUMNS)
+          const q: Knex.QueryBuilder = db(TABLE)
+            .select(db.raw(listColumns(query.conDescripcion)))
+            .whereIn('id', porBodega(query.porBodega, filtered))
             .orderBy('id')
             .limit(query.pageSize + 1);
           if (query.skip > 0) q.offset(query.skip);
@@ -401,7 +400,9 @@ export function createProductoStore(db: Knex, deps: ProductoStoreDeps): Producto
           hasMore: rows.length > query.pageSize,
         };
         if (query.includeTotalSize) {
-          const counted = query.porBodega ? porBodega(query.porBodega, filtered) : filtered(db(TABLE));
+          const counted: Knex.QueryBuilder = query.porBodega
+            ? db.from(porBodega(query.porBodega, filtered).as('de_bodega'))
+            : filtered(db(TABLE));
           const [count] = await counted.count<{ n: number | string }[]>({ n: '*' });
           page.totalSize = Number(count?.n ?? 0);
         }
