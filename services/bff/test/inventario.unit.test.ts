@@ -13,7 +13,7 @@ import {
 import type { BodegaClient } from '../src/downstream/bodega-client';
 import type { ExistenciaClient } from '../src/downstream/existencia-client';
 import type { ProductoClient, ProductoPageRequest, UnassignResult } from '../src/downstream/producto-client';
-import { BodegaConProductosError } from '../src/inventario/errors';
+import { BodegaConProductosError, ServicioNoDisponibleError } from '../src/inventario/errors';
 import { createInventario } from '../src/inventario/inventario';
 import type { Bodega, Caller, Existencia, Producto } from '../src/inventario/model';
 
@@ -310,6 +310,26 @@ describe('pages of a list (GraphQL first/after)', () => {
     expect(productos.log[0]).toContain('"perBodegaAfterId":3');
     expect(await inventario.productosDeBodegas(caller, [1], { perBodega: 0 })).toEqual([]);
     expect(productos.log).toHaveLength(1);
+  });
+
+  test('productosDeBodegas: a producto-svc that ignores per_bodega (older, mid-rollout) is a 503, never a wrong page', async () => {
+    const productos = fakeProductos(Array.from({ length: 2005 }, (_, i) => producto(i + 1, i < 2000 ? 1 : 2)));
+    const older: ProductoClient = {
+      ...productos.client,
+      list: (c, request) => productos.client.list(c, { ...request, perBodega: undefined, perBodegaAfterId: undefined }),
+    };
+    const inventario = createInventario({
+      existencias: sinExistencias,
+      productos: older,
+      bodegas: fakeBodegas([1, 2]).client,
+    });
+    await expect(inventario.productosDeBodegas(caller, [2, 1], { perBodega: 2, afterId: 3 })).rejects.toBeInstanceOf(
+      ServicioNoDisponibleError,
+    );
+    // A page that happens to hold at most perBodega of each warehouse is still answered.
+    expect(
+      (await inventario.productosDeBodegas(caller, [2], { perBodega: 5, afterId: 2000 })).map((p) => p.id),
+    ).toEqual([2001, 2002, 2003, 2004, 2005]);
   });
 
   test('productosDeBodegas: maxTotal stops reading a huge warehouse; without a page, every product', async () => {

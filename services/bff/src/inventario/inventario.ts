@@ -10,7 +10,7 @@ import {
 import type { BodegaClient, ExistenciasRetiradas } from '../downstream/bodega-client';
 import type { ExistenciaClient } from '../downstream/existencia-client';
 import type { ProductoClient } from '../downstream/producto-client';
-import { BodegaConProductosError } from './errors';
+import { BodegaConProductosError, ServicioNoDisponibleError } from './errors';
 import { createExistencias } from './existencias';
 import { createExistenciasPorLote } from './existencias-por-lote';
 import type {
@@ -112,10 +112,14 @@ export function createInventario({
    * producto-svc counts each warehouse's (ListProductos' per_bodega), so a page of a big warehouse
    * costs no read past it. Read no further than `maxTotal`.
    */
-  function pageOfProductosOf(caller: Caller, bodegaIds: number[], page: ProductosDeBodegasPage): Promise<Producto[]> {
+  async function pageOfProductosOf(
+    caller: Caller,
+    bodegaIds: number[],
+    page: ProductosDeBodegasPage,
+  ): Promise<Producto[]> {
     const { perBodega, afterId, sinDescripcion, signal } = page;
     const wanted = Math.min(page.maxTotal ?? Infinity, (perBodega ?? Infinity) * bodegaIds.length);
-    return collect(
+    const items = await collect(
       pagesOf(
         wanted,
         async (pageSize, pageToken) => {
@@ -132,6 +136,8 @@ export function createInventario({
         { afterId, pageSize: PAGE_SIZE, signal },
       ),
     );
+    if (perBodega !== undefined) requirePerBodegaHonoured(items, perBodega);
+    return items;
   }
 
   function productoPages(caller: Caller, filter: ProductoFilter, pageSize: number): AsyncIterable<Producto[]> {
@@ -360,4 +366,20 @@ export function createInventario({
       return { kind: 'deleted' };
     },
   };
+}
+
+/** How long a client should wait out a rollout that left producto-svc behind the BFF. */
+const ROLLOUT_RETRY_AFTER_S = 30;
+
+/**
+ * A producto-svc older than `per_bodega` answers every product of the warehouses: an error (503 naming
+ * producto-svc), never a page with more than `first` products of a warehouse (docs/operations.md, upgrades).
+ */
+function requirePerBodegaHonoured(items: readonly Producto[], perBodega: number): void {
+  const counts = new Map<number | null, number>();
+  for (const { bodegaId } of items) {
+    const n = (counts.get(bodegaId) ?? 0) + 1;
+    if (n > perBodega) throw new ServicioNoDisponibleError('producto-svc', ROLLOUT_RETRY_AFTER_S);
+    counts.set(bodegaId, n);
+  }
 }
