@@ -125,7 +125,7 @@ async function main(): Promise<void> {
       );
       await seedStock(stack.bffUrl, stack.auth, seeded);
     }
-    await settle({ stack, db, nc });
+    await settle({ stack, db, nc, say });
     // The keyed writes meet a key table like a running service's (docs: README "Safe writes").
     if (stack.owned && config.idempotencyBacklog > 0) {
       say(`filling producto-svc's idempotency table with ${config.idempotencyBacklog} keys of earlier requests`);
