@@ -120,20 +120,6 @@ export interface DeletedEventData extends EventAudit {
   version: number;
 }
 
-// The ledger's closed lists are the contract's (@inventario/contract), re-exported for the events' consumers.
-export {
-  MOTIVOS_DE_CLIENTE,
-  MOTIVOS_MOVIMIENTO,
-  MOTIVOS_POR_TIPO,
-  TIPOS_MOVIMIENTO,
-  TIPOS_MOVIMIENTO_REGISTRABLES,
-  TIPOS_OPERACION,
-  type MotivoMovimiento,
-  type TipoMovimiento,
-  type TipoMovimientoRegistrable,
-  type TipoOperacion,
-} from '@inventario/contract';
-
 export interface MovimientoData {
   id: number;
   operacionId: number;

@@ -16,11 +16,12 @@ import type {
   ProductoDeBodega,
   ProductoInput,
   ProductoPatch,
+  TipoOperacion,
   TransferenciaInput,
   UmbralCambio,
   VerificacionExistencias,
 } from '@inventario/contract';
-import type { MovimientoData, TipoOperacion } from '@inventario/platform';
+import type { MovimientoData } from '@inventario/platform';
 
 /**
  * The BFF's use cases, shared by REST and GraphQL, and what they take beside the records. The records' REST form

@@ -1,5 +1,17 @@
 import { z } from 'zod';
-import { cantidadMinima, exigeVersion, mismaBodega, motivoAdmitido, STOCK_MENSAJES } from '@inventario/contract';
+import {
+  cantidadMinima,
+  exigeVersion,
+  mismaBodega,
+  motivoAdmitido,
+  MOTIVOS_POR_TIPO,
+  STOCK_MENSAJES,
+  TIPOS_MOVIMIENTO_REGISTRABLES,
+  type MotivoMovimiento,
+  type TipoMovimientoRegistrable,
+  type TipoMovimiento,
+  type TipoOperacion,
+} from '@inventario/contract';
 import {
   checkPositiveId,
   entero,
@@ -9,17 +21,11 @@ import {
   idNumero,
   MAX_COMENTARIO,
   MAX_INT32,
-  MOTIVOS_POR_TIPO,
   parseFields,
   PROTO_NUMBER,
   texto,
   textoHasta,
-  TIPOS_MOVIMIENTO_REGISTRABLES,
-  type MotivoMovimiento,
   type MovimientoData,
-  type TipoMovimientoRegistrable,
-  type TipoMovimiento,
-  type TipoOperacion,
 } from '@inventario/platform';
 
 /**

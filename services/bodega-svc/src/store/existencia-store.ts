@@ -12,9 +12,8 @@ import {
   type CallContext,
   type Knex,
   type OutboxEvent,
-  type TipoMovimiento,
-  type TipoOperacion,
 } from '@inventario/platform';
+import type { TipoMovimiento, TipoOperacion } from '@inventario/contract';
 import {
   cambiosDeReverso,
   clave,

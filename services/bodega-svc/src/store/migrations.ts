@@ -5,12 +5,10 @@ import {
   dropDeletionRecord,
   dropIdempotencyTable,
   dropOutboxTables,
-  MOTIVOS_MOVIMIENTO,
-  TIPOS_MOVIMIENTO,
-  TIPOS_OPERACION,
   type Knex,
   type Migration,
 } from '@inventario/platform';
+import { MOTIVOS_MOVIMIENTO, TIPOS_MOVIMIENTO, TIPOS_OPERACION } from '@inventario/contract';
 import { crearTramosSalidas, quitarTramosSalidas } from './ocupacion';
 import { crearReservas, quitarReservas } from './reservas-migration';
 

@@ -1,4 +1,5 @@
-import { enqueueEvents, type Knex, type TipoOperacion } from '@inventario/platform';
+import type { TipoOperacion } from '@inventario/contract';
+import { enqueueEvents, type Knex } from '@inventario/platform';
 import { clave, type LineaPlaneada, type NivelActual } from '../domain/existencia';
 import { stockReservado, type EstadoReserva, type LineaReserva } from '../domain/reserva';
 import type { WriteContext } from '../events/bodega-events';
