@@ -148,6 +148,7 @@ export async function verifyTargets(targets: Target[], say: Say): Promise<void> 
 
 async function loadWindow(deps: RunDeps, target: Target, connections: number, seconds: number): Promise<Window> {
   const { stack, db, seed } = deps;
+  await target.prime?.();
   await target.prepare?.();
   const cpuBefore = new Map(stack.children.map((child) => [child.name, child.cpuMs()]));
   for (const child of stack.children) child.resetLoop();
@@ -218,7 +219,6 @@ export async function runBench(deps: RunDeps): Promise<BenchResults> {
   const loaded = new Map<TargetKey, Window[]>(targets.map((t) => [t.key, []]));
   const sequential = new Map<TargetKey, Window[]>(targets.map((t) => [t.key, []]));
 
-  for (const target of targets) await target.prime?.();
   say(`warm-up: ${config.warmupSeconds} s per target (discarded)`);
   for (const target of targets)
     await loadWindow(deps, target, target.connections ?? config.connections, config.warmupSeconds);
