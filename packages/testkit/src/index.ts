@@ -23,7 +23,14 @@ import { freePort } from './free-port';
 export { startPrivateServer, type PrivateServer, type PrivateServerOptions } from '@inventario/local-servers';
 export { ephemeralPortRange, freePort } from './free-port';
 export { basicAuth, httpRequest, type StackRequestOptions, type StackResponse } from './http-request';
-export { crearBodega, crearProducto, uniqueNombre, type BffClient, type ProductoRest } from './rest-fixtures';
+export {
+  crearBodega,
+  crearProducto,
+  uniqueNombre,
+  verificarExistencias,
+  type BffClient,
+  type ProductoRest,
+} from './rest-fixtures';
 export { seedProductos, type SeedOptions } from './seed-productos';
 export { ledgerProblems, lineVersions, ocupacionExacta } from './stock-invariants';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy';

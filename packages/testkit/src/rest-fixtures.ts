@@ -44,3 +44,19 @@ export async function crearProducto(stack: BffClient, body: Record<string, unkno
   if (res.status !== 201) throw new Error(`POST /api/productos answered ${res.status}: ${res.text}`);
   return res.body as ProductoRest;
 }
+
+/**
+ * GET /api/existencias/verificacion as a client following the contract does (§10.2): 409 `VERIFICACION_EN_CURSO`
+ * means bodega-svc's first verification has not completed yet (on a loaded machine it can take longer than the
+ * request's 2 s wait), so it asks again. Any other answer is returned for the test to judge.
+ */
+export async function verificarExistencias(stack: BffClient, timeoutMs = 60_000): Promise<StackResponse> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await stack.request('GET', '/api/existencias/verificacion');
+    const enCurso =
+      res.status === 409 && (res.body as { error?: string } | undefined)?.error === 'VERIFICACION_EN_CURSO';
+    if (!enCurso || Date.now() > until) return res;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}

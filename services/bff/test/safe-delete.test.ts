@@ -3,7 +3,7 @@
  * docs/contract.md §2.7, across the real producto-svc and bodega-svc.
  */
 import { createDb } from '@inventario/platform';
-import { seedProductos, crearBodega, crearProducto } from '@inventario/testkit';
+import { seedProductos, crearBodega, crearProducto, verificarExistencias } from '@inventario/testkit';
 import { startTestStack, type TestStack } from './support/stack';
 
 let stack: TestStack;
@@ -270,7 +270,7 @@ describe('a warehouse with stock (docs/contract.md §10.2)', () => {
       porBodega: [],
       sinUbicar: 0,
     });
-    expect((await stack.request('GET', '/api/existencias/verificacion')).body.consistente).toBe(true);
+    expect((await verificarExistencias(stack)).body.consistente).toBe(true);
 
     // A keyed repeat replays both steps and answers the same report.
     const repeat = await stack.request('DELETE', `/api/bodegas/${id2}?force=true`, {

@@ -7,7 +7,7 @@
  * - an assignment cannot overwrite sales it did not see: If-Match is required on an existing level.
  */
 import { createDb, type Knex } from '@inventario/platform';
-import { waitFor, crearBodega, crearProducto } from '@inventario/testkit';
+import { waitFor, crearBodega, crearProducto, verificarExistencias } from '@inventario/testkit';
 import { startTestStack, type StackResponse, type TestStack } from './support/stack';
 
 let stack: TestStack;
@@ -186,7 +186,8 @@ describe('issue 21, item 11: an assignment cannot lose a concurrent movement', (
     expect(
       await bodegaDb('existencias').where({ bodega_id: bodegaId, producto_id: producto.id }).first('cantidad'),
     ).toEqual({ cantidad: 24 });
-    const verificacion = await stack.request('GET', '/api/existencias/verificacion');
+    const verificacion = await verificarExistencias(stack);
+    expect(verificacion.status).toBe(200);
     expect(verificacion.body.consistente).toBe(true);
   });
 });

@@ -53,7 +53,10 @@ export interface ProductoPageRequest {
   restJson?: boolean;
   /** Leave `descripcion` out (read_mask without it): it comes null. */
   sinDescripcion?: boolean;
-  /** At most this many products of each warehouse of bodegaIds, those after perBodegaAfterId (ListProductos' per_bodega). */
+  /**
+   * At most this many products of each warehouse of bodegaIds, those after perBodegaAfterId (ListProductos'
+   * per_bodega).
+   */
   perBodega?: number;
   perBodegaAfterId?: number;
 }
