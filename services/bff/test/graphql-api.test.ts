@@ -1,6 +1,7 @@
 import { NUMBER_MENSAJES } from '../src/http/json-number';
 import { FIELD_MENSAJES } from '@inventario/platform';
 import { startTestStack, TEST_USER, type TestStack } from './support/stack';
+import { createWriteProbe } from './support/write-probe';
 import { eventsFor, graphql, graphqlData, type BodegaGql, type ProductoGql } from './graphql-support/graphql-client';
 
 /**
@@ -450,16 +451,28 @@ describe('GraphQL writes publish their events', () => {
   it('each mutation publishes exactly one event, with usuario the Basic-auth user', async () => {
     const bodega = await crearBodega({ nombre: 'GQL Eventos', ubicacion: 'Ávila' });
     const producto = await crearProducto({ nombre: 'Con eventos', precio: 4.25, cantidad: 2, bodegaId: bodega.id });
-    await graphqlData(
-      stack,
-      `mutation ($p: ID!, $b: ID!) {
-        actualizarProducto(input: {id: $p, cantidad: 3, bodegaId: null}) { success }
-        actualizarBodega(input: {id: $b, capacidad: 3}) { success }
-        eliminarProducto(id: $p) { success }
-        eliminarBodega(id: $b) { success }
-      }`,
-      { variables: { p: producto.id, b: bodega.id } },
-    );
+    const variables = { p: producto.id, b: bodega.id };
+    const ok = { success: true };
+    expect(
+      await graphqlData(
+        stack,
+        `mutation ($p: ID!, $b: ID!) {
+          actualizarProducto(input: {id: $p, cantidad: 3, bodegaId: null}) { success }
+          actualizarBodega(input: {id: $b, capacidad: 3}) { success }
+          eliminarProducto(id: $p) { success }
+        }`,
+        { variables },
+      ),
+    ).toEqual({ actualizarProducto: ok, actualizarBodega: ok, eliminarProducto: ok });
+    // bodega-svc writes a deleted product's units out when ProductoEliminado reaches it (§7.6); until
+    // then the warehouse still holds them and a safe delete is refused, as it must be.
+    const probe = await createWriteProbe(stack);
+    await probe.settledSnapshot().finally(() => probe.close());
+    expect(
+      await graphqlData(stack, `mutation ($b: ID!) { eliminarBodega(id: $b) { success } }`, { variables }),
+    ).toEqual({
+      eliminarBodega: ok,
+    });
 
     const events = await stack.settledEvents();
     const deProducto = eventsFor(events, `/productos/${producto.id}`);
