@@ -32,6 +32,8 @@ import {
   TIPO_OPERACION_NAMES,
   TransferirRequest,
   type Existencia as ExistenciaProto,
+  type ListExistenciasRequest,
+  type ListExistenciasResponse,
   type ExistenciaServiceServer,
   type Movimiento as MovimientoProto,
   type Operacion as OperacionProto,
@@ -143,6 +145,28 @@ function decodeLineaToken(token: string): number | null {
 }
 
 const lineaSize = (m: Movimiento) => itemSizeBound(m.usuario, m.comentario);
+
+/**
+ * The fields ListExistencias and ListExistenciasPorLote share, checked alike (docs/contract.md: the
+ * per-lote list pages "as ListExistencias"): every violation named at once, by its field.
+ */
+function validateNivelList(request: ListExistenciasRequest) {
+  return validateFields({
+    pageSize: () => pageSizeOf(request.pageSize),
+    after: () => decodeNivelPageToken(request.pageToken),
+    bodegaIds: () => requirePositiveIds(request.bodegaIds, 'bodegaIds'),
+    productoIds: () => requirePositiveIds(request.productoIds, 'productoIds'),
+  });
+}
+
+/** A keyset page of levels: the token is the last level's, and only when more follow. */
+function nivelPageToProto(page: { existencias: Existencia[]; hasMore: boolean }): ListExistenciasResponse {
+  const last = page.existencias.at(-1);
+  return {
+    existencias: page.existencias.map(existenciaToProto),
+    nextPageToken: page.hasMore && last ? encodeNivelPageToken(last.bodegaId, last.productoId) : '',
+  };
+}
 
 /** docs/contract.md §10. Writes take `request_id`; those on one level also `expected_version`. */
 export function createExistenciaHandlers({
@@ -286,30 +310,15 @@ export function createExistenciaHandlers({
     }),
 
     listExistencias: unary(logger, 'ListExistencias', async (request, caller) => {
-      const query = validateFields({
-        pageSize: () => pageSizeOf(request.pageSize),
-        after: () => decodeNivelPageToken(request.pageToken),
-        bodegaIds: () => requirePositiveIds(request.bodegaIds, 'bodegaIds'),
-        productoIds: () => requirePositiveIds(request.productoIds, 'productoIds'),
-      });
+      const query = validateNivelList(request);
       // A scoped principal sees only its warehouses' levels, filtered in SQL (an empty filter: an empty page).
       const visibles = filtroDeBodegas(caller, 'existencias:leer', query.bodegaIds);
       if (visibles?.length === 0) return { existencias: [], nextPageToken: '' };
-      const page = await store.list(visibles ? { ...query, bodegaIds: visibles } : query);
-      const last = page.existencias.at(-1);
-      return {
-        existencias: page.existencias.map(existenciaToProto),
-        nextPageToken: page.hasMore && last ? encodeNivelPageToken(last.bodegaId, last.productoId) : '',
-      };
+      return nivelPageToProto(await store.list(visibles ? { ...query, bodegaIds: visibles } : query));
     }),
 
     listExistenciasPorLote: unary(logger, 'ListExistenciasPorLote', async (request, caller) => {
-      const query = validateFields({
-        pageSize: () => pageSizeOf(request.pageSize),
-        after: () => decodeNivelPageToken(request.pageToken),
-        bodegaIds: () => requirePositiveIds(request.bodegaIds, 'bodegaIds'),
-        productoIds: () => requirePositiveIds(request.productoIds, 'productoIds'),
-      });
+      const query = validateNivelList(request);
       const { bodegaIds, productoIds } = query;
       const porBodega = bodegaIds.length > 0;
       if (porBodega === productoIds.length > 0) {
@@ -326,11 +335,7 @@ export function createExistenciaHandlers({
         afterId: request.afterId ?? null,
         visibles,
       });
-      const last = page.existencias.at(-1);
-      return {
-        existencias: page.existencias.map(existenciaToProto),
-        nextPageToken: page.hasMore && last ? encodeNivelPageToken(last.bodegaId, last.productoId) : '',
-      };
+      return nivelPageToProto(page);
     }),
 
     getOperacion: unary(logger, 'GetOperacion', async (request, caller) => {
