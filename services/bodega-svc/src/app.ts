@@ -30,6 +30,7 @@ import { createProductoAsignaciones } from './grpc/producto-asignaciones';
 import { productosDeBodegaHandlers } from './grpc/productos-de-bodega';
 import { existenciasDeProductoHandlers } from './grpc/existencias-de-producto';
 import { createProductoLookup } from './grpc/producto-lookup';
+import { createEliminadosEnBodega } from './eliminados-en-bodega';
 import { createRetiroDeProducto } from './retiro-de-producto';
 import { createBodegaStore } from './store/bodega-store';
 import { createExistenciaStore } from './store/existencia-store';
@@ -133,7 +134,12 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
         {
           name: BODEGA_SERVICE_NAME,
           definition: BodegaServiceService,
-          implementation: createBodegaHandlers({ store, logger, productos: asignaciones }),
+          implementation: createBodegaHandlers({
+            store,
+            logger,
+            productos: asignaciones,
+            eliminados: createEliminadosEnBodega({ store: existencias, productos: catalogo }),
+          }),
         },
         {
           name: EXISTENCIA_SERVICE_NAME,

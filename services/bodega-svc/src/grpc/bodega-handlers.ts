@@ -1,4 +1,5 @@
 import {
+  FailedPreconditionError,
   idempotentBy,
   itemSizeBound,
   listPageOf,
@@ -15,6 +16,7 @@ import {
 } from '@inventario/proto';
 import { validateBodegaChanges, validateNewBodega } from '../domain/bodega';
 import { validateBodegaQuery } from '../domain/listing';
+import type { EliminadosEnBodega } from '../eliminados-en-bodega';
 import type { BodegaStore } from '../store/bodega-store';
 import { fromCreateRequest, fromUpdateRequest, toProto } from './bodega-mapping';
 import type { ProductoAsignaciones } from './producto-asignaciones';
@@ -24,6 +26,8 @@ export interface BodegaHandlersDeps {
   logger: Logger;
   /** producto-svc, which a forced delete asks to unassign the warehouse's products (desasignar_productos). */
   productos: Pick<ProductoAsignaciones, 'desasignarBodega'>;
+  /** A safe delete refused for stock writes out the products producto-svc deleted, then tries once more. */
+  eliminados: EliminadosEnBodega;
 }
 
 /**
@@ -36,8 +40,17 @@ function ignoreNotFound(err: unknown): void {
   if (!(err instanceof NotFoundError)) throw err;
 }
 
+function conExistencias(err: unknown): boolean {
+  return err instanceof FailedPreconditionError && err.reason === 'BODEGA_CON_EXISTENCIAS';
+}
+
 /** Writes take an idempotency key (`request_id`); conditional ones an `expected_version`. */
-export function createBodegaHandlers({ store, logger, productos }: BodegaHandlersDeps): BodegaServiceServer {
+export function createBodegaHandlers({
+  store,
+  logger,
+  productos,
+  eliminados,
+}: BodegaHandlersDeps): BodegaServiceServer {
   return {
     createBodega: unary(
       logger,
@@ -102,10 +115,17 @@ export function createBodegaHandlers({ store, logger, productos }: BodegaHandler
         };
         if (desasignados && !desasignados.complete)
           return { existenciasRetiradas: 0, unidadesRetiradas: 0, pendiente: true, ...informe };
-        const retiro = await store.delete(id, caller, {
-          expectedVersion: request.expectedVersion,
-          retirarExistencias: request.retirarExistencias,
-          maxChunks: request.maxChunks ?? 0,
+        const borrar = () =>
+          store.delete(id, caller, {
+            expectedVersion: request.expectedVersion,
+            retirarExistencias: request.retirarExistencias,
+            maxChunks: request.maxChunks ?? 0,
+          });
+        // The stock may be a deleted product's the consumer has not reached yet (contract §7.6): its
+        // write-out, done here, leaves the consumer nothing; any other stock keeps the refusal.
+        const retiro = await borrar().catch(async (err: unknown) => {
+          if (!conExistencias(err) || !(await eliminados.retirar(id))) throw err;
+          return borrar();
         });
         return {
           existenciasRetiradas: retiro.niveles,

@@ -123,6 +123,8 @@ export interface ExistenciaStore {
   ): Promise<Operacion>;
   /** Call inside a transaction that locked the warehouse. */
   tieneExistencias(trx: Knex.Transaction, bodegaId: number): Promise<boolean>;
+  /** The products of at most `limite` of the warehouse's levels, lowest first; a plain read, outside any lock. */
+  productosEnBodega(bodegaId: number, limite: number): Promise<number[]>;
 
   get(bodegaId: number, productoId: number): Promise<Existencia>;
   list(query: ExistenciaQuery): Promise<{ existencias: Existencia[]; hasMore: boolean }>;
@@ -1320,6 +1322,16 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
       // A locking read: a plain one reads the snapshot of the transaction's first read (a keyed
       // delete's idempotency lookup), which misses a level committed while the delete waited.
       return (await trx('existencias').where({ bodega_id: bodegaId }).forShare().first('id')) !== undefined;
+    },
+
+    productosEnBodega(bodegaId, limite) {
+      return withDbErrors(() =>
+        db('existencias')
+          .where({ bodega_id: bodegaId })
+          .orderBy('producto_id')
+          .limit(limite)
+          .pluck<number[]>('producto_id'),
+      );
     },
 
     /** A missing level is named on productoId, or the warehouse on bodegaId when it is the one missing. */
