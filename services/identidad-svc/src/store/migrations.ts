@@ -31,6 +31,7 @@ export const migrations: Record<string, Migration> = {
       await dropIdempotencyTable(db);
     },
   },
+  '0004_tokens_retirados': { up: createRetiredTokens, down: dropRetiredTokens },
 };
 
 async function createIdentityTables(db: Knex): Promise<void> {
@@ -150,4 +151,50 @@ async function createAuditTables(db: Knex): Promise<void> {
 async function dropAuditTables(db: Knex): Promise<void> {
   for (const table of ['fallos_autenticacion', 'auditoria_cabeza', 'auditoria'])
     await db.schema.dropTableIfExists(table);
+}
+
+/** Why a token id was retired (`tokens_retirados.motivo`). */
+export const MOTIVOS_RETIRO = ['REVOCADO', 'USUARIO_ELIMINADO'] as const;
+
+/**
+ * Token ids that must never authenticate again, kept after their rows are gone (docs/decisions.md, "Retired declared
+ * token ids outlive their account"): a declared id found here is never created again at start. Triggers write it in
+ * the revoking or deleting statement itself, whatever code runs it (a replica of the previous release during a
+ * rolling upgrade, a maintenance statement); a delete's cascade to `tokens` fires no trigger, hence the one on
+ * `usuarios`, which runs before its tokens go.
+ */
+async function createRetiredTokens(db: Knex): Promise<void> {
+  await db.schema.createTable('tokens_retirados', (t) => {
+    t.engine('InnoDB');
+    t.integer('token_id').unsigned().primary();
+    // The owner when retired; no foreign key: the record outlives the account.
+    t.integer('usuario_id').unsigned().notNullable();
+    t.dateTime('retirado_en').notNullable();
+    t.string('motivo', 24).notNullable();
+    t.check(inList('motivo', MOTIVOS_RETIRO), [], 'tokens_retirados_motivo_valido');
+  });
+  // A token revoked twice, or one revoked and then deleted with its owner, keeps its first record.
+  const primero = 'ON DUPLICATE KEY UPDATE token_id = token_id';
+  await db.raw(
+    `CREATE TRIGGER tokens_retiro_revocado AFTER UPDATE ON tokens FOR EACH ROW
+       INSERT INTO tokens_retirados (token_id, usuario_id, retirado_en, motivo)
+       SELECT NEW.id, NEW.usuario_id, NEW.revocado_en, 'REVOCADO' FROM DUAL
+       WHERE OLD.revocado_en IS NULL AND NEW.revocado_en IS NOT NULL ${primero}`,
+  );
+  await db.raw(
+    `CREATE TRIGGER usuarios_retiro_tokens BEFORE DELETE ON usuarios FOR EACH ROW
+       INSERT INTO tokens_retirados (token_id, usuario_id, retirado_en, motivo)
+       SELECT id, usuario_id, UTC_TIMESTAMP(), 'USUARIO_ELIMINADO' FROM tokens WHERE usuario_id = OLD.id ${primero}`,
+  );
+  // Tokens revoked before this table existed are retired too; those deleted with their owner left no row to find.
+  await db.raw(
+    `INSERT INTO tokens_retirados (token_id, usuario_id, retirado_en, motivo)
+     SELECT id, usuario_id, revocado_en, 'REVOCADO' FROM tokens WHERE revocado_en IS NOT NULL`,
+  );
+}
+
+async function dropRetiredTokens(db: Knex): Promise<void> {
+  await db.raw('DROP TRIGGER IF EXISTS usuarios_retiro_tokens');
+  await db.raw('DROP TRIGGER IF EXISTS tokens_retiro_revocado');
+  await db.schema.dropTableIfExists('tokens_retirados');
 }
