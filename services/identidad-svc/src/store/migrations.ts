@@ -186,10 +186,23 @@ async function createRetiredTokens(db: Knex): Promise<void> {
        INSERT INTO tokens_retirados (token_id, usuario_id, retirado_en, motivo)
        SELECT id, usuario_id, UTC_TIMESTAMP(), 'USUARIO_ELIMINADO' FROM tokens WHERE usuario_id = OLD.id ${primero}`,
   );
-  // Tokens revoked before this table existed are retired too; those deleted with their owner left no row to find.
+  // Tokens retired before this table existed: those revoked, and those the audit trail saw created whose rows are
+  // gone, which only a delete of their owner removes (retired when the trail saw that owner deleted).
   await db.raw(
     `INSERT INTO tokens_retirados (token_id, usuario_id, retirado_en, motivo)
      SELECT id, usuario_id, revocado_en, 'REVOCADO' FROM tokens WHERE revocado_en IS NOT NULL`,
+  );
+  const idDe = (fila: string, campo: string) => `CAST(JSON_VALUE(${fila}.datos, '$.${campo}') AS UNSIGNED)`;
+  await db.raw(
+    `INSERT INTO tokens_retirados (token_id, usuario_id, retirado_en, motivo)
+     SELECT c.token_id, c.usuario_id, COALESCE(MAX(e.ocurrido_en), UTC_TIMESTAMP()), 'USUARIO_ELIMINADO'
+       FROM (SELECT ${idDe('a', 'tokenId')} AS token_id, ${idDe('a', 'usuarioId')} AS usuario_id
+               FROM auditoria a WHERE a.accion = 'TokenCreado') c
+       LEFT JOIN tokens t ON t.id = c.token_id
+       LEFT JOIN auditoria e ON e.accion = 'UsuarioEliminado' AND ${idDe('e', 'usuarioId')} = c.usuario_id
+      WHERE t.id IS NULL AND c.token_id > 0 AND c.usuario_id > 0
+      GROUP BY c.token_id, c.usuario_id
+         ON DUPLICATE KEY UPDATE tokens_retirados.token_id = tokens_retirados.token_id`,
   );
 }
 
