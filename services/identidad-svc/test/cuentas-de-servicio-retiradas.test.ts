@@ -7,6 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { status } from '@grpc/grpc-js';
+import { TipoUsuario } from '@inventario/proto';
 import { ADMIN, como, grpcError, startTestService, type LogLine, type TestService } from './support/test-service';
 
 const secreto = () => randomBytes(32).toString('base64url');
@@ -114,5 +115,22 @@ describe('a token made through the API', () => {
     const admin = await svc.admin();
     const creado = await svc.rpc.createToken({ usuarioId: 0, nombre: 'despues', permisos: [] }, como(admin));
     expect(creado.token!.id).toBeGreaterThan(1_000_000_005);
+  });
+
+  it('is refused, not given a retired id, when the counter is set back while identidad-svc serves', async () => {
+    const admin = await svc.admin();
+    const tipo = TipoUsuario.TIPO_USUARIO_SERVICIO;
+    const { usuario } = await svc.rpc.createUsuario({ usuario: 'efimera', tipo, asignaciones: [] }, como(admin));
+    const pedir = (usuarioId: number) => svc.rpc.createToken({ usuarioId, nombre: 'x', permisos: [] }, como(admin));
+    const { id } = (await pedir(usuario!.id)).token!;
+    await svc.rpc.deleteUsuario({ id: usuario!.id }, como(admin));
+    // Its token was the highest row: set back, the counter lands on its retired id.
+    await svc.db.raw('ALTER TABLE tokens AUTO_INCREMENT = 1');
+
+    expect((await grpcError(pedir(0))).code).toBe(status.INTERNAL);
+    expect(await token(id)).toBeUndefined();
+    // A restart moves the counter past it.
+    await reiniciar();
+    expect((await pedir(0)).token!.id).toBeGreaterThan(id);
   });
 });

@@ -137,6 +137,10 @@ export function createTokenStore(
             expira_en: datos.expiraEn,
             fecha_creacion: at,
           });
+          // The counter set back below a retired id while serving (the start moves it past them): refuse, not reuse.
+          if (await trx('tokens_retirados').where({ token_id: insertId }).first()) {
+            throw new Error(`token id counter at retired id ${insertId}: restart identidad-svc to move it past them`);
+          }
           const token: Token = {
             id: Number(insertId),
             usuarioId: datos.usuarioId,
