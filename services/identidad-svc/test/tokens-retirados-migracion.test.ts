@@ -5,7 +5,15 @@
  * Real MariaDB and NATS.
  */
 import { Writable } from 'node:stream';
-import { createDb, createLogger, runMigrationJob, type Knex, type NatsConnection } from '@inventario/platform';
+import {
+  createDb,
+  createLogger,
+  enqueueEvent,
+  nowToSecond,
+  runMigrationJob,
+  type Knex,
+  type NatsConnection,
+} from '@inventario/platform';
 import {
   connectTestNats,
   createTestDatabase,
@@ -16,7 +24,10 @@ import {
 } from '@inventario/testkit';
 import { startApp, type App } from '../src/app';
 import { loadConfig } from '../src/config';
+import { hashDeSecreto, nuevoSecreto, textoDeToken } from '../src/domain/token';
+import { hechoDeEvento, type SobreEvento } from '../src/events/hecho';
 import { createIdentidadEvents } from '../src/events/identidad-events';
+import { anexar } from '../src/store/auditoria-store';
 import { migrations } from '../src/store/migrations';
 import { createTokenStore } from '../src/store/token-store';
 import { createUsuarioStore, type Escritura } from '../src/store/usuario-store';
@@ -49,23 +60,37 @@ afterAll(async () => {
   await testDb.drop();
 });
 
-/** What the previous release's schema and writes leave: every migration before 0004, then its users and tokens. */
+/**
+ * What the previous release's schema and writes leave: every migration before 0004, then its users and tokens. Users
+ * are created, deleted and tokens revoked through today's stores, whose statements for those are the previous
+ * release's; a token is created as the previous `TokenStore.crear` did (row, outbox, audit row), since today's also
+ * reads the record this migration adds.
+ */
 async function datosPrevios(env: Record<string, string>) {
   const previas = Object.fromEntries(Object.entries(migrations).filter(([nombre]) => nombre < '0004'));
   expect(await runMigrationJob('identidad-svc', previas, { DATABASE_URL: testDb.url, LOG_LEVEL: 'silent' })).toBe(0);
   const config = loadConfig(env);
-  const deps = {
-    events: createIdentidadEvents({ namespace: config.eventTypeNamespace, subjectPrefix: ns.prefix }),
-    idempotencyTtlSeconds: config.idempotencyTtlSeconds,
-  };
+  const events = createIdentidadEvents({ namespace: config.eventTypeNamespace, subjectPrefix: ns.prefix });
+  const deps = { events, idempotencyTtlSeconds: config.idempotencyTtlSeconds };
   const usuarios = createUsuarioStore(db, deps);
   const tokens = createTokenStore(db, deps);
   const cuenta = async (usuario: string) => {
     const nueva = { usuario, tipo: 'SERVICIO' as const, passwordHash: null };
     const { id } = await usuarios.crear({ ...nueva, asignaciones: [{ rol: 'LECTOR', bodegaId: null }] }, SISTEMA);
-    const expiraEn = new Date(Date.now() + 30 * 86_400_000);
-    const { token, secreto } = await tokens.crear({ usuarioId: id, nombre: usuario, expiraEn, alcance: null }, SISTEMA);
-    return { usuarioId: id, tokenId: token.id, secreto };
+    const secreto = nuevoSecreto();
+    const at = nowToSecond();
+    const expiraEn = new Date(at.getTime() + 30 * 86_400_000);
+    const tokenId = await db.transaction(async (trx) => {
+      const fila = { usuario_id: id, nombre: usuario, hash_secreto: hashDeSecreto(secreto), expira_en: expiraEn };
+      const [insertId] = await trx('tokens').insert({ ...fila, alcance: null, fecha_creacion: at });
+      const token = { id: Number(insertId), usuarioId: id, nombre: usuario, expiraEn, alcance: null };
+      const creado = { ...token, fechaCreacion: at, revocadoEn: null, ultimoUso: null };
+      const event = events.token('TokenCreado', creado, { autor: SISTEMA.autor, at });
+      await enqueueEvent(trx, event);
+      await anexar(trx, hechoDeEvento(event.envelope as unknown as SobreEvento));
+      return token.id;
+    });
+    return { usuarioId: id, tokenId, secreto: textoDeToken(tokenId, secreto) };
   };
   const eliminada = await cuenta('producto-svc');
   await usuarios.eliminar(eliminada.usuarioId, SISTEMA);
