@@ -153,9 +153,6 @@ async function dropAuditTables(db: Knex): Promise<void> {
     await db.schema.dropTableIfExists(table);
 }
 
-/** Why a token id was retired (`tokens_retirados.motivo`). */
-export const MOTIVOS_RETIRO = ['REVOCADO', 'USUARIO_ELIMINADO'] as const;
-
 /**
  * Token ids that must never authenticate again, kept after their rows are gone (docs/decisions.md, "Retired declared
  * token ids outlive their account"): a declared id found here is never created again at start. Triggers write it in
@@ -171,7 +168,8 @@ async function createRetiredTokens(db: Knex): Promise<void> {
     t.integer('usuario_id').unsigned().notNullable();
     t.dateTime('retirado_en').notNullable();
     t.string('motivo', 24).notNullable();
-    t.check(inList('motivo', MOTIVOS_RETIRO), [], 'tokens_retirados_motivo_valido');
+    // The migration's own copy of token-store's MotivoRetiro: a shipped migration never changes with the code.
+    t.check(inList('motivo', ['REVOCADO', 'USUARIO_ELIMINADO']), [], 'tokens_retirados_motivo_valido');
   });
   // A token revoked twice, or one revoked and then deleted with its owner, keeps its first record.
   const primero = 'ON DUPLICATE KEY UPDATE token_id = token_id';

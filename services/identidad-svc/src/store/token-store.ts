@@ -16,10 +16,9 @@ import { hechoDeEvento, type SobreEvento } from '../events/hecho';
 import type { IdentidadEvents, WriteContext } from '../events/identidad-events';
 import type { Escritura } from './usuario-store';
 import { anexar } from './auditoria-store';
-import type { MOTIVOS_RETIRO } from './migrations';
 
-/** Why a token id was retired: revoked, or deleted with its owner. */
-export type MotivoRetiro = (typeof MOTIVOS_RETIRO)[number];
+/** Why a token id was retired (`tokens_retirados.motivo`): revoked, or deleted with its owner. */
+export type MotivoRetiro = 'REVOCADO' | 'USUARIO_ELIMINADO';
 
 /**
  * API tokens (docs/contract.md §12.3). The secret exists in memory only
