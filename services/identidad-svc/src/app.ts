@@ -138,6 +138,15 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
         logger,
         signal,
       });
+      const apartado = await retrying(
+        'token id counter',
+        () => tokens.apartarIdsRetirados(),
+        logger,
+        signal,
+        isTransientDbError,
+      );
+      if (apartado !== undefined)
+        logger.warn({ siguiente: apartado }, 'token id counter was at or below a retired id: moved past it');
     },
   });
 

@@ -25,9 +25,10 @@ type Paso<T> = T | Error;
 function escenario(pasos: {
   existente?: Paso<{ id: number; tipo: 'SERVICIO' | 'HUMANO' } | undefined>[];
   crear?: Paso<{ id: number }>[];
-  declarar?: Paso<'creado' | 'renovado' | 'revocado'>[];
+  declarar?: Paso<'creado' | 'renovado' | 'revocado' | 'retirado'>[];
+  retiro?: Paso<'REVOCADO' | 'USUARIO_ELIMINADO' | undefined>[];
 }) {
-  const llamadas = { existente: 0, crear: 0, declarar: 0 };
+  const llamadas = { existente: 0, crear: 0, declarar: 0, retiro: 0 };
   const responder = <T>(lista: Paso<T>[] | undefined, n: number, defecto: T): Promise<T> => {
     const paso = lista ? lista[Math.min(n, lista.length - 1)]! : defecto;
     return paso instanceof Error ? Promise.reject(paso) : Promise.resolve(paso);
@@ -38,6 +39,7 @@ function escenario(pasos: {
   } as unknown as UsuarioStore;
   const tokens = {
     asegurarDeclarado: () => responder(pasos.declarar, llamadas.declarar++, 'creado' as const),
+    retiro: () => responder(pasos.retiro, llamadas.retiro++, undefined),
   } as unknown as TokenStore;
   const lines: { level: number; msg: string; resultado?: string }[] = [];
   let texto = '';
@@ -83,7 +85,7 @@ describe('declared service tokens when replicas race', () => {
       declarar: ['renovado'],
     });
     await s.correr();
-    expect(s.llamadas).toEqual({ existente: 2, crear: 1, declarar: 1 });
+    expect(s.llamadas).toEqual({ existente: 2, crear: 1, declarar: 1, retiro: 1 });
     expect(s.lines.filter((l) => l.level >= 40)).toEqual([]);
   });
 
@@ -99,6 +101,14 @@ describe('declared service tokens when replicas race', () => {
     ['an id holding another secret', { declarar: [new FailedPreconditionError('otro secreto')] }, 1, 'not applied'],
     ['a revoked token', { declarar: ['revocado' as const] }, 1, 'was revoked'],
     ['a human name', { existente: [{ id: 1, tipo: 'HUMANO' as const }] }, 0, 'names a human user'],
+    ['an id retired when revoked', { retiro: ['REVOCADO' as const] }, 0, 'was revoked'],
+    [
+      'an id retired with its deleted account',
+      { retiro: ['USUARIO_ELIMINADO' as const] },
+      0,
+      'retired with its deleted',
+    ],
+    ['an id retired while the account was made', { declarar: ['retirado' as const] }, 1, 'retired with its deleted'],
   ])('%s is refused once in the log, without the secret, and not retried', async (_caso, pasos, declarar, msg) => {
     const s = escenario(pasos);
     await s.correr();
@@ -106,5 +116,11 @@ describe('declared service tokens when replicas race', () => {
     expect(s.lines.filter((l) => l.level >= 50).map((l) => l.msg)).toEqual([expect.stringContaining(msg)]);
     expect(s.lines.filter((l) => l.msg.endsWith('failed; will retry'))).toEqual([]);
     expect(s.texto()).not.toContain(SECRETO);
+  });
+
+  it('a retired id is refused before its account is looked up, so a deleted account is not made again', async () => {
+    const s = escenario({ retiro: ['USUARIO_ELIMINADO'] });
+    await s.correr();
+    expect(s.llamadas).toEqual({ existente: 0, crear: 0, declarar: 0, retiro: 1 });
   });
 });

@@ -31,6 +31,7 @@ export const migrations: Record<string, Migration> = {
       await dropIdempotencyTable(db);
     },
   },
+  '0004_tokens_retirados': { up: createRetiredTokens, down: dropRetiredTokens },
 };
 
 async function createIdentityTables(db: Knex): Promise<void> {
@@ -150,4 +151,61 @@ async function createAuditTables(db: Knex): Promise<void> {
 async function dropAuditTables(db: Knex): Promise<void> {
   for (const table of ['fallos_autenticacion', 'auditoria_cabeza', 'auditoria'])
     await db.schema.dropTableIfExists(table);
+}
+
+/**
+ * Token ids that must never authenticate again, kept after their rows are gone (docs/decisions.md, "Retired declared
+ * token ids outlive their account"): a declared id found here is never created again at start. Triggers write it in
+ * the revoking or deleting statement itself, whatever code runs it (a replica of the previous release during a
+ * rolling upgrade, a maintenance statement); a delete's cascade to `tokens` fires no trigger, hence the one on
+ * `usuarios`, which runs before its tokens go.
+ */
+async function createRetiredTokens(db: Knex): Promise<void> {
+  await db.schema.createTable('tokens_retirados', (t) => {
+    t.engine('InnoDB');
+    t.integer('token_id').unsigned().primary();
+    // The owner when retired; no foreign key: the record outlives the account.
+    t.integer('usuario_id').unsigned().notNullable();
+    t.dateTime('retirado_en').notNullable();
+    t.string('motivo', 24).notNullable();
+    // The migration's own copy of token-store's MotivoRetiro: a shipped migration never changes with the code.
+    t.check(inList('motivo', ['REVOCADO', 'USUARIO_ELIMINADO']), [], 'tokens_retirados_motivo_valido');
+  });
+  // A token revoked twice, or one revoked and then deleted with its owner, keeps its first record.
+  const primero = 'ON DUPLICATE KEY UPDATE token_id = token_id';
+  await db.raw(
+    `CREATE TRIGGER tokens_retiro_revocado AFTER UPDATE ON tokens FOR EACH ROW
+       INSERT INTO tokens_retirados (token_id, usuario_id, retirado_en, motivo)
+       SELECT NEW.id, NEW.usuario_id, NEW.revocado_en, 'REVOCADO' FROM DUAL
+       WHERE OLD.revocado_en IS NULL AND NEW.revocado_en IS NOT NULL ${primero}`,
+  );
+  await db.raw(
+    `CREATE TRIGGER usuarios_retiro_tokens BEFORE DELETE ON usuarios FOR EACH ROW
+       INSERT INTO tokens_retirados (token_id, usuario_id, retirado_en, motivo)
+       SELECT id, usuario_id, UTC_TIMESTAMP(), 'USUARIO_ELIMINADO' FROM tokens WHERE usuario_id = OLD.id ${primero}`,
+  );
+  // Tokens retired before this table existed: those revoked, and those the audit trail saw created whose rows are
+  // gone, which only a delete of their owner removes (retired when the trail saw that owner deleted).
+  await db.raw(
+    `INSERT INTO tokens_retirados (token_id, usuario_id, retirado_en, motivo)
+     SELECT id, usuario_id, revocado_en, 'REVOCADO' FROM tokens WHERE revocado_en IS NOT NULL`,
+  );
+  const idDe = (fila: string, campo: string) => `CAST(JSON_VALUE(${fila}.datos, '$.${campo}') AS UNSIGNED)`;
+  await db.raw(
+    `INSERT INTO tokens_retirados (token_id, usuario_id, retirado_en, motivo)
+     SELECT c.token_id, c.usuario_id, COALESCE(MAX(e.ocurrido_en), UTC_TIMESTAMP()), 'USUARIO_ELIMINADO'
+       FROM (SELECT ${idDe('a', 'tokenId')} AS token_id, ${idDe('a', 'usuarioId')} AS usuario_id
+               FROM auditoria a WHERE a.accion = 'TokenCreado') c
+       LEFT JOIN tokens t ON t.id = c.token_id
+       LEFT JOIN auditoria e ON e.accion = 'UsuarioEliminado' AND ${idDe('e', 'usuarioId')} = c.usuario_id
+      WHERE t.id IS NULL AND c.token_id > 0 AND c.usuario_id > 0
+      GROUP BY c.token_id, c.usuario_id
+         ON DUPLICATE KEY UPDATE tokens_retirados.token_id = tokens_retirados.token_id`,
+  );
+}
+
+async function dropRetiredTokens(db: Knex): Promise<void> {
+  await db.raw('DROP TRIGGER IF EXISTS usuarios_retiro_tokens');
+  await db.raw('DROP TRIGGER IF EXISTS tokens_retiro_revocado');
+  await db.schema.dropTableIfExists('tokens_retirados');
 }

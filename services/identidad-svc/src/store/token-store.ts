@@ -17,6 +17,9 @@ import type { IdentidadEvents, WriteContext } from '../events/identidad-events';
 import type { Escritura } from './usuario-store';
 import { anexar } from './auditoria-store';
 
+/** Why a token id was retired (`tokens_retirados.motivo`): revoked, or deleted with its owner. */
+export type MotivoRetiro = 'REVOCADO' | 'USUARIO_ELIMINADO';
+
 /**
  * API tokens (docs/contract.md §12.3). The secret exists in memory only
  * while the creating call answers: the row keeps its SHA-256, the
@@ -70,9 +73,17 @@ export interface TokenStore {
   marcarUso(id: number): Promise<void>;
   /**
    * A token the deployment declares (TOKENS_DE_SERVICIO): created with its id when missing, its expiry renewed when
-   * it is there, never revived when revoked; refused when the id holds another user's token or another secret.
+   * it is there, never revived when revoked or retired (its row gone with its owner); refused when the id holds another
+   * user's token or another secret.
    */
-  asegurarDeclarado(declarado: TokenDeclarado, w: Escritura): Promise<'creado' | 'renovado' | 'revocado'>;
+  asegurarDeclarado(declarado: TokenDeclarado, w: Escritura): Promise<'creado' | 'renovado' | 'revocado' | 'retirado'>;
+  /** Why the id was retired (revoked, or deleted with its owner; the record outlives both); undefined if it was not. */
+  retiro(id: number): Promise<MotivoRetiro | undefined>;
+  /**
+   * Moves the id counter past every retired id when it fell back (a restore into a freshly migrated schema, an
+   * `ALTER TABLE ... AUTO_INCREMENT`), so a token made through the API never takes one; the counter it set, if any.
+   */
+  apartarIdsRetirados(): Promise<number | undefined>;
 }
 
 export interface TokenDeclarado {
@@ -125,6 +136,10 @@ export function createTokenStore(
             expira_en: datos.expiraEn,
             fecha_creacion: at,
           });
+          // The counter set back below a retired id while serving (the start moves it past them): refuse, not reuse.
+          if (await trx('tokens_retirados').where({ token_id: insertId }).first()) {
+            throw new Error(`token id counter at retired id ${insertId}: restart identidad-svc to move it past them`);
+          }
           const token: Token = {
             id: Number(insertId),
             usuarioId: datos.usuarioId,
@@ -211,6 +226,10 @@ export function createTokenStore(
             await trx('tokens').where({ id: declarado.id }).update({ expira_en: declarado.expiraEn });
             return 'renovado' as const;
           }
+          // Retired since the caller looked (its owner deleted meanwhile): the declared secret never comes back.
+          if (await trx('tokens_retirados').where({ token_id: declarado.id }).forShare().first()) {
+            return 'retirado' as const;
+          }
           const at = nowToSecond();
           await trx('tokens').insert({
             id: declarado.id,
@@ -236,6 +255,26 @@ export function createTokenStore(
         },
         { onCommitted: deps.onCommitted },
       );
+    },
+
+    async retiro(id) {
+      const row = await withDbErrors(() =>
+        db<{ token_id: number; motivo: MotivoRetiro }>('tokens_retirados').where({ token_id: id }).first('motivo'),
+      );
+      return row?.motivo;
+    },
+
+    async apartarIdsRetirados() {
+      return withDbErrors(async () => {
+        const [[estado]] = (await db.raw(
+          `SELECT t.AUTO_INCREMENT AS siguiente, (SELECT MAX(token_id) FROM tokens_retirados) AS retirado
+             FROM information_schema.TABLES t WHERE t.TABLE_SCHEMA = DATABASE() AND t.TABLE_NAME = 'tokens'`,
+        )) as [{ siguiente: number | string | null; retirado: number | null }[]];
+        if (!estado || estado.retirado === null || Number(estado.siguiente) > estado.retirado) return undefined;
+        // Only ever raised: InnoDB keeps it at or above the highest row's id plus one.
+        await db.raw('ALTER TABLE tokens AUTO_INCREMENT = ?', [estado.retirado + 1]);
+        return estado.retirado + 1;
+      });
     },
 
     async marcarUso(id) {

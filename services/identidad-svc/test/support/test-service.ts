@@ -6,6 +6,7 @@
  * principal, and handles to check what was written and published.
  */
 import { generateKeyPairSync } from 'node:crypto';
+import { Writable } from 'node:stream';
 import { credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
 import { PRINCIPAL_METADATA_KEY } from '@inventario/contract';
 import { countPendingEvents, createDb, createLogger, type Knex, type NatsConnection } from '@inventario/platform';
@@ -90,13 +91,33 @@ export function testServiceEnv(
   };
 }
 
-export async function startTestService(label: string, env: Record<string, string> = {}): Promise<TestService> {
+/** A parsed line of the service's JSON log. */
+export interface LogLine {
+  level: number;
+  msg: string;
+  [field: string]: unknown;
+}
+
+/** With `logs`, every start logs at `info` (unless `env` says otherwise) into that array, across restarts. */
+export async function startTestService(
+  label: string,
+  env: Record<string, string> = {},
+  logs?: LogLine[],
+): Promise<TestService> {
   const testDb: TestDatabase = await createTestDatabase(label);
   const ns = testEventNamespace();
-  const baseEnv = testServiceEnv(testDb.url, ns, env);
+  const baseEnv = testServiceEnv(testDb.url, ns, logs ? { LOG_LEVEL: 'info', ...env } : env);
+  const sink =
+    logs &&
+    new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) logs.push(JSON.parse(line) as LogLine);
+        done();
+      },
+    });
   const start = async (overrides: Record<string, string>): Promise<App> => {
     const config = loadConfig({ ...baseEnv, ...overrides });
-    const started = await startApp(config, createLogger('identidad-svc', config.logLevel));
+    const started = await startApp(config, createLogger('identidad-svc', config.logLevel, sink));
     await started.ready.catch(async (err: unknown) => {
       await started.stop();
       throw err;
