@@ -50,10 +50,13 @@ function handlerContextOf(entries: Record<string, string>): Promise<CallContext>
   });
 }
 
-function grpcCall(entries: Record<string, string>): Pick<ServerUnaryCall<unknown, unknown>, 'metadata' | 'getPath'> {
+function grpcCall(
+  entries: Record<string, string>,
+): Pick<ServerUnaryCall<unknown, unknown>, 'metadata' | 'getPath' | 'getDeadline'> {
   const metadata = new Metadata();
   for (const [key, value] of Object.entries(entries)) metadata.set(key, value);
-  return { metadata, getPath: () => '/inventario.v1.ProductoService/CreateProducto' };
+  // A call without a deadline, as grpc-js says it (Infinity).
+  return { metadata, getPath: () => '/inventario.v1.ProductoService/CreateProducto', getDeadline: () => Infinity };
 }
 
 /** An HTTP exchange as the middleware sees it (express sets `baseUrl` and `route` once a route matched). */

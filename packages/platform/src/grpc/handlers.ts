@@ -22,6 +22,8 @@ export interface CallContext {
   idempotency?: IdempotencyKey;
   /** Aborted (CallCancelledError) once the caller cancelled or its deadline passed; a write then rolls back. */
   signal?: AbortSignal;
+  /** When the caller's deadline passes (epoch ms); absent when it set none. Calls made for it end before. */
+  deadline?: number;
   /** The request metadata, for a handler that authenticates its caller itself (identidad-svc's signed principal). */
   metadata?: Metadata;
   /**
@@ -79,6 +81,7 @@ function handlerContext(
   idempotency: IdempotencyKey | undefined,
   signal: AbortSignal,
   metadata: Metadata,
+  deadline: number,
 ): CallContext {
   const trace = (): { traceparent?: string; tracestate?: string } =>
     traced.headers.traceparent ? traced.headers : caller;
@@ -88,6 +91,7 @@ function handlerContext(
     idempotency,
     signal,
     metadata,
+    ...(Number.isFinite(deadline) ? { deadline } : {}),
     get traceparent() {
       return trace().traceparent;
     },
@@ -125,6 +129,12 @@ export function idempotentBy<Req extends { requestId?: string | undefined }>(
   };
 }
 
+/** The call's deadline in epoch ms, Infinity when it has none. */
+function deadlineOf(call: ServerUnaryCall<unknown, unknown>): number {
+  const deadline = call.getDeadline();
+  return deadline instanceof Date ? deadline.getTime() : deadline;
+}
+
 /**
  * The callback is called exactly once: a DomainError becomes its status,
  * anything else INTERNAL with a log id (message and stack stay in the log).
@@ -156,7 +166,10 @@ export function unary<Req, Res>(
       // Keys are a principal's own (issue 26): another principal's repeat of a key runs as a new request.
       const scope = keyed?.scope ?? (caller.principal ? `principal:${caller.principal.id}` : caller.usuario);
       const key = keyed && idempotencyKeyOf(scope, method, keyed.requestId, keyed.request);
-      const response = await handler(call.request, handlerContext(caller, traced, key, gone.signal, call.metadata));
+      const response = await handler(
+        call.request,
+        handlerContext(caller, traced, key, gone.signal, call.metadata, deadlineOf(call)),
+      );
       return { response, replayed: key?.replayed === true };
     };
     void traced.run(() =>
