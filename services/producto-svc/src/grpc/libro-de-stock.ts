@@ -1,4 +1,5 @@
-import { credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { credentials, Metadata, status, type ServiceError } from '@grpc/grpc-js';
 import {
   fijarCredencial,
   USUARIO_BIN_METADATA_KEY,
@@ -10,6 +11,19 @@ import { ExistenciaServiceClient, MOTIVO_MOVIMIENTO_NAMES } from '@inventario/pr
 
 /** Well inside the BFF's deadline for the write that makes the call. */
 const DEADLINE_MS = 3000;
+
+/**
+ * The waits before a create's second and third attempt at its initial stock (docs/decisions.md, "a create whose
+ * initial stock was not recorded"): bodega-svc records it at most once, so an attempt whose commit landed unseen makes
+ * the next one answer that recording.
+ */
+const REINTENTOS_MS = [50, 150];
+
+/** What an attempt ends with when bodega-svc was not reached or its answer was lost; anything else is its answer. */
+const TRANSITORIOS: readonly number[] = [status.UNAVAILABLE, status.DEADLINE_EXCEEDED];
+
+/** Left of the create's own deadline for its answer after the last attempt. */
+const RESERVA_MS = 100;
 
 /**
  * bodega-svc's ledger, where every unit lives (docs/contract.md §10.6): a
@@ -25,6 +39,8 @@ export interface LibroDeStock {
    * ENTRADA (STOCK_INICIAL) of the units the product was created with: in its warehouse as far as they fit, the rest
    * unlocated.
    * Answers the product's ledger total right after, when bodega-svc knows it exactly (these were its first units).
+   * Up to three attempts, the later ones only after UNAVAILABLE or DEADLINE_EXCEEDED and while the caller's deadline
+   * leaves time: the last failure is the one thrown.
    */
   registrarStockInicial(
     producto: { id: number; bodegaId: number | null; cantidadEnStock: number },
@@ -68,6 +84,7 @@ export function createLibroDeStock(address: string, serviceToken?: string): Libr
     producto: { id: number; bodegaId: number | null; cantidadEnStock: number },
     caller: CallContext,
     motivo: 'STOCK_INICIAL' | 'MIGRACION',
+    deadline = Date.now() + DEADLINE_MS,
   ) {
     return new Promise<number | undefined>((resolve, reject) => {
       client.registrarStockInicial(
@@ -78,7 +95,7 @@ export function createLibroDeStock(address: string, serviceToken?: string): Libr
           motivo: MOTIVO_MOVIMIENTO_NAMES.value(motivo),
         },
         metadataOf(caller, serviceToken),
-        { deadline: Date.now() + DEADLINE_MS },
+        { deadline },
         (err, res) =>
           err
             ? reject(
@@ -88,8 +105,28 @@ export function createLibroDeStock(address: string, serviceToken?: string): Libr
       );
     });
   }
+
+  async function stockInicial(
+    producto: { id: number; bodegaId: number | null; cantidadEnStock: number },
+    caller: CallContext,
+  ): Promise<number | undefined> {
+    const hasta = (caller.deadline ?? Infinity) - RESERVA_MS;
+    for (let intento = 0; ; intento++) {
+      try {
+        return await inicial(producto, caller, 'STOCK_INICIAL', Math.min(Date.now() + DEADLINE_MS, hasta));
+      } catch (err) {
+        const espera = REINTENTOS_MS[intento];
+        const code = (err as { cause?: Partial<ServiceError> }).cause?.code;
+        const transitorio = code !== undefined && TRANSITORIOS.includes(code);
+        const reintentable = transitorio && espera !== undefined && Date.now() + espera < hasta;
+        if (!reintentable || caller.signal?.aborted) throw err;
+        await sleep(espera);
+      }
+    }
+  }
+
   return {
-    registrarStockInicial: (producto, caller) => inicial(producto, caller, 'STOCK_INICIAL'),
+    registrarStockInicial: stockInicial,
     migrar: async (producto, caller) => void (await inicial(producto, caller, 'MIGRACION')),
     contar(producto, cantidad, caller) {
       return new Promise((resolve, reject) => {

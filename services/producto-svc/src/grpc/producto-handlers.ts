@@ -41,9 +41,10 @@ export interface ProductoHandlersDeps {
 /** Writes take an idempotency key (`request_id`); conditional ones an `expected_version`. */
 export function createProductoHandlers({ store, logger, libro, bodegas }: ProductoHandlersDeps): ProductoServiceServer {
   /**
-   * After the product committed. A failure does not fail the create (the product exists; a retry
-   * without a key would make another). Recording it later from ProductoCreado is decided and not
-   * built yet (docs/decisions.md, "One answer"); meanwhile a PUT of cantidadEnStock records the units.
+   * After the product committed. The ledger retries a lost call within the create's deadline; a failure
+   * after that does not fail the create (the product exists; a retry without a key would make another).
+   * Recording it later from ProductoCreado is decided and not built yet (docs/decisions.md, "a create whose
+   * initial stock was not recorded"); meanwhile a PUT of cantidadEnStock records the units.
    *
    * Answers the product's ledger total when it is known exactly (CreateProductoResponse.cantidad_del_libro,
    * issue 23): 0 for a product created without units (no command of a product can precede its commit,
