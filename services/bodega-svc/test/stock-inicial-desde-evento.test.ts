@@ -190,6 +190,20 @@ describe('the initial stock, recorded from ProductoCreado', () => {
     expect(await total(id)).toBe(2);
   });
 
+  it('a count came before the event: the event records no line, and the count stands', async () => {
+    const b = await bodega();
+    const id = await productoSinEvento(6, b);
+    await svc.stock.contarProducto({ productoId: id, bodegaId: b, cantidad: 3 }, asUser('ana'));
+    const antes = await cuentas(id);
+    await processedThrough(await publicar(productoCreado(id, 6, b, 'ana')));
+    expect(await lineasIniciales(id)).toEqual([]);
+    expect(await cuentas(id)).toEqual(antes);
+    expect(await svc.db('stock_inicial').where({ producto_id: id })).toEqual([
+      expect.objectContaining({ origen: 'STOCK_INICIAL', operacion_id: null }),
+    ]);
+    expect(await total(id)).toBe(3);
+  });
+
   it('the same event delivered again records the units once', async () => {
     const b = await bodega();
     const id = await productoSinEvento(4, b);

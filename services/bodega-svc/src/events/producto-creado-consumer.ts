@@ -52,7 +52,13 @@ export function startProductoCreadoConsumer(options: ProductoCreadoConsumerOptio
         { ...trace.headers, usuario: data.usuario ?? 'system' },
         { soloSiNuevo: true },
       );
-      return { productoId, stockInicial: registrado ? 'registrado ahora o antes' : 'nada que registrar' };
+      // A total only when this recorded them (soloSiNuevo: always its first units); none when the create's call had.
+      const stockInicial = !registrado
+        ? 'nada que registrar'
+        : registrado.total === undefined
+          ? 'ya registrado'
+          : 'registrado';
+      return { productoId, stockInicial };
     },
     pendingEffect:
       'the first stock write of the product asks producto-svc whether it exists, and units created with it ' +
