@@ -191,6 +191,7 @@ export {
   RECONCILIATION_MAX_DELIVER,
   startReconciliationConsumer,
   type ReconciliationConsumer,
+  type ReconciliationEventData,
 } from './reconciliation-consumer';
 
 // gRPC handlers, metadata, pagination and record lookups (contract §7.2, §7.4, §4.6).

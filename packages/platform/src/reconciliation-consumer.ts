@@ -98,18 +98,29 @@ export interface ReconciliationConsumerOptions {
    * idempotent. Writes it causes continue `trace`. Resolves to fields for the
    * success log line; throws to be retried (nak).
    */
-  reconcile(id: number, trace: ConsumeTrace): Promise<Record<string, unknown> | void>;
+  reconcile(id: number, trace: ConsumeTrace, data: ReconciliationEventData): Promise<Record<string, unknown> | void>;
   /**
    * For a creation: true when another path records this record anyway, so the event is acked with nothing asked of
    * the owner and nothing written (a ProductoCreado with units: its initial stock records the product in the same
    * transaction as those units, issue 23). Only ever skips work: a record not recorded is asked about again.
    */
-  recordedElsewhere?(data: { cantidadEnStock?: number | undefined }): boolean;
+  recordedElsewhere?(data: ReconciliationEventData): boolean;
   /** What stays wrong until an event is reconciled, for the error log (e.g. `its products keep pointing at it`). */
   pendingEffect: string;
   logger: Logger;
   /** Consumer gauges (sampled while it runs) and redeliveries, labelled with `durableName`. */
   metrics: JetStreamConsumerMetrics;
+}
+
+/**
+ * The event's fields a reconciliation may act on. A ProductoCreado's are the product at its creation
+ * (bodega-svc records its initial stock from them); a deletion carries none of them.
+ */
+export interface ReconciliationEventData {
+  cantidadEnStock?: number | undefined;
+  bodegaId?: number | null | undefined;
+  /** The event's author (its audit `usuario`). */
+  usuario?: string | undefined;
 }
 
 export interface ReconciliationConsumer {
@@ -128,6 +139,9 @@ const deletionSchema = z.object({
     id: z.number().int().positive().optional(),
     productoId: z.number().int().positive().optional(),
     cantidadEnStock: z.number().optional(),
+    // Only read, never a reason to refuse an event: a field not as producto-svc writes it is left out.
+    bodegaId: z.number().int().positive().nullable().optional().catch(undefined),
+    usuario: z.string().optional().catch(undefined),
   }),
 });
 
@@ -135,7 +149,7 @@ const deletionSchema = z.object({
 function parseEvent(
   msg: JsMsg,
   expected: { prefix: string; namespace: string; eventType: DeletionEventType | CreationEventType },
-): { eventId: string; recordId: number; data: { cantidadEnStock?: number | undefined } } | { refused: string } {
+): { eventId: string; recordId: number; data: ReconciliationEventData } | { refused: string } {
   let body: unknown;
   try {
     body = msg.json();
@@ -228,7 +242,7 @@ export async function startReconciliationConsumer(
         msg.term();
         return;
       }
-      const outcome = await options.reconcile(event.recordId, trace);
+      const outcome = await options.reconcile(event.recordId, trace, event.data);
       msg.ack();
       logger.info({ ...fields, ...outcome }, `${eventType} reconciled`);
     } catch (err) {

@@ -43,7 +43,7 @@ async function bodega(): Promise<number> {
   return b!.id;
 }
 
-/** Without units: a product created with units is recorded by its initial stock, not by its event. */
+/** Without units (one with units: stock-inicial-desde-evento.test.ts). */
 async function createProducto(nombre: string, cantidadEnStock = 0): Promise<number> {
   const { producto } = await productoSvc.api.create({ nombre, precio: '1.00', cantidadEnStock });
   return producto!.id;
@@ -113,48 +113,6 @@ describe('known products', () => {
     expect(err.code).toBe(status.NOT_FOUND);
     expect(err.details).toBe(`No existe el producto ${forged}`);
     expect(await conocido(forged)).toBe(false);
-  });
-
-  it('a ProductoCreado with units is left to its initial stock: nothing recorded from the event', async () => {
-    // This producto-svc records units in a stand-in ledger, so only the event could record the product here.
-    const conUnidades = await createProducto('Con unidades', 3);
-    const { seq } = await jetstream(nc).publish(
-      eventSubject(ns.prefix, 'ProductoCreado'),
-      JSON.stringify(
-        buildEnvelope({
-          namespace: 'Service',
-          type: 'ProductoCreado',
-          source: 'producto-svc',
-          subject: `/productos/${conUnidades}`,
-          data: {
-            productoId: conUnidades,
-            nombre: 'Con unidades',
-            descripcion: null,
-            precio: 1,
-            cantidadEnStock: 3,
-            cantidad: 3,
-            bodegaId: null,
-            version: 1,
-            ...eventAudit('CREATE', 'tester', new Date()),
-          },
-          at: new Date(),
-        }),
-      ),
-    );
-    await processedThrough(seq);
-    expect(await conocido(conUnidades)).toBe(false);
-    // Its first stock write asks producto-svc, which has it: recorded then.
-    await svc.stock.registrarMovimiento(
-      {
-        bodegaId: await bodega(),
-        productoId: conUnidades,
-        tipo: TipoMovimiento.TIPO_MOVIMIENTO_ENTRADA,
-        cantidad: 1,
-        motivo: 0,
-      },
-      asUser('ana'),
-    );
-    expect(await conocido(conUnidades)).toBe(true);
   });
 
   it('a write before the event asks producto-svc: the product is recorded then', async () => {

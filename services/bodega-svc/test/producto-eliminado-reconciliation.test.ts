@@ -89,8 +89,9 @@ async function createBodega(nombre: string, capacidad: number): Promise<number> 
   return bodega.id;
 }
 
+/** Without units: its ProductoCreado would record them here (this producto-svc's own call goes to a stand-in). */
 async function createProducto(nombre: string): Promise<number> {
-  const { producto } = await productoSvc.api.create({ nombre, precio: '1.00', cantidadEnStock: 1 });
+  const { producto } = await productoSvc.api.create({ nombre, precio: '1.00', cantidadEnStock: 0 });
   if (!producto) throw new Error('CreateProducto answered without a producto');
   return producto.id;
 }

@@ -1,20 +1,24 @@
 import type { ReconciliationConsumer } from '@inventario/platform';
 import type { ProductoLookup } from '../grpc/producto-lookup';
+import type { ExistenciaStore } from '../store/existencia-store';
 import { startProductoEventConsumer, type ProductoEventConsumerDeps } from './producto-event-consumer';
 
 /**
  * bodega-svc's projection of the products it may take stock of (docs/decisions.md, "Stock has one
- * home"): each ProductoCreado without units that producto-svc confirms (it has the product now) is
- * recorded (one with units is recorded by its initial stock), so
+ * home"): each ProductoCreado that producto-svc confirms (it has the product now) is recorded, so
  * the first stock write of a product asks producto-svc nothing. A write that comes before its
  * event asks producto-svc itself; the projection never decides that a product is gone (the
  * ProductoEliminado consumer does). Trust rule and ack policy are platform's reconciliation consumer.
+ *
+ * One created with units also has its initial stock recorded from the event (docs/decisions.md, "The initial
+ * stock, recorded from ProductoCreado"), should the create's own RegistrarStockInicial have been lost: once per
+ * product whichever comes first (stock_inicial's row), and only as the product's first units.
  */
 
 /** Shared by every replica (work queue semantics). */
 export const PRODUCTO_CREADO_CONSUMER = 'bodega-svc-producto-creado';
 
-export interface ProductoCreadoStore {
+export interface ProductoCreadoStore extends Pick<ExistenciaStore, 'registrarStockInicial'> {
   /** Idempotent: a replayed event changes nothing. */
   registrarProductoConocido(productoId: number): Promise<void>;
   /** Already recorded (by the product's initial stock, or a command that asked producto-svc itself). */
@@ -35,15 +39,29 @@ export function startProductoCreadoConsumer(options: ProductoCreadoConsumerOptio
     // when it was recorded (a stock command that asked producto-svc), and recording it again changes
     // nothing: no call to producto-svc (issue 23).
     confirmsDeleted: async (productoId) => (await store.esProductoConocido(productoId)) || productos.isLive(productoId),
-    async reconcile(productoId) {
-      await store.registrarProductoConocido(productoId);
-      return { productoId };
+    async reconcile(productoId, trace, data) {
+      const cantidad = data.cantidadEnStock ?? 0;
+      if (cantidad <= 0) {
+        await store.registrarProductoConocido(productoId);
+        return { productoId };
+      }
+      // The lines are the event's author's, as the create's own call writes them (its caller's usuario); the
+      // event carries no principal, so theirs is none.
+      const registrado = await store.registrarStockInicial(
+        { productoId, bodegaId: data.bodegaId ?? null, cantidad, origen: 'STOCK_INICIAL' },
+        { ...trace.headers, usuario: data.usuario ?? 'system' },
+        { soloSiNuevo: true },
+      );
+      // A total only when this recorded them (soloSiNuevo: always its first units); none when the create's call had.
+      const stockInicial = !registrado
+        ? 'nada que registrar'
+        : registrado.total === undefined
+          ? 'ya registrado'
+          : 'registrado';
+      return { productoId, stockInicial };
     },
-    // A product created with units is recorded by its initial stock (RegistrarStockInicial, which producto-svc calls
-    // before it answers the create): its event usually arrives before that recording commits, and confirming it
-    // then cost a GetProducto and a write per create (issue 23). Should the recording fail, the product's first
-    // stock write asks producto-svc, as for any product not recorded yet.
-    recordedElsewhere: (data) => (data.cantidadEnStock ?? 0) > 0,
-    pendingEffect: 'the first stock write of the product asks producto-svc whether it exists',
+    pendingEffect:
+      'the first stock write of the product asks producto-svc whether it exists, and units created with it ' +
+      'and not recorded by the create are missing from the ledger',
   });
 }

@@ -148,7 +148,7 @@ export interface ExistenciaStore {
   registrarStockInicial(
     inicial: StockInicial,
     caller: CallContext,
-    opts: CommandOptions,
+    opts: CommandOptions & StockInicialOptions,
   ): Promise<StockInicialRegistrado | null>;
   /** A count of the product as a whole: AJUSTE lines so its total becomes `cantidad` (contarProducto's rule). */
   contarProducto(
@@ -156,6 +156,14 @@ export interface ExistenciaStore {
     caller: CallContext,
     opts: CommandOptions,
   ): Promise<{ operacion: Operacion | null; total: number }>;
+}
+
+export interface StockInicialOptions {
+  /**
+   * Only as the product's first units (its ProductoCreado, recorded late): a product with a line already (a count,
+   * a movement) has said how many there are, so its row is recorded with no operation, and nothing is added later.
+   */
+  soloSiNuevo?: boolean;
 }
 
 export interface StockInicialRegistrado {
@@ -1579,6 +1587,8 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
           // producto-svc asks for it: the product exists (stock commands need not ask again).
           await bloquearConocido(trx, productoId);
           const { bodegas, niveles, filas, nuevo } = await lockProducto(trx, productoId, bodegaId, cantidad);
+          // The row stays, with no operation: held by bloquearConocido, no command of it ran in between.
+          if (opts.soloSiNuevo && !nuevo) return null;
           // A migration records what no level explains; when the levels hold more, the ledger wins.
           const antes = filas.reduce((sum, f) => sum + f.cantidad, 0);
           const faltan = origen === 'MIGRACION' ? cantidad - antes : cantidad;

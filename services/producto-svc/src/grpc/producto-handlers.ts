@@ -42,9 +42,9 @@ export interface ProductoHandlersDeps {
 export function createProductoHandlers({ store, logger, libro, bodegas }: ProductoHandlersDeps): ProductoServiceServer {
   /**
    * After the product committed. The ledger retries a lost call within the create's deadline; a failure
-   * after that does not fail the create (the product exists; a retry without a key would make another).
-   * Recording it later from ProductoCreado is decided and not built yet (docs/decisions.md, "a create whose
-   * initial stock was not recorded"); meanwhile a PUT of cantidadEnStock records the units.
+   * after that does not fail the create (the product exists; a retry without a key would make another):
+   * bodega-svc records the units from ProductoCreado then (docs/decisions.md, "The initial stock, recorded
+   * from ProductoCreado").
    *
    * Answers the product's ledger total when it is known exactly (CreateProductoResponse.cantidad_del_libro,
    * issue 23): 0 for a product created without units (no command of a product can precede its commit,
