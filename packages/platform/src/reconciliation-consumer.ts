@@ -99,12 +99,6 @@ export interface ReconciliationConsumerOptions {
    * success log line; throws to be retried (nak).
    */
   reconcile(id: number, trace: ConsumeTrace, data: ReconciliationEventData): Promise<Record<string, unknown> | void>;
-  /**
-   * For a creation: true when another path records this record anyway, so the event is acked with nothing asked of
-   * the owner and nothing written (a ProductoCreado with units: its initial stock records the product in the same
-   * transaction as those units, issue 23). Only ever skips work: a record not recorded is asked about again.
-   */
-  recordedElsewhere?(data: ReconciliationEventData): boolean;
   /** What stays wrong until an event is reconciled, for the error log (e.g. `its products keep pointing at it`). */
   pendingEffect: string;
   logger: Logger;
@@ -217,11 +211,6 @@ export async function startReconciliationConsumer(
     // handled: restart its ack_wait so a full ack_wait covers handling it.
     msg.working();
     const fields = { consumer: durableName, eventId: event.eventId, recordId: event.recordId, seq: msg.seq };
-    if (eventType === 'ProductoCreado' && options.recordedElsewhere?.(event.data)) {
-      logger.debug(fields, `${eventType} recorded by another path: nothing asked, nothing written`);
-      msg.ack();
-      return;
-    }
     try {
       // Only the owner says a record was deleted: a live one keeps what refers
       // to it, and an id not created yet is not marked deleted before it is.
