@@ -115,6 +115,8 @@ export interface ReconciliationEventData {
   bodegaId?: number | null | undefined;
   /** The event's author (its audit `usuario`). */
   usuario?: string | undefined;
+  /** When the owner wrote it (the envelope's `eventTime`, to the second): a creation's instant. */
+  writtenAt?: Date | undefined;
 }
 
 export interface ReconciliationConsumer {
@@ -128,6 +130,12 @@ const deletionSchema = z.object({
   eventType: z.string(),
   subject: z.string(),
   source: z.string().optional(),
+  // The public timestamp form (UTC, no zone); only read, like the data's optional fields below.
+  eventTime: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/)
+    .optional()
+    .catch(undefined),
   // A deletion names its record `id`; a ProductoCreado carries the product's form, `productoId`.
   data: z.object({
     id: z.number().int().positive().optional(),
@@ -166,7 +174,8 @@ function parseEvent(
   if (recordId === undefined) return { refused: `not a ${expected.eventType} envelope` };
   const own = `/${RECORDS[expected.eventType]}/${recordId}`;
   if (envelope.subject !== own) return { refused: `subject ${envelope.subject} is not ${own}` };
-  return { eventId: envelope.id, recordId, data: envelope.data };
+  const writtenAt = envelope.eventTime === undefined ? undefined : new Date(`${envelope.eventTime}Z`);
+  return { eventId: envelope.id, recordId, data: { ...envelope.data, writtenAt } };
 }
 
 /** 1 s, 2 s, 4 s ... capped: a database or owner outage is not hammered. */

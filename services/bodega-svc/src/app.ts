@@ -35,6 +35,7 @@ import { createRetiroDeProducto } from './retiro-de-producto';
 import { createBodegaStore } from './store/bodega-store';
 import { createExistenciaStore } from './store/existencia-store';
 import { migrations } from './store/migrations';
+import { stockInicialMetrics } from './stock-inicial-metrics';
 import { verificacionMetrics } from './verificacion-metrics';
 import { createVerificaciones } from './verificaciones';
 
@@ -193,6 +194,8 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
         )
       : () => Promise.resolve();
 
+  // Registered once: the consumers may be started again (a NATS outage).
+  const stockInicial = stockInicialMetrics(registry);
   // The consumers' own channel to producto-svc, closed with them: the deleted products' write-out,
   // then the known products' projection (docs/decisions.md, "Stock has one home").
   const startConsumer = async (nats: EventsContext) => {
@@ -209,7 +212,7 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
       productos.close();
       throw err;
     });
-    const creados = await startProductoCreadoConsumer(common).catch(async (err: unknown) => {
+    const creados = await startProductoCreadoConsumer({ ...common, stockInicial }).catch(async (err: unknown) => {
       await eliminados.stop();
       productos.close();
       throw err;

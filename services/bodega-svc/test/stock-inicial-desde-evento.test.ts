@@ -8,7 +8,15 @@
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { buildEnvelope, eventAudit, eventSubject, type NatsConnection } from '@inventario/platform';
 import { MOTIVO_MOVIMIENTO_NAMES, TipoMovimiento } from '@inventario/proto';
-import { connectTestNats, ledgerProblems, testEventNamespace, waitFor, type EventNamespace } from '@inventario/testkit';
+import {
+  connectTestNats,
+  ledgerProblems,
+  metricSample,
+  scrapeMetrics,
+  testEventNamespace,
+  waitFor,
+  type EventNamespace,
+} from '@inventario/testkit';
 import { startProductoSvcProcess, type ProductoSvcUnderTest } from '@inventario/testkit/grpc';
 import { PRODUCTO_CREADO_CONSUMER } from '../src/events/producto-creado-consumer';
 import { asUser, startTestService, type TestService } from './support/test-service';
@@ -58,9 +66,14 @@ async function productoSinEvento(cantidadEnStock: number, bodegaId: number): Pro
   return Number(id);
 }
 
-/** Its ProductoCreado as producto-svc's event writer builds it (productoEventData). */
-function productoCreado(productoId: number, cantidadEnStock: number, bodegaId: number, usuario: string): string {
-  const at = new Date();
+/** Its ProductoCreado as producto-svc's event writer builds it (productoEventData), written at `at`. */
+function productoCreado(
+  productoId: number,
+  cantidadEnStock: number,
+  bodegaId: number,
+  usuario: string,
+  at = new Date(),
+): string {
   return JSON.stringify(
     buildEnvelope({
       namespace: 'Service',
@@ -94,6 +107,27 @@ async function processedThrough(seq: number): Promise<void> {
     async () => (await jsm.consumers.info(ns.stream, PRODUCTO_CREADO_CONSUMER)).ack_floor.stream_seq >= seq,
     `the consumer to process ${seq}`,
   );
+}
+
+/** Waits until the consumer has processed every ProductoCreado in the stream (a create's own included). */
+async function processedAll(): Promise<void> {
+  const jsm = await jetstreamManager(nc);
+  await waitFor(async () => {
+    const info = await jsm.consumers.info(ns.stream, PRODUCTO_CREADO_CONSUMER);
+    return info.num_pending === 0 && info.num_ack_pending === 0;
+  }, 'the consumer to process every ProductoCreado');
+}
+
+/** Step (4)'s series as scraped: initial stocks recorded from the event, and the lag histogram's samples. */
+async function desdeEvento(): Promise<{ total: number; retrasos: number; hasta3600: number; hasta21600: number }> {
+  const text = await scrapeMetrics(svc.app.metricsPort);
+  const retraso = 'inventario_stock_inicial_desde_evento_retraso_seconds';
+  return {
+    total: metricSample(text, 'inventario_stock_inicial_desde_evento_total') ?? NaN,
+    retrasos: metricSample(text, `${retraso}_count`) ?? NaN,
+    hasta3600: metricSample(text, `${retraso}_bucket`, { le: '3600' }) ?? NaN,
+    hasta21600: metricSample(text, `${retraso}_bucket`, { le: '21600' }) ?? NaN,
+  };
 }
 
 /** The product's STOCK_INICIAL lines in SQL, with their operation's author. */
@@ -136,6 +170,8 @@ async function cuentas(productoId: number) {
 describe('the initial stock, recorded from ProductoCreado', () => {
   it('a create whose call was lost: the consumer records one STOCK_INICIAL line of its units, in its warehouse', async () => {
     const b = await bodega();
+    await processedAll();
+    const antes = await desdeEvento();
     const { producto } = await productoSvc.api.create({
       nombre: 'Llamada perdida',
       precio: '1.00',
@@ -152,6 +188,14 @@ describe('the initial stock, recorded from ProductoCreado', () => {
       expect.objectContaining({ origen: 'STOCK_INICIAL', operacion_id: expect.anything() }),
     ]);
     expect(await total(id)).toBe(7);
+    // Counted once as recorded late, with its lag from the creation.
+    await processedAll();
+    expect(await desdeEvento()).toEqual(
+      expect.objectContaining({
+        total: antes.total + 1,
+        retrasos: antes.retrasos + 1,
+      }),
+    );
   });
 
   it('the create recorded it first: the event adds nothing', async () => {
@@ -163,9 +207,35 @@ describe('the initial stock, recorded from ProductoCreado', () => {
     );
     const antes = await cuentas(id);
     expect(antes.lineas).toBe(1);
+    const metricas = await desdeEvento();
     await processedThrough(await publicar(productoCreado(id, 5, b, 'ana')));
     expect(await cuentas(id)).toEqual(antes);
     expect(await total(id)).toBe(5);
+    // Not a late recording: nothing counted.
+    expect(await desdeEvento()).toEqual(metricas);
+  });
+
+  it('the create recorded it first: the event is answered by a plain read, without waiting for its row', async () => {
+    const b = await bodega();
+    const id = await productoSinEvento(5, b);
+    await svc.stock.registrarStockInicial(
+      { productoId: id, bodegaId: b, cantidad: 5, motivo: STOCK_INICIAL },
+      asUser('ana'),
+    );
+    const antes = await cuentas(id);
+    const metricas = await desdeEvento();
+    // The row held exclusively: the recording's transaction (its insert) would wait for it, redelivered until
+    // it is let go; the plain read does not.
+    const trx = await svc.db.transaction();
+    try {
+      await trx('stock_inicial').where({ producto_id: id }).forUpdate();
+      await processedThrough(await publicar(productoCreado(id, 5, b, 'ana')));
+    } finally {
+      await trx.rollback();
+    }
+    expect(await cuentas(id)).toEqual(antes);
+    expect(await total(id)).toBe(5);
+    expect(await desdeEvento()).toEqual(metricas);
   });
 
   it('a movement came before the event: that said how many there are, the event records no line', async () => {
@@ -207,13 +277,22 @@ describe('the initial stock, recorded from ProductoCreado', () => {
   it('the same event delivered again records the units once', async () => {
     const b = await bodega();
     const id = await productoSinEvento(4, b);
-    const evento = productoCreado(id, 4, b, 'ana');
+    // Written two hours ago: its lag is counted from the creation, not from its delivery.
+    const evento = productoCreado(id, 4, b, 'ana', new Date(Date.now() - 7_200_000));
+    const antes = await desdeEvento();
     await processedThrough(await publicar(evento));
     await processedThrough(await publicar(evento));
     expect(await lineasIniciales(id)).toEqual([
       { bodega_id: b, tipo: 'ENTRADA', cantidad: 4, usuario: 'ana', principal_id: null },
     ]);
     expect(await total(id)).toBe(4);
+    // Counted once; its lag past an hour and within six.
+    expect(await desdeEvento()).toEqual({
+      total: antes.total + 1,
+      retrasos: antes.retrasos + 1,
+      hasta3600: antes.hasta3600,
+      hasta21600: antes.hasta21600 + 1,
+    });
   });
 
   it('a product created with 0 units has nothing to record: it is only known', async () => {

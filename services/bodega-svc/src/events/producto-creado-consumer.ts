@@ -1,5 +1,6 @@
 import type { ReconciliationConsumer } from '@inventario/platform';
 import type { ProductoLookup } from '../grpc/producto-lookup';
+import type { StockInicialObserver } from '../stock-inicial-metrics';
 import type { ExistenciaStore } from '../store/existencia-store';
 import { startProductoEventConsumer, type ProductoEventConsumerDeps } from './producto-event-consumer';
 
@@ -18,7 +19,7 @@ import { startProductoEventConsumer, type ProductoEventConsumerDeps } from './pr
 /** Shared by every replica (work queue semantics). */
 export const PRODUCTO_CREADO_CONSUMER = 'bodega-svc-producto-creado';
 
-export interface ProductoCreadoStore extends Pick<ExistenciaStore, 'registrarStockInicial'> {
+export interface ProductoCreadoStore extends Pick<ExistenciaStore, 'registrarStockInicial' | 'leerStockInicial'> {
   /** Idempotent: a replayed event changes nothing. */
   registrarProductoConocido(productoId: number): Promise<void>;
   /** Already recorded (by the product's initial stock, or a command that asked producto-svc itself). */
@@ -28,10 +29,12 @@ export interface ProductoCreadoStore extends Pick<ExistenciaStore, 'registrarSto
 export interface ProductoCreadoConsumerOptions extends ProductoEventConsumerDeps {
   store: ProductoCreadoStore;
   productos: Pick<ProductoLookup, 'isLive'>;
+  /** Told of each initial stock this consumer records (the create's call had not): step (4)'s metrics. */
+  stockInicial: StockInicialObserver;
 }
 
 export function startProductoCreadoConsumer(options: ProductoCreadoConsumerOptions): Promise<ReconciliationConsumer> {
-  const { store, productos } = options;
+  const { store, productos, stockInicial: observer } = options;
   return startProductoEventConsumer(options, {
     eventType: 'ProductoCreado',
     durableName: PRODUCTO_CREADO_CONSUMER,
@@ -45,6 +48,11 @@ export function startProductoCreadoConsumer(options: ProductoCreadoConsumerOptio
         await store.registrarProductoConocido(productoId);
         return { productoId };
       }
+      // The common case in one plain read: the create's own call recorded it (a committed row is final). Only a
+      // shortcut: with no row yet, the recording's transaction decides (its row makes the second of the call and
+      // the event wait, then find it), so it stays once whichever comes first.
+      const previo = await store.leerStockInicial(productoId);
+      if (previo) return { productoId, stockInicial: previo.conUnidades ? 'ya registrado' : 'nada que registrar' };
       // The lines are the event's author's, as the create's own call writes them (its caller's usuario); the
       // event carries no principal, so theirs is none.
       const registrado = await store.registrarStockInicial(
@@ -58,10 +66,17 @@ export function startProductoCreadoConsumer(options: ProductoCreadoConsumerOptio
         : registrado.total === undefined
           ? 'ya registrado'
           : 'registrado';
+      // Committed: a redelivery finds the row (no second count).
+      if (stockInicial === 'registrado') observer.registradoDesdeEvento(segundosDesde(data.writtenAt));
       return { productoId, stockInicial };
     },
     pendingEffect:
       'the first stock write of the product asks producto-svc whether it exists, and units created with it ' +
       'and not recorded by the create are missing from the ledger',
   });
+}
+
+/** Seconds from `at` to now (never negative: two hosts' clocks); undefined without an instant. */
+function segundosDesde(at: Date | undefined): number | undefined {
+  return at === undefined ? undefined : Math.max(0, (Date.now() - at.getTime()) / 1000);
 }

@@ -110,6 +110,11 @@ export interface ExistenciaStore {
   /** Whether the product is recorded as known already (its initial stock or a stock command recorded it). */
   esProductoConocido(productoId: number): Promise<boolean>;
   /**
+   * The product's STOCK_INICIAL row, by a plain read (committed rows only; a committed row is final): undefined
+   * while there is none, `conUnidades` when it recorded units. Only a shortcut: registrarStockInicial decides.
+   */
+  leerStockInicial(productoId: number): Promise<{ conUnidades: boolean } | undefined>;
+  /**
    * In a reservation's transaction (reserva-store.ts), its holds on these levels already lowered:
    * SALIDA lines (motivo VENTA) of one operation. It never checks disponible: the hold is the permission.
    */
@@ -1293,6 +1298,15 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
           .first<{ producto_id: number } | undefined>('producto_id'),
       );
       return row !== undefined;
+    },
+
+    async leerStockInicial(productoId) {
+      const row = await withDbErrors(() =>
+        db('stock_inicial')
+          .where({ producto_id: productoId, origen: 'STOCK_INICIAL' })
+          .first<{ operacion_id: number | string | null } | undefined>('operacion_id'),
+      );
+      return row === undefined ? undefined : { conUnidades: row.operacion_id !== null };
     },
 
     async retirarDeBodega(trx, bodegaId, caller, at, limite) {
