@@ -170,7 +170,7 @@ describe('alert rules', () => {
   }>('deploy/helm/inventario/alerts/inventario-rules.yaml');
   const rules = groups.flatMap((g) => g.rules);
 
-  it('cover services down or missing, 5xx ratio, open breakers, outbox lag, consumer pending, streams filling up, dead letters, stock that differs from its ledger and a verification that stopped completing', () => {
+  it('cover services down or missing, 5xx ratio, open breakers, outbox lag, consumer pending, streams filling up, dead letters, stock that differs from its ledger, a verification that stopped completing and initial stocks recorded late', () => {
     expect(rules.map((r) => r.alert).sort()).toEqual(
       [
         'InventarioServiceDown',
@@ -184,6 +184,7 @@ describe('alert rules', () => {
         'InventarioVerificacionExistenciasAtrasada',
         'InventarioStreamFilling',
         'InventarioStreamFull',
+        'InventarioStockInicialTardio',
       ].sort(),
     );
   });
