@@ -20,9 +20,11 @@ export interface RecordLookup {
    * True once the owner answers that it deleted record `id` (its
    * Get*Eliminad* call answers OK); false when it answers NOT_FOUND (the
    * record is live, or was never created); UnavailableError when it cannot
-   * tell (unreachable, or an older owner without the call: UNIMPLEMENTED).
+   * tell (unreachable, or an older owner without the call: UNIMPLEMENTED,
+   * or no answer by `deadline`, epoch ms, when given and sooner than the
+   * lookup's own 5 s: a request's question ends inside its request).
    */
-  wasDeleted(id: number): Promise<boolean>;
+  wasDeleted(id: number, deadline?: number): Promise<boolean>;
   /**
    * True when the owner has record `id` now (its Get* call answers OK); false
    * when it answers NOT_FOUND (never created, or deleted); UnavailableError
@@ -68,9 +70,9 @@ export function createRecordLookup<C extends Client>(options: RecordLookupOption
     'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
   });
   /** OK is yes, NOT_FOUND is no, anything else says nothing (UnavailableError). */
-  const ask = (id: number, what: string, call: OwnerCall<C>) =>
+  const ask = (id: number, what: string, call: OwnerCall<C>, deadline = Infinity) =>
     new Promise<boolean>((resolve, reject) => {
-      call(client, id, { deadline: Date.now() + DEADLINE_MS }, (err) => {
+      call(client, id, { deadline: Math.min(Date.now() + DEADLINE_MS, deadline) }, (err) => {
         if (!err) resolve(true);
         else if (err.code === status.NOT_FOUND) resolve(false);
         else
@@ -89,7 +91,7 @@ export function createRecordLookup<C extends Client>(options: RecordLookupOption
     });
   const { confirmLive } = options;
   return {
-    wasDeleted: (id) => ask(id, 'was deleted', options.confirm),
+    wasDeleted: (id, deadline) => ask(id, 'was deleted', options.confirm, deadline),
     isLive: (id) => {
       if (!confirmLive)
         return Promise.reject(
