@@ -124,7 +124,7 @@ export function createBodegaHandlers({
         // The stock may be a deleted product's the consumer has not reached yet (contract §7.6): its
         // write-out, done here, leaves the consumer nothing; any other stock keeps the refusal.
         const retiro = await borrar().catch(async (err: unknown) => {
-          if (!conExistencias(err) || !(await eliminados.retirar(id))) throw err;
+          if (!conExistencias(err) || !(await eliminados.retirar(id, caller))) throw err;
           return borrar();
         });
         return {
