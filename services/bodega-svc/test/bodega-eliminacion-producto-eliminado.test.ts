@@ -5,11 +5,13 @@
  * consumer does not read, so the delete meets the deletion first every time; the event is copied
  * into bodega-svc's stream afterwards to let the consumer run late. Real producto-svc, MariaDB, NATS.
  */
-import { status } from '@grpc/grpc-js';
+import { credentials, status, type Metadata } from '@grpc/grpc-js';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { errorReasonOf, eventSubject, type NatsConnection } from '@inventario/platform';
+import { BodegaServiceClient, type DeleteBodegaResponse } from '@inventario/proto';
 import { connectTestNats, readStream, waitFor, waitForOutboxesDrained } from '@inventario/testkit';
 import { startProductoSvcProcess, type ProductoSvcUnderTest } from '@inventario/testkit/grpc';
+import { ELIMINADOS_POR_BORRADO, RESERVA_MS } from '../src/eliminados-en-bodega';
 import { PRODUCTO_ELIMINADO_CONSUMER } from '../src/events/producto-eliminado-consumer';
 import { asUser, grpcError, startTestService, type TestService } from './support/test-service';
 
@@ -58,6 +60,25 @@ async function recordedAsDeleted(s: Servicios, productoId: number): Promise<bool
 async function refusal(s: Servicios, bodegaId: number): Promise<[status, string | undefined]> {
   const err = await grpcError(s.svc.rpc.deleteBodega({ id: bodegaId }, asUser('ana')));
   return [err.code, errorReasonOf(err)];
+}
+
+/** DeleteBodega as a caller with a deadline (the BFF's GRPC_DEADLINE_MS) makes it. */
+async function deleteBodegaWithin(
+  s: Servicios,
+  id: number,
+  deadlineMs: number,
+  metadata: Metadata = asUser('ana'),
+): Promise<DeleteBodegaResponse> {
+  const client = new BodegaServiceClient(s.svc.address, credentials.createInsecure());
+  try {
+    return await new Promise((resolve, reject) =>
+      client.deleteBodega({ id }, metadata, { deadline: Date.now() + deadlineMs }, (err, res) =>
+        err ? reject(err) : resolve(res),
+      ),
+    );
+  } finally {
+    client.close();
+  }
 }
 
 describe('a safe DeleteBodega holding only stock of products producto-svc deleted', () => {
@@ -141,6 +162,28 @@ describe('a safe DeleteBodega holding only stock of products producto-svc delete
     expect((await consumers.info(s.svc.ns.stream, PRODUCTO_ELIMINADO_CONSUMER)).num_ack_pending).toBe(0);
   });
 
+  it('writes out 60 deleted products and deletes the warehouse in one call within the BFF deadline', async () => {
+    const bodega = await createBodega(s, 'Sesenta');
+    const borrados: number[] = [];
+    for (let i = 0; i < 60; i++) borrados.push(await createProducto(s, `Borrado ${i}`));
+    for (const id of borrados) await stock(s, bodega, id, 1);
+    for (const id of borrados) await s.productoSvc.api.delete(id);
+    expect(borrados.length).toBeLessThanOrEqual(ELIMINADOS_POR_BORRADO);
+
+    expect(await deleteBodegaWithin(s, bodega, 5000)).toMatchObject({ existenciasRetiradas: 0, pendiente: false });
+
+    const salidas = await s.svc
+      .db('movimientos')
+      .where({ bodega_id: bodega, tipo: 'SALIDA', motivo: 'PRODUCTO_ELIMINADO', usuario: 'system' })
+      .orderBy('producto_id')
+      .pluck('producto_id');
+    expect(salidas).toEqual(borrados);
+    expect(await count(s, 'existencias', { bodega_id: bodega })).toBe(0);
+    const registrados = await s.svc.db('productos_eliminados').whereIn('producto_id', borrados).pluck('producto_id');
+    expect(registrados.map(Number).sort((a, b) => a - b)).toEqual(borrados);
+    expect(await count(s, 'bodegas', { id: bodega })).toBe(0);
+  });
+
   it('is refused as before while it also holds a product producto-svc has, and writes nothing out', async () => {
     const soloVivo = await createBodega(s, 'Vivo');
     const mixta = await createBodega(s, 'Mixta');
@@ -172,6 +215,25 @@ describe('a safe DeleteBodega holding a deleted product while producto-svc canno
   afterAll(async () => {
     await s?.svc.close();
     if (!productoSvcClosed) await s?.productoSvc.close();
+  });
+
+  it("is refused, not DEADLINE_EXCEEDED, when producto-svc does not answer within the caller's deadline", async () => {
+    const bodega = await createBodega(s, 'Lento');
+    const borrado = await createProducto(s, 'Borrado');
+    await stock(s, bodega, borrado, 7);
+    await s.productoSvc.api.delete(borrado);
+    const lines = await count(s, 'movimientos');
+    // Stopped, not gone: its port still takes the question and never answers it.
+    s.productoSvc.process.signal('SIGSTOP');
+    try {
+      const err = await grpcError(deleteBodegaWithin(s, bodega, RESERVA_MS + 2000));
+      expect([err.code, errorReasonOf(err)]).toEqual([status.FAILED_PRECONDITION, 'BODEGA_CON_EXISTENCIAS']);
+    } finally {
+      s.productoSvc.process.signal('SIGCONT');
+    }
+    expect(await count(s, 'movimientos')).toBe(lines);
+    expect(await recordedAsDeleted(s, borrado)).toBe(false);
+    expect(await count(s, 'bodegas', { id: bodega })).toBe(1);
   });
 
   it('is refused as before, with nothing written out: the deletion is not guessed', async () => {
