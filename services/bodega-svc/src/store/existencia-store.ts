@@ -632,7 +632,8 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
     productoIds: number[],
     cambios: Cambio[],
     nombradas: readonly BodegaNombrada[] | undefined,
-  ): Promise<{ bodegas: Map<number, BodegaBloqueada>; niveles: Niveles }> {
+    alta?: Knex.QueryBuilder,
+  ): Promise<{ bodegas: Map<number, BodegaBloqueada>; niveles: Niveles; operacionId?: number }> {
     const bloqueos = bloqueosDe(cambios);
     const lecturas = lecturasDeBodegas(trx, bloqueos);
     const pares = cambios.map((c): [number, number] => [c.bodegaId, c.productoId]);
@@ -648,6 +649,7 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
       productos,
       ...lecturas.map((l) => l.consulta.toSQL().toNative()),
       trx('existencias').whereIn(['bodega_id', 'producto_id'], pares).orderBy('id').forUpdate().toSQL().toNative(),
+      ...(alta ? [alta.toSQL().toNative()] : []),
     ];
     const [resultados] = (await trx.raw(
       partes.map((p) => p.sql).join(';\n'),
@@ -661,7 +663,9 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
     const leidas = lecturas.flatMap((l, i) => l.leidas(resultados[1 + i] as Parameters<typeof l.leidas>[0]));
     const bodegas = await lockBodegasNombradas(trx, bloqueos, nombradas, entrantesDe(cambios), leidas);
     const niveles = await lockNiveles(trx, pares, resultados[1 + lecturas.length] as NivelRow[]);
-    return { bodegas, niveles };
+    if (!alta) return { bodegas, niveles };
+    const insertada = resultados[2 + lecturas.length] as unknown as { insertId: number | string };
+    return { bodegas, niveles, operacionId: Number(insertada.insertId) };
   }
 
   /**
@@ -834,6 +838,27 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
     claveIdempotencia?: string;
   }
 
+  /** The INSERT of an operation's row, not sent. */
+  function filaDeOperacion(
+    trx: Knex.Transaction,
+    at: Date,
+    caller: CallContext,
+    nueva: OperacionNueva,
+  ): Knex.QueryBuilder {
+    return trx('operaciones').insert({
+      tipo: nueva.tipo,
+      usuario: caller.usuario,
+      // Who exactly (issue 26), when the call carried a verified principal.
+      principal_id: caller.principal?.id ?? null,
+      metodo_auth: caller.principal?.metodoAuth ?? null,
+      token_id: caller.principal?.tokenId ?? null,
+      comentario: nueva.comentario,
+      clave_idempotencia: nueva.claveIdempotencia ?? null,
+      revierte_a: nueva.revierteA ?? null,
+      fecha: at,
+    });
+  }
+
   /** Everything it writes must already be locked. */
   async function escribir(
     trx: Knex.Transaction,
@@ -843,31 +868,24 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
     cambios: Cambio[],
     niveles: Niveles,
     bodegas: Map<number, BodegaBloqueada>,
+    /** The operation's row when the caller already inserted it (comando, with its locking reads). */
+    insertada?: number,
   ): Promise<Operacion> {
     let operacionId: number;
     // The row goes in before the plan. A reversal that waited on the locks of another reversal of
     // the same operation read that operation before the other committed: the unique revierte_a
     // refuses it as already reversed, where its plan would refuse it for the units the other moved.
     // A refused plan rolls the row back.
-    try {
-      const [id] = await trx('operaciones').insert({
-        tipo: nueva.tipo,
-        usuario: caller.usuario,
-        // Who exactly (issue 26), when the call carried a verified principal.
-        principal_id: caller.principal?.id ?? null,
-        metodo_auth: caller.principal?.metodoAuth ?? null,
-        token_id: caller.principal?.tokenId ?? null,
-        comentario: nueva.comentario,
-        clave_idempotencia: nueva.claveIdempotencia ?? null,
-        revierte_a: nueva.revierteA ?? null,
-        fecha: at,
-      });
-      operacionId = Number(id);
-    } catch (err) {
-      // Two reversals of one operation at once: the unique revierte_a lets one commit.
-      if (nueva.revierteA !== undefined && isDuplicateEntry(err)) throw yaRevertida(nueva.revierteA);
-      throw err;
-    }
+    if (insertada !== undefined) operacionId = insertada;
+    else
+      try {
+        const [id] = (await filaDeOperacion(trx, at, caller, nueva)) as number[];
+        operacionId = Number(id);
+      } catch (err) {
+        // Two reversals of one operation at once: the unique revierte_a lets one commit.
+        if (nueva.revierteA !== undefined && isDuplicateEntry(err)) throw yaRevertida(nueva.revierteA);
+        throw err;
+      }
     const plan = planOperation(cambios, niveles.actuales, bodegas);
     if (deps.reservas) await respetarReservas(trx, deps.reservas, { ...caller, at }, nueva.tipo, plan.lineas, niveles);
     const [primeraLinea] = await trx('movimientos').insert(
@@ -1014,12 +1032,18 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
     condicion: CommandOptions & { fijar?: boolean; nombradas?: readonly BodegaNombrada[] } = {},
   ): Promise<{ operacion: Operacion; niveles: Niveles }> {
     const productoIds = [...new Set(cambios.map((c) => c.productoId))];
-    const { bodegas, niveles } = deps.sentenciasJuntas
-      ? await bloquearJuntos(trx, productoIds, cambios, condicion.nombradas)
+    // The operation's row rides with the locking reads, right after them as escribir would send it: one round
+    // trip less per command (issue 23, CPU per write). Its only lock is its own new row, which nobody else can
+    // wait on; a check that then refuses the command rolls it back. Not a reversal's: its duplicate revierte_a
+    // must be told apart from its reads (yaRevertida).
+    const alta =
+      deps.sentenciasJuntas && nueva.revierteA === undefined ? filaDeOperacion(trx, at, caller, nueva) : undefined;
+    const { bodegas, niveles, operacionId }: Awaited<ReturnType<typeof bloquearJuntos>> = deps.sentenciasJuntas
+      ? await bloquearJuntos(trx, productoIds, cambios, condicion.nombradas, alta)
       : await bloquearUnoAUno(trx, productoIds, cambios, condicion.nombradas);
     const primero = cambios[0]!;
     requireVersion(niveles.actuales.get(clave(primero.bodegaId, primero.productoId))!, condicion, condicion.fijar);
-    const operacion = await escribir(trx, at, caller, nueva, cambios, niveles, bodegas);
+    const operacion = await escribir(trx, at, caller, nueva, cambios, niveles, bodegas, operacionId);
     return { operacion, niveles };
   }
 
