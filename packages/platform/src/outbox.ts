@@ -383,8 +383,9 @@ export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
     },
     notify() {
       notified = true;
-      // While backing off, new writes must not turn the back-off into a hot loop.
-      if (backoff === 0) wake.abort();
+      // While backing off, new writes must not turn the back-off into a hot loop. Once woken, a round is
+      // coming: another abort() would only build its DOMException (a stack capture per commit, issue 23).
+      if (backoff === 0 && !wake.signal.aborted) wake.abort();
     },
     retryNow() {
       backoff = 0;
