@@ -37,6 +37,9 @@ export async function connectNats(
     reconnect: true,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,
+    // No stack captured ahead of every request (a JetStream publish builds a RequestError and a TimeoutError
+    // it throws away when the ack comes: issue 23, CPU per write). A failure still carries its message and cause.
+    noAsyncTraces: true,
   });
   void (async () => {
     for await (const s of nc.status()) {
