@@ -44,7 +44,7 @@ async function idasYVueltas(call: () => Promise<unknown>): Promise<number> {
 const filas = async (tabla: string) => Number((await h.db(tabla).count({ n: '*' }).first())?.n);
 
 describe('a stock command', () => {
-  it('sends a SALIDA in 5 round trips: BEGIN, locks with its operation row, its line, its last statements, COMMIT', async () => {
+  it('sends a SALIDA in 5 round trips: BEGIN, locks and its operation row, its line, the rest, COMMIT', async () => {
     const b = await bodega();
     const p = producto();
     await h.existencias.asignar({ bodegaId: b, productoId: p, cantidad: 10, umbralMinimo: undefined }, USUARIO, {});
