@@ -54,6 +54,9 @@ function send(res: ServerResponse, body: string | null, init: ResponseInit): voi
   if (body !== null && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
     headers['content-type'] = 'application/json; charset=utf-8';
   }
+  // Declared, so the answer goes out in one write instead of chunked (writeHead sends the head before `end` knows
+  // the body): a cached read is mostly this write (issue 23).
+  if (body !== null) headers['content-length'] = String(Buffer.byteLength(body, 'utf8'));
   res.writeHead(init.status, headers).end(body ?? undefined);
 }
 
