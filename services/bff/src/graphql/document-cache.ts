@@ -20,11 +20,6 @@ export interface DocumentCacheOptions {
 export interface DocumentCache {
   parse: typeof graphqlParse;
   validate: typeof graphqlValidate;
-  /**
-   * The document of a query text already parsed and validated here without errors, or undefined (never seen,
-   * evicted, not cacheable, or invalid): what `parse` and `validate` would answer, without calling them.
-   */
-  valid(source: string): DocumentNode | undefined;
 }
 
 export const DEFAULT_DOCUMENT_CACHE: DocumentCacheOptions = {
@@ -70,10 +65,6 @@ export function createDocumentCache(options: DocumentCacheOptions = DEFAULT_DOCU
       );
       validations.set(document, errors);
       return errors;
-    },
-    valid(source) {
-      const document = documents.get(source);
-      return document && validations.get(document)?.length === 0 ? document : undefined;
     },
   };
 }

@@ -1,11 +1,5 @@
 import type { Logger } from '@inventario/platform';
-import {
-  createHandler,
-  type Handler,
-  type OperationArgs,
-  type Request as GraphqlHttpRequest,
-  type RequestParams,
-} from 'graphql-http';
+import { createHandler, type Handler } from 'graphql-http';
 import type { ReservaClient } from '../downstream/reserva-client';
 import type { Caller, InventarioApi } from '../inventario/model';
 import { createGraphqlContext, type GraphqlContext } from './context';
@@ -52,14 +46,6 @@ export function createGraphqlHandler<Raw>(deps: GraphqlHandlerDeps): Handler<Raw
   );
   const documents = createDocumentCache();
   const executionLimits = deps.executionLimits ?? DEFAULT_EXECUTION_LIMITS;
-  const context = (req: GraphqlHttpRequest<Raw, GraphqlRequestContext>, params: RequestParams): GraphqlContext =>
-    createGraphqlContext(
-      deps.inventario,
-      req.context.caller,
-      executionLimits,
-      exactVariablesOf(params),
-      req.context.clientGone,
-    );
   return createHandler<Raw, GraphqlRequestContext, GraphqlContext>({
     schema,
     parse: documents.parse,
@@ -67,20 +53,14 @@ export function createGraphqlHandler<Raw>(deps: GraphqlHandlerDeps): Handler<Raw
     validationRules: limitRules(deps.queryLimits),
     execute: createLimitedExecute(deps.logger),
     parseRequestParams: parseGraphqlRequest,
-    // A query text already parsed and validated without errors goes straight to execution with the arguments
-    // graphql-http would build (issue 23); anything else (first sight, a syntax or validation error) takes its path.
-    onSubscribe: (req, params): OperationArgs<GraphqlContext> | undefined => {
-      const document = documents.valid(params.query);
-      if (!document) return undefined;
-      return {
-        schema,
-        document,
-        operationName: params.operationName,
-        variableValues: params.variables,
-        contextValue: context(req, params),
-      };
-    },
-    context,
+    context: (req, params) =>
+      createGraphqlContext(
+        deps.inventario,
+        req.context.caller,
+        executionLimits,
+        exactVariablesOf(params),
+        req.context.clientGone,
+      ),
     formatError: createErrorFormatter(deps.logger),
   });
 }
