@@ -1,6 +1,11 @@
 import type { GraphQLFieldResolver } from 'graphql';
 import type { Caller, InventarioApi } from '../inventario/model';
-import { createExecutionGuard, type ExecutionGuard, type ExecutionLimits } from './execution-limits';
+import {
+  createExecutionGuard,
+  type Disconnection,
+  type ExecutionGuard,
+  type ExecutionLimits,
+} from './execution-limits';
 import { createLoaders, type Loaders } from './loaders';
 import type { ExactVariables } from './number-text';
 
@@ -21,7 +26,7 @@ export function createGraphqlContext(
   caller: Caller,
   limits: ExecutionLimits,
   exactVariables?: ExactVariables,
-  clientGone?: AbortSignal,
+  clientGone?: Disconnection,
 ): GraphqlContext {
   const guard = createExecutionGuard(limits, Date.now, clientGone);
   return { caller, loaders: createLoaders(inventario, caller, guard), guard, exactVariables };

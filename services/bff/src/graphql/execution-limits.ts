@@ -46,6 +46,8 @@ export const DEFAULT_EXECUTION_LIMITS: ExecutionLimits = { maxNodes: 100_000, de
 export interface ExecutionGuard {
   readonly signal: AbortSignal;
   readonly failure: GraphQLError | undefined;
+  /** Calls `listener` once, when the request fails (not if it already has); the returned function unsubscribes. */
+  onFailure(listener: () => void): () => void;
   check(): void;
   count(nodes: number): void;
   /** What the cap leaves once the nodes counted and those reserved by lists being read are taken. */
@@ -88,18 +90,27 @@ export function clientGoneError(): GraphQLError {
   });
 }
 
+/** A client's disconnection, as the guard listens for it: an AbortSignal is one. */
+export interface Disconnection {
+  readonly aborted: boolean;
+  addEventListener(type: 'abort', listener: () => void, options: { once: true }): void;
+}
+
 /** `clientGone`: aborted when the HTTP client disconnects; the request then stops like at a limit. */
 export function createExecutionGuard(
   limits: ExecutionLimits,
   now: () => number = Date.now,
-  clientGone?: AbortSignal,
+  clientGone?: Disconnection,
 ): ExecutionGuard {
   const deadline = now() + limits.deadlineMs;
-  const controller = new AbortController();
+  // Made when first asked for (most reads never are: a cached record is at hand), aborted already if the request
+  // has failed by then (issue 23).
+  let controller: AbortController | undefined;
   let nodes = 0;
   let reserved = 0;
   let failure: GraphQLError | undefined;
   const waiting = new Set<() => void>();
+  const failureListeners = new Set<() => void>();
   const countedByRead = new WeakSet<object>();
   const wake = () => {
     for (const resume of [...waiting]) resume();
@@ -109,7 +120,9 @@ export function createExecutionGuard(
   const fail = (error: GraphQLError): GraphQLError => {
     if (!failure) {
       failure = error;
-      controller.abort(error);
+      controller?.abort(error);
+      for (const listener of [...failureListeners]) listener();
+      failureListeners.clear();
       wake();
     }
     return failure;
@@ -119,9 +132,19 @@ export function createExecutionGuard(
   const free = () => Math.max(0, limits.maxNodes - nodes - reserved);
 
   const guard: ExecutionGuard = {
-    signal: controller.signal,
+    get signal() {
+      if (!controller) {
+        controller = new AbortController();
+        if (failure) controller.abort(failure);
+      }
+      return controller.signal;
+    },
     get failure() {
       return failure;
+    },
+    onFailure(listener) {
+      if (!failure) failureListeners.add(listener);
+      return () => failureListeners.delete(listener);
     },
     check() {
       if (failure) throw failure;
@@ -306,13 +329,13 @@ export function createLimitedExecute(
         if (answered) return;
         answered = true;
         clearTimeout(timer);
-        guard.signal.removeEventListener('abort', onAbort);
+        unsubscribe();
         settle();
       };
-      const onAbort = () => answer(() => resolve(failed()));
+      const onFailure = () => answer(() => resolve(failed()));
       const timer = setTimeout(() => guard.expire(), guard.msLeft());
-      if (guard.signal.aborted) onAbort();
-      else guard.signal.addEventListener('abort', onAbort, { once: true });
+      const unsubscribe = guard.onFailure(onFailure);
+      if (guard.failure) onFailure();
       outcome.then(
         (result) => answer(() => resolve(guard.failure ? failed() : result)),
         (err: unknown) => answer(() => reject(err instanceof Error ? err : new Error(String(err)))),

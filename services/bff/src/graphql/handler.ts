@@ -9,6 +9,7 @@ import {
   createLimitedExecute,
   DEFAULT_EXECUTION_LIMITS,
   limitExecution,
+  type Disconnection,
   type ExecutionLimits,
 } from './execution-limits';
 import { limitRules, type QueryLimits } from './limits';
@@ -35,7 +36,7 @@ export interface GraphqlHandlerDeps {
 export interface GraphqlRequestContext {
   caller: Caller;
   /** Aborted when the client disconnects before its answer. */
-  clientGone?: AbortSignal;
+  clientGone?: Disconnection;
 }
 
 /** The GraphQL over HTTP core (graphql-http), independent of express. */
