@@ -43,19 +43,16 @@ async function idasYVueltas(call: () => Promise<unknown>): Promise<number> {
 
 const filas = async (tabla: string) => Number((await h.db(tabla).count({ n: '*' }).first())?.n);
 
+/** A SALIDA of one unit, the command both round-trip cases send. */
+const salidaDeUno = (bodegaId: number, productoId: number) =>
+  ({ bodegaId, productoId, tipo: 'SALIDA', motivo: 'VENTA', cantidad: 1, comentario: null }) as const;
+
 describe('a stock command', () => {
   it('sends a SALIDA in 5 round trips: BEGIN, locks and its operation row, its line, the rest, COMMIT', async () => {
     const b = await bodega();
     const p = producto();
     await h.existencias.asignar({ bodegaId: b, productoId: p, cantidad: 10, umbralMinimo: undefined }, USUARIO, {});
-    const salida = {
-      bodegaId: b,
-      productoId: p,
-      tipo: 'SALIDA',
-      motivo: 'VENTA',
-      cantidad: 1,
-      comentario: null,
-    } as const;
+    const salida = salidaDeUno(b, p);
     expect(await idasYVueltas(() => h.existencias.registrarMovimiento(salida, USUARIO, {}))).toBe(5);
   });
 
@@ -73,14 +70,7 @@ describe('a stock command', () => {
     const p = producto();
     await h.existencias.asignar({ bodegaId: b, productoId: p, cantidad: 10, umbralMinimo: undefined }, USUARIO, {});
     const antes = [await filas('operaciones'), await filas('movimientos'), await filas('outbox')];
-    const salida = {
-      bodegaId: b,
-      productoId: p,
-      tipo: 'SALIDA',
-      motivo: 'VENTA',
-      cantidad: 1,
-      comentario: null,
-    } as const;
+    const salida = salidaDeUno(b, p);
     await expect(h.existencias.registrarMovimiento(salida, USUARIO, { expectedVersion: 7 })).rejects.toMatchObject({
       reason: 'VERSION_MISMATCH',
     });

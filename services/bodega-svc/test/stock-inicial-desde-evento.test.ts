@@ -66,6 +66,17 @@ async function productoSinEvento(cantidadEnStock: number, bodegaId: number): Pro
   return Number(id);
 }
 
+/** A product whose create's own call recorded its initial stock of `cantidad` (no event published yet). */
+async function registradoPorElCreate(cantidad: number): Promise<{ b: number; id: number }> {
+  const b = await bodega();
+  const id = await productoSinEvento(cantidad, b);
+  await svc.stock.registrarStockInicial(
+    { productoId: id, bodegaId: b, cantidad, motivo: STOCK_INICIAL },
+    asUser('ana'),
+  );
+  return { b, id };
+}
+
 /** Its ProductoCreado as producto-svc's event writer builds it (productoEventData), written at `at`. */
 function productoCreado(
   productoId: number,
@@ -199,12 +210,7 @@ describe('the initial stock, recorded from ProductoCreado', () => {
   });
 
   it('the create recorded it first: the event adds nothing', async () => {
-    const b = await bodega();
-    const id = await productoSinEvento(5, b);
-    await svc.stock.registrarStockInicial(
-      { productoId: id, bodegaId: b, cantidad: 5, motivo: STOCK_INICIAL },
-      asUser('ana'),
-    );
+    const { b, id } = await registradoPorElCreate(5);
     const antes = await cuentas(id);
     expect(antes.lineas).toBe(1);
     const metricas = await desdeEvento();
@@ -216,12 +222,7 @@ describe('the initial stock, recorded from ProductoCreado', () => {
   });
 
   it('the create recorded it first: the event is answered by a plain read, without waiting for its row', async () => {
-    const b = await bodega();
-    const id = await productoSinEvento(5, b);
-    await svc.stock.registrarStockInicial(
-      { productoId: id, bodegaId: b, cantidad: 5, motivo: STOCK_INICIAL },
-      asUser('ana'),
-    );
+    const { b, id } = await registradoPorElCreate(5);
     const antes = await cuentas(id);
     const metricas = await desdeEvento();
     // The row held exclusively: the recording's transaction (its insert) would wait for it, redelivered until
