@@ -148,132 +148,140 @@ export interface AuditoriaStore {
 
 const VERIFY_BATCH = 1000;
 
+async function listar(db: Knex, filtro: AuditoriaFiltro): Promise<{ registros: Registro[]; hasMore: boolean }> {
+  const rows = await withDbErrors(() => {
+    const q = db<RegistroRow>('auditoria')
+      .orderBy('seq', 'desc')
+      .limit(filtro.pageSize + 1);
+    if (filtro.antesDe !== null) q.where('seq', '<', filtro.antesDe);
+    if (filtro.principalId !== undefined) q.where('principal_id', filtro.principalId);
+    if (filtro.accion) q.where('accion', filtro.accion);
+    if (filtro.desde) q.where('ocurrido_en', '>=', filtro.desde);
+    if (filtro.hasta) q.where('ocurrido_en', '<', filtro.hasta);
+    return q;
+  });
+  return { registros: rows.slice(0, filtro.pageSize).map(toRegistro), hasMore: rows.length > filtro.pageSize };
+}
+
+async function verificar(db: Knex, ancla: { seq: number; hash: string } | undefined): Promise<Verificacion> {
+  let previo: { seq: number; hash: Buffer } = { seq: 0, hash: GENESIS };
+  let rotura: Rotura;
+  let filas = 0;
+  let anclaVista: Buffer | undefined;
+  for (;;) {
+    const rows = (
+      await withDbErrors(() =>
+        db<RegistroRow>('auditoria').where('seq', '>', previo.seq).orderBy('seq').limit(VERIFY_BATCH),
+      )
+    ).map(toRegistro);
+    filas += rows.length;
+    const tramo = verificarTramo(previo, rows);
+    if (ancla) anclaVista ??= rows.find((r) => r.seq === ancla.seq)?.hash;
+    previo = tramo.ultimo;
+    if (tramo.rotura) {
+      rotura = tramo.rotura;
+      break;
+    }
+    if (rows.length < VERIFY_BATCH) break;
+  }
+  if (!rotura && ancla) {
+    // The chain must still reach the anchor, with the anchored hash: a deleted tail falls short of it.
+    if (previo.seq < ancla.seq)
+      rotura = {
+        seq: previo.seq + 1,
+        motivo: `la cadena termina en la fila ${previo.seq}, antes del ancla publicada en ${ancla.seq}`,
+      };
+    else if (anclaVista?.toString('hex') !== ancla.hash)
+      rotura = { seq: ancla.seq, motivo: 'su hash no es el del ancla publicada' };
+  }
+  return { consistente: rotura === undefined, filas, rotura, ...(ancla ? { ancla } : {}) };
+}
+
+async function sumarFallos(db: Knex, ventana: Date, porDireccion: ReadonlyMap<string, number>): Promise<void> {
+  if (porDireccion.size === 0) return;
+  await withDbErrors(async () => {
+    for (const [direccion, intentos] of porDireccion) {
+      await db.raw(
+        'INSERT INTO fallos_autenticacion (direccion, ventana, intentos) VALUES (?, ?, ?) ON DUPLICATE KEY ' +
+          'UPDATE intentos = intentos + VALUES(intentos)',
+        [direccion, ventana, intentos],
+      );
+    }
+  });
+}
+
+async function cerrarVentanas(db: Knex, antesDe: Date, ventanaMs: number): Promise<number> {
+  const pendientes = await withDbErrors(() =>
+    db<{ direccion: string; ventana: Date }>('fallos_autenticacion')
+      .where('auditada', false)
+      .where('ventana', '<', antesDe)
+      .select('direccion', 'ventana')
+      .limit(500),
+  );
+  let escritas = 0;
+  for (const { direccion, ventana } of pendientes) {
+    const written = await writeTransaction(db, async (trx) => {
+      const [[row]] = (await trx.raw(
+        'SELECT intentos, auditada FROM fallos_autenticacion WHERE direccion = ? AND ventana = ? FOR UPDATE',
+        [direccion, ventana],
+      )) as [{ intentos: number; auditada: number }[]];
+      if (!row || row.auditada) return false;
+      await trx.raw('UPDATE fallos_autenticacion SET auditada = TRUE WHERE direccion = ? AND ventana = ?', [
+        direccion,
+        ventana,
+      ]);
+      return anexar(trx, {
+        eventoId: `fallos:${direccion}:${ventana.toISOString()}`,
+        accion: 'AutenticacionFallida',
+        recurso: '/autenticacion',
+        principalId: null,
+        usuario: '',
+        metodoAuth: '',
+        tokenId: null,
+        requestId: '',
+        direccion,
+        datos: jsonCanonico({
+          intentos: row.intentos,
+          desde: ventana.toISOString(),
+          hasta: new Date(ventana.getTime() + ventanaMs).toISOString(),
+        }),
+        ocurridoEn: new Date(ventana.getTime() + ventanaMs),
+      });
+    });
+    if (written) escritas++;
+  }
+  return escritas;
+}
+
+function anclar(
+  db: Knex,
+  deps: { onCommitted?: () => void },
+  evento: (cabeza: { seq: number; hash: string }) => OutboxEvent,
+): Promise<{ seq: number; hash: string } | undefined> {
+  return writeTransaction(
+    db,
+    async (trx) => {
+      const [[cabeza]] = (await trx.raw(
+        'SELECT seq, hash, anclada_seq FROM auditoria_cabeza WHERE id = 1 FOR UPDATE',
+      )) as [{ seq: number | string; hash: Buffer; anclada_seq: number | string }[]];
+      if (!cabeza || Number(cabeza.seq) === 0 || Number(cabeza.seq) === Number(cabeza.anclada_seq)) return undefined;
+      const head = { seq: Number(cabeza.seq), hash: Buffer.from(cabeza.hash).toString('hex') };
+      await enqueueEvent(trx, evento(head));
+      await trx.raw('UPDATE auditoria_cabeza SET anclada_seq = ? WHERE id = 1', [head.seq]);
+      return head;
+    },
+    { onCommitted: deps.onCommitted },
+  );
+}
+
 export function createAuditoriaStore(db: Knex, deps: { onCommitted?: () => void }): AuditoriaStore {
   return {
     anexar: (hecho) => writeTransaction(db, (trx) => anexar(trx, hecho)),
     anexarVarios: (hechos) => writeTransaction(db, (trx) => anexarVarios(trx, hechos)),
-
-    async listar(filtro) {
-      const rows = await withDbErrors(() => {
-        const q = db<RegistroRow>('auditoria')
-          .orderBy('seq', 'desc')
-          .limit(filtro.pageSize + 1);
-        if (filtro.antesDe !== null) q.where('seq', '<', filtro.antesDe);
-        if (filtro.principalId !== undefined) q.where('principal_id', filtro.principalId);
-        if (filtro.accion) q.where('accion', filtro.accion);
-        if (filtro.desde) q.where('ocurrido_en', '>=', filtro.desde);
-        if (filtro.hasta) q.where('ocurrido_en', '<', filtro.hasta);
-        return q;
-      });
-      return { registros: rows.slice(0, filtro.pageSize).map(toRegistro), hasMore: rows.length > filtro.pageSize };
-    },
-
-    async verificar(ancla) {
-      let previo: { seq: number; hash: Buffer } = { seq: 0, hash: GENESIS };
-      let rotura: Rotura;
-      let filas = 0;
-      let anclaVista: Buffer | undefined;
-      for (;;) {
-        const rows = (
-          await withDbErrors(() =>
-            db<RegistroRow>('auditoria').where('seq', '>', previo.seq).orderBy('seq').limit(VERIFY_BATCH),
-          )
-        ).map(toRegistro);
-        filas += rows.length;
-        const tramo = verificarTramo(previo, rows);
-        if (ancla) anclaVista ??= rows.find((r) => r.seq === ancla.seq)?.hash;
-        previo = tramo.ultimo;
-        if (tramo.rotura) {
-          rotura = tramo.rotura;
-          break;
-        }
-        if (rows.length < VERIFY_BATCH) break;
-      }
-      if (!rotura && ancla) {
-        // The chain must still reach the anchor, with the anchored hash: a deleted tail falls short of it.
-        if (previo.seq < ancla.seq)
-          rotura = {
-            seq: previo.seq + 1,
-            motivo: `la cadena termina en la fila ${previo.seq}, antes del ancla publicada en ${ancla.seq}`,
-          };
-        else if (anclaVista?.toString('hex') !== ancla.hash)
-          rotura = { seq: ancla.seq, motivo: 'su hash no es el del ancla publicada' };
-      }
-      return { consistente: rotura === undefined, filas, rotura, ...(ancla ? { ancla } : {}) };
-    },
-
-    async sumarFallos(ventana, porDireccion) {
-      if (porDireccion.size === 0) return;
-      await withDbErrors(async () => {
-        for (const [direccion, intentos] of porDireccion) {
-          await db.raw(
-            'INSERT INTO fallos_autenticacion (direccion, ventana, intentos) VALUES (?, ?, ?) ON DUPLICATE KEY ' +
-              'UPDATE intentos = intentos + VALUES(intentos)',
-            [direccion, ventana, intentos],
-          );
-        }
-      });
-    },
-
-    async cerrarVentanas(antesDe, ventanaMs) {
-      const pendientes = await withDbErrors(() =>
-        db<{ direccion: string; ventana: Date }>('fallos_autenticacion')
-          .where('auditada', false)
-          .where('ventana', '<', antesDe)
-          .select('direccion', 'ventana')
-          .limit(500),
-      );
-      let escritas = 0;
-      for (const { direccion, ventana } of pendientes) {
-        const written = await writeTransaction(db, async (trx) => {
-          const [[row]] = (await trx.raw(
-            'SELECT intentos, auditada FROM fallos_autenticacion WHERE direccion = ? AND ventana = ? FOR UPDATE',
-            [direccion, ventana],
-          )) as [{ intentos: number; auditada: number }[]];
-          if (!row || row.auditada) return false;
-          await trx.raw('UPDATE fallos_autenticacion SET auditada = TRUE WHERE direccion = ? AND ventana = ?', [
-            direccion,
-            ventana,
-          ]);
-          return anexar(trx, {
-            eventoId: `fallos:${direccion}:${ventana.toISOString()}`,
-            accion: 'AutenticacionFallida',
-            recurso: '/autenticacion',
-            principalId: null,
-            usuario: '',
-            metodoAuth: '',
-            tokenId: null,
-            requestId: '',
-            direccion,
-            datos: jsonCanonico({
-              intentos: row.intentos,
-              desde: ventana.toISOString(),
-              hasta: new Date(ventana.getTime() + ventanaMs).toISOString(),
-            }),
-            ocurridoEn: new Date(ventana.getTime() + ventanaMs),
-          });
-        });
-        if (written) escritas++;
-      }
-      return escritas;
-    },
-
-    anclar(evento) {
-      return writeTransaction(
-        db,
-        async (trx) => {
-          const [[cabeza]] = (await trx.raw(
-            'SELECT seq, hash, anclada_seq FROM auditoria_cabeza WHERE id = 1 FOR UPDATE',
-          )) as [{ seq: number | string; hash: Buffer; anclada_seq: number | string }[]];
-          if (!cabeza || Number(cabeza.seq) === 0 || Number(cabeza.seq) === Number(cabeza.anclada_seq))
-            return undefined;
-          const head = { seq: Number(cabeza.seq), hash: Buffer.from(cabeza.hash).toString('hex') };
-          await enqueueEvent(trx, evento(head));
-          await trx.raw('UPDATE auditoria_cabeza SET anclada_seq = ? WHERE id = 1', [head.seq]);
-          return head;
-        },
-        { onCommitted: deps.onCommitted },
-      );
-    },
+    listar: (filtro) => listar(db, filtro),
+    verificar: (ancla) => verificar(db, ancla),
+    sumarFallos: (ventana, porDireccion) => sumarFallos(db, ventana, porDireccion),
+    cerrarVentanas: (antesDe, ventanaMs) => cerrarVentanas(db, antesDe, ventanaMs),
+    anclar: (evento) => anclar(db, deps, evento),
   };
 }

@@ -104,187 +104,215 @@ const CREADO_SIN_SECRETO: ResultCodec = (() => {
 })();
 const TOKEN = jsonResultCodec(['expiraEn', 'fechaCreacion', 'revocadoEn', 'ultimoUso']);
 
-export function createTokenStore(
+export interface TokenStoreDeps {
+  events: IdentidadEvents;
+  onCommitted?: () => void;
+  idempotencyTtlSeconds: number;
+}
+
+const ctxOf = (w: Escritura, at: Date): WriteContext => ({
+  autor: w.autor,
+  at,
+  traceparent: w.caller.traceparent,
+  tracestate: w.caller.tracestate,
+});
+
+async function publicar(trx: Knex.Transaction, event: ReturnType<IdentidadEvents['token']>): Promise<void> {
+  await enqueueEvent(trx, event);
+  await anexar(trx, hechoDeEvento(event.envelope as unknown as SobreEvento));
+}
+
+function crear(
   db: Knex,
-  deps: { events: IdentidadEvents; onCommitted?: () => void; idempotencyTtlSeconds: number },
-): TokenStore {
-  const ctxOf = (w: Escritura, at: Date): WriteContext => ({
-    autor: w.autor,
-    at,
-    traceparent: w.caller.traceparent,
-    tracestate: w.caller.tracestate,
+  deps: TokenStoreDeps,
+  {
+    datos,
+    w,
+  }: { datos: { usuarioId: number; nombre: string; expiraEn: Date; alcance: Permisos | null }; w: Escritura },
+): Promise<TokenCreado> {
+  return writeTransaction(
+    db,
+    async (trx) => {
+      const at = nowToSecond();
+      const secreto = nuevoSecreto();
+      const alcance = datos.alcance === null ? null : aLista(datos.alcance);
+      const [insertId] = await trx('tokens').insert({
+        usuario_id: datos.usuarioId,
+        nombre: datos.nombre,
+        hash_secreto: hashDeSecreto(secreto),
+        alcance: alcance === null ? null : JSON.stringify(alcance),
+        expira_en: datos.expiraEn,
+        fecha_creacion: at,
+      });
+      // The counter set back below a retired id while serving (the start moves it past them): refuse, not reuse.
+      if (await trx('tokens_retirados').where({ token_id: insertId }).first()) {
+        throw new Error(`token id counter at retired id ${insertId}: restart identidad-svc to move it past them`);
+      }
+      const token: Token = {
+        id: Number(insertId),
+        usuarioId: datos.usuarioId,
+        nombre: datos.nombre,
+        expiraEn: datos.expiraEn,
+        alcance,
+        fechaCreacion: at,
+        revocadoEn: null,
+        ultimoUso: null,
+      };
+      await publicar(trx, deps.events.token('TokenCreado', token, ctxOf(w, at)));
+      return { token, secreto: textoDeToken(token.id, secreto) };
+    },
+    {
+      onCommitted: deps.onCommitted,
+      idempotency: { key: w.caller.idempotency, codec: CREADO_SIN_SECRETO, ttlSeconds: deps.idempotencyTtlSeconds },
+      signal: w.caller.signal,
+    },
+  );
+}
+
+async function paraAutenticar(db: Knex, id: number): Promise<{ token: Token; hash: Buffer } | undefined> {
+  const row = await withDbErrors(() => db<TokenRow>('tokens').where({ id }).first());
+  return row ? { token: toToken(row), hash: Buffer.from(row.hash_secreto) } : undefined;
+}
+
+async function obtener(db: Knex, id: number): Promise<Token> {
+  const row = await withDbErrors(() => db<TokenRow>('tokens').where({ id }).first());
+  if (!row) throw new NotFoundError(`No existe el token con id ${id}`);
+  return toToken(row);
+}
+
+async function listar(
+  db: Knex,
+  { usuarioId, afterId, pageSize }: { usuarioId: number; afterId: number | null; pageSize: number },
+): Promise<{ tokens: Token[]; hasMore: boolean }> {
+  const rows = await withDbErrors(() => {
+    const q = db<TokenRow>('tokens')
+      .where({ usuario_id: usuarioId })
+      .orderBy('id')
+      .limit(pageSize + 1);
+    if (afterId !== null) q.where('id', '>', afterId);
+    return q;
   });
+  return { tokens: rows.slice(0, pageSize).map(toToken), hasMore: rows.length > pageSize };
+}
 
-  async function publicar(trx: Knex.Transaction, event: ReturnType<IdentidadEvents['token']>): Promise<void> {
-    await enqueueEvent(trx, event);
-    await anexar(trx, hechoDeEvento(event.envelope as unknown as SobreEvento));
-  }
-
-  return {
-    crear(datos, w) {
-      return writeTransaction(
-        db,
-        async (trx) => {
-          const at = nowToSecond();
-          const secreto = nuevoSecreto();
-          const alcance = datos.alcance === null ? null : aLista(datos.alcance);
-          const [insertId] = await trx('tokens').insert({
-            usuario_id: datos.usuarioId,
-            nombre: datos.nombre,
-            hash_secreto: hashDeSecreto(secreto),
-            alcance: alcance === null ? null : JSON.stringify(alcance),
-            expira_en: datos.expiraEn,
-            fecha_creacion: at,
-          });
-          // The counter set back below a retired id while serving (the start moves it past them): refuse, not reuse.
-          if (await trx('tokens_retirados').where({ token_id: insertId }).first()) {
-            throw new Error(`token id counter at retired id ${insertId}: restart identidad-svc to move it past them`);
-          }
-          const token: Token = {
-            id: Number(insertId),
-            usuarioId: datos.usuarioId,
-            nombre: datos.nombre,
-            expiraEn: datos.expiraEn,
-            alcance,
-            fechaCreacion: at,
-            revocadoEn: null,
-            ultimoUso: null,
-          };
-          await publicar(trx, deps.events.token('TokenCreado', token, ctxOf(w, at)));
-          return { token, secreto: textoDeToken(token.id, secreto) };
-        },
-        {
-          onCommitted: deps.onCommitted,
-          idempotency: { key: w.caller.idempotency, codec: CREADO_SIN_SECRETO, ttlSeconds: deps.idempotencyTtlSeconds },
-          signal: w.caller.signal,
-        },
-      );
-    },
-
-    async paraAutenticar(id) {
-      const row = await withDbErrors(() => db<TokenRow>('tokens').where({ id }).first());
-      return row ? { token: toToken(row), hash: Buffer.from(row.hash_secreto) } : undefined;
-    },
-
-    async obtener(id) {
-      const row = await withDbErrors(() => db<TokenRow>('tokens').where({ id }).first());
+function revocar(
+  db: Knex,
+  deps: TokenStoreDeps,
+  { id, w, autorizar }: { id: number; w: Escritura; autorizar: (token: Token) => void },
+): Promise<Token> {
+  return writeTransaction(
+    db,
+    async (trx) => {
+      const row = await trx<TokenRow>('tokens').where({ id }).forUpdate().first();
       if (!row) throw new NotFoundError(`No existe el token con id ${id}`);
-      return toToken(row);
+      const token = toToken(row);
+      autorizar(token);
+      if (token.revocadoEn !== null) return token;
+      const at = nowToSecond();
+      await trx('tokens').where({ id }).update({ revocado_en: at, revocado_por: w.autor.principalId });
+      const revocado = { ...token, revocadoEn: at };
+      await publicar(trx, deps.events.token('TokenRevocado', revocado, ctxOf(w, at)));
+      return revocado;
     },
+    {
+      onCommitted: deps.onCommitted,
+      idempotency: { key: w.caller.idempotency, codec: TOKEN, ttlSeconds: deps.idempotencyTtlSeconds },
+      signal: w.caller.signal,
+    },
+  );
+}
 
-    async listar(usuarioId, afterId, pageSize) {
-      const rows = await withDbErrors(() => {
-        const q = db<TokenRow>('tokens')
-          .where({ usuario_id: usuarioId })
-          .orderBy('id')
-          .limit(pageSize + 1);
-        if (afterId !== null) q.where('id', '>', afterId);
-        return q;
+function asegurarDeclarado(
+  db: Knex,
+  deps: TokenStoreDeps,
+  { declarado, w }: { declarado: TokenDeclarado; w: Escritura },
+): Promise<'creado' | 'renovado' | 'revocado' | 'retirado'> {
+  return writeTransaction(
+    db,
+    async (trx) => {
+      const row = await trx<TokenRow>('tokens').where({ id: declarado.id }).forUpdate().first();
+      const hash = hashDeSecreto(declarado.secreto);
+      if (row && (row.usuario_id !== declarado.usuarioId || !timingSafeEqual(Buffer.from(row.hash_secreto), hash))) {
+        throw new FailedPreconditionError(
+          `el token ${declarado.id} ya existe con otro dueño u otro secreto: declare otro id para rotarlo`,
+        );
+      }
+      if (row?.revocado_en) return 'revocado' as const;
+      if (row) {
+        await trx('tokens').where({ id: declarado.id }).update({ expira_en: declarado.expiraEn });
+        return 'renovado' as const;
+      }
+      // Retired since the caller looked (its owner deleted meanwhile): the declared secret never comes back.
+      if (await trx('tokens_retirados').where({ token_id: declarado.id }).forShare().first()) {
+        return 'retirado' as const;
+      }
+      const at = nowToSecond();
+      await trx('tokens').insert({
+        id: declarado.id,
+        usuario_id: declarado.usuarioId,
+        nombre: declarado.nombre,
+        hash_secreto: hash,
+        alcance: null,
+        expira_en: declarado.expiraEn,
+        fecha_creacion: at,
       });
-      return { tokens: rows.slice(0, pageSize).map(toToken), hasMore: rows.length > pageSize };
+      const token: Token = {
+        id: declarado.id,
+        usuarioId: declarado.usuarioId,
+        nombre: declarado.nombre,
+        expiraEn: declarado.expiraEn,
+        alcance: null,
+        fechaCreacion: at,
+        revocadoEn: null,
+        ultimoUso: null,
+      };
+      await publicar(trx, deps.events.token('TokenCreado', token, ctxOf(w, at)));
+      return 'creado' as const;
     },
+    { onCommitted: deps.onCommitted },
+  );
+}
 
-    revocar(id, w, autorizar) {
-      return writeTransaction(
-        db,
-        async (trx) => {
-          const row = await trx<TokenRow>('tokens').where({ id }).forUpdate().first();
-          if (!row) throw new NotFoundError(`No existe el token con id ${id}`);
-          const token = toToken(row);
-          autorizar(token);
-          if (token.revocadoEn !== null) return token;
-          const at = nowToSecond();
-          await trx('tokens').where({ id }).update({ revocado_en: at, revocado_por: w.autor.principalId });
-          const revocado = { ...token, revocadoEn: at };
-          await publicar(trx, deps.events.token('TokenRevocado', revocado, ctxOf(w, at)));
-          return revocado;
-        },
-        {
-          onCommitted: deps.onCommitted,
-          idempotency: { key: w.caller.idempotency, codec: TOKEN, ttlSeconds: deps.idempotencyTtlSeconds },
-          signal: w.caller.signal,
-        },
-      );
-    },
+async function retiro(db: Knex, id: number): Promise<MotivoRetiro | undefined> {
+  const row = await withDbErrors(() =>
+    db<{ token_id: number; motivo: MotivoRetiro }>('tokens_retirados').where({ token_id: id }).first('motivo'),
+  );
+  return row?.motivo;
+}
 
-    asegurarDeclarado(declarado, w) {
-      return writeTransaction(
-        db,
-        async (trx) => {
-          const row = await trx<TokenRow>('tokens').where({ id: declarado.id }).forUpdate().first();
-          const hash = hashDeSecreto(declarado.secreto);
-          if (
-            row &&
-            (row.usuario_id !== declarado.usuarioId || !timingSafeEqual(Buffer.from(row.hash_secreto), hash))
-          ) {
-            throw new FailedPreconditionError(
-              `el token ${declarado.id} ya existe con otro dueño u otro secreto: declare otro id para rotarlo`,
-            );
-          }
-          if (row?.revocado_en) return 'revocado' as const;
-          if (row) {
-            await trx('tokens').where({ id: declarado.id }).update({ expira_en: declarado.expiraEn });
-            return 'renovado' as const;
-          }
-          // Retired since the caller looked (its owner deleted meanwhile): the declared secret never comes back.
-          if (await trx('tokens_retirados').where({ token_id: declarado.id }).forShare().first()) {
-            return 'retirado' as const;
-          }
-          const at = nowToSecond();
-          await trx('tokens').insert({
-            id: declarado.id,
-            usuario_id: declarado.usuarioId,
-            nombre: declarado.nombre,
-            hash_secreto: hash,
-            alcance: null,
-            expira_en: declarado.expiraEn,
-            fecha_creacion: at,
-          });
-          const token: Token = {
-            id: declarado.id,
-            usuarioId: declarado.usuarioId,
-            nombre: declarado.nombre,
-            expiraEn: declarado.expiraEn,
-            alcance: null,
-            fechaCreacion: at,
-            revocadoEn: null,
-            ultimoUso: null,
-          };
-          await publicar(trx, deps.events.token('TokenCreado', token, ctxOf(w, at)));
-          return 'creado' as const;
-        },
-        { onCommitted: deps.onCommitted },
-      );
-    },
+async function apartarIdsRetirados(db: Knex): Promise<number | undefined> {
+  return withDbErrors(async () => {
+    const [[estado]] = (await db.raw(
+      `SELECT t.AUTO_INCREMENT AS siguiente, (SELECT MAX(token_id) FROM tokens_retirados) AS retirado
+         FROM information_schema.TABLES t WHERE t.TABLE_SCHEMA = DATABASE() AND t.TABLE_NAME = 'tokens'`,
+    )) as [{ siguiente: number | string | null; retirado: number | null }[]];
+    if (!estado || estado.retirado === null || Number(estado.siguiente) > estado.retirado) return undefined;
+    // Only ever raised: InnoDB keeps it at or above the highest row's id plus one.
+    await db.raw('ALTER TABLE tokens AUTO_INCREMENT = ?', [estado.retirado + 1]);
+    return estado.retirado + 1;
+  });
+}
 
-    async retiro(id) {
-      const row = await withDbErrors(() =>
-        db<{ token_id: number; motivo: MotivoRetiro }>('tokens_retirados').where({ token_id: id }).first('motivo'),
-      );
-      return row?.motivo;
-    },
+async function marcarUso(db: Knex, id: number): Promise<void> {
+  await withDbErrors(() =>
+    db.raw(
+      'UPDATE tokens SET ultimo_uso = CURRENT_TIMESTAMP WHERE id = ? AND (ultimo_uso IS NULL OR ultimo_uso <= ' +
+        'CURRENT_TIMESTAMP - INTERVAL 60 SECOND)',
+      [id],
+    ),
+  );
+}
 
-    async apartarIdsRetirados() {
-      return withDbErrors(async () => {
-        const [[estado]] = (await db.raw(
-          `SELECT t.AUTO_INCREMENT AS siguiente, (SELECT MAX(token_id) FROM tokens_retirados) AS retirado
-             FROM information_schema.TABLES t WHERE t.TABLE_SCHEMA = DATABASE() AND t.TABLE_NAME = 'tokens'`,
-        )) as [{ siguiente: number | string | null; retirado: number | null }[]];
-        if (!estado || estado.retirado === null || Number(estado.siguiente) > estado.retirado) return undefined;
-        // Only ever raised: InnoDB keeps it at or above the highest row's id plus one.
-        await db.raw('ALTER TABLE tokens AUTO_INCREMENT = ?', [estado.retirado + 1]);
-        return estado.retirado + 1;
-      });
-    },
-
-    async marcarUso(id) {
-      await withDbErrors(() =>
-        db.raw(
-          'UPDATE tokens SET ultimo_uso = CURRENT_TIMESTAMP WHERE id = ? AND (ultimo_uso IS NULL OR ultimo_uso <= ' +
-            'CURRENT_TIMESTAMP - INTERVAL 60 SECOND)',
-          [id],
-        ),
-      );
-    },
+export function createTokenStore(db: Knex, deps: TokenStoreDeps): TokenStore {
+  return {
+    crear: (datos, w) => crear(db, deps, { datos, w }),
+    paraAutenticar: (id) => paraAutenticar(db, id),
+    obtener: (id) => obtener(db, id),
+    listar: (usuarioId, afterId, pageSize) => listar(db, { usuarioId, afterId, pageSize }),
+    revocar: (id, w, autorizar) => revocar(db, deps, { id, w, autorizar }),
+    asegurarDeclarado: (declarado, w) => asegurarDeclarado(db, deps, { declarado, w }),
+    retiro: (id) => retiro(db, id),
+    apartarIdsRetirados: () => apartarIdsRetirados(db),
+    marcarUso: (id) => marcarUso(db, id),
   };
 }

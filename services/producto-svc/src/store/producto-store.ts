@@ -215,273 +215,308 @@ function recordedReport(recorded: unknown): UnassignReport {
 
 const RESULTS = jsonResultCodec(['fechaCreacion', 'fechaActualizacion']);
 
-export function createProductoStore(db: Knex, deps: ProductoStoreDeps): ProductoStore {
-  const { events } = deps;
+function write<T>(
+  db: Knex,
+  deps: ProductoStoreDeps,
+  context: WriteContext,
+  work: (trx: Knex.Transaction) => Promise<T>,
+): Promise<T> {
+  return writeTransaction(db, work, {
+    onCommitted: deps.onCommitted,
+    idempotency: { key: context.idempotency, codec: RESULTS, ttlSeconds: deps.idempotencyTtlSeconds },
+    signal: context.signal,
+  });
+}
 
-  function write<T>(context: WriteContext, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-    return writeTransaction(db, work, {
-      onCommitted: deps.onCommitted,
-      idempotency: { key: context.idempotency, codec: RESULTS, ttlSeconds: deps.idempotencyTtlSeconds },
-      signal: context.signal,
-    });
+async function selectById(db: Knex, id: number): Promise<Producto | undefined> {
+  const rows = await executePrepared<ProductoRow>(db, SELECT_BY_ID, [id]);
+  return rows[0] ? fromRow(rows[0]) : undefined;
+}
+
+/** Concurrent writes of one product serialise, so their events enter the outbox in commit order. */
+async function lockById(trx: Knex.Transaction, id: number): Promise<Producto> {
+  const row = await trx<ProductoRow>(TABLE)
+    .select(...COLUMNS)
+    .where({ id })
+    .forUpdate()
+    .first();
+  if (!row) throw notFound(id);
+  return fromRow(row);
+}
+
+/** `complete` when fewer than `limit` rows pointed at the warehouse and all fit the event byte budget. */
+async function unassignChunk(
+  trx: Knex.Transaction,
+  deps: ProductoStoreDeps,
+  { bodegaId, context, limit }: { bodegaId: number; context: WriteContext; limit: number },
+): Promise<{ productos: Producto[]; complete: boolean }> {
+  const rows = await trx<ProductoRow>(TABLE)
+    .select(...COLUMNS)
+    .where({ bodega_id: bodegaId })
+    .orderBy('id')
+    .limit(limit)
+    .forUpdate();
+  const at = nowToSecond();
+  const productos: Producto[] = [];
+  const chunkEvents = [];
+  let bytes = 0;
+  for (const row of rows) {
+    const producto: Producto = { ...fromRow(row), bodegaId: null, fechaActualizacion: at, version: row.version + 1 };
+    // The WHERE above makes bodegaId the one value that changed.
+    const event = deps.events.updated(producto, ['bodegaId'], context);
+    bytes += jsonBytes(event.envelope);
+    if (productos.length > 0 && bytes > UNASSIGN_CHUNK_EVENT_BYTES) break;
+    productos.push(producto);
+    chunkEvents.push(event);
   }
-
-  async function selectById(id: number): Promise<Producto | undefined> {
-    const rows = await executePrepared<ProductoRow>(db, SELECT_BY_ID, [id]);
-    return rows[0] ? fromRow(rows[0]) : undefined;
+  if (productos.length > 0) {
+    await trx(TABLE)
+      .whereIn(
+        'id',
+        productos.map((producto) => producto.id),
+      )
+      .update({ bodega_id: null, fecha_actualizacion: at, version: trx.raw('version + 1') });
+    await enqueueEvents(trx, chunkEvents);
   }
+  return { productos, complete: rows.length < limit && productos.length === rows.length };
+}
 
-  /** Concurrent writes of one product serialise, so their events enter the outbox in commit order. */
-  async function lockById(trx: Knex.Transaction, id: number): Promise<Producto> {
-    const row = await trx<ProductoRow>(TABLE)
-      .select(...COLUMNS)
-      .where({ id })
-      .forUpdate()
-      .first();
-    if (!row) throw notFound(id);
-    return fromRow(row);
+/**
+ * Called AFTER the write's INSERT/UPDATE, which closes the race with
+ * recordBodegaEliminada + unassignBodega at any isolation level: either this
+ * read sees the record, or the unassignment's locking scan meets the row.
+ */
+async function refuseBodegaEliminada(trx: Knex.Transaction, bodegaId: number | null | undefined): Promise<void> {
+  if (bodegaId === null || bodegaId === undefined) return;
+  const row = await trx<{ bodega_id: number }>(BODEGAS_ELIMINADAS)
+    .select('bodega_id')
+    .where({ bodega_id: bodegaId })
+    .forShare()
+    .first();
+  if (row) throw bodegaEliminadaError(bodegaId);
+}
+
+/**
+ * refuseBodegaEliminada, then the outbox row: with sentenciasJuntas both in one round trip. The row
+ * is written before the check answers; a refusal throws, and the transaction (row included) rolls back.
+ */
+async function refuseBodegaEliminadaYEncolar(
+  trx: Knex.Transaction,
+  deps: ProductoStoreDeps,
+  bodegaId: number | null | undefined,
+  event: OutboxEvent,
+): Promise<void> {
+  if (bodegaId === null || bodegaId === undefined || !deps.sentenciasJuntas) {
+    await refuseBodegaEliminada(trx, bodegaId);
+    await enqueueEvent(trx, event);
+    return;
   }
+  const check = trx(BODEGAS_ELIMINADAS)
+    .select('bodega_id')
+    .where({ bodega_id: bodegaId })
+    .limit(1)
+    .forShare()
+    .toSQL()
+    .toNative();
+  const insert = outboxInsert(trx, [event])!.toSQL().toNative();
+  const [[eliminada]] = (await trx.raw(`${check.sql};\n${insert.sql}`, [
+    ...(check.bindings as Knex.RawBinding[]),
+    ...(insert.bindings as Knex.RawBinding[]),
+  ])) as [[unknown[], unknown]];
+  if (eliminada.length > 0) throw bodegaEliminadaError(bodegaId);
+}
 
-  /** `complete` when fewer than `limit` rows pointed at the warehouse and all fit the event byte budget. */
-  async function unassignChunk(
-    trx: Knex.Transaction,
-    bodegaId: number,
-    context: WriteContext,
-    limit: number,
-  ): Promise<{ productos: Producto[]; complete: boolean }> {
-    const rows = await trx<ProductoRow>(TABLE)
-      .select(...COLUMNS)
-      .where({ bodega_id: bodegaId })
-      .orderBy('id')
-      .limit(limit)
-      .forUpdate();
+function create(
+  db: Knex,
+  deps: ProductoStoreDeps,
+  { producto, context }: { producto: NewProducto; context: WriteContext },
+): Promise<Producto> {
+  return write(db, deps, context, async (trx) => {
     const at = nowToSecond();
-    const productos: Producto[] = [];
-    const chunkEvents = [];
-    let bytes = 0;
-    for (const row of rows) {
-      const producto: Producto = { ...fromRow(row), bodegaId: null, fechaActualizacion: at, version: row.version + 1 };
-      // The WHERE above makes bodegaId the one value that changed.
-      const event = events.updated(producto, ['bodegaId'], context);
-      bytes += jsonBytes(event.envelope);
-      if (productos.length > 0 && bytes > UNASSIGN_CHUNK_EVENT_BYTES) break;
-      productos.push(producto);
-      chunkEvents.push(event);
-    }
-    if (productos.length > 0) {
-      await trx(TABLE)
-        .whereIn(
-          'id',
-          productos.map((producto) => producto.id),
-        )
-        .update({ bodega_id: null, fecha_actualizacion: at, version: trx.raw('version + 1') });
-      await enqueueEvents(trx, chunkEvents);
-    }
-    return { productos, complete: rows.length < limit && productos.length === rows.length };
-  }
+    const [id] = await trx(TABLE).insert({
+      ...toColumns(producto),
+      fecha_creacion: at,
+      fecha_actualizacion: at,
+    });
+    // Not read back: the domain gave precio and nombre their stored form, and `at` is whole seconds.
+    const stored: Producto = { id: Number(id), ...producto, fechaCreacion: at, fechaActualizacion: at, version: 1 };
+    await refuseBodegaEliminadaYEncolar(trx, deps, producto.bodegaId, deps.events.created(stored, context));
+    return stored;
+  });
+}
 
+async function get(db: Knex, id: number): Promise<Producto> {
+  const producto = await withDbErrors(() => selectById(db, id));
+  if (!producto) throw notFound(id);
+  return producto;
+}
+
+function list(db: Knex, query: ProductoQuery): Promise<ProductoPage> {
   /**
-   * Called AFTER the write's INSERT/UPDATE, which closes the race with
-   * recordBodegaEliminada + unassignBodega at any isolation level: either this
-   * read sees the record, or the unassignment's locking scan meets the row.
+   * The ids of each warehouse's first `max` products numbered by id from `desdeId` on, before the page's own
+   * start applies: a warehouse's count does not depend on where a page ended. Only `id` and `bodega_id` are
+   * numbered (the `bodega_id` index covers them); the page's columns are read for the page's rows alone.
    */
-  async function refuseBodegaEliminada(trx: Knex.Transaction, bodegaId: number | null | undefined): Promise<void> {
-    if (bodegaId === null || bodegaId === undefined) return;
-    const row = await trx<{ bodega_id: number }>(BODEGAS_ELIMINADAS)
-      .select('bodega_id')
-      .where({ bodega_id: bodegaId })
-      .forShare()
-      .first();
-    if (row) throw bodegaEliminadaError(bodegaId);
-  }
-
-  /**
-   * refuseBodegaEliminada, then the outbox row: with sentenciasJuntas both in one round trip. The row
-   * is written before the check answers; a refusal throws, and the transaction (row included) rolls back.
-   */
-  async function refuseBodegaEliminadaYEncolar(
-    trx: Knex.Transaction,
-    bodegaId: number | null | undefined,
-    event: OutboxEvent,
-  ): Promise<void> {
-    if (bodegaId === null || bodegaId === undefined || !deps.sentenciasJuntas) {
-      await refuseBodegaEliminada(trx, bodegaId);
-      await enqueueEvent(trx, event);
-      return;
-    }
-    const check = trx(BODEGAS_ELIMINADAS)
-      .select('bodega_id')
-      .where({ bodega_id: bodegaId })
-      .limit(1)
-      .forShare()
-      .toSQL()
-      .toNative();
-    const insert = outboxInsert(trx, [event])!.toSQL().toNative();
-    const [[eliminada]] = (await trx.raw(`${check.sql};\n${insert.sql}`, [
-      ...(check.bindings as Knex.RawBinding[]),
-      ...(insert.bindings as Knex.RawBinding[]),
-    ])) as [[unknown[], unknown]];
-    if (eliminada.length > 0) throw bodegaEliminadaError(bodegaId);
-  }
-
-  return {
-    create(producto, context) {
-      return write(context, async (trx) => {
-        const at = nowToSecond();
-        const [id] = await trx(TABLE).insert({
-          ...toColumns(producto),
-          fecha_creacion: at,
-          fecha_actualizacion: at,
-        });
-        // Not read back: the domain gave precio and nombre their stored form, and `at` is whole seconds.
-        const stored: Producto = { id: Number(id), ...producto, fechaCreacion: at, fechaActualizacion: at, version: 1 };
-        await refuseBodegaEliminadaYEncolar(trx, producto.bodegaId, events.created(stored, context));
-        return stored;
-      });
-    },
-
-    async get(id) {
-      const producto = await withDbErrors(() => selectById(id));
-      if (!producto) throw notFound(id);
-      return producto;
-    },
-
-    list(query) {
-      /**
-       * The ids of each warehouse's first `max` products numbered by id from `desdeId` on, before the page's own
-       * start applies: a warehouse's count does not depend on where a page ended. Only `id` and `bodega_id` are
-       * numbered (the `bodega_id` index covers them); the page's columns are read for the page's rows alone.
-       */
-      const porBodega = (
-        { max, desdeId }: { max: number; desdeId: number | null },
-        filtered: (q: Knex.QueryBuilder) => Knex.QueryBuilder,
-      ): Knex.QueryBuilder => {
-        const numbered = filtered(
-          db(TABLE).select('id', db.raw('ROW_NUMBER() OVER (PARTITION BY `bodega_id` ORDER BY `id`) AS `n_de_bodega`')),
-        );
-        if (desdeId !== null) numbered.where('id', '>', desdeId);
-        return db.from(numbered.as('numerados')).select('id').where('n_de_bodega', '<=', max);
-      };
-      return withDbErrors(async () => {
-        const filtered = (q: Knex.QueryBuilder) => {
-          if (query.bodegaIds.length > 0) q.whereIn('bodega_id', query.bodegaIds);
-          if (query.ids.length > 0) q.whereIn('id', query.ids);
-          if (query.nombreContains !== null) {
-            q.whereRaw("nombre LIKE ? ESCAPE '!'", [containsPattern(query.nombreContains)]);
-          }
-          return q;
-        };
-        const prepared = preparedListOf(query);
-        let rows: ProductoRow[];
-        if (query.porBodega) {
-          const q: Knex.QueryBuilder = db(TABLE)
-            .select(db.raw(listColumns(query.conDescripcion)))
-            .whereIn('id', porBodega(query.porBodega, filtered))
-            .orderBy('id')
-            .limit(query.pageSize + 1);
-          if (query.skip > 0) q.offset(query.skip);
-          if (query.afterId !== null) q.where('id', '>', query.afterId);
-          rows = (await q) as ProductoRow[];
-        } else if (prepared) {
-          rows = await executePrepared<ProductoRow>(db, prepared.sql, prepared.values);
-        } else {
-          const q = filtered(
-            db<ProductoRow>(TABLE)
-              .select(db.raw(listColumns(query.conDescripcion)))
-              .orderBy('id')
-              .limit(query.pageSize + 1),
-          );
-          if (query.skip > 0) q.offset(query.skip);
-          if (query.afterId !== null) q.where('id', '>', query.afterId);
-          rows = (await q) as ProductoRow[];
-        }
-        const page: ProductoPage = {
-          productos: rows.slice(0, query.pageSize).map(fromRow),
-          hasMore: rows.length > query.pageSize,
-        };
-        if (query.includeTotalSize) {
-          const counted: Knex.QueryBuilder = query.porBodega
-            ? db.from(porBodega(query.porBodega, filtered).as('de_bodega'))
-            : filtered(db(TABLE));
-          const [count] = await counted.count<{ n: number | string }[]>({ n: '*' });
-          page.totalSize = Number(count?.n ?? 0);
-        }
-        return page;
-      });
-    },
-
-    update(id, changes, context, expectedVersion, conteo) {
-      return write(context, async (trx) => {
-        const current = await lockById(trx, id);
-        requireVersion(current, expectedVersion);
-        const stored: Producto = {
-          ...current,
-          ...changes,
-          fechaActualizacion: nowToSecond(),
-          version: current.version + 1,
-        };
-        await trx(TABLE)
-          .where({ id })
-          .update({
-            ...toColumns(changes),
-            ...conteoMigra(changes),
-            fecha_actualizacion: stored.fechaActualizacion,
-            version: stored.version,
-          });
-        await refuseBodegaEliminada(trx, changes.bodegaId);
-        if (conteo) await conteo(stored);
-        await enqueueEvent(trx, events.updated(stored, changedFields(PRODUCTO_CAMPOS, current, stored), context));
-        return stored;
-      });
-    },
-
-    delete(id, context, expectedVersion) {
-      return write(context, async (trx) => {
-        const current = await lockById(trx, id);
-        requireVersion(current, expectedVersion);
-        await trx(TABLE).where({ id }).del();
-        await enqueueEvent(trx, events.deleted(current, context, nowToSecond()));
-      });
-    },
-
-    wasDeleted(id) {
-      return withDbErrors(() => wasDeleted(db, TABLE, id));
-    },
-
-    recordBodegaEliminada(bodegaId) {
-      return withDbErrors(async () => {
-        await db.raw(`INSERT IGNORE INTO ${BODEGAS_ELIMINADAS} (bodega_id) VALUES (?)`, [bodegaId]);
-      });
-    },
-
-    async unassignBodega(bodegaId, context, maxChunks = 0) {
-      const key = context.idempotency;
-      // Without a key the report is this call's; with one, the record's.
-      let report = EMPTY_REPORT;
-      let unassigned = 0;
-      for (let chunks = 1; ; chunks++) {
-        const step = await writeTransaction(
-          db,
-          async (trx) => {
-            let before = report;
-            if (key) {
-              const recorded = await claimResumableIdempotencyKey(trx, key);
-              before = recorded === undefined ? EMPTY_REPORT : recordedReport(RESULTS.decode(recorded));
-              if (before.complete) return { report: before, chunk: 0, replayed: true };
-            }
-            const chunk = await unassignChunk(trx, bodegaId, context, UNASSIGN_CHUNK_ROWS);
-            const after = addToReport(before, chunk.productos, chunk.complete);
-            if (key) await recordIdempotentResult(trx, key, RESULTS.encode(after), deps.idempotencyTtlSeconds);
-            return { report: after, chunk: chunk.productos.length, replayed: false };
-          },
-          { onCommitted: deps.onCommitted },
-        );
-        // A replay only when this call changed nothing (another call may have finished between two chunks).
-        if (step.replayed && unassigned === 0 && key) key.replayed = true;
-        report = step.report;
-        unassigned += step.chunk;
-        if (report.complete || chunks === maxChunks) return report;
+  const porBodega = (
+    { max, desdeId }: { max: number; desdeId: number | null },
+    filtered: (q: Knex.QueryBuilder) => Knex.QueryBuilder,
+  ): Knex.QueryBuilder => {
+    const numbered = filtered(
+      db(TABLE).select('id', db.raw('ROW_NUMBER() OVER (PARTITION BY `bodega_id` ORDER BY `id`) AS `n_de_bodega`')),
+    );
+    if (desdeId !== null) numbered.where('id', '>', desdeId);
+    return db.from(numbered.as('numerados')).select('id').where('n_de_bodega', '<=', max);
+  };
+  return withDbErrors(async () => {
+    const filtered = (q: Knex.QueryBuilder) => {
+      if (query.bodegaIds.length > 0) q.whereIn('bodega_id', query.bodegaIds);
+      if (query.ids.length > 0) q.whereIn('id', query.ids);
+      if (query.nombreContains !== null) {
+        q.whereRaw("nombre LIKE ? ESCAPE '!'", [containsPattern(query.nombreContains)]);
       }
-    },
+      return q;
+    };
+    const prepared = preparedListOf(query);
+    let rows: ProductoRow[];
+    if (query.porBodega) {
+      const q: Knex.QueryBuilder = db(TABLE)
+        .select(db.raw(listColumns(query.conDescripcion)))
+        .whereIn('id', porBodega(query.porBodega, filtered))
+        .orderBy('id')
+        .limit(query.pageSize + 1);
+      if (query.skip > 0) q.offset(query.skip);
+      if (query.afterId !== null) q.where('id', '>', query.afterId);
+      rows = (await q) as ProductoRow[];
+    } else if (prepared) {
+      rows = await executePrepared<ProductoRow>(db, prepared.sql, prepared.values);
+    } else {
+      const q = filtered(
+        db<ProductoRow>(TABLE)
+          .select(db.raw(listColumns(query.conDescripcion)))
+          .orderBy('id')
+          .limit(query.pageSize + 1),
+      );
+      if (query.skip > 0) q.offset(query.skip);
+      if (query.afterId !== null) q.where('id', '>', query.afterId);
+      rows = (await q) as ProductoRow[];
+    }
+    const page: ProductoPage = {
+      productos: rows.slice(0, query.pageSize).map(fromRow),
+      hasMore: rows.length > query.pageSize,
+    };
+    if (query.includeTotalSize) {
+      const counted: Knex.QueryBuilder = query.porBodega
+        ? db.from(porBodega(query.porBodega, filtered).as('de_bodega'))
+        : filtered(db(TABLE));
+      const [count] = await counted.count<{ n: number | string }[]>({ n: '*' });
+      page.totalSize = Number(count?.n ?? 0);
+    }
+    return page;
+  });
+}
+
+function update(
+  db: Knex,
+  deps: ProductoStoreDeps,
+  {
+    id,
+    changes,
+    context,
+    expectedVersion,
+    conteo,
+  }: { id: number; changes: ProductoChanges; context: WriteContext; expectedVersion?: number; conteo?: Conteo },
+): Promise<Producto> {
+  return write(db, deps, context, async (trx) => {
+    const current = await lockById(trx, id);
+    requireVersion(current, expectedVersion);
+    const stored: Producto = {
+      ...current,
+      ...changes,
+      fechaActualizacion: nowToSecond(),
+      version: current.version + 1,
+    };
+    await trx(TABLE)
+      .where({ id })
+      .update({
+        ...toColumns(changes),
+        ...conteoMigra(changes),
+        fecha_actualizacion: stored.fechaActualizacion,
+        version: stored.version,
+      });
+    await refuseBodegaEliminada(trx, changes.bodegaId);
+    if (conteo) await conteo(stored);
+    await enqueueEvent(trx, deps.events.updated(stored, changedFields(PRODUCTO_CAMPOS, current, stored), context));
+    return stored;
+  });
+}
+
+function deleteProducto(
+  db: Knex,
+  deps: ProductoStoreDeps,
+  { id, context, expectedVersion }: { id: number; context: WriteContext; expectedVersion?: number },
+): Promise<void> {
+  return write(db, deps, context, async (trx) => {
+    const current = await lockById(trx, id);
+    requireVersion(current, expectedVersion);
+    await trx(TABLE).where({ id }).del();
+    await enqueueEvent(trx, deps.events.deleted(current, context, nowToSecond()));
+  });
+}
+
+function productoWasDeleted(db: Knex, id: number): Promise<boolean> {
+  return withDbErrors(() => wasDeleted(db, TABLE, id));
+}
+
+function recordBodegaEliminada(db: Knex, bodegaId: number): Promise<void> {
+  return withDbErrors(async () => {
+    await db.raw(`INSERT IGNORE INTO ${BODEGAS_ELIMINADAS} (bodega_id) VALUES (?)`, [bodegaId]);
+  });
+}
+
+async function unassignBodega(
+  db: Knex,
+  deps: ProductoStoreDeps,
+  { bodegaId, context, maxChunks = 0 }: { bodegaId: number; context: WriteContext; maxChunks?: number },
+): Promise<UnassignReport> {
+  const key = context.idempotency;
+  // Without a key the report is this call's; with one, the record's.
+  let report = EMPTY_REPORT;
+  let unassigned = 0;
+  for (let chunks = 1; ; chunks++) {
+    const step = await writeTransaction(
+      db,
+      async (trx) => {
+        let before = report;
+        if (key) {
+          const recorded = await claimResumableIdempotencyKey(trx, key);
+          before = recorded === undefined ? EMPTY_REPORT : recordedReport(RESULTS.decode(recorded));
+          if (before.complete) return { report: before, chunk: 0, replayed: true };
+        }
+        const chunk = await unassignChunk(trx, deps, { bodegaId, context, limit: UNASSIGN_CHUNK_ROWS });
+        const after = addToReport(before, chunk.productos, chunk.complete);
+        if (key) await recordIdempotentResult(trx, key, RESULTS.encode(after), deps.idempotencyTtlSeconds);
+        return { report: after, chunk: chunk.productos.length, replayed: false };
+      },
+      { onCommitted: deps.onCommitted },
+    );
+    // A replay only when this call changed nothing (another call may have finished between two chunks).
+    if (step.replayed && unassigned === 0 && key) key.replayed = true;
+    report = step.report;
+    unassigned += step.chunk;
+    if (report.complete || chunks === maxChunks) return report;
+  }
+}
+
+export function createProductoStore(db: Knex, deps: ProductoStoreDeps): ProductoStore {
+  return {
+    create: (producto, context) => create(db, deps, { producto, context }),
+    get: (id) => get(db, id),
+    list: (query) => list(db, query),
+    update: (id, changes, context, expectedVersion, conteo) =>
+      update(db, deps, { id, changes, context, expectedVersion, conteo }),
+    delete: (id, context, expectedVersion) => deleteProducto(db, deps, { id, context, expectedVersion }),
+    wasDeleted: (id) => productoWasDeleted(db, id),
+    recordBodegaEliminada: (bodegaId) => recordBodegaEliminada(db, bodegaId),
+    unassignBodega: (bodegaId, context, maxChunks) => unassignBodega(db, deps, { bodegaId, context, maxChunks }),
   };
 }
