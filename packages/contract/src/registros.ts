@@ -6,20 +6,27 @@ import type { MotivoMovimiento, TipoMovimiento, TipoMovimientoRegistrable } from
  * GraphQL answer these; the services' own forms are their protos.
  */
 
-export interface Producto {
+/**
+ * A product, its instants of type `Fecha`: producto-svc's domain holds `Date`s (UTC, whole seconds); every surface
+ * answers `YYYY-MM-DDTHH:mm:ss`, UTC, no zone (docs/contract.md §2.1).
+ */
+export interface ProductoDe<Fecha> {
   id: number;
   nombre: string;
   descripcion: string | null;
   /** DECIMAL(10,2) as exact decimal text, e.g. "19.90"; never a binary float on the way to storage. */
   precio: string;
   cantidadEnStock: number;
+  /** The warehouse holding the product (owned by bodega-svc); null when unassigned. */
   bodegaId: number | null;
-  /** `YYYY-MM-DDTHH:mm:ss`, UTC, no zone (docs/contract.md §2.1). */
-  fechaCreacion: string;
-  fechaActualizacion: string;
-  /** 1 at creation, +1 on each write; the REST ETag is this number in quotes. */
+  fechaCreacion: Fecha;
+  /** Equals fechaCreacion on creation. */
+  fechaActualizacion: Fecha;
+  /** 1 at creation, +1 on each write: what a conditional write compares (the REST ETag is this number in quotes). */
   version: number;
 }
+
+export type Producto = ProductoDe<string>;
 
 export interface Bodega {
   id: number;
@@ -65,27 +72,37 @@ export type BodegaDeleteResult =
       unidadesRetiradas: number;
     };
 
-/** The stock of one product in one warehouse (a level); its version is its ETag. */
-export interface Existencia {
+/**
+ * The stock of one product in one warehouse (a level), its instants of type `Fecha`: bodega-svc's domain holds
+ * `Date`s; every surface answers strings as for products. Its version (that of its last line) is its ETag.
+ */
+export interface ExistenciaDe<Fecha> {
   bodegaId: number;
   productoId: number;
   cantidad: number;
   /** A level at or below it is low (StockBajo); null: no alert. */
   umbralMinimo: number | null;
   version: number;
-  fechaCreacion: string;
-  fechaActualizacion: string;
+  fechaCreacion: Fecha;
+  fechaActualizacion: Fecha;
   /**
-   * Units held by unexpired reservations (added, docs/contract.md §13); disponible = cantidad - reservada. Absent: none
-   * held.
+   * Units held by unexpired active reservations (added, docs/contract.md §13); disponible = cantidad - reservada.
+   * Absent: none held.
    */
   reservada?: number;
-  disponible?: number;
   /** What umbralMinimo watches (added, docs/contract.md §13.9); absent: CANTIDAD. */
   alertaSobre?: AlertaSobre;
 }
 
-/** What a level's low-stock threshold watches (docs/contract.md §13.9). */
+/** A level as every surface answers it: `disponible` beside `reservada` (docs/contract.md §13). */
+export interface Existencia extends ExistenciaDe<string> {
+  disponible?: number;
+}
+
+/**
+ * What a level's low-stock threshold watches (docs/contract.md §13.9): its units (`CANTIDAD`, the default and the
+ * behaviour before reservations) or the units no reservation holds (`DISPONIBLE` = cantidad - reservada).
+ */
 export const ALERTAS_SOBRE = ['CANTIDAD', 'DISPONIBLE'] as const;
 export type AlertaSobre = (typeof ALERTAS_SOBRE)[number];
 

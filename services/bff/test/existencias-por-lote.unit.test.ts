@@ -9,7 +9,7 @@
  */
 import type { ExistenciaClient } from '../src/downstream/existencia-client';
 import { createExistenciasPorLote } from '../src/inventario/existencias-por-lote';
-import type { Existencia } from '../src/inventario/model';
+import type { Existencia } from '@inventario/contract';
 
 const caller = { usuario: 'tester' };
 

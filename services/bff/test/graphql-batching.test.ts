@@ -8,7 +8,8 @@ import { createGraphqlRouter } from '../src/graphql/router';
 import { createBasicAuth } from '../src/http/auth';
 import { createErrorMiddleware } from '../src/http/error-middleware';
 import { createInventario } from '../src/inventario/inventario';
-import type { Bodega, Caller, InventarioApi, Producto } from '../src/inventario/model';
+import type { Bodega, Producto } from '@inventario/contract';
+import type { Caller, InventarioApi } from '../src/inventario/model';
 import { startTestBackend, type TestBackend } from './support/stack';
 import { basicAuth } from './support/stack';
 

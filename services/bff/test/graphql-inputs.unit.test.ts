@@ -2,7 +2,7 @@ import { FIELD_MENSAJES, InvalidArgumentError, NotFoundError } from '@inventario
 import { violationsOf } from '@inventario/testkit';
 import { NUMBER_MENSAJES, precioFromNumberText } from '../src/http/json-number';
 import { BodegaConProductosError, DeadlineExceededError, ServicioNoDisponibleError } from '../src/inventario/errors';
-import type { Producto } from '../src/inventario/model';
+import type { Producto } from '@inventario/contract';
 import { parseId, toBodegaInput, toBodegaUpdate, toProductoInput, toProductoUpdate } from '../src/graphql/inputs';
 import { failureText } from '../src/graphql/mutation-result';
 

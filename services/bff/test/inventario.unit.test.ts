@@ -15,7 +15,8 @@ import type { ExistenciaClient } from '../src/downstream/existencia-client';
 import type { ProductoClient, ProductoPageRequest, UnassignResult } from '../src/downstream/producto-client';
 import { BodegaConProductosError, ServicioNoDisponibleError } from '../src/inventario/errors';
 import { createInventario } from '../src/inventario/inventario';
-import type { Bodega, Caller, Existencia, Producto } from '../src/inventario/model';
+import type { Bodega, Existencia, Producto } from '@inventario/contract';
+import type { Caller } from '../src/inventario/model';
 
 const caller: Caller = { usuario: 'ana' };
 const FECHA = '2026-01-01T00:00:00';

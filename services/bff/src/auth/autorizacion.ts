@@ -1,8 +1,15 @@
-import { bodegasVisibles, decidir, type Permiso, type Permisos } from '@inventario/contract';
+import {
+  bodegasVisibles,
+  decidir,
+  type Existencia,
+  type PaginaConCursor,
+  type Permiso,
+  type Permisos,
+} from '@inventario/contract';
 import { NotFoundError, PermissionDeniedError } from '@inventario/platform';
 import { NoExisteError } from '../inventario/errors';
 import type { ReservaClient } from '../downstream/reserva-client';
-import type { Caller, Existencia, InventarioApi, Movimiento, PaginaConCursor } from '../inventario/model';
+import type { Caller, InventarioApi, Movimiento } from '../inventario/model';
 import type { Reserva } from '../reservas/model';
 
 /**

@@ -9,7 +9,8 @@ import {
 import type { BodegaClient } from '../downstream/bodega-client';
 import type { ExistenciaClient } from '../downstream/existencia-client';
 import type { ProductoClient } from '../downstream/producto-client';
-import type { Bodega, Caller, InventarioApi, Operacion, Producto } from '../inventario/model';
+import type { Bodega, Producto } from '@inventario/contract';
+import type { Caller, InventarioApi, Operacion } from '../inventario/model';
 import type { CachedKind, ReadCache, Versioned } from './read-cache';
 import type { WriteAcks } from './write-acks';
 import { SIN_UBICAR } from '../inventario/totales-del-libro';

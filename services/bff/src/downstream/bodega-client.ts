@@ -12,7 +12,8 @@ import {
   type DeleteBodegaResponse,
   type MarkBodegaDeletingResponse,
 } from '@inventario/proto';
-import type { Bodega, BodegaInput, BodegaPatch, Caller, Producto, WriteOptions } from '../inventario/model';
+import type { Bodega, BodegaInput, BodegaPatch, Producto } from '@inventario/contract';
+import type { Caller, WriteOptions } from '../inventario/model';
 import { bodegaFromProto, productoFromProto, required, safeWriteFields } from './mapping';
 import type { UnaryCall } from './unary-call';
 

@@ -29,19 +29,15 @@ import {
 } from '@inventario/proto';
 import type {
   AlertaSobre,
-  AsignacionResult,
-  Caller,
   Existencia,
   ExistenciaFilter,
-  Movimiento,
   MovimientoFilter,
   MovimientoInput,
-  Operacion,
   ProductoDeBodega,
   TransferenciaInput,
   VerificacionExistencias,
-  WriteOptions,
-} from '../inventario/model';
+} from '@inventario/contract';
+import type { AsignacionResult, Caller, Movimiento, Operacion, WriteOptions } from '../inventario/model';
 import {
   diferenciaFromProto,
   existenciaFromProto,

@@ -17,13 +17,11 @@ import type {
   DiferenciaExistencia,
   Existencia,
   MotivoMovimiento,
-  Movimiento,
-  Operacion,
   Producto,
   TipoMovimiento,
   TipoOperacion,
-  WriteOptions,
-} from '../inventario/model';
+} from '@inventario/contract';
+import type { Movimiento, Operacion, WriteOptions } from '../inventario/model';
 
 /**
  * Generated proto types stop here: everything above src/downstream speaks

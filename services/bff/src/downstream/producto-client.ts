@@ -12,7 +12,8 @@ import {
   type DeleteProductoResponse,
   type UnassignBodegaResponse,
 } from '@inventario/proto';
-import type { Caller, Producto, ProductoInput, ProductoPatch, ProductosJson, WriteOptions } from '../inventario/model';
+import type { Producto, ProductoInput, ProductoPatch } from '@inventario/contract';
+import type { Caller, ProductosJson, WriteOptions } from '../inventario/model';
 import { productoFromProto, required, safeWriteFields } from './mapping';
 import type { UnaryCall } from './unary-call';
 

@@ -8,7 +8,8 @@ import {
   NUMBER_TEXT,
   parseFields,
 } from '@inventario/platform';
-import type { BodegaInput, BodegaPatch, ProductoInput, ProductoPatch, WriteOptions } from '../inventario/model';
+import type { BodegaInput, BodegaPatch, ProductoInput, ProductoPatch } from '@inventario/contract';
+import type { WriteOptions } from '../inventario/model';
 
 /**
  * GraphQL inputs to the BFF model (REST form), of platform's blocks. Only the shape changes (`cantidad` ->

@@ -1,5 +1,6 @@
 import DataLoader from 'dataloader';
-import type { Bodega, Caller, Existencia, InventarioApi, Producto } from '../inventario/model';
+import type { Bodega, Existencia, Producto } from '@inventario/contract';
+import type { Caller, InventarioApi } from '../inventario/model';
 import type { ExecutionGuard } from './execution-limits';
 import type { Page } from './pagination';
 

@@ -1,8 +1,15 @@
-import { decidir, exigeVersion, STOCK_MENSAJES } from '@inventario/contract';
+import {
+  decidir,
+  exigeVersion,
+  STOCK_MENSAJES,
+  type Bodega,
+  type Existencia,
+  type Producto,
+} from '@inventario/contract';
 import { validateFields } from '@inventario/platform';
 import { GraphQLError, type GraphQLResolveInfo } from 'graphql';
 import { PreconditionRequiredError } from '../inventario/errors';
-import type { Bodega, Existencia, InventarioApi, Operacion, Producto } from '../inventario/model';
+import type { InventarioApi, Operacion } from '../inventario/model';
 import { describeSeedResult, seedSampleData } from '../seed/datos-ejemplo';
 import type { FieldResolver } from './context';
 import type { GraphqlContext } from './context';

@@ -1,5 +1,5 @@
 import { decodePageToken, encodePageToken, InvalidArgumentError } from '@inventario/platform';
-import type { CursorPage } from '../inventario/model';
+import type { CursorPage } from '@inventario/contract';
 
 /**
  * GraphQL's `first`/`after` (docs/contract.md §4.6): additive, so a list without them is complete

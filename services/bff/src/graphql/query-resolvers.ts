@@ -1,7 +1,8 @@
 import { SIN_UBICAR } from '../inventario/totales-del-libro';
 import { InvalidArgumentError, NotFoundError, validateFields } from '@inventario/platform';
 import { Kind, type GraphQLResolveInfo, type OperationDefinitionNode, type SelectionSetNode } from 'graphql';
-import type { Bodega, Existencia, InventarioApi, Movimiento, Producto } from '../inventario/model';
+import type { Bodega, Existencia, Producto } from '@inventario/contract';
+import type { InventarioApi, Movimiento } from '../inventario/model';
 import type { FieldResolver } from './context';
 import type { GraphqlContext } from './context';
 import { parseId } from './inputs';

@@ -1,22 +1,21 @@
 import { z } from 'zod';
 import {
+  ALERTAS_SOBRE,
   cantidadMinima,
   mismaBodega,
   motivoAdmitido,
   MOTIVOS_DE_CLIENTE,
   STOCK_MENSAJES,
+  TIPOS_MOVIMIENTO,
   TIPOS_MOVIMIENTO_REGISTRABLES,
+  type AsignacionInput,
+  type MovimientoFilter,
+  type MovimientoInput,
+  type TransferenciaInput,
+  type UmbralCambio,
 } from '@inventario/contract';
 import { anulable, MAX_COMENTARIO, parseFields, textoHasta } from '@inventario/platform';
 import { PARAM_MENSAJES } from '../http/request-params';
-import { ALERTAS_SOBRE, TIPOS_MOVIMIENTO } from '../inventario/model';
-import type {
-  UmbralCambio,
-  AsignacionInput,
-  MovimientoFilter,
-  MovimientoInput,
-  TransferenciaInput,
-} from '../inventario/model';
 import { enteroDesde, id, texto, withNumberTexts, type NumberTexts } from './inputs';
 
 /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MAX_INT32, nombre, textoCorto } from '@inventario/platform';
-import type { BodegaInput, BodegaPatch } from '../inventario/model';
+import type { BodegaInput, BodegaPatch } from '@inventario/contract';
 import { entero, opcionalNoNulo, parseBody, READ_ONLY_FIELDS } from './rest-fields';
 
 /** A warehouse's read-only fields: its `ocupacion` too, so a body copied from a GET can be sent back. */

@@ -1,20 +1,18 @@
 import { z } from 'zod';
 import {
+  ALERTAS_SOBRE,
   cantidadMinima,
   mismaBodega,
   motivoAdmitido,
   MOTIVOS_DE_CLIENTE,
   STOCK_MENSAJES,
   TIPOS_MOVIMIENTO_REGISTRABLES,
-} from '@inventario/contract';
-import { MAX_COMENTARIO, MAX_INT32, MAX_UNSIGNED_INT, textoHasta } from '@inventario/platform';
-import {
-  ALERTAS_SOBRE,
   type AsignacionInput,
   type MovimientoInput,
   type TransferenciaInput,
   type UmbralCambio,
-} from '../inventario/model';
+} from '@inventario/contract';
+import { MAX_COMENTARIO, MAX_INT32, MAX_UNSIGNED_INT, textoHasta } from '@inventario/platform';
 import { entero, parseBody } from './rest-fields';
 
 /**

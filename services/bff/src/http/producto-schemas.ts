@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MAX_INT32, MAX_UNSIGNED_INT, nombre, textoLibre } from '@inventario/platform';
-import type { ProductoInput, ProductoPatch } from '../inventario/model';
+import type { ProductoInput, ProductoPatch } from '@inventario/contract';
 import { entero, opcionalNoNulo, parseBody, precio } from './rest-fields';
 
 const descripcion = textoLibre()

@@ -9,7 +9,8 @@ import {
   MAX_UNSIGNED_INT,
   parseFields,
 } from '@inventario/platform';
-import { TIPOS_MOVIMIENTO, type CursorPage, type MovimientoFilter, type ProductoFilter } from '../inventario/model';
+import { TIPOS_MOVIMIENTO, type CursorPage, type MovimientoFilter } from '@inventario/contract';
+import type { ProductoFilter } from '../inventario/model';
 import { clientStatusOf } from './http-errors';
 import { MENSAJES } from './rest-fields';
 

@@ -1,6 +1,7 @@
 import type { Response } from 'express';
 import { isNumber, LosslessNumber, stringify } from 'lossless-json';
-import type { Bodega, Existencia, Movimiento, Operacion, Producto, ProductoDeBodega } from '../inventario/model';
+import type { Bodega, Existencia, Producto, ProductoDeBodega } from '@inventario/contract';
+import type { Movimiento, Operacion } from '../inventario/model';
 
 /** The REST bodies (docs/contract.md §2.3): `precio` is the stored decimal text as is, never rounded by a float. */
 

@@ -1,5 +1,5 @@
 import { FailedPreconditionError, NotFoundError, UnavailableError, type FieldViolation } from '@inventario/platform';
-import type { Producto } from './model';
+import type { Producto } from '@inventario/contract';
 
 /** The BFF's additions to the platform's domain errors, each mapped once to HTTP and once to GraphQL. */
 

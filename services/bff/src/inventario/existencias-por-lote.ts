@@ -1,5 +1,6 @@
 import type { ExistenciaClient } from '../downstream/existencia-client';
-import type { Caller, Existencia, ExistenciasPorLoteApi, ExistenciasPorLotePage } from './model';
+import type { Existencia } from '@inventario/contract';
+import type { Caller, ExistenciasPorLoteApi, ExistenciasPorLotePage } from './model';
 import { collect, PAGE_SIZE, pagesOf, readInChunks } from './paging';
 
 export interface ExistenciasPorLoteDeps {

@@ -3,7 +3,8 @@ import type { BodegaClient } from '../downstream/bodega-client';
 import type { ExistenciaClient } from '../downstream/existencia-client';
 import type { ProductoClient } from '../downstream/producto-client';
 import { NoExisteError } from './errors';
-import type { CursorPage, ExistenciasApi, PaginaConCursor, ProductoDeBodega } from './model';
+import type { CursorPage, PaginaConCursor, ProductoDeBodega } from '@inventario/contract';
+import type { ExistenciasApi } from './model';
 import { createLecturas } from './lecturas';
 import { pagesAfter, pagesOf, STREAM_PAGE_SIZE } from './paging';
 

@@ -13,15 +13,12 @@ import type { ProductoClient } from '../downstream/producto-client';
 import { BodegaConProductosError, ServicioNoDisponibleError } from './errors';
 import { createExistencias } from './existencias';
 import { createExistenciasPorLote } from './existencias-por-lote';
+import type { Bodega, BodegaPatch, Producto, ProductoPatch } from '@inventario/contract';
 import type {
-  Bodega,
-  BodegaPatch,
   Caller,
   InventarioApi,
   ListPage,
-  Producto,
   ProductoFilter,
-  ProductoPatch,
   ProductosDeBodegasPage,
   ProductosJson,
   WriteOptions,

@@ -1,6 +1,7 @@
 import type { ExistenciaClient } from '../downstream/existencia-client';
 import type { ProductoClient } from '../downstream/producto-client';
-import type { Caller, Existencia, Producto } from './model';
+import type { Existencia, Producto } from '@inventario/contract';
+import type { Caller } from './model';
 import { chunks, collect, PAGE_SIZE, pagesOf } from './paging';
 
 /** The reads the stock use cases share (plain functions, used destructured). */

@@ -25,45 +25,9 @@ import type { MovimientoData } from '@inventario/platform';
 
 /**
  * The BFF's use cases, shared by REST and GraphQL, and what they take beside the records. The records' REST form
- * (docs/contract.md §2.3, §10) is @inventario/contract's, re-exported here. Generated proto types never leave
+ * (docs/contract.md §2.3, §10) is @inventario/contract's, imported from there. Generated proto types never leave
  * src/downstream.
  */
-
-export {
-  ALERTAS_SOBRE,
-  MOTIVOS_DE_CLIENTE,
-  MOTIVOS_MOVIMIENTO,
-  MOTIVOS_POR_TIPO,
-  TIPOS_MOVIMIENTO,
-  TIPOS_MOVIMIENTO_REGISTRABLES,
-  TIPOS_OPERACION,
-  type AlertaSobre,
-  type AsignacionInput,
-  type Bodega,
-  type BodegaDeleteResult,
-  type BodegaInput,
-  type BodegaPatch,
-  type CursorPage,
-  type DiferenciaExistencia,
-  type DiferenciaReserva,
-  type Existencia,
-  type ExistenciaFilter,
-  type ExistenciasDeProducto,
-  type MotivoMovimiento,
-  type MovimientoFilter,
-  type MovimientoInput,
-  type PaginaConCursor,
-  type Producto,
-  type ProductoDeBodega,
-  type ProductoInput,
-  type ProductoPatch,
-  type TipoMovimiento,
-  type TipoMovimientoRegistrable,
-  type TipoOperacion,
-  type TransferenciaInput,
-  type UmbralCambio,
-  type VerificacionExistencias,
-} from '@inventario/contract';
 
 /** The Basic-auth user, and the public request's W3C trace context. */
 export interface Caller {

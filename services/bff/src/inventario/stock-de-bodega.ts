@@ -2,7 +2,8 @@ import { boundedPrefix, PRODUCTO_SAMPLE_LIMITS } from '@inventario/platform';
 import type { ExistenciaClient } from '../downstream/existencia-client';
 import type { ProductoClient } from '../downstream/producto-client';
 import { createLecturas } from './lecturas';
-import type { Caller, Producto } from './model';
+import type { Producto } from '@inventario/contract';
+import type { Caller } from './model';
 import { PAGE_SIZE } from './paging';
 
 /** The later list's copy wins. */

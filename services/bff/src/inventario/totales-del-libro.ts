@@ -1,7 +1,8 @@
 import type { ExistenciaClient, TotalDeProducto } from '../downstream/existencia-client';
 import { plazoDeAlta, traeTotalDelLibro } from '../downstream/producto-client';
 import { BodegaConProductosError } from './errors';
-import type { Caller, InventarioApi, Producto, ProductosJson } from './model';
+import type { Producto } from '@inventario/contract';
+import type { Caller, InventarioApi, ProductosJson } from './model';
 
 /**
  * One answer to "how many" (docs/contract.md §10.6, docs/decisions.md "One answer"): a product's

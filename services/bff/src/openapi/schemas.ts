@@ -21,7 +21,7 @@ import { consumoSchema, extensionSchema, reservaSchema } from '../http/reserva-s
 import { ESTADOS_RESERVA } from '../reservas/model';
 import { READ_ONLY_FIELDS } from '../http/rest-fields';
 import { IDENTIDAD_COMPONENTS } from './identidad-schemas';
-import { MOTIVOS_MOVIMIENTO, TIPOS_MOVIMIENTO, TIPOS_OPERACION } from '../inventario/model';
+import { MOTIVOS_MOVIMIENTO, TIPOS_MOVIMIENTO, TIPOS_OPERACION } from '@inventario/contract';
 
 /**
  * `components.schemas`, all zod: the request bodies are those the routes parse with; the responses (docs/contract.md

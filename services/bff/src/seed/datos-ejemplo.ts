@@ -1,6 +1,7 @@
 import { AlreadyExistsError } from '@inventario/platform';
 import { seedLibro } from './libro-ejemplo';
-import type { Bodega, BodegaInput, Caller, InventarioApi } from '../inventario/model';
+import type { Bodega, BodegaInput } from '@inventario/contract';
+import type { Caller, InventarioApi } from '../inventario/model';
 
 /**
  * The sample data (docs/contract.md §4.3, §8.6), loaded only on request, through InventarioApi like

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  ALERTAS_SOBRE,
   cantidadMinima,
   exigeVersion,
   mismaBodega,
@@ -7,6 +8,8 @@ import {
   MOTIVOS_POR_TIPO,
   STOCK_MENSAJES,
   TIPOS_MOVIMIENTO_REGISTRABLES,
+  type AlertaSobre,
+  type ExistenciaDe,
   type MotivoMovimiento,
   type TipoMovimientoRegistrable,
   type TipoMovimiento,
@@ -36,29 +39,8 @@ import {
  * property test can check it against a model without a database.
  */
 
-/**
- * What a level's threshold watches (issue 24, docs/contract.md §13.9): its units (`CANTIDAD`, the default and the
- * behaviour before reservations) or the units no reservation holds (`DISPONIBLE` = cantidad - reservada).
- */
-export const ALERTAS_SOBRE = ['CANTIDAD', 'DISPONIBLE'] as const;
-export type AlertaSobre = (typeof ALERTAS_SOBRE)[number];
-
-/** The stock of one product in one warehouse. */
-export interface Existencia {
-  bodegaId: number;
-  productoId: number;
-  cantidad: number;
-  /** A level at or below it is low; null: no alert. */
-  umbralMinimo: number | null;
-  /** The version of its last line. */
-  version: number;
-  fechaCreacion: Date;
-  fechaActualizacion: Date;
-  /** Units held by unexpired active reservations (added, issue 24); disponible = cantidad - reservada. */
-  reservada?: number;
-  /** What the threshold watches (added, issue 24); absent: CANTIDAD. */
-  alertaSobre?: AlertaSobre;
-}
+/** The stock of one product in one warehouse: its instants are `Date`s. */
+export type Existencia = ExistenciaDe<Date>;
 
 /** One ledger line: the published form (platform's MovimientoData), its instant a Date until it is written out. */
 export type Movimiento = Omit<MovimientoData, 'fecha'> & { fecha: Date };

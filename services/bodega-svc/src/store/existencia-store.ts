@@ -13,14 +13,13 @@ import {
   type Knex,
   type OutboxEvent,
 } from '@inventario/platform';
-import type { TipoMovimiento, TipoOperacion } from '@inventario/contract';
+import type { AlertaSobre, TipoMovimiento, TipoOperacion } from '@inventario/contract';
 import {
   cambiosDeReverso,
   clave,
   planOperation,
   planUmbral,
   esBajo,
-  type AlertaSobre,
   TIPO_LINEA,
   type Asignacion,
   type Cambio,

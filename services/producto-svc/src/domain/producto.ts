@@ -1,3 +1,4 @@
+import type { ProductoDe } from '@inventario/contract';
 import { z } from 'zod';
 import {
   anulable,
@@ -26,23 +27,8 @@ import {
  * public camelCase field (`campo`) and carry a Spanish message (`mensaje`).
  */
 
-/** A product as stored. */
-export interface Producto {
-  id: number;
-  nombre: string;
-  descripcion: string | null;
-  /** The DECIMAL(10,2) as its canonical string, e.g. "1234.50": money is never a float. */
-  precio: string;
-  cantidadEnStock: number;
-  /** The warehouse holding the product (owned by bodega-svc); null when unassigned. */
-  bodegaId: number | null;
-  /** UTC, whole seconds. */
-  fechaCreacion: Date;
-  /** UTC, whole seconds; equals fechaCreacion on creation. */
-  fechaActualizacion: Date;
-  /** 1 at creation, +1 on each write: what a conditional write compares (REST ETag). */
-  version: number;
-}
+/** A product as stored: its instants are `Date`s. */
+export type Producto = ProductoDe<Date>;
 
 /** The writable fields of a product, validated and normalised. */
 export interface NewProducto {
