@@ -136,9 +136,6 @@ function sharedShape(name: ServiceName): string[] {
     'COPY --from=build /app/proto/dist proto/dist',
     'COPY --from=build /app/proto/gen/descriptor-set.binpb proto/gen/descriptor-set.binpb',
     'COPY services/<name>/templates services/<name>/templates',
-    // identidad-svc's shared rules (@inventario/contract); the other services will import it too (issue 26, phase 2).
-    'COPY packages/contract packages/contract',
-    'COPY --from=build /app/packages/contract/dist packages/contract/dist',
   ];
   return (
     readText(`services/${name}/Dockerfile`)
@@ -155,6 +152,37 @@ function sharedShape(name: ServiceName): string[] {
 
 const values = chartValues();
 const workspaces = (JSON.parse(readText('package.json')) as { workspaces: string[] }).workspaces;
+
+/** Each workspace's package name and its `dependencies` (what its built code may load at run time). */
+const manifests = new Map(
+  workspaces.map((dir) => {
+    const manifest = JSON.parse(readText(`${dir}/package.json`)) as {
+      name: string;
+      dependencies?: Record<string, string>;
+    };
+    return [manifest.name, { dir, dependencies: Object.keys(manifest.dependencies ?? {}) }] as const;
+  }),
+);
+
+/**
+ * The folders of the workspace packages `workspace` loads at run time, directly or through another one
+ * (platform loads @inventario/contract, so every service does); proto is left out: its image lines are its own.
+ */
+function runtimeWorkspaces(workspace: string): string[] {
+  const found = new Set<string>();
+  const visit = (dir: string) => {
+    const entry = [...manifests.values()].find((m) => m.dir === dir);
+    for (const dependency of entry?.dependencies ?? []) {
+      const next = manifests.get(dependency);
+      if (next && !found.has(next.dir)) {
+        found.add(next.dir);
+        visit(next.dir);
+      }
+    }
+  };
+  visit(workspace);
+  return [...found].filter((dir) => dir !== 'proto').sort();
+}
 
 describe.each(SERVICES.map((s) => [s.name, s] as const))('services/%s/Dockerfile', (name, service) => {
   const dockerfile = readText(`services/${name}/Dockerfile`);
@@ -176,6 +204,19 @@ describe.each(SERVICES.map((s) => [s.name, s] as const))('services/%s/Dockerfile
     expect([node, entry]).toEqual(['node', `${workspace}/${main}`]);
     expect(existsSync(join(ROOT, entry ?? ''))).toBe(true);
     expect(runtime?.lines).toContain(`COPY --from=build /app/${workspace}/dist ${workspace}/dist`);
+  });
+
+  it('builds from the sources of every workspace package it loads and ships their dist/', () => {
+    const needed = runtimeWorkspaces(workspace);
+    expect(needed).toEqual(expect.arrayContaining(['packages/contract', 'packages/platform']));
+    const build = all.find((s) => s.name === 'build');
+    for (const dir of needed) {
+      expect([dir, build?.lines]).toEqual([dir, expect.arrayContaining([`COPY ${dir} ${dir}`])]);
+      expect([dir, runtime?.lines]).toEqual([
+        dir,
+        expect.arrayContaining([`COPY --from=build /app/${dir}/dist ${dir}/dist`]),
+      ]);
+    }
   });
 
   it('installs only the production dependencies of that workspace in the runtime stage', () => {
