@@ -45,7 +45,7 @@ import {
 import { TRAMOS, verificarPorTramos } from './verificacion-por-tramos';
 import { RELOJ_BD, respetarReservas, type RelojReservas } from './reservas-en-niveles';
 import { sincronizarAlertasDisponible } from './alertas-disponible';
-import { enviarJuntas, type Sentencia } from './sentencias';
+import { enviarJuntas, filasDe, idInsertado, type Sentencia } from './sentencias';
 import {
   actualizarNivel,
   insertarEventos,
@@ -760,11 +760,7 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
     const reservadas = new Map<string, number>();
     const puedenVigilarDisponible = new Set<string>();
     if (pares.length === 0) return { actuales, filas, reservadas, puedenVigilarDisponible };
-    let rows = bloqueadas;
-    if (!rows) {
-      const { sql, bindings } = leerNiveles(pares);
-      [rows] = (await trx.raw(sql, bindings)) as [NivelRow[]];
-    }
+    const rows = bloqueadas ?? (await filasDe<NivelRow>(trx, leerNiveles(pares)));
     for (const r of rows) {
       const k = clave(r.bodega_id, r.producto_id);
       filas.set(k, r.id);
@@ -878,9 +874,7 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
     if (insertada !== undefined) operacionId = insertada;
     else
       try {
-        const { sql, bindings } = filaDeOperacion(at, caller, nueva);
-        const [res] = (await trx.raw(sql, bindings)) as [{ insertId: number | string }];
-        operacionId = Number(res.insertId);
+        operacionId = await idInsertado(trx, filaDeOperacion(at, caller, nueva));
       } catch (err) {
         // Two reversals of one operation at once: the unique revierte_a lets one commit.
         if (nueva.revierteA !== undefined && isDuplicateEntry(err)) throw yaRevertida(nueva.revierteA);
@@ -888,23 +882,25 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
       }
     const plan = planOperation(cambios, niveles.actuales, bodegas);
     if (deps.reservas) await respetarReservas(trx, deps.reservas, { ...caller, at }, nueva.tipo, plan.lineas, niveles);
-    const lineas = insertarMovimientos(
-      plan.lineas.map((l) => ({
-        operacion_id: operacionId,
-        bodega_id: l.bodegaId,
-        producto_id: l.productoId,
-        tipo: l.tipo,
-        motivo: l.motivo,
-        cantidad: l.cantidad,
-        cantidad_anterior: l.cantidadAnterior,
-        cantidad_posterior: l.cantidadPosterior,
-        version: l.version,
-        usuario: caller.usuario,
-        comentario: nueva.comentario,
-        fecha: at,
-      })),
+    const primeraLinea = await idInsertado(
+      trx,
+      insertarMovimientos(
+        plan.lineas.map((l) => ({
+          operacion_id: operacionId,
+          bodega_id: l.bodegaId,
+          producto_id: l.productoId,
+          tipo: l.tipo,
+          motivo: l.motivo,
+          cantidad: l.cantidad,
+          cantidad_anterior: l.cantidadAnterior,
+          cantidad_posterior: l.cantidadPosterior,
+          version: l.version,
+          usuario: caller.usuario,
+          comentario: nueva.comentario,
+          fecha: at,
+        })),
+      ),
     );
-    const [{ insertId: primeraLinea }] = (await trx.raw(lineas.sql, lineas.bindings)) as [{ insertId: number | string }];
     // One line (a movement's): its id is the insert's, the rest is what was written, so no read back.
     // Several: their ids are consecutive from the insert's when the server hands a multi-row INSERT one
     // block of them (idsConsecutivos); otherwise (interleaved auto-increment, as Galera's) read back.

@@ -1,5 +1,6 @@
 import type { Knex } from '@inventario/platform';
 import type { BodegaActual, Cambio } from '../domain/existencia';
+import { enviarJuntas, filasDe } from './sentencias';
 import { leerBodegas, moverOcupacionBodega, sumarATramo, type SqlFija } from './sentencias-fijas';
 
 /**
@@ -86,10 +87,7 @@ export async function bloquearBodegas(
   entrantes?: ReadonlyMap<number, number>,
 ): Promise<Map<number, BodegaBloqueada>> {
   const lecturas = lecturasDeBodegas(bloqueos);
-  const filas = await enSerie(lecturas, async (l) => {
-    const [rows] = (await trx.raw(l.consulta.sql, l.consulta.bindings)) as [FilaBodega[]];
-    return l.leidas(rows);
-  });
+  const filas = await enSerie(lecturas, async (l) => l.leidas(await filasDe<FilaBodega>(trx, l.consulta)));
   return plegarSiHaceFalta(trx, filas.flat(), entrantes);
 }
 
@@ -170,9 +168,7 @@ export async function plegarSalidas(trx: Knex.Transaction, ids: readonly number[
 /** Records a change of occupancy: in the row when held exclusively, else (units out only) in a random stripe. */
 export async function moverOcupacion(trx: Knex.Transaction, bodega: BodegaBloqueada, delta: number): Promise<void> {
   const cambio = cambioDeOcupacion(bodega, delta);
-  if (!cambio) return;
-  const [res] = (await trx.raw(cambio.sentencia.sql, cambio.sentencia.bindings)) as [{ affectedRows: number }];
-  cambio.comprobar(res.affectedRows);
+  if (cambio) await enviarJuntas(trx, [cambio], false);
 }
 
 /**

@@ -36,7 +36,7 @@ import {
   type RelojReservas,
 } from './reservas-en-niveles';
 import { sincronizarAlertasDisponible } from './alertas-disponible';
-import { enviarJuntas, type Sentencia } from './sentencias';
+import { enviarJuntas, filasDe, type Sentencia } from './sentencias';
 import {
   bajarReservada,
   consumirLinea,
@@ -243,20 +243,14 @@ export function createReservaStore(db: Knex, deps: ReservaStoreDeps): ReservaSto
    */
   async function bloquear(trx: Knex.Transaction, id: number, { conBodegas = false } = {}): Promise<ReservaBloqueada> {
     // Which levels a reservation has never changes after its creation: a plain read says which to lock.
-    const leerPares = nivelesDeReserva(id);
-    const [pares] = (await trx.raw(leerPares.sql, leerPares.bindings)) as [{ bodega_id: number; producto_id: number }[]];
+    const pares = await filasDe<{ bodega_id: number; producto_id: number }>(trx, nivelesDeReserva(id));
     const bloqueos = new Map(conBodegas ? pares.map((p) => [p.bodega_id, 'compartido' as const]) : []);
     // Whole rows: a consumption's exit writes these levels without reading them again (issue 24).
     const leerSusNiveles = leerNiveles(pares.map((p) => [p.bodega_id, p.producto_id] as const));
     if (deps.sentenciasJuntas && pares.length > 0) {
       // The same locking reads in the same order, in one query (issue 24).
       const lecturas = bloqueos.size > 0 ? lecturasDeBodegas(bloqueos) : [];
-      const partes = [
-        ...lecturas.map((l) => l.consulta),
-        leerSusNiveles,
-        sqlDeFila(id, true),
-        leerLineasDeReserva(id),
-      ];
+      const partes = [...lecturas.map((l) => l.consulta), leerSusNiveles, sqlDeFila(id, true), leerLineasDeReserva(id)];
       const [resultados] = (await trx.raw(
         partes.map((p) => p.sql).join(';\n'),
         partes.flatMap((p) => p.bindings),
@@ -273,8 +267,7 @@ export function createReservaStore(db: Knex, deps: ReservaStoreDeps): ReservaSto
       return { reserva, ahora: fila.ahora, instante: fila.instante, bodegas, niveles: resultados[n] as NivelRow[] };
     }
     const bodegas = bloqueos.size > 0 ? await bloquearBodegas(trx, bloqueos) : new Map<number, BodegaBloqueada>();
-    const niveles =
-      pares.length > 0 ? ((await trx.raw(leerSusNiveles.sql, leerSusNiveles.bindings)) as [NivelRow[]])[0] : [];
+    const niveles = pares.length > 0 ? await filasDe<NivelRow>(trx, leerSusNiveles) : [];
     const { fila, lineas } = await leerFila(trx, id, { bloquear: true });
     const reserva = { ...aReserva(fila, lineas), lineas: lineas.map(lineaDe) };
     return { reserva, ahora: fila.ahora, instante: fila.instante, bodegas, niveles };

@@ -6,7 +6,7 @@ import type { WriteContext } from '../events/bodega-events';
 import type { ExistenciaEvents } from '../events/existencia-events';
 import type { ReservaEvents } from '../events/reserva-events';
 import { sincronizarAlertasDisponible } from './alertas-disponible';
-import { enviarJuntas, type Sentencia } from './sentencias';
+import { enviarJuntas, filasDe, type Sentencia } from './sentencias';
 import { insertarTerminal, nivelesConReservas, terminarFila } from './sentencias-fijas';
 
 /**
@@ -221,8 +221,10 @@ export async function respetarReservas(
   if (bajan.length === 0) return;
   // Locked levels read with no hold: nothing to respect, no second read (issue 23: one statement less per exit).
   if (bajan.every(([k]) => niveles.reservadas?.get(k) === 0)) return;
-  const { sql, bindings } = nivelesConReservas(bajan.map(([k]) => niveles.filas.get(k)!));
-  const [conReservas] = (await trx.raw(sql, bindings)) as [{ bodega_id: number; producto_id: number; reservada: number }[]];
+  const conReservas = await filasDe<{ bodega_id: number; producto_id: number; reservada: number }>(
+    trx,
+    nivelesConReservas(bajan.map(([k]) => niveles.filas.get(k)!)),
+  );
   if (conReservas.length === 0) return;
   const liberadas = await expirarRetencionesVencidas(
     trx,

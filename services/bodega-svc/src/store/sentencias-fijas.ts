@@ -26,7 +26,8 @@ function porCantidad(texto: (n: number) => string): (n: number) => string {
 const marcas = (n: number, grupo = '?') => Array.from({ length: n }, () => grupo).join(', ');
 
 /** `columnas in (...)` of `n` values or groups; of none, knex's condition that matches nothing (`1 = ?`, 0). */
-const enLista = (columnas: string, n: number, grupo = '?') => (n === 0 ? '1 = ?' : `${columnas} in (${marcas(n, grupo)})`);
+const enLista = (columnas: string, n: number, grupo = '?') =>
+  n === 0 ? '1 = ?' : `${columnas} in (${marcas(n, grupo)})`;
 
 /** enLista's bindings. */
 const deLista = (valores: readonly number[]): number[] => (valores.length === 0 ? [0] : [...valores]);

@@ -47,6 +47,18 @@ export async function enviarJuntas(
   sentencias.forEach((s, i) => s.comprobar?.(resultados[i]?.affectedRows ?? 0, Number(resultados[i]?.insertId ?? 0)));
 }
 
+/** A fixed read's rows. */
+export async function filasDe<T>(trx: Knex.Transaction, { sql, bindings }: SqlFija): Promise<T[]> {
+  const [filas] = (await trx.raw(sql, bindings)) as [T[]];
+  return filas;
+}
+
+/** A fixed INSERT's id (of its first row). */
+export async function idInsertado(trx: Knex.Transaction, { sql, bindings }: SqlFija): Promise<number> {
+  const [res] = (await trx.raw(sql, bindings)) as [Resultado];
+  return Number(res.insertId);
+}
+
 interface Resultado {
   affectedRows?: number;
   insertId?: number | string;
