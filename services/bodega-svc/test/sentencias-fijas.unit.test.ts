@@ -101,8 +101,20 @@ describe('a fixed statement is what knex builds for it', () => {
       const q = () => db('bodegas').whereIn('id', ids).orderBy('id');
       const columnas = ['id', 'capacidad', 'ocupacion', 'eliminando_desde'];
       return [
-        [`warehouses held shared (${n})`, leerBodegas(ids, 'compartido'), q().forShare().select(...columnas)],
-        [`warehouses held exclusively (${n})`, leerBodegas(ids, 'exclusivo'), q().forUpdate().select(...columnas)],
+        [
+          `warehouses held shared (${n})`,
+          leerBodegas(ids, 'compartido'),
+          q()
+            .forShare()
+            .select(...columnas),
+        ],
+        [
+          `warehouses held exclusively (${n})`,
+          leerBodegas(ids, 'exclusivo'),
+          q()
+            .forUpdate()
+            .select(...columnas),
+        ],
       ];
     }),
     ...[0, 1, 2, 4].map((n): [string, SqlFija, Knex.QueryBuilder] => [
