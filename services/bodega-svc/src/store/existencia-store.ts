@@ -1,6 +1,5 @@
 import {
   enqueueEvents,
-  outboxInsert,
   FailedPreconditionError,
   isDuplicateEntry,
   jsonResultCodec,
@@ -46,7 +45,16 @@ import {
 import { TRAMOS, verificarPorTramos } from './verificacion-por-tramos';
 import { RELOJ_BD, respetarReservas, type RelojReservas } from './reservas-en-niveles';
 import { sincronizarAlertasDisponible } from './alertas-disponible';
-import { enviarJuntas, type Sentencia } from './sentencias';
+import { enviarJuntas, filasDe, idInsertado, type Sentencia } from './sentencias';
+import {
+  actualizarNivel,
+  insertarEventos,
+  insertarMovimientos,
+  insertarNivel,
+  insertarOperacion,
+  leerNiveles,
+  type SqlFija,
+} from './sentencias-fijas';
 import type { ExistenciaEvents } from '../events/existencia-events';
 import type { DiferenciaReserva } from './reserva-store';
 
@@ -631,10 +639,10 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
     productoIds: number[],
     cambios: Cambio[],
     nombradas: readonly BodegaNombrada[] | undefined,
-    alta?: Knex.QueryBuilder,
+    alta?: SqlFija,
   ): Promise<{ bodegas: Map<number, BodegaBloqueada>; niveles: Niveles; operacionId?: number }> {
     const bloqueos = bloqueosDe(cambios);
-    const lecturas = lecturasDeBodegas(trx, bloqueos);
+    const lecturas = lecturasDeBodegas(bloqueos);
     const pares = cambios.map((c): [number, number] => [c.bodegaId, c.productoId]);
     const productos = nombradas
       ? conocidosVivos(productoIds)
@@ -644,12 +652,7 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
           .select('producto_id')
           .toSQL()
           .toNative();
-    const partes = [
-      productos,
-      ...lecturas.map((l) => l.consulta.toSQL().toNative()),
-      trx('existencias').whereIn(['bodega_id', 'producto_id'], pares).orderBy('id').forUpdate().toSQL().toNative(),
-      ...(alta ? [alta.toSQL().toNative()] : []),
-    ];
+    const partes = [productos, ...lecturas.map((l) => l.consulta), leerNiveles(pares), ...(alta ? [alta] : [])];
     const [resultados] = (await trx.raw(
       partes.map((p) => p.sql).join(';\n'),
       partes.flatMap((p) => p.bindings as Knex.RawBinding[]),
@@ -757,9 +760,7 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
     const reservadas = new Map<string, number>();
     const puedenVigilarDisponible = new Set<string>();
     if (pares.length === 0) return { actuales, filas, reservadas, puedenVigilarDisponible };
-    const rows =
-      bloqueadas ??
-      (await trx<NivelRow>('existencias').whereIn(['bodega_id', 'producto_id'], pares).orderBy('id').forUpdate());
+    const rows = bloqueadas ?? (await filasDe<NivelRow>(trx, leerNiveles(pares)));
     for (const r of rows) {
       const k = clave(r.bodega_id, r.producto_id);
       filas.set(k, r.id);
@@ -838,13 +839,8 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
   }
 
   /** The INSERT of an operation's row, not sent. */
-  function filaDeOperacion(
-    trx: Knex.Transaction,
-    at: Date,
-    caller: CallContext,
-    nueva: OperacionNueva,
-  ): Knex.QueryBuilder {
-    return trx('operaciones').insert({
+  function filaDeOperacion(at: Date, caller: CallContext, nueva: OperacionNueva): SqlFija {
+    return insertarOperacion({
       tipo: nueva.tipo,
       usuario: caller.usuario,
       // Who exactly (issue 26), when the call carried a verified principal.
@@ -878,8 +874,7 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
     if (insertada !== undefined) operacionId = insertada;
     else
       try {
-        const [id] = (await filaDeOperacion(trx, at, caller, nueva)) as number[];
-        operacionId = Number(id);
+        operacionId = await idInsertado(trx, filaDeOperacion(at, caller, nueva));
       } catch (err) {
         // Two reversals of one operation at once: the unique revierte_a lets one commit.
         if (nueva.revierteA !== undefined && isDuplicateEntry(err)) throw yaRevertida(nueva.revierteA);
@@ -887,21 +882,24 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
       }
     const plan = planOperation(cambios, niveles.actuales, bodegas);
     if (deps.reservas) await respetarReservas(trx, deps.reservas, { ...caller, at }, nueva.tipo, plan.lineas, niveles);
-    const [primeraLinea] = await trx('movimientos').insert(
-      plan.lineas.map((l) => ({
-        operacion_id: operacionId,
-        bodega_id: l.bodegaId,
-        producto_id: l.productoId,
-        tipo: l.tipo,
-        motivo: l.motivo,
-        cantidad: l.cantidad,
-        cantidad_anterior: l.cantidadAnterior,
-        cantidad_posterior: l.cantidadPosterior,
-        version: l.version,
-        usuario: caller.usuario,
-        comentario: nueva.comentario,
-        fecha: at,
-      })),
+    const primeraLinea = await idInsertado(
+      trx,
+      insertarMovimientos(
+        plan.lineas.map((l) => ({
+          operacion_id: operacionId,
+          bodega_id: l.bodegaId,
+          producto_id: l.productoId,
+          tipo: l.tipo,
+          motivo: l.motivo,
+          cantidad: l.cantidad,
+          cantidad_anterior: l.cantidadAnterior,
+          cantidad_posterior: l.cantidadPosterior,
+          version: l.version,
+          usuario: caller.usuario,
+          comentario: nueva.comentario,
+          fecha: at,
+        })),
+      ),
     );
     // One line (a movement's): its id is the insert's, the rest is what was written, so no read back.
     // Several: their ids are consecutive from the insert's when the server hands a multi-row INSERT one
@@ -927,26 +925,11 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
       if (!l.nivel.existe) {
         if (fila !== undefined) quitadas.push(fila);
       } else if (fila === undefined) {
-        ultimas.push({
-          sentencia: trx('existencias').insert({
-            bodega_id: l.bodegaId,
-            producto_id: l.productoId,
-            cantidad: l.nivel.cantidad,
-            umbral_minimo: l.nivel.umbralMinimo,
-            version: l.version,
-            fecha_creacion: at,
-            fecha_actualizacion: at,
-          }),
-        });
+        const escrito = { cantidad: l.nivel.cantidad, umbral_minimo: l.nivel.umbralMinimo, version: l.version };
+        ultimas.push({ sentencia: insertarNivel(l.bodegaId, l.productoId, escrito, at) });
       } else {
-        ultimas.push({
-          sentencia: trx('existencias').where({ id: fila }).update({
-            cantidad: l.nivel.cantidad,
-            umbral_minimo: l.nivel.umbralMinimo,
-            version: l.version,
-            fecha_actualizacion: at,
-          }),
-        });
+        const escrito = { cantidad: l.nivel.cantidad, umbral_minimo: l.nivel.umbralMinimo, version: l.version };
+        ultimas.push({ sentencia: actualizarNivel(fila, escrito, at) });
       }
     }
     if (quitadas.length > 0) ultimas.push({ sentencia: trx('existencias').whereIn('id', quitadas).delete() });
@@ -968,11 +951,11 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
         events.umbral(l.umbral === 'BAJO' ? 'StockBajo' : 'StockRepuesto', movimientos[i]!, l.nivel.umbralMinimo, ctx),
       );
     });
-    const evento = outboxInsert(trx, eventos);
+    const evento = insertarEventos(eventos);
     if (evento) ultimas.push({ sentencia: evento });
     // Occupancy last: an exit's stripe (and an entry's warehouse row) is locked for the least time before the commit.
     for (const [bodegaId, delta] of plan.ocupacion) {
-      const cambio = cambioDeOcupacion(trx, bodegas.get(bodegaId)!, delta);
+      const cambio = cambioDeOcupacion(bodegas.get(bodegaId)!, delta);
       if (cambio) ultimas.push(cambio);
     }
     await enviar(trx, ultimas);
@@ -1036,7 +1019,7 @@ export function createExistenciaStore(db: Knex, deps: ExistenciaStoreDeps): Exis
     // wait on; a check that then refuses the command rolls it back. Not a reversal's: its duplicate revierte_a
     // must be told apart from its reads (yaRevertida).
     const alta =
-      deps.sentenciasJuntas && nueva.revierteA === undefined ? filaDeOperacion(trx, at, caller, nueva) : undefined;
+      deps.sentenciasJuntas && nueva.revierteA === undefined ? filaDeOperacion(at, caller, nueva) : undefined;
     const { bodegas, niveles, operacionId }: Awaited<ReturnType<typeof bloquearJuntos>> = deps.sentenciasJuntas
       ? await bloquearJuntos(trx, productoIds, cambios, condicion.nombradas, alta)
       : await bloquearUnoAUno(trx, productoIds, cambios, condicion.nombradas);

@@ -1,5 +1,7 @@
 import type { Knex } from '@inventario/platform';
 import type { BodegaActual, Cambio } from '../domain/existencia';
+import { enviarJuntas, filasDe } from './sentencias';
+import { leerBodegas, moverOcupacionBodega, sumarATramo, type SqlFija } from './sentencias-fijas';
 
 /**
  * A warehouse's occupancy without a hot row (issue 23; docs/decisions.md,
@@ -84,8 +86,8 @@ export async function bloquearBodegas(
   bloqueos: ReadonlyMap<number, Bloqueo>,
   entrantes?: ReadonlyMap<number, number>,
 ): Promise<Map<number, BodegaBloqueada>> {
-  const lecturas = lecturasDeBodegas(trx, bloqueos);
-  const filas = await enSerie(lecturas, async (l) => l.leidas((await l.consulta) as FilaBodega[]));
+  const lecturas = lecturasDeBodegas(bloqueos);
+  const filas = await enSerie(lecturas, async (l) => l.leidas(await filasDe<FilaBodega>(trx, l.consulta)));
   return plegarSiHaceFalta(trx, filas.flat(), entrantes);
 }
 
@@ -97,30 +99,21 @@ type FilaBodega = BodegaActual & { eliminando_desde: Date | null };
  * otherwise one per warehouse, still in id order.
  */
 export function lecturasDeBodegas(
-  trx: Knex.Transaction,
   bloqueos: ReadonlyMap<number, Bloqueo>,
-): { consulta: Knex.QueryBuilder; leidas(rows: FilaBodega[]): BodegaBloqueada[] }[] {
+): { consulta: SqlFija; leidas(rows: FilaBodega[]): BodegaBloqueada[] }[] {
   const ids = [...bloqueos.keys()].sort((a, b) => a - b);
   const modos = new Set(bloqueos.values());
-  const leer = (grupo: number[], bloqueo: Bloqueo) => {
-    const q = trx('bodegas').whereIn('id', grupo).orderBy('id');
-    return {
-      consulta: (bloqueo === 'exclusivo' ? q.forUpdate() : q.forShare()).select(
-        'id',
-        'capacidad',
-        'ocupacion',
-        'eliminando_desde',
-      ),
-      leidas: (rows: FilaBodega[]): BodegaBloqueada[] =>
-        rows.map((r) => ({
-          id: r.id,
-          capacidad: r.capacidad,
-          ocupacion: Number(r.ocupacion),
-          bloqueo,
-          eliminando: r.eliminando_desde !== null,
-        })),
-    };
-  };
+  const leer = (grupo: number[], bloqueo: Bloqueo) => ({
+    consulta: leerBodegas(grupo, bloqueo),
+    leidas: (rows: FilaBodega[]): BodegaBloqueada[] =>
+      rows.map((r) => ({
+        id: r.id,
+        capacidad: r.capacidad,
+        ocupacion: Number(r.ocupacion),
+        bloqueo,
+        eliminando: r.eliminando_desde !== null,
+      })),
+  });
   return modos.size <= 1 ? [leer(ids, [...modos][0] ?? 'exclusivo')] : ids.map((id) => leer([id], bloqueos.get(id)!));
 }
 
@@ -174,8 +167,8 @@ export async function plegarSalidas(trx: Knex.Transaction, ids: readonly number[
 
 /** Records a change of occupancy: in the row when held exclusively, else (units out only) in a random stripe. */
 export async function moverOcupacion(trx: Knex.Transaction, bodega: BodegaBloqueada, delta: number): Promise<void> {
-  const cambio = cambioDeOcupacion(trx, bodega, delta);
-  if (cambio) cambio.comprobar(Number(await cambio.sentencia));
+  const cambio = cambioDeOcupacion(bodega, delta);
+  if (cambio) await enviarJuntas(trx, [cambio], false);
 }
 
 /**
@@ -183,21 +176,17 @@ export async function moverOcupacion(trx: Knex.Transaction, bodega: BodegaBloque
  * the check of the rows it changed. Undefined when nothing changes.
  */
 export function cambioDeOcupacion(
-  trx: Knex.Transaction,
   bodega: BodegaBloqueada,
   delta: number,
-): { sentencia: Knex.QueryBuilder; comprobar(filas: number): void } | undefined {
+): { sentencia: SqlFija; comprobar(filas: number): void } | undefined {
   if (delta === 0) return undefined;
   if (bodega.bloqueo === 'exclusivo')
-    return {
-      sentencia: trx('bodegas').where({ id: bodega.id }).increment('ocupacion', delta),
-      comprobar: () => undefined,
-    };
+    return { sentencia: moverOcupacionBodega(bodega.id, delta), comprobar: () => undefined };
   if (delta > 0)
     throw new Error(`moverOcupacion: warehouse ${bodega.id} is held shared and cannot take ${delta} units`);
   const tramo = Math.floor(Math.random() * TRAMOS_SALIDAS);
   return {
-    sentencia: trx(SALIDAS).where({ bodega_id: bodega.id, tramo }).increment('unidades', -delta),
+    sentencia: sumarATramo(bodega.id, tramo, -delta),
     comprobar(filas) {
       if (filas !== 1) throw new Error(`moverOcupacion: warehouse ${bodega.id} has no stripe ${tramo}`);
     },

@@ -1,6 +1,5 @@
 import {
   enqueueEvents,
-  outboxInsert,
   InvalidArgumentError,
   isDuplicateEntry,
   jsonResultCodec,
@@ -37,7 +36,17 @@ import {
   type RelojReservas,
 } from './reservas-en-niveles';
 import { sincronizarAlertasDisponible } from './alertas-disponible';
-import { enviarJuntas, type Sentencia } from './sentencias';
+import { enviarJuntas, filasDe, type Sentencia } from './sentencias';
+import {
+  bajarReservada,
+  consumirLinea,
+  insertarConsumos,
+  insertarEventos,
+  leerLineasDeReserva,
+  leerNiveles,
+  nivelesDeReserva,
+  nuevaVersionDeReserva,
+} from './sentencias-fijas';
 
 /**
  * docs/contract.md §13. Every write is one transaction in the stock's lock order: warehouses, levels, the reservation,
@@ -234,31 +243,17 @@ export function createReservaStore(db: Knex, deps: ReservaStoreDeps): ReservaSto
    */
   async function bloquear(trx: Knex.Transaction, id: number, { conBodegas = false } = {}): Promise<ReservaBloqueada> {
     // Which levels a reservation has never changes after its creation: a plain read says which to lock.
-    const pares = await trx('reserva_lineas')
-      .where({ reserva_id: id })
-      .select<{ bodega_id: number; producto_id: number }[]>('bodega_id', 'producto_id');
+    const pares = await filasDe<{ bodega_id: number; producto_id: number }>(trx, nivelesDeReserva(id));
     const bloqueos = new Map(conBodegas ? pares.map((p) => [p.bodega_id, 'compartido' as const]) : []);
     // Whole rows: a consumption's exit writes these levels without reading them again (issue 24).
-    const nivelesQ = trx<NivelRow>('existencias')
-      .whereIn(
-        ['bodega_id', 'producto_id'],
-        pares.map((p) => [p.bodega_id, p.producto_id]),
-      )
-      .orderBy('id')
-      .forUpdate();
+    const leerSusNiveles = leerNiveles(pares.map((p) => [p.bodega_id, p.producto_id] as const));
     if (deps.sentenciasJuntas && pares.length > 0) {
       // The same locking reads in the same order, in one query (issue 24).
-      const lecturas = bloqueos.size > 0 ? lecturasDeBodegas(trx, bloqueos) : [];
-      const filaQ = sqlDeFila(id, true);
-      const partes = [
-        ...lecturas.map((l) => l.consulta.toSQL().toNative()),
-        nivelesQ.toSQL().toNative(),
-        { sql: filaQ.sql, bindings: filaQ.bindings },
-        trx('reserva_lineas').where({ reserva_id: id }).orderBy('id').forUpdate().toSQL().toNative(),
-      ];
+      const lecturas = bloqueos.size > 0 ? lecturasDeBodegas(bloqueos) : [];
+      const partes = [...lecturas.map((l) => l.consulta), leerSusNiveles, sqlDeFila(id, true), leerLineasDeReserva(id)];
       const [resultados] = (await trx.raw(
         partes.map((p) => p.sql).join(';\n'),
-        partes.flatMap((p) => p.bindings as Knex.RawBinding[]),
+        partes.flatMap((p) => p.bindings),
       )) as [unknown[][]];
       const n = lecturas.length;
       const bodegas = await plegarSiHaceFalta(
@@ -272,7 +267,7 @@ export function createReservaStore(db: Knex, deps: ReservaStoreDeps): ReservaSto
       return { reserva, ahora: fila.ahora, instante: fila.instante, bodegas, niveles: resultados[n] as NivelRow[] };
     }
     const bodegas = bloqueos.size > 0 ? await bloquearBodegas(trx, bloqueos) : new Map<number, BodegaBloqueada>();
-    const niveles = pares.length > 0 ? await nivelesQ : [];
+    const niveles = pares.length > 0 ? await filasDe<NivelRow>(trx, leerSusNiveles) : [];
     const { fila, lineas } = await leerFila(trx, id, { bloquear: true });
     const reserva = { ...aReserva(fila, lineas), lineas: lineas.map(lineaDe) };
     return { reserva, ahora: fila.ahora, instante: fila.instante, bodegas, niveles };
@@ -339,8 +334,8 @@ export function createReservaStore(db: Knex, deps: ReservaStoreDeps): ReservaSto
       let niveles: NivelLeido[];
       if (deps.sentenciasJuntas) {
         // Both locking reads, in this order, in one query (issue 24).
-        const lecturas = lecturasDeBodegas(trx, bloqueos);
-        const partes = [...lecturas.map((l) => l.consulta), nivelesQ].map((q) => q.toSQL().toNative());
+        const lecturas = lecturasDeBodegas(bloqueos);
+        const partes = [...lecturas.map((l) => l.consulta), nivelesQ.toSQL().toNative()];
         const [resultados] = (await trx.raw(
           partes.map((p) => p.sql).join(';\n'),
           partes.flatMap((p) => p.bindings as Knex.RawBinding[]),
@@ -550,16 +545,8 @@ export function createReservaStore(db: Knex, deps: ReservaStoreDeps): ReservaSto
           await enviar(
             trx,
             tomar.flatMap(({ linea, cantidad }) => [
-              {
-                sentencia: trx('reserva_lineas')
-                  .where({ id: linea.id })
-                  .update({ retenida: linea.retenida - cantidad, consumida: linea.consumida + cantidad }),
-              },
-              {
-                sentencia: trx('existencias')
-                  .where({ bodega_id: linea.bodegaId, producto_id: linea.productoId })
-                  .decrement('reservada', cantidad),
-              },
+              { sentencia: consumirLinea(linea.id, linea.retenida - cantidad, linea.consumida + cantidad) },
+              { sentencia: bajarReservada(linea.bodegaId, linea.productoId, cantidad) },
             ]),
           );
           const bajadas = new Map<string, number>();
@@ -587,7 +574,7 @@ export function createReservaStore(db: Knex, deps: ReservaStoreDeps): ReservaSto
           );
           operacionId = operacion.id;
           ultimas.push({
-            sentencia: trx('reserva_consumos').insert(
+            sentencia: insertarConsumos(
               tomar.map(({ linea, cantidad }) => ({
                 reserva_id: id,
                 linea_id: linea.id,
@@ -608,11 +595,7 @@ export function createReservaStore(db: Knex, deps: ReservaStoreDeps): ReservaSto
           // Whole: nothing is held any more, so the transition moves no hold and no alert (the exit judged them).
           ultimas.push(...sentenciasTerminales(trx, deps, id, 'CONSUMIDA', instante));
         } else {
-          ultimas.push({
-            sentencia: trx('reservas')
-              .where({ id })
-              .update({ version: trx.raw('version + 1'), fecha_actualizacion: instante }),
-          });
+          ultimas.push({ sentencia: nuevaVersionDeReserva(id, instante) });
         }
         const despues: Reserva = {
           ...reserva,
@@ -623,7 +606,7 @@ export function createReservaStore(db: Knex, deps: ReservaStoreDeps): ReservaSto
           lineas: lineasDespues.map((l) => (termina ? { ...l, retenida: 0 } : l)),
         };
         // This consumption's event announces it, and the terminal transition when there is one.
-        const enCola = outboxInsert(trx, [evento('ReservaConsumida', despues, ctx, operacionId ?? undefined)]);
+        const enCola = insertarEventos([evento('ReservaConsumida', despues, ctx, operacionId ?? undefined)]);
         if (enCola) ultimas.push({ sentencia: enCola });
         await enviar(trx, ultimas);
         return { reserva: despues, operacionId };

@@ -6,7 +6,8 @@ import type { WriteContext } from '../events/bodega-events';
 import type { ExistenciaEvents } from '../events/existencia-events';
 import type { ReservaEvents } from '../events/reserva-events';
 import { sincronizarAlertasDisponible } from './alertas-disponible';
-import { enviarJuntas, type Sentencia } from './sentencias';
+import { enviarJuntas, filasDe, type Sentencia } from './sentencias';
+import { insertarTerminal, nivelesConReservas, terminarFila } from './sentencias-fijas';
 
 /**
  * The holds' side of every stock write (docs/decisions.md, "Reservations with an exact expiry").
@@ -103,7 +104,12 @@ export function sentenciasTerminales(
   estado: Exclude<EstadoReserva, 'ACTIVA'>,
   instante?: string,
 ): Sentencia[] {
-  const fecha = instante ?? trx.raw(deps.reloj);
+  if (instante !== undefined)
+    return [
+      { sentencia: terminarFila(reservaId, estado, instante) },
+      { sentencia: insertarTerminal(reservaId, estado, instante) },
+    ];
+  const fecha = trx.raw(deps.reloj);
   return [
     {
       sentencia: trx('reservas')
@@ -215,15 +221,10 @@ export async function respetarReservas(
   if (bajan.length === 0) return;
   // Locked levels read with no hold: nothing to respect, no second read (issue 23: one statement less per exit).
   if (bajan.every(([k]) => niveles.reservadas?.get(k) === 0)) return;
-  const conReservas = await trx('existencias')
-    .whereIn(
-      'id',
-      bajan.map(([k]) => niveles.filas.get(k)!),
-    )
-    .andWhere('reservada', '>', 0)
-    .orderBy('id')
-    .forUpdate()
-    .select<{ bodega_id: number; producto_id: number; reservada: number }[]>('bodega_id', 'producto_id', 'reservada');
+  const conReservas = await filasDe<{ bodega_id: number; producto_id: number; reservada: number }>(
+    trx,
+    nivelesConReservas(bajan.map(([k]) => niveles.filas.get(k)!)),
+  );
   if (conReservas.length === 0) return;
   const liberadas = await expirarRetencionesVencidas(
     trx,
