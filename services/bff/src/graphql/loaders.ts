@@ -102,40 +102,68 @@ function byIdLoader<V extends { id: number }>(
   });
 }
 
+/** Made on first use and kept: most requests use none of their loaders, and five cost a cached read (issue 23). */
+function once<T>(make: () => T): () => T {
+  let made: T | undefined;
+  return () => (made ??= make());
+}
+
 /**
  * One batch is one InventarioApi call per distinct page, whatever its size:
  * InventarioApi splits an id list into the chunks the services' filters
  * accept.
  */
 export function createLoaders(inventario: InventarioApi, caller: Caller, guard: ExecutionGuard): Loaders {
-  const bodegaPorId = byIdLoader((ids) => inventario.bodegasPorIds(caller, ids));
-  const productoPorId = byIdLoader((ids) => inventario.productosPorIds(caller, ids));
-  const productosDeBodega = pageOfLoader(
-    guard,
-    (bodegaIds, { perParent, ...page }) =>
-      inventario.productosDeBodegas(caller, bodegaIds, { perBodega: perParent, ...page }),
-    (producto) => producto.bodegaId,
+  const made: { clearAll(): void }[] = [];
+  const kept = <T extends { clearAll(): void }>(make: () => T) =>
+    once(() => {
+      const loader = make();
+      made.push(loader);
+      return loader;
+    });
+  const bodegaPorId = kept(() => byIdLoader((ids) => inventario.bodegasPorIds(caller, ids)));
+  const productoPorId = kept(() => byIdLoader((ids) => inventario.productosPorIds(caller, ids)));
+  const productosDeBodega = kept(() =>
+    pageOfLoader(
+      guard,
+      (bodegaIds, { perParent, ...page }) =>
+        inventario.productosDeBodegas(caller, bodegaIds, { perBodega: perParent, ...page }),
+      (producto) => producto.bodegaId,
+    ),
   );
-  const existenciasDeBodega = pageOfLoader(
-    guard,
-    (bodegaIds, page) => inventario.existenciasDeBodegas(caller, bodegaIds, page),
-    (existencia) => existencia.bodegaId,
+  const existenciasDeBodega = kept(() =>
+    pageOfLoader(
+      guard,
+      (bodegaIds, page) => inventario.existenciasDeBodegas(caller, bodegaIds, page),
+      (existencia) => existencia.bodegaId,
+    ),
   );
-  const existenciasDeProducto = pageOfLoader(
-    guard,
-    (productoIds, page) => inventario.existenciasDeProductos(caller, productoIds, page),
-    (existencia) => existencia.productoId,
+  const existenciasDeProducto = kept(() =>
+    pageOfLoader(
+      guard,
+      (productoIds, page) => inventario.existenciasDeProductos(caller, productoIds, page),
+      (existencia) => existencia.productoId,
+    ),
   );
 
   return {
-    bodegaPorId,
-    productoPorId,
-    productosDeBodega,
-    existenciasDeBodega,
-    existenciasDeProducto,
+    get bodegaPorId() {
+      return bodegaPorId();
+    },
+    get productoPorId() {
+      return productoPorId();
+    },
+    get productosDeBodega() {
+      return productosDeBodega();
+    },
+    get existenciasDeBodega() {
+      return existenciasDeBodega();
+    },
+    get existenciasDeProducto() {
+      return existenciasDeProducto();
+    },
     clearAll() {
-      for (const loader of [bodegaPorId, productoPorId, productosDeBodega, existenciasDeBodega, existenciasDeProducto])
-        loader.clearAll();
+      for (const loader of made) loader.clearAll();
     },
   };
 }

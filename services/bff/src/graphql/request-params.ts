@@ -5,8 +5,8 @@ import {
   type RequestParams,
   type Response as GraphqlHttpResponse,
 } from 'graphql-http';
-import { parse as parseLossless } from 'lossless-json';
 import { CLASSIFICATION, REQUEST_ERROR_TEXT } from './errors';
+import { parseExactJson, type ExactJson } from './exact-json';
 import type { ExactVariables } from './number-text';
 
 export const BATCH_NOT_SUPPORTED =
@@ -49,9 +49,9 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 /**
  * graphql-http's `parseRequestParams`, with the JSON body parsed here so a batched array gets its
- * own message. The body is read twice: by lossless-json for `exactVariables` (a price is judged as
- * written, number-text.ts) and by JSON.parse for what graphql-js coerces; lossless-json refuses a
- * key given twice with different values, so the two readings agree.
+ * own message. The body is read for what graphql-js coerces and losslessly for `exactVariables` (a
+ * price is judged as written, number-text.ts); lossless-json refuses a key given twice with
+ * different values, so the two readings agree (one reading serves as both when it can, exact-json.ts).
  */
 export async function parseGraphqlRequest<Raw, Context>(
   req: GraphqlHttpRequest<Raw, Context>,
@@ -59,14 +59,13 @@ export async function parseGraphqlRequest<Raw, Context>(
   if (req.method !== 'POST' || typeof req.body !== 'string' || req.body.trim() === '') {
     return parseOrRequestError(req);
   }
-  let exact: unknown;
-  let body: unknown;
+  let read: ExactJson;
   try {
-    exact = parseLossless(req.body);
-    body = JSON.parse(req.body);
+    read = parseExactJson(req.body);
   } catch {
     throw requestError('Unparsable JSON body');
   }
+  const { value: body, exact } = read;
   if (Array.isArray(body)) throw requestError(BATCH_NOT_SUPPORTED);
   const params = await parseOrRequestError({ ...req, body: body as Record<string, unknown> });
   if (Array.isArray(params)) return params;

@@ -3,6 +3,7 @@ import express from 'express';
 import type { ResponseInit } from 'graphql-http';
 import { callerOf } from '../http/auth';
 import { bodyReadFailure, MAX_BODY_BYTES } from '../http/http-errors';
+import { isPlainJsonBody, readPlainJsonBody } from '../http/plain-json-body';
 import { GRAPHIQL_CSP, GRAPHIQL_DEFAULT_QUERY, graphiqlPage } from './graphiql';
 import { graphiqlAssets, serveGraphiqlAssets } from './graphiql-assets';
 import type { Disconnection } from './execution-limits';
@@ -97,7 +98,8 @@ export function createGraphqlRouter(deps: GraphqlRouterDeps): express.Router {
   };
   const readText = express.text({ type: 'application/json', limit: MAX_BODY_BYTES });
   const readBody: express.RequestHandler = (req, res, next) => {
-    readText(req, res, (err?: unknown) => next(err ? bodyReadFailure(err) : undefined));
+    if (isPlainJsonBody(req)) readPlainJsonBody(req, next);
+    else readText(req, res, (err?: unknown) => next(err ? bodyReadFailure(err) : undefined));
   };
   const assets = graphiqlAssets();
   const router = express.Router();
