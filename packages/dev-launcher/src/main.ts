@@ -13,11 +13,11 @@
 import { mkdirSync } from 'node:fs';
 import type { PrivateServer } from '@inventario/local-servers';
 import { ConfigError, redactUrlCredentials, removeLauncherRecord, writeLauncherRecord } from '@inventario/platform';
-import { loadConfig } from './config';
+import { loadConfig, type LauncherConfig } from './config';
 import { waitUntilServing } from './health-probe';
 import { detectPackageManager, installCommand } from './install-command';
 import { checkNats, checkPortFree, mailDevRunning, prepareDatabase, type Problem } from './preflight';
-import { planPrivateInstances, type PrivateInstance } from './private-instances';
+import { planPrivateInstances, type InstancePlan, type PrivateInstance } from './private-instances';
 import {
   DEV_CREDENTIALS,
   inboxUrlOf,
@@ -27,7 +27,7 @@ import {
   serviceSpecs,
   type ServiceSpec,
 } from './services';
-import { createSupervisor, type Outcome } from './supervisor';
+import { createSupervisor, type Outcome, type Supervisor } from './supervisor';
 
 const STOP_GRACE_MS = 30_000;
 const START_TIMEOUT_MS = 120_000;
@@ -70,6 +70,8 @@ function installAdvice(programs: Parameters<typeof installCommand>[1]): string[]
   ];
 }
 
+// The start and stop sequence in the order it runs: the `stopping` flag and the stop functions are shared by
+// the signal handlers, an unexpected exit and the start-up timeout, so they stay in this one scope.
 async function main(): Promise<void> {
   let config;
   try {
@@ -85,62 +87,8 @@ async function main(): Promise<void> {
   const plan = await planPrivateInstances(config, process.env);
   const specs = serviceSpecs(config, plan.natsPasswords).filter((s) => !(mailDevReused && s.name === 'mail-catcher'));
 
-  // Every check runs, so one start reports every problem.
-  const databases = (['PRODUCTO_DATABASE_URL', 'BODEGA_DATABASE_URL', 'IDENTIDAD_DATABASE_URL'] as const).filter(
-    (v) => !plan.silent.has(v),
-  );
-  const problems = [
-    ...plan.problems,
-    ...(
-      await Promise.all<Problem | undefined>([
-        plan.silent.has('NATS_URL') ? undefined : checkNats(config.NATS_URL),
-        ...databases.map((variable) => prepareDatabase(variable, config[variable])),
-        ...specs.flatMap((s) => s.ports.map((p) => checkPortFree(p.variable, '127.0.0.1', p.port))),
-      ])
-    ).filter((p): p is Problem => p !== undefined),
-  ];
-  if (problems.length > 0) {
-    const lines = problems.map((p) => `  - ${p.variable}: ${p.message}`);
-    if (plan.missingPrograms.length > 0) lines.push(...installAdvice(plan.missingPrograms));
-    fail(`cannot start:\n${lines.join('\n')}`);
-  }
-
-  // The private servers: started before anything else, stopped after everything else.
-  const privateServers: { instance: PrivateInstance; server: PrivateServer }[] = [];
-  const stopPrivateServers = () =>
-    Promise.all(privateServers.map(({ server }) => server.dispose().catch(() => undefined)));
-  for (const instance of plan.instances) {
-    say(
-      `${instance.what}: nothing answers on 127.0.0.1:${instance.port}; starting a private ${instance.program} ` +
-        `there (data in ${instance.dir})...`,
-    );
-    try {
-      privateServers.push({ instance, server: await instance.start() });
-    } catch (err) {
-      await stopPrivateServers();
-      fail(`the private ${instance.program} did not start: ${err instanceof Error ? err.message : String(err)}`);
-    }
-  }
-  const databaseProblems = (
-    await Promise.all(
-      plan.privateDatabases.map((variable) => prepareDatabase(variable, config[variable as 'PRODUCTO_DATABASE_URL'])),
-    )
-  ).filter((p): p is Problem => p !== undefined);
-  if (databaseProblems.length > 0) {
-    await stopPrivateServers();
-    fail(`cannot start:\n${databaseProblems.map((p) => `  - ${p.variable}: ${p.message}`).join('\n')}`);
-  }
-  // The private NATS has the chart's users: as in the chart, only `provisioner` creates the streams.
-  if (plan.natsPasswords) {
-    try {
-      const nats = { passwords: plan.natsPasswords, sentBucket: plan.natsSentBucket ?? 'notifier-sent' };
-      const provisioned = await provisionPrivateNats(config, nats, process.env.PATH ?? '');
-      say(`NATS: streams provisioned as user provisioner: ${provisioned}`);
-    } catch (err) {
-      await stopPrivateServers();
-      fail(`the private NATS's streams could not be provisioned: ${err instanceof Error ? err.message : String(err)}`);
-    }
-  }
+  await checkEverything({ config, plan, specs });
+  const { privateServers, stopPrivateServers } = await startPrivateServers(config, plan);
 
   const startup = new AbortController();
   let stopping = false;
@@ -203,28 +151,18 @@ async function main(): Promise<void> {
   });
 
   const deadline = AbortSignal.any([startup.signal, AbortSignal.timeout(START_TIMEOUT_MS)]);
-  /** Starts these specs and waits until each is ready (aborted by a stop or the start-up timeout). */
-  const startAndWait = (group: ServiceSpec[]) =>
-    Promise.all(
-      group.map((spec) => {
-        const { ready } = supervisor.start(spec);
-        if (spec.readiness.kind === 'grpc') return waitUntilServing(spec.readiness.address, deadline);
-        return new Promise<void>((resolve, reject) => {
-          const onAbort = () => reject(new Error(`gave up waiting for ${spec.name}`));
-          deadline.addEventListener('abort', onAbort, { once: true });
-          void ready.then(() => {
-            deadline.removeEventListener('abort', onAbort);
-            resolve();
-          });
-        });
-      }),
-    );
   try {
     // The mail catcher and the gRPC services first: the BFF calls the services
     // and the notifier sends to the catcher as soon as they start.
     const late = new Set(['bff', 'notifier']);
-    await startAndWait(specs.filter((s) => !late.has(s.name)));
-    await startAndWait(specs.filter((s) => late.has(s.name)));
+    await startAndWait(
+      { supervisor, deadline },
+      specs.filter((s) => !late.has(s.name)),
+    );
+    await startAndWait(
+      { supervisor, deadline },
+      specs.filter((s) => late.has(s.name)),
+    );
   } catch {
     if (stopping) return;
     say(`The services did not report ready within ${START_TIMEOUT_MS / 1000} s (see their logs above); stopping.`);
@@ -233,6 +171,115 @@ async function main(): Promise<void> {
     return;
   }
 
+  printSummary({ config, specs, privateServers, mailDevReused });
+}
+
+/** Starts these specs and waits until each is ready (aborted by a stop or the start-up timeout). */
+function startAndWait(
+  { supervisor, deadline }: { supervisor: Supervisor; deadline: AbortSignal },
+  group: ServiceSpec[],
+) {
+  return Promise.all(
+    group.map((spec) => {
+      const { ready } = supervisor.start(spec);
+      if (spec.readiness.kind === 'grpc') return waitUntilServing(spec.readiness.address, deadline);
+      return new Promise<void>((resolve, reject) => {
+        const onAbort = () => reject(new Error(`gave up waiting for ${spec.name}`));
+        deadline.addEventListener('abort', onAbort, { once: true });
+        void ready.then(() => {
+          deadline.removeEventListener('abort', onAbort);
+          resolve();
+        });
+      });
+    }),
+  );
+}
+
+/** Every check runs, so one start reports every problem; exits naming each when there is any. */
+async function checkEverything({
+  config,
+  plan,
+  specs,
+}: {
+  config: LauncherConfig;
+  plan: InstancePlan;
+  specs: ServiceSpec[];
+}) {
+  const databases = (['PRODUCTO_DATABASE_URL', 'BODEGA_DATABASE_URL', 'IDENTIDAD_DATABASE_URL'] as const).filter(
+    (v) => !plan.silent.has(v),
+  );
+  const problems = [
+    ...plan.problems,
+    ...(
+      await Promise.all<Problem | undefined>([
+        plan.silent.has('NATS_URL') ? undefined : checkNats(config.NATS_URL),
+        ...databases.map((variable) => prepareDatabase(variable, config[variable])),
+        ...specs.flatMap((s) => s.ports.map((p) => checkPortFree(p.variable, '127.0.0.1', p.port))),
+      ])
+    ).filter((p): p is Problem => p !== undefined),
+  ];
+  if (problems.length > 0) {
+    const lines = problems.map((p) => `  - ${p.variable}: ${p.message}`);
+    if (plan.missingPrograms.length > 0) lines.push(...installAdvice(plan.missingPrograms));
+    fail(`cannot start:\n${lines.join('\n')}`);
+  }
+}
+
+/**
+ * The private servers: started before anything else, stopped after everything else. Exits when one does not
+ * start, its databases cannot be prepared or its streams provisioned, stopping those already started.
+ */
+async function startPrivateServers(config: LauncherConfig, plan: InstancePlan) {
+  const privateServers: { instance: PrivateInstance; server: PrivateServer }[] = [];
+  const stopPrivateServers = () =>
+    Promise.all(privateServers.map(({ server }) => server.dispose().catch(() => undefined)));
+  for (const instance of plan.instances) {
+    say(
+      `${instance.what}: nothing answers on 127.0.0.1:${instance.port}; starting a private ${instance.program} ` +
+        `there (data in ${instance.dir})...`,
+    );
+    try {
+      privateServers.push({ instance, server: await instance.start() });
+    } catch (err) {
+      await stopPrivateServers();
+      fail(`the private ${instance.program} did not start: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  const databaseProblems = (
+    await Promise.all(
+      plan.privateDatabases.map((variable) => prepareDatabase(variable, config[variable as 'PRODUCTO_DATABASE_URL'])),
+    )
+  ).filter((p): p is Problem => p !== undefined);
+  if (databaseProblems.length > 0) {
+    await stopPrivateServers();
+    fail(`cannot start:\n${databaseProblems.map((p) => `  - ${p.variable}: ${p.message}`).join('\n')}`);
+  }
+  // The private NATS has the chart's users: as in the chart, only `provisioner` creates the streams.
+  if (plan.natsPasswords) {
+    try {
+      const nats = { passwords: plan.natsPasswords, sentBucket: plan.natsSentBucket ?? 'notifier-sent' };
+      const provisioned = await provisionPrivateNats(config, nats, process.env.PATH ?? '');
+      say(`NATS: streams provisioned as user provisioner: ${provisioned}`);
+    } catch (err) {
+      await stopPrivateServers();
+      fail(`the private NATS's streams could not be provisioned: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  return { privateServers, stopPrivateServers };
+}
+
+/** What runs where, how to call it and how to seed it; and the record npm run seed follows. */
+function printSummary({
+  config,
+  specs,
+  privateServers,
+  mailDevReused,
+}: {
+  config: LauncherConfig;
+  specs: ServiceSpec[];
+  privateServers: { instance: PrivateInstance }[];
+  mailDevReused: boolean;
+}) {
   say('');
   say('Inventario is up:');
   for (const { instance } of privateServers) {

@@ -1,4 +1,5 @@
 import { jetstreamManager, type JsMsg } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
 import {
   connectNatsUnlessAborted,
   createJetStreamConsumerMetrics,
@@ -12,12 +13,14 @@ import {
   startMetricsServer,
   startStreamSampler,
   stopOnce,
+  type JetStreamConsumerMetrics,
+  type JetStreamStreamMetrics,
   type Logger,
   type ShutdownStep,
 } from '@inventario/platform';
 import { describeSmtpUrl, type Config } from './config';
-import { classifySmtpError, createMailer } from './email/mailer';
-import { createEmailRenderer } from './email/templates';
+import { classifySmtpError, createMailer, type Mailer } from './email/mailer';
+import { createEmailRenderer, type EmailRenderer } from './email/templates';
 import { createConcurrencyLimit } from './events/concurrency-limit';
 import { eventConsumerSpecs, startConsumers } from './events/consumers';
 import { createDeadLetterPublisher, deadLetterStreamName } from './events/dead-letter';
@@ -27,7 +30,7 @@ import { maxDeliveriesConsumerSpec, maxDeliveriesSubjects } from './events/max-d
 import type { MessageHeartbeat } from './events/message-heartbeat';
 import { openSentRegistry } from './events/sent-registry';
 import { HANDLERS } from './handlers';
-import { createNameLookup } from './names/name-lookup';
+import { createNameLookup, type NameLookup } from './names/name-lookup';
 import { createNotifierMetrics, type NotifierMetrics } from './metrics';
 
 /** Fault injection, for tests only: no environment variable sets it. */
@@ -132,109 +135,21 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
     () => connectNatsUnlessAborted(config.natsUrl, 'notifier', logger, signal, config.natsCredentials),
     (nc) => (nc.isClosed() ? undefined : nc.close()),
   );
-  const { consumers, stopSampler } = await guard.step(async () => {
-    const stream = config.natsStream;
-    const prefix = config.natsSubjectPrefix;
-    // The stream also captures the consumers' max-deliveries advisories (max-deliveries.ts).
-    const advisorySubjects = maxDeliveriesSubjects(stream, HANDLERS);
-    const sent = await retrying(
-      'event set-up',
-      async () => {
-        await setUpNotifierJetStream(
-          connection,
-          {
-            stream,
-            prefix,
-            limits: config.streamLimits,
-            deadLetterMaxBytes: config.deadLetterMaxBytes,
-            sentBucket: config.sentBucket,
-            replicas: config.streamReplicas,
-          },
-          logger,
-        );
-        return openSentRegistry(connection, {
-          bucket: config.sentBucket,
-          staleAfterMs: config.ackWaitMs,
-          replicas: config.streamReplicas,
-        });
-      },
+  const { consumers, stopSampler } = await guard.step(() =>
+    startEventHandling({
+      connection,
+      config,
       logger,
       signal,
-    );
-    const deadLetters = createDeadLetterPublisher(connection, prefix);
-    const deliver = createDelivery({
-      namespace: config.eventTypeNamespace,
-      prefix,
       renderer,
       mailer,
-      sent,
-      deadLetters,
-      metrics,
-      logger,
-      retry: { maxDeliver: config.maxDeliver, backoffMs: config.backoffMs },
-      faultAckDelayMs,
       names,
-    });
-    const jsm = await jetstreamManager(connection);
-    const settings = { stream, prefix, ackWaitMs: config.ackWaitMs, maxDeliver: config.maxDeliver };
-    const specs = [
-      ...eventConsumerSpecs(HANDLERS, settings, deliver).map((spec) => ({
-        ...spec,
-        handle: (msg: JsMsg, heartbeat: MessageHeartbeat) => {
-          if (msg.info.deliveryCount > 1) consumerMetrics.redeliveries.inc({ consumer: spec.config.durable_name });
-          return spec.handle(msg, heartbeat);
-        },
-      })),
-      maxDeliveriesConsumerSpec({
-        jsm,
-        stream,
-        handlers: HANDLERS,
-        namespace: config.eventTypeNamespace,
-        sent,
-        deadLetters,
-        metrics,
-        logger,
-        ackWaitMs: config.ackWaitMs,
-      }),
-    ];
-    const limit = createConcurrencyLimit(config.concurrency);
-    const consumers = await retrying(
-      'consumer start',
-      async () => {
-        // Again here: a service starting at the same moment may have updated
-        // the stream from a read taken before ours and dropped the advisory
-        // subjects, and MaxDeliveriesHandler's filter needs them.
-        await ensureStream(connection, {
-          name: stream,
-          subjects: [`${prefix}.>`, ...advisorySubjects],
-          limits: config.streamLimits,
-          replicas: config.streamReplicas,
-        });
-        return startConsumers({ nc: connection, stream, consumers: specs, limit, ackWaitMs: config.ackWaitMs, logger });
-      },
-      logger,
-      signal,
-    );
-    const stopConsumerSampler = startConsumerSampler({
-      nc: connection,
-      stream,
-      consumers: HANDLERS.map((h) => h.name),
-      metrics: consumerMetrics,
-      logger,
-    });
-    // How full the events' and the letters' streams are (InventarioStreamFilling).
-    const stopStreamSampler = startStreamSampler({
-      nc: connection,
-      streams: [stream, deadLetterStreamName(stream)],
-      metrics: streamMetrics,
-      logger,
-    });
-    const stopSampler = async () => {
-      await stopConsumerSampler();
-      await stopStreamSampler();
-    };
-    return { consumers, stopSampler };
-  });
+      metrics,
+      consumerMetrics,
+      streamMetrics,
+      faultAckDelayMs,
+    }),
+  );
 
   const shutdownSteps: ShutdownStep[] = [
     // Emails in flight finish and are acked before the connection goes.
@@ -256,5 +171,150 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
     metricsPort: metricsServer.port,
     shutdownSteps,
     stop: stopOnce(shutdownSteps, logger),
+  };
+}
+
+/** What the notifier's event handling is built from: startApp's connection, config and what it opened. */
+interface EventHandlingInput {
+  connection: NatsConnection;
+  config: Config;
+  logger: Logger;
+  signal: AbortSignal;
+  renderer: EmailRenderer;
+  mailer: Mailer;
+  names: NameLookup;
+  metrics: NotifierMetrics;
+  consumerMetrics: JetStreamConsumerMetrics;
+  streamMetrics: JetStreamStreamMetrics;
+  faultAckDelayMs: number;
+}
+
+/** The streams and the sent registry, the delivery, the consumers and their samplers. */
+async function startEventHandling(input: EventHandlingInput) {
+  const { connection, config, logger, signal, renderer, mailer, names, metrics, consumerMetrics } = input;
+  const { streamMetrics, faultAckDelayMs } = input;
+  const stream = config.natsStream;
+  const prefix = config.natsSubjectPrefix;
+  // The stream also captures the consumers' max-deliveries advisories (max-deliveries.ts).
+  const advisorySubjects = maxDeliveriesSubjects(stream, HANDLERS);
+  const sent = await setUpAndOpenSentRegistry({ connection, config, logger, signal });
+  const deadLetters = createDeadLetterPublisher(connection, prefix);
+  const deliver = createDelivery({
+    namespace: config.eventTypeNamespace,
+    prefix,
+    renderer,
+    mailer,
+    sent,
+    deadLetters,
+    metrics,
+    logger,
+    retry: { maxDeliver: config.maxDeliver, backoffMs: config.backoffMs },
+    faultAckDelayMs,
+    names,
+  });
+  const jsm = await jetstreamManager(connection);
+  const settings = { stream, prefix, ackWaitMs: config.ackWaitMs, maxDeliver: config.maxDeliver };
+  const specs = [
+    ...eventConsumerSpecs(HANDLERS, settings, deliver).map((spec) => ({
+      ...spec,
+      handle: (msg: JsMsg, heartbeat: MessageHeartbeat) => {
+        if (msg.info.deliveryCount > 1) consumerMetrics.redeliveries.inc({ consumer: spec.config.durable_name });
+        return spec.handle(msg, heartbeat);
+      },
+    })),
+    maxDeliveriesConsumerSpec({
+      jsm,
+      stream,
+      handlers: HANDLERS,
+      namespace: config.eventTypeNamespace,
+      sent,
+      deadLetters,
+      metrics,
+      logger,
+      ackWaitMs: config.ackWaitMs,
+    }),
+  ];
+  const limit = createConcurrencyLimit(config.concurrency);
+  const consumers = await retrying(
+    'consumer start',
+    async () => {
+      // Again here: a service starting at the same moment may have updated
+      // the stream from a read taken before ours and dropped the advisory
+      // subjects, and MaxDeliveriesHandler's filter needs them.
+      await ensureStream(connection, {
+        name: stream,
+        subjects: [`${prefix}.>`, ...advisorySubjects],
+        limits: config.streamLimits,
+        replicas: config.streamReplicas,
+      });
+      return startConsumers({ nc: connection, stream, consumers: specs, limit, ackWaitMs: config.ackWaitMs, logger });
+    },
+    logger,
+    signal,
+  );
+  const stopSampler = startSamplers({ connection, stream, logger, consumerMetrics, streamMetrics });
+  return { consumers, stopSampler };
+}
+
+/** The streams and the bucket set up (or, under the chart's authorization, waited for), then the registry. */
+function setUpAndOpenSentRegistry({
+  connection,
+  config,
+  logger,
+  signal,
+}: Pick<EventHandlingInput, 'connection' | 'config' | 'logger' | 'signal'>) {
+  const stream = config.natsStream;
+  const prefix = config.natsSubjectPrefix;
+  return retrying(
+    'event set-up',
+    async () => {
+      await setUpNotifierJetStream(
+        connection,
+        {
+          stream,
+          prefix,
+          limits: config.streamLimits,
+          deadLetterMaxBytes: config.deadLetterMaxBytes,
+          sentBucket: config.sentBucket,
+          replicas: config.streamReplicas,
+        },
+        logger,
+      );
+      return openSentRegistry(connection, {
+        bucket: config.sentBucket,
+        staleAfterMs: config.ackWaitMs,
+        replicas: config.streamReplicas,
+      });
+    },
+    logger,
+    signal,
+  );
+}
+
+/** Samplers of the consumers' and the streams' state; the function returned stops both. */
+function startSamplers({
+  connection,
+  stream,
+  logger,
+  consumerMetrics,
+  streamMetrics,
+}: Pick<EventHandlingInput, 'connection' | 'logger' | 'consumerMetrics' | 'streamMetrics'> & { stream: string }) {
+  const stopConsumerSampler = startConsumerSampler({
+    nc: connection,
+    stream,
+    consumers: HANDLERS.map((h) => h.name),
+    metrics: consumerMetrics,
+    logger,
+  });
+  // How full the events' and the letters' streams are (InventarioStreamFilling).
+  const stopStreamSampler = startStreamSampler({
+    nc: connection,
+    streams: [stream, deadLetterStreamName(stream)],
+    metrics: streamMetrics,
+    logger,
+  });
+  return async () => {
+    await stopConsumerSampler();
+    await stopStreamSampler();
   };
 }

@@ -15,6 +15,8 @@ export interface ReadCacheMetrics {
 const KINDS: readonly CachedKind[] = ['producto', 'bodega'];
 const CAUSES: readonly InvalidationCause[] = ['event', 'write', 'doubt', 'conflict'];
 
+// The read cache's metrics registry: each metric's name, help and labels declared where it is
+// registered, so the whole exported set (what dashboards and alerts read) is one list.
 export function createReadCacheMetrics(registry: Registry): ReadCacheMetrics {
   const hits = new Counter({
     name: 'bff_read_cache_hits_total',

@@ -79,6 +79,8 @@ const MASK_PATHS: Record<keyof BodegaPatch, string> = {
   capacidad: 'capacidad',
 };
 
+// One method per RPC of bodega-svc's warehouse service, each mapping its request to proto and the answer
+// back: the length is the service's list of calls, the one place all of the BFF's calls to it start.
 export function createBodegaClient(client: BodegaServiceClient, call: UnaryCall): BodegaClient {
   return {
     async list(caller, request) {

@@ -116,6 +116,8 @@ const SIN_DESCRIPCION = [
   'version',
 ];
 
+// One method per RPC of producto-svc, each mapping its request to proto and the answer back: the
+// length is the service's list of calls, the one place all of the BFF's calls to producto-svc start.
 export function createProductoClient(
   client: ProductoServiceClient,
   call: UnaryCall,

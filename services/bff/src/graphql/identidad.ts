@@ -172,6 +172,8 @@ const usuarioRes = (u: Parameters<typeof usuarioJson>[0] | undefined) => ({ usua
 const sinUsuario = { usuario: null };
 const MENSAJES = (que: string) => ({ ok: `${que} correctamente`, fail: `No se pudo: ${que.toLowerCase()}` });
 
+// The resolver map of every identity field of the schema (§12), one entry per field as the schema lists
+// them: its length is the number of fields, each a call and a mapping, and splitting it would split the map.
 export function createIdentidadResolvers(identidad: IdentidadClient): {
   Query: Record<string, FieldResolver>;
   Mutation: Record<string, FieldResolver>;

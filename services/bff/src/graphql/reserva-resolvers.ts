@@ -81,6 +81,8 @@ export function createReservaQueryResolvers(client: ReservaClient | undefined): 
   };
 }
 
+// The reservation mutations as one resolver map (one entry per schema field, §13), each validating its
+// input and calling the client once: the length is the list of mutations.
 export function createReservaMutationResolvers(client: ReservaClient | undefined): Record<string, FieldResolver> {
   return {
     crearReserva: (_: unknown, args: { input: ReservaInputArgs } & SafeWriteArgs, ctx: GraphqlContext) =>

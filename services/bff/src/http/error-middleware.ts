@@ -92,7 +92,20 @@ export function httpFailureOf(err: unknown): HttpFailure | undefined {
   };
 }
 
+// The groups are consecutive slices of one ordered list of checks: a subclass is tested before the
+// class it extends, and that order must survive any regrouping.
 function failureOf(err: unknown): HttpFailure | undefined {
+  return (
+    invalidOrMissingFailure(err) ??
+    conditionFailure(err) ??
+    availabilityFailure(err) ??
+    accessFailure(err) ??
+    requestFailure(err)
+  );
+}
+
+/** 422, 400, 404 and 409 ALREADY_EXISTS: what the request names is malformed, absent or taken. */
+function invalidOrMissingFailure(err: unknown): HttpFailure | undefined {
   // Before InvalidArgumentError, which it extends: the request is well formed, the key is not this request's.
   if (err instanceof IdempotencyKeyReusedError) {
     return {
@@ -117,6 +130,11 @@ function failureOf(err: unknown): HttpFailure | undefined {
     return { status: 404, body: { error: ERROR_CODES.notFound, mensaje: err.message } };
   if (err instanceof AlreadyExistsError)
     return { status: 409, body: { error: ERROR_CODES.alreadyExists, mensaje: err.message } };
+  return undefined;
+}
+
+/** 409, 412 and 428: a rule, a version or a lock stands in the write's way. */
+function conditionFailure(err: unknown): HttpFailure | undefined {
   // docs/contract.md §2.7.
   if (err instanceof BodegaConProductosError) {
     return {
@@ -173,6 +191,11 @@ function failureOf(err: unknown): HttpFailure | undefined {
       headers: { 'Retry-After': String(KEY_IN_USE_RETRY_AFTER_SECONDS) },
     };
   }
+  return undefined;
+}
+
+/** 503 and 504: a service is down or too slow. */
+function availabilityFailure(err: unknown): HttpFailure | undefined {
   if (err instanceof UnavailableError) {
     const retryAfter = err instanceof ServicioNoDisponibleError ? err.retryAfterSeconds : DEFAULT_RETRY_AFTER_SECONDS;
     return {
@@ -183,6 +206,11 @@ function failureOf(err: unknown): HttpFailure | undefined {
   }
   if (err instanceof DeadlineExceededError)
     return { status: 504, body: { error: ERROR_CODES.gatewayTimeout, mensaje: err.message } };
+  return undefined;
+}
+
+/** 401 and 403: who is calling, and what they may do. */
+function accessFailure(err: unknown): HttpFailure | undefined {
   if (err instanceof UnauthenticatedError) {
     return {
       status: 401,
@@ -211,6 +239,11 @@ function failureOf(err: unknown): HttpFailure | undefined {
       },
     };
   }
+  return undefined;
+}
+
+/** 429, a body the parser refused, and any other client error a library raised. */
+function requestFailure(err: unknown): HttpFailure | undefined {
   if (err instanceof TooManyRequestsError) {
     return {
       status: 429,

@@ -51,6 +51,8 @@ function optionalDate(value: string | undefined, campo: string): Date | undefine
 /** If-Match as the expected version (`*`: any). */
 const versionOf = (ifMatch: number | '*' | undefined) => (typeof ifMatch === 'number' ? ifMatch : undefined);
 
+// The identity routes of docs/contract.md §12, registered in the order express matches them: a list
+// of thin handlers that each only translate, kept in one function so every identity URL reads in one place.
 export function createIdentidadRouter(identidad: IdentidadClient): express.Router {
   const router = express.Router();
   // Per route: the router is mounted on the API prefix itself, beside the other routes.

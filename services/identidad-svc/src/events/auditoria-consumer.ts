@@ -1,4 +1,11 @@
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JsMsg } from '@nats-io/jetstream';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  jetstream,
+  jetstreamManager,
+  type ConsumerMessages,
+  type JsMsg,
+} from '@nats-io/jetstream';
 import { nanos, type NatsConnection } from '@nats-io/transport-node';
 import {
   backoffDelayMs,
@@ -83,7 +90,7 @@ function sobre(body: unknown): (SobreEvento & { source?: unknown }) | undefined 
   return e as unknown as SobreEvento & { source?: unknown };
 }
 
-export async function startAuditoriaConsumer(options: {
+interface AuditoriaConsumerOptions {
   nc: NatsConnection;
   stream: string;
   prefix: string;
@@ -91,8 +98,10 @@ export async function startAuditoriaConsumer(options: {
   store: AuditoriaStore;
   logger: Logger;
   metrics: JetStreamConsumerMetrics;
-}): Promise<AuditoriaConsumer> {
-  const { nc, stream, prefix, namespace, store, logger, metrics } = options;
+}
+
+export async function startAuditoriaConsumer(options: AuditoriaConsumerOptions): Promise<AuditoriaConsumer> {
+  const { nc, stream, prefix, logger, metrics } = options;
   await ensureConsumer(await jetstreamManager(nc), stream, {
     durable_name: AUDITORIA_CONSUMER,
     filter_subject: `${prefix}.>`,
@@ -104,62 +113,81 @@ export async function startAuditoriaConsumer(options: {
   });
   const consumer = await jetstream(nc).consumers.get(stream, AUDITORIA_CONSUMER);
   const messages = await consumer.consume({ max_messages: LOTE });
+  const loop = consumir(options, messages);
+  const stopSampler = startConsumerSampler({ nc, stream, consumers: [AUDITORIA_CONSUMER], metrics, logger });
+  logger.info({ stream, consumer: AUDITORIA_CONSUMER }, 'audit consumer started');
+  return {
+    async stop() {
+      await stopSampler();
+      await messages.close();
+      await loop;
+    },
+  };
+}
+
+/** The row a message asks for; undefined when it asks for none (acked: skipped; terminated: refused). */
+function hechoDe(options: AuditoriaConsumerOptions, msg: JsMsg): Hecho | undefined {
+  const { prefix, namespace, logger, metrics } = options;
   const omitidos = [`${prefix}.auditoria.`, `${prefix}.dlq.`];
+  if (msg.info.deliveryCount > 1) metrics.redeliveries.inc({ consumer: AUDITORIA_CONSUMER });
+  if (omitidos.some((p) => msg.subject.startsWith(p))) {
+    msg.ack();
+    return undefined;
+  }
+  let envelope: ReturnType<typeof sobre>;
+  try {
+    envelope = sobre(msg.json());
+  } catch {
+    envelope = undefined;
+  }
+  const refused = envelope ? rechazo(envelope, msg.subject, prefix, namespace) : 'not an event envelope';
+  if (!envelope || refused) {
+    logger.error(
+      { consumer: AUDITORIA_CONSUMER, subject: msg.subject, seq: msg.seq, reason: refused },
+      'event refused by the audit trail; terminated',
+    );
+    msg.term();
+    return undefined;
+  }
+  return hechoDeEvento(envelope);
+}
 
-  /** The row a message asks for; undefined when it asks for none (acked: skipped; terminated: refused). */
-  function hechoDe(msg: JsMsg): Hecho | undefined {
-    if (msg.info.deliveryCount > 1) metrics.redeliveries.inc({ consumer: AUDITORIA_CONSUMER });
-    if (omitidos.some((p) => msg.subject.startsWith(p))) {
+/** Writes the batch's rows in one transaction and acks them; alone, a message that fails is nak'ed. */
+async function escribir(
+  options: AuditoriaConsumerOptions,
+  lote: readonly { msg: JsMsg; hecho: Hecho }[],
+): Promise<void> {
+  const { store, logger } = options;
+  if (lote.length === 0) return;
+  for (const { msg } of lote) msg.working();
+  try {
+    const escritos = await store.anexarVarios(lote.map((l) => l.hecho));
+    lote.forEach(({ msg, hecho }, i) => {
       msg.ack();
-      return undefined;
+      logger.debug({ eventId: hecho.eventoId, written: escritos[i] }, 'event audited');
+    });
+  } catch (err) {
+    if (lote.length > 1) {
+      for (const uno of lote) await escribir(options, [uno]);
+      return;
     }
-    let envelope: ReturnType<typeof sobre>;
-    try {
-      envelope = sobre(msg.json());
-    } catch {
-      envelope = undefined;
-    }
-    const refused = envelope ? rechazo(envelope, msg.subject, prefix, namespace) : 'not an event envelope';
-    if (!envelope || refused) {
-      logger.error(
-        { consumer: AUDITORIA_CONSUMER, subject: msg.subject, seq: msg.seq, reason: refused },
-        'event refused by the audit trail; terminated',
-      );
-      msg.term();
-      return undefined;
-    }
-    return hechoDeEvento(envelope);
+    const { msg, hecho } = lote[0]!;
+    const delayMs = backoffDelayMs(msg.info.deliveryCount, { baseMs: 1000, maxMs: 60_000 });
+    logger.warn(
+      {
+        eventId: hecho.eventoId,
+        deliveryCount: msg.info.deliveryCount,
+        err: err instanceof Error ? err.message : String(err),
+      },
+      'could not audit; nak',
+    );
+    msg.nak(delayMs);
   }
+}
 
-  /** Writes the batch's rows in one transaction and acks them; alone, a message that fails is nak'ed. */
-  async function escribir(lote: readonly { msg: JsMsg; hecho: Hecho }[]): Promise<void> {
-    if (lote.length === 0) return;
-    for (const { msg } of lote) msg.working();
-    try {
-      const escritos = await store.anexarVarios(lote.map((l) => l.hecho));
-      lote.forEach(({ msg, hecho }, i) => {
-        msg.ack();
-        logger.debug({ eventId: hecho.eventoId, written: escritos[i] }, 'event audited');
-      });
-    } catch (err) {
-      if (lote.length > 1) {
-        for (const uno of lote) await escribir([uno]);
-        return;
-      }
-      const { msg, hecho } = lote[0]!;
-      const delayMs = backoffDelayMs(msg.info.deliveryCount, { baseMs: 1000, maxMs: 60_000 });
-      logger.warn(
-        {
-          eventId: hecho.eventoId,
-          deliveryCount: msg.info.deliveryCount,
-          err: err instanceof Error ? err.message : String(err),
-        },
-        'could not audit; nak',
-      );
-      msg.nak(delayMs);
-    }
-  }
-
+/** Reads the stream and writes what it read in batches, until the messages are closed. */
+function consumir(options: AuditoriaConsumerOptions, messages: ConsumerMessages): Promise<unknown> {
+  const { logger } = options;
   // The reader queues what the stream delivers; the writer takes everything queued (up to LOTE) at once.
   const cola: JsMsg[] = [];
   let avisar: (() => void) | undefined;
@@ -186,24 +214,15 @@ export async function startAuditoriaConsumer(options: {
       }
       const lote: { msg: JsMsg; hecho: Hecho }[] = [];
       for (const msg of cola.splice(0, LOTE)) {
-        const hecho = await inConsumeSpan(msg, () => Promise.resolve(hechoDe(msg)));
+        const hecho = await inConsumeSpan(msg, () => Promise.resolve(hechoDe(options, msg)));
         if (hecho) lote.push({ msg, hecho });
       }
-      await escribir(lote);
+      await escribir(options, lote);
     }
   })();
-  const loop = Promise.all([lector, escritor]).catch((err: unknown) =>
+  return Promise.all([lector, escritor]).catch((err: unknown) =>
     logger.error({ err, consumer: AUDITORIA_CONSUMER }, 'audit consumer stopped unexpectedly'),
   );
-  const stopSampler = startConsumerSampler({ nc, stream, consumers: [AUDITORIA_CONSUMER], metrics, logger });
-  logger.info({ stream, consumer: AUDITORIA_CONSUMER }, 'audit consumer started');
-  return {
-    async stop() {
-      await stopSampler();
-      await messages.close();
-      await loop;
-    },
-  };
 }
 
 /** The last anchor in the stream (the head identidad-svc published), or undefined when there is none yet. */

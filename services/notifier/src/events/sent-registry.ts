@@ -1,5 +1,11 @@
 import { createHash } from 'node:crypto';
-import { JetStreamApiCodes, JetStreamApiError, jetstreamManager, type StoredMsg } from '@nats-io/jetstream';
+import {
+  JetStreamApiCodes,
+  JetStreamApiError,
+  jetstreamManager,
+  type JetStreamManager,
+  type StoredMsg,
+} from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { z } from 'zod';
@@ -154,65 +160,39 @@ export async function openSentBucket(nc: NatsConnection, bucket: string, replica
   }
 }
 
+/** The bucket and what reading and claiming in it need. */
+interface SentBucket {
+  kv: KV;
+  jsm: JetStreamManager;
+  stream: string;
+  options: SentRegistryOptions;
+  now: () => number;
+}
+
+const encode = (entry: Entry) => JSON.stringify(entry);
+
+const claimValue = (holder: Holder, since: string) =>
+  encode({
+    state: 'sending',
+    since,
+    stream: holder.stream,
+    seq: holder.seq,
+    ...(holder.token ? { token: holder.token } : {}),
+  });
+
 export async function openSentRegistry(nc: NatsConnection, options: SentRegistryOptions): Promise<SentRegistry> {
   const kv = await openSentBucket(nc, options.bucket, options.replicas);
   const jsm = await jetstreamManager(nc);
   const stream = sentBucketStreamName(options.bucket);
   const now = options.now ?? Date.now;
-  const encode = (entry: Entry) => JSON.stringify(entry);
-
-  const claimValue = (holder: Holder, since: string) =>
-    encode({
-      state: 'sending',
-      since,
-      stream: holder.stream,
-      seq: holder.seq,
-      ...(holder.token ? { token: holder.token } : {}),
-    });
-
-  /** kv.get, but from the stream's leader (see above). */
-  async function read(key: string): Promise<Current | undefined> {
-    const value = await jsm.streams.getMessage(stream, { last_by_subj: `$KV.${options.bucket}.${key}` });
-    if (!value) return undefined;
-    const op = value.header?.get('KV-Operation');
-    return { operation: op === 'DEL' || op === 'PURGE' ? op : 'PUT', revision: value.seq, created: value.time, value };
-  }
-
-  async function attempt(key: string, holder: Holder): Promise<ClaimResult | 'conflict'> {
-    const since = new Date(now()).toISOString();
-    const current = await read(key);
-    try {
-      if (!current || current.operation !== 'PUT') {
-        const revision = current
-          ? await kv.update(key, claimValue(holder, since), current.revision)
-          : await kv.create(key, claimValue(holder, since));
-        return { status: 'claimed', claim: { key, revision, holder, since } };
-      }
-      const entry = decode(current);
-      if (entry?.state === 'sent') return { status: 'sent', sentAt: entry.sentAt };
-      if (entry?.state === 'sending' && holder.token !== undefined && entry.token === holder.token) {
-        // This attempt's own claim, written although its answer was lost.
-        return { status: 'claimed', claim: { key, revision: current.revision, holder, since: entry.since } };
-      }
-      const ageMs = now() - current.created.getTime();
-      if (ageMs < options.staleAfterMs) {
-        const sameMessage = entry !== undefined && entry.stream === holder.stream && entry.seq === holder.seq;
-        return { status: 'busy', retryInMs: Math.max(1, options.staleAfterMs - ageMs), sameMessage };
-      }
-      const revision = await kv.update(key, claimValue(holder, since), current.revision);
-      return { status: 'claimed', claim: { key, revision, holder, since }, takeover: 'stale' };
-    } catch (err) {
-      if (isCasConflict(err)) return 'conflict';
-      throw err;
-    }
-  }
+  const bucket: SentBucket = { kv, jsm, stream, options, now };
 
   return {
     async claim(eventId, holder) {
       const key = sentKeyFor(eventId);
       // A conflict: another replica wrote the key meanwhile; read again.
       for (let i = 0; i < 3; i++) {
-        const result = await attempt(key, holder);
+        const result = await attempt(bucket, key, holder);
         if (result !== 'conflict') return result;
       }
       throw new ClaimContendedError(key);
@@ -240,7 +220,7 @@ export async function openSentRegistry(nc: NatsConnection, options: SentRegistry
       }
     },
     async lookup(eventId) {
-      const current = await read(sentKeyFor(eventId));
+      const current = await read(bucket, sentKeyFor(eventId));
       if (!current || current.operation !== 'PUT') return undefined;
       const entry = decode(current);
       if (entry?.state === 'sent') return { state: 'sent', sentAt: entry.sentAt };
@@ -248,4 +228,43 @@ export async function openSentRegistry(nc: NatsConnection, options: SentRegistry
       return fresh ? { state: 'sending' } : undefined;
     },
   };
+}
+
+/** kv.get, but from the stream's leader (see above). */
+async function read(bucket: SentBucket, key: string): Promise<Current | undefined> {
+  const { jsm, stream, options } = bucket;
+  const value = await jsm.streams.getMessage(stream, { last_by_subj: `$KV.${options.bucket}.${key}` });
+  if (!value) return undefined;
+  const op = value.header?.get('KV-Operation');
+  return { operation: op === 'DEL' || op === 'PURGE' ? op : 'PUT', revision: value.seq, created: value.time, value };
+}
+
+async function attempt(bucket: SentBucket, key: string, holder: Holder): Promise<ClaimResult | 'conflict'> {
+  const { kv, options, now } = bucket;
+  const since = new Date(now()).toISOString();
+  const current = await read(bucket, key);
+  try {
+    if (!current || current.operation !== 'PUT') {
+      const revision = current
+        ? await kv.update(key, claimValue(holder, since), current.revision)
+        : await kv.create(key, claimValue(holder, since));
+      return { status: 'claimed', claim: { key, revision, holder, since } };
+    }
+    const entry = decode(current);
+    if (entry?.state === 'sent') return { status: 'sent', sentAt: entry.sentAt };
+    if (entry?.state === 'sending' && holder.token !== undefined && entry.token === holder.token) {
+      // This attempt's own claim, written although its answer was lost.
+      return { status: 'claimed', claim: { key, revision: current.revision, holder, since: entry.since } };
+    }
+    const ageMs = now() - current.created.getTime();
+    if (ageMs < options.staleAfterMs) {
+      const sameMessage = entry !== undefined && entry.stream === holder.stream && entry.seq === holder.seq;
+      return { status: 'busy', retryInMs: Math.max(1, options.staleAfterMs - ageMs), sameMessage };
+    }
+    const revision = await kv.update(key, claimValue(holder, since), current.revision);
+    return { status: 'claimed', claim: { key, revision, holder, since }, takeover: 'stale' };
+  } catch (err) {
+    if (isCasConflict(err)) return 'conflict';
+    throw err;
+  }
 }
