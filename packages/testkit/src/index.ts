@@ -22,6 +22,7 @@ import { freePort } from './free-port';
 
 export { startPrivateServer, type PrivateServer, type PrivateServerOptions } from '@inventario/local-servers';
 export { ephemeralPortRange, freePort } from './free-port';
+export { logLineSink, logTextSink } from './log-sink';
 export { basicAuth, httpRequest, type StackRequestOptions, type StackResponse } from './http-request';
 export {
   crearBodega,

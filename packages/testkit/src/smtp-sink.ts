@@ -1,6 +1,6 @@
 import type { AddressObject, ParsedMail } from 'mailparser';
 import { simpleParser } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
+import { SMTPServer, type SMTPServerDataStream } from 'smtp-server';
 import { freePort } from './free-port';
 import { waitFor } from './index';
 
@@ -64,13 +64,84 @@ function addresses(value: AddressObject | AddressObject[] | undefined): string[]
   return list.flatMap((a) => a.value.map((v) => v.address ?? ''));
 }
 
+/** An accepted message as the tests read it. */
+function receivedOf(mail: ParsedMail): ReceivedEmail {
+  return {
+    from: addresses(mail.from)[0] ?? '',
+    to: addresses(mail.to),
+    subject: mail.subject ?? '',
+    html: mail.html || '',
+    text: mail.text ?? '',
+    messageId: mail.messageId ?? '',
+    headers: mail.headers,
+  };
+}
+
+/** What the sink's methods set and its SMTP handler reads. */
+interface SinkState {
+  sink: SmtpSink;
+  mode: SinkMode;
+  delayMs: number;
+  /** DATA phases open now. */
+  openData: number;
+  server: SMTPServer | undefined;
+}
+
+/**
+ * One message's DATA: counted when it ends, answered after the delay with the mode it ended under (a
+ * rejection, or a 250 once the message parsed and was recorded).
+ */
+function onData(state: SinkState, stream: SMTPServerDataStream, done: (err?: Error) => void): void {
+  const { sink } = state;
+  state.openData++;
+  sink.maxConcurrentData = Math.max(sink.maxConcurrentData, state.openData);
+  const callback = (err?: Error) => {
+    state.openData--;
+    if (err) done(err);
+    else done();
+  };
+  const chunks: Buffer[] = [];
+  const reply = (current: SinkMode) => {
+    if (!current.accept) {
+      callback(Object.assign(new Error(current.message), { responseCode: current.code }));
+      return;
+    }
+    simpleParser(Buffer.concat(chunks)).then(
+      (mail) => {
+        sink.received.push(receivedOf(mail));
+        callback();
+      },
+      (err: Error) => callback(err),
+    );
+  };
+  stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+  stream.on('end', () => {
+    sink.attempts++;
+    sink.attemptTimes.push(Date.now());
+    const current = state.mode;
+    setTimeout(() => reply(current), state.delayMs);
+  });
+}
+
+async function listen(state: SinkState): Promise<void> {
+  if (state.server) return;
+  const instance = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    closeTimeout: 100,
+    onData: (stream, _session, done) => onData(state, stream, done),
+  });
+  instance.on('error', (err: Error) => state.sink.connectionErrors.push(err));
+  await new Promise<void>((resolve, reject) => {
+    instance.server.once('error', reject);
+    instance.listen(state.sink.port, '127.0.0.1', () => resolve());
+  });
+  state.server = instance;
+}
+
 export async function startSmtpSink(options: { started?: boolean } = {}): Promise<SmtpSink> {
   const port = await freePort();
-  let mode: SinkMode = { accept: true };
-  let delayMs = 0;
-  let openData = 0;
-  let server: SMTPServer | undefined;
-
   const sink: SmtpSink = {
     port,
     url: `smtp://127.0.0.1:${port}`,
@@ -80,67 +151,15 @@ export async function startSmtpSink(options: { started?: boolean } = {}): Promis
     maxConcurrentData: 0,
     connectionErrors: [],
     setMode(next) {
-      mode = next;
+      state.mode = next;
     },
     setDelay(ms) {
-      delayMs = ms;
+      state.delayMs = ms;
     },
-    async start() {
-      if (server) return;
-      const instance = new SMTPServer({
-        authOptional: true,
-        disabledCommands: ['STARTTLS'],
-        logger: false,
-        closeTimeout: 100,
-        onData(stream, _session, done) {
-          openData++;
-          sink.maxConcurrentData = Math.max(sink.maxConcurrentData, openData);
-          const callback = (err?: Error) => {
-            openData--;
-            if (err) done(err);
-            else done();
-          };
-          const chunks: Buffer[] = [];
-          const reply = (current: SinkMode) => {
-            if (!current.accept) {
-              callback(Object.assign(new Error(current.message), { responseCode: current.code }));
-              return;
-            }
-            simpleParser(Buffer.concat(chunks)).then(
-              (mail) => {
-                sink.received.push({
-                  from: addresses(mail.from)[0] ?? '',
-                  to: addresses(mail.to),
-                  subject: mail.subject ?? '',
-                  html: mail.html || '',
-                  text: mail.text ?? '',
-                  messageId: mail.messageId ?? '',
-                  headers: mail.headers,
-                });
-                callback();
-              },
-              (err: Error) => callback(err),
-            );
-          };
-          stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-          stream.on('end', () => {
-            sink.attempts++;
-            sink.attemptTimes.push(Date.now());
-            const current = mode;
-            setTimeout(() => reply(current), delayMs);
-          });
-        },
-      });
-      instance.on('error', (err: Error) => sink.connectionErrors.push(err));
-      await new Promise<void>((resolve, reject) => {
-        instance.server.once('error', reject);
-        instance.listen(port, '127.0.0.1', () => resolve());
-      });
-      server = instance;
-    },
+    start: () => listen(state),
     async stop() {
-      const instance = server;
-      server = undefined;
+      const instance = state.server;
+      state.server = undefined;
       if (instance) await new Promise<void>((resolve) => instance.close(() => resolve()));
     },
     waitForEmails(count, timeoutMs = 30_000) {
@@ -151,6 +170,7 @@ export async function startSmtpSink(options: { started?: boolean } = {}): Promis
       );
     },
   };
+  const state: SinkState = { sink, mode: { accept: true }, delayMs: 0, openData: 0, server: undefined };
   if (options.started !== false) await sink.start();
   return sink;
 }

@@ -3,9 +3,9 @@
  * out chunked, and a client that leaves still stops its request (the router's disconnection is no
  * longer an AbortSignal). A BFF in front of a fake producto-svc: no database.
  */
-import { Writable } from 'node:stream';
 import { request } from 'node:http';
 import { createLogger } from '@inventario/platform';
+import { logTextSink } from '@inventario/testkit';
 import { startBareBff, type BareBff } from './support/bare-bff';
 import { startFakeDownstream, type FakeDownstream } from './support/fake-downstream';
 import { rawRequest, type RawResponse } from './support/raw-http';
@@ -26,15 +26,9 @@ beforeAll(async () => {
     },
   });
   const address = `127.0.0.1:${fake.port}`;
-  const lines = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      logLines.push(chunk.toString('utf8'));
-      done();
-    },
-  });
   bff = await startBareBff(
     { PRODUCTO_SVC_ADDR: address, BODEGA_SVC_ADDR: address, GRPC_DEADLINE_MS: '600000' },
-    createLogger('bff', 'warn', lines),
+    createLogger('bff', 'warn', logTextSink(logLines)),
   );
 });
 

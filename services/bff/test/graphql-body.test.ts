@@ -3,10 +3,10 @@
  * compressed) without body-parser, anything else through it; either way the same answers, refusals and limits. A
  * BFF in front of a fake producto-svc: no database.
  */
-import { Writable } from 'node:stream';
 import { connect, type Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { createLogger } from '@inventario/platform';
+import { logTextSink } from '@inventario/testkit';
 import { MAX_BODY_BYTES } from '../src/http/http-errors';
 import { startBareBff, type BareBff } from './support/bare-bff';
 import { startFakeDownstream, type FakeDownstream } from './support/fake-downstream';
@@ -19,15 +19,9 @@ const logLines: string[] = [];
 beforeAll(async () => {
   fake = await startFakeDownstream({});
   const address = `127.0.0.1:${fake.port}`;
-  const lines = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      logLines.push(chunk.toString('utf8'));
-      done();
-    },
-  });
   bff = await startBareBff(
     { PRODUCTO_SVC_ADDR: address, BODEGA_SVC_ADDR: address },
-    createLogger('bff', 'info', lines),
+    createLogger('bff', 'info', logTextSink(logLines)),
   );
 });
 

@@ -10,9 +10,8 @@
  * any table of the four databases (the audit trail and the outboxes
  * included) holds them, in plain text or in the Basic header's base64.
  */
-import { Writable } from 'node:stream';
 import { createDb, createLogger } from '@inventario/platform';
-import { readStream } from '@inventario/testkit';
+import { readStream, logTextSink } from '@inventario/testkit';
 import { basicAuth, startTestStack, type StackResponse, type TestStack } from './support/stack';
 
 jest.setTimeout(120_000);
@@ -29,12 +28,7 @@ describe('canary secrets', () => {
   const answers: { what: string; res: StackResponse }[] = [];
   let token = '';
 
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      lines.push(chunk.toString('utf8'));
-      done();
-    },
-  });
+  const sink = logTextSink(lines);
 
   beforeAll(async () => {
     stack = await startTestStack('bff_idcanary', {

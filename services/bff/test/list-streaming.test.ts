@@ -11,12 +11,11 @@
  */
 import { request as httpGet } from 'node:http';
 import { connect } from 'node:net';
-import { Writable } from 'node:stream';
 import { status } from '@grpc/grpc-js';
 import { stringify } from 'lossless-json';
 import pino from 'pino';
 import { createDb, createLogger, decodePageToken, encodePageToken, type Knex } from '@inventario/platform';
-import { metricSample, scrapeMetrics, waitFor } from '@inventario/testkit';
+import { metricSample, scrapeMetrics, waitFor, logLineSink } from '@inventario/testkit';
 import { loadConfig } from '../src/config';
 import { createDownstream, type Downstream } from '../src/downstream/downstream';
 import { createInventario } from '../src/inventario/inventario';
@@ -208,13 +207,7 @@ describe('streamed lists against a producto-svc whose list never ends', () => {
         },
       },
     });
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString('utf8').split('\n'))
-          if (line.trim() !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
-        done();
-      },
-    });
+    const sink = logLineSink(lines);
     const address = `127.0.0.1:${fake.port}`;
     bff = await startBareBff(
       {

@@ -2,9 +2,8 @@
  * One log line per request, with method, path, status, duration and user,
  * and never a credential.
  */
-import { Writable } from 'node:stream';
 import pino from 'pino';
-import { waitFor } from '@inventario/testkit';
+import { waitFor, logLineSink } from '@inventario/testkit';
 import { deadAddress, startBareBff, type BareBff } from './support/bare-bff';
 import { basicAuth, TEST_PASSWORD, TEST_USER } from './support/stack';
 
@@ -12,13 +11,7 @@ const lines: Record<string, unknown>[] = [];
 let bff: BareBff;
 
 beforeAll(async () => {
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n'))
-        if (line.trim() !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
+  const sink = logLineSink(lines);
   bff = await startBareBff(
     { PRODUCTO_SVC_ADDR: await deadAddress(), BODEGA_SVC_ADDR: await deadAddress() },
     pino({ level: 'info' }, sink),

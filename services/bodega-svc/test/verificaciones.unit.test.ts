@@ -9,8 +9,8 @@
  * verification that could not complete was logged at debug level only and
  * every request ran its own.
  */
-import { Writable } from 'node:stream';
 import { createLogger } from '@inventario/platform';
+import { logLineSink } from '@inventario/testkit';
 import type { Verificacion } from '../src/store/existencia-store';
 import { createVerificaciones, type VerificacionHecha } from '../src/verificaciones';
 
@@ -18,14 +18,7 @@ const CONSISTENTE: Verificacion = { consistente: true, diferencias: [], nivelesV
 
 function capturedLogger() {
   const lines: { level: number; msg: string }[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n').filter(Boolean))
-        lines.push(JSON.parse(line) as { level: number; msg: string });
-      done();
-    },
-  });
-  return { logger: createLogger('bodega-svc', 'debug', stream), lines };
+  return { logger: createLogger('bodega-svc', 'debug', logLineSink(lines)), lines };
 }
 
 /** A verificar whose runs end when the test says so. */

@@ -5,7 +5,6 @@
  * of them all renews without duplicating, on real MariaDB and NATS.
  */
 import { randomBytes } from 'node:crypto';
-import { Writable } from 'node:stream';
 import { credentials, status } from '@grpc/grpc-js';
 import { createDb, createLogger, type Knex, type NatsConnection } from '@inventario/platform';
 import { IdentidadServiceClient } from '@inventario/proto';
@@ -18,6 +17,7 @@ import {
   waitForOutboxesDrained,
   type EventNamespace,
   type TestDatabase,
+  logLineSink,
 } from '@inventario/testkit';
 import { identidadRpcOf, type IdentidadRpc } from '@inventario/testkit/stack';
 import { startApp, type App } from '../src/app';
@@ -83,12 +83,7 @@ afterAll(async () => {
 /** One replica, on its own pool and logger, as a pod of the Deployment would be. */
 async function startReplica(): Promise<Replica> {
   const lines: LogLine[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line) as LogLine);
-      done();
-    },
-  });
+  const sink = logLineSink(lines);
   const config = loadConfig(env);
   const app = await startApp(config, createLogger('identidad-svc', config.logLevel, sink));
   await app.ready.catch(async (err: unknown) => {

@@ -4,7 +4,6 @@
  * audit trail), are retired, so a declaration of one of them is not made again at the first start after the upgrade.
  * Real MariaDB and NATS.
  */
-import { Writable } from 'node:stream';
 import {
   createDb,
   createLogger,
@@ -21,6 +20,7 @@ import {
   testEventNamespace,
   type EventNamespace,
   type TestDatabase,
+  logLineSink,
 } from '@inventario/testkit';
 import { startApp, type App } from '../src/app';
 import { loadConfig } from '../src/config';
@@ -105,12 +105,7 @@ it('retires the tokens revoked or deleted before it; the first start after it do
   const { eliminada, revocada, viva } = await datosPrevios(env);
 
   const lines: LogLine[] = [];
-  const sink = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line) as LogLine);
-      done();
-    },
-  });
+  const sink = logLineSink(lines);
   const declarados = [
     `producto-svc:ADMIN=${eliminada.secreto}`,
     `notifier:LECTOR=${revocada.secreto}`,

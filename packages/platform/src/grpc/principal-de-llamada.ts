@@ -109,94 +109,115 @@ const MARGEN_MS = 15_000;
 
 const BEARER = /^Bearer\s+(\S+)$/i;
 
-export function createAutenticacionDeServicio(options: AutenticacionOptions): AutenticacionDeServicio {
-  const { identidad, logger } = options;
-  const maxTtl = options.maxTtlSeconds ?? 900;
-  let claves: Promise<Map<string, KeyObject>> | undefined;
-  let clavesPedidasEn = 0;
-  // Keyed by an HMAC of the token under a per-process random key: no secret sits in memory as text.
-  const hmacKey = randomBytes(32);
-  const tokens = new Map<string, PrincipalVerificado & { hasta: number }>();
+/** One check's state: identidad-svc's keys as last fetched, and the tokens it accepted lately. */
+interface Verificacion {
+  options: AutenticacionOptions;
+  maxTtl: number;
+  claves: Promise<Map<string, KeyObject>> | undefined;
+  clavesPedidasEn: number;
+  /** Tokens are keyed by an HMAC under a per-process random key: no secret sits in memory as text. */
+  hmacKey: Buffer;
+  tokens: Map<string, PrincipalVerificado & { hasta: number }>;
+}
 
-  function cargarClaves(forzar: boolean): Promise<Map<string, KeyObject>> {
-    if (!identidad) return Promise.reject(new UnauthenticatedError('este servicio no verifica principales'));
-    const ahora = Date.now();
-    if (!claves || (forzar && ahora - clavesPedidasEn >= CLAVES_REFRESCO_MS)) {
-      clavesPedidasEn = ahora;
-      const pedido = identidad.clavesPublicas();
-      // A failed fetch is not kept: the next call asks again.
-      pedido.catch(() => {
-        if (claves === pedido) claves = undefined;
-      });
-      claves = pedido;
-    }
-    return claves;
+function cargarClaves(estado: Verificacion, forzar: boolean): Promise<Map<string, KeyObject>> {
+  const { identidad } = estado.options;
+  if (!identidad) return Promise.reject(new UnauthenticatedError('este servicio no verifica principales'));
+  const ahora = Date.now();
+  if (!estado.claves || (forzar && ahora - estado.clavesPedidasEn >= CLAVES_REFRESCO_MS)) {
+    estado.clavesPedidasEn = ahora;
+    const pedido = identidad.clavesPublicas();
+    // A failed fetch is not kept: the next call asks again.
+    pedido.catch(() => {
+      if (estado.claves === pedido) estado.claves = undefined;
+    });
+    estado.claves = pedido;
   }
+  return estado.claves;
+}
 
-  async function verificarFirmado(token: string): Promise<Principal> {
-    const intentar = async (forzar: boolean) => crearVerificador(await cargarClaves(forzar), maxTtl).verificar(token);
+async function verificarFirmado(estado: Verificacion, token: string): Promise<Principal> {
+  const intentar = async (forzar: boolean) =>
+    crearVerificador(await cargarClaves(estado, forzar), estado.maxTtl).verificar(token);
+  try {
     try {
-      try {
-        return await intentar(false);
-      } catch (err) {
-        // A key rotation: a kid we do not know yet is worth one fresh look at identidad-svc's keys.
-        if (err instanceof PrincipalInvalidoError && err.message.startsWith('unknown kid')) return await intentar(true);
-        throw err;
-      }
+      return await intentar(false);
     } catch (err) {
-      if (!(err instanceof PrincipalInvalidoError)) throw err;
-      // Why is for the log; the caller learns only that it was refused.
-      logger.info({ reason: err.message }, 'signed principal refused');
+      // A key rotation: a kid we do not know yet is worth one fresh look at identidad-svc's keys.
+      if (err instanceof PrincipalInvalidoError && err.message.startsWith('unknown kid')) return await intentar(true);
+      throw err;
+    }
+  } catch (err) {
+    if (!(err instanceof PrincipalInvalidoError)) throw err;
+    // Why is for the log; the caller learns only that it was refused.
+    estado.options.logger.info({ reason: err.message }, 'signed principal refused');
+    throw new UnauthenticatedError('el principal firmado no es válido');
+  }
+}
+
+/** Keeps an accepted token for up to tokenCacheMs, never past MARGEN_MS before its signed principal expires. */
+function guardarToken(estado: Verificacion, clave: string, verificado: PrincipalVerificado, ahora: number): void {
+  // Verified, so its claims parse; only `exp` is read here.
+  const payload = verificado.firmado.split('.')[1] ?? '';
+  const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as { exp: number };
+  const expira = claims.exp * 1000;
+  const hasta = Math.min(ahora + estado.options.tokenCacheMs, expira - MARGEN_MS);
+  if (hasta > ahora) {
+    if (estado.tokens.size >= TOKEN_CACHE_MAX) estado.tokens.delete(estado.tokens.keys().next().value!);
+    estado.tokens.set(clave, { ...verificado, hasta });
+  }
+}
+
+async function verificarToken(estado: Verificacion, bearer: string, direccion: string): Promise<PrincipalVerificado> {
+  const { identidad } = estado.options;
+  if (!identidad) throw new UnauthenticatedError('este servicio no verifica tokens');
+  const clave = createHmac('sha256', estado.hmacKey).update(bearer).digest('base64url');
+  const ahora = Date.now();
+  const cached = estado.tokens.get(clave);
+  if (cached && cached.hasta > ahora) return cached;
+  estado.tokens.delete(clave);
+  // Failures are never cached (a refused token costs identidad-svc a lookup, as at the gateway).
+  const firmado = await identidad.autenticarToken(bearer, direccion);
+  const principal = await verificarFirmado(estado, firmado);
+  if (estado.options.tokenCacheMs > 0) guardarToken(estado, clave, { principal, firmado }, ahora);
+  return { principal, firmado };
+}
+
+async function autenticar(
+  estado: Verificacion,
+  metadata: Metadata,
+  direccion: string,
+): Promise<PrincipalVerificado | undefined> {
+  const { identidad, requerido } = estado.options;
+  // Without identidad-svc nothing can be verified: the legacy trusted caller of §7.4, whatever it sends
+  // (REQUIRE_PRINCIPAL=true always has identidad-svc, principalEnvRefinement).
+  if (!identidad) return undefined;
+  const firmado = metadata.get(PRINCIPAL_METADATA_KEY)[0];
+  if (firmado !== undefined) {
+    if (typeof firmado !== 'string' || firmado === '')
       throw new UnauthenticatedError('el principal firmado no es válido');
-    }
+    return { principal: await verificarFirmado(estado, firmado), firmado };
   }
-
-  async function verificarToken(bearer: string, direccion: string): Promise<PrincipalVerificado> {
-    if (!identidad) throw new UnauthenticatedError('este servicio no verifica tokens');
-    const clave = createHmac('sha256', hmacKey).update(bearer).digest('base64url');
-    const ahora = Date.now();
-    const cached = tokens.get(clave);
-    if (cached && cached.hasta > ahora) return cached;
-    tokens.delete(clave);
-    // Failures are never cached (a refused token costs identidad-svc a lookup, as at the gateway).
-    const firmado = await identidad.autenticarToken(bearer, direccion);
-    const principal = await verificarFirmado(firmado);
-    if (options.tokenCacheMs > 0) {
-      // Verified above, so its claims parse; only `exp` is read here.
-      const claims = JSON.parse(Buffer.from(firmado.split('.')[1] ?? '', 'base64url').toString()) as { exp: number };
-      const expira = claims.exp * 1000;
-      const hasta = Math.min(ahora + options.tokenCacheMs, expira - MARGEN_MS);
-      if (hasta > ahora) {
-        if (tokens.size >= TOKEN_CACHE_MAX) tokens.delete(tokens.keys().next().value!);
-        tokens.set(clave, { principal, firmado, hasta });
-      }
-    }
-    return { principal, firmado };
+  const authorization = metadata.get(AUTHORIZATION_METADATA_KEY)[0];
+  if (authorization !== undefined) {
+    const bearer = typeof authorization === 'string' ? BEARER.exec(authorization.trim())?.[1] : undefined;
+    if (bearer === undefined) throw new UnauthenticatedError('se esperaba authorization: Bearer inv_<id>_<secreto>');
+    return verificarToken(estado, bearer, direccion);
   }
+  if (requerido) throw new UnauthenticatedError('falta el principal (x-inventario-principal o authorization: Bearer)');
+  return undefined;
+}
 
-  return {
-    async autenticar(metadata, direccion) {
-      // Without identidad-svc nothing can be verified: the legacy trusted caller of §7.4, whatever it sends
-      // (REQUIRE_PRINCIPAL=true always has identidad-svc, principalEnvRefinement).
-      if (!identidad) return undefined;
-      const firmado = metadata.get(PRINCIPAL_METADATA_KEY)[0];
-      if (firmado !== undefined) {
-        if (typeof firmado !== 'string' || firmado === '')
-          throw new UnauthenticatedError('el principal firmado no es válido');
-        return { principal: await verificarFirmado(firmado), firmado };
-      }
-      const authorization = metadata.get(AUTHORIZATION_METADATA_KEY)[0];
-      if (authorization !== undefined) {
-        const bearer = typeof authorization === 'string' ? BEARER.exec(authorization.trim())?.[1] : undefined;
-        if (bearer === undefined)
-          throw new UnauthenticatedError('se esperaba authorization: Bearer inv_<id>_<secreto>');
-        return verificarToken(bearer, direccion);
-      }
-      if (options.requerido)
-        throw new UnauthenticatedError('falta el principal (x-inventario-principal o authorization: Bearer)');
-      return undefined;
-    },
+export function createAutenticacionDeServicio(options: AutenticacionOptions): AutenticacionDeServicio {
+  const estado: Verificacion = {
+    options,
+    maxTtl: options.maxTtlSeconds ?? 900,
+    claves: undefined,
+    clavesPedidasEn: 0,
+    hmacKey: randomBytes(32),
+    tokens: new Map(),
   };
+  return { autenticar: (metadata, direccion) => autenticar(estado, metadata, direccion) };
 }
 
 /**

@@ -127,6 +127,25 @@ export interface TestBackendOptions {
   bodegaEnv?: Record<string, string>;
 }
 
+/**
+ * producto-svc that a test can stop and start again on the same port and database; `start` starts it from its
+ * environment, once while it runs.
+ */
+function restartable(start: () => Promise<GrpcServiceApp>): Pick<TestBackend, 'startProductoSvc' | 'stopProductoSvc'> {
+  let producto: GrpcServiceApp | undefined;
+  return {
+    async startProductoSvc() {
+      if (producto) return;
+      producto = await start();
+    },
+    async stopProductoSvc() {
+      const running = producto;
+      producto = undefined;
+      await running?.stop();
+    },
+  };
+}
+
 export async function startTestBackend(
   services: InProcessServices,
   label: string,
@@ -166,10 +185,8 @@ export async function startTestBackend(
       loggerFor('bodega-svc'),
     );
     cleanups.push(() => bodega.stop());
-    let producto: GrpcServiceApp | undefined;
-    const startProductoSvc = async () => {
-      if (producto) return;
-      producto = await services['producto-svc'](
+    const { startProductoSvc, stopProductoSvc } = restartable(() =>
+      services['producto-svc'](
         // Its reconciliation asks bodega-svc (started first) whether a deleted warehouse is really gone.
         {
           ...serviceEnv(productoDb, namespace, productoPort, natsUrl),
@@ -178,13 +195,8 @@ export async function startTestBackend(
           ...options.productoEnv,
         },
         loggerFor('producto-svc'),
-      );
-    };
-    const stopProductoSvc = async () => {
-      const running = producto;
-      producto = undefined;
-      await running?.stop();
-    };
+      ),
+    );
     await startProductoSvc();
     cleanups.push(stopProductoSvc);
 

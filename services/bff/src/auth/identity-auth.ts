@@ -75,6 +75,90 @@ function credencialDe(header: string): Credencial | 'malformada' | 'bearerMalfor
   return basica ? { basica } : 'malformada';
 }
 
+/** Verifications in flight by credential key, each with the cache epoch it began in. */
+type Compartidas = Map<string, { epoch: number; verificacion: Promise<Autenticacion> }>;
+
+/** An admitted request's credential, and its user name when it is a password (a token has none). */
+interface Admitida {
+  credencial: Credencial;
+  usuario: string | undefined;
+}
+
+/**
+ * The checks before the cache, in the contract's order: the address's failure limit, a credential that
+ * parses (a malformed one counts a failure), the name's throttle. Either the credential or the refusal.
+ */
+function admitir(req: Request, failures?: AuthFailureLimit, throttle?: UsuarioThrottle): Admitida | Error {
+  const refused = failures?.refusal(req);
+  if (refused) return refused;
+  const header = req.headers.authorization;
+  if (header === undefined || header === '') return new UnauthenticatedError(AUTH_MENSAJES.ausente);
+  const credencial = credencialDe(header);
+  if (typeof credencial === 'string') {
+    failures?.recordFailure(req);
+    return new UnauthenticatedError(AUTH_MENSAJES[credencial]);
+  }
+  const usuario = 'basica' in credencial ? credencial.basica.usuario : undefined;
+  const throttled = usuario === undefined ? undefined : throttle?.admit(usuario);
+  return throttled ?? { credencial, usuario };
+}
+
+/** The caller a verified credential stands for, with the request's trace. */
+function callerDe(autenticacion: Autenticacion, trace: Pick<Caller, 'traceparent' | 'tracestate'>): Caller {
+  const { principal } = autenticacion;
+  return { usuario: principal.usuario, principal, principalFirmado: autenticacion.firmado, ...trace };
+}
+
+/** One verification by identidad-svc, counted by method and outcome. */
+function verificar(
+  deps: IdentityAuthDeps,
+  req: Request,
+  { credencial, usuario }: Admitida,
+  trace: Pick<Caller, 'traceparent' | 'tracestate'>,
+): Promise<Autenticacion> {
+  const metodo = usuario === undefined ? 'token' : 'password';
+  const verificacion = deps.identidad.autenticar(credencial, direccionDe(req), { usuario: 'bff', ...trace });
+  verificacion.then(
+    () => deps.metrics.verificaciones.inc({ metodo, resultado: 'ok' }),
+    (err: unknown) =>
+      deps.metrics.verificaciones.inc({
+        metodo,
+        resultado: err instanceof CredencialRechazada ? 'rechazada' : 'no_disponible',
+      }),
+  );
+  return verificacion;
+}
+
+/**
+ * The verification a cache miss waits for: one already in flight for the same credential within the same
+ * cache epoch, else `verificar()`'s, registered for the next misses until it settles. Not shared while the
+ * cache is bypassed, when every request is verified on its own.
+ */
+function verificacionCompartida(
+  compartidas: Compartidas,
+  cache: CredentialCache,
+  key: string,
+  epoch: number,
+  verificar: () => Promise<Autenticacion>,
+): Promise<Autenticacion> {
+  if (cache.bypassed) return verificar();
+  const enCurso = compartidas.get(key);
+  if (enCurso?.epoch === epoch)
+    // A refusal is not shared: each request verifies its own, so identidad-svc counts each failure by address.
+    return enCurso.verificacion.catch((err: unknown) => {
+      if (err instanceof CredencialRechazada) return verificar();
+      throw err;
+    });
+  const verificacion = verificar();
+  const entrada = { epoch, verificacion };
+  compartidas.set(key, entrada);
+  const olvidar = () => {
+    if (compartidas.get(key) === entrada) compartidas.delete(key);
+  };
+  verificacion.then(olvidar, olvidar);
+  return verificacion;
+}
+
 /**
  * Authentication through identidad-svc (docs/contract.md §3.3, §12): HTTP
  * Basic with each user's own password, or `Bearer inv_<id>_<secret>`. The
@@ -86,61 +170,29 @@ function credencialDe(header: string): Credencial | 'malformada' | 'bearerMalfor
  * answer (503) counts none and gives the slot back.
  */
 export function createIdentityAuth(deps: IdentityAuthDeps): RequestHandler {
-  const { identidad, cache, failures, throttle, metrics } = deps;
+  const { cache, failures, throttle, metrics } = deps;
 
   /**
    * Verifications in flight by credential key: the requests that miss the cache with one credential while its
    * verification runs wait for that one (a burst of one client at an entry's expiry costs one argon2id, not one per
    * request, and does not fill identidad-svc's hashing queue). Only within one cache epoch: a request that arrives
-   * after an identity event never takes a verification that began before it. Not while the cache is bypassed, when
-   * every request is verified on its own.
+   * after an identity event never takes a verification that began before it.
    */
-  const compartidas = new Map<string, { epoch: number; verificacion: Promise<Autenticacion> }>();
-  function compartir(key: string, epoch: number, verificacion: Promise<Autenticacion>): Promise<Autenticacion> {
-    if (cache.bypassed) return verificacion;
-    const entrada = { epoch, verificacion };
-    compartidas.set(key, entrada);
-    const olvidar = () => {
-      if (compartidas.get(key) === entrada) compartidas.delete(key);
-    };
-    verificacion.then(olvidar, olvidar);
-    return verificacion;
-  }
+  const compartidas: Compartidas = new Map();
 
   return (req, res, next) => {
-    const refused = failures?.refusal(req);
-    if (refused) {
-      next(refused);
+    const admitida = admitir(req, failures, throttle);
+    if (admitida instanceof Error) {
+      next(admitida);
       return;
     }
-    const header = req.headers.authorization;
-    if (header === undefined || header === '') {
-      next(new UnauthenticatedError(AUTH_MENSAJES.ausente));
-      return;
-    }
-    const credencial = credencialDe(header);
-    if (typeof credencial === 'string') {
-      failures?.recordFailure(req);
-      next(new UnauthenticatedError(AUTH_MENSAJES[credencial]));
-      return;
-    }
-    const usuario = 'basica' in credencial ? credencial.basica.usuario : undefined;
-    const throttled = usuario === undefined ? undefined : throttle?.admit(usuario);
-    if (throttled) {
-      next(throttled);
-      return;
-    }
+    const { usuario } = admitida;
     const trace = traceOf(req.headers);
-    const key = cache.keyOf(credencial);
+    const key = cache.keyOf(admitida.credencial);
     const cached = cache.get(key);
     if (cached) {
       metrics.lookup('hit');
-      res.locals[CALLER_KEY] = {
-        usuario: cached.principal.usuario,
-        principal: cached.principal,
-        principalFirmado: cached.firmado,
-        ...trace,
-      } satisfies Caller;
+      res.locals[CALLER_KEY] = callerDe(cached, trace);
       next();
       return;
     }
@@ -152,39 +204,14 @@ export function createIdentityAuth(deps: IdentityAuthDeps): RequestHandler {
     }
     const slot: AuthSlot | undefined = reserved;
     const epoch = cache.epoch;
-    const metodo = usuario === undefined ? 'token' : 'password';
-    const verificar = () => {
-      const verificacion = identidad.autenticar(credencial, direccionDe(req), { usuario: 'bff', ...trace });
-      verificacion.then(
-        () => metrics.verificaciones.inc({ metodo, resultado: 'ok' }),
-        (err: unknown) =>
-          metrics.verificaciones.inc({
-            metodo,
-            resultado: err instanceof CredencialRechazada ? 'rechazada' : 'no_disponible',
-          }),
-      );
-      return verificacion;
-    };
-    const enCurso = cache.bypassed ? undefined : compartidas.get(key);
-    const verificacion =
-      enCurso?.epoch === epoch
-        ? // A refusal is not shared: each request verifies its own, so identidad-svc counts each failure by address.
-          enCurso.verificacion.catch((err: unknown) => {
-            if (err instanceof CredencialRechazada) return verificar();
-            throw err;
-          })
-        : compartir(key, epoch, verificar());
+    const verificacion = verificacionCompartida(compartidas, cache, key, epoch, () =>
+      verificar(deps, req, admitida, trace),
+    );
     verificacion.then(
       (autenticacion) => {
         slot?.release();
         cache.put(key, autenticacion, epoch);
-        const { principal } = autenticacion;
-        res.locals[CALLER_KEY] = {
-          usuario: principal.usuario,
-          principal,
-          principalFirmado: autenticacion.firmado,
-          ...trace,
-        } satisfies Caller;
+        res.locals[CALLER_KEY] = callerDe(autenticacion, trace);
         next();
       },
       (err: unknown) => {

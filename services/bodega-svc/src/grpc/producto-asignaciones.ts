@@ -88,6 +88,8 @@ function unavailable(what: string, err: ServiceError): UnavailableError {
   });
 }
 
+// One method per RPC of producto-svc that bodega-svc calls, each mapping its request to proto and the answer
+// (or producto-svc's refusal) back: the length is that list of calls, the one place they start.
 export function createProductoAsignaciones(
   address: string,
   serviceToken?: string,

@@ -6,7 +6,6 @@
  * principal, and handles to check what was written and published.
  */
 import { generateKeyPairSync } from 'node:crypto';
-import { Writable } from 'node:stream';
 import { credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
 import { PRINCIPAL_METADATA_KEY } from '@inventario/contract';
 import { countPendingEvents, createDb, createLogger, type Knex, type NatsConnection } from '@inventario/platform';
@@ -22,6 +21,7 @@ import {
   type EventNamespace,
   type StoredEvent,
   type TestDatabase,
+  logLineSink,
 } from '@inventario/testkit';
 import { identidadRpcOf, type IdentidadRpc } from '@inventario/testkit/stack';
 import { startApp, type App } from '../../src/app';
@@ -107,14 +107,7 @@ export async function startTestService(
   const testDb: TestDatabase = await createTestDatabase(label);
   const ns = testEventNamespace();
   const baseEnv = testServiceEnv(testDb.url, ns, logs ? { LOG_LEVEL: 'info', ...env } : env);
-  const sink =
-    logs &&
-    new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) logs.push(JSON.parse(line) as LogLine);
-        done();
-      },
-    });
+  const sink = logs && logLineSink(logs);
   const start = async (overrides: Record<string, string>): Promise<App> => {
     const config = loadConfig({ ...baseEnv, ...overrides });
     const started = await startApp(config, createLogger('identidad-svc', config.logLevel, sink));
