@@ -119,12 +119,20 @@ export async function planPrivateInstances(config: LauncherConfig, env: NodeJS.P
     problems: [],
     missingPrograms: [],
   };
-  const missing = (programs: ProgramName[]) => programs.filter((p) => findProgram(p, env) === undefined);
+  await planPrivateNats(plan, config, env);
+  await planPrivateMariaDb(plan, config, env);
+  return plan;
+}
 
+const missingPrograms = (programs: ProgramName[], env: NodeJS.ProcessEnv) =>
+  programs.filter((p) => findProgram(p, env) === undefined);
+
+/** A private nats-server where NATS_URL names one loopback server and nothing answers there. */
+async function planPrivateNats(plan: InstancePlan, config: LauncherConfig, env: NodeJS.ProcessEnv): Promise<void> {
   const nats = privateNatsTarget(config.NATS_URL);
   if (nats && !(await answers(nats.host, nats.port))) {
     plan.silent.add('NATS_URL');
-    const lacking = missing(['nats-server']);
+    const lacking = missingPrograms(['nats-server'], env);
     if (lacking.length > 0) {
       plan.missingPrograms.push(...lacking);
       plan.problems.push({
@@ -162,7 +170,10 @@ export async function planPrivateInstances(config: LauncherConfig, env: NodeJS.P
       });
     }
   }
+}
 
+/** One private mariadbd for the loopback root databases nothing answers for. */
+async function planPrivateMariaDb(plan: InstancePlan, config: LauncherConfig, env: NodeJS.ProcessEnv): Promise<void> {
   // Both databases may live on one server: one private mariadbd serves them.
   const databases = (['PRODUCTO_DATABASE_URL', 'BODEGA_DATABASE_URL', 'IDENTIDAD_DATABASE_URL'] as const).map(
     (variable) => ({
@@ -175,9 +186,9 @@ export async function planPrivateInstances(config: LauncherConfig, env: NodeJS.P
   );
   const silent: typeof eligible = [];
   for (const db of eligible) if (!(await answers(db.target.host, db.target.port))) silent.push(db);
-  if (silent.length === 0) return plan;
+  if (silent.length === 0) return;
   for (const db of silent) plan.silent.add(db.variable);
-  const lacking = missing(['mariadbd', 'mariadb-install-db']);
+  const lacking = missingPrograms(['mariadbd', 'mariadb-install-db'], env);
   const ports = [...new Set(silent.map((db) => db.target.port))];
   if (lacking.length > 0) {
     plan.missingPrograms.push(...lacking);
@@ -215,5 +226,4 @@ export async function planPrivateInstances(config: LauncherConfig, env: NodeJS.P
         }),
     });
   }
-  return plan;
 }

@@ -53,7 +53,7 @@ export function inboxUrlOf(config: LauncherConfig): string | undefined {
  * start order: the mail catcher first (the notifier sends to it), then the
  * gRPC services, then the BFF and the notifier. Everything binds to
  * loopback: the gRPC services have no authentication of their own and the
- * BFF runs with dev credentials.
+ * BFF runs with dev credentials. A table, one entry per process: its length is the list of processes.
  */
 export function serviceSpecs(config: LauncherConfig, natsPasswords?: Record<string, string>): ServiceSpec[] {
   const shared = {

@@ -188,7 +188,8 @@ const REPLIES = { allow: ['_INBOX.>'] };
 
 /**
  * Every user with its rights for `target`; `password(variable)` writes the
- * password entry (the chart's `<< $VAR >>`, nats.conf's `$VAR`).
+ * password entry (the chart's `<< $VAR >>`, nats.conf's `$VAR`). A table, one entry per user, so every right
+ * granted on the stream reads in one place.
  */
 export function natsUsers(target: NatsAuthorizationTarget, password: (variable: string) => string): NatsUserEntry[] {
   const { stream, prefix } = target;

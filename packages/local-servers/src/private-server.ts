@@ -87,6 +87,33 @@ function startWatchdog(dir: string, pidFile: string, remove: boolean, graceSecon
   };
 }
 
+/** Resolves once the server's stderr shows `readyText`; rejects at its exit, an error or `startTimeoutMs`. */
+function untilReady(proc: ChildProcess, options: PrivateServerOptions): Promise<void> {
+  let output = '';
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(
+      () =>
+        reject(new Error(`${options.name} did not start within ${options.startTimeoutMs} ms: ${output.slice(-2000)}`)),
+      options.startTimeoutMs,
+    );
+    proc.stderr?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes(options.readyText)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    proc.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${options.name} exited with ${code}: ${output.slice(-2000)}`));
+    });
+    proc.once('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+  });
+}
+
 /** Starts the server; if the first start fails, its directory is gone too. */
 export async function startPrivateServer(options: PrivateServerOptions): Promise<PrivateServer> {
   const removeDirectory = options.removeDir !== false;
@@ -101,32 +128,8 @@ export async function startPrivateServer(options: PrivateServerOptions): Promise
       detached: true,
     });
     child = proc;
-    let output = '';
     try {
-      await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(
-          () =>
-            reject(
-              new Error(`${options.name} did not start within ${options.startTimeoutMs} ms: ${output.slice(-2000)}`),
-            ),
-          options.startTimeoutMs,
-        );
-        proc.stderr?.on('data', (chunk: Buffer) => {
-          output += chunk.toString();
-          if (output.includes(options.readyText)) {
-            clearTimeout(timer);
-            resolve();
-          }
-        });
-        proc.once('exit', (code) => {
-          clearTimeout(timer);
-          reject(new Error(`${options.name} exited with ${code}: ${output.slice(-2000)}`));
-        });
-        proc.once('error', (err) => {
-          clearTimeout(timer);
-          reject(err);
-        });
-      });
+      await untilReady(proc, options);
     } catch (err) {
       // Not ready in time (or it failed): make sure it is gone before anyone deletes its directory.
       child = undefined;

@@ -231,6 +231,9 @@ const STUCK_AFTER_FAILURES = 10;
  * Callers keep per-record order by writing the record (taking its row lock)
  * before enqueueing its event in the same transaction: two writes of one
  * record then get outbox ids in their commit order.
+ *
+ * One closure: the round, the prune and the four methods share the relay's state (running, wake, back-off,
+ * notified), whose interplay is the guarantees above.
  */
 export function createOutboxRelay(options: OutboxRelayOptions): OutboxRelay {
   const { db, publish, logger } = options;

@@ -183,11 +183,110 @@ function retryDelayMs(deliveryCount: number): number {
   return backoffDelayMs(deliveryCount, { baseMs: 1000, maxMs: MAX_RETRY_DELAY_MS });
 }
 
+/**
+ * One event, acked, naked or terminated: refused when it cannot be read or its record's owner denies it, reconciled
+ * and acked otherwise, naked with back-off while reconciling fails.
+ */
+async function handleEvent(options: ReconciliationConsumerOptions, msg: JsMsg, trace: ConsumeTrace): Promise<void> {
+  const { prefix, namespace, eventType, durableName, logger, metrics } = options;
+  if (msg.info.deliveryCount > 1) metrics.redeliveries.inc({ consumer: durableName });
+  const event = parseEvent(msg, { prefix, namespace, eventType });
+  if ('refused' in event) {
+    logger.error(
+      { consumer: durableName, subject: msg.subject, seq: msg.seq, reason: event.refused },
+      `invalid ${eventType} event, nothing reconciled; terminated`,
+    );
+    // No reason text: servers before 2.10.4 do not recognise `+TERM <reason>`
+    // and would leave the message pending; the reason is in the log instead.
+    msg.term();
+    return;
+  }
+  // It may have waited in the client's buffer while the previous one was
+  // handled: restart its ack_wait so a full ack_wait covers handling it.
+  msg.working();
+  const fields = { consumer: durableName, eventId: event.eventId, recordId: event.recordId, seq: msg.seq };
+  try {
+    // Only the owner says a record was deleted: a live one keeps what refers
+    // to it, and an id not created yet is not marked deleted before it is.
+    if (!(await options.confirmsDeleted(event.recordId))) {
+      if (eventType === 'ProductoCreado') {
+        logger.info(
+          fields,
+          `${eventType} for a record its owner does not have now (deleted since, or forged): nothing recorded`,
+        );
+        msg.ack();
+        return;
+      }
+      logger.error(
+        fields,
+        `${eventType} for a record its owner did not delete (it is live, or was never created: forged or ` +
+          `misrouted): nothing reconciled; terminated`,
+      );
+      msg.term();
+      return;
+    }
+    const outcome = await options.reconcile(event.recordId, trace, event.data);
+    msg.ack();
+    logger.info({ ...fields, ...outcome }, `${eventType} reconciled`);
+  } catch (err) {
+    const { deliveryCount } = msg.info;
+    const delayMs = retryDelayMs(deliveryCount);
+    const failure = {
+      ...fields,
+      deliveryCount,
+      redeliveryInMs: delayMs,
+      err: err instanceof Error ? err.message : String(err),
+    };
+    if (deliveryCount < ERROR_FROM_DELIVERY) {
+      logger.warn(failure, `could not reconcile ${eventType}; nak, JetStream redelivers it after redeliveryInMs`);
+    } else {
+      logger.error(
+        failure,
+        `${eventType} still not reconciled: ${options.pendingEffect} until this succeeds; nak, JetStream ` +
+          `redelivers it after redeliveryInMs, with no delivery limit`,
+      );
+    }
+    msg.nak(delayMs);
+  }
+}
+
+/**
+ * One consume() of the durable: `lost` resolves with a reason once it (or the stream) is gone, or the messages end.
+ */
+async function openSession(
+  options: ReconciliationConsumerOptions,
+): Promise<{ messages: ConsumerMessages; lost: Promise<string>; loop: Promise<void> }> {
+  const { nc, stream, durableName } = options;
+  const messages = await (
+    await jetstream(nc).consumers.get(stream, durableName)
+  ).consume({ max_messages: MAX_MESSAGES });
+  const loop = (async () => {
+    // Each in its CONSUMER span, child of the producer's publish (traceparent header).
+    for await (const msg of messages) await inConsumeSpan(msg, (trace) => handleEvent(options, msg, trace));
+  })();
+  const gone = (async () => {
+    for await (const status of messages.status()) {
+      if (
+        status.type === 'consumer_deleted' ||
+        status.type === 'consumer_not_found' ||
+        status.type === 'stream_not_found'
+      )
+        return status.type;
+    }
+    return 'status ended';
+  })();
+  const ended = loop.then(
+    () => 'message iterator ended',
+    (err: unknown) => `message loop failed: ${err instanceof Error ? err.message : String(err)}`,
+  );
+  return { messages, lost: Promise.race([gone, ended]), loop: loop.catch(() => undefined) };
+}
+
 /** Starts the durable consumer of `eventType` and handles its events one at a time until stop(). */
 export async function startReconciliationConsumer(
   options: ReconciliationConsumerOptions,
 ): Promise<ReconciliationConsumer> {
-  const { nc, stream, prefix, namespace, eventType, durableName, logger, metrics } = options;
+  const { nc, stream, prefix, eventType, durableName, logger, metrics } = options;
   const subject = eventSubject(prefix, eventType);
 
   const jsm = await jetstreamManager(nc);
@@ -203,102 +302,11 @@ export async function startReconciliationConsumer(
   };
   await ensureConsumer(jsm, stream, config);
 
-  async function handle(msg: JsMsg, trace: ConsumeTrace): Promise<void> {
-    if (msg.info.deliveryCount > 1) metrics.redeliveries.inc({ consumer: durableName });
-    const event = parseEvent(msg, { prefix, namespace, eventType });
-    if ('refused' in event) {
-      logger.error(
-        { consumer: durableName, subject: msg.subject, seq: msg.seq, reason: event.refused },
-        `invalid ${eventType} event, nothing reconciled; terminated`,
-      );
-      // No reason text: servers before 2.10.4 do not recognise `+TERM <reason>`
-      // and would leave the message pending; the reason is in the log instead.
-      msg.term();
-      return;
-    }
-    // It may have waited in the client's buffer while the previous one was
-    // handled: restart its ack_wait so a full ack_wait covers handling it.
-    msg.working();
-    const fields = { consumer: durableName, eventId: event.eventId, recordId: event.recordId, seq: msg.seq };
-    try {
-      // Only the owner says a record was deleted: a live one keeps what refers
-      // to it, and an id not created yet is not marked deleted before it is.
-      if (!(await options.confirmsDeleted(event.recordId))) {
-        if (eventType === 'ProductoCreado') {
-          logger.info(
-            fields,
-            `${eventType} for a record its owner does not have now (deleted since, or forged): nothing recorded`,
-          );
-          msg.ack();
-          return;
-        }
-        logger.error(
-          fields,
-          `${eventType} for a record its owner did not delete (it is live, or was never created: forged or ` +
-            `misrouted): nothing reconciled; terminated`,
-        );
-        msg.term();
-        return;
-      }
-      const outcome = await options.reconcile(event.recordId, trace, event.data);
-      msg.ack();
-      logger.info({ ...fields, ...outcome }, `${eventType} reconciled`);
-    } catch (err) {
-      const { deliveryCount } = msg.info;
-      const delayMs = retryDelayMs(deliveryCount);
-      const failure = {
-        ...fields,
-        deliveryCount,
-        redeliveryInMs: delayMs,
-        err: err instanceof Error ? err.message : String(err),
-      };
-      if (deliveryCount < ERROR_FROM_DELIVERY) {
-        logger.warn(failure, `could not reconcile ${eventType}; nak, JetStream redelivers it after redeliveryInMs`);
-      } else {
-        logger.error(
-          failure,
-          `${eventType} still not reconciled: ${options.pendingEffect} until this succeeds; nak, JetStream ` +
-            `redelivers it after redeliveryInMs, with no delivery limit`,
-        );
-      }
-      msg.nak(delayMs);
-    }
-  }
-
-  /**
-   * One consume() of the durable: `lost` resolves with a reason once it (or the stream) is gone, or the messages end.
-   */
-  async function open(): Promise<{ messages: ConsumerMessages; lost: Promise<string>; loop: Promise<void> }> {
-    const messages = await (
-      await jetstream(nc).consumers.get(stream, durableName)
-    ).consume({ max_messages: MAX_MESSAGES });
-    const loop = (async () => {
-      // Each in its CONSUMER span, child of the producer's publish (traceparent header).
-      for await (const msg of messages) await inConsumeSpan(msg, (trace) => handle(msg, trace));
-    })();
-    const gone = (async () => {
-      for await (const status of messages.status()) {
-        if (
-          status.type === 'consumer_deleted' ||
-          status.type === 'consumer_not_found' ||
-          status.type === 'stream_not_found'
-        )
-          return status.type;
-      }
-      return 'status ended';
-    })();
-    const ended = loop.then(
-      () => 'message iterator ended',
-      (err: unknown) => `message loop failed: ${err instanceof Error ? err.message : String(err)}`,
-    );
-    return { messages, lost: Promise.race([gone, ended]), loop: loop.catch(() => undefined) };
-  }
-
   // A durable that disappears (deleted by an administrator, a stream
   // re-created) is re-created with the same settings, with back-off, and
   // consumed again: deletions meanwhile wait in the stream.
   const abort = new AbortController();
-  let session = await open();
+  let session = await openSession(options);
   const supervision = (async () => {
     for (;;) {
       const reason = await session.lost;
@@ -310,7 +318,7 @@ export async function startReconciliationConsumer(
         `re-creating consumer ${durableName}`,
         async () => {
           await ensureConsumer(jsm, stream, config);
-          return open();
+          return openSession(options);
         },
         logger,
         abort.signal,

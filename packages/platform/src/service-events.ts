@@ -69,7 +69,8 @@ const PUBLISH_TIMEOUT_MS = 5000;
 /**
  * A service's events: a broker outage must delay events, never writes
  * (docs/contract.md §5.6), so NATS comes up in the background while writes
- * are served, and their events wait in the outbox until the relay runs.
+ * are served, and their events wait in the outbox until the relay runs. One closure: start, ready and the
+ * shutdown steps share the connection, the relay and the abort signal.
  */
 export function createServiceEvents(options: ServiceEventsOptions): ServiceEvents {
   const { name, config, db, logger } = options;

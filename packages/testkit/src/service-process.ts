@@ -112,25 +112,7 @@ export async function startProcess(
     env: { PATH: process.env.PATH ?? '', ...fullEnv },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
-  const lines: LogLine[] = [];
-  let stdout = '';
-  let stderr = '';
-  let buffered = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  child.stdout?.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-    buffered += chunk.toString();
-    const complete = buffered.split('\n');
-    buffered = complete.pop() ?? '';
-    for (const line of complete) {
-      if (!line.trim()) continue;
-      try {
-        lines.push(JSON.parse(line) as LogLine);
-      } catch {
-        lines.push({ msg: line });
-      }
-    }
-  });
+  const { lines, stdout, stderr } = capturedOutput(child);
   let ended = false;
   // 'close', not 'exit': only then has all of the child's output been read.
   const exited = new Promise<ProcessExit>((resolve) =>
@@ -141,7 +123,7 @@ export async function startProcess(
   );
   const ready = readyMessage(child);
   ready.catch(() => undefined);
-  const describe = () => `${name} (pid ${child.pid}): ${JSON.stringify(lines.slice(-5))} ${stderr.slice(-2000)}`;
+  const describe = () => `${name} (pid ${child.pid}): ${JSON.stringify(lines.slice(-5))} ${stderr().slice(-2000)}`;
 
   const proc: ServiceProcess = {
     name,
@@ -149,8 +131,8 @@ export async function startProcess(
     env: fullEnv,
     child,
     lines,
-    stdout: () => stdout,
-    stderr: () => stderr,
+    stdout,
+    stderr,
     exited,
     running: () => !ended && child.exitCode === null && child.signalCode === null,
     async logged(msg, fields = {}, timeoutMs = 30_000) {
@@ -185,8 +167,42 @@ export async function startProcess(
   started.add(proc);
   void exited.then(() => started.delete(proc));
   if (options.noWait) return proc;
+  await untilReady(proc, ready, describe, options.readyTimeoutMs ?? 60_000);
+  return proc;
+}
 
-  const timeoutMs = options.readyTimeoutMs ?? 60_000;
+/** The child's output as it comes: stdout and stderr whole, and stdout's JSON log lines (any other line as `msg`). */
+function capturedOutput(child: ChildProcess): { lines: LogLine[]; stdout: () => string; stderr: () => string } {
+  const lines: LogLine[] = [];
+  let stdout = '';
+  let stderr = '';
+  let buffered = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+    buffered += chunk.toString();
+    const complete = buffered.split('\n');
+    buffered = complete.pop() ?? '';
+    for (const line of complete) {
+      if (!line.trim()) continue;
+      try {
+        lines.push(JSON.parse(line) as LogLine);
+      } catch {
+        lines.push({ msg: line });
+      }
+    }
+  });
+  return { lines, stdout: () => stdout, stderr: () => stderr };
+}
+
+/** Waits for the ready message; a process that exits first or is not ready in `timeoutMs` is killed, and rejects. */
+async function untilReady(
+  proc: ServiceProcess,
+  ready: Promise<void>,
+  describe: () => string,
+  timeoutMs: number,
+): Promise<void> {
+  const { name, exited } = proc;
   let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([
@@ -208,7 +224,6 @@ export async function startProcess(
   } finally {
     clearTimeout(timer);
   }
-  return proc;
 }
 
 /** How a command (a process that does its work and exits) ended, and all it wrote. */

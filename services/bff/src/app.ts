@@ -45,6 +45,7 @@ export interface BffApp {
  * Shutdown: readiness DOWN, drain delay (the proxy stops sending), close the
  * HTTP server (in-flight requests finish), close the gRPC channels, and
  * last the metrics server (METRICS_PORT), so the final scrape sees all that.
+ * One linear start-up sequence whose order is the contract, and its shutdown list, read top to bottom.
  */
 export async function startApp(config: Config, logger: Logger, options: StartOptions = {}): Promise<BffApp> {
   options.signal?.throwIfAborted();

@@ -59,7 +59,7 @@ export type App = GrpcServiceApp;
  * in the background NATS, the outbox relay and the ProductoEliminado
  * consumer that writes a deleted product's stock out once producto-svc
  * (PRODUCTO_SVC_ADDR) confirms it is gone. Whatever a step opened is closed
- * if a later one throws.
+ * if a later one throws. One linear start-up sequence whose order is the contract.
  */
 export async function startApp(config: Config, logger: Logger, options: StartOptions = {}): Promise<App> {
   const base = await startServiceBase({

@@ -11,6 +11,44 @@ export interface RetiroDeProducto {
   desasignado: boolean;
 }
 
+type Asignaciones = Pick<ProductoAsignaciones, 'asignacion' | 'desasignar'>;
+
+/**
+ * Clears its bodegaId under the version read, so a product reassigned meanwhile is left alone; a key used for another
+ * version means done.
+ */
+async function desasignar(
+  productos: Asignaciones,
+  productoId: number,
+  bodegaId: number,
+  leido: { bodegaId: number | null; version: number },
+  requestId: string | undefined,
+  caller: CallContext,
+): Promise<{ desasignado: boolean; ejecutado: boolean }> {
+  let actual: { bodegaId: number | null; version: number } | null = leido;
+  for (let intento = 0; actual && actual.bodegaId === bodegaId; intento++) {
+    const hecho = await productos.desasignar(productoId, actual.version, requestId, caller);
+    if (hecho !== 'otra-version') return { desasignado: true, ejecutado: hecho === 'hecho' };
+    if (intento >= 2) break;
+    actual = await productos.asignacion(productoId, caller);
+  }
+  return { desasignado: false, ejecutado: false };
+}
+
+/** Whether an earlier attempt with this key cleared it: its write sent again as it was (one version below now). */
+async function desasignadoAntes(
+  productos: Asignaciones,
+  productoId: number,
+  leido: { bodegaId: number | null; version: number },
+  requestId: string,
+  caller: CallContext,
+): Promise<boolean> {
+  if (leido.bodegaId !== null || leido.version < 2) return false;
+  const hecho = await productos.desasignar(productoId, leido.version - 1, requestId, caller);
+  // 'hecho' cannot be: the write at that version would have failed on the current one.
+  return hecho === 'repetido' || hecho === 'clave-usada';
+}
+
 /**
  * The older gateway's removal of a product from a warehouse (docs/contract.md §10.2): its level
  * written out (RETIRO) here, and its bodegaId cleared in producto-svc when it names the warehouse.
@@ -18,46 +56,7 @@ export interface RetiroDeProducto {
  * one home"). With a key both carry it (the second a key derived from it), so a retry after a
  * failure between them completes the second, and answers as replayed only when neither executed.
  */
-export function createRetiroDeProducto({
-  store,
-  productos,
-}: {
-  store: ExistenciaStore;
-  productos: Pick<ProductoAsignaciones, 'asignacion' | 'desasignar'>;
-}) {
-  /**
-   * Under the version read, so a product reassigned meanwhile is left alone; a key used for another version means done.
-   */
-  async function desasignar(
-    productoId: number,
-    bodegaId: number,
-    leido: { bodegaId: number | null; version: number },
-    requestId: string | undefined,
-    caller: CallContext,
-  ): Promise<{ desasignado: boolean; ejecutado: boolean }> {
-    let actual: { bodegaId: number | null; version: number } | null = leido;
-    for (let intento = 0; actual && actual.bodegaId === bodegaId; intento++) {
-      const hecho = await productos.desasignar(productoId, actual.version, requestId, caller);
-      if (hecho !== 'otra-version') return { desasignado: true, ejecutado: hecho === 'hecho' };
-      if (intento >= 2) break;
-      actual = await productos.asignacion(productoId, caller);
-    }
-    return { desasignado: false, ejecutado: false };
-  }
-
-  /** Whether an earlier attempt with this key cleared it: its write sent again as it was (one version below now). */
-  async function desasignadoAntes(
-    productoId: number,
-    leido: { bodegaId: number | null; version: number },
-    requestId: string,
-    caller: CallContext,
-  ): Promise<boolean> {
-    if (leido.bodegaId !== null || leido.version < 2) return false;
-    const hecho = await productos.desasignar(productoId, leido.version - 1, requestId, caller);
-    // 'hecho' cannot be: the write at that version would have failed on the current one.
-    return hecho === 'repetido' || hecho === 'clave-usada';
-  }
-
+export function createRetiroDeProducto({ store, productos }: { store: ExistenciaStore; productos: Asignaciones }) {
   return async function retirarProducto(
     bodegaId: number,
     productoId: number,
@@ -77,11 +76,11 @@ export function createRetiroDeProducto({
       if (!(err instanceof NotFoundError && err.reason === 'SIN_EXISTENCIAS')) throw err;
     }
     const quitado = producto
-      ? await desasignar(productoId, bodegaId, producto, clave, caller)
+      ? await desasignar(productos, productoId, bodegaId, producto, clave, caller)
       : { desasignado: false, ejecutado: false };
     const antes =
       !retiro && !quitado.desasignado && producto && clave
-        ? await desasignadoAntes(productoId, producto, clave, caller)
+        ? await desasignadoAntes(productos, productoId, producto, clave, caller)
         : false;
     if (!retiro && !quitado.desasignado && !antes) {
       const mensaje = producto

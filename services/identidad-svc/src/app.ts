@@ -51,7 +51,7 @@ const FALLOS_FLUSH_MS = 5000;
  * (BFF_USER) when none is active, health, the audit's periodic tasks (failed
  * logins, anchors), and in the background NATS, the outbox relay and the
  * audit consumer of the whole stream. Whatever a step opened is closed if a
- * later one throws.
+ * later one throws. One linear start-up sequence whose order is the contract.
  */
 export async function startApp(config: Config, logger: Logger, options: StartOptions = {}): Promise<App> {
   const base = await startServiceBase({

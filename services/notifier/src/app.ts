@@ -68,6 +68,7 @@ export interface NotifierApp {
  * Resolves once it consumes; rejects if `signal` aborts first. The SMTP
  * server is not a start-up dependency: while it is down, emails are retried.
  * GET /metrics answers on METRICS_PORT from the start, while NATS is awaited.
+ * One linear start-up sequence whose order is the contract.
  */
 export async function startApp(config: Config, logger: Logger, options: StartOptions = {}): Promise<NotifierApp> {
   const signal = options.signal ?? new AbortController().signal;

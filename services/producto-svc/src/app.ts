@@ -35,7 +35,7 @@ export type App = GrpcServiceApp;
  * background NATS, the outbox relay and the BodegaEliminada consumer that
  * unassigns products of a deleted warehouse once bodega-svc
  * (BODEGA_SVC_ADDR) confirms it is gone. Whatever a step opened is closed
- * if a later one throws.
+ * if a later one throws. One linear start-up sequence whose order is the contract.
  */
 export async function startApp(config: Config, logger: Logger, options: StartOptions = {}): Promise<App> {
   const base = await startServiceBase({

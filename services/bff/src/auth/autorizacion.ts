@@ -114,7 +114,10 @@ const PERMISO_MOVIMIENTO = {
   AJUSTE: 'existencias:ajustar',
 } as const;
 
-/** The policy table: every use case of the API, what it needs, and how its answer is narrowed. */
+/**
+ * The policy table: every use case of the API, what it needs, and how its answer is narrowed. One row per use
+ * case: its length is the API.
+ */
 export function conAutorizacion(inner: InventarioApi): InventarioApi {
   return {
     // Products are global records: reading them needs productos:leer, anywhere.

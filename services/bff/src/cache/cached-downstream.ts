@@ -98,7 +98,8 @@ async function writing<T>(work: () => Promise<T>, after: (result: T | undefined)
  * unassignments; a level removal, whose product's bodegaId bodega-svc has
  * producto-svc clear) all go through. Their reads stay uncached: the use cases' own checks before a
  * write (If-Match, a warehouse's existence, a product's bodegaId) read the
- * services, as without the cache.
+ * services, as without the cache. One entry per write of the clients, each touching what it changes: its length
+ * is the list of writes.
  */
 export function cachingClients(
   { productos, bodegas, existencias }: Clients,

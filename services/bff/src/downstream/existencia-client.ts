@@ -157,7 +157,10 @@ export interface TotalDeProducto {
 /** bodega-svc's bound on one GetTotalesDeProductos (its id filters'). */
 export const TOTALES_POR_LLAMADA = 1000;
 
-/** Calls go through bodega-svc's UnaryCall: its channel, breaker and deadline. */
+/**
+ * Calls go through bodega-svc's UnaryCall: its channel, breaker and deadline. One method per RPC of the stock
+ * service: its length is that list of calls, the one place the BFF's calls to it start.
+ */
 export function createExistenciaClient(client: ExistenciaServiceClient, call: UnaryCall): ExistenciaClient {
   return {
     async asignar(caller, request, write = {}) {

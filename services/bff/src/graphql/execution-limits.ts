@@ -96,7 +96,10 @@ export interface Disconnection {
   addEventListener(type: 'abort', listener: () => void, options: { once: true }): void;
 }
 
-/** `clientGone`: aborted when the HTTP client disconnects; the request then stops like at a limit. */
+/**
+ * `clientGone`: aborted when the HTTP client disconnects; the request then stops like at a limit. One closure:
+ * every method reads and moves the same request's counters, deadline and failure.
+ */
 export function createExecutionGuard(
   limits: ExecutionLimits,
   now: () => number = Date.now,

@@ -73,7 +73,8 @@ const AJUSTE_SIN_VERSION = STOCK_MENSAJES.ajusteSinVersion('version', 'existenci
 
 /**
  * Input mapping happens inside the attempt, so a malformed input is a failure like any validation
- * failure; after a write the request's loaders are cleared, so a later field sees the change.
+ * failure; after a write the request's loaders are cleared, so a later field sees the change. The resolver map,
+ * one entry per mutation of the schema: its length is that list.
  */
 export function createMutationResolvers({ inventario, enableInit }: MutationDeps): Record<string, FieldResolver> {
   const run = async <T>(ctx: GraphqlContext, work: () => Promise<T>): Promise<T> => {

@@ -58,7 +58,8 @@ async function translated<T>(call: Promise<T>): Promise<T> {
  * takes stock of included (docs/decisions.md, "Stock has one home"): each stock command is one
  * call to it, whose 404s name the request's fields (a removal's clearing of the product's bodegaId
  * included: bodega-svc asks producto-svc), and a warehouse's product list is its ListProductosDeBodega
- * (issue 23). What stays here spans the services' reads: a product's levels beside its 404.
+ * (issue 23). What stays here spans the services' reads: a product's levels beside its 404. One entry per stock
+ * use case: its length is that list.
  */
 export function createExistencias({ productos, bodegas, existencias }: ExistenciasDeps): ExistenciasApi {
   const { levelPagesOf } = createLecturas({ productos, existencias });

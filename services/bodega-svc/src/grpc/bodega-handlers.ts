@@ -44,7 +44,10 @@ function conExistencias(err: unknown): boolean {
   return err instanceof FailedPreconditionError && err.reason === 'BODEGA_CON_EXISTENCIAS';
 }
 
-/** Writes take an idempotency key (`request_id`); conditional ones an `expected_version`. */
+/**
+ * Writes take an idempotency key (`request_id`); conditional ones an `expected_version`.
+ * One handler per RPC of the generated server interface: its length is the service's list of calls.
+ */
 export function createBodegaHandlers({
   store,
   logger,

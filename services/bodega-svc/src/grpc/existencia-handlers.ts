@@ -168,7 +168,10 @@ function nivelPageToProto(page: { existencias: Existencia[]; hasMore: boolean })
   };
 }
 
-/** docs/contract.md §10. Writes take `request_id`; those on one level also `expected_version`. */
+/**
+ * docs/contract.md §10. Writes take `request_id`; those on one level also `expected_version`.
+ * One handler per RPC of the generated server interface: its length is the service's list of calls.
+ */
 export function createExistenciaHandlers({
   store,
   logger,

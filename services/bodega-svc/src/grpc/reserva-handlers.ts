@@ -56,7 +56,10 @@ function requireReservaId(value: number, campo = 'id'): number {
   return value;
 }
 
-/** docs/contract.md §13: thin, each validates, calls the store once and maps the answer. */
+/**
+ * docs/contract.md §13: thin, each validates, calls the store once and maps the answer.
+ * One handler per RPC of the generated server interface: its length is the service's list of calls.
+ */
 export function createReservaHandlers({ store, limites, logger }: ReservaHandlersDeps): ReservaServiceServer {
   /** A scoped principal may act on a hold only where it may move stock: its lines are read first. */
   const mover = async (caller: CallContext, id: number) => {

@@ -33,7 +33,10 @@ export interface TokenAuditoriaHandlersDeps {
   logger: Logger;
 }
 
-/** API tokens and the audit trail (docs/contract.md §12.1). */
+/**
+ * API tokens and the audit trail (docs/contract.md §12.1).
+ * One handler per RPC of the generated server interface: its length is the service's list of calls.
+ */
 export function createTokenAuditoriaHandlers(
   deps: TokenAuditoriaHandlersDeps,
 ): Pick<IdentidadServiceServer, 'createToken' | 'listTokens' | 'revokeToken' | 'listAuditoria' | 'verificarAuditoria'> {

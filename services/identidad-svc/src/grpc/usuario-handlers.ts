@@ -96,7 +96,10 @@ function exigirConcesion(actor: Actor, asignaciones: readonly Asignacion[]): voi
 
 const clave = (a: Asignacion) => `${a.rol}@${a.bodegaId ?? '*'}`;
 
-/** Users: authentication, the caller, and administration (docs/contract.md §12.1). */
+/**
+ * Users: authentication, the caller, and administration (docs/contract.md §12.1).
+ * One handler per RPC of the generated server interface: its length is the service's list of calls.
+ */
 export function createUsuarioHandlers(deps: UsuarioHandlersDeps): Pick<IdentidadServiceServer, UsuarioMethods> {
   const { usuarios, actores, hasher, logger } = deps;
   const porPrincipal = (metadata: Metadata) => actores.alcanceDeClaves(metadata);

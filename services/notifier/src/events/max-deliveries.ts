@@ -77,93 +77,97 @@ function retryDelayMs(deliveryCount: number): number {
   return backoffDelayMs(deliveryCount, { baseMs: 1000, maxMs: 60_000 });
 }
 
-/** Never rejects; always acks, naks or terms. */
-export function createMaxDeliveriesHandler(deps: MaxDeliveriesDeps): (msg: JsMsg) => Promise<void> {
+/**
+ * One advisory: terminated when it is not one of this stream's event consumers'; acked once the event is dead-lettered
+ * (or needs no letter); naked while another delivery is still sending the event. Throws when a call fails.
+ */
+async function handleAdvisory(deps: MaxDeliveriesDeps, msg: JsMsg): Promise<void> {
   const { jsm, stream, logger } = deps;
+  let payload: unknown;
+  try {
+    payload = msg.json();
+  } catch {
+    payload = undefined;
+  }
+  const advisory = advisorySchema.safeParse(payload);
+  const handler = advisory.success ? deps.handlers.find((h) => h.name === advisory.data.consumer) : undefined;
+  if (!advisory.success || !handler || advisory.data.stream !== stream) {
+    logger.warn(
+      { streamSeq: msg.seq, subject: msg.subject },
+      'not a max-deliveries advisory of an event consumer of this stream; terminated',
+    );
+    msg.term();
+    return;
+  }
+  const { stream_seq: seq, deliveries } = advisory.data;
+  const fields: Record<string, unknown> = { consumer: handler.name, streamSeq: seq, deliveryCount: deliveries };
+  // Handled. The advisory stays in the stream (no runtime user deletes a
+  // message): a re-created consumer reads it again, and its letter, written
+  // under the same Nats-Msg-Id, is then dropped as a repeat by the dead
+  // letters' stream, whose window covers the events' stream's history.
+  const done = () => msg.ack();
 
-  async function handle(msg: JsMsg): Promise<void> {
-    let payload: unknown;
-    try {
-      payload = msg.json();
-    } catch {
-      payload = undefined;
-    }
-    const advisory = advisorySchema.safeParse(payload);
-    const handler = advisory.success ? deps.handlers.find((h) => h.name === advisory.data.consumer) : undefined;
-    if (!advisory.success || !handler || advisory.data.stream !== stream) {
-      logger.warn(
-        { streamSeq: msg.seq, subject: msg.subject },
-        'not a max-deliveries advisory of an event consumer of this stream; terminated',
+  const stored = await jsm.streams.getMessage(stream, { seq });
+  if (!stored) {
+    logger.error(fields, 'deliveries ran out for an event no longer in the stream; nothing to dead-letter');
+    done();
+    return;
+  }
+  const prepared = handler.prepare(stored.string(), deps.namespace);
+  const eventId = prepared.ok ? prepared.prepared.eventId : undefined;
+  if (eventId) {
+    fields.eventId = eventId;
+    const state = await deps.sent.lookup(eventId).catch((err: unknown) => {
+      logger.warn({ ...fields, err }, 'sent registry unreachable; dead-lettering the event to be safe');
+      return undefined;
+    });
+    if (state?.state === 'sent') {
+      logger.info(
+        { ...fields, sentAt: state.sentAt },
+        'deliveries ran out for an event already emailed; no dead letter',
       );
-      msg.term();
-      return;
-    }
-    const { stream_seq: seq, deliveries } = advisory.data;
-    const fields: Record<string, unknown> = { consumer: handler.name, streamSeq: seq, deliveryCount: deliveries };
-    // Handled. The advisory stays in the stream (no runtime user deletes a
-    // message): a re-created consumer reads it again, and its letter, written
-    // under the same Nats-Msg-Id, is then dropped as a repeat by the dead
-    // letters' stream, whose window covers the events' stream's history.
-    const done = () => msg.ack();
-
-    const stored = await jsm.streams.getMessage(stream, { seq });
-    if (!stored) {
-      logger.error(fields, 'deliveries ran out for an event no longer in the stream; nothing to dead-letter');
       done();
       return;
     }
-    const prepared = handler.prepare(stored.string(), deps.namespace);
-    const eventId = prepared.ok ? prepared.prepared.eventId : undefined;
-    if (eventId) {
-      fields.eventId = eventId;
-      const state = await deps.sent.lookup(eventId).catch((err: unknown) => {
-        logger.warn({ ...fields, err }, 'sent registry unreachable; dead-lettering the event to be safe');
-        return undefined;
-      });
-      if (state?.state === 'sent') {
-        logger.info(
-          { ...fields, sentAt: state.sentAt },
-          'deliveries ran out for an event already emailed; no dead letter',
-        );
-        done();
-        return;
-      }
-      if (state?.state === 'sending') {
-        msg.nak(deps.ackWaitMs);
-        logger.info(
-          { ...fields, retryInMs: deps.ackWaitMs },
-          'deliveries ran out while another delivery is still sending the event; looked at again after retryInMs',
-        );
-        return;
-      }
+    if (state?.state === 'sending') {
+      msg.nak(deps.ackWaitMs);
+      logger.info(
+        { ...fields, retryInMs: deps.ackWaitMs },
+        'deliveries ran out while another delivery is still sending the event; looked at again after retryInMs',
+      );
+      return;
     }
-    const origin = {
-      stream,
-      seq,
-      subject: stored.subject,
-      data: stored.data,
-      headers: stored.header,
-      deliveryCount: deliveries,
-    };
-    const letter = {
-      type: handler.eventType,
-      consumer: handler.name,
-      reason: MAX_DELIVERIES_REASON,
-      ...(eventId ? { eventId } : {}),
-    };
-    const { duplicate } = await deps.deadLetters.publish(origin, letter);
-    if (duplicate) {
-      logger.info(fields, 'dead letter already published; not counted again');
-    } else {
-      deps.metrics.deadLettered.labels(handler.eventType).inc();
-      logger.error({ ...fields, reason: MAX_DELIVERIES_REASON }, 'event dead-lettered; no email sent');
-    }
-    done();
   }
+  const origin = {
+    stream,
+    seq,
+    subject: stored.subject,
+    data: stored.data,
+    headers: stored.header,
+    deliveryCount: deliveries,
+  };
+  const letter = {
+    type: handler.eventType,
+    consumer: handler.name,
+    reason: MAX_DELIVERIES_REASON,
+    ...(eventId ? { eventId } : {}),
+  };
+  const { duplicate } = await deps.deadLetters.publish(origin, letter);
+  if (duplicate) {
+    logger.info(fields, 'dead letter already published; not counted again');
+  } else {
+    deps.metrics.deadLettered.labels(handler.eventType).inc();
+    logger.error({ ...fields, reason: MAX_DELIVERIES_REASON }, 'event dead-lettered; no email sent');
+  }
+  done();
+}
 
+/** Never rejects; always acks, naks or terms. */
+export function createMaxDeliveriesHandler(deps: MaxDeliveriesDeps): (msg: JsMsg) => Promise<void> {
+  const { logger } = deps;
   return async (msg) => {
     try {
-      await handle(msg);
+      await handleAdvisory(deps, msg);
     } catch (err) {
       const retryInMs = retryDelayMs(msg.info.deliveryCount);
       logger.warn(

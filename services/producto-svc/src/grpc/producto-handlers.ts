@@ -38,7 +38,10 @@ export interface ProductoHandlersDeps {
   bodegas: Pick<BodegaLookup, 'isLive'>;
 }
 
-/** Writes take an idempotency key (`request_id`); conditional ones an `expected_version`. */
+/**
+ * Writes take an idempotency key (`request_id`); conditional ones an `expected_version`.
+ * One handler per RPC of the generated server interface: its length is the service's list of calls.
+ */
 export function createProductoHandlers({ store, logger, libro, bodegas }: ProductoHandlersDeps): ProductoServiceServer {
   /**
    * After the product committed. The ledger retries a lost call within the create's deadline; a failure
