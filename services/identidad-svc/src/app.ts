@@ -60,6 +60,9 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
     logger,
     consumers: [AUDITORIA_CONSUMER],
     start: options,
+    // A batch of the audit consumer sends its statements two by two (auditoria-store.ts, sentenciasJuntas). All of
+    // this service's SQL is built with bindings; the migrations paste only constants.
+    multipleStatements: true,
   });
   const { signal, registry, db, events, consumerMetrics } = base;
   const identidadEvents = createIdentidadEvents({
@@ -73,7 +76,7 @@ export async function startApp(config: Config, logger: Logger, options: StartOpt
   };
   const usuarios = createUsuarioStore(db, storeDeps);
   const tokens = createTokenStore(db, storeDeps);
-  const auditoria = createAuditoriaStore(db, { onCommitted: events.notifyRelay });
+  const auditoria = createAuditoriaStore(db, { onCommitted: events.notifyRelay, sentenciasJuntas: true });
   const hasher = await createPasswordHasher({
     params: config.kdf.argon2,
     concurrency: config.kdf.concurrency,

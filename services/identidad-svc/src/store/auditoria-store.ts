@@ -59,26 +59,67 @@ export async function anexar(trx: Knex.Transaction, hecho: Hecho): Promise<boole
   return escrito!;
 }
 
+/** The columns an append writes, in the order of its INSERT's values. */
+const COLUMNAS = [
+  'seq',
+  'evento_id',
+  'accion',
+  'recurso',
+  'principal_id',
+  'usuario',
+  'metodo_auth',
+  'token_id',
+  'request_id',
+  'direccion',
+  'datos',
+  'ocurrido_en',
+  'hash_anterior',
+  'hash',
+] as const;
+const VALORES_FILA = `(${COLUMNAS.map(() => '?').join(', ')})`;
+const CABEZA_BLOQUEADA = 'SELECT seq, hash FROM auditoria_cabeza WHERE id = 1 FOR UPDATE';
+const MOVER_CABEZA = 'UPDATE auditoria_cabeza SET seq = ?, hash = ? WHERE id = 1';
+
+type Cabeza = { seq: number | string; hash: Buffer };
+
+/** The head, locked, and which of `ids` are already written: one query when `juntas`, else two. */
+async function leerCabeza(
+  trx: Knex.Transaction,
+  ids: readonly string[],
+  juntas: boolean,
+): Promise<{ cabeza: Cabeza | undefined; vistos: Set<string> }> {
+  const existentes = `SELECT evento_id FROM auditoria WHERE evento_id IN (${ids.map(() => '?').join(', ')})`;
+  let cabezas: Cabeza[];
+  let filas: { evento_id: string }[];
+  if (juntas) {
+    [[cabezas, filas]] = (await trx.raw(`${CABEZA_BLOQUEADA};\n${existentes}`, [...ids])) as [
+      [Cabeza[], { evento_id: string }[]],
+    ];
+  } else {
+    [cabezas] = (await trx.raw(CABEZA_BLOQUEADA)) as [Cabeza[]];
+    [filas] = (await trx.raw(existentes, [...ids])) as [{ evento_id: string }[]];
+  }
+  return { cabeza: cabezas[0], vistos: new Set(filas.map((e) => e.evento_id)) };
+}
+
 /**
  * Appends rows in order in the caller's transaction, chained one after the other under one lock of the head: four
- * statements whatever their number. Each answer is false (nothing written) when its event id was already there, or
- * earlier in `hechos`.
+ * statements whatever their number, sent as two queries when `juntas` (the pool takes several statements in one;
+ * issue 23: a round trip is a socket write and a wake-up on each side). Each answer is false (nothing written) when
+ * its event id was already there, or earlier in `hechos`.
  */
-export async function anexarVarios(trx: Knex.Transaction, hechos: readonly Hecho[]): Promise<boolean[]> {
+export async function anexarVarios(
+  trx: Knex.Transaction,
+  hechos: readonly Hecho[],
+  juntas = false,
+): Promise<boolean[]> {
   if (hechos.length === 0) return [];
-  const [[cabeza]] = (await trx.raw('SELECT seq, hash FROM auditoria_cabeza WHERE id = 1 FOR UPDATE')) as [
-    { seq: number | string; hash: Buffer }[],
-  ];
+  const { cabeza, vistos } = await leerCabeza(trx, [...new Set(hechos.map((h) => h.eventoId))], juntas);
   if (!cabeza) throw new Error('auditoria_cabeza has no row: migrations not applied');
-  const ids = [...new Set(hechos.map((h) => h.eventoId))];
-  const [existentes] = (await trx.raw(
-    `SELECT evento_id FROM auditoria WHERE evento_id IN (${ids.map(() => '?').join(', ')})`,
-    ids,
-  )) as [{ evento_id: string }[]];
-  const vistos = new Set(existentes.map((e) => e.evento_id));
   let seq = Number(cabeza.seq);
   let hashAnterior: Buffer = Buffer.from(cabeza.hash);
-  const filas: Record<string, unknown>[] = [];
+  const valores: unknown[] = [];
+  let filas = 0;
   const escritos = hechos.map((hecho) => {
     if (vistos.has(hecho.eventoId)) return false;
     vistos.add(hecho.eventoId);
@@ -86,28 +127,34 @@ export async function anexarVarios(trx: Knex.Transaction, hechos: readonly Hecho
     // The stored instant is what the hash covers: whole milliseconds, as DATETIME(3) keeps them.
     const row: Hecho = { ...hecho, ocurridoEn: new Date(Math.floor(hecho.ocurridoEn.getTime())) };
     const hash = encadenar(seq, hashAnterior, row);
-    filas.push({
+    valores.push(
       seq,
-      evento_id: row.eventoId,
-      accion: row.accion,
-      recurso: row.recurso,
-      principal_id: row.principalId,
-      usuario: row.usuario,
-      metodo_auth: row.metodoAuth,
-      token_id: row.tokenId,
-      request_id: row.requestId,
-      direccion: row.direccion,
-      datos: row.datos,
-      ocurrido_en: row.ocurridoEn,
-      hash_anterior: hashAnterior,
+      row.eventoId,
+      row.accion,
+      row.recurso,
+      row.principalId,
+      row.usuario,
+      row.metodoAuth,
+      row.tokenId,
+      row.requestId,
+      row.direccion,
+      row.datos,
+      row.ocurridoEn,
+      hashAnterior,
       hash,
-    });
+    );
+    filas++;
     hashAnterior = hash;
     return true;
   });
-  if (filas.length === 0) return escritos;
-  await trx('auditoria').insert(filas);
-  await trx.raw('UPDATE auditoria_cabeza SET seq = ?, hash = ? WHERE id = 1', [seq, hashAnterior]);
+  if (filas === 0) return escritos;
+  const insertar = `INSERT INTO auditoria (${COLUMNAS.join(', ')}) VALUES ${Array(filas).fill(VALORES_FILA).join(', ')}`;
+  if (juntas) {
+    await trx.raw(`${insertar};\n${MOVER_CABEZA}`, [...valores, seq, hashAnterior] as Knex.RawBinding[]);
+  } else {
+    await trx.raw(insertar, valores as Knex.RawBinding[]);
+    await trx.raw(MOVER_CABEZA, [seq, hashAnterior]);
+  }
   return escritos;
 }
 
@@ -274,10 +321,18 @@ function anclar(
   );
 }
 
-export function createAuditoriaStore(db: Knex, deps: { onCommitted?: () => void }): AuditoriaStore {
+/**
+ * `sentenciasJuntas`: the pool takes several statements in one query (createDb's `multipleStatements`), so a batch's
+ * appends send four statements in two round trips.
+ */
+export function createAuditoriaStore(
+  db: Knex,
+  deps: { onCommitted?: () => void; sentenciasJuntas?: boolean },
+): AuditoriaStore {
+  const juntas = deps.sentenciasJuntas ?? false;
   return {
     anexar: (hecho) => writeTransaction(db, (trx) => anexar(trx, hecho)),
-    anexarVarios: (hechos) => writeTransaction(db, (trx) => anexarVarios(trx, hechos)),
+    anexarVarios: (hechos) => writeTransaction(db, (trx) => anexarVarios(trx, hechos, juntas)),
     listar: (filtro) => listar(db, filtro),
     verificar: (ancla) => verificar(db, ancla),
     sumarFallos: (ventana, porDireccion) => sumarFallos(db, ventana, porDireccion),
