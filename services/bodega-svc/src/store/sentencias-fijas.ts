@@ -66,7 +66,7 @@ export function nivelesConReservas(ids: readonly number[]): SqlFija {
   return { sql: NIVELES_CON_RESERVAS(ids.length), bindings: [...deLista(ids), 0] };
 }
 
-/** An operation's row as the stock writes insert it (existencia-store.ts, filaDeOperacion). */
+/** An operation's row as the stock writes insert it (existencia-escritura.ts, filaDeOperacion). */
 export interface FilaOperacion {
   tipo: string;
   usuario: string;
