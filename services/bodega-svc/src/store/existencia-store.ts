@@ -121,7 +121,7 @@ export interface ExistenciaStore {
    */
   leerStockInicial(productoId: number): Promise<{ conUnidades: boolean } | undefined>;
   /**
-   * In a reservation's transaction (reserva-store.ts), its holds on these levels already lowered:
+   * In a reservation's transaction (reserva-consumo.ts), its holds on these levels already lowered:
    * SALIDA lines (motivo VENTA) of one operation. It never checks disponible: the hold is the permission.
    */
   salidaDeReserva(

@@ -6,7 +6,7 @@ import type { Operacion } from '../domain/existencia';
 import type { BodegaBloqueada } from './ocupacion';
 import type { RelojReservas } from './reservas-en-niveles';
 import type { ExistenciaEvents } from '../events/existencia-events';
-import type { DiferenciaReserva } from './reserva-store';
+import type { DiferenciaReserva } from './reserva-verificacion';
 
 export interface StockInicialOptions {
   /**
@@ -110,7 +110,7 @@ export interface Verificacion {
   diferencias: Diferencia[];
   nivelesVerificados: number;
   bodegasVerificadas: number;
-  /** The reservations' checks (reserva-store.ts), when the verification ran them. */
+  /** The reservations' checks (reserva-verificacion.ts), when the verification ran them. */
   diferenciasReservas?: DiferenciaReserva[];
 }
 

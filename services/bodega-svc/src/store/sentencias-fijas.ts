@@ -208,7 +208,7 @@ export function insertarEventos(events: readonly OutboxEvent[]): SqlFija | undef
   };
 }
 
-// --- A reservation's consumption (reserva-store.ts) ---
+// --- A reservation's consumption (reserva-consumo.ts) ---
 
 const NIVELES_DE_RESERVA = 'select `bodega_id`, `producto_id` from `reserva_lineas` where `reserva_id` = ?';
 
