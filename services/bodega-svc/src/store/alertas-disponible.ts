@@ -2,7 +2,7 @@ import { enqueueEvents, type Knex } from '@inventario/platform';
 import { esBajo } from '../domain/existencia';
 import type { WriteContext } from '../events/bodega-events';
 import type { ExistenciaEvents } from '../events/existencia-events';
-import type { NivelRow } from './existencia-store';
+import type { NivelRow } from './existencia-tipos';
 
 /**
  * The low-stock edge of levels whose threshold watches `disponible` (docs/contract.md §13.9).

@@ -180,7 +180,7 @@ export async function terminarReserva(
   return finales;
 }
 
-/** What escribir (existencia-store.ts) knows of the levels it is about to write. */
+/** What escribir (existencia-escritura.ts) knows of the levels it is about to write. */
 export interface NivelesEnEscritura {
   actuales: ReadonlyMap<string, NivelActual>;
   filas: ReadonlyMap<string, number>;

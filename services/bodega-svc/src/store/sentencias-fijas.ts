@@ -66,7 +66,7 @@ export function nivelesConReservas(ids: readonly number[]): SqlFija {
   return { sql: NIVELES_CON_RESERVAS(ids.length), bindings: [...deLista(ids), 0] };
 }
 
-/** An operation's row as the stock writes insert it (existencia-store.ts, filaDeOperacion). */
+/** An operation's row as the stock writes insert it (existencia-escritura.ts, filaDeOperacion). */
 export interface FilaOperacion {
   tipo: string;
   usuario: string;
@@ -208,7 +208,7 @@ export function insertarEventos(events: readonly OutboxEvent[]): SqlFija | undef
   };
 }
 
-// --- A reservation's consumption (reserva-store.ts) ---
+// --- A reservation's consumption (reserva-consumo.ts) ---
 
 const NIVELES_DE_RESERVA = 'select `bodega_id`, `producto_id` from `reserva_lineas` where `reserva_id` = ?';
 

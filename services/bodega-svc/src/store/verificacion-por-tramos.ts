@@ -1,5 +1,5 @@
 import { withDbErrors, type Knex } from '@inventario/platform';
-import type { Diferencia, Verificacion } from './existencia-store';
+import type { Diferencia, Verificacion } from './existencia-tipos';
 import { ocupacionExactaSql } from './ocupacion';
 
 /** The most differences one verification reports (the contract's bound). */
