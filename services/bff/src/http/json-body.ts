@@ -2,6 +2,8 @@ import express, { type RequestHandler } from 'express';
 import { parse } from 'lossless-json';
 import { bodyReadFailure, MAX_BODY_BYTES, RequestBodyError } from './http-errors';
 import { motivoSintaxisJson } from './json-syntax';
+import { losslessReading, NOT_SURE } from './lossless-reading';
+import { isPlainJsonBody, readPlainJsonBody } from './plain-json-body';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
@@ -18,8 +20,25 @@ function reason(err: unknown): string {
 }
 
 /**
- * The REST body reader (docs/contract.md §3.2). lossless-json keeps every number's exact text (a
- * price never passes through a float); `req.body` stays undefined when there is no body.
+ * lossless-json's reading of a body, every number a LosslessNumber with its exact text (a price never passes through a
+ * float). JSON.parse reads first and, when that reading is lossless-json's but for the numbers (losslessReading),
+ * it is the answer (issue 23: lossless-json was most of a REST write's parse); otherwise, a text JSON.parse refuses
+ * included, lossless-json reads it as every body was read before, so a refusal and its reason are lossless-json's.
+ */
+export function parseRestJson(text: string): unknown {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return parse(text);
+  }
+  const value = losslessReading(text, parsed, true);
+  return value === NOT_SURE ? parse(text) : value;
+}
+
+/**
+ * The REST body reader (docs/contract.md §3.2): parseRestJson's reading; `req.body` stays undefined when there is no
+ * body. A plain body (isPlainJsonBody) is read without body-parser, as GraphQL's is; any other goes to it.
  */
 export function jsonBody(): RequestHandler {
   const readText = express.text({ type: () => true, limit: MAX_BODY_BYTES });
@@ -38,20 +57,22 @@ export function jsonBody(): RequestHandler {
       );
       return;
     }
-    readText(req, res, (err?: unknown) => {
+    const read = (err?: unknown) => {
       if (err) {
-        next(bodyReadFailure(err));
+        next(err instanceof RequestBodyError ? err : bodyReadFailure(err));
         return;
       }
       const text = typeof req.body === 'string' ? req.body : '';
       try {
-        req.body = text.trim() === '' ? undefined : parse(text);
+        req.body = text.trim() === '' ? undefined : parseRestJson(text);
       } catch (parseError) {
         // Also a RangeError from absurdly deep nesting: still the client's malformed input.
         next(new RequestBodyError(400, 'MALFORMED_JSON', `El cuerpo no es JSON válido: ${reason(parseError)}`));
         return;
       }
       next();
-    });
+    };
+    if (isPlainJsonBody(req)) readPlainJsonBody(req, read);
+    else readText(req, res, read);
   };
 }

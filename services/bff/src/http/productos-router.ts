@@ -6,7 +6,7 @@ import type { JsonArraySender } from './json-array-stream';
 import { jsonBody } from './json-body';
 import { parseProductoInput, parseProductoPatch } from './producto-schemas';
 import { malformedPathId, parsePathId, parseProductoFilter } from './request-params';
-import { productoJson, productoJsonText, sendJson, sendJsonText } from './rest-json';
+import { productoJsonText, sendJsonAnswer, sendJsonText } from './rest-json';
 import { etagOf, sendRecord, writeOptionsOf } from './safe-write-headers';
 
 /** docs/contract.md §2.2. Failures are thrown: Express 5 forwards rejected handlers to the error middleware. */
@@ -32,7 +32,7 @@ export function createProductosRouter(inventario: InventarioApi, sendJsonArray: 
     const producto = await inventario.createProducto(callerOf(res), input, write);
     res.location(`${req.baseUrl}/${producto.id}`);
     res.setHeader('ETag', etagOf(producto.version));
-    sendJson(res, 201, productoJson(producto));
+    sendJsonAnswer(res, 201, productoJsonText(producto));
   });
 
   router.put('/:id', async (req, res) => {
@@ -43,7 +43,7 @@ export function createProductosRouter(inventario: InventarioApi, sendJsonArray: 
     });
     const producto = await inventario.updateProducto(callerOf(res), id, patch, write);
     res.setHeader('ETag', etagOf(producto.version));
-    sendJson(res, 200, productoJson(producto));
+    sendJsonAnswer(res, 200, productoJsonText(producto));
   });
 
   router.delete('/:id', async (req, res) => {

@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { isNumber, LosslessNumber, stringify } from 'lossless-json';
+import { isLosslessNumber, isNumber, LosslessNumber, stringify } from 'lossless-json';
 import type { Bodega, Existencia, Producto, ProductoDeBodega } from '@inventario/contract';
 import type { Movimiento, Operacion } from '../inventario/model';
 
@@ -86,11 +86,46 @@ export function operacionJson(o: Operacion) {
   };
 }
 
+/** Deeper than any answer: a value nested further (or a cycle) is left to lossless-json, as before. */
+const MAX_PLAIN_DEPTH = 32;
+
+/**
+ * Whether lossless-json's stringify writes what JSON.stringify writes for `value`: it differs only on a LosslessNumber
+ * (its text), a bigint (its digits; JSON.stringify throws) and a `toJSON` (called without the key). A false is only
+ * "not sure".
+ */
+function isPlainJson(value: unknown, depth: number): boolean {
+  if (typeof value !== 'object' || value === null) return typeof value !== 'bigint';
+  if (depth === MAX_PLAIN_DEPTH || isLosslessNumber(value)) return false;
+  if (Array.isArray(value)) {
+    for (const item of value) if (!isPlainJson(item, depth + 1)) return false;
+    return true;
+  }
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return false;
+  for (const key of Object.keys(value))
+    if (!isPlainJson((value as Record<string, unknown>)[key], depth + 1)) return false;
+  return true;
+}
+
+/** lossless-json's text for `body`, by the native JSON.stringify when that writes the same (issue 23). */
+export function jsonText(body: unknown): string {
+  return (isPlainJson(body, 0) ? JSON.stringify(body) : stringify(body)) ?? 'null';
+}
+
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * An answer's JSON text as `res.status(status).type('application/json').send(text)` writes it: the same status,
+ * headers (express's ETag included), freshness check and bytes. The text goes as a Buffer with its content type
+ * already whole, which spares express's parsing of the content type of a string answer on every request (issue 23).
+ */
+export function sendJsonAnswer(res: Response, status: number, text: string): void {
+  res.status(status).setHeader('Content-Type', JSON_CONTENT_TYPE);
+  res.send(Buffer.from(text, 'utf8'));
+}
+
 export function sendJson(res: Response, status: number, body: unknown): void {
-  res
-    .status(status)
-    .type('application/json')
-    .send(stringify(body) ?? 'null');
+  sendJsonAnswer(res, status, jsonText(body));
 }
 
 /**
