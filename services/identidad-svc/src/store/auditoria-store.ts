@@ -148,7 +148,8 @@ export async function anexarVarios(
     return true;
   });
   if (filas === 0) return escritos;
-  const insertar = `INSERT INTO auditoria (${COLUMNAS.join(', ')}) VALUES ${Array(filas).fill(VALORES_FILA).join(', ')}`;
+  const filasSql = Array(filas).fill(VALORES_FILA).join(', ');
+  const insertar = `INSERT INTO auditoria (${COLUMNAS.join(', ')}) VALUES ${filasSql}`;
   if (juntas) {
     await trx.raw(`${insertar};\n${MOVER_CABEZA}`, [...valores, seq, hashAnterior] as Knex.RawBinding[]);
   } else {
