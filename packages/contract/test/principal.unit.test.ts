@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { generateKeyPairSync } from 'node:crypto';
 import {
   clavePublicaDeJwk,
@@ -108,5 +109,44 @@ describe('the signed principal', () => {
   it('is signed only with an Ed25519 key', () => {
     const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
     expect(() => crearFirmante(rsa.privateKey, TTL)).toThrow(/Ed25519/);
+  });
+});
+
+describe('a verifier that keeps the tokens it accepted (recordar)', () => {
+  const claves = new Map([[kidDe(keys.publicKey), keys.publicKey]]);
+  let firmas: jest.SpyInstance;
+  beforeEach(() => {
+    firmas = jest.spyOn(crypto, 'verify');
+  });
+  afterEach(() => firmas.mockRestore());
+
+  it('checks the signature of a token once and its lifetime on every call, answering as one that keeps nothing', () => {
+    const recordando = crearVerificador(claves, TTL, 10);
+    const { token } = firmante.firmar(principal, now);
+    expect(recordando.verificar(token, now)).toEqual(verificador.verificar(token, now));
+    firmas.mockClear();
+    expect(recordando.verificar(token, new Date(now.getTime() + (TTL + 4) * 1000)).id).toBe(7);
+    expect(firmas).not.toHaveBeenCalled();
+    expect(() => recordando.verificar(token, new Date(now.getTime() - 6000))).toThrow('issued in the future');
+    expect(() => recordando.verificar(token, new Date(now.getTime() + (TTL + 5) * 1000))).toThrow('expired');
+    // An expired token is forgotten: seen again, its signature is checked again.
+    expect(recordando.verificar(token, now).id).toBe(7);
+    expect(firmas).toHaveBeenCalledTimes(1);
+  });
+
+  it('keeps no refusal, and keeps at most `recordar` tokens, the oldest leaving first', () => {
+    const recordando = crearVerificador(claves, TTL, 2);
+    const { token } = firmante.firmar(principal, now);
+    const alterado = withPayload(token, (c) => (c.prm = { 'usuarios:administrar': '*' }));
+    for (let i = 0; i < 2; i++) expect(() => recordando.verificar(alterado, now)).toThrow('bad signature');
+    expect(firmas).toHaveBeenCalledTimes(2);
+    const [a, b, c] = [1, 2, 3].map((s) => firmante.firmar(principal, new Date(now.getTime() + s * 1000)).token);
+    for (const t of [a, b, c]) recordando.verificar(t!, now);
+    firmas.mockClear();
+    recordando.verificar(c!, now);
+    recordando.verificar(b!, now);
+    expect(firmas).not.toHaveBeenCalled();
+    recordando.verificar(a!, now);
+    expect(firmas).toHaveBeenCalledTimes(1);
   });
 });

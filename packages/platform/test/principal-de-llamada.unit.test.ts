@@ -1,4 +1,4 @@
-import { generateKeyPairSync, type KeyObject } from 'node:crypto';
+import crypto, { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { Metadata } from '@grpc/grpc-js';
 import { crearFirmante, kidDe, PRINCIPAL_METADATA_KEY, type Principal } from '@inventario/contract';
 import {
@@ -117,5 +117,31 @@ describe('the services check of their callers', () => {
       clock.mockRestore();
     }
     expect(calls.claves).toBe(2);
+  });
+
+  it('checks a signed principal once per key set: keys fetched again without its key refuse it', async () => {
+    let publicadas = claves();
+    const { identidad, calls } = identidadFalsa(() => publicadas, new Map());
+    const check = createAutenticacionDeServicio({ requerido: true, identidad, tokenCacheMs: 0, logger });
+    const firmado = md(PRINCIPAL_METADATA_KEY, firmante.firmar(principal).token);
+    const firmas = jest.spyOn(crypto, 'verify');
+    try {
+      for (let i = 0; i < 3; i++) expect((await check.autenticar(firmado, 'peer'))?.principal.id).toBe(7);
+      expect(firmas).toHaveBeenCalledTimes(1);
+      // A rotation that withdraws the old key: a token under the new kid has the keys fetched again.
+      const nueva = generateKeyPairSync('ed25519');
+      publicadas = new Map([[kidDe(nueva.publicKey), nueva.publicKey]]);
+      const rotado = md(PRINCIPAL_METADATA_KEY, crearFirmante(nueva.privateKey, 120).firmar(principal).token);
+      const clock = jest.spyOn(Date, 'now').mockReturnValue(Date.now() + 11_000);
+      try {
+        await expect(check.autenticar(rotado, 'peer')).resolves.toBeDefined();
+      } finally {
+        clock.mockRestore();
+      }
+      expect(calls.claves).toBe(2);
+      await expect(check.autenticar(firmado, 'peer')).rejects.toBeInstanceOf(UnauthenticatedError);
+    } finally {
+      firmas.mockRestore();
+    }
   });
 });

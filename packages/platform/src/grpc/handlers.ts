@@ -51,19 +51,24 @@ export class CallCancelledError extends Error {
   }
 }
 
+/** 255 characters (code points, as VARCHAR(255) counts), never half a surrogate pair; `system` when blank. */
+function usuarioDeCabecera(usuario: unknown): string {
+  const name = typeof usuario === 'string' ? usuario.trim() : '';
+  if (name === '') return 'system';
+  // At most 255 UTF-16 units is at most 255 code points: nothing to cut.
+  return name.length <= 255 ? name : [...name].slice(0, 255).join('');
+}
+
 export function callContext(call: ServerUnaryCall<unknown, unknown>): CallContext {
   const binary = call.metadata.get(USUARIO_BIN_METADATA_KEY)[0];
   const usuario = Buffer.isBuffer(binary) ? binary.toString('utf8') : call.metadata.get(USUARIO_METADATA_KEY)[0];
   const traceparent = call.metadata.get('traceparent')[0];
   const tracestate = call.metadata.get('tracestate')[0];
-  // 255 characters (code points, as VARCHAR(255) counts), never half a surrogate pair.
-  const name =
-    typeof usuario === 'string' && usuario.trim() !== '' ? [...usuario.trim()].slice(0, 255).join('') : 'system';
   const verificado = principales.get(call);
   // A verified principal names the caller; the plain header is only trusted without one (§7.4).
   const context: CallContext = verificado
     ? { usuario: verificado.principal.usuario, principal: verificado.principal, principalFirmado: verificado.firmado }
-    : { usuario: name };
+    : { usuario: usuarioDeCabecera(usuario) };
   if (typeof traceparent === 'string') {
     context.traceparent = traceparent;
     if (typeof tracestate === 'string' && tracestate !== '') context.tracestate = tracestate;
@@ -109,6 +114,9 @@ export interface UnaryOptions<Req> {
   idempotent?: (request: Req, metadata: Metadata) => { requestId: string; request: Uint8Array; scope?: string };
 }
 
+/** The request encoding of a call without a key: never read. */
+const SIN_CLAVE = new Uint8Array(0);
+
 /**
  * `canonical` clears fields that do not change what the request does (paging), so those count as one request under a
  * key.
@@ -121,11 +129,15 @@ export function idempotentBy<Req extends { requestId?: string | undefined }>(
   scopeOf?: (metadata: Metadata) => string,
 ): UnaryOptions<Req> {
   return {
-    idempotent: (request, metadata) => ({
-      requestId: request.requestId ?? '',
-      request: codec.encode({ ...canonical(request), requestId: undefined }).finish(),
-      scope: request.requestId && scopeOf ? scopeOf(metadata) : undefined,
-    }),
+    idempotent: (request, metadata) =>
+      // Without a key nothing is recorded or compared (idempotencyKeyOf), so no encoding is made for it.
+      request.requestId
+        ? {
+            requestId: request.requestId,
+            request: codec.encode({ ...canonical(request), requestId: undefined }).finish(),
+            scope: scopeOf ? scopeOf(metadata) : undefined,
+          }
+        : { requestId: '', request: SIN_CLAVE },
   };
 }
 

@@ -6,6 +6,7 @@ import {
   PRINCIPAL_METADATA_KEY,
   PrincipalInvalidoError,
   type Principal,
+  type Verificador,
 } from '@inventario/contract';
 import { IdentidadServiceClient } from '@inventario/proto';
 import { z } from 'zod';
@@ -104,6 +105,11 @@ export interface AutenticacionOptions {
 /** A failed key fetch or an unknown kid asks identidad-svc again at most this often. */
 const CLAVES_REFRESCO_MS = 10_000;
 const TOKEN_CACHE_MAX = 1000;
+/**
+ * Signed principals kept verified per key set (crearVerificador's `recordar`): one per caller the BFF serves in a
+ * minute is plenty; each is at most 8 KiB of text.
+ */
+const FIRMADOS_MAX = 1000;
 /** A cached token is dropped this long before its signed principal expires, so a forwarded copy is still valid. */
 const MARGEN_MS = 15_000;
 
@@ -118,6 +124,8 @@ interface Verificacion {
   /** Tokens are keyed by an HMAC under a per-process random key: no secret sits in memory as text. */
   hmacKey: Buffer;
   tokens: Map<string, PrincipalVerificado & { hasta: number }>;
+  /** The verifier of the keys last fetched, with the signed principals it accepted; replaced with the keys. */
+  verificador: { claves: Map<string, KeyObject>; verificador: Verificador } | undefined;
 }
 
 function cargarClaves(estado: Verificacion, forzar: boolean): Promise<Map<string, KeyObject>> {
@@ -137,8 +145,12 @@ function cargarClaves(estado: Verificacion, forzar: boolean): Promise<Map<string
 }
 
 async function verificarFirmado(estado: Verificacion, token: string): Promise<Principal> {
-  const intentar = async (forzar: boolean) =>
-    crearVerificador(await cargarClaves(estado, forzar), estado.maxTtl).verificar(token);
+  const intentar = async (forzar: boolean) => {
+    const claves = await cargarClaves(estado, forzar);
+    if (estado.verificador?.claves !== claves)
+      estado.verificador = { claves, verificador: crearVerificador(claves, estado.maxTtl, FIRMADOS_MAX) };
+    return estado.verificador.verificador.verificar(token);
+  };
   try {
     try {
       return await intentar(false);
@@ -216,6 +228,7 @@ export function createAutenticacionDeServicio(options: AutenticacionOptions): Au
     clavesPedidasEn: 0,
     hmacKey: randomBytes(32),
     tokens: new Map(),
+    verificador: undefined,
   };
   return { autenticar: (metadata, direccion) => autenticar(estado, metadata, direccion) };
 }
