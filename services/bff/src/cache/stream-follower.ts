@@ -66,7 +66,8 @@ const DOUBTFUL_STATUSES = [
  * read, any error) bypasses and empties the cache at once; then, once NATS answers, a NEW consumer is created from
  * "new" and the cache resumes only after the server confirmed it, with nothing cached from before. nats.js' own
  * ordered-consumer recovery (resume after the last sequence seen) is not used: after a server restart or a stream
- * reset that sequence no longer vouches for anything.
+ * reset that sequence no longer vouches for anything. One closure: `doubt`, `followOnce` and `run` share the current
+ * subscription, the connection and the abort signal, so a doubt's steps read in one place.
  */
 export function followStream(options: StreamFollowerOptions): StreamFollower {
   const { cache, logger, stream, says } = options;

@@ -23,7 +23,10 @@ function operacionLocation(req: Request, operacion: Operacion): string {
   return `${req.baseUrl}/operaciones/${operacion.id}`;
 }
 
-/** The stock routes of docs/contract.md §10.2; the writes of one level take If-Match with its version. */
+/**
+ * The stock routes of docs/contract.md §10.2; the writes of one level take If-Match with its version. A list of thin
+ * handlers that each only translate, kept in one function so every stock URL reads in one place.
+ */
 export function createExistenciasRouter(inventario: InventarioApi, sendJsonArray: JsonArraySender): express.Router {
   const router = express.Router();
   const body = jsonBody();
