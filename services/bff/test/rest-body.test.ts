@@ -5,13 +5,13 @@
  * no database. The file passes on the code before the change too: it pins what the reader must keep.
  */
 import { Writable } from 'node:stream';
-import { connect, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { createLogger } from '@inventario/platform';
 import { MAX_BODY_BYTES } from '../src/http/http-errors';
 import { startBareBff, type BareBff } from './support/bare-bff';
 import { startFakeDownstream, type FakeDownstream } from './support/fake-downstream';
-import { pipelinedRequests, rawRequest, type RawResponse } from './support/raw-http';
+import { pipelinedRequests, rawRequest, requestLogLine, socketExchange, type RawResponse } from './support/raw-http';
 
 let fake: FakeDownstream;
 let bff: BareBff;
@@ -257,49 +257,11 @@ function head(length: number): string {
   );
 }
 
-/** Writes `parts` on a fresh connection, then runs `then`; resolves with what the server sent until it closed. */
-function exchange(parts: (string | Buffer)[], then: (socket: Socket) => Promise<void> | void): Promise<string> {
-  const url = new URL(bff.baseUrl);
-  return new Promise((resolve, reject) => {
-    const received: Buffer[] = [];
-    const socket = connect(Number(url.port), url.hostname, () => {
-      for (const part of parts) socket.write(part);
-      void Promise.resolve(then(socket)).catch(reject);
-    });
-    const timer = setTimeout(() => {
-      socket.destroy();
-      resolve(Buffer.concat(received).toString('utf8'));
-    }, 2_000);
-    socket.on('data', (chunk: Buffer) => {
-      received.push(chunk);
-      // One answer is all a test waits for.
-      if (Buffer.concat(received).toString('utf8').includes('\r\n\r\n{')) {
-        clearTimeout(timer);
-        setTimeout(() => {
-          socket.destroy();
-          resolve(Buffer.concat(received).toString('utf8'));
-        }, 50);
-      }
-    });
-    socket.on('error', () => undefined);
-    socket.on('close', () => {
-      clearTimeout(timer);
-      resolve(Buffer.concat(received).toString('utf8'));
-    });
-  });
-}
+/** Writes `parts` on a fresh connection to the BFF, then runs `then`; what the server sent. */
+const exchange = (parts: (string | Buffer)[], then: (socket: Socket) => Promise<void> | void) =>
+  socketExchange(bff.baseUrl, parts, then);
 
-async function requestLine(since: number): Promise<Record<string, unknown> | undefined> {
-  for (let i = 0; i < 100; i++) {
-    const line = logLines
-      .slice(since)
-      .map((l) => JSON.parse(l) as Record<string, unknown>)
-      .find((l) => l.msg === 'request' && l.path === PATH);
-    if (line) return line;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  return undefined;
-}
+const requestLine = (since: number) => requestLogLine(logLines, PATH, since);
 
 /** Each leaves the request time to reach the body reader before the client gives up on it; bodega-svc is not asked. */
 describe('a body that does not arrive whole', () => {

@@ -5,7 +5,7 @@
  * `timeoutMs` rejects as a hang instead of waiting for jest's timeout.
  */
 import { request } from 'node:http';
-import { connect as netConnect } from 'node:net';
+import { connect as netConnect, type Socket } from 'node:net';
 
 export interface RawRequest {
   method: string;
@@ -153,4 +153,60 @@ export function pipelinedRequests(
       fail(new Error(`pipelined: the server closed after ${responses.length} of ${requests.length} responses`)),
     );
   });
+}
+
+/**
+ * Writes `parts` on a fresh connection to `baseUrl`, then runs `then` (which may write more, or leave); resolves with
+ * what the server sent: until it closed, 50 ms after the first answer's JSON body began, or after 2 s.
+ */
+export function socketExchange(
+  baseUrl: string,
+  parts: (string | Buffer)[],
+  then: (socket: Socket) => Promise<void> | void,
+): Promise<string> {
+  const url = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const received: Buffer[] = [];
+    const socket = netConnect(Number(url.port), url.hostname, () => {
+      for (const part of parts) socket.write(part);
+      void Promise.resolve(then(socket)).catch(reject);
+    });
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve(Buffer.concat(received).toString('utf8'));
+    }, 2_000);
+    socket.on('data', (chunk: Buffer) => {
+      received.push(chunk);
+      // One answer is all a test waits for.
+      if (Buffer.concat(received).toString('utf8').includes('\r\n\r\n{')) {
+        clearTimeout(timer);
+        setTimeout(() => {
+          socket.destroy();
+          resolve(Buffer.concat(received).toString('utf8'));
+        }, 50);
+      }
+    });
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(Buffer.concat(received).toString('utf8'));
+    });
+  });
+}
+
+/** The first `request` log line for `path` among `logLines` from index `since`, waited for up to 2 s. */
+export async function requestLogLine(
+  logLines: readonly string[],
+  path: string,
+  since: number,
+): Promise<Record<string, unknown> | undefined> {
+  for (let i = 0; i < 100; i++) {
+    const line = logLines
+      .slice(since)
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((l) => l.msg === 'request' && l.path === path);
+    if (line) return line;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return undefined;
 }
