@@ -63,8 +63,9 @@ export function conTotalesDelLibro(inventario: InventarioApi, existencias: Exist
     traeTotalDelLibro(producto) ? producto : uno({ ...caller, deadline: plazoDeAlta(producto) }, producto);
 
   /**
-   * The next page is read from producto-svc while this one's totals are read from bodega-svc, so a
-   * streamed list costs about one round trip per page, as before the totals.
+   * From the second page on, the next page is read from producto-svc while this one's totals are read from
+   * bodega-svc, so a streamed list costs about one round trip per page, as before the totals. Not after the
+   * first: a HEAD answers after the first page and reads no other (docs/contract.md §2.1).
    */
   async function* paginas(
     caller: Caller,
@@ -72,14 +73,14 @@ export function conTotalesDelLibro(inventario: InventarioApi, existencias: Exist
   ): AsyncIterable<Producto[] | ProductosJson> {
     const it: AsyncIterator<Producto[] | ProductosJson, unknown> = pages[Symbol.asyncIterator]();
     try {
-      let next = it.next();
-      for (;;) {
-        const result = await next;
+      let ahead: Promise<IteratorResult<Producto[] | ProductosJson, unknown>> | undefined;
+      for (let first = true; ; first = false) {
+        const result = await (ahead ?? it.next());
         if (result.done) return;
         const page = result.value;
-        next = it.next();
+        ahead = first ? undefined : it.next();
         // Observed now, thrown where it is awaited: a failed read-ahead is never an unhandled rejection.
-        next.catch(() => undefined);
+        ahead?.catch(() => undefined);
         if (Array.isArray(page)) yield await todos(caller, page);
         else yield jsonConTotales(page, await existencias.totales(caller, idsOfJson(page)));
       }
