@@ -99,8 +99,8 @@ describe('streamed lists against the real services', () => {
 
   /**
    * The count once it stops moving. A call counts at its status, which grpc-js may deliver after the message
-   * the BFF already answered with: read at once, a count can miss the last page of the request before or of the
-   * request just made (a CI run counted an earlier request's page in the HEAD test).
+   * the BFF already answered with: read at once, a count can miss a page that was read (a HEAD that read a
+   * second page passed this way until a CI run on Node 24 counted it).
    */
   async function settledListCalls(): Promise<number> {
     let last = await listCalls();
